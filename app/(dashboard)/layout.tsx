@@ -1,0 +1,58 @@
+import type { ReactNode } from 'react';
+import { NavLink } from '@/components/nav-link';
+import { dashboardContext } from '@/lib/dashboard/context';
+import { chooseTenant, signOutAction } from './actions';
+
+export default async function DashboardLayout({ children }: { children: ReactNode }) {
+  const context = await dashboardContext('/');
+  const { operator } = context;
+  return (
+    <div className="flex min-h-screen flex-col">
+      <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
+        <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+          <div className="flex items-center gap-2">
+            <span className="font-semibold tracking-tight">Countersign</span>
+            {context.tenantId && operator.memberships.length > 1 ? (
+              <form action={chooseTenant} className="flex items-center gap-1">
+                <label htmlFor="tenant" className="sr-only">Tenant</label>
+                <select id="tenant" name="tenantId" defaultValue={context.tenantId} data-testid="tenant-select" className="rounded border border-zinc-300 bg-transparent px-1 text-sm dark:border-zinc-700">
+                  {operator.memberships.map((m) => (
+                    <option key={m.tenantId} value={m.tenantId}>{m.tenantName}</option>
+                  ))}
+                </select>
+                <button type="submit" className="text-xs underline">switch</button>
+              </form>
+            ) : context.tenantId ? (
+              <span data-testid="tenant-name" className="text-sm text-zinc-500">· {context.tenantName}</span>
+            ) : null}
+          </div>
+          <nav aria-label="Main" className="flex flex-wrap gap-1">
+            <NavLink href="/" label="Queue" testId="nav-queue" />
+            <NavLink href="/history" label="History" testId="nav-history" />
+            <NavLink href="/contracts" label="Contracts" testId="nav-contracts" />
+            <NavLink href="/settings" label="Settings" testId="nav-settings" />
+          </nav>
+          <div className="ml-auto flex items-center gap-3 text-sm">
+            <span data-testid="signed-in-as">
+              {operator.name}
+              {context.tenantId ? <span className="text-zinc-500"> · {context.role}</span> : null}
+            </span>
+            <form action={signOutAction}>
+              <button type="submit" data-testid="sign-out" className="rounded-md border border-zinc-300 px-2 py-1 hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
+                Sign out
+              </button>
+            </form>
+          </div>
+        </div>
+      </header>
+      <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6">
+        {context.tenantId ? children : (
+          <p data-testid="no-membership" className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">
+            You are signed in, but not a member of any tenant yet. Ask an administrator to grant you a role
+            (<code className="font-mono">npm run cli -- grant {operator.email} &lt;tenant&gt; viewer</code>).
+          </p>
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,165 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { getDb } from '@/db';
+import { DecisionPanel } from '@/components/decision-panel';
+import { Hash } from '@/components/hash';
+import { PayloadText } from '@/components/payload-text';
+import { StatusChip } from '@/components/status-chip';
+import { absoluteTime, humanDuration, Time } from '@/components/time';
+import { findAction } from '@/lib/actions/registry';
+import { auditTrailFor } from '@/lib/audit/append';
+import { roleAtLeast } from '@/lib/auth/roles';
+import { dashboardContext } from '@/lib/dashboard/context';
+import { canonicalJson } from '@/lib/payload-hash';
+import { decisionsFor, getProposal, tenantOfProposal } from '@/lib/proposals/queries';
+
+export const metadata: Metadata = { title: 'Proposal' };
+
+type Payload = { action: string; contractVersion: number; tenantId: string; args: Record<string, unknown>; evidenceRefs: string[] };
+
+function Field({ name, value }: { name: string; value: unknown }) {
+  return (
+    <tr className="border-t border-zinc-100 dark:border-zinc-800">
+      <th scope="row" className="py-1.5 pr-4 text-left align-top font-mono text-sm font-normal text-zinc-500">{name}</th>
+      <td className="py-1.5 text-sm" data-testid={`arg-${name}`}>
+        {typeof value === 'string' ? <PayloadText value={value} /> : <span className="font-mono">{JSON.stringify(value)}</span>}
+      </td>
+    </tr>
+  );
+}
+
+export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const context = await dashboardContext(`/proposals/${id}`);
+  const db = await getDb();
+  const tenantId = await tenantOfProposal(db, id);
+  const membership = context.operator.memberships.find((m) => m.tenantId === tenantId);
+  const proposal = membership ? await getProposal(db, membership.tenantId, id) : undefined;
+  if (!membership || !proposal) notFound();
+
+  const payload = proposal.payload as Payload;
+  const action = findAction(proposal.action);
+  const [decisions, trail] = await Promise.all([decisionsFor(db, proposal.tenantId, proposal.id), auditTrailFor(db, proposal.tenantId, proposal.id)]);
+  const now = new Date();
+  const expired = proposal.expiresAt.getTime() <= now.getTime();
+  const approvals = decisions.filter((d) => d.decision === 'approve');
+  const canDecide =
+    proposal.status === 'pending_approval' &&
+    !expired &&
+    roleAtLeast(membership.role, proposal.routing.role) &&
+    !decisions.some((d) => d.userId === context.operator.userId);
+
+  return (
+    <article className="space-y-6" data-testid="proposal-page" data-proposal-id={proposal.id}>
+      <header className="space-y-2">
+        <Link href="/" className="text-sm text-zinc-500 hover:underline">← Queue</Link>
+        <div className="flex flex-wrap items-center gap-3">
+          <h1 className="text-xl font-semibold" data-testid="proposal-summary">{action?.summarize(payload.args) ?? proposal.action}</h1>
+          <StatusChip status={proposal.status} />
+          {proposal.status === 'pending_approval' ? (
+            <span className="text-sm text-zinc-500" title={absoluteTime(proposal.expiresAt)}>
+              {expired ? 'expired' : `expires in ${humanDuration(proposal.expiresAt.getTime() - now.getTime())}`}
+            </span>
+          ) : null}
+        </div>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          Proposed by <span className="font-medium">{proposal.agentName}</span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
+          <span className="font-mono">{proposal.routing.rule}</span> v{proposal.routing.policyVersion} · needs {proposal.routing.approvals} {proposal.routing.role}
+          {proposal.routing.approvals === 1 ? '' : 's'} ({approvals.length} of {proposal.routing.approvals} so far)
+        </p>
+      </header>
+
+      <div className="grid gap-6 lg:grid-cols-[3fr_2fr]">
+        <section aria-labelledby="will-run" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+          <h2 id="will-run" className="mb-2 font-semibold">What will run</h2>
+          <table className="w-full">
+            <tbody>
+              <Field name="action" value={`${payload.action} · contract v${payload.contractVersion}`} />
+              <Field name="tenant" value={payload.tenantId} />
+              {Object.entries(payload.args).map(([name, value]) => (
+                <Field key={name} name={name} value={value} />
+              ))}
+              <tr className="border-t border-zinc-100 dark:border-zinc-800">
+                <th scope="row" className="py-1.5 pr-4 text-left font-mono text-sm font-normal text-zinc-500">hash</th>
+                <td className="py-1.5"><Hash value={proposal.payloadHash} /></td>
+              </tr>
+            </tbody>
+          </table>
+          <details className="mt-4" data-testid="canonical-json">
+            <summary className="cursor-pointer text-sm font-medium">Canonical JSON (what is hashed)</summary>
+            <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{canonicalJson(payload)}</code></pre>
+          </details>
+          <details className="mt-2" data-testid="raw-candidate">
+            <summary className="cursor-pointer text-sm font-medium">As received (untrusted)</summary>
+            <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{proposal.rawCandidate}</code></pre>
+          </details>
+        </section>
+
+        <div className="space-y-6">
+          <section aria-labelledby="evidence" className="rounded-lg border border-dashed border-orange-300 bg-orange-50/50 p-4 dark:border-orange-800 dark:bg-orange-950/20">
+            <h2 id="evidence" className="mb-2 font-semibold">Evidence — untrusted, written by external parties</h2>
+            {payload.evidenceRefs.length === 0 ? (
+              <p className="text-sm text-zinc-500">No evidence cited.</p>
+            ) : (
+              <ul className="space-y-1 text-sm" data-testid="evidence-refs">
+                {payload.evidenceRefs.map((ref) => <li key={ref}><PayloadText value={ref} /></li>)}
+              </ul>
+            )}
+          </section>
+          <section aria-labelledby="checks" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+            <h2 id="checks" className="mb-2 font-semibold">Checks</h2>
+            <ul className="space-y-1 text-sm" data-testid="gates">
+              {proposal.gates.map((gate) => (
+                <li key={gate.gate} className="flex gap-2">
+                  <span aria-hidden>{gate.ok ? '✓' : '✗'}</span>
+                  <span className="w-20 capitalize">{gate.gate}</span>
+                  <span className="text-zinc-600 dark:text-zinc-400">{gate.detail}</span>
+                </li>
+              ))}
+            </ul>
+          </section>
+        </div>
+      </div>
+
+      <section aria-labelledby="decision" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <h2 id="decision" className="mb-3 font-semibold">Decision</h2>
+        {decisions.length > 0 ? (
+          <ul className="mb-3 space-y-1 text-sm" data-testid="decisions">
+            {decisions.map((d) => (
+              <li key={d.userId}>
+                {d.decision === 'approve' ? 'Approved' : 'Rejected'} by <span className="font-medium">{d.userName}</span> <Time value={d.createdAt} now={now} />
+                {d.reason ? <> — “<PayloadText value={d.reason} />”</> : null}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {canDecide ? (
+          <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={action?.approveLabel(payload.args) ?? 'Approve'} />
+        ) : (
+          <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="decision-state">
+            {proposal.status === 'pending_approval'
+              ? expired
+                ? 'This proposal has expired; a timeout never approves.'
+                : roleAtLeast(membership.role, proposal.routing.role)
+                  ? 'You have already decided; waiting for another approver.'
+                  : `You are a ${membership.role}: deciding needs the ${proposal.routing.role} role.`
+              : `This proposal is ${proposal.status.replace('_', ' ')}${proposal.decidedAt ? ` since ${absoluteTime(proposal.decidedAt)}` : ''}.`}
+          </p>
+        )}
+      </section>
+
+      <section aria-labelledby="history" className="text-sm">
+        <h2 id="history" className="mb-2 font-semibold">History</h2>
+        <ol className="space-y-1 text-zinc-600 dark:text-zinc-400" data-testid="proposal-history">
+          {trail.map((event) => (
+            <li key={event.seq}>
+              <span title={absoluteTime(new Date(event.occurredAt))}>{absoluteTime(new Date(event.occurredAt)).slice(11)}</span> · {event.type} by {event.actorType}{' '}
+              <span className="font-mono">{event.actorId}</span>
+            </li>
+          ))}
+        </ol>
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,48 @@
+import type { Metadata } from 'next';
+import { getDb } from '@/db';
+import { Cell, Table } from '@/components/table';
+import { absoluteTime } from '@/components/time';
+import { listAgentKeys, listMembers } from '@/lib/admin/listing';
+import { dashboardContext } from '@/lib/dashboard/context';
+
+export const metadata: Metadata = { title: 'Settings' };
+
+export default async function SettingsPage() {
+  const context = await dashboardContext('/settings');
+  if (!context.tenantId) return null;
+  const db = await getDb();
+  const [keys, members] = await Promise.all([listAgentKeys(db, context.tenantId), listMembers(db, context.tenantId)]);
+  return (
+    <section aria-labelledby="settings-heading" className="space-y-6">
+      <h1 id="settings-heading" className="text-xl font-semibold">Settings</h1>
+      <p className="text-sm text-zinc-500">Create and revoke agent keys and grant roles with <code className="font-mono">npm run cli</code> (see the README); managing them here comes later.</p>
+      <div className="space-y-2">
+        <h2 className="font-semibold">Agents</h2>
+        <Table head={['Agent', 'Key', 'Actions', 'Grants', 'Created', 'State']} testId="agent-keys">
+          {keys.map((key) => (
+            <tr key={key.id}>
+              <Cell>{key.agentName}</Cell>
+              <Cell mono>{key.keyPrefix}…</Cell>
+              <Cell mono>{key.allowedActions.join(', ')}</Cell>
+              <Cell mono>{Object.entries(key.grants).map(([name, values]) => `${name}: ${values.join(', ')}`).join('; ') || '—'}</Cell>
+              <Cell>{absoluteTime(key.createdAt)}</Cell>
+              <Cell>{key.revokedAt ? `revoked ${absoluteTime(key.revokedAt)}` : 'active'}</Cell>
+            </tr>
+          ))}
+        </Table>
+      </div>
+      <div className="space-y-2">
+        <h2 className="font-semibold">Members</h2>
+        <Table head={['Name', 'Email', 'Role']} testId="members">
+          {members.map((member) => (
+            <tr key={member.userId}>
+              <Cell>{member.name}</Cell>
+              <Cell mono>{member.email}</Cell>
+              <Cell>{member.role}</Cell>
+            </tr>
+          ))}
+        </Table>
+      </div>
+    </section>
+  );
+}

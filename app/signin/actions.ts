@@ -1,0 +1,26 @@
+'use server';
+
+import { AuthError } from 'next-auth';
+import { signIn } from '@/lib/auth';
+import { safeReturnPath } from '@/lib/auth/return-to';
+
+export type SignInState = { error?: string };
+
+export async function signInWithPassword(_previous: SignInState, formData: FormData): Promise<SignInState> {
+  try {
+    await signIn('credentials', {
+      email: formData.get('email'),
+      password: formData.get('password'),
+      redirectTo: safeReturnPath(formData.get('callbackUrl')),
+    });
+    return {};
+  } catch (error) {
+    // A successful sign-in throws Next's redirect, which must propagate.
+    if (error instanceof AuthError) return { error: 'That email and password do not match an account.' };
+    throw error;
+  }
+}
+
+export async function signInWithSso(formData: FormData): Promise<void> {
+  await signIn('oidc', { redirectTo: safeReturnPath(formData.get('callbackUrl')) });
+}

@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import * as schema from './schema';
+
+/** Either driver's database, or a transaction on it: every query takes one of these first. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export type DatabaseHandle = {
+  db: Database;
+  driver: 'postgres' | 'pglite';
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+};
+
+export type DatabaseTarget = { url: string } | { dataDir: string } | { memory: true };
+
+const MIGRATIONS_FOLDER = path.join(process.cwd(), 'drizzle');
+
+export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  if ('url' in target) return openPostgres(target.url);
+  return openPglite('dataDir' in target ? target.dataDir : undefined);
+}
+
+async function openPostgres(url: string): Promise<DatabaseHandle> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+  const client = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'countersign' } });
+  const db = drizzle(client, { schema });
+  return {
+    db: db as unknown as Database,
+    driver: 'postgres',
+    migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  const releaseLock = dataDir ? lockDataDir(dataDir) : () => {};
+  try {
+    const client = dataDir ? new PGlite(path.join(dataDir, 'pglite')) : new PGlite();
+    await client.waitReady;
+    const db = drizzle(client, { schema });
+    return {
+      db: db as unknown as Database,
+      driver: 'pglite',
+      migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          releaseLock();
+        }
+      },
+    };
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+}
+
+export class DatabaseInUseError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `The embedded database in ${dataDir} is open in another process (pid ${pid}). ` +
+        'Only one process can open it at a time: stop that process (the running dashboard), ' +
+        'or run against PostgreSQL by setting DATABASE_URL.',
+    );
+    this.name = 'DatabaseInUseError';
+  }
+}
+
+/** PGlite folders may be opened by one process only; a second opener would corrupt them. */
+function lockDataDir(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockPath = path.join(dataDir, 'pglite.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(fs.readFileSync(lockPath, 'utf8'));
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+        throw new DatabaseInUseError(dataDir, holder);
+      }
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`Could not lock ${lockPath}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

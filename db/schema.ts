@@ -1,0 +1,297 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const roleEnum = pgEnum('role', ['viewer', 'approver', 'admin']);
+
+export const proposalStatusEnum = pgEnum('proposal_status', [
+  'pending_approval',
+  'approved',
+  'executing',
+  'succeeded',
+  'failed',
+  'outcome_unknown',
+  'rejected',
+  'expired',
+  'stale',
+  'cancelled',
+]);
+
+export const decisionEnum = pgEnum('decision_kind', ['approve', 'reject']);
+export const actorTypeEnum = pgEnum('actor_type', ['user', 'agent', 'system']);
+
+export const tenants = pgTable('tenants', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    /** Null for people who only sign in through OIDC. */
+    passwordHash: text('password_hash'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('users_email_key').on(t.email), check('users_email_lower', sql`${t.email} = lower(${t.email})`)],
+);
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    userId: text('user_id').notNull().references(() => users.id),
+    role: roleEnum('role').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId] }), index('memberships_user_idx').on(t.userId)],
+);
+
+export const agentKeys = pgTable(
+  'agent_keys',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    agentName: text('agent_name').notNull(),
+    /** SHA-256 of the key; the key itself is shown once and never stored. */
+    keyHash: text('key_hash').notNull(),
+    /** The first characters of the key, to recognise it in lists. */
+    keyPrefix: text('key_prefix').notNull(),
+    allowedActions: text('allowed_actions').array().notNull(),
+    /** Action-specific grants read by Authority, e.g. {"warehouses": ["north"]}. */
+    grants: jsonb('grants').$type<Record<string, string[]>>().notNull().default({}),
+    /** The person the agent acts for: they may not approve its proposals. */
+    onBehalfOfUserId: text('on_behalf_of_user_id').references(() => users.id),
+    createdAt: createdAt(),
+    revokedAt: at('revoked_at'),
+    lastUsedAt: at('last_used_at'),
+  },
+  (t) => [uniqueIndex('agent_keys_hash_key').on(t.keyHash), index('agent_keys_tenant_idx').on(t.tenantId, t.agentName)],
+);
+
+export const policies = pgTable(
+  'policies',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    action: text('action').notNull(),
+    version: integer('version').notNull(),
+    /** Ordered routing rules; the first that matches decides. */
+    rules: jsonb('rules').notNull(),
+    createdBy: text('created_by').references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('policies_version_key').on(t.tenantId, t.action, t.version)],
+);
+
+export type GateResult = { gate: string; ok: boolean; code?: string; detail?: string };
+export type Routing = {
+  rule: string;
+  policyVersion: number;
+  outcome: 'auto_approve' | 'needs_approval' | 'deny';
+  approvals: number;
+  role: 'approver' | 'admin';
+};
+
+export const proposals = pgTable(
+  'proposals',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    /** The agent's idempotency key; null for revisions made by an operator. */
+    requestId: text('request_id'),
+    agentKeyId: text('agent_key_id').references(() => agentKeys.id),
+    agentName: text('agent_name').notNull(),
+    action: text('action').notNull(),
+    contractVersion: integer('contract_version').notNull(),
+    status: proposalStatusEnum('status').notNull(),
+    /** The normalized payload of DESIGN.md §5, exactly what is hashed. */
+    payload: jsonb('payload').notNull(),
+    payloadHash: text('payload_hash').notNull(),
+    /** The request body as received, byte for byte (untrusted). */
+    rawCandidate: text('raw_candidate').notNull(),
+    gates: jsonb('gates').$type<GateResult[]>().notNull(),
+    routing: jsonb('routing').$type<Routing>().notNull(),
+    risk: text('risk').notNull().default('low'),
+    parentId: text('parent_id'),
+    repairOf: text('repair_of'),
+    initiatedByUserId: text('initiated_by_user_id').references(() => users.id),
+    statusReason: text('status_reason'),
+    createdAt: createdAt(),
+    expiresAt: at('expires_at').notNull(),
+    decidedAt: at('decided_at'),
+    extendedAt: at('extended_at'),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('proposals_request_key').on(t.tenantId, t.requestId),
+    index('proposals_queue_idx').on(t.tenantId, t.status, t.expiresAt, t.id),
+    index('proposals_recent_idx').on(t.tenantId, t.createdAt, t.id),
+    index('proposals_parent_idx').on(t.parentId),
+  ],
+);
+
+export const intakeAttempts = pgTable(
+  'intake_attempts',
+  {
+    id: text('id').primaryKey(),
+    /** Null when the key was missing or unknown: there is no tenant to charge it to. */
+    tenantId: text('tenant_id').references(() => tenants.id),
+    agentKeyId: text('agent_key_id').references(() => agentKeys.id),
+    requestId: text('request_id'),
+    repairOf: text('repair_of'),
+    action: text('action'),
+    contractVersion: integer('contract_version'),
+    outcome: text('outcome').notNull(),
+    httpStatus: integer('http_status').notNull(),
+    errorKind: text('error_kind'),
+    errorCode: text('error_code'),
+    /** Field names and issue codes only, never received values. */
+    issues: jsonb('issues').$type<{ field: string; code: string }[]>(),
+    proposalId: text('proposal_id'),
+    durationMs: integer('duration_ms'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('intake_attempts_tenant_idx').on(t.tenantId, t.createdAt, t.id),
+    index('intake_attempts_request_idx').on(t.tenantId, t.requestId),
+    index('intake_attempts_repair_idx').on(t.tenantId, t.repairOf),
+  ],
+);
+
+export const decisions = pgTable(
+  'decisions',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    proposalId: text('proposal_id').notNull().references(() => proposals.id),
+    userId: text('user_id').notNull().references(() => users.id),
+    decision: decisionEnum('decision').notNull(),
+    payloadHash: text('payload_hash').notNull(),
+    reason: text('reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('decisions_once_per_person').on(t.proposalId, t.userId)],
+);
+
+export const commands = pgTable(
+  'commands',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    proposalId: text('proposal_id').notNull().references(() => proposals.id),
+    scope: text('scope').notNull(),
+    kid: text('kid').notNull(),
+    jws: text('jws').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    consumedAt: at('consumed_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('commands_one_per_proposal').on(t.proposalId), uniqueIndex('commands_idempotency_key').on(t.idempotencyKey)],
+);
+
+export const executions = pgTable(
+  'executions',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    proposalId: text('proposal_id').notNull().references(() => proposals.id),
+    commandId: text('command_id').notNull().references(() => commands.id),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    receipt: jsonb('receipt'),
+    errorCode: text('error_code'),
+    nextCheckAt: at('next_check_at'),
+    createdAt: createdAt(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('executions_command_key').on(t.commandId), index('executions_check_idx').on(t.status, t.nextCheckAt)],
+);
+
+/** One row per tenant: the head of its audit hash chain, locked while a row is appended. */
+export const auditHeads = pgTable('audit_heads', {
+  tenantId: text('tenant_id').primaryKey().references(() => tenants.id),
+  seq: bigint('seq', { mode: 'number' }).notNull(),
+  hash: text('hash').notNull(),
+});
+
+/** Append-only (a trigger refuses UPDATE and DELETE) and hash-chained per tenant. */
+export const auditEvents = pgTable(
+  'audit_events',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    type: text('type').notNull(),
+    actorType: actorTypeEnum('actor_type').notNull(),
+    actorId: text('actor_id').notNull(),
+    proposalId: text('proposal_id'),
+    payloadHash: text('payload_hash'),
+    reasonCode: text('reason_code'),
+    contractVersion: integer('contract_version'),
+    data: jsonb('data').$type<Record<string, string | number | boolean | null>>().notNull(),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'string' }).notNull(),
+    prevHash: text('prev_hash').notNull(),
+    hash: text('hash').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.seq] }),
+    index('audit_events_proposal_idx').on(t.proposalId, t.seq),
+  ],
+);
+
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    topic: text('topic').notNull(),
+    proposalId: text('proposal_id'),
+    body: jsonb('body').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    availableAt: at('available_at').notNull().defaultNow(),
+    deliveredAt: at('delivered_at'),
+    deadAt: at('dead_at'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('outbox_pending_idx').on(t.availableAt).where(sql`${t.deliveredAt} is null and ${t.deadAt} is null`)],
+);
+
+export const rateLimitBuckets = pgTable(
+  'rate_limit_buckets',
+  {
+    key: text('key').notNull(),
+    windowStart: at('window_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
+);
+
+export type Tenant = typeof tenants.$inferSelect;
+export type User = typeof users.$inferSelect;
+export type Membership = typeof memberships.$inferSelect;
+export type AgentKey = typeof agentKeys.$inferSelect;
+export type Proposal = typeof proposals.$inferSelect;
+export type NewProposal = typeof proposals.$inferInsert;
+export type Decision = typeof decisions.$inferSelect;
+export type AuditEvent = typeof auditEvents.$inferSelect;
+export type Role = (typeof roleEnum.enumValues)[number];
+export type ProposalStatus = (typeof proposalStatusEnum.enumValues)[number];

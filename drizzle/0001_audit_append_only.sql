@@ -1,0 +1,14 @@
+-- The evidence trail is append-only: the database itself refuses to change or remove a row.
+CREATE OR REPLACE FUNCTION audit_events_refuse_change() RETURNS trigger AS $$
+BEGIN
+  RAISE EXCEPTION 'audit_events is append-only: % refused', TG_OP USING ERRCODE = 'insufficient_privilege';
+END;
+$$ LANGUAGE plpgsql;
+--> statement-breakpoint
+CREATE TRIGGER audit_events_append_only
+  BEFORE UPDATE OR DELETE ON audit_events
+  FOR EACH ROW EXECUTE FUNCTION audit_events_refuse_change();
+--> statement-breakpoint
+CREATE TRIGGER audit_events_no_truncate
+  BEFORE TRUNCATE ON audit_events
+  FOR EACH STATEMENT EXECUTE FUNCTION audit_events_refuse_change();

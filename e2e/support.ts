@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect, request as playwrightRequest, type APIRequestContext, type Page } from '@playwright/test';
+import type { DemoCredentials } from '@/lib/demo/world';
+
+export function credentials(): DemoCredentials {
+  const dataDir = process.env.E2E_DATA_DIR ?? '.data/e2e';
+  return JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+}
+
+export function person(email: string) {
+  const found = credentials().people.find((p) => p.email === email);
+  if (!found) throw new Error(`no demo person ${email}`);
+  return found;
+}
+
+export function agentKey(tenant: string): string {
+  const found = credentials().agents.find((a) => a.tenant === tenant);
+  if (!found) throw new Error(`no demo agent in ${tenant}`);
+  return found.key;
+}
+
+let counter = 0;
+export function uniqueRequestId(label: string): string {
+  counter += 1;
+  return `e2e-${label}-${Date.now()}-${counter}`;
+}
+
+/** Proposes a stock hold as an agent would, over real HTTP; returns the created proposal. */
+export async function proposeHold(api: APIRequestContext, tenant: string, args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 }) {
+  const response = await api.post('/api/v1/proposals', {
+    headers: { authorization: `Bearer ${agentKey(tenant)}`, 'content-type': 'application/json' },
+    data: { requestId: uniqueRequestId('hold'), action: 'hold_stock', contractVersion: 1, args, evidenceRefs: [] },
+  });
+  expect(response.status()).toBe(201);
+  return ((await response.json()) as { proposal: { id: string; payloadHash: string; status: string } }).proposal;
+}
+
+/** Signs in through the form, as a person would. */
+export async function signInWithForm(page: Page, email: string) {
+  await page.getByTestId('signin-email').fill(email);
+  await page.getByTestId('signin-password').fill(person(email).password);
+  await page.getByTestId('signin-submit').click();
+}
+
+/** A browserless session through next-auth's own flow: GET csrf, POST the credentials callback. */
+export async function apiSession(baseURL: string, email: string): Promise<APIRequestContext> {
+  const api = await playwrightRequest.newContext({ baseURL });
+  const csrf = (await (await api.get('/api/auth/csrf')).json()) as { csrfToken: string };
+  const response = await api.post('/api/auth/callback/credentials', {
+    form: { csrfToken: csrf.csrfToken, email, password: person(email).password, callbackUrl: '/' },
+    maxRedirects: 0,
+  });
+  expect([302, 303]).toContain(response.status());
+  const session = (await (await api.get('/api/auth/session')).json()) as { operatorId?: string } | null;
+  expect(session?.operatorId).toBeTruthy();
+  return api;
+}

@@ -1,0 +1,116 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { agentKeys, memberships, tenants, users, type Role } from '@/db/schema';
+import { generateAgentKey } from '@/lib/agents/authenticate';
+import { appendAudit } from '@/lib/audit/append';
+import { hashPassword } from '@/lib/auth/password';
+import { newId } from '@/lib/ids';
+
+/** Account administration shared by the CLI, the demo seed and (later) the settings pages. */
+
+export class AdminError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AdminError';
+  }
+}
+
+const SYSTEM = { type: 'system' as const, id: 'cli' };
+
+export async function createTenant(db: Database, input: { id: string; name: string }) {
+  if (!/^[a-z0-9][a-z0-9-]{1,39}$/.test(input.id)) {
+    throw new AdminError('A tenant id is 2–40 characters of a–z, 0–9 and "-", starting with a letter or digit.');
+  }
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(tenants).values(input).onConflictDoNothing().returning();
+    if (!row) throw new AdminError(`Tenant "${input.id}" already exists.`);
+    await appendAudit(tx, { tenantId: row.id, type: 'tenant.created', actor: SYSTEM, data: { tenant: row.id } });
+    return row;
+  });
+}
+
+export async function createUser(db: Database, input: { email: string; name: string; password?: string }) {
+  const email = input.email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AdminError(`"${input.email}" is not an email address.`);
+  if (input.password !== undefined && input.password.length < 12) {
+    throw new AdminError('A password needs at least 12 characters.');
+  }
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  const [row] = await db
+    .insert(users)
+    .values({ id: newId('usr'), email, name: input.name, passwordHash })
+    .onConflictDoNothing()
+    .returning();
+  if (!row) throw new AdminError(`A user with email ${email} already exists.`);
+  return row;
+}
+
+export async function setPassword(db: Database, userId: string, password: string) {
+  await db.update(users).set({ passwordHash: await hashPassword(password) }).where(eq(users.id, userId));
+}
+
+export async function grantRole(db: Database, input: { tenantId: string; email: string; role: Role }) {
+  return db.transaction(async (tx) => {
+    const [user] = await tx.select().from(users).where(eq(users.email, input.email.toLowerCase())).limit(1);
+    if (!user) throw new AdminError(`No user with email ${input.email}; create the user first.`);
+    const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
+    if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
+    await tx
+      .insert(memberships)
+      .values({ tenantId: input.tenantId, userId: user.id, role: input.role })
+      .onConflictDoUpdate({ target: [memberships.tenantId, memberships.userId], set: { role: input.role } });
+    await appendAudit(tx, {
+      tenantId: input.tenantId,
+      type: 'membership.granted',
+      actor: SYSTEM,
+      reasonCode: input.role,
+      data: { user: user.id, role: input.role },
+    });
+    return { userId: user.id, tenantId: input.tenantId, role: input.role };
+  });
+}
+
+export async function createAgentKey(
+  db: Database,
+  input: { tenantId: string; agentName: string; actions: string[]; grants?: Record<string, string[]> },
+) {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(input.agentName)) {
+    throw new AdminError('An agent name is 1–64 characters of letters, digits, ".", "_" and "-".');
+  }
+  if (input.actions.length === 0) throw new AdminError('An agent key needs at least one allowed action.');
+  const { key, hash, prefix } = generateAgentKey();
+  const id = newId('key');
+  await db.transaction(async (tx) => {
+    const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
+    if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
+    await tx.insert(agentKeys).values({
+      id,
+      tenantId: input.tenantId,
+      agentName: input.agentName,
+      keyHash: hash,
+      keyPrefix: prefix,
+      allowedActions: input.actions,
+      grants: input.grants ?? {},
+    });
+    await appendAudit(tx, {
+      tenantId: input.tenantId,
+      type: 'agent_key.created',
+      actor: SYSTEM,
+      data: { key: id, agent: input.agentName, actions: input.actions.join(',') },
+    });
+  });
+  return { id, key, prefix };
+}
+
+export async function revokeAgentKey(db: Database, keyId: string) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(agentKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(agentKeys.id, keyId), isNull(agentKeys.revokedAt)))
+      .returning();
+    if (!row) throw new AdminError(`No active agent key with id ${keyId}.`);
+    await appendAudit(tx, { tenantId: row.tenantId, type: 'agent_key.revoked', actor: SYSTEM, data: { key: row.id, agent: row.agentName } });
+    return row;
+  });
+}

@@ -1,0 +1,52 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { agentKeys } from '@/db/schema';
+
+export type AgentPrincipal = {
+  keyId: string;
+  tenantId: string;
+  agentName: string;
+  allowedActions: string[];
+  grants: Record<string, string[]>;
+  onBehalfOfUserId: string | null;
+};
+
+const KEY_PREFIX = 'cs_agent_';
+
+/** A new agent key: shown once to its creator, stored only as a hash. */
+export function generateAgentKey(): { key: string; hash: string; prefix: string } {
+  const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return { key, hash: hashAgentKey(key), prefix: key.slice(0, KEY_PREFIX.length + 6) };
+}
+
+/** Keys carry 256 random bits, so a plain SHA-256 is a sufficient, constant-cost lookup hash. */
+export function hashAgentKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function bearerToken(request: Request): string | undefined {
+  const header = request.headers.get('authorization');
+  const match = header?.match(/^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/);
+  return match?.[1];
+}
+
+/** The agent behind a request's bearer key, or undefined when missing, unknown or revoked. */
+export async function authenticateAgent(db: Database, request: Request): Promise<AgentPrincipal | undefined> {
+  const key = bearerToken(request);
+  if (!key?.startsWith(KEY_PREFIX)) return undefined;
+  const [row] = await db
+    .select()
+    .from(agentKeys)
+    .where(and(eq(agentKeys.keyHash, hashAgentKey(key)), isNull(agentKeys.revokedAt)))
+    .limit(1);
+  if (!row) return undefined;
+  return {
+    keyId: row.id,
+    tenantId: row.tenantId,
+    agentName: row.agentName,
+    allowedActions: row.allowedActions,
+    grants: row.grants,
+    onBehalfOfUserId: row.onBehalfOfUserId,
+  };
+}

@@ -1,0 +1,83 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { auditEvents, auditHeads } from '@/db/schema';
+import { payloadHash } from '@/lib/payload-hash';
+
+export const GENESIS_HASH = 'sha256:genesis';
+
+export type AuditInput = {
+  tenantId: string;
+  type: string;
+  actor: { type: 'user' | 'agent' | 'system'; id: string };
+  proposalId?: string;
+  payloadHash?: string;
+  reasonCode?: string;
+  contractVersion?: number;
+  data?: Record<string, string | number | boolean | null>;
+  occurredAt?: Date;
+};
+
+/** The fields a row's hash covers, in the shape a verifier rebuilds from an export. */
+export function auditHashInput(row: {
+  tenantId: string;
+  seq: number;
+  type: string;
+  actorType: string;
+  actorId: string;
+  proposalId: string | null;
+  payloadHash: string | null;
+  reasonCode: string | null;
+  contractVersion: number | null;
+  data: Record<string, unknown>;
+  occurredAt: string;
+  prevHash: string;
+}) {
+  return { ...row, occurredAt: new Date(row.occurredAt).toISOString() };
+}
+
+/**
+ * Appends one event to the tenant's hash chain. Call it inside the transaction that makes the
+ * change it records: the head row lock orders concurrent appends within a tenant.
+ */
+export async function appendAudit(tx: Database, input: AuditInput): Promise<{ seq: number; hash: string }> {
+  await tx
+    .insert(auditHeads)
+    .values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH })
+    .onConflictDoNothing();
+  const [head] = await tx
+    .select()
+    .from(auditHeads)
+    .where(eq(auditHeads.tenantId, input.tenantId))
+    .for('update');
+  if (!head) throw new Error('audit head missing after insert');
+
+  const row = {
+    tenantId: input.tenantId,
+    seq: head.seq + 1,
+    type: input.type,
+    actorType: input.actor.type,
+    actorId: input.actor.id,
+    proposalId: input.proposalId ?? null,
+    payloadHash: input.payloadHash ?? null,
+    reasonCode: input.reasonCode ?? null,
+    contractVersion: input.contractVersion ?? null,
+    data: input.data ?? {},
+    occurredAt: (input.occurredAt ?? new Date()).toISOString(),
+    prevHash: head.hash,
+  };
+  const hash = payloadHash(auditHashInput(row));
+  await tx.insert(auditEvents).values({ ...row, hash });
+  await tx
+    .update(auditHeads)
+    .set({ seq: row.seq, hash })
+    .where(eq(auditHeads.tenantId, input.tenantId));
+  return { seq: row.seq, hash };
+}
+
+export async function auditTrailFor(db: Database, tenantId: string, proposalId: string) {
+  return db
+    .select()
+    .from(auditEvents)
+    .where(sql`${auditEvents.tenantId} = ${tenantId} and ${auditEvents.proposalId} = ${proposalId}`)
+    .orderBy(auditEvents.seq);
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { parseSettings, serverProblems, SettingsError } from './env';
+
+const GOOD_SECRET = 'x'.repeat(32);
+
+function settingsError(source: Record<string, string | undefined>): SettingsError {
+  try {
+    parseSettings(source);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return error as SettingsError;
+  }
+  throw new Error(`parseSettings accepted ${JSON.stringify(source)}`);
+}
+
+describe('parseSettings', () => {
+  it('accepts an empty environment with documented defaults', () => {
+    const settings = parseSettings({});
+    expect(settings).toMatchObject({
+      NODE_ENV: 'development',
+      COUNTERSIGN_DATA_DIR: '.data',
+      COUNTERSIGN_DEMO: false,
+      PORT: 3000,
+      DEMO_SYSTEMS_PORT: 4010,
+    });
+    expect(settings.DATABASE_URL).toBeUndefined();
+    expect(settings.AUTH_SECRET).toBeUndefined();
+  });
+
+  it('reads a complete configuration', () => {
+    const settings = parseSettings({
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+      AUTH_SECRET: GOOD_SECRET,
+      SIGNING_KEYS: '[]',
+      APP_URL: 'https://countersign.example',
+      PORT: '8080',
+      DEMO_SYSTEMS_PORT: '4011',
+      OIDC_ISSUER: 'https://id.example',
+      OIDC_CLIENT_ID: 'countersign',
+      OIDC_CLIENT_SECRET: 'shh',
+    });
+    expect(settings).toMatchObject({ NODE_ENV: 'production', PORT: 8080, DEMO_SYSTEMS_PORT: 4011, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  });
+
+  it('treats empty and blank values as unset', () => {
+    expect(parseSettings({ DATABASE_URL: '', AUTH_SECRET: '  ', PORT: '' })).toMatchObject({ DATABASE_URL: undefined, AUTH_SECRET: undefined, PORT: 3000 });
+  });
+
+  it.each([
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://root@localhost/db' }],
+    ['DATABASE_URL', { DATABASE_URL: '127.0.0.1:5432' }],
+    ['AUTH_SECRET', { AUTH_SECRET: 'too-short-secret-0123456789' }],
+    ['PORT', { PORT: 'abc' }],
+    ['PORT', { PORT: '0' }],
+    ['PORT', { PORT: '65536' }],
+    ['PORT', { PORT: '3000.5' }],
+    ['PORT', { PORT: '-1' }],
+    ['DEMO_SYSTEMS_PORT', { DEMO_SYSTEMS_PORT: '99999' }],
+    ['APP_URL', { APP_URL: 'ftp://example.test' }],
+    ['NODE_ENV', { NODE_ENV: 'staging' }],
+    ['COUNTERSIGN_DEMO', { COUNTERSIGN_DEMO: 'yes' }],
+    ['OIDC_ISSUER', { OIDC_ISSUER: 'https://id.example' }],
+    ['OIDC_ISSUER', { OIDC_CLIENT_ID: 'countersign', OIDC_CLIENT_SECRET: 'shh' }],
+    ['OIDC_ISSUER', { OIDC_ISSUER: 'https://id.example', OIDC_CLIENT_SECRET: 'shh' }],
+  ])('throws SettingsError naming %s', (name, source) => {
+    const error = settingsError(source);
+    expect(error.problems.length).toBeGreaterThan(0);
+    expect(error.problems.some((problem) => problem.startsWith(`${name} `))).toBe(true);
+    expect(error.message).toContain(name);
+  });
+
+  it('names every bad setting at once', () => {
+    const error = settingsError({ DATABASE_URL: 'mysql://x', PORT: 'abc', AUTH_SECRET: 'short' });
+    const named = error.problems.map((problem) => problem.split(' ')[0]).sort();
+    expect(named).toEqual(['AUTH_SECRET', 'DATABASE_URL', 'PORT']);
+  });
+
+  it('does not echo a secret it refuses', () => {
+    const secret = 'hunter2-not-long-enough';
+    const error = settingsError({ AUTH_SECRET: secret });
+    expect(error.message).not.toContain(secret);
+    expect(error.problems.join('\n')).not.toContain(secret);
+  });
+});
+
+describe('serverProblems', () => {
+  const production = { NODE_ENV: 'production' };
+
+  it('reports a missing AUTH_SECRET and missing SIGNING_KEYS in production', () => {
+    const problems = serverProblems(parseSettings(production));
+    expect(problems).toHaveLength(2);
+    expect(problems.some((problem) => problem.startsWith('AUTH_SECRET '))).toBe(true);
+    expect(problems.some((problem) => problem.startsWith('SIGNING_KEYS '))).toBe(true);
+  });
+
+  it('reports only SIGNING_KEYS when AUTH_SECRET is set in production', () => {
+    const problems = serverProblems(parseSettings({ ...production, AUTH_SECRET: GOOD_SECRET }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SIGNING_KEYS /);
+  });
+
+  it('reports only AUTH_SECRET when SIGNING_KEYS is set in production', () => {
+    const problems = serverProblems(parseSettings({ ...production, SIGNING_KEYS: '[]' }));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^AUTH_SECRET /);
+  });
+
+  it('has nothing to report for a configured production server', () => {
+    expect(serverProblems(parseSettings({ ...production, AUTH_SECRET: GOOD_SECRET, SIGNING_KEYS: '[]' }))).toEqual([]);
+  });
+
+  it('does not require SIGNING_KEYS in development or in the demo', () => {
+    expect(serverProblems(parseSettings({ AUTH_SECRET: GOOD_SECRET }))).toEqual([]);
+    expect(serverProblems(parseSettings({ ...production, COUNTERSIGN_DEMO: '1', AUTH_SECRET: GOOD_SECRET }))).toEqual([]);
+  });
+});

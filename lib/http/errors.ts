@@ -1,0 +1,48 @@
+/** Every error a client can see: a kind (the family), a specific code and words for a person. */
+export type ErrorKind =
+  | 'malformed'
+  | 'schema'
+  | 'business_rule'
+  | 'authorization'
+  | 'authentication'
+  | 'idempotency'
+  | 'rate_limit'
+  | 'decision'
+  | 'not_found'
+  | 'forbidden'
+  | 'internal';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly kind: ErrorKind,
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody() {
+    return { error: { kind: this.kind, code: this.code, message: this.message, ...this.extra } };
+  }
+
+  toResponse(): Response {
+    return Response.json(this.toBody(), { status: this.status, headers: this.headers });
+  }
+}
+
+export const unauthenticated = (message = 'Sign in, or send a valid agent key as "Authorization: Bearer <key>".') =>
+  new ApiError(401, 'authentication', 'unauthenticated', message);
+
+export const notFound = (what = 'proposal') => new ApiError(404, 'not_found', 'not_found', `No ${what} with that id.`);
+
+/** Turns anything thrown in a route into a response; unknown errors never leak their text. */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ApiError) return error.toResponse();
+  console.error('[countersign] unhandled route error', error instanceof Error ? error.name : typeof error);
+  if (error instanceof Error && error.stack) console.error(error.stack.split('\n').slice(0, 6).join('\n'));
+  return new ApiError(500, 'internal', 'internal_error', 'Something went wrong on the server; nothing was changed.').toResponse();
+}

@@ -1,0 +1,39 @@
+import type { Database } from '@/db';
+import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
+import { auth } from '@/lib/auth';
+import { loadOperator, type Operator } from '@/lib/auth/operator';
+import { tenantOfProposal } from '@/lib/proposals/queries';
+import { unauthenticated } from './errors';
+
+export type Principal = { kind: 'agent'; agent: AgentPrincipal } | { kind: 'operator'; operator: Operator };
+
+/** Agent API routes: a valid bearer key and nothing else (a session cookie grants nothing here). */
+export async function requireAgent(db: Database, request: Request): Promise<AgentPrincipal> {
+  const agent = await authenticateAgent(db, request);
+  if (!agent) throw unauthenticated('Send a valid, unrevoked agent key as "Authorization: Bearer <key>".');
+  return agent;
+}
+
+/** Operator routes: a session only; an agent key never opens the dashboard's powers. */
+export async function requireOperator(db: Database): Promise<Operator> {
+  const session = await auth();
+  const operator = session?.operatorId ? await loadOperator(db, session.operatorId) : undefined;
+  if (!operator) throw unauthenticated('Sign in to the dashboard first.');
+  return operator;
+}
+
+/** Routes open to both: an Authorization header means an agent, and only an agent. */
+export async function requirePrincipal(db: Database, request: Request): Promise<Principal> {
+  if (request.headers.has('authorization')) return { kind: 'agent', agent: await requireAgent(db, request) };
+  return { kind: 'operator', operator: await requireOperator(db) };
+}
+
+/**
+ * The tenant in which this principal may read a proposal: the key's own tenant for an agent; for
+ * an operator, the proposal's tenant only if they are a member. Undefined reads as not found.
+ */
+export async function readableTenant(db: Database, principal: Principal, proposalId: string): Promise<string | undefined> {
+  if (principal.kind === 'agent') return principal.agent.tenantId;
+  const tenantId = await tenantOfProposal(db, proposalId);
+  return principal.operator.memberships.some((m) => m.tenantId === tenantId) ? tenantId : undefined;
+}

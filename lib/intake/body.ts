@@ -1,0 +1,92 @@
+import { parse, type ValueNode } from '@humanwhocodes/momoa';
+import { ApiError } from '@/lib/http/errors';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_DEPTH = 8;
+
+const malformed = (status: number, code: string, message: string) => new ApiError(status, 'malformed', code, message);
+
+/** Reads at most MAX_BODY_BYTES; larger bodies are refused without buffering them. */
+export async function readJsonBody(request: Request): Promise<{ text: string; value: unknown }> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) {
+    throw malformed(415, 'unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
+  }
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const bytes = await readCapped(request);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw malformed(400, 'invalid_utf8', 'The body is not valid UTF-8.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw malformed(400, 'invalid_json', 'The body is not valid JSON.');
+  }
+  checkStructure(text);
+  return { text, value };
+}
+
+function tooLarge() {
+  return malformed(413, 'too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+}
+
+async function readCapped(request: Request): Promise<Uint8Array> {
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Duplicate keys, depth (the envelope is level 1) and strings RFC 8785 cannot canonicalize. */
+function checkStructure(text: string): void {
+  const stack: { node: ValueNode; depth: number }[] = [{ node: parse(text, { mode: 'json' }).body, depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (node.type === 'String') {
+      if (!node.value.isWellFormed()) throw loneSurrogate();
+      continue;
+    }
+    if (node.type !== 'Object' && node.type !== 'Array') continue;
+    if (depth > MAX_DEPTH) {
+      throw malformed(400, 'too_deep', `The body nests more than ${MAX_DEPTH} objects or arrays.`);
+    }
+    if (node.type === 'Array') {
+      for (const element of node.elements) stack.push({ node: element.value, depth: depth + 1 });
+      continue;
+    }
+    const seen = new Set<string>();
+    for (const member of node.members) {
+      const key = member.name.type === 'String' ? member.name.value : member.name.name;
+      if (!key.isWellFormed()) throw loneSurrogate();
+      if (seen.has(key)) throw malformed(400, 'duplicate_key', 'An object in the body names the same key twice.');
+      seen.add(key);
+      stack.push({ node: member.value, depth: depth + 1 });
+    }
+  }
+}
+
+function loneSurrogate() {
+  return malformed(400, 'lone_surrogate', 'A string holds a lone UTF-16 surrogate, which cannot be canonicalized (RFC 8785).');
+}

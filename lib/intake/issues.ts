@@ -1,0 +1,100 @@
+import type { z } from 'zod';
+
+export type FieldIssue = { field: string; code: string; expected: string; received: string; message: string };
+
+function describeType(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = root;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key as string];
+  }
+  return current;
+}
+
+/** What was received, described without echoing strings (they may hold secrets or instructions). */
+function describeReceived(value: unknown): string {
+  if (typeof value === 'string') return `string of ${[...value].length} characters`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${describeType(value)} ${String(value)}`;
+  if (Array.isArray(value)) return `array of ${value.length} items`;
+  return describeType(value);
+}
+
+function bound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, word: 'at most' | 'at least'): string {
+  const limit = String('maximum' in issue ? issue.maximum : issue.minimum);
+  const inclusive = issue.inclusive !== false;
+  const relation = inclusive ? word : word === 'at most' ? 'less than' : 'more than';
+  switch (issue.origin) {
+    case 'string':
+      return `a string of ${relation} ${limit} characters`;
+    case 'array':
+      return `an array of ${relation} ${limit} items`;
+    default:
+      return `a number ${relation} ${limit}`;
+  }
+}
+
+function expectedFor(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.expected === 'int' ? 'integer' : String(issue.expected);
+    case 'too_big':
+      return bound(issue, 'at most');
+    case 'too_small':
+      return bound(issue, 'at least');
+    case 'invalid_format':
+      return issue.format === 'regex' && 'pattern' in issue ? `text matching ${String(issue.pattern)}` : issue.format;
+    case 'invalid_value':
+      return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'not_multiple_of':
+      return `a multiple of ${String(issue.divisor)}`;
+    default:
+      return 'a valid value';
+  }
+}
+
+/**
+ * Zod issues as the agent API reports them: one per field, the field as its own dotted name,
+ * what was expected and what came, in words. Unknown keys become one `unknown_field` issue each.
+ */
+export function toFieldIssues(error: z.ZodError, input: unknown, prefix: readonly PropertyKey[] = []): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  for (const issue of error.issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const field = [...path, key].map(String).join('.');
+        issues.push({
+          field,
+          code: 'unknown_field',
+          expected: 'no such field',
+          received: describeReceived(valueAt(input, [...issue.path, key])),
+          message: `"${field}" is not a field of this contract; remove it.`,
+        });
+      }
+      continue;
+    }
+    const field = path.map(String).join('.') || '(body)';
+    const received = valueAt(input, issue.path);
+    const expected = expectedFor(issue);
+    const code = issue.code === 'invalid_type' && received === undefined ? 'required' : issue.code;
+    issues.push({
+      field,
+      code,
+      expected,
+      received: describeReceived(received),
+      message:
+        code === 'required'
+          ? `"${field}" is required: expected ${expected}.`
+          : `"${field}" must be ${expected}; received ${describeReceived(received)}.`,
+    });
+  }
+  return issues;
+}

@@ -1,0 +1,27 @@
+import { closeDatabase, databaseHandle } from '@/db';
+import { env, serverProblems, SettingsError } from '@/lib/env';
+
+export async function startServer(): Promise<void> {
+  try {
+    const problems = serverProblems(env());
+    if (problems.length > 0) throw new SettingsError(problems);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+  const handle = await databaseHandle();
+  await handle.migrate();
+  console.log(`[countersign] database ready (${handle.driver}, migrations applied)`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    console.log(`[countersign] ${signal} received, closing the database`);
+    closeDatabase()
+      .catch((error: unknown) => console.error('[countersign] error while closing the database', error))
+      .finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

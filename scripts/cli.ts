@@ -1,0 +1,156 @@
+/** `npm run cli -- <command>`: administer tenants, people and agent keys. */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { exportJWK, generateKeyPair } from 'jose';
+import { openDatabase, type DatabaseHandle } from '@/db/client';
+import { AdminError, createAgentKey, createTenant, createUser, grantRole, revokeAgentKey } from '@/lib/admin/accounts';
+import { allActions } from '@/lib/actions/registry';
+import { ROLES } from '@/lib/auth/roles';
+import { env, SettingsError } from '@/lib/env';
+import type { Role } from '@/db/schema';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+  create-tenant <id> [--name <name>]
+  create-user <email> --name <name> [--password-stdin]   (without --password-stdin a password is generated and printed once)
+  grant <email> <tenant> <viewer|approver|admin>
+  create-agent-key <tenant> <agent-name> --actions <a,b> [--grant <name=v1,v2>]...
+  revoke-agent-key <key-id>
+  signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
+
+Uses DATABASE_URL when set, else the embedded database in COUNTERSIGN_DATA_DIR (default .data).
+Exit codes: 0 done, 1 refused (the message says why), 2 usage error.`;
+
+class UsageError extends Error {}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+function parseGrants(values: string[]): Record<string, string[]> {
+  const grants: Record<string, string[]> = {};
+  for (const value of values) {
+    const match = value.match(/^([a-z][a-z0-9_]*)=([A-Za-z0-9_,.-]+)$/);
+    if (!match) throw new UsageError(`--grant takes name=value1,value2 (got "${value}")`);
+    grants[match[1]!] = match[2]!.split(',').filter(Boolean);
+  }
+  return grants;
+}
+
+async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
+  const settings = env();
+  const handle = await openDatabase(
+    settings.DATABASE_URL ? { url: settings.DATABASE_URL } : { dataDir: path.resolve(settings.COUNTERSIGN_DATA_DIR) },
+  );
+  try {
+    await handle.migrate();
+    return await work(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+      actions: { type: 'string' },
+      grant: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    if (!command && !values.help) throw new UsageError('no command given');
+    return;
+  }
+  switch (command) {
+    case 'create-tenant': {
+      const id = need(rest[0], 'tenant id');
+      await withDatabase(async ({ db }) => {
+        const tenant = await createTenant(db, { id, name: values.name ?? id });
+        console.log(`Created tenant ${tenant.id} (${tenant.name}).`);
+      });
+      return;
+    }
+    case 'create-user': {
+      const email = need(rest[0], 'email');
+      const name = need(values.name, '--name');
+      const generated = !values['password-stdin'];
+      const password = generated ? randomBytes(15).toString('base64url') : await readStdin();
+      await withDatabase(async ({ db }) => {
+        const user = await createUser(db, { email, name, password });
+        console.log(`Created user ${user.email} (${user.id}).`);
+        if (generated) console.log(`Password (shown once): ${password}`);
+      });
+      return;
+    }
+    case 'grant': {
+      const [email, tenantId, role] = [need(rest[0], 'email'), need(rest[1], 'tenant'), need(rest[2], 'role')];
+      if (!ROLES.includes(role as Role)) throw new UsageError(`role must be one of ${ROLES.join(', ')}`);
+      await withDatabase(async ({ db }) => {
+        await grantRole(db, { tenantId, email, role: role as Role });
+        console.log(`${email} is now ${role} of ${tenantId}.`);
+      });
+      return;
+    }
+    case 'create-agent-key': {
+      const [tenantId, agentName] = [need(rest[0], 'tenant'), need(rest[1], 'agent name')];
+      const actions = need(values.actions, '--actions').split(',').filter(Boolean);
+      const known = allActions().map((a) => a.name);
+      const unknown = actions.filter((a) => !known.includes(a));
+      if (unknown.length > 0) throw new UsageError(`unknown action(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
+      const grants = parseGrants(values.grant ?? []);
+      await withDatabase(async ({ db }) => {
+        const created = await createAgentKey(db, { tenantId, agentName, actions, grants });
+        console.log(`Created agent key ${created.id} for ${agentName} in ${tenantId}.`);
+        console.log(`Key (shown once, store it now): ${created.key}`);
+      });
+      return;
+    }
+    case 'revoke-agent-key': {
+      const keyId = need(rest[0], 'key id');
+      await withDatabase(async ({ db }) => {
+        const row = await revokeAgentKey(db, keyId);
+        console.log(`Revoked ${row.id} (${row.agentName} in ${row.tenantId}).`);
+      });
+      return;
+    }
+    case 'signing-key': {
+      const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+      const jwk = { ...(await exportJWK(privateKey)), kid: `key-${new Date().toISOString().slice(0, 10)}-${randomBytes(3).toString('hex')}`, alg: 'EdDSA', use: 'sig' };
+      console.log(JSON.stringify([jwk]));
+      return;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+run(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    if (error instanceof UsageError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+      console.error(`Error: ${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (error instanceof AdminError || error instanceof SettingsError || (error instanceof Error && error.name === 'DatabaseInUseError')) {
+      console.error(`Error: ${error.message}`);
+      process.exit(1);
+    }
+    console.error('Error:', error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,151 @@
+/**
+ * `npm run demo`: build when needed, migrate, seed the demo world, start the dashboard, print the
+ * URL and sign-ins (also written to <data dir>/demo-credentials.json).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { exportJWK, generateKeyPair } from 'jose';
+import { openDatabase } from '@/db/client';
+import { seedDemo } from '@/lib/demo/seed';
+import type { DemoCredentials } from '@/lib/demo/world';
+import { childEnvironment, env, SettingsError } from '@/lib/env';
+import { randomBytes } from 'node:crypto';
+
+const root = process.cwd();
+const step = (text: string) => console.log(`\n▸ ${text}`);
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+type DemoSecrets = { authSecret: string; signingKeys: string };
+
+/** The demo keeps its generated secrets so sessions and keys survive restarts. */
+async function demoSecrets(dataDir: string): Promise<DemoSecrets> {
+  const file = path.join(dataDir, 'secrets.json');
+  const existing = readJson<DemoSecrets>(file);
+  if (existing?.authSecret && existing.signingKeys) return existing;
+  const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), kid: `demo-${randomBytes(4).toString('hex')}`, alg: 'EdDSA', use: 'sig' };
+  const secrets = { authSecret: randomBytes(33).toString('base64'), signingKeys: JSON.stringify([jwk]) };
+  fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+const SOURCES = ['app', 'components', 'lib', 'db', 'public', 'proxy.ts', 'instrumentation.ts', 'next.config.ts', 'package.json', 'postcss.config.mjs'];
+
+function newestMtime(entry: string): number {
+  const stat = fs.statSync(entry, { throwIfNoEntry: false });
+  if (!stat) return 0;
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return fs.readdirSync(entry).reduce((max, name) => Math.max(max, newestMtime(path.join(entry, name))), stat.mtimeMs);
+}
+
+function buildIfNeeded(): void {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  const built = fs.statSync(buildId, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const changed = Math.max(...SOURCES.map((entry) => newestMtime(path.join(root, entry))));
+  if (built > changed) {
+    step('Production build is up to date');
+    return;
+  }
+  step(built ? 'Sources changed: rebuilding the dashboard (about a minute)…' : 'Building the dashboard for the first time (about a minute)…');
+  const result = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], {
+    stdio: 'inherit',
+    env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }),
+  });
+  if (result.status !== 0) {
+    console.error('The build failed; see the output above.');
+    process.exit(result.status ?? 1);
+  }
+}
+
+async function waitForHealth(url: string, child: ReturnType<typeof spawn>): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('the server did not become healthy within 120 s');
+}
+
+async function main() {
+  let settings;
+  try {
+    settings = env();
+  } catch (error) {
+    console.error(error instanceof SettingsError ? error.message : error);
+    process.exit(1);
+  }
+  const dataDir = path.resolve(settings.COUNTERSIGN_DATA_DIR);
+  fs.mkdirSync(dataDir, { recursive: true });
+  const url = settings.APP_URL ?? `http://localhost:${settings.PORT}`;
+  const credentialsFile = path.join(dataDir, 'demo-credentials.json');
+
+  if (!process.argv.includes('--no-build')) buildIfNeeded();
+
+  step(settings.DATABASE_URL ? 'Migrating PostgreSQL and seeding the demo world…' : `Migrating the embedded database in ${dataDir} and seeding the demo world…`);
+  const handle = await openDatabase(settings.DATABASE_URL ? { url: settings.DATABASE_URL } : { dataDir });
+  let credentials: DemoCredentials;
+  try {
+    await handle.migrate();
+    const secrets = await seedDemo(handle.db, readJson<DemoCredentials>(credentialsFile));
+    credentials = { url, systemsOfRecordUrl: `http://127.0.0.1:${settings.DEMO_SYSTEMS_PORT}`, ...secrets };
+  } finally {
+    await handle.close();
+  }
+  fs.writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+
+  const secrets = await demoSecrets(dataDir);
+  step(`Starting the dashboard on port ${settings.PORT}…`);
+  const child = spawn(
+    process.execPath,
+    [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(settings.PORT)],
+    {
+      stdio: 'inherit',
+      env: childEnvironment({
+        COUNTERSIGN_DEMO: '1',
+        COUNTERSIGN_DATA_DIR: dataDir,
+        AUTH_SECRET: settings.AUTH_SECRET ?? secrets.authSecret,
+        SIGNING_KEYS: settings.SIGNING_KEYS ?? secrets.signingKeys,
+        APP_URL: url,
+        NEXT_MANUAL_SIG_HANDLE: 'true',
+        NEXT_TELEMETRY_DISABLED: '1',
+      }),
+    },
+  );
+  const stop = (signal: NodeJS.Signals) => {
+    if (child.exitCode === null) child.kill(signal);
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  child.on('exit', (code) => process.exit(code ?? 0));
+
+  await waitForHealth(url, child);
+  console.log(`
+Countersign is running at ${url}
+
+Sign in as (passwords are also in ${path.relative(root, credentialsFile)}):
+${credentials.people.map((p) => `  ${p.email.padEnd(18)} ${p.password.padEnd(20)} ${p.role} of ${p.tenant}`).join('\n')}
+
+Agent keys (send as "Authorization: Bearer <key>" to POST ${url}/api/v1/proposals):
+${credentials.agents.map((a) => `  ${a.name.padEnd(18)} ${a.key}`).join('\n')}
+
+Press Ctrl+C to stop.`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`The demo could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
