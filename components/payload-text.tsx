@@ -12,7 +12,7 @@ export function isInvisible(codePoint: number): boolean {
   return INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high);
 }
 
-export function PayloadText({ value }: { value: string }) {
+export function PayloadText({ value, mono = true }: { value: string; mono?: boolean }) {
   const parts: React.ReactNode[] = [];
   let plain = '';
   let index = 0;
@@ -34,9 +34,9 @@ export function PayloadText({ value }: { value: string }) {
   if (plain) parts.push(plain);
   const nonAscii = [...value].some((ch) => ch.codePointAt(0)! > 0x7e);
   return (
-    <span className="font-mono break-all">
+    <span className={mono ? 'font-mono break-all' : undefined}>
       {parts}
-      {nonAscii ? <span data-testid="non-ascii-flag" className="ml-2 rounded bg-amber-100 px-1 text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">non-ASCII</span> : null}
+      {nonAscii ? <span data-testid="non-ascii-flag" className="ml-2 whitespace-nowrap rounded bg-amber-100 px-1 font-sans text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">non-ASCII</span> : null}
     </span>
   );
 }

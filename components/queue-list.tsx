@@ -5,6 +5,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
 import type { QueuePage } from '@/lib/proposals/queue';
+import { PayloadText } from './payload-text';
 import { humanDuration, relativeTime } from './time';
 
 async function fetchQueue(tenantId: string): Promise<QueuePage> {
@@ -61,12 +62,12 @@ export function QueueList({ tenantId, initial }: { tenantId: string; initial: Qu
             <Link href={`/proposals/${item.id}`} className="grid grid-cols-1 gap-1 px-4 py-3 sm:grid-cols-[1fr_auto] sm:items-center" data-testid="queue-item-link">
               <span className="flex min-w-0 items-center gap-2">
                 <span className="rounded bg-amber-100 px-1.5 text-xs font-medium text-amber-900 dark:bg-amber-950 dark:text-amber-200">{item.risk} risk</span>
-                <span className="truncate font-medium">{item.summary}</span>
+                <span className="truncate font-medium"><PayloadText value={item.summary} mono={false} /></span>
               </span>
               <span className="flex flex-wrap gap-x-4 text-sm text-zinc-500">
                 <span>{item.agent}</span>
                 <span data-testid="queue-item-quorum">{item.approvals.have} of {item.approvals.need}</span>
-                <span title={`expires ${item.expiresAt}`}>⏱ {humanDuration(new Date(item.expiresAt).getTime() - now.getTime())} left</span>
+                <span title={`expires ${item.expiresAt}`}>{humanDuration(new Date(item.expiresAt).getTime() - now.getTime())} left</span>
                 <span title={item.createdAt} suppressHydrationWarning>{relativeTime(new Date(item.createdAt), now)}</span>
               </span>
             </Link>

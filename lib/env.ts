@@ -24,6 +24,27 @@ const flag = z
   .optional()
   .transform((value) => value === '1' || value === 'true');
 
+const signingKeySchema = z.object({
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  x: z.string().min(40),
+  d: z.string().min(40),
+  kid: z.string().min(1).max(64),
+});
+
+/** A JSON array of Ed25519 private JWKs, each with a kid; the first signs, all verify. */
+const signingKeys = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(signingKeySchema, { error: 'must be a JSON array of Ed25519 private JWKs with a kid' }).min(1, 'must hold at least one key'));
+
 const settingsSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: optionalText.pipe(
@@ -37,7 +58,7 @@ const settingsSchema = z.object({
   AUTH_SECRET: optionalText.pipe(
     z.string().min(32, 'must be at least 32 characters (openssl rand -base64 33)').optional(),
   ),
-  SIGNING_KEYS: optionalText,
+  SIGNING_KEYS: optionalText.pipe(signingKeys.optional()),
   APP_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   PORT: port(3000),
   DEMO_SYSTEMS_PORT: port(4010),
@@ -71,9 +92,14 @@ function describe(name: string, message: string): string {
 export function parseSettings(source: Record<string, string | undefined>): Settings {
   const parsed = settingsSchema.safeParse(source);
   if (!parsed.success) {
-    throw new SettingsError(
-      parsed.error.issues.map((issue) => describe(String(issue.path[0] ?? 'settings'), issue.message)),
-    );
+    // One line per setting: the first thing wrong with it (nested detail reads as noise here).
+    const bySetting = new Map<string, string>();
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? 'settings');
+      const message = issue.path.length > 1 ? 'is not a JSON array of Ed25519 private JWKs (kty, crv, x, d, kid)' : issue.message;
+      if (!bySetting.has(name)) bySetting.set(name, message);
+    }
+    throw new SettingsError([...bySetting].map(([name, message]) => describe(name, message)));
   }
   const settings = parsed.data;
   const problems: string[] = [];

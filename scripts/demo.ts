@@ -117,8 +117,9 @@ async function main() {
       env: childEnvironment({
         COUNTERSIGN_DEMO: '1',
         COUNTERSIGN_DATA_DIR: dataDir,
-        AUTH_SECRET: settings.AUTH_SECRET ?? secrets.authSecret,
-        SIGNING_KEYS: settings.SIGNING_KEYS ?? secrets.signingKeys,
+        // Settings the person gave win; the demo's generated secrets fill the gaps.
+        ...(settings.AUTH_SECRET ? {} : { AUTH_SECRET: secrets.authSecret }),
+        ...(settings.SIGNING_KEYS ? {} : { SIGNING_KEYS: secrets.signingKeys }),
         APP_URL: url,
         NEXT_MANUAL_SIG_HANDLE: 'true',
         NEXT_TELEMETRY_DISABLED: '1',

@@ -1,31 +1,15 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts, outbox, proposals, type GateResult, type Proposal } from '@/db/schema';
-import { acceptedVersions, allActions, findAction, findContract } from '@/lib/actions/registry';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { appendAudit } from '@/lib/audit/append';
 import { ApiError } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { loadPolicy, routeProposal } from '@/lib/policy/route';
-import { envelopeSchema, type Envelope } from './envelope';
-import { toFieldIssues, type FieldIssue } from './issues';
+import { checkShape } from './shape';
 
 export type IntakeOutcome = { created: boolean; proposal: Proposal };
-
-const schemaError = (message: string, issues: FieldIssue[], code = 'contract_violation') =>
-  new ApiError(422, 'schema', code, message, { issues, repair: { allowed: true } });
-
-function parseEnvelope(value: unknown): Envelope {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw schemaError('The body must be a JSON object (the proposal envelope).', [
-      { field: '(body)', code: 'invalid_type', expected: 'object', received: Array.isArray(value) ? 'array' : typeof value, message: 'The body must be a JSON object.' },
-    ]);
-  }
-  const parsed = envelopeSchema.safeParse(value);
-  if (!parsed.success) throw schemaError('The proposal envelope is not valid.', toFieldIssues(parsed.error, value));
-  return parsed.data;
-}
 
 /**
  * Runs a candidate through the gates and stores it as a proposal, in one transaction with its
@@ -37,37 +21,13 @@ export async function submitProposal(
   body: { text: string; value: unknown },
   now = new Date(),
 ): Promise<IntakeOutcome> {
-  const envelope = parseEnvelope(body.value);
-
-  const action = findAction(envelope.action);
-  if (!action) {
-    const known = allActions().map((a) => a.name);
-    throw schemaError(`Unknown action "${envelope.action.slice(0, 64)}".`, [
-      { field: 'action', code: 'unknown_action', expected: `one of ${known.join(', ')}`, received: 'an unknown action', message: `"action" must be one of ${known.join(', ')}.` },
-    ]);
-  }
-  if (!agent.allowedActions.includes(action.name)) {
-    throw new ApiError(403, 'authorization', 'action_not_allowed', `This agent key may not propose ${action.name}.`);
-  }
-  const contract = findContract(action, envelope.contractVersion);
-  const supported = acceptedVersions(action);
-  if (!contract || !supported.includes(contract.version)) {
-    throw new ApiError(422, 'schema', 'unsupported_contract_version', `${action.name} v${envelope.contractVersion} is not accepted; use one of: ${supported.join(', ')}.`, {
-      supportedVersions: supported,
-      issues: [{ field: 'contractVersion', code: 'unsupported_contract_version', expected: `one of ${supported.join(', ')}`, received: `integer ${envelope.contractVersion}`, message: `"contractVersion" must be one of ${supported.join(', ')}.` }],
-      repair: { allowed: true },
-    });
-  }
-  const args = contract.args.safeParse(envelope.args);
-  if (!args.success) {
-    throw schemaError(`The arguments do not match ${action.name} v${contract.version}.`, toFieldIssues(args.error, envelope.args));
-  }
+  const { envelope, action, contract, args } = checkShape(body.value, agent);
 
   const payload = {
     action: action.name,
     contractVersion: contract.version,
     tenantId: agent.tenantId,
-    args: args.data,
+    args,
     evidenceRefs: envelope.evidenceRefs,
   };
   const hash = payloadHash(payload);
@@ -76,7 +36,7 @@ export async function submitProposal(
   if (existing) return replay(existing, hash);
 
   const policy = await loadPolicy(db, agent.tenantId, action);
-  const routing = routeProposal(policy, args.data);
+  const routing = routeProposal(policy, args);
   if (routing.outcome === 'deny') {
     throw new ApiError(403, 'authorization', 'denied_by_policy', `Policy rule "${routing.rule}" does not allow this ${action.name}.`);
   }

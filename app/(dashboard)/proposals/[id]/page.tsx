@@ -18,12 +18,13 @@ export const metadata: Metadata = { title: 'Proposal' };
 
 type Payload = { action: string; contractVersion: number; tenantId: string; args: Record<string, unknown>; evidenceRefs: string[] };
 
-function Field({ name, value }: { name: string; value: unknown }) {
+function Field({ name, value, note }: { name: string; value: unknown; note?: string }) {
   return (
     <tr className="border-t border-zinc-100 dark:border-zinc-800">
       <th scope="row" className="py-1.5 pr-4 text-left align-top font-mono text-sm font-normal text-zinc-500">{name}</th>
       <td className="py-1.5 text-sm" data-testid={`arg-${name}`}>
         {typeof value === 'string' ? <PayloadText value={value} /> : <span className="font-mono">{JSON.stringify(value)}</span>}
+        {note ? <span className="ml-2 text-zinc-500">· {note}</span> : null}
       </td>
     </tr>
   );
@@ -55,7 +56,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
       <header className="space-y-2">
         <Link href="/" className="text-sm text-zinc-500 hover:underline">← Queue</Link>
         <div className="flex flex-wrap items-center gap-3">
-          <h1 className="text-xl font-semibold" data-testid="proposal-summary">{action?.summarize(payload.args) ?? proposal.action}</h1>
+          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={action?.summarize(payload.args) ?? proposal.action} mono={false} /></h1>
           <StatusChip status={proposal.status} />
           {proposal.status === 'pending_approval' ? (
             <span className="text-sm text-zinc-500" title={absoluteTime(proposal.expiresAt)}>
@@ -75,7 +76,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           <h2 id="will-run" className="mb-2 font-semibold">What will run</h2>
           <table className="w-full">
             <tbody>
-              <Field name="action" value={`${payload.action} · contract v${payload.contractVersion}`} />
+              <Field name="action" value={payload.action} note={`contract v${payload.contractVersion}`} />
               <Field name="tenant" value={payload.tenantId} />
               {Object.entries(payload.args).map(([name, value]) => (
                 <Field key={name} name={name} value={value} />
@@ -155,7 +156,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           {trail.map((event) => (
             <li key={event.seq}>
               <span title={absoluteTime(new Date(event.occurredAt))}>{absoluteTime(new Date(event.occurredAt)).slice(11)}</span> · {event.type} by {event.actorType}{' '}
-              <span className="font-mono">{event.actorId}</span>
+              <span className="font-mono">{typeof event.data.agent === 'string' ? event.data.agent : event.actorId}</span>
             </li>
           ))}
         </ol>

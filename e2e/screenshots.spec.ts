@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { proposeHold, signInWithForm } from './support';
+
+// `npm run screenshots` writes these into docs/screenshots for the README; a normal run keeps
+// them with the test results so the pages are still looked at on every run.
+const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
+
+async function shoot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+test('every page renders for an approver, at desktop and phone widths', async ({ page, request }) => {
+  const first = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
+  await proposeHold(request, 'acme', { sku: 'filter-gray\u200b', quantity: 1 });
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto('/');
+  await signInWithForm(page, 'alice@acme.test');
+  await expect(page.getByTestId('queue-list')).toBeVisible();
+  await shoot(page, 'queue');
+
+  await page.goto(`/proposals/${first.id}`);
+  await expect(page.getByTestId('proposal-page')).toBeVisible();
+  await shoot(page, 'proposal');
+
+  for (const [name, testId] of [['history', 'history-table'], ['contracts', 'contract-hold_stock'], ['settings', 'agent-keys']] as const) {
+    await page.goto(`/${name}`);
+    await expect(page.getByTestId(testId)).toBeVisible();
+    await shoot(page, name);
+  }
+
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto(`/proposals/${first.id}`);
+  await expect(page.getByTestId('approve')).toBeVisible();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await shoot(page, 'proposal-phone');
+});
+
+test('the sign-in page', async ({ page }) => {
+  await page.goto('/signin');
+  await expect(page.getByTestId('signin-form')).toBeVisible();
+  await shoot(page, 'signin');
+});

@@ -1,0 +1,67 @@
+import { acceptedVersions, allActions, findAction, findContract } from '@/lib/actions/registry';
+import type { ActionModule, ContractVersion } from '@/lib/actions/types';
+import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { ApiError } from '@/lib/http/errors';
+import { envelopeSchema, type Envelope } from './envelope';
+import { toFieldIssues, type FieldIssue } from './issues';
+
+export type ShapedCandidate = { envelope: Envelope; action: ActionModule; contract: ContractVersion; args: Record<string, unknown> };
+
+const schemaError = (message: string, issues: FieldIssue[], code = 'contract_violation', extra: Record<string, unknown> = {}) =>
+  new ApiError(422, 'schema', code, message, { issues, ...extra, repair: { allowed: true } });
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The Shape gate: the closed envelope and the action's closed contract, checked together so one
+ * answer lists every problem (envelope fields by name, arguments by their own dotted name).
+ * An action the key may not use is refused before its contract is disclosed.
+ */
+export function checkShape(value: unknown, agent: AgentPrincipal): ShapedCandidate {
+  if (!isObject(value)) {
+    throw schemaError('The body must be a JSON object (the proposal envelope).', [
+      { field: '(body)', code: 'invalid_type', expected: 'object', received: Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value, message: 'The body must be a JSON object.' },
+    ]);
+  }
+  const issues: FieldIssue[] = [];
+  const envelope = envelopeSchema.safeParse(value);
+  if (!envelope.success) issues.push(...toFieldIssues(envelope.error, value));
+
+  const action = typeof value.action === 'string' ? findAction(value.action) : undefined;
+  if (typeof value.action === 'string' && !action) {
+    const known = allActions().map((a) => a.name);
+    issues.push({ field: 'action', code: 'unknown_action', expected: `one of ${known.join(', ')}`, received: 'an action that does not exist', message: `"action" must be one of ${known.join(', ')}.` });
+  }
+  if (action && !agent.allowedActions.includes(action.name)) {
+    throw new ApiError(403, 'authorization', 'action_not_allowed', `This agent key may not propose ${action.name}.`);
+  }
+
+  let contract: ContractVersion | undefined;
+  if (action && Number.isInteger(value.contractVersion)) {
+    const supported = acceptedVersions(action);
+    contract = findContract(action, value.contractVersion as number);
+    if (!contract || !supported.includes(contract.version)) {
+      throw schemaError(
+        `${action.name} v${String(value.contractVersion)} is not accepted; use one of: ${supported.join(', ')}.`,
+        [{ field: 'contractVersion', code: 'unsupported_contract_version', expected: `one of ${supported.join(', ')}`, received: `integer ${String(value.contractVersion)}`, message: `"contractVersion" must be one of ${supported.join(', ')}.` }],
+        'unsupported_contract_version',
+        { supportedVersions: supported },
+      );
+    }
+  }
+
+  let args: Record<string, unknown> | undefined;
+  if (contract && isObject(value.args)) {
+    const parsed = contract.args.safeParse(value.args);
+    if (parsed.success) args = parsed.data;
+    else issues.push(...toFieldIssues(parsed.error, value.args));
+  }
+
+  if (issues.length > 0 || !envelope.success || !action || !contract || !args) {
+    const what = action && contract ? `${action.name} v${contract.version}` : 'the proposal envelope';
+    throw schemaError(`The proposal does not match ${what}.`, issues);
+  }
+  return { envelope: envelope.data, action, contract, args };
+}
