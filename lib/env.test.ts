@@ -1,7 +1,17 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseSettings, serverProblems, SettingsError } from './env';
 
 const GOOD_SECRET = 'x'.repeat(32);
+
+/** A fresh Ed25519 private JWK with a kid, the shape SIGNING_KEYS holds. */
+function signingJwk(kid: string) {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const jwk = privateKey.export({ format: 'jwk' });
+  return { kty: jwk.kty, crv: jwk.crv, x: jwk.x, d: jwk.d, kid };
+}
+const JWK = signingJwk('key-1');
+const SIGNING_KEYS = JSON.stringify([JWK, signingJwk('key-0')]);
 
 function settingsError(source: Record<string, string | undefined>): SettingsError {
   try {
@@ -32,7 +42,7 @@ describe('parseSettings', () => {
       NODE_ENV: 'production',
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
       AUTH_SECRET: GOOD_SECRET,
-      SIGNING_KEYS: '[]',
+      SIGNING_KEYS,
       APP_URL: 'https://countersign.example',
       PORT: '8080',
       DEMO_SYSTEMS_PORT: '4011',
@@ -63,6 +73,11 @@ describe('parseSettings', () => {
     ['OIDC_ISSUER', { OIDC_ISSUER: 'https://id.example' }],
     ['OIDC_ISSUER', { OIDC_CLIENT_ID: 'countersign', OIDC_CLIENT_SECRET: 'shh' }],
     ['OIDC_ISSUER', { OIDC_ISSUER: 'https://id.example', OIDC_CLIENT_SECRET: 'shh' }],
+    ['SIGNING_KEYS', { SIGNING_KEYS: 'not json' }],
+    ['SIGNING_KEYS', { SIGNING_KEYS: '[]' }],
+    ['SIGNING_KEYS', { SIGNING_KEYS: JSON.stringify(JWK) }],
+    ['SIGNING_KEYS', { SIGNING_KEYS: JSON.stringify([{ ...JWK, kid: undefined }]) }],
+    ['SIGNING_KEYS', { SIGNING_KEYS: JSON.stringify([{ ...JWK, crv: 'P-256' }]) }],
   ])('throws SettingsError naming %s', (name, source) => {
     const error = settingsError(source);
     expect(error.problems.length).toBeGreaterThan(0);
@@ -81,6 +96,13 @@ describe('parseSettings', () => {
     const error = settingsError({ AUTH_SECRET: secret });
     expect(error.message).not.toContain(secret);
     expect(error.problems.join('\n')).not.toContain(secret);
+    const keys = settingsError({ SIGNING_KEYS: JSON.stringify([{ ...JWK, kid: '' }]) });
+    expect(keys.message).not.toContain(JWK.d);
+  });
+
+  it('reads SIGNING_KEYS as the list of keys, first one first', () => {
+    const settings = parseSettings({ SIGNING_KEYS });
+    expect(settings.SIGNING_KEYS?.map((key) => key.kid)).toEqual(['key-1', 'key-0']);
   });
 });
 
@@ -101,13 +123,13 @@ describe('serverProblems', () => {
   });
 
   it('reports only AUTH_SECRET when SIGNING_KEYS is set in production', () => {
-    const problems = serverProblems(parseSettings({ ...production, SIGNING_KEYS: '[]' }));
+    const problems = serverProblems(parseSettings({ ...production, SIGNING_KEYS }));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^AUTH_SECRET /);
   });
 
   it('has nothing to report for a configured production server', () => {
-    expect(serverProblems(parseSettings({ ...production, AUTH_SECRET: GOOD_SECRET, SIGNING_KEYS: '[]' }))).toEqual([]);
+    expect(serverProblems(parseSettings({ ...production, AUTH_SECRET: GOOD_SECRET, SIGNING_KEYS }))).toEqual([]);
   });
 
   it('does not require SIGNING_KEYS in development or in the demo', () => {

@@ -27,7 +27,7 @@ export function hashAgentKey(key: string): string {
 
 export function bearerToken(request: Request): string | undefined {
   const header = request.headers.get('authorization');
-  const match = header?.match(/^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/);
+  const match = header?.match(/^Bearer ([A-Za-z0-9._~+/=-]{1,512})$/i); // the scheme is case-insensitive (RFC 9110)
   return match?.[1];
 }
 

@@ -10,7 +10,9 @@ export function safeReturnPath(raw: unknown, fallback = '/'): string {
     const url = new URL(raw, 'http://countersign.invalid');
     if (url.origin !== 'http://countersign.invalid') return fallback;
     if (url.pathname.startsWith('/signin') || url.pathname.startsWith('/api/')) return fallback;
-    return `${url.pathname}${url.search}${url.hash}`;
+    const path = `${url.pathname}${url.search}${url.hash}`;
+    // Dot segments can collapse into `//host` after normalisation: check the result, not just the input.
+    return path.startsWith('//') || path.startsWith('/\\') ? fallback : path;
   } catch {
     return fallback;
   }

@@ -93,6 +93,15 @@ export async function decide(
     if (!updated) throw new Error('locked proposal vanished');
 
     const type = request.decision === 'reject' ? 'proposal.rejected' : nextStatus === 'approved' ? 'proposal.approved' : 'proposal.approval_added';
+    await tx.insert(outbox).values({
+      id: newId('obx'),
+      tenantId: proposal.tenantId,
+      topic: 'proposal.decided',
+      proposalId: proposal.id,
+      body: { proposalId: proposal.id, status: nextStatus, decision: request.decision, payloadHash: proposal.payloadHash },
+      createdAt: now,
+    });
+    // Last, so the tenant's chain head stays locked for as short a time as possible.
     await appendAudit(tx, {
       tenantId: proposal.tenantId,
       type,
@@ -103,14 +112,6 @@ export async function decide(
       contractVersion: proposal.contractVersion,
       data: { approvals: approvals.length, required: proposal.routing.approvals },
       occurredAt: now,
-    });
-    await tx.insert(outbox).values({
-      id: newId('obx'),
-      tenantId: proposal.tenantId,
-      topic: 'proposal.decided',
-      proposalId: proposal.id,
-      body: { proposalId: proposal.id, status: nextStatus, decision: request.decision, payloadHash: proposal.payloadHash },
-      createdAt: now,
     });
     return updated;
   });

@@ -17,7 +17,8 @@ export async function readJsonBody(request: Request): Promise<{ text: string; va
   const bytes = await readCapped(request);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // ignoreBOM keeps a byte order mark in the text, so the raw candidate stays byte-exact (and JSON.parse refuses it).
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     throw malformed(400, 'invalid_utf8', 'The body is not valid UTF-8.');
   }
@@ -61,6 +62,8 @@ async function readCapped(request: Request): Promise<Uint8Array> {
 
 /** Duplicate keys, depth (the envelope is level 1) and strings RFC 8785 cannot canonicalize. */
 function checkStructure(text: string): void {
+  // The AST parser recurses; refuse deep nesting before it can exhaust the stack.
+  if (maxNesting(text) > MAX_DEPTH) throw tooDeep();
   const stack: { node: ValueNode; depth: number }[] = [{ node: parse(text, { mode: 'json' }).body, depth: 1 }];
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
@@ -70,7 +73,7 @@ function checkStructure(text: string): void {
     }
     if (node.type !== 'Object' && node.type !== 'Array') continue;
     if (depth > MAX_DEPTH) {
-      throw malformed(400, 'too_deep', `The body nests more than ${MAX_DEPTH} objects or arrays.`);
+      throw tooDeep();
     }
     if (node.type === 'Array') {
       for (const element of node.elements) stack.push({ node: element.value, depth: depth + 1 });
@@ -85,6 +88,27 @@ function checkStructure(text: string): void {
       stack.push({ node: member.value, depth: depth + 1 });
     }
   }
+}
+
+/** Deepest nesting of objects and arrays in already-valid JSON text (brackets inside strings do not count). */
+function maxNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return deepest;
+}
+
+function tooDeep() {
+  return malformed(400, 'too_deep', `The body nests more than ${MAX_DEPTH} objects or arrays.`);
 }
 
 function loneSurrogate() {

@@ -86,6 +86,15 @@ export async function submitProposal(
       proposalId: id,
       createdAt: now,
     });
+    await tx.insert(outbox).values({
+      id: newId('obx'),
+      tenantId: agent.tenantId,
+      topic: 'proposal.created',
+      proposalId: id,
+      body: { proposalId: id, status: row.status, payloadHash: hash },
+      createdAt: now,
+    });
+    // Last, so the tenant's chain head stays locked for as short a time as possible.
     await appendAudit(tx, {
       tenantId: agent.tenantId,
       type: 'proposal.created',
@@ -96,14 +105,6 @@ export async function submitProposal(
       contractVersion: contract.version,
       data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion },
       occurredAt: now,
-    });
-    await tx.insert(outbox).values({
-      id: newId('obx'),
-      tenantId: agent.tenantId,
-      topic: 'proposal.created',
-      proposalId: id,
-      body: { proposalId: id, status: row.status, payloadHash: hash },
-      createdAt: now,
     });
     return row;
   });

@@ -41,10 +41,31 @@ function bound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, word: '
   }
 }
 
-function expectedFor(issue: z.core.$ZodIssue): string {
+type SchemaDef = { type: string; format?: string; shape?: Record<string, { _zod: { def: SchemaDef } }>; element?: { _zod: { def: SchemaDef } }; innerType?: { _zod: { def: SchemaDef } }; in?: { _zod: { def: SchemaDef } } };
+
+/** The schema node at a path, looking through optional/default/nullable/pipe wrappers. */
+function schemaAt(schema: z.ZodType | undefined, path: readonly PropertyKey[]): SchemaDef | undefined {
+  let def = schema?._zod.def as SchemaDef | undefined;
+  const unwrap = () => {
+    while (def && (def.innerType || (def.type === 'pipe' && def.in))) def = (def.innerType ?? def.in)!._zod.def;
+  };
+  unwrap();
+  for (const key of path) {
+    if (!def) return undefined;
+    def = def.type === 'object' ? def.shape?.[String(key)]?._zod.def : def.type === 'array' ? def.element?._zod.def : undefined;
+    unwrap();
+  }
+  return def;
+}
+
+function expectedFor(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): string {
   switch (issue.code) {
-    case 'invalid_type':
-      return issue.expected === 'int' ? 'integer' : String(issue.expected);
+    case 'invalid_type': {
+      // zod reports "number" for z.int() given a string or boolean; the contract wants an integer.
+      const node = schemaAt(schema, issue.path);
+      if (issue.expected === 'int' || (node?.type === 'number' && node.format?.includes('int'))) return 'integer';
+      return String(issue.expected);
+    }
     case 'too_big':
       return bound(issue, 'at most');
     case 'too_small':
@@ -64,10 +85,10 @@ function expectedFor(issue: z.core.$ZodIssue): string {
  * Zod issues as the agent API reports them: one per field, the field as its own dotted name,
  * what was expected and what came, in words. Unknown keys become one `unknown_field` issue each.
  */
-export function toFieldIssues(error: z.ZodError, input: unknown, prefix: readonly PropertyKey[] = []): FieldIssue[] {
+export function toFieldIssues(error: z.ZodError, input: unknown, schema?: z.ZodType): FieldIssue[] {
   const issues: FieldIssue[] = [];
   for (const issue of error.issues) {
-    const path = [...prefix, ...issue.path];
+    const path = issue.path;
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const field = [...path, key].map(String).join('.');
@@ -83,7 +104,7 @@ export function toFieldIssues(error: z.ZodError, input: unknown, prefix: readonl
     }
     const field = path.map(String).join('.') || '(body)';
     const received = valueAt(input, issue.path);
-    const expected = expectedFor(issue);
+    const expected = expectedFor(issue, schema);
     const code = issue.code === 'invalid_type' && received === undefined ? 'required' : issue.code;
     issues.push({
       field,

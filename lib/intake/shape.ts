@@ -27,7 +27,7 @@ export function checkShape(value: unknown, agent: AgentPrincipal): ShapedCandida
   }
   const issues: FieldIssue[] = [];
   const envelope = envelopeSchema.safeParse(value);
-  if (!envelope.success) issues.push(...toFieldIssues(envelope.error, value));
+  if (!envelope.success) issues.push(...toFieldIssues(envelope.error, value, envelopeSchema));
 
   const action = typeof value.action === 'string' ? findAction(value.action) : undefined;
   if (typeof value.action === 'string' && !action) {
@@ -56,7 +56,7 @@ export function checkShape(value: unknown, agent: AgentPrincipal): ShapedCandida
   if (contract && isObject(value.args)) {
     const parsed = contract.args.safeParse(value.args);
     if (parsed.success) args = parsed.data;
-    else issues.push(...toFieldIssues(parsed.error, value.args));
+    else issues.push(...toFieldIssues(parsed.error, value.args, contract.args));
   }
 
   if (issues.length > 0 || !envelope.success || !action || !contract || !args) {

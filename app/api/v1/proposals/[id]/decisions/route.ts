@@ -20,7 +20,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
     const parsed = decisionRequestSchema.safeParse(body.value);
     if (!parsed.success) {
       throw new ApiError(422, 'schema', 'invalid_decision', 'The decision is not valid.', {
-        issues: toFieldIssues(parsed.error, body.value),
+        issues: toFieldIssues(parsed.error, body.value, decisionRequestSchema),
       });
     }
     const proposal = await decide(db, { userId: operator.userId, proposalId: id, request: parsed.data });

@@ -1,0 +1,101 @@
+import { count, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { auditEvents, tenants, users } from '@/db/schema';
+import { verifyPassword } from '@/lib/auth/password';
+import { setupTestDatabase } from '@/lib/testing/db';
+import { agentPrincipal } from '@/lib/testing/world';
+import { AdminError, createAgentKey, createTenant, createUser, grantRole } from './accounts';
+
+const t = setupTestDatabase();
+
+async function tableCount(table: typeof tenants | typeof users | typeof auditEvents) {
+  const [row] = await t.db.select({ n: count() }).from(table);
+  return row?.n ?? 0;
+}
+
+describe('createTenant', () => {
+  it('creates a tenant and starts its audit chain', async () => {
+    const row = await createTenant(t.db, { id: 'initech', name: 'Initech' });
+    expect(row).toMatchObject({ id: 'initech', name: 'Initech' });
+    const audit = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'initech'));
+    expect(audit).toMatchObject([{ seq: 1, type: 'tenant.created' }]);
+  });
+
+  it.each(['a', 'A', 'Acme', '-acme', 'acme_corp', 'has space', 'acme.test', 'x'.repeat(41), '', 'ünicode', 'acme\n', ' acme'])(
+    'rejects the id %j with AdminError and writes nothing',
+    async (id) => {
+      const before = { tenants: await tableCount(tenants), audit: await tableCount(auditEvents) };
+      await expect(createTenant(t.db, { id, name: 'Bad' })).rejects.toBeInstanceOf(AdminError);
+      expect({ tenants: await tableCount(tenants), audit: await tableCount(auditEvents) }).toEqual(before);
+    },
+  );
+
+  it.each(['ab', '0day', 'x'.repeat(40), 'a-b-c'])('accepts the id %j', async (id) => {
+    await expect(createTenant(t.db, { id, name: id })).resolves.toMatchObject({ id });
+  });
+
+  it('rejects a duplicate id with AdminError and writes nothing', async () => {
+    await createTenant(t.db, { id: 'hooli', name: 'Hooli' });
+    const before = { tenants: await tableCount(tenants), audit: await tableCount(auditEvents) };
+    const error = await createTenant(t.db, { id: 'hooli', name: 'Hooli again' }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AdminError);
+    expect((error as Error).message).toContain('hooli');
+    expect({ tenants: await tableCount(tenants), audit: await tableCount(auditEvents) }).toEqual(before);
+    const [row] = await t.db.select().from(tenants).where(eq(tenants.id, 'hooli'));
+    expect(row?.name).toBe('Hooli');
+  });
+});
+
+describe('createUser', () => {
+  it('creates a user with a lower-cased email and an argon2id password hash', async () => {
+    const user = await createUser(t.db, { email: '  Mallory@Example.TEST ', name: 'Mallory', password: 'twelve-chars' });
+    expect(user.email).toBe('mallory@example.test');
+    expect(user.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(await verifyPassword(user.passwordHash, 'twelve-chars')).toBe(true);
+  });
+
+  it('creates a single-sign-on user without a password', async () => {
+    const user = await createUser(t.db, { email: 'sso@example.test', name: 'SSO' });
+    expect(user.passwordHash).toBeNull();
+    expect(await verifyPassword(user.passwordHash, '')).toBe(false);
+  });
+
+  it.each(['', 'short', 'eleven-char'])('rejects the short password %j with AdminError and writes nothing', async (password) => {
+    const before = await tableCount(users);
+    await expect(createUser(t.db, { email: `short-${password.length}@example.test`, name: 'Short', password })).rejects.toBeInstanceOf(AdminError);
+    expect(await tableCount(users)).toBe(before);
+  });
+
+  it.each(['mallory@example.test', 'MALLORY@example.test', ' mallory@example.test'])('rejects the duplicate email %j with AdminError', async (email) => {
+    const before = await tableCount(users);
+    await expect(createUser(t.db, { email, name: 'Again', password: 'another-long-password' })).rejects.toBeInstanceOf(AdminError);
+    expect(await tableCount(users)).toBe(before);
+  });
+
+  it.each(['not-an-email', 'a@b', '@example.test', 'two words@example.test'])('rejects the email %j with AdminError', async (email) => {
+    await expect(createUser(t.db, { email, name: 'Bad', password: 'long-enough-password' })).rejects.toBeInstanceOf(AdminError);
+  });
+});
+
+describe('grantRole and createAgentKey', () => {
+  it('refuse unknown users, unknown tenants, bad agent names and empty action lists with AdminError', async () => {
+    await expect(grantRole(t.db, { tenantId: 'initech', email: 'nobody@example.test', role: 'viewer' })).rejects.toBeInstanceOf(AdminError);
+    await expect(grantRole(t.db, { tenantId: 'no-such-tenant', email: 'mallory@example.test', role: 'viewer' })).rejects.toBeInstanceOf(AdminError);
+    await expect(createAgentKey(t.db, { tenantId: 'no-such-tenant', agentName: 'bot', actions: ['hold_stock'] })).rejects.toBeInstanceOf(AdminError);
+    await expect(createAgentKey(t.db, { tenantId: 'initech', agentName: 'bad name', actions: ['hold_stock'] })).rejects.toBeInstanceOf(AdminError);
+    await expect(createAgentKey(t.db, { tenantId: 'initech', agentName: 'bot', actions: [] })).rejects.toBeInstanceOf(AdminError);
+  });
+
+  it('creates a key shown once that authenticates as the agent of its tenant', async () => {
+    const created = await createAgentKey(t.db, { tenantId: 'initech', agentName: 'initech-bot', actions: ['hold_stock'], grants: { warehouses: ['south'] } });
+    expect(created.key).toMatch(/^cs_agent_[A-Za-z0-9_-]{43}$/);
+    expect(created.key.startsWith(created.prefix)).toBe(true);
+    expect(await agentPrincipal(t.db, created.key)).toMatchObject({
+      keyId: created.id,
+      tenantId: 'initech',
+      agentName: 'initech-bot',
+      allowedActions: ['hold_stock'],
+      grants: { warehouses: ['south'] },
+    });
+  });
+});

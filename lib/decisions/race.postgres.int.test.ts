@@ -1,0 +1,127 @@
+import { and, count, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, decisions, intakeAttempts, outbox, proposals, type Proposal } from '@/db/schema';
+import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { GENESIS_HASH } from '@/lib/audit/append';
+import { ApiError } from '@/lib/http/errors';
+import { submitProposal } from '@/lib/intake/intake';
+import { setupTestDatabase } from '@/lib/testing/db';
+import { auditChain, auditRowsFor, proposalRow } from '@/lib/testing/queries';
+import { seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { decide } from './decide';
+
+/**
+ * Real concurrency (row locks, unique races) needs a real server: this file runs only in the
+ * integration-postgres project (vitest.config.ts excludes *.postgres.int.test.ts elsewhere).
+ */
+const t = setupTestDatabase();
+if (t.driver !== 'postgres') {
+  throw new Error('race.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+}
+
+let world: SeededWorld;
+let acme: AgentPrincipal;
+
+beforeAll(async () => {
+  world = await seedWorld(t.db);
+  acme = await world.agent('acme');
+});
+
+const holdBody = (requestId: string, quantity = 2) => ({ requestId, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity } });
+
+function submit(body: object) {
+  return submitProposal(t.db, acme, { text: JSON.stringify(body), value: body });
+}
+
+async function propose(requestId: string): Promise<Proposal> {
+  return (await submit(holdBody(requestId))).proposal;
+}
+
+function codeOf(result: PromiseSettledResult<unknown>): string {
+  if (result.status === 'fulfilled') return 'ok';
+  return result.reason instanceof ApiError ? result.reason.code : `unexpected: ${String(result.reason)}`;
+}
+
+async function countWhere(table: typeof decisions | typeof outbox, proposalId: string) {
+  const [row] = await t.db.select({ n: count() }).from(table).where(eq(table.proposalId, proposalId));
+  return row?.n ?? 0;
+}
+
+describe('concurrent decisions (PostgreSQL)', () => {
+  it.each([1, 2, 3, 4, 5])('two approvers at once on a one-approver proposal: exactly one wins (round %i)', async (round) => {
+    const proposal = await propose(`req_race_approve_${round}`);
+    const request = { decision: 'approve' as const, payloadHash: proposal.payloadHash };
+    const results = await Promise.allSettled([
+      decide(t.db, { userId: world.userId('alice'), proposalId: proposal.id, request }),
+      decide(t.db, { userId: world.userId('bob'), proposalId: proposal.id, request }),
+    ]);
+    expect(results.map(codeOf).sort()).toEqual(['already_decided', 'ok']);
+    expect((await proposalRow(t.db, proposal.id)).status).toBe('approved');
+    expect(await countWhere(decisions, proposal.id)).toBe(1);
+    expect((await auditRowsFor(t.db, proposal.id)).map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved']);
+    expect(await countWhere(outbox, proposal.id)).toBe(2);
+  });
+
+  it.each([1, 2, 3])('an approve and a reject at once: one decision, and the status is the winner’s (round %i)', async (round) => {
+    const proposal = await propose(`req_race_mixed_${round}`);
+    const results = await Promise.allSettled([
+      decide(t.db, { userId: world.userId('alice'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } }),
+      decide(t.db, {
+        userId: world.userId('bob'),
+        proposalId: proposal.id,
+        request: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'Not now' },
+      }),
+    ]);
+    expect(results.map(codeOf).sort()).toEqual(['already_decided', 'ok']);
+    const winner = results.find((result): result is PromiseFulfilledResult<Proposal> => result.status === 'fulfilled');
+    expect((await proposalRow(t.db, proposal.id)).status).toBe(winner?.value.status);
+    expect(await countWhere(decisions, proposal.id)).toBe(1);
+  });
+});
+
+describe('concurrent intake (PostgreSQL)', () => {
+  it('10 identical submissions of one requestId at once make one proposal, and all answer with its id', async () => {
+    const body = holdBody('req_race_intake');
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => submit(body)));
+    const ids = new Set(outcomes.map((outcome) => outcome.proposal.id));
+    expect(ids.size).toBe(1);
+    expect(outcomes.filter((outcome) => outcome.created)).toHaveLength(1);
+    const [id] = [...ids];
+
+    const rows = await t.db.select().from(proposals).where(and(eq(proposals.tenantId, 'acme'), eq(proposals.requestId, 'req_race_intake')));
+    expect(rows.map((row) => row.id)).toEqual([id]);
+    expect((await auditRowsFor(t.db, id!)).map((row) => row.type)).toEqual(['proposal.created']);
+    expect(await countWhere(outbox, id!)).toBe(1);
+    const attempts = await t.db.select().from(intakeAttempts).where(eq(intakeAttempts.proposalId, id!));
+    expect(attempts).toHaveLength(1);
+  });
+
+  it('one requestId with two different payloads at once: one proposal; the other payload gets idempotency_conflict', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => submit(holdBody('req_race_conflict', i % 2 === 0 ? 1 : 2))),
+    );
+    const rows = await t.db.select().from(proposals).where(and(eq(proposals.tenantId, 'acme'), eq(proposals.requestId, 'req_race_conflict')));
+    expect(rows).toHaveLength(1);
+    const winnerQuantity = (rows[0]?.payload as { args: { quantity: number } }).args.quantity;
+    results.forEach((result, i) => {
+      const quantity = i % 2 === 0 ? 1 : 2;
+      if (quantity === winnerQuantity) {
+        expect(result.status).toBe('fulfilled');
+        if (result.status === 'fulfilled') expect(result.value.proposal.id).toBe(rows[0]?.id);
+      } else {
+        expect(codeOf(result)).toBe('idempotency_conflict');
+      }
+    });
+  });
+
+  it('keeps the audit chain contiguous and linked under concurrent appends', async () => {
+    const chain = await auditChain(t.db, 'acme');
+    expect(chain.length).toBeGreaterThan(20);
+    chain.forEach((row, index) => {
+      expect(row.seq).toBe(index + 1);
+      expect(row.prevHash).toBe(index === 0 ? GENESIS_HASH : chain[index - 1]?.hash);
+    });
+    const [event] = await t.db.select({ n: count() }).from(auditEvents).where(eq(auditEvents.tenantId, 'acme'));
+    expect(event?.n).toBe(chain.length);
+  });
+});

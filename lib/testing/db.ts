@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
+import { openDatabase, type Database, type DatabaseHandle } from '@/db/client';
+
+export type TestDriver = 'pglite' | 'postgres';
+
+/** The driver an integration project runs on (set by vitest.config.ts through COUNTERSIGN_TEST_DRIVER). */
+export function testDriver(): TestDriver {
+  const driver = process.env.COUNTERSIGN_TEST_DRIVER;
+  if (driver === 'pglite' || driver === 'postgres') return driver;
+  throw new Error(
+    'COUNTERSIGN_TEST_DRIVER is not set: run integration tests through a vitest project ' +
+      '(--project integration-pglite or --project integration-postgres).',
+  );
+}
+
+function requireDatabaseUrl(): string {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    throw new Error('The postgres test driver needs DATABASE_URL (e.g. postgres://postgres@127.0.0.1:5432/postgres).');
+  }
+  return url;
+}
+
+function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function onServer<T>(url: string, run: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    return await run(sql);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+export type TestDatabase = DatabaseHandle & {
+  /** The database's name on the server (PostgreSQL only). */
+  name?: string;
+  /** Closes the connection and, on PostgreSQL, drops the database. */
+  dispose(): Promise<void>;
+};
+
+/** A fresh, migrated database on the project's driver: its own cs_test_* database, or PGlite in memory. */
+export async function createTestDatabase(driver: TestDriver = testDriver()): Promise<TestDatabase> {
+  if (driver === 'pglite') {
+    const handle = await openDatabase({ memory: true });
+    try {
+      await handle.migrate();
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    return { ...handle, dispose: () => handle.close() };
+  }
+
+  const serverUrl = requireDatabaseUrl();
+  const name = `cs_test_${randomBytes(8).toString('hex')}`;
+  await onServer(serverUrl, (sql) => sql.unsafe(`CREATE DATABASE "${name}"`));
+  const drop = () => onServer(serverUrl, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  let handle: DatabaseHandle;
+  try {
+    handle = await openDatabase({ url: withDatabaseName(serverUrl, name) });
+    await handle.migrate();
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  return {
+    ...handle,
+    name,
+    dispose: async () => {
+      try {
+        await handle.close();
+      } finally {
+        await drop();
+      }
+    },
+  };
+}
+
+export type TestDatabaseRef = {
+  readonly db: Database;
+  readonly handle: TestDatabase;
+  readonly driver: TestDriver;
+};
+
+/**
+ * One fresh database for the calling test file: created in beforeAll, closed (and dropped) in
+ * afterAll. Read `.db` inside tests and hooks, not at module level.
+ */
+export function setupTestDatabase(): TestDatabaseRef {
+  const driver = testDriver();
+  let current: TestDatabase | undefined;
+  beforeAll(async () => {
+    current = await createTestDatabase(driver);
+  });
+  afterAll(async () => {
+    const handle = current;
+    current = undefined;
+    await handle?.dispose();
+  });
+  const ready = () => {
+    if (!current) throw new Error('The test database is not open yet: use it inside tests or hooks.');
+    return current;
+  };
+  return {
+    driver,
+    get db() {
+      return ready().db;
+    },
+    get handle() {
+      return ready();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { expect } from 'vitest';
+import { ApiError } from '@/lib/http/errors';
+
+export type ExpectedApiError = { status: number; code: string; kind?: ApiError['kind'] };
+
+/** Awaits a promise that must reject with a specific ApiError, and returns that error. */
+export async function expectApiError(promise: Promise<unknown>, expected: ExpectedApiError): Promise<ApiError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught, `expected ApiError ${expected.status} ${expected.code}, but nothing was thrown`).toBeDefined();
+  expect(caught, `expected ApiError ${expected.status} ${expected.code}, got ${String(caught)}`).toBeInstanceOf(ApiError);
+  const error = caught as ApiError;
+  expect({ status: error.status, code: error.code, ...(expected.kind ? { kind: error.kind } : {}) }).toEqual({
+    status: expected.status,
+    code: expected.code,
+    ...(expected.kind ? { kind: expected.kind } : {}),
+  });
+  return error;
+}
+
+/** A database stand-in that fails the test if anything touches it (for paths that must not write). */
+export function untouchableDatabase<T extends object>(): T {
+  return new Proxy({} as T, {
+    get(_target, property) {
+      if (property === 'then') return undefined;
+      throw new Error(`The database was used (.${String(property)}) on a path that must not touch it.`);
+    },
+  });
+}

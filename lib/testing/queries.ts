@@ -1,0 +1,43 @@
+import { count, eq } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { auditEvents, decisions, intakeAttempts, outbox, proposals } from '@/db/schema';
+
+export type RowCounts = { proposals: number; decisions: number; auditEvents: number; outbox: number; intakeAttempts: number };
+
+/** Row counts of every table a state change writes to: compare before and after to prove "nothing was written". */
+export async function rowCounts(db: Database): Promise<RowCounts> {
+  const [p] = await db.select({ n: count() }).from(proposals);
+  const [d] = await db.select({ n: count() }).from(decisions);
+  const [a] = await db.select({ n: count() }).from(auditEvents);
+  const [o] = await db.select({ n: count() }).from(outbox);
+  const [i] = await db.select({ n: count() }).from(intakeAttempts);
+  return { proposals: p?.n ?? 0, decisions: d?.n ?? 0, auditEvents: a?.n ?? 0, outbox: o?.n ?? 0, intakeAttempts: i?.n ?? 0 };
+}
+
+export async function proposalRow(db: Database, id: string) {
+  const [row] = await db.select().from(proposals).where(eq(proposals.id, id)).limit(1);
+  if (!row) throw new Error(`No proposal ${id}`);
+  return row;
+}
+
+export async function auditRowsFor(db: Database, proposalId: string) {
+  return db.select().from(auditEvents).where(eq(auditEvents.proposalId, proposalId)).orderBy(auditEvents.tenantId, auditEvents.seq);
+}
+
+export async function auditChain(db: Database, tenantId: string) {
+  return db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId)).orderBy(auditEvents.seq);
+}
+
+/** The text of a database error, including the driver error drizzle wraps (message, cause, code). */
+export function databaseErrorText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    parts.push(current.message);
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') parts.push(`code=${code}`);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(' | ');
+}
+

@@ -1,0 +1,63 @@
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Three projects (run one with `vitest run --project <name>`):
+ * - unit: `lib/**\/*.test.ts`, no database.
+ * - integration-pglite: `lib/**\/*.int.test.ts`, each file on its own in-memory PGlite.
+ * - integration-postgres: the same files plus the PostgreSQL-only ones (`*.postgres.int.test.ts`:
+ *   real concurrency), each file in its own `cs_test_<random>` database on DATABASE_URL. Without
+ *   DATABASE_URL this project fails before running anything (lib/testing/postgres-global-setup.ts).
+ */
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+const INTEGRATION = 'lib/**/*.int.test.ts';
+const POSTGRES_ONLY = 'lib/**/*.postgres.int.test.ts';
+
+// Two cores: two integration files at a time keeps the machine responsive and the run short.
+const integration = {
+  include: [INTEGRATION],
+  environment: 'node' as const,
+  maxWorkers: 2,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
+// Each project is inline (no `extends: true`, which would load this file once more per project).
+const resolve = { alias: [{ find: /^@\//, replacement: root }] };
+
+export default defineConfig({
+  resolve,
+  test: {
+    projects: [
+      {
+        resolve,
+        test: {
+          name: 'unit',
+          include: ['lib/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, INTEGRATION],
+          environment: 'node',
+        },
+      },
+      {
+        resolve,
+        test: {
+          ...integration,
+          name: 'integration-pglite',
+          exclude: [...configDefaults.exclude, POSTGRES_ONLY],
+          env: { COUNTERSIGN_TEST_DRIVER: 'pglite' },
+        },
+      },
+      {
+        resolve,
+        test: {
+          ...integration,
+          name: 'integration-postgres',
+          exclude: [...configDefaults.exclude],
+          env: { COUNTERSIGN_TEST_DRIVER: 'postgres' },
+          globalSetup: ['lib/testing/postgres-global-setup.ts'],
+        },
+      },
+    ],
+  },
+});
