@@ -4,9 +4,19 @@ import { defineConfig } from '@playwright/test';
 // is set) and passes them here; the server is the production build, started by the demo command.
 const port = Number(process.env.E2E_PORT ?? 3210);
 const dataDir = process.env.E2E_DATA_DIR ?? '.data/e2e';
+// A real OpenID Connect provider (e2e/oidc-provider.ts) for the single sign-on tests. The issuer
+// must be spelled exactly as the provider's discovery document reports it.
+const oidcPort = Number(process.env.E2E_OIDC_PORT ?? 3211);
+const oidcEnv: Record<string, string> = {
+  OIDC_ISSUER: `http://localhost:${oidcPort}`,
+  OIDC_CLIENT_ID: 'countersign-e2e',
+  OIDC_CLIENT_SECRET: 'e2e-client-secret-not-for-production-use',
+  OIDC_NAME: 'Test IdP',
+};
 const serverEnv: Record<string, string> = {
   PORT: String(port),
   COUNTERSIGN_DATA_DIR: dataDir,
+  ...oidcEnv,
   ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
 };
 
@@ -27,14 +37,28 @@ export default defineConfig({
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     },
   },
-  webServer: {
-    command: 'node --import tsx scripts/demo.ts --no-build',
-    url: `http://localhost:${port}/api/health`,
-    env: serverEnv,
-    reuseExistingServer: false,
-    timeout: 120_000,
-    gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
-    stdout: 'ignore',
-    stderr: 'pipe',
-  },
+  webServer: [
+    {
+      name: 'oidc',
+      command: 'node --import tsx e2e/oidc-provider.ts',
+      url: `http://localhost:${oidcPort}/.well-known/openid-configuration`,
+      env: { E2E_OIDC_PORT: String(oidcPort), E2E_PORT: String(port), OIDC_CLIENT_ID: oidcEnv.OIDC_CLIENT_ID!, OIDC_CLIENT_SECRET: oidcEnv.OIDC_CLIENT_SECRET! },
+      reuseExistingServer: false,
+      timeout: 30_000,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+    {
+      name: 'app',
+      command: 'node --import tsx scripts/demo.ts --no-build',
+      url: `http://localhost:${port}/api/health`,
+      env: serverEnv,
+      reuseExistingServer: false,
+      timeout: 120_000,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 10_000 },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    },
+  ],
 });

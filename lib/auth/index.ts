@@ -49,6 +49,10 @@ function providers(): NextAuthConfig['providers'] {
       clientId: settings.OIDC_CLIENT_ID,
       clientSecret: settings.OIDC_CLIENT_SECRET,
       checks: ['pkce', 'state', 'nonce'],
+      // Read email and email_verified from the userinfo endpoint (the subject is checked against
+      // the ID token's): a provider following OIDC Core 5.4 releases scope claims there and may
+      // leave them out of the ID token, which would refuse everyone.
+      idToken: false,
     });
   }
   return list;
@@ -58,7 +62,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   secret: env().AUTH_SECRET,
   trustHost: true,
   // Failed sign-ins are expected traffic: log the error's name only, never its details or input.
-  logger: { error: (error) => console.warn(`[auth] ${error.name}`) },
+  // (Auth.js errors carry their kind in `type`; `name` is the class name, minified in the build.)
+  logger: { error: (error) => console.warn(`[auth] ${'type' in error && typeof error.type === 'string' ? error.type : error.name}`) },
   session: { strategy: 'jwt', maxAge: 12 * 60 * 60 },
   pages: { signIn: '/signin', error: '/signin' },
   providers: providers(),

@@ -1,0 +1,149 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from '@playwright/test';
+
+// The administration CLI as an operator runs it: a real process on a fresh embedded database,
+// checked by exit code (0 done, 1 refused, 2 usage error) and by what it tells the person.
+
+const root = process.cwd();
+
+type Result = { code: number | null; stdout: string; stderr: string };
+
+/** Runs the CLI to completion (with a deadline) in our environment minus any Countersign settings. */
+function cli(dataDir: string, args: string[], options: { stdin?: string; viaNpm?: boolean } = {}): Promise<Result> {
+  const env: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(DATABASE_URL|AUTH_.*|SIGNING_KEYS|COUNTERSIGN_.*|E2E_.*|OIDC_.*)$/.test(name)) continue;
+    env[name] = value;
+  }
+  env.COUNTERSIGN_DATA_DIR = dataDir;
+  const [command, commandArgs] = options.viaNpm
+    ? ['npm', ['run', '-s', 'cli', '--', ...args]]
+    : [process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, commandArgs, { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`cli ${args.join(' ')} did not finish within 20 s:\n${stdout}${stderr}`));
+    }, 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+test.describe('the administration CLI', () => {
+  test.describe.configure({ mode: 'serial' });
+  let dataDir = '';
+  test.beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-cli-'));
+  });
+  test.afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const USAGE_ERRORS: { args: string[]; says: string; viaNpm?: boolean }[] = [
+    { args: [], says: 'Error: no command given', viaNpm: true },
+    { args: ['frobnicate'], says: 'Error: unknown command "frobnicate"', viaNpm: true },
+    { args: ['grant', 'ops@acme.test', 'acme-e2e', 'boss'], says: 'Error: role must be one of viewer, approver, admin' },
+    { args: ['create-tenant', 'x', '--colour', 'red'], says: "Unknown option '--colour'" },
+  ];
+  test('usage errors exit 2 with the reason and the usage', async () => {
+    for (const { args, says, viaNpm } of USAGE_ERRORS) {
+      const result = await cli(dataDir, args, { viaNpm });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(says);
+      expect(`${result.stdout}${result.stderr}`).toContain('Usage: npm run cli -- <command> [options]');
+    }
+  });
+
+  // Run in order on one database: each row's outcome depends on the rows before it.
+  const STEPS: { args: string[]; stdin?: string; code: 0 | 1; says: string }[] = [
+    { args: ['create-tenant', 'acme-e2e', '--name', 'Acme E2E'], code: 0, says: 'Created tenant acme-e2e (Acme E2E).' },
+    { args: ['create-tenant', 'acme-e2e'], code: 1, says: 'Error: Tenant "acme-e2e" already exists.' },
+    { args: ['create-tenant', 'Bad_Id'], code: 1, says: 'Error: A tenant id is 2–40 characters of a–z, 0–9 and "-"' },
+    { args: ['create-user', 'short@acme.test', '--name', 'Short', '--password-stdin'], stdin: 'short\n', code: 1, says: 'Error: A password needs at least 12 characters.' },
+    { args: ['create-user', 'chosen@acme.test', '--name', 'Chosen', '--password-stdin'], stdin: 'a chosen password, long enough\n', code: 0, says: 'Created user chosen@acme.test' },
+    { args: ['grant', 'nobody@acme.test', 'acme-e2e', 'approver'], code: 1, says: 'Error: No user with email nobody@acme.test; create the user first.' },
+    { args: ['grant', 'chosen@acme.test', 'nowhere', 'approver'], code: 1, says: 'Error: No tenant "nowhere".' },
+    { args: ['grant', 'chosen@acme.test', 'acme-e2e', 'approver'], code: 0, says: 'chosen@acme.test is now approver of acme-e2e.' },
+  ];
+  test('accounts: exit 0 when done, 1 with the reason when refused', async () => {
+    test.setTimeout(90_000);
+    for (const { args, stdin, code, says } of STEPS) {
+      const result = await cli(dataDir, args, { stdin });
+      expect(result.code, `${args.join(' ')}: ${result.stdout}${result.stderr}`).toBe(code);
+      expect(code === 0 ? result.stdout : result.stderr).toContain(says);
+      // A password given on stdin is never echoed.
+      if (stdin) expect(`${result.stdout}${result.stderr}`).not.toContain(stdin.trim());
+    }
+  });
+
+  test('create-user prints a generated password exactly once', async () => {
+    const result = await cli(dataDir, ['create-user', 'ops@acme.test', '--name', 'Ops']);
+    expect(result.code, result.stderr).toBe(0);
+    const match = result.stdout.match(/^Password \(shown once\): (\S+)$/m);
+    expect(match).not.toBeNull();
+    const password = match![1]!;
+    expect(password.length).toBeGreaterThanOrEqual(12);
+    expect(result.stdout.split(password)).toHaveLength(2);
+    const again = await cli(dataDir, ['create-user', 'ops@acme.test', '--name', 'Ops']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('Error: A user with email ops@acme.test already exists.');
+    expect(again.stdout).not.toContain('Password');
+  });
+
+  test('create-agent-key prints a key once; revoking works once', async () => {
+    const created = await cli(dataDir, ['create-agent-key', 'acme-e2e', 'support-bot', '--actions', 'hold_stock', '--grant', 'warehouses=north']);
+    expect(created.code, created.stderr).toBe(0);
+    const id = created.stdout.match(/^Created agent key (\S+) for support-bot in acme-e2e\.$/m)?.[1];
+    const key = created.stdout.match(/^Key \(shown once, store it now\): (\S+)$/m)?.[1];
+    expect(id).toMatch(/^key_/);
+    expect(key).toMatch(/^cs_agent_[A-Za-z0-9_-]{43}$/);
+    expect(created.stdout.split(key!)).toHaveLength(2);
+
+    const unknownAction = await cli(dataDir, ['create-agent-key', 'acme-e2e', 'bot', '--actions', 'launch_rocket']);
+    expect(unknownAction.code).toBe(2);
+    expect(unknownAction.stderr).toContain('unknown action(s): launch_rocket');
+
+    const revoked = await cli(dataDir, ['revoke-agent-key', id!]);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout).toContain(`Revoked ${id} (support-bot in acme-e2e).`);
+    const again = await cli(dataDir, ['revoke-agent-key', id!]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`Error: No active agent key with id ${id}.`);
+  });
+
+  test('refuses while another live process holds the embedded database, proceeds once it is gone', async () => {
+    const lockFile = path.join(dataDir, 'pglite.lock');
+    // This test runner is a live process: it stands in for a running dashboard.
+    fs.writeFileSync(lockFile, String(process.pid));
+    try {
+      const refused = await cli(dataDir, ['create-tenant', 'while-locked']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`is open in another process (pid ${process.pid})`);
+      expect(refused.stderr).toContain('stop that process (the running dashboard), or run against PostgreSQL by setting DATABASE_URL');
+      expect(fs.readFileSync(lockFile, 'utf8')).toBe(String(process.pid));
+    } finally {
+      fs.rmSync(lockFile, { force: true });
+    }
+    // A lock left by a process that has died is stale: the CLI takes over and cleans up after itself.
+    const dead = spawn(process.execPath, ['-e', '']);
+    const deadPid = dead.pid!;
+    await new Promise((resolve) => dead.on('exit', resolve));
+    fs.writeFileSync(lockFile, String(deadPid));
+    const proceeded = await cli(dataDir, ['create-tenant', 'after-lock']);
+    expect(proceeded.code, proceeded.stderr).toBe(0);
+    expect(proceeded.stdout).toContain('Created tenant after-lock');
+    expect(fs.existsSync(lockFile)).toBe(false);
+  });
+});
