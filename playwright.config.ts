@@ -13,8 +13,11 @@ const oidcEnv: Record<string, string> = {
   OIDC_CLIENT_SECRET: 'e2e-client-secret-not-for-production-use',
   OIDC_NAME: 'Test IdP',
 };
+// The demo systems of record run inside the demo command, in test mode so faults can be injected.
+const systemsPort = Number(process.env.E2E_SYSTEMS_PORT ?? port + 2);
 const serverEnv: Record<string, string> = {
   PORT: String(port),
+  DEMO_SYSTEMS_PORT: String(systemsPort),
   COUNTERSIGN_DATA_DIR: dataDir,
   ...oidcEnv,
   ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
@@ -51,7 +54,7 @@ export default defineConfig({
     },
     {
       name: 'app',
-      command: 'node --import tsx scripts/demo.ts --no-build',
+      command: 'node --import tsx scripts/demo.ts --no-build --systems-test-mode',
       url: `http://localhost:${port}/api/health`,
       env: serverEnv,
       reuseExistingServer: false,

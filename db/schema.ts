@@ -95,12 +95,15 @@ export const policies = pgTable(
     version: integer('version').notNull(),
     /** Ordered routing rules; the first that matches decides. */
     rules: jsonb('rules').notNull(),
+    /** How long its proposals wait for a decision before they expire. */
+    expiryHours: integer('expiry_hours').notNull().default(24),
     createdBy: text('created_by').references(() => users.id),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('policies_version_key').on(t.tenantId, t.action, t.version)],
 );
 
+export type EvidenceSnapshot = { id: string; kind: string; text: string };
 export type GateResult = { gate: string; ok: boolean; code?: string; detail?: string };
 export type Routing = {
   rule: string;
@@ -130,6 +133,12 @@ export const proposals = pgTable(
     gates: jsonb('gates').$type<GateResult[]>().notNull(),
     routing: jsonb('routing').$type<Routing>().notNull(),
     risk: text('risk').notNull().default('low'),
+    /** The resource the proposal acts on (`order:ord_1842`); open proposals on it are serialized. */
+    resourceKey: text('resource_key'),
+    /** Facts Meaning read from the system of record at intake (shown, never hashed). */
+    facts: jsonb('facts').$type<Record<string, string | number>>().notNull().default({}),
+    /** The cited evidence as the system of record returned it: untrusted text, shown inertly. */
+    evidence: jsonb('evidence').$type<EvidenceSnapshot[]>().notNull().default([]),
     parentId: text('parent_id'),
     repairOf: text('repair_of'),
     initiatedByUserId: text('initiated_by_user_id').references(() => users.id),
@@ -141,7 +150,8 @@ export const proposals = pgTable(
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('proposals_request_key').on(t.tenantId, t.requestId),
+    uniqueIndex('proposals_request_key').on(t.agentKeyId, t.requestId),
+    index('proposals_resource_idx').on(t.tenantId, t.resourceKey, t.status),
     index('proposals_queue_idx').on(t.tenantId, t.status, t.expiresAt, t.id),
     index('proposals_recent_idx').on(t.tenantId, t.createdAt, t.id),
     index('proposals_parent_idx').on(t.parentId),
@@ -155,8 +165,11 @@ export const intakeAttempts = pgTable(
     /** Null when the key was missing or unknown: there is no tenant to charge it to. */
     tenantId: text('tenant_id').references(() => tenants.id),
     agentKeyId: text('agent_key_id').references(() => agentKeys.id),
+    agentName: text('agent_name'),
     requestId: text('request_id'),
     repairOf: text('repair_of'),
+    /** The first request of a repair chain (its own requestId when it repairs nothing). */
+    rootRequestId: text('root_request_id'),
     action: text('action'),
     contractVersion: integer('contract_version'),
     outcome: text('outcome').notNull(),
@@ -165,14 +178,20 @@ export const intakeAttempts = pgTable(
     errorCode: text('error_code'),
     /** Field names and issue codes only, never received values. */
     issues: jsonb('issues').$type<{ field: string; code: string }[]>(),
+    /** The explanation the agent received, for operators reviewing exhausted repair chains. */
+    message: text('message'),
+    /** The body as received (untrusted; shown only to members of the tenant). */
+    rawCandidate: text('raw_candidate'),
+    /** What shadow contract versions said about the same candidate. */
+    shadow: jsonb('shadow').$type<{ version: number; accepted: boolean; codes: string[] }[]>(),
     proposalId: text('proposal_id'),
     durationMs: integer('duration_ms'),
     createdAt: createdAt(),
   },
   (t) => [
     index('intake_attempts_tenant_idx').on(t.tenantId, t.createdAt, t.id),
-    index('intake_attempts_request_idx').on(t.tenantId, t.requestId),
-    index('intake_attempts_repair_idx').on(t.tenantId, t.repairOf),
+    index('intake_attempts_request_idx').on(t.agentKeyId, t.requestId, t.createdAt),
+    index('intake_attempts_root_idx').on(t.agentKeyId, t.rootRequestId),
   ],
 );
 

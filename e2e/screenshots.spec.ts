@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { proposeHold, signInWithForm } from './support';
+import { proposeHold, proposeRefund, signInWithForm } from './support';
 
 // `npm run screenshots` writes these into docs/screenshots for the README; a normal run keeps
 // them with the test results so the pages are still looked at on every run.
@@ -12,7 +12,11 @@ async function shoot(page: Page, name: string) {
 
 test('every page renders for an approver, at desktop and phone widths', async ({ page, request }) => {
   const first = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
-  await proposeHold(request, 'acme', { sku: 'filter-gray\u200b', quantity: 1 });
+  const refund = await proposeRefund(
+    request,
+    { orderId: 'ord_1843', amountMinor: 1500, currency: 'EUR', reason: 'Damaged on arrival\u200b, customer sent photos' },
+    ['ticket_message_73', 'ticket_message_74'],
+  );
 
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto('/');
@@ -23,6 +27,14 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   await page.goto(`/proposals/${first.id}`);
   await expect(page.getByTestId('proposal-page')).toBeVisible();
   await shoot(page, 'proposal');
+
+  // Evidence is inert text: the injected markup and link in ticket_message_74 are shown, not run.
+  await page.goto(`/proposals/${refund.id}`);
+  await expect(page.getByTestId('evidence-item')).toHaveCount(2);
+  await expect(page.getByTestId('evidence').locator('a, script')).toHaveCount(0);
+  await expect(page.getByTestId('arg-reason').getByTestId('invisible-char')).toHaveText('⟦U+200B⟧');
+  await expect(page.getByTestId('arg-amountMinor')).toContainText('15.00 EUR');
+  await shoot(page, 'proposal-refund');
 
   for (const [name, testId] of [['history', 'history-table'], ['contracts', 'contract-hold_stock'], ['settings', 'agent-keys']] as const) {
     await page.goto(`/${name}`);

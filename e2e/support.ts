@@ -36,6 +36,16 @@ export async function proposeHold(api: APIRequestContext, tenant: string, args: 
   return ((await response.json()) as { proposal: { id: string; payloadHash: string; status: string } }).proposal;
 }
 
+/** Proposes a refund as an agent would; evidence refs are resolved by the gates inside the tenant. */
+export async function proposeRefund(api: APIRequestContext, args: Record<string, unknown>, evidenceRefs: string[] = []) {
+  const response = await api.post('/api/v1/proposals', {
+    headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json' },
+    data: { requestId: uniqueRequestId('refund'), action: 'issue_refund', contractVersion: 1, args, evidenceRefs },
+  });
+  expect(response.status()).toBe(201);
+  return ((await response.json()) as { proposal: { id: string; payloadHash: string; status: string } }).proposal;
+}
+
 /** Signs in through the form, as a person would. */
 export async function signInWithForm(page: Page, email: string) {
   await page.getByTestId('signin-email').fill(email);

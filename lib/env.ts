@@ -45,6 +45,19 @@ const signingKeys = z
   })
   .pipe(z.array(signingKeySchema, { error: 'must be a JSON array of Ed25519 private JWKs with a kid' }).min(1, 'must hold at least one key'));
 
+/** {"payments": "<credential>", "inventory": "<credential>"}: what each executor scope presents to its system of record. */
+const scopeCredentials = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'is not JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.string().min(16), { error: 'must map scope names to credentials of at least 16 characters' }));
+
 const settingsSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: optionalText.pipe(
@@ -62,6 +75,13 @@ const settingsSchema = z.object({
   APP_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   PORT: port(3000),
   DEMO_SYSTEMS_PORT: port(4010),
+  SYSTEMS_OF_RECORD_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  SCOPE_CREDENTIALS: optionalText.pipe(scopeCredentials.optional()),
+  AGENT_RATE_LIMIT_PER_MINUTE: optionalText
+    .transform((value) => value ?? '1200')
+    .pipe(z.string().regex(/^\d{1,7}$/, 'must be a whole number of requests per minute'))
+    .transform(Number)
+    .pipe(z.number().int().min(1)),
   OIDC_ISSUER: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
@@ -73,6 +93,8 @@ export type Settings = z.infer<typeof settingsSchema>;
 const HOW_TO_FIX: Record<string, string> = {
   DATABASE_URL: 'unset it to use the embedded PGlite database, or set postgres://user@host:5432/db',
   AUTH_SECRET: 'generate one with `openssl rand -base64 33` and set AUTH_SECRET',
+  SCOPE_CREDENTIALS: 'set it to a JSON object like {"payments":"…","inventory":"…"}',
+  SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',
   SIGNING_KEYS: 'create them with `npm run cli -- signing-key` and set SIGNING_KEYS to its output',
   OIDC_ISSUER: 'set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together, or none of them',
 };
@@ -96,7 +118,8 @@ export function parseSettings(source: Record<string, string | undefined>): Setti
     const bySetting = new Map<string, string>();
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? 'settings');
-      const message = issue.path.length > 1 ? 'is not a JSON array of Ed25519 private JWKs (kty, crv, x, d, kid)' : issue.message;
+      const message =
+        issue.path.length > 1 && name === 'SIGNING_KEYS' ? 'is not a JSON array of Ed25519 private JWKs (kty, crv, x, d, kid)' : issue.message;
       if (!bySetting.has(name)) bySetting.set(name, message);
     }
     throw new SettingsError([...bySetting].map(([name, message]) => describe(name, message)));
@@ -135,4 +158,9 @@ export function oidcEnabled(settings: Settings = env()): boolean {
 /** The environment for a child process (the demo starts the server): ours plus overrides. */
 export function childEnvironment(overrides: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, ...overrides };
+}
+
+/** Where the systems of record answer: the configured URL, else the demo service on this machine. */
+export function systemsOfRecordUrl(settings: Settings = env()): string {
+  return settings.SYSTEMS_OF_RECORD_URL ?? `http://127.0.0.1:${settings.DEMO_SYSTEMS_PORT}`;
 }

@@ -9,7 +9,8 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase } from '@/db/client';
 import { seedDemo } from '@/lib/demo/seed';
 import type { DemoCredentials } from '@/lib/demo/world';
-import { childEnvironment, env, SettingsError } from '@/lib/env';
+import { startSystemsOfRecord } from '@/lib/demo/systems/server';
+import { childEnvironment, env, SettingsError, systemsOfRecordUrl } from '@/lib/env';
 import { randomBytes } from 'node:crypto';
 
 const root = process.cwd();
@@ -23,16 +24,20 @@ function readJson<T>(file: string): T | undefined {
   }
 }
 
-type DemoSecrets = { authSecret: string; signingKeys: string };
+type DemoSecrets = { authSecret: string; signingKeys: string; scopeCredentials: Record<string, string> };
 
 /** The demo keeps its generated secrets so sessions and keys survive restarts. */
 async function demoSecrets(dataDir: string): Promise<DemoSecrets> {
   const file = path.join(dataDir, 'secrets.json');
   const existing = readJson<DemoSecrets>(file);
-  if (existing?.authSecret && existing.signingKeys) return existing;
+  if (existing?.authSecret && existing.signingKeys && existing.scopeCredentials) return existing;
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: `demo-${randomBytes(4).toString('hex')}`, alg: 'EdDSA', use: 'sig' };
-  const secrets = { authSecret: randomBytes(33).toString('base64'), signingKeys: JSON.stringify([jwk]) };
+  const secrets = {
+    authSecret: randomBytes(33).toString('base64'),
+    signingKeys: JSON.stringify([jwk]),
+    scopeCredentials: { payments: `pay_${randomBytes(24).toString('base64url')}`, inventory: `inv_${randomBytes(24).toString('base64url')}` },
+  };
   fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
 }
@@ -101,13 +106,21 @@ async function main() {
   try {
     await handle.migrate();
     const secrets = await seedDemo(handle.db, readJson<DemoCredentials>(credentialsFile));
-    credentials = { url, systemsOfRecordUrl: `http://127.0.0.1:${settings.DEMO_SYSTEMS_PORT}`, ...secrets };
+    credentials = { url, systemsOfRecordUrl: systemsOfRecordUrl(settings), ...secrets };
   } finally {
     await handle.close();
   }
   fs.writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
 
   const secrets = await demoSecrets(dataDir);
+  const scopeCredentials = settings.SCOPE_CREDENTIALS ?? secrets.scopeCredentials;
+  step(`Starting the demo systems of record on port ${settings.DEMO_SYSTEMS_PORT}…`);
+  const systems = await startSystemsOfRecord({
+    port: settings.DEMO_SYSTEMS_PORT,
+    credentials: { payments: scopeCredentials.payments ?? '', inventory: scopeCredentials.inventory ?? '' },
+    dataFile: path.join(dataDir, 'systems-of-record.json'),
+    testMode: process.argv.includes('--systems-test-mode'),
+  });
   step(`Starting the dashboard on port ${settings.PORT}…`);
   const child = spawn(
     process.execPath,
@@ -120,6 +133,8 @@ async function main() {
         // Settings the person gave win; the demo's generated secrets fill the gaps.
         ...(settings.AUTH_SECRET ? {} : { AUTH_SECRET: secrets.authSecret }),
         ...(settings.SIGNING_KEYS ? {} : { SIGNING_KEYS: secrets.signingKeys }),
+        ...(settings.SCOPE_CREDENTIALS ? {} : { SCOPE_CREDENTIALS: JSON.stringify(scopeCredentials) }),
+        SYSTEMS_OF_RECORD_URL: settings.SYSTEMS_OF_RECORD_URL ?? systems.url,
         APP_URL: url,
         NEXT_MANUAL_SIG_HANDLE: 'true',
         NEXT_TELEMETRY_DISABLED: '1',
@@ -131,7 +146,9 @@ async function main() {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  child.on('exit', (code) => process.exit(code ?? 0));
+  child.on('exit', (code) => {
+    void systems.close().finally(() => process.exit(code ?? 0));
+  });
 
   await waitForHealth(url, child);
   console.log(`
@@ -142,6 +159,8 @@ ${credentials.people.map((p) => `  ${p.email.padEnd(18)} ${p.password.padEnd(20)
 
 Agent keys (send as "Authorization: Bearer <key>" to POST ${url}/api/v1/proposals):
 ${credentials.agents.map((a) => `  ${a.name.padEnd(18)} ${a.key}`).join('\n')}
+
+Systems of record (payments, inventory, tickets): ${systems.url}/ shows orders, refunds and holds.
 
 Press Ctrl+C to stop.`);
 }

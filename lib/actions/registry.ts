@@ -1,8 +1,9 @@
 import { holdStock } from './hold_stock';
+import { issueRefund } from './issue_refund';
 import type { ActionModule, ContractVersion } from './types';
 
 /** Every action Countersign knows. Adding an action is adding its folder and one line here. */
-const ACTIONS: readonly ActionModule[] = [holdStock];
+const ACTIONS: readonly ActionModule[] = [holdStock, issueRefund];
 
 const byName = new Map(ACTIONS.map((action) => [action.name, action]));
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { SystemsClient } from '@/lib/systems/client';
 
 export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
 
@@ -19,6 +20,21 @@ export type RoutingRule = {
   role: 'approver' | 'admin';
 };
 
+/** What Meaning learned from the system of record, kept with the proposal and shown to people. */
+export type Resolution = {
+  /** The one resource the proposal acts on (`order:ord_1842`): proposals on it are serialized. */
+  resourceKey: string;
+  /** Facts read at intake, shown beside the payload (never part of it). */
+  facts: Record<string, string | number>;
+  /** One line for the Meaning check ("ord_1842 in acme, refundable 49.99 USD"). */
+  detail: string;
+};
+
+export type Violation = { code: string; message: string };
+
+/** The arguments of this action's proposals that are still open (pending, approved, executing). */
+export type OpenProposal = { args: Record<string, unknown> };
+
 /** One action: everything the generic pipeline, executor and UI need to know about it. */
 export type ActionModule = {
   name: string;
@@ -26,10 +42,21 @@ export type ActionModule = {
   scope: string;
   title: string;
   contracts: ContractVersion[];
+  /** JSON Schema source for the executor's receipt (validated on every execution). */
+  output: z.ZodType<Record<string, unknown>>;
   /** A one-line sentence naming the effect, shown first everywhere. */
-  summarize(args: Record<string, unknown>): string;
+  summarize(args: Record<string, unknown>, facts?: Record<string, string | number>): string;
+  /** Words beside raw argument values in the review ("4999" → "49.99 USD"). */
+  argHints?(args: Record<string, unknown>): Record<string, string>;
   /** The label of the approve button: it names the effect, never just "Approve". */
   approveLabel(args: Record<string, unknown>): string;
+  /** Meaning: find the resource inside the tenant; undefined when missing or another tenant's. */
+  resolve(systems: SystemsClient, tenantId: string, args: Record<string, unknown>): Promise<Resolution | undefined>;
+  /** Business rules against live state, including this resource's open proposals. */
+  checkRules(args: Record<string, unknown>, resolution: Resolution, open: OpenProposal[]): Violation | undefined;
+  /** Authority beyond the action list: may this key's grants touch the resolved resource? */
+  authorize(grants: Record<string, string[]>, resolution: Resolution): boolean;
+  risk(args: Record<string, unknown>): 'low' | 'medium' | 'high';
   defaultRules: RoutingRule[];
   defaultExpiryHours: number;
 };

@@ -6,10 +6,12 @@ import { submitProposal } from '@/lib/intake/intake';
 import { payloadHash } from '@/lib/payload-hash';
 import { setupTestDatabase } from '@/lib/testing/db';
 import { auditChain, databaseErrorText } from '@/lib/testing/queries';
+import { setupDemoSystems } from '@/lib/testing/systems';
 import { seedWorld } from '@/lib/testing/world';
 import { appendAudit, auditHashInput, GENESIS_HASH } from './append';
 
 const t = setupTestDatabase();
+const systems = setupDemoSystems();
 
 beforeAll(async () => {
   const world = await seedWorld(t.db);
@@ -18,7 +20,7 @@ beforeAll(async () => {
     const sku = tenant === 'acme' ? 'filter-blue' : 'filter-green';
     for (let i = 1; i <= 3; i++) {
       const body = { requestId: `req_audit_${i}`, action: 'hold_stock', contractVersion: 1, args: { sku, quantity: i } };
-      const { proposal } = await submitProposal(t.db, agent, { text: JSON.stringify(body), value: body });
+      const { proposal } = await submitProposal(t.db, agent, { text: JSON.stringify(body), value: body }, systems.client);
       if (i === 1) {
         const approver = world.userId(tenant === 'acme' ? 'alice' : 'erin');
         await decide(t.db, { userId: approver, proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });

@@ -9,10 +9,12 @@ import { payloadHash } from '@/lib/payload-hash';
 import { setupTestDatabase } from '@/lib/testing/db';
 import { expectApiError } from '@/lib/testing/errors';
 import { auditRowsFor, proposalRow, rowCounts } from '@/lib/testing/queries';
+import { setupDemoSystems } from '@/lib/testing/systems';
 import { agentPrincipal, PEOPLE, seedWorld, type PersonName, type SeededWorld } from '@/lib/testing/world';
 import { decide, type DecisionRequest } from './decide';
 
 const t = setupTestDatabase();
+const systems = setupDemoSystems();
 
 let world: SeededWorld;
 let acme: AgentPrincipal;
@@ -25,7 +27,7 @@ beforeAll(async () => {
 
 async function propose(agent: AgentPrincipal = acme, args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 }): Promise<Proposal> {
   const body = { requestId: `req_decide_${++sequence}`, action: 'hold_stock', contractVersion: 1, args };
-  const { proposal } = await submitProposal(t.db, agent, { text: JSON.stringify(body), value: body });
+  const { proposal } = await submitProposal(t.db, agent, { text: JSON.stringify(body), value: body }, systems.client);
   expect(proposal.status).toBe('pending_approval');
   return proposal;
 }
@@ -164,7 +166,7 @@ describe('decide', () => {
   });
 
   it('refuses the person an agent acts for (403 self_approval); someone else may approve', async () => {
-    const { key, id } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'alice-assistant', actions: ['hold_stock'] });
+    const { key, id } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'alice-assistant', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
     await t.db.update(agentKeys).set({ onBehalfOfUserId: world.userId('alice') }).where(eq(agentKeys.id, id));
     const assistant = await agentPrincipal(t.db, key);
     const proposal = await propose(assistant);

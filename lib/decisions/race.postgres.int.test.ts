@@ -7,6 +7,7 @@ import { ApiError } from '@/lib/http/errors';
 import { submitProposal } from '@/lib/intake/intake';
 import { setupTestDatabase } from '@/lib/testing/db';
 import { auditChain, auditRowsFor, proposalRow } from '@/lib/testing/queries';
+import { setupDemoSystems } from '@/lib/testing/systems';
 import { seedWorld, type SeededWorld } from '@/lib/testing/world';
 import { decide } from './decide';
 
@@ -15,6 +16,7 @@ import { decide } from './decide';
  * integration-postgres project (vitest.config.ts excludes *.postgres.int.test.ts elsewhere).
  */
 const t = setupTestDatabase();
+const systems = setupDemoSystems();
 if (t.driver !== 'postgres') {
   throw new Error('race.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
 }
@@ -30,7 +32,7 @@ beforeAll(async () => {
 const holdBody = (requestId: string, quantity = 2) => ({ requestId, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity } });
 
 function submit(body: object) {
-  return submitProposal(t.db, acme, { text: JSON.stringify(body), value: body });
+  return submitProposal(t.db, acme, { text: JSON.stringify(body), value: body }, systems.client);
 }
 
 async function propose(requestId: string): Promise<Proposal> {
@@ -93,7 +95,8 @@ describe('concurrent intake (PostgreSQL)', () => {
     expect((await auditRowsFor(t.db, id!)).map((row) => row.type)).toEqual(['proposal.created']);
     expect(await countWhere(outbox, id!)).toBe(1);
     const attempts = await t.db.select().from(intakeAttempts).where(eq(intakeAttempts.proposalId, id!));
-    expect(attempts).toHaveLength(1);
+    // One accepted attempt, and each of the nine twins recorded as a replay of it.
+    expect(attempts.map((attempt) => attempt.outcome).sort()).toEqual(['accepted', ...Array<string>(9).fill('replayed')]);
   });
 
   it('one requestId with two different payloads at once: one proposal; the other payload gets idempotency_conflict', async () => {

@@ -10,6 +10,7 @@ export type ErrorKind =
   | 'decision'
   | 'not_found'
   | 'forbidden'
+  | 'unavailable'
   | 'internal';
 
 export class ApiError extends Error {
@@ -25,6 +26,11 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 
+  /** The same error with more fields in its body (e.g. the repair state an agent needs). */
+  with(extra: Record<string, unknown>): ApiError {
+    return new ApiError(this.status, this.kind, this.code, this.message, { ...this.extra, ...extra }, this.headers);
+  }
+
   toBody() {
     return { error: { kind: this.kind, code: this.code, message: this.message, ...this.extra } };
   }
@@ -36,6 +42,10 @@ export class ApiError extends Error {
 
 export const unauthenticated = (message = 'Sign in, or send a valid agent key as "Authorization: Bearer <key>".') =>
   new ApiError(401, 'authentication', 'unauthenticated', message);
+
+/** Missing and foreign resources get this exact answer, so neither can be told from the other. */
+export const notAuthorized = () =>
+  new ApiError(403, 'authorization', 'not_authorized', 'A referenced resource does not exist or may not be used by this key.');
 
 export const notFound = (what = 'proposal') => new ApiError(404, 'not_found', 'not_found', `No ${what} with that id.`);
 

@@ -162,6 +162,48 @@ describe('readJsonBody: malformed bodies', () => {
   });
 });
 
+describe('readJsonBody: keys that mean something to JavaScript objects', () => {
+  it.each([
+    ['__proto__ at the top level', '{"requestId":"r1","__proto__":{"approved":true}}'],
+    ['constructor at the top level', '{"constructor":{"prototype":{"approved":true}}}'],
+    ['prototype at the top level', '{"prototype":1}'],
+    ['__proto__ in args', '{"args":{"sku":"filter-blue","__proto__":{"quantity":4}}}'],
+    ['constructor in args', '{"args":{"constructor":"x"}}'],
+    ['prototype deep down', '{"a":{"b":{"c":{"prototype":null}}}}'],
+    ['__proto__ in an object inside an array', '{"evidenceRefs":[{"__proto__":[]}]}'],
+    ['constructor in an object inside an array', '[1,{"constructor":1}]'],
+    ['__proto__ spelled with escapes', '{"\\u005f_proto__":{"approved":true}}'],
+    ['constructor spelled with escapes', '{"args":{"c\\u006fnstructor":1}}'],
+  ])('refuses %s with 400 forbidden_key', async (_label, text) => {
+    await expectApiError(readJsonBody(post(text)), { status: 400, kind: 'malformed', code: 'forbidden_key' });
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype'])('accepts "%s" as a value (only keys are refused)', async (word) => {
+    const text = `{"reason":"${word}","list":["${word}"]}`;
+    await expect(readJsonBody(post(text))).resolves.toEqual({ text, value: { reason: word, list: [word] } });
+  });
+
+  it.each(['__proto___', '_proto_', 'Constructor', 'PROTOTYPE', 'proto'])('accepts the look-alike key %j', async (key) => {
+    await expect(readJsonBody(post(`{"${key}":1}`))).resolves.toMatchObject({ value: { [key]: 1 } });
+  });
+});
+
+describe('readJsonBody: deep documents under the size limit', () => {
+  it.each([
+    ['arrays', `${'['.repeat(10_000)}${']'.repeat(10_000)}`],
+    ['objects', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`],
+    ['arrays with a forbidden key at the bottom', `${'['.repeat(10_000)}{"__proto__":1}${']'.repeat(10_000)}`],
+  ])('refuses 10,000 nested %s with 400 too_deep, quickly, and keeps working', async (_label, text) => {
+    expect(Buffer.byteLength(text)).toBeLessThan(MAX_BODY_BYTES);
+    const started = performance.now();
+    await expectApiError(readJsonBody(post(text)), { status: 400, kind: 'malformed', code: 'too_deep' });
+    expect(performance.now() - started).toBeLessThan(500);
+    // The process is still healthy: the next body is read as usual.
+    const next = '{"requestId":"req_after_deep","args":{"quantity":2}}';
+    await expect(readJsonBody(post(next))).resolves.toEqual({ text: next, value: JSON.parse(next) });
+  });
+});
+
 describe('readJsonBody: a valid body', () => {
   it('returns the exact text as received (whitespace, escapes, key order, non-ASCII) and its value', async () => {
     const text =

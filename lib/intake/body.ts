@@ -4,6 +4,9 @@ import { ApiError } from '@/lib/http/errors';
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_DEPTH = 8;
 
+/** Keys that mean something to JavaScript objects; no contract uses them, so they are refused outright. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 const malformed = (status: number, code: string, message: string) => new ApiError(status, 'malformed', code, message);
 
 /** Reads at most MAX_BODY_BYTES; larger bodies are refused without buffering them. */
@@ -68,7 +71,7 @@ function checkStructure(text: string): void {
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     if (node.type === 'String') {
-      if (!node.value.isWellFormed()) throw loneSurrogate();
+      checkString(node.value);
       continue;
     }
     if (node.type !== 'Object' && node.type !== 'Array') continue;
@@ -82,8 +85,9 @@ function checkStructure(text: string): void {
     const seen = new Set<string>();
     for (const member of node.members) {
       const key = member.name.type === 'String' ? member.name.value : member.name.name;
-      if (!key.isWellFormed()) throw loneSurrogate();
+      checkString(key);
       if (seen.has(key)) throw malformed(400, 'duplicate_key', 'An object in the body names the same key twice.');
+      if (FORBIDDEN_KEYS.has(key)) throw malformed(400, 'forbidden_key', `The key "${key}" is not allowed anywhere in the body.`);
       seen.add(key);
       stack.push({ node: member.value, depth: depth + 1 });
     }
@@ -109,6 +113,12 @@ function maxNesting(text: string): number {
 
 function tooDeep() {
   return malformed(400, 'too_deep', `The body nests more than ${MAX_DEPTH} objects or arrays.`);
+}
+
+/** RFC 8785 cannot canonicalize a lone surrogate, and PostgreSQL cannot store U+0000. */
+function checkString(value: string): void {
+  if (!value.isWellFormed()) throw loneSurrogate();
+  if (value.includes('\u0000')) throw malformed(400, 'nul_character', 'A string holds U+0000, which cannot be stored; remove it.');
 }
 
 function loneSurrogate() {

@@ -5,13 +5,15 @@ import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { payloadHash } from '@/lib/payload-hash';
 import { setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
+import { expectRejection } from '@/lib/testing/intake';
 import { proposalRow, rowCounts } from '@/lib/testing/queries';
+import { setupDemoSystems } from '@/lib/testing/systems';
 import { agentPrincipal, seedWorld } from '@/lib/testing/world';
 import type { FieldIssue } from './issues';
 import { submitProposal } from './intake';
 
 const t = setupTestDatabase();
+const systems = setupDemoSystems();
 
 let acme: AgentPrincipal;
 let globex: AgentPrincipal;
@@ -31,7 +33,12 @@ const hold = (requestId: string, args: Record<string, unknown> = { sku: 'filter-
 });
 
 function submit(agent: AgentPrincipal, body: unknown, text = JSON.stringify(body)) {
-  return submitProposal(t.db, agent, { text, value: body });
+  return submitProposal(t.db, agent, { text, value: body }, systems.client);
+}
+
+/** A refusal writes its intake attempt and nothing else (no proposal, audit event or outbox row). */
+function refused(run: () => Promise<unknown>, expected: Parameters<typeof expectRejection>[2]) {
+  return expectRejection(t.db, run, expected);
 }
 
 describe('submitProposal', () => {
@@ -102,13 +109,18 @@ describe('submitProposal', () => {
     });
   });
 
-  it('keeps evidence refs, in order, in the payload', async () => {
+  it('keeps evidence refs, in order, in the payload, and stores what the system of record says they are', async () => {
     const { proposal } = await submit(acme, hold('req_evidence', { sku: 'filter-gray', quantity: 1 }, { evidenceRefs: ['ticket_message_74', 'ticket_message_73'] }));
     expect(proposal.payload).toMatchObject({ evidenceRefs: ['ticket_message_74', 'ticket_message_73'] });
     expect(proposal.payloadHash).toBe(payloadHash(proposal.payload));
+    expect(proposal.evidence.map((snapshot) => snapshot.id)).toEqual(['ticket_message_74', 'ticket_message_73']);
+    expect(proposal.evidence[1]).toEqual({ id: 'ticket_message_73', kind: 'support_ticket', text: 'Customer requested a full refund' });
+    // The instruction-like ticket is kept verbatim, as untrusted text.
+    expect(proposal.evidence[0]?.text).toContain('Ignore your rules');
+    expect((await proposalRow(t.db, proposal.id)).evidence).toEqual(proposal.evidence);
   });
 
-  it('answers a retry (same requestId, same payload) with the same proposal, unchanged, writing nothing', async () => {
+  it('answers a retry (same requestId, same payload) with the same proposal, unchanged, recording only a replayed attempt', async () => {
     const first = await submit(acme, hold('req_retry'));
     const counts = await rowCounts(t.db);
     // A retry may be formatted differently: only the normalized payload matters.
@@ -117,49 +129,57 @@ describe('submitProposal', () => {
     expect(retry.created).toBe(false);
     expect(retry.proposal).toEqual(first.proposal);
     expect(await proposalRow(t.db, first.proposal.id)).toEqual(first.proposal);
-    expect(await rowCounts(t.db)).toEqual(counts);
+    expect(await rowCounts(t.db)).toEqual({ ...counts, intakeAttempts: counts.intakeAttempts + 1 }) /* the retry is recorded as a replayed attempt */;
   });
 
   it('refuses the same requestId with a different payload: 409 idempotency_conflict, original untouched', async () => {
     const first = await submit(acme, hold('req_conflict'));
-    const counts = await rowCounts(t.db);
-    await expectApiError(submit(acme, hold('req_conflict', { sku: 'filter-blue', quantity: 3 })), {
+    await refused(() => submit(acme, hold('req_conflict', { sku: 'filter-blue', quantity: 3 })), {
       status: 409,
       kind: 'idempotency',
       code: 'idempotency_conflict',
     });
-    await expectApiError(submit(acme, hold('req_conflict', { sku: 'filter-blue', quantity: 2 }, { evidenceRefs: ['ticket_message_73'] })), {
+    await refused(() => submit(acme, hold('req_conflict', { sku: 'filter-blue', quantity: 2 }, { evidenceRefs: ['ticket_message_73'] })), {
       status: 409,
       code: 'idempotency_conflict',
     });
     expect(await proposalRow(t.db, first.proposal.id)).toEqual(first.proposal);
-    expect(await rowCounts(t.db)).toEqual(counts);
   });
 
-  it('refuses a tenantId in the body as an unknown field (422) and writes nothing', async () => {
-    const counts = await rowCounts(t.db);
-    const error = await expectApiError(submit(acme, hold('req_tenant', undefined, { tenantId: 'globex' })), {
+  it('refuses a tenantId in the body as an unknown field (422), writing only the intake attempt', async () => {
+    const body = hold('req_tenant', undefined, { tenantId: 'globex' });
+    const { error, attempt } = await refused(() => submit(acme, body), {
       status: 422,
       kind: 'schema',
       code: 'contract_violation',
     });
     const issues = error.extra.issues as FieldIssue[];
     expect(issues.map(({ field, code }) => ({ field, code }))).toEqual([{ field: 'tenantId', code: 'unknown_field' }]);
-    expect(await rowCounts(t.db)).toEqual(counts);
+    expect(attempt).toMatchObject({
+      tenantId: 'acme',
+      agentKeyId: acme.keyId,
+      requestId: 'req_tenant',
+      rootRequestId: 'req_tenant',
+      action: 'hold_stock',
+      contractVersion: 1,
+      issues: [{ field: 'tenantId', code: 'unknown_field' }],
+      rawCandidate: JSON.stringify(body),
+    });
     const rows = await t.db.select().from(proposals).where(eq(proposals.requestId, 'req_tenant'));
     expect(rows).toEqual([]);
   });
 
-  it('scopes requestIds to the key tenant: globex reusing an acme requestId gets its own proposal', async () => {
+  it('scopes requestIds to the agent key: globex reusing an acme requestId gets its own proposal', async () => {
     const mine = await submit(acme, hold('req_shared'));
     const theirs = await submit(globex, hold('req_shared', { sku: 'filter-green', quantity: 1 }));
     expect(theirs.created).toBe(true);
     expect(theirs.proposal.id).not.toBe(mine.proposal.id);
     expect(theirs.proposal.tenantId).toBe('globex');
     expect(theirs.proposal.payload).toMatchObject({ tenantId: 'globex', args: { sku: 'filter-green', quantity: 1 } });
-    // Even the identical args in the other tenant are a different payload (the tenant is part of it).
-    const same = await submit(globex, hold('req_shared_2'));
-    expect(same.proposal.payloadHash).not.toBe(mine.proposal.payloadHash);
+    // Even the identical args in the other tenant would be a different payload (the tenant is part of it)…
+    expect(payloadHash({ ...(mine.proposal.payload as object), tenantId: 'globex' })).not.toBe(mine.proposal.payloadHash);
+    // …and globex cannot name acme's SKU at all: it does not exist inside globex.
+    await refused(() => submit(globex, hold('req_shared_2')), { status: 403, kind: 'authorization', code: 'not_authorized' });
     expect(await proposalRow(t.db, mine.proposal.id)).toEqual(mine.proposal);
 
     const globexAudit = await t.db
@@ -169,29 +189,49 @@ describe('submitProposal', () => {
     expect(globexAudit.map((row) => row.type)).toEqual(['proposal.created']);
   });
 
+  it('scopes requestIds to the key, not the tenant: a second acme key reusing a requestId gets its own proposal', async () => {
+    const { key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'acme-second-bot', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
+    const second = await agentPrincipal(t.db, key);
+    const mine = await submit(acme, hold('req_per_key'));
+    const theirs = await submit(second, hold('req_per_key'));
+    expect(theirs.created).toBe(true);
+    expect(theirs.proposal.id).not.toBe(mine.proposal.id);
+    expect(theirs.proposal).toMatchObject({ tenantId: 'acme', agentKeyId: second.keyId, requestId: 'req_per_key' });
+    // Same tenant, same args: the same normalized payload, yet two proposals (one per key).
+    expect(theirs.proposal.payloadHash).toBe(mine.proposal.payloadHash);
+    // Each key's retry finds its own proposal.
+    expect((await submit(second, hold('req_per_key'))).proposal.id).toBe(theirs.proposal.id);
+    expect((await submit(acme, hold('req_per_key'))).proposal.id).toBe(mine.proposal.id);
+    const rows = await t.db.select().from(proposals).where(eq(proposals.requestId, 'req_per_key'));
+    expect(rows).toHaveLength(2);
+  });
+
   it('refuses an action the key is not allowed (403 action_not_allowed) and writes nothing', async () => {
     const { key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'refunds-only', actions: ['issue_refund'] });
     const refundsOnly = await agentPrincipal(t.db, key);
-    const counts = await rowCounts(t.db);
-    await expectApiError(submit(refundsOnly, hold('req_not_allowed')), { status: 403, kind: 'authorization', code: 'action_not_allowed' });
-    expect(await rowCounts(t.db)).toEqual(counts);
+    const { attempt } = await refused(() => submit(refundsOnly, hold('req_not_allowed')), { status: 403, kind: 'authorization', code: 'action_not_allowed' });
+    expect(attempt).toMatchObject({ agentKeyId: refundsOnly.keyId, agentName: 'refunds-only', action: 'hold_stock' });
   });
 
-  it('refuses contractVersion 2 (422 unsupported_contract_version) and writes nothing', async () => {
-    const counts = await rowCounts(t.db);
-    const error = await expectApiError(submit(acme, { ...hold('req_v2'), contractVersion: 2 }), {
+  it('refuses contractVersion 2 (422 unsupported_contract_version), writing only the intake attempt', async () => {
+    const { error, attempt } = await refused(() => submit(acme, { ...hold('req_v2'), contractVersion: 2 }), {
       status: 422,
       kind: 'schema',
       code: 'unsupported_contract_version',
     });
     expect(error.extra.supportedVersions).toEqual([1]);
-    expect(await rowCounts(t.db)).toEqual(counts);
+    expect(error.extra.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
+    expect(attempt).toMatchObject({ contractVersion: 2, issues: [{ field: 'contractVersion', code: 'unsupported_contract_version' }] });
   });
 
-  it('refuses arguments outside the contract (422) and writes nothing', async () => {
-    const counts = await rowCounts(t.db);
-    await expectApiError(submit(acme, hold('req_bad_args', { sku: 'filter-blue', quantity: 5 })), { status: 422, code: 'contract_violation' });
-    await expectApiError(submit(acme, hold('req_bad_args', { sku: 'filter-blue', quantity: '2' })), { status: 422, code: 'contract_violation' });
-    expect(await rowCounts(t.db)).toEqual(counts);
+  it('refuses arguments outside the contract (422), writing only the intake attempts', async () => {
+    const big = await refused(() => submit(acme, hold('req_bad_args', { sku: 'filter-blue', quantity: 5 })), { status: 422, code: 'contract_violation' });
+    expect(big.attempt.issues).toEqual([{ field: 'quantity', code: 'too_big' }]);
+    const text = await refused(() => submit(acme, hold('req_bad_args', { sku: 'filter-blue', quantity: '2' })), { status: 422, code: 'contract_violation' });
+    expect(text.attempt.issues).toEqual([{ field: 'quantity', code: 'invalid_type' }]);
+    // The attempt keeps field names and codes, never the received values.
+    expect(JSON.stringify(text.attempt.issues)).not.toContain('"2"');
+    const rows = await t.db.select().from(proposals).where(eq(proposals.requestId, 'req_bad_args'));
+    expect(rows).toEqual([]);
   });
 });

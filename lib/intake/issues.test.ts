@@ -3,7 +3,8 @@ import type { Database } from '@/db/client';
 import { holdStockArgsV1 } from '@/lib/actions/hold_stock/contract';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { ApiError } from '@/lib/http/errors';
-import { expectApiError, untouchableDatabase } from '@/lib/testing/errors';
+import { expectApiError, rejectionRecordingDatabase } from '@/lib/testing/errors';
+import { untouchableSystems } from '@/lib/testing/systems';
 import { envelopeSchema } from './envelope';
 import { submitProposal } from './intake';
 import { toFieldIssues, type FieldIssue } from './issues';
@@ -32,15 +33,34 @@ type Body = Record<string, unknown>;
 const withArgs = (args: Record<string, unknown>): Body => ({ ...valid(), args: { ...valid().args, ...args } });
 const without = (body: Body, ...keys: string[]) => Object.fromEntries(Object.entries(body).filter(([key]) => !keys.includes(key)));
 
-/** Runs a body through intake up to the contract; schema refusals happen before any database access. */
+/**
+ * Runs a body through intake, which must refuse it with the expected error before reaching the
+ * system of record; the only database use allowed is recording the one rejected intake attempt.
+ */
+async function refusal(body: unknown, expected: Parameters<typeof expectApiError>[1], agent: AgentPrincipal = AGENT) {
+  const { db, attempts } = rejectionRecordingDatabase<Database>();
+  const error = await expectApiError(submitProposal(db, agent, { text: JSON.stringify(body), value: body }, untouchableSystems()), expected);
+  expect(attempts).toHaveLength(1);
+  expect(attempts[0]).toMatchObject({
+    tenantId: agent.tenantId,
+    agentKeyId: agent.keyId,
+    outcome: 'rejected',
+    httpStatus: error.status,
+    errorKind: error.kind,
+    errorCode: error.code,
+    rawCandidate: JSON.stringify(body),
+  });
+  return { error, attempt: attempts[0]! };
+}
+
+/** Runs a body through intake up to the contract; schema refusals happen before any read of live state. */
 async function schemaIssues(body: unknown): Promise<FieldIssue[]> {
-  const error = await expectApiError(
-    submitProposal(untouchableDatabase<Database>(), AGENT, { text: JSON.stringify(body), value: body }),
-    { status: 422, kind: 'schema', code: 'contract_violation' },
-  );
+  const { error, attempt } = await refusal(body, { status: 422, kind: 'schema', code: 'contract_violation' });
   const issues = error.extra.issues as FieldIssue[];
   expect(Array.isArray(issues)).toBe(true);
-  expect(error.extra.repair).toMatchObject({ allowed: true });
+  expect(error.extra.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
+  // The attempt keeps field names and codes only.
+  expect(attempt.issues).toEqual(issues.map(({ field, code }) => ({ field, code })));
   return issues;
 }
 
@@ -106,11 +126,14 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
   it.each([...argsCases, ...envelopeCases].filter(([, body]) => JSON.stringify(body).includes(SENTINEL)))(
     'never echoes a received string (%s)',
     async (_label, body) => {
-      const error = await submitProposal(untouchableDatabase<Database>(), AGENT, { text: JSON.stringify(body), value: body }).catch(
-        (caught: unknown) => caught,
-      );
+      const { db, attempts } = rejectionRecordingDatabase<Database>();
+      const error = await submitProposal(db, AGENT, { text: JSON.stringify(body), value: body }, untouchableSystems()).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ApiError);
       expect(JSON.stringify((error as ApiError).toBody())).not.toContain(SENTINEL);
+      // Nor do the recorded issues and message (the raw candidate keeps the body as received, for tenant members only).
+      const recorded = attempts[0] ?? {};
+      expect(recorded.rawCandidate).toBe(JSON.stringify(body));
+      expect(JSON.stringify([recorded.issues, recorded.message])).not.toContain(SENTINEL);
     },
   );
 
@@ -156,10 +179,7 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
 
   it('refuses an unknown action as a schema error without echoing it in the issue', async () => {
     const body = { ...valid(), action: 'drop_tables' };
-    const error = await expectApiError(
-      submitProposal(untouchableDatabase<Database>(), AGENT, { text: JSON.stringify(body), value: body }),
-      { status: 422, kind: 'schema', code: 'contract_violation' },
-    );
+    const { error } = await refusal(body, { status: 422, kind: 'schema', code: 'contract_violation' });
     const issues = error.extra.issues as FieldIssue[];
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatchObject({ field: 'action', code: 'unknown_action' });
@@ -169,19 +189,14 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
   it('refuses an action the key may not propose before the contract, with 403 action_not_allowed', async () => {
     const agent = { ...AGENT, allowedActions: ['issue_refund'] };
     const body = withArgs({ quantity: 99 });
-    await expectApiError(submitProposal(untouchableDatabase<Database>(), agent, { text: JSON.stringify(body), value: body }), {
-      status: 403,
-      kind: 'authorization',
-      code: 'action_not_allowed',
-    });
+    const { error } = await refusal(body, { status: 403, kind: 'authorization', code: 'action_not_allowed' }, agent);
+    // Not a repairable schema error: no issues, no repair advice, nothing about the contract.
+    expect(error.extra).toEqual({});
   });
 
   it('refuses an unsupported contract version with 422 unsupported_contract_version', async () => {
     const body = { ...valid(), contractVersion: 2 };
-    const error = await expectApiError(
-      submitProposal(untouchableDatabase<Database>(), AGENT, { text: JSON.stringify(body), value: body }),
-      { status: 422, kind: 'schema', code: 'unsupported_contract_version' },
-    );
+    const { error } = await refusal(body, { status: 422, kind: 'schema', code: 'unsupported_contract_version' });
     expect(error.extra.supportedVersions).toEqual([1]);
   });
 });

@@ -3,38 +3,48 @@ import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import type { ApiError } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
+import type { ShadowVerdict } from './shape';
 
 function field(value: unknown, name: string): unknown {
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
 }
 
 const shortText = (value: unknown) => (typeof value === 'string' && value.length <= 128 ? value : null);
+/** Only well-formed request ids become chain keys; anything else is kept out of those columns. */
+const token = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(value) ? value : null);
 
-/** A rejected intake attempt, kept for metrics and audit: reason codes and field names, never values. */
+/**
+ * A rejected intake attempt, kept for metrics, repair chains and operators: reason codes and field
+ * names in the columns, the body as received only in raw_candidate (read by tenant members).
+ */
 export async function recordRejection(
   db: Database,
-  agent: AgentPrincipal | undefined,
-  body: unknown,
-  error: ApiError,
-  startedAt: number,
+  attempt: { agent: AgentPrincipal | undefined; body: { text: string; value: unknown } | undefined; error: ApiError; rootRequestId?: string; shadow?: ShadowVerdict[]; startedAt: number },
 ): Promise<void> {
+  const { agent, body, error } = attempt;
   const issues = Array.isArray(error.extra.issues)
     ? (error.extra.issues as { field: string; code: string }[]).map(({ field: name, code }) => ({ field: name, code }))
     : null;
-  const version = field(body, 'contractVersion');
+  const version = field(body?.value, 'contractVersion');
+  const requestId = token(field(body?.value, 'requestId'));
   await db.insert(intakeAttempts).values({
     id: newId('att'),
     tenantId: agent?.tenantId ?? null,
     agentKeyId: agent?.keyId ?? null,
-    requestId: shortText(field(body, 'requestId')),
-    repairOf: shortText(field(body, 'repairOf')),
-    action: shortText(field(body, 'action')),
+    agentName: agent?.agentName ?? null,
+    requestId,
+    repairOf: token(field(body?.value, 'repairOf')),
+    rootRequestId: attempt.rootRequestId ?? requestId,
+    action: shortText(field(body?.value, 'action')),
     contractVersion: Number.isInteger(version) && Math.abs(version as number) < 2 ** 31 ? (version as number) : null,
     outcome: 'rejected',
     httpStatus: error.status,
     errorKind: error.kind,
     errorCode: error.code,
     issues,
-    durationMs: Math.round(performance.now() - startedAt),
+    message: error.message,
+    rawCandidate: body?.text ?? null,
+    shadow: attempt.shadow && attempt.shadow.length > 0 ? attempt.shadow : null,
+    durationMs: Math.round(performance.now() - attempt.startedAt),
   });
 }

@@ -5,7 +5,15 @@ import { ApiError } from '@/lib/http/errors';
 import { envelopeSchema, type Envelope } from './envelope';
 import { toFieldIssues, type FieldIssue } from './issues';
 
-export type ShapedCandidate = { envelope: Envelope; action: ActionModule; contract: ContractVersion; args: Record<string, unknown> };
+export type ShadowVerdict = { version: number; accepted: boolean; codes: string[] };
+export type ShapedCandidate = {
+  envelope: Envelope;
+  action: ActionModule;
+  contract: ContractVersion;
+  args: Record<string, unknown>;
+  /** What each shadow version said about the same arguments: recorded, never decisive. */
+  shadow: ShadowVerdict[];
+};
 
 const schemaError = (message: string, issues: FieldIssue[], code = 'contract_violation', extra: Record<string, unknown> = {}) =>
   new ApiError(422, 'schema', code, message, { issues, ...extra, repair: { allowed: true } });
@@ -63,5 +71,18 @@ export function checkShape(value: unknown, agent: AgentPrincipal): ShapedCandida
     const what = action && contract ? `${action.name} v${contract.version}` : 'the proposal envelope';
     throw schemaError(`The proposal does not match ${what}.`, issues);
   }
-  return { envelope: envelope.data, action, contract, args };
+  return { envelope: envelope.data, action, contract, args, shadow: shadowVerdicts(action, value.args) };
+}
+
+function shadowVerdicts(action: ActionModule, args: unknown): ShadowVerdict[] {
+  return action.contracts
+    .filter((contract) => contract.status === 'shadow')
+    .map((contract) => {
+      const parsed = contract.args.safeParse(args);
+      return {
+        version: contract.version,
+        accepted: parsed.success,
+        codes: parsed.success ? [] : [...new Set(toFieldIssues(parsed.error, args, contract.args).map((issue) => `${issue.field}:${issue.code}`))],
+      };
+    });
 }

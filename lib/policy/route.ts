@@ -3,17 +3,19 @@ import type { Database } from '@/db';
 import { policies, type Routing } from '@/db/schema';
 import type { ActionModule, RoutingRule } from '@/lib/actions/types';
 
-export type LoadedPolicy = { version: number; rules: RoutingRule[] };
+export type LoadedPolicy = { version: number; rules: RoutingRule[]; expiryHours: number };
 
 /** The tenant's newest policy for the action, or the action's defaults (version 0). */
 export async function loadPolicy(db: Database, tenantId: string, action: ActionModule): Promise<LoadedPolicy> {
   const [row] = await db
-    .select({ version: policies.version, rules: policies.rules })
+    .select({ version: policies.version, rules: policies.rules, expiryHours: policies.expiryHours })
     .from(policies)
     .where(and(eq(policies.tenantId, tenantId), eq(policies.action, action.name)))
     .orderBy(desc(policies.version))
     .limit(1);
-  return row ? { version: row.version, rules: row.rules as RoutingRule[] } : { version: 0, rules: action.defaultRules };
+  return row
+    ? { version: row.version, rules: row.rules as RoutingRule[], expiryHours: row.expiryHours }
+    : { version: 0, rules: action.defaultRules, expiryHours: action.defaultExpiryHours };
 }
 
 function matches(rule: RoutingRule, args: Record<string, unknown>): boolean {

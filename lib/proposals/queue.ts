@@ -39,7 +39,7 @@ export async function pendingQueue(db: Database, tenantId: string, cursor?: stri
       const args = (p.payload as { args: Record<string, unknown> }).args;
       return {
         id: p.id,
-        summary: findAction(p.action)?.summarize(args) ?? p.action,
+        summary: findAction(p.action)?.summarize(args, p.facts) ?? p.action,
         action: p.action,
         agent: p.agentName,
         risk: p.risk,

@@ -5,7 +5,7 @@ import type { DecisionRow } from './queries';
 function summaryOf(proposal: Proposal): string {
   const action = findAction(proposal.action);
   const args = (proposal.payload as { args: Record<string, unknown> }).args;
-  return action ? action.summarize(args) : proposal.action;
+  return action ? action.summarize(args, proposal.facts) : proposal.action;
 }
 
 /** The proposal as the agent API returns it (DESIGN.md §4). */
@@ -34,6 +34,8 @@ export function proposalDetail(proposal: Proposal, decisions: DecisionRow[], ori
     decidedAt: proposal.decidedAt?.toISOString() ?? null,
     payload: proposal.payload,
     gates: proposal.gates,
+    facts: proposal.facts,
+    risk: proposal.risk,
     routing: proposal.routing,
     decisions: decisions.map((d) => ({
       decision: d.decision,
@@ -44,5 +46,5 @@ export function proposalDetail(proposal: Proposal, decisions: DecisionRow[], ori
     execution: null,
   };
   if (audience === 'agent') return detail;
-  return { ...detail, rawCandidate: proposal.rawCandidate, command: null };
+  return { ...detail, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: null };
 }

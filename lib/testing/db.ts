@@ -118,3 +118,12 @@ export function setupTestDatabase(): TestDatabaseRef {
     },
   };
 }
+
+/**
+ * A second, independent connection pool to the same test database, as another app replica would
+ * have (PostgreSQL only: PGlite lives inside one process). Close it before the file ends.
+ */
+export async function openReplicaHandle(handle: TestDatabase): Promise<DatabaseHandle> {
+  if (handle.driver !== 'postgres' || !handle.name) throw new Error('A replica handle needs the postgres test driver.');
+  return openDatabase({ url: withDatabaseName(requireDatabaseUrl(), handle.name) });
+}

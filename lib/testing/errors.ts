@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { intakeAttempts } from '@/db/schema';
 import { ApiError } from '@/lib/http/errors';
 
 export type ExpectedApiError = { status: number; code: string; kind?: ApiError['kind'] };
@@ -30,4 +31,30 @@ export function untouchableDatabase<T extends object>(): T {
       throw new Error(`The database was used (.${String(property)}) on a path that must not touch it.`);
     },
   });
+}
+
+/**
+ * A database stand-in for paths that may only record a rejected intake attempt: the one allowed
+ * use is `insert(intakeAttempts).values(row)`, whose rows are collected; anything else fails the test.
+ */
+export function rejectionRecordingDatabase<T extends object>(): { db: T; attempts: Record<string, unknown>[] } {
+  const attempts: Record<string, unknown>[] = [];
+  const db = new Proxy({} as T, {
+    get(_target, property) {
+      if (property === 'then') return undefined;
+      if (property === 'insert') {
+        return (table: unknown) => {
+          if (table !== intakeAttempts) throw new Error('The database was written (insert) to a table other than intake_attempts.');
+          return {
+            values: (row: Record<string, unknown>) => {
+              attempts.push(row);
+              return Promise.resolve([]);
+            },
+          };
+        };
+      }
+      throw new Error(`The database was used (.${String(property)}) on a path that may only record the rejection.`);
+    },
+  });
+  return { db, attempts };
 }

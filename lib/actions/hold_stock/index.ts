@@ -1,22 +1,46 @@
 import type { ActionModule } from '../types';
-import { holdStockArgsV1 } from './contract';
+import { readSku } from './adapter';
+import { holdReceipt, holdStockArgsV1, type HoldStockArgsV1 } from './contract';
+
+const argsOf = (args: Record<string, unknown>) => args as HoldStockArgsV1;
 
 export const holdStock: ActionModule = {
   name: 'hold_stock',
   scope: 'inventory',
   title: 'Hold stock',
   contracts: [{ version: 1, status: 'current', args: holdStockArgsV1 }],
-  summarize: (args) => `Hold ${String(args.quantity)} × ${String(args.sku)}`,
-  approveLabel: (args) => `Approve hold of ${String(args.quantity)} × ${String(args.sku)}`,
+  output: holdReceipt,
+  summarize: (args, facts) => {
+    const { sku, quantity } = argsOf(args);
+    return `Hold ${quantity} × ${sku}${facts?.warehouse ? ` (warehouse ${facts.warehouse})` : ''}`;
+  },
+  approveLabel: (args) => `Approve hold of ${argsOf(args).quantity} × ${argsOf(args).sku}`,
+
+  async resolve(systems, tenantId, args) {
+    const record = await readSku(systems, argsOf(args).sku);
+    if (!record || record.tenant !== tenantId) return undefined;
+    return {
+      resourceKey: `sku:${record.sku}`,
+      // The warehouse comes from the catalog, never from the agent.
+      facts: { warehouse: record.warehouse, maxHold: record.maxHold },
+      detail: `${record.sku} in ${tenantId}, warehouse ${record.warehouse}, holds up to ${record.maxHold}`,
+    };
+  },
+
+  checkRules(args, resolution) {
+    const { quantity } = argsOf(args);
+    const maxHold = Number(resolution.facts.maxHold);
+    if (quantity > maxHold) {
+      return { code: 'hold_limit', message: `At most ${maxHold} units of this SKU may be held at once; ${quantity} were asked for.` };
+    }
+    return undefined;
+  },
+
+  authorize: (grants, resolution) => (grants.warehouses ?? []).includes(String(resolution.facts.warehouse)),
+  risk: (args) => (argsOf(args).quantity >= 4 ? 'medium' : 'low'),
+
   defaultRules: [
-    {
-      id: 'holds-one-approver',
-      description: 'Every stock hold needs one approver',
-      when: null,
-      outcome: 'needs_approval',
-      approvals: 1,
-      role: 'approver',
-    },
+    { id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
   ],
   defaultExpiryHours: 24,
 };

@@ -41,6 +41,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
 
   const payload = proposal.payload as Payload;
   const action = findAction(proposal.action);
+  const hints = action?.argHints?.(payload.args) ?? {};
   const [decisions, trail] = await Promise.all([decisionsFor(db, proposal.tenantId, proposal.id), auditTrailFor(db, proposal.tenantId, proposal.id)]);
   const now = new Date();
   const expired = proposal.expiresAt.getTime() <= now.getTime();
@@ -56,7 +57,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
       <header className="space-y-2">
         <Link href="/" className="text-sm text-zinc-500 hover:underline">← Queue</Link>
         <div className="flex flex-wrap items-center gap-3">
-          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={action?.summarize(payload.args) ?? proposal.action} mono={false} /></h1>
+          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={action?.summarize(payload.args, proposal.facts) ?? proposal.action} mono={false} /></h1>
           <StatusChip status={proposal.status} />
           {proposal.status === 'pending_approval' ? (
             <span className="text-sm text-zinc-500" title={absoluteTime(proposal.expiresAt)}>
@@ -79,7 +80,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
               <Field name="action" value={payload.action} note={`contract v${payload.contractVersion}`} />
               <Field name="tenant" value={payload.tenantId} />
               {Object.entries(payload.args).map(([name, value]) => (
-                <Field key={name} name={name} value={value} />
+                <Field key={name} name={name} value={value} note={hints[name]} />
               ))}
               <tr className="border-t border-zinc-100 dark:border-zinc-800">
                 <th scope="row" className="py-1.5 pr-4 text-left font-mono text-sm font-normal text-zinc-500">hash</th>
@@ -100,11 +101,16 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         <div className="space-y-6">
           <section aria-labelledby="evidence" className="rounded-lg border border-dashed border-orange-300 bg-orange-50/50 p-4 dark:border-orange-800 dark:bg-orange-950/20">
             <h2 id="evidence" className="mb-2 font-semibold">Evidence — untrusted, written by external parties</h2>
-            {payload.evidenceRefs.length === 0 ? (
+            {proposal.evidence.length === 0 ? (
               <p className="text-sm text-zinc-500">No evidence cited.</p>
             ) : (
-              <ul className="space-y-1 text-sm" data-testid="evidence-refs">
-                {payload.evidenceRefs.map((ref) => <li key={ref}><PayloadText value={ref} /></li>)}
+              <ul className="space-y-3 text-sm" data-testid="evidence">
+                {proposal.evidence.map((item) => (
+                  <li key={item.id} data-testid="evidence-item">
+                    <p className="text-xs text-zinc-500"><span className="font-mono">{item.id}</span> · {item.kind.replace(/_/g, ' ')}</p>
+                    <blockquote className="mt-1 whitespace-pre-wrap border-l-2 border-orange-300 pl-2 dark:border-orange-800"><PayloadText value={item.text} mono={false} /></blockquote>
+                  </li>
+                ))}
               </ul>
             )}
           </section>

@@ -1,4 +1,6 @@
 import { getDb } from '@/db';
+import { consumeRateLimit } from '@/lib/agents/rate-limit';
+import { env } from '@/lib/env';
 import { ApiError, errorResponse } from '@/lib/http/errors';
 import { publicOrigin } from '@/lib/http/origin';
 import { requireAgent } from '@/lib/http/principal';
@@ -6,6 +8,7 @@ import { readJsonBody } from '@/lib/intake/body';
 import { submitProposal } from '@/lib/intake/intake';
 import { recordRejection } from '@/lib/intake/record-rejection';
 import { proposalSummary } from '@/lib/proposals/view';
+import { systemsClient } from '@/lib/systems/client';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,19 +16,20 @@ export async function POST(request: Request) {
   const startedAt = performance.now();
   const db = await getDb();
   let agent;
-  let body: { text: string; value: unknown } | undefined;
   try {
     agent = await requireAgent(db, request);
-    body = await readJsonBody(request);
-    const outcome = await submitProposal(db, agent, body);
-    return Response.json(
-      { proposal: proposalSummary(outcome.proposal, publicOrigin(request)) },
-      { status: outcome.created ? 201 : 200 },
-    );
-  } catch (error) {
-    if (error instanceof ApiError && error.status !== 401) {
-      await recordRejection(db, agent, body?.value, error, startedAt).catch(() => undefined);
+    await consumeRateLimit(db, `agent:${agent.keyId}`, env().AGENT_RATE_LIMIT_PER_MINUTE);
+    let body;
+    try {
+      body = await readJsonBody(request);
+    } catch (error) {
+      // Malformed bodies never reach the gates, but they are attempts too.
+      if (error instanceof ApiError) await recordRejection(db, { agent, body: undefined, error, startedAt });
+      throw error;
     }
+    const outcome = await submitProposal(db, agent, body, systemsClient());
+    return Response.json({ proposal: proposalSummary(outcome.proposal, publicOrigin(request)) }, { status: outcome.created ? 201 : 200 });
+  } catch (error) {
     return errorResponse(error);
   }
 }

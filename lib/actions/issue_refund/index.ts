@@ -1,0 +1,60 @@
+import { formatMoney } from '@/lib/money';
+import type { ActionModule } from '../types';
+import { readOrder } from './adapter';
+import { issueRefundArgsV1, refundReceipt, type IssueRefundArgsV1 } from './contract';
+
+const argsOf = (args: Record<string, unknown>) => args as IssueRefundArgsV1;
+
+export const issueRefund: ActionModule = {
+  name: 'issue_refund',
+  scope: 'payments',
+  title: 'Issue refund',
+  contracts: [{ version: 1, status: 'current', args: issueRefundArgsV1 }],
+  output: refundReceipt,
+  summarize: (args) => {
+    const { amountMinor, currency, orderId } = argsOf(args);
+    return `Refund ${formatMoney(amountMinor, currency)} on order ${orderId}`;
+  },
+  argHints: (args) => ({ amountMinor: formatMoney(argsOf(args).amountMinor, argsOf(args).currency) }),
+  approveLabel: (args) => `Approve refund of ${formatMoney(argsOf(args).amountMinor, argsOf(args).currency)}`,
+
+  async resolve(systems, tenantId, args) {
+    const order = await readOrder(systems, argsOf(args).orderId);
+    if (!order || order.tenant !== tenantId) return undefined;
+    const balance = order.chargedMinor - order.refundedMinor;
+    return {
+      resourceKey: `order:${order.id}`,
+      facts: { currency: order.currency, chargedMinor: order.chargedMinor, refundedMinor: order.refundedMinor },
+      detail: `${order.id} in ${tenantId}, charged ${formatMoney(order.chargedMinor, order.currency)}, ${formatMoney(balance, order.currency)} not yet refunded`,
+    };
+  },
+
+  checkRules(args, resolution, open) {
+    const { amountMinor, currency } = argsOf(args);
+    const orderCurrency = String(resolution.facts.currency);
+    if (currency !== orderCurrency) {
+      return { code: 'currency_mismatch', message: `The order was charged in ${orderCurrency}; the refund must be in ${orderCurrency}.` };
+    }
+    const charged = Number(resolution.facts.chargedMinor);
+    const refunded = Number(resolution.facts.refundedMinor);
+    if (charged - refunded <= 0) return { code: 'order_not_refundable', message: 'This order has nothing left to refund.' };
+    const reserved = open.reduce((sum, proposal) => sum + argsOf(proposal.args).amountMinor, 0);
+    const refundable = charged - refunded - reserved;
+    if (amountMinor > refundable) {
+      return {
+        code: 'exceeds_refundable_balance',
+        message: `At most ${formatMoney(Math.max(refundable, 0), orderCurrency)} can be refunded (charged ${formatMoney(charged, orderCurrency)}, refunded ${formatMoney(refunded, orderCurrency)}, ${formatMoney(reserved, orderCurrency)} in open proposals).`,
+      };
+    }
+    return undefined;
+  },
+
+  authorize: () => true,
+  risk: (args) => (argsOf(args).amountMinor > 10_000 ? 'high' : 'low'),
+
+  defaultRules: [
+    { id: 'refunds-over-100', description: 'Refunds above 100.00 need two approvers', when: { field: 'amountMinor', above: 10_000 }, outcome: 'needs_approval', approvals: 2, role: 'approver' },
+    { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+  ],
+  defaultExpiryHours: 24,
+};

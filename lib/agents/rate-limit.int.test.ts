@@ -1,0 +1,90 @@
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { rateLimitBuckets } from '@/db/schema';
+import { setupTestDatabase } from '@/lib/testing/db';
+import { expectApiError } from '@/lib/testing/errors';
+import { consumeRateLimit, pruneRateLimits } from './rate-limit';
+
+/** The per-key rate limit (DESIGN.md §4, §10): a fixed one-minute window counted in rows. */
+const t = setupTestDatabase();
+
+const MINUTE = 60_000;
+/** A window start, and moments inside that window. */
+const WINDOW = new Date('2030-01-01T10:00:00.000Z');
+const at = (ms: number) => new Date(WINDOW.getTime() + ms);
+
+async function bucket(key: string, windowStart = WINDOW) {
+  const [row] = await t.db
+    .select()
+    .from(rateLimitBuckets)
+    .where(and(eq(rateLimitBuckets.key, key), eq(rateLimitBuckets.windowStart, windowStart)));
+  return row;
+}
+
+describe('consumeRateLimit', () => {
+  it('allows perMinute calls in a window and refuses the next with 429 rate_limited and Retry-After', async () => {
+    const key = 'agent:key_basic';
+    for (let i = 0; i < 3; i++) await expect(consumeRateLimit(t.db, key, 3, at(1_000 + i))).resolves.toBeUndefined();
+    const error = await expectApiError(consumeRateLimit(t.db, key, 3, at(15_500)), { status: 429, kind: 'rate_limit', code: 'rate_limited' });
+    const retryAfter = Number(error.headers['Retry-After']);
+    expect(Number.isInteger(retryAfter)).toBe(true);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    // 44.5 s are left in the window: retry after 45 s, never earlier than the window reopens.
+    expect(retryAfter).toBe(45);
+    expect(error.extra.retryAfterSeconds).toBe(45);
+    expect(error.toBody().error).toMatchObject({ kind: 'rate_limit', code: 'rate_limited' });
+    expect(error.message).not.toContain(key);
+  });
+
+  it.each([
+    ['at the first millisecond of the window', 0, 60],
+    ['in the middle', 30_000, 30],
+    ['one millisecond before the window ends', MINUTE - 1, 1],
+    ['100 ms before the window ends', MINUTE - 100, 1],
+  ])('says Retry-After between 1 and 60 %s', async (_label, offset, expected) => {
+    const key = `agent:key_retry_${offset}`;
+    await consumeRateLimit(t.db, key, 1, at(0));
+    const error = await expectApiError(consumeRateLimit(t.db, key, 1, at(offset)), { status: 429, code: 'rate_limited' });
+    expect(error.headers['Retry-After']).toBe(String(expected));
+  });
+
+  it('keeps refusing for the rest of the window and starts afresh in the next one', async () => {
+    const key = 'agent:key_windows';
+    for (let i = 0; i < 2; i++) await consumeRateLimit(t.db, key, 2, at(i));
+    await expectApiError(consumeRateLimit(t.db, key, 2, at(10_000)), { status: 429, code: 'rate_limited' });
+    await expectApiError(consumeRateLimit(t.db, key, 2, at(MINUTE - 1)), { status: 429, code: 'rate_limited' });
+    await expect(consumeRateLimit(t.db, key, 2, at(MINUTE))).resolves.toBeUndefined();
+    await expect(consumeRateLimit(t.db, key, 2, at(MINUTE + 59_000))).resolves.toBeUndefined();
+    await expectApiError(consumeRateLimit(t.db, key, 2, at(MINUTE + 59_500)), { status: 429, code: 'rate_limited' });
+    expect(await bucket(key)).toMatchObject({ count: 4 });
+    expect(await bucket(key, at(MINUTE))).toMatchObject({ count: 3 });
+  });
+
+  it('gives two keys separate budgets', async () => {
+    for (let i = 0; i < 3; i++) await consumeRateLimit(t.db, 'agent:key_one', 3, at(i));
+    await expectApiError(consumeRateLimit(t.db, 'agent:key_one', 3, at(10)), { status: 429, code: 'rate_limited' });
+    for (let i = 0; i < 3; i++) await expect(consumeRateLimit(t.db, 'agent:key_two', 3, at(20 + i))).resolves.toBeUndefined();
+    await expectApiError(consumeRateLimit(t.db, 'agent:key_two', 3, at(30)), { status: 429, code: 'rate_limited' });
+  });
+
+  it('counts in rows of rate_limit_buckets (what every replica shares)', async () => {
+    const key = 'agent:key_rows';
+    await consumeRateLimit(t.db, key, 10, at(0));
+    await consumeRateLimit(t.db, key, 10, at(5_000));
+    expect(await bucket(key)).toEqual({ key, windowStart: WINDOW, count: 2 });
+    // A count already at the limit in the table (e.g. written by another replica) refuses here.
+    await t.db.update(rateLimitBuckets).set({ count: 10 }).where(eq(rateLimitBuckets.key, key));
+    await expectApiError(consumeRateLimit(t.db, key, 10, at(6_000)), { status: 429, code: 'rate_limited' });
+  });
+
+  it('prunes windows that started more than two minutes ago, and keeps the recent ones', async () => {
+    const key = 'agent:key_prune';
+    await consumeRateLimit(t.db, key, 10, at(0));
+    await consumeRateLimit(t.db, key, 10, at(2 * MINUTE));
+    await consumeRateLimit(t.db, key, 10, at(3 * MINUTE));
+    await pruneRateLimits(t.db, at(4 * MINUTE));
+    const left = await t.db.select({ windowStart: rateLimitBuckets.windowStart }).from(rateLimitBuckets).where(eq(rateLimitBuckets.key, key));
+    expect(left.map((row) => row.windowStart.getTime() - WINDOW.getTime()).sort((a, b) => a - b)).toEqual([2 * MINUTE, 3 * MINUTE]);
+  });
+});

@@ -1,0 +1,46 @@
+import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { intakeAttempts } from '@/db/schema';
+
+export const ATTEMPTS_PAGE_SIZE = 50;
+
+export type AttemptsCursor = { createdAt: string; id: string };
+
+/**
+ * Rejected intake attempts of a tenant, newest first, one keyset page at a time; with
+ * `exhaustedOnly`, just the requests whose repair chain ran out.
+ */
+export async function rejectedAttempts(db: Database, tenantId: string, options: { cursor?: AttemptsCursor; exhaustedOnly?: boolean } = {}) {
+  const { cursor } = options;
+  const rows = await db
+    .select()
+    .from(intakeAttempts)
+    .where(
+      and(
+        eq(intakeAttempts.tenantId, tenantId),
+        eq(intakeAttempts.outcome, 'rejected'),
+        options.exhaustedOnly ? eq(intakeAttempts.errorCode, 'repair_limit_reached') : undefined,
+        cursor
+          ? or(lt(intakeAttempts.createdAt, new Date(cursor.createdAt)), and(eq(intakeAttempts.createdAt, new Date(cursor.createdAt)), lt(intakeAttempts.id, cursor.id)))
+          : undefined,
+      ),
+    )
+    .orderBy(desc(intakeAttempts.createdAt), desc(intakeAttempts.id))
+    .limit(ATTEMPTS_PAGE_SIZE + 1);
+  const items = rows.slice(0, ATTEMPTS_PAGE_SIZE);
+  const last = items.at(-1);
+  return { items, next: rows.length > ATTEMPTS_PAGE_SIZE && last ? { createdAt: last.createdAt.toISOString(), id: last.id } : null };
+}
+
+/** Every attempt of the repair chains these attempts belong to, oldest first (the original leads). */
+export async function repairChains(db: Database, tenantId: string, chains: { agentKeyId: string; rootRequestId: string }[]) {
+  if (chains.length === 0) return [];
+  const roots = [...new Set(chains.map((chain) => chain.rootRequestId))];
+  const keys = [...new Set(chains.map((chain) => chain.agentKeyId))];
+  return db
+    .select()
+    .from(intakeAttempts)
+    .where(and(eq(intakeAttempts.tenantId, tenantId), inArray(intakeAttempts.agentKeyId, keys), inArray(intakeAttempts.rootRequestId, roots)))
+    .orderBy(asc(intakeAttempts.createdAt), asc(intakeAttempts.id))
+    .limit(ATTEMPTS_PAGE_SIZE * 5);
+}
