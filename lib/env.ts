@@ -32,31 +32,25 @@ const signingKeySchema = z.object({
   kid: z.string().min(1).max(64),
 });
 
+/** A setting whose value is JSON text, parsed before its shape is checked. */
+const jsonText = z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not JSON' });
+    return z.NEVER;
+  }
+});
+
 /** A JSON array of Ed25519 private JWKs, each with a kid; the first signs, all verify. */
-const signingKeys = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.array(signingKeySchema, { error: 'must be a JSON array of Ed25519 private JWKs with a kid' }).min(1, 'must hold at least one key'));
+const signingKeys = jsonText.pipe(
+  z.array(signingKeySchema, { error: 'must be a JSON array of Ed25519 private JWKs with a kid' }).min(1, 'must hold at least one key'),
+);
 
 /** {"payments": "<credential>", "inventory": "<credential>"}: what each executor scope presents to its system of record. */
-const scopeCredentials = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'is not JSON' });
-      return z.NEVER;
-    }
-  })
-  .pipe(z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.string().min(16), { error: 'must map scope names to credentials of at least 16 characters' }));
+const scopeCredentials = jsonText.pipe(
+  z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.string().min(16), { error: 'must map scope names to credentials of at least 16 characters' }),
+);
 
 const settingsSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEvents, outbox, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
@@ -7,7 +7,7 @@ import { ApiError } from '@/lib/http/errors';
 import { setupTestDatabase } from '@/lib/testing/db';
 import { submitAs } from '@/lib/testing/intake';
 import { setupDemoSystems } from '@/lib/testing/systems';
-import { agentPrincipal, seedWorld } from '@/lib/testing/world';
+import { agentPrincipal, seededAgents } from '@/lib/testing/world';
 
 /**
  * Concurrent intake on one resource (PostgreSQL only): the per-resource advisory lock makes open
@@ -19,14 +19,7 @@ if (t.driver !== 'postgres') {
 }
 const systems = setupDemoSystems();
 
-let acme: AgentPrincipal;
-let globex: AgentPrincipal;
-
-beforeAll(async () => {
-  const world = await seedWorld(t.db);
-  acme = await world.agent('acme');
-  globex = await world.agent('globex');
-});
+const agents = seededAgents(t);
 
 const refund = (requestId: string, amountMinor: number, orderId = 'ord_1842', currency = 'USD') => ({
   requestId,
@@ -56,7 +49,7 @@ async function closeOpenOn(resourceKey: string) {
 describe('concurrent refunds on one order (PostgreSQL)', () => {
   it.each([1, 2, 3, 4, 5])('two refunds of 3000 on ord_1842 (balance 4999) at once: exactly one is accepted (round %i)', async (round) => {
     await closeOpenOn('order:ord_1842');
-    const results = await Promise.allSettled([submit(acme, refund(`req_pair_a_${round}`, 3000)), submit(acme, refund(`req_pair_b_${round}`, 3000))]);
+    const results = await Promise.allSettled([submit(agents.acme, refund(`req_pair_a_${round}`, 3000)), submit(agents.acme, refund(`req_pair_b_${round}`, 3000))]);
     expect(results.map(codeOf).sort()).toEqual(['exceeds_refundable_balance', 'ok']);
     const open = await openOn('order:ord_1842');
     expect(open).toHaveLength(1);
@@ -65,7 +58,7 @@ describe('concurrent refunds on one order (PostgreSQL)', () => {
 
   it('eight refunds of 1000 at once on ord_1842: exactly four fit the balance of 4999', async () => {
     await closeOpenOn('order:ord_1842');
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => submit(acme, refund(`req_eight_${i}`, 1000))));
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => submit(agents.acme, refund(`req_eight_${i}`, 1000))));
     const codes = results.map(codeOf);
     expect(codes.filter((code) => code === 'ok')).toHaveLength(4);
     expect(codes.filter((code) => code === 'exceeds_refundable_balance')).toHaveLength(4);
@@ -76,14 +69,14 @@ describe('concurrent refunds on one order (PostgreSQL)', () => {
   it('does not serialize different orders against each other: both full refunds are accepted', async () => {
     await closeOpenOn('order:ord_1842');
     await closeOpenOn('order:ord_1843');
-    const results = await Promise.allSettled([submit(acme, refund('req_two_orders_a', 4999)), submit(acme, refund('req_two_orders_b', 58000, 'ord_1843', 'EUR'))]);
+    const results = await Promise.allSettled([submit(agents.acme, refund('req_two_orders_a', 4999)), submit(agents.acme, refund('req_two_orders_b', 58000, 'ord_1843', 'EUR'))]);
     expect(results.map(codeOf)).toEqual(['ok', 'ok']);
   });
 
   it('answers 10 identical refund requests sent at once with one proposal, and never with a balance error', async () => {
     await closeOpenOn('order:ord_1842');
     const body = refund('req_same_refund', 3000);
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => submit(acme, body)));
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => submit(agents.acme, body)));
     expect(results.map(codeOf)).toEqual(Array.from({ length: 10 }, () => 'ok'));
     const outcomes = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
     expect(new Set(outcomes.map((outcome) => outcome.proposal.id)).size).toBe(1);
@@ -94,9 +87,9 @@ describe('concurrent refunds on one order (PostgreSQL)', () => {
 });
 
 describe('concurrent idempotency per key (PostgreSQL)', () => {
-  it('one requestId from the acme and globex keys at once: two proposals, one each', async () => {
+  it('one requestId from the agents.acme and agents.globex keys at once: two proposals, one each', async () => {
     const hold = (sku: string) => ({ requestId: 'req_both_tenants', action: 'hold_stock', contractVersion: 1, args: { sku, quantity: 1 } });
-    const [mine, theirs] = await Promise.all([submit(acme, hold('filter-blue')), submit(globex, hold('filter-green'))]);
+    const [mine, theirs] = await Promise.all([submit(agents.acme, hold('filter-blue')), submit(agents.globex, hold('filter-green'))]);
     expect(mine.created && theirs.created).toBe(true);
     expect(mine.proposal.tenantId).toBe('acme');
     expect(theirs.proposal.tenantId).toBe('globex');
@@ -106,10 +99,10 @@ describe('concurrent idempotency per key (PostgreSQL)', () => {
     const { key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'acme-twin', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
     const twin = await agentPrincipal(t.db, key);
     const body = { requestId: 'req_two_keys', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => submit(i % 2 === 0 ? acme : twin, body)));
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => submit(i % 2 === 0 ? agents.acme : twin, body)));
     const byKey = new Map<string, Set<string>>();
     for (const outcome of outcomes) byKey.set(outcome.proposal.agentKeyId!, (byKey.get(outcome.proposal.agentKeyId!) ?? new Set()).add(outcome.proposal.id));
-    expect([...byKey.keys()].sort()).toEqual([acme.keyId, twin.keyId].sort());
+    expect([...byKey.keys()].sort()).toEqual([agents.acme.keyId, twin.keyId].sort());
     for (const ids of byKey.values()) expect(ids.size).toBe(1);
     expect(outcomes.filter((outcome) => outcome.created)).toHaveLength(2);
     const rows = await t.db.select().from(proposals).where(eq(proposals.requestId, 'req_two_keys'));

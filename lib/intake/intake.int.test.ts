@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEvents, intakeAttempts, outbox, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
@@ -8,21 +8,14 @@ import { setupTestDatabase } from '@/lib/testing/db';
 import { expectRejection } from '@/lib/testing/intake';
 import { proposalRow, rowCounts } from '@/lib/testing/queries';
 import { setupDemoSystems } from '@/lib/testing/systems';
-import { agentPrincipal, seedWorld } from '@/lib/testing/world';
+import { agentPrincipal, seededAgents } from '@/lib/testing/world';
 import type { FieldIssue } from './issues';
 import { submitProposal } from './intake';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 
-let acme: AgentPrincipal;
-let globex: AgentPrincipal;
-
-beforeAll(async () => {
-  const world = await seedWorld(t.db);
-  acme = await world.agent('acme');
-  globex = await world.agent('globex');
-});
+const agents = seededAgents(t);
 
 const hold = (requestId: string, args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 }, extra: Record<string, unknown> = {}) => ({
   requestId,
@@ -45,14 +38,14 @@ describe('submitProposal', () => {
   it('creates a pending hold_stock proposal with the exact normalized payload, its hash and the raw candidate', async () => {
     const text = '{\n  "requestId": "req_hold_1",\n  "action": "hold_stock", "contractVersion": 1,\n  "args": { "quantity": 2, "sku": "filter-blue" }\n}';
     const before = Date.now();
-    const outcome = await submit(acme, JSON.parse(text), text);
+    const outcome = await submit(agents.acme, JSON.parse(text), text);
 
     expect(outcome.created).toBe(true);
     const proposal = outcome.proposal;
     expect(proposal).toMatchObject({
       tenantId: 'acme',
       requestId: 'req_hold_1',
-      agentKeyId: acme.keyId,
+      agentKeyId: agents.acme.keyId,
       agentName: 'acme-support-bot',
       action: 'hold_stock',
       contractVersion: 1,
@@ -85,7 +78,7 @@ describe('submitProposal', () => {
       tenantId: 'acme',
       type: 'proposal.created',
       actorType: 'agent',
-      actorId: acme.keyId,
+      actorId: agents.acme.keyId,
       payloadHash: proposal.payloadHash,
       contractVersion: 1,
     });
@@ -100,7 +93,7 @@ describe('submitProposal', () => {
     expect(attempts).toHaveLength(1);
     expect(attempts[0]).toMatchObject({
       tenantId: 'acme',
-      agentKeyId: acme.keyId,
+      agentKeyId: agents.acme.keyId,
       requestId: 'req_hold_1',
       action: 'hold_stock',
       contractVersion: 1,
@@ -110,7 +103,7 @@ describe('submitProposal', () => {
   });
 
   it('keeps evidence refs, in order, in the payload, and stores what the system of record says they are', async () => {
-    const { proposal } = await submit(acme, hold('req_evidence', { sku: 'filter-gray', quantity: 1 }, { evidenceRefs: ['ticket_message_74', 'ticket_message_73'] }));
+    const { proposal } = await submit(agents.acme, hold('req_evidence', { sku: 'filter-gray', quantity: 1 }, { evidenceRefs: ['ticket_message_74', 'ticket_message_73'] }));
     expect(proposal.payload).toMatchObject({ evidenceRefs: ['ticket_message_74', 'ticket_message_73'] });
     expect(proposal.payloadHash).toBe(payloadHash(proposal.payload));
     expect(proposal.evidence.map((snapshot) => snapshot.id)).toEqual(['ticket_message_74', 'ticket_message_73']);
@@ -121,11 +114,11 @@ describe('submitProposal', () => {
   });
 
   it('answers a retry (same requestId, same payload) with the same proposal, unchanged, recording only a replayed attempt', async () => {
-    const first = await submit(acme, hold('req_retry'));
+    const first = await submit(agents.acme, hold('req_retry'));
     const counts = await rowCounts(t.db);
     // A retry may be formatted differently: only the normalized payload matters.
     const retryText = '{"args":{"sku":"filter-blue","quantity":2.0},"contractVersion":1,"action":"hold_stock","requestId":"req_retry","evidenceRefs":[]}';
-    const retry = await submit(acme, JSON.parse(retryText), retryText);
+    const retry = await submit(agents.acme, JSON.parse(retryText), retryText);
     expect(retry.created).toBe(false);
     expect(retry.proposal).toEqual(first.proposal);
     expect(await proposalRow(t.db, first.proposal.id)).toEqual(first.proposal);
@@ -133,13 +126,13 @@ describe('submitProposal', () => {
   });
 
   it('refuses the same requestId with a different payload: 409 idempotency_conflict, original untouched', async () => {
-    const first = await submit(acme, hold('req_conflict'));
-    await refused(() => submit(acme, hold('req_conflict', { sku: 'filter-blue', quantity: 3 })), {
+    const first = await submit(agents.acme, hold('req_conflict'));
+    await refused(() => submit(agents.acme, hold('req_conflict', { sku: 'filter-blue', quantity: 3 })), {
       status: 409,
       kind: 'idempotency',
       code: 'idempotency_conflict',
     });
-    await refused(() => submit(acme, hold('req_conflict', { sku: 'filter-blue', quantity: 2 }, { evidenceRefs: ['ticket_message_73'] })), {
+    await refused(() => submit(agents.acme, hold('req_conflict', { sku: 'filter-blue', quantity: 2 }, { evidenceRefs: ['ticket_message_73'] })), {
       status: 409,
       code: 'idempotency_conflict',
     });
@@ -148,7 +141,7 @@ describe('submitProposal', () => {
 
   it('refuses a tenantId in the body as an unknown field (422), writing only the intake attempt', async () => {
     const body = hold('req_tenant', undefined, { tenantId: 'globex' });
-    const { error, attempt } = await refused(() => submit(acme, body), {
+    const { error, attempt } = await refused(() => submit(agents.acme, body), {
       status: 422,
       kind: 'schema',
       code: 'contract_violation',
@@ -157,7 +150,7 @@ describe('submitProposal', () => {
     expect(issues.map(({ field, code }) => ({ field, code }))).toEqual([{ field: 'tenantId', code: 'unknown_field' }]);
     expect(attempt).toMatchObject({
       tenantId: 'acme',
-      agentKeyId: acme.keyId,
+      agentKeyId: agents.acme.keyId,
       requestId: 'req_tenant',
       rootRequestId: 'req_tenant',
       action: 'hold_stock',
@@ -169,17 +162,17 @@ describe('submitProposal', () => {
     expect(rows).toEqual([]);
   });
 
-  it('scopes requestIds to the agent key: globex reusing an acme requestId gets its own proposal', async () => {
-    const mine = await submit(acme, hold('req_shared'));
-    const theirs = await submit(globex, hold('req_shared', { sku: 'filter-green', quantity: 1 }));
+  it('scopes requestIds to the agent key: agents.globex reusing an agents.acme requestId gets its own proposal', async () => {
+    const mine = await submit(agents.acme, hold('req_shared'));
+    const theirs = await submit(agents.globex, hold('req_shared', { sku: 'filter-green', quantity: 1 }));
     expect(theirs.created).toBe(true);
     expect(theirs.proposal.id).not.toBe(mine.proposal.id);
     expect(theirs.proposal.tenantId).toBe('globex');
     expect(theirs.proposal.payload).toMatchObject({ tenantId: 'globex', args: { sku: 'filter-green', quantity: 1 } });
     // Even the identical args in the other tenant would be a different payload (the tenant is part of it)…
     expect(payloadHash({ ...(mine.proposal.payload as object), tenantId: 'globex' })).not.toBe(mine.proposal.payloadHash);
-    // …and globex cannot name acme's SKU at all: it does not exist inside globex.
-    await refused(() => submit(globex, hold('req_shared_2')), { status: 403, kind: 'authorization', code: 'not_authorized' });
+    // …and agents.globex cannot name acme's SKU at all: it does not exist inside agents.globex.
+    await refused(() => submit(agents.globex, hold('req_shared_2')), { status: 403, kind: 'authorization', code: 'not_authorized' });
     expect(await proposalRow(t.db, mine.proposal.id)).toEqual(mine.proposal);
 
     const globexAudit = await t.db
@@ -189,10 +182,10 @@ describe('submitProposal', () => {
     expect(globexAudit.map((row) => row.type)).toEqual(['proposal.created']);
   });
 
-  it('scopes requestIds to the key, not the tenant: a second acme key reusing a requestId gets its own proposal', async () => {
+  it('scopes requestIds to the key, not the tenant: a second agents.acme key reusing a requestId gets its own proposal', async () => {
     const { key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'acme-second-bot', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
     const second = await agentPrincipal(t.db, key);
-    const mine = await submit(acme, hold('req_per_key'));
+    const mine = await submit(agents.acme, hold('req_per_key'));
     const theirs = await submit(second, hold('req_per_key'));
     expect(theirs.created).toBe(true);
     expect(theirs.proposal.id).not.toBe(mine.proposal.id);
@@ -201,7 +194,7 @@ describe('submitProposal', () => {
     expect(theirs.proposal.payloadHash).toBe(mine.proposal.payloadHash);
     // Each key's retry finds its own proposal.
     expect((await submit(second, hold('req_per_key'))).proposal.id).toBe(theirs.proposal.id);
-    expect((await submit(acme, hold('req_per_key'))).proposal.id).toBe(mine.proposal.id);
+    expect((await submit(agents.acme, hold('req_per_key'))).proposal.id).toBe(mine.proposal.id);
     const rows = await t.db.select().from(proposals).where(eq(proposals.requestId, 'req_per_key'));
     expect(rows).toHaveLength(2);
   });
@@ -214,7 +207,7 @@ describe('submitProposal', () => {
   });
 
   it('refuses contractVersion 2 (422 unsupported_contract_version), writing only the intake attempt', async () => {
-    const { error, attempt } = await refused(() => submit(acme, { ...hold('req_v2'), contractVersion: 2 }), {
+    const { error, attempt } = await refused(() => submit(agents.acme, { ...hold('req_v2'), contractVersion: 2 }), {
       status: 422,
       kind: 'schema',
       code: 'unsupported_contract_version',
@@ -225,9 +218,9 @@ describe('submitProposal', () => {
   });
 
   it('refuses arguments outside the contract (422), writing only the intake attempts', async () => {
-    const big = await refused(() => submit(acme, hold('req_bad_args', { sku: 'filter-blue', quantity: 5 })), { status: 422, code: 'contract_violation' });
+    const big = await refused(() => submit(agents.acme, hold('req_bad_args', { sku: 'filter-blue', quantity: 5 })), { status: 422, code: 'contract_violation' });
     expect(big.attempt.issues).toEqual([{ field: 'quantity', code: 'too_big' }]);
-    const text = await refused(() => submit(acme, hold('req_bad_args', { sku: 'filter-blue', quantity: '2' })), { status: 422, code: 'contract_violation' });
+    const text = await refused(() => submit(agents.acme, hold('req_bad_args', { sku: 'filter-blue', quantity: '2' })), { status: 422, code: 'contract_violation' });
     expect(text.attempt.issues).toEqual([{ field: 'quantity', code: 'invalid_type' }]);
     // The attempt keeps field names and codes, never the received values.
     expect(JSON.stringify(text.attempt.issues)).not.toContain('"2"');

@@ -1,3 +1,4 @@
+import { beforeAll } from 'vitest';
 import type { Database } from '@/db/client';
 import { users } from '@/db/schema';
 import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
@@ -59,4 +60,15 @@ export async function agentPrincipal(db: Database, key: string): Promise<AgentPr
   const principal = await authenticateAgent(db, agentRequest(key));
   if (!principal) throw new Error('The agent key did not authenticate (unknown or revoked).');
   return principal;
+}
+
+/** Seeds the demo world before a file's tests and exposes its two agents' principals. */
+export function seededAgents(t: { readonly db: Database }): { acme: AgentPrincipal; globex: AgentPrincipal } {
+  const agents = {} as { acme: AgentPrincipal; globex: AgentPrincipal };
+  beforeAll(async () => {
+    const world = await seedWorld(t.db);
+    agents.acme = await world.agent('acme');
+    agents.globex = await world.agent('globex');
+  });
+  return agents;
 }

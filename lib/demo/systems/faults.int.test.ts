@@ -1,25 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startSystemsOfRecord, type SystemsOfRecord } from './server';
-import { call, holdBody, refundBody, TEST_CREDENTIALS, type ErrorBody } from './testing';
+import { describe, expect, it, vi } from 'vitest';
+import { startSystemsOfRecord } from './server';
+import { call, holdBody, refundBody, TEST_CREDENTIALS, type ErrorBody, setupTestService } from './testing';
 
 /** Fault injection (test mode only) and /__reset, over real HTTP. */
 
 const { payments: PAYMENTS, inventory: INVENTORY } = TEST_CREDENTIALS;
-let service: SystemsOfRecord;
-let url: string;
-
-beforeAll(async () => {
-  service = await startSystemsOfRecord({ port: 0, credentials: TEST_CREDENTIALS, testMode: true });
-  url = service.url;
-});
-
-afterAll(async () => {
-  await service.close();
-});
-
-beforeEach(async () => {
-  expect((await call(url, 'POST', '/__reset')).status).toBe(200);
-});
+const service = setupTestService();
 
 const TARGETS = [
   { target: 'refunds', auth: PAYMENTS, body: refundBody({ idempotencyKey: 'fault-key' }), resourceField: 'orderId', resource: 'ord_1842', read: '/orders/ord_1842' },
@@ -29,18 +15,18 @@ const TARGETS = [
 type Target = (typeof TARGETS)[number];
 
 const queue = async (target: string, mode: string, times?: number) => {
-  const reply = await call(url, 'POST', '/__faults', { body: { target, mode, ...(times ? { times } : {}) } });
+  const reply = await call(service.url, 'POST', '/__faults', { body: { target, mode, ...(times ? { times } : {}) } });
   expect(reply.status).toBe(200);
   return reply;
 };
 
-const write = (spec: Target, signal?: AbortSignal) => call(url, 'POST', `/${spec.target}`, { auth: spec.auth, body: spec.body, signal });
+const write = (spec: Target, signal?: AbortSignal) => call(service.url, 'POST', `/${spec.target}`, { auth: spec.auth, body: spec.body, signal });
 
-const lookup = (spec: Target) => call(url, 'GET', `/${spec.target}?idempotencyKey=fault-key`, { auth: spec.auth });
+const lookup = (spec: Target) => call(service.url, 'GET', `/${spec.target}?idempotencyKey=fault-key`, { auth: spec.auth });
 
 /** How many records the read shows (refunds of the order, holds of the SKU). */
 async function effects(spec: Target): Promise<number> {
-  const reply = await call<{ refunds?: unknown[]; holds?: unknown[] }>(url, 'GET', spec.read);
+  const reply = await call<{ refunds?: unknown[]; holds?: unknown[] }>(service.url, 'GET', spec.read);
   return (reply.json.refunds ?? reply.json.holds ?? []).length;
 }
 
@@ -101,7 +87,7 @@ describe.each(TARGETS)('faults on $target', (spec) => {
 
   it('error_500: answers 500 and commits nothing', async () => {
     await queue(spec.target, 'error_500');
-    const reply = await call<ErrorBody>(url, 'POST', `/${spec.target}`, { auth: spec.auth, body: spec.body });
+    const reply = await call<ErrorBody>(service.url, 'POST', `/${spec.target}`, { auth: spec.auth, body: spec.body });
     expect(reply.status).toBe(500);
     expect(reply.json.error.code).toBe('injected_fault');
     expect((await lookup(spec)).status).toBe(404);
@@ -111,7 +97,7 @@ describe.each(TARGETS)('faults on $target', (spec) => {
   it('times: the fault hits that many writes, in order, then writes are normal again', async () => {
     await queue(spec.target, 'error_500', 2);
     await queue(spec.target, 'malformed');
-    expect((await call(url, 'GET', '/__faults')).json).toStrictEqual({
+    expect((await call(service.url, 'GET', '/__faults')).json).toStrictEqual({
       pending: { refunds: [], holds: [], [spec.target]: ['error_500', 'error_500', 'malformed'] },
     });
     const statuses: number[] = [];
@@ -130,24 +116,24 @@ describe.each(TARGETS)('faults on $target', (spec) => {
 describe('fault bookkeeping', () => {
   it('a fault only hits its own target', async () => {
     await queue('refunds', 'error_500');
-    expect((await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() })).status).toBe(500);
+    expect((await call(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() })).status).toBe(500);
   });
 
   it('a refused request (auth, validation) does not consume a fault', async () => {
     await queue('refunds', 'error_500');
-    expect((await call(url, 'POST', '/refunds', { body: refundBody() })).status).toBe(401);
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: '1' }) })).status).toBe(400);
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() })).status).toBe(500);
+    expect((await call(service.url, 'POST', '/refunds', { body: refundBody() })).status).toBe(401);
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: '1' }) })).status).toBe(400);
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() })).status).toBe(500);
   });
 
   it('DELETE /__faults clears every queued fault', async () => {
     await queue('refunds', 'error_500', 3);
     await queue('holds', 'timeout_before_commit');
-    const cleared = await call(url, 'DELETE', '/__faults');
+    const cleared = await call(service.url, 'DELETE', '/__faults');
     expect(cleared).toMatchObject({ status: 200, json: { pending: { refunds: [], holds: [] } } });
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() })).status).toBe(201);
-    expect((await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() })).status).toBe(201);
+    expect((await call(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
   });
 
   it.each([
@@ -158,27 +144,27 @@ describe('fault bookkeeping', () => {
     [{ target: 'refunds', mode: 'error_500', times: '2' }, 'times'],
     [{ target: 'refunds', mode: 'error_500', extra: 1 }, 'extra'],
   ])('POST /__faults %j is 400 naming %s', async (body, field) => {
-    const reply = await call<ErrorBody>(url, 'POST', '/__faults', { body });
+    const reply = await call<ErrorBody>(service.url, 'POST', '/__faults', { body });
     expect(reply.status).toBe(400);
     expect(reply.json.error.code).toBe('invalid_request');
     expect(reply.json.error.message).toContain(field);
-    expect((await call(url, 'GET', '/__faults')).json).toStrictEqual({ pending: { refunds: [], holds: [] } });
+    expect((await call(service.url, 'GET', '/__faults')).json).toStrictEqual({ pending: { refunds: [], holds: [] } });
   });
 
   it('POST /__reset restores the seeded world and drops queued faults', async () => {
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ orderId: 'ord_1843', currency: 'EUR' }) })).status).toBe(201);
-    expect((await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ orderId: 'ord_1843', currency: 'EUR' }) })).status).toBe(201);
+    expect((await call(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
     await queue('refunds', 'error_500');
 
-    expect(await call(url, 'POST', '/__reset')).toMatchObject({ status: 200, json: { status: 'reset' } });
-    expect((await call(url, 'GET', '/orders/ord_1843')).json).toMatchObject({
+    expect(await call(service.url, 'POST', '/__reset')).toMatchObject({ status: 200, json: { status: 'reset' } });
+    expect((await call(service.url, 'GET', '/orders/ord_1843')).json).toMatchObject({
       refundedMinor: 2000,
       refunds: [{ id: 're_seed_ord_1843', amountMinor: 2000 }],
     });
-    expect((await call(url, 'GET', '/skus/filter-blue')).json).toMatchObject({ holds: [] });
-    expect((await call(url, 'GET', '/refunds?idempotencyKey=refund-key-1', { auth: PAYMENTS })).status).toBe(404);
-    expect((await call(url, 'GET', '/__faults')).json).toStrictEqual({ pending: { refunds: [], holds: [] } });
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ orderId: 'ord_1843', currency: 'EUR' }) })).status).toBe(201);
+    expect((await call(service.url, 'GET', '/skus/filter-blue')).json).toMatchObject({ holds: [] });
+    expect((await call(service.url, 'GET', '/refunds?idempotencyKey=refund-key-1', { auth: PAYMENTS })).status).toBe(404);
+    expect((await call(service.url, 'GET', '/__faults')).json).toStrictEqual({ pending: { refunds: [], holds: [] } });
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ orderId: 'ord_1843', currency: 'EUR' }) })).status).toBe(201);
   });
 });
 

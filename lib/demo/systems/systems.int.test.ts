@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSystemsOfRecord, type SystemsOfRecord } from './server';
-import { call, holdBody, ISO_TIMESTAMP, refundBody, TEST_CREDENTIALS, type ErrorBody } from './testing';
+import { describe, expect, it } from 'vitest';
+import { startSystemsOfRecord } from './server';
+import { call, holdBody, ISO_TIMESTAMP, refundBody, TEST_CREDENTIALS, type ErrorBody, setupTestService } from './testing';
 
 /** The API of the demo systems of record over real HTTP (DESIGN.md §13). Faults and restarts: lifecycle.int.test.ts. */
 
 const { payments: PAYMENTS, inventory: INVENTORY } = TEST_CREDENTIALS;
-let service: SystemsOfRecord;
-let url: string;
-
-beforeAll(async () => {
-  service = await startSystemsOfRecord({ port: 0, credentials: TEST_CREDENTIALS, testMode: true });
-  url = service.url;
-});
-
-afterAll(async () => {
-  await service.close();
-});
-
-beforeEach(async () => {
-  expect((await call(url, 'POST', '/__reset')).status).toBe(200);
-});
+const service = setupTestService();
 
 describe('start', () => {
   it('listens on the port it was given (0 = a free one) and says so in its url', async () => {
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(Number(new URL(url).port)).toBeGreaterThan(0);
-    expect(await call(url, 'GET', '/health')).toMatchObject({ status: 200, json: { status: 'ok' } });
+    expect(service.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Number(new URL(service.url).port)).toBeGreaterThan(0);
+    expect(await call(service.url, 'GET', '/health')).toMatchObject({ status: 200, json: { status: 'ok' } });
   });
 
   it.each([
@@ -67,7 +53,7 @@ describe('reads: the seeded world of DESIGN.md §13', () => {
     ],
     ['/evidence/ticket_message_90', { id: 'ticket_message_90', tenant: 'globex', kind: 'support_ticket', text: expect.any(String) }],
   ])('GET %s without a credential on loopback', async (path, expected) => {
-    const reply = await call(url, 'GET', path);
+    const reply = await call(service.url, 'GET', path);
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(reply.json).toStrictEqual(expected);
@@ -78,11 +64,11 @@ describe('reads: the seeded world of DESIGN.md §13', () => {
     ['/skus/filter-blue', INVENTORY],
     ['/evidence/ticket_message_73', PAYMENTS],
   ])('GET %s also accepts a scope credential', async (path, auth) => {
-    expect((await call(url, 'GET', path, { auth })).status).toBe(200);
+    expect((await call(service.url, 'GET', path, { auth })).status).toBe(200);
   });
 
   it.each(['/orders/ord_1842', '/skus/filter-blue', '/evidence/ticket_message_73', '/'])('GET %s with a wrong credential is 401', async (path) => {
-    const reply = await call<ErrorBody>(url, 'GET', path, { auth: 'not-a-credential-of-this-service' });
+    const reply = await call<ErrorBody>(service.url, 'GET', path, { auth: 'not-a-credential-of-this-service' });
     expect(reply.status).toBe(401);
     expect(reply.json.error.code).toBe('unauthenticated');
   });
@@ -97,7 +83,7 @@ describe('reads: the seeded world of DESIGN.md §13', () => {
     ['/orders/ord_1842/refunds', 'endpoint'],
     ['/orders', 'endpoint'],
   ])('GET %s is 404 not_found', async (path, what) => {
-    const reply = await call<ErrorBody>(url, 'GET', path);
+    const reply = await call<ErrorBody>(service.url, 'GET', path);
     expect(reply.status).toBe(404);
     expect(reply.json).toEqual({ error: { code: 'not_found', message: expect.stringContaining(what) } });
   });
@@ -108,7 +94,7 @@ describe('reads: the seeded world of DESIGN.md §13', () => {
     ['POST', '/health', 'GET'],
     ['POST', '/', 'GET'],
   ])('%s %s is 405 with Allow', async (method, path, allowed) => {
-    const reply = await call<ErrorBody>(url, method, path);
+    const reply = await call<ErrorBody>(service.url, method, path);
     expect(reply.status).toBe(405);
     expect(reply.headers.get('allow')).toBe(allowed);
     expect(reply.json.error.code).toBe('method_not_allowed');
@@ -132,19 +118,19 @@ describe('write authentication', () => {
       [method, path, "the other scope's credential", body, { auth: other }, 403, 'wrong_scope'],
     ] as const),
   )('%s %s with %s is refused', async (method, path, _, body, auth, status, code) => {
-    const reply = await call<ErrorBody>(url, method, path, { body, ...auth });
+    const reply = await call<ErrorBody>(service.url, method, path, { body, ...auth });
     expect(reply.status).toBe(status);
     expect(reply.json.error.code).toBe(code);
     if (status === 401) expect(reply.headers.get('www-authenticate')).toBe('Bearer');
     expect(reply.text).not.toContain(PAYMENTS);
     expect(reply.text).not.toContain(INVENTORY);
     // Nothing was written.
-    expect((await call(url, 'GET', '/orders/ord_1842')).json).toMatchObject({ refundedMinor: 0 });
-    expect((await call(url, 'GET', '/skus/filter-blue')).json).toMatchObject({ holds: [] });
+    expect((await call(service.url, 'GET', '/orders/ord_1842')).json).toMatchObject({ refundedMinor: 0 });
+    expect((await call(service.url, 'GET', '/skus/filter-blue')).json).toMatchObject({ holds: [] });
   });
 
   it('accepts the Bearer scheme in any case', async () => {
-    const reply = await call(url, 'POST', '/refunds', { body: refundBody(), authorization: `bearer ${PAYMENTS}` });
+    const reply = await call(service.url, 'POST', '/refunds', { body: refundBody(), authorization: `bearer ${PAYMENTS}` });
     expect(reply.status).toBe(201);
   });
 });
@@ -179,12 +165,12 @@ describe('write validation (closed schemas, integers are integers)', () => {
     ...refundCases.map(([name, body, field]) => ['/refunds', PAYMENTS, name, body, field] as const),
     ...holdCases.map(([name, body, field]) => ['/holds', INVENTORY, name, body, field] as const),
   ])('POST %s with %s is 400 invalid_request naming the field', async (path, auth, _, body, field) => {
-    const reply = await call<ErrorBody>(url, 'POST', path, { auth, raw: JSON.stringify(body) });
+    const reply = await call<ErrorBody>(service.url, 'POST', path, { auth, raw: JSON.stringify(body) });
     expect(reply.status).toBe(400);
     expect(reply.json.error.code).toBe('invalid_request');
     expect(reply.json.error.message).toContain(field);
-    expect((await call(url, 'GET', '/orders/ord_1842')).json).toMatchObject({ refundedMinor: 0 });
-    expect((await call(url, 'GET', '/skus/filter-blue')).json).toMatchObject({ holds: [] });
+    expect((await call(service.url, 'GET', '/orders/ord_1842')).json).toMatchObject({ refundedMinor: 0 });
+    expect((await call(service.url, 'GET', '/skus/filter-blue')).json).toMatchObject({ holds: [] });
   });
 
   it.each([
@@ -194,7 +180,7 @@ describe('write validation (closed schemas, integers are integers)', () => {
     ['invalid UTF-8', { raw: new Uint8Array([0x7b, 0xff, 0x7d]) }, 400, 'invalid_json'],
     ['a body over 16 KiB', { raw: JSON.stringify({ ...refundBody(), padding: 'x'.repeat(16 * 1024) }) }, 413, 'too_large'],
   ] as const)('POST /refunds with %s is refused', async (_, options, status, code) => {
-    const reply = await call<ErrorBody>(url, 'POST', '/refunds', { auth: PAYMENTS, ...options });
+    const reply = await call<ErrorBody>(service.url, 'POST', '/refunds', { auth: PAYMENTS, ...options });
     expect(reply.status).toBe(status);
     expect(reply.json.error.code).toBe(code);
   });
@@ -209,7 +195,7 @@ describe('write validation (closed schemas, integers are integers)', () => {
         else controller.enqueue(chunk);
       },
     });
-    const response = await fetch(`${url}/refunds`, {
+    const response = await fetch(`${service.url}/refunds`, {
       method: 'POST',
       headers: { authorization: `Bearer ${PAYMENTS}`, 'content-type': 'application/json' },
       body,
@@ -220,7 +206,7 @@ describe('write validation (closed schemas, integers are integers)', () => {
   });
 
   it('accepts application/json with a charset', async () => {
-    const reply = await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody(), contentType: 'application/json; charset=utf-8' });
+    const reply = await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody(), contentType: 'application/json; charset=utf-8' });
     expect(reply.status).toBe(201);
   });
 });
@@ -236,10 +222,10 @@ describe('business refusals', () => {
     ['/holds', INVENTORY, holdBody({ sku: 'filter-gray', quantity: 3 }), 'hold_limit'],
     ['/holds', INVENTORY, holdBody({ quantity: 5 }), 'hold_limit'],
   ])('POST %s refuses %j with 422', async (path, auth, body, code) => {
-    const reply = await call<ErrorBody>(url, 'POST', path, { auth, body });
+    const reply = await call<ErrorBody>(service.url, 'POST', path, { auth, body });
     expect(reply.status).toBe(422);
     expect(reply.json.error.code).toBe(code);
-    const lookup = await call(url, 'GET', `${path}?idempotencyKey=${body.idempotencyKey}`, { auth });
+    const lookup = await call(service.url, 'GET', `${path}?idempotencyKey=${body.idempotencyKey}`, { auth });
     expect(lookup.status).toBe(404);
   });
 
@@ -247,31 +233,31 @@ describe('business refusals', () => {
     ['ord_1842', 'USD', 4999],
     ['ord_1843', 'EUR', 58000],
   ])('refunds exactly the refundable balance of %s, then nothing more', async (orderId, currency, amountMinor) => {
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ orderId, currency, amountMinor }) })).status).toBe(201);
-    const more = await call<ErrorBody>(url, 'POST', '/refunds', {
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ orderId, currency, amountMinor }) })).status).toBe(201);
+    const more = await call<ErrorBody>(service.url, 'POST', '/refunds', {
       auth: PAYMENTS,
       body: refundBody({ orderId, currency, amountMinor: 1, idempotencyKey: 'refund-key-2' }),
     });
     expect(more.status).toBe(422);
     expect(more.json.error.code).toBe('exceeds_refundable_balance');
-    const order = await call<{ refundedMinor: number; chargedMinor: number }>(url, 'GET', `/orders/${orderId}`);
+    const order = await call<{ refundedMinor: number; chargedMinor: number }>(service.url, 'GET', `/orders/${orderId}`);
     expect(order.json.refundedMinor).toBe(order.json.chargedMinor);
   });
 
   it('holds up to maxHold in the catalog warehouse', async () => {
-    const reply = await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody({ sku: 'filter-red', warehouse: 'south', quantity: 2 }) });
+    const reply = await call(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody({ sku: 'filter-red', warehouse: 'south', quantity: 2 }) });
     expect(reply.status).toBe(201);
   });
 
   it('a refused request leaves its idempotency key unused', async () => {
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: 5000 }) })).status).toBe(422);
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: 4999 }) })).status).toBe(201);
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: 5000 }) })).status).toBe(422);
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: 4999 }) })).status).toBe(201);
   });
 });
 
 describe('writes and idempotency', () => {
   it('POST /refunds commits once; the same key and body answer 200 with the same refund', async () => {
-    const first = await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() });
+    const first = await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() });
     expect(first.status).toBe(201);
     expect(first.json).toStrictEqual({
       id: expect.stringMatching(/^re_[0-9a-z]{20}$/),
@@ -281,11 +267,11 @@ describe('writes and idempotency', () => {
       idempotencyKey: 'refund-key-1',
       createdAt: expect.stringMatching(ISO_TIMESTAMP),
     });
-    const again = await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() });
+    const again = await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() });
     expect(again.status).toBe(200);
     expect(again.json).toStrictEqual(first.json);
 
-    const order = await call(url, 'GET', '/orders/ord_1842');
+    const order = await call(service.url, 'GET', '/orders/ord_1842');
     expect(order.json).toStrictEqual({
       id: 'ord_1842',
       tenant: 'acme',
@@ -297,7 +283,7 @@ describe('writes and idempotency', () => {
   });
 
   it('POST /holds commits once; the same key and body answer 200 with the same hold', async () => {
-    const first = await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() });
+    const first = await call(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() });
     expect(first.status).toBe(201);
     expect(first.json).toStrictEqual({
       id: expect.stringMatching(/^hold_[0-9a-z]{20}$/),
@@ -307,11 +293,11 @@ describe('writes and idempotency', () => {
       idempotencyKey: 'hold-key-1',
       createdAt: expect.stringMatching(ISO_TIMESTAMP),
     });
-    const again = await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() });
+    const again = await call(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() });
     expect(again.status).toBe(200);
     expect(again.json).toStrictEqual(first.json);
 
-    const sku = await call(url, 'GET', '/skus/filter-blue');
+    const sku = await call(service.url, 'GET', '/skus/filter-blue');
     expect(sku.json).toStrictEqual({
       sku: 'filter-blue',
       tenant: 'acme',
@@ -327,24 +313,24 @@ describe('writes and idempotency', () => {
     ['/holds', INVENTORY, holdBody(), holdBody({ quantity: 3 }), '/skus/filter-blue', { holds: [expect.objectContaining({ quantity: 2 })] }],
     ['/holds', INVENTORY, holdBody(), holdBody({ sku: 'filter-gray' }), '/skus/filter-gray', { holds: [] }],
   ])('POST %s with a used key and a different body is 409 idempotency_conflict', async (path, auth, body, different, readPath, expected) => {
-    expect((await call(url, 'POST', path, { auth, body })).status).toBe(201);
-    const conflict = await call<ErrorBody>(url, 'POST', path, { auth, body: different });
+    expect((await call(service.url, 'POST', path, { auth, body })).status).toBe(201);
+    const conflict = await call<ErrorBody>(service.url, 'POST', path, { auth, body: different });
     expect(conflict.status).toBe(409);
     expect(conflict.json.error.code).toBe('idempotency_conflict');
-    expect((await call(url, 'GET', readPath)).json).toMatchObject(expected);
+    expect((await call(service.url, 'GET', readPath)).json).toMatchObject(expected);
   });
 
   it('a replay answers 200 even when the balance no longer allows the amount', async () => {
     const body = refundBody({ amountMinor: 4999 });
-    const first = await call(url, 'POST', '/refunds', { auth: PAYMENTS, body });
-    const again = await call(url, 'POST', '/refunds', { auth: PAYMENTS, body });
+    const first = await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body });
+    const again = await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body });
     expect([first.status, again.status]).toEqual([201, 200]);
     expect(again.json).toStrictEqual(first.json);
   });
 
   it('refund and hold keys are separate namespaces', async () => {
-    expect((await call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ idempotencyKey: 'shared-key' }) })).status).toBe(201);
-    expect((await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody({ idempotencyKey: 'shared-key' }) })).status).toBe(201);
+    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ idempotencyKey: 'shared-key' }) })).status).toBe(201);
+    expect((await call(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody({ idempotencyKey: 'shared-key' }) })).status).toBe(201);
   });
 });
 
@@ -353,12 +339,12 @@ describe('look-ups by idempotency key (reconciliation)', () => {
     ['/refunds', PAYMENTS, refundBody({ idempotencyKey: 'cmd_01:refund' })],
     ['/holds', INVENTORY, holdBody({ idempotencyKey: 'cmd_01:hold' })],
   ])('GET %s?idempotencyKey= returns the committed record, 404 before', async (path, auth, body) => {
-    const before = await call<ErrorBody>(url, 'GET', `${path}?idempotencyKey=${body.idempotencyKey}`, { auth });
+    const before = await call<ErrorBody>(service.url, 'GET', `${path}?idempotencyKey=${body.idempotencyKey}`, { auth });
     expect(before.status).toBe(404);
     expect(before.json.error.code).toBe('not_found');
-    const written = await call(url, 'POST', path, { auth, body });
+    const written = await call(service.url, 'POST', path, { auth, body });
     expect(written.status).toBe(201);
-    const after = await call(url, 'GET', `${path}?idempotencyKey=${encodeURIComponent(body.idempotencyKey)}`, { auth });
+    const after = await call(service.url, 'GET', `${path}?idempotencyKey=${encodeURIComponent(body.idempotencyKey)}`, { auth });
     expect(after.status).toBe(200);
     expect(after.json).toStrictEqual(written.json);
   });
@@ -366,7 +352,7 @@ describe('look-ups by idempotency key (reconciliation)', () => {
   it.each(['/refunds', '/refunds?idempotencyKey=', '/refunds?idempotencyKey=a&idempotencyKey=b', '/refunds?idempotencyKey=a%20b'])(
     'GET %s is 400 invalid_request',
     async (path) => {
-      const reply = await call<ErrorBody>(url, 'GET', path, { auth: PAYMENTS });
+      const reply = await call<ErrorBody>(service.url, 'GET', path, { auth: PAYMENTS });
       expect(reply.status).toBe(400);
       expect(reply.json.error.code).toBe('invalid_request');
     },
@@ -375,10 +361,10 @@ describe('look-ups by idempotency key (reconciliation)', () => {
 
 describe('the read-only page', () => {
   it('lists orders with refunds, SKUs with holds and evidence, every value escaped, under a strict CSP', async () => {
-    const refund = await call<{ id: string }>(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() });
-    const hold = await call<{ id: string }>(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() });
+    const refund = await call<{ id: string }>(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() });
+    const hold = await call<{ id: string }>(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() });
 
-    const page = await call(url, 'GET', '/');
+    const page = await call(service.url, 'GET', '/');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(page.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'unsafe-inline'");

@@ -1,3 +1,5 @@
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { startSystemsOfRecord, type SystemsOfRecord } from './server';
 /** Helpers for the systems-of-record tests: real HTTP over loopback with fetch. */
 
 export const TEST_CREDENTIALS = {
@@ -58,3 +60,23 @@ export const holdBody = (overrides: Record<string, unknown> = {}) => ({
 });
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** One test-mode service for a test file, reset to the seeded world before each test. */
+export function setupTestService(): { readonly url: string } {
+  let service: SystemsOfRecord | undefined;
+  beforeAll(async () => {
+    service = await startSystemsOfRecord({ port: 0, credentials: TEST_CREDENTIALS, testMode: true });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+  beforeEach(async () => {
+    expect((await call(service!.url, 'POST', '/__reset')).status).toBe(200);
+  });
+  return {
+    get url() {
+      if (!service) throw new Error('the systems of record are not started yet');
+      return service.url;
+    },
+  };
+}
