@@ -1,6 +1,6 @@
 import type { ActionModule } from '../types';
 import { readSku } from './adapter';
-import { holdReceipt, holdStockArgsV1, type HoldStockArgsV1 } from './contract';
+import { holdReceipt, holdStockArgsV1, holdStockArgsV2, type HoldStockArgsV1 } from './contract';
 
 const argsOf = (args: Record<string, unknown>) => args as HoldStockArgsV1;
 
@@ -8,7 +8,10 @@ export const holdStock: ActionModule = {
   name: 'hold_stock',
   scope: 'inventory',
   title: 'Hold stock',
-  contracts: [{ version: 1, status: 'current', args: holdStockArgsV1 }],
+  contracts: [
+    { version: 1, status: 'current', args: holdStockArgsV1 },
+    { version: 2, status: 'shadow', args: holdStockArgsV2 },
+  ],
   output: holdReceipt,
   summarize: (args, facts) => {
     const { sku, quantity } = argsOf(args);
