@@ -72,8 +72,10 @@ function expectedFor(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): st
       return bound(issue, 'at least');
     case 'invalid_format':
       return issue.format === 'regex' && 'pattern' in issue ? `text matching ${String(issue.pattern)}` : issue.format;
-    case 'invalid_value':
-      return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'invalid_value': {
+      const shown = issue.values.slice(0, 8).map((v) => JSON.stringify(v)).join(', ');
+      return issue.values.length > 8 ? `one of ${issue.values.length} allowed values (${shown}, …)` : `one of ${shown}`;
+    }
     case 'not_multiple_of':
       return `a multiple of ${String(issue.divisor)}`;
     default:
@@ -105,7 +107,8 @@ export function toFieldIssues(error: z.ZodError, input: unknown, schema?: z.ZodT
     const field = path.map(String).join('.') || '(body)';
     const received = valueAt(input, issue.path);
     const expected = expectedFor(issue, schema);
-    const code = issue.code === 'invalid_type' && received === undefined ? 'required' : issue.code;
+    // A missing field is "required" whatever its type (zod says invalid_value for a missing enum).
+    const code = (issue.code === 'invalid_type' || issue.code === 'invalid_value') && received === undefined ? 'required' : issue.code;
     issues.push({
       field,
       code,

@@ -18,6 +18,8 @@ export function createSystemsClient(options: { baseUrl: string; credentials: Rec
   const timeoutMs = options.timeoutMs ?? 3_000;
   return {
     async read(path, schema, scope) {
+      // An id of "." or ".." would climb out of its collection once the URL is resolved: no such record.
+      if (path.split('/').some((part) => part === '.' || part === '..')) return undefined;
       const credential = options.credentials[scope];
       let response: Response;
       try {
