@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { canonicalize } from 'json-canonicalize';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { agentKey, signInWithForm, uniqueRequestId } from './support';
 
@@ -84,4 +86,20 @@ test('an exhausted repair chain is shown to operators with the original request'
   await item.getByTestId('attempt-chain').locator('summary').click();
   await expect(item.getByTestId('attempt-chain')).toContainText(`Repair chain of ${root}: 5 attempts`);
   await expect(item.getByTestId('attempt-chain')).toContainText(`"requestId":"${root}"`);
+});
+
+test('anyone can recompute the payload hash from GET /api/v1/proposals/:id with another RFC 8785 library', async ({ request }) => {
+  const created = await post(request, JSON.stringify({
+    requestId: uniqueRequestId('hash'),
+    action: 'issue_refund',
+    contractVersion: 1,
+    args: { orderId: 'ord_1843', amountMinor: 1234, currency: 'EUR', reason: 'Colis abîmé — « remboursement » partiel' },
+    evidenceRefs: ['ticket_message_73'],
+  }));
+  expect(created.status()).toBe(201);
+  const { proposal } = (await created.json()) as { proposal: { id: string; payloadHash: string } };
+  const read = await request.get(`/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  const { payload, payloadHash } = (await read.json()) as { payload: unknown; payloadHash: string };
+  expect(payloadHash).toBe(proposal.payloadHash);
+  expect(`sha256:${createHash('sha256').update(canonicalize(payload), 'utf8').digest('hex')}`).toBe(payloadHash);
 });

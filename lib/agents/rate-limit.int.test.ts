@@ -57,7 +57,8 @@ describe('consumeRateLimit', () => {
     await expect(consumeRateLimit(t.db, key, 2, at(MINUTE))).resolves.toBeUndefined();
     await expect(consumeRateLimit(t.db, key, 2, at(MINUTE + 59_000))).resolves.toBeUndefined();
     await expectApiError(consumeRateLimit(t.db, key, 2, at(MINUTE + 59_500)), { status: 429, code: 'rate_limited' });
-    expect(await bucket(key)).toMatchObject({ count: 4 });
+    // The new window's first request cleared the closed one: counters never pile up.
+    expect(await bucket(key)).toBeUndefined();
     expect(await bucket(key, at(MINUTE))).toMatchObject({ count: 3 });
   });
 
@@ -78,13 +79,19 @@ describe('consumeRateLimit', () => {
     await expectApiError(consumeRateLimit(t.db, key, 10, at(6_000)), { status: 429, code: 'rate_limited' });
   });
 
-  it('prunes windows that started more than two minutes ago, and keeps the recent ones', async () => {
+  it('clears a key’s closed windows on its next window, and pruneRateLimits clears every key’s old windows', async () => {
     const key = 'agent:key_prune';
     await consumeRateLimit(t.db, key, 10, at(0));
     await consumeRateLimit(t.db, key, 10, at(2 * MINUTE));
-    await consumeRateLimit(t.db, key, 10, at(3 * MINUTE));
+    const windowsOf = async (name: string) =>
+      (await t.db.select({ windowStart: rateLimitBuckets.windowStart }).from(rateLimitBuckets).where(eq(rateLimitBuckets.key, name)))
+        .map((row) => row.windowStart.getTime() - WINDOW.getTime())
+        .sort((a, b) => a - b);
+    expect(await windowsOf(key)).toEqual([2 * MINUTE]);
+    // A key that went quiet keeps its last windows until pruned (e.g. written by another replica).
+    const quiet = 'agent:key_quiet';
+    await t.db.insert(rateLimitBuckets).values([0, 2, 3].map((minutes) => ({ key: quiet, windowStart: at(minutes * MINUTE), count: 1 })));
     await pruneRateLimits(t.db, at(4 * MINUTE));
-    const left = await t.db.select({ windowStart: rateLimitBuckets.windowStart }).from(rateLimitBuckets).where(eq(rateLimitBuckets.key, key));
-    expect(left.map((row) => row.windowStart.getTime() - WINDOW.getTime()).sort((a, b) => a - b)).toEqual([2 * MINUTE, 3 * MINUTE]);
+    expect(await windowsOf(quiet)).toEqual([2 * MINUTE, 3 * MINUTE]);
   });
 });

@@ -1,4 +1,4 @@
-import { lt, sql } from 'drizzle-orm';
+import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { rateLimitBuckets } from '@/db/schema';
 import { ApiError } from '@/lib/http/errors';
@@ -16,6 +16,8 @@ export async function consumeRateLimit(db: Database, key: string, perMinute: num
     .values({ key, windowStart, count: 1 })
     .onConflictDoUpdate({ target: [rateLimitBuckets.key, rateLimitBuckets.windowStart], set: { count: sql`${rateLimitBuckets.count} + 1` } })
     .returning({ count: rateLimitBuckets.count });
+  // The first request of a window clears this key's closed windows, so counters never pile up.
+  if (row?.count === 1) await db.delete(rateLimitBuckets).where(and(eq(rateLimitBuckets.key, key), lt(rateLimitBuckets.windowStart, windowStart)));
   if ((row?.count ?? 0) <= perMinute) return;
   const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000));
   throw new ApiError(429, 'rate_limit', 'rate_limited', `This key may send ${perMinute} requests a minute; retry in ${retryAfter} s.`, { retryAfterSeconds: retryAfter }, { 'Retry-After': String(retryAfter) });
