@@ -8,6 +8,19 @@ type Props = { proposalId: string; payloadHash: string; approveLabel: string };
 
 const REJECT_PRESETS = ['Not requested by the customer', 'Wrong amount or quantity', 'Needs more evidence', 'Duplicate of another proposal'];
 
+/** A refusal with the server's code, so the page can show what the proposal became. */
+class DecisionError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Refusals after which the proposal itself changed (or was changed by someone else): show it. */
+const PROPOSAL_MOVED = new Set(['stale', 'expired', 'already_decided']);
+
 async function postDecision(proposalId: string, body: Record<string, string>) {
   const response = await fetch(`/api/v1/proposals/${proposalId}/decisions`, {
     method: 'POST',
@@ -16,7 +29,7 @@ async function postDecision(proposalId: string, body: Record<string, string>) {
   });
   if (!response.ok) {
     const problem = (await response.json().catch(() => null)) as { error?: { message?: string; code?: string } } | null;
-    throw new Error(problem?.error?.message ?? `The decision was not recorded (HTTP ${response.status}).`);
+    throw new DecisionError(problem?.error?.message ?? `The decision was not recorded (HTTP ${response.status}).`, problem?.error?.code);
   }
 }
 
@@ -28,6 +41,9 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel }: Props) 
   const mutation = useMutation({
     mutationFn: (body: Record<string, string>) => postDecision(proposalId, body),
     onSuccess: () => router.refresh(),
+    onError: (error) => {
+      if (error instanceof DecisionError && error.code !== undefined && PROPOSAL_MOVED.has(error.code)) router.refresh();
+    },
   });
   const short = `${payloadHash.slice(0, 15)}…${payloadHash.slice(-4)}`;
 
@@ -57,7 +73,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel }: Props) 
             <button type="button" autoFocus data-testid="confirm-approve" disabled={mutation.isPending} onClick={() => mutation.mutate({ decision: 'approve', payloadHash })} className="rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60">
               {mutation.isPending ? 'Approving…' : 'Confirm approval'}
             </button>
-            <button type="button" onClick={() => setConfirming(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
+            <button type="button" data-testid="cancel-approve" onClick={() => setConfirming(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
           </div>
         </div>
       ) : null}
@@ -72,7 +88,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel }: Props) 
         >
           <div className="flex flex-wrap gap-2">
             {REJECT_PRESETS.map((preset) => (
-              <button key={preset} type="button" onClick={() => setReason(preset)} className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs dark:border-zinc-700">{preset}</button>
+              <button key={preset} type="button" data-testid="reject-preset" data-preset={preset} onClick={() => setReason(preset)} className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs dark:border-zinc-700">{preset}</button>
             ))}
           </div>
           <label className="block text-sm">
@@ -81,11 +97,45 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel }: Props) 
           </label>
           <div className="flex gap-2">
             <button type="submit" data-testid="confirm-reject" disabled={mutation.isPending || reason.length === 0} className="rounded-md bg-red-700 px-4 py-2 font-medium text-white hover:bg-red-800 disabled:opacity-60">Reject proposal</button>
-            <button type="button" onClick={() => setRejecting(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
+            <button type="button" data-testid="cancel-reject" onClick={() => setRejecting(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
           </div>
         </form>
       ) : null}
       <p className="text-xs text-zinc-500">Approving signs <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload above.</p>
     </div>
+  );
+}
+
+async function postExtension(proposalId: string) {
+  const response = await fetch(`/api/v1/proposals/${proposalId}/extend`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  if (!response.ok) {
+    const problem = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+    throw new Error(problem?.error?.message ?? `The proposal was not extended (HTTP ${response.status}).`);
+  }
+}
+
+/** "Extend by 24 h": once per proposal, for whoever may decide it. */
+export function ExtendButton({ proposalId, hours }: { proposalId: string; hours: number }) {
+  const router = useRouter();
+  const mutation = useMutation({ mutationFn: () => postExtension(proposalId), onSuccess: () => router.refresh() });
+  return (
+    <span className="inline-flex flex-wrap items-center gap-2">
+      <button
+        type="button"
+        data-testid="extend"
+        disabled={mutation.isPending || mutation.isSuccess}
+        onClick={() => mutation.mutate()}
+        className="rounded-md border border-zinc-300 px-3 py-1 text-sm font-medium hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
+      >
+        {mutation.isPending ? 'Extending…' : `Extend by ${hours} h`}
+      </button>
+      {mutation.error ? (
+        <span data-testid="extend-error" role="alert" className="text-sm text-red-800 dark:text-red-300">{mutation.error.message}</span>
+      ) : null}
+    </span>
   );
 }

@@ -12,7 +12,7 @@ export function isInvisible(codePoint: number): boolean {
   return INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high);
 }
 
-export function PayloadText({ value, mono = true }: { value: string; mono?: boolean }) {
+export function PayloadText({ value, mono = true, flagNonAscii = true }: { value: string; mono?: boolean; flagNonAscii?: boolean }) {
   const parts: React.ReactNode[] = [];
   let plain = '';
   let index = 0;
@@ -32,7 +32,8 @@ export function PayloadText({ value, mono = true }: { value: string; mono?: bool
     index++;
   }
   if (plain) parts.push(plain);
-  const nonAscii = [...value].some((ch) => ch.codePointAt(0)! > 0x7e);
+  // Our own sentences use × and ·: summaries pass flagNonAscii={false}; argument values keep the flag.
+  const nonAscii = flagNonAscii && [...value].some((ch) => ch.codePointAt(0)! > 0x7e);
   return (
     <span className={mono ? 'font-mono break-all' : undefined}>
       {parts}

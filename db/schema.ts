@@ -153,6 +153,8 @@ export const proposals = pgTable(
     uniqueIndex('proposals_request_key').on(t.agentKeyId, t.requestId),
     index('proposals_resource_idx').on(t.tenantId, t.resourceKey, t.status),
     index('proposals_queue_idx').on(t.tenantId, t.status, t.expiresAt, t.id),
+    /** The queue sorted newest or oldest first (a B-tree reads both ways). */
+    index('proposals_queue_created_idx').on(t.tenantId, t.status, t.createdAt, t.id),
     index('proposals_recent_idx').on(t.tenantId, t.createdAt, t.id),
     index('proposals_parent_idx').on(t.parentId),
   ],

@@ -43,6 +43,11 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   }
 
   await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto('/');
+  await expect(page.getByTestId('queue-list')).toBeVisible();
+  const queueOverflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(queueOverflow).toBeLessThanOrEqual(0);
+  await shoot(page, 'queue-phone');
   await page.goto(`/proposals/${first.id}`);
   await expect(page.getByTestId('approve')).toBeVisible();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -57,6 +57,8 @@ export type ActionModule = {
   /** Authority beyond the action list: may this key's grants touch the resolved resource? */
   authorize(grants: Record<string, string[]>, resolution: Resolution): boolean;
   risk(args: Record<string, unknown>): 'low' | 'medium' | 'high';
+  /** How a change in the resource's facts reads to a person ("order balance changed from … to …"). */
+  describeChange?(before: Record<string, string | number>, after: Record<string, string | number>): string | undefined;
   defaultRules: RoutingRule[];
   defaultExpiryHours: number;
 };

@@ -23,7 +23,7 @@ beforeAll(async () => {
       const { proposal } = await submitProposal(t.db, agent, { text: JSON.stringify(body), value: body }, systems.client);
       if (i === 1) {
         const approver = world.userId(tenant === 'acme' ? 'alice' : 'erin');
-        await decide(t.db, { userId: approver, proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+        await decide(t.db, systems.client, { userId: approver, proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
       }
     }
   }

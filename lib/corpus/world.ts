@@ -80,7 +80,7 @@ export async function openCorpusWorld(options: { db?: Database } = {}): Promise<
         for (const id of ids) {
           const [row] = await database.select().from(proposals).where(eq(proposals.id, id)).limit(1);
           if (row?.status !== 'pending_approval') continue;
-          await decide(database, {
+          await decide(database, started.client, {
             userId: settlerOf(row.tenantId),
             proposalId: row.id,
             request: { decision: 'reject', payloadHash: row.payloadHash, reason: 'corpus run: end of case group' },

@@ -35,7 +35,7 @@ async function propose(agent: AgentPrincipal = acme, args: Record<string, unknow
 const approve = (proposal: Proposal, hash = proposal.payloadHash): DecisionRequest => ({ decision: 'approve', payloadHash: hash });
 
 function decideAs(person: PersonName, proposal: Proposal, request: DecisionRequest, now?: Date) {
-  return decide(t.db, { userId: world.userId(person), proposalId: proposal.id, request }, now);
+  return decide(t.db, systems.client, { userId: world.userId(person), proposalId: proposal.id, request }, now);
 }
 
 /** The proposal, its decisions and its audit rows: what a refused decision must leave exactly as it was. */
@@ -107,21 +107,21 @@ describe('decide', () => {
 
   it('answers an unknown proposal id with 404 not_found', async () => {
     await expectApiError(
-      decide(t.db, { userId: world.userId('alice'), proposalId: newId('prp'), request: { decision: 'approve', payloadHash: `sha256:${'0'.repeat(64)}` } }),
+      decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: newId('prp'), request: { decision: 'approve', payloadHash: `sha256:${'0'.repeat(64)}` } }),
       { status: 404, code: 'not_found' },
     );
   });
 
-  it('refuses a second decision after approval (409 already_decided), from anyone', async () => {
+  it('refuses a second approval after approval (409 already_decided), from anyone, and the approver’s own reject', async () => {
     const proposal = await propose();
     await decideAs('alice', proposal, approve(proposal));
     const before = await snapshot(proposal);
     await expectApiError(decideAs('bob', proposal, approve(proposal)), { status: 409, kind: 'decision', code: 'already_decided' });
-    await expectApiError(decideAs('bob', proposal, { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'too late' }), {
+    await expectApiError(decideAs('alice', proposal, approve(proposal)), { status: 409, code: 'already_decided' });
+    await expectApiError(decideAs('alice', proposal, { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'changed my mind' }), {
       status: 409,
       code: 'already_decided',
     });
-    await expectApiError(decideAs('alice', proposal, approve(proposal)), { status: 409, code: 'already_decided' });
     expect(await snapshot(proposal)).toEqual(before);
   });
 
@@ -136,20 +136,37 @@ describe('decide', () => {
     await expectApiError(decideAs('alice', proposal, approve(proposal)), { status: 409, code: 'already_decided' });
   });
 
-  it('refuses a decision at or after expiresAt (409 expired): a timeout never approves', async () => {
+  it('refuses a decision at or after expiresAt (409 expired) and moves the proposal to expired: a timeout never approves', async () => {
     const proposal = await propose();
-    const before = await snapshot(proposal);
-    await expectApiError(decideAs('alice', proposal, approve(proposal), new Date(proposal.expiresAt.getTime() + 1)), {
+    // One millisecond before expiry it still can be decided (here: a partial check that changes nothing).
+    await expectApiError(decideAs('alice', proposal, approve(proposal, `sha256:${'0'.repeat(64)}`), new Date(proposal.expiresAt.getTime() - 1)), {
       status: 409,
-      kind: 'decision',
+      code: 'hash_mismatch',
+    });
+    await expectApiError(decideAs('alice', proposal, approve(proposal), proposal.expiresAt), { status: 409, kind: 'decision', code: 'expired' });
+    const after = await snapshot(proposal);
+    expect(after.proposal).toMatchObject({ status: 'expired', decidedAt: proposal.expiresAt });
+    expect(after.proposal.statusReason).toContain('a timeout never approves');
+    expect(after.decisions).toEqual([]);
+    expect(after.audit.map((row) => row.type)).toEqual(['proposal.created', 'proposal.expired']);
+    expect(after.audit[1]).toMatchObject({ actorType: 'system', actorId: 'expiry', reasonCode: 'expired' });
+    const topics = await t.db.select({ topic: outbox.topic }).from(outbox).where(eq(outbox.proposalId, proposal.id));
+    expect(topics.map((row) => row.topic).sort()).toEqual(['proposal.created', 'proposal.expired']);
+    // Afterwards it is simply decided: nobody approves or rejects an expired proposal.
+    await expectApiError(decideAs('bob', proposal, approve(proposal), new Date(proposal.expiresAt.getTime() - 1)), { status: 409, code: 'already_decided' });
+    await expectApiError(decideAs('bob', proposal, { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'late' }), {
+      status: 409,
+      code: 'already_decided',
+    });
+  });
+
+  it('expires an overdue proposal on a reject too (409 expired)', async () => {
+    const proposal = await propose();
+    await expectApiError(decideAs('bob', proposal, { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'no' }, new Date(proposal.expiresAt.getTime() + 1)), {
+      status: 409,
       code: 'expired',
     });
-    await expectApiError(decideAs('alice', proposal, approve(proposal), proposal.expiresAt), { status: 409, code: 'expired' });
-    const after = await snapshot(proposal);
-    expect(after.proposal.status).not.toBe('approved');
-    expect(after.decisions).toEqual(before.decisions);
-    // One millisecond before expiry it still can be approved.
-    await expect(decideAs('alice', proposal, approve(proposal), new Date(proposal.expiresAt.getTime() - 1))).resolves.toMatchObject({ status: 'approved' });
+    expect((await proposalRow(t.db, proposal.id)).status).toBe('expired');
   });
 
   it('refuses when the stored payload was tampered with after intake (409 hash_mismatch)', async () => {

@@ -1,12 +1,17 @@
-import { and, eq } from 'drizzle-orm';
+import { refuse, requireDecider } from '@/lib/decisions/deciders';
+import { and, eq, inArray, ne } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
-import { agentKeys, decisions, memberships, outbox, proposals, type Proposal } from '@/db/schema';
+import { agentKeys, decisions, executions, outbox, proposals, type Proposal } from '@/db/schema';
+import { findAction } from '@/lib/actions/registry';
+import type { Resolution } from '@/lib/actions/types';
 import { appendAudit } from '@/lib/audit/append';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
-import { roleAtLeast } from '@/lib/auth/roles';
+import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
+import { describeFactChanges, describeResourceChange } from './live';
+import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
 export const decisionRequestSchema = z
   .strictObject({
@@ -20,101 +25,210 @@ export const decisionRequestSchema = z
   });
 
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
+export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
 
-const refuse = (status: number, code: string, message: string) => new ApiError(status, 'decision', code, message);
+/** Proposals that still hold a claim on their resource (as at intake). */
+const OPEN_STATUSES = ['pending_approval', 'approved', 'executing'] as const;
+
+
+const unavailable = () =>
+  new ApiError(503, 'unavailable', 'systems_unavailable', 'The system of record could not be reached to re-check this proposal; nothing was changed. Retry later.', {}, { 'Retry-After': '5' });
+
+/** What the system of record said just before the decision (read without any database lock held). */
+type LiveRead = { resolution: Resolution | undefined };
+
+/** A decision that ended the proposal without deciding it: committed, then answered as a refusal. */
+type Ended = { ended: ApiError };
 
 /**
- * One person's approve or reject of one proposal. Everything is re-read inside the transaction,
- * with the proposal row locked, so concurrent deciders serialize and only one can finish it.
+ * One person's approve or reject of one proposal (DESIGN.md §6).
+ *
+ * An approval re-runs Meaning and Authority against live state: the system of record is read first,
+ * with no database lock held, then everything is verified inside the transaction with the proposal
+ * row locked, so concurrent deciders serialize and only one can finish it. If the world moved, the
+ * proposal becomes `stale` (committed) and the approval is refused. A reject ends a pending proposal
+ * at once, and also an approved one whose command has not started executing: deny wins.
  */
-export async function decide(
-  db: Database,
-  input: { userId: string; proposalId: string; request: DecisionRequest },
-  now = new Date(),
-): Promise<Proposal> {
+export async function decide(db: Database, systems: SystemsClient, input: DecisionInput, now = new Date()): Promise<Proposal> {
   const { userId, proposalId, request } = input;
-  return db.transaction(async (tx) => {
+
+  let live: LiveRead | undefined;
+  if (request.decision === 'approve') {
+    // The same checks as below, unlocked, so nobody who may not decide can make us read the system of record.
+    const [peek] = await db.select().from(proposals).where(eq(proposals.id, proposalId)).limit(1);
+    if (!peek) throw notFound();
+    await checkDecider(db, peek, userId, request, now);
+    if (peek.status === 'pending_approval' && peek.expiresAt.getTime() > now.getTime()) live = await readLive(systems, peek);
+  }
+
+  const result = await db.transaction(async (tx): Promise<Proposal | Ended> => {
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, proposalId)).for('update').limit(1);
     if (!proposal) throw notFound();
-    const [membership] = await tx
-      .select({ role: memberships.role })
-      .from(memberships)
-      .where(and(eq(memberships.tenantId, proposal.tenantId), eq(memberships.userId, userId)))
-      .limit(1);
-    if (!membership) throw notFound();
-    if (!roleAtLeast(membership.role, proposal.routing.role)) {
-      throw refuse(403, 'forbidden_role', `Deciding this proposal needs the ${proposal.routing.role} role; you are ${membership.role}.`);
+    const ended = await checkDecider(tx, proposal, userId, request, now);
+    if (ended === 'expired') {
+      await endProposal(tx, proposal, { status: 'expired', reason: expiryReason(proposal), actor: EXPIRY_ACTOR, reasonCode: 'expired' }, now);
+      return { ended: refuse(409, 'expired', 'This proposal expired before the decision; a timeout never approves. Nothing was approved.') };
     }
-    if (proposal.status !== 'pending_approval') {
-      throw refuse(409, 'already_decided', `This proposal is already ${proposal.status.replace('_', ' ')}; nothing was changed.`);
-    }
-    if (proposal.expiresAt.getTime() <= now.getTime()) {
-      throw refuse(409, 'expired', 'This proposal expired before the decision; nothing was changed.');
-    }
-    if (request.payloadHash !== proposal.payloadHash || payloadHash(proposal.payload) !== proposal.payloadHash) {
-      throw refuse(409, 'hash_mismatch', 'The payload hash you approved is not the one stored; reload the proposal and review it again.');
-    }
-    if (request.decision === 'approve' && (await initiatedBy(tx, proposal, userId))) {
-      throw refuse(403, 'self_approval', 'You initiated this proposal, so someone else must approve it.');
-    }
-    const [previous] = await tx
-      .select({ id: decisions.id })
-      .from(decisions)
-      .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.userId, userId)))
-      .limit(1);
-    if (previous) throw refuse(409, 'already_decided', 'You already decided this proposal; another approver must add theirs.');
 
-    await tx.insert(decisions).values({
-      id: newId('dec'),
-      tenantId: proposal.tenantId,
-      proposalId: proposal.id,
-      userId,
-      decision: request.decision,
-      payloadHash: proposal.payloadHash,
-      reason: request.reason ?? null,
-      createdAt: now,
-    });
-    const approvals = await tx
-      .select({ id: decisions.id })
-      .from(decisions)
-      .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.decision, 'approve')));
-    const nextStatus =
-      request.decision === 'reject' ? 'rejected' : approvals.length >= proposal.routing.approvals ? 'approved' : 'pending_approval';
-    const [updated] = await tx
-      .update(proposals)
-      .set({
-        status: nextStatus,
-        decidedAt: nextStatus === 'pending_approval' ? null : now,
-        statusReason: request.decision === 'reject' ? (request.reason ?? null) : null,
-        updatedAt: now,
-      })
-      .where(eq(proposals.id, proposal.id))
-      .returning();
-    if (!updated) throw new Error('locked proposal vanished');
-
-    const type = request.decision === 'reject' ? 'proposal.rejected' : nextStatus === 'approved' ? 'proposal.approved' : 'proposal.approval_added';
-    await tx.insert(outbox).values({
-      id: newId('obx'),
-      tenantId: proposal.tenantId,
-      topic: 'proposal.decided',
-      proposalId: proposal.id,
-      body: { proposalId: proposal.id, status: nextStatus, decision: request.decision, payloadHash: proposal.payloadHash },
-      createdAt: now,
-    });
-    // Last, so the tenant's chain head stays locked for as short a time as possible.
-    await appendAudit(tx, {
-      tenantId: proposal.tenantId,
-      type,
-      actor: { type: 'user', id: userId },
-      proposalId: proposal.id,
-      payloadHash: proposal.payloadHash,
-      reasonCode: request.decision,
-      contractVersion: proposal.contractVersion,
-      data: { approvals: approvals.length, required: proposal.routing.approvals },
-      occurredAt: now,
-    });
-    return updated;
+    if (request.decision === 'approve') {
+      // Only a pending proposal reaches here; it was pending before too, so the system of record was read.
+      if (!live) throw new Error('approval without a live read');
+      const stale = await staleReason(tx, proposal, live);
+      if (stale) {
+        await endProposal(
+          tx,
+          proposal,
+          { status: 'stale', reason: stale.reason, actor: { type: 'user', id: userId }, reasonCode: stale.code, data: { reason: stale.reason } },
+          now,
+        );
+        return { ended: refuse(409, 'stale', `The world moved since this was proposed: ${stale.reason}. It is now stale; nothing was approved.`) };
+      }
+    }
+    return record(tx, proposal, userId, request, now);
   });
+  if ('ended' in result) throw result.ended;
+  return result;
+}
+
+/**
+ * Who may decide, what state allows it, and whether the bytes are the reviewed ones. Throws the
+ * refusal; answers 'expired' when the proposal is pending but overdue (the caller ends it).
+ */
+async function checkDecider(tx: Database, proposal: Proposal, userId: string, request: DecisionRequest, now: Date): Promise<'expired' | undefined> {
+  await requireDecider(tx, proposal, userId, 'Deciding');
+  const overrulable = request.decision === 'reject' && proposal.status === 'approved' && !(await executionStarted(tx, proposal.id));
+  if (proposal.status !== 'pending_approval' && !overrulable) {
+    throw refuse(409, 'already_decided', `This proposal is already ${proposal.status.replace('_', ' ')}; nothing was changed.`);
+  }
+  if (proposal.status === 'pending_approval' && proposal.expiresAt.getTime() <= now.getTime()) return 'expired';
+  if (request.payloadHash !== proposal.payloadHash || payloadHash(proposal.payload) !== proposal.payloadHash) {
+    throw refuse(409, 'hash_mismatch', 'The payload hash you approved is not the one stored; reload the proposal and review it again.');
+  }
+  if (request.decision === 'approve' && (await initiatedBy(tx, proposal, userId))) {
+    throw refuse(403, 'self_approval', 'You initiated this proposal, so someone else must approve it.');
+  }
+  const [previous] = await tx
+    .select({ id: decisions.id })
+    .from(decisions)
+    .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.userId, userId)))
+    .limit(1);
+  if (previous) throw refuse(409, 'already_decided', 'You already decided this proposal; another approver must add theirs.');
+  return undefined;
+}
+
+async function executionStarted(tx: Database, proposalId: string): Promise<boolean> {
+  const [row] = await tx.select({ id: executions.id }).from(executions).where(eq(executions.proposalId, proposalId)).limit(1);
+  return row !== undefined;
+}
+
+/** Meaning, read again from the system of record; unavailable is a 503 and changes nothing. */
+async function readLive(systems: SystemsClient, proposal: Proposal): Promise<LiveRead> {
+  const action = findAction(proposal.action);
+  if (!action) return { resolution: undefined };
+  const { args } = proposal.payload as { args: Record<string, unknown> };
+  try {
+    return { resolution: await action.resolve(systems, proposal.tenantId, args) };
+  } catch (error) {
+    if (error instanceof SystemsUnavailableError) throw unavailable();
+    throw error;
+  }
+}
+
+/** Meaning and Authority against live state, in words when they no longer hold. */
+async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Promise<{ code: string; reason: string } | undefined> {
+  const action = findAction(proposal.action);
+  if (!action) return { code: 'action_unknown', reason: `the action ${proposal.action} is no longer known` };
+  const moved = describeResourceChange(proposal.resourceKey, live.resolution);
+  if (moved || !live.resolution) return { code: 'resource_changed', reason: moved ?? 'the resource can no longer be found' };
+  const resolution = live.resolution;
+
+  if (proposal.agentKeyId) {
+    const [key] = await tx
+      .select({ agentName: agentKeys.agentName, grants: agentKeys.grants, revokedAt: agentKeys.revokedAt })
+      .from(agentKeys)
+      .where(eq(agentKeys.id, proposal.agentKeyId))
+      .limit(1);
+    if (!key || key.revokedAt) return { code: 'agent_key_revoked', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
+    if (!action.authorize(key.grants, resolution)) {
+      return { code: 'grants_changed', reason: `the grants of ${key.agentName} no longer cover ${resolution.resourceKey} since it was proposed` };
+    }
+  }
+
+  const changed = describeFactChanges(action, proposal.facts, resolution.facts);
+  if (changed) return { code: 'facts_changed', reason: changed };
+
+  const { args } = proposal.payload as { args: Record<string, unknown> };
+  const open = proposal.resourceKey
+    ? await tx
+        .select({ payload: proposals.payload })
+        .from(proposals)
+        .where(
+          and(
+            eq(proposals.tenantId, proposal.tenantId),
+            eq(proposals.resourceKey, proposal.resourceKey),
+            inArray(proposals.status, [...OPEN_STATUSES]),
+            ne(proposals.id, proposal.id),
+          ),
+        )
+    : [];
+  const violation = action.checkRules(args, resolution, open.map((row) => ({ args: (row.payload as { args: Record<string, unknown> }).args })));
+  if (violation) return { code: violation.code, reason: `${violation.message.replace(/\.$/, '')} (checked at decision time)` };
+  return undefined;
+}
+
+/** The decision row, the status it leads to, outbox and audit. */
+async function record(tx: Database, proposal: Proposal, userId: string, request: DecisionRequest, now: Date): Promise<Proposal> {
+  const overruled = proposal.status === 'approved';
+  await tx.insert(decisions).values({
+    id: newId('dec'),
+    tenantId: proposal.tenantId,
+    proposalId: proposal.id,
+    userId,
+    decision: request.decision,
+    payloadHash: proposal.payloadHash,
+    reason: request.reason ?? null,
+    createdAt: now,
+  });
+  const approvals = await tx
+    .select({ id: decisions.id })
+    .from(decisions)
+    .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.decision, 'approve')));
+  const nextStatus =
+    request.decision === 'reject' ? 'rejected' : approvals.length >= proposal.routing.approvals ? 'approved' : 'pending_approval';
+  const [updated] = await tx
+    .update(proposals)
+    .set({
+      status: nextStatus,
+      decidedAt: nextStatus === 'pending_approval' ? null : now,
+      statusReason: request.decision === 'reject' ? (request.reason ?? null) : null,
+      updatedAt: now,
+    })
+    .where(eq(proposals.id, proposal.id))
+    .returning();
+  if (!updated) throw new Error('locked proposal vanished');
+
+  const type = request.decision === 'reject' ? 'proposal.rejected' : nextStatus === 'approved' ? 'proposal.approved' : 'proposal.approval_added';
+  await tx.insert(outbox).values({
+    id: newId('obx'),
+    tenantId: proposal.tenantId,
+    topic: 'proposal.decided',
+    proposalId: proposal.id,
+    body: { proposalId: proposal.id, status: nextStatus, decision: request.decision, payloadHash: proposal.payloadHash },
+    createdAt: now,
+  });
+  // Last, so the tenant's chain head stays locked for as short a time as possible.
+  await appendAudit(tx, {
+    tenantId: proposal.tenantId,
+    type,
+    actor: { type: 'user', id: userId },
+    proposalId: proposal.id,
+    payloadHash: proposal.payloadHash,
+    reasonCode: request.decision,
+    contractVersion: proposal.contractVersion,
+    data: { approvals: approvals.length, required: proposal.routing.approvals, ...(overruled ? { overruledApproval: true } : {}) },
+    occurredAt: now,
+  });
+  return updated;
 }
 
 /** The editor of a revision and the person an agent acts for both count as initiators. */

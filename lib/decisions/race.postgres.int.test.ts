@@ -2,6 +2,7 @@ import { and, count, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, decisions, intakeAttempts, outbox, proposals, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { createUser, grantRole } from '@/lib/admin/accounts';
 import { GENESIS_HASH } from '@/lib/audit/append';
 import { ApiError } from '@/lib/http/errors';
 import { submitProposal } from '@/lib/intake/intake';
@@ -54,8 +55,8 @@ describe('concurrent decisions (PostgreSQL)', () => {
     const proposal = await propose(`req_race_approve_${round}`);
     const request = { decision: 'approve' as const, payloadHash: proposal.payloadHash };
     const results = await Promise.allSettled([
-      decide(t.db, { userId: world.userId('alice'), proposalId: proposal.id, request }),
-      decide(t.db, { userId: world.userId('bob'), proposalId: proposal.id, request }),
+      decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: proposal.id, request }),
+      decide(t.db, systems.client, { userId: world.userId('bob'), proposalId: proposal.id, request }),
     ]);
     expect(results.map(codeOf).sort()).toEqual(['already_decided', 'ok']);
     expect((await proposalRow(t.db, proposal.id)).status).toBe('approved');
@@ -64,20 +65,46 @@ describe('concurrent decisions (PostgreSQL)', () => {
     expect(await countWhere(outbox, proposal.id)).toBe(2);
   });
 
-  it.each([1, 2, 3])('an approve and a reject at once: one decision, and the status is the winner’s (round %i)', async (round) => {
+  it.each([1, 2, 3, 4, 5])('an approve and a reject at once: deny wins, the final status is rejected (round %i)', async (round) => {
     const proposal = await propose(`req_race_mixed_${round}`);
     const results = await Promise.allSettled([
-      decide(t.db, { userId: world.userId('alice'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } }),
-      decide(t.db, {
+      decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } }),
+      decide(t.db, systems.client, {
         userId: world.userId('bob'),
         proposalId: proposal.id,
         request: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'Not now' },
       }),
     ]);
-    expect(results.map(codeOf).sort()).toEqual(['already_decided', 'ok']);
-    const winner = results.find((result): result is PromiseFulfilledResult<Proposal> => result.status === 'fulfilled');
-    expect((await proposalRow(t.db, proposal.id)).status).toBe(winner?.value.status);
+    const [approveResult, rejectResult] = results.map(codeOf);
+    // The reject always lands; the approve either came first (and was overruled) or found it rejected.
+    expect(rejectResult).toBe('ok');
+    expect(['ok', 'already_decided']).toContain(approveResult);
+    const row = await proposalRow(t.db, proposal.id);
+    expect(row).toMatchObject({ status: 'rejected', statusReason: 'Not now' });
+    const types = (await auditRowsFor(t.db, proposal.id)).map((r) => r.type);
+    expect(types).toEqual(approveResult === 'ok' ? ['proposal.created', 'proposal.approved', 'proposal.rejected'] : ['proposal.created', 'proposal.rejected']);
+    expect(await countWhere(decisions, proposal.id)).toBe(approveResult === 'ok' ? 2 : 1);
+  });
+
+  it('20 approvers at once on a one-approver proposal: exactly one decision completes the quorum', async () => {
+    const proposal = await propose('req_race_twenty');
+    const approvers = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const email = `racer${i}@acme.test`;
+        await createUser(t.db, { email, name: `Racer ${i}` });
+        return (await grantRole(t.db, { tenantId: 'acme', email, role: 'approver' })).userId;
+      }),
+    );
+    const request = { decision: 'approve' as const, payloadHash: proposal.payloadHash };
+    const results = await Promise.allSettled(approvers.map((userId) => decide(t.db, systems.client, { userId, proposalId: proposal.id, request })));
+    const codes = results.map(codeOf);
+    expect(codes.filter((code) => code === 'ok')).toHaveLength(1);
+    expect(codes.filter((code) => code === 'already_decided')).toHaveLength(19);
+    expect((await proposalRow(t.db, proposal.id)).status).toBe('approved');
     expect(await countWhere(decisions, proposal.id)).toBe(1);
+    const types = (await auditRowsFor(t.db, proposal.id)).map((r) => r.type);
+    expect(types.filter((type) => type === 'proposal.approved')).toHaveLength(1);
+    expect(types).toEqual(['proposal.created', 'proposal.approved']);
   });
 });
 

@@ -47,11 +47,16 @@ export const unauthenticated = (message = 'Sign in, or send a valid agent key as
 export const notAuthorized = () =>
   new ApiError(403, 'authorization', 'not_authorized', 'A referenced resource does not exist or may not be used by this key.');
 
+/** A system of record could not give a trustworthy answer: fail closed, nothing changed. */
+export const systemsUnavailable = () =>
+  new ApiError(503, 'unavailable', 'systems_unavailable', 'The system of record could not be reached; nothing was changed. Retry later.', {}, { 'Retry-After': '5' });
+
 export const notFound = (what = 'proposal') => new ApiError(404, 'not_found', 'not_found', `No ${what} with that id.`);
 
 /** Turns anything thrown in a route into a response; unknown errors never leak their text. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof ApiError) return error.toResponse();
+  if (error instanceof Error && error.name === 'SystemsUnavailableError') return systemsUnavailable().toResponse();
   console.error('[countersign] unhandled route error', error instanceof Error ? error.name : typeof error);
   if (error instanceof Error && error.stack) console.error(error.stack.split('\n').slice(0, 6).join('\n'));
   return new ApiError(500, 'internal', 'internal_error', 'Something went wrong on the server; nothing was changed.').toResponse();

@@ -197,7 +197,7 @@ describe('issue_refund: Meaning and the refundable balance', () => {
     const { error } = await refused(() => submit(acme, refund({ amountMinor: 2000 })), { status: 422, code: 'exceeds_refundable_balance' });
     expect(error.message).toContain('19.99 USD');
 
-    await decide(t.db, {
+    await decide(t.db, systems.client, {
       userId: world.userId('alice'),
       proposalId: first.proposal.id,
       request: { decision: 'reject', payloadHash: first.proposal.payloadHash, reason: 'Wrong amount' },
@@ -264,8 +264,8 @@ describe('issue_refund: Meaning and the refundable balance', () => {
 
     // Two distinct approvers finish the big one.
     const approve = { decision: 'approve' as const, payloadHash: big.proposal.payloadHash };
-    expect((await decide(t.db, { userId: world.userId('alice'), proposalId: big.proposal.id, request: approve })).status).toBe('pending_approval');
-    expect((await decide(t.db, { userId: world.userId('bob'), proposalId: big.proposal.id, request: approve })).status).toBe('approved');
+    expect((await decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: big.proposal.id, request: approve })).status).toBe('pending_approval');
+    expect((await decide(t.db, systems.client, { userId: world.userId('bob'), proposalId: big.proposal.id, request: approve })).status).toBe('approved');
     await closeOpenOn('order:ord_1843');
   });
 

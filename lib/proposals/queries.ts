@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { decisions, proposals, users, type Proposal, type ProposalStatus } from '@/db/schema';
 
@@ -34,47 +34,112 @@ export async function decisionsFor(db: Database, tenantId: string, proposalId: s
     .orderBy(asc(decisions.createdAt));
 }
 
-export type QueueCursor = { expiresAt: string; id: string };
+/** How a list of proposals is ordered; each has a matching index (tenant, status, column, id). */
+export const PROPOSAL_SORTS = ['expiring', 'newest', 'oldest'] as const;
+export type ProposalSort = (typeof PROPOSAL_SORTS)[number];
 
-export function encodeCursor(cursor: QueueCursor): string {
-  return Buffer.from(JSON.stringify([cursor.expiresAt, cursor.id])).toString('base64url');
+export type ProposalFilters = { action?: string; agent?: string; risk?: string };
+
+/** Where the previous page ended: its sort, the last row's sort value (microseconds, UTC) and id. */
+export type ListCursor = { sort: ProposalSort; at: string; id: string };
+
+const CURSOR_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+export function encodeCursor(cursor: ListCursor): string {
+  return Buffer.from(JSON.stringify([cursor.sort, cursor.at, cursor.id])).toString('base64url');
 }
 
-export function decodeCursor(raw: string | null | undefined): QueueCursor | undefined {
+/** The cursor, or undefined when it is not one encodeCursor made. */
+export function decodeCursor(raw: string | null | undefined): ListCursor | undefined {
   if (!raw) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 2) return undefined;
-    const [expiresAt, id] = value as unknown[];
-    if (typeof expiresAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(expiresAt))) return undefined;
-    return { expiresAt, id };
+    if (!Array.isArray(value) || value.length !== 3) return undefined;
+    const [sort, at, id] = value as unknown[];
+    if (!PROPOSAL_SORTS.includes(sort as ProposalSort) || typeof at !== 'string' || !CURSOR_AT.test(at) || typeof id !== 'string' || id.length === 0 || id.length > 100) {
+      return undefined;
+    }
+    return { sort: sort as ProposalSort, at, id };
   } catch {
     return undefined;
   }
 }
 
-/** One keyset page of a tenant's proposals in one status, the soonest to expire first. */
+export type ListOptions = { status: ProposalStatus; filters?: ProposalFilters; sort?: ProposalSort; cursor?: ListCursor; limit: number };
+
+/**
+ * The keyset query behind listProposals (exported so tests can EXPLAIN it). The sort value is read
+ * back as text with microseconds, so a cursor never loses precision against the stored timestamp,
+ * and the page boundary is a row comparison the (tenant, status, column, id) index answers.
+ */
+export function proposalListQuery(db: Database, tenantId: string, options: ListOptions) {
+  const sort = options.sort ?? 'expiring';
+  const column = sort === 'expiring' ? proposals.expiresAt : proposals.createdAt;
+  const descending = sort === 'newest';
+  const cursorAt = sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+  let after: SQL | undefined;
+  if (options.cursor) {
+    if (options.cursor.sort !== sort) throw new Error('The cursor belongs to another sort.');
+    after = descending
+      ? sql`(${column}, ${proposals.id}) < (${options.cursor.at}::timestamptz, ${options.cursor.id})`
+      : sql`(${column}, ${proposals.id}) > (${options.cursor.at}::timestamptz, ${options.cursor.id})`;
+  }
+  const filters = options.filters ?? {};
+  return db
+    .select({ proposal: proposals, cursorAt })
+    .from(proposals)
+    .where(
+      and(
+        eq(proposals.tenantId, tenantId),
+        eq(proposals.status, options.status),
+        filters.action ? eq(proposals.action, filters.action) : undefined,
+        filters.agent ? eq(proposals.agentName, filters.agent) : undefined,
+        filters.risk ? eq(proposals.risk, filters.risk) : undefined,
+        after,
+      ),
+    )
+    .orderBy(...(descending ? [desc(column), desc(proposals.id)] : [asc(column), asc(proposals.id)]))
+    .limit(options.limit + 1);
+}
+
+/** One keyset page of a tenant's proposals in one status, filtered and sorted (soonest to expire first by default). */
 export async function listProposals(
   db: Database,
   tenantId: string,
-  options: { status: ProposalStatus; cursor?: QueueCursor; limit: number },
+  options: ListOptions,
 ): Promise<{ items: Proposal[]; nextCursor: string | null }> {
-  const after = options.cursor
-    ? or(
-        gt(proposals.expiresAt, new Date(options.cursor.expiresAt)),
-        and(eq(proposals.expiresAt, new Date(options.cursor.expiresAt)), gt(proposals.id, options.cursor.id)),
-      )
-    : undefined;
-  const rows = await db
-    .select()
-    .from(proposals)
-    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.status, options.status), after))
-    .orderBy(asc(proposals.expiresAt), asc(proposals.id))
-    .limit(options.limit + 1);
-  const items = rows.slice(0, options.limit);
-  const last = items.at(-1);
+  const rows = await proposalListQuery(db, tenantId, options);
+  const page = rows.slice(0, options.limit);
+  const last = page.at(-1);
   return {
-    items,
-    nextCursor: rows.length > options.limit && last ? encodeCursor({ expiresAt: last.expiresAt.toISOString(), id: last.id }) : null,
+    items: page.map((row) => row.proposal),
+    nextCursor: rows.length > options.limit && last ? encodeCursor({ sort: options.sort ?? 'expiring', at: last.cursorAt, id: last.proposal.id }) : null,
   };
+}
+
+/** How many proposals in one status match the filters (the tab title's count). */
+export async function countProposals(db: Database, tenantId: string, status: ProposalStatus, filters: ProposalFilters = {}): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(proposals)
+    .where(
+      and(
+        eq(proposals.tenantId, tenantId),
+        eq(proposals.status, status),
+        filters.action ? eq(proposals.action, filters.action) : undefined,
+        filters.agent ? eq(proposals.agentName, filters.agent) : undefined,
+        filters.risk ? eq(proposals.risk, filters.risk) : undefined,
+      ),
+    );
+  return Number(row?.n ?? 0);
+}
+
+/** The agents with proposals in one status (the agent filter's choices). */
+export async function agentsWithProposals(db: Database, tenantId: string, status: ProposalStatus): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ agent: proposals.agentName })
+    .from(proposals)
+    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.status, status)))
+    .orderBy(asc(proposals.agentName));
+  return rows.map((row) => row.agent);
 }

@@ -1,29 +1,84 @@
 import { and, count, eq, inArray } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Database } from '@/db';
 import { decisions } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
-import { decodeCursor, listProposals } from './queries';
+import { allActions, findAction } from '@/lib/actions/registry';
+import { agentsWithProposals, countProposals, decodeCursor, listProposals, PROPOSAL_SORTS, type ListCursor } from './queries';
+import { QUEUE_RISKS, type QueuePage, type QueueView } from './queue-view';
 
-export type QueueItem = {
-  id: string;
-  summary: string;
-  action: string;
-  agent: string;
-  risk: string;
-  rule: string;
-  approvals: { have: number; need: number };
-  payloadHash: string;
-  createdAt: string;
-  expiresAt: string;
-};
-
-export type QueuePage = { items: QueueItem[]; nextCursor: string | null };
+export { queueViewSearch, type QueueItem, type QueuePage, type QueueView } from './queue-view';
 
 export const QUEUE_PAGE_SIZE = 50;
 
+const actionNames = () => allActions().map((action) => action.name);
+
+const queueParamsSchema = z.strictObject({
+  tenant: z.string().min(1).max(100).optional(),
+  action: z
+    .string()
+    .refine((value) => actionNames().includes(value), { error: (issue) => `action must be one of ${actionNames().join(', ')}; got ${describe(issue.input)}.` })
+    .optional(),
+  agent: z.string().min(1, 'agent must not be empty.').max(100, 'agent must be at most 100 characters.').optional(),
+  risk: z.enum(QUEUE_RISKS, { error: (issue) => `risk must be one of ${QUEUE_RISKS.join(', ')}; got ${describe(issue.input)}.` }).optional(),
+  sort: z.enum(PROPOSAL_SORTS, { error: (issue) => `sort must be one of ${PROPOSAL_SORTS.join(', ')}; got ${describe(issue.input)}.` }).default('expiring'),
+  cursor: z.string().max(500).optional(),
+});
+
+function describe(input: unknown): string {
+  return typeof input === 'string' ? `"${input.slice(0, 40)}"` : 'nothing';
+}
+
+export type QueueParams = QueueView & { tenant?: string; cursor?: ListCursor };
+
+export type ParsedQueueParams = { ok: true; params: QueueParams } | { ok: false; messages: string[] };
+
+/** Validates `?tenant=&action=&agent=&risk=&sort=&cursor=`: unknown parameters or values are refused, with words. */
+export function parseQueueParams(search: URLSearchParams): ParsedQueueParams {
+  const record: Record<string, string> = {};
+  const messages: string[] = [];
+  for (const [key, value] of search) {
+    if (key in record) messages.push(`${key} is given more than once.`);
+    record[key] = value;
+  }
+  const parsed = queueParamsSchema.safeParse(record);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      messages.push(issue.code === 'unrecognized_keys' ? `Unknown query parameter: ${issue.keys.join(', ')}. Known: tenant, action, agent, risk, sort, cursor.` : issue.message);
+    }
+  }
+  if (messages.length > 0 || !parsed.success) return { ok: false, messages };
+  const { cursor: rawCursor, ...view } = parsed.data;
+  let cursor: ListCursor | undefined;
+  if (rawCursor !== undefined) {
+    cursor = decodeCursor(rawCursor);
+    if (!cursor) return { ok: false, messages: ['cursor is not one this queue returned; start again without it.'] };
+    if (cursor.sort !== view.sort) return { ok: false, messages: [`cursor belongs to sort "${cursor.sort}", not "${view.sort}"; start again without it.`] };
+  }
+  return { ok: true, params: { ...view, ...(cursor ? { cursor } : {}) } };
+}
+
+/** For pages: what is valid in the URL is kept, anything else falls back to its default. */
+export function queueViewFromSearch(search: Record<string, string | string[] | undefined>): QueueView {
+  const view: QueueView = { sort: 'expiring' };
+  const one = (key: string) => {
+    const value = search[key];
+    return typeof value === 'string' ? value : undefined;
+  };
+  for (const key of ['action', 'agent', 'risk', 'sort'] as const) {
+    const value = one(key);
+    if (value === undefined) continue;
+    const parsed = parseQueueParams(new URLSearchParams({ [key]: value }));
+    if (parsed.ok) Object.assign(view, { [key]: parsed.params[key] });
+  }
+  return view;
+}
+
 /** One keyset page of what waits for a decision, with each proposal's approval progress. */
-export async function pendingQueue(db: Database, tenantId: string, cursor?: string | null): Promise<QueuePage> {
-  const page = await listProposals(db, tenantId, { status: 'pending_approval', cursor: decodeCursor(cursor), limit: QUEUE_PAGE_SIZE });
+export async function pendingQueue(db: Database, tenantId: string, view: QueueView = { sort: 'expiring' }, cursor?: ListCursor): Promise<QueuePage> {
+  const asOf = new Date();
+  const filters = { action: view.action, agent: view.agent, risk: view.risk };
+  const page = await listProposals(db, tenantId, { status: 'pending_approval', filters, sort: view.sort, cursor, limit: QUEUE_PAGE_SIZE });
+  const total = await countProposals(db, tenantId, 'pending_approval', filters);
   const ids = page.items.map((p) => p.id);
   const counts = ids.length
     ? await db
@@ -35,11 +90,15 @@ export async function pendingQueue(db: Database, tenantId: string, cursor?: stri
   const have = new Map(counts.map((c) => [c.proposalId, Number(c.n)]));
   return {
     nextCursor: page.nextCursor,
+    total,
+    asOf: asOf.toISOString(),
     items: page.items.map((p) => {
       const args = (p.payload as { args: Record<string, unknown> }).args;
+      const actionModule = findAction(p.action);
       return {
         id: p.id,
-        summary: findAction(p.action)?.summarize(args, p.facts) ?? p.action,
+        summary: actionModule?.summarize(args, p.facts) ?? p.action,
+        approveLabel: actionModule?.approveLabel(args) ?? `Approve ${p.action}`,
         action: p.action,
         agent: p.agentName,
         risk: p.risk,
@@ -51,4 +110,9 @@ export async function pendingQueue(db: Database, tenantId: string, cursor?: stri
       };
     }),
   };
+}
+
+/** The choices of the queue's filters: every action, and the agents with something pending. */
+export async function queueFilterChoices(db: Database, tenantId: string): Promise<{ actions: string[]; agents: string[] }> {
+  return { actions: actionNames(), agents: await agentsWithProposals(db, tenantId, 'pending_approval') };
 }

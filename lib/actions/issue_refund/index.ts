@@ -49,6 +49,14 @@ export const issueRefund: ActionModule = {
     return undefined;
   },
 
+  describeChange(before, after) {
+    const currency = String(after.currency ?? before.currency);
+    if (String(before.currency) !== String(after.currency)) return `order currency changed from ${String(before.currency)} to ${String(after.currency)}`;
+    const balance = (facts: Record<string, string | number>) => Number(facts.chargedMinor) - Number(facts.refundedMinor);
+    if (balance(before) !== balance(after)) return `order balance changed from ${formatMoney(balance(before), currency)} to ${formatMoney(balance(after), currency)}`;
+    return `order charges or refunds changed (charged ${formatMoney(Number(after.chargedMinor), currency)}, refunded ${formatMoney(Number(after.refundedMinor), currency)})`;
+  },
+
   authorize: () => true,
   risk: (args) => (argsOf(args).amountMinor > 10_000 ? 'high' : 'low'),
 

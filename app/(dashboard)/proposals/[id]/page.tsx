@@ -2,15 +2,19 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { getDb } from '@/db';
-import { DecisionPanel } from '@/components/decision-panel';
+import { Countdown } from '@/components/countdown';
+import { DecisionPanel, ExtendButton } from '@/components/decision-panel';
+import { RevisionDiff } from '@/components/revision-diff';
+import { revisionOrigin } from '@/lib/proposals/revise';
 import { Hash } from '@/components/hash';
 import { PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
-import { absoluteTime, humanDuration, Time } from '@/components/time';
+import { absoluteTime, Time } from '@/components/time';
 import { findAction } from '@/lib/actions/registry';
 import { auditTrailFor } from '@/lib/audit/append';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { grantedDuration } from '@/lib/decisions/extend';
 import { canonicalJson } from '@/lib/payload-hash';
 import { decisionsFor, getProposal, tenantOfProposal } from '@/lib/proposals/queries';
 
@@ -41,6 +45,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
 
   const payload = proposal.payload as Payload;
   const action = findAction(proposal.action);
+  const origin = await revisionOrigin(db, proposal);
   const hints = action?.argHints?.(payload.args) ?? {};
   const [decisions, trail] = await Promise.all([decisionsFor(db, proposal.tenantId, proposal.id), auditTrailFor(db, proposal.tenantId, proposal.id)]);
   const now = new Date();
@@ -51,19 +56,34 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
     !expired &&
     roleAtLeast(membership.role, proposal.routing.role) &&
     !decisions.some((d) => d.userId === context.operator.userId);
+  const mayDecide = roleAtLeast(membership.role, proposal.routing.role);
+  // Once, before expiry, by whoever may decide it; the same time again as first granted.
+  const canExtend = proposal.status === 'pending_approval' && !expired && mayDecide && proposal.extendedAt === null;
+  const extendHours = Math.round(grantedDuration(proposal) / 3_600_000);
+  const rejection = decisions.findLast((d) => d.decision === 'reject');
+  const clock = (date: Date | null) => (date ? `${absoluteTime(date).slice(11, 16)} UTC` : '');
+  const names = (list: typeof decisions) => list.map((d) => d.userName).join(' and ');
+  const outcome =
+    proposal.status === 'approved'
+      ? approvals.length > 0
+        ? `Approved by ${names(approvals)} ${clock(proposal.decidedAt)}`
+        : `Approved automatically by rule ${proposal.routing.rule} ${clock(proposal.decidedAt)}`
+      : proposal.status === 'rejected'
+        ? `Rejected${rejection ? ` by ${rejection.userName}` : ''}${proposal.statusReason ? ` — ${proposal.statusReason}` : ''}`
+        : proposal.status === 'expired'
+          ? 'Expired — a timeout never approves'
+          : proposal.status === 'stale'
+            ? `Stale — ${proposal.statusReason ?? 'the world moved since it was proposed'}`
+            : undefined;
 
   return (
     <article className="space-y-6" data-testid="proposal-page" data-proposal-id={proposal.id}>
       <header className="space-y-2">
         <Link href="/" className="text-sm text-zinc-500 hover:underline">← Queue</Link>
         <div className="flex flex-wrap items-center gap-3">
-          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={action?.summarize(payload.args, proposal.facts) ?? proposal.action} mono={false} /></h1>
+          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={action?.summarize(payload.args, proposal.facts) ?? proposal.action} mono={false} flagNonAscii={false} /></h1>
           <StatusChip status={proposal.status} />
-          {proposal.status === 'pending_approval' ? (
-            <span className="text-sm text-zinc-500" title={absoluteTime(proposal.expiresAt)}>
-              {expired ? 'expired' : `expires in ${humanDuration(proposal.expiresAt.getTime() - now.getTime())}`}
-            </span>
-          ) : null}
+          {proposal.status === 'pending_approval' ? <Countdown expiresAt={proposal.expiresAt.toISOString()} renderedAt={now.toISOString()} /> : null}
         </div>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           Proposed by <span className="font-medium">{proposal.agentName}</span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
@@ -72,9 +92,16 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         </p>
       </header>
 
+      {origin ? <RevisionDiff parentId={origin.parentId} editor={origin.editor} before={origin.parentArgs} after={payload.args} /> : null}
+
       <div className="grid gap-6 lg:grid-cols-[3fr_2fr]">
         <section aria-labelledby="will-run" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
-          <h2 id="will-run" className="mb-2 font-semibold">What will run</h2>
+          <div className="mb-2 flex items-baseline justify-between gap-2">
+            <h2 id="will-run" className="font-semibold">What will run</h2>
+            {proposal.status === 'pending_approval' && roleAtLeast(membership.role, proposal.routing.role) ? (
+              <Link href={`/proposals/${proposal.id}/edit`} data-testid="edit-proposal" className="text-sm underline">Edit…</Link>
+            ) : null}
+          </div>
           <table className="w-full">
             <tbody>
               <Field name="action" value={payload.action} note={`contract v${payload.contractVersion}`} />
@@ -141,14 +168,31 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
             ))}
           </ul>
         ) : null}
+        {proposal.status === 'pending_approval' ? (
+          <div className="mb-3 flex flex-wrap items-center gap-3 text-sm">
+            <span data-testid="approval-progress" className="font-medium">
+              {approvals.length} of {proposal.routing.approvals} approval{proposal.routing.approvals === 1 ? '' : 's'}
+            </span>
+            {canExtend ? <ExtendButton proposalId={proposal.id} hours={extendHours} /> : null}
+            {proposal.extendedAt ? (
+              <span data-testid="extended-note" className="text-zinc-500" title={absoluteTime(proposal.extendedAt)}>
+                extended once ({clock(proposal.extendedAt)}); it cannot be extended again
+              </span>
+            ) : null}
+          </div>
+        ) : null}
         {canDecide ? (
           <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={action?.approveLabel(payload.args) ?? 'Approve'} />
+        ) : outcome ? (
+          <p className="text-sm font-medium" data-testid="decision-outcome" data-status={proposal.status}>
+            {outcome}
+          </p>
         ) : (
           <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="decision-state">
             {proposal.status === 'pending_approval'
               ? expired
-                ? 'This proposal has expired; a timeout never approves.'
-                : roleAtLeast(membership.role, proposal.routing.role)
+                ? 'Expired — a timeout never approves.'
+                : mayDecide
                   ? 'You have already decided; waiting for another approver.'
                   : `You are a ${membership.role}: deciding needs the ${proposal.routing.role} role.`
               : `This proposal is ${proposal.status.replace('_', ' ')}${proposal.decidedAt ? ` since ${absoluteTime(proposal.decidedAt)}` : ''}.`}

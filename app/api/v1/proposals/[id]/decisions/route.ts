@@ -1,32 +1,23 @@
-import { getDb } from '@/db';
 import { decide, decisionRequestSchema } from '@/lib/decisions/decide';
-import { ApiError, errorResponse } from '@/lib/http/errors';
-import { assertSameOrigin, publicOrigin } from '@/lib/http/origin';
-import { requireOperator } from '@/lib/http/principal';
+import { ApiError } from '@/lib/http/errors';
+import { operatorMutation } from '@/lib/http/operator-route';
+import { publicOrigin } from '@/lib/http/origin';
 import { readJsonBody } from '@/lib/intake/body';
 import { toFieldIssues } from '@/lib/intake/issues';
 import { decisionsFor } from '@/lib/proposals/queries';
 import { proposalDetail } from '@/lib/proposals/view';
+import { systemsClient } from '@/lib/systems/client';
 
 export const dynamic = 'force-dynamic';
 
-export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
-  try {
-    const { id } = await params;
-    const db = await getDb();
-    const operator = await requireOperator(db);
-    assertSameOrigin(request);
-    const body = await readJsonBody(request);
-    const parsed = decisionRequestSchema.safeParse(body.value);
-    if (!parsed.success) {
-      throw new ApiError(422, 'schema', 'invalid_decision', 'The decision is not valid.', {
-        issues: toFieldIssues(parsed.error, body.value, decisionRequestSchema),
-      });
-    }
-    const proposal = await decide(db, { userId: operator.userId, proposalId: id, request: parsed.data });
-    const decisions = await decisionsFor(db, proposal.tenantId, proposal.id);
-    return Response.json(proposalDetail(proposal, decisions, publicOrigin(request), 'operator'));
-  } catch (error) {
-    return errorResponse(error);
+export const POST = operatorMutation(async ({ id, db, operator, request }) => {
+  const body = await readJsonBody(request);
+  const parsed = decisionRequestSchema.safeParse(body.value);
+  if (!parsed.success) {
+    throw new ApiError(422, 'schema', 'invalid_decision', 'The decision is not valid.', {
+      issues: toFieldIssues(parsed.error, body.value, decisionRequestSchema),
+    });
   }
-}
+  const proposal = await decide(db, systemsClient(), { userId: operator.userId, proposalId: id, request: parsed.data });
+  return Response.json(proposalDetail(proposal, await decisionsFor(db, proposal.tenantId, proposal.id), publicOrigin(request), 'operator'));
+});

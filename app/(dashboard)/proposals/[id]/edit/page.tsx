@@ -1,0 +1,37 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { getDb } from '@/db';
+import { RevisionForm } from '@/components/revision-form';
+import { roleAtLeast } from '@/lib/auth/roles';
+import { contractDocuments } from '@/lib/contracts/documents';
+import { dashboardContext } from '@/lib/dashboard/context';
+import { getProposal, tenantOfProposal } from '@/lib/proposals/queries';
+
+export const metadata: Metadata = { title: 'Edit proposal' };
+
+export default async function EditProposalPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const context = await dashboardContext(`/proposals/${id}/edit`);
+  const db = await getDb();
+  const tenantId = await tenantOfProposal(db, id);
+  const member = context.operator.memberships.find((m) => m.tenantId === tenantId);
+  const proposal = member ? await getProposal(db, member.tenantId, id) : undefined;
+  if (!member || !proposal) notFound();
+  const version = contractDocuments()
+    .actions.find((a) => a.action === proposal.action)
+    ?.versions.find((v) => v.version === proposal.contractVersion);
+  const fields = (version?.input as { properties?: Record<string, object> } | undefined)?.properties ?? {};
+  const editable = proposal.status === 'pending_approval' && roleAtLeast(member.role, proposal.routing.role);
+  return (
+    <section className="max-w-xl space-y-4" aria-labelledby="edit-heading">
+      <Link href={`/proposals/${id}`} className="text-sm text-zinc-500 hover:underline">← Back to the proposal</Link>
+      <h1 id="edit-heading" className="text-xl font-semibold">Edit {proposal.action} <span className="font-mono text-base">{proposal.id}</span></h1>
+      {editable ? (
+        <RevisionForm proposalId={proposal.id} fields={fields} args={(proposal.payload as { args: Record<string, unknown> }).args} />
+      ) : (
+        <p data-testid="revision-unavailable" className="text-sm">Only a pending proposal can be edited, by someone who may decide it.</p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,118 @@
+'use client';
+
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import type { QueueItem } from '@/lib/proposals/queue-view';
+import { PayloadText } from './payload-text';
+
+export const REJECT_PRESETS = ['Not requested by the customer', 'Wrong amount or quantity', 'Needs more evidence', 'Duplicate of another proposal'];
+
+/** A modal <dialog>: focus stays inside, Escape closes it, focus returns where it was. */
+export function Modal({ open, onClose, label, testId, children }: { open: boolean; onClose: () => void; label: string; testId: string; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      dialog.showModal();
+      // React's autoFocus would run before showModal, whose own focusing picks the first button.
+      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    }
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+  return (
+    <dialog
+      ref={ref}
+      aria-label={label}
+      data-testid={testId}
+      onClose={onClose}
+      className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-lg border border-zinc-200 bg-white p-5 text-zinc-900 shadow-xl backdrop:bg-black/40 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
+    >
+      {open ? children : null}
+    </dialog>
+  );
+}
+
+const button = 'rounded-md px-4 py-2 font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-60';
+
+function ItemList({ items }: { items: QueueItem[] }) {
+  return (
+    <ul className="my-3 max-h-72 space-y-2 overflow-y-auto text-sm">
+      {items.map((item) => (
+        <li key={item.id} className="rounded border border-zinc-200 p-2 dark:border-zinc-700">
+          <span className="block font-medium"><PayloadText value={item.approveLabel} mono={false} /></span>
+          <span className="block text-zinc-600 dark:text-zinc-400"><PayloadText value={item.summary} mono={false} flagNonAscii={false} /></span>
+          <code data-testid={`queue-confirm-hash-${item.id}`} className="block break-all font-mono text-xs">{item.payloadHash}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Names the effect of each approval and repeats the hash it signs. */
+export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[]; onConfirm: () => void; onClose: () => void }) {
+  const single = items.length === 1 ? items[0] : undefined;
+  const title = single ? `${single.approveLabel}?` : `Approve ${items.length} proposals?`;
+  return (
+    <Modal open={items.length > 0} onClose={onClose} label="Confirm approval" testId="queue-approve-dialog">
+      <h2 className="text-lg font-semibold"><PayloadText value={title} mono={false} /></h2>
+      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
+        {single ? 'Approving signs this hash — the exact payload behind it:' : 'Each approval signs its own hash — the exact payload behind it:'}
+      </p>
+      <ItemList items={items} />
+      <form method="dialog" className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); onConfirm(); }}>
+        <button type="button" data-testid="queue-cancel-approve" onClick={onClose} className={`${button} border border-zinc-300 dark:border-zinc-700`}>Cancel</button>
+        <button type="submit" data-autofocus data-testid="queue-confirm-approve" className={`${button} bg-blue-700 text-white hover:bg-blue-800`}>
+          {single ? single.approveLabel : `Approve ${items.length}`}
+        </button>
+      </form>
+    </Modal>
+  );
+}
+
+/** A rejection needs a reason: a preset or free text, one for every item. */
+export function RejectDialog({ items, onConfirm, onClose }: { items: QueueItem[]; onConfirm: (reason: string) => void; onClose: () => void }) {
+  const [reason, setReason] = useState('');
+  const trimmed = reason.trim();
+  return (
+    <Modal open={items.length > 0} onClose={() => { setReason(''); onClose(); }} label="Reject with a reason" testId="queue-reject-dialog">
+      <h2 className="text-lg font-semibold">{items.length === 1 ? 'Reject this proposal?' : `Reject ${items.length} proposals?`}</h2>
+      <ItemList items={items} />
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!trimmed) return;
+          onConfirm(trimmed);
+          setReason('');
+        }}
+      >
+        <fieldset>
+          <legend className="text-sm font-medium">Reason (required{items.length > 1 ? ', one for all' : ''})</legend>
+          <div className="mt-2 flex flex-wrap gap-2">
+            {REJECT_PRESETS.map((preset, index) => (
+              <button
+                key={preset}
+                type="button"
+                data-testid={`queue-reject-preset-${index}`}
+                aria-pressed={reason === preset}
+                onClick={() => setReason(preset)}
+                className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs focus-visible:outline-2 focus-visible:outline-blue-600 aria-pressed:bg-zinc-200 dark:border-zinc-700 dark:aria-pressed:bg-zinc-700"
+              >
+                {preset}
+              </button>
+            ))}
+          </div>
+          <label className="mt-3 block text-sm">
+            Or in your words
+            <textarea data-autofocus data-testid="queue-reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} rows={2} className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent p-2 dark:border-zinc-700" />
+          </label>
+        </fieldset>
+        <div className="mt-3 flex flex-wrap justify-end gap-2">
+          <button type="button" data-testid="queue-cancel-reject" onClick={() => { setReason(''); onClose(); }} className={`${button} border border-zinc-300 dark:border-zinc-700`}>Cancel</button>
+          <button type="submit" data-testid="queue-confirm-reject" disabled={!trimmed} className={`${button} bg-red-700 text-white hover:bg-red-800`}>
+            {items.length === 1 ? 'Reject proposal' : `Reject ${items.length}`}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

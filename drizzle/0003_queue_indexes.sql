@@ -1,0 +1,1 @@
+CREATE INDEX "proposals_queue_created_idx" ON "proposals" USING btree ("tenant_id","status","created_at","id");

@@ -1,0 +1,24 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { memberships, type Proposal, type Role } from '@/db/schema';
+import { roleAtLeast } from '@/lib/auth/roles';
+import { ApiError, notFound } from '@/lib/http/errors';
+
+export const refuse = (status: number, code: string, message: string) => new ApiError(status, 'decision', code, message);
+
+/**
+ * The person's role in the proposal's tenant, read now, when it is enough to act on the
+ * proposal: not a member → 404 (indistinguishable from a missing id); too low → forbidden_role.
+ */
+export async function requireDecider(db: Database, proposal: Pick<Proposal, 'tenantId' | 'routing'>, userId: string, doing: 'Deciding' | 'Extending' | 'Editing'): Promise<Role> {
+  const [membership] = await db
+    .select({ role: memberships.role })
+    .from(memberships)
+    .where(and(eq(memberships.tenantId, proposal.tenantId), eq(memberships.userId, userId)))
+    .limit(1);
+  if (!membership) throw notFound();
+  if (!roleAtLeast(membership.role, proposal.routing.role)) {
+    throw refuse(403, 'forbidden_role', `${doing} this proposal needs the ${proposal.routing.role} role; you are ${membership.role}.`);
+  }
+  return membership.role;
+}

@@ -1,0 +1,52 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { outbox, proposals, type Proposal } from '@/db/schema';
+import { appendAudit } from '@/lib/audit/append';
+import { newId } from '@/lib/ids';
+
+type Actor = { type: 'user' | 'agent' | 'system'; id: string };
+
+/** The actor of changes nobody asked for (a sweep noticing an overdue proposal). */
+export const EXPIRY_ACTOR: Actor = { type: 'system', id: 'expiry' };
+
+export const expiryReason = (proposal: Pick<Proposal, 'expiresAt'>) =>
+  `No decision before ${proposal.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC; a timeout never approves.`;
+
+/**
+ * Moves a locked pending proposal to a final status nobody decided (`expired`, `stale`): the row,
+ * an outbox row and the audit event, in the caller's transaction.
+ */
+export async function endProposal(
+  tx: Database,
+  proposal: Proposal,
+  outcome: { status: 'expired' | 'stale'; reason: string; actor: Actor; reasonCode: string; data?: Record<string, string | number | boolean | null> },
+  now: Date,
+): Promise<Proposal> {
+  const [updated] = await tx
+    .update(proposals)
+    .set({ status: outcome.status, statusReason: outcome.reason, decidedAt: now, updatedAt: now })
+    .where(eq(proposals.id, proposal.id))
+    .returning();
+  if (!updated) throw new Error('locked proposal vanished');
+  await tx.insert(outbox).values({
+    id: newId('obx'),
+    tenantId: proposal.tenantId,
+    topic: `proposal.${outcome.status}`,
+    proposalId: proposal.id,
+    body: { proposalId: proposal.id, status: outcome.status, payloadHash: proposal.payloadHash },
+    createdAt: now,
+  });
+  // Last, so the tenant's chain head stays locked for as short a time as possible.
+  await appendAudit(tx, {
+    tenantId: proposal.tenantId,
+    type: `proposal.${outcome.status}`,
+    actor: outcome.actor,
+    proposalId: proposal.id,
+    payloadHash: proposal.payloadHash,
+    reasonCode: outcome.reasonCode,
+    contractVersion: proposal.contractVersion,
+    data: outcome.data,
+    occurredAt: now,
+  });
+  return updated;
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor } from './queries';
+import { parseQueueParams, queueViewFromSearch, queueViewSearch } from './queue';
+
+const parse = (search: string) => parseQueueParams(new URLSearchParams(search));
+
+describe('queue parameters', () => {
+  it('defaults to expiring first and accepts every known filter', () => {
+    expect(parse('')).toEqual({ ok: true, params: { sort: 'expiring' } });
+    expect(parse('tenant=acme&action=issue_refund&agent=acme-support-bot&risk=high&sort=newest')).toEqual({
+      ok: true,
+      params: { tenant: 'acme', action: 'issue_refund', agent: 'acme-support-bot', risk: 'high', sort: 'newest' },
+    });
+  });
+
+  it('refuses unknown parameters and values with words that name them', () => {
+    const cases: [string, RegExp][] = [
+      ['sort=cheapest', /sort must be one of expiring, newest, oldest; got "cheapest"/],
+      ['risk=extreme', /risk must be one of low, medium, high; got "extreme"/],
+      ['action=delete_everything', /action must be one of .*hold_stock.*; got "delete_everything"/],
+      ['agent=', /agent must not be empty/],
+      ['page=2', /Unknown query parameter: page/],
+      ['risk=low&risk=high', /risk is given more than once/],
+      ['cursor=bm9wZQ', /cursor is not one this queue returned/],
+    ];
+    for (const [search, message] of cases) {
+      const parsed = parse(search);
+      expect(parsed.ok, search).toBe(false);
+      if (!parsed.ok) expect(parsed.messages.join(' ')).toMatch(message);
+    }
+  });
+
+  it('round-trips a cursor and refuses one from another sort', () => {
+    const cursor = { sort: 'newest' as const, at: '2030-01-01T10:00:00.123456Z', id: 'prop_1' };
+    const raw = encodeCursor(cursor);
+    expect(decodeCursor(raw)).toEqual(cursor);
+    expect(parse(`sort=newest&cursor=${raw}`)).toEqual({ ok: true, params: { sort: 'newest', cursor } });
+    const other = parse(`sort=oldest&cursor=${raw}`);
+    expect(other.ok).toBe(false);
+    if (!other.ok) expect(other.messages[0]).toMatch(/belongs to sort "newest", not "oldest"/);
+    expect(decodeCursor(Buffer.from(JSON.stringify(['newest', '2030-01-01', 'x'])).toString('base64url'))).toBeUndefined();
+  });
+
+  it('gives pages the valid part of the URL and defaults for the rest', () => {
+    expect(queueViewFromSearch({ sort: 'bogus', risk: 'high', action: 'nope', agent: ['a', 'b'] })).toEqual({ sort: 'expiring', risk: 'high' });
+    expect(queueViewFromSearch({ sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot' })).toEqual({ sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot' });
+    expect(queueViewSearch({ sort: 'expiring' })).toBe('');
+    expect(queueViewSearch({ sort: 'newest', risk: 'high', agent: 'a b' })).toBe('?agent=a+b&risk=high&sort=newest');
+  });
+});

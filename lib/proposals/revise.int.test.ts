@@ -1,0 +1,106 @@
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { agentKeys, memberships, proposals } from '@/db/schema';
+import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { payloadHash } from '@/lib/payload-hash';
+import { setupTestDatabase } from '@/lib/testing/db';
+import { expectApiError } from '@/lib/testing/errors';
+import { submitAs } from '@/lib/testing/intake';
+import { auditRowsFor, proposalRow, rowCounts } from '@/lib/testing/queries';
+import { setupDemoSystems } from '@/lib/testing/systems';
+import { seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { reviseProposal, revisionOrigin } from './revise';
+
+/** Edit before approve (DESIGN.md §6): a new revision, re-gated, with its own hash; never an edit in place. */
+const t = setupTestDatabase();
+const systems = setupDemoSystems();
+let world: SeededWorld;
+let acme: AgentPrincipal;
+let sequence = 0;
+
+beforeAll(async () => {
+  world = await seedWorld(t.db);
+  acme = await world.agent('acme');
+});
+
+async function refund(amountMinor: number, orderId = 'ord_1842', currency = 'USD') {
+  sequence += 1;
+  const body = { requestId: `rev_${sequence}`, action: 'issue_refund', contractVersion: 1, args: { orderId, amountMinor, currency, reason: 'Customer asked' }, evidenceRefs: ['ticket_message_73'] };
+  return (await submitAs(t.db, systems.client, acme, body)).proposal;
+}
+
+const revise = (who: 'alice' | 'bob' | 'carol' | 'dave' | 'erin', proposalId: string, args: unknown) =>
+  reviseProposal(t.db, systems.client, { userId: world.userId(who), proposalId, args });
+
+async function closeOut(id: string) {
+  await t.db.update(proposals).set({ status: 'rejected' }).where(eq(proposals.id, id));
+}
+
+describe('reviseProposal', () => {
+  it('creates a re-gated revision with its own hash, cancels the parent, and records both', async () => {
+    const parent = await refund(4999);
+    const revision = await revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: 3000, currency: 'USD', reason: 'Partial: one item kept' });
+    expect(revision).toMatchObject({ status: 'pending_approval', parentId: parent.id, initiatedByUserId: world.userId('alice'), requestId: null, agentKeyId: acme.keyId });
+    expect(revision.payloadHash).not.toBe(parent.payloadHash);
+    expect(revision.payloadHash).toBe(payloadHash(revision.payload));
+    expect((revision.payload as { evidenceRefs: string[] }).evidenceRefs).toEqual(['ticket_message_73']);
+    expect(await proposalRow(t.db, parent.id)).toMatchObject({ status: 'cancelled', statusReason: `Replaced by revision ${revision.id}` });
+    expect((await auditRowsFor(t.db, parent.id)).map((row) => row.type)).toEqual(['proposal.created', 'proposal.revised']);
+    const created = await auditRowsFor(t.db, revision.id);
+    expect(created.map((row) => [row.type, row.actorType, row.actorId])).toEqual([['proposal.created', 'user', world.userId('alice')]]);
+    expect(await revisionOrigin(t.db, revision)).toEqual({ parentId: parent.id, parentArgs: (parent.payload as { args: object }).args, editor: 'Alice' });
+    await closeOut(revision.id);
+  });
+
+  it('does not count the parent’s claim against the balance it replaces', async () => {
+    const parent = await refund(4000);
+    const revision = await revise('bob', parent.id, { orderId: 'ord_1842', amountMinor: 4999, currency: 'USD', reason: 'Full refund after all' });
+    expect(revision.status).toBe('pending_approval');
+    await closeOut(revision.id);
+  });
+
+  it('re-runs every gate: a contract violation, a business rule and a foreign resource are refused, and nothing changes', async () => {
+    const parent = await refund(1000);
+    const before = await rowCounts(t.db);
+    const shape = await expectApiError(revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: '1000', currency: 'USD', reason: 'x' }), { status: 422, code: 'contract_violation' });
+    expect((shape.extra.issues as { field: string }[]).map((issue) => issue.field)).toEqual(['amountMinor']);
+    await expectApiError(revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: 1000, currency: 'EUR', reason: 'x' }), { status: 422, code: 'currency_mismatch' });
+    await expectApiError(revise('alice', parent.id, { orderId: 'ord_9001', amountMinor: 1000, currency: 'USD', reason: 'x' }), { status: 403, code: 'not_authorized' });
+    await expectApiError(revise('alice', parent.id, (parent.payload as { args: object }).args), { status: 422, code: 'no_change' });
+    expect(await rowCounts(t.db)).toEqual(before);
+    expect((await proposalRow(t.db, parent.id)).status).toBe('pending_approval');
+    await closeOut(parent.id);
+  });
+
+  it('checks who may edit, and what may still be edited', async () => {
+    const parent = await refund(500);
+    const args = { orderId: 'ord_1842', amountMinor: 400, currency: 'USD', reason: 'x' };
+    await expectApiError(revise('dave', parent.id, args), { status: 403, code: 'forbidden_role' });
+    await expectApiError(revise('erin', parent.id, args), { status: 404, code: 'not_found' });
+    await expectApiError(reviseProposal(t.db, systems.client, { userId: world.userId('alice'), proposalId: 'prp_unknown', args }), { status: 404, code: 'not_found' });
+    await closeOut(parent.id);
+    await expectApiError(revise('alice', parent.id, args), { status: 409, code: 'already_decided' });
+  });
+
+  it('refuses once the agent key is revoked: a revision acts with the agent’s authority', async () => {
+    const parent = await refund(600);
+    await t.db.update(agentKeys).set({ revokedAt: new Date() }).where(eq(agentKeys.id, acme.keyId));
+    try {
+      await expectApiError(revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: 500, currency: 'USD', reason: 'x' }), { status: 403, code: 'not_authorized' });
+    } finally {
+      await t.db.update(agentKeys).set({ revokedAt: null }).where(eq(agentKeys.id, acme.keyId));
+      await closeOut(parent.id);
+    }
+  });
+
+  it('reads the role at edit time', async () => {
+    const parent = await refund(700);
+    await t.db.update(memberships).set({ role: 'viewer' }).where(eq(memberships.userId, world.userId('bob')));
+    try {
+      await expectApiError(revise('bob', parent.id, { orderId: 'ord_1842', amountMinor: 600, currency: 'USD', reason: 'x' }), { status: 403, code: 'forbidden_role' });
+    } finally {
+      await t.db.update(memberships).set({ role: 'approver' }).where(eq(memberships.userId, world.userId('bob')));
+      await closeOut(parent.id);
+    }
+  });
+});

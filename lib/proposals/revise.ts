@@ -1,0 +1,98 @@
+import { refuse, requireDecider } from '@/lib/decisions/deciders';
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { agentKeys, outbox, proposals, users, type Proposal } from '@/db/schema';
+import { appendAudit } from '@/lib/audit/append';
+import { ApiError, notAuthorized, notFound } from '@/lib/http/errors';
+import { newId } from '@/lib/ids';
+import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
+import { checkShape } from '@/lib/intake/shape';
+import { payloadHash } from '@/lib/payload-hash';
+import type { SystemsClient } from '@/lib/systems/client';
+
+
+/**
+ * An approver's edit: never a change in place, but a new revision of the proposal that goes
+ * through every gate again under the same agent key, with its own hash, linked to its parent.
+ * The parent is cancelled in the same transaction; the editor counts as the revision's initiator
+ * (so someone else must approve it).
+ */
+export async function reviseProposal(
+  db: Database,
+  systems: SystemsClient,
+  input: { userId: string; proposalId: string; args: unknown },
+  now = new Date(),
+): Promise<Proposal> {
+  const [parent] = await db.select().from(proposals).where(eq(proposals.id, input.proposalId)).limit(1);
+  if (!parent) throw notFound();
+  await requireDecider(db, parent, input.userId, 'Editing');
+  assertRevisable(parent, now);
+  const [key] = parent.agentKeyId ? await db.select().from(agentKeys).where(eq(agentKeys.id, parent.agentKeyId)).limit(1) : [];
+  // A revision acts with the original agent's authority: a revoked key has none left.
+  if (!key || key.revokedAt) throw notAuthorized();
+  const agent = { keyId: key.id, tenantId: key.tenantId, agentName: key.agentName, allowedActions: key.allowedActions, grants: key.grants, onBehalfOfUserId: key.onBehalfOfUserId };
+  const previous = parent.payload as { evidenceRefs: string[] };
+  const envelope = { requestId: `revision.${parent.id}`, action: parent.action, contractVersion: parent.contractVersion, args: input.args, evidenceRefs: previous.evidenceRefs };
+  const shaped = checkShape(envelope, agent);
+  const candidate = { agent, action: shaped.action, contract: shaped.contract, args: shaped.args, evidenceRefs: previous.evidenceRefs, requestId: null, repairOf: null };
+  if (payloadHash(normalizedPayload(candidate)) === parent.payloadHash) {
+    throw new ApiError(422, 'schema', 'no_change', 'The edited arguments are the same as the current ones; nothing to revise.');
+  }
+  const { proposal } = await admitShaped(
+    db,
+    systems,
+    { ...candidate, rawText: JSON.stringify(input.args), revision: { userId: input.userId, parentId: parent.id } },
+    now,
+    {
+      afterInsert: async (tx, revision) => {
+        // The parent must still be open when the revision lands: lock it and check again.
+        const [locked] = await tx.select().from(proposals).where(eq(proposals.id, parent.id)).for('update').limit(1);
+        if (!locked) throw notFound();
+        assertRevisable(locked, now);
+        await tx
+          .update(proposals)
+          .set({ status: 'cancelled', statusReason: `Replaced by revision ${revision.id}`, decidedAt: now, updatedAt: now })
+          .where(eq(proposals.id, parent.id));
+        await tx.insert(outbox).values({
+          id: newId('obx'),
+          tenantId: parent.tenantId,
+          topic: 'proposal.revised',
+          proposalId: parent.id,
+          body: { proposalId: parent.id, status: 'cancelled', revisionId: revision.id },
+          createdAt: now,
+        });
+        await appendAudit(tx, {
+          tenantId: parent.tenantId,
+          type: 'proposal.revised',
+          actor: { type: 'user', id: input.userId },
+          proposalId: parent.id,
+          payloadHash: parent.payloadHash,
+          reasonCode: 'revised',
+          contractVersion: parent.contractVersion,
+          data: { revision: revision.id, revisionHash: revision.payloadHash },
+          occurredAt: now,
+        });
+      },
+    },
+  );
+  return proposal;
+}
+
+function assertRevisable(proposal: Proposal, now: Date): void {
+  if (proposal.status !== 'pending_approval') {
+    throw refuse(409, 'already_decided', `This proposal is already ${proposal.status.replace('_', ' ')}; it can no longer be edited.`);
+  }
+  if (proposal.expiresAt.getTime() <= now.getTime()) throw refuse(409, 'expired', 'This proposal has expired; it can no longer be edited.');
+}
+
+/** What a revision page shows beside the payload: the parent's arguments and who edited them. */
+export async function revisionOrigin(db: Database, proposal: Proposal): Promise<{ parentId: string; parentArgs: Record<string, unknown>; editor: string } | undefined> {
+  if (!proposal.parentId) return undefined;
+  const [parent] = await db
+    .select({ payload: proposals.payload })
+    .from(proposals)
+    .where(and(eq(proposals.tenantId, proposal.tenantId), eq(proposals.id, proposal.parentId)))
+    .limit(1);
+  const [editor] = proposal.initiatedByUserId ? await db.select({ name: users.name }).from(users).where(eq(users.id, proposal.initiatedByUserId)).limit(1) : [];
+  return { parentId: proposal.parentId, parentArgs: (parent?.payload as { args: Record<string, unknown> } | undefined)?.args ?? {}, editor: editor?.name ?? 'an operator' };
+}
