@@ -113,3 +113,15 @@ test('decisions through the operator API: hash, origin, tenant and replay are en
   expect([replay.status(), await code(replay)]).toEqual([409, 'already_decided']);
   await Promise.all([alice.dispose(), erin.dispose()]);
 });
+
+test('mutation routes refuse GET (no state change through a link or a prefetch)', async ({ baseURL, request }) => {
+  const proposal = await proposeHold(request, 'acme');
+  const alice = await apiSession(baseURL!, 'alice@acme.test');
+  for (const verb of ['decisions', 'extend', 'revisions']) {
+    const response = await alice.get(`/api/v1/proposals/${proposal.id}/${verb}`);
+    expect(response.status(), verb).toBe(405);
+  }
+  const after = (await (await alice.get(`/api/v1/proposals/${proposal.id}`)).json()) as { status: string; decisions: unknown[] };
+  expect(after).toMatchObject({ status: 'pending_approval', decisions: [] });
+  await alice.dispose();
+});

@@ -103,3 +103,12 @@ test('anyone can recompute the payload hash from GET /api/v1/proposals/:id with 
   expect(payloadHash).toBe(proposal.payloadHash);
   expect(`sha256:${createHash('sha256').update(canonicalize(payload), 'utf8').digest('hex')}`).toBe(payloadHash);
 });
+
+test('the proposal page names what the contract filled in that the agent did not send', async ({ page, request }) => {
+  const created = await post(request, JSON.stringify({ requestId: uniqueRequestId('defaults'), action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } }));
+  expect(created.status()).toBe(201);
+  const { proposal } = (await created.json()) as { proposal: { id: string } };
+  await page.goto(`/proposals/${proposal.id}`);
+  await signInWithForm(page, 'dave@acme.test');
+  await expect(page.getByTestId('applied-defaults')).toContainText('evidenceRefs = []');
+});

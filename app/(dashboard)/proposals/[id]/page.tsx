@@ -5,6 +5,7 @@ import { getDb } from '@/db';
 import { Countdown } from '@/components/countdown';
 import { DecisionPanel, ExtendButton } from '@/components/decision-panel';
 import { RevisionDiff } from '@/components/revision-diff';
+import { appliedDefaults } from '@/lib/proposals/defaults';
 import { revisionOrigin } from '@/lib/proposals/revise';
 import { Hash } from '@/components/hash';
 import { PayloadText } from '@/components/payload-text';
@@ -46,6 +47,8 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   const payload = proposal.payload as Payload;
   const action = findAction(proposal.action);
   const origin = await revisionOrigin(db, proposal);
+  // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
+  const defaults = origin ? [] : appliedDefaults(proposal.rawCandidate, payload);
   const hints = action?.argHints?.(payload.args) ?? {};
   const [decisions, trail] = await Promise.all([decisionsFor(db, proposal.tenantId, proposal.id), auditTrailFor(db, proposal.tenantId, proposal.id)]);
   const now = new Date();
@@ -115,6 +118,12 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
               </tr>
             </tbody>
           </table>
+          {defaults.length > 0 ? (
+            <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400" data-testid="applied-defaults">
+              Filled in by the contract (the agent did not send them; they are hashed and run like the rest):{' '}
+              {defaults.map((item) => <code key={item.field} className="mr-2 font-mono">{item.field} = {JSON.stringify(item.value)}</code>)}
+            </p>
+          ) : null}
           <details className="mt-4" data-testid="canonical-json">
             <summary className="cursor-pointer text-sm font-medium">Canonical JSON (what is hashed)</summary>
             <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{canonicalJson(payload)}</code></pre>
