@@ -41,7 +41,6 @@ type Options = { port: number; appOrigin: string; clientId: string; clientSecret
 async function startOidcProvider({ port, appOrigin, clientId, clientSecret }: Options): Promise<http.Server> {
   const issuer = `http://localhost:${port}`;
   // Imported after console.warn is filtered: it warns about the runtime as it loads.
-  // @ts-expect-error -- oidc-provider ships no type declarations; the few members used are typed above.
   const Provider = (await import('oidc-provider')).default as ProviderConstructor;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const provider = new Provider(issuer, {
