@@ -24,12 +24,13 @@ test('an approver signs in, sees the queue, and approves the exact payload', asy
   await expect(page.getByRole('group', { name: 'Confirm approval' })).toContainText(proposal.payloadHash.slice(0, 15));
   await page.getByTestId('confirm-approve').click();
 
-  await expect(page.getByTestId('status-chip')).toHaveText('approved');
+  // Approved, and then executed by the worker within moments.
+  await expect(page.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
   await expect(page.getByTestId('decisions')).toContainText('Approved by Alice');
   await expect(page.getByTestId('proposal-history')).toContainText('proposal.approved');
 
   const api = await request.get(`/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
-  expect(((await api.json()) as { status: string }).status).toBe('approved');
+  expect(((await api.json()) as { status: string }).status).toMatch(/^(approved|executing|succeeded)$/);
 });
 
 test('a rejection needs a reason and ends the proposal', async ({ page, request }) => {

@@ -24,6 +24,12 @@ const flag = z
   .optional()
   .transform((value) => value === '1' || value === 'true');
 
+/** A flag that is on unless set to 0/false. */
+const flagOn = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .optional()
+  .transform((value) => value !== '0' && value !== 'false');
+
 const signingKeySchema = z.object({
   kty: z.literal('OKP'),
   crv: z.literal('Ed25519'),
@@ -76,6 +82,8 @@ const settingsSchema = z.object({
     .pipe(z.string().regex(/^\d{1,7}$/, 'must be a whole number of requests per minute'))
     .transform(Number)
     .pipe(z.number().int().min(1)),
+  /** Run the background jobs (dispatch, reconciliation, expiry) inside the web server; 0 when `npm run worker` does. */
+  WORKER_IN_PROCESS: flagOn,
   OIDC_ISSUER: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,

@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase, type DatabaseHandle } from '@/db/client';
 import { AdminError, createAgentKey, createTenant, createUser, grantRole, revokeAgentKey } from '@/lib/admin/accounts';
+import { ZodError } from 'zod';
 import { allActions } from '@/lib/actions/registry';
+import { retireKey, rotateKeySet } from '@/lib/commands/keys';
 import { ROLES } from '@/lib/auth/roles';
 import { env, SettingsError } from '@/lib/env';
 import type { Role } from '@/db/schema';
@@ -18,11 +20,24 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   create-agent-key <tenant> <agent-name> --actions <a,b> [--grant <name=v1,v2>]...
   revoke-agent-key <key-id>
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
+  rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
+  retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
 
 Uses DATABASE_URL when set, else the embedded database in COUNTERSIGN_DATA_DIR (default .data).
 Exit codes: 0 done, 1 refused (the message says why), 2 usage error.`;
 
 class UsageError extends Error {}
+
+/** A key set given on stdin: refused (exit 1) unless it is a JSON array of Ed25519 private JWKs. */
+class KeySetError extends Error {}
+
+function parseKeySetText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new KeySetError('stdin is not JSON: pipe in the current SIGNING_KEYS value');
+  }
+}
 
 function need(value: string | undefined, what: string): string {
   if (!value) throw new UsageError(`missing ${what}`);
@@ -134,6 +149,15 @@ async function run(argv: string[]): Promise<void> {
       console.log(JSON.stringify([jwk]));
       return;
     }
+    case 'rotate-signing-keys': {
+      console.log(JSON.stringify(await rotateKeySet(parseKeySetText(await readStdin()))));
+      return;
+    }
+    case 'retire-signing-key': {
+      const kid = need(rest[0], 'kid');
+      console.log(JSON.stringify(retireKey(parseKeySetText(await readStdin()), kid)));
+      return;
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -145,6 +169,10 @@ run(process.argv.slice(2)).then(
     if (error instanceof UsageError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
       console.error(`Error: ${error.message}\n\n${USAGE}`);
       process.exit(2);
+    }
+    if (error instanceof KeySetError || error instanceof ZodError) {
+      console.error(`Error: ${error instanceof ZodError ? 'stdin is not a JSON array of Ed25519 private JWKs with a kid (kty, crv, x, d, kid)' : error.message}`);
+      process.exit(1);
     }
     if (error instanceof AdminError || error instanceof SettingsError || (error instanceof Error && error.name === 'DatabaseInUseError')) {
       console.error(`Error: ${error.message}`);

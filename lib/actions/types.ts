@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { SystemsClient } from '@/lib/systems/client';
+import type { SystemsClient, SystemsWriteClient, WriteResponse } from '@/lib/systems/client';
 
 export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
 
@@ -61,4 +61,15 @@ export type ActionModule = {
   describeChange?(before: Record<string, string | number>, after: Record<string, string | number>): string | undefined;
   defaultRules: RoutingRule[];
   defaultExpiryHours: number;
+  /**
+   * The effect: one write to the system of record, keyed by the command's idempotency key. `facts`
+   * are the live ones read just before (e.g. a hold's warehouse comes from the catalog).
+   */
+  execute(client: SystemsWriteClient, args: Record<string, unknown>, facts: Record<string, string | number>, idempotencyKey: string, signal: AbortSignal): Promise<WriteResponse>;
+  /** Reconciliation: did this key commit? Throws SystemsUnavailableError when the system can't answer. */
+  lookupReceipt(client: SystemsWriteClient, idempotencyKey: string): Promise<{ found: true; receipt: unknown } | { found: false }>;
+  /** The receipt against the output schema AND the request (same operation, resource, amount, key). */
+  validateReceipt(receipt: unknown, args: Record<string, unknown>, facts: Record<string, string | number>, idempotencyKey: string): ReceiptCheck;
 };
+
+export type ReceiptCheck = { ok: true; receipt: Record<string, unknown> } | { ok: false; reason: string };

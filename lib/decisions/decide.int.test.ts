@@ -63,11 +63,11 @@ describe('decide', () => {
     expect(rows[0]).toMatchObject({ tenantId: 'acme', userId: world.userId('alice'), decision: 'approve', payloadHash: proposal.payloadHash, reason: null });
 
     const audit = await auditRowsFor(t.db, proposal.id);
-    expect(audit.map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved']);
+    expect(audit.map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted']);
     expect(audit[1]).toMatchObject({ tenantId: 'acme', actorType: 'user', actorId: world.userId('alice'), payloadHash: proposal.payloadHash });
 
     const topics = await t.db.select({ topic: outbox.topic }).from(outbox).where(eq(outbox.proposalId, proposal.id));
-    expect(topics.map((row) => row.topic).sort()).toEqual(['proposal.created', 'proposal.decided']);
+    expect(topics.map((row) => row.topic).sort()).toEqual(['command.minted', 'proposal.created', 'proposal.decided']);
   });
 
   it('lets an admin approve what needs an approver', async () => {
@@ -234,6 +234,7 @@ describe('decide', () => {
         'proposal.created',
         'proposal.approval_added',
         'proposal.approved',
+        'command.minted',
       ]);
     });
 

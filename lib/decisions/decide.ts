@@ -1,11 +1,13 @@
 import { refuse, requireDecider } from '@/lib/decisions/deciders';
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
+import { openClaims } from '@/lib/intake/admit';
 import { agentKeys, decisions, executions, outbox, proposals, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { Resolution } from '@/lib/actions/types';
 import { appendAudit } from '@/lib/audit/append';
+import { mintCommand } from '@/lib/commands/mint';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
@@ -26,9 +28,6 @@ export const decisionRequestSchema = z
 
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
-
-/** Proposals that still hold a claim on their resource (as at intake). */
-const OPEN_STATUSES = ['pending_approval', 'approved', 'executing'] as const;
 
 
 const unavailable = () =>
@@ -158,20 +157,8 @@ async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Pr
   if (changed) return { code: 'facts_changed', reason: changed };
 
   const { args } = proposal.payload as { args: Record<string, unknown> };
-  const open = proposal.resourceKey
-    ? await tx
-        .select({ payload: proposals.payload })
-        .from(proposals)
-        .where(
-          and(
-            eq(proposals.tenantId, proposal.tenantId),
-            eq(proposals.resourceKey, proposal.resourceKey),
-            inArray(proposals.status, [...OPEN_STATUSES]),
-            ne(proposals.id, proposal.id),
-          ),
-        )
-    : [];
-  const violation = action.checkRules(args, resolution, open.map((row) => ({ args: (row.payload as { args: Record<string, unknown> }).args })));
+  const open = proposal.resourceKey ? await openClaims(tx, proposal.tenantId, proposal.resourceKey, proposal.id) : [];
+  const violation = action.checkRules(args, resolution, open);
   if (violation) return { code: violation.code, reason: `${violation.message.replace(/\.$/, '')} (checked at decision time)` };
   return undefined;
 }
@@ -228,6 +215,8 @@ async function record(tx: Database, proposal: Proposal, userId: string, request:
     data: { approvals: approvals.length, required: proposal.routing.approvals, ...(overruled ? { overruledApproval: true } : {}) },
     occurredAt: now,
   });
+  // The quorum was reached: the signed command is minted in this same transaction (DESIGN.md §7).
+  if (nextStatus === 'approved') await mintCommand(tx, updated, now);
   return updated;
 }
 

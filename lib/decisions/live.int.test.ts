@@ -139,8 +139,8 @@ describe('deny wins', () => {
       ].sort(),
     );
     const audit = await auditRowsFor(t.db, proposal.id);
-    expect(audit.map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'proposal.rejected']);
-    expect(audit[2]).toMatchObject({ actorId: world.userId('bob'), reasonCode: 'reject', data: { overruledApproval: true } });
+    expect(audit.map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted', 'proposal.rejected']);
+    expect(audit[3]).toMatchObject({ actorId: world.userId('bob'), reasonCode: 'reject', data: { overruledApproval: true } });
     // An approve on a rejected proposal is already decided.
     await expectApiError(decideAs('carol', proposal, approve(proposal)), { status: 409, code: 'already_decided' });
   });
@@ -148,18 +148,10 @@ describe('deny wins', () => {
   it('a reject is refused once the command has started executing', async () => {
     const proposal = await hold();
     await decideAs('alice', proposal, approve(proposal));
-    const commandId = newId('cmd');
-    await t.db.insert(commands).values({
-      id: commandId,
-      tenantId: 'acme',
-      proposalId: proposal.id,
-      scope: 'inventory',
-      kid: 'test',
-      jws: 'test.jws.value',
-      idempotencyKey: `idem_${commandId}`,
-      expiresAt: new Date(Date.now() + 60_000),
-    });
-    await t.db.insert(executions).values({ id: newId('exe'), tenantId: 'acme', proposalId: proposal.id, commandId, status: 'running' });
+    // The approval minted the command; an executions row means it started.
+    const [command] = await t.db.select({ id: commands.id }).from(commands).where(eq(commands.proposalId, proposal.id));
+    const commandId = command!.id;
+    await t.db.insert(executions).values({ id: newId('exe'), tenantId: 'acme', proposalId: proposal.id, commandId, status: 'executing' });
     await expectApiError(decideAs('bob', proposal, reject(proposal)), { status: 409, code: 'already_decided' });
     expect((await proposalRow(t.db, proposal.id)).status).toBe('approved');
   });

@@ -61,8 +61,8 @@ describe('concurrent decisions (PostgreSQL)', () => {
     expect(results.map(codeOf).sort()).toEqual(['already_decided', 'ok']);
     expect((await proposalRow(t.db, proposal.id)).status).toBe('approved');
     expect(await countWhere(decisions, proposal.id)).toBe(1);
-    expect((await auditRowsFor(t.db, proposal.id)).map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved']);
-    expect(await countWhere(outbox, proposal.id)).toBe(2);
+    expect((await auditRowsFor(t.db, proposal.id)).map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted']);
+    expect(await countWhere(outbox, proposal.id)).toBe(3);
   });
 
   it.each([1, 2, 3, 4, 5])('an approve and a reject at once: deny wins, the final status is rejected (round %i)', async (round) => {
@@ -82,7 +82,7 @@ describe('concurrent decisions (PostgreSQL)', () => {
     const row = await proposalRow(t.db, proposal.id);
     expect(row).toMatchObject({ status: 'rejected', statusReason: 'Not now' });
     const types = (await auditRowsFor(t.db, proposal.id)).map((r) => r.type);
-    expect(types).toEqual(approveResult === 'ok' ? ['proposal.created', 'proposal.approved', 'proposal.rejected'] : ['proposal.created', 'proposal.rejected']);
+    expect(types).toEqual(approveResult === 'ok' ? ['proposal.created', 'proposal.approved', 'command.minted', 'proposal.rejected'] : ['proposal.created', 'proposal.rejected']);
     expect(await countWhere(decisions, proposal.id)).toBe(approveResult === 'ok' ? 2 : 1);
   });
 
@@ -104,7 +104,7 @@ describe('concurrent decisions (PostgreSQL)', () => {
     expect(await countWhere(decisions, proposal.id)).toBe(1);
     const types = (await auditRowsFor(t.db, proposal.id)).map((r) => r.type);
     expect(types.filter((type) => type === 'proposal.approved')).toHaveLength(1);
-    expect(types).toEqual(['proposal.created', 'proposal.approved']);
+    expect(types).toEqual(['proposal.created', 'proposal.approved', 'command.minted']);
   });
 });
 

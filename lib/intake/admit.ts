@@ -1,9 +1,10 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { outbox, proposals, type GateResult, type Proposal } from '@/db/schema';
-import type { ActionModule, ContractVersion } from '@/lib/actions/types';
+import type { ActionModule, ContractVersion, OpenProposal } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { appendAudit } from '@/lib/audit/append';
+import { mintCommand } from '@/lib/commands/mint';
 import { ApiError, notAuthorized } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
@@ -32,6 +33,22 @@ export type ShapedProposal = {
 export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>) {
   const { agent, action, contract, args, evidenceRefs } = candidate;
   return { action: action.name, contractVersion: contract.version, tenantId: agent.tenantId, args, evidenceRefs };
+}
+
+/** The arguments of the open proposals on a resource (optionally not counting one of them). */
+export async function openClaims(db: Database, tenantId: string, resourceKey: string, excludeId?: string): Promise<OpenProposal[]> {
+  const rows = await db
+    .select({ payload: proposals.payload })
+    .from(proposals)
+    .where(
+      and(
+        eq(proposals.tenantId, tenantId),
+        eq(proposals.resourceKey, resourceKey),
+        inArray(proposals.status, [...OPEN_STATUSES]),
+        excludeId ? ne(proposals.id, excludeId) : undefined,
+      ),
+    );
+  return rows.map((row) => ({ args: (row.payload as { args: Record<string, unknown> }).args }));
 }
 
 export type AdmitHooks = {
@@ -75,18 +92,8 @@ export async function admitShaped(
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${agent.tenantId}/${resolution.resourceKey}`}, 0))`);
     const found = await hooks.existing?.(tx);
     if (found) return { created: false, proposal: found };
-    const open = await tx
-      .select({ payload: proposals.payload })
-      .from(proposals)
-      .where(
-        and(
-          eq(proposals.tenantId, agent.tenantId),
-          eq(proposals.resourceKey, resolution.resourceKey),
-          inArray(proposals.status, [...OPEN_STATUSES]),
-          candidate.revision ? ne(proposals.id, candidate.revision.parentId) : undefined,
-        ),
-      );
-    const violation = action.checkRules(args, resolution, open.map((row) => ({ args: (row.payload as { args: Record<string, unknown> }).args })));
+    const open = await openClaims(tx, agent.tenantId, resolution.resourceKey, candidate.revision?.parentId);
+    const violation = action.checkRules(args, resolution, open);
     if (violation) throw new ApiError(422, 'business_rule', violation.code, violation.message);
     if (routing.outcome === 'deny') {
       throw new ApiError(403, 'authorization', 'denied_by_policy', `Policy rule "${routing.rule}" (v${routing.policyVersion}) does not allow this ${action.name}.`);
@@ -149,6 +156,8 @@ export async function admitShaped(
       data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: candidate.revision?.parentId ?? null },
       occurredAt: now,
     });
+    // Auto-approved: the signed command is minted in this same transaction (DESIGN.md §7).
+    if (autoApproved) await mintCommand(tx, row, now);
     return { created: true, proposal: row };
   });
 }

@@ -419,7 +419,10 @@ describe('Routing by the tenant policy (policies table)', () => {
     expect(proposal.decidedAt?.getTime()).toBe(NOW.getTime());
     expect(proposal.expiresAt.getTime()).toBe(NOW.getTime() + 6 * 3_600_000);
     const audit = await auditRowsFor(t.db, proposal.id);
-    expect(audit.map((row) => [row.type, row.reasonCode])).toEqual([['proposal.created', 'auto_approve']]);
+    expect(audit.map((row) => [row.type, row.reasonCode])).toEqual([
+      ['proposal.created', 'auto_approve'],
+      ['command.minted', 'approved'],
+    ]);
     const [attempt] = await t.db.select().from(intakeAttempts).where(eq(intakeAttempts.proposalId, proposal.id));
     expect(attempt).toMatchObject({ outcome: 'accepted', httpStatus: 201 });
     const [note] = await t.db.select().from(outbox).where(eq(outbox.proposalId, proposal.id));

@@ -1,6 +1,77 @@
-import type { Proposal } from '@/db/schema';
+import { and, asc, eq } from 'drizzle-orm';
+import { decodeJwt } from 'jose';
+import type { Database } from '@/db';
+import { auditEvents, commands, executions, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
+import { EXECUTION_CHECKED } from '@/lib/jobs/reconcile-executions';
 import type { DecisionRow } from './queries';
+
+/** One reconciliation check, as recorded in the evidence trail. */
+export type ExecutionCheck = { at: string; attempt: number | null; outcome: string; reason: string | null };
+
+export type ExecutionView = {
+  status: string;
+  attempts: number;
+  receipt: unknown;
+  errorCode: string | null;
+  nextCheckAt: string | null;
+  updatedAt: string;
+  checks: ExecutionCheck[];
+};
+
+/** The signed command, for operators: its id, the compact JWS and its claims (decoded, not verified). */
+export type CommandView = { id: string; scope: string; jws: string; expiresAt: string; consumedAt: string | null; claims: Record<string, unknown> | null };
+
+export type ExecutionState = { execution: ExecutionView | null; command: CommandView | null };
+
+function claimsOf(jws: string): Record<string, unknown> | null {
+  try {
+    return decodeJwt(jws) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** The proposal's command, execution and reconciliation checks (each null until it exists). */
+export async function executionStateFor(db: Database, tenantId: string, proposalId: string): Promise<ExecutionState> {
+  const [command] = await db
+    .select()
+    .from(commands)
+    .where(and(eq(commands.tenantId, tenantId), eq(commands.proposalId, proposalId)));
+  if (!command) return { execution: null, command: null };
+  const [execution] = await db.select().from(executions).where(eq(executions.commandId, command.id));
+  const commandView: CommandView = {
+    id: command.id,
+    scope: command.scope,
+    jws: command.jws,
+    expiresAt: command.expiresAt.toISOString(),
+    consumedAt: command.consumedAt?.toISOString() ?? null,
+    claims: claimsOf(command.jws),
+  };
+  if (!execution) return { execution: null, command: commandView };
+  const checks = await db
+    .select({ occurredAt: auditEvents.occurredAt, reasonCode: auditEvents.reasonCode, data: auditEvents.data })
+    .from(auditEvents)
+    .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.proposalId, proposalId), eq(auditEvents.type, EXECUTION_CHECKED)))
+    .orderBy(asc(auditEvents.seq));
+  return {
+    command: commandView,
+    execution: {
+      status: execution.status,
+      attempts: execution.attempts,
+      receipt: execution.receipt ?? null,
+      errorCode: execution.errorCode,
+      nextCheckAt: execution.nextCheckAt?.toISOString() ?? null,
+      updatedAt: execution.updatedAt.toISOString(),
+      checks: checks.map((check) => ({
+        at: new Date(check.occurredAt).toISOString(),
+        attempt: typeof check.data.attempt === 'number' ? check.data.attempt : null,
+        outcome: check.reasonCode ?? 'unknown',
+        reason: typeof check.data.reason === 'string' ? check.data.reason : null,
+      })),
+    },
+  };
+}
 
 function summaryOf(proposal: Proposal): string {
   const action = findAction(proposal.action);
@@ -22,8 +93,17 @@ export function proposalSummary(proposal: Proposal, origin: string) {
   };
 }
 
-/** The full proposal; operators also see the raw candidate and, once minted, the command. */
-export function proposalDetail(proposal: Proposal, decisions: DecisionRow[], origin: string, audience: 'agent' | 'operator') {
+/**
+ * The full proposal; operators also see the raw candidate and, once minted, the command. Without
+ * `state` (callers that just changed a pending proposal) there is no execution or command yet.
+ */
+export function proposalDetail(
+  proposal: Proposal,
+  decisions: DecisionRow[],
+  origin: string,
+  audience: 'agent' | 'operator',
+  state: ExecutionState = { execution: null, command: null },
+) {
   const detail = {
     ...proposalSummary(proposal, origin),
     summary: summaryOf(proposal),
@@ -43,8 +123,8 @@ export function proposalDetail(proposal: Proposal, decisions: DecisionRow[], ori
       reason: d.reason,
       at: d.createdAt.toISOString(),
     })),
-    execution: null,
+    execution: state.execution,
   };
   if (audience === 'agent') return detail;
-  return { ...detail, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: null };
+  return { ...detail, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: state.command };
 }

@@ -56,3 +56,116 @@ export function systemsClient(): SystemsClient {
 export function segment(id: string): string {
   return encodeURIComponent(id);
 }
+
+/**
+ * What a write to a system of record came to. `answered`: a 2xx with a JSON body (not yet trusted:
+ * the action validates it as a receipt). `refused`: a definite refusal (4xx other than 408/429), so
+ * nothing was committed. `unknown`: no trustworthy answer (timeout, unreachable, 5xx, non-JSON).
+ */
+export type WriteResponse =
+  | { kind: 'answered'; status: number; body: unknown }
+  | { kind: 'refused'; status: number; code: string; message: string }
+  | { kind: 'unknown'; reason: 'timeout' | 'unreachable' | 'system_error' | 'malformed_response' };
+
+export type LookupResponse = { found: true; body: unknown } | { found: false };
+
+/** The executor's client for one scope: writes keyed by idempotency key, and look-ups by that key. */
+export type SystemsWriteClient = {
+  readonly scope: string;
+  /** POSTs JSON with the scope's credential; never throws for the system's answer. */
+  write(path: string, body: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<WriteResponse>;
+  /** GETs a record; `found: false` on 404; throws SystemsUnavailableError when the system can't answer. */
+  lookup(path: string, options?: { signal?: AbortSignal }): Promise<LookupResponse>;
+};
+
+const REFUSAL_CODE = /^[a-z][a-z0-9_]{0,63}$/;
+
+async function refusalOf(response: Response): Promise<{ code: string; message: string }> {
+  const body = (await response.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+  const code = typeof body?.error?.code === 'string' && REFUSAL_CODE.test(body.error.code) ? body.error.code : `status_${response.status}`;
+  const message = typeof body?.error?.message === 'string' ? body.error.message.slice(0, 500) : `The system of record refused the write (${response.status}).`;
+  return { code, message };
+}
+
+const isTimeout = (error: unknown) => error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+
+export function createSystemsWriteClient(options: { baseUrl: string; credential: string; scope?: string; timeoutMs?: number }): SystemsWriteClient {
+  const timeoutMs = options.timeoutMs ?? 3_000;
+  const signalFor = (signal?: AbortSignal) => signal ?? AbortSignal.timeout(timeoutMs);
+  const headers = { accept: 'application/json', authorization: `Bearer ${options.credential}` };
+  return {
+    scope: options.scope ?? '',
+    async write(path, body, { signal } = {}) {
+      let response: Response;
+      try {
+        response = await fetch(new URL(path, options.baseUrl), {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          signal: signalFor(signal),
+        });
+      } catch (error) {
+        return { kind: 'unknown', reason: isTimeout(error) ? 'timeout' : 'unreachable' };
+      }
+      if (response.status >= 500 || response.status === 408 || response.status === 429) {
+        await response.body?.cancel().catch(() => undefined);
+        return { kind: 'unknown', reason: 'system_error' };
+      }
+      if (response.status >= 400) return { kind: 'refused', status: response.status, ...(await refusalOf(response)) };
+      if (response.status < 200 || response.status >= 300) {
+        await response.body?.cancel().catch(() => undefined);
+        return { kind: 'unknown', reason: 'malformed_response' };
+      }
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        return { kind: 'unknown', reason: isTimeout(error) ? 'timeout' : 'unreachable' };
+      }
+      try {
+        return { kind: 'answered', status: response.status, body: JSON.parse(text) as unknown };
+      } catch {
+        return { kind: 'unknown', reason: 'malformed_response' };
+      }
+    },
+    async lookup(path, { signal } = {}) {
+      if (path.split('/').some((part) => part === '.' || part === '..')) throw new SystemsUnavailableError('invalid path');
+      let response: Response;
+      try {
+        response = await fetch(new URL(path, options.baseUrl), { headers, signal: signalFor(signal) });
+      } catch (error) {
+        throw new SystemsUnavailableError(isTimeout(error) ? 'timeout' : 'unreachable');
+      }
+      if (response.status === 404) {
+        await response.body?.cancel().catch(() => undefined);
+        return { found: false };
+      }
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        throw new SystemsUnavailableError(`status ${response.status}`);
+      }
+      const text = await response.text().catch(() => {
+        throw new SystemsUnavailableError('unreadable response');
+      });
+      try {
+        return { found: true, body: JSON.parse(text) as unknown };
+      } catch {
+        throw new SystemsUnavailableError('unexpected response shape');
+      }
+    },
+  };
+}
+
+const writeClients = new Map<string, SystemsWriteClient>();
+
+/** The executor's client for a scope, with that scope's credential from SCOPE_CREDENTIALS. */
+export function systemsWriteClient(scope: string): SystemsWriteClient {
+  let client = writeClients.get(scope);
+  if (!client) {
+    const credential = env().SCOPE_CREDENTIALS?.[scope];
+    if (!credential) throw new SystemsUnavailableError(`no credential configured for scope ${scope}`);
+    client = createSystemsWriteClient({ baseUrl: systemsOfRecordUrl(env()), credential, scope });
+    writeClients.set(scope, client);
+  }
+  return client;
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { segment, type SystemsClient } from '@/lib/systems/client';
+import { segment, type SystemsClient, type SystemsWriteClient } from '@/lib/systems/client';
 
 /** The inventory system's catalog record, as `GET /skus/:sku` returns it. */
 export const skuRecord = z.object({
@@ -12,4 +12,15 @@ export const skuRecord = z.object({
 
 export function readSku(systems: SystemsClient, sku: string) {
   return systems.read(`/skus/${segment(sku)}`, skuRecord, 'inventory');
+}
+
+/** The hold the command asks for: `POST /holds` with the inventory credential. */
+export function writeHold(client: SystemsWriteClient, body: { sku: string; quantity: number; warehouse: string; idempotencyKey: string }, signal: AbortSignal) {
+  return client.write('/holds', body, { signal });
+}
+
+/** Reconciliation: the hold committed under this key, if any. */
+export async function lookupHold(client: SystemsWriteClient, idempotencyKey: string): Promise<{ found: true; receipt: unknown } | { found: false }> {
+  const answer = await client.lookup(`/holds?idempotencyKey=${encodeURIComponent(idempotencyKey)}`);
+  return answer.found ? { found: true, receipt: answer.body } : { found: false };
 }

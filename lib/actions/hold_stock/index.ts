@@ -1,5 +1,5 @@
 import type { ActionModule } from '../types';
-import { readSku } from './adapter';
+import { lookupHold, readSku, writeHold } from './adapter';
 import { holdReceipt, holdStockArgsV1, holdStockArgsV2, type HoldStockArgsV1 } from './contract';
 
 const argsOf = (args: Record<string, unknown>) => args as HoldStockArgsV1;
@@ -46,4 +46,21 @@ export const holdStock: ActionModule = {
     { id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
   ],
   defaultExpiryHours: 24,
+
+  execute(client, args, facts, idempotencyKey, signal) {
+    const { sku, quantity } = argsOf(args);
+    return writeHold(client, { sku, quantity, warehouse: String(facts.warehouse), idempotencyKey }, signal);
+  },
+  lookupReceipt: lookupHold,
+  validateReceipt(receipt, args, facts, idempotencyKey) {
+    const parsed = holdReceipt.safeParse(receipt);
+    if (!parsed.success) return { ok: false, reason: 'receipt does not match the hold receipt schema' };
+    const { sku, quantity } = argsOf(args);
+    const got = parsed.data;
+    if (got.sku !== sku) return { ok: false, reason: 'receipt names another SKU' };
+    if (got.quantity !== quantity) return { ok: false, reason: 'receipt quantity differs from the request' };
+    if (facts.warehouse !== undefined && got.warehouse !== String(facts.warehouse)) return { ok: false, reason: 'receipt names another warehouse' };
+    if (got.idempotencyKey !== idempotencyKey) return { ok: false, reason: 'receipt idempotency key differs from the request' };
+    return { ok: true, receipt: got };
+  },
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { segment, type SystemsClient } from '@/lib/systems/client';
+import { segment, type SystemsClient, type SystemsWriteClient } from '@/lib/systems/client';
 
 /** The payments system's order, as `GET /orders/:id` returns it. */
 export const orderRecord = z.object({
@@ -13,4 +13,15 @@ export const orderRecord = z.object({
 
 export function readOrder(systems: SystemsClient, orderId: string) {
   return systems.read(`/orders/${segment(orderId)}`, orderRecord, 'payments');
+}
+
+/** The refund the command asks for: `POST /refunds` with the payments credential. */
+export function writeRefund(client: SystemsWriteClient, body: { orderId: string; amountMinor: number; currency: string; idempotencyKey: string }, signal: AbortSignal) {
+  return client.write('/refunds', body, { signal });
+}
+
+/** Reconciliation: the refund committed under this key, if any. */
+export async function lookupRefund(client: SystemsWriteClient, idempotencyKey: string): Promise<{ found: true; receipt: unknown } | { found: false }> {
+  const answer = await client.lookup(`/refunds?idempotencyKey=${encodeURIComponent(idempotencyKey)}`);
+  return answer.found ? { found: true, receipt: answer.body } : { found: false };
 }

@@ -1,6 +1,6 @@
 import { formatMoney } from '@/lib/money';
 import type { ActionModule } from '../types';
-import { readOrder } from './adapter';
+import { lookupRefund, readOrder, writeRefund } from './adapter';
 import { issueRefundArgsV1, refundReceipt, type IssueRefundArgsV1 } from './contract';
 
 const argsOf = (args: Record<string, unknown>) => args as IssueRefundArgsV1;
@@ -65,4 +65,21 @@ export const issueRefund: ActionModule = {
     { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
   ],
   defaultExpiryHours: 24,
+
+  execute(client, args, _facts, idempotencyKey, signal) {
+    const { orderId, amountMinor, currency } = argsOf(args);
+    return writeRefund(client, { orderId, amountMinor, currency, idempotencyKey }, signal);
+  },
+  lookupReceipt: lookupRefund,
+  validateReceipt(receipt, args, _facts, idempotencyKey) {
+    const parsed = refundReceipt.safeParse(receipt);
+    if (!parsed.success) return { ok: false, reason: 'receipt does not match the refund receipt schema' };
+    const { orderId, amountMinor, currency } = argsOf(args);
+    const got = parsed.data;
+    if (got.orderId !== orderId) return { ok: false, reason: 'receipt names another order' };
+    if (got.amountMinor !== amountMinor) return { ok: false, reason: 'receipt amount differs from the request' };
+    if (got.currency !== currency) return { ok: false, reason: 'receipt currency differs from the request' };
+    if (got.idempotencyKey !== idempotencyKey) return { ok: false, reason: 'receipt idempotency key differs from the request' };
+    return { ok: true, receipt: got };
+  },
 };

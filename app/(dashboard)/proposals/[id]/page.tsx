@@ -4,6 +4,7 @@ import { notFound } from 'next/navigation';
 import { getDb } from '@/db';
 import { Countdown } from '@/components/countdown';
 import { DecisionPanel, ExtendButton } from '@/components/decision-panel';
+import { ExecutionSection } from '@/components/execution-section';
 import { RevisionDiff } from '@/components/revision-diff';
 import { appliedDefaults } from '@/lib/proposals/defaults';
 import { revisionOrigin } from '@/lib/proposals/revise';
@@ -18,6 +19,7 @@ import { dashboardContext } from '@/lib/dashboard/context';
 import { grantedDuration } from '@/lib/decisions/extend';
 import { canonicalJson } from '@/lib/payload-hash';
 import { decisionsFor, getProposal, tenantOfProposal } from '@/lib/proposals/queries';
+import { executionStateFor } from '@/lib/proposals/view';
 
 export const metadata: Metadata = { title: 'Proposal' };
 
@@ -50,7 +52,11 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
   const defaults = origin ? [] : appliedDefaults(proposal.rawCandidate, payload);
   const hints = action?.argHints?.(payload.args) ?? {};
-  const [decisions, trail] = await Promise.all([decisionsFor(db, proposal.tenantId, proposal.id), auditTrailFor(db, proposal.tenantId, proposal.id)]);
+  const [decisions, trail, execution] = await Promise.all([
+    decisionsFor(db, proposal.tenantId, proposal.id),
+    auditTrailFor(db, proposal.tenantId, proposal.id),
+    executionStateFor(db, proposal.tenantId, proposal.id),
+  ]);
   const now = new Date();
   const expired = proposal.expiresAt.getTime() <= now.getTime();
   const approvals = decisions.filter((d) => d.decision === 'approve');
@@ -66,8 +72,9 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   const rejection = decisions.findLast((d) => d.decision === 'reject');
   const clock = (date: Date | null) => (date ? `${absoluteTime(date).slice(11, 16)} UTC` : '');
   const names = (list: typeof decisions) => list.map((d) => d.userName).join(' and ');
+  const approvedThenOn = ['approved', 'executing', 'succeeded', 'failed', 'outcome_unknown'].includes(proposal.status);
   const outcome =
-    proposal.status === 'approved'
+    approvedThenOn
       ? approvals.length > 0
         ? `Approved by ${names(approvals)} ${clock(proposal.decidedAt)}`
         : `Approved automatically by rule ${proposal.routing.rule} ${clock(proposal.decidedAt)}`
@@ -208,6 +215,8 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           </p>
         )}
       </section>
+
+      <ExecutionSection status={proposal.status} action={proposal.action} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />
 
       <section aria-labelledby="history" className="text-sm">
         <h2 id="history" className="mb-2 font-semibold">History</h2>

@@ -3,7 +3,7 @@ import { errorResponse, notFound } from '@/lib/http/errors';
 import { publicOrigin } from '@/lib/http/origin';
 import { readableTenant, requirePrincipal } from '@/lib/http/principal';
 import { decisionsFor, getProposal } from '@/lib/proposals/queries';
-import { proposalDetail } from '@/lib/proposals/view';
+import { executionStateFor, proposalDetail } from '@/lib/proposals/view';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,8 +15,8 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
     const tenantId = await readableTenant(db, principal, id);
     const proposal = tenantId ? await getProposal(db, tenantId, id) : undefined;
     if (!proposal) throw notFound();
-    const decisions = await decisionsFor(db, proposal.tenantId, proposal.id);
-    return Response.json(proposalDetail(proposal, decisions, publicOrigin(request), principal.kind));
+    const [decisions, state] = await Promise.all([decisionsFor(db, proposal.tenantId, proposal.id), executionStateFor(db, proposal.tenantId, proposal.id)]);
+    return Response.json(proposalDetail(proposal, decisions, publicOrigin(request), principal.kind, state));
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,0 +1,9 @@
+import { commandKeys } from '@/lib/commands/keys';
+
+export const dynamic = 'force-dynamic';
+
+/** The public keys that verify signed commands (DESIGN.md §7): kty, crv, x, kid, alg, use — never `d`. */
+export async function GET() {
+  const { jwks } = await commandKeys();
+  return Response.json({ keys: jwks }, { headers: { 'cache-control': 'public, max-age=300' } });
+}

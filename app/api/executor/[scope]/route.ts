@@ -1,0 +1,32 @@
+import { getDb } from '@/db';
+import { executeCommand } from '@/lib/commands/execute';
+import { CommandRefusal } from '@/lib/commands/verify';
+import { allActions } from '@/lib/actions/registry';
+import { errorResponse } from '@/lib/http/errors';
+
+export const dynamic = 'force-dynamic';
+
+/** A command is a few KiB at most; anything larger is refused unread. */
+const MAX_BYTES = 64 * 1024;
+
+/** `POST /api/executor/<scope>` with `Content-Type: application/jose` and the compact JWS as body. */
+export async function POST(request: Request, context: { params: Promise<{ scope: string }> }) {
+  const { scope } = await context.params;
+  try {
+    if (!allActions().some((action) => action.scope === scope)) {
+      throw new CommandRefusal('unknown_scope', 'There is no executor for this scope.', 404);
+    }
+    const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/jose') throw new CommandRefusal('unsupported_media_type', 'Send the compact JWS with "Content-Type: application/jose".', 415);
+    const length = Number(request.headers.get('content-length') ?? '0');
+    if (length > MAX_BYTES) throw new CommandRefusal('too_large', 'A command is at most 64 KiB.', 413);
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > MAX_BYTES) throw new CommandRefusal('too_large', 'A command is at most 64 KiB.', 413);
+    const jws = new TextDecoder().decode(bytes).trim();
+    const execution = await executeCommand(await getDb(), { scope, jws });
+    return Response.json({ execution });
+  } catch (error) {
+    if (error instanceof CommandRefusal) return error.toResponse();
+    return errorResponse(error);
+  }
+}

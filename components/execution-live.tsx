@@ -1,0 +1,53 @@
+'use client';
+
+import { useRouter } from 'next/navigation';
+import { useEffect, useState } from 'react';
+
+/** Refreshes the page every few seconds while the outcome can still change (approved, executing, checking). */
+export function ExecutionRefresher({ everyMs = 2_000 }: { everyMs?: number }) {
+  const router = useRouter();
+  useEffect(() => {
+    const timer = setInterval(() => router.refresh(), everyMs);
+    return () => clearInterval(timer);
+  }, [router, everyMs]);
+  return null;
+}
+
+/** "next in 40 s", counting down from the server's render time; "now" once due. */
+export function NextCheckIn({ at, renderedAt }: { at: string; renderedAt: string }) {
+  const [now, setNow] = useState(() => new Date(renderedAt).getTime());
+  useEffect(() => {
+    const tick = () => setNow(Date.now());
+    const first = setTimeout(tick, 0);
+    const timer = setInterval(tick, 1_000);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
+  }, []);
+  const seconds = Math.max(0, Math.ceil((new Date(at).getTime() - now) / 1_000));
+  const text = seconds === 0 ? 'next now' : seconds < 120 ? `next in ${seconds} s` : `next in ${Math.round(seconds / 60)} min`;
+  return (
+    <span data-testid="execution-next-check" suppressHydrationWarning className="tabular-nums">
+      {text}
+    </span>
+  );
+}
+
+/** A copy button for long values (the JWS). */
+export function CopyButton({ value, label, testId }: { value: string; label: string; testId: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      data-testid={testId}
+      aria-label={label}
+      className="rounded border border-zinc-300 px-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
+      onClick={() => {
+        void navigator.clipboard?.writeText(value).then(() => setCopied(true));
+      }}
+    >
+      {copied ? 'copied' : 'copy'}
+    </button>
+  );
+}

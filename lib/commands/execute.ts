@@ -1,0 +1,263 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { openClaims } from '@/lib/intake/admit';
+import { commands, executions, outbox, proposals, type Proposal } from '@/db/schema';
+import type { ActionModule, Resolution } from '@/lib/actions/types';
+import { appendAudit } from '@/lib/audit/append';
+import { newId } from '@/lib/ids';
+import { SystemsUnavailableError, systemsClient, systemsWriteClient, type SystemsClient, type SystemsWriteClient, type WriteResponse } from '@/lib/systems/client';
+import { commandKeys, type VerificationKeys } from './keys';
+import { commandIssuer } from './mint';
+import { CommandRefusal, verifyCommand, type VerifiedCommand } from './verify';
+
+export type ExecutionStatus = 'succeeded' | 'failed' | 'outcome_unknown';
+
+/** The executor's answer (200) for any recorded outcome, first time or replay. */
+export type ExecutionAnswer = {
+  status: ExecutionStatus;
+  commandId: string;
+  proposalId: string;
+  receipt?: Record<string, unknown>;
+  errorCode?: string;
+  reason?: string;
+};
+
+/** The adapter's deadline for the one write (DESIGN.md §7). */
+export const WRITE_DEADLINE_MS = 3_000;
+/** When reconciliation first asks about an unknown outcome. */
+export const RECHECK_AFTER_MS = 30_000;
+
+const EXECUTOR_ACTOR = (scope: string) => ({ type: 'system' as const, id: `executor:${scope}` });
+
+export type ExecuteOptions = {
+  /** The executor's scope, from its URL (`payments`, `inventory`). */
+  scope: string;
+  /** The compact JWS, as posted. */
+  jws: string;
+  /** Public keys by kid (default: the configured key set). */
+  keys?: VerificationKeys;
+  issuer?: string;
+  /** Reads for the precondition re-check (default: the configured systems client). */
+  systems?: SystemsClient;
+  /** The scope's write client (default: systemsWriteClient(scope)). */
+  writeClient?: SystemsWriteClient;
+  deadlineMs?: number;
+  clock?: () => Date;
+};
+
+type Outcome = { status: ExecutionStatus; receipt?: Record<string, unknown>; errorCode?: string; reason?: string };
+
+/** Logs a refusal: the code only (never the token or its claims). */
+function logRefusal(scope: string, code: string): void {
+  console.warn(JSON.stringify({ event: 'command.refused', scope, code }));
+}
+
+/**
+ * `POST /api/executor/<scope>`: verify (refusals throw CommandRefusal and record nothing), consume
+ * the command exactly once, re-check preconditions against live state, make the one write with a
+ * deadline, validate the receipt against the output schema and the request, and record the outcome.
+ * A replay answers the recorded outcome and causes no second effect.
+ */
+export async function executeCommand(db: Database, options: ExecuteOptions): Promise<ExecutionAnswer> {
+  const clock = options.clock ?? (() => new Date());
+  const { scope } = options;
+  let verified: VerifiedCommand;
+  try {
+    verified = await verifyCommand(db, options.jws, {
+      scope,
+      keys: options.keys ?? (await commandKeys()).verification,
+      issuer: options.issuer ?? commandIssuer(),
+      now: clock(),
+    });
+  } catch (error) {
+    if (error instanceof CommandRefusal) logRefusal(scope, error.code);
+    throw error;
+  }
+  const { claims, action } = verified;
+  const base = { commandId: claims.jti, proposalId: claims.sub };
+
+  const start = await db.transaction(async (tx) => {
+    const now = clock();
+    // The proposal row first (as decide locks it), so a late reject and the start serialize.
+    const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, claims.sub)).for('update').limit(1);
+    if (!proposal) throw new Error('verified command without its proposal');
+    const consumed = await tx
+      .update(commands)
+      .set({ consumedAt: now })
+      .where(and(eq(commands.id, claims.jti), isNull(commands.consumedAt)))
+      .returning({ id: commands.id });
+    if (consumed.length === 0) return { kind: 'replay' as const, proposal };
+
+    if (proposal.status !== 'approved') {
+      const outcome: Outcome = {
+        status: 'failed',
+        errorCode: 'proposal_not_approved',
+        reason: `The proposal is ${proposal.status.replace('_', ' ')}, not approved; nothing was done.`,
+      };
+      const executionId = newId('exe');
+      await tx.insert(executions).values({
+        id: executionId,
+        tenantId: proposal.tenantId,
+        proposalId: proposal.id,
+        commandId: claims.jti,
+        status: outcome.status,
+        attempts: 1,
+        errorCode: outcome.errorCode,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await recordOutcomeEvents(tx, proposal, scope, claims.jti, executionId, outcome, now);
+      return { kind: 'done' as const, outcome };
+    }
+
+    const executionId = newId('exe');
+    await tx.insert(executions).values({
+      id: executionId,
+      tenantId: proposal.tenantId,
+      proposalId: proposal.id,
+      commandId: claims.jti,
+      status: 'executing',
+      attempts: 1,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await tx.update(proposals).set({ status: 'executing', updatedAt: now }).where(eq(proposals.id, proposal.id));
+    await appendAudit(tx, {
+      tenantId: proposal.tenantId,
+      type: 'execution.started',
+      actor: EXECUTOR_ACTOR(scope),
+      proposalId: proposal.id,
+      payloadHash: proposal.payloadHash,
+      reasonCode: 'started',
+      contractVersion: proposal.contractVersion,
+      data: { commandId: claims.jti, executionId, scope },
+      occurredAt: now,
+    });
+    return { kind: 'started' as const, proposal, executionId };
+  });
+
+  if (start.kind === 'replay') return { ...base, ...(await recordedOutcome(db, claims.jti, claims.sub)) };
+  if (start.kind === 'done') return { ...base, ...start.outcome };
+
+  const args = claims.args;
+  const outcome = await run(db, action, start.proposal, args, claims.idempotencyKey, options, scope);
+  await db.transaction(async (tx) => {
+    const now = clock();
+    const updated = await tx
+      .update(executions)
+      .set({
+        status: outcome.status,
+        receipt: outcome.receipt ?? null,
+        errorCode: outcome.errorCode ?? null,
+        nextCheckAt: outcome.status === 'outcome_unknown' ? new Date(now.getTime() + RECHECK_AFTER_MS) : null,
+        updatedAt: now,
+      })
+      .where(and(eq(executions.id, start.executionId), eq(executions.status, 'executing')))
+      .returning({ id: executions.id });
+    if (updated.length === 0) return;
+    await tx
+      .update(proposals)
+      .set({ status: outcome.status, statusReason: outcome.reason ?? null, updatedAt: now })
+      .where(and(eq(proposals.id, start.proposal.id), eq(proposals.status, 'executing')));
+    await recordOutcomeEvents(tx, start.proposal, scope, claims.jti, start.executionId, outcome, now);
+  });
+  return { ...base, ...outcome };
+}
+
+/** Preconditions against live state, then the one write, then the receipt check. */
+async function run(
+  db: Database,
+  action: ActionModule,
+  proposal: Proposal,
+  args: Record<string, unknown>,
+  idempotencyKey: string,
+  options: ExecuteOptions,
+  scope: string,
+): Promise<Outcome> {
+  let resolution: Resolution | undefined;
+  try {
+    resolution = await action.resolve(options.systems ?? systemsClient(), proposal.tenantId, args);
+  } catch (error) {
+    if (error instanceof SystemsUnavailableError) {
+      return { status: 'failed', errorCode: 'systems_unavailable', reason: 'The system of record could not be read to re-check preconditions; nothing was written.' };
+    }
+    throw error;
+  }
+  if (!resolution || (proposal.resourceKey && resolution.resourceKey !== proposal.resourceKey)) {
+    return { status: 'failed', errorCode: 'precondition_failed', reason: 'The resource can no longer be found in the system of record; nothing was written.' };
+  }
+  const open = proposal.resourceKey ? await openClaims(db, proposal.tenantId, proposal.resourceKey, proposal.id) : [];
+  const violation = action.checkRules(args, resolution, open);
+  if (violation) return { status: 'failed', errorCode: 'precondition_failed', reason: `${violation.code}: ${violation.message}` };
+
+  let response: WriteResponse;
+  try {
+    const client = options.writeClient ?? systemsWriteClient(scope);
+    response = await action.execute(client, args, resolution.facts, idempotencyKey, AbortSignal.timeout(options.deadlineMs ?? WRITE_DEADLINE_MS));
+  } catch (error) {
+    if (error instanceof SystemsUnavailableError) {
+      return { status: 'failed', errorCode: 'systems_unavailable', reason: `${error.reason}; nothing was written.` };
+    }
+    return { status: 'outcome_unknown', errorCode: 'executor_error', reason: 'The write failed unexpectedly; reconciliation will ask the system of record.' };
+  }
+  switch (response.kind) {
+    case 'refused':
+      return { status: 'failed', errorCode: response.code, reason: response.message };
+    case 'unknown':
+      return { status: 'outcome_unknown', errorCode: response.reason, reason: unknownReason(response.reason) };
+    case 'answered': {
+      const check = action.validateReceipt(response.body, args, resolution.facts, idempotencyKey);
+      if (!check.ok) return { status: 'outcome_unknown', errorCode: 'receipt_mismatch', reason: `${check.reason}; reconciliation will ask the system of record.` };
+      return { status: 'succeeded', receipt: check.receipt };
+    }
+  }
+}
+
+function unknownReason(reason: 'timeout' | 'unreachable' | 'system_error' | 'malformed_response'): string {
+  const what = {
+    timeout: 'The system of record did not answer before the deadline',
+    unreachable: 'The system of record could not be reached mid-write',
+    system_error: 'The system of record failed with a server error',
+    malformed_response: 'The system of record answered with something that is not a receipt',
+  }[reason];
+  return `${what}; the write may or may not have happened. Reconciliation will ask by idempotency key before anything is retried.`;
+}
+
+/** The execution.<status> audit event and outbox row of an outcome. */
+async function recordOutcomeEvents(tx: Database, proposal: Proposal, scope: string, commandId: string, executionId: string, outcome: Outcome, now: Date) {
+  await tx.insert(outbox).values({
+    id: newId('obx'),
+    tenantId: proposal.tenantId,
+    topic: `execution.${outcome.status}`,
+    proposalId: proposal.id,
+    body: { proposalId: proposal.id, commandId, executionId, status: outcome.status, errorCode: outcome.errorCode ?? null },
+    createdAt: now,
+  });
+  await appendAudit(tx, {
+    tenantId: proposal.tenantId,
+    type: `execution.${outcome.status}`,
+    actor: EXECUTOR_ACTOR(scope),
+    proposalId: proposal.id,
+    payloadHash: proposal.payloadHash,
+    reasonCode: outcome.errorCode ?? outcome.status,
+    contractVersion: proposal.contractVersion,
+    data: { commandId, executionId, scope },
+    occurredAt: now,
+  });
+}
+
+/** A replay's answer: what was recorded for this command (still running reads as unknown). */
+async function recordedOutcome(db: Database, commandId: string, proposalId: string): Promise<Omit<ExecutionAnswer, 'commandId' | 'proposalId'>> {
+  const [row] = await db.select().from(executions).where(eq(executions.commandId, commandId)).limit(1);
+  const [proposal] = await db.select({ statusReason: proposals.statusReason }).from(proposals).where(eq(proposals.id, proposalId)).limit(1);
+  if (!row || row.status === 'executing') {
+    return { status: 'outcome_unknown', errorCode: 'in_progress', reason: 'This command is being executed; its outcome is not recorded yet.' };
+  }
+  const status = (['succeeded', 'failed', 'outcome_unknown'] as const).find((value) => value === row.status) ?? 'outcome_unknown';
+  return {
+    status,
+    ...(row.receipt ? { receipt: row.receipt as Record<string, unknown> } : {}),
+    ...(row.errorCode ? { errorCode: row.errorCode } : {}),
+    ...(proposal?.statusReason ? { reason: proposal.statusReason } : {}),
+  };
+}

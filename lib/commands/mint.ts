@@ -1,0 +1,115 @@
+import { SignJWT } from 'jose';
+import type { Database } from '@/db';
+import { commands, outbox, type Proposal } from '@/db/schema';
+import { findAction } from '@/lib/actions/registry';
+import { appendAudit } from '@/lib/audit/append';
+import { env } from '@/lib/env';
+import { newId } from '@/lib/ids';
+import { commandKeys, type SigningKey } from './keys';
+
+export const COMMAND_TYP = 'countersign-command+jwt';
+/** A command lives at most this long (DESIGN.md §7: ≤ 5 minutes). */
+export const COMMAND_LIFETIME_SECONDS = 300;
+
+export const audienceFor = (scope: string) => `executor:${scope}`;
+export const idempotencyKeyFor = (proposalId: string) => `cs.${proposalId}`;
+export const commandIssuer = () => env().APP_URL ?? 'countersign';
+
+/** The normalized payload of DESIGN.md §5, as stored with the proposal. */
+export type NormalizedPayload = {
+  action: string;
+  contractVersion: number;
+  tenantId: string;
+  args: Record<string, unknown>;
+  evidenceRefs: string[];
+};
+
+/** The claims of a command (the JWS payload). */
+export type CommandClaims = {
+  iss: string;
+  aud: string;
+  sub: string;
+  jti: string;
+  iat: number;
+  nbf: number;
+  exp: number;
+  tenant: string;
+  action: string;
+  contractVersion: number;
+  args: Record<string, unknown>;
+  evidenceRefs: string[];
+  payloadHash: string;
+  idempotencyKey: string;
+};
+
+export type MintedCommand = { id: string; scope: string; jws: string; idempotencyKey: string; expiresAt: Date };
+
+/** Signs claims as a command: compact JWS, EdDSA, header {alg, kid, typ}. */
+export function signCommand(claims: CommandClaims, key: SigningKey): Promise<string> {
+  return new SignJWT({ ...claims }).setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: COMMAND_TYP }).sign(key.key);
+}
+
+/**
+ * Mints the one command of a proposal that has just become `approved`: the `commands` row, the
+ * `command.minted` outbox row the dispatcher delivers, and the audit event. Call it inside the
+ * transaction that approved the proposal, so an approval never exists without its command.
+ */
+export async function mintCommand(tx: Database, proposal: Proposal, now: Date, key?: SigningKey): Promise<MintedCommand> {
+  const action = findAction(proposal.action);
+  if (!action) throw new Error(`cannot mint a command for unknown action ${proposal.action}`);
+  const signing = key ?? (await commandKeys()).signing;
+  const payload = proposal.payload as NormalizedPayload;
+  const id = newId('cmd');
+  const iat = Math.floor(now.getTime() / 1000);
+  const exp = iat + COMMAND_LIFETIME_SECONDS;
+  const idempotencyKey = idempotencyKeyFor(proposal.id);
+  const claims: CommandClaims = {
+    iss: commandIssuer(),
+    aud: audienceFor(action.scope),
+    sub: proposal.id,
+    jti: id,
+    iat,
+    nbf: iat,
+    exp,
+    tenant: proposal.tenantId,
+    action: payload.action,
+    contractVersion: payload.contractVersion,
+    args: payload.args,
+    evidenceRefs: payload.evidenceRefs,
+    payloadHash: proposal.payloadHash,
+    idempotencyKey,
+  };
+  const jws = await signCommand(claims, signing);
+  const expiresAt = new Date(exp * 1000);
+  await tx.insert(commands).values({
+    id,
+    tenantId: proposal.tenantId,
+    proposalId: proposal.id,
+    scope: action.scope,
+    kid: signing.kid,
+    jws,
+    idempotencyKey,
+    expiresAt,
+    createdAt: now,
+  });
+  await tx.insert(outbox).values({
+    id: newId('obx'),
+    tenantId: proposal.tenantId,
+    topic: 'command.minted',
+    proposalId: proposal.id,
+    body: { commandId: id, scope: action.scope },
+    createdAt: now,
+  });
+  await appendAudit(tx, {
+    tenantId: proposal.tenantId,
+    type: 'command.minted',
+    actor: { type: 'system', id: 'countersign' },
+    proposalId: proposal.id,
+    payloadHash: proposal.payloadHash,
+    reasonCode: 'approved',
+    contractVersion: proposal.contractVersion,
+    data: { commandId: id, scope: action.scope, kid: signing.kid, expiresAt: expiresAt.toISOString() },
+    occurredAt: now,
+  });
+  return { id, scope: action.scope, jws, idempotencyKey, expiresAt };
+}

@@ -1,0 +1,183 @@
+import { and, eq } from 'drizzle-orm';
+import { compactVerify, decodeProtectedHeader, type ProtectedHeaderParameters } from 'jose';
+import { z } from 'zod';
+import type { Database } from '@/db';
+import { commands, proposals, type Proposal } from '@/db/schema';
+import { findAction } from '@/lib/actions/registry';
+import type { ActionModule } from '@/lib/actions/types';
+import { payloadHash } from '@/lib/payload-hash';
+import type { VerificationKeys } from './keys';
+import { audienceFor, COMMAND_LIFETIME_SECONDS, COMMAND_TYP, type CommandClaims } from './mint';
+
+/** Allowed clock difference between the signer and the executor, each way. */
+export const CLOCK_SKEW_SECONDS = 30;
+
+export type CommandRefusalCode =
+  | 'malformed'
+  | 'alg_not_allowed'
+  | 'key_header_not_allowed'
+  | 'unknown_kid'
+  | 'bad_signature'
+  | 'wrong_typ'
+  | 'wrong_issuer'
+  | 'wrong_audience'
+  | 'action_not_in_scope'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'hash_mismatch'
+  | 'unknown_command';
+
+const STATUS: Record<CommandRefusalCode, number> = {
+  malformed: 400,
+  alg_not_allowed: 401,
+  key_header_not_allowed: 401,
+  unknown_kid: 401,
+  bad_signature: 401,
+  wrong_typ: 401,
+  wrong_issuer: 401,
+  wrong_audience: 403,
+  action_not_in_scope: 403,
+  expired: 401,
+  not_yet_valid: 401,
+  hash_mismatch: 409,
+  unknown_command: 404,
+};
+
+/** A command refused before any effect: nothing is recorded but a log line with the code. */
+export class CommandRefusal extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: CommandRefusalCode | 'unsupported_media_type' | 'too_large' | 'unknown_scope',
+    message: string,
+    status?: number,
+  ) {
+    super(message);
+    this.name = 'CommandRefusal';
+    this.status = status ?? STATUS[code as CommandRefusalCode] ?? 400;
+  }
+
+  toBody() {
+    return { error: { kind: 'command' as const, code: this.code, message: this.message } };
+  }
+
+  toResponse(): Response {
+    return Response.json(this.toBody(), { status: this.status });
+  }
+}
+
+const refuse = (code: CommandRefusalCode, message: string) => new CommandRefusal(code, message);
+
+const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+/** Headers that would let the token choose its own verification key. */
+const KEY_HEADERS = ['jku', 'x5u', 'jwk', 'x5c', 'x5t', 'x5t#S256'] as const;
+
+const claimsSchema = z.object({
+  iss: z.string(),
+  aud: z.string(),
+  sub: z.string().min(1).max(64),
+  jti: z.string().min(1).max(64),
+  iat: z.int(),
+  nbf: z.int(),
+  exp: z.int(),
+  tenant: z.string().min(1),
+  action: z.string().min(1),
+  contractVersion: z.int(),
+  args: z.record(z.string(), z.unknown()),
+  evidenceRefs: z.array(z.string()),
+  payloadHash: z.string(),
+  idempotencyKey: z.string().min(1).max(128),
+});
+
+export type VerifiedCommand = {
+  claims: CommandClaims;
+  action: ActionModule;
+  proposal: Proposal;
+  kid: string;
+};
+
+export type VerifyOptions = {
+  /** The executor's own scope (from its URL). */
+  scope: string;
+  keys: VerificationKeys;
+  issuer: string;
+  now: Date;
+};
+
+/**
+ * DESIGN.md §7, before any effect, in this order: compact form; header (alg pinned to EdDSA, no
+ * key-carrying headers, kid from our own set); the signature; typ; issuer and audience; the action
+ * belongs to this scope; time claims with a fixed skew; the payload hash recomputed from the
+ * claims and equal to the stored proposal's; and the command row minted for exactly this token.
+ * Throws a CommandRefusal naming the first check that failed.
+ */
+export async function verifyCommand(db: Database, jws: string, options: VerifyOptions): Promise<VerifiedCommand> {
+  const { scope, keys, now } = options;
+  if (!COMPACT.test(jws)) throw refuse('malformed', 'The body is not a compact JWS (three base64url parts).');
+  let header: ProtectedHeaderParameters;
+  try {
+    header = decodeProtectedHeader(jws);
+  } catch {
+    throw refuse('malformed', 'The JWS protected header is not valid base64url JSON.');
+  }
+
+  if (header.alg !== 'EdDSA') throw refuse('alg_not_allowed', 'Only EdDSA-signed commands are accepted.');
+  if (KEY_HEADERS.some((name) => name in header)) throw refuse('key_header_not_allowed', 'Commands may not name or carry their own key (jku, x5u, jwk, x5c).');
+  const kid = header.kid;
+  const key = typeof kid === 'string' ? keys.get(kid) : undefined;
+  if (!key || typeof kid !== 'string') throw refuse('unknown_kid', 'The command names no key of this executor\'s key set.');
+
+  let payloadBytes: Uint8Array;
+  try {
+    ({ payload: payloadBytes } = await compactVerify(jws, key, { algorithms: ['EdDSA'] }));
+  } catch {
+    throw refuse('bad_signature', 'The command signature does not verify.');
+  }
+  if (header.typ !== COMMAND_TYP) throw refuse('wrong_typ', `The command type must be ${COMMAND_TYP}.`);
+
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes));
+  } catch {
+    throw refuse('malformed', 'The command claims are not JSON.');
+  }
+  const parsed = claimsSchema.safeParse(raw);
+  if (!parsed.success) throw refuse('malformed', 'The command claims are incomplete or of the wrong type.');
+  const claims = parsed.data as CommandClaims;
+
+  if (claims.iss !== options.issuer) throw refuse('wrong_issuer', 'The command was issued by someone else.');
+  if (claims.aud !== audienceFor(scope)) throw refuse('wrong_audience', `The command is not addressed to executor:${scope}.`);
+  const action = findAction(claims.action);
+  if (!action || action.scope !== scope) throw refuse('action_not_in_scope', `The action does not belong to the ${scope} executor.`);
+
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (claims.exp - claims.nbf > COMMAND_LIFETIME_SECONDS || claims.exp - claims.iat > COMMAND_LIFETIME_SECONDS) {
+    throw refuse('expired', 'The command claims a lifetime longer than allowed.');
+  }
+  if (nowSeconds > claims.exp + CLOCK_SKEW_SECONDS) throw refuse('expired', 'The command has expired.');
+  if (nowSeconds + CLOCK_SKEW_SECONDS < claims.nbf || nowSeconds + CLOCK_SKEW_SECONDS < claims.iat) {
+    throw refuse('not_yet_valid', 'The command is not valid yet.');
+  }
+
+  const recomputed = payloadHash({
+    action: claims.action,
+    contractVersion: claims.contractVersion,
+    tenantId: claims.tenant,
+    args: claims.args,
+    evidenceRefs: claims.evidenceRefs,
+  });
+  if (recomputed !== claims.payloadHash) throw refuse('hash_mismatch', 'The command payload does not hash to its payloadHash.');
+  const [proposal] = await db.select().from(proposals).where(eq(proposals.id, claims.sub)).limit(1);
+  if (!proposal) throw refuse('unknown_command', 'No such command was minted.');
+  if (proposal.tenantId !== claims.tenant || proposal.payloadHash !== recomputed) {
+    throw refuse('hash_mismatch', 'The command payload is not the approved one.');
+  }
+
+  const [row] = await db
+    .select({ jws: commands.jws, scope: commands.scope })
+    .from(commands)
+    .where(and(eq(commands.id, claims.jti), eq(commands.proposalId, claims.sub), eq(commands.idempotencyKey, claims.idempotencyKey)))
+    .limit(1);
+  if (!row || row.scope !== scope || row.jws !== jws) throw refuse('unknown_command', 'No such command was minted.');
+
+  return { claims, action, proposal, kid };
+}

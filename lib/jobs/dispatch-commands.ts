@@ -1,0 +1,122 @@
+import { and, asc, eq, isNull, lte } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { commands, outbox } from '@/db/schema';
+
+/** The outbox topic A's minting writes beside each command, in the same transaction. */
+export const COMMAND_MINTED = 'command.minted';
+
+/** A claimed row is leased for this long: another dispatcher leaves it alone meanwhile. */
+const LEASE_MS = 60_000;
+/** How long one POST to the executor may take (the executor calls its adapter with its own deadline). */
+const POST_TIMEOUT_MS = 30_000;
+/** After this many failed deliveries the row is dead (visible, never retried again). */
+export const MAX_DISPATCH_ATTEMPTS = 10;
+const MAX_BACKOFF_MS = 5 * 60_000;
+
+export type DispatchOptions = {
+  /** `APP_URL` or `http://127.0.0.1:<PORT>`: where `/api/executor/<scope>` answers. */
+  executorBaseUrl: string;
+  now?: Date;
+  limit?: number;
+  fetch?: typeof fetch;
+};
+
+export type DispatchResult = { claimed: number; delivered: number; dead: number; retrying: number };
+
+/** The wait before the next delivery try after `attempts` failed ones: 2^attempts s, at most 5 min. */
+export function dispatchBackoffMs(attempts: number): number {
+  return Math.min(2 ** attempts * 1_000, MAX_BACKOFF_MS);
+}
+
+type Claim = { outboxId: string; attempts: number; commandId: string; scope: string; jws: string | undefined };
+
+type Outcome = { kind: 'delivered' } | { kind: 'refused'; code: string } | { kind: 'retry'; error: string };
+
+/** A short, safe code for `lastError` (never a message: it could carry values). */
+function safeCode(value: unknown, fallback: string): string {
+  return typeof value === 'string' && /^[A-Za-z0-9_.:-]{1,64}$/.test(value) ? value : fallback;
+}
+
+async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws: string }): Promise<Outcome> {
+  let response: Response;
+  try {
+    response = await fetcher(new URL(`/api/executor/${encodeURIComponent(claim.scope)}`, baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/jose', accept: 'application/json' },
+      body: claim.jws,
+      signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+    });
+  } catch (error) {
+    return { kind: 'retry', error: error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable' };
+  }
+  const body = (await response.json().catch(() => undefined)) as
+    | { execution?: { commandId?: unknown }; error?: { kind?: unknown; code?: unknown } }
+    | undefined;
+  if (response.status === 200 && body?.execution && typeof body.execution === 'object') return { kind: 'delivered' };
+  if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+    return { kind: 'refused', code: safeCode(body?.error?.code, `http_${response.status}`) };
+  }
+  return { kind: 'retry', error: response.status === 200 ? 'unexpected_answer' : `http_${response.status}` };
+}
+
+/**
+ * Delivers minted commands to their scoped executor (DESIGN.md §7, §10). Claims undelivered, live,
+ * due `command.minted` outbox rows with FOR UPDATE SKIP LOCKED in a short transaction that bumps
+ * `attempts` and leases the row (pushes `availableAt` forward); POSTs outside any transaction; then
+ * marks the row delivered (200 with an execution: the executor recorded an outcome — a replay
+ * answers the same), dead on a refusal (4xx, `lastError` = its code), or retried with backoff
+ * (network error, timeout, 5xx), dead after MAX_DISPATCH_ATTEMPTS. A crash between commit and
+ * delivery loses nothing: the row is still there and comes due when its lease ends. Re-sending is
+ * safe because the executor consumes each jti once.
+ */
+export async function dispatchCommands(db: Database, options: DispatchOptions): Promise<DispatchResult> {
+  const now = options.now ?? new Date();
+  const limit = options.limit ?? 20;
+  const fetcher = options.fetch ?? fetch;
+  const result: DispatchResult = { claimed: 0, delivered: 0, dead: 0, retrying: 0 };
+
+  const claims = await db.transaction(async (tx) => {
+    const rows = await tx
+      .select({ id: outbox.id, attempts: outbox.attempts, body: outbox.body })
+      .from(outbox)
+      .where(and(eq(outbox.topic, COMMAND_MINTED), isNull(outbox.deliveredAt), isNull(outbox.deadAt), lte(outbox.availableAt, now)))
+      .orderBy(asc(outbox.availableAt), asc(outbox.id))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    const lease = new Date(now.getTime() + LEASE_MS);
+    const claimed: Claim[] = [];
+    for (const row of rows) {
+      const attempts = row.attempts + 1;
+      await tx.update(outbox).set({ attempts, availableAt: lease }).where(eq(outbox.id, row.id));
+      const body = row.body as { commandId?: unknown; scope?: unknown };
+      const commandId = typeof body.commandId === 'string' ? body.commandId : '';
+      const [command] = commandId
+        ? await tx.select({ scope: commands.scope, jws: commands.jws }).from(commands).where(eq(commands.id, commandId))
+        : [];
+      claimed.push({ outboxId: row.id, attempts, commandId, scope: command?.scope ?? String(body.scope ?? ''), jws: command?.jws });
+    }
+    return claimed;
+  });
+  result.claimed = claims.length;
+
+  for (const claim of claims) {
+    const outcome: Outcome = claim.jws ? await post(fetcher, options.executorBaseUrl, { ...claim, jws: claim.jws }) : { kind: 'refused', code: 'unknown_command' };
+    // The answer's own time, so a slow POST cannot make the backoff already past.
+    const at = options.now ? now : new Date();
+    if (outcome.kind === 'delivered') {
+      await db.update(outbox).set({ deliveredAt: at, lastError: null }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+      result.delivered++;
+    } else if (outcome.kind === 'refused' || claim.attempts >= MAX_DISPATCH_ATTEMPTS) {
+      const lastError = outcome.kind === 'refused' ? outcome.code : outcome.error;
+      await db.update(outbox).set({ deadAt: at, lastError }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+      result.dead++;
+    } else {
+      await db
+        .update(outbox)
+        .set({ availableAt: new Date(at.getTime() + dispatchBackoffMs(claim.attempts)), lastError: outcome.error })
+        .where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+      result.retrying++;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,219 @@
+import { and, asc, eq, lte } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { commands, executions, outbox, proposals } from '@/db/schema';
+import { findAction } from '@/lib/actions/registry';
+import { appendAudit } from '@/lib/audit/append';
+import { newId } from '@/lib/ids';
+import { SystemsUnavailableError, systemsWriteClient, type SystemsWriteClient } from '@/lib/systems/client';
+
+/** Who acts when reconciliation settles an outcome nobody could see at the time. */
+export const RECONCILIATION_ACTOR = { type: 'system' as const, id: 'reconciliation' };
+
+/** The audit event of every check (time, outcome, reason): the history operators see. */
+export const EXECUTION_CHECKED = 'execution.checked';
+
+/** A claimed execution is leased for this long while its system of record is asked. */
+const LEASE_MS = 60_000;
+const FIRST_BACKOFF_MS = 30_000;
+const MAX_BACKOFF_MS = 60 * 60_000;
+/** The executor's clock skew: a command is executable until its `exp` plus this. */
+export const COMMAND_SKEW_MS = 30_000;
+
+export type CheckOutcome = 'confirmed' | 'invalid_receipt' | 'not_found' | 'not_committed' | 'unavailable';
+
+export type ReconcileOptions = {
+  now?: Date;
+  limit?: number;
+  /** The write client per scope (default: systemsWriteClient from the settings). */
+  systems?: (scope: string) => SystemsWriteClient;
+};
+
+export type ReconcileResult = { checked: number; succeeded: number; failed: number; pending: number };
+
+/** The wait before the next check after `attempts` checks: 30 s × 2^attempts, at most 1 h. */
+export function reconcileBackoffMs(attempts: number): number {
+  return Math.min(FIRST_BACKOFF_MS * 2 ** attempts, MAX_BACKOFF_MS);
+}
+
+type Claim = {
+  executionId: string;
+  proposalId: string;
+  tenantId: string;
+  attempts: number;
+  action: string;
+  payload: unknown;
+  facts: Record<string, string | number>;
+  scope: string;
+  idempotencyKey: string;
+  commandExpiresAt: Date;
+};
+
+type Verdict =
+  | { outcome: 'confirmed'; receipt: unknown }
+  | { outcome: 'invalid_receipt' | 'not_found' | 'not_committed' | 'unavailable'; reason: string };
+
+/** A short reason for people: no payload, no record values. */
+function shortReason(text: string): string {
+  return text.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+async function ask(claim: Claim, systems: (scope: string) => SystemsWriteClient, now: Date): Promise<Verdict> {
+  const action = findAction(claim.action);
+  if (!action) return { outcome: 'unavailable', reason: `no action module named ${claim.action}` };
+  let found: Awaited<ReturnType<typeof action.lookupReceipt>>;
+  try {
+    found = await action.lookupReceipt(systems(claim.scope), claim.idempotencyKey);
+  } catch (error) {
+    if (error instanceof SystemsUnavailableError) return { outcome: 'unavailable', reason: `the system of record did not answer (${error.reason})` };
+    throw error;
+  }
+  if (found.found) {
+    const args = (claim.payload as { args: Record<string, unknown> }).args;
+    const validated = action.validateReceipt(found.receipt, args, claim.facts, claim.idempotencyKey);
+    if (validated.ok) return { outcome: 'confirmed', receipt: validated.receipt };
+    return { outcome: 'invalid_receipt', reason: shortReason(`a record exists under the idempotency key but does not match the command: ${validated.reason}`) };
+  }
+  // Only once the command can no longer run can "not there" mean "never will be".
+  if (now.getTime() > claim.commandExpiresAt.getTime() + COMMAND_SKEW_MS) {
+    return { outcome: 'not_committed', reason: 'nothing was committed under the idempotency key, and the command can no longer execute' };
+  }
+  return { outcome: 'not_found', reason: 'nothing committed yet; the command could still land until it expires' };
+}
+
+/**
+ * Settles executions whose outcome is unknown (DESIGN.md §7) by asking the system of record by the
+ * command's idempotency key — it never retries the write. Claims due `outcome_unknown` executions
+ * with FOR UPDATE SKIP LOCKED in a short transaction and leases them (nextCheckAt pushed forward),
+ * asks outside any transaction, then records the check in one transaction with the proposal row:
+ * - found and validated → `succeeded` (receipt stored; proposal `succeeded`; audit and outbox);
+ * - found but not valid → stays `outcome_unknown` with the reason (never `succeeded` unvalidated);
+ * - not found once the command is past its lifetime plus skew → `failed` with `not_committed`;
+ * - otherwise (not found yet, system unavailable) → checked again after 30 s × 2^attempts (≤ 1 h).
+ * Every check is an `execution.checked` audit event (outcome as reason code, attempt and reason).
+ */
+export async function reconcileExecutions(db: Database, options: ReconcileOptions = {}): Promise<ReconcileResult> {
+  const now = options.now ?? new Date();
+  const limit = options.limit ?? 20;
+  const systems = options.systems ?? systemsWriteClient;
+  const result: ReconcileResult = { checked: 0, succeeded: 0, failed: 0, pending: 0 };
+
+  const claims = await db.transaction(async (tx) => {
+    const rows = await tx
+      .select({
+        executionId: executions.id,
+        proposalId: executions.proposalId,
+        tenantId: executions.tenantId,
+        attempts: executions.attempts,
+        commandId: executions.commandId,
+      })
+      .from(executions)
+      .where(and(eq(executions.status, 'outcome_unknown'), lte(executions.nextCheckAt, now)))
+      .orderBy(asc(executions.nextCheckAt), asc(executions.id))
+      .limit(limit)
+      .for('update', { skipLocked: true });
+    const lease = new Date(now.getTime() + LEASE_MS);
+    const claimed: Claim[] = [];
+    for (const row of rows) {
+      await tx.update(executions).set({ nextCheckAt: lease }).where(eq(executions.id, row.executionId));
+      const [joined] = await tx
+        .select({
+          action: proposals.action,
+          payload: proposals.payload,
+          facts: proposals.facts,
+          scope: commands.scope,
+          idempotencyKey: commands.idempotencyKey,
+          commandExpiresAt: commands.expiresAt,
+        })
+        .from(commands)
+        .innerJoin(proposals, eq(proposals.id, commands.proposalId))
+        .where(eq(commands.id, row.commandId));
+      if (joined) claimed.push({ ...row, ...joined });
+    }
+    return claimed;
+  });
+
+  for (const claim of claims) {
+    const verdict = await ask(claim, systems, now);
+    const at = options.now ? now : new Date();
+    const settled = await record(db, claim, verdict, at);
+    if (!settled) continue;
+    result.checked++;
+    if (verdict.outcome === 'confirmed') result.succeeded++;
+    else if (verdict.outcome === 'not_committed') result.failed++;
+    else result.pending++;
+  }
+  return result;
+}
+
+/** Records one check; answers false when the execution was settled meanwhile (nothing written). */
+async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    // The proposal first, as decisions and the executor lock it: one lock order everywhere.
+    const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, claim.proposalId)).for('update');
+    const [execution] = await tx.select().from(executions).where(eq(executions.id, claim.executionId)).for('update');
+    if (!proposal || !execution || execution.status !== 'outcome_unknown') return false;
+    const attempts = execution.attempts + 1;
+    const final = verdict.outcome === 'confirmed' ? 'succeeded' : verdict.outcome === 'not_committed' ? 'failed' : undefined;
+    const reason = verdict.outcome === 'confirmed' ? null : verdict.reason;
+
+    await appendAudit(tx, {
+      tenantId: claim.tenantId,
+      type: EXECUTION_CHECKED,
+      actor: RECONCILIATION_ACTOR,
+      proposalId: claim.proposalId,
+      payloadHash: proposal.payloadHash,
+      reasonCode: verdict.outcome,
+      contractVersion: proposal.contractVersion,
+      data: { commandId: execution.commandId, attempt: attempts, reason },
+      occurredAt: now,
+    });
+
+    if (!final) {
+      await tx
+        .update(executions)
+        .set({ attempts, nextCheckAt: new Date(now.getTime() + reconcileBackoffMs(attempts)), updatedAt: now })
+        .where(eq(executions.id, execution.id));
+      return true;
+    }
+
+    const errorCode = final === 'failed' ? 'not_committed' : null;
+    await tx
+      .update(executions)
+      .set({
+        status: final,
+        attempts,
+        receipt: verdict.outcome === 'confirmed' ? verdict.receipt : execution.receipt,
+        errorCode,
+        nextCheckAt: null,
+        updatedAt: now,
+      })
+      .where(eq(executions.id, execution.id));
+    // Only an execution still waiting on its outcome moves the proposal (a later decision cannot have moved it).
+    if (proposal.status === 'outcome_unknown') {
+      await tx
+        .update(proposals)
+        .set({ status: final, statusReason: reason, updatedAt: now })
+        .where(eq(proposals.id, proposal.id));
+    }
+    await tx.insert(outbox).values({
+      id: newId('obx'),
+      tenantId: claim.tenantId,
+      topic: `execution.${final}`,
+      proposalId: claim.proposalId,
+      body: { proposalId: claim.proposalId, commandId: execution.commandId, status: final, ...(errorCode ? { errorCode } : {}) },
+      createdAt: now,
+    });
+    await appendAudit(tx, {
+      tenantId: claim.tenantId,
+      type: `execution.${final}`,
+      actor: RECONCILIATION_ACTOR,
+      proposalId: claim.proposalId,
+      payloadHash: proposal.payloadHash,
+      reasonCode: final === 'succeeded' ? 'reconciled' : 'not_committed',
+      contractVersion: proposal.contractVersion,
+      data: { commandId: execution.commandId, attempt: attempts },
+      occurredAt: now,
+    });
+    return true;
+  });
+}

@@ -1,0 +1,82 @@
+import { createServer, type Server } from 'node:http';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executions, outbox } from '@/db/schema';
+import { executeCommand } from '@/lib/commands/execute';
+import { CommandRefusal } from '@/lib/commands/verify';
+import { setupTestDatabase } from '@/lib/testing/db';
+import { proposalRow } from '@/lib/testing/queries';
+import { setupDemoSystems } from '@/lib/testing/systems';
+import { seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { COMMAND_MINTED } from './dispatch-commands';
+import { approvedCommand, writeClients } from './job-fixtures';
+import { executorBaseUrl, startWorker } from './worker';
+
+const t = setupTestDatabase();
+const systems = setupDemoSystems();
+
+let world: SeededWorld;
+let server: Server;
+let baseUrl = '';
+const received: string[] = [];
+
+/** The real executor over real HTTP, as the app serves `POST /api/executor/<scope>`. */
+beforeAll(async () => {
+  world = await seedWorld(t.db);
+  server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const scope = decodeURIComponent((request.url ?? '').replace(/^\/api\/executor\//, ''));
+      const jws = Buffer.concat(chunks).toString('utf8');
+      received.push(jws);
+      const clients = writeClients(systems.systems.service.url, systems.systems.credentials);
+      executeCommand(t.db, { scope, jws, systems: systems.client, writeClient: clients(scope) })
+        .then((execution) => ({ status: 200, body: { execution } }))
+        .catch((error: unknown) => (error instanceof CommandRefusal ? { status: error.status, body: error.toBody() } : { status: 500, body: { error: 'internal' } }))
+        .then(({ status, body }) => {
+          response.writeHead(status, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(body));
+        });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  baseUrl = `http://127.0.0.1:${address.port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('startWorker', () => {
+  it('runs dispatch on its interval until stopped: the command is executed once', async () => {
+    const body = { requestId: 'req_worker_1', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
+    const minted = await approvedCommand(t.db, systems.client, await world.agent('acme'), world.userId('alice'), body, new Date());
+    const lines: string[] = [];
+    const worker = startWorker(t.db, { executorBaseUrl: baseUrl, intervals: { dispatch: 50, reconciliation: 100, expiry: 1_000 }, log: (line) => lines.push(line), logError: (line) => lines.push(line) });
+    try {
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && (await proposalRow(t.db, minted.proposal.id)).status !== 'succeeded') {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await worker.stop();
+    }
+    expect((await proposalRow(t.db, minted.proposal.id)).status).toBe('succeeded');
+    expect(received).toEqual([minted.jws]);
+    const [row] = await t.db.select().from(outbox).where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
+    expect(row?.deliveredAt).not.toBeNull();
+    const [execution] = await t.db.select().from(executions).where(eq(executions.commandId, minted.commandId));
+    expect(execution?.status).toBe('succeeded');
+    expect(lines.some((line) => line.includes('dispatched 1 command: 1 delivered'))).toBe(true);
+    expect(lines.some((line) => line.includes('failed'))).toBe(false);
+    // Stopped: nothing runs any more.
+    const count = received.length;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(received.length).toBe(count);
+  });
+
+  it('sends commands to APP_URL, else to this machine on PORT', () => {
+    expect(executorBaseUrl({ APP_URL: 'https://countersign.example', PORT: 3000 })).toBe('https://countersign.example');
+    expect(executorBaseUrl({ APP_URL: undefined, PORT: 4321 })).toBe('http://127.0.0.1:4321');
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * `npm run worker`: the background jobs (expiry, command dispatch, reconciliation) in their own
+ * process, for deployments that run the web server with WORKER_IN_PROCESS=0. Any number of workers
+ * may run against one PostgreSQL: every job claims its rows with FOR UPDATE SKIP LOCKED, so each
+ * command is delivered once and each outcome settled once. Needs DATABASE_URL: the embedded PGlite
+ * database belongs to one process (the web server's, which runs the jobs itself by default).
+ */
+import { closeDatabase, databaseHandle } from '@/db';
+import { env, SettingsError } from '@/lib/env';
+import { executorBaseUrl, startWorker } from '@/lib/jobs/worker';
+
+async function main(): Promise<void> {
+  const settings = env();
+  if (!settings.DATABASE_URL) {
+    throw new SettingsError([
+      'DATABASE_URL is missing — a separate worker needs PostgreSQL; with the embedded PGlite database the web server runs the jobs itself (WORKER_IN_PROCESS, on by default)',
+    ]);
+  }
+  const handle = await databaseHandle();
+  await handle.migrate();
+  const baseUrl = executorBaseUrl(settings);
+  const worker = startWorker(handle.db, { executorBaseUrl: baseUrl });
+  console.log(`[countersign] worker running (${handle.driver}); commands go to ${baseUrl}/api/executor/<scope>`);
+  // The timers are unref'd: this keeps the process alive until a signal arrives.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    clearInterval(keepAlive);
+    console.log(`[countersign] ${signal} received, finishing running jobs`);
+    worker
+      .stop()
+      .then(() => closeDatabase())
+      .catch((error: unknown) => console.error('[countersign] error while stopping the worker', error))
+      .finally(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
