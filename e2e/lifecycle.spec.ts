@@ -171,3 +171,85 @@ test('the demo shuts down cleanly on SIGTERM and starts again on the same data',
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Signs in through next-auth's own flow and returns the session cookie header. */
+async function sessionCookie(url: string, email: string, password: string): Promise<string> {
+  const csrfResponse = await fetch(`${url}/api/auth/csrf`);
+  const jar = csrfResponse.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
+  const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string };
+  const signedIn = await fetch(`${url}/api/auth/callback/credentials`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar },
+    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: '/' }),
+  });
+  const session = signedIn.headers.getSetCookie().find((cookie) => cookie.startsWith('authjs.session-token='));
+  expect(session, 'a session cookie after sign-in').toBeTruthy();
+  return session!.split(';')[0]!;
+}
+
+test('a crash between approval and dispatch delivers the command exactly once after restart', async () => {
+  test.setTimeout(150_000);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-lifecycle-'));
+  const port = await freePort();
+  const systemsPort = await freePort();
+  const url = `http://localhost:${port}`;
+  const base = { PORT: String(port), DEMO_SYSTEMS_PORT: String(systemsPort), COUNTERSIGN_DATA_DIR: dataDir };
+  let demo: Running | undefined;
+  try {
+    // No worker: the approval commits its command and outbox row, and nothing delivers it yet.
+    demo = start(['--import', 'tsx', 'scripts/demo.ts', '--no-build'], cleanEnv({ ...base, WORKER_IN_PROCESS: '0' }));
+    await waitForHealth(demo, url, 90_000);
+    const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const key = credentials.agents.find((agent) => agent.tenant === 'acme')!.key;
+    const alice = credentials.people.find((person) => person.email === 'alice@acme.test')!;
+    const created = await fetch(`${url}/api/v1/proposals`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ requestId: `crash-${Date.now()}`, action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 700, currency: 'USD', reason: 'Crash test' } }),
+    });
+    expect(created.status, demo.output()).toBe(201);
+    const { proposal } = (await created.json()) as { proposal: { id: string; payloadHash: string } };
+    const approved = await fetch(`${url}/api/v1/proposals/${proposal.id}/decisions`, {
+      method: 'POST',
+      headers: { cookie: await sessionCookie(url, alice.email, alice.password), origin: url, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve', payloadHash: proposal.payloadHash }),
+    });
+    expect(approved.status, demo.output()).toBe(200);
+    expect(((await approved.json()) as { status: string }).status).toBe('approved');
+
+    const holder = Number(fs.readFileSync(path.join(dataDir, 'pglite.lock'), 'utf8'));
+    killGroup(demo);
+    await exitWithin(demo, 15_000);
+    // The server (a child of the demo command) dies with its group; wait until it is really gone.
+    const gone = Date.now() + 15_000;
+    while (Date.now() < gone && isAlive(holder)) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isAlive(holder)).toBe(false);
+
+    demo = start(['--import', 'tsx', 'scripts/demo.ts', '--no-build'], cleanEnv(base));
+    await waitForHealth(demo, url, 90_000);
+    let status = '';
+    const deadline = Date.now() + 45_000;
+    while (Date.now() < deadline && status !== 'succeeded') {
+      const read = await fetch(`${url}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${key}` } });
+      status = ((await read.json()) as { status: string }).status;
+      if (status !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(status, demo.output()).toBe('succeeded');
+    const order = (await (await fetch(`http://127.0.0.1:${systemsPort}/orders/ord_1842`)).json()) as { refunds: { idempotencyKey: string; amountMinor: number }[] };
+    expect(order.refunds.filter((refund) => refund.idempotencyKey === `cs.${proposal.id}`)).toEqual([expect.objectContaining({ amountMinor: 700 })]);
+    expect(order.refunds).toHaveLength(1);
+  } finally {
+    killGroup(demo);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
