@@ -119,6 +119,12 @@ export function setupTestDatabase(): TestDatabaseRef {
   };
 }
 
+/** The connection URL of a PostgreSQL test database, for another process (a worker) to open. */
+export function testDatabaseUrl(handle: TestDatabase): string {
+  if (handle.driver !== 'postgres' || !handle.name) throw new Error('Only a PostgreSQL test database can be shared with another process.');
+  return withDatabaseName(requireDatabaseUrl(), handle.name);
+}
+
 /**
  * A second, independent connection pool to the same test database, as another app replica would
  * have (PostgreSQL only: PGlite lives inside one process). Close it before the file ends.

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { and, count, eq, isNotNull } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outbox } from '@/db/schema';
+import { setupTestDatabase, testDatabaseUrl } from '@/lib/testing/db';
+import { setupDemoSystems } from '@/lib/testing/systems';
+import { seedWorld } from '@/lib/testing/world';
+import { COMMAND_MINTED } from './dispatch-commands';
+import { approvedCommand, executorFetch, writeClients, type Minted } from './job-fixtures';
+
+/** Two `npm run worker` processes against one PostgreSQL deliver each command exactly once. */
+const t = setupTestDatabase();
+const systems = setupDemoSystems();
+if (t.driver !== 'postgres') {
+  throw new Error('worker-processes.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+}
+
+const minted: Minted[] = [];
+let server: http.Server;
+let executor: ReturnType<typeof executorFetch>;
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  const world = await seedWorld(t.db);
+  const agent = await world.agent('acme');
+  for (let i = 0; i < 20; i++) {
+    const body = { requestId: `req_worker_proc_${i}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
+    minted.push(await approvedCommand(t.db, systems.client, agent, world.userId('alice'), body, new Date()));
+  }
+  // The real executor logic behind a real HTTP endpoint, counting every command it is sent.
+  executor = executorFetch(t.db, { systems: systems.client, writeClients: writeClients(systems.systems.service.url, systems.systems.credentials) });
+  server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void executor
+        .fetcher(`http://executor.test${request.url ?? '/'}`, { method: 'POST', headers: { 'content-type': String(request.headers['content-type']) }, body: Buffer.concat(chunks).toString('utf8') })
+        .then(async (answer) => {
+          response.writeHead(answer.status, { 'content-type': 'application/json' });
+          response.end(await answer.text());
+        });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
+  await new Promise((resolve) => server.close(resolve));
+});
+
+function startWorkerProcess(): ChildProcess {
+  const { port } = server.address() as AddressInfo;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), APP_URL: `http://127.0.0.1:${port}` },
+    stdio: 'ignore',
+  });
+  workers.push(child);
+  return child;
+}
+
+async function delivered(): Promise<number> {
+  const [row] = await t.db.select({ n: count() }).from(outbox).where(and(eq(outbox.topic, COMMAND_MINTED), isNotNull(outbox.deliveredAt)));
+  return Number(row?.n ?? 0);
+}
+
+describe('worker processes (PostgreSQL)', () => {
+  it('two worker processes at once deliver each of 20 commands exactly once', async () => {
+    const [first, second] = [startWorkerProcess(), startWorkerProcess()];
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && (await delivered()) < minted.length) await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await delivered()).toBe(minted.length);
+    expect([...executor.received].sort()).toEqual(minted.map((m) => m.commandId).sort());
+    for (const worker of [first, second]) {
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 90_000);
+});
