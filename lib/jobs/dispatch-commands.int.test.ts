@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { executions, outbox } from '@/db/schema';
+import { commands, executions, outbox, proposals } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { setupTestDatabase } from '@/lib/testing/db';
 import { proposalRow } from '@/lib/testing/queries';
@@ -83,14 +83,43 @@ describe('dispatchCommands', () => {
     expect(executor.received).toEqual([{ url: `${EXECUTOR}/api/executor/${minted.scope}`, contentType: 'application/jose', jws: minted.jws }]);
   });
 
+  it('an expired command of a still-approved proposal is replaced by a fresh one, which is delivered and runs once', async () => {
+    const minted = await mint(later());
+    // Every worker was down past the command's lifetime: the executor refuses it as expired.
+    const refusing = stubExecutor(() => Response.json({ error: { kind: 'command', code: 'expired', message: 'The command expired.' } }, { status: 401 }));
+    const resumeAt = later(10 * 60_000);
+    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: resumeAt, fetch: refusing.fetcher })).toMatchObject({ claimed: 1, dead: 1 });
+    const rows = await t.db.select().from(outbox).where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
+    expect(rows.map((row) => row.lastError).sort()).toEqual([null, 'superseded']);
+    const [fresh] = await t.db.select().from(commands).where(eq(commands.proposalId, minted.proposal.id));
+    expect(fresh?.id).not.toBe(minted.commandId);
+    expect(fresh?.idempotencyKey).toBe(`cs.${minted.proposal.id}`);
+    expect(fresh!.expiresAt.getTime()).toBeGreaterThan(resumeAt.getTime());
+
+    const executor = executorFetch(t.db, { systems: systems.client, writeClients: writeClients(systems.systems.service.url, systems.systems.credentials), clock: () => resumeAt });
+    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: resumeAt, fetch: executor.fetcher })).toMatchObject({ claimed: 1, delivered: 1 });
+    expect(executor.received).toEqual([fresh!.id]);
+    expect((await proposalRow(t.db, minted.proposal.id)).status).toBe('succeeded');
+  });
+
+  it('an expired command of a proposal rejected meanwhile (deny wins) is not renewed', async () => {
+    const minted = await mint(later());
+    await t.db.update(proposals).set({ status: 'rejected' }).where(eq(proposals.id, minted.proposal.id));
+    const refusing = stubExecutor(() => Response.json({ error: { kind: 'command', code: 'expired', message: 'The command expired.' } }, { status: 401 }));
+    await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(10 * 60_000), fetch: refusing.fetcher });
+    const rows = await t.db.select().from(outbox).where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
+    expect(rows.map((row) => row.lastError)).toEqual(['proposal_not_approved']);
+    expect((await t.db.select().from(commands).where(eq(commands.proposalId, minted.proposal.id))).map((row) => row.id)).toEqual([minted.commandId]);
+  });
+
   it('a refusal (4xx) makes the row dead with the refusal code, never retried', async () => {
     const minted = await mint(later());
-    const executor = stubExecutor(() => Response.json({ error: { kind: 'command', code: 'expired', message: 'The command expired.' } }, { status: 410 }));
+    const executor = stubExecutor(() => Response.json({ error: { kind: 'command', code: 'bad_signature', message: 'The signature does not verify.' } }, { status: 401 }));
     const result = await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(1_000), fetch: executor.fetcher });
     expect(result).toMatchObject({ claimed: 1, delivered: 0, dead: 1 });
     const row = await mintedRow(minted.proposal.id);
     expect(row.deadAt).not.toBeNull();
-    expect(row.lastError).toBe('expired');
+    expect(row.lastError).toBe('bad_signature');
     expect(row.deliveredAt).toBeNull();
     expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher })).toMatchObject({ claimed: 0 });
     expect(executor.received).toHaveLength(1);

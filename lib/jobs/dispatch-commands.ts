@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { commands, outbox } from '@/db/schema';
+import { commands, executions, outbox, proposals } from '@/db/schema';
+import { mintCommand } from '@/lib/commands/mint';
 
 /** The outbox topic A's minting writes beside each command, in the same transaction. */
 export const COMMAND_MINTED = 'command.minted';
@@ -26,6 +27,24 @@ export type DispatchResult = { claimed: number; delivered: number; dead: number;
 /** The wait before the next delivery try after `attempts` failed ones: 2^attempts s, at most 5 min. */
 export function dispatchBackoffMs(attempts: number): number {
   return Math.min(2 ** attempts * 1_000, MAX_BACKOFF_MS);
+}
+
+/**
+ * Replaces an expired command of a still-approved proposal that never ran with a newly minted one
+ * (and its own outbox row); the old outbox row ends as `superseded`. A proposal that is no longer
+ * approved (rejected meanwhile: deny wins) gets no new command.
+ */
+async function renewCommand(tx: Database, oldCommandId: string, outboxId: string, now: Date): Promise<void> {
+  const [old] = await tx.select().from(commands).where(eq(commands.id, oldCommandId));
+  if (!old) return;
+  const proposalId = old.proposalId;
+  const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, proposalId)).for('update');
+  const [execution] = await tx.select({ id: executions.id }).from(executions).where(eq(executions.proposalId, proposalId)).limit(1);
+  const renewable = proposal?.status === 'approved' && !execution;
+  await tx.update(outbox).set({ deadAt: now, lastError: renewable ? 'superseded' : 'proposal_not_approved' }).where(eq(outbox.id, outboxId));
+  if (!renewable || !proposal) return;
+  await tx.delete(commands).where(and(eq(commands.id, oldCommandId), isNull(commands.consumedAt)));
+  await mintCommand(tx, proposal, now);
 }
 
 type Claim = { outboxId: string; attempts: number; commandId: string; scope: string; jws: string | undefined };
@@ -103,7 +122,12 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
     const outcome: Outcome = claim.jws ? await post(fetcher, options.executorBaseUrl, { ...claim, jws: claim.jws }) : { kind: 'refused', code: 'unknown_command' };
     // The answer's own time, so a slow POST cannot make the backoff already past.
     const at = options.now ? now : new Date();
-    if (outcome.kind === 'delivered') {
+    if (outcome.kind === 'refused' && outcome.code === 'expired') {
+      // Nobody delivered it in time (every worker was down): the approval still stands, so a fresh
+      // command replaces the stale one — same payload, hash and idempotency key — and goes next.
+      await db.transaction((tx) => renewCommand(tx, claim.commandId, claim.outboxId, at));
+      result.dead++;
+    } else if (outcome.kind === 'delivered') {
       await db.update(outbox).set({ deliveredAt: at, lastError: null }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
       result.delivered++;
     } else if (outcome.kind === 'refused' || claim.attempts >= MAX_DISPATCH_ATTEMPTS) {
