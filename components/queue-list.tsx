@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { usePathname, useRouter } from 'next/navigation';
-import { useCallback, useEffect, useMemo, useState, useTransition } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from 'react';
 import { queueViewSearch, type QueueItem, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
 import { ApproveDialog, RejectDialog } from './queue-dialogs';
 import { QueueFilters } from './queue-filters';
@@ -141,6 +141,9 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
     await queryClient.invalidateQueries({ queryKey });
   }, [queryClient, queryKey]);
 
+  // Marked once the keyboard shortcuts listen (after hydration): a key pressed earlier does nothing.
+  const rootRef = useRef<HTMLDivElement>(null);
+
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
@@ -185,6 +188,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
       }
     };
     window.addEventListener('keydown', onKey);
+    rootRef.current?.setAttribute('data-keys-ready', 'true');
     return () => window.removeEventListener('keydown', onKey);
   }, [items, focusIndex, focused, canDecide, moveTo, toggle, router]);
 
@@ -199,7 +203,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
   const allSelected = items.length > 0 && selected.length === items.length;
 
   return (
-    <div>
+    <div ref={rootRef} data-testid="queue">
       <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
         <QueueFilters view={draft} actions={actions} agents={agents} onChange={changeView} />
       </div>

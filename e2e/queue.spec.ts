@@ -62,6 +62,8 @@ test('keyboard: ? help, j/k move, a approves after a confirmation that repeats t
   await page.goto('/?sort=newest');
   await expect(page.getByTestId('queue-item').first()).toHaveAttribute('data-proposal-id', approved.id);
   await expect(row(page, approved.id)).toHaveAttribute('aria-selected', 'true');
+  // Keys pressed before the page is interactive would be lost: wait until the shortcuts listen.
+  await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
 
   await page.keyboard.press('?');
   await expect(page.getByTestId('shortcuts-help')).toBeVisible();
@@ -163,6 +165,7 @@ test('a viewer reads the queue without selection or batch controls', async ({ pa
   await expect(page.getByTestId('queue-approve-selected')).toHaveCount(0);
   await expect(page.getByTestId('queue-reject-selected')).toHaveCount(0);
   await expect(page.getByTestId(`queue-select-${proposal.id}`)).toHaveCount(0);
+  await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
   await page.keyboard.press('a');
   await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();
 });
