@@ -30,7 +30,8 @@ const flagOn = z
   .optional()
   .transform((value) => value !== '0' && value !== 'false');
 
-const signingKeySchema = z.object({
+/** One Ed25519 private JWK with a kid, as SIGNING_KEYS holds it (also the rotation CLI's input). */
+export const signingKeySchema = z.object({
   kty: z.literal('OKP'),
   crv: z.literal('Ed25519'),
   x: z.string().min(40),

@@ -88,39 +88,28 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
       .returning({ id: commands.id });
     if (consumed.length === 0) return { kind: 'replay' as const, proposal };
 
-    if (proposal.status !== 'approved') {
-      const outcome: Outcome = {
-        status: 'failed',
-        errorCode: 'proposal_not_approved',
-        reason: `The proposal is ${proposal.status.replace('_', ' ')}, not approved; nothing was done.`,
-      };
-      const executionId = newId('exe');
-      await tx.insert(executions).values({
-        id: executionId,
-        tenantId: proposal.tenantId,
-        proposalId: proposal.id,
-        commandId: claims.jti,
-        status: outcome.status,
-        attempts: 1,
-        errorCode: outcome.errorCode,
-        createdAt: now,
-        updatedAt: now,
-      });
-      await recordOutcomeEvents(tx, proposal, scope, claims.jti, executionId, outcome, now);
-      return { kind: 'done' as const, outcome };
-    }
-
+    // Every consumed command gets its executions row: either it ends here (deny won meanwhile) or it runs.
+    const refusal: Outcome | undefined =
+      proposal.status === 'approved'
+        ? undefined
+        : { status: 'failed', errorCode: 'proposal_not_approved', reason: `The proposal is ${proposal.status.replace('_', ' ')}, not approved; nothing was done.` };
     const executionId = newId('exe');
     await tx.insert(executions).values({
       id: executionId,
       tenantId: proposal.tenantId,
       proposalId: proposal.id,
       commandId: claims.jti,
-      status: 'executing',
+      status: refusal?.status ?? 'executing',
       attempts: 1,
+      errorCode: refusal?.errorCode ?? null,
       createdAt: now,
       updatedAt: now,
     });
+    if (refusal) {
+      await recordOutcomeEvents(tx, proposal, scope, claims.jti, executionId, refusal, now);
+      return { kind: 'done' as const, outcome: refusal };
+    }
+
     await tx.update(proposals).set({ status: 'executing', updatedAt: now }).where(eq(proposals.id, proposal.id));
     await appendAudit(tx, {
       tenantId: proposal.tenantId,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey } from 'jose';
 import { z } from 'zod';
-import { env } from '@/lib/env';
+import { env, signingKeySchema } from '@/lib/env';
 
 /** One Ed25519 private JWK as SIGNING_KEYS holds it. */
 export type SigningJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string; d: string; kid: string };
@@ -17,17 +17,9 @@ export type VerificationKeys = ReadonlyMap<string, CryptoKey>;
 
 export type CommandKeys = { signing: SigningKey; verification: VerificationKeys; jwks: PublicJwk[] };
 
-const signingJwk = z.object({
-  kty: z.literal('OKP'),
-  crv: z.literal('Ed25519'),
-  x: z.string().min(40),
-  d: z.string().min(40),
-  kid: z.string().min(1).max(64),
-});
-
 /** Parses a key set (as SIGNING_KEYS or the rotation CLI reads it): a non-empty array, unique kids. */
 export function parseKeySet(value: unknown): SigningJwk[] {
-  const keys = z.array(signingJwk).min(1, 'a key set must hold at least one key').parse(value);
+  const keys = z.array(signingKeySchema).min(1, 'a key set must hold at least one key').parse(value);
   const kids = new Set<string>();
   for (const key of keys) {
     if (kids.has(key.kid)) throw new Error(`the key set holds kid "${key.kid}" twice`);
