@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import { headers } from 'next/headers';
 import type { ReactNode } from 'react';
 import { Providers } from './providers';
 import './globals.css';
@@ -8,7 +9,10 @@ export const metadata: Metadata = {
   description: 'The approval gate between AI agents and consequential actions.',
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Reading the request renders every page per request, so each gets proxy.ts's fresh script
+  // nonce; a page prerendered at build time would carry none and its scripts would be refused.
+  await headers();
   return (
     <html lang="en">
       <body className="min-h-screen font-sans antialiased">

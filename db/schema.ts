@@ -306,6 +306,36 @@ export const rateLimitBuckets = pgTable(
   (t) => [primaryKey({ columns: [t.key, t.windowStart] })],
 );
 
+/**
+ * One signed-in browser session. The session cookie (a next-auth JWT) names its row; the row is
+ * what makes it valid: sign-out, removal, a password change or "sign out everywhere" end it at once,
+ * and it dies at `expiresAt` (absolute) or after the idle timeout however often the cookie renews.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull().references(() => users.id),
+    createdAt: createdAt(),
+    lastSeenAt: at('last_seen_at').notNull().defaultNow(),
+    expiresAt: at('expires_at').notNull(),
+    endedAt: at('ended_at'),
+    endReason: text('end_reason'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId).where(sql`${t.endedAt} is null`)],
+);
+
+/**
+ * Failed sign-ins counted per key (an account at an address, an account, an address), shared by
+ * every replica: the basis for the delays and locks of the sign-in throttle.
+ */
+export const signInThrottles = pgTable('sign_in_throttles', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  lastFailureAt: at('last_failure_at').notNull(),
+  lockedUntil: at('locked_until'),
+});
+
 export type Tenant = typeof tenants.$inferSelect;
 export type User = typeof users.$inferSelect;
 export type Membership = typeof memberships.$inferSelect;
@@ -314,5 +344,7 @@ export type Proposal = typeof proposals.$inferSelect;
 export type NewProposal = typeof proposals.$inferInsert;
 export type Decision = typeof decisions.$inferSelect;
 export type AuditEvent = typeof auditEvents.$inferSelect;
+export type Session = typeof sessions.$inferSelect;
+export type SignInThrottle = typeof signInThrottles.$inferSelect;
 export type Role = (typeof roleEnum.enumValues)[number];
 export type ProposalStatus = (typeof proposalStatusEnum.enumValues)[number];

@@ -30,6 +30,13 @@ const flagOn = z
   .optional()
   .transform((value) => value !== '0' && value !== 'false');
 
+/** A whole number with a default, e.g. minutes or requests per minute. */
+const wholeNumber = (fallback: string, unit: string) =>
+  optionalText
+    .transform((value) => value ?? fallback)
+    .pipe(z.string().regex(/^\d{1,7}$/, `must be a whole number of ${unit}`))
+    .transform(Number);
+
 /** One Ed25519 private JWK with a kid, as SIGNING_KEYS holds it (also the rotation CLI's input). */
 export const signingKeySchema = z.object({
   kty: z.literal('OKP'),
@@ -78,11 +85,13 @@ const settingsSchema = z.object({
   DEMO_SYSTEMS_PORT: port(4010),
   SYSTEMS_OF_RECORD_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   SCOPE_CREDENTIALS: optionalText.pipe(scopeCredentials.optional()),
-  AGENT_RATE_LIMIT_PER_MINUTE: optionalText
-    .transform((value) => value ?? '1200')
-    .pipe(z.string().regex(/^\d{1,7}$/, 'must be a whole number of requests per minute'))
-    .transform(Number)
-    .pipe(z.number().int().min(1)),
+  AGENT_RATE_LIMIT_PER_MINUTE: wholeNumber('1200', 'requests per minute').pipe(z.number().int().min(1)),
+  /** Behind a reverse proxy: trust its X-Forwarded-Host/-Proto/-For (the last hop of -For is the client). */
+  TRUST_PROXY: flag,
+  /** A session ends this long after sign-in, however often it is used. */
+  SESSION_MAX_HOURS: wholeNumber('12', 'hours').pipe(z.number().int().min(1).max(24 * 30)),
+  /** A session ends after this long without a request. */
+  SESSION_IDLE_MINUTES: wholeNumber('30', 'minutes').pipe(z.number().int().min(1).max(24 * 60)),
   /** Run the background jobs (dispatch, reconciliation, expiry) inside the web server; 0 when `npm run worker` does. */
   WORKER_IN_PROCESS: flagOn,
   OIDC_ISSUER: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),

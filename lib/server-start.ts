@@ -1,5 +1,6 @@
 import { closeDatabase, databaseHandle } from '@/db';
 import { env, serverProblems, SettingsError } from '@/lib/env';
+import { stampPeerAddresses } from '@/lib/http/peer';
 import { executorBaseUrl, startWorker, type Worker } from '@/lib/jobs/worker';
 
 export async function startServer(): Promise<void> {
@@ -10,6 +11,7 @@ export async function startServer(): Promise<void> {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
+  stampPeerAddresses();
   const handle = await databaseHandle();
   await handle.migrate();
   console.log(`[countersign] database ready (${handle.driver}, migrations applied)`);

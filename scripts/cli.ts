@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase, type DatabaseHandle } from '@/db/client';
-import { AdminError, createAgentKey, createTenant, createUser, grantRole, revokeAgentKey } from '@/lib/admin/accounts';
+import { AdminError, changePassword, createAgentKey, createTenant, createUser, endSessionsOf, grantRole, removeMember, revokeAgentKey } from '@/lib/admin/accounts';
 import { ZodError } from 'zod';
 import { allActions } from '@/lib/actions/registry';
 import { retireKey, rotateKeySet } from '@/lib/commands/keys';
@@ -16,7 +16,10 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 
   create-tenant <id> [--name <name>]
   create-user <email> --name <name> [--password-stdin]   (without --password-stdin a password is generated and printed once)
+  set-password <email> [--password-stdin]                (ends all of that person's sessions)
   grant <email> <tenant> <viewer|approver|admin>
+  remove-member <email> <tenant>                          (ends all of that person's sessions; never the last admin)
+  end-sessions <email>                                    (signs the person out everywhere)
   create-agent-key <tenant> <agent-name> --actions <a,b> [--grant <name=v1,v2>]...
   revoke-agent-key <key-id>
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
@@ -109,6 +112,33 @@ async function run(argv: string[]): Promise<void> {
         const user = await createUser(db, { email, name, password });
         console.log(`Created user ${user.email} (${user.id}).`);
         if (generated) console.log(`Password (shown once): ${password}`);
+      });
+      return;
+    }
+    case 'set-password': {
+      const email = need(rest[0], 'email');
+      const generated = !values['password-stdin'];
+      const password = generated ? randomBytes(15).toString('base64url') : await readStdin();
+      await withDatabase(async ({ db }) => {
+        const user = await changePassword(db, email, password);
+        console.log(`Changed the password of ${user.email}; every session of theirs has ended.`);
+        if (generated) console.log(`Password (shown once): ${password}`);
+      });
+      return;
+    }
+    case 'remove-member': {
+      const [email, tenantId] = [need(rest[0], 'email'), need(rest[1], 'tenant')];
+      await withDatabase(async ({ db }) => {
+        const removed = await removeMember(db, { tenantId, email });
+        console.log(`Removed ${email} from ${tenantId}; ${removed.sessionsEnded} session(s) ended.`);
+      });
+      return;
+    }
+    case 'end-sessions': {
+      const email = need(rest[0], 'email');
+      await withDatabase(async ({ db }) => {
+        const ended = await endSessionsOf(db, email);
+        console.log(`Ended ${ended.sessionsEnded} session(s) of ${email}.`);
       });
       return;
     }

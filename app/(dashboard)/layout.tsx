@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { NavLink } from '@/components/nav-link';
 import { dashboardContext } from '@/lib/dashboard/context';
-import { chooseTenant, signOutAction } from './actions';
+import { chooseTenant, signOutAction, signOutEverywhereAction } from './actions';
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const context = await dashboardContext('/');
@@ -40,6 +40,11 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             <form action={signOutAction}>
               <button type="submit" data-testid="sign-out" className="rounded-md border border-zinc-300 px-2 py-1 hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
                 Sign out
+              </button>
+            </form>
+            <form action={signOutEverywhereAction}>
+              <button type="submit" data-testid="sign-out-everywhere" title="End your sessions on every browser and device" className="text-xs text-zinc-600 underline underline-offset-2 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
+                Sign out everywhere
               </button>
             </form>
           </div>

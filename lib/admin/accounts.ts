@@ -4,6 +4,7 @@ import { agentKeys, memberships, tenants, users, type Role } from '@/db/schema';
 import { generateAgentKey } from '@/lib/agents/authenticate';
 import { appendAudit } from '@/lib/audit/append';
 import { hashPassword } from '@/lib/auth/password';
+import { endAllSessions } from '@/lib/auth/sessions';
 import { newId } from '@/lib/ids';
 
 /** Account administration shared by the CLI, the demo seed and (later) the settings pages. */
@@ -45,8 +46,66 @@ export async function createUser(db: Database, input: { email: string; name: str
   return row;
 }
 
+/** A new password ends every session the person had (a stolen cookie dies with the old password). */
 export async function setPassword(db: Database, userId: string, password: string) {
-  await db.update(users).set({ passwordHash: await hashPassword(password) }).where(eq(users.id, userId));
+  if (password.length < 12) throw new AdminError('A password needs at least 12 characters.');
+  const passwordHash = await hashPassword(password);
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    await endAllSessions(tx, userId, 'password_changed');
+  });
+}
+
+async function userByEmail(db: Database, email: string) {
+  const [user] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
+  if (!user) throw new AdminError(`No user with email ${email}.`);
+  return user;
+}
+
+export async function changePassword(db: Database, email: string, password: string) {
+  const user = await userByEmail(db, email);
+  await setPassword(db, user.id, password);
+  return user;
+}
+
+/**
+ * Removes a person from a tenant and ends all their sessions at once. The last admin of a tenant
+ * cannot be removed (nobody could administer it any more).
+ */
+export async function removeMember(db: Database, input: { tenantId: string; email: string }) {
+  const user = await userByEmail(db, input.email);
+  return db.transaction(async (tx) => {
+    const [membership] = await tx
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, user.id)))
+      .for('update');
+    if (!membership) throw new AdminError(`${user.email} is not a member of ${input.tenantId}.`);
+    if (membership.role === 'admin') {
+      const admins = await tx
+        .select({ userId: memberships.userId })
+        .from(memberships)
+        .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.role, 'admin')))
+        .for('update');
+      if (admins.length <= 1) throw new AdminError(`${user.email} is the last admin of ${input.tenantId}; make someone else admin first.`);
+    }
+    await tx.delete(memberships).where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, user.id)));
+    const ended = await endAllSessions(tx, user.id, 'member_removed');
+    await appendAudit(tx, {
+      tenantId: input.tenantId,
+      type: 'membership.removed',
+      actor: SYSTEM,
+      reasonCode: membership.role,
+      data: { user: user.id, sessionsEnded: ended },
+    });
+    return { userId: user.id, sessionsEnded: ended };
+  });
+}
+
+/** "Sign out everywhere" from the command line: ends every open session of the person. */
+export async function endSessionsOf(db: Database, email: string) {
+  const user = await userByEmail(db, email);
+  return { userId: user.id, sessionsEnded: await endAllSessions(db, user.id, 'signed_out_everywhere') };
 }
 
 export async function grantRole(db: Database, input: { tenantId: string; email: string; role: Role }) {

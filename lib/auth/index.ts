@@ -2,6 +2,8 @@ import NextAuth, { CredentialsSignin, type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { z } from 'zod';
 import { env, oidcEnabled } from '@/lib/env';
+import { clientAddress } from '@/lib/http/origin';
+import { sessionCookies, usesSecureCookies } from './cookies';
 import { safeReturnPath } from './return-to';
 
 declare module 'next-auth' {
@@ -10,16 +12,41 @@ declare module 'next-auth' {
   }
 }
 
+/** Too many failed sign-ins for this account or address: try again later (same for unknown accounts). */
+export class SignInThrottled extends CredentialsSignin {
+  code = 'throttled';
+}
+
 const credentialsSchema = z.strictObject({
   email: z.email().max(254),
   password: z.string().min(1).max(1024),
 });
 
+// The database is imported lazily: `next build` evaluates this module and must open no database.
+const database = async () => (await import('@/db')).getDb();
+
 async function findUserByEmail(email: string) {
-  const [{ getDb }, { users }, { eq }] = await Promise.all([import('@/db'), import('@/db/schema'), import('drizzle-orm')]);
-  const db = await getDb();
-  const [user] = await db.select().from(users).where(eq(users.email, email.toLowerCase())).limit(1);
+  const [{ users }, { eq }] = await Promise.all([import('@/db/schema'), import('drizzle-orm')]);
+  const [user] = await (await database()).select().from(users).where(eq(users.email, email.toLowerCase())).limit(1);
   return user;
+}
+
+/** Checks a password behind the throttle: a refused attempt checks nothing and changes nothing. */
+async function authorizePassword(email: string, password: string, request: Request) {
+  const [throttle, { verifyPassword }] = await Promise.all([import('./throttle'), import('./password')]);
+  const db = await database();
+  const attempt = { email, address: clientAddress(request.headers) };
+  const admission = await throttle.admitSignIn(db, attempt);
+  if (!admission.allowed) throw new SignInThrottled();
+  const user = await findUserByEmail(email);
+  const ok = await verifyPassword(user?.passwordHash, password);
+  if (!user || !ok) {
+    const { locked } = await throttle.signInFailed(db, attempt);
+    if (locked) console.warn('[auth] sign-in locked for an account at an address (too_many_failures)');
+    throw new CredentialsSignin();
+  }
+  await throttle.signInSucceeded(db, attempt);
+  return { id: user.id, email: user.email, name: user.name };
 }
 
 function providers(): NextAuthConfig['providers'] {
@@ -28,14 +55,10 @@ function providers(): NextAuthConfig['providers'] {
       id: 'credentials',
       name: 'Email and password',
       credentials: { email: { label: 'Email', type: 'email' }, password: { label: 'Password', type: 'password' } },
-      async authorize(raw) {
+      async authorize(raw, request) {
         const parsed = credentialsSchema.safeParse({ email: raw.email, password: raw.password });
         if (!parsed.success) throw new CredentialsSignin();
-        const { verifyPassword } = await import('./password');
-        const user = await findUserByEmail(parsed.data.email);
-        const ok = await verifyPassword(user?.passwordHash, parsed.data.password);
-        if (!user || !ok) throw new CredentialsSignin();
-        return { id: user.id, email: user.email, name: user.name };
+        return authorizePassword(parsed.data.email, parsed.data.password, request);
       },
     }),
   ];
@@ -64,9 +87,19 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   // Failed sign-ins are expected traffic: log the error's name only, never its details or input.
   // (Auth.js errors carry their kind in `type`; `name` is the class name, minified in the build.)
   logger: { error: (error) => console.warn(`[auth] ${'type' in error && typeof error.type === 'string' ? error.type : error.name}`) },
-  session: { strategy: 'jwt', maxAge: 12 * 60 * 60 },
+  // The cookie carries a signed, encrypted JWT naming a `sessions` row; the row decides whether it
+  // is alive (lib/auth/sessions.ts), so sign-out and the lifetimes hold whatever the cookie says.
+  session: { strategy: 'jwt', maxAge: env().SESSION_MAX_HOURS * 60 * 60 },
+  useSecureCookies: usesSecureCookies(),
+  cookies: sessionCookies(),
   pages: { signIn: '/signin', error: '/signin' },
   providers: providers(),
+  events: {
+    async signOut(message) {
+      const sid = 'token' in message ? message.token?.sid : undefined;
+      if (typeof sid === 'string') await (await import('./sessions')).endSession(await database(), sid, 'signed_out');
+    },
+  },
   callbacks: {
     // SSO never creates people: an administrator adds them first, by verified email.
     async signIn({ user, account, profile }) {
@@ -75,12 +108,17 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       return Boolean(await findUserByEmail(user.email));
     },
     async jwt({ token, user, account }) {
+      const sessions = await import('./sessions');
       if (user && account) {
         const row = account.provider === 'credentials' ? { id: user.id } : await findUserByEmail(user.email ?? '');
         if (!row?.id) throw new CredentialsSignin();
         token.uid = row.id;
+        token.sid = await sessions.startSession(await database(), row.id);
+        return token;
       }
-      return token;
+      // Returning null ends the cookie too: a token whose session row is gone is worth nothing.
+      if (typeof token.sid !== 'string' || typeof token.uid !== 'string') return null;
+      return (await sessions.sessionIsLive(await database(), token.sid, token.uid)) ? token : null;
     },
     session({ session, token }) {
       return { ...session, operatorId: typeof token.uid === 'string' ? token.uid : '' };

@@ -1,16 +1,58 @@
-import { env } from '@/lib/env';
+import { env, type Settings } from '@/lib/env';
 import { ApiError } from './errors';
 
+/** Set by the server from each request's socket (lib/http/peer.ts); a client's own copy is replaced. */
+export const PEER_HEADER = 'x-countersign-peer';
+
+type ProxySettings = Pick<Settings, 'APP_URL' | 'TRUST_PROXY'>;
+
+const firstValue = (value: string | null) => value?.split(',')[0]?.trim() || undefined;
+
+/**
+ * The origin the browser targeted. Next reports `request.url` as localhost whatever address was
+ * used, so it comes from the Host header — or, only with TRUST_PROXY=1, from the proxy's
+ * X-Forwarded-Host/-Proto. The scheme without a proxy is the server's own.
+ */
+export function targetedOrigin(request: Request, settings: ProxySettings = env()): string | undefined {
+  const trustProxy = settings.TRUST_PROXY;
+  const host = (trustProxy ? firstValue(request.headers.get('x-forwarded-host')) : undefined) ?? request.headers.get('host');
+  if (!host || /[/\\@?#\s]/.test(host)) return undefined;
+  const scheme = (trustProxy ? firstValue(request.headers.get('x-forwarded-proto')) : undefined) ?? new URL(request.url).protocol.slice(0, -1);
+  if (scheme !== 'http' && scheme !== 'https') return undefined;
+  try {
+    return new URL(`${scheme}://${host}`).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The public origin for links: APP_URL when set, else the origin the request was made to. */
-export function publicOrigin(request: Request): string {
-  return env().APP_URL ? new URL(env().APP_URL!).origin : new URL(request.url).origin;
+export function publicOrigin(request: Request, settings: ProxySettings = env()): string {
+  const configured = settings.APP_URL;
+  return configured ? new URL(configured).origin : (targetedOrigin(request, settings) ?? new URL(request.url).origin);
+}
+
+/**
+ * The client's address for throttling: with TRUST_PROXY=1 the last X-Forwarded-For hop (the one
+ * our proxy appended; earlier hops are the client's word), else the socket's peer.
+ */
+export function clientAddress(headers: Headers, settings: ProxySettings = env()): string {
+  if (settings.TRUST_PROXY) {
+    const hops = (headers.get('x-forwarded-for') ?? '').split(',').map((hop) => hop.trim()).filter(Boolean);
+    const last = hops.at(-1);
+    if (last) return last;
+  }
+  return headers.get(PEER_HEADER) ?? 'unknown';
 }
 
 /** Dashboard mutations must come from the dashboard itself (DESIGN.md §11). */
-export function assertSameOrigin(request: Request): void {
+export function assertSameOrigin(request: Request, settings: ProxySettings = env()): void {
   const origin = request.headers.get('origin');
-  const allowed = new Set([new URL(request.url).origin]);
-  if (env().APP_URL) allowed.add(new URL(env().APP_URL!).origin);
+  const allowed = new Set<string>();
+  const targeted = targetedOrigin(request, settings);
+  if (targeted) allowed.add(targeted);
+  const configured = settings.APP_URL;
+  if (configured) allowed.add(new URL(configured).origin);
   if (!origin || !allowed.has(origin)) {
     throw new ApiError(403, 'forbidden', 'cross_origin', 'This request must come from the Countersign dashboard (same-origin Origin header).');
   }

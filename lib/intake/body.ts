@@ -1,4 +1,5 @@
 import { parse, type ValueNode } from '@humanwhocodes/momoa';
+import { readCappedBody } from '@/lib/http/body';
 import { ApiError } from '@/lib/http/errors';
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -15,9 +16,7 @@ export async function readJsonBody(request: Request): Promise<{ text: string; va
   if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) {
     throw malformed(415, 'unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
   }
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await readCapped(request);
+  const bytes = await readCappedBody(request, MAX_BODY_BYTES, tooLarge);
   let text: string;
   try {
     // ignoreBOM keeps a byte order mark in the text, so the raw candidate stays byte-exact (and JSON.parse refuses it).
@@ -37,30 +36,6 @@ export async function readJsonBody(request: Request): Promise<{ text: string; va
 
 function tooLarge() {
   return malformed(413, 'too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
-}
-
-async function readCapped(request: Request): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 /** Duplicate keys, depth (the envelope is level 1) and strings RFC 8785 cannot canonicalize. */

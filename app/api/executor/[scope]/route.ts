@@ -2,6 +2,7 @@ import { getDb } from '@/db';
 import { executeCommand } from '@/lib/commands/execute';
 import { CommandRefusal } from '@/lib/commands/verify';
 import { allActions } from '@/lib/actions/registry';
+import { readCappedBody } from '@/lib/http/body';
 import { errorResponse } from '@/lib/http/errors';
 
 export const dynamic = 'force-dynamic';
@@ -18,10 +19,7 @@ export async function POST(request: Request, context: { params: Promise<{ scope:
     }
     const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/jose') throw new CommandRefusal('unsupported_media_type', 'Send the compact JWS with "Content-Type: application/jose".', 415);
-    const length = Number(request.headers.get('content-length') ?? '0');
-    if (length > MAX_BYTES) throw new CommandRefusal('too_large', 'A command is at most 64 KiB.', 413);
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > MAX_BYTES) throw new CommandRefusal('too_large', 'A command is at most 64 KiB.', 413);
+    const bytes = await readCappedBody(request, MAX_BYTES, () => new CommandRefusal('too_large', 'A command is at most 64 KiB.', 413));
     const jws = new TextDecoder().decode(bytes).trim();
     const execution = await executeCommand(await getDb(), { scope, jws });
     return Response.json({ execution });

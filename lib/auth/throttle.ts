@@ -1,0 +1,130 @@
+import { and, eq, gte, inArray, isNull, or } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { memberships, signInThrottles, users, type SignInThrottle } from '@/db/schema';
+import { appendAudit } from '@/lib/audit/append';
+
+/**
+ * The sign-in throttle (DESIGN.md §11), counted in PostgreSQL so every replica shares it. Failures
+ * are counted per account at an address, per account, and per address; the keys come from the
+ * email as typed, so an unknown account is throttled exactly like a known one.
+ */
+export const SIGN_IN_THROTTLE = {
+  /** Failures are forgotten after this long without one (longer than the longest delay). */
+  windowMs: 30 * 60_000,
+  /** The longest delay, and the length of a lock. */
+  maxDelayMs: 15 * 60_000,
+  lockMs: 15 * 60_000,
+  scopes: {
+    /** One account from one address: delays after 5 failures, a lock after 20. */
+    pair: { delayAfter: 5, lockAfter: 20 },
+    /** One account from anywhere (a spread-out guess): delays after 20. */
+    account: { delayAfter: 20, lockAfter: undefined },
+    /** One address across accounts (password spraying): delays after 50. */
+    address: { delayAfter: 50, lockAfter: undefined },
+  },
+} as const;
+
+type ScopeName = keyof typeof SIGN_IN_THROTTLE.scopes;
+
+export type SignInAttempt = { email: string; address: string };
+export type Admission = { allowed: true } | { allowed: false; retryAt: Date };
+
+function keysOf(attempt: SignInAttempt): Record<ScopeName, string> {
+  const email = attempt.email.toLowerCase();
+  return { pair: `pair:${email}|${attempt.address}`, account: `account:${email}`, address: `address:${attempt.address}` };
+}
+
+/** Failures that still count now (a quiet window forgets them unless a lock is in force). */
+function liveFailures(row: SignInThrottle, now: Date): number {
+  const locked = row.lockedUntil !== null && row.lockedUntil > now;
+  return !locked && now.getTime() - row.lastFailureAt.getTime() > SIGN_IN_THROTTLE.windowMs ? 0 : row.failures;
+}
+
+/** When this key may try again: its lock's end, or an exponential delay after its last failure. */
+function retryAt(scope: ScopeName, row: SignInThrottle, now: Date): Date | undefined {
+  if (row.lockedUntil && row.lockedUntil > now) return row.lockedUntil;
+  const failures = liveFailures(row, now);
+  const { delayAfter } = SIGN_IN_THROTTLE.scopes[scope];
+  if (failures < delayAfter) return undefined;
+  const delay = Math.min(1000 * 2 ** (failures - delayAfter), SIGN_IN_THROTTLE.maxDelayMs);
+  const at = new Date(row.lastFailureAt.getTime() + delay);
+  return at > now ? at : undefined;
+}
+
+/**
+ * Call before checking a password. Refuses (changing nothing) while any key is delayed or locked;
+ * otherwise counts this attempt as a failure up front, so parallel guesses cannot all slip through
+ * before one is counted. A correct password then calls `signInSucceeded`, a wrong one
+ * `signInFailed`.
+ */
+export async function admitSignIn(db: Database, attempt: SignInAttempt, now = new Date()): Promise<Admission> {
+  const keys = keysOf(attempt);
+  return db.transaction(async (tx) => {
+    const names = Object.keys(keys) as ScopeName[];
+    await tx
+      .insert(signInThrottles)
+      .values(names.map((name) => ({ key: keys[name], failures: 0, lastFailureAt: now })))
+      .onConflictDoNothing();
+    const rows = await tx
+      .select()
+      .from(signInThrottles)
+      .where(inArray(signInThrottles.key, Object.values(keys)))
+      .orderBy(signInThrottles.key)
+      .for('update');
+    const byKey = new Map(rows.map((row) => [row.key, row]));
+    const waits = names.flatMap((name) => {
+      const row = byKey.get(keys[name]);
+      const at = row ? retryAt(name, row, now) : undefined;
+      return at ? [at] : [];
+    });
+    if (waits.length > 0) return { allowed: false, retryAt: new Date(Math.max(...waits.map((at) => at.getTime()))) };
+    for (const name of names) {
+      const row = byKey.get(keys[name]);
+      await tx
+        .update(signInThrottles)
+        .set({ failures: (row ? liveFailures(row, now) : 0) + 1, lastFailureAt: now, lockedUntil: null })
+        .where(eq(signInThrottles.key, keys[name]));
+    }
+    return { allowed: true };
+  });
+}
+
+/** A correct password: the account's counts are cleared (the address keeps its own). */
+export async function signInSucceeded(db: Database, attempt: SignInAttempt): Promise<void> {
+  const keys = keysOf(attempt);
+  await db.delete(signInThrottles).where(or(eq(signInThrottles.key, keys.pair), eq(signInThrottles.key, keys.account)));
+}
+
+/**
+ * A wrong password (already counted by `admitSignIn`). Reaching the lock threshold (and every
+ * failure after a lock ran out) locks the account at this address and records it in the audit trail of every tenant the account belongs to.
+ */
+export async function signInFailed(db: Database, attempt: SignInAttempt, now = new Date()): Promise<{ locked: boolean }> {
+  const keys = keysOf(attempt);
+  const { lockAfter } = SIGN_IN_THROTTLE.scopes.pair;
+  return db.transaction(async (tx) => {
+    const lockedUntil = new Date(now.getTime() + SIGN_IN_THROTTLE.lockMs);
+    const [locked] = await tx
+      .update(signInThrottles)
+      .set({ lockedUntil })
+      .where(and(eq(signInThrottles.key, keys.pair), gte(signInThrottles.failures, lockAfter), isNull(signInThrottles.lockedUntil)))
+      .returning({ key: signInThrottles.key });
+    if (!locked) return { locked: false };
+    const tenantsOfAccount = await tx
+      .select({ tenantId: memberships.tenantId, userId: users.id })
+      .from(users)
+      .innerJoin(memberships, eq(memberships.userId, users.id))
+      .where(eq(users.email, attempt.email.toLowerCase()));
+    for (const { tenantId, userId } of tenantsOfAccount) {
+      await appendAudit(tx, {
+        tenantId,
+        type: 'auth.sign_in_locked',
+        actor: { type: 'system', id: 'sign-in-throttle' },
+        reasonCode: 'too_many_failures',
+        data: { user: userId, address: attempt.address, lockedUntil: lockedUntil.toISOString() },
+        occurredAt: now,
+      });
+    }
+    return { locked: true };
+  });
+}
