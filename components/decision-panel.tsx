@@ -3,6 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { PayloadText } from './payload-text';
 
 type Props = { proposalId: string; payloadHash: string; approveLabel: string };
 
@@ -57,7 +58,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel }: Props) 
       {!confirming && !rejecting ? (
         <div className="flex flex-wrap gap-2">
           <button type="button" data-testid="approve" onClick={() => setConfirming(true)} className="rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800">
-            {approveLabel}
+            <PayloadText value={approveLabel} mono={false} flagNonAscii={false} />
           </button>
           <button type="button" data-testid="reject" onClick={() => setRejecting(true)} className="rounded-md border border-zinc-300 px-4 py-2 font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
             Reject…

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db';
+import { PayloadText } from '@/components/payload-text';
 import { Cell, Table } from '@/components/table';
 import { absoluteTime } from '@/components/time';
 import { auditPage } from '@/lib/audit/queries';
@@ -26,7 +27,7 @@ export default async function HistoryPage({ searchParams }: { searchParams: Prom
             <tr key={event.seq}>
               <Cell mono>{event.seq}</Cell>
               <Cell>{absoluteTime(new Date(event.occurredAt))}</Cell>
-              <Cell>{event.actorType} <span className="font-mono text-xs">{event.actorId}</span></Cell>
+              <Cell>{event.actorType} <span className="text-xs"><PayloadText value={event.actorId} /></span></Cell>
               <Cell>{event.type}</Cell>
               <Cell mono>{event.proposalId ? <Link className="underline" href={`/proposals/${event.proposalId}`}>{event.proposalId}</Link> : '—'}</Cell>
               <Cell mono><span title={event.payloadHash ?? ''}>{event.payloadHash ? `${event.payloadHash.slice(0, 15)}…` : '—'}</span></Cell>
