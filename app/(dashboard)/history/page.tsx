@@ -6,14 +6,15 @@ import { Cell, Table } from '@/components/table';
 import { absoluteTime } from '@/components/time';
 import { auditPage } from '@/lib/audit/queries';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { parseSequence } from '@/lib/paging/fields';
 
 export const metadata: Metadata = { title: 'History' };
 
-export default async function HistoryPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
+export default async function HistoryPage({ searchParams }: { searchParams: Promise<{ before?: string | string[] }> }) {
   const { before } = await searchParams;
   const context = await dashboardContext('/history');
   if (!context.tenantId) return null;
-  const beforeSeq = before && /^\d{1,15}$/.test(before) ? Number(before) : undefined;
+  const beforeSeq = parseSequence(typeof before === 'string' ? before : undefined);
   const page = await auditPage(await getDb(), context.tenantId, beforeSeq);
   return (
     <section aria-labelledby="history-heading" className="space-y-4">

@@ -4,12 +4,12 @@ import { getDb } from '@/db';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { absoluteTime } from '@/components/time';
 import { dashboardContext } from '@/lib/dashboard/context';
-import { rejectedAttempts, repairChains } from '@/lib/intake/attempts';
+import { attemptsCursorFromSearch, rejectedAttempts, repairChains } from '@/lib/intake/attempts';
 import { MAX_REPAIRS } from '@/lib/intake/repair';
 
 export const metadata: Metadata = { title: 'Rejected attempts' };
 
-type Search = { exhausted?: string; before?: string; id?: string };
+type Search = Record<string, string | string[] | undefined>;
 
 export default async function AttemptsPage({ searchParams }: { searchParams: Promise<Search> }) {
   const params = await searchParams;
@@ -17,7 +17,7 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
   if (!context.tenantId) return null;
   const db = await getDb();
   const exhaustedOnly = params.exhausted === '1';
-  const cursor = params.before && params.id && !Number.isNaN(Date.parse(params.before)) ? { createdAt: params.before, id: params.id } : undefined;
+  const cursor = attemptsCursorFromSearch(params);
   const page = await rejectedAttempts(db, context.tenantId, { cursor, exhaustedOnly });
   const exhausted = page.items.filter((a) => a.errorCode === 'repair_limit_reached' && a.agentKeyId && a.rootRequestId);
   const chains = await repairChains(
