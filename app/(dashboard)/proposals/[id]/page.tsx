@@ -17,6 +17,7 @@ import { auditTrailFor } from '@/lib/audit/append';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { grantedDuration } from '@/lib/decisions/extend';
+import { initiatorsOf } from '@/lib/decisions/initiators';
 import { canonicalJson } from '@/lib/payload-hash';
 import { decisionsFor, getProposal, tenantOfProposal } from '@/lib/proposals/queries';
 import { executionStateFor } from '@/lib/proposals/view';
@@ -52,10 +53,11 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
   const defaults = origin ? [] : appliedDefaults(proposal.rawCandidate, payload);
   const hints = action?.argHints?.(payload.args) ?? {};
-  const [decisions, trail, execution] = await Promise.all([
+  const [decisions, trail, execution, initiators] = await Promise.all([
     decisionsFor(db, proposal.tenantId, proposal.id),
     auditTrailFor(db, proposal.tenantId, proposal.id),
     executionStateFor(db, proposal.tenantId, proposal.id),
+    initiatorsOf(db, proposal),
   ]);
   const now = new Date();
   const expired = proposal.expiresAt.getTime() <= now.getTime();
@@ -65,6 +67,8 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
     !expired &&
     roleAtLeast(membership.role, proposal.routing.role) &&
     !decisions.some((d) => d.userId === context.operator.userId);
+  // The same rule as decide(): whoever initiated or edited any revision in the chain may reject, never approve.
+  const canApprove = !initiators.has(context.operator.userId);
   const mayDecide = roleAtLeast(membership.role, proposal.routing.role);
   // Once, before expiry, by whoever may decide it; the same time again as first granted.
   const canExtend = proposal.status === 'pending_approval' && !expired && mayDecide && proposal.extendedAt === null;
@@ -198,7 +202,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           </div>
         ) : null}
         {canDecide ? (
-          <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={action?.approveLabel(payload.args) ?? 'Approve'} />
+          <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={action?.approveLabel(payload.args) ?? 'Approve'} canApprove={canApprove} />
         ) : outcome ? (
           <p className="text-sm font-medium" data-testid="decision-outcome" data-status={proposal.status}>
             <PayloadText value={outcome} mono={false} flagNonAscii={false} />
