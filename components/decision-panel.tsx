@@ -3,8 +3,15 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { PayloadText } from './payload-text';
 
-type Props = { proposalId: string; payloadHash: string; approveLabel: string };
+type Props = {
+  proposalId: string;
+  payloadHash: string;
+  approveLabel: string;
+  /** False for an initiator: the agent acts for them, or they edited this proposal or a revision before it. */
+  canApprove: boolean;
+};
 
 const REJECT_PRESETS = ['Not requested by the customer', 'Wrong amount or quantity', 'Needs more evidence', 'Duplicate of another proposal'];
 
@@ -33,7 +40,7 @@ async function postDecision(proposalId: string, body: Record<string, string>) {
   }
 }
 
-export function DecisionPanel({ proposalId, payloadHash, approveLabel }: Props) {
+export function DecisionPanel({ proposalId, payloadHash, approveLabel, canApprove }: Props) {
   const router = useRouter();
   const [confirming, setConfirming] = useState(false);
   const [rejecting, setRejecting] = useState(false);
@@ -55,10 +62,16 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel }: Props) 
         </p>
       ) : null}
       {!confirming && !rejecting ? (
-        <div className="flex flex-wrap gap-2">
-          <button type="button" data-testid="approve" onClick={() => setConfirming(true)} className="rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800">
-            {approveLabel}
-          </button>
+        <div className="flex flex-wrap items-center gap-2">
+          {canApprove ? (
+            <button type="button" data-testid="approve" onClick={() => setConfirming(true)} className="rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800">
+              <PayloadText value={approveLabel} mono={false} flagNonAscii={false} />
+            </button>
+          ) : (
+            <p data-testid="approve-barred" className="text-sm text-zinc-600 dark:text-zinc-400">
+              You initiated or edited this proposal (or a revision before it), so someone else must approve it. You may still reject it.
+            </p>
+          )}
           <button type="button" data-testid="reject" onClick={() => setRejecting(true)} className="rounded-md border border-zinc-300 px-4 py-2 font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
             Reject…
           </button>
@@ -101,7 +114,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel }: Props) 
           </div>
         </form>
       ) : null}
-      <p className="text-xs text-zinc-500">Approving signs <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload above.</p>
+      {canApprove ? <p className="text-xs text-zinc-500">Approving signs <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload above.</p> : null}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 import type { ProposalStatus } from '@/db/schema';
 import { absoluteTime } from '@/components/time';
-import { PayloadText } from '@/components/payload-text';
+import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import type { ExecutionState } from '@/lib/proposals/view';
 import { CopyButton, ExecutionRefresher, NextCheckIn } from './execution-live';
 
@@ -96,7 +96,7 @@ export function ExecutionSection({
       {execution?.receipt ? (
         <details data-testid="execution-receipt">
           <summary className="cursor-pointer font-medium">Receipt</summary>
-          <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{JSON.stringify(execution.receipt, null, 2)}</code></pre>
+          <PayloadBlock value={JSON.stringify(execution.receipt, null, 2)} />
         </details>
       ) : null}
       {checks.length > 0 ? (
@@ -120,7 +120,7 @@ export function ExecutionSection({
           </summary>
           <div className="mt-2 space-y-2">
             <p className="text-xs text-zinc-500">Claims (decoded; the executor verifies the signature)</p>
-            <pre className="overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800" data-testid="execution-command-claims"><code>{JSON.stringify(command.claims, null, 2)}</code></pre>
+            <PayloadBlock value={JSON.stringify(command.claims, null, 2)} testId="execution-command-claims" />
             <div className="flex items-center gap-2">
               <p className="text-xs text-zinc-500">Compact JWS</p>
               <CopyButton value={command.jws} label="Copy the signed command (compact JWS)" testId="execution-jws-copy" />

@@ -1,43 +1,46 @@
-/**
- * Renders untrusted text inertly, making invisible and direction-changing characters visible as
- * badges (⟦U+200B⟧) so what the operator reads is what will run.
- */
-const INVISIBLE_RANGES: [number, number][] = [
-  [0x0000, 0x001f], [0x007f, 0x009f], [0x00ad, 0x00ad], [0x061c, 0x061c], [0x115f, 0x1160], [0x17b4, 0x17b5],
-  [0x180e, 0x180e], [0x200b, 0x200f], [0x202a, 0x202e], [0x2060, 0x206f], [0x3164, 0x3164], [0xfe00, 0xfe0f],
-  [0xfeff, 0xfeff], [0xffa0, 0xffa0], [0xfff0, 0xfffb], [0xe0000, 0xe007f],
-];
+import { hasNonAscii, visibleSegments } from '@/lib/text/visible';
 
-export function isInvisible(codePoint: number): boolean {
-  return INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high);
+type Props = {
+  value: string;
+  mono?: boolean;
+  /** Our own sentences use × and ·: summaries pass false; argument values keep the flag. */
+  flagNonAscii?: boolean;
+  /** Pretty JSON or a body as received: newlines and tabs stay layout, everything else is marked. */
+  multiline?: boolean;
+};
+
+/**
+ * The one renderer for untrusted text (arguments, bodies as received, evidence, agent names,
+ * request ids, reasons): text only, never HTML; invisible and direction-changing characters
+ * become visible badges; and the run is bidi-isolated, so it cannot reorder what surrounds it.
+ */
+export function PayloadText({ value, mono = true, flagNonAscii = true, multiline = false }: Props) {
+  const segments = visibleSegments(value, { multiline });
+  return (
+    <span dir={mono ? 'ltr' : 'auto'} className={`[unicode-bidi:isolate] ${mono ? 'font-mono break-all' : ''}`}>
+      {segments.map((segment, index) =>
+        'text' in segment ? (
+          segment.text
+        ) : (
+          <span key={index} data-testid="invisible-char" className="mx-0.5 rounded bg-red-100 px-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200">
+            ⟦{segment.mark}⟧
+          </span>
+        ),
+      )}
+      {flagNonAscii && hasNonAscii(value) ? (
+        <span data-testid="non-ascii-flag" className="ml-2 whitespace-nowrap rounded bg-amber-100 px-1 font-sans text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">non-ASCII</span>
+      ) : null}
+    </span>
+  );
 }
 
-export function PayloadText({ value, mono = true, flagNonAscii = true }: { value: string; mono?: boolean; flagNonAscii?: boolean }) {
-  const parts: React.ReactNode[] = [];
-  let plain = '';
-  let index = 0;
-  for (const ch of value) {
-    if (isInvisible(ch.codePointAt(0)!)) {
-      if (plain) parts.push(plain);
-      plain = '';
-      const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-      parts.push(
-        <span key={index} data-testid="invisible-char" className="mx-0.5 rounded bg-red-100 px-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200">
-          ⟦U+{code}⟧
-        </span>,
-      );
-    } else {
-      plain += ch;
-    }
-    index++;
-  }
-  if (plain) parts.push(plain);
-  // Our own sentences use × and ·: summaries pass flagNonAscii={false}; argument values keep the flag.
-  const nonAscii = flagNonAscii && [...value].some((ch) => ch.codePointAt(0)! > 0x7e);
+/** A multi-line block of untrusted text (canonical JSON, a body as received, a receipt). */
+export function PayloadBlock({ value, testId }: { value: string; testId?: string }) {
   return (
-    <span className={mono ? 'font-mono break-all' : undefined}>
-      {parts}
-      {nonAscii ? <span data-testid="non-ascii-flag" className="ml-2 whitespace-nowrap rounded bg-amber-100 px-1 font-sans text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">non-ASCII</span> : null}
-    </span>
+    <pre data-testid={testId} className="mt-2 overflow-x-auto whitespace-pre-wrap rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800">
+      <code>
+        <PayloadText value={value} multiline />
+      </code>
+    </pre>
   );
 }

@@ -62,7 +62,7 @@ export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[
       <form method="dialog" className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); onConfirm(); }}>
         <button type="button" data-testid="queue-cancel-approve" onClick={onClose} className={`${button} border border-zinc-300 dark:border-zinc-700`}>Cancel</button>
         <button type="submit" data-autofocus data-testid="queue-confirm-approve" className={`${button} bg-blue-700 text-white hover:bg-blue-800`}>
-          {single ? single.approveLabel : `Approve ${items.length}`}
+          {single ? <PayloadText value={single.approveLabel} mono={false} flagNonAscii={false} /> : `Approve ${items.length}`}
         </button>
       </form>
     </Modal>

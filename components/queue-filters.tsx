@@ -1,6 +1,7 @@
 'use client';
 
 import { QUEUE_RISKS, QUEUE_SORTS, SORT_LABELS, type QueueView } from '@/lib/proposals/queue-view';
+import { visibleText } from '@/lib/text/visible';
 
 const select = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 
@@ -21,7 +22,7 @@ export function QueueFilters({ view, actions, agents, onChange }: { view: QueueV
         <span className="sr-only">Agent</span>
         <select data-testid="queue-filter-agent" value={view.agent ?? ''} onChange={(e) => onChange({ ...view, agent: e.target.value || undefined })} className={select}>
           <option value="">Any agent</option>
-          {agentChoices.map((agent) => <option key={agent} value={agent}>{agent}</option>)}
+          {agentChoices.map((agent) => <option key={agent} value={agent}>{visibleText(agent)}</option>)}
         </select>
       </label>
       <label className="flex items-center gap-1 text-sm">

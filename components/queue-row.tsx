@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import type { QueueItem } from '@/lib/proposals/queue-view';
+import { visibleText } from '@/lib/text/visible';
 import { PayloadText } from './payload-text';
 import { absoluteTime, humanDuration, Time } from './time';
 
@@ -48,7 +49,7 @@ export function QueueRow({ item, focused, selected, selectable, now, onToggle, o
           <input
             type="checkbox"
             data-testid={`queue-select-${item.id}`}
-            aria-label={`Select: ${item.summary}`}
+            aria-label={`Select: ${visibleText(item.summary)}`}
             checked={selected}
             onChange={() => onToggle(item.id)}
             className="h-4 w-4 rounded border-zinc-400 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
@@ -68,7 +69,7 @@ export function QueueRow({ item, focused, selected, selectable, now, onToggle, o
         </span>
         <span className="flex flex-wrap gap-x-4 gap-y-0.5 text-sm text-zinc-600 dark:text-zinc-400">
           <span className="font-mono text-xs leading-5" data-testid="queue-item-action">{item.action}</span>
-          <span data-testid="queue-item-agent">{item.agent}</span>
+          <span data-testid="queue-item-agent"><PayloadText value={item.agent} mono={false} flagNonAscii={false} /></span>
           <span data-testid="queue-item-quorum" title="approvals so far of those needed">{item.approvals.have} of {item.approvals.need}</span>
           <span data-testid="queue-item-rule" title="routing rule and policy version">rule {item.rule}</span>
           <span data-testid="queue-item-left" title={`expires ${absoluteTime(new Date(item.expiresAt))}`} suppressHydrationWarning>

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { proposeRefund, signInWithForm } from './support';
 
-test('an approver edits a proposal: a re-gated revision with a diff, which someone else must approve', async ({ browser, request, baseURL }) => {
+test('approvers edit a proposal: re-gated revisions with a diff, which someone outside the chain must approve', async ({ browser, request, baseURL }) => {
   const original = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 1500, currency: 'EUR', reason: 'Damaged parcel' });
 
   const alice = await browser.newPage({ baseURL });
@@ -24,21 +24,39 @@ test('an approver edits a proposal: a re-gated revision with a diff, which someo
   await expect(alice.getByTestId('proposal-summary')).toHaveText('Refund 12.00 EUR on order ord_1843');
   const revisionUrl = alice.url();
 
-  // The editor is an initiator of the revision: her approval is refused by the server.
-  await alice.getByTestId('approve').click();
-  await alice.getByTestId('confirm-approve').click();
-  await expect(alice.getByTestId('decision-error')).toContainText('someone else must approve');
+  // The editor is an initiator of the revision: she is not offered approval (the server refuses it too), only rejection.
+  await expect(alice.getByTestId('approve-barred')).toContainText('someone else must approve');
+  await expect(alice.getByTestId('approve')).toHaveCount(0);
+  await expect(alice.getByTestId('reject')).toBeVisible();
 
   // The original is cancelled and says why.
   await alice.goto(`/proposals/${original.id}`);
   await expect(alice.getByTestId('status-chip')).toHaveText('cancelled');
-  await alice.close();
 
+  // Bob edits Alice's revision: both of them edited the chain, so neither may approve its final revision.
   const bob = await browser.newPage({ baseURL });
   await bob.goto(revisionUrl);
   await signInWithForm(bob, 'bob@acme.test');
-  await bob.getByTestId('approve').click();
-  await bob.getByTestId('confirm-approve').click();
-  await expect(bob.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
+  await bob.getByTestId('edit-proposal').click();
+  await bob.getByTestId('revision-amountMinor').fill('1100');
+  await bob.getByTestId('revision-submit').click();
+  await expect(bob).not.toHaveURL(revisionUrl);
+  await expect(bob.getByTestId('proposal-summary')).toHaveText('Refund 11.00 EUR on order ord_1843');
+  const finalUrl = bob.url();
+  await expect(bob.getByTestId('approve-barred')).toBeVisible();
+  await expect(bob.getByTestId('approve')).toHaveCount(0);
   await bob.close();
+
+  await alice.goto(finalUrl);
+  await expect(alice.getByTestId('approve-barred')).toBeVisible();
+  await expect(alice.getByTestId('approve')).toHaveCount(0);
+  await alice.close();
+
+  const carol = await browser.newPage({ baseURL });
+  await carol.goto(finalUrl);
+  await signInWithForm(carol, 'carol@acme.test');
+  await carol.getByTestId('approve').click();
+  await carol.getByTestId('confirm-approve').click();
+  await expect(carol.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
+  await carol.close();
 });

@@ -2,6 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, memberships, tenants, users, type Role } from '@/db/schema';
 import { generateAgentKey } from '@/lib/agents/authenticate';
+import { AGENT_NAME } from '@/lib/agents/name';
 import { appendAudit } from '@/lib/audit/append';
 import { hashPassword } from '@/lib/auth/password';
 import { endAllSessions } from '@/lib/auth/sessions';
@@ -133,7 +134,7 @@ export async function createAgentKey(
   db: Database,
   input: { tenantId: string; agentName: string; actions: string[]; grants?: Record<string, string[]> },
 ) {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(input.agentName)) {
+  if (!AGENT_NAME.test(input.agentName)) {
     throw new AdminError('An agent name is 1–64 characters of letters, digits, ".", "_" and "-".');
   }
   if (input.actions.length === 0) throw new AdminError('An agent key needs at least one allowed action.');

@@ -12,6 +12,7 @@ import { ApiError, notFound } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
+import { initiatorsOf } from './initiators';
 import { describeFactChanges, describeResourceChange } from './live';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
@@ -103,8 +104,8 @@ async function checkDecider(tx: Database, proposal: Proposal, userId: string, re
   if (request.payloadHash !== proposal.payloadHash || payloadHash(proposal.payload) !== proposal.payloadHash) {
     throw refuse(409, 'hash_mismatch', 'The payload hash you approved is not the one stored; reload the proposal and review it again.');
   }
-  if (request.decision === 'approve' && (await initiatedBy(tx, proposal, userId))) {
-    throw refuse(403, 'self_approval', 'You initiated this proposal, so someone else must approve it.');
+  if (request.decision === 'approve' && (await initiatorsOf(tx, proposal)).has(userId)) {
+    throw refuse(403, 'self_approval', 'You initiated this proposal or edited it (or a revision before it), so someone else must approve it.');
   }
   const [previous] = await tx
     .select({ id: decisions.id })
@@ -218,16 +219,4 @@ async function record(tx: Database, proposal: Proposal, userId: string, request:
   // The quorum was reached: the signed command is minted in this same transaction (DESIGN.md §7).
   if (nextStatus === 'approved') await mintCommand(tx, updated, now);
   return updated;
-}
-
-/** The editor of a revision and the person an agent acts for both count as initiators. */
-async function initiatedBy(tx: Database, proposal: Proposal, userId: string): Promise<boolean> {
-  if (proposal.initiatedByUserId === userId) return true;
-  if (!proposal.agentKeyId) return false;
-  const [key] = await tx
-    .select({ onBehalfOf: agentKeys.onBehalfOfUserId })
-    .from(agentKeys)
-    .where(eq(agentKeys.id, proposal.agentKeyId))
-    .limit(1);
-  return key?.onBehalfOf === userId;
 }

@@ -1,10 +1,18 @@
 import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
+import { isCursorInstant, isRowId } from '@/lib/paging/fields';
 
 export const ATTEMPTS_PAGE_SIZE = 50;
 
 export type AttemptsCursor = { createdAt: string; id: string };
+
+/** The page's `?before=&id=` as a cursor, or undefined (the first page) when either is not one we wrote. */
+export function attemptsCursorFromSearch(search: { before?: unknown; id?: unknown }): AttemptsCursor | undefined {
+  const { before, id } = search;
+  if (typeof before !== 'string' || typeof id !== 'string' || !isCursorInstant(before) || !isRowId(id)) return undefined;
+  return { createdAt: before, id };
+}
 
 /**
  * Rejected intake attempts of a tenant, newest first, one keyset page at a time; with

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { decisions, proposals, users, type Proposal, type ProposalStatus } from '@/db/schema';
+import { isCursorInstant, isRowId } from '@/lib/paging/fields';
 
 export async function getProposal(db: Database, tenantId: string, id: string): Promise<Proposal | undefined> {
   const [row] = await db
@@ -56,7 +57,7 @@ export function decodeCursor(raw: string | null | undefined): ListCursor | undef
     const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 3) return undefined;
     const [sort, at, id] = value as unknown[];
-    if (!PROPOSAL_SORTS.includes(sort as ProposalSort) || typeof at !== 'string' || !CURSOR_AT.test(at) || typeof id !== 'string' || id.length === 0 || id.length > 100) {
+    if (!PROPOSAL_SORTS.includes(sort as ProposalSort) || typeof at !== 'string' || !CURSOR_AT.test(at) || !isCursorInstant(at) || typeof id !== 'string' || !isRowId(id)) {
       return undefined;
     }
     return { sort: sort as ProposalSort, at, id };

@@ -31,7 +31,7 @@ describe('queue parameters', () => {
   });
 
   it('round-trips a cursor and refuses one from another sort', () => {
-    const cursor = { sort: 'newest' as const, at: '2030-01-01T10:00:00.123456Z', id: 'prop_1' };
+    const cursor = { sort: 'newest' as const, at: '2030-01-01T10:00:00.123456Z', id: 'prp_1' };
     const raw = encodeCursor(cursor);
     expect(decodeCursor(raw)).toEqual(cursor);
     expect(parse(`sort=newest&cursor=${raw}`)).toEqual({ ok: true, params: { sort: 'newest', cursor } });
@@ -39,6 +39,32 @@ describe('queue parameters', () => {
     expect(other.ok).toBe(false);
     if (!other.ok) expect(other.messages[0]).toMatch(/belongs to sort "newest", not "oldest"/);
     expect(decodeCursor(Buffer.from(JSON.stringify(['newest', '2030-01-01', 'x'])).toString('base64url'))).toBeUndefined();
+  });
+
+  it('refuses crafted cursors before they reach a query', () => {
+    const crafted = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const cases: [string, string][] = [
+      ['impossible date', crafted(['newest', '9999-99-99T99:99:99.999999Z', 'prp_abc'])],
+      ['day that does not exist', crafted(['newest', '2030-02-30T10:00:00.000000Z', 'prp_abc'])],
+      ['year zero', crafted(['newest', '0000-01-01T00:00:00.000000Z', 'prp_abc'])],
+      ['beyond JavaScript dates', crafted(['newest', '+275760-09-13T00:00:00.000000Z', 'prp_abc'])],
+      ['NUL in the id', crafted(['newest', '2030-01-01T10:00:00.000000Z', 'prp_\u0000'])],
+      ['id of another shape', crafted(['newest', '2030-01-01T10:00:00.000000Z', "x' or 1=1 --"])],
+      ['id not a string', crafted(['newest', '2030-01-01T10:00:00.000000Z', 7])],
+      ['not base64url JSON', '%%%'],
+    ];
+    for (const [why, cursor] of cases) {
+      expect(decodeCursor(cursor), why).toBeUndefined();
+      const parsed = parse(`sort=newest&cursor=${encodeURIComponent(cursor)}`);
+      expect(parsed, why).toEqual({ ok: false, messages: ['cursor is not one this queue returned; start again without it.'] });
+    }
+  });
+
+  it('refuses an agent filter that is not an agent name', () => {
+    for (const agent of ['\u0000', 'bot\u202E', 'a b', 'x'.repeat(65)]) {
+      const parsed = parse(new URLSearchParams({ agent }).toString());
+      expect(parsed.ok, JSON.stringify(agent)).toBe(false);
+    }
   });
 
   it('gives pages the valid part of the URL and defaults for the rest', () => {

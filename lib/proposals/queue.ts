@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import { decisions } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
+import { AGENT_NAME } from '@/lib/agents/name';
 import { agentsWithProposals, countProposals, decodeCursor, listProposals, PROPOSAL_SORTS, type ListCursor } from './queries';
 import { QUEUE_RISKS, type QueuePage, type QueueView } from './queue-view';
 
@@ -18,7 +19,12 @@ const queueParamsSchema = z.strictObject({
     .string()
     .refine((value) => actionNames().includes(value), { error: (issue) => `action must be one of ${actionNames().join(', ')}; got ${describe(issue.input)}.` })
     .optional(),
-  agent: z.string().min(1, 'agent must not be empty.').max(100, 'agent must be at most 100 characters.').optional(),
+  agent: z
+    .string()
+    .min(1, 'agent must not be empty.')
+    .max(64, 'agent must be at most 64 characters.')
+    .regex(AGENT_NAME, 'agent must be an agent name: letters, digits, ".", "_" and "-".')
+    .optional(),
   risk: z.enum(QUEUE_RISKS, { error: (issue) => `risk must be one of ${QUEUE_RISKS.join(', ')}; got ${describe(issue.input)}.` }).optional(),
   sort: z.enum(PROPOSAL_SORTS, { error: (issue) => `sort must be one of ${PROPOSAL_SORTS.join(', ')}; got ${describe(issue.input)}.` }).default('expiring'),
   cursor: z.string().max(500).optional(),

@@ -14,8 +14,8 @@ import type { SystemsClient } from '@/lib/systems/client';
 /**
  * An approver's edit: never a change in place, but a new revision of the proposal that goes
  * through every gate again under the same agent key, with its own hash, linked to its parent.
- * The parent is cancelled in the same transaction; the editor counts as the revision's initiator
- * (so someone else must approve it).
+ * The parent is cancelled in the same transaction; the editor counts as an initiator of this
+ * revision and of every later one in the chain (lib/decisions/initiators.ts), so someone else must approve it.
  */
 export async function reviseProposal(
   db: Database,

@@ -1,18 +1,20 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db';
+import { PayloadText } from '@/components/payload-text';
 import { Cell, Table } from '@/components/table';
 import { absoluteTime } from '@/components/time';
 import { auditPage } from '@/lib/audit/queries';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { parseSequence } from '@/lib/paging/fields';
 
 export const metadata: Metadata = { title: 'History' };
 
-export default async function HistoryPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
+export default async function HistoryPage({ searchParams }: { searchParams: Promise<{ before?: string | string[] }> }) {
   const { before } = await searchParams;
   const context = await dashboardContext('/history');
   if (!context.tenantId) return null;
-  const beforeSeq = before && /^\d{1,15}$/.test(before) ? Number(before) : undefined;
+  const beforeSeq = parseSequence(typeof before === 'string' ? before : undefined);
   const page = await auditPage(await getDb(), context.tenantId, beforeSeq);
   return (
     <section aria-labelledby="history-heading" className="space-y-4">
@@ -26,7 +28,7 @@ export default async function HistoryPage({ searchParams }: { searchParams: Prom
             <tr key={event.seq}>
               <Cell mono>{event.seq}</Cell>
               <Cell>{absoluteTime(new Date(event.occurredAt))}</Cell>
-              <Cell>{event.actorType} <span className="font-mono text-xs">{event.actorId}</span></Cell>
+              <Cell>{event.actorType} <span className="text-xs"><PayloadText value={event.actorId} /></span></Cell>
               <Cell>{event.type}</Cell>
               <Cell mono>{event.proposalId ? <Link className="underline" href={`/proposals/${event.proposalId}`}>{event.proposalId}</Link> : '—'}</Cell>
               <Cell mono><span title={event.payloadHash ?? ''}>{event.payloadHash ? `${event.payloadHash.slice(0, 15)}…` : '—'}</span></Cell>

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { getDb } from '@/db';
+import { PayloadText } from '@/components/payload-text';
 import { Cell, Table } from '@/components/table';
 import { absoluteTime } from '@/components/time';
 import { listAgentKeys, listMembers } from '@/lib/admin/listing';
@@ -21,7 +22,7 @@ export default async function SettingsPage() {
         <Table head={['Agent', 'Key', 'Actions', 'Grants', 'Created', 'State']} testId="agent-keys">
           {keys.map((key) => (
             <tr key={key.id}>
-              <Cell>{key.agentName}</Cell>
+              <Cell><PayloadText value={key.agentName} mono={false} flagNonAscii={false} /></Cell>
               <Cell mono>{key.keyPrefix}…</Cell>
               <Cell mono>{key.allowedActions.join(', ')}</Cell>
               <Cell mono>{Object.entries(key.grants).map(([name, values]) => `${name}: ${values.join(', ')}`).join('; ') || '—'}</Cell>

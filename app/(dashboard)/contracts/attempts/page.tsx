@@ -1,15 +1,15 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db';
-import { PayloadText } from '@/components/payload-text';
+import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { absoluteTime } from '@/components/time';
 import { dashboardContext } from '@/lib/dashboard/context';
-import { rejectedAttempts, repairChains } from '@/lib/intake/attempts';
+import { attemptsCursorFromSearch, rejectedAttempts, repairChains } from '@/lib/intake/attempts';
 import { MAX_REPAIRS } from '@/lib/intake/repair';
 
 export const metadata: Metadata = { title: 'Rejected attempts' };
 
-type Search = { exhausted?: string; before?: string; id?: string };
+type Search = Record<string, string | string[] | undefined>;
 
 export default async function AttemptsPage({ searchParams }: { searchParams: Promise<Search> }) {
   const params = await searchParams;
@@ -17,7 +17,7 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
   if (!context.tenantId) return null;
   const db = await getDb();
   const exhaustedOnly = params.exhausted === '1';
-  const cursor = params.before && params.id && !Number.isNaN(Date.parse(params.before)) ? { createdAt: params.before, id: params.id } : undefined;
+  const cursor = attemptsCursorFromSearch(params);
   const page = await rejectedAttempts(db, context.tenantId, { cursor, exhaustedOnly });
   const exhausted = page.items.filter((a) => a.errorCode === 'repair_limit_reached' && a.agentKeyId && a.rootRequestId);
   const chains = await repairChains(
@@ -53,23 +53,23 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
                 <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
                   <span className="font-mono">{attempt.errorCode}</span>
                   <span className="text-zinc-500">{attempt.httpStatus} · {attempt.errorKind}</span>
-                  <span>{attempt.agentName ?? 'unknown agent'}</span>
-                  <span className="font-mono text-xs">{attempt.action ?? '—'}{attempt.contractVersion ? ` v${attempt.contractVersion}` : ''}</span>
-                  <span className="font-mono text-xs">{attempt.requestId ?? '—'}</span>
+                  <span>{attempt.agentName ? <PayloadText value={attempt.agentName} mono={false} flagNonAscii={false} /> : 'unknown agent'}</span>
+                  <span className="text-xs">{attempt.action ? <PayloadText value={attempt.action} /> : '—'}{attempt.contractVersion ? ` v${attempt.contractVersion}` : ''}</span>
+                  <span className="text-xs" data-testid="attempt-request-id">{attempt.requestId ? <PayloadText value={attempt.requestId} /> : '—'}</span>
                   <span className="ml-auto text-xs text-zinc-500">{absoluteTime(attempt.createdAt)}</span>
                 </div>
                 {attempt.message ? <p className="mt-1" data-testid="attempt-message"><PayloadText value={attempt.message} mono={false} /></p> : null}
                 {attempt.issues && attempt.issues.length > 0 ? (
-                  <p className="mt-1 text-xs text-zinc-500">fields: {attempt.issues.map((issue) => `${issue.field} (${issue.code})`).join(', ')}</p>
+                  <p className="mt-1 text-xs text-zinc-500">fields: <PayloadText value={attempt.issues.map((issue) => `${issue.field} (${issue.code})`).join(', ')} /></p>
                 ) : null}
                 {original ? (
                   <details className="mt-2" data-testid="attempt-chain">
-                    <summary className="cursor-pointer">Repair chain of {original.requestId}: {chain.length} attempts — original request</summary>
+                    <summary className="cursor-pointer">Repair chain of <PayloadText value={original.requestId ?? '—'} />: {chain.length} attempts — original request</summary>
                     <ol className="mt-2 space-y-2">
                       {chain.map((step) => (
                         <li key={step.id}>
-                          <p className="text-xs text-zinc-500"><span className="font-mono">{step.requestId}</span> · {step.errorCode ?? step.outcome} · {step.message}</p>
-                          {step.rawCandidate ? <pre className="mt-1 overflow-x-auto rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-800"><code>{step.rawCandidate}</code></pre> : null}
+                          <p className="text-xs text-zinc-500"><PayloadText value={step.requestId ?? '—'} /> · {step.errorCode ?? step.outcome} · <PayloadText value={step.message ?? ''} mono={false} /></p>
+                          {step.rawCandidate ? <PayloadBlock value={step.rawCandidate} testId="attempt-raw" /> : null}
                         </li>
                       ))}
                     </ol>
@@ -77,7 +77,7 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
                 ) : attempt.rawCandidate ? (
                   <details className="mt-2">
                     <summary className="cursor-pointer">As received</summary>
-                    <pre className="mt-1 overflow-x-auto rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-800"><code>{attempt.rawCandidate}</code></pre>
+                    <PayloadBlock value={attempt.rawCandidate} testId="attempt-raw" />
                   </details>
                 ) : null}
               </li>

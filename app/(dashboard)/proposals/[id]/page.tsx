@@ -9,7 +9,7 @@ import { RevisionDiff } from '@/components/revision-diff';
 import { appliedDefaults } from '@/lib/proposals/defaults';
 import { revisionOrigin } from '@/lib/proposals/revise';
 import { Hash } from '@/components/hash';
-import { PayloadText } from '@/components/payload-text';
+import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
 import { absoluteTime, Time } from '@/components/time';
 import { findAction } from '@/lib/actions/registry';
@@ -17,6 +17,7 @@ import { auditTrailFor } from '@/lib/audit/append';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { grantedDuration } from '@/lib/decisions/extend';
+import { initiatorsOf } from '@/lib/decisions/initiators';
 import { canonicalJson } from '@/lib/payload-hash';
 import { decisionsFor, getProposal, tenantOfProposal } from '@/lib/proposals/queries';
 import { executionStateFor } from '@/lib/proposals/view';
@@ -30,7 +31,7 @@ function Field({ name, value, note }: { name: string; value: unknown; note?: str
     <tr className="border-t border-zinc-100 dark:border-zinc-800">
       <th scope="row" className="py-1.5 pr-4 text-left align-top font-mono text-sm font-normal text-zinc-500">{name}</th>
       <td className="py-1.5 text-sm" data-testid={`arg-${name}`}>
-        {typeof value === 'string' ? <PayloadText value={value} /> : <span className="font-mono">{JSON.stringify(value)}</span>}
+        <PayloadText value={typeof value === 'string' ? value : JSON.stringify(value)} />
         {note ? <span className="ml-2 text-zinc-500">· {note}</span> : null}
       </td>
     </tr>
@@ -52,10 +53,11 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
   const defaults = origin ? [] : appliedDefaults(proposal.rawCandidate, payload);
   const hints = action?.argHints?.(payload.args) ?? {};
-  const [decisions, trail, execution] = await Promise.all([
+  const [decisions, trail, execution, initiators] = await Promise.all([
     decisionsFor(db, proposal.tenantId, proposal.id),
     auditTrailFor(db, proposal.tenantId, proposal.id),
     executionStateFor(db, proposal.tenantId, proposal.id),
+    initiatorsOf(db, proposal),
   ]);
   const now = new Date();
   const expired = proposal.expiresAt.getTime() <= now.getTime();
@@ -65,6 +67,8 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
     !expired &&
     roleAtLeast(membership.role, proposal.routing.role) &&
     !decisions.some((d) => d.userId === context.operator.userId);
+  // The same rule as decide(): whoever initiated or edited any revision in the chain may reject, never approve.
+  const canApprove = !initiators.has(context.operator.userId);
   const mayDecide = roleAtLeast(membership.role, proposal.routing.role);
   // Once, before expiry, by whoever may decide it; the same time again as first granted.
   const canExtend = proposal.status === 'pending_approval' && !expired && mayDecide && proposal.extendedAt === null;
@@ -96,7 +100,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           {proposal.status === 'pending_approval' ? <Countdown expiresAt={proposal.expiresAt.toISOString()} renderedAt={now.toISOString()} /> : null}
         </div>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          Proposed by <span className="font-medium">{proposal.agentName}</span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
+          Proposed by <span className="font-medium"><PayloadText value={proposal.agentName} mono={false} flagNonAscii={false} /></span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
           <span className="font-mono">{proposal.routing.rule}</span> v{proposal.routing.policyVersion} · needs {proposal.routing.approvals} {proposal.routing.role}
           {proposal.routing.approvals === 1 ? '' : 's'} ({approvals.length} of {proposal.routing.approvals} so far)
         </p>
@@ -128,16 +132,16 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           {defaults.length > 0 ? (
             <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400" data-testid="applied-defaults">
               Filled in by the contract (the agent did not send them; they are hashed and run like the rest):{' '}
-              {defaults.map((item) => <code key={item.field} className="mr-2 font-mono">{item.field} = {JSON.stringify(item.value)}</code>)}
+              {defaults.map((item) => <code key={item.field} className="mr-2"><PayloadText value={`${item.field} = ${JSON.stringify(item.value)}`} /></code>)}
             </p>
           ) : null}
           <details className="mt-4" data-testid="canonical-json">
             <summary className="cursor-pointer text-sm font-medium">Canonical JSON (what is hashed)</summary>
-            <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{canonicalJson(payload)}</code></pre>
+            <PayloadBlock value={canonicalJson(payload)} />
           </details>
           <details className="mt-2" data-testid="raw-candidate">
             <summary className="cursor-pointer text-sm font-medium">As received (untrusted)</summary>
-            <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{proposal.rawCandidate}</code></pre>
+            <PayloadBlock value={proposal.rawCandidate} />
           </details>
         </section>
 
@@ -150,7 +154,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
               <ul className="space-y-3 text-sm" data-testid="evidence">
                 {proposal.evidence.map((item) => (
                   <li key={item.id} data-testid="evidence-item">
-                    <p className="text-xs text-zinc-500"><span className="font-mono">{item.id}</span> · {item.kind.replace(/_/g, ' ')}</p>
+                    <p className="text-xs text-zinc-500"><PayloadText value={item.id} /> · <PayloadText value={item.kind.replace(/_/g, ' ')} mono={false} /></p>
                     <blockquote className="mt-1 whitespace-pre-wrap border-l-2 border-orange-300 pl-2 dark:border-orange-800"><PayloadText value={item.text} mono={false} /></blockquote>
                   </li>
                 ))}
@@ -164,7 +168,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
                 <li key={gate.gate} className="flex gap-2">
                   <span aria-hidden>{gate.ok ? '✓' : '✗'}</span>
                   <span className="w-20 capitalize">{gate.gate}</span>
-                  <span className="text-zinc-600 dark:text-zinc-400">{gate.detail}</span>
+                  <span className="text-zinc-600 dark:text-zinc-400"><PayloadText value={gate.detail ?? ''} mono={false} flagNonAscii={false} /></span>
                 </li>
               ))}
             </ul>
@@ -198,10 +202,10 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           </div>
         ) : null}
         {canDecide ? (
-          <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={action?.approveLabel(payload.args) ?? 'Approve'} />
+          <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={action?.approveLabel(payload.args) ?? 'Approve'} canApprove={canApprove} />
         ) : outcome ? (
           <p className="text-sm font-medium" data-testid="decision-outcome" data-status={proposal.status}>
-            {outcome}
+            <PayloadText value={outcome} mono={false} flagNonAscii={false} />
           </p>
         ) : (
           <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="decision-state">
@@ -224,7 +228,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           {trail.map((event) => (
             <li key={event.seq}>
               <span title={absoluteTime(new Date(event.occurredAt))}>{absoluteTime(new Date(event.occurredAt)).slice(11)}</span> · {event.type} by {event.actorType}{' '}
-              <span className="font-mono">{typeof event.data.agent === 'string' ? event.data.agent : event.actorId}</span>
+              <PayloadText value={typeof event.data.agent === 'string' ? event.data.agent : event.actorId} />
             </li>
           ))}
         </ol>
