@@ -1,4 +1,5 @@
 import type { NextConfig } from 'next';
+import { env } from './lib/env';
 import { API_CONTENT_SECURITY_POLICY } from './lib/http/csp';
 
 const securityHeaders = [
@@ -6,12 +7,18 @@ const securityHeaders = [
   { key: 'Referrer-Policy', value: 'same-origin' },
   { key: 'X-Frame-Options', value: 'DENY' },
   { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=()' },
+  { key: 'X-Robots-Tag', value: 'noindex, nofollow' },
 ];
+
+// Next refuses a server action whose Origin differs from Host/X-Forwarded-Host; behind a proxy
+// that rewrites Host, the configured public origin is the one browsers use.
+const appUrl = env().APP_URL;
 
 const nextConfig: NextConfig = {
   // PGlite's WASM and data files must stay server-side, never copied into public static output.
   serverExternalPackages: ['@electric-sql/pglite', '@node-rs/argon2'],
   poweredByHeader: false,
+  experimental: appUrl ? { serverActions: { allowedOrigins: [new URL(appUrl).host] } } : {},
   async headers() {
     // Pages get a per-request nonce policy from proxy.ts; JSON routes load nothing at all.
     return [
