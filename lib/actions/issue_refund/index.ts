@@ -61,8 +61,9 @@ export const issueRefund: ActionModule = {
   risk: (args) => (argsOf(args).amountMinor > 10_000 ? 'high' : 'low'),
 
   defaultRules: [
-    { id: 'refunds-over-100', description: 'Refunds above 100.00 need two approvers', when: { field: 'amountMinor', above: 10_000 }, outcome: 'needs_approval', approvals: 2, role: 'approver' },
-    { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+    // Bounded per order over 24 h, so splitting a refund never needs fewer approvers.
+    { id: 'refunds-over-100', description: 'Refunds above 100.00 per order in 24 h need two approvers', when: { field: 'amountMinor', above: 10_000, aggregate: { windowHours: 24 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' },
+    { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 per order in 24 h need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
   ],
   defaultExpiryHours: 24,
 
