@@ -16,6 +16,11 @@ export const issueRefund: ActionModule = {
     return `Refund ${formatMoney(amountMinor, currency)} on order ${orderId}`;
   },
   argHints: (args) => ({ amountMinor: formatMoney(argsOf(args).amountMinor, argsOf(args).currency) }),
+  describeAggregate: (args, { field, priorCount, total, windowHours }) => {
+    const { orderId, currency } = argsOf(args);
+    const amount = field === 'amountMinor' ? formatMoney(total, currency) : `${field} ${total}`;
+    return `With ${priorCount} earlier refund${priorCount === 1 ? '' : 's'} on ${orderId} in the last ${windowHours} h: ${amount} in all`;
+  },
   approveLabel: (args) => `Approve refund of ${formatMoney(argsOf(args).amountMinor, argsOf(args).currency)}`,
 
   async resolve(systems, tenantId, args) {
