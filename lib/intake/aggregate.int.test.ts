@@ -163,6 +163,31 @@ describe('revisions are routed again, without counting the parent they replace',
   });
 });
 
+describe('any action may bound an aggregate', () => {
+  it('holds of one SKU within 1 h: the second pushes the quantity past 3 and needs two approvers, in generic words', async () => {
+    const rules = [
+      { id: 'big-holds', description: 'More than 3 units of one SKU within 1 h', when: { field: 'quantity', above: 3, aggregate: { windowHours: 1 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' },
+      { id: 'small-holds', description: 'The rest', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+    ];
+    await t.db.insert(policies).values({ id: newId('pol'), tenantId: 'globex', action: 'hold_stock', version: 2, rules });
+    const now = freshDay();
+    const hold = async (at: Date) => {
+      const body = { requestId: `agg_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-green', quantity: 2 } };
+      return (await submitAs(t.db, systems.client, seeded.globex, body, { now: at })).proposal;
+    };
+    const first = await hold(now);
+    const second = await hold(new Date(now.getTime() + 60_000));
+    const third = await hold(new Date(now.getTime() + 2 * HOUR));
+    expect([first, second, third].map(routed)).toEqual([
+      { approvals: 1, rule: 'small-holds', priorCount: 0, total: 2 },
+      { approvals: 2, rule: 'big-holds', priorCount: 1, total: 4 },
+      { approvals: 1, rule: 'small-holds', priorCount: 0, total: 2 },
+    ]);
+    expect(routingContext(second)).toBe('With 1 earlier proposal of this action on sku:filter-green in the last 1 h: quantity 4 in all');
+    await t.db.delete(policies).where(and(eq(policies.tenantId, 'globex'), eq(policies.action, 'hold_stock'), eq(policies.version, 2)));
+  });
+});
+
 describe('the policy is validated data', () => {
   it('denies every proposal of an action whose newest policy does not validate (fails closed)', async () => {
     const rules = [{ id: 'bad-window', description: 'A window of zero hours', when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 0 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' }];
