@@ -105,12 +105,19 @@ export const policies = pgTable(
 
 export type EvidenceSnapshot = { id: string; kind: string; text: string };
 export type GateResult = { gate: string; ok: boolean; code?: string; detail?: string };
+/**
+ * What an aggregate bound summed at intake: this proposal's `field` plus the same field of the
+ * earlier counted proposals of the same action on the same resource within the window.
+ */
+export type RoutingAggregate = { field: string; windowHours: number; priorCount: number; priorSum: number; total: number };
 export type Routing = {
   rule: string;
   policyVersion: number;
   outcome: 'auto_approve' | 'needs_approval' | 'deny';
   approvals: number;
   role: 'approver' | 'admin';
+  /** Present when a rule with an aggregate bound was evaluated (absent on older rows). */
+  aggregate?: RoutingAggregate;
 };
 
 export const proposals = pgTable(

@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { RoutingAggregate } from '@/db/schema';
+import type { RoutingRule } from '@/lib/policy/rules';
 import type { SystemsClient, SystemsWriteClient, WriteResponse } from '@/lib/systems/client';
 
 export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
@@ -10,15 +12,7 @@ export type ContractVersion = {
   args: z.ZodType<Record<string, unknown>>;
 };
 
-export type RoutingRule = {
-  id: string;
-  description: string;
-  /** Null matches every proposal of the action. */
-  when: null | { field: string; above: number };
-  outcome: 'auto_approve' | 'needs_approval' | 'deny';
-  approvals: number;
-  role: 'approver' | 'admin';
-};
+export type { RoutingRule } from '@/lib/policy/rules';
 
 /** What Meaning learned from the system of record, kept with the proposal and shown to people. */
 export type Resolution = {
@@ -48,6 +42,11 @@ export type ActionModule = {
   summarize(args: Record<string, unknown>, facts?: Record<string, string | number>): string;
   /** Words beside raw argument values in the review ("4999" → "49.99 USD"). */
   argHints?(args: Record<string, unknown>): Record<string, string>;
+  /**
+   * The earlier proposals an aggregate bound summed, in words ("With 2 earlier refunds on ord_1843
+   * in the last 24 h: 300.00 EUR in all"); without it a generic sentence is shown.
+   */
+  describeAggregate?(args: Record<string, unknown>, aggregate: RoutingAggregate): string;
   /** The label of the approve button: it names the effect, never just "Approve". */
   approveLabel(args: Record<string, unknown>): string;
   /** Meaning: find the resource inside the tenant; undefined when missing or another tenant's. */

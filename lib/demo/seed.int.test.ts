@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, auditEvents, memberships, policies, tenants, users } from '@/db/schema';
 import { AdminError, revokeAgentKey } from '@/lib/admin/accounts';
@@ -7,7 +7,7 @@ import { verifyPassword } from '@/lib/auth/password';
 import { setupTestDatabase } from '@/lib/testing/db';
 import { agentPrincipal, agentRequest } from '@/lib/testing/world';
 import { seedDemo } from './seed';
-import { DEMO_AGENTS, DEMO_PEOPLE, DEMO_TENANTS } from './world';
+import { DEMO_AGENTS, DEMO_PEOPLE, DEMO_POLICIES, DEMO_TENANTS } from './world';
 
 const t = setupTestDatabase();
 
@@ -73,6 +73,27 @@ describe('seedDemo', () => {
     const second = await seedDemo(t.db, first);
     expect(second).toEqual(first);
     expect(await state()).toEqual(before);
+  });
+
+  it('upgrades a database seeded with the old refund policy to the aggregate one, and leaves a newer admin policy alone', async () => {
+    const refundPolicies = async () =>
+      (await t.db.select().from(policies).where(and(eq(policies.tenantId, 'acme'), eq(policies.action, 'issue_refund')))).sort((a, b) => a.version - b.version);
+    const [fresh] = await refundPolicies();
+    expect(fresh).toMatchObject({ version: 2, rules: DEMO_POLICIES.find((policy) => policy.action === 'issue_refund')!.rules });
+    expect(JSON.stringify(fresh?.rules)).toContain('"aggregate":{"windowHours":24}');
+
+    // A demo database from before aggregate bounds: only the per-proposal v1.
+    const legacy = [{ id: 'refunds-over-100', description: 'Refunds above 100.00 need two approvers', when: { field: 'amountMinor', above: 10000 }, outcome: 'needs_approval', approvals: 2, role: 'approver' }];
+    await t.db.delete(policies).where(and(eq(policies.tenantId, 'acme'), eq(policies.action, 'issue_refund')));
+    await t.db.insert(policies).values({ id: 'pol_legacy', tenantId: 'acme', action: 'issue_refund', version: 1, rules: legacy });
+    await seedDemo(t.db, first);
+    expect((await refundPolicies()).map((row) => [row.version, row.rules])).toEqual([[1, legacy], [2, fresh?.rules]]);
+
+    // An admin's newer version is the tenant's choice: seeding (twice) does not override it.
+    await t.db.insert(policies).values({ id: 'pol_admin', tenantId: 'acme', action: 'issue_refund', version: 3, rules: legacy });
+    await seedDemo(t.db, first);
+    await seedDemo(t.db, first);
+    expect((await refundPolicies()).map((row) => row.version)).toEqual([1, 2, 3]);
   });
 
   it('gives agent keys that authenticate as their tenant agent with its grants', async () => {

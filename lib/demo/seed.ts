@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, memberships, policies, tenants, users } from '@/db/schema';
 import { createAgentKey, createTenant, createUser, grantRole, revokeAgentKey, setPassword } from '@/lib/admin/accounts';
@@ -60,9 +60,16 @@ export async function seedDemo(db: Database, previous?: Secrets): Promise<Secret
 
   for (const tenant of DEMO_TENANTS) {
     for (const policy of DEMO_POLICIES) {
+      const [newest] = await db
+        .select({ version: policies.version })
+        .from(policies)
+        .where(and(eq(policies.tenantId, tenant.id), eq(policies.action, policy.action)))
+        .orderBy(desc(policies.version))
+        .limit(1);
+      if ((newest?.version ?? 0) >= policy.version) continue;
       await db
         .insert(policies)
-        .values({ id: newId('pol'), tenantId: tenant.id, action: policy.action, version: 1, rules: policy.rules })
+        .values({ id: newId('pol'), tenantId: tenant.id, action: policy.action, version: policy.version, rules: policy.rules })
         .onConflictDoNothing();
     }
   }

@@ -8,7 +8,8 @@ import { mintCommand } from '@/lib/commands/mint';
 import { ApiError, notAuthorized } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
-import { loadPolicy, routeProposal } from '@/lib/policy/route';
+import { priorTotals } from '@/lib/policy/aggregate';
+import { aggregateNeeds, loadPolicy, routeProposal } from '@/lib/policy/route';
 import type { SystemsClient } from '@/lib/systems/client';
 import { resolveEvidence } from './evidence';
 
@@ -84,7 +85,6 @@ export async function admitShaped(
   // a resource outside the key's scope then reveals nothing, not even its limits.
   if (!action.authorize(agent.grants, resolution)) throw notAuthorized();
   const policy = await loadPolicy(db, agent.tenantId, action);
-  const routing = routeProposal(policy, args);
   const id = newId('prp');
 
   return db.transaction(async (tx) => {
@@ -95,6 +95,13 @@ export async function admitShaped(
     const open = await openClaims(tx, agent.tenantId, resolution.resourceKey, candidate.revision?.parentId);
     const violation = action.checkRules(args, resolution, open);
     if (violation) throw new ApiError(422, 'business_rule', violation.code, violation.message);
+    // Under the same lock: concurrent slices of one split request each see the ones before them.
+    const priors = await priorTotals(
+      tx,
+      { tenantId: agent.tenantId, action: action.name, resourceKey: resolution.resourceKey, now, excludeId: candidate.revision?.parentId },
+      aggregateNeeds(policy),
+    );
+    const routing = routeProposal(policy, args, priors);
     if (routing.outcome === 'deny') {
       throw new ApiError(403, 'authorization', 'denied_by_policy', `Policy rule "${routing.rule}" (v${routing.policyVersion}) does not allow this ${action.name}.`);
     }

@@ -249,23 +249,26 @@ describe('issue_refund: Meaning and the refundable balance', () => {
     await close(proposal.id);
   });
 
-  it('routes a refund above 10000 minor units to two approvers and one of 10000 to one (policy v1)', async () => {
+  it('routes a refund of 10000 minor units to one approver and one above 10000 to two (policy v2)', async () => {
+    // A day after the refunds above (some left succeeded): outside the policy's 24 h aggregate window.
+    const later = { now: new Date('2030-01-01T12:00:00.000Z') };
     await closeOpenOn('order:ord_1843');
-    const big = await submit(acme, refund({ orderId: 'ord_1843', amountMinor: 10001, currency: 'EUR' }));
-    expect(big.proposal).toMatchObject({
-      risk: 'high',
-      routing: { rule: 'refunds-over-100', policyVersion: 1, outcome: 'needs_approval', approvals: 2, role: 'approver' },
-    });
-    const small = await submit(acme, refund({ orderId: 'ord_1843', amountMinor: 10000, currency: 'EUR' }));
+    const small = await submit(acme, refund({ orderId: 'ord_1843', amountMinor: 10000, currency: 'EUR' }), later);
     expect(small.proposal).toMatchObject({
       risk: 'low',
-      routing: { rule: 'refunds-up-to-100', policyVersion: 1, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+      routing: { rule: 'refunds-up-to-100', policyVersion: 2, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+    });
+    await closeOpenOn('order:ord_1843');
+    const big = await submit(acme, refund({ orderId: 'ord_1843', amountMinor: 10001, currency: 'EUR' }), later);
+    expect(big.proposal).toMatchObject({
+      risk: 'high',
+      routing: { rule: 'refunds-over-100', policyVersion: 2, outcome: 'needs_approval', approvals: 2, role: 'approver' },
     });
 
     // Two distinct approvers finish the big one.
     const approve = { decision: 'approve' as const, payloadHash: big.proposal.payloadHash };
-    expect((await decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: big.proposal.id, request: approve })).status).toBe('pending_approval');
-    expect((await decide(t.db, systems.client, { userId: world.userId('bob'), proposalId: big.proposal.id, request: approve })).status).toBe('approved');
+    expect((await decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: big.proposal.id, request: approve }, later.now)).status).toBe('pending_approval');
+    expect((await decide(t.db, systems.client, { userId: world.userId('bob'), proposalId: big.proposal.id, request: approve }, later.now)).status).toBe('approved');
     await closeOpenOn('order:ord_1843');
   });
 
@@ -437,11 +440,12 @@ describe('Routing by the tenant policy (policies table)', () => {
     await close(proposal.id);
   });
 
-  it('keeps policies per tenant and per action: globex holds and acme refunds still follow v1', async () => {
+  it('keeps policies per tenant and per action: globex holds still follow v1 and acme refunds the demo v2', async () => {
     const theirs = await submit(globex, hold({ sku: 'filter-green', quantity: 1 }));
     expect(theirs.proposal.routing).toMatchObject({ rule: 'holds-one-approver', policyVersion: 1 });
-    const ours = await submit(acme, refund({ orderId: 'ord_1843', amountMinor: 5, currency: 'EUR' }));
-    expect(ours.proposal.routing).toMatchObject({ rule: 'refunds-up-to-100', policyVersion: 1 });
+    // At NOW, a day after this file's other refunds on the order (the aggregate window is 24 h).
+    const ours = await submit(acme, refund({ orderId: 'ord_1843', amountMinor: 5, currency: 'EUR' }), { now: NOW });
+    expect(ours.proposal.routing).toMatchObject({ rule: 'refunds-up-to-100', policyVersion: 2 });
     await close(ours.proposal.id);
     await close(theirs.proposal.id);
   });

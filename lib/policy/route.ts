@@ -1,11 +1,14 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { policies, type Routing } from '@/db/schema';
-import type { ActionModule, RoutingRule } from '@/lib/actions/types';
+import { policies, type Routing, type RoutingAggregate } from '@/db/schema';
+import type { ActionModule } from '@/lib/actions/types';
+import { aggregateKey, type AggregateNeed, type PriorTotals } from './aggregate';
+import { routingRulesSchema, type RoutingRule } from './rules';
 
-export type LoadedPolicy = { version: number; rules: RoutingRule[]; expiryHours: number };
+/** `rules` is null when the stored rules do not validate: such a policy only denies. */
+export type LoadedPolicy = { version: number; rules: RoutingRule[] | null; expiryHours: number };
 
-/** The tenant's newest policy for the action, or the action's defaults (version 0). */
+/** The tenant's newest policy for the action, or the action's defaults (version 0), validated. */
 export async function loadPolicy(db: Database, tenantId: string, action: ActionModule): Promise<LoadedPolicy> {
   const [row] = await db
     .select({ version: policies.version, rules: policies.rules, expiryHours: policies.expiryHours })
@@ -13,20 +16,50 @@ export async function loadPolicy(db: Database, tenantId: string, action: ActionM
     .where(and(eq(policies.tenantId, tenantId), eq(policies.action, action.name)))
     .orderBy(desc(policies.version))
     .limit(1);
-  return row
-    ? { version: row.version, rules: row.rules as RoutingRule[], expiryHours: row.expiryHours }
-    : { version: 0, rules: action.defaultRules, expiryHours: action.defaultExpiryHours };
+  const { version, rules, expiryHours } = row ?? { version: 0, rules: action.defaultRules, expiryHours: action.defaultExpiryHours };
+  const parsed = routingRulesSchema.safeParse(rules);
+  if (!parsed.success) console.error(`[countersign] policy v${version} of ${action.name} in ${tenantId} does not validate; its proposals are denied`);
+  return { version, rules: parsed.success ? parsed.data : null, expiryHours };
 }
 
-function matches(rule: RoutingRule, args: Record<string, unknown>): boolean {
-  if (!rule.when) return true;
-  const value = args[rule.when.field];
-  return typeof value === 'number' && value > rule.when.above;
+/** The sums the policy's aggregate bounds need, read under the resource lock before routing. */
+export function aggregateNeeds(policy: LoadedPolicy): AggregateNeed[] {
+  return (policy.rules ?? []).flatMap((rule) =>
+    rule.when?.aggregate ? [{ field: rule.when.field, windowHours: rule.when.aggregate.windowHours }] : [],
+  );
 }
 
-/** The first rule that matches decides; no match fails closed to a deny. */
-export function routeProposal(policy: LoadedPolicy, args: Record<string, unknown>): Routing {
-  const rule = policy.rules.find((candidate) => matches(candidate, args));
-  if (!rule) return { rule: 'no-matching-rule', policyVersion: policy.version, outcome: 'deny', approvals: 0, role: 'admin' };
-  return { rule: rule.id, policyVersion: policy.version, outcome: rule.outcome, approvals: rule.approvals, role: rule.role };
+type Evaluation = { matched: boolean; aggregate?: RoutingAggregate };
+
+function evaluate(rule: RoutingRule, args: Record<string, unknown>, priors: PriorTotals): Evaluation {
+  if (!rule.when) return { matched: true };
+  const { field, above, aggregate } = rule.when;
+  const value = args[field];
+  if (typeof value !== 'number') return { matched: false };
+  if (!aggregate) return { matched: value > above };
+  const prior = priors.get(aggregateKey({ field, windowHours: aggregate.windowHours }));
+  // Routing without the sum it was told to bound would undercount: refuse to guess.
+  if (!prior) throw new Error(`routing needs the ${aggregateKey({ field, windowHours: aggregate.windowHours })} aggregate`);
+  const total = value + prior.sum;
+  return { matched: total > above, aggregate: { field, windowHours: aggregate.windowHours, priorCount: prior.count, priorSum: prior.sum, total } };
+}
+
+/**
+ * The first rule that matches decides; no match (or an invalid policy) fails closed to a deny.
+ * An aggregate bound compares this proposal's value plus `priors` with its limit. The routing
+ * record keeps the deciding rule's aggregate, or else the first one evaluated on the way, so the
+ * reviewer sees the earlier proposals even when the sum stayed under the bound.
+ */
+export function routeProposal(policy: LoadedPolicy, args: Record<string, unknown>, priors: PriorTotals = new Map()): Routing {
+  const base = { policyVersion: policy.version };
+  if (!policy.rules) return { ...base, rule: 'invalid-policy', outcome: 'deny', approvals: 0, role: 'admin' };
+  let seen: RoutingAggregate | undefined;
+  for (const rule of policy.rules) {
+    const { matched, aggregate } = evaluate(rule, args, priors);
+    seen ??= aggregate;
+    if (!matched) continue;
+    const context = aggregate ?? seen;
+    return { ...base, rule: rule.id, outcome: rule.outcome, approvals: rule.approvals, role: rule.role, ...(context ? { aggregate: context } : {}) };
+  }
+  return { ...base, rule: 'no-matching-rule', outcome: 'deny', approvals: 0, role: 'admin', ...(seen ? { aggregate: seen } : {}) };
 }

@@ -79,6 +79,20 @@ function summaryOf(proposal: Proposal): string {
   return action ? action.summarize(args, proposal.facts) : proposal.action;
 }
 
+/**
+ * The earlier proposals an aggregate bound counted, in the action's words, or null when there
+ * were none ("With 2 earlier refunds on ord_1843 in the last 24 h: 300.00 EUR in all").
+ */
+export function routingContext(proposal: Proposal): string | null {
+  const aggregate = proposal.routing.aggregate;
+  if (!aggregate || aggregate.priorCount === 0) return null;
+  const args = (proposal.payload as { args: Record<string, unknown> }).args;
+  const described = findAction(proposal.action)?.describeAggregate?.(args, aggregate);
+  if (described) return described;
+  const { priorCount, windowHours, field, total } = aggregate;
+  return `With ${priorCount} earlier proposal${priorCount === 1 ? '' : 's'} of this action on ${proposal.resourceKey ?? 'this resource'} in the last ${windowHours} h: ${field} ${total} in all`;
+}
+
 /** The proposal as the agent API returns it (DESIGN.md §4). */
 export function proposalSummary(proposal: Proposal, origin: string) {
   return {
@@ -117,6 +131,7 @@ export function proposalDetail(
     facts: proposal.facts,
     risk: proposal.risk,
     routing: proposal.routing,
+    routingContext: routingContext(proposal),
     decisions: decisions.map((d) => ({
       decision: d.decision,
       by: audience === 'operator' ? { id: d.userId, name: d.userName } : undefined,

@@ -62,13 +62,20 @@ export async function agentPrincipal(db: Database, key: string): Promise<AgentPr
   return principal;
 }
 
+export type SeededFile = { world: SeededWorld; acme: AgentPrincipal; globex: AgentPrincipal };
+
+/** Seeds the demo world before a file's tests and exposes it with its two agents' principals. */
+export function seededWorld(t: { readonly db: Database }): SeededFile {
+  const seeded = {} as SeededFile;
+  beforeAll(async () => {
+    seeded.world = await seedWorld(t.db);
+    seeded.acme = await seeded.world.agent('acme');
+    seeded.globex = await seeded.world.agent('globex');
+  });
+  return seeded;
+}
+
 /** Seeds the demo world before a file's tests and exposes its two agents' principals. */
 export function seededAgents(t: { readonly db: Database }): { acme: AgentPrincipal; globex: AgentPrincipal } {
-  const agents = {} as { acme: AgentPrincipal; globex: AgentPrincipal };
-  beforeAll(async () => {
-    const world = await seedWorld(t.db);
-    agents.acme = await world.agent('acme');
-    agents.globex = await world.agent('globex');
-  });
-  return agents;
+  return seededWorld(t);
 }

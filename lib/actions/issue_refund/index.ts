@@ -16,6 +16,11 @@ export const issueRefund: ActionModule = {
     return `Refund ${formatMoney(amountMinor, currency)} on order ${orderId}`;
   },
   argHints: (args) => ({ amountMinor: formatMoney(argsOf(args).amountMinor, argsOf(args).currency) }),
+  describeAggregate: (args, { field, priorCount, total, windowHours }) => {
+    const { orderId, currency } = argsOf(args);
+    const amount = field === 'amountMinor' ? formatMoney(total, currency) : `${field} ${total}`;
+    return `With ${priorCount} earlier refund${priorCount === 1 ? '' : 's'} on ${orderId} in the last ${windowHours} h: ${amount} in all`;
+  },
   approveLabel: (args) => `Approve refund of ${formatMoney(argsOf(args).amountMinor, argsOf(args).currency)}`,
 
   async resolve(systems, tenantId, args) {
@@ -61,8 +66,9 @@ export const issueRefund: ActionModule = {
   risk: (args) => (argsOf(args).amountMinor > 10_000 ? 'high' : 'low'),
 
   defaultRules: [
-    { id: 'refunds-over-100', description: 'Refunds above 100.00 need two approvers', when: { field: 'amountMinor', above: 10_000 }, outcome: 'needs_approval', approvals: 2, role: 'approver' },
-    { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+    // Bounded per order over 24 h, so splitting a refund never needs fewer approvers.
+    { id: 'refunds-over-100', description: 'Refunds above 100.00 per order in 24 h need two approvers', when: { field: 'amountMinor', above: 10_000, aggregate: { windowHours: 24 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' },
+    { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 per order in 24 h need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
   ],
   defaultExpiryHours: 24,
 

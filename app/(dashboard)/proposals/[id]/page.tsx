@@ -20,7 +20,7 @@ import { grantedDuration } from '@/lib/decisions/extend';
 import { initiatorsOf } from '@/lib/decisions/initiators';
 import { canonicalJson } from '@/lib/payload-hash';
 import { decisionsFor, getProposal, tenantOfProposal } from '@/lib/proposals/queries';
-import { executionStateFor } from '@/lib/proposals/view';
+import { executionStateFor, routingContext } from '@/lib/proposals/view';
 
 export const metadata: Metadata = { title: 'Proposal' };
 
@@ -73,6 +73,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   // Once, before expiry, by whoever may decide it; the same time again as first granted.
   const canExtend = proposal.status === 'pending_approval' && !expired && mayDecide && proposal.extendedAt === null;
   const extendHours = Math.round(grantedDuration(proposal) / 3_600_000);
+  const earlier = routingContext(proposal);
   const rejection = decisions.findLast((d) => d.decision === 'reject');
   const clock = (date: Date | null) => (date ? `${absoluteTime(date).slice(11, 16)} UTC` : '');
   const names = (list: typeof decisions) => list.map((d) => d.userName).join(' and ');
@@ -104,6 +105,11 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           <span className="font-mono">{proposal.routing.rule}</span> v{proposal.routing.policyVersion} · needs {proposal.routing.approvals} {proposal.routing.role}
           {proposal.routing.approvals === 1 ? '' : 's'} ({approvals.length} of {proposal.routing.approvals} so far)
         </p>
+        {earlier ? (
+          <p className="text-sm font-medium text-amber-800 dark:text-amber-300" data-testid="routing-context">
+            {earlier}
+          </p>
+        ) : null}
       </header>
 
       {origin ? <RevisionDiff parentId={origin.parentId} editor={origin.editor} before={origin.parentArgs} after={payload.args} /> : null}
