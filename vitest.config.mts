@@ -20,7 +20,7 @@ const integration = {
   environment: 'node' as const,
   maxWorkers: 2,
   testTimeout: 30_000,
-  hookTimeout: 60_000,
+  hookTimeout: 120_000,
 };
 
 // Each project is inline (no `extends: true`, which would load this file once more per project).
