@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import { isCursorInstant, isRowId } from '@/lib/paging/fields';
+import { cursorInstant } from '@/lib/paging/sql';
 
 export const ATTEMPTS_PAGE_SIZE = 50;
 
@@ -21,23 +22,21 @@ export function attemptsCursorFromSearch(search: { before?: unknown; id?: unknow
 export async function rejectedAttempts(db: Database, tenantId: string, options: { cursor?: AttemptsCursor; exhaustedOnly?: boolean } = {}) {
   const { cursor } = options;
   const rows = await db
-    .select()
+    .select({ attempt: intakeAttempts, cursorAt: cursorInstant(intakeAttempts.createdAt) })
     .from(intakeAttempts)
     .where(
       and(
         eq(intakeAttempts.tenantId, tenantId),
         eq(intakeAttempts.outcome, 'rejected'),
         options.exhaustedOnly ? eq(intakeAttempts.errorCode, 'repair_limit_reached') : undefined,
-        cursor
-          ? or(lt(intakeAttempts.createdAt, new Date(cursor.createdAt)), and(eq(intakeAttempts.createdAt, new Date(cursor.createdAt)), lt(intakeAttempts.id, cursor.id)))
-          : undefined,
+        cursor ? sql`(${intakeAttempts.createdAt}, ${intakeAttempts.id}) < (${cursor.createdAt}::timestamptz, ${cursor.id})` : undefined,
       ),
     )
     .orderBy(desc(intakeAttempts.createdAt), desc(intakeAttempts.id))
     .limit(ATTEMPTS_PAGE_SIZE + 1);
-  const items = rows.slice(0, ATTEMPTS_PAGE_SIZE);
-  const last = items.at(-1);
-  return { items, next: rows.length > ATTEMPTS_PAGE_SIZE && last ? { createdAt: last.createdAt.toISOString(), id: last.id } : null };
+  const page = rows.slice(0, ATTEMPTS_PAGE_SIZE);
+  const last = page.at(-1);
+  return { items: page.map((row) => row.attempt), next: rows.length > ATTEMPTS_PAGE_SIZE && last ? { createdAt: last.cursorAt, id: last.attempt.id } : null };
 }
 
 /** Every attempt of the repair chains these attempts belong to, oldest first (the original leads). */

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { decisions, proposals, users, type Proposal, type ProposalStatus } from '@/db/schema';
 import { isCursorInstant, isRowId } from '@/lib/paging/fields';
+import { cursorInstant } from '@/lib/paging/sql';
 
 export async function getProposal(db: Database, tenantId: string, id: string): Promise<Proposal | undefined> {
   const [row] = await db
@@ -77,7 +78,7 @@ export function proposalListQuery(db: Database, tenantId: string, options: ListO
   const sort = options.sort ?? 'expiring';
   const column = sort === 'expiring' ? proposals.expiresAt : proposals.createdAt;
   const descending = sort === 'newest';
-  const cursorAt = sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+  const cursorAt = cursorInstant(column);
   let after: SQL | undefined;
   if (options.cursor) {
     if (options.cursor.sort !== sort) throw new Error('The cursor belongs to another sort.');
