@@ -9,7 +9,7 @@ import { ApiError, notAuthorized } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { priorTotals } from '@/lib/policy/aggregate';
-import { aggregateNeeds, loadPolicy, routeProposal } from '@/lib/policy/route';
+import { aggregateNeeds, loadPolicy, routeProposal } from '@/lib/policy/routing';
 import type { SystemsClient } from '@/lib/systems/client';
 import { resolveEvidence } from './evidence';
 
