@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { openClaims } from '@/lib/intake/admit';
+import { meaningGate } from '@/lib/gates/meaning';
+import { rulesGate } from '@/lib/gates/rules';
 import { commands, executions, outbox, proposals, type Proposal } from '@/db/schema';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
 import { appendAudit } from '@/lib/audit/append';
@@ -153,7 +154,7 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
   return { ...base, ...outcome };
 }
 
-/** Preconditions against live state, then the one write, then the receipt check. */
+/** Preconditions against live state (the intake's Meaning and rules gates), then the one write, then the receipt check. */
 async function run(
   db: Database,
   action: ActionModule,
@@ -163,9 +164,12 @@ async function run(
   options: ExecuteOptions,
   scope: string,
 ): Promise<Outcome> {
+  const subject = { tenantId: proposal.tenantId, action, args };
   let resolution: Resolution | undefined;
   try {
-    resolution = await action.resolve(options.systems ?? systemsClient(), proposal.tenantId, args);
+    // Evidence is not read again: it is a snapshot kept with the proposal.
+    const meant = await meaningGate(subject, { systems: options.systems ?? systemsClient(), evidenceRefs: [] });
+    resolution = meant.ok ? meant.value.resolution : undefined;
   } catch (error) {
     if (error instanceof SystemsUnavailableError) {
       return { status: 'failed', errorCode: 'systems_unavailable', reason: 'The system of record could not be read to re-check preconditions; nothing was written.' };
@@ -175,9 +179,8 @@ async function run(
   if (!resolution || (proposal.resourceKey && resolution.resourceKey !== proposal.resourceKey)) {
     return { status: 'failed', errorCode: 'precondition_failed', reason: 'The resource can no longer be found in the system of record; nothing was written.' };
   }
-  const open = proposal.resourceKey ? await openClaims(db, proposal.tenantId, proposal.resourceKey, proposal.id) : [];
-  const violation = action.checkRules(args, resolution, open);
-  if (violation) return { status: 'failed', errorCode: 'precondition_failed', reason: `${violation.code}: ${violation.message}` };
+  const ruled = await rulesGate(subject, { db, resolution, resourceKey: proposal.resourceKey, excludeId: proposal.id });
+  if (!ruled.ok) return { status: 'failed', errorCode: 'precondition_failed', reason: `${ruled.refusal.code}: ${ruled.refusal.message}` };
 
   let response: WriteResponse;
   try {

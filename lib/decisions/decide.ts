@@ -2,18 +2,15 @@ import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
-import { openClaims } from '@/lib/intake/admit';
-import { agentKeys, decisions, executions, outbox, proposals, type Proposal } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
-import type { Resolution } from '@/lib/actions/types';
+import { decisions, executions, outbox, proposals, type Proposal } from '@/db/schema';
 import { appendAudit } from '@/lib/audit/append';
 import { mintCommand } from '@/lib/commands/mint';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
-import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
+import type { SystemsClient } from '@/lib/systems/client';
 import { initiatorsOf } from './initiators';
-import { describeFactChanges, describeResourceChange } from './live';
+import { readLive, staleReason, type LiveRead } from './live';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
 export const decisionRequestSchema = z
@@ -30,12 +27,6 @@ export const decisionRequestSchema = z
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
 
-
-const unavailable = () =>
-  new ApiError(503, 'unavailable', 'systems_unavailable', 'The system of record could not be reached to re-check this proposal; nothing was changed. Retry later.', {}, { 'Retry-After': '5' });
-
-/** What the system of record said just before the decision (read without any database lock held). */
-type LiveRead = { resolution: Resolution | undefined };
 
 /** A decision that ended the proposal without deciding it: committed, then answered as a refusal. */
 type Ended = { ended: ApiError };
@@ -119,49 +110,6 @@ async function checkDecider(tx: Database, proposal: Proposal, userId: string, re
 async function executionStarted(tx: Database, proposalId: string): Promise<boolean> {
   const [row] = await tx.select({ id: executions.id }).from(executions).where(eq(executions.proposalId, proposalId)).limit(1);
   return row !== undefined;
-}
-
-/** Meaning, read again from the system of record; unavailable is a 503 and changes nothing. */
-async function readLive(systems: SystemsClient, proposal: Proposal): Promise<LiveRead> {
-  const action = findAction(proposal.action);
-  if (!action) return { resolution: undefined };
-  const { args } = proposal.payload as { args: Record<string, unknown> };
-  try {
-    return { resolution: await action.resolve(systems, proposal.tenantId, args) };
-  } catch (error) {
-    if (error instanceof SystemsUnavailableError) throw unavailable();
-    throw error;
-  }
-}
-
-/** Meaning and Authority against live state, in words when they no longer hold. */
-async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Promise<{ code: string; reason: string } | undefined> {
-  const action = findAction(proposal.action);
-  if (!action) return { code: 'action_unknown', reason: `the action ${proposal.action} is no longer known` };
-  const moved = describeResourceChange(proposal.resourceKey, live.resolution);
-  if (moved || !live.resolution) return { code: 'resource_changed', reason: moved ?? 'the resource can no longer be found' };
-  const resolution = live.resolution;
-
-  if (proposal.agentKeyId) {
-    const [key] = await tx
-      .select({ agentName: agentKeys.agentName, grants: agentKeys.grants, revokedAt: agentKeys.revokedAt })
-      .from(agentKeys)
-      .where(eq(agentKeys.id, proposal.agentKeyId))
-      .limit(1);
-    if (!key || key.revokedAt) return { code: 'agent_key_revoked', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
-    if (!action.authorize(key.grants, resolution)) {
-      return { code: 'grants_changed', reason: `the grants of ${key.agentName} no longer cover ${resolution.resourceKey} since it was proposed` };
-    }
-  }
-
-  const changed = describeFactChanges(action, proposal.facts, resolution.facts);
-  if (changed) return { code: 'facts_changed', reason: changed };
-
-  const { args } = proposal.payload as { args: Record<string, unknown> };
-  const open = proposal.resourceKey ? await openClaims(tx, proposal.tenantId, proposal.resourceKey, proposal.id) : [];
-  const violation = action.checkRules(args, resolution, open);
-  if (violation) return { code: violation.code, reason: `${violation.message.replace(/\.$/, '')} (checked at decision time)` };
-  return undefined;
 }
 
 /** The decision row, the status it leads to, outbox and audit. */

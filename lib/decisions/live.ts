@@ -1,4 +1,14 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { agentKeys, type Proposal } from '@/db/schema';
+import { findAction } from '@/lib/actions/registry';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
+import { authorityGate } from '@/lib/gates/authority';
+import { meaningGate } from '@/lib/gates/meaning';
+import { rulesGate } from '@/lib/gates/rules';
+import type { GateSubject } from '@/lib/gates/types';
+import { ApiError } from '@/lib/http/errors';
+import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
 
 type Facts = Record<string, string | number>;
 
@@ -22,5 +32,65 @@ export function describeResourceChange(resourceKey: string | null, resolution: R
   if (resourceKey !== null && resolution.resourceKey !== resourceKey) {
     return `the resource is now ${resolution.resourceKey}, not ${resourceKey} as when it was proposed`;
   }
+  return undefined;
+}
+
+const unavailable = () =>
+  new ApiError(503, 'unavailable', 'systems_unavailable', 'The system of record could not be reached to re-check this proposal; nothing was changed. Retry later.', {}, { 'Retry-After': '5' });
+
+/** What the system of record said just before the decision (read without any database lock held). */
+export type LiveRead = { resolution: Resolution | undefined };
+
+const subjectOf = (proposal: Proposal, action: ActionModule): GateSubject => ({
+  tenantId: proposal.tenantId,
+  action,
+  args: (proposal.payload as { args: Record<string, unknown> }).args,
+});
+
+/**
+ * Meaning, read again from the system of record by the intake's own gate (evidence is not read
+ * again: it is a snapshot kept with the proposal); unavailable is a 503 and changes nothing.
+ */
+export async function readLive(systems: SystemsClient, proposal: Proposal): Promise<LiveRead> {
+  const action = findAction(proposal.action);
+  if (!action) return { resolution: undefined };
+  try {
+    const meant = await meaningGate(subjectOf(proposal, action), { systems, evidenceRefs: [] });
+    return { resolution: meant.ok ? meant.value.resolution : undefined };
+  } catch (error) {
+    if (error instanceof SystemsUnavailableError) throw unavailable();
+    throw error;
+  }
+}
+
+/**
+ * Meaning, Authority and the rules against live state, run by the intake's gates, in words when
+ * they no longer hold. Call it inside the decision's transaction with the proposal row locked.
+ */
+export async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Promise<{ code: string; reason: string } | undefined> {
+  const action = findAction(proposal.action);
+  if (!action) return { code: 'action_unknown', reason: `the action ${proposal.action} is no longer known` };
+  const moved = describeResourceChange(proposal.resourceKey, live.resolution);
+  if (moved || !live.resolution) return { code: 'resource_changed', reason: moved ?? 'the resource can no longer be found' };
+  const resolution = live.resolution;
+  const subject = subjectOf(proposal, action);
+
+  if (proposal.agentKeyId) {
+    const [key] = await tx
+      .select({ agentName: agentKeys.agentName, grants: agentKeys.grants, revokedAt: agentKeys.revokedAt })
+      .from(agentKeys)
+      .where(eq(agentKeys.id, proposal.agentKeyId))
+      .limit(1);
+    if (!key || key.revokedAt) return { code: 'agent_key_revoked', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
+    if (!(await authorityGate(subject, { grants: key.grants, resolution })).ok) {
+      return { code: 'grants_changed', reason: `the grants of ${key.agentName} no longer cover ${resolution.resourceKey} since it was proposed` };
+    }
+  }
+
+  const changed = describeFactChanges(action, proposal.facts, resolution.facts);
+  if (changed) return { code: 'facts_changed', reason: changed };
+
+  const ruled = await rulesGate(subject, { db: tx, resolution, resourceKey: proposal.resourceKey, excludeId: proposal.id });
+  if (!ruled.ok) return { code: ruled.refusal.code, reason: `${ruled.refusal.message.replace(/\.$/, '')} (checked at decision time)` };
   return undefined;
 }

@@ -1,20 +1,20 @@
-import { and, eq, inArray, ne, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { outbox, proposals, type GateResult, type Proposal } from '@/db/schema';
-import type { ActionModule, ContractVersion, OpenProposal } from '@/lib/actions/types';
+import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { appendAudit } from '@/lib/audit/append';
 import { mintCommand } from '@/lib/commands/mint';
+import { authorityGate } from '@/lib/gates/authority';
+import { meaningGate } from '@/lib/gates/meaning';
+import { routingGate } from '@/lib/gates/routing';
+import { rulesGate } from '@/lib/gates/rules';
+import type { GateSubject } from '@/lib/gates/types';
 import { ApiError, notAuthorized } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
-import { priorTotals } from '@/lib/policy/aggregate';
-import { aggregateNeeds, loadPolicy, routeProposal } from '@/lib/policy/route';
+import { loadPolicy } from '@/lib/policy/routing';
 import type { SystemsClient } from '@/lib/systems/client';
-import { resolveEvidence } from './evidence';
-
-/** Proposals that still hold a claim on their resource (e.g. on an order's refundable balance). */
-export const OPEN_STATUSES = ['pending_approval', 'approved', 'executing'] as const;
 
 /** A candidate that passed Shape, about to meet Meaning, Authority and Routing. */
 export type ShapedProposal = {
@@ -36,22 +36,6 @@ export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'act
   return { action: action.name, contractVersion: contract.version, tenantId: agent.tenantId, args, evidenceRefs };
 }
 
-/** The arguments of the open proposals on a resource (optionally not counting one of them). */
-export async function openClaims(db: Database, tenantId: string, resourceKey: string, excludeId?: string): Promise<OpenProposal[]> {
-  const rows = await db
-    .select({ payload: proposals.payload })
-    .from(proposals)
-    .where(
-      and(
-        eq(proposals.tenantId, tenantId),
-        eq(proposals.resourceKey, resourceKey),
-        inArray(proposals.status, [...OPEN_STATUSES]),
-        excludeId ? ne(proposals.id, excludeId) : undefined,
-      ),
-    );
-  return rows.map((row) => ({ args: (row.payload as { args: Record<string, unknown> }).args }));
-}
-
 export type AdmitHooks = {
   /** Inside the transaction, after the resource lock: a proposal that already answers this request. */
   existing?(tx: Database): Promise<Proposal | undefined>;
@@ -60,8 +44,9 @@ export type AdmitHooks = {
 };
 
 /**
- * Meaning, Authority, the rules under a per-resource lock, and Routing; then the proposal with
- * its outbox row and audit event, in one transaction. Returns the new proposal, or what
+ * The gate pipeline (lib/gates/, in DESIGN.md §1 order): Meaning and Authority, then the rules and
+ * Routing under a per-resource lock; then the proposal with its outbox row and audit event, in one
+ * transaction. Returns the new proposal, or what
  * `hooks.existing` found while holding the lock (created: false).
  */
 export async function admitShaped(
@@ -75,15 +60,16 @@ export async function admitShaped(
   const payload = normalizedPayload(candidate);
   const hash = payloadHash(payload);
 
-  // Meaning: the resource and the evidence, read from the system of record inside the tenant.
-  const [resolution, evidence] = await Promise.all([
-    action.resolve(systems, agent.tenantId, args),
-    resolveEvidence(systems, agent.tenantId, candidate.evidenceRefs, action.scope),
-  ]);
-  if (!resolution) throw notAuthorized();
-  // Authority (the key's grants cover the resolved resource, e.g. its warehouse) before the rules:
-  // a resource outside the key's scope then reveals nothing, not even its limits.
-  if (!action.authorize(agent.grants, resolution)) throw notAuthorized();
+  const subject: GateSubject = { tenantId: agent.tenantId, action, args };
+  const excludeId = candidate.revision?.parentId;
+
+  // Meaning and Authority read the system of record, before any lock. Missing, another tenant's
+  // and out of the key's scope are one answer; Authority runs before the rules, so an
+  // out-of-scope resource reveals nothing, not even its limits.
+  const meant = await meaningGate(subject, { systems, evidenceRefs: candidate.evidenceRefs });
+  if (!meant.ok) throw notAuthorized();
+  const { resolution, evidence } = meant.value;
+  if (!(await authorityGate(subject, { grants: agent.grants, resolution })).ok) throw notAuthorized();
   const policy = await loadPolicy(db, agent.tenantId, action);
   const id = newId('prp');
 
@@ -92,19 +78,12 @@ export async function admitShaped(
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${agent.tenantId}/${resolution.resourceKey}`}, 0))`);
     const found = await hooks.existing?.(tx);
     if (found) return { created: false, proposal: found };
-    const open = await openClaims(tx, agent.tenantId, resolution.resourceKey, candidate.revision?.parentId);
-    const violation = action.checkRules(args, resolution, open);
-    if (violation) throw new ApiError(422, 'business_rule', violation.code, violation.message);
+    const ruled = await rulesGate(subject, { db: tx, resolution, resourceKey: resolution.resourceKey, excludeId });
+    if (!ruled.ok) throw new ApiError(422, 'business_rule', ruled.refusal.code, ruled.refusal.message);
     // Under the same lock: concurrent slices of one split request each see the ones before them.
-    const priors = await priorTotals(
-      tx,
-      { tenantId: agent.tenantId, action: action.name, resourceKey: resolution.resourceKey, now, excludeId: candidate.revision?.parentId },
-      aggregateNeeds(policy),
-    );
-    const routing = routeProposal(policy, args, priors);
-    if (routing.outcome === 'deny') {
-      throw new ApiError(403, 'authorization', 'denied_by_policy', `Policy rule "${routing.rule}" (v${routing.policyVersion}) does not allow this ${action.name}.`);
-    }
+    const routed = await routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId });
+    if (!routed.ok) throw new ApiError(403, 'authorization', routed.refusal.code, routed.refusal.message);
+    const routing = routed.value;
     const gates: GateResult[] = [
       { gate: 'shape', ok: true, detail: `${action.name} v${contract.version}` },
       { gate: 'meaning', ok: true, detail: resolution.detail },

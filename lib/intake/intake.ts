@@ -1,10 +1,10 @@
-import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { intakeAttempts, proposals, type Proposal } from '@/db/schema';
+import { intakeAttempts, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { ApiError, systemsUnavailable } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
+import { proposalByRequestId } from '@/lib/proposals/queries';
 import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
 import { admitShaped, normalizedPayload } from './admit';
 import { recordRejection } from './record-rejection';
@@ -67,13 +67,13 @@ async function admit(
   const candidate = { agent, action, contract, args, evidenceRefs: envelope.evidenceRefs, requestId: envelope.requestId, repairOf: envelope.repairOf ?? null, rawText: body.text };
   const hash = payloadHash(normalizedPayload(candidate));
 
-  const existing = await findByRequestId(db, agent.keyId, envelope.requestId);
+  const existing = await proposalByRequestId(db, agent.keyId, envelope.requestId);
   if (existing) return replay(db, agent, chain, existing, hash, now);
   assertRepairAllowed(chain);
 
   const outcome = await admitShaped(db, systems, candidate, now, {
     // A concurrent twin of this request may have committed while we waited: it is a retry, not a new claim.
-    existing: (tx) => findByRequestId(tx, agent.keyId, envelope.requestId),
+    existing: (tx) => proposalByRequestId(tx, agent.keyId, envelope.requestId),
     afterInsert: async (tx, inserted) => {
       await tx.insert(intakeAttempts).values({
         id: newId('att'),
@@ -117,13 +117,4 @@ async function replay(db: Database, agent: AgentPrincipal, chain: RepairState, e
     createdAt: now,
   });
   return { created: false, proposal: existing };
-}
-
-async function findByRequestId(db: Database, agentKeyId: string, requestId: string): Promise<Proposal | undefined> {
-  const [row] = await db
-    .select()
-    .from(proposals)
-    .where(and(eq(proposals.agentKeyId, agentKeyId), eq(proposals.requestId, requestId)))
-    .limit(1);
-  return row;
 }

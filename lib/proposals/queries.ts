@@ -19,6 +19,16 @@ export async function tenantOfProposal(db: Database, id: string): Promise<string
   return row?.tenantId;
 }
 
+/** The proposal an agent key made under a requestId (its idempotency key), if any. */
+export async function proposalByRequestId(db: Database, agentKeyId: string, requestId: string): Promise<Proposal | undefined> {
+  const [row] = await db
+    .select()
+    .from(proposals)
+    .where(and(eq(proposals.agentKeyId, agentKeyId), eq(proposals.requestId, requestId)))
+    .limit(1);
+  return row;
+}
+
 export type DecisionRow = { decision: 'approve' | 'reject'; userId: string; userName: string; reason: string | null; createdAt: Date };
 
 export async function decisionsFor(db: Database, tenantId: string, proposalId: string): Promise<DecisionRow[]> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateKey, type PriorTotal } from './aggregate';
-import { aggregateNeeds, routeProposal, type LoadedPolicy } from './route';
+import { aggregateNeeds, routeProposal, type LoadedPolicy } from './routing';
 import { routingRulesSchema, type RoutingRule } from './rules';
 
 const twoAbove100: RoutingRule = {

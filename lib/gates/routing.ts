@@ -1,0 +1,28 @@
+import type { Database } from '@/db';
+import type { Routing } from '@/db/schema';
+import { priorTotals } from '@/lib/policy/aggregate';
+import { aggregateNeeds, routeProposal, type LoadedPolicy } from '@/lib/policy/routing';
+import { pass, refuse, type Gate } from './types';
+
+export type RoutingInput = {
+  db: Database;
+  policy: LoadedPolicy;
+  resourceKey: string;
+  now: Date;
+  /** The parent of a revision: the revision replaces it, so its amount must not count twice. */
+  excludeId?: string;
+};
+
+/**
+ * Routing by the tenant's policy: auto-approve, N approvers, or deny. Aggregate bounds are summed
+ * by the database; at intake this runs under the same resource lock as the rules, so concurrent
+ * slices of one split request each see the ones before them.
+ */
+export const routingGate: Gate<RoutingInput, Routing> = async ({ tenantId, action, args }, { db, policy, resourceKey, now, excludeId }) => {
+  const priors = await priorTotals(db, { tenantId, action: action.name, resourceKey, now, excludeId }, aggregateNeeds(policy));
+  const routing = routeProposal(policy, args, priors);
+  if (routing.outcome === 'deny') {
+    return refuse('routing', 'denied_by_policy', `Policy rule "${routing.rule}" (v${routing.policyVersion}) does not allow this ${action.name}.`);
+  }
+  return pass(routing);
+};

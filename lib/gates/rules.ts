@@ -1,0 +1,23 @@
+import type { Database } from '@/db';
+import type { Resolution } from '@/lib/actions/types';
+import { openClaims } from '@/lib/proposals/claims';
+import { pass, refuse, type Gate } from './types';
+
+export type RulesInput = {
+  db: Database;
+  resolution: Resolution;
+  /** Whose open proposals count against this one; null counts none. */
+  resourceKey: string | null;
+  /** A proposal whose claim is not counted: the one checked again, or the parent a revision replaces. */
+  excludeId?: string;
+};
+
+/**
+ * The action's business rules against live state and the resource's open proposals. At intake it
+ * runs under the per-resource lock, so each open proposal is counted exactly once.
+ */
+export const rulesGate: Gate<RulesInput, void> = async ({ tenantId, action, args }, { db, resolution, resourceKey, excludeId }) => {
+  const open = resourceKey ? await openClaims(db, tenantId, resourceKey, excludeId) : [];
+  const violation = action.checkRules(args, resolution, open);
+  return violation ? refuse('rules', violation.code, violation.message) : pass(undefined);
+};
