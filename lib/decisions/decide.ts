@@ -1,7 +1,7 @@
 import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Database } from '@/db';
+import type { DecisionRequest } from '@/lib/api/requests';
 import { openClaims } from '@/lib/intake/admit';
 import { agentKeys, decisions, executions, outbox, proposals, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
@@ -16,18 +16,8 @@ import { initiatorsOf } from './initiators';
 import { describeFactChanges, describeResourceChange } from './live';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
-export const decisionRequestSchema = z
-  .strictObject({
-    decision: z.enum(['approve', 'reject']),
-    payloadHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a payload hash like sha256:<64 hex digits>'),
-    reason: z.string().min(1).max(500).optional(),
-  })
-  .refine((value) => value.decision === 'approve' || value.reason !== undefined, {
-    path: ['reason'],
-    message: 'a rejection needs a reason',
-  });
-
-export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
+/** The body is parsed where every request body is (lib/api/requests.ts); the type is re-exported for callers of decide(). */
+export type { DecisionRequest };
 export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
 
 
