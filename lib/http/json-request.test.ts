@@ -44,7 +44,7 @@ describe.each(MUTATIONS)('readJsonRequest: the %s body', (_verb, spec, valid) =>
     ['a string instead of an object', 'approve', { field: '(body)', code: 'invalid_type', expected: 'object', received: 'string of 7 characters' }],
   ])('answers %s with 422 and issues in intake’s shape', async (_label, body, issue) => {
     const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), { status: 422, code: spec.code, kind: 'schema' });
-    const issues = (error.toBody().error as { issues?: unknown[] }).issues;
+    const issues = error.extra.issues as unknown[] | undefined;
     expect(issues).toContainEqual({ ...issue, message: expect.any(String) });
     for (const each of issues ?? []) expect(Object.keys(each as object).sort()).toEqual(['code', 'expected', 'field', 'message', 'received']);
   });
@@ -59,7 +59,7 @@ describe('readJsonRequest: wrong types name their field', () => {
     ['no args', revisionRequest as RequestBody<unknown>, {}, 'args', 'required'],
   ])('%s', async (_label, spec, body, field, code) => {
     const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), { status: 422, code: spec.code, kind: 'schema' });
-    expect((error.toBody().error as { issues: { field: string; code: string }[] }).issues).toContainEqual(expect.objectContaining({ field, code }));
+    expect(error.extra.issues).toContainEqual(expect.objectContaining({ field, code }));
   });
 });
 
