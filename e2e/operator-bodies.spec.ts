@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { apiSession, proposeHold } from './support';
+import { agentKey, apiSession, proposeHold } from './support';
 
 /**
  * Every operator mutation reads its body the same way (lib/http/operator-route.ts): malformed
@@ -61,4 +61,16 @@ test('revisions name the field that is wrong', async ({ baseURL, request }) => {
   expect(problem.error).toMatchObject({ kind: 'schema', code: 'invalid_revision' });
   expect(problem.error.issues).toEqual([expect.objectContaining({ field: 'args', code: 'invalid_type', expected: 'record', received: 'array of 2 items' })]);
   await alice.dispose();
+});
+
+test('the proposal API says what the operator may do, as the page does', async ({ baseURL, request }) => {
+  const proposal = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
+  const alice = await apiSession(baseURL!, 'alice@acme.test');
+  const dave = await apiSession(baseURL!, 'dave@acme.test');
+  const rights = async (api: typeof alice) => ((await (await api.get(`/api/v1/proposals/${proposal.id}`)).json()) as { viewer?: Record<string, unknown> }).viewer;
+  expect(await rights(alice)).toMatchObject({ role: 'approver', mayDecide: true, canApprove: true, canReject: true, canExtend: true, canEdit: true });
+  expect(await rights(dave)).toMatchObject({ role: 'viewer', mayDecide: false, canApprove: false, canReject: false, canExtend: false, canEdit: false });
+  const asAgent = await request.get(`/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  expect(await asAgent.json()).not.toHaveProperty('viewer');
+  await Promise.all([alice.dispose(), dave.dispose()]);
 });
