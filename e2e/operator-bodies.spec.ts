@@ -29,7 +29,7 @@ test('every operator mutation answers a bad body the same way', async ({ baseURL
     for (const each of CASES) {
       const response = await alice.post(`/api/v1/proposals/${proposal.id}/${verb}`, {
         headers: { origin: baseURL!, 'content-type': each.type ?? 'application/json' },
-        data: each.body,
+        data: Buffer.from(each.body),
       });
       const what = `${verb}: ${each.label}`;
       expect(response.status(), what).toBe(each.status);
