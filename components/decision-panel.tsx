@@ -3,6 +3,8 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { REJECT_PRESETS, type DecisionRequest } from '@/lib/api/requests';
+import { OperatorApiError, postDecision, postExtension, valueOrThrow } from '@/lib/client/operator-api';
 import { PayloadText } from './payload-text';
 
 type Props = {
@@ -13,32 +15,8 @@ type Props = {
   canApprove: boolean;
 };
 
-const REJECT_PRESETS = ['Not requested by the customer', 'Wrong amount or quantity', 'Needs more evidence', 'Duplicate of another proposal'];
-
-/** A refusal with the server's code, so the page can show what the proposal became. */
-class DecisionError extends Error {
-  constructor(
-    message: string,
-    readonly code: string | undefined,
-  ) {
-    super(message);
-  }
-}
-
 /** Refusals after which the proposal itself changed (or was changed by someone else): show it. */
 const PROPOSAL_MOVED = new Set(['stale', 'expired', 'already_decided']);
-
-async function postDecision(proposalId: string, body: Record<string, string>) {
-  const response = await fetch(`/api/v1/proposals/${proposalId}/decisions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) {
-    const problem = (await response.json().catch(() => null)) as { error?: { message?: string; code?: string } } | null;
-    throw new DecisionError(problem?.error?.message ?? `The decision was not recorded (HTTP ${response.status}).`, problem?.error?.code);
-  }
-}
 
 export function DecisionPanel({ proposalId, payloadHash, approveLabel, canApprove }: Props) {
   const router = useRouter();
@@ -46,10 +24,10 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, canApprov
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
   const mutation = useMutation({
-    mutationFn: (body: Record<string, string>) => postDecision(proposalId, body),
+    mutationFn: async (request: DecisionRequest) => valueOrThrow(await postDecision(proposalId, request)),
     onSuccess: () => router.refresh(),
     onError: (error) => {
-      if (error instanceof DecisionError && error.code !== undefined && PROPOSAL_MOVED.has(error.code)) router.refresh();
+      if (error instanceof OperatorApiError && PROPOSAL_MOVED.has(error.problem.code)) router.refresh();
     },
   });
   const short = `${payloadHash.slice(0, 15)}…${payloadHash.slice(-4)}`;
@@ -119,22 +97,10 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, canApprov
   );
 }
 
-async function postExtension(proposalId: string) {
-  const response = await fetch(`/api/v1/proposals/${proposalId}/extend`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
-  if (!response.ok) {
-    const problem = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-    throw new Error(problem?.error?.message ?? `The proposal was not extended (HTTP ${response.status}).`);
-  }
-}
-
 /** "Extend by 24 h": once per proposal, for whoever may decide it. */
 export function ExtendButton({ proposalId, hours }: { proposalId: string; hours: number }) {
   const router = useRouter();
-  const mutation = useMutation({ mutationFn: () => postExtension(proposalId), onSuccess: () => router.refresh() });
+  const mutation = useMutation({ mutationFn: async () => valueOrThrow(await postExtension(proposalId)), onSuccess: () => router.refresh() });
   return (
     <span className="inline-flex flex-wrap items-center gap-2">
       <button

@@ -1,11 +1,7 @@
-import type { ProposalStatus } from '@/db/schema';
 import { absoluteTime } from '@/components/time';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
-import type { ExecutionState } from '@/lib/proposals/view';
+import type { ExecutionState, ProposalStatus } from '@/lib/proposals/view';
 import { CopyButton, ExecutionRefresher, NextCheckIn } from './execution-live';
-
-/** What a receipt is called in words, per action ("refund re_123"). */
-const RECEIPT_NOUN: Record<string, string> = { issue_refund: 'refund', hold_stock: 'hold' };
 
 const CHECK_WORDS: Record<string, string> = {
   confirmed: 'confirmed — receipt validated',
@@ -30,13 +26,14 @@ const IN_FLIGHT: ProposalStatus[] = ['approved', 'executing', 'outcome_unknown']
  */
 export function ExecutionSection({
   status,
-  action,
+  receiptNoun,
   statusReason,
   state,
   renderedAt,
 }: {
   status: ProposalStatus;
-  action: string;
+  /** What a receipt is called, in the action's words ("refund"): ProposalWording.receiptNoun. */
+  receiptNoun: string;
   statusReason: string | null;
   state: ExecutionState;
   renderedAt: string;
@@ -46,14 +43,13 @@ export function ExecutionSection({
   const scope = command?.scope ?? 'the system of record';
   const executionStatus = execution?.status ?? (status === 'outcome_unknown' ? 'outcome_unknown' : undefined);
   const id = receiptId(execution?.receipt);
-  const noun = RECEIPT_NOUN[action] ?? action.replace(/_/g, ' ');
   const checks = execution?.checks ?? [];
 
   let line: React.ReactNode;
   if (executionStatus === 'succeeded') {
     line = (
       <p data-testid="execution-outcome" data-status="succeeded" className="font-medium text-green-800 dark:text-green-300">
-        Executed — {noun} <span className="font-mono" data-testid="execution-receipt-id">{id ?? '(no id)'}</span> (receipt validated)
+        Executed — {receiptNoun} <span className="font-mono" data-testid="execution-receipt-id">{id ?? '(no id)'}</span> (receipt validated)
       </p>
     );
   } else if (executionStatus === 'outcome_unknown') {

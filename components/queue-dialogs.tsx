@@ -1,10 +1,9 @@
 'use client';
 
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { REJECT_PRESETS } from '@/lib/api/requests';
 import type { QueueItem } from '@/lib/proposals/queue-view';
 import { PayloadText } from './payload-text';
-
-export const REJECT_PRESETS = ['Not requested by the customer', 'Wrong amount or quantity', 'Needs more evidence', 'Duplicate of another proposal'];
 
 /** A modal <dialog>: focus stays inside, Escape closes it, focus returns where it was. */
 export function Modal({ open, onClose, label, testId, children }: { open: boolean; onClose: () => void; label: string; testId: string; children: ReactNode }) {

@@ -3,6 +3,7 @@
 import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/react-query';
 import { usePathname, useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from 'react';
+import { fetchQueuePage, postDecision } from '@/lib/client/operator-api';
 import { queueViewSearch, type QueueItem, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
 import { ApproveDialog, RejectDialog } from './queue-dialogs';
 import { QueueFilters } from './queue-filters';
@@ -10,32 +11,16 @@ import { QueueResults, type DecisionOutcome, type DecisionResult } from './queue
 import { QueueRow, QueueSkeleton } from './queue-row';
 import { ShortcutsHelp } from './shortcuts-help';
 
-async function fetchQueue(tenantId: string, view: QueueView, cursor: string | null): Promise<QueuePage> {
-  const search = new URLSearchParams(queueViewSearch(view));
-  search.set('tenant', tenantId);
-  if (cursor) search.set('cursor', cursor);
-  const response = await fetch(`/api/v1/queue?${search.toString()}`, { headers: { accept: 'application/json' } });
-  if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-    const why = body?.error?.message ?? (response.status === 401 ? 'Your session has ended.' : `HTTP ${response.status}.`);
-    throw new Error(`The queue could not be loaded: ${why}`);
-  }
-  return (await response.json()) as QueuePage;
+async function loadQueue(tenantId: string, view: QueueView, cursor: string | null): Promise<QueuePage> {
+  const result = await fetchQueuePage(tenantId, view, cursor);
+  if (!result.ok) throw new Error(`The queue could not be loaded: ${result.problem.message}`);
+  return result.value;
 }
 
-async function postDecision(item: QueueItem, decision: 'approve' | 'reject', reason?: string): Promise<DecisionOutcome> {
-  try {
-    const response = await fetch(`/api/v1/proposals/${encodeURIComponent(item.id)}/decisions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ decision, payloadHash: item.payloadHash, ...(reason ? { reason } : {}) }),
-    });
-    const body = (await response.json().catch(() => null)) as { status?: string; error?: { code?: string; message?: string } } | null;
-    if (!response.ok) return { state: 'error', code: body?.error?.code ?? `http_${response.status}`, message: body?.error?.message ?? `HTTP ${response.status}` };
-    return { state: 'done', decision, status: body?.status ?? 'unknown' };
-  } catch {
-    return { state: 'error', code: 'network', message: 'The request did not reach the server; check the connection and try again.' };
-  }
+async function decideItem(item: QueueItem, decision: 'approve' | 'reject', reason?: string): Promise<DecisionOutcome> {
+  const result = await postDecision(item.id, { decision, payloadHash: item.payloadHash, ...(reason ? { reason } : {}) });
+  if (!result.ok) return { state: 'error', code: result.problem.code, message: result.problem.message };
+  return { state: 'done', decision, status: result.value.status };
 }
 
 /** Typing in a field (not ticking a box) keeps its keys. */
@@ -67,7 +52,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
   const queryKey = useMemo(() => ['queue', tenantId, view] as const, [tenantId, view]);
   const query = useInfiniteQuery<QueuePage, Error, InfiniteData<QueuePage, string | null>, typeof queryKey, string | null>({
     queryKey,
-    queryFn: ({ pageParam }) => fetchQueue(tenantId, view, pageParam),
+    queryFn: ({ pageParam }) => loadQueue(tenantId, view, pageParam),
     initialPageParam: null,
     getNextPageParam: (last) => last.nextCursor,
     initialData: { pages: [initial], pageParams: [null] },
@@ -134,7 +119,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
     setResults(targets.map((item) => ({ id: item.id, summary: item.summary, outcome: { state: 'sending' } })));
     // One request per item, each with its own hash; each reports its own result.
     for (const item of targets) {
-      const outcome = await postDecision(item, decision, reason);
+      const outcome = await decideItem(item, decision, reason);
       setResults((current) => current.map((result) => (result.id === item.id ? { ...result, outcome } : result)));
     }
     setSelectedIds((current) => new Set([...current].filter((id) => !targets.some((item) => item.id === id))));

@@ -3,10 +3,9 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
+import { OperatorApiError, postRevision, valueOrThrow } from '@/lib/client/operator-api';
 
 type FieldSchema = { type?: string; enum?: string[]; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; pattern?: string };
-type Issue = { field: string; message: string };
-type Problem = { error?: { code?: string; message?: string; issues?: Issue[] } };
 
 /** Reads a field's text as the contract's type; anything else is sent as typed, for the gates to refuse. */
 function valueFor(schema: FieldSchema, text: string): unknown {
@@ -21,14 +20,13 @@ export function RevisionForm({ proposalId, fields, args }: { proposalId: string;
   const mutation = useMutation({
     mutationFn: async () => {
       const edited = Object.fromEntries(Object.entries(fields).filter(([name]) => values[name] !== '').map(([name, schema]) => [name, valueFor(schema, values[name] ?? '')]));
-      const response = await fetch(`/api/v1/proposals/${proposalId}/revisions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args: edited }) });
-      const body = (await response.json().catch(() => null)) as ({ id?: string } & Problem) | null;
-      if (!response.ok || !body?.id) throw Object.assign(new Error(body?.error?.message ?? `The revision was not created (HTTP ${response.status}).`), { issues: body?.error?.issues ?? [] });
-      return body.id;
+      return valueOrThrow(await postRevision(proposalId, { args: edited })).id;
     },
     onSuccess: (id) => router.push(`/proposals/${id}`),
   });
-  const issues = (mutation.error as (Error & { issues?: Issue[] }) | null)?.issues ?? [];
+  const issues = mutation.error instanceof OperatorApiError ? mutation.error.problem.issues : [];
+  // Issues about a field of the form are shown beside it; anything else is said above the button.
+  const shownBeside = issues.length > 0 && issues.every((issue) => issue.field in fields);
 
   return (
     <form
@@ -68,7 +66,7 @@ export function RevisionForm({ proposalId, fields, args }: { proposalId: string;
           </label>
         );
       })}
-      {mutation.error && issues.length === 0 ? <p role="status" data-testid="revision-error" className="text-sm text-red-700 dark:text-red-300">{mutation.error.message}</p> : null}
+      {mutation.error && !shownBeside ? <p role="status" data-testid="revision-error" className="text-sm text-red-700 dark:text-red-300">{mutation.error.message}</p> : null}
       <p className="text-sm text-zinc-500">Saving creates a new revision that goes through every check again and replaces this proposal. Someone other than you must approve it.</p>
       <button type="submit" data-testid="revision-submit" disabled={mutation.isPending} className="rounded-md bg-zinc-900 px-4 py-2 font-medium text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900">
         {mutation.isPending ? 'Checking…' : 'Create revision'}

@@ -1,4 +1,4 @@
-import type { ProposalStatus } from '@/db/schema';
+import type { ProposalStatus } from '@/lib/proposals/view';
 
 const LOOK: Record<ProposalStatus, { label: string; className: string }> = {
   pending_approval: { label: 'pending approval', className: 'bg-amber-100 text-amber-900 ring-amber-300 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-800' },

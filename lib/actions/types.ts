@@ -49,6 +49,8 @@ export type ActionModule = {
   describeAggregate?(args: Record<string, unknown>, aggregate: RoutingAggregate): string;
   /** The label of the approve button: it names the effect, never just "Approve". */
   approveLabel(args: Record<string, unknown>): string;
+  /** What one of its receipts is called ("refund", read as "Executed — refund re_123"); without it, the action's name in words. */
+  receiptNoun?(args: Record<string, unknown>): string;
   /** Meaning: find the resource inside the tenant; undefined when missing or another tenant's. */
   resolve(systems: SystemsClient, tenantId: string, args: Record<string, unknown>): Promise<Resolution | undefined>;
   /** Business rules against live state, including this resource's open proposals. */

@@ -1,8 +1,8 @@
 import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { and, eq } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Database } from '@/db';
 import { decisions, executions, outbox, proposals, type Proposal } from '@/db/schema';
+import type { DecisionRequest } from '@/lib/api/requests';
 import { appendAudit } from '@/lib/audit/append';
 import { mintCommand } from '@/lib/commands/mint';
 import { ApiError, notFound } from '@/lib/http/errors';
@@ -13,18 +13,8 @@ import { initiatorsOf } from './initiators';
 import { readLive, staleReason, type LiveRead } from './live';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
-export const decisionRequestSchema = z
-  .strictObject({
-    decision: z.enum(['approve', 'reject']),
-    payloadHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a payload hash like sha256:<64 hex digits>'),
-    reason: z.string().min(1).max(500).optional(),
-  })
-  .refine((value) => value.decision === 'approve' || value.reason !== undefined, {
-    path: ['reason'],
-    message: 'a rejection needs a reason',
-  });
-
-export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
+/** The body is parsed where every request body is (lib/api/requests.ts); the type is re-exported for callers of decide(). */
+export type { DecisionRequest };
 export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
 
 

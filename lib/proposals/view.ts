@@ -1,10 +1,16 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import type { Database } from '@/db';
-import { auditEvents, commands, executions, type Proposal } from '@/db/schema';
+import { auditEvents, commands, executions, type Proposal, type Role } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
+import { roleAtLeast } from '@/lib/auth/roles';
+import { grantedDuration } from '@/lib/decisions/extend';
+import { initiatorsOf } from '@/lib/decisions/initiators';
 import { EXECUTION_CHECKED } from '@/lib/jobs/reconcile-executions';
-import type { DecisionRow } from './queries';
+import { decisionsFor, type DecisionRow } from './queries';
+
+/** Components take a proposal's status from here, never from db/. */
+export type { ProposalStatus } from '@/db/schema';
 
 /** One reconciliation check, as recorded in the evidence trail. */
 export type ExecutionCheck = { at: string; attempt: number | null; outcome: string; reason: string | null };
@@ -74,9 +80,108 @@ export async function executionStateFor(db: Database, tenantId: string, proposal
 }
 
 function summaryOf(proposal: Proposal): string {
+  return wordingOf(proposal).summary;
+}
+
+/** A proposal in its action's words (lib/actions/<action>); a generic fallback for an unknown action. */
+export type ProposalWording = {
+  /** The effect in one sentence ("Refund 49.99 USD on order ord_1842"). */
+  summary: string;
+  /** The approve button ("Approve refund of 49.99 USD"). */
+  approveLabel: string;
+  /** Words beside raw argument values ("4999" → "49.99 USD"). */
+  argHints: Record<string, string>;
+  /** What a receipt is called ("refund"). */
+  receiptNoun: string;
+};
+
+export function wordingOf(proposal: Pick<Proposal, 'action' | 'payload' | 'facts'>): ProposalWording {
   const action = findAction(proposal.action);
   const args = (proposal.payload as { args: Record<string, unknown> }).args;
-  return action ? action.summarize(args, proposal.facts) : proposal.action;
+  return {
+    summary: action?.summarize(args, proposal.facts) ?? proposal.action,
+    approveLabel: action?.approveLabel(args) ?? 'Approve',
+    argHints: action?.argHints?.(args) ?? {},
+    receiptNoun: action?.receiptNoun?.(args) ?? proposal.action.replace(/_/g, ' '),
+  };
+}
+
+/** Who is looking: one member of the proposal's tenant, with their role there. */
+export type Viewer = { userId: string; role: Role };
+
+/**
+ * What one operator may do with a proposal (DESIGN.md §6), computed here once for the proposal
+ * page and `GET /api/v1/proposals/:id`. The domain functions (decide, extendExpiry, reviseProposal)
+ * check the same rules again, under lock, when the operator acts.
+ */
+export type ViewerRights = {
+  role: Role;
+  /** Their role is the one the routing rule names, or above (admins may decide too). */
+  mayDecide: boolean;
+  hasDecided: boolean;
+  /** The agent acts for them, or they edited this proposal or a revision before it: reject only. */
+  initiator: boolean;
+  /** Pending, not overdue, they may decide and have not yet. */
+  canReject: boolean;
+  /** As canReject, and not an initiator (lib/decisions/initiators.ts). */
+  canApprove: boolean;
+  /** Once, before expiry, by whoever may decide it. */
+  canExtend: boolean;
+  /** The time an extension adds: the duration first granted, in hours. */
+  extendByHours: number;
+  /** Editing makes a revision: a pending proposal, by whoever may decide it. */
+  canEdit: boolean;
+};
+
+export function viewerRights(
+  proposal: Pick<Proposal, 'status' | 'expiresAt' | 'createdAt' | 'extendedAt' | 'routing'>,
+  decisions: Pick<DecisionRow, 'userId'>[],
+  viewer: Viewer,
+  initiators: ReadonlySet<string>,
+  now: Date,
+): ViewerRights {
+  const pending = proposal.status === 'pending_approval';
+  const open = pending && proposal.expiresAt.getTime() > now.getTime();
+  const mayDecide = roleAtLeast(viewer.role, proposal.routing.role);
+  const hasDecided = decisions.some((d) => d.userId === viewer.userId);
+  const initiator = initiators.has(viewer.userId);
+  const canReject = open && mayDecide && !hasDecided;
+  return {
+    role: viewer.role,
+    mayDecide,
+    hasDecided,
+    initiator,
+    canReject,
+    canApprove: canReject && !initiator,
+    canExtend: open && mayDecide && proposal.extendedAt === null,
+    extendByHours: Math.round(grantedDuration(proposal) / 3_600_000),
+    canEdit: pending && mayDecide,
+  };
+}
+
+/** A proposal with what goes with it: its decisions, execution state, words and, for an operator, their rights. */
+export type ProposalView = {
+  proposal: Proposal;
+  decisions: DecisionRow[];
+  state: ExecutionState;
+  wording: ProposalWording;
+  viewer: ViewerRights | null;
+};
+
+/** Loads the one view of a proposal the page and the API share; `viewer` is an operator of its tenant. */
+export async function loadProposalView(db: Database, proposal: Proposal, viewer?: Viewer, now = new Date()): Promise<ProposalView> {
+  const [decisions, state, initiators] = await Promise.all([
+    decisionsFor(db, proposal.tenantId, proposal.id),
+    executionStateFor(db, proposal.tenantId, proposal.id),
+    viewer ? initiatorsOf(db, proposal) : Promise.resolve(new Set<string>()),
+  ]);
+  return {
+    proposal,
+    decisions,
+    state,
+    wording: wordingOf(proposal),
+    viewer: viewer ? viewerRights(proposal, decisions, viewer, initiators, now) : null,
+  };
 }
 
 /**
@@ -142,4 +247,10 @@ export function proposalDetail(
   };
   if (audience === 'agent') return detail;
   return { ...detail, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: state.command };
+}
+
+/** `GET /api/v1/proposals/:id`: the detail, and for an operator what they may do with it (`viewer`). */
+export function proposalViewJson(view: ProposalView, origin: string, audience: 'agent' | 'operator') {
+  const detail = proposalDetail(view.proposal, view.decisions, origin, audience, view.state);
+  return audience === 'operator' && view.viewer ? { ...detail, viewer: view.viewer } : detail;
 }

@@ -18,6 +18,7 @@ export const holdStock: ActionModule = {
     return `Hold ${quantity} × ${sku}${facts?.warehouse ? ` (warehouse ${facts.warehouse})` : ''}`;
   },
   approveLabel: (args) => `Approve hold of ${argsOf(args).quantity} × ${argsOf(args).sku}`,
+  receiptNoun: () => 'hold',
 
   async resolve(systems, tenantId, args) {
     const record = await readSku(systems, argsOf(args).sku);

@@ -22,6 +22,7 @@ export const issueRefund: ActionModule = {
     return `With ${priorCount} earlier refund${priorCount === 1 ? '' : 's'} on ${orderId} in the last ${windowHours} h: ${amount} in all`;
   },
   approveLabel: (args) => `Approve refund of ${formatMoney(argsOf(args).amountMinor, argsOf(args).currency)}`,
+  receiptNoun: () => 'refund',
 
   async resolve(systems, tenantId, args) {
     const order = await readOrder(systems, argsOf(args).orderId);

@@ -12,15 +12,11 @@ import { Hash } from '@/components/hash';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
 import { absoluteTime, Time } from '@/components/time';
-import { findAction } from '@/lib/actions/registry';
 import { auditTrailFor } from '@/lib/audit/append';
-import { roleAtLeast } from '@/lib/auth/roles';
 import { dashboardContext } from '@/lib/dashboard/context';
-import { grantedDuration } from '@/lib/decisions/extend';
-import { initiatorsOf } from '@/lib/decisions/initiators';
 import { canonicalJson } from '@/lib/payload-hash';
-import { decisionsFor, getProposal, tenantOfProposal } from '@/lib/proposals/queries';
-import { executionStateFor, routingContext } from '@/lib/proposals/view';
+import { getProposal, tenantOfProposal } from '@/lib/proposals/queries';
+import { loadProposalView, routingContext } from '@/lib/proposals/view';
 
 export const metadata: Metadata = { title: 'Proposal' };
 
@@ -48,31 +44,19 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   if (!membership || !proposal) notFound();
 
   const payload = proposal.payload as Payload;
-  const action = findAction(proposal.action);
+  const now = new Date();
   const origin = await revisionOrigin(db, proposal);
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
   const defaults = origin ? [] : appliedDefaults(proposal.rawCandidate, payload);
-  const hints = action?.argHints?.(payload.args) ?? {};
-  const [decisions, trail, execution, initiators] = await Promise.all([
-    decisionsFor(db, proposal.tenantId, proposal.id),
+  // Who may do what is the API's answer too (GET /api/v1/proposals/:id → viewer).
+  const [view, trail] = await Promise.all([
+    loadProposalView(db, proposal, { userId: context.operator.userId, role: membership.role }, now),
     auditTrailFor(db, proposal.tenantId, proposal.id),
-    executionStateFor(db, proposal.tenantId, proposal.id),
-    initiatorsOf(db, proposal),
   ]);
-  const now = new Date();
+  const { decisions, state: execution, wording, viewer: rights } = view;
+  if (!rights) notFound();
   const expired = proposal.expiresAt.getTime() <= now.getTime();
   const approvals = decisions.filter((d) => d.decision === 'approve');
-  const canDecide =
-    proposal.status === 'pending_approval' &&
-    !expired &&
-    roleAtLeast(membership.role, proposal.routing.role) &&
-    !decisions.some((d) => d.userId === context.operator.userId);
-  // The same rule as decide(): whoever initiated or edited any revision in the chain may reject, never approve.
-  const canApprove = !initiators.has(context.operator.userId);
-  const mayDecide = roleAtLeast(membership.role, proposal.routing.role);
-  // Once, before expiry, by whoever may decide it; the same time again as first granted.
-  const canExtend = proposal.status === 'pending_approval' && !expired && mayDecide && proposal.extendedAt === null;
-  const extendHours = Math.round(grantedDuration(proposal) / 3_600_000);
   const earlier = routingContext(proposal);
   const rejection = decisions.findLast((d) => d.decision === 'reject');
   const clock = (date: Date | null) => (date ? `${absoluteTime(date).slice(11, 16)} UTC` : '');
@@ -96,7 +80,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
       <header className="space-y-2">
         <Link href="/" className="text-sm text-zinc-500 hover:underline">← Queue</Link>
         <div className="flex flex-wrap items-center gap-3">
-          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={action?.summarize(payload.args, proposal.facts) ?? proposal.action} mono={false} flagNonAscii={false} /></h1>
+          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={wording.summary} mono={false} flagNonAscii={false} /></h1>
           <StatusChip status={proposal.status} />
           {proposal.status === 'pending_approval' ? <Countdown expiresAt={proposal.expiresAt.toISOString()} renderedAt={now.toISOString()} /> : null}
         </div>
@@ -118,7 +102,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         <section aria-labelledby="will-run" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
           <div className="mb-2 flex items-baseline justify-between gap-2">
             <h2 id="will-run" className="font-semibold">What will run</h2>
-            {proposal.status === 'pending_approval' && roleAtLeast(membership.role, proposal.routing.role) ? (
+            {rights.canEdit ? (
               <Link href={`/proposals/${proposal.id}/edit`} data-testid="edit-proposal" className="text-sm underline">Edit…</Link>
             ) : null}
           </div>
@@ -127,7 +111,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
               <Field name="action" value={payload.action} note={`contract v${payload.contractVersion}`} />
               <Field name="tenant" value={payload.tenantId} />
               {Object.entries(payload.args).map(([name, value]) => (
-                <Field key={name} name={name} value={value} note={hints[name]} />
+                <Field key={name} name={name} value={value} note={wording.argHints[name]} />
               ))}
               <tr className="border-t border-zinc-100 dark:border-zinc-800">
                 <th scope="row" className="py-1.5 pr-4 text-left font-mono text-sm font-normal text-zinc-500">hash</th>
@@ -199,7 +183,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
             <span data-testid="approval-progress" className="font-medium">
               {approvals.length} of {proposal.routing.approvals} approval{proposal.routing.approvals === 1 ? '' : 's'}
             </span>
-            {canExtend ? <ExtendButton proposalId={proposal.id} hours={extendHours} /> : null}
+            {rights.canExtend ? <ExtendButton proposalId={proposal.id} hours={rights.extendByHours} /> : null}
             {proposal.extendedAt ? (
               <span data-testid="extended-note" className="text-zinc-500" title={absoluteTime(proposal.extendedAt)}>
                 extended once ({clock(proposal.extendedAt)}); it cannot be extended again
@@ -207,8 +191,8 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
             ) : null}
           </div>
         ) : null}
-        {canDecide ? (
-          <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={action?.approveLabel(payload.args) ?? 'Approve'} canApprove={canApprove} />
+        {rights.canReject ? (
+          <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} canApprove={rights.canApprove} />
         ) : outcome ? (
           <p className="text-sm font-medium" data-testid="decision-outcome" data-status={proposal.status}>
             <PayloadText value={outcome} mono={false} flagNonAscii={false} />
@@ -218,7 +202,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
             {proposal.status === 'pending_approval'
               ? expired
                 ? 'Expired — a timeout never approves.'
-                : mayDecide
+                : rights.mayDecide
                   ? 'You have already decided; waiting for another approver.'
                   : `You are a ${membership.role}: deciding needs the ${proposal.routing.role} role.`
               : `This proposal is ${proposal.status.replace('_', ' ')}${proposal.decidedAt ? ` since ${absoluteTime(proposal.decidedAt)}` : ''}.`}
@@ -226,7 +210,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         )}
       </section>
 
-      <ExecutionSection status={proposal.status} action={proposal.action} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />
+      <ExecutionSection status={proposal.status} receiptNoun={wording.receiptNoun} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />
 
       <section aria-labelledby="history" className="text-sm">
         <h2 id="history" className="mb-2 font-semibold">History</h2>

@@ -4,7 +4,7 @@ import { env } from '@/lib/env';
 import { ApiError, errorResponse } from '@/lib/http/errors';
 import { publicOrigin } from '@/lib/http/origin';
 import { requireAgent } from '@/lib/http/principal';
-import { readJsonBody } from '@/lib/intake/body';
+import { readJsonBody } from '@/lib/http/body';
 import { submitProposal } from '@/lib/intake/intake';
 import { recordRejection } from '@/lib/intake/record-rejection';
 import { proposalSummary } from '@/lib/proposals/view';

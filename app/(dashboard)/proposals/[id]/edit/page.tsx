@@ -3,10 +3,10 @@ import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { getDb } from '@/db';
 import { RevisionForm } from '@/components/revision-form';
-import { roleAtLeast } from '@/lib/auth/roles';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getProposal, tenantOfProposal } from '@/lib/proposals/queries';
+import { loadProposalView } from '@/lib/proposals/view';
 
 export const metadata: Metadata = { title: 'Edit proposal' };
 
@@ -22,7 +22,8 @@ export default async function EditProposalPage({ params }: { params: Promise<{ i
     .actions.find((a) => a.action === proposal.action)
     ?.versions.find((v) => v.version === proposal.contractVersion);
   const fields = (version?.input as { properties?: Record<string, object> } | undefined)?.properties ?? {};
-  const editable = proposal.status === 'pending_approval' && roleAtLeast(member.role, proposal.routing.role);
+  // The same rule as the proposal page's "Edit…" link and the API's viewer.canEdit.
+  const editable = (await loadProposalView(db, proposal, { userId: context.operator.userId, role: member.role })).viewer?.canEdit === true;
   return (
     <section className="max-w-xl space-y-4" aria-labelledby="edit-heading">
       <Link href={`/proposals/${id}`} className="text-sm text-zinc-500 hover:underline">← Back to the proposal</Link>

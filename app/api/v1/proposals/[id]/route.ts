@@ -2,8 +2,8 @@ import { getDb } from '@/db';
 import { errorResponse, notFound } from '@/lib/http/errors';
 import { publicOrigin } from '@/lib/http/origin';
 import { readableTenant, requirePrincipal } from '@/lib/http/principal';
-import { decisionsFor, getProposal } from '@/lib/proposals/queries';
-import { executionStateFor, proposalDetail } from '@/lib/proposals/view';
+import { getProposal } from '@/lib/proposals/queries';
+import { loadProposalView, proposalViewJson } from '@/lib/proposals/view';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,8 +15,10 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
     const tenantId = await readableTenant(db, principal, id);
     const proposal = tenantId ? await getProposal(db, tenantId, id) : undefined;
     if (!proposal) throw notFound();
-    const [decisions, state] = await Promise.all([decisionsFor(db, proposal.tenantId, proposal.id), executionStateFor(db, proposal.tenantId, proposal.id)]);
-    return Response.json(proposalDetail(proposal, decisions, publicOrigin(request), principal.kind, state));
+    // An operator reads a proposal of a tenant they belong to (readableTenant), so this role exists.
+    const membership = principal.kind === 'operator' ? principal.operator.memberships.find((m) => m.tenantId === proposal.tenantId) : undefined;
+    const view = await loadProposalView(db, proposal, principal.kind === 'operator' && membership ? { userId: principal.operator.userId, role: membership.role } : undefined);
+    return Response.json(proposalViewJson(view, publicOrigin(request), principal.kind));
   } catch (error) {
     return errorResponse(error);
   }

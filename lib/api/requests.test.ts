@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionRequestSchema } from './decide';
+import { decisionRequestSchema } from './requests';
 
 const HASH = `sha256:${'a'.repeat(64)}`;
 

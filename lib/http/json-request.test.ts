@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { decisionRequest, extendRequest, revisionRequest, type RequestBody } from '@/lib/api/requests';
+import { expectApiError } from '@/lib/testing/errors';
+import { MAX_BODY_BYTES, readJsonRequest } from './body';
+
+const HASH = `sha256:${'a'.repeat(64)}`;
+
+function post(body: string | null, headers: Record<string, string> = { 'content-type': 'application/json' }): Request {
+  return new Request('http://countersign.test/api/v1/proposals/prp_1/x', { method: 'POST', body, headers });
+}
+
+/** Every operator mutation's body, with one valid body each. */
+const MUTATIONS: [string, RequestBody<unknown>, unknown][] = [
+  ['decisions', decisionRequest as RequestBody<unknown>, { decision: 'approve', payloadHash: HASH }],
+  ['revisions', revisionRequest as RequestBody<unknown>, { args: { quantity: 2 } }],
+  ['extend', extendRequest as RequestBody<unknown>, {}],
+];
+
+describe.each(MUTATIONS)('readJsonRequest: the %s body', (_verb, spec, valid) => {
+  it('parses a valid body', async () => {
+    await expect(readJsonRequest(post(JSON.stringify(valid)), spec)).resolves.toEqual(valid);
+  });
+
+  it.each([
+    ['malformed JSON', '{"decision": ', 400, 'invalid_json'],
+    ['a duplicate key', '{"a": 1, "a": 2}', 400, 'duplicate_key'],
+    ['a forbidden key', '{"__proto__": {}}', 400, 'forbidden_key'],
+  ])('refuses %s as malformed, before the schema', async (_label, text, status, code) => {
+    await expectApiError(readJsonRequest(post(text), spec), { status, code, kind: 'malformed' });
+  });
+
+  it('refuses another content type with 415', async () => {
+    await expectApiError(readJsonRequest(post(JSON.stringify(valid), { 'content-type': 'text/plain' }), spec), { status: 415, code: 'unsupported_media_type', kind: 'malformed' });
+  });
+
+  it('refuses a body over the cap with 413', async () => {
+    const text = JSON.stringify({ pad: 'x'.repeat(MAX_BODY_BYTES) });
+    await expectApiError(readJsonRequest(post(text), spec), { status: 413, code: 'too_large', kind: 'malformed' });
+  });
+
+  it.each([
+    ['an unknown field', { ...(valid as object), approvedBy: 'carol' }, { field: 'approvedBy', code: 'unknown_field', expected: 'no such field', received: 'string of 5 characters' }],
+    ['an array instead of an object', [1, 2], { field: '(body)', code: 'invalid_type', expected: 'object', received: 'array of 2 items' }],
+    ['a string instead of an object', 'approve', { field: '(body)', code: 'invalid_type', expected: 'object', received: 'string of 7 characters' }],
+  ])('answers %s with 422 and issues in intake’s shape', async (_label, body, issue) => {
+    const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), { status: 422, code: spec.code, kind: 'schema' });
+    const issues = error.extra.issues as unknown[] | undefined;
+    expect(issues).toContainEqual({ ...issue, message: expect.any(String) });
+    for (const each of issues ?? []) expect(Object.keys(each as object).sort()).toEqual(['code', 'expected', 'field', 'message', 'received']);
+  });
+});
+
+describe('readJsonRequest: wrong types name their field', () => {
+  it.each<[string, RequestBody<unknown>, unknown, string, string]>([
+    ['a numeric hash', decisionRequest as RequestBody<unknown>, { decision: 'approve', payloadHash: 42 }, 'payloadHash', 'invalid_type'],
+    ['an unknown decision', decisionRequest as RequestBody<unknown>, { decision: 'maybe', payloadHash: HASH }, 'decision', 'invalid_value'],
+    ['a rejection without a reason', decisionRequest as RequestBody<unknown>, { decision: 'reject', payloadHash: HASH }, 'reason', 'custom'],
+    ['args as a list', revisionRequest as RequestBody<unknown>, { args: [1] }, 'args', 'invalid_type'],
+    ['no args', revisionRequest as RequestBody<unknown>, {}, 'args', 'required'],
+  ])('%s', async (_label, spec, body, field, code) => {
+    const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), { status: 422, code: spec.code, kind: 'schema' });
+    expect(error.extra.issues).toContainEqual(expect.objectContaining({ field, code }));
+  });
+});
+
+describe('readJsonRequest: an absent body', () => {
+  it('stands for {} when extending', async () => {
+    await expect(readJsonRequest(post(null, {}), extendRequest)).resolves.toEqual({});
+  });
+
+  it('is refused where a body is required', async () => {
+    await expectApiError(readJsonRequest(post(null, {}), decisionRequest), { status: 415, code: 'unsupported_media_type' });
+    await expectApiError(readJsonRequest(post(null), revisionRequest), { status: 400, code: 'invalid_json' });
+  });
+});
