@@ -125,7 +125,7 @@ async function executionStarted(tx: Database, proposalId: string): Promise<boole
 async function readLive(systems: SystemsClient, proposal: Proposal): Promise<LiveRead> {
   const action = findAction(proposal.action);
   if (!action) return { resolution: undefined };
-  const { args } = proposal.payload as { args: Record<string, unknown> };
+  const { args } = proposal.payload;
   try {
     return { resolution: await action.resolve(systems, proposal.tenantId, args) };
   } catch (error) {
@@ -157,7 +157,7 @@ async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Pr
   const changed = describeFactChanges(action, proposal.facts, resolution.facts);
   if (changed) return { code: 'facts_changed', reason: changed };
 
-  const { args } = proposal.payload as { args: Record<string, unknown> };
+  const { args } = proposal.payload;
   const open = proposal.resourceKey ? await openClaims(tx, proposal.tenantId, proposal.resourceKey, proposal.id) : [];
   const violation = action.checkRules(args, resolution, open);
   if (violation) return { code: violation.code, reason: `${violation.message.replace(/\.$/, '')} (checked at decision time)` };

@@ -1,6 +1,6 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { outbox, proposals, type GateResult, type Proposal } from '@/db/schema';
+import { outbox, proposals, type GateResult, type NormalizedPayload, type Proposal } from '@/db/schema';
 import type { ActionModule, ContractVersion, OpenProposal } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { appendAudit } from '@/lib/audit/append';
@@ -21,8 +21,8 @@ export type ShapedProposal = {
   agent: AgentPrincipal;
   action: ActionModule;
   contract: ContractVersion;
-  args: Record<string, unknown>;
-  evidenceRefs: string[];
+  args: NormalizedPayload['args'];
+  evidenceRefs: NormalizedPayload['evidenceRefs'];
   /** The agent's idempotency key; null for an operator's revision. */
   requestId: string | null;
   repairOf: string | null;
@@ -31,7 +31,7 @@ export type ShapedProposal = {
   revision?: { userId: string; parentId: string };
 };
 
-export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>) {
+export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>): NormalizedPayload {
   const { agent, action, contract, args, evidenceRefs } = candidate;
   return { action: action.name, contractVersion: contract.version, tenantId: agent.tenantId, args, evidenceRefs };
 }
@@ -49,7 +49,7 @@ export async function openClaims(db: Database, tenantId: string, resourceKey: st
         excludeId ? ne(proposals.id, excludeId) : undefined,
       ),
     );
-  return rows.map((row) => ({ args: (row.payload as { args: Record<string, unknown> }).args }));
+  return rows.map((row) => ({ args: row.payload.args }));
 }
 
 export type AdmitHooks = {

@@ -1,6 +1,6 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { commands, executions, outbox, proposals } from '@/db/schema';
+import { commands, executions, outbox, proposals, type NormalizedPayload } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { appendAudit } from '@/lib/audit/append';
 import { newId } from '@/lib/ids';
@@ -41,7 +41,7 @@ type Claim = {
   tenantId: string;
   attempts: number;
   action: string;
-  payload: unknown;
+  payload: NormalizedPayload;
   facts: Record<string, string | number>;
   scope: string;
   idempotencyKey: string;
@@ -68,7 +68,7 @@ async function ask(claim: Claim, systems: (scope: string) => SystemsWriteClient,
     throw error;
   }
   if (found.found) {
-    const args = (claim.payload as { args: Record<string, unknown> }).args;
+    const { args } = claim.payload;
     const validated = action.validateReceipt(found.receipt, args, claim.facts, claim.idempotencyKey);
     if (validated.ok) return { outcome: 'confirmed', receipt: validated.receipt };
     return { outcome: 'invalid_receipt', reason: shortReason(`a record exists under the idempotency key but does not match the command: ${validated.reason}`) };

@@ -31,7 +31,7 @@ export async function reviseProposal(
   // A revision acts with the original agent's authority: a revoked key has none left.
   if (!key || key.revokedAt) throw notAuthorized();
   const agent = { keyId: key.id, tenantId: key.tenantId, agentName: key.agentName, allowedActions: key.allowedActions, grants: key.grants, onBehalfOfUserId: key.onBehalfOfUserId };
-  const previous = parent.payload as { evidenceRefs: string[] };
+  const previous = parent.payload;
   const envelope = { requestId: `revision.${parent.id}`, action: parent.action, contractVersion: parent.contractVersion, args: input.args, evidenceRefs: previous.evidenceRefs };
   const shaped = checkShape(envelope, agent);
   const candidate = { agent, action: shaped.action, contract: shaped.contract, args: shaped.args, evidenceRefs: previous.evidenceRefs, requestId: null, repairOf: null };
@@ -94,5 +94,5 @@ export async function revisionOrigin(db: Database, proposal: Proposal): Promise<
     .where(and(eq(proposals.tenantId, proposal.tenantId), eq(proposals.id, proposal.parentId)))
     .limit(1);
   const [editor] = proposal.initiatedByUserId ? await db.select({ name: users.name }).from(users).where(eq(users.id, proposal.initiatedByUserId)).limit(1) : [];
-  return { parentId: proposal.parentId, parentArgs: (parent?.payload as { args: Record<string, unknown> } | undefined)?.args ?? {}, editor: editor?.name ?? 'an operator' };
+  return { parentId: proposal.parentId, parentArgs: parent?.payload.args ?? {}, editor: editor?.name ?? 'an operator' };
 }

@@ -75,7 +75,7 @@ export async function executionStateFor(db: Database, tenantId: string, proposal
 
 function summaryOf(proposal: Proposal): string {
   const action = findAction(proposal.action);
-  const args = (proposal.payload as { args: Record<string, unknown> }).args;
+  const { args } = proposal.payload;
   return action ? action.summarize(args, proposal.facts) : proposal.action;
 }
 
@@ -86,7 +86,7 @@ function summaryOf(proposal: Proposal): string {
 export function routingContext(proposal: Proposal): string | null {
   const aggregate = proposal.routing.aggregate;
   if (!aggregate || aggregate.priorCount === 0) return null;
-  const args = (proposal.payload as { args: Record<string, unknown> }).args;
+  const { args } = proposal.payload;
   const described = findAction(proposal.action)?.describeAggregate?.(args, aggregate);
   if (described) return described;
   const { priorCount, windowHours, field, total } = aggregate;

@@ -24,8 +24,6 @@ import { executionStateFor, routingContext } from '@/lib/proposals/view';
 
 export const metadata: Metadata = { title: 'Proposal' };
 
-type Payload = { action: string; contractVersion: number; tenantId: string; args: Record<string, unknown>; evidenceRefs: string[] };
-
 function Field({ name, value, note }: { name: string; value: unknown; note?: string }) {
   return (
     <tr className="border-t border-zinc-100 dark:border-zinc-800">
@@ -47,7 +45,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   const proposal = membership ? await getProposal(db, membership.tenantId, id) : undefined;
   if (!membership || !proposal) notFound();
 
-  const payload = proposal.payload as Payload;
+  const { payload } = proposal;
   const action = findAction(proposal.action);
   const origin = await revisionOrigin(db, proposal);
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
