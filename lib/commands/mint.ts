@@ -1,9 +1,9 @@
 import { SignJWT } from 'jose';
 import type { Database } from '@/db';
-import { commands, outbox, type NormalizedPayload, type Proposal } from '@/db/schema';
+import { commands, type NormalizedPayload, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
-import { appendAudit } from '@/lib/audit/append';
 import { env } from '@/lib/env';
+import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { commandKeys, type SigningKey } from './keys';
 
@@ -79,15 +79,7 @@ export async function mintCommand(tx: Database, proposal: Proposal, now: Date, k
     expiresAt,
     createdAt: now,
   });
-  await tx.insert(outbox).values({
-    id: newId('obx'),
-    tenantId: proposal.tenantId,
-    topic: 'command.minted',
-    proposalId: proposal.id,
-    body: { commandId: id, scope: action.scope },
-    createdAt: now,
-  });
-  await appendAudit(tx, {
+  await recordStateChange(tx, {
     tenantId: proposal.tenantId,
     type: 'command.minted',
     actor: { type: 'system', id: 'countersign' },
@@ -97,6 +89,7 @@ export async function mintCommand(tx: Database, proposal: Proposal, now: Date, k
     contractVersion: proposal.contractVersion,
     data: { commandId: id, scope: action.scope, kid: signing.kid, expiresAt: expiresAt.toISOString() },
     occurredAt: now,
+    outbox: { topic: 'command.minted', body: { commandId: id, scope: action.scope } },
   });
   return { id, scope: action.scope, jws, idempotencyKey, expiresAt };
 }

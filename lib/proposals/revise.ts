@@ -1,10 +1,9 @@
 import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, outbox, proposals, users, type Proposal } from '@/db/schema';
-import { appendAudit } from '@/lib/audit/append';
+import { agentKeys, proposals, users, type Proposal } from '@/db/schema';
+import { recordStateChange } from '@/lib/events/record';
 import { ApiError, notAuthorized, notFound } from '@/lib/http/errors';
-import { newId } from '@/lib/ids';
 import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
 import { checkShape } from '@/lib/intake/shape';
 import { payloadHash } from '@/lib/payload-hash';
@@ -53,15 +52,7 @@ export async function reviseProposal(
           .update(proposals)
           .set({ status: 'cancelled', statusReason: `Replaced by revision ${revision.id}`, decidedAt: now, updatedAt: now })
           .where(eq(proposals.id, parent.id));
-        await tx.insert(outbox).values({
-          id: newId('obx'),
-          tenantId: parent.tenantId,
-          topic: 'proposal.revised',
-          proposalId: parent.id,
-          body: { proposalId: parent.id, status: 'cancelled', revisionId: revision.id },
-          createdAt: now,
-        });
-        await appendAudit(tx, {
+        await recordStateChange(tx, {
           tenantId: parent.tenantId,
           type: 'proposal.revised',
           actor: { type: 'user', id: input.userId },
@@ -71,6 +62,7 @@ export async function reviseProposal(
           contractVersion: parent.contractVersion,
           data: { revision: revision.id, revisionHash: revision.payloadHash },
           occurredAt: now,
+          outbox: { topic: 'proposal.revised', body: { proposalId: parent.id, status: 'cancelled', revisionId: revision.id } },
         });
       },
     },
