@@ -103,6 +103,17 @@ export const policies = pgTable(
   (t) => [uniqueIndex('policies_version_key').on(t.tenantId, t.action, t.version)],
 );
 
+/**
+ * The normalized payload of DESIGN.md §5: the candidate after validation (defaults applied),
+ * exactly what is hashed, signed into the command and executed. The one type of `proposals.payload`.
+ */
+export type NormalizedPayload = {
+  action: string;
+  contractVersion: number;
+  tenantId: string;
+  args: Record<string, unknown>;
+  evidenceRefs: string[];
+};
 export type EvidenceSnapshot = { id: string; kind: string; text: string };
 export type GateResult = { gate: string; ok: boolean; code?: string; detail?: string };
 /**
@@ -133,7 +144,7 @@ export const proposals = pgTable(
     contractVersion: integer('contract_version').notNull(),
     status: proposalStatusEnum('status').notNull(),
     /** The normalized payload of DESIGN.md §5, exactly what is hashed. */
-    payload: jsonb('payload').notNull(),
+    payload: jsonb('payload').$type<NormalizedPayload>().notNull(),
     payloadHash: text('payload_hash').notNull(),
     /** The request body as received, byte for byte (untrusted). */
     rawCandidate: text('raw_candidate').notNull(),

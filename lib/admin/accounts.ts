@@ -3,9 +3,9 @@ import type { Database } from '@/db';
 import { agentKeys, memberships, tenants, users, type Role } from '@/db/schema';
 import { generateAgentKey } from '@/lib/agents/authenticate';
 import { AGENT_NAME } from '@/lib/agents/name';
-import { appendAudit } from '@/lib/audit/append';
 import { hashPassword } from '@/lib/auth/password';
 import { endAllSessions } from '@/lib/auth/sessions';
+import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 
 /** Account administration shared by the CLI, the demo seed and (later) the settings pages. */
@@ -26,7 +26,7 @@ export async function createTenant(db: Database, input: { id: string; name: stri
   return db.transaction(async (tx) => {
     const [row] = await tx.insert(tenants).values(input).onConflictDoNothing().returning();
     if (!row) throw new AdminError(`Tenant "${input.id}" already exists.`);
-    await appendAudit(tx, { tenantId: row.id, type: 'tenant.created', actor: SYSTEM, data: { tenant: row.id } });
+    await recordStateChange(tx, { tenantId: row.id, type: 'tenant.created', actor: SYSTEM, data: { tenant: row.id }, outbox: false });
     return row;
   });
 }
@@ -92,12 +92,13 @@ export async function removeMember(db: Database, input: { tenantId: string; emai
     }
     await tx.delete(memberships).where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, user.id)));
     const ended = await endAllSessions(tx, user.id, 'member_removed');
-    await appendAudit(tx, {
+    await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'membership.removed',
       actor: SYSTEM,
       reasonCode: membership.role,
       data: { user: user.id, sessionsEnded: ended },
+      outbox: false,
     });
     return { userId: user.id, sessionsEnded: ended };
   });
@@ -119,12 +120,13 @@ export async function grantRole(db: Database, input: { tenantId: string; email: 
       .insert(memberships)
       .values({ tenantId: input.tenantId, userId: user.id, role: input.role })
       .onConflictDoUpdate({ target: [memberships.tenantId, memberships.userId], set: { role: input.role } });
-    await appendAudit(tx, {
+    await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'membership.granted',
       actor: SYSTEM,
       reasonCode: input.role,
       data: { user: user.id, role: input.role },
+      outbox: false,
     });
     return { userId: user.id, tenantId: input.tenantId, role: input.role };
   });
@@ -152,11 +154,12 @@ export async function createAgentKey(
       allowedActions: input.actions,
       grants: input.grants ?? {},
     });
-    await appendAudit(tx, {
+    await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'agent_key.created',
       actor: SYSTEM,
       data: { key: id, agent: input.agentName, actions: input.actions.join(',') },
+      outbox: false,
     });
   });
   return { id, key, prefix };
@@ -170,7 +173,7 @@ export async function revokeAgentKey(db: Database, keyId: string) {
       .where(and(eq(agentKeys.id, keyId), isNull(agentKeys.revokedAt)))
       .returning();
     if (!row) throw new AdminError(`No active agent key with id ${keyId}.`);
-    await appendAudit(tx, { tenantId: row.tenantId, type: 'agent_key.revoked', actor: SYSTEM, data: { key: row.id, agent: row.agentName } });
+    await recordStateChange(tx, { tenantId: row.tenantId, type: 'agent_key.revoked', actor: SYSTEM, data: { key: row.id, agent: row.agentName }, outbox: false });
     return row;
   });
 }

@@ -1,13 +1,14 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, auditHeads } from '@/db/schema';
+import type { AuditEventType } from '@/lib/events/registry';
 import { payloadHash } from '@/lib/payload-hash';
 
 export const GENESIS_HASH = 'sha256:genesis';
 
 export type AuditInput = {
   tenantId: string;
-  type: string;
+  type: AuditEventType;
   actor: { type: 'user' | 'agent' | 'system'; id: string };
   proposalId?: string;
   payloadHash?: string;
@@ -37,7 +38,8 @@ export function auditHashInput(row: {
 
 /**
  * Appends one event to the tenant's hash chain. Call it inside the transaction that makes the
- * change it records: the head row lock orders concurrent appends within a tenant.
+ * change it records: the head row lock orders concurrent appends within a tenant. State changes
+ * go through `recordStateChange` (lib/events/record.ts), which writes their outbox row with it.
  */
 export async function appendAudit(tx: Database, input: AuditInput): Promise<{ seq: number; hash: string }> {
   await tx

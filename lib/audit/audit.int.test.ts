@@ -30,7 +30,7 @@ beforeAll(async () => {
   // Values that need escaping are hashed and stored as they are.
   await appendAudit(t.db, {
     tenantId: 'acme',
-    type: 'test.escaping',
+    type: 'auth.sign_in_locked',
     actor: { type: 'system', id: 'test' },
     reasonCode: 'line\nbreak',
     data: { note: 'tab\there "quoted" \u2028', n: 1.5, flag: true, none: null },
@@ -71,7 +71,7 @@ describe('audit_events is append-only in the database', () => {
     const before = await auditCount();
     await expect(
       t.db.transaction(async (tx) => {
-        await appendAudit(tx, { tenantId: 'acme', type: 'test.rolled_back', actor: { type: 'system', id: 'test' } });
+        await appendAudit(tx, { tenantId: 'acme', type: 'agent_key.revoked', actor: { type: 'system', id: 'test' } });
         await tx.update(auditEvents).set({ actorId: 'someone-else' }).where(eq(auditEvents.tenantId, 'acme'));
       }),
     ).rejects.toThrow();
@@ -128,7 +128,7 @@ describe('the audit hash chain', () => {
 
   it('appends after the head and returns the new seq and hash', async () => {
     const before = await auditChain(t.db, 'globex');
-    const appended = await appendAudit(t.db, { tenantId: 'globex', type: 'test.append', actor: { type: 'system', id: 'test' }, data: { k: 'v' } });
+    const appended = await appendAudit(t.db, { tenantId: 'globex', type: 'agent_key.revoked', actor: { type: 'system', id: 'test' }, data: { k: 'v' } });
     const after = await auditChain(t.db, 'globex');
     expect(appended.seq).toBe(before.length + 1);
     expect(after.at(-1)).toMatchObject({ seq: appended.seq, hash: appended.hash, prevHash: before.at(-1)?.hash });

@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, isNull, or } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { memberships, signInThrottles, users, type SignInThrottle } from '@/db/schema';
-import { appendAudit } from '@/lib/audit/append';
+import { recordStateChange } from '@/lib/events/record';
 
 /**
  * The sign-in throttle (DESIGN.md §11), counted in PostgreSQL so every replica shares it. Failures
@@ -116,13 +116,14 @@ export async function signInFailed(db: Database, attempt: SignInAttempt, now = n
       .innerJoin(memberships, eq(memberships.userId, users.id))
       .where(eq(users.email, attempt.email.toLowerCase()));
     for (const { tenantId, userId } of tenantsOfAccount) {
-      await appendAudit(tx, {
+      await recordStateChange(tx, {
         tenantId,
         type: 'auth.sign_in_locked',
         actor: { type: 'system', id: 'sign-in-throttle' },
         reasonCode: 'too_many_failures',
         data: { user: userId, address: attempt.address, lockedUntil: lockedUntil.toISOString() },
         occurredAt: now,
+        outbox: false,
       });
     }
     return { locked: true };

@@ -180,7 +180,7 @@ describe('faults in the system of record', () => {
     const lookup = await issueRefund.lookupReceipt(w.writeClient('payments'), `cs.${proposal.id}`);
     expect(lookup.found).toBe(committed);
     if (lookup.found) {
-      const args = (proposal.payload as { args: Record<string, unknown> }).args;
+      const { args } = proposal.payload;
       expect(issueRefund.validateReceipt(lookup.receipt, args, proposal.facts, `cs.${proposal.id}`)).toMatchObject({ ok: true });
       expect(issueRefund.validateReceipt(lookup.receipt, { ...args, amountMinor: 101 }, proposal.facts, `cs.${proposal.id}`)).toMatchObject({ ok: false });
     }

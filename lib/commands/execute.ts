@@ -2,9 +2,9 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
-import { commands, executions, outbox, proposals, type Proposal } from '@/db/schema';
+import { commands, executions, proposals, type Proposal } from '@/db/schema';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
-import { appendAudit } from '@/lib/audit/append';
+import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { SystemsUnavailableError, systemsClient, systemsWriteClient, type SystemsClient, type SystemsWriteClient, type WriteResponse } from '@/lib/systems/client';
 import { commandKeys, type VerificationKeys } from './keys';
@@ -112,7 +112,7 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
     }
 
     await tx.update(proposals).set({ status: 'executing', updatedAt: now }).where(eq(proposals.id, proposal.id));
-    await appendAudit(tx, {
+    await recordStateChange(tx, {
       tenantId: proposal.tenantId,
       type: 'execution.started',
       actor: EXECUTOR_ACTOR(scope),
@@ -122,6 +122,7 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
       contractVersion: proposal.contractVersion,
       data: { commandId: claims.jti, executionId, scope },
       occurredAt: now,
+      outbox: false,
     });
     return { kind: 'started' as const, proposal, executionId };
   });
@@ -217,15 +218,7 @@ function unknownReason(reason: 'timeout' | 'unreachable' | 'system_error' | 'mal
 
 /** The execution.<status> audit event and outbox row of an outcome. */
 async function recordOutcomeEvents(tx: Database, proposal: Proposal, scope: string, commandId: string, executionId: string, outcome: Outcome, now: Date) {
-  await tx.insert(outbox).values({
-    id: newId('obx'),
-    tenantId: proposal.tenantId,
-    topic: `execution.${outcome.status}`,
-    proposalId: proposal.id,
-    body: { proposalId: proposal.id, commandId, executionId, status: outcome.status, errorCode: outcome.errorCode ?? null },
-    createdAt: now,
-  });
-  await appendAudit(tx, {
+  await recordStateChange(tx, {
     tenantId: proposal.tenantId,
     type: `execution.${outcome.status}`,
     actor: EXECUTOR_ACTOR(scope),
@@ -235,6 +228,10 @@ async function recordOutcomeEvents(tx: Database, proposal: Proposal, scope: stri
     contractVersion: proposal.contractVersion,
     data: { commandId, executionId, scope },
     occurredAt: now,
+    outbox: {
+      topic: `execution.${outcome.status}`,
+      body: { proposalId: proposal.id, commandId, executionId, status: outcome.status, errorCode: outcome.errorCode ?? null },
+    },
   });
 }
 

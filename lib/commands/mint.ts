@@ -1,9 +1,9 @@
 import { SignJWT } from 'jose';
 import type { Database } from '@/db';
-import { commands, outbox, type Proposal } from '@/db/schema';
+import { commands, type NormalizedPayload, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
-import { appendAudit } from '@/lib/audit/append';
 import { env } from '@/lib/env';
+import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { commandKeys, type SigningKey } from './keys';
 
@@ -15,17 +15,8 @@ export const audienceFor = (scope: string) => `executor:${scope}`;
 export const idempotencyKeyFor = (proposalId: string) => `cs.${proposalId}`;
 export const commandIssuer = () => env().APP_URL ?? 'countersign';
 
-/** The normalized payload of DESIGN.md §5, as stored with the proposal. */
-export type NormalizedPayload = {
-  action: string;
-  contractVersion: number;
-  tenantId: string;
-  args: Record<string, unknown>;
-  evidenceRefs: string[];
-};
-
-/** The claims of a command (the JWS payload). */
-export type CommandClaims = {
+/** The claims of a command (the JWS payload): the normalized payload's fields, signed. */
+export type CommandClaims = Pick<NormalizedPayload, 'action' | 'contractVersion' | 'args' | 'evidenceRefs'> & {
   iss: string;
   aud: string;
   sub: string;
@@ -34,10 +25,6 @@ export type CommandClaims = {
   nbf: number;
   exp: number;
   tenant: string;
-  action: string;
-  contractVersion: number;
-  args: Record<string, unknown>;
-  evidenceRefs: string[];
   payloadHash: string;
   idempotencyKey: string;
 };
@@ -58,7 +45,7 @@ export async function mintCommand(tx: Database, proposal: Proposal, now: Date, k
   const action = findAction(proposal.action);
   if (!action) throw new Error(`cannot mint a command for unknown action ${proposal.action}`);
   const signing = key ?? (await commandKeys()).signing;
-  const payload = proposal.payload as NormalizedPayload;
+  const { payload } = proposal;
   const id = newId('cmd');
   const iat = Math.floor(now.getTime() / 1000);
   const exp = iat + COMMAND_LIFETIME_SECONDS;
@@ -92,15 +79,7 @@ export async function mintCommand(tx: Database, proposal: Proposal, now: Date, k
     expiresAt,
     createdAt: now,
   });
-  await tx.insert(outbox).values({
-    id: newId('obx'),
-    tenantId: proposal.tenantId,
-    topic: 'command.minted',
-    proposalId: proposal.id,
-    body: { commandId: id, scope: action.scope },
-    createdAt: now,
-  });
-  await appendAudit(tx, {
+  await recordStateChange(tx, {
     tenantId: proposal.tenantId,
     type: 'command.minted',
     actor: { type: 'system', id: 'countersign' },
@@ -110,6 +89,7 @@ export async function mintCommand(tx: Database, proposal: Proposal, now: Date, k
     contractVersion: proposal.contractVersion,
     data: { commandId: id, scope: action.scope, kid: signing.kid, expiresAt: expiresAt.toISOString() },
     occurredAt: now,
+    outbox: { topic: 'command.minted', body: { commandId: id, scope: action.scope } },
   });
   return { id, scope: action.scope, jws, idempotencyKey, expiresAt };
 }

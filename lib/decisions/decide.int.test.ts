@@ -78,7 +78,7 @@ describe('decide', () => {
   it('refuses a hash that is not the stored one (409 hash_mismatch) and changes nothing', async () => {
     const proposal = await propose();
     const before = await snapshot(proposal);
-    const other = payloadHash({ ...(proposal.payload as object), args: { sku: 'filter-blue', quantity: 4 } });
+    const other = payloadHash({ ...proposal.payload, args: { sku: 'filter-blue', quantity: 4 } });
     await expectApiError(decideAs('alice', proposal, approve(proposal, other)), { status: 409, kind: 'decision', code: 'hash_mismatch' });
     await expectApiError(decideAs('alice', proposal, { decision: 'reject', payloadHash: other, reason: 'wrong one' }), {
       status: 409,

@@ -1,10 +1,10 @@
 import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { decisions, executions, outbox, proposals, type Proposal } from '@/db/schema';
+import { decisions, executions, proposals, type Proposal } from '@/db/schema';
 import type { DecisionRequest } from '@/lib/api/requests';
-import { appendAudit } from '@/lib/audit/append';
 import { mintCommand } from '@/lib/commands/mint';
+import { recordStateChange } from '@/lib/events/record';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
@@ -134,16 +134,7 @@ async function record(tx: Database, proposal: Proposal, userId: string, request:
   if (!updated) throw new Error('locked proposal vanished');
 
   const type = request.decision === 'reject' ? 'proposal.rejected' : nextStatus === 'approved' ? 'proposal.approved' : 'proposal.approval_added';
-  await tx.insert(outbox).values({
-    id: newId('obx'),
-    tenantId: proposal.tenantId,
-    topic: 'proposal.decided',
-    proposalId: proposal.id,
-    body: { proposalId: proposal.id, status: nextStatus, decision: request.decision, payloadHash: proposal.payloadHash },
-    createdAt: now,
-  });
-  // Last, so the tenant's chain head stays locked for as short a time as possible.
-  await appendAudit(tx, {
+  await recordStateChange(tx, {
     tenantId: proposal.tenantId,
     type,
     actor: { type: 'user', id: userId },
@@ -153,6 +144,7 @@ async function record(tx: Database, proposal: Proposal, userId: string, request:
     contractVersion: proposal.contractVersion,
     data: { approvals: approvals.length, required: proposal.routing.approvals, ...(overruled ? { overruledApproval: true } : {}) },
     occurredAt: now,
+    outbox: { topic: 'proposal.decided', body: { proposalId: proposal.id, status: nextStatus, decision: request.decision, payloadHash: proposal.payloadHash } },
   });
   // The quorum was reached: the signed command is minted in this same transaction (DESIGN.md §7).
   if (nextStatus === 'approved') await mintCommand(tx, updated, now);

@@ -2,7 +2,7 @@ import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, type Proposal } from '@/db/schema';
-import { appendAudit } from '@/lib/audit/append';
+import { recordStateChange } from '@/lib/events/record';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
@@ -39,7 +39,7 @@ export async function extendExpiry(db: Database, input: { userId: string; propos
       .where(eq(proposals.id, proposal.id))
       .returning();
     if (!updated) throw new Error('locked proposal vanished');
-    await appendAudit(tx, {
+    await recordStateChange(tx, {
       tenantId: proposal.tenantId,
       type: 'proposal.extended',
       actor: { type: 'user', id: input.userId },
@@ -49,6 +49,7 @@ export async function extendExpiry(db: Database, input: { userId: string; propos
       contractVersion: proposal.contractVersion,
       data: { from: proposal.expiresAt.toISOString(), to: expiresAt.toISOString() },
       occurredAt: now,
+      outbox: false,
     });
     return updated;
   });

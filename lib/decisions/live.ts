@@ -44,7 +44,7 @@ export type LiveRead = { resolution: Resolution | undefined };
 const subjectOf = (proposal: Proposal, action: ActionModule): GateSubject => ({
   tenantId: proposal.tenantId,
   action,
-  args: (proposal.payload as { args: Record<string, unknown> }).args,
+  args: proposal.payload.args,
 });
 
 /**

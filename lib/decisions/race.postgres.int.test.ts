@@ -132,7 +132,7 @@ describe('concurrent intake (PostgreSQL)', () => {
     );
     const rows = await t.db.select().from(proposals).where(and(eq(proposals.tenantId, 'acme'), eq(proposals.requestId, 'req_race_conflict')));
     expect(rows).toHaveLength(1);
-    const winnerQuantity = (rows[0]?.payload as { args: { quantity: number } }).args.quantity;
+    const winnerQuantity = rows[0]?.payload.args.quantity;
     results.forEach((result, i) => {
       const quantity = i % 2 === 0 ? 1 : 2;
       if (quantity === winnerQuantity) {

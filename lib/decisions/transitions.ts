@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { outbox, proposals, type Proposal } from '@/db/schema';
-import { appendAudit } from '@/lib/audit/append';
-import { newId } from '@/lib/ids';
+import { proposals, type Proposal } from '@/db/schema';
+import type { AuditInput } from '@/lib/audit/append';
+import { recordStateChange } from '@/lib/events/record';
 
-type Actor = { type: 'user' | 'agent' | 'system'; id: string };
+type Actor = AuditInput['actor'];
 
 /** The actor of changes nobody asked for (a sweep noticing an overdue proposal). */
 export const EXPIRY_ACTOR: Actor = { type: 'system', id: 'expiry' };
@@ -28,16 +28,7 @@ export async function endProposal(
     .where(eq(proposals.id, proposal.id))
     .returning();
   if (!updated) throw new Error('locked proposal vanished');
-  await tx.insert(outbox).values({
-    id: newId('obx'),
-    tenantId: proposal.tenantId,
-    topic: `proposal.${outcome.status}`,
-    proposalId: proposal.id,
-    body: { proposalId: proposal.id, status: outcome.status, payloadHash: proposal.payloadHash },
-    createdAt: now,
-  });
-  // Last, so the tenant's chain head stays locked for as short a time as possible.
-  await appendAudit(tx, {
+  await recordStateChange(tx, {
     tenantId: proposal.tenantId,
     type: `proposal.${outcome.status}`,
     actor: outcome.actor,
@@ -47,6 +38,7 @@ export async function endProposal(
     contractVersion: proposal.contractVersion,
     data: outcome.data,
     occurredAt: now,
+    outbox: { topic: `proposal.${outcome.status}`, body: { proposalId: proposal.id, status: outcome.status, payloadHash: proposal.payloadHash } },
   });
   return updated;
 }

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { outbox, proposals, type GateResult, type Proposal } from '@/db/schema';
+import { proposals, type GateResult, type NormalizedPayload, type Proposal } from '@/db/schema';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { appendAudit } from '@/lib/audit/append';
 import { mintCommand } from '@/lib/commands/mint';
+import { recordStateChange } from '@/lib/events/record';
 import { authorityGate } from '@/lib/gates/authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { routingGate } from '@/lib/gates/routing';
@@ -21,8 +21,8 @@ export type ShapedProposal = {
   agent: AgentPrincipal;
   action: ActionModule;
   contract: ContractVersion;
-  args: Record<string, unknown>;
-  evidenceRefs: string[];
+  args: NormalizedPayload['args'];
+  evidenceRefs: NormalizedPayload['evidenceRefs'];
   /** The agent's idempotency key; null for an operator's revision. */
   requestId: string | null;
   repairOf: string | null;
@@ -31,7 +31,7 @@ export type ShapedProposal = {
   revision?: { userId: string; parentId: string };
 };
 
-export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>) {
+export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>): NormalizedPayload {
   const { agent, action, contract, args, evidenceRefs } = candidate;
   return { action: action.name, contractVersion: contract.version, tenantId: agent.tenantId, args, evidenceRefs };
 }
@@ -122,16 +122,7 @@ export async function admitShaped(
       .returning();
     if (!row) throw new Error('proposal insert returned nothing');
     await hooks.afterInsert?.(tx, row);
-    await tx.insert(outbox).values({
-      id: newId('obx'),
-      tenantId: agent.tenantId,
-      topic: 'proposal.created',
-      proposalId: id,
-      body: { proposalId: id, status: row.status, payloadHash: hash },
-      createdAt: now,
-    });
-    // Last, so the tenant's chain head stays locked for as short a time as possible.
-    await appendAudit(tx, {
+    await recordStateChange(tx, {
       tenantId: agent.tenantId,
       type: 'proposal.created',
       actor: candidate.revision ? { type: 'user', id: candidate.revision.userId } : { type: 'agent', id: agent.keyId },
@@ -141,6 +132,7 @@ export async function admitShaped(
       contractVersion: contract.version,
       data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: candidate.revision?.parentId ?? null },
       occurredAt: now,
+      outbox: { topic: 'proposal.created', body: { proposalId: id, status: row.status, payloadHash: hash } },
     });
     // Auto-approved: the signed command is minted in this same transaction (DESIGN.md §7).
     if (autoApproved) await mintCommand(tx, row, now);

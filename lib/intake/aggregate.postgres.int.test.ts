@@ -47,7 +47,7 @@ describe('concurrent slices of one refund (PostgreSQL)', () => {
     // The slices on one approver add up to at most the bound; every other one needs two.
     const one = routed.filter((p) => p.routing.approvals === 1);
     expect(one).toHaveLength(single);
-    expect(one.reduce((sum, p) => sum + (p.payload as { args: { amountMinor: number } }).args.amountMinor, 0)).toBeLessThanOrEqual(10000);
+    expect(one.reduce((sum, p) => sum + Number(p.payload.args.amountMinor), 0)).toBeLessThanOrEqual(10000);
     expect(routed.slice(single).every((p) => p.routing.approvals === 2 && p.routing.rule === 'refunds-over-100')).toBe(true);
     await closeOrder();
   });

@@ -53,7 +53,7 @@ describe('concurrent refunds on one order (PostgreSQL)', () => {
     expect(results.map(codeOf).sort()).toEqual(['exceeds_refundable_balance', 'ok']);
     const open = await openOn('order:ord_1842');
     expect(open).toHaveLength(1);
-    expect((open[0]?.payload as { args: { amountMinor: number } }).args.amountMinor).toBe(3000);
+    expect(open[0]?.payload.args.amountMinor).toBe(3000);
   });
 
   it('eight refunds of 1000 at once on ord_1842: exactly four fit the balance of 4999', async () => {
@@ -63,7 +63,7 @@ describe('concurrent refunds on one order (PostgreSQL)', () => {
     expect(codes.filter((code) => code === 'ok')).toHaveLength(4);
     expect(codes.filter((code) => code === 'exceeds_refundable_balance')).toHaveLength(4);
     const open = await openOn('order:ord_1842');
-    expect(open.reduce((sum, row) => sum + (row.payload as { args: { amountMinor: number } }).args.amountMinor, 0)).toBe(4000);
+    expect(open.reduce((sum, row) => sum + Number(row.payload.args.amountMinor), 0)).toBe(4000);
   });
 
   it('does not serialize different orders against each other: both full refunds are accepted', async () => {

@@ -170,7 +170,7 @@ describe('submitProposal', () => {
     expect(theirs.proposal.tenantId).toBe('globex');
     expect(theirs.proposal.payload).toMatchObject({ tenantId: 'globex', args: { sku: 'filter-green', quantity: 1 } });
     // Even the identical args in the other tenant would be a different payload (the tenant is part of it)…
-    expect(payloadHash({ ...(mine.proposal.payload as object), tenantId: 'globex' })).not.toBe(mine.proposal.payloadHash);
+    expect(payloadHash({ ...mine.proposal.payload, tenantId: 'globex' })).not.toBe(mine.proposal.payloadHash);
     // …and agents.globex cannot name acme's SKU at all: it does not exist inside agents.globex.
     await refused(() => submit(agents.globex, hold('req_shared_2')), { status: 403, kind: 'authorization', code: 'not_authorized' });
     expect(await proposalRow(t.db, mine.proposal.id)).toEqual(mine.proposal);

@@ -1,3 +1,4 @@
+import type { NormalizedPayload } from '@/db/schema';
 import { acceptedVersions, allActions, findAction, findContract } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
@@ -10,7 +11,7 @@ export type ShapedCandidate = {
   envelope: Envelope;
   action: ActionModule;
   contract: ContractVersion;
-  args: Record<string, unknown>;
+  args: NormalizedPayload['args'];
   /** What each shadow version said about the same arguments: recorded, never decisive. */
   shadow: ShadowVerdict[];
 };

@@ -2,9 +2,10 @@ import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, outbox, proposals } from '@/db/schema';
 import { mintCommand } from '@/lib/commands/mint';
+import type { OutboxTopic } from '@/lib/events/registry';
 
 /** The outbox topic A's minting writes beside each command, in the same transaction. */
-export const COMMAND_MINTED = 'command.minted';
+export const COMMAND_MINTED = 'command.minted' satisfies OutboxTopic;
 
 /** A claimed row is leased for this long: another dispatcher leaves it alone meanwhile. */
 const LEASE_MS = 60_000;

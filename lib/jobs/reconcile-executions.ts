@@ -1,16 +1,16 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { commands, executions, outbox, proposals } from '@/db/schema';
+import { commands, executions, proposals, type NormalizedPayload } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
-import { appendAudit } from '@/lib/audit/append';
-import { newId } from '@/lib/ids';
+import { recordStateChange } from '@/lib/events/record';
+import type { AuditEventType } from '@/lib/events/registry';
 import { SystemsUnavailableError, systemsWriteClient, type SystemsWriteClient } from '@/lib/systems/client';
 
 /** Who acts when reconciliation settles an outcome nobody could see at the time. */
 export const RECONCILIATION_ACTOR = { type: 'system' as const, id: 'reconciliation' };
 
 /** The audit event of every check (time, outcome, reason): the history operators see. */
-export const EXECUTION_CHECKED = 'execution.checked';
+export const EXECUTION_CHECKED = 'execution.checked' satisfies AuditEventType;
 
 /** A claimed execution is leased for this long while its system of record is asked. */
 const LEASE_MS = 60_000;
@@ -41,7 +41,7 @@ type Claim = {
   tenantId: string;
   attempts: number;
   action: string;
-  payload: unknown;
+  payload: NormalizedPayload;
   facts: Record<string, string | number>;
   scope: string;
   idempotencyKey: string;
@@ -68,7 +68,7 @@ async function ask(claim: Claim, systems: (scope: string) => SystemsWriteClient,
     throw error;
   }
   if (found.found) {
-    const args = (claim.payload as { args: Record<string, unknown> }).args;
+    const { args } = claim.payload;
     const validated = action.validateReceipt(found.receipt, args, claim.facts, claim.idempotencyKey);
     if (validated.ok) return { outcome: 'confirmed', receipt: validated.receipt };
     return { outcome: 'invalid_receipt', reason: shortReason(`a record exists under the idempotency key but does not match the command: ${validated.reason}`) };
@@ -156,7 +156,7 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
     const final = verdict.outcome === 'confirmed' ? 'succeeded' : verdict.outcome === 'not_committed' ? 'failed' : undefined;
     const reason = verdict.outcome === 'confirmed' ? null : verdict.reason;
 
-    await appendAudit(tx, {
+    await recordStateChange(tx, {
       tenantId: claim.tenantId,
       type: EXECUTION_CHECKED,
       actor: RECONCILIATION_ACTOR,
@@ -166,6 +166,7 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
       contractVersion: proposal.contractVersion,
       data: { commandId: execution.commandId, attempt: attempts, reason },
       occurredAt: now,
+      outbox: false,
     });
 
     if (!final) {
@@ -195,15 +196,7 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
         .set({ status: final, statusReason: reason, updatedAt: now })
         .where(eq(proposals.id, proposal.id));
     }
-    await tx.insert(outbox).values({
-      id: newId('obx'),
-      tenantId: claim.tenantId,
-      topic: `execution.${final}`,
-      proposalId: claim.proposalId,
-      body: { proposalId: claim.proposalId, commandId: execution.commandId, status: final, ...(errorCode ? { errorCode } : {}) },
-      createdAt: now,
-    });
-    await appendAudit(tx, {
+    await recordStateChange(tx, {
       tenantId: claim.tenantId,
       type: `execution.${final}`,
       actor: RECONCILIATION_ACTOR,
@@ -213,6 +206,10 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
       contractVersion: proposal.contractVersion,
       data: { commandId: execution.commandId, attempt: attempts },
       occurredAt: now,
+      outbox: {
+        topic: `execution.${final}`,
+        body: { proposalId: claim.proposalId, commandId: execution.commandId, status: final, ...(errorCode ? { errorCode } : {}) },
+      },
     });
     return true;
   });

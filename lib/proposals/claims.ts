@@ -19,5 +19,5 @@ export async function openClaims(db: Database, tenantId: string, resourceKey: st
         excludeId ? ne(proposals.id, excludeId) : undefined,
       ),
     );
-  return rows.map((row) => ({ args: (row.payload as { args: Record<string, unknown> }).args }));
+  return rows.map((row) => ({ args: row.payload.args }));
 }

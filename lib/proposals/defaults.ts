@@ -1,9 +1,11 @@
+import type { NormalizedPayload } from '@/db/schema';
+
 /**
  * What validation filled in that the agent did not send: top-level payload fields and arguments
  * present in the normalized payload but absent from the raw candidate. Shown beside the payload,
  * because they are hashed and executed like everything else.
  */
-export function appliedDefaults(rawCandidate: string, payload: { args: Record<string, unknown>; evidenceRefs: string[] }): { field: string; value: unknown }[] {
+export function appliedDefaults(rawCandidate: string, payload: Pick<NormalizedPayload, 'args' | 'evidenceRefs'>): { field: string; value: unknown }[] {
   let raw: unknown;
   try {
     raw = JSON.parse(rawCandidate);

@@ -49,7 +49,7 @@ export async function insertFixtures(db: Database, tenantId: string, rows: Fixtu
       action: row.action,
       contractVersion: 1,
       status,
-      payload: row.action === 'hold_stock' ? { action: row.action, contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } } : { action: row.action, contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'test' } },
+      payload: { action: row.action, contractVersion: 1, tenantId, args: row.action === 'hold_stock' ? { sku: 'filter-blue', quantity: 1 } : { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'test' }, evidenceRefs: [] },
       payloadHash: `sha256:${'0'.repeat(64)}`,
       rawCandidate: '{}',
       gates: [],

@@ -99,7 +99,7 @@ export async function pendingQueue(db: Database, tenantId: string, view: QueueVi
     total,
     asOf: asOf.toISOString(),
     items: page.items.map((p) => {
-      const args = (p.payload as { args: Record<string, unknown> }).args;
+      const { args } = p.payload;
       const actionModule = findAction(p.action);
       return {
         id: p.id,

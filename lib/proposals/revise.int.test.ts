@@ -43,12 +43,12 @@ describe('reviseProposal', () => {
     expect(revision).toMatchObject({ status: 'pending_approval', parentId: parent.id, initiatedByUserId: world.userId('alice'), requestId: null, agentKeyId: acme.keyId });
     expect(revision.payloadHash).not.toBe(parent.payloadHash);
     expect(revision.payloadHash).toBe(payloadHash(revision.payload));
-    expect((revision.payload as { evidenceRefs: string[] }).evidenceRefs).toEqual(['ticket_message_73']);
+    expect(revision.payload.evidenceRefs).toEqual(['ticket_message_73']);
     expect(await proposalRow(t.db, parent.id)).toMatchObject({ status: 'cancelled', statusReason: `Replaced by revision ${revision.id}` });
     expect((await auditRowsFor(t.db, parent.id)).map((row) => row.type)).toEqual(['proposal.created', 'proposal.revised']);
     const created = await auditRowsFor(t.db, revision.id);
     expect(created.map((row) => [row.type, row.actorType, row.actorId])).toEqual([['proposal.created', 'user', world.userId('alice')]]);
-    expect(await revisionOrigin(t.db, revision)).toEqual({ parentId: parent.id, parentArgs: (parent.payload as { args: object }).args, editor: 'Alice' });
+    expect(await revisionOrigin(t.db, revision)).toEqual({ parentId: parent.id, parentArgs: parent.payload.args, editor: 'Alice' });
     await closeOut(revision.id);
   });
 
@@ -66,7 +66,7 @@ describe('reviseProposal', () => {
     expect((shape.extra.issues as { field: string }[]).map((issue) => issue.field)).toEqual(['amountMinor']);
     await expectApiError(revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: 1000, currency: 'EUR', reason: 'x' }), { status: 422, code: 'currency_mismatch' });
     await expectApiError(revise('alice', parent.id, { orderId: 'ord_9001', amountMinor: 1000, currency: 'USD', reason: 'x' }), { status: 403, code: 'not_authorized' });
-    await expectApiError(revise('alice', parent.id, (parent.payload as { args: object }).args), { status: 422, code: 'no_change' });
+    await expectApiError(revise('alice', parent.id, parent.payload.args), { status: 422, code: 'no_change' });
     expect(await rowCounts(t.db)).toEqual(before);
     expect((await proposalRow(t.db, parent.id)).status).toBe('pending_approval');
     await closeOut(parent.id);

@@ -1,10 +1,9 @@
 import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, outbox, proposals, users, type Proposal } from '@/db/schema';
-import { appendAudit } from '@/lib/audit/append';
+import { agentKeys, proposals, users, type Proposal } from '@/db/schema';
+import { recordStateChange } from '@/lib/events/record';
 import { ApiError, notAuthorized, notFound } from '@/lib/http/errors';
-import { newId } from '@/lib/ids';
 import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
 import { checkShape } from '@/lib/intake/shape';
 import { payloadHash } from '@/lib/payload-hash';
@@ -31,7 +30,7 @@ export async function reviseProposal(
   // A revision acts with the original agent's authority: a revoked key has none left.
   if (!key || key.revokedAt) throw notAuthorized();
   const agent = { keyId: key.id, tenantId: key.tenantId, agentName: key.agentName, allowedActions: key.allowedActions, grants: key.grants, onBehalfOfUserId: key.onBehalfOfUserId };
-  const previous = parent.payload as { evidenceRefs: string[] };
+  const previous = parent.payload;
   const envelope = { requestId: `revision.${parent.id}`, action: parent.action, contractVersion: parent.contractVersion, args: input.args, evidenceRefs: previous.evidenceRefs };
   const shaped = checkShape(envelope, agent);
   const candidate = { agent, action: shaped.action, contract: shaped.contract, args: shaped.args, evidenceRefs: previous.evidenceRefs, requestId: null, repairOf: null };
@@ -53,15 +52,7 @@ export async function reviseProposal(
           .update(proposals)
           .set({ status: 'cancelled', statusReason: `Replaced by revision ${revision.id}`, decidedAt: now, updatedAt: now })
           .where(eq(proposals.id, parent.id));
-        await tx.insert(outbox).values({
-          id: newId('obx'),
-          tenantId: parent.tenantId,
-          topic: 'proposal.revised',
-          proposalId: parent.id,
-          body: { proposalId: parent.id, status: 'cancelled', revisionId: revision.id },
-          createdAt: now,
-        });
-        await appendAudit(tx, {
+        await recordStateChange(tx, {
           tenantId: parent.tenantId,
           type: 'proposal.revised',
           actor: { type: 'user', id: input.userId },
@@ -71,6 +62,7 @@ export async function reviseProposal(
           contractVersion: parent.contractVersion,
           data: { revision: revision.id, revisionHash: revision.payloadHash },
           occurredAt: now,
+          outbox: { topic: 'proposal.revised', body: { proposalId: parent.id, status: 'cancelled', revisionId: revision.id } },
         });
       },
     },
@@ -94,5 +86,5 @@ export async function revisionOrigin(db: Database, proposal: Proposal): Promise<
     .where(and(eq(proposals.tenantId, proposal.tenantId), eq(proposals.id, proposal.parentId)))
     .limit(1);
   const [editor] = proposal.initiatedByUserId ? await db.select({ name: users.name }).from(users).where(eq(users.id, proposal.initiatedByUserId)).limit(1) : [];
-  return { parentId: proposal.parentId, parentArgs: (parent?.payload as { args: Record<string, unknown> } | undefined)?.args ?? {}, editor: editor?.name ?? 'an operator' };
+  return { parentId: proposal.parentId, parentArgs: parent?.payload.args ?? {}, editor: editor?.name ?? 'an operator' };
 }

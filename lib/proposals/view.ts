@@ -97,7 +97,7 @@ export type ProposalWording = {
 
 export function wordingOf(proposal: Pick<Proposal, 'action' | 'payload' | 'facts'>): ProposalWording {
   const action = findAction(proposal.action);
-  const args = (proposal.payload as { args: Record<string, unknown> }).args;
+  const { args } = proposal.payload;
   return {
     summary: action?.summarize(args, proposal.facts) ?? proposal.action,
     approveLabel: action?.approveLabel(args) ?? 'Approve',
@@ -191,7 +191,7 @@ export async function loadProposalView(db: Database, proposal: Proposal, viewer?
 export function routingContext(proposal: Proposal): string | null {
   const aggregate = proposal.routing.aggregate;
   if (!aggregate || aggregate.priorCount === 0) return null;
-  const args = (proposal.payload as { args: Record<string, unknown> }).args;
+  const { args } = proposal.payload;
   const described = findAction(proposal.action)?.describeAggregate?.(args, aggregate);
   if (described) return described;
   const { priorCount, windowHours, field, total } = aggregate;

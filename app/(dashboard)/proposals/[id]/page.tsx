@@ -20,8 +20,6 @@ import { loadProposalView, routingContext } from '@/lib/proposals/view';
 
 export const metadata: Metadata = { title: 'Proposal' };
 
-type Payload = { action: string; contractVersion: number; tenantId: string; args: Record<string, unknown>; evidenceRefs: string[] };
-
 function Field({ name, value, note }: { name: string; value: unknown; note?: string }) {
   return (
     <tr className="border-t border-zinc-100 dark:border-zinc-800">
@@ -43,7 +41,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   const proposal = membership ? await getProposal(db, membership.tenantId, id) : undefined;
   if (!membership || !proposal) notFound();
 
-  const payload = proposal.payload as Payload;
+  const { payload } = proposal;
   const now = new Date();
   const origin = await revisionOrigin(db, proposal);
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.

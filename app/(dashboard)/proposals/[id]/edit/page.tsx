@@ -29,7 +29,7 @@ export default async function EditProposalPage({ params }: { params: Promise<{ i
       <Link href={`/proposals/${id}`} className="text-sm text-zinc-500 hover:underline">← Back to the proposal</Link>
       <h1 id="edit-heading" className="text-xl font-semibold">Edit {proposal.action} <span className="font-mono text-base">{proposal.id}</span></h1>
       {editable ? (
-        <RevisionForm proposalId={proposal.id} fields={fields} args={(proposal.payload as { args: Record<string, unknown> }).args} />
+        <RevisionForm proposalId={proposal.id} fields={fields} args={proposal.payload.args} />
       ) : (
         <p data-testid="revision-unavailable" className="text-sm">Only a pending proposal can be edited, by someone who may decide it.</p>
       )}

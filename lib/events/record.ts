@@ -1,0 +1,34 @@
+import type { Database } from '@/db';
+import { outbox } from '@/db/schema';
+import { appendAudit, type AuditInput } from '@/lib/audit/append';
+import { newId } from '@/lib/ids';
+import type { OutboxTopic } from './registry';
+
+/** A flat JSON object: what an outbox body may carry (ids, statuses, codes; never payload values). */
+export type OutboxBody = Record<string, string | number | boolean | null>;
+
+export type StateChange = AuditInput & {
+  /** The notification written beside the event (DESIGN.md §9), or `false` when nobody is notified. */
+  outbox: { topic: OutboxTopic; body: OutboxBody } | false;
+};
+
+/**
+ * Records a state change: its outbox row (when it has one) and its audit event, in the caller's
+ * transaction, so both commit with the change or neither does. The caller makes the change itself
+ * (the status UPDATE) in the same transaction, before calling this.
+ */
+export async function recordStateChange(tx: Database, change: StateChange): Promise<{ seq: number; hash: string }> {
+  const { outbox: notification, ...event } = change;
+  if (notification) {
+    await tx.insert(outbox).values({
+      id: newId('obx'),
+      tenantId: event.tenantId,
+      topic: notification.topic,
+      proposalId: event.proposalId ?? null,
+      body: notification.body,
+      createdAt: event.occurredAt,
+    });
+  }
+  // Last, so the tenant's chain head stays locked for as short a time as possible.
+  return appendAudit(tx, event);
+}

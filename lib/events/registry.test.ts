@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { AUDIT_EVENTS, OUTBOX_TOPICS } from './registry';
+
+const DOTTED = /^[a-z]+(_[a-z]+)*\.[a-z]+(_[a-z]+)*$/;
+
+describe('the event registry', () => {
+  it.each([
+    ['audit event', AUDIT_EVENTS],
+    ['outbox topic', OUTBOX_TOPICS],
+  ])('names every %s entity.verb in lower case, once, with what it records', (_kind, registry: Record<string, string>) => {
+    const names = Object.keys(registry);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(name).toMatch(DOTTED);
+    expect(new Set(names.map((name) => name.replace(/[._]/g, ''))).size).toBe(names.length);
+    for (const description of Object.values(registry)) expect(description.trim()).not.toBe('');
+  });
+
+  // Stored strings: the audit chain hashes them and consumers match them. Renaming one is a migration.
+  it('keeps the stored names exactly', () => {
+    expect(Object.keys(AUDIT_EVENTS).sort()).toEqual([
+      'agent_key.created',
+      'agent_key.revoked',
+      'auth.sign_in_locked',
+      'command.minted',
+      'execution.checked',
+      'execution.failed',
+      'execution.outcome_unknown',
+      'execution.started',
+      'execution.succeeded',
+      'membership.granted',
+      'membership.removed',
+      'proposal.approval_added',
+      'proposal.approved',
+      'proposal.created',
+      'proposal.expired',
+      'proposal.extended',
+      'proposal.rejected',
+      'proposal.revised',
+      'proposal.stale',
+      'tenant.created',
+    ]);
+    expect(Object.keys(OUTBOX_TOPICS).sort()).toEqual([
+      'command.minted',
+      'execution.failed',
+      'execution.outcome_unknown',
+      'execution.succeeded',
+      'proposal.created',
+      'proposal.decided',
+      'proposal.expired',
+      'proposal.revised',
+      'proposal.stale',
+    ]);
+  });
+});
