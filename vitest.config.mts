@@ -2,17 +2,20 @@ import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Three projects (run one with `vitest run --project <name>`):
- * - unit: `lib/**\/*.test.ts`, no database.
- * - integration-pglite: `lib/**\/*.int.test.ts`, each file on its own in-memory PGlite.
+ * Three projects (run one with `vitest run --project <name>`), each over the product (`lib/`), the
+ * demo world and its systems of record (`demo/`), the corpus runner (`corpus/`) and the test kit
+ * (`test/`):
+ * - unit: `*.test.ts`, no database.
+ * - integration-pglite: `*.int.test.ts`, each file on its own in-memory PGlite.
  * - integration-postgres: the same files plus the PostgreSQL-only ones (`*.postgres.int.test.ts`:
  *   real concurrency), each file in its own `cs_test_<random>` database on DATABASE_URL. Without
- *   DATABASE_URL this project fails before running anything (lib/testing/postgres-global-setup.ts).
+ *   DATABASE_URL this project fails before running anything (test/postgres-global-setup.ts).
  */
 const root = fileURLToPath(new URL('.', import.meta.url));
 
-const INTEGRATION = 'lib/**/*.int.test.ts';
-const POSTGRES_ONLY = 'lib/**/*.postgres.int.test.ts';
+const FOLDERS = '{lib,demo,corpus,test}';
+const INTEGRATION = `${FOLDERS}/**/*.int.test.ts`;
+const POSTGRES_ONLY = `${FOLDERS}/**/*.postgres.int.test.ts`;
 
 // Two cores: two integration files at a time keeps the machine responsive and the run short.
 const integration = {
@@ -34,7 +37,7 @@ export default defineConfig({
         resolve,
         test: {
           name: 'unit',
-          include: ['lib/**/*.test.ts'],
+          include: [`${FOLDERS}/**/*.test.ts`],
           exclude: [...configDefaults.exclude, INTEGRATION],
           environment: 'node',
         },
@@ -55,7 +58,7 @@ export default defineConfig({
           name: 'integration-postgres',
           exclude: [...configDefaults.exclude],
           env: { COUNTERSIGN_TEST_DRIVER: 'postgres' },
-          globalSetup: ['lib/testing/postgres-global-setup.ts'],
+          globalSetup: ['test/postgres-global-setup.ts'],
         },
       },
     ],

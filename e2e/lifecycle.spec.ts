@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { exportJWK, generateKeyPair } from 'jose';
-import type { DemoCredentials } from '@/lib/demo/world';
+import type { DemoCredentials } from '@/demo/world';
 
 // The server's own life: refusing to start on a bad configuration, shutting down cleanly, and
 // starting again on the same data. No browser; real processes on the production build.

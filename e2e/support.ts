@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, request as playwrightRequest, type APIRequestContext, type Page } from '@playwright/test';
-import type { DemoCredentials } from '@/lib/demo/world';
+import type { DemoCredentials } from '@/demo/world';
 
 export function credentials(): DemoCredentials {
   const dataDir = process.env.E2E_DATA_DIR ?? '.data/e2e';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, payloadHash, sha256Hex } from './payload-hash';
 
-const VECTORS = fileURLToPath(new URL('./testing/vectors/rfc8785/', import.meta.url));
+const VECTORS = fileURLToPath(new URL('../test/vectors/rfc8785/', import.meta.url));
 const NAMES = ['arrays', 'french', 'structures', 'unicode', 'values', 'weird'] as const;
 
 describe('canonicalJson (RFC 8785 reference vectors)', () => {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
-import type { DemoCredentials } from '@/lib/demo/world';
+import type { DemoCredentials } from '@/demo/world';
 import { childEnvironment, env } from '@/lib/env';
 
 const CONCURRENCY = 32;

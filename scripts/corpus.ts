@@ -6,8 +6,8 @@
  * an invalid request, reject a valid one, or any case's expectation is not met; 2 when the corpus
  * itself is malformed.
  */
-import { CorpusFormatError } from '@/lib/corpus/format';
-import { failures, formatReport, runCorpus } from '@/lib/corpus/run';
+import { CorpusFormatError } from '@/corpus/format';
+import { failures, formatReport, runCorpus } from '@/corpus/run';
 
 async function main(): Promise<number> {
   const actions = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase } from '@/db/client';
-import { seedDemo } from '@/lib/demo/seed';
-import type { DemoCredentials } from '@/lib/demo/world';
-import { startSystemsOfRecord } from '@/lib/demo/systems/server';
+import { seedDemo } from '@/demo/seed';
+import type { DemoCredentials } from '@/demo/world';
+import { startSystemsOfRecord } from '@/demo/systems/server';
 import { childEnvironment, env, SettingsError, systemsOfRecordUrl } from '@/lib/env';
 import { randomBytes } from 'node:crypto';
 

@@ -9,7 +9,7 @@
  * start, 2 usage error.
  */
 import { parseArgs } from 'node:util';
-import { startSystemsOfRecord } from '@/lib/demo/systems/server';
+import { startSystemsOfRecord } from '@/demo/systems/server';
 import { env, SettingsError } from '@/lib/env';
 
 const USAGE = `Usage: node --import tsx scripts/systems.ts --payments-credential <c> --inventory-credential <c> [--test-mode] [--data-file <path>] [--port <n>]

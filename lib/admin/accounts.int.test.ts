@@ -2,8 +2,8 @@ import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, tenants, users } from '@/db/schema';
 import { verifyPassword } from '@/lib/auth/password';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { agentPrincipal } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { agentPrincipal } from '@/test/world';
 import { AdminError, createAgentKey, createTenant, createUser, grantRole } from './accounts';
 
 const t = setupTestDatabase();

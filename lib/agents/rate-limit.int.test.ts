@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rateLimitBuckets } from '@/db/schema';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
+import { setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
 import { consumeRateLimit, pruneRateLimits } from './rate-limit';
 
 /** The per-key rate limit (DESIGN.md §4, §10): a fixed one-minute window counted in rows. */

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '@/db/client';
 import { rateLimitBuckets } from '@/db/schema';
 import { ApiError } from '@/lib/http/errors';
-import { openReplicaHandle, setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
+import { openReplicaHandle, setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
 import { consumeRateLimit } from './rate-limit';
 
 /** Rate-limit counters are rows: replicas (separate connection pools) share one budget per key. */

@@ -4,10 +4,10 @@ import { auditEvents, auditHeads } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
 import { submitProposal } from '@/lib/intake/intake';
 import { payloadHash } from '@/lib/payload-hash';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { auditChain, databaseErrorText } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { auditChain, databaseErrorText } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld } from '@/test/world';
 import { appendAudit, auditHashInput, GENESIS_HASH } from './append';
 
 const t = setupTestDatabase();

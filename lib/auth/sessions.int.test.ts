@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { auditEvents, sessions } from '@/db/schema';
 import { AdminError, createTenant, createUser, endSessionsOf, grantRole, removeMember, setPassword } from '@/lib/admin/accounts';
-import { setupTestDatabase } from '@/lib/testing/db';
+import { setupTestDatabase } from '@/test/db';
 import { endAllSessions, endSession, sessionIsLive, startSession } from './sessions';
 
 const t = setupTestDatabase();

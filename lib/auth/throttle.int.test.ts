@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents } from '@/db/schema';
 import { createTenant, createUser, grantRole } from '@/lib/admin/accounts';
-import { setupTestDatabase } from '@/lib/testing/db';
+import { setupTestDatabase } from '@/test/db';
 import { admitSignIn, SIGN_IN_THROTTLE, signInFailed, signInSucceeded, type SignInAttempt } from './throttle';
 
 const t = setupTestDatabase();

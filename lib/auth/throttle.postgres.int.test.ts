@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { setupTestDatabase } from '@/lib/testing/db';
+import { setupTestDatabase } from '@/test/db';
 import { admitSignIn, SIGN_IN_THROTTLE } from './throttle';
 
 const t = setupTestDatabase();

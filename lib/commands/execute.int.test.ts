@@ -5,11 +5,11 @@ import { commands, executions, outbox, proposals } from '@/db/schema';
 import { issueRefund } from '@/lib/actions/issue_refund';
 import { decide } from '@/lib/decisions/decide';
 import { payloadHash } from '@/lib/payload-hash';
-import { auditRowsFor, proposalRow } from '@/lib/testing/queries';
+import { auditRowsFor, proposalRow } from '@/test/queries';
 import type { SystemsWriteClient } from '@/lib/systems/client';
 import { commandKeys, generateSigningJwk, loadCommandKeys, retireKey, rotateKeySet } from './keys';
 import { COMMAND_TYP, commandIssuer, mintCommand, type CommandClaims } from './mint';
-import { setupCommandWorld, type CommandRow } from './test-helpers';
+import { setupCommandWorld, type CommandRow } from '@/test/fixtures/commands';
 import { CommandRefusal } from './verify';
 
 const w = setupCommandWorld();

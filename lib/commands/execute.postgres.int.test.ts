@@ -3,10 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executions } from '@/db/schema';
 import type { DatabaseHandle } from '@/db/client';
 import { decide } from '@/lib/decisions/decide';
-import { openReplicaHandle } from '@/lib/testing/db';
-import { proposalRow } from '@/lib/testing/queries';
+import { openReplicaHandle } from '@/test/db';
+import { proposalRow } from '@/test/queries';
 import { executeCommand } from './execute';
-import { setupCommandWorld } from './test-helpers';
+import { setupCommandWorld } from '@/test/fixtures/commands';
 
 const w = setupCommandWorld();
 let replica: DatabaseHandle;

@@ -9,12 +9,12 @@ import { commands } from '@/db/schema';
 import { GET as jwksRoute } from '@/app/.well-known/jwks.json/route';
 import { POST as executorRoute } from '@/app/api/executor/[scope]/route';
 import { decide } from '@/lib/decisions/decide';
-import { startSystemsOfRecord, type SystemsOfRecord } from '@/lib/demo/systems/server';
+import { startSystemsOfRecord, type SystemsOfRecord } from '@/demo/systems/server';
 import { createSystemsClient } from '@/lib/systems/client';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { submitAs } from '@/lib/testing/intake';
-import { freePort } from '@/lib/testing/systems';
-import { seedWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { submitAs } from '@/test/intake';
+import { freePort } from '@/test/systems';
+import { seedWorld } from '@/test/world';
 
 const credentials = { payments: `pay_${randomBytes(18).toString('base64url')}`, inventory: `inv_${randomBytes(18).toString('base64url')}` };
 const port = await freePort();

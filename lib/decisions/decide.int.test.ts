@@ -6,11 +6,11 @@ import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { submitProposal } from '@/lib/intake/intake';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
-import { auditRowsFor, proposalRow, rowCounts } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { agentPrincipal, PEOPLE, seedWorld, type PersonName, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
+import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { agentPrincipal, PEOPLE, seedWorld, type PersonName, type SeededWorld } from '@/test/world';
 import { decide, type DecisionRequest } from './decide';
 
 const t = setupTestDatabase();

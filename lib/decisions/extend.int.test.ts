@@ -2,12 +2,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { policies, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { newId } from '@/lib/ids';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
-import { submitAs } from '@/lib/testing/intake';
-import { auditRowsFor, proposalRow, rowCounts } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld, type PersonName, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
+import { submitAs } from '@/test/intake';
+import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type PersonName, type SeededWorld } from '@/test/world';
 import { decide } from './decide';
 import { extendExpiry } from './extend';
 

@@ -4,11 +4,11 @@ import { decisions, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { submitProposal } from '@/lib/intake/intake';
 import { reviseProposal } from '@/lib/proposals/revise';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
-import { auditRowsFor, proposalRow } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld, type PersonName, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
+import { auditRowsFor, proposalRow } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type PersonName, type SeededWorld } from '@/test/world';
 import { decide } from './decide';
 import { initiatorsOf } from './initiators';
 

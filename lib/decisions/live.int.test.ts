@@ -4,12 +4,12 @@ import { agentKeys, commands, decisions, executions, outbox, type Proposal } fro
 import { createAgentKey, revokeAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { newId } from '@/lib/ids';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
-import { submitAs } from '@/lib/testing/intake';
-import { auditRowsFor, proposalRow, rowCounts } from '@/lib/testing/queries';
-import { setupDemoSystems, unreachableSystemsClient } from '@/lib/testing/systems';
-import { agentPrincipal, seedWorld, type PersonName, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
+import { submitAs } from '@/test/intake';
+import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
+import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
+import { agentPrincipal, seedWorld, type PersonName, type SeededWorld } from '@/test/world';
 import { decide, type DecisionRequest } from './decide';
 
 /** Meaning and Authority again at decision time (DESIGN.md §6), and deny wins. */

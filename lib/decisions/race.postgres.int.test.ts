@@ -6,10 +6,10 @@ import { createUser, grantRole } from '@/lib/admin/accounts';
 import { GENESIS_HASH } from '@/lib/audit/append';
 import { ApiError } from '@/lib/http/errors';
 import { submitProposal } from '@/lib/intake/intake';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { auditChain, auditRowsFor, proposalRow } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { auditChain, auditRowsFor, proposalRow } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type SeededWorld } from '@/test/world';
 import { decide } from './decide';
 
 /**

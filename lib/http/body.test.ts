@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectApiError } from '@/lib/testing/errors';
+import { expectApiError } from '@/test/errors';
 import { MAX_BODY_BYTES, readJsonBody } from './body';
 
 const URL_ = 'http://countersign.test/api/v1/proposals';

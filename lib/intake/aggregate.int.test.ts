@@ -7,10 +7,10 @@ import { newId } from '@/lib/ids';
 import { AGGREGATED_STATUSES } from '@/lib/policy/aggregate';
 import { reviseProposal } from '@/lib/proposals/revise';
 import { proposalDetail, routingContext } from '@/lib/proposals/view';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectRejection, submitAs } from '@/lib/testing/intake';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectRejection, submitAs } from '@/test/intake';
+import { setupDemoSystems } from '@/test/systems';
+import { seededWorld } from '@/test/world';
 
 /**
  * Aggregate bounds (DESIGN.md §6): the demo refund policy bounds the sum of an order's refunds

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { proposals, type Proposal } from '@/db/schema';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { submitAs } from '@/lib/testing/intake';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seededAgents } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { submitAs } from '@/test/intake';
+import { setupDemoSystems } from '@/test/systems';
+import { seededAgents } from '@/test/world';
 
 /**
  * A refund split into slices sent at once (PostgreSQL only): routing sums the earlier slices under

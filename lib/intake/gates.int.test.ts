@@ -12,11 +12,11 @@ import { notAuthorized } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectRejection, submitAs } from '@/lib/testing/intake';
-import { auditRowsFor, proposalRow, rowCounts } from '@/lib/testing/queries';
-import { setupDemoSystems, unreachableSystemsClient } from '@/lib/testing/systems';
-import { agentPrincipal, seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectRejection, submitAs } from '@/test/intake';
+import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
+import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
+import { agentPrincipal, seedWorld, type SeededWorld } from '@/test/world';
 
 /**
  * The gates after Shape (DESIGN.md §1–§3, §13): Meaning and Authority against the demo systems of

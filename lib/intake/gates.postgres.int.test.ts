@@ -4,10 +4,10 @@ import { auditEvents, outbox, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { ApiError } from '@/lib/http/errors';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { submitAs } from '@/lib/testing/intake';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { agentPrincipal, seededAgents } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { submitAs } from '@/test/intake';
+import { setupDemoSystems } from '@/test/systems';
+import { agentPrincipal, seededAgents } from '@/test/world';
 
 /**
  * Concurrent intake on one resource (PostgreSQL only): the per-resource advisory lock makes open

@@ -4,11 +4,11 @@ import { auditEvents, intakeAttempts, outbox, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { payloadHash } from '@/lib/payload-hash';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectRejection } from '@/lib/testing/intake';
-import { proposalRow, rowCounts } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { agentPrincipal, seededAgents } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectRejection } from '@/test/intake';
+import { proposalRow, rowCounts } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { agentPrincipal, seededAgents } from '@/test/world';
 import type { FieldIssue } from './issues';
 import { submitProposal } from './intake';
 

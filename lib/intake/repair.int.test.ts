@@ -2,11 +2,11 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { attemptsOf, expectRejection, submitAs } from '@/lib/testing/intake';
-import { rowCounts } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seededAgents } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { attemptsOf, expectRejection, submitAs } from '@/test/intake';
+import { rowCounts } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seededAgents } from '@/test/world';
 import { MAX_REPAIRS } from './repair';
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { attemptsOf, expectRejection, submitAs } from '@/lib/testing/intake';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seededAgents } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { attemptsOf, expectRejection, submitAs } from '@/test/intake';
+import { setupDemoSystems } from '@/test/systems';
+import { seededAgents } from '@/test/world';
 
 /** hold_stock v2 is in shadow: evaluated beside v1 on every request, recorded, never deciding. */
 const t = setupTestDatabase();

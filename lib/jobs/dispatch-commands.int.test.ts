@@ -2,12 +2,12 @@ import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commands, executions, outbox, proposals } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { proposalRow } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { proposalRow } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type SeededWorld } from '@/test/world';
 import { COMMAND_MINTED, dispatchBackoffMs, dispatchCommands, MAX_DISPATCH_ATTEMPTS } from './dispatch-commands';
-import { approvedCommand, executorFetch, writeClients, type Minted } from './job-fixtures';
+import { approvedCommand, executorFetch, writeClients, type Minted } from '@/test/fixtures/jobs';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();

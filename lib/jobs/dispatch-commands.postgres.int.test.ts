@@ -1,11 +1,11 @@
 import { and, count, eq, isNotNull } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { executions, outbox } from '@/db/schema';
-import { openReplicaHandle, setupTestDatabase } from '@/lib/testing/db';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld } from '@/lib/testing/world';
+import { openReplicaHandle, setupTestDatabase } from '@/test/db';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld } from '@/test/world';
 import { COMMAND_MINTED, dispatchCommands } from './dispatch-commands';
-import { approvedCommand, executorFetch, writeClients, type Minted } from './job-fixtures';
+import { approvedCommand, executorFetch, writeClients, type Minted } from '@/test/fixtures/jobs';
 
 /** Parallel dispatchers need real row locks: PostgreSQL only (integration-postgres). */
 const t = setupTestDatabase();

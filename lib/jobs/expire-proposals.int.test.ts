@@ -3,11 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decisions, outbox, proposals, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { decide } from '@/lib/decisions/decide';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { submitAs } from '@/lib/testing/intake';
-import { auditRowsFor, proposalRow } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { submitAs } from '@/test/intake';
+import { auditRowsFor, proposalRow } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type SeededWorld } from '@/test/world';
 import { expireOverdue } from './expire-proposals';
 
 const t = setupTestDatabase();

@@ -2,11 +2,11 @@ import { count, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, outbox, proposals } from '@/db/schema';
 import { GENESIS_HASH } from '@/lib/audit/append';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { submitAs } from '@/lib/testing/intake';
-import { auditChain } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { submitAs } from '@/test/intake';
+import { auditChain } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld } from '@/test/world';
 import { expireOverdue } from './expire-proposals';
 
 /** Parallel sweeps need real row locks: PostgreSQL only (integration-postgres). */

@@ -5,11 +5,11 @@ import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { orderRecord } from '@/lib/actions/issue_refund/adapter';
 import { executionStateFor, proposalDetail } from '@/lib/proposals/view';
 import type { SystemsWriteClient } from '@/lib/systems/client';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { auditRowsFor, proposalRow } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld, type SeededWorld } from '@/lib/testing/world';
-import { approvedCommand, executeToUnknownOutcome, writeClients, type Minted } from './job-fixtures';
+import { setupTestDatabase } from '@/test/db';
+import { auditRowsFor, proposalRow } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type SeededWorld } from '@/test/world';
+import { approvedCommand, executeToUnknownOutcome, writeClients, type Minted } from '@/test/fixtures/jobs';
 import { COMMAND_SKEW_MS, reconcileBackoffMs, reconcileExecutions } from './reconcile-executions';
 
 const t = setupTestDatabase();

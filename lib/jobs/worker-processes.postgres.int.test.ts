@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { and, count, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@/db/schema';
-import { setupTestDatabase, testDatabaseUrl } from '@/lib/testing/db';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld } from '@/lib/testing/world';
+import { setupTestDatabase, testDatabaseUrl } from '@/test/db';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld } from '@/test/world';
 import { COMMAND_MINTED } from './dispatch-commands';
-import { approvedCommand, executorFetch, writeClients, type Minted } from './job-fixtures';
+import { approvedCommand, executorFetch, writeClients, type Minted } from '@/test/fixtures/jobs';
 
 /** Two `npm run worker` processes against one PostgreSQL deliver each command exactly once. */
 const t = setupTestDatabase();

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executions, outbox } from '@/db/schema';
 import { executeCommand } from '@/lib/commands/execute';
 import { CommandRefusal } from '@/lib/commands/verify';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { proposalRow } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { proposalRow } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type SeededWorld } from '@/test/world';
 import { COMMAND_MINTED } from './dispatch-commands';
-import { approvedCommand, writeClients } from './job-fixtures';
+import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
 import { executorBaseUrl, startWorker } from './worker';
 
 const t = setupTestDatabase();

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
-import { setupTestDatabase } from '@/lib/testing/db';
+import { setupTestDatabase } from '@/test/db';
 import { listProposals, decodeCursor, PROPOSAL_SORTS, type ProposalFilters, type ProposalSort } from './queries';
-import { expectedOrder, fixtureRows, insertFixtures, type FixtureRow } from './queue-fixtures';
+import { expectedOrder, fixtureRows, insertFixtures, type FixtureRow } from '@/test/fixtures/queue';
 import { pendingQueue, QUEUE_PAGE_SIZE } from './queue';
 
 const t = setupTestDatabase();

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { setupTestDatabase } from '@/lib/testing/db';
+import { setupTestDatabase } from '@/test/db';
 import { decodeCursor, listProposals, proposalListQuery, type ListOptions } from './queries';
-import { ensureTenant, fixtureRows, insertFixtures } from './queue-fixtures';
+import { ensureTenant, fixtureRows, insertFixtures } from '@/test/fixtures/queue';
 import { QUEUE_PAGE_SIZE } from './queue';
 
 /** The queue's queries are answered by their indexes on PostgreSQL, not by reading the table. */

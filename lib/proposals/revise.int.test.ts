@@ -3,12 +3,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, memberships, proposals } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { payloadHash } from '@/lib/payload-hash';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
-import { submitAs } from '@/lib/testing/intake';
-import { auditRowsFor, proposalRow, rowCounts } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seedWorld, type SeededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
+import { submitAs } from '@/test/intake';
+import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type SeededWorld } from '@/test/world';
 import { reviseProposal, revisionOrigin } from './revise';
 
 /** Edit before approve (DESIGN.md §6): a new revision, re-gated, with its own hash; never an edit in place. */

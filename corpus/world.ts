@@ -4,8 +4,8 @@ import { openDatabase, type DatabaseHandle } from '@/db/client';
 import { proposals, users } from '@/db/schema';
 import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
 import { decide } from '@/lib/decisions/decide';
-import { startDemoSystems, type DemoSystems } from '@/lib/demo/harness';
-import { seedDemo } from '@/lib/demo/seed';
+import { startDemoSystems, type DemoSystems } from '@/demo/harness';
+import { seedDemo } from '@/demo/seed';
 
 export type Tenant = 'acme' | 'globex';
 export const TENANTS: readonly Tenant[] = ['acme', 'globex'];

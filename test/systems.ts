@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { startDemoSystems, type DemoSystems } from '@/lib/demo/harness';
+import { startDemoSystems, type DemoSystems } from '@/demo/harness';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
 
 export type DemoSystemsRef = {

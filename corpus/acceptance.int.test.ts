@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intakeAttempts, proposals } from '@/db/schema';
 import { skuRecord } from '@/lib/actions/hold_stock/adapter';
 import { createAgentKey } from '@/lib/admin/accounts';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/db';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { baselineValidate, type BaselineVerdict } from './baseline';
 import { sendToGates, type GateVerdict } from './run';
 import { openCorpusWorld, type CorpusWorld, type Tenant } from './world';

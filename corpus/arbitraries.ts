@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { findAction } from '@/lib/actions/registry';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_REFUNDS, SEEDED_SKUS } from '@/lib/demo/systems/world';
-import { DEMO_AGENTS } from '@/lib/demo/world';
+import { SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_REFUNDS, SEEDED_SKUS } from '@/demo/systems/world';
+import { DEMO_AGENTS } from '@/demo/world';
 import { MAX_EVIDENCE_REFS } from '@/lib/intake/envelope';
 import type { Tenant } from './world';
 

@@ -4,8 +4,8 @@ import { agentKeys, auditEvents, memberships, policies, tenants, users } from '@
 import { AdminError, revokeAgentKey } from '@/lib/admin/accounts';
 import { authenticateAgent, hashAgentKey } from '@/lib/agents/authenticate';
 import { verifyPassword } from '@/lib/auth/password';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { agentPrincipal, agentRequest } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { agentPrincipal, agentRequest } from '@/test/world';
 import { seedDemo } from './seed';
 import { DEMO_AGENTS, DEMO_PEOPLE, DEMO_POLICIES, DEMO_TENANTS } from './world';
 

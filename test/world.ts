@@ -2,7 +2,7 @@ import { beforeAll } from 'vitest';
 import type { Database } from '@/db/client';
 import { users } from '@/db/schema';
 import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
-import { seedDemo } from '@/lib/demo/seed';
+import { seedDemo } from '@/demo/seed';
 
 export type SeededCredentials = Awaited<ReturnType<typeof seedDemo>>;
 

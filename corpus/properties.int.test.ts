@@ -13,7 +13,7 @@ import { proposals } from '@/db/schema';
 import { ApiError } from '@/lib/http/errors';
 import type { FieldIssue } from '@/lib/intake/issues';
 import { checkShape } from '@/lib/intake/shape';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/db';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import {
   anyMutation,
   extraKey,

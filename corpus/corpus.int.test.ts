@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allActions } from '@/lib/actions/registry';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/db';
+import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { loadCorpus } from './format';
 import { failures, formatReport, runCorpus, summarize, type CorpusRun } from './run';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startSystemsOfRecord, type SystemsOfRecord } from '@/lib/demo/systems/server';
+import { startSystemsOfRecord, type SystemsOfRecord } from '@/demo/systems/server';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
 
 export type DemoSystems = {
