@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditHeads, outbox, tenants } from '@/db/schema';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { auditChain, rowCounts } from '@/lib/testing/queries';
+import { setupTestDatabase } from '@/test/db';
+import { auditChain, rowCounts } from '@/test/queries';
 import { recordStateChange, type StateChange } from './record';
 
 const t = setupTestDatabase();

@@ -6,12 +6,12 @@ import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { decide } from '@/lib/decisions/decide';
 import { admitShaped } from '@/lib/intake/admit';
 import type { RoutingRule } from '@/lib/policy/rules';
-import { setupTestDatabase } from '@/lib/testing/db';
-import { expectApiError } from '@/lib/testing/errors';
-import { submitAs } from '@/lib/testing/intake';
-import { auditRowsFor, proposalRow } from '@/lib/testing/queries';
-import { setupDemoSystems } from '@/lib/testing/systems';
-import { seededWorld } from '@/lib/testing/world';
+import { setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
+import { submitAs } from '@/test/intake';
+import { auditRowsFor, proposalRow } from '@/test/queries';
+import { setupDemoSystems } from '@/test/systems';
+import { seededWorld } from '@/test/world';
 import { meaningGate } from './meaning';
 import { rulesGate } from './rules';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decisionRequest, extendRequest, revisionRequest, type RequestBody } from '@/lib/api/requests';
-import { expectApiError } from '@/lib/testing/errors';
+import { expectApiError } from '@/test/errors';
 import { MAX_BODY_BYTES, readJsonRequest } from './body';
 
 const HASH = `sha256:${'a'.repeat(64)}`;

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { createTenant } from '@/lib/admin/accounts';
-import { setupTestDatabase } from '@/lib/testing/db';
+import { setupTestDatabase } from '@/test/db';
 import { ATTEMPTS_PAGE_SIZE, rejectedAttempts } from './attempts';
 
 const t = setupTestDatabase();
