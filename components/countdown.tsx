@@ -1,7 +1,7 @@
 'use client';
 
-import { useEffect, useState } from 'react';
 import { absoluteTime, humanDuration } from '@/components/time';
+import { useNow } from '@/components/use-now';
 
 type Props = {
   /** ISO time the proposal expires. */
@@ -15,16 +15,7 @@ type Props = {
  * minimum width and tabular digits keep the line from jumping as the text changes.
  */
 export function Countdown({ expiresAt, renderedAt }: Props) {
-  const [now, setNow] = useState(() => new Date(renderedAt).getTime());
-  useEffect(() => {
-    const tick = () => setNow(Date.now());
-    const first = setTimeout(tick, 0);
-    const timer = setInterval(tick, 30_000);
-    return () => {
-      clearTimeout(first);
-      clearInterval(timer);
-    };
-  }, []);
+  const now = useNow(renderedAt, 30_000);
   const expires = new Date(expiresAt);
   const left = expires.getTime() - now;
   return (

@@ -2,6 +2,7 @@
 
 import { useRouter } from 'next/navigation';
 import { useEffect, useState } from 'react';
+import { useNow } from '@/components/use-now';
 
 /** Refreshes the page every few seconds while the outcome can still change (approved, executing, checking). */
 export function ExecutionRefresher({ everyMs = 2_000 }: { everyMs?: number }) {
@@ -15,16 +16,7 @@ export function ExecutionRefresher({ everyMs = 2_000 }: { everyMs?: number }) {
 
 /** "next in 40 s", counting down from the server's render time; "now" once due. */
 export function NextCheckIn({ at, renderedAt }: { at: string; renderedAt: string }) {
-  const [now, setNow] = useState(() => new Date(renderedAt).getTime());
-  useEffect(() => {
-    const tick = () => setNow(Date.now());
-    const first = setTimeout(tick, 0);
-    const timer = setInterval(tick, 1_000);
-    return () => {
-      clearTimeout(first);
-      clearInterval(timer);
-    };
-  }, []);
+  const now = useNow(renderedAt, 1_000);
   const seconds = Math.max(0, Math.ceil((new Date(at).getTime() - now) / 1_000));
   const text = seconds === 0 ? 'next now' : seconds < 120 ? `next in ${seconds} s` : `next in ${Math.round(seconds / 60)} min`;
   return (

@@ -4,13 +4,13 @@ import { decisions, proposals, users, type Proposal, type ProposalStatus } from 
 import { isCursorInstant, isRowId } from '@/lib/paging/fields';
 import { cursorInstant } from '@/lib/paging/sql';
 
-export async function getProposal(db: Database, tenantId: string, id: string): Promise<Proposal | undefined> {
-  const [row] = await db
-    .select()
-    .from(proposals)
-    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.id, id)))
-    .limit(1);
+async function firstProposal(db: Database, where: SQL | undefined): Promise<Proposal | undefined> {
+  const [row] = await db.select().from(proposals).where(where).limit(1);
   return row;
+}
+
+export async function getProposal(db: Database, tenantId: string, id: string): Promise<Proposal | undefined> {
+  return firstProposal(db, and(eq(proposals.tenantId, tenantId), eq(proposals.id, id)));
 }
 
 /** Only for finding which tenant to check membership in; never return it without that check. */
@@ -21,12 +21,7 @@ export async function tenantOfProposal(db: Database, id: string): Promise<string
 
 /** The proposal an agent key made under a requestId (its idempotency key), if any. */
 export async function proposalByRequestId(db: Database, agentKeyId: string, requestId: string): Promise<Proposal | undefined> {
-  const [row] = await db
-    .select()
-    .from(proposals)
-    .where(and(eq(proposals.agentKeyId, agentKeyId), eq(proposals.requestId, requestId)))
-    .limit(1);
-  return row;
+  return firstProposal(db, and(eq(proposals.agentKeyId, agentKeyId), eq(proposals.requestId, requestId)));
 }
 
 export type DecisionRow = { decision: 'approve' | 'reject'; userId: string; userName: string; reason: string | null; createdAt: Date };
