@@ -8,14 +8,26 @@ import nextTs from 'eslint-config-next/typescript';
 const PRODUCT_FOLDERS = '{lib,app,components,db}';
 const PRODUCT = [`${PRODUCT_FOLDERS}/**`, 'proxy.ts', 'instrumentation.ts', 'next.config.ts'];
 const PRODUCT_TESTS = [`${PRODUCT_FOLDERS}/**/*.test.{ts,tsx}`];
-const forbid = (folders, message) => ({
-  'no-restricted-imports': ['error', { patterns: [{ group: folders.flatMap((folder) => [`@/${folder}`, `@/${folder}/**`]), message }] }],
-});
+const outsideProduct = (folders, message) => ({ group: folders.flatMap((folder) => [`@/${folder}`, `@/${folder}/**`]), message });
+const forbid = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
+// Components also run in the browser: from db/ and lib/ they take types only, except the few
+// client-safe modules. (Modules only the Next server loads are marked `server-only` as well; the
+// ones the CLI, worker and demo scripts share cannot be, since plain Node refuses that marker.)
+const CLIENT_SAFE = ['api/requests', 'client', 'text', 'proposals/queue-view'];
+const serverCode = {
+  // gitignore semantics: a path is re-included only with its parent folders.
+  group: ['@/db', '@/db/**', '@/lib/**', ...new Set(CLIENT_SAFE.flatMap((path) => [`!@/lib/${path.split('/')[0]}`, `!@/lib/${path}`, `!@/lib/${path}/**`]))],
+  allowTypeImports: true,
+  message: 'Components may import db/ and lib/ as types only (client-safe: lib/api/requests, lib/client, lib/text, lib/proposals/queue-view).',
+};
+const notTheProduct = outsideProduct(['demo', 'test', 'corpus'], 'The product (lib, app, components, db) does not import demo/, test/ or corpus/.');
 
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  { files: PRODUCT, ignores: PRODUCT_TESTS, rules: forbid(['demo', 'test', 'corpus'], 'The product (lib, app, components, db) does not import demo/, test/ or corpus/.') },
-  { files: PRODUCT_TESTS, rules: forbid(['corpus'], 'Product tests use test/ and demo/, not the corpus runner.') },
+  { files: PRODUCT, ignores: PRODUCT_TESTS, rules: forbid(notTheProduct) },
+  { files: ['components/**'], ignores: PRODUCT_TESTS, rules: forbid(notTheProduct, serverCode) },
+  { files: PRODUCT_TESTS, rules: forbid(outsideProduct(['corpus'], 'Product tests use test/ and demo/, not the corpus runner.')) },
   globalIgnores(['.next/**', '.data/**', 'node_modules/**', 'drizzle/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts']),
 ]);

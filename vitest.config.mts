@@ -27,7 +27,13 @@ const integration = {
 };
 
 // Each project is inline (no `extends: true`, which would load this file once more per project).
-const resolve = { alias: [{ find: /^@\//, replacement: root }] };
+// `server-only` throws outside React's server build; under test, its server-side (empty) module.
+const resolve = {
+  alias: [
+    { find: /^@\//, replacement: root },
+    { find: /^server-only$/, replacement: `${root}node_modules/server-only/empty.js` },
+  ],
+};
 
 export default defineConfig({
   resolve,

@@ -1,3 +1,4 @@
+import 'server-only';
 import { asc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, memberships, users } from '@/db/schema';

@@ -1,3 +1,4 @@
+import 'server-only';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { rateLimitBuckets } from '@/db/schema';

@@ -1,3 +1,4 @@
+import 'server-only';
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, type AuditEvent } from '@/db/schema';

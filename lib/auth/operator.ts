@@ -1,3 +1,4 @@
+import 'server-only';
 import { cache } from 'react';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';

@@ -1,3 +1,4 @@
+import 'server-only';
 import { and, eq, gte, inArray, isNull, or } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { memberships, signInThrottles, users, type SignInThrottle } from '@/db/schema';

@@ -1,3 +1,4 @@
+import 'server-only';
 import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';

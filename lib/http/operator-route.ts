@@ -1,3 +1,4 @@
+import 'server-only';
 import type { Database } from '@/db';
 import { getDb } from '@/db';
 import type { RequestBody } from '@/lib/api/requests';

@@ -1,3 +1,4 @@
+import 'server-only';
 import type { Database } from '@/db';
 import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
 import { auth } from '@/lib/auth';

@@ -1,3 +1,4 @@
+import 'server-only';
 import { and, asc, eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import type { Database } from '@/db';
