@@ -3,6 +3,13 @@
  * records. These strings are stored, hashed into the audit chain and matched by consumers: never
  * rename one; add a new name here before writing it anywhere.
  */
+/** How an execution ended: an audit event and a notification alike. */
+const EXECUTION_OUTCOMES = {
+  'execution.succeeded': 'the write was committed and its receipt validated',
+  'execution.failed': 'nothing was written',
+  'execution.outcome_unknown': 'the write may or may not have happened; reconciliation will ask',
+} as const;
+
 export const AUDIT_EVENTS = {
   'tenant.created': 'a tenant was created',
   'membership.granted': 'a user was given a role in the tenant',
@@ -20,9 +27,7 @@ export const AUDIT_EVENTS = {
   'proposal.stale': 'live state changed under the proposal before it was decided',
   'command.minted': 'a signed command was minted for the approved proposal',
   'execution.started': 'the executor accepted the command and began the write',
-  'execution.succeeded': 'the write was committed and its receipt validated',
-  'execution.failed': 'nothing was written',
-  'execution.outcome_unknown': 'the write may or may not have happened; reconciliation will ask',
+  ...EXECUTION_OUTCOMES,
   'execution.checked': 'reconciliation asked the system of record about an unknown outcome',
 } as const satisfies Record<string, string>;
 
@@ -36,9 +41,7 @@ export const OUTBOX_TOPICS = {
   'proposal.expired': 'a proposal expired undecided',
   'proposal.stale': 'a proposal went stale undecided',
   'command.minted': 'a signed command is ready to be dispatched to its executor',
-  'execution.succeeded': 'an execution succeeded',
-  'execution.failed': 'an execution failed',
-  'execution.outcome_unknown': 'an execution ended with an unknown outcome',
+  ...EXECUTION_OUTCOMES,
 } as const satisfies Record<string, string>;
 
 export type OutboxTopic = keyof typeof OUTBOX_TOPICS;

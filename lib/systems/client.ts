@@ -169,3 +169,13 @@ export function systemsWriteClient(scope: string): SystemsWriteClient {
   }
   return client;
 }
+
+/** Reconciliation: the record a collection committed under this idempotency key, if any. */
+export async function lookupByIdempotencyKey(
+  client: SystemsWriteClient,
+  collection: string,
+  idempotencyKey: string,
+): Promise<{ found: true; receipt: unknown } | { found: false }> {
+  const answer = await client.lookup(`/${collection}?idempotencyKey=${encodeURIComponent(idempotencyKey)}`);
+  return answer.found ? { found: true, receipt: answer.body } : { found: false };
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { segment, type SystemsClient, type SystemsWriteClient } from '@/lib/systems/client';
+import { lookupByIdempotencyKey, segment, type SystemsClient, type SystemsWriteClient } from '@/lib/systems/client';
 
 /** The inventory system's catalog record, as `GET /skus/:sku` returns it. */
 export const skuRecord = z.object({
@@ -20,7 +20,6 @@ export function writeHold(client: SystemsWriteClient, body: { sku: string; quant
 }
 
 /** Reconciliation: the hold committed under this key, if any. */
-export async function lookupHold(client: SystemsWriteClient, idempotencyKey: string): Promise<{ found: true; receipt: unknown } | { found: false }> {
-  const answer = await client.lookup(`/holds?idempotencyKey=${encodeURIComponent(idempotencyKey)}`);
-  return answer.found ? { found: true, receipt: answer.body } : { found: false };
+export function lookupHold(client: SystemsWriteClient, idempotencyKey: string) {
+  return lookupByIdempotencyKey(client, 'holds', idempotencyKey);
 }

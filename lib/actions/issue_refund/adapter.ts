@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { segment, type SystemsClient, type SystemsWriteClient } from '@/lib/systems/client';
+import { lookupByIdempotencyKey, segment, type SystemsClient, type SystemsWriteClient } from '@/lib/systems/client';
 
 /** The payments system's order, as `GET /orders/:id` returns it. */
 export const orderRecord = z.object({
@@ -21,7 +21,6 @@ export function writeRefund(client: SystemsWriteClient, body: { orderId: string;
 }
 
 /** Reconciliation: the refund committed under this key, if any. */
-export async function lookupRefund(client: SystemsWriteClient, idempotencyKey: string): Promise<{ found: true; receipt: unknown } | { found: false }> {
-  const answer = await client.lookup(`/refunds?idempotencyKey=${encodeURIComponent(idempotencyKey)}`);
-  return answer.found ? { found: true, receipt: answer.body } : { found: false };
+export function lookupRefund(client: SystemsWriteClient, idempotencyKey: string) {
+  return lookupByIdempotencyKey(client, 'refunds', idempotencyKey);
 }
