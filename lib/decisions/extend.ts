@@ -3,7 +3,7 @@ import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, type Proposal } from '@/db/schema';
-import { recordStateChange } from '@/lib/events/record';
+import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
@@ -41,13 +41,10 @@ export async function extendExpiry(db: Database, input: { userId: string; propos
       .returning();
     if (!updated) throw new Error('locked proposal vanished');
     await recordStateChange(tx, {
-      tenantId: proposal.tenantId,
+      ...aboutProposal(proposal),
       type: 'proposal.extended',
       actor: { type: 'user', id: input.userId },
-      proposalId: proposal.id,
-      payloadHash: proposal.payloadHash,
       reasonCode: 'extended',
-      contractVersion: proposal.contractVersion,
       data: { from: proposal.expiresAt.toISOString(), to: expiresAt.toISOString() },
       occurredAt: now,
       outbox: false,

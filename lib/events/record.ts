@@ -1,5 +1,5 @@
 import type { Database } from '@/db';
-import { outbox } from '@/db/schema';
+import { outbox, type Proposal } from '@/db/schema';
 import { appendAudit, type AuditInput } from '@/lib/audit/append';
 import { newId } from '@/lib/ids';
 import type { OutboxTopic } from './registry';
@@ -31,4 +31,9 @@ export async function recordStateChange(tx: Database, change: StateChange): Prom
   }
   // Last, so the tenant's chain head stays locked for as short a time as possible.
   return appendAudit(tx, event);
+}
+
+/** The fields of an event that name the proposal it is about, as that proposal stands. */
+export function aboutProposal(proposal: Pick<Proposal, 'tenantId' | 'id' | 'payloadHash' | 'contractVersion'>) {
+  return { tenantId: proposal.tenantId, proposalId: proposal.id, payloadHash: proposal.payloadHash, contractVersion: proposal.contractVersion };
 }

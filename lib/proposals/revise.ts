@@ -3,7 +3,7 @@ import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, proposals, users, type Proposal } from '@/db/schema';
-import { recordStateChange } from '@/lib/events/record';
+import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { ApiError, notAuthorized, notFound } from '@/lib/http/errors';
 import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
 import { checkShape } from '@/lib/intake/shape';
@@ -54,13 +54,10 @@ export async function reviseProposal(
           .set({ status: 'cancelled', statusReason: `Replaced by revision ${revision.id}`, decidedAt: now, updatedAt: now })
           .where(eq(proposals.id, parent.id));
         await recordStateChange(tx, {
-          tenantId: parent.tenantId,
+          ...aboutProposal(parent),
           type: 'proposal.revised',
           actor: { type: 'user', id: input.userId },
-          proposalId: parent.id,
-          payloadHash: parent.payloadHash,
           reasonCode: 'revised',
-          contractVersion: parent.contractVersion,
           data: { revision: revision.id, revisionHash: revision.payloadHash },
           occurredAt: now,
           outbox: { topic: 'proposal.revised', body: { proposalId: parent.id, status: 'cancelled', revisionId: revision.id } },
