@@ -1,7 +1,7 @@
 import type { Database } from '@/db';
 import { authenticateAgent } from '@/lib/agents/authenticate';
 import { ApiError } from '@/lib/http/errors';
-import { readJsonBody } from '@/lib/intake/body';
+import { readJsonBody } from '@/lib/http/body';
 import { submitProposal } from '@/lib/intake/intake';
 import { recordRejection } from '@/lib/intake/record-rejection';
 import { baselineValidate, type BaselineVerdict } from './baseline';

@@ -11,7 +11,8 @@ import { expectApiError } from '@/test/errors';
 import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { agentPrincipal, PEOPLE, seedWorld, type PersonName, type SeededWorld } from '@/test/world';
-import { decide, type DecisionRequest } from './decide';
+import type { DecisionRequest } from '@/lib/api/requests';
+import { decide } from './decide';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();

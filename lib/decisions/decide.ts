@@ -13,8 +13,6 @@ import { initiatorsOf } from './initiators';
 import { readLive, staleReason, type LiveRead } from './live';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
-/** The body is parsed where every request body is (lib/api/requests.ts); the type is re-exported for callers of decide(). */
-export type { DecisionRequest };
 export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
 
 

@@ -10,7 +10,8 @@ import { submitAs } from '@/test/intake';
 import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal, seedWorld, type PersonName, type SeededWorld } from '@/test/world';
-import { decide, type DecisionRequest } from './decide';
+import type { DecisionRequest } from '@/lib/api/requests';
+import { decide } from './decide';
 
 /** Meaning and Authority again at decision time (DESIGN.md §6), and deny wins. */
 const t = setupTestDatabase();
