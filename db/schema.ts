@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   check,
   index,
   integer,
@@ -37,6 +38,12 @@ export const actorTypeEnum = pgEnum('actor_type', ['user', 'agent', 'system']);
 export const tenants = pgTable('tenants', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
+  /** A reminder goes out this long before a pending proposal expires; 0 turns reminders off. */
+  reminderLeadMinutes: integer('reminder_lead_minutes').notNull().default(60),
+  /** Admins hear of a proposal nobody decided within this long; 0 turns escalation off. */
+  escalateAfterMinutes: integer('escalate_after_minutes').notNull().default(120),
+  /** Notifications carry the summary with argument values (amounts, ids) only when this is on. */
+  notifyWithValues: boolean('notify_with_values').notNull().default(false),
   createdAt: createdAt(),
 });
 
@@ -165,6 +172,10 @@ export const proposals = pgTable(
     expiresAt: at('expires_at').notNull(),
     decidedAt: at('decided_at'),
     extendedAt: at('extended_at'),
+    /** When the reminder before expiry was written (once per proposal). */
+    remindedAt: at('reminded_at'),
+    /** When admins were told nobody decided it in time (once per proposal). */
+    escalatedAt: at('escalated_at'),
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -366,3 +377,80 @@ export type Session = typeof sessions.$inferSelect;
 export type SignInThrottle = typeof signInThrottles.$inferSelect;
 export type Role = (typeof roleEnum.enumValues)[number];
 export type ProposalStatus = (typeof proposalStatusEnum.enumValues)[number];
+
+export const channelKindEnum = pgEnum('channel_kind', ['webhook', 'slack', 'email']);
+export type ChannelKind = (typeof channelKindEnum.enumValues)[number];
+
+/** Where a tenant's notifications go (DESIGN.md §9): a signed webhook, a Slack incoming webhook, or email. */
+export const notificationChannels = pgTable(
+  'notification_channels',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    kind: channelKindEnum('kind').notNull(),
+    /** A URL (webhook, slack) or an email address that receives a copy of every message. */
+    target: text('target').notNull(),
+    /** The Standard Webhooks secret (`whsec_…`) a webhook is signed with; null for slack and email. */
+    secret: text('secret'),
+    /** The notification events this channel receives. */
+    events: text('events').array().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('notification_channels_tenant_idx').on(t.tenantId, t.createdAt)],
+);
+
+export type NotificationChannel = typeof notificationChannels.$inferSelect;
+
+export const deliveryStatusEnum = pgEnum('delivery_status', ['pending', 'delivered', 'dead']);
+export type DeliveryStatus = (typeof deliveryStatusEnum.enumValues)[number];
+
+/**
+ * One notification to one channel. Its id is the message id a receiver de-duplicates on
+ * (`webhook-id`, the email's Message-ID): it stays the same across retries.
+ */
+export const notificationDeliveries = pgTable(
+  'notification_deliveries',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    channelId: text('channel_id').notNull().references(() => notificationChannels.id),
+    /** The outbox row it was fanned out from; null for a channel test. */
+    outboxId: text('outbox_id'),
+    event: text('event').notNull(),
+    proposalId: text('proposal_id'),
+    /** The message's facts as they stood when it was written (no argument values unless the tenant opted in). */
+    data: jsonb('data').$type<Record<string, string | number | boolean | null>>().notNull(),
+    /** Email only: who it goes to besides the channel's own address. */
+    recipients: text('recipients').array().notNull().default(sql`'{}'::text[]`),
+    status: deliveryStatusEnum('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    availableAt: at('available_at').notNull().defaultNow(),
+    lastError: text('last_error'),
+    /** The receiver's HTTP status (or SMTP reply code) on the last attempt. */
+    lastStatus: integer('last_status'),
+    /** How long the last attempt took. */
+    latencyMs: integer('latency_ms'),
+    createdAt: createdAt(),
+    deliveredAt: at('delivered_at'),
+    deadAt: at('dead_at'),
+  },
+  (t) => [
+    uniqueIndex('notification_deliveries_once').on(t.outboxId, t.channelId),
+    index('notification_deliveries_due_idx').on(t.availableAt).where(sql`${t.status} = 'pending'`),
+    index('notification_deliveries_channel_idx').on(t.channelId, t.createdAt),
+    index('notification_deliveries_tenant_idx').on(t.tenantId, t.createdAt),
+  ],
+);
+
+export type NotificationDelivery = typeof notificationDeliveries.$inferSelect;
+
+/** How far each tenant's audit chain has been re-verified by the watch job, and where it broke. */
+export const auditChainChecks = pgTable('audit_chain_checks', {
+  tenantId: text('tenant_id').primaryKey().references(() => tenants.id),
+  verifiedSeq: bigint('verified_seq', { mode: 'number' }).notNull(),
+  verifiedHash: text('verified_hash').notNull(),
+  brokenAtSeq: bigint('broken_at_seq', { mode: 'number' }),
+  checkedAt: at('checked_at').notNull().defaultNow(),
+});

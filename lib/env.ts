@@ -94,6 +94,10 @@ const settingsSchema = z.object({
   SESSION_IDLE_MINUTES: wholeNumber('30', 'minutes').pipe(z.number().int().min(1).max(24 * 60)),
   /** Run the background jobs (dispatch, reconciliation, expiry) inside the web server; 0 when `npm run worker` does. */
   WORKER_IN_PROCESS: flagOn,
+  /** Where email notifications are sent: smtp://user:pass@host:587 or smtps://…:465. */
+  SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),
+  /** The From of email notifications. */
+  SMTP_FROM: optionalText.transform((value) => value ?? 'Countersign <countersign@localhost>'),
   OIDC_ISSUER: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
@@ -108,6 +112,7 @@ const HOW_TO_FIX: Record<string, string> = {
   SCOPE_CREDENTIALS: 'set it to a JSON object like {"payments":"…","inventory":"…"}',
   SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',
   SIGNING_KEYS: 'create them with `npm run cli -- signing-key` and set SIGNING_KEYS to its output',
+  SMTP_URL: 'set it like smtp://user:password@mail.example.com:587, or unset it to send no email',
   OIDC_ISSUER: 'set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together, or none of them',
 };
 

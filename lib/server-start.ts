@@ -1,7 +1,7 @@
 import { closeDatabase, databaseHandle } from '@/db';
 import { env, serverProblems, SettingsError } from '@/lib/env';
 import { stampPeerAddresses } from '@/lib/http/peer';
-import { executorBaseUrl, startWorker, type Worker } from '@/lib/jobs/worker';
+import { startWorker, workerSettings, type Worker } from '@/lib/jobs/worker';
 
 export async function startServer(): Promise<void> {
   try {
@@ -19,7 +19,7 @@ export async function startServer(): Promise<void> {
   // `npm run worker` does (WORKER_IN_PROCESS=0); several may run at once (SKIP LOCKED).
   const settings = env();
   const worker: Worker | undefined = settings.WORKER_IN_PROCESS
-    ? startWorker(handle.db, { executorBaseUrl: executorBaseUrl(settings) })
+    ? startWorker(handle.db, workerSettings(settings))
     : undefined;
 
   let closing = false;

@@ -20,17 +20,28 @@ export type StateChange = AuditInput & {
 export async function recordStateChange(tx: Database, change: StateChange): Promise<{ seq: number; hash: string }> {
   const { outbox: notification, ...event } = change;
   if (notification) {
-    await tx.insert(outbox).values({
-      id: newId('obx'),
-      tenantId: event.tenantId,
-      topic: notification.topic,
-      proposalId: event.proposalId ?? null,
-      body: notification.body,
-      createdAt: event.occurredAt,
-    });
+    await recordNotice(tx, { tenantId: event.tenantId, proposalId: event.proposalId, ...notification, at: event.occurredAt });
   }
   // Last, so the tenant's chain head stays locked for as short a time as possible.
   return appendAudit(tx, event);
+}
+
+export type Notice = { tenantId: string; proposalId?: string; topic: OutboxTopic; body: OutboxBody; at?: Date };
+
+/**
+ * Writes an outbox row that is no state change of its own (a reminder, an escalation, an exhausted
+ * repair chain, a broken audit chain), in the caller's transaction. State changes use
+ * `recordStateChange`, which calls this.
+ */
+export async function recordNotice(tx: Database, notice: Notice): Promise<void> {
+  await tx.insert(outbox).values({
+    id: newId('obx'),
+    tenantId: notice.tenantId,
+    topic: notice.topic,
+    proposalId: notice.proposalId ?? null,
+    body: notice.body,
+    createdAt: notice.at,
+  });
 }
 
 /** The fields of an event that name the proposal it is about, as that proposal stands. */

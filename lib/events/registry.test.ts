@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIT_EVENTS, OUTBOX_TOPICS } from './registry';
+import { AUDIT_EVENTS, NOTIFICATION_EVENTS, OUTBOX_TOPICS } from './registry';
 
 const DOTTED = /^[a-z]+(_[a-z]+)*\.[a-z]+(_[a-z]+)*$/;
 
@@ -21,6 +21,8 @@ describe('the event registry', () => {
       'agent_key.created',
       'agent_key.revoked',
       'auth.sign_in_locked',
+      'channel.created',
+      'channel.updated',
       'command.minted',
       'execution.checked',
       'execution.failed',
@@ -38,17 +40,34 @@ describe('the event registry', () => {
       'proposal.revised',
       'proposal.stale',
       'tenant.created',
+      'tenant.settings_changed',
     ]);
     expect(Object.keys(OUTBOX_TOPICS).sort()).toEqual([
+      'audit.chain_broken',
       'command.minted',
       'execution.failed',
       'execution.outcome_unknown',
       'execution.succeeded',
+      'intake.repair_exhausted',
       'proposal.created',
       'proposal.decided',
+      'proposal.escalated',
       'proposal.expired',
+      'proposal.reminder',
       'proposal.revised',
       'proposal.stale',
+    ]);
+    expect(Object.keys(NOTIFICATION_EVENTS).sort()).toEqual([
+      'audit.chain_broken',
+      'execution.outcome_unknown',
+      'intake.repair_exhausted',
+      'proposal.decided',
+      'proposal.escalated',
+      'proposal.executed',
+      'proposal.expired',
+      'proposal.reminder',
+      'proposal.stale',
+      'proposal.waiting',
     ]);
   });
 });

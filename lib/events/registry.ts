@@ -12,6 +12,9 @@ const EXECUTION_OUTCOMES = {
 
 export const AUDIT_EVENTS = {
   'tenant.created': 'a tenant was created',
+  'tenant.settings_changed': "an admin changed the tenant's notification settings (reminder, escalation, values)",
+  'channel.created': 'an admin added a notification channel',
+  'channel.updated': 'an admin changed, disabled or re-enabled a notification channel',
   'membership.granted': 'a user was given a role in the tenant',
   'membership.removed': "a user's membership was removed and their sessions ended",
   'agent_key.created': 'an agent key was issued',
@@ -42,6 +45,38 @@ export const OUTBOX_TOPICS = {
   'proposal.stale': 'a proposal went stale undecided',
   'command.minted': 'a signed command is ready to be dispatched to its executor',
   ...EXECUTION_OUTCOMES,
+  'proposal.reminder': 'a pending proposal expires soon and nobody has decided it',
+  'proposal.escalated': "nobody decided a proposal within the tenant's escalation time",
+  'intake.repair_exhausted': "an agent's repair chain ran out: it may not repair that request again",
+  'audit.chain_broken': "the tenant's audit chain failed re-verification",
 } as const satisfies Record<string, string>;
 
 export type OutboxTopic = keyof typeof OUTBOX_TOPICS;
+
+/** Who a notification goes to by email, besides the channel's own address. */
+export type Audience = 'deciders' | 'admins' | 'involved';
+
+/**
+ * What a notification channel can subscribe to (DESIGN.md §9): each is fanned out from an outbox
+ * topic. Channels, the CLI's `--events` and webhook `type` fields use these names.
+ */
+export const NOTIFICATION_EVENTS = {
+  'proposal.waiting': { audience: 'deciders', about: 'a proposal waits for a decision' },
+  'proposal.reminder': { audience: 'deciders', about: 'a pending proposal expires soon' },
+  'proposal.escalated': { audience: 'admins', about: 'nobody decided a proposal in time' },
+  'proposal.decided': { audience: 'involved', about: 'a proposal was approved or rejected' },
+  'proposal.expired': { audience: 'involved', about: 'a proposal expired undecided' },
+  'proposal.stale': { audience: 'involved', about: 'live state changed under a pending proposal' },
+  'proposal.executed': { audience: 'involved', about: 'the executor committed the write, or nothing was written' },
+  'execution.outcome_unknown': { audience: 'admins', about: 'a write may or may not have happened' },
+  'intake.repair_exhausted': { audience: 'admins', about: "an agent's repair chain ran out" },
+  'audit.chain_broken': { audience: 'admins', about: "the tenant's audit chain failed re-verification" },
+} as const satisfies Record<string, { audience: Audience; about: string }>;
+
+export type NotificationEvent = keyof typeof NOTIFICATION_EVENTS;
+
+export const NOTIFICATION_EVENT_NAMES = Object.keys(NOTIFICATION_EVENTS) as NotificationEvent[];
+
+export function isNotificationEvent(name: string): name is NotificationEvent {
+  return Object.hasOwn(NOTIFICATION_EVENTS, name);
+}

@@ -50,7 +50,8 @@ export async function submitProposal(db: Database, agent: AgentPrincipal, body: 
       refused.status === 422 && refused.code !== 'repair_limit_reached'
         ? refused.with({ repair: repairAdvice(chain ?? { rootRequestId: '', used: 0, isRepair: false }) })
         : refused;
-    await recordRejection(db, { agent, body, error, rootRequestId: chain?.rootRequestId, shadow, startedAt });
+    const exhaustsChain = chain?.isRepair === true && refused.code !== 'repair_limit_reached' && (error.extra.repair as { allowed?: boolean } | undefined)?.allowed === false;
+    await recordRejection(db, { agent, body, error, rootRequestId: chain?.rootRequestId, shadow, startedAt, exhaustsChain });
     throw error;
   }
 }

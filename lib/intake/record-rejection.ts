@@ -1,7 +1,9 @@
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import type { ApiError } from '@/lib/http/errors';
+import { recordNotice } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import type { ShadowVerdict } from './shape';
 
@@ -19,7 +21,16 @@ const token = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9._:-
  */
 export async function recordRejection(
   db: Database,
-  attempt: { agent: AgentPrincipal | undefined; body: { text: string; value: unknown } | undefined; error: ApiError; rootRequestId?: string; shadow?: ShadowVerdict[]; startedAt: number },
+  attempt: {
+    agent: AgentPrincipal | undefined;
+    body: { text: string; value: unknown } | undefined;
+    error: ApiError;
+    rootRequestId?: string;
+    shadow?: ShadowVerdict[];
+    startedAt: number;
+    /** This rejection used up the chain's last repair: admins are told (once per request). */
+    exhaustsChain?: boolean;
+  },
 ): Promise<void> {
   const { agent, body, error } = attempt;
   const issues = Array.isArray(error.extra.issues)
@@ -27,7 +38,7 @@ export async function recordRejection(
     : null;
   const version = field(body?.value, 'contractVersion');
   const requestId = token(field(body?.value, 'requestId'));
-  await db.insert(intakeAttempts).values({
+  const row = {
     id: newId('att'),
     tenantId: agent?.tenantId ?? null,
     agentKeyId: agent?.keyId ?? null,
@@ -46,5 +57,21 @@ export async function recordRejection(
     rawCandidate: body?.text ?? null,
     shadow: attempt.shadow && attempt.shadow.length > 0 ? attempt.shadow : null,
     durationMs: Math.round(performance.now() - attempt.startedAt),
+  };
+  if (!(attempt.exhaustsChain && agent && requestId && row.rootRequestId)) {
+    await db.insert(intakeAttempts).values(row);
+    return;
+  }
+  const rootRequestId = row.rootRequestId;
+  await db.transaction(async (tx) => {
+    // A retry of the same last repair is rejected again; its chain ran out only once.
+    const [earlier] = await tx
+      .select({ id: intakeAttempts.id })
+      .from(intakeAttempts)
+      .where(and(eq(intakeAttempts.agentKeyId, agent.keyId), eq(intakeAttempts.requestId, requestId), eq(intakeAttempts.outcome, 'rejected')))
+      .limit(1);
+    await tx.insert(intakeAttempts).values(row);
+    if (earlier) return;
+    await recordNotice(tx, { tenantId: agent.tenantId, topic: 'intake.repair_exhausted', body: { agent: agent.agentName, agentKeyId: agent.keyId, rootRequestId, requestId } });
   });
 }

@@ -1,15 +1,29 @@
 import type { Database } from '@/db';
 import type { Settings } from '@/lib/env';
+import { deliverNotifications } from '@/lib/notifications/deliver';
+import { fanOutNotifications } from '@/lib/notifications/fanout';
+import { sweepReminders } from '@/lib/notifications/schedule';
+import type { MailSettings } from '@/lib/notifications/send';
 import { dispatchCommands } from './dispatch-commands';
 import { expireOverdue } from './expire-proposals';
 import { reconcileExecutions } from './reconcile-executions';
+import { watchAuditChains } from './watch-audit-chain';
 
-/** How often each job runs (DESIGN.md §6, §7, §10). */
-export const JOB_INTERVALS_MS = { expiry: 30_000, dispatch: 1_000, reconciliation: 10_000 } as const;
+/** How often each job runs (DESIGN.md §6, §7, §8, §9, §10). */
+export const JOB_INTERVALS_MS = {
+  expiry: 30_000,
+  dispatch: 1_000,
+  reconciliation: 10_000,
+  notifications: 1_000,
+  reminders: 30_000,
+  auditWatch: 60_000,
+} as const;
 
 export type WorkerSettings = {
-  /** Where `/api/executor/<scope>` answers. */
+  /** Where `/api/executor/<scope>` answers, and where notification links point. */
   executorBaseUrl: string;
+  /** How email notifications leave; without an SMTP URL email deliveries end dead (`smtp_not_configured`). */
+  mail?: MailSettings;
   intervals?: Partial<Record<keyof typeof JOB_INTERVALS_MS, number>>;
   log?: (line: string) => void;
   logError?: (line: string) => void;
@@ -25,6 +39,15 @@ export function executorBaseUrl(settings: Pick<Settings, 'APP_URL' | 'PORT'>): s
   return settings.APP_URL ?? `http://127.0.0.1:${settings.PORT}`;
 }
 
+/** The worker's settings from the environment. */
+export function workerSettings(settings: Pick<Settings, 'APP_URL' | 'PORT' | 'SMTP_URL' | 'SMTP_FROM'>): WorkerSettings {
+  return { executorBaseUrl: executorBaseUrl(settings), mail: mailSettings(settings) };
+}
+
+export function mailSettings(settings: Pick<Settings, 'SMTP_URL' | 'SMTP_FROM'>): MailSettings {
+  return { smtpUrl: settings.SMTP_URL, from: settings.SMTP_FROM };
+}
+
 /** A code for the log, never a message: messages may carry values from the database. */
 export function errorCode(error: unknown): string {
   if (error !== null && typeof error === 'object') {
@@ -35,7 +58,7 @@ export function errorCode(error: unknown): string {
   return typeof error;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replace(/y$/, 'ie')}${n === 1 ? '' : 's'}`;
 
 /**
  * Runs the background jobs on their intervals: expiry (30 s), command dispatch (1 s) and
@@ -86,6 +109,23 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     const result = await reconcileExecutions(db);
     if (result.checked === 0) return undefined;
     return `checked ${plural(result.checked, 'unknown outcome')}: ${result.succeeded} succeeded, ${result.failed} failed, ${result.pending} still unknown`;
+  });
+
+  const mail = settings.mail ?? { from: 'Countersign <countersign@localhost>' };
+  every('notification delivery', intervals.notifications, async () => {
+    const fanned = await fanOutNotifications(db, { baseUrl: settings.executorBaseUrl });
+    const sent = await deliverNotifications(db, { mail });
+    if (fanned.events === 0 && sent.claimed === 0) return undefined;
+    return `notifications: ${plural(fanned.deliveries, 'delivery')} from ${plural(fanned.events, 'event')}; sent ${sent.delivered}, ${sent.retrying} to retry, ${sent.dead} dead`;
+  });
+  every('reminders', intervals.reminders, async () => {
+    const result = await sweepReminders(db, new Date());
+    if (result.reminded + result.escalated === 0) return undefined;
+    return `wrote ${plural(result.reminded, 'reminder')} and ${plural(result.escalated, 'escalation')}`;
+  });
+  every('audit watch', intervals.auditWatch, async () => {
+    const result = await watchAuditChains(db, new Date());
+    return result.broken.length > 0 ? `audit chain broken in ${result.broken.join(', ')}` : undefined;
   });
 
   return {

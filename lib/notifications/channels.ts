@@ -1,0 +1,207 @@
+import { randomBytes } from 'node:crypto';
+import { and, desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '@/db';
+import { notificationChannels, notificationDeliveries, tenants, type NotificationChannel } from '@/db/schema';
+import { ApiError } from '@/lib/http/errors';
+import { toFieldIssues } from '@/lib/intake/issues';
+import { recordStateChange } from '@/lib/events/record';
+import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
+import { newId } from '@/lib/ids';
+
+export type Actor = { type: 'user' | 'system'; id: string };
+
+const EMAIL = /^[^\s@<>(),;:"]{1,64}@[A-Za-z0-9.-]{1,189}\.[A-Za-z]{2,63}$/;
+
+/** A receiver URL: http(s), no credentials, no fragment (a receiver authenticates us by signature, not by URL userinfo). */
+function checkUrl(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute http(s) URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
+  if (url.username || url.password) return 'must not carry a user name or password';
+  if (url.hash) return 'must not have a #fragment';
+  return undefined;
+}
+
+const eventList = z
+  .array(z.enum(NOTIFICATION_EVENT_NAMES as [string, ...string[]]), { error: 'must be a list of notification event names' })
+  .min(1, 'must name at least one event')
+  .refine((events) => new Set(events).size === events.length, 'must not repeat an event');
+
+const target = z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters').refine((value) => value === value.trim(), 'must not start or end with spaces');
+
+function checkTarget(kind: 'webhook' | 'slack' | 'email', value: string, ctx: z.RefinementCtx) {
+  const problem = kind === 'email' ? (EMAIL.test(value) ? undefined : 'must be an email address like ops@example.com') : checkUrl(value);
+  if (problem) ctx.addIssue({ code: 'custom', path: ['target'], message: problem });
+}
+
+/** A new channel, from the dashboard or `cli add-channel`; `events` defaults to every event. */
+export const channelInput = z
+  .strictObject({
+    kind: z.enum(['webhook', 'slack', 'email'], { error: 'must be webhook, slack or email' }),
+    target,
+    events: eventList.optional(),
+  })
+  .superRefine((value, ctx) => checkTarget(value.kind, value.target, ctx));
+
+export type ChannelInput = z.infer<typeof channelInput>;
+
+/** A change to a channel: its target, its events, or whether it is enabled. */
+export const channelPatch = z
+  .strictObject({ target: target.optional(), events: eventList.optional(), enabled: z.boolean().optional() })
+  .refine((value) => Object.keys(value).length > 0, 'must change target, events or enabled');
+
+export type ChannelPatch = z.infer<typeof channelPatch>;
+
+/** The tenant's notification settings: minutes (0 turns the notice off) and the values opt-in. */
+export const notificationSettingsInput = z.strictObject({
+  reminderLeadMinutes: z.int({ error: 'must be a whole number of minutes' }).min(0).max(7 * 24 * 60),
+  escalateAfterMinutes: z.int({ error: 'must be a whole number of minutes' }).min(0).max(7 * 24 * 60),
+  notifyWithValues: z.boolean({ error: 'must be true or false' }),
+});
+
+export type NotificationSettings = z.infer<typeof notificationSettingsInput>;
+
+/** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** A channel as lists show it: the secret never leaves, a Slack URL (itself a credential) only in part. */
+export function publicChannel(channel: NotificationChannel) {
+  const { secret, ...rest } = channel;
+  return { ...rest, hasSecret: secret !== null, target: displayTarget(channel) };
+}
+
+export type PublicChannel = ReturnType<typeof publicChannel>;
+
+export function displayTarget(channel: Pick<NotificationChannel, 'kind' | 'target'>): string {
+  if (channel.kind !== 'slack') return channel.target;
+  const url = new URL(channel.target);
+  return `${url.origin}/…${channel.target.slice(-4)}`;
+}
+
+/** Adds a channel (audited). A webhook's signing secret is returned here and never again. */
+export async function createChannel(db: Database, tenantId: string, actor: Actor, input: ChannelInput, now = new Date()) {
+  const secret = input.kind === 'webhook' ? newWebhookSecret() : null;
+  return db.transaction(async (tx) => {
+    const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
+    if (!tenant) return undefined;
+    const [channel] = await tx
+      .insert(notificationChannels)
+      .values({ id: newId('chn'), tenantId, kind: input.kind, target: input.target, secret, events: input.events ?? NOTIFICATION_EVENT_NAMES, createdAt: now, updatedAt: now })
+      .returning();
+    await recordStateChange(tx, { tenantId, type: 'channel.created', actor, data: { channel: channel!.id, kind: input.kind }, occurredAt: now, outbox: false });
+    return { channel: publicChannel(channel!), secret };
+  });
+}
+
+/** Changes a channel of this tenant (audited); undefined when the tenant has no such channel. */
+export async function updateChannel(db: Database, tenantId: string, channelId: string, actor: Actor, patch: ChannelPatch, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(notificationChannels)
+      .where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.tenantId, tenantId)))
+      .for('update');
+    if (!current) return undefined;
+    if (patch.target !== undefined) {
+      const checked = channelInput.safeParse({ kind: current.kind, target: patch.target });
+      if (!checked.success) {
+        const message = checked.error.issues[0]?.message ?? 'is not valid';
+        throw new ApiError(422, 'schema', 'invalid_target', `The target of a ${current.kind} channel ${message}.`, {
+          issues: toFieldIssues(checked.error, { kind: current.kind, target: patch.target }),
+        });
+      }
+    }
+    const [channel] = await tx.update(notificationChannels).set({ ...patch, updatedAt: now }).where(eq(notificationChannels.id, channelId)).returning();
+    const changed = Object.keys(patch).sort().join(',');
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'channel.updated',
+      actor,
+      data: { channel: channelId, changed, enabled: channel!.enabled },
+      occurredAt: now,
+      outbox: false,
+    });
+    return { channel: publicChannel(channel!) };
+  });
+}
+
+export async function listChannels(db: Database, tenantId: string) {
+  const rows = await db.select().from(notificationChannels).where(eq(notificationChannels.tenantId, tenantId)).orderBy(notificationChannels.createdAt, notificationChannels.id);
+  return rows.map(publicChannel);
+}
+
+/** The channel with its secret, for sending; undefined outside the tenant. */
+export async function channelOf(db: Database, tenantId: string, channelId: string) {
+  const [row] = await db.select().from(notificationChannels).where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.tenantId, tenantId)));
+  return row;
+}
+
+export async function notificationSettingsOf(db: Database, tenantId: string): Promise<NotificationSettings | undefined> {
+  const [row] = await db
+    .select({ reminderLeadMinutes: tenants.reminderLeadMinutes, escalateAfterMinutes: tenants.escalateAfterMinutes, notifyWithValues: tenants.notifyWithValues })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId));
+  return row;
+}
+
+export async function updateNotificationSettings(db: Database, tenantId: string, actor: Actor, settings: NotificationSettings, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.update(tenants).set(settings).where(eq(tenants.id, tenantId)).returning({ id: tenants.id });
+    if (!row) return undefined;
+    await recordStateChange(tx, { tenantId, type: 'tenant.settings_changed', actor, data: { ...settings }, occurredAt: now, outbox: false });
+    return settings;
+  });
+}
+
+export const RECENT_DELIVERIES = 50;
+
+/** The tenant's last 50 deliveries, newest first, with their channel. */
+export async function recentDeliveries(db: Database, tenantId: string, options: { channelId?: string } = {}) {
+  const rows = await db
+    .select({ delivery: notificationDeliveries, channel: { kind: notificationChannels.kind, target: notificationChannels.target } })
+    .from(notificationDeliveries)
+    .innerJoin(notificationChannels, eq(notificationChannels.id, notificationDeliveries.channelId))
+    .where(and(eq(notificationDeliveries.tenantId, tenantId), options.channelId ? eq(notificationDeliveries.channelId, options.channelId) : undefined))
+    .orderBy(desc(notificationDeliveries.createdAt), desc(notificationDeliveries.id))
+    .limit(RECENT_DELIVERIES);
+  return rows.map(({ delivery, channel }) => ({
+    id: delivery.id,
+    channelId: delivery.channelId,
+    event: delivery.event,
+    proposalId: delivery.proposalId,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    lastError: delivery.lastError,
+    lastStatus: delivery.lastStatus,
+    latencyMs: delivery.latencyMs,
+    createdAt: delivery.createdAt,
+    deliveredAt: delivery.deliveredAt,
+    deadAt: delivery.deadAt,
+    nextAttemptAt: delivery.status === 'pending' ? delivery.availableAt : null,
+    channelKind: channel.kind,
+    channelTarget: displayTarget(channel),
+  }));
+}
+
+export type DeliveryRow = Awaited<ReturnType<typeof recentDeliveries>>[number];
+
+/**
+ * Sends a dead delivery again: it becomes pending, due now, with a fresh attempt budget and the
+ * same id (a receiver that did get it after all de-duplicates). Undefined unless this tenant has
+ * that delivery and it is dead.
+ */
+export async function retryDelivery(db: Database, tenantId: string, deliveryId: string, now = new Date()) {
+  const [row] = await db
+    .update(notificationDeliveries)
+    .set({ status: 'pending', attempts: 0, availableAt: now, deadAt: null })
+    .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.tenantId, tenantId), eq(notificationDeliveries.status, 'dead')))
+    .returning({ id: notificationDeliveries.id });
+  return row;
+}
