@@ -1,5 +1,5 @@
 /**
- * `npm run worker`: the background jobs (expiry, command dispatch, reconciliation) in their own
+ * `npm run worker`: the background jobs (expiry, command dispatch, reconciliation, notifications) in their own
  * process, for deployments that run the web server with WORKER_IN_PROCESS=0. Any number of workers
  * may run against one PostgreSQL: every job claims its rows with FOR UPDATE SKIP LOCKED, so each
  * command is delivered once and each outcome settled once. Needs DATABASE_URL: the embedded PGlite

@@ -28,7 +28,9 @@ function checkUrl(value: string): string | undefined {
 }
 
 const eventList = z
-  .array(z.enum(NOTIFICATION_EVENT_NAMES as [string, ...string[]]), { error: 'must be a list of notification event names' })
+  .array(z.enum(NOTIFICATION_EVENT_NAMES as [string, ...string[]], { error: `must be one of ${NOTIFICATION_EVENT_NAMES.join(', ')}` }), {
+    error: 'must be a list of notification event names',
+  })
   .min(1, 'must name at least one event')
   .refine((events) => new Set(events).size === events.length, 'must not repeat an event');
 

@@ -4,9 +4,11 @@ import { z } from 'zod';
 import { notificationDeliveries, outbox, proposals, type NotificationDelivery } from '@/db/schema';
 import { startHttpSink, type HttpSink } from '@/demo/receivers/http-sink';
 import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
+import { executeCommand } from '@/lib/commands/execute';
 import { decide } from '@/lib/decisions/decide';
 import { watchAuditChains } from '@/lib/jobs/watch-audit-chain';
 import { setupTestDatabase } from '@/test/db';
+import { approvedCommand, executeToUnknownOutcome, writeClients } from '@/test/fixtures/jobs';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
@@ -272,6 +274,31 @@ describe('notifications', () => {
     expect(decided!.to.sort()).toEqual(['alice@acme.test', 'carol@acme.test', 'ops@acme.test']);
     const events = (await deliveriesTo(email.channel.id)).map((row) => row.event);
     expect(events).toEqual(['proposal.waiting', 'proposal.decided']);
+  });
+
+  it('an execution is told to those involved; an unknown outcome to admins', async () => {
+    const email = await channel({ kind: 'email', target: 'ops@acme.test', events: ['proposal.executed', 'execution.outcome_unknown'] });
+    mail.clear();
+    const write = writeClients(systems.systems.service.url, systems.systems.credentials);
+    const hold = () => ({ requestId: `req_notify_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } });
+    const ok = await approvedCommand(t.db, systems.client, seeded.acme, seeded.world.userId('bob'), hold(), new Date());
+    await executeCommand(t.db, { scope: ok.scope, jws: ok.jws, systems: systems.client, writeClient: write(ok.scope), deadlineMs: 1_000 });
+    const unsure = await approvedCommand(t.db, systems.client, seeded.acme, seeded.world.userId('bob'), hold(), new Date());
+    const fault = await fetch(`${systems.systems.service.url}/__faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ target: 'holds', mode: 'timeout_after_commit' }) });
+    expect(fault.ok).toBe(true);
+    await executeToUnknownOutcome(t.db, unsure, { systems: systems.client, writeClient: write(unsure.scope) }, new Date());
+    await runJob();
+    const rows = await deliveriesTo(email.channel.id);
+    expect(rows.map((row) => [row.proposalId, row.event, row.data.status])).toEqual([
+      [ok.proposal.id, 'proposal.executed', 'succeeded'],
+      [unsure.proposal.id, 'execution.outcome_unknown', 'outcome_unknown'],
+    ]);
+    const byEvent = (event: string) => mail.received().find((letter) => letter.headers['x-countersign-event'] === event);
+    const [executed, unknown] = [byEvent('proposal.executed'), byEvent('execution.outcome_unknown')];
+    expect(executed!.text).toMatch(/^Executed\n/);
+    expect(executed!.to.sort()).toEqual(['bob@acme.test', 'carol@acme.test', 'ops@acme.test']);
+    expect(unknown!.text).toMatch(/^Outcome unknown: the write may or may not have happened\n/);
+    expect(unknown!.to.sort()).toEqual(['carol@acme.test', 'ops@acme.test']);
   });
 
   it('only subscribed, enabled channels of the proposal’s own tenant receive it', async () => {

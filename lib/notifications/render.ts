@@ -39,7 +39,7 @@ export function slackBody(input: RenderInput) {
   const heading = `${text(data.headline)}: ${text(data.title || data.summary)}`;
   const fields = factLines(input).map(({ label, value }) => ({ type: 'mrkdwn' as const, text: clip(`*${label}*\n${slackEscape(value)}`, 2000) }));
   return {
-    text: clip(`${heading} — ${text(data.summary)}`, 3000),
+    text: clip(slackEscape(`${heading} — ${text(data.summary)}`), 3000),
     blocks: [
       { type: 'header', text: { type: 'plain_text', text: clip(heading, 150), emoji: false } },
       {
