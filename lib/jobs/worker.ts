@@ -61,10 +61,11 @@ export function errorCode(error: unknown): string {
 const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replace(/y$/, 'ie')}${n === 1 ? '' : 's'}`;
 
 /**
- * Runs the background jobs on their intervals: expiry (30 s), command dispatch (1 s) and
- * reconciliation of unknown outcomes (10 s). Each job never overlaps itself; timers are unref'd so
- * they never keep the process alive. Any number of workers may run against one database: every
- * job claims its rows with FOR UPDATE SKIP LOCKED.
+ * Runs the background jobs on their intervals: expiry (30 s), command dispatch (1 s),
+ * reconciliation of unknown outcomes (10 s), notification fan-out and delivery (1 s), reminders
+ * and escalations (30 s) and the audit-chain watch (60 s). Each job never overlaps itself; timers
+ * are unref'd so they never keep the process alive. Any number of workers may run against one
+ * database: every job claims its rows with FOR UPDATE SKIP LOCKED.
  */
 export function startWorker(db: Database, settings: WorkerSettings): Worker {
   const log = settings.log ?? ((line) => console.log(line));
