@@ -23,17 +23,20 @@ async function attemptIds(db: Database): Promise<Set<string>> {
 /**
  * Runs an intake that must be refused with a specific ApiError, and proves the refusal wrote no
  * proposal, decision, audit event or outbox row — and exactly one rejected intake attempt, with
- * the error's status, kind and code. Returns the error and that attempt. (Not for concurrent use.)
+ * the error's status, kind and code (and, for a chain's last repair, its one outbox notice).
+ * Returns the error and that attempt. (Not for concurrent use.)
  */
 export async function expectRejection(
   db: Database,
   run: () => Promise<unknown>,
   expected: ExpectedApiError,
+  /** Outbox notices the refusal writes besides its attempt (a chain's last repair tells admins: 1). */
+  options: { notices?: number } = {},
 ): Promise<{ error: ApiError; attempt: IntakeAttempt }> {
   const before = await rowCounts(db);
   const ids = await attemptIds(db);
   const error = await expectApiError(run(), expected);
-  expect(await rowCounts(db), `a refused intake (${expected.code}) wrote only its intake attempt`).toEqual({ ...before, intakeAttempts: before.intakeAttempts + 1 });
+  expect(await rowCounts(db), `a refused intake (${expected.code}) wrote only its intake attempt`).toEqual({ ...before, intakeAttempts: before.intakeAttempts + 1, outbox: before.outbox + (options.notices ?? 0) });
   const fresh = (await db.select().from(intakeAttempts)).filter((row) => !ids.has(row.id));
   expect(fresh).toHaveLength(1);
   const attempt = fresh[0]!;

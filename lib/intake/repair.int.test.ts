@@ -28,7 +28,8 @@ const hold = (requestId: string, quantity: number, repairOf?: string, sku = 'fil
 });
 
 const submit = (agent: AgentPrincipal, body: object) => submitAs(t.db, systems.client, agent, body);
-const refused = (run: () => Promise<unknown>, expected: Parameters<typeof expectRejection>[2]) => expectRejection(t.db, run, expected);
+const refused = (run: () => Promise<unknown>, expected: Parameters<typeof expectRejection>[2], options?: Parameters<typeof expectRejection>[3]) =>
+  expectRejection(t.db, run, expected, options);
 
 const advice = (attemptsLeft: number) => ({ allowed: attemptsLeft > 0, attemptsLeft, maxRepairs: MAX_REPAIRS });
 
@@ -49,7 +50,8 @@ describe('a repair chain over its limit', () => {
     expect(r2.error.extra.repair).toEqual(advice(1));
     expect(r2.attempt).toMatchObject({ repairOf: 'chain_a1', rootRequestId: 'chain_a0' });
 
-    const r3 = await refused(() => submit(agents.acme, hold('chain_a3', 0, 'chain_a2')), { status: 422, code: 'contract_violation' });
+    // The last repair refused: the chain ran out, and admins are told in the same transaction.
+    const r3 = await refused(() => submit(agents.acme, hold('chain_a3', 0, 'chain_a2')), { status: 422, code: 'contract_violation' }, { notices: 1 });
     expect(r3.error.extra.repair).toEqual(advice(0));
     expect(r3.attempt).toMatchObject({ repairOf: 'chain_a2', rootRequestId: 'chain_a0' });
   });
@@ -139,7 +141,7 @@ describe('repairs and retries', () => {
     expect(accepted.created).toBe(true);
     // Two more repairs of the same original use up the chain; a third is refused.
     await refused(() => submit(agents.acme, hold('chain_e2', 5, 'chain_e0')), { status: 422, code: 'contract_violation' });
-    await refused(() => submit(agents.acme, hold('chain_e3', 5, 'chain_e0')), { status: 422, code: 'contract_violation' });
+    await refused(() => submit(agents.acme, hold('chain_e3', 5, 'chain_e0')), { status: 422, code: 'contract_violation' }, { notices: 1 });
     await refused(() => submit(agents.acme, hold('chain_e4', 1, 'chain_e0')), { status: 422, code: 'repair_limit_reached' });
 
     // The same requestId with the same payload is a retry, not a repair: DESIGN.md §4 answers it with the proposal.
