@@ -1,0 +1,74 @@
+import { and, asc, between, eq } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { auditEvents, commands, decisions, executions, proposals, users } from '@/db/schema';
+import type { CommandKeys } from '@/lib/commands/keys';
+import { canonicalJson } from '@/lib/payload-hash';
+import { BUNDLE_FORMAT, type EvidenceBundle } from './bundle-verify';
+import { signCheckpoint } from './checkpoint';
+
+/**
+ * Everything an auditor needs to check one proposal offline (DESIGN.md §8): the canonical payload
+ * and its hash, the raw candidate, gates, decisions with names, the signed command and the public
+ * keys that verify it, the receipt, the proposal's audit events, every chain link between its first
+ * and last event, and a checkpoint signed over the last link. Evidence text is not included.
+ * Undefined when the tenant has no such proposal.
+ */
+export async function buildEvidenceBundle(db: Database, tenantId: string, proposalId: string, keys: CommandKeys, now = new Date()): Promise<EvidenceBundle | undefined> {
+  const [proposal] = await db.select().from(proposals).where(and(eq(proposals.id, proposalId), eq(proposals.tenantId, tenantId)));
+  if (!proposal) return undefined;
+  const decided = await db
+    .select({ decision: decisions.decision, payloadHash: decisions.payloadHash, userId: decisions.userId, name: users.name, reason: decisions.reason, createdAt: decisions.createdAt })
+    .from(decisions)
+    .innerJoin(users, eq(users.id, decisions.userId))
+    .where(eq(decisions.proposalId, proposal.id))
+    .orderBy(asc(decisions.createdAt));
+  const [command] = await db.select().from(commands).where(eq(commands.proposalId, proposal.id));
+  const [execution] = command ? await db.select().from(executions).where(eq(executions.commandId, command.id)) : [];
+  const events = await db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.proposalId, proposal.id)))
+    .orderBy(asc(auditEvents.seq));
+  const first = events[0]?.seq ?? 0;
+  const last = events.at(-1)?.seq ?? 0;
+  const links = await db
+    .select({ seq: auditEvents.seq, prevHash: auditEvents.prevHash, hash: auditEvents.hash })
+    .from(auditEvents)
+    .where(and(eq(auditEvents.tenantId, tenantId), between(auditEvents.seq, first, last)))
+    .orderBy(asc(auditEvents.seq));
+  const end = links.at(-1);
+  const checkpoint = await signCheckpoint({ tenant: tenantId, seq: end?.seq ?? 0, hash: end?.hash ?? 'sha256:genesis', at: now.toISOString() }, keys.signing);
+  return {
+    format: BUNDLE_FORMAT,
+    generatedAt: now.toISOString(),
+    tenant: tenantId,
+    proposal: {
+      id: proposal.id,
+      status: proposal.status,
+      statusReason: proposal.statusReason,
+      action: proposal.action,
+      contractVersion: proposal.contractVersion,
+      agentName: proposal.agentName,
+      requestId: proposal.requestId,
+      parentId: proposal.parentId,
+      risk: proposal.risk,
+      routing: proposal.routing,
+      facts: proposal.facts,
+      createdAt: proposal.createdAt.toISOString(),
+      expiresAt: proposal.expiresAt.toISOString(),
+      decidedAt: proposal.decidedAt?.toISOString() ?? null,
+    },
+    payload: proposal.payload,
+    canonicalPayload: canonicalJson(proposal.payload),
+    payloadHash: proposal.payloadHash,
+    rawCandidate: proposal.rawCandidate,
+    gates: proposal.gates,
+    decisions: decided.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })),
+    command: command ? { id: command.id, jws: command.jws, kid: command.kid, scope: command.scope, idempotencyKey: command.idempotencyKey } : null,
+    keys: keys.jwks,
+    execution: execution ? { status: execution.status, receipt: execution.receipt ?? null, errorCode: execution.errorCode } : null,
+    events: events.map((row) => ({ ...row, occurredAt: new Date(row.occurredAt).toISOString() })),
+    links,
+    checkpoint,
+  };
+}
