@@ -141,6 +141,7 @@ const HOOK = 'https://receiver.example/hook';
 /** Every refusal of the admin API, each leaving the channels exactly as they were. */
 const CASES: { label: string; method?: 'post' | 'patch' | 'put' | 'get'; path?: string; body?: string | Record<string, unknown>; origin?: string; status: number; code: string; field?: string }[] = [
   { label: 'malformed JSON', body: '{"kind": ', status: 400, code: 'invalid_json' },
+  { label: 'a body over 64 KiB', body: JSON.stringify({ kind: 'webhook', target: `${HOOK}?${'a'.repeat(70_000)}` }), status: 413, code: 'too_large' },
   { label: 'an unknown top-level field', body: { kind: 'webhook', target: HOOK, tenantId: 'globex' }, status: 422, code: 'invalid_channel', field: 'tenantId' },
   { label: 'kind sms', body: { kind: 'sms', target: '+15550100' }, status: 422, code: 'invalid_channel', field: 'kind' },
   { label: 'an ftp target', body: { kind: 'webhook', target: 'ftp://x' }, status: 422, code: 'invalid_channel', field: 'target' },
