@@ -164,13 +164,19 @@ export async function updateNotificationSettings(db: Database, tenantId: string,
 
 export const RECENT_DELIVERIES = 50;
 
-/** The tenant's last 50 deliveries, newest first, with their channel. */
-export async function recentDeliveries(db: Database, tenantId: string, options: { channelId?: string } = {}) {
+/** The tenant's last 50 deliveries, newest first, with their channel (or only one channel's, or one delivery). */
+export async function recentDeliveries(db: Database, tenantId: string, options: { channelId?: string; deliveryId?: string } = {}) {
   const rows = await db
     .select({ delivery: notificationDeliveries, channel: { kind: notificationChannels.kind, target: notificationChannels.target } })
     .from(notificationDeliveries)
     .innerJoin(notificationChannels, eq(notificationChannels.id, notificationDeliveries.channelId))
-    .where(and(eq(notificationDeliveries.tenantId, tenantId), options.channelId ? eq(notificationDeliveries.channelId, options.channelId) : undefined))
+    .where(
+      and(
+        eq(notificationDeliveries.tenantId, tenantId),
+        options.channelId ? eq(notificationDeliveries.channelId, options.channelId) : undefined,
+        options.deliveryId ? eq(notificationDeliveries.id, options.deliveryId) : undefined,
+      ),
+    )
     .orderBy(desc(notificationDeliveries.createdAt), desc(notificationDeliveries.id))
     .limit(RECENT_DELIVERIES);
   return rows.map(({ delivery, channel }) => ({
@@ -193,6 +199,12 @@ export async function recentDeliveries(db: Database, tenantId: string, options: 
 }
 
 export type DeliveryRow = Awaited<ReturnType<typeof recentDeliveries>>[number];
+
+/** One delivery of this tenant as the list shows it; undefined for another tenant's or an unknown id. */
+export async function deliveryOf(db: Database, tenantId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  const [row] = await recentDeliveries(db, tenantId, { deliveryId });
+  return row;
+}
 
 /**
  * Sends a dead delivery again: it becomes pending, due now, with a fresh attempt budget and the
