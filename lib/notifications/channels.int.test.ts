@@ -6,6 +6,7 @@ import { seededWorld } from '@/test/world';
 import { createChannel, deliveryOf, listChannels, recentDeliveries, retryDelivery, updateChannel } from './channels';
 import { sendTestDelivery } from './deliver';
 
+const ADMIN = { type: 'user' as const, id: 'test-admin' };
 const t = setupTestDatabase();
 seededWorld(t);
 
@@ -25,14 +26,14 @@ describe('notification channels stay inside their tenant', () => {
     expect(await updateChannel(t.db, 'acme', channelId, admin, { enabled: false })).toBeUndefined();
     expect(await sendTestDelivery(t.db, 'acme', channelId, options)).toBeUndefined();
     expect(await deliveryOf(t.db, 'acme', delivery!.id)).toBeUndefined();
-    expect(await retryDelivery(t.db, 'acme', delivery!.id)).toBeUndefined();
+    expect(await retryDelivery(t.db, 'acme', delivery!.id, ADMIN)).toBeUndefined();
     expect(await listChannels(t.db, 'acme')).not.toContainEqual(expect.objectContaining({ id: channelId }));
     expect(await recentDeliveries(t.db, 'acme')).not.toContainEqual(expect.objectContaining({ id: delivery!.id }));
 
     // In its own tenant the dead delivery is retried once; then it is no longer dead.
     expect(await deliveryOf(t.db, 'globex', delivery!.id)).toMatchObject({ status: 'dead', channelId });
-    expect(await retryDelivery(t.db, 'globex', delivery!.id)).toEqual({ id: delivery!.id });
-    expect(await retryDelivery(t.db, 'globex', delivery!.id)).toBeUndefined();
+    expect(await retryDelivery(t.db, 'globex', delivery!.id, ADMIN)).toEqual({ id: delivery!.id });
+    expect(await retryDelivery(t.db, 'globex', delivery!.id, ADMIN)).toBeUndefined();
     expect(await deliveryOf(t.db, 'globex', delivery!.id)).toMatchObject({ status: 'pending', attempts: 0 });
     expect((await listChannels(t.db, 'globex')).find((c) => c.id === channelId)).toMatchObject({ enabled: true, hasSecret: true });
   });

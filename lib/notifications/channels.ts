@@ -211,11 +211,15 @@ export async function deliveryOf(db: Database, tenantId: string, deliveryId: str
  * same id (a receiver that did get it after all de-duplicates). Undefined unless this tenant has
  * that delivery and it is dead.
  */
-export async function retryDelivery(db: Database, tenantId: string, deliveryId: string, now = new Date()) {
-  const [row] = await db
-    .update(notificationDeliveries)
-    .set({ status: 'pending', attempts: 0, availableAt: now, deadAt: null })
-    .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.tenantId, tenantId), eq(notificationDeliveries.status, 'dead')))
-    .returning({ id: notificationDeliveries.id });
-  return row;
+export async function retryDelivery(db: Database, tenantId: string, deliveryId: string, actor: Actor, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(notificationDeliveries)
+      .set({ status: 'pending', attempts: 0, availableAt: now, deadAt: null })
+      .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.tenantId, tenantId), eq(notificationDeliveries.status, 'dead')))
+      .returning({ id: notificationDeliveries.id, channelId: notificationDeliveries.channelId, event: notificationDeliveries.event });
+    if (!row) return undefined;
+    await recordStateChange(tx, { tenantId, type: 'delivery.retried', actor, data: { delivery: row.id, channel: row.channelId, event: row.event }, occurredAt: now, outbox: false });
+    return { id: row.id };
+  });
 }
