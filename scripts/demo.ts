@@ -175,9 +175,9 @@ ${credentials.agents.map((a) => `  ${a.name.padEnd(18)} ${a.key}`).join('\n')}
 
 Systems of record (payments, inventory, tickets): ${systems.url}/ shows orders, refunds and holds.
 
-Notifications for acme go to a signed webhook, a Slack-format webhook and ops@acme.test (plus the approvers):
-  ${receivers.pageUrl} shows what arrived (webhook signatures checked), as JSON at ${receivers.sink.url}/received.json
-  Email: ${settings.SMTP_URL ? 'sent through your SMTP_URL' : `the mail catcher at ${receivers.mail.url} (listed on that page)`}
+Notifications for acme: a signed webhook and a Slack-format message to the local sink, email to ops@acme.test and the approvers.
+  Watch them arrive at ${receivers.pageUrl} (as JSON: ${receivers.sink.url}/received.json).
+  Email ${settings.SMTP_URL ? 'leaves through your SMTP_URL' : `goes to the demo mail catcher at ${receivers.mail.url}`}.
 
 Press Ctrl+C to stop.`);
 }
