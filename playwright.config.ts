@@ -15,9 +15,15 @@ const oidcEnv: Record<string, string> = {
 };
 // The demo systems of record run inside the demo command, in test mode so faults can be injected.
 const systemsPort = Number(process.env.E2E_SYSTEMS_PORT ?? port + 2);
+// Its notification receivers (mail catcher, webhook and Slack sink) next to it, so parallel runs on
+// other ports never share them (e2e/notifications-demo.spec.ts reads the sink on port + 4).
 const serverEnv: Record<string, string> = {
   PORT: String(port),
   DEMO_SYSTEMS_PORT: String(systemsPort),
+  DEMO_MAIL_PORT: String(port + 3),
+  DEMO_SINK_PORT: String(port + 4),
+  // Email goes to the demo's mail catcher even when the shell running the tests has an SMTP_URL.
+  SMTP_URL: '',
   COUNTERSIGN_DATA_DIR: dataDir,
   ...oidcEnv,
   ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),

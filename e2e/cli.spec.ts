@@ -147,3 +147,87 @@ test.describe('the administration CLI', () => {
     expect(fs.existsSync(lockFile)).toBe(false);
   });
 });
+
+test.describe('notification channels from the CLI', () => {
+  test.describe.configure({ mode: 'serial' });
+  let dataDir = '';
+  test.beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-cli-channels-'));
+    const created = await cli(dataDir, ['create-tenant', 'acme-e2e']);
+    expect(created.code, created.stderr).toBe(0);
+  });
+  test.afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const listed = async () => {
+    const result = await cli(dataDir, ['list-channels', 'acme-e2e']);
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout;
+  };
+
+  // Each refusal names the flag and the problem, exits 1 and creates nothing.
+  const REFUSALS: { args: string[]; says: string }[] = [
+    { args: ['--tenant', 'acme-e2e', '--kind', 'pager', '--target', 'https://hooks.example/x'], says: 'Error: --kind must be webhook, slack or email (got "pager")' },
+    { args: ['--tenant', 'acme-e2e', '--kind', 'webhook', '--target', 'ftp://files.example/in'], says: 'Error: --target of a webhook channel must be an http(s) URL' },
+    { args: ['--tenant', 'acme-e2e', '--kind', 'email', '--target', 'https://hooks.example/x'], says: 'Error: --target of an email channel must be an email address like ops@example.com' },
+    { args: ['--tenant', 'acme-e2e', '--kind', 'slack', '--target', 'https://hooks.example/x', '--events', 'proposal.waiting,proposal.exploded'], says: 'Error: --events: "proposal.exploded" is not a notification event (known: proposal.waiting,' },
+    { args: ['--tenant', 'nowhere', '--kind', 'email', '--target', 'ops@acme.test'], says: 'Error: No tenant "nowhere".' },
+  ];
+  test('add-channel refuses bad input with exit 1 and a specific message, creating nothing', async () => {
+    test.setTimeout(240_000);
+    for (const { args, says } of REFUSALS) {
+      const result = await cli(dataDir, ['add-channel', ...args]);
+      expect(result.code, `${args.join(' ')}: ${result.stdout}${result.stderr}`).toBe(1);
+      expect(result.stderr).toContain(says);
+      expect(result.stdout).not.toContain('Created');
+    }
+    expect(await listed()).toContain('No notification channels in acme-e2e.');
+  });
+
+  test('add-channel without --target is a usage error (exit 2)', async () => {
+    const result = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'webhook']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Error: missing --target');
+    expect(result.stderr).toContain('add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>]');
+    expect(await listed()).toContain('No notification channels in acme-e2e.');
+  });
+
+  test('add-channel creates each kind; a webhook secret is printed once and never listed', async () => {
+    const webhook = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'webhook', '--target', 'https://hooks.example/countersign', '--events', 'proposal.waiting,proposal.decided']);
+    expect(webhook.code, webhook.stderr).toBe(0);
+    const webhookId = webhook.stdout.match(/^Created webhook channel (chn_\S+) in acme-e2e\.$/m)?.[1];
+    expect(webhookId).toBeTruthy();
+    expect(webhook.stdout).toContain('  target: https://hooks.example/countersign');
+    expect(webhook.stdout).toContain('  events: proposal.waiting, proposal.decided');
+    const secret = webhook.stdout.match(/^Signing secret \(shown once, store it now\): (\S+)$/m)?.[1];
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(webhook.stdout.split(secret!)).toHaveLength(2);
+    expect(webhook.stdout).toContain('It is not shown again');
+
+    const slack = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'slack', '--target', 'https://hooks.slack.com/services/T000/B000/abcdSECRETwxyz']);
+    expect(slack.code, slack.stderr).toBe(0);
+    expect(slack.stdout).toMatch(/^Created slack channel chn_\S+ in acme-e2e\.$/m);
+    expect(slack.stdout).toContain('  events: proposal.waiting, proposal.reminder');
+    expect(slack.stdout).not.toContain('whsec_');
+
+    const email = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'email', '--target', 'ops@acme.test', '--events', 'proposal.waiting']);
+    expect(email.code, email.stderr).toBe(0);
+    expect(email.stdout).toMatch(/^Created email channel chn_\S+ in acme-e2e\.$/m);
+    expect(email.stdout).toContain('  target: ops@acme.test');
+    expect(email.stdout).not.toContain('whsec_');
+
+    const list = await listed();
+    expect(list).toContain(`${webhookId}  webhook enabled   https://hooks.example/countersign`);
+    expect(list).toContain('email   enabled   ops@acme.test');
+    // The Slack URL is itself a credential: listed only in part; the webhook secret never.
+    expect(list).toContain('slack   enabled   https://hooks.slack.com/…wxyz');
+    expect(list).not.toContain('abcdSECRET');
+    expect(list).not.toContain('whsec_');
+    expect(list).not.toContain(secret!);
+
+    const unknown = await cli(dataDir, ['list-channels', 'nowhere']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('Error: No tenant "nowhere".');
+  });
+});

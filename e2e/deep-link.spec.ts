@@ -1,5 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { proposeHold, signInWithForm } from './support';
+import { startHttpSink } from '../demo/receivers/http-sink';
+import { apiSession, proposeHold, signInWithForm } from './support';
 
 test('a deep link opened while signed out lands back on it after sign-in', async ({ page, request }) => {
   const proposal = await proposeHold(request, 'acme');
@@ -30,4 +31,55 @@ test('another tenant’s proposal is not found', async ({ page, request }) => {
   await signInWithForm(page, 'erin@globex.test');
   await expect(page.getByTestId('not-found')).toBeVisible();
   await expect(page.getByTestId('proposal-page')).toHaveCount(0);
+});
+
+test('a notification’s link, opened after someone else decided, signs in and shows the current state', async ({ baseURL, browser, request }) => {
+  const sink = await startHttpSink();
+  const carol = await apiSession(baseURL!, 'carol@acme.test');
+  const created = await carol.post('/api/v1/admin/notifications/channels', {
+    headers: { origin: baseURL! },
+    data: { kind: 'webhook', target: `${sink.url}/deep-link`, events: ['proposal.waiting'] },
+  });
+  expect(created.status()).toBe(201);
+  const { channel, secret } = (await created.json()) as { channel: { id: string }; secret: string };
+  sink.expectSecret('/deep-link', secret);
+  try {
+    const proposal = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
+    // The worker fans out and delivers every second: the receiver gets a signed proposal.waiting.
+    const waiting = () =>
+      sink
+        .received('/deep-link')
+        .map((r) => ({ signature: r.signature, message: JSON.parse(r.body) as { type: string; data: { proposalId?: string; url: string } } }))
+        .find((r) => r.message.type === 'proposal.waiting' && r.message.data.proposalId === proposal.id);
+    await expect.poll(waiting, { timeout: 20_000 }).toBeDefined();
+    const { signature, message } = waiting()!;
+    expect(signature).toBe('valid');
+    const link = new URL(message.data.url);
+    expect(link.pathname).toBe(`/proposals/${proposal.id}`);
+
+    // bob approves before anyone opens the link.
+    const bob = await apiSession(baseURL!, 'bob@acme.test');
+    const decided = await bob.post(`/api/v1/proposals/${proposal.id}/decisions`, {
+      headers: { origin: baseURL! },
+      data: { decision: 'approve', payloadHash: proposal.payloadHash },
+    });
+    expect(decided.status()).toBe(200);
+    await bob.dispose();
+
+    // alice opens the link in a fresh browser: sign-in, then exactly that proposal, already decided.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${link.pathname}${link.search}`);
+    await expect(page).toHaveURL(/\/signin\?callbackUrl=/);
+    await signInWithForm(page, 'alice@acme.test');
+    await expect(page).toHaveURL(new RegExp(`/proposals/${proposal.id}$`));
+    await expect(page.getByTestId('proposal-page')).toBeVisible();
+    await expect(page.getByTestId('status-chip')).toHaveAttribute('data-status', /^(approved|executing|succeeded)$/);
+    await expect(page.getByTestId('approve')).toHaveCount(0);
+    await context.close();
+  } finally {
+    await carol.patch(`/api/v1/admin/notifications/channels/${channel.id}`, { headers: { origin: baseURL! }, data: { enabled: false } });
+    await carol.dispose();
+    await sink.close();
+  }
 });

@@ -17,7 +17,7 @@ const NEXT_BIN = path.join(root, 'node_modules/next/dist/bin/next');
 function cleanEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(DATABASE_URL|AUTH_.*|NEXTAUTH_.*|SIGNING_KEYS|APP_URL|PORT|DEMO_SYSTEMS_PORT|OIDC_.*|COUNTERSIGN_.*|E2E_.*|NEXT_MANUAL_SIG_HANDLE|NODE_ENV)$/.test(name)) continue;
+    if (/^(DATABASE_URL|AUTH_.*|NEXTAUTH_.*|SIGNING_KEYS|APP_URL|PORT|DEMO_[A-Z]+_PORT|SMTP_.*|OIDC_.*|COUNTERSIGN_.*|E2E_.*|NEXT_MANUAL_SIG_HANDLE|NODE_ENV)$/.test(name)) continue;
     env[name] = value;
   }
   Object.assign(env, { NEXT_TELEMETRY_DISABLED: '1' }, settings);
@@ -30,6 +30,11 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** Free ports for a demo's notification receivers, so it never meets another demo's. */
+async function receiverPorts() {
+  return { DEMO_MAIL_PORT: String(await freePort()), DEMO_SINK_PORT: String(await freePort()) };
 }
 
 type Running = { child: ChildProcess; output: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> };
@@ -130,7 +135,7 @@ test('the demo shuts down cleanly on SIGTERM and starts again on the same data',
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-lifecycle-'));
   const port = await freePort();
   const url = `http://localhost:${port}`;
-  const env = cleanEnv({ PORT: String(port), DEMO_SYSTEMS_PORT: String(await freePort()), COUNTERSIGN_DATA_DIR: dataDir });
+  const env = cleanEnv({ PORT: String(port), DEMO_SYSTEMS_PORT: String(await freePort()), ...(await receiverPorts()), COUNTERSIGN_DATA_DIR: dataDir });
   const credentialsFile = path.join(dataDir, 'demo-credentials.json');
   const lockFile = path.join(dataDir, 'pglite.lock');
   let demo: Running | undefined;
@@ -203,7 +208,7 @@ test('a crash between approval and dispatch delivers the command exactly once af
   const port = await freePort();
   const systemsPort = await freePort();
   const url = `http://localhost:${port}`;
-  const base = { PORT: String(port), DEMO_SYSTEMS_PORT: String(systemsPort), COUNTERSIGN_DATA_DIR: dataDir };
+  const base = { PORT: String(port), DEMO_SYSTEMS_PORT: String(systemsPort), ...(await receiverPorts()), COUNTERSIGN_DATA_DIR: dataDir };
   let demo: Running | undefined;
   try {
     // No worker: the approval commits its command and outbox row, and nothing delivers it yet.

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { startHttpSink } from '../demo/receivers/http-sink';
 import { proposeHold, proposeRefund, signInWithForm } from './support';
 
 // `npm run screenshots` writes these into docs/screenshots for the README; a normal run keeps
@@ -59,4 +60,38 @@ test('the sign-in page', async ({ page }) => {
   await page.goto('/signin');
   await expect(page.getByTestId('signin-form')).toBeVisible();
   await shoot(page, 'signin');
+});
+
+test('settings → notifications, light and dark, at desktop and phone widths', async ({ page, baseURL }) => {
+  const sink = await startHttpSink();
+  const added: string[] = [];
+  try {
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto('/settings/notifications');
+    await signInWithForm(page, 'carol@acme.test');
+    await expect(page.getByTestId('channels-panel')).toBeVisible();
+    const api = '/api/v1/admin/notifications';
+    sink.fail('/slack', { status: 410 });
+    for (const [kind, target] of [['webhook', `${sink.url}/hook`], ['slack', `${sink.url}/slack`]] as const) {
+      const created = await page.request.post(`${api}/channels`, { headers: { origin: baseURL! }, data: { kind, target } });
+      expect(created.status()).toBe(201);
+      const { channel } = (await created.json()) as { channel: { id: string } };
+      added.push(channel.id);
+      await page.request.post(`${api}/channels/${channel.id}/test`, { headers: { origin: baseURL! }, data: {} });
+    }
+    await page.reload();
+    await expect(page.locator('[data-testid="delivery"][data-status="dead"]').first()).toBeVisible();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await shoot(page, `settings-notifications-${scheme}`);
+      await page.setViewportSize({ width: 390, height: 844 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await shoot(page, `settings-notifications-phone-${scheme}`);
+    }
+  } finally {
+    for (const id of added) await page.request.patch(`/api/v1/admin/notifications/channels/${id}`, { headers: { origin: baseURL! }, data: { enabled: false } });
+    await sink.close();
+  }
 });

@@ -32,6 +32,8 @@ describe('parseSettings', () => {
       COUNTERSIGN_DEMO: false,
       PORT: 3000,
       DEMO_SYSTEMS_PORT: 4010,
+      DEMO_MAIL_PORT: 4025,
+      DEMO_SINK_PORT: 4030,
     });
     expect(settings.DATABASE_URL).toBeUndefined();
     expect(settings.AUTH_SECRET).toBeUndefined();

@@ -83,6 +83,10 @@ const settingsSchema = z.object({
   APP_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   PORT: port(3000),
   DEMO_SYSTEMS_PORT: port(4010),
+  /** The demo's local mail catcher (SMTP), where demo email notifications land. */
+  DEMO_MAIL_PORT: port(4025),
+  /** The demo's local webhook and Slack receiver, with a page listing what arrived. */
+  DEMO_SINK_PORT: port(4030),
   SYSTEMS_OF_RECORD_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   SCOPE_CREDENTIALS: optionalText.pipe(scopeCredentials.optional()),
   AGENT_RATE_LIMIT_PER_MINUTE: wholeNumber('1200', 'requests per minute').pipe(z.number().int().min(1)),

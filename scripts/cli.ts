@@ -1,4 +1,4 @@
-/** `npm run cli -- <command>`: administer tenants, people and agent keys. */
+/** `npm run cli -- <command>`: administer tenants, people, agent keys and notification channels. */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -8,9 +8,12 @@ import { AdminError, changePassword, createAgentKey, createTenant, createUser, e
 import { ZodError } from 'zod';
 import { allActions } from '@/lib/actions/registry';
 import { retireKey, rotateKeySet } from '@/lib/commands/keys';
+import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
+import { channelInput, createChannel, listChannels, type PublicChannel } from '@/lib/notifications/channels';
 import { ROLES } from '@/lib/auth/roles';
 import { env, SettingsError } from '@/lib/env';
-import type { Role } from '@/db/schema';
+import { tenants, type Role } from '@/db/schema';
+import { eq } from 'drizzle-orm';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -22,6 +25,9 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   end-sessions <email>                                    (signs the person out everywhere)
   create-agent-key <tenant> <agent-name> --actions <a,b> [--grant <name=v1,v2>]...
   revoke-agent-key <key-id>
+  add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>]
+                                                          (a webhook's signing secret is printed once; events default to all)
+  list-channels <tenant>                                  (never prints secrets)
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
   rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
   retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
@@ -33,6 +39,30 @@ class UsageError extends Error {}
 
 /** A key set given on stdin: refused (exit 1) unless it is a JSON array of Ed25519 private JWKs. */
 class KeySetError extends Error {}
+
+/** Input the command understood but refuses (exit 1), one line per problem. */
+class RefusedError extends Error {}
+
+const CHANNEL_FLAGS: Record<string, string> = { kind: '--kind', target: '--target', events: '--events' };
+
+/** What is wrong with a channel's flags, one sentence per problem, naming the flag. */
+function channelProblems(input: { kind: string; target: string; events?: string[] }): string[] {
+  const parsed = channelInput.safeParse(input);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => {
+    const [field, index] = issue.path;
+    const flag = CHANNEL_FLAGS[String(field)] ?? String(field ?? 'input');
+    if (field === 'events' && typeof index === 'number') {
+      return `${flag}: "${input.events?.[index]}" is not a notification event (known: ${NOTIFICATION_EVENT_NAMES.join(', ')})`;
+    }
+    if (field === 'target') return `${flag} of ${input.kind === 'email' ? 'an' : 'a'} ${input.kind} channel ${issue.message}`;
+    return `${flag} ${issue.message}${field === 'kind' ? ` (got "${input.kind}")` : ''}`;
+  });
+}
+
+function channelLine(channel: PublicChannel): string {
+  return `${channel.id}  ${channel.kind.padEnd(7)} ${channel.enabled ? 'enabled ' : 'disabled'}  ${channel.target}\n    events: ${channel.events.join(', ')}`;
+}
 
 function parseKeySetText(text: string): unknown {
   try {
@@ -85,6 +115,10 @@ async function run(argv: string[]): Promise<void> {
       'password-stdin': { type: 'boolean' },
       actions: { type: 'string' },
       grant: { type: 'string', multiple: true },
+      tenant: { type: 'string' },
+      kind: { type: 'string' },
+      target: { type: 'string' },
+      events: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -173,6 +207,40 @@ async function run(argv: string[]): Promise<void> {
       });
       return;
     }
+    case 'add-channel': {
+      const tenantId = need(values.tenant, '--tenant');
+      const input = {
+        kind: need(values.kind, '--kind'),
+        target: need(values.target, '--target'),
+        ...(values.events === undefined ? {} : { events: values.events.split(',').map((name) => name.trim()) }),
+      };
+      const problems = channelProblems(input);
+      if (problems.length > 0) throw new RefusedError(problems.join('\nError: '));
+      await withDatabase(async ({ db }) => {
+        const created = await createChannel(db, tenantId, { type: 'system', id: 'cli' }, channelInput.parse(input));
+        if (!created) throw new AdminError(`No tenant "${tenantId}".`);
+        const { channel, secret } = created;
+        console.log(`Created ${channel.kind} channel ${channel.id} in ${tenantId}.`);
+        console.log(`  target: ${channel.target}`);
+        console.log(`  events: ${channel.events.join(', ')}`);
+        if (secret) {
+          console.log(`Signing secret (shown once, store it now): ${secret}`);
+          console.log('It is not shown again: the receiver verifies the webhook-signature header with it (Standard Webhooks).');
+        }
+      });
+      return;
+    }
+    case 'list-channels': {
+      const tenantId = need(rest[0], 'tenant');
+      await withDatabase(async ({ db }) => {
+        const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
+        if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
+        const channels = await listChannels(db, tenantId);
+        if (channels.length === 0) console.log(`No notification channels in ${tenantId}.`);
+        for (const channel of channels) console.log(channelLine(channel));
+      });
+      return;
+    }
     case 'signing-key': {
       const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
       const jwk = { ...(await exportJWK(privateKey)), kid: `key-${new Date().toISOString().slice(0, 10)}-${randomBytes(3).toString('hex')}`, alg: 'EdDSA', use: 'sig' };
@@ -204,7 +272,7 @@ run(process.argv.slice(2)).then(
       console.error(`Error: ${error instanceof ZodError ? 'stdin is not a JSON array of Ed25519 private JWKs with a kid (kty, crv, x, d, kid)' : error.message}`);
       process.exit(1);
     }
-    if (error instanceof AdminError || error instanceof SettingsError || (error instanceof Error && error.name === 'DatabaseInUseError')) {
+    if (error instanceof AdminError || error instanceof RefusedError || error instanceof SettingsError || (error instanceof Error && error.name === 'DatabaseInUseError')) {
       console.error(`Error: ${error.message}`);
       process.exit(1);
     }

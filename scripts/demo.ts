@@ -1,12 +1,15 @@
 /**
- * `npm run demo`: build when needed, migrate, seed the demo world, start the dashboard, print the
- * URL and sign-ins (also written to <data dir>/demo-credentials.json).
+ * `npm run demo`: build when needed, migrate, seed the demo world and its notification channels,
+ * start the systems of record, the notification receivers and the dashboard, print the URL and
+ * sign-ins (also written to <data dir>/demo-credentials.json).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase } from '@/db/client';
+import { seedDemoChannels, type DemoChannels } from '@/demo/channels';
+import { startDemoReceivers } from '@/demo/receivers/start';
 import { seedDemo } from '@/demo/seed';
 import type { DemoCredentials } from '@/demo/world';
 import { startSystemsOfRecord } from '@/demo/systems/server';
@@ -97,20 +100,26 @@ async function main() {
   fs.mkdirSync(dataDir, { recursive: true });
   const url = settings.APP_URL ?? `http://localhost:${settings.PORT}`;
   const credentialsFile = path.join(dataDir, 'demo-credentials.json');
+  // The webhook channel's signing secret is shown once: the demo keeps it to verify what arrives.
+  const channelsFile = path.join(dataDir, 'demo-channels.json');
+  const sinkUrl = `http://127.0.0.1:${settings.DEMO_SINK_PORT}`;
 
   if (!process.argv.includes('--no-build')) buildIfNeeded();
 
   step(settings.DATABASE_URL ? 'Migrating PostgreSQL and seeding the demo world…' : `Migrating the embedded database in ${dataDir} and seeding the demo world…`);
   const handle = await openDatabase(settings.DATABASE_URL ? { url: settings.DATABASE_URL } : { dataDir });
   let credentials: DemoCredentials;
+  let channels: DemoChannels;
   try {
     await handle.migrate();
     const secrets = await seedDemo(handle.db, readJson<DemoCredentials>(credentialsFile));
     credentials = { url, systemsOfRecordUrl: systemsOfRecordUrl(settings), ...secrets };
+    channels = await seedDemoChannels(handle.db, sinkUrl, readJson<DemoChannels>(channelsFile));
   } finally {
     await handle.close();
   }
   fs.writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+  fs.writeFileSync(channelsFile, `${JSON.stringify(channels, null, 2)}\n`, { mode: 0o600 });
 
   const secrets = await demoSecrets(dataDir);
   const scopeCredentials = settings.SCOPE_CREDENTIALS ?? secrets.scopeCredentials;
@@ -121,6 +130,9 @@ async function main() {
     dataFile: path.join(dataDir, 'systems-of-record.json'),
     testMode: process.argv.includes('--systems-test-mode'),
   });
+  step(`Starting the notification receivers: mail catcher on port ${settings.DEMO_MAIL_PORT}, webhook and Slack sink on port ${settings.DEMO_SINK_PORT}…`);
+  const receivers = await startDemoReceivers({ sinkPort: settings.DEMO_SINK_PORT, mailPort: settings.DEMO_MAIL_PORT, appUrl: url });
+  receivers.sink.expectSecret('/webhook', channels.webhook.secret);
   step(`Starting the dashboard on port ${settings.PORT}…`);
   const child = spawn(
     process.execPath,
@@ -135,6 +147,7 @@ async function main() {
         ...(settings.SIGNING_KEYS ? {} : { SIGNING_KEYS: secrets.signingKeys }),
         ...(settings.SCOPE_CREDENTIALS ? {} : { SCOPE_CREDENTIALS: JSON.stringify(scopeCredentials) }),
         SYSTEMS_OF_RECORD_URL: settings.SYSTEMS_OF_RECORD_URL ?? systems.url,
+        ...(settings.SMTP_URL ? {} : { SMTP_URL: receivers.mail.url }),
         APP_URL: url,
         NEXT_MANUAL_SIG_HANDLE: 'true',
         NEXT_TELEMETRY_DISABLED: '1',
@@ -147,7 +160,7 @@ async function main() {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   child.on('exit', (code) => {
-    void systems.close().finally(() => process.exit(code ?? 0));
+    void Promise.allSettled([systems.close(), receivers.close()]).finally(() => process.exit(code ?? 0));
   });
 
   await waitForHealth(url, child);
@@ -161,6 +174,10 @@ Agent keys (send as "Authorization: Bearer <key>" to POST ${url}/api/v1/proposal
 ${credentials.agents.map((a) => `  ${a.name.padEnd(18)} ${a.key}`).join('\n')}
 
 Systems of record (payments, inventory, tickets): ${systems.url}/ shows orders, refunds and holds.
+
+Notifications for acme: a signed webhook and a Slack-format message to the local sink, email to ops@acme.test and the approvers.
+  Watch them arrive at ${receivers.pageUrl} (as JSON: ${receivers.sink.url}/received.json).
+  Email ${settings.SMTP_URL ? 'leaves through your SMTP_URL' : `goes to the demo mail catcher at ${receivers.mail.url}`}.
 
 Press Ctrl+C to stop.`);
 }

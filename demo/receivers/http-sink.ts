@@ -14,6 +14,9 @@ export type SinkRequest = {
   status: number;
 };
 
+/** A page the sink serves on GET instead of its JSON list (the demo's view of what arrived). */
+export type SinkPage = { contentType: string; body: string; headers?: Record<string, string> };
+
 /** What the sink does with the next requests to a path: answer this status, or never answer. */
 export type SinkFault = { status: number } | { hang: true };
 
@@ -65,9 +68,12 @@ async function readBody(request: IncomingMessage, limit: number): Promise<string
 
 /**
  * A local receiver for webhook and Slack notifications (demo and tests): records each POST, checks
- * signatures where it knows the secret, and fails on demand. `GET /` lists what arrived as JSON.
+ * signatures where it knows the secret, and fails on demand. A GET is answered by `pages` for its
+ * path when it has one, else with the last 100 requests as JSON.
  */
-export async function startHttpSink(options: { port?: number; host?: string; keep?: number } = {}): Promise<HttpSink> {
+export async function startHttpSink(
+  options: { port?: number; host?: string; keep?: number; pages?: Record<string, () => SinkPage> } = {},
+): Promise<HttpSink> {
   const requests: SinkRequest[] = [];
   const secrets = new Map<string, string>();
   const faults = new Map<string, SinkFault[]>();
@@ -77,6 +83,12 @@ export async function startHttpSink(options: { port?: number; host?: string; kee
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://sink').pathname;
     if (request.method === 'GET') {
+      const page = options.pages && Object.hasOwn(options.pages, path) ? options.pages[path]!() : undefined;
+      if (page) {
+        response.writeHead(200, { ...page.headers, 'content-type': page.contentType });
+        response.end(page.body);
+        return;
+      }
       response.setHeader('content-type', 'application/json');
       response.end(JSON.stringify(requests.slice(-100)));
       return;

@@ -5,6 +5,9 @@ import type { Evidence } from './world';
 
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
+/** The headers every read-only demo page is served with: no scripts, no framing, no referrer. */
+export const PAGE_HEADERS = { 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' } as const;
+
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Every value on the page goes through this: text stays text, whatever it contains. */
@@ -22,9 +25,9 @@ function money(amountMinor: number, currency: string): string {
   return `${(amountMinor / 10 ** digits).toFixed(digits)} ${currency}`;
 }
 
-const cell = (value: string | number) => `<td>${escapeHtml(value)}</td>`;
+export const cell = (value: string | number) => `<td>${escapeHtml(value)}</td>`;
 const row = (values: (string | number)[]) => `<tr>${values.map(cell).join('')}</tr>`;
-const head = (names: string[]) => `<tr>${names.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>`;
+export const head = (names: string[]) => `<tr>${names.map((name) => `<th>${escapeHtml(name)}</th>`).join('')}</tr>`;
 
 function ordersTable(orders: OrderView[]): string {
   const rows = orders.flatMap((order) => [
@@ -47,7 +50,7 @@ function evidenceTable(evidence: Evidence[]): string {
   return `<table>${head(['evidence', 'tenant', 'kind', 'text (untrusted, shown as text)'])}${rows.join('')}</table>`;
 }
 
-const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#1f2937}table{border-collapse:collapse;margin-bottom:2rem}
+export const PAGE_STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#1f2937}table{border-collapse:collapse;margin-bottom:2rem}
 th,td{border:1px solid #d1d5db;padding:.3rem .6rem;text-align:left;vertical-align:top}tr.record{background:#f3f4f6}
 pre{margin:0;white-space:pre-wrap;font:inherit}p{color:#6b7280}`;
 
@@ -58,7 +61,7 @@ export function renderPage(view: { orders: OrderView[]; skus: SkuView[]; evidenc
 <meta charset="utf-8">
 <meta http-equiv="refresh" content="5">
 <title>Demo systems of record</title>
-<style>${STYLE}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <h1>Demo systems of record${view.testMode ? ' (test mode)' : ''}</h1>

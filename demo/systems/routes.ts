@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requireRead } from './auth';
 import { HttpError, notFound, send, sendJson } from './http';
-import { PAGE_CSP, renderPage } from './page';
+import { PAGE_HEADERS, renderPage } from './page';
 import { clearFaults, listFaults, queueFault, resetWorld } from './test-mode';
 import { WRITES, type WriteContext } from './writes';
 
@@ -52,11 +52,7 @@ export async function route(context: RouteContext, request: IncomingMessage, res
     case '':
       allow(request.method, ['GET']);
       requireRead(request, context.credentials);
-      return send(response, 200, 'text/html; charset=utf-8', renderPage({ ...readView(context), testMode: context.testMode }), {
-        'Content-Security-Policy': PAGE_CSP,
-        'Referrer-Policy': 'no-referrer',
-        'X-Frame-Options': 'DENY',
-      });
+      return send(response, 200, 'text/html; charset=utf-8', renderPage({ ...readView(context), testMode: context.testMode }), PAGE_HEADERS);
     case 'health':
       allow(request.method, ['GET']);
       return sendJson(response, 200, { status: 'ok' });

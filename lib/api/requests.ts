@@ -52,15 +52,17 @@ export const revisionRequest: RequestBody<RevisionRequest> = {
   message: 'Send {"args": {…}} with the edited arguments.',
 };
 
-/** Extending takes nothing: no body, or an empty JSON object. */
-export const extendRequestSchema = z.strictObject({});
+/** A body for a verb that takes nothing: no body, or an empty JSON object. */
+export const emptyRequestSchema = z.strictObject({});
 
-export type ExtendRequest = z.infer<typeof extendRequestSchema>;
+export type EmptyRequest = z.infer<typeof emptyRequestSchema>;
+
+/** The spec of a verb that takes no fields; anything else is a 422 with `code`. */
+export function noFields(code: string, message: string): RequestBody<EmptyRequest> {
+  return { schema: emptyRequestSchema, code, message, whenAbsent: {} };
+}
+
+export type ExtendRequest = EmptyRequest;
 
 /** `POST /api/v1/proposals/:id/extend`. */
-export const extendRequest: RequestBody<ExtendRequest> = {
-  schema: extendRequestSchema,
-  code: 'invalid_extension',
-  message: 'An extension takes no fields; send {} or no body.',
-  whenAbsent: {},
-};
+export const extendRequest = noFields('invalid_extension', 'An extension takes no fields; send {} or no body.');

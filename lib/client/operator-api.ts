@@ -40,7 +40,7 @@ function problemOf(status: number, body: unknown, fallback: string): ApiProblem 
 }
 
 /** One request; `fallback` words a refusal whose body says nothing ("The decision was not recorded"). */
-async function call<T>(path: string, init: RequestInit, fallback: string): Promise<ApiResult<T>> {
+export async function call<T>(path: string, init: RequestInit, fallback: string): Promise<ApiResult<T>> {
   let response: Response;
   try {
     response = await fetch(path, init);
@@ -52,7 +52,10 @@ async function call<T>(path: string, init: RequestInit, fallback: string): Promi
   return { ok: true, value: body as T };
 }
 
-const postJson = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+/** A JSON request with `method` (POST by default); the browser adds the same-origin `Origin` the server checks. */
+export const sendJson = (body: unknown, method: 'POST' | 'PATCH' | 'PUT' = 'POST'): RequestInit => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+const postJson = (body: unknown) => sendJson(body);
 
 /** Approve or reject, binding the payload hash the person saw. */
 export function postDecision(proposalId: string, request: DecisionRequest): Promise<ApiResult<ProposalResult>> {

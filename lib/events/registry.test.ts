@@ -24,6 +24,7 @@ describe('the event registry', () => {
       'channel.created',
       'channel.updated',
       'command.minted',
+      'delivery.retried',
       'execution.checked',
       'execution.failed',
       'execution.outcome_unknown',

@@ -15,6 +15,7 @@ export const AUDIT_EVENTS = {
   'tenant.settings_changed': "an admin changed the tenant's notification settings (reminder, escalation, values)",
   'channel.created': 'an admin added a notification channel',
   'channel.updated': 'an admin changed, disabled or re-enabled a notification channel',
+  'delivery.retried': 'an admin sent a dead notification delivery again',
   'membership.granted': 'a user was given a role in the tenant',
   'membership.removed': "a user's membership was removed and their sessions ended",
   'agent_key.created': 'an agent key was issued',

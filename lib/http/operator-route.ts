@@ -6,9 +6,26 @@ import type { Operator } from '@/lib/auth/operator';
 import { readJsonRequest } from './body';
 import { errorResponse } from './errors';
 import { assertSameOrigin } from './origin';
-import { requireOperator } from './principal';
+import { requireAdmin, requireOperator, type Admin } from './principal';
 
-type RouteContext = { params: Promise<{ id: string }> };
+type RouteContext<P> = { params: Promise<P> };
+
+/** A route handler whose thrown errors (ApiError or not) are answered as the API's JSON. */
+function answering<P>(work: (request: Request, params: P) => Promise<Response>) {
+  return async (request: Request, { params }: RouteContext<P>): Promise<Response> => {
+    try {
+      return await work(request, await params);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}
+
+/** The one way a mutation reads its body: a same-origin `Origin` first, then the JSON reader and `body`'s schema. */
+async function mutationBody<T>(request: Request, body: RequestBody<T>): Promise<T> {
+  assertSameOrigin(request);
+  return readJsonRequest(request, body);
+}
 
 /**
  * A dashboard mutation on one proposal (`POST /api/v1/proposals/:id/<verb>`): a session, never
@@ -20,16 +37,29 @@ export function operatorMutation<T>(
   body: RequestBody<T>,
   handler: (input: { id: string; db: Database; operator: Operator; request: Request; body: T }) => Promise<Response>,
 ) {
-  return async (request: Request, { params }: RouteContext): Promise<Response> => {
-    try {
-      const { id } = await params;
-      const db = await getDb();
-      const operator = await requireOperator(db);
-      assertSameOrigin(request);
-      const parsed = await readJsonRequest(request, body);
-      return await handler({ id, db, operator, request, body: parsed });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  };
+  return answering<{ id: string }>(async (request, { id }) => {
+    const db = await getDb();
+    const operator = await requireOperator(db);
+    return handler({ id, db, operator, request, body: await mutationBody(request, body) });
+  });
+}
+
+export type AdminInput<P> = { db: Database; admin: Admin; request: Request; params: P };
+
+/**
+ * An admin API route (`/api/v1/admin/…`): a session, never an agent key (401 without); the admin
+ * role in the tenant the dashboard shows, re-read on this request (403 `forbidden` otherwise);
+ * errors as the API's JSON. The tenant the handler acts in is `admin.tenantId`, never the body's.
+ */
+export function adminRoute<P = Record<string, never>>(handler: (input: AdminInput<P>) => Promise<Response>) {
+  return answering<P>(async (request, params) => {
+    const db = await getDb();
+    const admin = await requireAdmin(db);
+    return handler({ db, admin, request, params });
+  });
+}
+
+/** An admin mutation: `adminRoute` plus a same-origin `Origin` and the body read like every operator mutation's. */
+export function adminMutation<T, P = Record<string, never>>(body: RequestBody<T>, handler: (input: AdminInput<P> & { body: T }) => Promise<Response>) {
+  return adminRoute<P>(async (input) => handler({ ...input, body: await mutationBody(input.request, body) }));
 }

@@ -3,8 +3,9 @@ import type { Database } from '@/db';
 import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
 import { auth } from '@/lib/auth';
 import { loadOperator, type Operator } from '@/lib/auth/operator';
+import { chosenMembership } from '@/lib/dashboard/context';
 import { tenantOfProposal } from '@/lib/proposals/queries';
-import { unauthenticated } from './errors';
+import { ApiError, unauthenticated } from './errors';
 
 export type Principal = { kind: 'agent'; agent: AgentPrincipal } | { kind: 'operator'; operator: Operator };
 
@@ -21,6 +22,21 @@ export async function requireOperator(db: Database): Promise<Operator> {
   const operator = session?.operatorId ? await loadOperator(db, session.operatorId) : undefined;
   if (!operator) throw unauthenticated('Sign in to the dashboard first.');
   return operator;
+}
+
+/** An admin acting in the tenant they are looking at in the dashboard. */
+export type Admin = { operator: Operator; tenantId: string; tenantName: string };
+
+/**
+ * Admin routes: a session (401 without), and the admin role in the tenant the dashboard shows
+ * (the `cs_tenant` cookie among the person's memberships, else the first), read from the database
+ * on this request; anyone else is refused with 403 `forbidden`. Tenant and role never come from the body.
+ */
+export async function requireAdmin(db: Database): Promise<Admin> {
+  const operator = await requireOperator(db);
+  const membership = await chosenMembership(operator);
+  if (membership?.role !== 'admin') throw new ApiError(403, 'forbidden', 'forbidden', 'Only an admin of this tenant may do this.');
+  return { operator, tenantId: membership.tenantId, tenantName: membership.tenantName };
 }
 
 /** Routes open to both: an Authorization header means an agent, and only an agent. */

@@ -164,13 +164,19 @@ export async function updateNotificationSettings(db: Database, tenantId: string,
 
 export const RECENT_DELIVERIES = 50;
 
-/** The tenant's last 50 deliveries, newest first, with their channel. */
-export async function recentDeliveries(db: Database, tenantId: string, options: { channelId?: string } = {}) {
+/** The tenant's last 50 deliveries, newest first, with their channel (or only one channel's, or one delivery). */
+export async function recentDeliveries(db: Database, tenantId: string, options: { channelId?: string; deliveryId?: string } = {}) {
   const rows = await db
     .select({ delivery: notificationDeliveries, channel: { kind: notificationChannels.kind, target: notificationChannels.target } })
     .from(notificationDeliveries)
     .innerJoin(notificationChannels, eq(notificationChannels.id, notificationDeliveries.channelId))
-    .where(and(eq(notificationDeliveries.tenantId, tenantId), options.channelId ? eq(notificationDeliveries.channelId, options.channelId) : undefined))
+    .where(
+      and(
+        eq(notificationDeliveries.tenantId, tenantId),
+        options.channelId ? eq(notificationDeliveries.channelId, options.channelId) : undefined,
+        options.deliveryId ? eq(notificationDeliveries.id, options.deliveryId) : undefined,
+      ),
+    )
     .orderBy(desc(notificationDeliveries.createdAt), desc(notificationDeliveries.id))
     .limit(RECENT_DELIVERIES);
   return rows.map(({ delivery, channel }) => ({
@@ -194,16 +200,26 @@ export async function recentDeliveries(db: Database, tenantId: string, options: 
 
 export type DeliveryRow = Awaited<ReturnType<typeof recentDeliveries>>[number];
 
+/** One delivery of this tenant as the list shows it; undefined for another tenant's or an unknown id. */
+export async function deliveryOf(db: Database, tenantId: string, deliveryId: string): Promise<DeliveryRow | undefined> {
+  const [row] = await recentDeliveries(db, tenantId, { deliveryId });
+  return row;
+}
+
 /**
  * Sends a dead delivery again: it becomes pending, due now, with a fresh attempt budget and the
  * same id (a receiver that did get it after all de-duplicates). Undefined unless this tenant has
  * that delivery and it is dead.
  */
-export async function retryDelivery(db: Database, tenantId: string, deliveryId: string, now = new Date()) {
-  const [row] = await db
-    .update(notificationDeliveries)
-    .set({ status: 'pending', attempts: 0, availableAt: now, deadAt: null })
-    .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.tenantId, tenantId), eq(notificationDeliveries.status, 'dead')))
-    .returning({ id: notificationDeliveries.id });
-  return row;
+export async function retryDelivery(db: Database, tenantId: string, deliveryId: string, actor: Actor, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(notificationDeliveries)
+      .set({ status: 'pending', attempts: 0, availableAt: now, deadAt: null })
+      .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.tenantId, tenantId), eq(notificationDeliveries.status, 'dead')))
+      .returning({ id: notificationDeliveries.id, channelId: notificationDeliveries.channelId, event: notificationDeliveries.event });
+    if (!row) return undefined;
+    await recordStateChange(tx, { tenantId, type: 'delivery.retried', actor, data: { delivery: row.id, channel: row.channelId, event: row.event }, occurredAt: now, outbox: false });
+    return { id: row.id };
+  });
 }

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { notificationDeliveries, outbox, proposals, type NotificationDelivery } from '@/db/schema';
+import { auditEvents, notificationDeliveries, outbox, proposals, type NotificationDelivery } from '@/db/schema';
 import { startHttpSink, type HttpSink } from '@/demo/receivers/http-sink';
 import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
 import { executeCommand } from '@/lib/commands/execute';
@@ -215,12 +215,14 @@ describe('notifications', () => {
     await makeDue(row!.id);
     expect(await deliverNotifications(t.db, mailOptions())).toMatchObject({ claimed: 0 });
 
-    expect(await retryDelivery(t.db, 'globex', row!.id), 'another tenant cannot retry it').toBeUndefined();
-    expect(await retryDelivery(t.db, 'acme', row!.id)).toEqual({ id: row!.id });
+    expect(await retryDelivery(t.db, 'globex', row!.id, ADMIN), 'another tenant cannot retry it').toBeUndefined();
+    expect(await retryDelivery(t.db, 'acme', row!.id, ADMIN)).toEqual({ id: row!.id });
+    const [audited] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'acme'), eq(auditEvents.type, 'delivery.retried')));
+    expect(audited).toMatchObject({ actorType: 'user', actorId: 'test-admin', data: { delivery: row!.id, channel: hook.channel.id, event: 'proposal.waiting' } });
     expect(await deliverNotifications(t.db, mailOptions())).toMatchObject({ delivered: 1 });
     [row] = await deliveriesTo(hook.channel.id);
     expect(row).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect(await retryDelivery(t.db, 'acme', row!.id), 'only a dead delivery is retried').toBeUndefined();
+    expect(await retryDelivery(t.db, 'acme', row!.id, ADMIN), 'only a dead delivery is retried').toBeUndefined();
     const requests = sink.received('/w-dead');
     expect(requests).toHaveLength(MAX_DELIVERY_ATTEMPTS + 1);
     expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([row!.id]));

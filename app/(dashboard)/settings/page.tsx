@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { getDb } from '@/db';
 import { PayloadText } from '@/components/payload-text';
 import { Cell, Table } from '@/components/table';
@@ -17,6 +18,13 @@ export default async function SettingsPage() {
     <section aria-labelledby="settings-heading" className="space-y-6">
       <h1 id="settings-heading" className="text-xl font-semibold">Settings</h1>
       <p className="text-sm text-zinc-500">Create and revoke agent keys and grant roles with <code className="font-mono">npm run cli</code> (see the README); managing them here comes later.</p>
+      <div className="space-y-1">
+        <h2 className="font-semibold">Notifications</h2>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          Webhooks, Slack and email channels, reminders and escalation, and the delivery log.{' '}
+          <Link href="/settings/notifications" data-testid="settings-notifications-link" className="font-medium underline underline-offset-2">Manage notifications →</Link>
+        </p>
+      </div>
       <div className="space-y-2">
         <h2 className="font-semibold">Agents</h2>
         <Table head={['Agent', 'Key', 'Actions', 'Grants', 'Created', 'State']} testId="agent-keys">

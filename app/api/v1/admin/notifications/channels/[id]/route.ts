@@ -1,0 +1,13 @@
+import { adminMutation } from '@/lib/http/operator-route';
+import { notFound } from '@/lib/http/errors';
+import { updateChannel, type ChannelPatch } from '@/lib/notifications/channels';
+import { channelChangeRequest } from '@/lib/notifications/requests';
+
+export const dynamic = 'force-dynamic';
+
+/** Changes a channel's target or events, or disables / re-enables it. Another tenant's id is a 404. */
+export const PATCH = adminMutation<ChannelPatch, { id: string }>(channelChangeRequest, async ({ db, admin, params, body }) => {
+  const updated = await updateChannel(db, admin.tenantId, params.id, { type: 'user', id: admin.operator.userId }, body);
+  if (!updated) throw notFound('channel');
+  return Response.json(updated);
+});

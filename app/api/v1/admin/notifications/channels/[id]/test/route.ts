@@ -1,0 +1,19 @@
+import type { EmptyRequest } from '@/lib/api/requests';
+import { adminMutation } from '@/lib/http/operator-route';
+import { notFound } from '@/lib/http/errors';
+import { executorBaseUrl, mailSettings } from '@/lib/jobs/worker';
+import { env } from '@/lib/env';
+import { deliveryOf } from '@/lib/notifications/channels';
+import { sendTestDelivery } from '@/lib/notifications/deliver';
+import { channelTestRequest } from '@/lib/notifications/requests';
+
+export const dynamic = 'force-dynamic';
+
+/** "Send a test": a `channel.test` delivery attempted now; answers with its outcome (a failure is retried by the worker). */
+export const POST = adminMutation<EmptyRequest, { id: string }>(channelTestRequest, async ({ db, admin, params }) => {
+  const settings = env();
+  const sent = await sendTestDelivery(db, admin.tenantId, params.id, { mail: mailSettings(settings), baseUrl: executorBaseUrl(settings) });
+  const delivery = sent && (await deliveryOf(db, admin.tenantId, sent.id));
+  if (!delivery) throw notFound('channel');
+  return Response.json({ delivery });
+});

@@ -1,0 +1,16 @@
+import type { EmptyRequest } from '@/lib/api/requests';
+import { adminMutation } from '@/lib/http/operator-route';
+import { ApiError, notFound } from '@/lib/http/errors';
+import { deliveryOf, retryDelivery } from '@/lib/notifications/channels';
+import { deliveryRetryRequest } from '@/lib/notifications/requests';
+
+export const dynamic = 'force-dynamic';
+
+/** Sends a dead delivery again (pending, due now, same id); one that is not dead is a 409 `not_dead`. */
+export const POST = adminMutation<EmptyRequest, { id: string }>(deliveryRetryRequest, async ({ db, admin, params }) => {
+  const retried = await retryDelivery(db, admin.tenantId, params.id, { type: 'user', id: admin.operator.userId });
+  const delivery = await deliveryOf(db, admin.tenantId, params.id);
+  if (!delivery) throw notFound('delivery');
+  if (!retried) throw new ApiError(409, 'business_rule', 'not_dead', `Only a dead delivery can be retried; this one is ${delivery.status}.`);
+  return Response.json({ delivery });
+});

@@ -1,0 +1,14 @@
+import { adminRoute } from '@/lib/http/operator-route';
+import { listChannels, notificationSettingsOf, recentDeliveries } from '@/lib/notifications/channels';
+
+export const dynamic = 'force-dynamic';
+
+/** Settings → Notifications: the tenant's settings, its channels (no secrets) and its last 50 deliveries. */
+export const GET = adminRoute(async ({ db, admin }) => {
+  const [settings, channels, deliveries] = await Promise.all([
+    notificationSettingsOf(db, admin.tenantId),
+    listChannels(db, admin.tenantId),
+    recentDeliveries(db, admin.tenantId),
+  ]);
+  return Response.json({ settings, channels, deliveries });
+});

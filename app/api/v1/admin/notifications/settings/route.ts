@@ -1,0 +1,13 @@
+import { adminMutation } from '@/lib/http/operator-route';
+import { notFound } from '@/lib/http/errors';
+import { updateNotificationSettings } from '@/lib/notifications/channels';
+import { notificationSettingsRequest } from '@/lib/notifications/requests';
+
+export const dynamic = 'force-dynamic';
+
+/** Replaces the tenant's notification settings (reminder lead, escalation, argument values opt-in); audited. */
+export const PUT = adminMutation(notificationSettingsRequest, async ({ db, admin, body }) => {
+  const settings = await updateNotificationSettings(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, body);
+  if (!settings) throw notFound('tenant');
+  return Response.json({ settings });
+});

@@ -1,0 +1,217 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { CopyButton } from '@/components/execution-live';
+import { DeliveryChip } from '@/components/status-chip';
+import { valueOrThrow } from '@/lib/client/operator-api';
+import { createChannel, sendTest, updateChannel, type ChannelView, type DeliveryView } from '@/lib/client/notifications-api';
+import { CARD, CardForm, EventsFieldset, INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON, type EventOption } from './notification-ui';
+
+export const NOTIFICATIONS_KEY = ['admin', 'notifications'] as const;
+
+type Kind = ChannelView['kind'];
+
+const KINDS: { kind: Kind; label: string; placeholder: string; hint: string }[] = [
+  { kind: 'webhook', label: 'Webhook', placeholder: 'https://example.com/hooks/countersign', hint: 'Signed per Standard Webhooks; the secret is shown once after adding.' },
+  { kind: 'slack', label: 'Slack', placeholder: 'https://hooks.slack.com/services/…', hint: 'A Slack incoming-webhook URL; it is itself a credential and is shown shortened afterwards.' },
+  { kind: 'email', label: 'Email', placeholder: 'ops@example.com', hint: 'Sent over the server’s SMTP settings.' },
+];
+
+function useInvalidate() {
+  const client = useQueryClient();
+  return () => client.invalidateQueries({ queryKey: NOTIFICATIONS_KEY });
+}
+
+/** The outcome of "Send a test", in words beside the chip. */
+function TestResult({ delivery }: { delivery: DeliveryView }) {
+  const details = [
+    delivery.lastStatus !== null ? `HTTP ${delivery.lastStatus}` : null,
+    delivery.latencyMs !== null ? `${delivery.latencyMs} ms` : null,
+    delivery.lastError,
+    delivery.status === 'pending' ? 'the worker will retry it' : null,
+  ].filter(Boolean);
+  return (
+    <p role="status" data-testid="channel-test-result" data-status={delivery.status} className="flex flex-wrap items-center gap-2 text-sm">
+      <span>Test:</span>
+      <DeliveryChip status={delivery.status} />
+      <span className="font-mono text-xs">{details.join(' · ')}</span>
+    </p>
+  );
+}
+
+function ChannelCard({ channel, events }: { channel: ChannelView; events: EventOption[] }) {
+  const invalidate = useInvalidate();
+  const [editing, setEditing] = useState(false);
+  const [target, setTarget] = useState('');
+  const [selected, setSelected] = useState<string[]>(channel.events);
+  const test = useMutation({ mutationFn: async () => valueOrThrow(await sendTest(channel.id)).delivery, onSettled: invalidate });
+  const change = useMutation({
+    mutationFn: async (patch: Parameters<typeof updateChannel>[1]) => valueOrThrow(await updateChannel(channel.id, patch)),
+    onSuccess: () => setEditing(false),
+    onSettled: invalidate,
+  });
+  const kind = KINDS.find((k) => k.kind === channel.kind)!;
+  const fieldId = `channel-${channel.id}`;
+
+  return (
+    <li data-testid="channel" data-channel-id={channel.id} data-kind={channel.kind} data-enabled={channel.enabled} className={`space-y-3 ${CARD}`}>
+      <div className="flex flex-wrap items-center gap-2">
+        <span className="rounded bg-zinc-100 px-2 py-0.5 text-xs font-medium uppercase tracking-wide dark:bg-zinc-800">{kind.label}</span>
+        <span data-testid="channel-target" className="min-w-0 break-all font-mono text-sm">{channel.target}</span>
+        <span data-testid="channel-state" className={`ml-auto rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${channel.enabled ? 'text-green-900 ring-green-300 dark:text-green-200 dark:ring-green-800' : 'text-zinc-700 ring-zinc-300 dark:text-zinc-300 dark:ring-zinc-700'}`}>
+          {channel.enabled ? 'enabled' : 'disabled'}
+        </span>
+      </div>
+      <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="channel-events">
+        {channel.events.length === events.length ? 'All events' : channel.events.join(', ')}
+      </p>
+      {editing ? (
+        <form
+          aria-label={`Edit ${kind.label} channel`}
+          className="space-y-3"
+          onSubmit={(event) => {
+            event.preventDefault();
+            change.mutate({ ...(target !== '' ? { target } : {}), events: selected });
+          }}
+        >
+          <label htmlFor={`${fieldId}-target`} className="block text-sm font-medium">
+            Target
+            <input
+              id={`${fieldId}-target`}
+              data-testid="channel-edit-target"
+              value={target}
+              placeholder={channel.kind === 'slack' ? 'Leave empty to keep the current URL' : kind.placeholder}
+              onChange={(e) => setTarget(e.target.value)}
+              className={`${INPUT} font-mono`}
+              autoComplete="off"
+            />
+          </label>
+          <EventsFieldset events={events} selected={selected} onChange={setSelected} idPrefix={`${fieldId}-edit`} />
+          <ProblemText error={change.error} testId="channel-edit-error" />
+          <div className="flex flex-wrap gap-2">
+            <button type="submit" data-testid="channel-save" disabled={change.isPending} className={PRIMARY_BUTTON}>{change.isPending ? 'Saving…' : 'Save changes'}</button>
+            <button type="button" data-testid="channel-edit-cancel" onClick={() => setEditing(false)} className={SECONDARY_BUTTON}>Cancel</button>
+          </div>
+        </form>
+      ) : (
+        <div className="flex flex-wrap gap-2">
+          <button type="button" data-testid="channel-test" disabled={test.isPending} onClick={() => test.mutate()} className={PRIMARY_BUTTON}>
+            {test.isPending ? 'Sending…' : 'Send a test'}
+          </button>
+          <button
+            type="button"
+            data-testid="channel-edit"
+            onClick={() => {
+              setTarget(channel.kind === 'slack' ? '' : channel.target);
+              setSelected(channel.events);
+              change.reset();
+              setEditing(true);
+            }}
+            className={SECONDARY_BUTTON}
+          >
+            Edit
+          </button>
+          <button type="button" data-testid="channel-toggle" disabled={change.isPending} onClick={() => change.mutate({ enabled: !channel.enabled })} className={SECONDARY_BUTTON}>
+            {channel.enabled ? 'Disable' : 'Enable'}
+          </button>
+        </div>
+      )}
+      {!editing ? <ProblemText error={change.error} testId="channel-error" /> : null}
+      {test.data ? <TestResult delivery={test.data} /> : null}
+      <ProblemText error={test.error} testId="channel-test-error" />
+    </li>
+  );
+}
+
+/** A webhook's signing secret, shown once after adding it. */
+function SecretNotice({ secret, onDone }: { secret: string; onDone: () => void }) {
+  return (
+    <div role="status" data-testid="channel-secret-notice" className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
+      <p className="font-medium">Signing secret for the new webhook</p>
+      <div className="flex flex-wrap items-center gap-2">
+        <code data-testid="channel-secret" className="min-w-0 break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-zinc-900">{secret}</code>
+        <CopyButton value={secret} label="Copy the signing secret" testId="channel-secret-copy" />
+      </div>
+      <p>Copy it into your receiver now: it will not be shown again. Your receiver verifies each request’s <code className="font-mono">webhook-signature</code> with it.</p>
+      <button type="button" data-testid="channel-secret-done" onClick={onDone} className={SECONDARY_BUTTON}>I have stored it</button>
+    </div>
+  );
+}
+
+function AddChannelForm({ events }: { events: EventOption[] }) {
+  const invalidate = useInvalidate();
+  const [kind, setKind] = useState<Kind>('webhook');
+  const [target, setTarget] = useState('');
+  const [selected, setSelected] = useState<string[]>(() => events.map((e) => e.name));
+  const [secret, setSecret] = useState<string | null>(null);
+  const add = useMutation({
+    mutationFn: async () => valueOrThrow(await createChannel({ kind, target, events: selected })),
+    onSuccess: (created) => {
+      setSecret(created.secret);
+      setTarget('');
+    },
+    onSettled: invalidate,
+  });
+  const chosen = KINDS.find((k) => k.kind === kind)!;
+
+  return (
+    <div className="space-y-3">
+      {secret ? <SecretNotice secret={secret} onDone={() => setSecret(null)} /> : null}
+      <CardForm
+        labelledBy="add-channel-heading"
+        testId="channel-add-form"
+        onSubmit={() => {
+          setSecret(null);
+          add.mutate();
+        }}
+      >
+        <h3 id="add-channel-heading" className="font-semibold">Add a channel</h3>
+        <div className="grid gap-3 sm:grid-cols-[10rem_1fr]">
+          <label htmlFor="channel-kind" className="block text-sm font-medium">
+            Kind
+            <select id="channel-kind" data-testid="channel-kind" value={kind} onChange={(e) => setKind(e.target.value as Kind)} className={INPUT}>
+              {KINDS.map((k) => <option key={k.kind} value={k.kind}>{k.label}</option>)}
+            </select>
+          </label>
+          <label htmlFor="channel-target" className="block text-sm font-medium">
+            {kind === 'email' ? 'Email address' : 'URL'}
+            <input
+              id="channel-target"
+              data-testid="channel-target-input"
+              required
+              value={target}
+              placeholder={chosen.placeholder}
+              onChange={(e) => setTarget(e.target.value)}
+              className={`${INPUT} font-mono`}
+              autoComplete="off"
+              inputMode={kind === 'email' ? 'email' : 'url'}
+              aria-describedby="channel-kind-hint"
+            />
+          </label>
+        </div>
+        <p id="channel-kind-hint" className="text-xs text-zinc-600 dark:text-zinc-400">{chosen.hint}</p>
+        <EventsFieldset events={events} selected={selected} onChange={setSelected} idPrefix="channel-add" />
+        <ProblemText error={add.error} testId="channel-add-error" />
+        <button type="submit" data-testid="channel-add" disabled={add.isPending} className={PRIMARY_BUTTON}>{add.isPending ? 'Adding…' : 'Add channel'}</button>
+      </CardForm>
+    </div>
+  );
+}
+
+export function NotificationChannels({ channels, events }: { channels: ChannelView[]; events: EventOption[] }) {
+  return (
+    <div className="space-y-4">
+      {channels.length === 0 ? (
+        <p data-testid="channels-empty" className="rounded-lg border border-dashed border-zinc-300 p-6 text-center text-sm dark:border-zinc-700">
+          No channels yet. Add a webhook, a Slack incoming webhook or an email address below, and Countersign will tell it when a proposal waits for a decision.
+        </p>
+      ) : (
+        <ul className="space-y-3" data-testid="channels">
+          {channels.map((channel) => <ChannelCard key={channel.id} channel={channel} events={events} />)}
+        </ul>
+      )}
+      <AddChannelForm events={events} />
+    </div>
+  );
+}
