@@ -1,4 +1,5 @@
 /** `npm run cli -- <command>`: administer tenants, people, agent keys and notification channels. */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
@@ -7,7 +8,11 @@ import { openDatabase, type DatabaseHandle } from '@/db/client';
 import { AdminError, changePassword, createAgentKey, createTenant, createUser, endSessionsOf, grantRole, removeMember, revokeAgentKey } from '@/lib/admin/accounts';
 import { ZodError } from 'zod';
 import { allActions } from '@/lib/actions/registry';
-import { retireKey, rotateKeySet } from '@/lib/commands/keys';
+import { retireKey, rotateKeySet, type PublicJwk } from '@/lib/commands/keys';
+import { verifyBundle } from '@/lib/audit/bundle-verify';
+import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint } from '@/lib/audit/checkpoint';
+import { describeBreak, type CheckpointClaim } from '@/lib/audit/verify';
+import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { channelInput, createChannel, listChannels, type PublicChannel } from '@/lib/notifications/channels';
 import { ROLES } from '@/lib/auth/roles';
@@ -28,6 +33,9 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>]
                                                           (a webhook's signing secret is printed once; events default to all)
   list-channels <tenant>                                  (never prints secrets)
+  audit:verify [--tenant <id>] [--checkpoint FILE]... [--keys FILE]
+                                                          (recomputes every audit chain; exits 1 naming the first bad sequence number)
+  bundle:verify FILE [--keys FILE]                        (checks an evidence bundle offline, no database needed)
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
   rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
   retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
@@ -83,6 +91,38 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+async function readJsonFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    throw new RefusedError(`cannot read ${file}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new RefusedError(`${file} is not JSON`);
+  }
+}
+
+/** A saved JWKS (`/.well-known/jwks.json`): the keys an auditor trusts. */
+async function readJwks(file: string): Promise<PublicJwk[]> {
+  const parsed = jwksFileSchema.safeParse(await readJsonFile(file));
+  if (!parsed.success) throw new RefusedError(`${file} is not a JWKS of Ed25519 public keys ({"keys": [...]})`);
+  return parsed.data.keys;
+}
+
+/** A saved `GET /api/v1/audit/checkpoint` answer, verified against the trusted keys (else its own). */
+async function readCheckpoint(file: string, trusted: PublicJwk[] | undefined): Promise<CheckpointClaim> {
+  const parsed = checkpointFileSchema.safeParse(await readJsonFile(file));
+  if (!parsed.success) throw new RefusedError(`${file} is not a saved checkpoint ({"checkpoint": "<JWS>", "keys": [...]})`);
+  try {
+    return await verifyCheckpoint(parsed.data.checkpoint, trusted ?? parsed.data.keys);
+  } catch (error) {
+    throw new RefusedError(`${file}: ${error instanceof CheckpointError ? error.message : 'does not verify'}`);
+  }
+}
+
 function parseGrants(values: string[]): Record<string, string[]> {
   const grants: Record<string, string[]> = {};
   for (const value of values) {
@@ -119,6 +159,8 @@ async function run(argv: string[]): Promise<void> {
       kind: { type: 'string' },
       target: { type: 'string' },
       events: { type: 'string' },
+      checkpoint: { type: 'string', multiple: true },
+      keys: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -239,6 +281,36 @@ async function run(argv: string[]): Promise<void> {
         if (channels.length === 0) console.log(`No notification channels in ${tenantId}.`);
         for (const channel of channels) console.log(channelLine(channel));
       });
+      return;
+    }
+    case 'audit:verify': {
+      const trusted = values.keys ? await readJwks(values.keys) : undefined;
+      const checkpoints = await Promise.all((values.checkpoint ?? []).map((file) => readCheckpoint(file, trusted)));
+      const reports = await withDatabase(({ db }) => verifyStoredChains(db, { tenant: values.tenant, checkpoints }));
+      if (values.tenant && reports.length === 0) throw new RefusedError(`tenant "${values.tenant}" has no audit chain`);
+      for (const point of checkpoints) {
+        if (!reports.some((report) => report.tenant === point.tenant)) throw new RefusedError(`the checkpoint is for tenant "${point.tenant}", whose chain was not verified`);
+      }
+      for (const report of reports) {
+        console.log(
+          report.ok
+            ? `${report.tenant}: verified through #${report.through.seq} (${report.through.hash})${report.checkpoints > 0 ? `, matching ${report.checkpoints} signed checkpoint(s)` : ''}`
+            : `${report.tenant}: BROKEN at #${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through #${report.through.seq}`,
+        );
+      }
+      const broken = reports.filter((report) => !report.ok);
+      if (broken.length > 0) throw new RefusedError(`${broken.length} chain(s) do not verify; first bad sequence number: ${broken.map((r) => `${r.tenant} #${r.ok ? '' : r.seq}`).join(', ')}`);
+      return;
+    }
+    case 'bundle:verify': {
+      const file = need(rest[0], 'bundle file');
+      const trusted = values.keys ? await readJwks(values.keys) : undefined;
+      const checks = await verifyBundle(await readJsonFile(file), trusted);
+      for (const check of checks) console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.check}: ${check.detail}`);
+      if (!trusted) console.log('note: the keys came from the bundle itself; pin them with --keys <saved /.well-known/jwks.json> to prove who signed');
+      const failed = checks.filter((check) => !check.ok);
+      if (failed.length > 0) throw new RefusedError(`the bundle does not verify: ${failed.map((check) => check.check).join(', ')}`);
+      console.log('The bundle verifies.');
       return;
     }
     case 'signing-key': {

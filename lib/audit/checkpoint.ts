@@ -47,10 +47,12 @@ export async function verifyCheckpoint(jws: string, keys: readonly PublicJwk[]):
   }
 }
 
+const publicKey = z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') });
+
+/** A saved `/.well-known/jwks.json`. */
+export const jwksFileSchema = z.object({ keys: z.array(publicKey).min(1) });
+
 /** What `GET /api/v1/audit/checkpoint` answers and an auditor saves: the JWS, its claims and the keys that verify it. */
-export const checkpointFileSchema = z.object({
-  checkpoint: z.string(),
-  keys: z.array(z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') })).min(1),
-});
+export const checkpointFileSchema = z.object({ checkpoint: z.string(), keys: z.array(publicKey).min(1) });
 
 export type CheckpointFile = z.infer<typeof checkpointFileSchema>;

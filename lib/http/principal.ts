@@ -1,5 +1,6 @@
 import 'server-only';
 import type { Database } from '@/db';
+import type { Role } from '@/db/schema';
 import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
 import { auth } from '@/lib/auth';
 import { loadOperator, type Operator } from '@/lib/auth/operator';
@@ -22,6 +23,20 @@ export async function requireOperator(db: Database): Promise<Operator> {
   const operator = session?.operatorId ? await loadOperator(db, session.operatorId) : undefined;
   if (!operator) throw unauthenticated('Sign in to the dashboard first.');
   return operator;
+}
+
+/** A member acting in the tenant they are looking at in the dashboard, with their role there. */
+export type Member = { operator: Operator; tenantId: string; tenantName: string; role: Role };
+
+/**
+ * Tenant-wide read routes (history, export, checkpoints): a session (401 without) and a membership
+ * in the tenant the dashboard shows, read from the database on this request.
+ */
+export async function requireMember(db: Database): Promise<Member> {
+  const operator = await requireOperator(db);
+  const membership = await chosenMembership(operator);
+  if (!membership) throw new ApiError(403, 'forbidden', 'forbidden', 'You are not a member of any tenant.');
+  return { operator, ...membership };
 }
 
 /** An admin acting in the tenant they are looking at in the dashboard. */
