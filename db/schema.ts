@@ -452,5 +452,10 @@ export const auditChainChecks = pgTable('audit_chain_checks', {
   verifiedSeq: bigint('verified_seq', { mode: 'number' }).notNull(),
   verifiedHash: text('verified_hash').notNull(),
   brokenAtSeq: bigint('broken_at_seq', { mode: 'number' }),
+  /** Why it broke there (lib/audit/verify.ts BreakReason). */
+  brokenReason: text('broken_reason'),
+  /** The head reached by the last complete pass from genesis: "verified through #N at <time>". */
+  verifiedThroughSeq: bigint('verified_through_seq', { mode: 'number' }),
+  verifiedThroughAt: at('verified_through_at'),
   checkedAt: at('checked_at').notNull().defaultNow(),
 });

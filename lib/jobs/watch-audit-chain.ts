@@ -15,6 +15,19 @@ const EVENTS_PER_RUN = 2_000;
  * for admins and stops the watch for that tenant. A tenant's check row is claimed with SKIP LOCKED,
  * so parallel workers never report one break twice.
  */
+export type ChainStatus =
+  | { state: 'unchecked' }
+  | { state: 'verified'; throughSeq: number; at: Date }
+  | { state: 'broken'; seq: number; reason: string; at: Date };
+
+/** What the history page shows: "Chain verified through #N at <time>", or where it broke. */
+export async function chainStatus(db: Database, tenantId: string): Promise<ChainStatus> {
+  const [row] = await db.select().from(auditChainChecks).where(eq(auditChainChecks.tenantId, tenantId));
+  if (row?.brokenAtSeq != null) return { state: 'broken', seq: row.brokenAtSeq, reason: row.brokenReason ?? 'hash_mismatch', at: row.checkedAt };
+  if (row?.verifiedThroughSeq != null && row.verifiedThroughAt) return { state: 'verified', throughSeq: row.verifiedThroughSeq, at: row.verifiedThroughAt };
+  return { state: 'unchecked' };
+}
+
 export async function watchAuditChains(db: Database, now = new Date()): Promise<{ checked: number; broken: string[] }> {
   const heads = await db.select({ tenantId: auditHeads.tenantId }).from(auditHeads);
   if (heads.length > 0) {
@@ -43,13 +56,18 @@ export async function watchAuditChains(db: Database, now = new Date()): Promise<
       const verdict = verifyChain(rows, { seq: check.verifiedSeq, hash: check.verifiedHash });
       if (!verdict.ok) {
         broken.push(tenantId);
-        await tx.update(auditChainChecks).set({ brokenAtSeq: verdict.seq, checkedAt: now }).where(eq(auditChainChecks.tenantId, tenantId));
+        await tx.update(auditChainChecks).set({ brokenAtSeq: verdict.seq, brokenReason: verdict.reason, checkedAt: now }).where(eq(auditChainChecks.tenantId, tenantId));
         await recordNotice(tx, { tenantId, topic: 'audit.chain_broken', body: { seq: verdict.seq, reason: verdict.reason }, at: now });
         return;
       }
-      // A short read means the head was reached: the next run starts a new pass from genesis.
-      const next = rows.length < EVENTS_PER_RUN ? CHAIN_START : verdict.last;
-      await tx.update(auditChainChecks).set({ verifiedSeq: next.seq, verifiedHash: next.hash, checkedAt: now }).where(eq(auditChainChecks.tenantId, tenantId));
+      // A short read means the head was reached: the pass is complete, and the next run starts a
+      // new one from genesis.
+      const complete = rows.length < EVENTS_PER_RUN;
+      const next = complete ? CHAIN_START : verdict.last;
+      await tx
+        .update(auditChainChecks)
+        .set({ verifiedSeq: next.seq, verifiedHash: next.hash, checkedAt: now, ...(complete ? { verifiedThroughSeq: verdict.last.seq, verifiedThroughAt: now } : {}) })
+        .where(eq(auditChainChecks.tenantId, tenantId));
     });
   }
   return { checked, broken };

@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { auditEvents, notificationDeliveries, outbox, proposals, type NotificationDelivery } from '@/db/schema';
+import { auditEvents, auditHeads, notificationDeliveries, outbox, proposals, type NotificationDelivery } from '@/db/schema';
 import { startHttpSink, type HttpSink } from '@/demo/receivers/http-sink';
 import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
 import { executeCommand } from '@/lib/commands/execute';
 import { decide } from '@/lib/decisions/decide';
-import { watchAuditChains } from '@/lib/jobs/watch-audit-chain';
+import { chainStatus, watchAuditChains } from '@/lib/jobs/watch-audit-chain';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, executeToUnknownOutcome, writeClients } from '@/test/fixtures/jobs';
 import { submitAs } from '@/test/intake';
@@ -390,13 +390,17 @@ describe('notifications', () => {
   it('re-verifies audit chains and tells admins once when a row was changed behind the database’s back', async () => {
     await channel({ kind: 'webhook', target: `${sink.url}/w-chain`, events: ['audit.chain_broken'] }, 'globex');
     await proposeHold('globex');
+    expect(await chainStatus(t.db, 'globex')).toEqual({ state: 'unchecked' });
     expect((await watchAuditChains(t.db)).broken).toEqual([]);
+    const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'globex'));
+    expect(await chainStatus(t.db, 'globex')).toMatchObject({ state: 'verified', throughSeq: head!.seq });
     expect((await watchAuditChains(t.db)).broken).toEqual([]);
     await t.db.execute(sql`alter table audit_events disable trigger audit_events_append_only`);
     await t.db.execute(sql`update audit_events set data = '{"tampered":true}'::jsonb where tenant_id = 'globex' and seq = 1`);
     await t.db.execute(sql`alter table audit_events enable trigger audit_events_append_only`);
     // The pass that had reached the head starts again from genesis and finds the old row.
     expect((await watchAuditChains(t.db)).broken).toEqual(['globex']);
+    expect(await chainStatus(t.db, 'globex')).toMatchObject({ state: 'broken', seq: 1, reason: 'hash_mismatch' });
     expect((await watchAuditChains(t.db)).broken).toEqual([]);
     await runJob();
     const received = sink.received('/w-chain');
