@@ -91,14 +91,15 @@ test('an admin adds channels, sends tests, retries a dead delivery and saves the
     await page.getByTestId('channel-add-event-proposal.reminder').uncheck();
     await page.getByTestId('channel-add').click();
     await expect(page.getByTestId('channel-secret-notice')).toHaveCount(0);
-    const slack = page.locator('[data-testid="channel"][data-kind="slack"]');
+    // The demo gives acme a Slack channel of its own: find ours by its receiver's origin.
+    const slack = channelCard(page, 'slack', `${sink.url}/`);
     await expect(slack).toHaveCount(1);
     added.push((await slack.getAttribute('data-channel-id'))!);
     await expect(slack.getByTestId('channel-events')).not.toContainText('proposal.reminder');
     await slack.getByTestId('channel-test').click();
     await expect(slack.getByTestId('channel-test-result')).toHaveAttribute('data-status', 'dead');
     await expect(slack.getByTestId('channel-test-result')).toContainText('http_410');
-    const dead = page.locator('[data-testid="delivery"][data-status="dead"]').filter({ hasText: 'slack' }).first();
+    const dead = page.locator('[data-testid="delivery"][data-status="dead"]').filter({ hasText: `${sink.url}/` }).first();
     await expect(dead.getByTestId('delivery-error')).toHaveText('http_410');
     const deadId = (await dead.getAttribute('data-delivery-id'))!;
     await dead.getByTestId('delivery-retry').click();
