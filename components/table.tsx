@@ -6,7 +6,7 @@ import type { ReactNode } from 'react';
  */
 export function Table({ head, children, testId, cards = false }: { head: readonly string[]; children: ReactNode; testId: string; cards?: boolean }) {
   return (
-    <div className={`${cards ? '' : 'overflow-x-auto'} rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900`}>
+    <div className={`${cards ? 'md:overflow-x-auto' : 'overflow-x-auto'} rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900`}>
       <table className={`w-full text-left text-sm ${cards ? 'block md:table' : ''}`} data-testid={testId}>
         <thead className={`bg-zinc-100 text-xs uppercase tracking-wide text-zinc-500 dark:bg-zinc-800 ${cards ? 'hidden md:table-header-group' : ''}`}>
           <tr>{head.map((h) => <th key={h} scope="col" className="px-3 py-2 font-medium">{h}</th>)}</tr>
