@@ -186,6 +186,8 @@ export const proposals = pgTable(
     index('proposals_queue_created_idx').on(t.tenantId, t.status, t.createdAt, t.id),
     index('proposals_recent_idx').on(t.tenantId, t.createdAt, t.id),
     index('proposals_parent_idx').on(t.parentId),
+    /** The history's Decisions view: decided or ended proposals, newest decision first. */
+    index('proposals_decided_idx').on(t.tenantId, t.decidedAt, t.id).where(sql`${t.decidedAt} is not null`),
   ],
 );
 
@@ -304,6 +306,9 @@ export const auditEvents = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.seq] }),
     index('audit_events_proposal_idx').on(t.proposalId, t.seq),
+    /** The history's event-type and person filters, newest first (DESIGN.md §8). */
+    index('audit_events_type_idx').on(t.tenantId, t.type, t.seq),
+    index('audit_events_actor_idx').on(t.tenantId, t.actorType, t.actorId, t.seq),
   ],
 );
 

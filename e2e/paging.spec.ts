@@ -28,7 +28,7 @@ test('the queue API answers crafted cursors and filters with 400 invalid_query',
 test('pages ignore crafted paging input and show the first page', async ({ page }) => {
   await page.goto('/history');
   await signInWithForm(page, 'alice@acme.test');
-  await expect(page.getByTestId('history-table')).toBeVisible();
+  await expect(page.getByTestId('history-page')).toBeVisible();
 
   const visits: [string, string, string][] = [
     ['/contracts/attempts?before=%2B275760-09-13T00:00:00.000Z&id=att_x', 'Rejected attempts', 'attempts-heading'],
@@ -36,8 +36,9 @@ test('pages ignore crafted paging input and show the first page', async ({ page 
     ['/contracts/attempts?before=2030-01-01T00:00:00.000Z&id=att_%00', 'Rejected attempts', 'attempts-heading'],
     ['/contracts/attempts?before=Tue%20Jan%2001%20275760&id=att_x', 'Rejected attempts', 'attempts-heading'],
     ['/contracts/attempts?exhausted=1&before=0000-01-01T00:00:00.000Z&id=att_x', 'Rejected attempts', 'attempts-heading'],
-    ['/history?before=99999999999999999999', 'History', 'history-table'],
-    ['/history?before=-1', 'History', 'history-table'],
+    ['/history?tab=events&cursor=99999999999999999999', 'History', 'history-filters'],
+    ['/history?tab=events&cursor=-1', 'History', 'history-filters'],
+    ['/history?cursor=WyIrMjc1NzYwLTA5LTEzVDAwOjAwOjAwLjAwMFoiLCJwX3giXQ', 'History', 'history-filters'],
     [`/?cursor=${BAD_CURSORS[0]![1]}&sort=expiring`, 'Pending approval', 'queue-heading'],
   ];
   // The dashboard streams (it has a loading state), so a thrown page still answers 200: the page's own content must appear.

@@ -37,7 +37,7 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   await expect(page.getByTestId('arg-amountMinor')).toContainText('15.00 EUR');
   await shoot(page, 'proposal-refund');
 
-  for (const [name, testId] of [['history', 'history-table'], ['contracts', 'contract-hold_stock'], ['settings', 'agent-keys']] as const) {
+  for (const [name, testId] of [['history', 'history-page'], ['contracts', 'contract-hold_stock'], ['settings', 'agent-keys']] as const) {
     await page.goto(`/${name}`);
     await expect(page.getByTestId(testId)).toBeVisible();
     await shoot(page, name);

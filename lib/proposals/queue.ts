@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import { decisions } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
+import { parseSearch } from '@/lib/api/search';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { agentsWithProposals, countProposals, decodeCursor, listProposals, PROPOSAL_SORTS, type ListCursor } from './queries';
 import { QUEUE_RISKS, type QueuePage, type QueueView } from './queue-view';
@@ -41,19 +42,8 @@ export type ParsedQueueParams = { ok: true; params: QueueParams } | { ok: false;
 
 /** Validates `?tenant=&action=&agent=&risk=&sort=&cursor=`: unknown parameters or values are refused, with words. */
 export function parseQueueParams(search: URLSearchParams): ParsedQueueParams {
-  const record: Record<string, string> = {};
-  const messages: string[] = [];
-  for (const [key, value] of search) {
-    if (key in record) messages.push(`${key} is given more than once.`);
-    record[key] = value;
-  }
-  const parsed = queueParamsSchema.safeParse(record);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      messages.push(issue.code === 'unrecognized_keys' ? `Unknown query parameter: ${issue.keys.join(', ')}. Known: tenant, action, agent, risk, sort, cursor.` : issue.message);
-    }
-  }
-  if (messages.length > 0 || !parsed.success) return { ok: false, messages };
+  const parsed = parseSearch(queueParamsSchema, search);
+  if (!parsed.ok) return parsed;
   const { cursor: rawCursor, ...view } = parsed.data;
   let cursor: ListCursor | undefined;
   if (rawCursor !== undefined) {

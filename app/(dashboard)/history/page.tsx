@@ -1,43 +1,93 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db';
-import { PayloadText } from '@/components/payload-text';
-import { Cell, Table } from '@/components/table';
-import { absoluteTime } from '@/components/time';
-import { auditPage } from '@/lib/audit/queries';
+import { HistoryChain } from '@/components/history-chain';
+import { HistoryFilters } from '@/components/history-filters';
+import { DecisionsTable, EventsTable } from '@/components/history-tables';
+import { allActions } from '@/lib/actions/registry';
+import { decisionsPage, eventsPage, historyChoices } from '@/lib/audit/history';
+import { parseHistoryParams, searchParamsOf } from '@/lib/audit/history-filters';
+import { exportHref, historySearch, type HistoryView } from '@/lib/audit/history-view';
+import { describeBreak, type BreakReason } from '@/lib/audit/verify';
 import { dashboardContext } from '@/lib/dashboard/context';
-import { parseSequence } from '@/lib/paging/fields';
+import { chainStatus } from '@/lib/jobs/watch-audit-chain';
 
 export const metadata: Metadata = { title: 'History' };
 
-export default async function HistoryPage({ searchParams }: { searchParams: Promise<{ before?: string | string[] }> }) {
-  const { before } = await searchParams;
+const TABS = [
+  { tab: 'decisions', label: 'Decisions' },
+  { tab: 'events', label: 'Events' },
+] as const;
+
+const button = 'rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-zinc-700 dark:hover:bg-zinc-800';
+
+/**
+ * The decision history (DESIGN.md §8): Decisions (one row per decided or ended proposal) and
+ * Events (the hash-chained trail), both filtered by the URL and paged by keyset; exports of the
+ * filtered events; and whether the chain verifies.
+ */
+export default async function HistoryPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const context = await dashboardContext('/history');
   if (!context.tenantId) return null;
-  const beforeSeq = parseSequence(typeof before === 'string' ? before : undefined);
-  const page = await auditPage(await getDb(), context.tenantId, beforeSeq);
+  const search = await searchParams;
+  const parsed = parseHistoryParams(searchParamsOf(search), 'page');
+  const view: HistoryView = parsed.ok ? parsed.view : { tab: search.tab === 'events' ? 'events' : 'decisions' };
+  const db = await getDb();
+  const [choices, chain] = await Promise.all([historyChoices(db, context.tenantId), chainStatus(db, context.tenantId)]);
+  const decisions = parsed.ok && view.tab === 'decisions' ? await decisionsPage(db, context.tenantId, parsed.filters, parsed.cursor) : null;
+  const events = parsed.ok && view.tab === 'events' ? await eventsPage(db, context.tenantId, parsed.filters, parsed.cursor) : null;
+  const nextCursor = decisions?.nextCursor ?? events?.nextCursor ?? null;
+  const empty = (decisions?.items.length ?? events?.items.length ?? 0) === 0;
+
   return (
-    <section aria-labelledby="history-heading" className="space-y-4">
-      <h1 id="history-heading" className="text-xl font-semibold">History</h1>
-      <p className="text-sm text-zinc-500">Every event in {context.tenantName}&apos;s hash-chained evidence trail, newest first. Chain verification and exports arrive with the evidence-trail work.</p>
-      {page.items.length === 0 ? (
-        <p data-testid="history-empty" className="rounded-lg border border-dashed border-zinc-300 p-8 text-center dark:border-zinc-700">No events yet.</p>
-      ) : (
-        <Table head={['#', 'Time (UTC)', 'Actor', 'Event', 'Proposal', 'Hash', 'Reason']} testId="history-table">
-          {page.items.map((event) => (
-            <tr key={event.seq}>
-              <Cell mono>{event.seq}</Cell>
-              <Cell>{absoluteTime(new Date(event.occurredAt))}</Cell>
-              <Cell>{event.actorType} <span className="text-xs"><PayloadText value={event.actorId} /></span></Cell>
-              <Cell>{event.type}</Cell>
-              <Cell mono>{event.proposalId ? <Link className="underline" href={`/proposals/${event.proposalId}`}>{event.proposalId}</Link> : '—'}</Cell>
-              <Cell mono><span title={event.payloadHash ?? ''}>{event.payloadHash ? `${event.payloadHash.slice(0, 15)}…` : '—'}</span></Cell>
-              <Cell mono>{event.reasonCode ?? '—'}</Cell>
-            </tr>
+    <section aria-labelledby="history-heading" className="space-y-4" data-testid="history-page">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 id="history-heading" className="text-xl font-semibold">History</h1>
+        <nav aria-label="History views" className="flex gap-1">
+          {TABS.map(({ tab, label }) => (
+            <Link
+              key={tab}
+              href={`/history${historySearch({ ...view, tab, ...(tab === 'decisions' ? { type: undefined } : {}) })}`}
+              data-testid={`history-tab-${tab}`}
+              aria-current={view.tab === tab ? 'page' : undefined}
+              className={`rounded-md px-3 py-1.5 text-sm font-medium ${view.tab === tab ? 'bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900' : 'text-zinc-700 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800'}`}
+            >
+              {label}
+            </Link>
           ))}
-        </Table>
+        </nav>
+      </div>
+      <HistoryChain status={chain} reasonWords={chain.state === 'broken' ? describeBreak(chain.reason as BreakReason) : undefined} isAdmin={context.role === 'admin'} />
+      <p className="text-sm text-zinc-500">
+        {view.tab === 'decisions'
+          ? `Every proposal of ${context.tenantName} that was decided or ended, newest decision first.`
+          : `Every event in ${context.tenantName}'s hash-chained evidence trail, newest first.`}
+      </p>
+      <HistoryFilters key={historySearch(view)} view={view} people={choices.people} agents={choices.agents} actions={allActions().map((a) => a.name)} />
+      {parsed.ok ? (
+        <div className="flex flex-wrap items-center gap-2 text-sm">
+          <span className="text-zinc-500">Export the events {view.tab === 'decisions' ? 'behind these decisions' : 'shown'} (every hashed field, to re-verify offline):</span>
+          <a href={exportHref(view, 'csv')} download data-testid="history-export-csv" className={button}>Export CSV</a>
+          <a href={exportHref(view, 'jsonl')} download data-testid="history-export-jsonl" className={button}>Export JSON Lines</a>
+        </div>
+      ) : (
+        <div role="alert" data-testid="history-filter-error" className="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+          <p className="font-medium">These filters cannot be used:</p>
+          <ul className="ml-5 list-disc">{parsed.messages.map((message) => <li key={message}>{message}</li>)}</ul>
+          <Link href={`/history${historySearch({ tab: view.tab })}`} className="underline">Start again without filters</Link>
+        </div>
       )}
-      {page.nextBefore ? <Link data-testid="history-older" className="underline" href={`/history?before=${page.nextBefore}`}>Older events →</Link> : null}
+      {parsed.ok && empty ? (
+        <p data-testid="history-empty" className="rounded-lg border border-dashed border-zinc-300 p-8 text-center dark:border-zinc-700">
+          {view.tab === 'decisions' ? 'No decided proposals match.' : 'No events match.'}
+        </p>
+      ) : null}
+      {decisions && decisions.items.length > 0 ? <DecisionsTable rows={decisions.items} /> : null}
+      {events && events.items.length > 0 ? <EventsTable rows={events.items} /> : null}
+      <div className="flex gap-4 text-sm">
+        {parsed.ok && parsed.cursor ? <Link data-testid="history-newest" className="underline" href={`/history${historySearch(view)}`}>← Newest</Link> : null}
+        {nextCursor ? <Link data-testid="history-older" className="underline" href={`/history${historySearch(view, { cursor: nextCursor })}`}>Older →</Link> : null}
+      </div>
     </section>
   );
 }

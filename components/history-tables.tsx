@@ -1,0 +1,132 @@
+import Link from 'next/link';
+import type { DecisionRowView, EventRowView } from '@/lib/audit/history-view';
+import type { ProposalStatus } from '@/lib/proposals/view';
+import { CARD_ROW, CardCell, Table } from './table';
+import { Hash } from './hash';
+import { PayloadText } from './payload-text';
+import { StatusChip } from './status-chip';
+import { humanDuration } from './time';
+import { ViewerTime } from './viewer-time';
+
+const proposalHref = (id: string) => `/proposals/${encodeURIComponent(id)}`;
+
+/** How the proposal ended, in words: who decided, and the reason where there is one. */
+function outcomeWords(row: DecisionRowView): string {
+  const approvers = row.deciders.filter((d) => d.decision === 'approve').map((d) => d.name);
+  const rejecter = row.deciders.find((d) => d.decision === 'reject')?.name;
+  switch (row.status) {
+    case 'rejected':
+      return `Rejected${rejecter ? ` by ${rejecter}` : ''}`;
+    case 'expired':
+      return 'Expired undecided';
+    case 'stale':
+      return 'Stale';
+    case 'cancelled':
+      return 'Cancelled by revision';
+    default:
+      return approvers.length > 0 ? `Approved by ${approvers.join(', ')}` : 'Approved automatically';
+  }
+}
+
+function executionWords(row: DecisionRowView): string {
+  const execution = row.execution;
+  if (!execution) return ['approved', 'executing'].includes(row.status) ? 'not executed yet' : '—';
+  if (execution.status === 'succeeded') return `succeeded${execution.receiptId ? ` (${execution.receiptId})` : ''}`;
+  if (execution.status === 'outcome_unknown') return 'outcome unknown — checking';
+  return `${execution.status.replace('_', ' ')}${execution.errorCode ? ` (${execution.errorCode})` : ''}`;
+}
+
+const DECISION_HEAD = ['Decided', 'Proposal', 'Agent', 'Outcome', 'Execution', 'Payload hash', 'Time to decision'];
+
+/** The Decisions view: one row per proposal that reached a decision or an end. */
+export function DecisionsTable({ rows }: { rows: DecisionRowView[] }) {
+  return (
+    <Table cards head={DECISION_HEAD} testId="history-decisions">
+      {rows.map((row) => (
+        <tr key={row.id} data-testid="history-decision" data-proposal-id={row.id} data-action={row.action} data-status={row.status} className={CARD_ROW}>
+          <CardCell label="Decided"><ViewerTime value={row.at} /></CardCell>
+          <CardCell label="Proposal" wide>
+            <Link href={proposalHref(row.id)} data-testid="history-decision-link" className="font-medium underline">
+              <PayloadText value={row.summary} mono={false} flagNonAscii={false} />
+            </Link>
+            <span className="block font-mono text-xs text-zinc-500">{row.action} · {row.id}</span>
+          </CardCell>
+          <CardCell label="Agent"><PayloadText value={row.agent} /></CardCell>
+          <CardCell label="Outcome">
+            <span className="flex flex-wrap items-center gap-2">
+              <StatusChip status={row.status as ProposalStatus} />
+              <span data-testid="history-decision-outcome">{outcomeWords(row)}</span>
+            </span>
+            {row.reason ? (
+              <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400" data-testid="history-decision-reason">
+                <PayloadText value={row.reason} mono={false} />
+              </span>
+            ) : null}
+          </CardCell>
+          <CardCell label="Execution"><span data-testid="history-decision-execution">{executionWords(row)}</span></CardCell>
+          <CardCell label="Payload hash"><Hash value={row.payloadHash} testId="history-decision-hash" /></CardCell>
+          <CardCell label="Time to decision">{humanDuration(row.timeToDecisionMs)}</CardCell>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+const EVENT_HEAD = ['#', 'Time', 'Actor', 'Event', 'Proposal', 'Details'];
+
+/** Every field an event's hash covers, its prevHash and its own hash: what the drawer lists. */
+function hashedFields(event: EventRowView): [string, string][] {
+  return [
+    ['tenantId', event.tenantId],
+    ['seq', String(event.seq)],
+    ['type', event.type],
+    ['actorType', event.actorType],
+    ['actorId', event.actorId],
+    ['proposalId', event.proposalId ?? 'null'],
+    ['payloadHash', event.payloadHash ?? 'null'],
+    ['reasonCode', event.reasonCode ?? 'null'],
+    ['contractVersion', event.contractVersion === null ? 'null' : String(event.contractVersion)],
+    ['data', JSON.stringify(event.data)],
+    ['occurredAt', event.occurredAt],
+    ['prevHash', event.prevHash],
+    ['hash', event.hash],
+  ];
+}
+
+/** The Events view: every audit event with names and words, and a disclosure with its hashed fields. */
+export function EventsTable({ rows }: { rows: EventRowView[] }) {
+  return (
+    <Table cards head={EVENT_HEAD} testId="history-events">
+      {rows.map((event) => (
+        <tr key={event.seq} data-testid="history-event" data-seq={event.seq} data-type={event.type} className={CARD_ROW}>
+          <CardCell label="#" mono>{event.seq}</CardCell>
+          <CardCell label="Time"><ViewerTime value={event.occurredAt} /></CardCell>
+          <CardCell label="Actor">
+            <span data-testid="history-event-actor"><PayloadText value={event.actorName} mono={false} /></span>
+            <span className="block text-xs text-zinc-500">{event.actorType}</span>
+          </CardCell>
+          <CardCell label="Event" wide>
+            <span className="block font-mono text-xs">{event.type}</span>
+            <span data-testid="history-event-text"><PayloadText value={event.text} mono={false} flagNonAscii={false} /></span>
+          </CardCell>
+          <CardCell label="Proposal" mono>
+            {event.proposalId ? <Link className="underline" href={proposalHref(event.proposalId)}><PayloadText value={event.proposalId} /></Link> : '—'}
+          </CardCell>
+          <CardCell label="Details">
+            <details data-testid="history-event-details" className="group">
+              <summary className="cursor-pointer text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600">Hashed fields</summary>
+              <dl className="mt-2 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-xs md:w-[28rem]">
+                {hashedFields(event).map(([name, value]) => (
+                  <div key={name} className="contents" data-testid={`history-event-field-${name}`}>
+                    <dt className="font-mono text-zinc-500">{name}</dt>
+                    <dd className="min-w-0"><PayloadText value={value} /></dd>
+                  </div>
+                ))}
+              </dl>
+            </details>
+          </CardCell>
+        </tr>
+      ))}
+    </Table>
+  );
+}

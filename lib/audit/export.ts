@@ -1,0 +1,95 @@
+import 'server-only';
+import type { Database } from '@/db';
+import type { AuditEvent } from '@/db/schema';
+import type { HistoryFilters } from './history-filters';
+import { eventsQuery } from './history';
+
+/**
+ * The audit export (DESIGN.md §8): every hashed field of each event plus `prevHash` and `hash`,
+ * oldest first, so an auditor re-verifies it offline (`chainVerifier`, or the CLI). Streamed one
+ * keyset page at a time as the reader pulls: memory stays constant however many events match.
+ */
+export const EXPORT_PAGE_SIZE = 1_000;
+
+export const EXPORT_FIELDS = ['tenantId', 'seq', 'type', 'actorType', 'actorId', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash'] as const;
+
+export type ExportFormat = 'csv' | 'jsonl';
+
+export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' };
+
+/** One event as exported: the stored fields, the instant as ISO 8601 (what the hash covers). */
+export function exportRecord(row: AuditEvent): Record<(typeof EXPORT_FIELDS)[number], unknown> {
+  return {
+    tenantId: row.tenantId,
+    seq: row.seq,
+    type: row.type,
+    actorType: row.actorType,
+    actorId: row.actorId,
+    proposalId: row.proposalId,
+    payloadHash: row.payloadHash,
+    reasonCode: row.reasonCode,
+    contractVersion: row.contractVersion,
+    data: row.data,
+    occurredAt: new Date(row.occurredAt).toISOString(),
+    prevHash: row.prevHash,
+    hash: row.hash,
+  };
+}
+
+/**
+ * One CSV cell (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled. A cell
+ * starting with = + - @ (or tab, CR) gets a leading `'` so a spreadsheet never runs it as a
+ * formula; strip that `'` before re-hashing such a value.
+ */
+export function csvCell(value: unknown): string {
+  let text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const csvLine = (cells: readonly unknown[]) => `${cells.map(csvCell).join(',')}\r\n`;
+
+function encodePage(rows: AuditEvent[], format: ExportFormat): string {
+  if (format === 'jsonl') return rows.map((row) => `${JSON.stringify(exportRecord(row))}\n`).join('');
+  return rows.map((row) => csvLine(Object.values(exportRecord(row)))).join('');
+}
+
+/** The export as a byte stream: the next page is read only when the reader asks for more. */
+export function auditExportStream(db: Database, tenantId: string, filters: HistoryFilters, format: ExportFormat, pageSize = EXPORT_PAGE_SIZE): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let after = 0;
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!started) {
+          started = true;
+          if (format === 'csv') {
+            controller.enqueue(encoder.encode(csvLine(EXPORT_FIELDS)));
+            return;
+          }
+        }
+        const rows = await eventsQuery(db, tenantId, filters, { order: 'asc', after }, pageSize);
+        if (rows.length > 0) {
+          after = rows.at(-1)!.seq;
+          controller.enqueue(encoder.encode(encodePage(rows, format)));
+        }
+        if (rows.length < pageSize) controller.close();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+/** The HTTP answer: the stream as a download named after the tenant and the day. */
+export function auditExportResponse(db: Database, tenantId: string, filters: HistoryFilters, format: ExportFormat, now = new Date()): Response {
+  const name = `countersign-audit-${tenantId.replace(/[^A-Za-z0-9_-]/g, '_')}-${now.toISOString().slice(0, 10)}.${format}`;
+  return new Response(auditExportStream(db, tenantId, filters, format), {
+    headers: {
+      'content-type': EXPORT_CONTENT_TYPES[format],
+      'content-disposition': `attachment; filename="${name}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+    },
+  });
+}

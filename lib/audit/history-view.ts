@@ -1,0 +1,108 @@
+/**
+ * The history page's view (tab and filters) as the URL carries it, and the rows it shows. No
+ * imports of server code: client components use it. Validation lives in history-filters.ts.
+ */
+import { AUDIT_EVENTS, type AuditEventType } from '@/lib/events/registry';
+
+export const HISTORY_TABS = ['decisions', 'events'] as const;
+export type HistoryTab = (typeof HISTORY_TABS)[number];
+
+/**
+ * How a proposal reached its decision or end, as the outcome filter names it. `approved` covers
+ * everything past approval (executing and each execution result); the others are one status each.
+ */
+export const HISTORY_OUTCOMES = ['approved', 'rejected', 'expired', 'stale', 'cancelled', 'executing', 'succeeded', 'failed', 'outcome_unknown'] as const;
+export type HistoryOutcome = (typeof HISTORY_OUTCOMES)[number];
+
+export const OUTCOME_STATUSES: Record<HistoryOutcome, readonly string[]> = {
+  approved: ['approved', 'executing', 'succeeded', 'failed', 'outcome_unknown'],
+  rejected: ['rejected'],
+  expired: ['expired'],
+  stale: ['stale'],
+  cancelled: ['cancelled'],
+  executing: ['executing'],
+  succeeded: ['succeeded'],
+  failed: ['failed'],
+  outcome_unknown: ['outcome_unknown'],
+};
+
+/** Every status a proposal ends (or leaves the decision) in: the Decisions view's rows. */
+export const DECIDED_STATUSES = OUTCOME_STATUSES.approved.concat(['rejected', 'expired', 'stale', 'cancelled']);
+
+export const EVENT_TYPES = Object.keys(AUDIT_EVENTS) as AuditEventType[];
+
+/** What the URL may say; every field is optional but the tab. Dates are `YYYY-MM-DD` in `tz`. */
+export type HistoryView = {
+  tab: HistoryTab;
+  person?: string;
+  agent?: string;
+  action?: string;
+  outcome?: HistoryOutcome;
+  type?: AuditEventType;
+  from?: string;
+  to?: string;
+  tz?: string;
+  q?: string;
+};
+
+/** The filter keys, in the order the URL writes them. */
+export const FILTER_KEYS = ['person', 'agent', 'action', 'outcome', 'type', 'from', 'to', 'tz', 'q'] as const;
+
+/** The URL search of a view (the tab left out when it is the default), without paging. */
+export function historySearch(view: HistoryView, extra: Record<string, string> = {}): string {
+  const search = new URLSearchParams();
+  if (view.tab !== 'decisions') search.set('tab', view.tab);
+  for (const key of FILTER_KEYS) {
+    const value = view[key];
+    if (value) search.set(key, value);
+  }
+  for (const [key, value] of Object.entries(extra)) search.set(key, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** The export of the events a view selects (both tabs export the audit events behind them). */
+export function exportHref(view: HistoryView, format: 'csv' | 'jsonl'): string {
+  return `/api/v1/audit/events${historySearch({ ...view, tab: 'decisions' }, { format })}`;
+}
+
+export type DecisionRowView = {
+  id: string;
+  /** When it was decided or ended (ISO). */
+  at: string;
+  createdAt: string;
+  summary: string;
+  action: string;
+  agent: string;
+  status: string;
+  /** Who decided, in order ("alice approved", "bob rejected"). */
+  deciders: { name: string; decision: 'approve' | 'reject' }[];
+  /** The reason in words for rejected, stale, expired and cancelled proposals. */
+  reason: string | null;
+  execution: { status: string; receiptId: string | null; errorCode: string | null } | null;
+  payloadHash: string;
+  /** Milliseconds from proposal to decision. */
+  timeToDecisionMs: number;
+};
+
+export type EventRowView = {
+  tenantId: string;
+  seq: number;
+  type: string;
+  /** The event in words: the registry's description plus what its data says. */
+  text: string;
+  actorType: string;
+  actorId: string;
+  /** users.name, the agent's name, or "system". */
+  actorName: string;
+  proposalId: string | null;
+  payloadHash: string | null;
+  reasonCode: string | null;
+  contractVersion: number | null;
+  data: Record<string, string | number | boolean | null>;
+  occurredAt: string;
+  prevHash: string;
+  hash: string;
+};
+
+export type HistoryPage<Row> = { items: Row[]; nextCursor: string | null };

@@ -1,0 +1,178 @@
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditHeads } from '@/db/schema';
+import { decide } from '@/lib/decisions/decide';
+import { setupTestDatabase } from '@/test/db';
+import { BULK_PERSON, insertBulkAuditEvents } from '@/test/fixtures/audit';
+import { submitAs } from '@/test/intake';
+import { setupDemoSystems } from '@/test/systems';
+import { seedWorld, type SeededWorld } from '@/test/world';
+import { appendAudit } from './append';
+import { auditExportStream } from './export';
+import type { HistoryFilters } from './history-filters';
+import { decisionsPage, eventsPage } from './history';
+import { chainVerifier, type ChainRow } from './verify';
+
+const t = setupTestDatabase();
+const systems = setupDemoSystems();
+let world: SeededWorld;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  world = await seedWorld(t.db);
+  const acme = await world.agent('acme');
+  const globex = await world.agent('globex');
+  const submit = async (name: string, agent: typeof acme, body: Record<string, unknown>) => {
+    const { proposal } = await submitAs(t.db, systems.client, agent, { requestId: `req_hist_${name}`, contractVersion: 1, ...body });
+    ids[name] = proposal.id;
+    return proposal;
+  };
+  const hold = await submit('hold', acme, { action: 'hold_stock', args: { sku: 'filter-blue', quantity: 1 } });
+  const refund = await submit('refund', acme, { action: 'issue_refund', args: { orderId: 'ord_1842', amountMinor: 4999, currency: 'USD', reason: 'Customer requested a full refund' } });
+  await submit('pending', acme, { action: 'hold_stock', args: { sku: 'filter-gray', quantity: 1 } });
+  const green = await submit('globex', globex, { action: 'hold_stock', args: { sku: 'filter-green', quantity: 1 } });
+  await decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: hold.id, request: { decision: 'approve', payloadHash: hold.payloadHash } });
+  await decide(t.db, systems.client, { userId: world.userId('bob'), proposalId: refund.id, request: { decision: 'reject', payloadHash: refund.payloadHash, reason: 'Duplicate of an earlier refund' } });
+  await decide(t.db, systems.client, { userId: world.userId('erin'), proposalId: green.id, request: { decision: 'approve', payloadHash: green.payloadHash } });
+  // A value a spreadsheet would run as a formula, and one with a newline and quotes.
+  await appendAudit(t.db, { tenantId: 'acme', type: 'auth.sign_in_locked', actor: { type: 'system', id: '=HYPERLINK("x")' }, reasonCode: 'line\nbreak "q"', data: { note: '+1, @x' } });
+  await insertBulkAuditEvents(t.db, 'paging', 237, { proposals: true });
+}, 120_000);
+
+/** Every row of a view, page after page by its cursor. */
+async function everyPage<Row>(read: (cursor?: string) => Promise<{ items: Row[]; nextCursor: string | null }>): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 100; i++) {
+    const page = await read(cursor);
+    rows.push(...page.items);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  return rows;
+}
+
+const allEvents = (tenantId: string, filters: HistoryFilters) => everyPage((cursor) => eventsPage(t.db, tenantId, filters, cursor));
+const allDecisions = (tenantId: string, filters: HistoryFilters) => everyPage((cursor) => decisionsPage(t.db, tenantId, filters, cursor));
+
+async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}
+
+describe('the Decisions view', () => {
+  it('has one row per decided or ended proposal of the tenant, with names, words and the reason', async () => {
+    const rows = await allDecisions('acme', {});
+    expect(rows.map((row) => row.id).sort()).toEqual([ids.hold, ids.refund].sort());
+    const refund = rows.find((row) => row.id === ids.refund)!;
+    expect(refund).toMatchObject({ summary: 'Refund 49.99 USD on order ord_1842', action: 'issue_refund', agent: 'acme-support-bot', status: 'rejected', reason: 'Duplicate of an earlier refund', deciders: [{ decision: 'reject' }] });
+    expect(refund.deciders[0]!.name).toMatch(/bob/i);
+    const hold = rows.find((row) => row.id === ids.hold)!;
+    expect(hold.deciders[0]!.name).toMatch(/alice/i);
+    expect(hold.payloadHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(hold.timeToDecisionMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('never shows another tenant’s proposals', async () => {
+    expect((await allDecisions('globex', {})).map((row) => row.id)).toEqual([ids.globex]);
+    expect(await allDecisions('acme', { person: world.userId('erin') })).toEqual([]);
+    expect(await allDecisions('acme', { q: ids.globex })).toEqual([]);
+  });
+
+  it.each<[string, () => HistoryFilters, () => string[]]>([
+    ['action', () => ({ action: 'issue_refund' }), () => [ids.refund!]],
+    ['person', () => ({ person: world.userId('alice') }), () => [ids.hold!]],
+    ['agent', () => ({ agent: 'acme-support-bot' }), () => [ids.hold!, ids.refund!]],
+    ['unknown agent', () => ({ agent: 'nobody' }), () => []],
+    ['outcome rejected', () => ({ outcome: 'rejected' }), () => [ids.refund!]],
+    ['outcome approved', () => ({ outcome: 'approved' }), () => [ids.hold!]],
+    ['a proposal id', () => ({ q: ids.hold! }), () => [ids.hold!]],
+    ['text in the reason', () => ({ q: 'duplicate' }), () => [ids.refund!]],
+    ['text in the args', () => ({ q: 'ord_1842' }), () => [ids.refund!]],
+    ['a LIKE wildcard taken literally', () => ({ q: '%' }), () => []],
+    ['dates that include today', () => ({ since: new Date(Date.now() - 86_400_000), until: new Date(Date.now() + 86_400_000) }), () => [ids.hold!, ids.refund!]],
+    ['dates before today', () => ({ until: new Date(Date.now() - 86_400_000) }), () => []],
+  ])('the %s filter narrows', async (_what, filters, expected) => {
+    expect((await allDecisions('acme', filters())).map((row) => row.id).sort()).toEqual(expected().sort());
+  });
+
+  it('pages by keyset without duplicates or gaps', async () => {
+    const rows = await allDecisions('paging', {});
+    expect(rows.length).toBe(25);
+    expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
+    const times = rows.map((row) => row.at);
+    expect([...times].sort().reverse()).toEqual(times);
+  });
+});
+
+describe('the Events view', () => {
+  it('names actors and words events; another tenant’s events never appear', async () => {
+    const acme = await allEvents('acme', {});
+    expect(acme.every((event) => event.tenantId === 'acme')).toBe(true);
+    expect(acme.some((event) => event.proposalId === ids.globex)).toBe(false);
+    const created = acme.find((event) => event.type === 'proposal.created' && event.proposalId === ids.hold)!;
+    expect(created.actorName).toBe('acme-support-bot');
+    expect(created.text).toMatch(/^a proposal passed the gates/);
+    const rejected = acme.find((event) => event.type === 'proposal.rejected')!;
+    expect(rejected.actorName).toMatch(/bob/i);
+    expect(acme.find((event) => event.type === 'auth.sign_in_locked')!.actorName).toBe('system');
+    expect((await allEvents('globex', {})).every((event) => event.tenantId === 'globex')).toBe(true);
+    expect(await allEvents('acme', { q: ids.globex })).toEqual([]);
+  });
+
+  it.each<[string, () => HistoryFilters, (event: { type: string; proposalId: string | null; actorId: string }) => boolean]>([
+    ['type', () => ({ type: 'proposal.rejected' }), (e) => e.type === 'proposal.rejected'],
+    ['person', () => ({ person: world.userId('alice') }), (e) => e.actorId === world.userId('alice')],
+    ['action', () => ({ action: 'issue_refund' }), (e) => e.proposalId === ids.refund],
+    ['outcome', () => ({ outcome: 'approved' }), (e) => e.proposalId === ids.hold],
+    ['proposal id', () => ({ q: ids.pending! }), (e) => e.proposalId === ids.pending],
+    ['text', () => ({ q: 'sign_in_locked' }), (e) => e.type === 'auth.sign_in_locked'],
+  ])('the %s filter narrows to exactly the matching events', async (_what, filters, matches) => {
+    const all = await allEvents('acme', {});
+    const expected = all.filter(matches).map((event) => event.seq);
+    expect(expected.length).toBeGreaterThan(0);
+    expect((await allEvents('acme', filters())).map((event) => event.seq)).toEqual(expected);
+  });
+
+  it('filters by dates as instants and pages 237 events by keyset without duplicates or gaps', async () => {
+    const events = await allEvents('paging', {});
+    expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 237 }, (_, i) => 237 - i));
+    // Bulk events are one a minute from 2030-01-01 00:00 UTC: seq 60…119 fall in the second hour.
+    const hour = await allEvents('paging', { since: new Date('2030-01-01T01:00:00Z'), until: new Date('2030-01-01T02:00:00Z') });
+    expect(hour.map((event) => event.seq)).toEqual(Array.from({ length: 60 }, (_, i) => 119 - i));
+    const person = await allEvents('paging', { person: BULK_PERSON });
+    expect(person.length).toBe(23);
+  });
+});
+
+describe('the export', () => {
+  it('JSONL re-verifies with chainVerifier against the head', async () => {
+    const text = await readText(auditExportStream(t.db, 'acme', {}, 'jsonl', 7));
+    const rows = text.trimEnd().split('\n').map((line) => JSON.parse(line) as ChainRow);
+    const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'acme'));
+    expect(rows.length).toBe(head!.seq);
+    const verifier = chainVerifier('acme');
+    verifier.push(rows);
+    expect(verifier.finish({ seq: head!.seq, hash: head!.hash })).toMatchObject({ ok: true, through: { seq: head!.seq } });
+    // A changed value is caught.
+    const forged = rows.map((row) => (row.type === 'proposal.rejected' ? { ...row, reasonCode: 'approved' } : row));
+    const check = chainVerifier('acme');
+    check.push(forged);
+    expect(check.finish()).toMatchObject({ ok: false, reason: 'hash_mismatch' });
+  });
+
+  it('CSV is RFC 4180 with every hashed field, and formula-like cells are defused', async () => {
+    const text = await readText(auditExportStream(t.db, 'acme', { type: 'auth.sign_in_locked' }, 'csv'));
+    const lines = text.split('\r\n');
+    expect(lines[0]).toBe('tenantId,seq,type,actorType,actorId,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash');
+    expect(text).toContain(`,system,"'=HYPERLINK(""x"")",,,"line\nbreak ""q""",,"{""note"":""+1, @x""}",`);
+    expect(text.endsWith('\r\n')).toBe(true);
+  });
+
+  it('exports only the filtered events of the tenant, oldest first', async () => {
+    const text = await readText(auditExportStream(t.db, 'acme', { action: 'hold_stock' }, 'jsonl'));
+    const rows = text.trimEnd().split('\n').map((line) => JSON.parse(line) as ChainRow);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.tenantId === 'acme' && [ids.hold, ids.pending].includes(row.proposalId!))).toBe(true);
+    expect(rows.map((row) => row.seq)).toEqual([...rows.map((row) => row.seq)].sort((a, b) => a - b));
+  });
+});

@@ -1,0 +1,220 @@
+import 'server-only';
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { agentKeys, auditEvents, decisions, executions, memberships, proposals, users, type AuditEvent, type Proposal } from '@/db/schema';
+import { findAction } from '@/lib/actions/registry';
+import { AUDIT_EVENTS } from '@/lib/events/registry';
+import { isCursorInstant, isRowId, parseSequence } from '@/lib/paging/fields';
+import { cursorInstant } from '@/lib/paging/sql';
+import type { HistoryFilters } from './history-filters';
+import { OUTCOME_STATUSES, type DecisionRowView, type EventRowView, type HistoryPage } from './history-view';
+
+/**
+ * The decision history an auditor reads (DESIGN.md §8): one row per decided or ended proposal,
+ * and every audit event with names and words. Both page by keyset (never OFFSET) over indexes of
+ * migration 0007: decisions by (tenant, decided_at, id), events by (tenant, seq) and, filtered,
+ * (tenant, type, seq), (tenant, actor_type, actor_id, seq) and (proposal_id, seq).
+ */
+export const HISTORY_PAGE_SIZE = 50;
+
+/** A `q` that names a proposal (`prp_…`) is matched exactly, by its index; anything else is text. */
+const PROPOSAL_ID = /^prp_[0-9a-z]{1,64}$/;
+const proposalIdIn = (q: string | undefined) => (q && PROPOSAL_ID.test(q) ? q : undefined);
+const textIn = (q: string | undefined) => (q && !PROPOSAL_ID.test(q) ? containing(q) : undefined);
+
+/** `q` as a LIKE pattern matching the text anywhere, its own % and _ taken literally. */
+const containing = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+
+/** The proposals the action, agent and outcome filters leave (a sub-select; undefined when none is set). */
+function proposalConditions(tenantId: string, filters: HistoryFilters): SQL[] {
+  return [
+    filters.action ? eq(proposals.action, filters.action) : undefined,
+    filters.agent ? eq(proposals.agentName, filters.agent) : undefined,
+    filters.outcome ? inArray(proposals.status, OUTCOME_STATUSES[filters.outcome] as (typeof proposals.status.enumValues)[number][]) : undefined,
+  ].filter((condition): condition is SQL => condition !== undefined);
+}
+
+export type EventsOrder = { order: 'desc'; before?: number } | { order: 'asc'; after?: number };
+
+/**
+ * One keyset page of a tenant's audit events (exported so tests can EXPLAIN it). Newest first for
+ * the page, oldest first for the export (so a verifier reads the chain in order). Filters on the
+ * proposal an event is about are a sub-select the planner answers as a semi-join beside the
+ * ordered index scan; `q` is a proposal id (`prp_…`: exact, its index) or text matched in the type, reason
+ * code and data of the rows the ordered scan reads.
+ */
+export function eventsQuery(db: Database, tenantId: string, filters: HistoryFilters, order: EventsOrder, limit: number) {
+  const about = proposalConditions(tenantId, filters);
+  const id = proposalIdIn(filters.q);
+  const text = textIn(filters.q);
+  return db
+    .select()
+    .from(auditEvents)
+    .where(
+      and(
+        eq(auditEvents.tenantId, tenantId),
+        filters.type ? eq(auditEvents.type, filters.type) : undefined,
+        filters.person ? and(eq(auditEvents.actorType, 'user'), eq(auditEvents.actorId, filters.person)) : undefined,
+        filters.since ? sql`${auditEvents.occurredAt} >= ${filters.since.toISOString()}::timestamptz` : undefined,
+        filters.until ? sql`${auditEvents.occurredAt} < ${filters.until.toISOString()}::timestamptz` : undefined,
+        about.length > 0
+          ? inArray(auditEvents.proposalId, db.select({ id: proposals.id }).from(proposals).where(and(eq(proposals.tenantId, tenantId), ...about)))
+          : undefined,
+        id ? eq(auditEvents.proposalId, id) : undefined,
+        text ? sql`(${auditEvents.type} ilike ${text} or ${auditEvents.reasonCode} ilike ${text} or ${auditEvents.data}::text ilike ${text})` : undefined,
+        order.order === 'desc' && order.before ? lt(auditEvents.seq, order.before) : undefined,
+        order.order === 'asc' && order.after ? gt(auditEvents.seq, order.after) : undefined,
+      ),
+    )
+    .orderBy(order.order === 'desc' ? desc(auditEvents.seq) : asc(auditEvents.seq))
+    .limit(limit);
+}
+
+/** The event in words: what the registry says it records, then its data. */
+export function eventText(event: Pick<AuditEvent, 'type' | 'data'>): string {
+  const about = (AUDIT_EVENTS as Record<string, string>)[event.type] ?? event.type;
+  const details = Object.entries(event.data).map(([key, value]) => `${key}: ${value === null ? '—' : String(value)}`);
+  return details.length > 0 ? `${about} — ${details.join('; ')}` : about;
+}
+
+/** Names for the actors of some events: users by name, agent keys by their agent's name (inside the tenant). */
+async function actorNames(db: Database, tenantId: string, rows: Pick<AuditEvent, 'actorType' | 'actorId'>[]): Promise<(row: Pick<AuditEvent, 'actorType' | 'actorId'>) => string> {
+  const userIds = [...new Set(rows.filter((row) => row.actorType === 'user').map((row) => row.actorId))];
+  const keyIds = [...new Set(rows.filter((row) => row.actorType === 'agent').map((row) => row.actorId))];
+  const [people, keys] = await Promise.all([
+    userIds.length ? db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, userIds)) : [],
+    keyIds.length ? db.select({ id: agentKeys.id, name: agentKeys.agentName }).from(agentKeys).where(and(eq(agentKeys.tenantId, tenantId), inArray(agentKeys.id, keyIds))) : [],
+  ]);
+  const userName = new Map(people.map((row) => [row.id, row.name]));
+  const agentName = new Map(keys.map((row) => [row.id, row.name]));
+  return (row) => (row.actorType === 'user' ? userName.get(row.actorId) : row.actorType === 'agent' ? agentName.get(row.actorId) : undefined) ?? (row.actorType === 'system' ? 'system' : `unknown ${row.actorType}`);
+}
+
+/** The stored text of a timestamp column as an ISO instant (`2030-01-01T10:00:00.123Z`). */
+const isoInstant = (value: string) => new Date(value).toISOString();
+
+/** The Events view: one keyset page, newest first; `cursor` is the last sequence number shown. */
+export async function eventsPage(db: Database, tenantId: string, filters: HistoryFilters, cursor?: string): Promise<HistoryPage<EventRowView>> {
+  const before = parseSequence(cursor);
+  const rows = await eventsQuery(db, tenantId, filters, { order: 'desc', before }, HISTORY_PAGE_SIZE + 1);
+  const page = rows.slice(0, HISTORY_PAGE_SIZE);
+  const nameOf = await actorNames(db, tenantId, page);
+  return {
+    items: page.map((row) => ({ ...row, occurredAt: isoInstant(row.occurredAt), text: eventText(row), actorName: nameOf(row) })),
+    nextCursor: rows.length > HISTORY_PAGE_SIZE ? String(page.at(-1)!.seq) : null,
+  };
+}
+
+/** Where a Decisions page ended: the last row's decision time (microseconds, UTC) and id. */
+type DecisionCursor = { at: string; id: string };
+
+function encodeDecisionCursor(cursor: DecisionCursor): string {
+  return Buffer.from(JSON.stringify([cursor.at, cursor.id])).toString('base64url');
+}
+
+/** The cursor, or undefined when it is not one this history wrote. */
+export function decodeDecisionCursor(raw: string | undefined): DecisionCursor | undefined {
+  if (!raw) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (!Array.isArray(value) || value.length !== 2) return undefined;
+    const [at, id] = value as unknown[];
+    return typeof at === 'string' && isCursorInstant(at) && typeof id === 'string' && isRowId(id) ? { at, id } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Decisions view's keyset query (exported so tests can EXPLAIN it): proposals with a decision
+ * time, newest decision first, over the partial index (tenant_id, decided_at, id). `person` keeps
+ * proposals that person decided; `q` is a proposal id or text in action, agent, reason and args.
+ */
+export function decisionsQuery(db: Database, tenantId: string, filters: HistoryFilters, cursor: DecisionCursor | undefined, limit: number) {
+  const id = proposalIdIn(filters.q);
+  const text = textIn(filters.q);
+  return db
+    .select({ proposal: proposals, cursorAt: cursorInstant(proposals.decidedAt) })
+    .from(proposals)
+    .where(
+      and(
+        eq(proposals.tenantId, tenantId),
+        isNotNull(proposals.decidedAt),
+        ...proposalConditions(tenantId, filters),
+        filters.person
+          ? sql`exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${filters.person})`
+          : undefined,
+        filters.since ? sql`${proposals.decidedAt} >= ${filters.since.toISOString()}::timestamptz` : undefined,
+        filters.until ? sql`${proposals.decidedAt} < ${filters.until.toISOString()}::timestamptz` : undefined,
+        id ? eq(proposals.id, id) : undefined,
+        text
+          ? sql`(${proposals.action} ilike ${text} or ${proposals.agentName} ilike ${text} or ${proposals.statusReason} ilike ${text} or (${proposals.payload}->'args')::text ilike ${text})`
+          : undefined,
+        cursor ? sql`(${proposals.decidedAt}, ${proposals.id}) < (${cursor.at}::timestamptz, ${cursor.id})` : undefined,
+      ),
+    )
+    .orderBy(desc(proposals.decidedAt), desc(proposals.id))
+    .limit(limit);
+}
+
+/** The action's sentence for a proposal; a row the action cannot word (an unknown action, odd args) shows its action name. */
+function summaryOf(proposal: Proposal): string {
+  try {
+    return findAction(proposal.action)?.summarize(proposal.payload.args, proposal.facts) ?? proposal.action;
+  } catch {
+    return proposal.action;
+  }
+}
+
+/** The Decisions view: one keyset page with who decided, the execution and the summary in words. */
+export async function decisionsPage(db: Database, tenantId: string, filters: HistoryFilters, cursor?: string): Promise<HistoryPage<DecisionRowView>> {
+  const rows = await decisionsQuery(db, tenantId, filters, decodeDecisionCursor(cursor), HISTORY_PAGE_SIZE + 1);
+  const page = rows.slice(0, HISTORY_PAGE_SIZE);
+  const ids = page.map((row) => row.proposal.id);
+  const [decided, executed] = ids.length
+    ? await Promise.all([
+        db
+          .select({ proposalId: decisions.proposalId, name: users.name, decision: decisions.decision })
+          .from(decisions)
+          .innerJoin(users, eq(users.id, decisions.userId))
+          .where(and(eq(decisions.tenantId, tenantId), inArray(decisions.proposalId, ids)))
+          .orderBy(asc(decisions.createdAt)),
+        db
+          .select({ proposalId: executions.proposalId, status: executions.status, receipt: executions.receipt, errorCode: executions.errorCode })
+          .from(executions)
+          .where(and(eq(executions.tenantId, tenantId), inArray(executions.proposalId, ids))),
+      ])
+    : [[], []];
+  const last = page.at(-1);
+  return {
+    items: page.map(({ proposal }) => {
+      const execution = executed.find((row) => row.proposalId === proposal.id);
+      const receiptId = (execution?.receipt as { id?: unknown } | null)?.id;
+      const decidedAt = proposal.decidedAt ?? proposal.updatedAt;
+      return {
+        id: proposal.id,
+        at: decidedAt.toISOString(),
+        createdAt: proposal.createdAt.toISOString(),
+        summary: summaryOf(proposal),
+        action: proposal.action,
+        agent: proposal.agentName,
+        status: proposal.status,
+        deciders: decided.filter((row) => row.proposalId === proposal.id).map(({ name, decision }) => ({ name, decision })),
+        reason: proposal.statusReason,
+        execution: execution ? { status: execution.status, receiptId: typeof receiptId === 'string' ? receiptId : null, errorCode: execution.errorCode } : null,
+        payloadHash: proposal.payloadHash,
+        timeToDecisionMs: decidedAt.getTime() - proposal.createdAt.getTime(),
+      };
+    }),
+    nextCursor: rows.length > HISTORY_PAGE_SIZE && last ? encodeDecisionCursor({ at: last.cursorAt, id: last.proposal.id }) : null,
+  };
+}
+
+/** The filters' choices: the tenant's members (by name) and its agents. */
+export async function historyChoices(db: Database, tenantId: string): Promise<{ people: { id: string; name: string }[]; agents: string[] }> {
+  const [people, agents] = await Promise.all([
+    db.select({ id: users.id, name: users.name }).from(memberships).innerJoin(users, eq(users.id, memberships.userId)).where(eq(memberships.tenantId, tenantId)).orderBy(asc(users.name)),
+    db.selectDistinct({ name: agentKeys.agentName }).from(agentKeys).where(eq(agentKeys.tenantId, tenantId)).orderBy(asc(agentKeys.agentName)),
+  ]);
+  return { people, agents: agents.map((row) => row.name) };
+}
