@@ -53,15 +53,21 @@ export async function signInWithForm(page: Page, email: string) {
   await page.getByTestId('signin-submit').click();
 }
 
-/** A browserless session through next-auth's own flow: GET csrf, POST the credentials callback. */
-export async function apiSession(baseURL: string, email: string): Promise<APIRequestContext> {
-  const api = await playwrightRequest.newContext({ baseURL });
+/** Signs in without a browser through next-auth's own flow (GET csrf, POST the credentials callback); answers where it redirects. */
+export async function postCredentials(api: APIRequestContext, email: string, password: string): Promise<string> {
   const csrf = (await (await api.get('/api/auth/csrf')).json()) as { csrfToken: string };
   const response = await api.post('/api/auth/callback/credentials', {
-    form: { csrfToken: csrf.csrfToken, email, password: person(email).password, callbackUrl: '/' },
+    form: { csrfToken: csrf.csrfToken, email, password, callbackUrl: '/' },
     maxRedirects: 0,
   });
   expect([302, 303]).toContain(response.status());
+  return response.headers().location ?? '';
+}
+
+/** A browserless session through next-auth's own flow: GET csrf, POST the credentials callback. */
+export async function apiSession(baseURL: string, email: string): Promise<APIRequestContext> {
+  const api = await playwrightRequest.newContext({ baseURL });
+  await postCredentials(api, email, person(email).password);
   const session = (await (await api.get('/api/auth/session')).json()) as { operatorId?: string } | null;
   expect(session?.operatorId).toBeTruthy();
   return api;
