@@ -6,7 +6,7 @@ import postgres from 'postgres';
 import { verifyCheckpoint } from '../lib/audit/checkpoint';
 import type { PublicJwk } from '../lib/commands/keys';
 import { cli } from './cli-runner';
-import { agentKey, apiSession, postCredentials, proposeRefund, signInWithForm } from './support';
+import { agentKey, apiSession, checkpointOf, postCredentials, proposeRefund, signInWithForm } from './support';
 
 // The evidence trail as an auditor meets it (DESIGN.md §8): sign-ins recorded, the proposal page's
 // evidence bundle checked offline by the CLI, signed checkpoints of the chain head, and both
@@ -14,14 +14,6 @@ import { agentKey, apiSession, postCredentials, proposeRefund, signInWithForm } 
 
 /** The e2e server's PostgreSQL database, when the run uses one (CI); PGlite is held open by the server. */
 const serverDatabaseUrl = process.env.E2E_DATABASE_URL;
-
-type Checkpoint = { tenant: string; seq: number; hash: string; at: string; checkpoint: string; keys: PublicJwk[] };
-
-async function checkpointOf(api: APIRequestContext): Promise<Checkpoint> {
-  const response = await api.get('/api/v1/audit/checkpoint');
-  expect(response.status()).toBe(200);
-  return (await response.json()) as Checkpoint;
-}
 
 async function trustedKeys(api: APIRequestContext): Promise<{ keys: PublicJwk[] }> {
   return (await (await api.get('/.well-known/jwks.json')).json()) as { keys: PublicJwk[] };

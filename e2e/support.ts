@@ -72,3 +72,12 @@ export async function apiSession(baseURL: string, email: string): Promise<APIReq
   expect(session?.operatorId).toBeTruthy();
   return api;
 }
+
+export type CheckpointAnswer = { tenant: string; seq: number; hash: string; at: string; checkpoint: string; keys: { kid: string; x: string }[] };
+
+/** `GET /api/v1/audit/checkpoint` as a member: the signed head of their tenant's audit chain. */
+export async function checkpointOf(api: APIRequestContext): Promise<CheckpointAnswer> {
+  const response = await api.get('/api/v1/audit/checkpoint');
+  expect(response.status()).toBe(200);
+  return (await response.json()) as CheckpointAnswer;
+}
