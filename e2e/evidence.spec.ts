@@ -176,6 +176,9 @@ test.describe('who may read the evidence', () => {
     expect(own.status()).toBe(200);
     expect(own.headers()['content-disposition']).toBe(`attachment; filename="evidence-${proposal.id}.json"`);
     expect(await own.text()).not.toMatch(/"d"\s*:/);
+    // A key never rides along with a session: the header alone decides, and it is refused.
+    const withKey = await alice.get(`/api/v1/proposals/${proposal.id}/evidence-bundle`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+    expect(withKey.status()).toBe(401);
     await Promise.all([erin.dispose(), alice.dispose()]);
   });
 });
