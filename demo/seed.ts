@@ -5,7 +5,7 @@ import { agentKeys, memberships, policies, tenants, users } from '@/db/schema';
 import { createAgentKey, createTenant, createUser, grantRole, revokeAgentKey, setPassword } from '@/lib/admin/accounts';
 import { hashAgentKey } from '@/lib/agents/authenticate';
 import { verifyPassword } from '@/lib/auth/password';
-import { newId } from '@/lib/ids';
+import { publishPolicy } from '@/lib/policy/publish';
 import { DEMO_AGENTS, DEMO_PEOPLE, DEMO_POLICIES, DEMO_TENANTS, type DemoCredentials } from './world';
 
 type Secrets = Pick<DemoCredentials, 'people' | 'agents'>;
@@ -67,10 +67,7 @@ export async function seedDemo(db: Database, previous?: Secrets): Promise<Secret
         .orderBy(desc(policies.version))
         .limit(1);
       if ((newest?.version ?? 0) >= policy.version) continue;
-      await db
-        .insert(policies)
-        .values({ id: newId('pol'), tenantId: tenant.id, action: policy.action, version: policy.version, rules: policy.rules })
-        .onConflictDoNothing();
+      await publishPolicy(db, { tenantId: tenant.id, ...policy }, { type: 'system', id: 'seed' });
     }
   }
   return { people, agents };

@@ -3,43 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { cli } from './cli-runner';
 
 // The administration CLI as an operator runs it: a real process on a fresh embedded database,
 // checked by exit code (0 done, 1 refused, 2 usage error) and by what it tells the person.
-
-const root = process.cwd();
-
-type Result = { code: number | null; stdout: string; stderr: string };
-
-/** Runs the CLI to completion (with a deadline) in our environment minus any Countersign settings. */
-function cli(dataDir: string, args: string[], options: { stdin?: string; viaNpm?: boolean } = {}): Promise<Result> {
-  const env: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(DATABASE_URL|AUTH_.*|SIGNING_KEYS|COUNTERSIGN_.*|E2E_.*|OIDC_.*)$/.test(name)) continue;
-    env[name] = value;
-  }
-  env.COUNTERSIGN_DATA_DIR = dataDir;
-  const [command, commandArgs] = options.viaNpm
-    ? ['npm', ['run', '-s', 'cli', '--', ...args]]
-    : [process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args]];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs, { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`cli ${args.join(' ')} did not finish within 60 s:\n${stdout}${stderr}`));
-    }, 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(options.stdin ?? '');
-  });
-}
 
 test.describe('the administration CLI', () => {
   test.describe.configure({ mode: 'serial' });
@@ -229,5 +197,111 @@ test.describe('notification channels from the CLI', () => {
     const unknown = await cli(dataDir, ['list-channels', 'nowhere']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Error: No tenant "nowhere".');
+  });
+});
+
+test.describe("the auditor's commands", () => {
+  test.describe.configure({ mode: 'serial' });
+  let dataDir = '';
+  let head = { seq: 0, hash: '' };
+  test.beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-cli-audit-'));
+    // Each of these writes an event to the tenant's chain: tenant.created, membership.granted, agent_key.created.
+    for (const args of [['create-tenant', 'audit-e2e'], ['create-user', 'auditor@audit.test', '--name', 'Auditor'], ['grant', 'auditor@audit.test', 'audit-e2e', 'viewer'], ['create-agent-key', 'audit-e2e', 'bot', '--actions', 'hold_stock']]) {
+      const result = await cli(dataDir, args);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+  });
+  test.afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const write = (name: string, value: unknown) => {
+    const file = path.join(dataDir, name);
+    fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+    return file;
+  };
+
+  /** A checkpoint file as `GET /api/v1/audit/checkpoint` answers, signed by a fresh key (listed in it, or not). */
+  async function checkpointFile(name: string, claim: { seq: number; hash: string }, options: { listKey?: boolean } = {}) {
+    const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+    const kid = `cli-e2e-${name}`;
+    const at = new Date().toISOString();
+    const checkpoint = await new SignJWT({ tenant: 'audit-e2e', ...claim, at }).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'countersign-checkpoint+jwt' }).sign(privateKey);
+    const other = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+    const listed = options.listKey === false ? { ...(await exportJWK(other.publicKey)), kid: 'someone-else' } : { ...(await exportJWK(publicKey)), kid };
+    const key = { ...listed, alg: 'EdDSA', use: 'sig' };
+    return { file: write(`${name}.json`, { tenant: 'audit-e2e', ...claim, at, checkpoint, keys: [key] }), jwks: write(`${name}-jwks.json`, { keys: [key] }) };
+  }
+
+  test('audit:verify recomputes the chains and names the head', async () => {
+    const result = await cli(dataDir, ['audit:verify', '--tenant', 'audit-e2e']);
+    expect(result.code, result.stderr).toBe(0);
+    const match = result.stdout.match(/^audit-e2e: verified through #(\d+) \((sha256:[0-9a-f]{64})\)$/m);
+    expect(match, result.stdout).not.toBeNull();
+    head = { seq: Number(match![1]), hash: match![2]! };
+    expect(head.seq).toBe(3);
+    const all = await cli(dataDir, ['audit:verify']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.stdout).toContain(`audit-e2e: verified through #${head.seq} (${head.hash})`);
+  });
+
+  test('a signed checkpoint of the head matches; one from a rolled-back or forked chain, or an untrusted key, does not', async () => {
+    const good = await checkpointFile('good', head);
+    const matched = await cli(dataDir, ['audit:verify', '--checkpoint', good.file, '--keys', good.jwks]);
+    expect(matched.code, matched.stderr).toBe(0);
+    expect(matched.stdout).toContain(`audit-e2e: verified through #${head.seq} (${head.hash}), matching 1 signed checkpoint(s)`);
+
+    // The server once signed a longer chain than the database now holds: the tail was rolled back.
+    const ahead = await checkpointFile('ahead', { seq: head.seq + 2, hash: `sha256:${'a'.repeat(64)}` });
+    const rolledBack = await cli(dataDir, ['audit:verify', '--checkpoint', ahead.file]);
+    expect(rolledBack.code).toBe(1);
+    expect(rolledBack.stdout).toContain(`audit-e2e: BROKEN at #${head.seq + 1}`);
+    expect(rolledBack.stdout).toContain('(truncated)');
+    expect(rolledBack.stderr).toContain('first bad sequence number: audit-e2e #');
+
+    const forked = await checkpointFile('forked', { seq: head.seq, hash: `sha256:${'f'.repeat(64)}` });
+    const fork = await cli(dataDir, ['audit:verify', '--checkpoint', forked.file]);
+    expect(fork.code).toBe(1);
+    expect(fork.stdout).toContain('(checkpoint_mismatch)');
+    expect(fork.stderr).toContain(`first bad sequence number: audit-e2e #${head.seq}`);
+
+    // Signed by a key the file does not list, or that the auditor does not trust.
+    const unlisted = await checkpointFile('unlisted', head, { listKey: false });
+    const unknownKey = await cli(dataDir, ['audit:verify', '--checkpoint', unlisted.file]);
+    expect(unknownKey.code).toBe(1);
+    expect(unknownKey.stderr).toContain('which is not among the trusted keys');
+    const pinned = await cli(dataDir, ['audit:verify', '--checkpoint', good.file, '--keys', unlisted.jwks]);
+    expect(pinned.code).toBe(1);
+    expect(pinned.stderr).toContain('which is not among the trusted keys');
+  });
+
+  const REFUSED: { name: string; args: (files: Record<string, string>) => string[]; says: string }[] = [
+    { name: 'an unknown tenant', args: () => ['audit:verify', '--tenant', 'nope'], says: 'Error: tenant "nope" has no audit chain' },
+    { name: 'a malformed checkpoint file', args: (f) => ['audit:verify', '--checkpoint', f.malformed!], says: 'is not a saved checkpoint' },
+    { name: 'a checkpoint that is not JSON', args: (f) => ['audit:verify', '--checkpoint', f.text!], says: 'is not JSON' },
+    { name: 'a checkpoint whose JWS is garbage', args: (f) => ['audit:verify', '--checkpoint', f.garbage!], says: 'the checkpoint is not a compact JWS' },
+    { name: 'a missing file', args: (f) => ['bundle:verify', path.join(f.dir!, 'absent.json')], says: 'cannot read' },
+    { name: 'a JSON file that is no bundle', args: (f) => ['bundle:verify', f.notBundle!], says: 'format' },
+  ];
+  test('refusals exit 1 and say why; a missing bundle file argument is a usage error (exit 2)', async () => {
+    const { jwks } = await checkpointFile('keys-for-malformed', head);
+    const keys = (JSON.parse(fs.readFileSync(jwks, 'utf8')) as { keys: unknown[] }).keys;
+    const files = {
+      dir: dataDir,
+      malformed: write('malformed.json', { checkpoint: 42 }),
+      text: write('text.json', 'not json at all'),
+      garbage: write('garbage.json', { checkpoint: 'not.a.jws', keys }),
+      notBundle: write('not-bundle.json', { format: 'something-else/1', payload: {} }),
+    };
+    for (const { name, args, says } of REFUSED) {
+      const result = await cli(dataDir, args(files));
+      expect(result.code, `${name}: ${result.stdout}${result.stderr}`).toBe(1);
+      expect(`${result.stdout}${result.stderr}`, name).toContain(says);
+    }
+    const usage = await cli(dataDir, ['bundle:verify']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('Error: missing bundle file');
+    expect(usage.stderr).toContain('Usage: npm run cli -- <command> [options]');
   });
 });

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { proposeHold } from './support';
+import { apiSession, checkpointOf, proposeHold } from './support';
 
 // Single sign-on against a real OpenID Connect provider (e2e/oidc-provider.ts, started by
 // playwright.config.ts). Its accounts: alice (verified, a Countersign approver), mallory
@@ -47,18 +47,25 @@ test('alice signs in with SSO and lands on the deep link she asked for', async (
   expect(session.user?.email).toBe('alice@acme.test');
 });
 
-const REFUSED: [string, string][] = [
-  ['mallory', 'a verified email that is not a Countersign person'],
-  ['bob', 'a Countersign person whose email the provider says is unverified'],
+// A refusal naming a Countersign person is one `auth.sign_in_failed` event in their tenant; a
+// stranger's leaves nothing anywhere (the watcher reads acme's chain head).
+const REFUSED: [string, string, number][] = [
+  ['mallory', 'a verified email that is not a Countersign person', 0],
+  ['bob', 'a Countersign person whose email the provider says is unverified', 1],
 ];
-for (const [accountId, why] of REFUSED) {
-  test(`SSO refuses ${accountId}: ${why}`, async ({ page, request }) => {
+for (const [accountId, why, events] of REFUSED) {
+  test(`SSO refuses ${accountId}: ${why}`, async ({ page, request, baseURL }) => {
     const proposal = await proposeHold(request, 'acme');
+    const watcher = await apiSession(baseURL!, 'carol@acme.test');
+    const head = async () => (await checkpointOf(watcher)).seq;
+    const before = await head();
     await page.goto(`/proposals/${proposal.id}`);
     await continueWithSso(page, accountId);
     await expect(page).toHaveURL(/^http:\/\/localhost:\d+\/signin\?.*error=AccessDenied/);
     await expect(page.getByText('Sign-in failed. Check your details, or ask an administrator to add you.')).toBeVisible();
     await expect(page.getByTestId('proposal-page')).toHaveCount(0);
+    expect(await head()).toBe(before + events);
+    await watcher.dispose();
     await expectSignedOut(page);
   });
 }

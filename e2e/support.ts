@@ -53,16 +53,31 @@ export async function signInWithForm(page: Page, email: string) {
   await page.getByTestId('signin-submit').click();
 }
 
-/** A browserless session through next-auth's own flow: GET csrf, POST the credentials callback. */
-export async function apiSession(baseURL: string, email: string): Promise<APIRequestContext> {
-  const api = await playwrightRequest.newContext({ baseURL });
+/** Signs in without a browser through next-auth's own flow (GET csrf, POST the credentials callback); answers where it redirects. */
+export async function postCredentials(api: APIRequestContext, email: string, password: string): Promise<string> {
   const csrf = (await (await api.get('/api/auth/csrf')).json()) as { csrfToken: string };
   const response = await api.post('/api/auth/callback/credentials', {
-    form: { csrfToken: csrf.csrfToken, email, password: person(email).password, callbackUrl: '/' },
+    form: { csrfToken: csrf.csrfToken, email, password, callbackUrl: '/' },
     maxRedirects: 0,
   });
   expect([302, 303]).toContain(response.status());
+  return response.headers().location ?? '';
+}
+
+/** A browserless session through next-auth's own flow: GET csrf, POST the credentials callback. */
+export async function apiSession(baseURL: string, email: string): Promise<APIRequestContext> {
+  const api = await playwrightRequest.newContext({ baseURL });
+  await postCredentials(api, email, person(email).password);
   const session = (await (await api.get('/api/auth/session')).json()) as { operatorId?: string } | null;
   expect(session?.operatorId).toBeTruthy();
   return api;
+}
+
+export type CheckpointAnswer = { tenant: string; seq: number; hash: string; at: string; checkpoint: string; keys: { kid: string; x: string }[] };
+
+/** `GET /api/v1/audit/checkpoint` as a member: the signed head of their tenant's audit chain. */
+export async function checkpointOf(api: APIRequestContext): Promise<CheckpointAnswer> {
+  const response = await api.get('/api/v1/audit/checkpoint');
+  expect(response.status()).toBe(200);
+  return (await response.json()) as CheckpointAnswer;
 }

@@ -28,6 +28,6 @@ export async function signOutAction(): Promise<void> {
 /** Ends every session of the signed-in person (other browsers and devices too), then this one. */
 export async function signOutEverywhereAction(): Promise<void> {
   const operator = await currentOperator();
-  if (operator) await endAllSessions(await getDb(), operator.userId, 'signed_out_everywhere');
+  if (operator) await endAllSessions(await getDb(), operator.userId, 'signed_out_everywhere', { type: 'user', id: operator.userId });
   await signOutAction();
 }

@@ -4,6 +4,7 @@ import { agentKeys, memberships, tenants, users, type Role } from '@/db/schema';
 import { generateAgentKey } from '@/lib/agents/authenticate';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { hashPassword } from '@/lib/auth/password';
+import { recordAccountEvent } from '@/lib/auth/account-events';
 import { endAllSessions } from '@/lib/auth/sessions';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
@@ -53,7 +54,8 @@ export async function setPassword(db: Database, userId: string, password: string
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
-    await endAllSessions(tx, userId, 'password_changed');
+    await recordAccountEvent(tx, userId, { type: 'auth.password_changed', actor: SYSTEM, data: { user: userId } });
+    await endAllSessions(tx, userId, 'password_changed', SYSTEM);
   });
 }
 
@@ -91,7 +93,7 @@ export async function removeMember(db: Database, input: { tenantId: string; emai
       if (admins.length <= 1) throw new AdminError(`${user.email} is the last admin of ${input.tenantId}; make someone else admin first.`);
     }
     await tx.delete(memberships).where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, user.id)));
-    const ended = await endAllSessions(tx, user.id, 'member_removed');
+    const ended = await endAllSessions(tx, user.id, 'member_removed', SYSTEM);
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'membership.removed',
@@ -107,7 +109,7 @@ export async function removeMember(db: Database, input: { tenantId: string; emai
 /** "Sign out everywhere" from the command line: ends every open session of the person. */
 export async function endSessionsOf(db: Database, email: string) {
   const user = await userByEmail(db, email);
-  return { userId: user.id, sessionsEnded: await endAllSessions(db, user.id, 'signed_out_everywhere') };
+  return { userId: user.id, sessionsEnded: await endAllSessions(db, user.id, 'signed_out_everywhere', SYSTEM) };
 }
 
 export async function grantRole(db: Database, input: { tenantId: string; email: string; role: Role }) {
@@ -116,16 +118,22 @@ export async function grantRole(db: Database, input: { tenantId: string; email: 
     if (!user) throw new AdminError(`No user with email ${input.email}; create the user first.`);
     const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
     if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
+    const [before] = await tx
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, user.id)))
+      .for('update');
     await tx
       .insert(memberships)
       .values({ tenantId: input.tenantId, userId: user.id, role: input.role })
       .onConflictDoUpdate({ target: [memberships.tenantId, memberships.userId], set: { role: input.role } });
+    // A new member, or a changed role: `previousRole` tells them apart (null for a new member).
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'membership.granted',
       actor: SYSTEM,
       reasonCode: input.role,
-      data: { user: user.id, role: input.role },
+      data: { user: user.id, role: input.role, previousRole: before?.role ?? null },
       outbox: false,
     });
     return { userId: user.id, tenantId: input.tenantId, role: input.role };

@@ -50,6 +50,11 @@ async function authorizePassword(email: string, password: string, request: Reque
   return { id: user.id, email: user.email, name: user.name };
 }
 
+async function recordOidcRefusal(userId: string, reasonCode: string) {
+  const { recordAccountEvent, signInFailedEvent } = await import('./account-events');
+  await (await database()).transaction((tx) => recordAccountEvent(tx, userId, signInFailedEvent({ userId, method: 'oidc', reasonCode })));
+}
+
 function providers(): NextAuthConfig['providers'] {
   const list: NextAuthConfig['providers'] = [
     Credentials({
@@ -103,10 +108,13 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   },
   callbacks: {
     // SSO never creates people: an administrator adds them first, by verified email.
+    // A refusal for a known account is recorded; an unknown email is recorded nowhere.
     async signIn({ user, account, profile }) {
       if (account?.provider === 'credentials') return true;
-      if (profile?.email_verified === false || !user.email) return false;
-      return Boolean(await findUserByEmail(user.email));
+      if (!user.email) return false;
+      const known = await findUserByEmail(user.email);
+      if (known && profile?.email_verified === false) await recordOidcRefusal(known.id, 'email_unverified');
+      return Boolean(known) && profile?.email_verified !== false;
     },
     async jwt({ token, user, account }) {
       const sessions = await import('./sessions');
@@ -114,7 +122,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         const row = account.provider === 'credentials' ? { id: user.id } : await findUserByEmail(user.email ?? '');
         if (!row?.id) throw new CredentialsSignin();
         token.uid = row.id;
-        token.sid = await sessions.startSession(await database(), row.id);
+        token.sid = await sessions.startSession(await database(), row.id, account.provider === 'credentials' ? 'credentials' : 'oidc');
         return token;
       }
       // Returning null ends the cookie too: a token whose session row is gone is worth nothing.

@@ -25,7 +25,7 @@ async function endReason(sessionId: string) {
 describe('a session row decides whether a cookie is worth anything', () => {
   it('lives while used within the idle timeout, up to its absolute lifetime', async () => {
     const start = new Date('2026-11-30T08:00:00Z');
-    const id = await startSession(t.db, userId, start, limits);
+    const id = await startSession(t.db, userId, 'credentials', start, limits);
     // Used every 20 minutes: alive through hour 11:40, dead at 12:00 however busy.
     for (let at = 20; at < 12 * 60; at += 20) {
       expect(await sessionIsLive(t.db, id, userId, minutes(start, at), limits)).toBe(true);
@@ -38,14 +38,14 @@ describe('a session row decides whether a cookie is worth anything', () => {
 
   it('ends after the idle timeout', async () => {
     const start = new Date('2026-11-30T08:00:00Z');
-    const id = await startSession(t.db, userId, start, limits);
+    const id = await startSession(t.db, userId, 'credentials', start, limits);
     expect(await sessionIsLive(t.db, id, userId, minutes(start, 29), limits)).toBe(true);
     expect(await sessionIsLive(t.db, id, userId, minutes(start, 29 + 30), limits)).toBe(false);
     expect(await endReason(id)).toBe('idle');
   });
 
   it('is refused for another person, an unknown id, or once ended', async () => {
-    const id = await startSession(t.db, userId, new Date(), limits);
+    const id = await startSession(t.db, userId, 'credentials', new Date(), limits);
     const other = (await createUser(t.db, { email: `other${counter}@sessions.test`, name: 'Other', password: 'a long enough password' })).id;
     expect(await sessionIsLive(t.db, id, other, new Date(), limits)).toBe(false);
     expect(await sessionIsLive(t.db, 'ses_unknown', userId, new Date(), limits)).toBe(false);
@@ -55,23 +55,23 @@ describe('a session row decides whether a cookie is worth anything', () => {
   });
 
   it('"sign out everywhere" ends every open session of that person only', async () => {
-    const mine = [await startSession(t.db, userId), await startSession(t.db, userId)];
+    const mine = [await startSession(t.db, userId, 'credentials'), await startSession(t.db, userId, 'credentials')];
     const other = (await createUser(t.db, { email: `bystander${counter}@sessions.test`, name: 'B', password: 'a long enough password' })).id;
-    const theirs = await startSession(t.db, other);
-    expect(await endAllSessions(t.db, userId, 'signed_out_everywhere')).toBe(2);
+    const theirs = await startSession(t.db, other, 'credentials');
+    expect(await endAllSessions(t.db, userId, 'signed_out_everywhere', { type: 'user', id: userId })).toBe(2);
     for (const id of mine) expect(await sessionIsLive(t.db, id, userId)).toBe(false);
     expect(await sessionIsLive(t.db, theirs, other)).toBe(true);
   });
 
   it('a password change ends every session', async () => {
-    const id = await startSession(t.db, userId);
+    const id = await startSession(t.db, userId, 'credentials');
     await setPassword(t.db, userId, 'another long password');
     expect(await sessionIsLive(t.db, id, userId)).toBe(false);
     expect(await endReason(id)).toBe('password_changed');
   });
 
   it('end-sessions from the command line ends them by email', async () => {
-    const id = await startSession(t.db, userId);
+    const id = await startSession(t.db, userId, 'credentials');
     await expect(endSessionsOf(t.db, `PERSON${counter}@sessions.test`)).resolves.toMatchObject({ sessionsEnded: 1 });
     expect(await sessionIsLive(t.db, id, userId)).toBe(false);
   });
@@ -83,7 +83,7 @@ describe('removing a member', () => {
     await createTenant(t.db, { id: tenant, name: tenant });
     const email = `person${counter}@sessions.test`;
     await grantRole(t.db, { tenantId: tenant, email, role: 'admin' });
-    const id = await startSession(t.db, userId);
+    const id = await startSession(t.db, userId, 'credentials');
 
     const lastAdmin = await removeMember(t.db, { tenantId: tenant, email }).catch((error: unknown) => error);
     expect(lastAdmin).toBeInstanceOf(AdminError);

@@ -1,11 +1,21 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { sessions } from '@/db/schema';
 import { env } from '@/lib/env';
 import { newId } from '@/lib/ids';
+import { recordAccountEvent } from './account-events';
 
 /** Why a session ended, as stored and audited. */
 export type SessionEndReason = 'signed_out' | 'signed_out_everywhere' | 'password_changed' | 'member_removed' | 'expired' | 'idle';
+
+/** How a person proved who they are. */
+export type SignInMethod = 'credentials' | 'oidc';
+
+/** Who ended a session, when not the person themself: the clock (idle, expired) or an administrator. */
+export type SessionActor = { type: 'user' | 'system'; id: string };
+
+/** Sessions that die of age or idleness are ended by this actor. */
+export const SESSION_CLOCK: SessionActor = { type: 'system', id: 'session-timeout' };
 
 /** A busy tab must not write on every request: last-seen moves at most this often. */
 const TOUCH_EVERY_MS = 60_000;
@@ -17,9 +27,13 @@ export function sessionLimits(): SessionLimits {
   return { maxHours: settings.SESSION_MAX_HOURS, idleMinutes: settings.SESSION_IDLE_MINUTES };
 }
 
-export async function startSession(db: Database, userId: string, now = new Date(), limits = sessionLimits()): Promise<string> {
+/** A successful sign-in: the session row and its `auth.signed_in` event in each of the person's tenants, in one transaction. */
+export async function startSession(db: Database, userId: string, method: SignInMethod, now = new Date(), limits = sessionLimits()): Promise<string> {
   const id = newId('ses');
-  await db.insert(sessions).values({ id, userId, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + limits.maxHours * 3_600_000) });
+  await db.transaction(async (tx) => {
+    await tx.insert(sessions).values({ id, userId, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + limits.maxHours * 3_600_000) });
+    await recordAccountEvent(tx, userId, { type: 'auth.signed_in', actor: { type: 'user', id: userId }, reasonCode: method, data: { user: userId, session: id, method }, occurredAt: now });
+  });
   return id;
 }
 
@@ -33,7 +47,7 @@ export async function sessionIsLive(db: Database, sessionId: string, userId: str
   const dead: SessionEndReason | undefined =
     now >= row.expiresAt ? 'expired' : now.getTime() - row.lastSeenAt.getTime() >= limits.idleMinutes * 60_000 ? 'idle' : undefined;
   if (dead) {
-    await endSession(db, sessionId, dead, now);
+    await endSession(db, sessionId, dead, now, SESSION_CLOCK);
     return false;
   }
   if (now.getTime() - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
@@ -42,16 +56,33 @@ export async function sessionIsLive(db: Database, sessionId: string, userId: str
   return true;
 }
 
-export async function endSession(db: Database, sessionId: string, reason: SessionEndReason, now = new Date()): Promise<void> {
-  await db.update(sessions).set({ endedAt: now, endReason: reason }).where(and(eq(sessions.id, sessionId), isNull(sessions.endedAt)));
+/** Ends one open session (nothing if it already ended), with its `session.ended` event; by default the person ended it. */
+export async function endSession(db: Database, sessionId: string, reason: SessionEndReason, now = new Date(), actor?: SessionActor): Promise<void> {
+  await endOpenSessions(db, eq(sessions.id, sessionId), reason, now, actor);
 }
 
-/** Ends every open session of a person; returns how many were open. */
-export async function endAllSessions(db: Database, userId: string, reason: SessionEndReason, now = new Date()): Promise<number> {
-  const ended = await db
-    .update(sessions)
-    .set({ endedAt: now, endReason: reason })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt)))
-    .returning({ id: sessions.id });
-  return ended.length;
+/** Ends every open session of a person, each with its `session.ended` event; returns how many were open. */
+export async function endAllSessions(db: Database, userId: string, reason: SessionEndReason, actor: SessionActor, now = new Date()): Promise<number> {
+  return endOpenSessions(db, eq(sessions.userId, userId), reason, now, actor);
+}
+
+/** Ends the open sessions that match, and records each end in every tenant of its person, in one transaction. */
+async function endOpenSessions(db: Database, which: SQL, reason: SessionEndReason, now: Date, actor?: SessionActor): Promise<number> {
+  return db.transaction(async (tx) => {
+    const ended = await tx
+      .update(sessions)
+      .set({ endedAt: now, endReason: reason })
+      .where(and(which, isNull(sessions.endedAt)))
+      .returning({ id: sessions.id, userId: sessions.userId });
+    for (const row of ended) {
+      await recordAccountEvent(tx, row.userId, {
+        type: 'session.ended',
+        actor: actor ?? { type: 'user', id: row.userId },
+        reasonCode: reason,
+        data: { user: row.userId, session: row.id },
+        occurredAt: now,
+      });
+    }
+    return ended.length;
+  });
 }

@@ -1,8 +1,8 @@
 import 'server-only';
 import { and, eq, gte, inArray, isNull, or } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { memberships, signInThrottles, users, type SignInThrottle } from '@/db/schema';
-import { recordStateChange } from '@/lib/events/record';
+import { signInThrottles, users, type SignInThrottle } from '@/db/schema';
+import { recordAccountEvent, signInFailedEvent } from './account-events';
 
 /**
  * The sign-in throttle (DESIGN.md §11), counted in PostgreSQL so every replica shares it. Failures
@@ -97,8 +97,10 @@ export async function signInSucceeded(db: Database, attempt: SignInAttempt): Pro
 }
 
 /**
- * A wrong password (already counted by `admitSignIn`). Reaching the lock threshold (and every
- * failure after a lock ran out) locks the account at this address and records it in the audit trail of every tenant the account belongs to.
+ * A wrong password (already counted by `admitSignIn`). For a known account it is recorded as
+ * `auth.sign_in_failed` in the audit trail of every tenant the account belongs to (an unknown
+ * email is recorded nowhere). Reaching the lock threshold (and every failure after a lock ran out)
+ * locks the account at this address, recorded there too as `auth.sign_in_locked`.
  */
 export async function signInFailed(db: Database, attempt: SignInAttempt, now = new Date()): Promise<{ locked: boolean }> {
   const keys = keysOf(attempt);
@@ -110,23 +112,19 @@ export async function signInFailed(db: Database, attempt: SignInAttempt, now = n
       .set({ lockedUntil })
       .where(and(eq(signInThrottles.key, keys.pair), gte(signInThrottles.failures, lockAfter), isNull(signInThrottles.lockedUntil)))
       .returning({ key: signInThrottles.key });
-    if (!locked) return { locked: false };
-    const tenantsOfAccount = await tx
-      .select({ tenantId: memberships.tenantId, userId: users.id })
-      .from(users)
-      .innerJoin(memberships, eq(memberships.userId, users.id))
-      .where(eq(users.email, attempt.email.toLowerCase()));
-    for (const { tenantId, userId } of tenantsOfAccount) {
-      await recordStateChange(tx, {
-        tenantId,
-        type: 'auth.sign_in_locked',
-        actor: { type: 'system', id: 'sign-in-throttle' },
-        reasonCode: 'too_many_failures',
-        data: { user: userId, address: attempt.address, lockedUntil: lockedUntil.toISOString() },
-        occurredAt: now,
-        outbox: false,
-      });
+    const [account] = await tx.select({ id: users.id }).from(users).where(eq(users.email, attempt.email.toLowerCase())).limit(1);
+    if (account) {
+      await recordAccountEvent(tx, account.id, signInFailedEvent({ userId: account.id, method: 'credentials', reasonCode: 'wrong_password', address: attempt.address, now }));
+      if (locked) {
+        await recordAccountEvent(tx, account.id, {
+          type: 'auth.sign_in_locked',
+          actor: { type: 'system', id: 'sign-in-throttle' },
+          reasonCode: 'too_many_failures',
+          data: { user: account.id, address: attempt.address, lockedUntil: lockedUntil.toISOString() },
+          occurredAt: now,
+        });
+      }
     }
-    return { locked: true };
+    return { locked: Boolean(locked) };
   });
 }

@@ -20,7 +20,10 @@ describe('the event registry', () => {
     expect(Object.keys(AUDIT_EVENTS).sort()).toEqual([
       'agent_key.created',
       'agent_key.revoked',
+      'auth.password_changed',
+      'auth.sign_in_failed',
       'auth.sign_in_locked',
+      'auth.signed_in',
       'channel.created',
       'channel.updated',
       'command.minted',
@@ -32,6 +35,7 @@ describe('the event registry', () => {
       'execution.succeeded',
       'membership.granted',
       'membership.removed',
+      'policy.published',
       'proposal.approval_added',
       'proposal.approved',
       'proposal.created',
@@ -40,6 +44,7 @@ describe('the event registry', () => {
       'proposal.rejected',
       'proposal.revised',
       'proposal.stale',
+      'session.ended',
       'tenant.created',
       'tenant.settings_changed',
     ]);

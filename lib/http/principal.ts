@@ -25,6 +25,15 @@ export async function requireOperator(db: Database): Promise<Operator> {
   return operator;
 }
 
+/**
+ * Operator routes an agent must never reach (evidence bundles): an Authorization header is an
+ * agent's and is refused with 401 even beside a session cookie, so a key never rides along.
+ */
+export async function requireOperatorWithoutKey(db: Database, request: Request): Promise<Operator> {
+  if (request.headers.has('authorization')) throw unauthenticated('Agent keys cannot read this; sign in to the dashboard.');
+  return requireOperator(db);
+}
+
 /** A member acting in the tenant they are looking at in the dashboard, with their role there. */
 export type Member = { operator: Operator; tenantId: string; tenantName: string; role: Role };
 

@@ -220,6 +220,12 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
             </li>
           ))}
         </ol>
+        <p className="mt-3 text-zinc-600 dark:text-zinc-400" data-testid="evidence-bundle">
+          <a href={`/api/v1/proposals/${proposal.id}/evidence-bundle`} download={`evidence-${proposal.id}.json`} className="font-medium text-zinc-900 underline dark:text-zinc-100" data-testid="evidence-bundle-download">
+            Download evidence bundle
+          </a>{' '}
+          — <code className="font-mono text-xs">npm run cli -- bundle:verify &lt;file&gt;</code> checks it offline, without trusting this server.
+        </p>
       </section>
     </article>
   );

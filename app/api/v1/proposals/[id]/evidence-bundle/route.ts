@@ -2,16 +2,16 @@ import { getDb } from '@/db';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { commandKeys } from '@/lib/commands/keys';
 import { errorResponse, notFound } from '@/lib/http/errors';
-import { readableTenant, requireOperator } from '@/lib/http/principal';
+import { readableTenant, requireOperatorWithoutKey } from '@/lib/http/principal';
 
 export const dynamic = 'force-dynamic';
 
 /** One proposal's evidence bundle as a JSON download, for members of its tenant; `npm run cli -- bundle:verify FILE` checks it offline. */
-export async function GET(_request: Request, { params }: { params: Promise<{ id: string }> }) {
+export async function GET(request: Request, { params }: { params: Promise<{ id: string }> }) {
   try {
     const { id } = await params;
     const db = await getDb();
-    const operator = await requireOperator(db);
+    const operator = await requireOperatorWithoutKey(db, request);
     const tenantId = await readableTenant(db, { kind: 'operator', operator }, id);
     const bundle = tenantId ? await buildEvidenceBundle(db, tenantId, id, await commandKeys()) : undefined;
     if (!bundle) throw notFound();

@@ -1,0 +1,36 @@
+import type { Database } from '@/db';
+import { policies } from '@/db/schema';
+import { recordStateChange } from '@/lib/events/record';
+import { newId } from '@/lib/ids';
+import type { RoutingRule } from './rules';
+
+export type PolicyVersion = { tenantId: string; action: string; version: number; rules: RoutingRule[]; expiryHours?: number };
+
+/** Who published it: a person (stored as the version's author) or a system (the demo seed). */
+export type Publisher = { type: 'user' | 'system'; id: string };
+
+/**
+ * Publishes a new version of an action's routing policy in a tenant (the newest version routes
+ * new proposals) with its `policy.published` event, in one transaction. The event names the
+ * action, the version and its rules' ids; the rules themselves stay in `policies`. Answers false,
+ * writing nothing, when that version already exists.
+ */
+export async function publishPolicy(db: Database, input: PolicyVersion, by: Publisher): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(policies)
+      .values({ id: newId('pol'), tenantId: input.tenantId, action: input.action, version: input.version, rules: input.rules, expiryHours: input.expiryHours, createdBy: by.type === 'user' ? by.id : null })
+      .onConflictDoNothing()
+      .returning({ id: policies.id });
+    if (!row) return false;
+    await recordStateChange(tx, {
+      tenantId: input.tenantId,
+      type: 'policy.published',
+      actor: by,
+      reasonCode: `v${input.version}`,
+      data: { policy: row.id, action: input.action, version: input.version, rules: input.rules.map((rule) => rule.id).join(',') },
+      outbox: false,
+    });
+    return true;
+  });
+}
