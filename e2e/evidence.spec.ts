@@ -177,8 +177,10 @@ test.describe('who may read the evidence', () => {
     expect(own.headers()['content-disposition']).toBe(`attachment; filename="evidence-${proposal.id}.json"`);
     expect(await own.text()).not.toMatch(/"d"\s*:/);
     // A key never rides along with a session: the header alone decides, and it is refused.
-    const withKey = await alice.get(`/api/v1/proposals/${proposal.id}/evidence-bundle`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
-    expect(withKey.status()).toBe(401);
+    for (const url of [`/api/v1/proposals/${proposal.id}/evidence-bundle`, '/api/v1/audit/checkpoint', '/api/v1/audit/events?format=jsonl']) {
+      const withKey = await alice.get(url, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+      expect(withKey.status(), url).toBe(401);
+    }
     await Promise.all([erin.dispose(), alice.dispose()]);
   });
 });

@@ -38,11 +38,11 @@ export async function requireOperatorWithoutKey(db: Database, request: Request):
 export type Member = { operator: Operator; tenantId: string; tenantName: string; role: Role };
 
 /**
- * Tenant-wide read routes (history, export, checkpoints): a session (401 without) and a membership
+ * Tenant-wide read routes (history, export, checkpoints): a session and no agent key (401) and a membership
  * in the tenant the dashboard shows, read from the database on this request.
  */
-export async function requireMember(db: Database): Promise<Member> {
-  const operator = await requireOperator(db);
+export async function requireMember(db: Database, request: Request): Promise<Member> {
+  const operator = await requireOperatorWithoutKey(db, request);
   const membership = await chosenMembership(operator);
   if (!membership) throw new ApiError(403, 'forbidden', 'forbidden', 'You are not a member of any tenant.');
   return { operator, ...membership };

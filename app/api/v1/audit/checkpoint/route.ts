@@ -11,10 +11,10 @@ export const dynamic = 'force-dynamic';
  * as an EdDSA JWS of type `countersign-checkpoint+jwt`, with the public keys that verify it. Save
  * the answer and give it to `npm run cli -- audit:verify --checkpoint FILE` later.
  */
-export async function GET() {
+export async function GET(request: Request) {
   try {
     const db = await getDb();
-    const member = await requireMember(db);
+    const member = await requireMember(db, request);
     const keys = await commandKeys();
     const answer = await currentCheckpoint(db, member.tenantId, keys);
     return Response.json(answer, { headers: { 'cache-control': 'no-store' } });

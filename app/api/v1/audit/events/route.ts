@@ -16,7 +16,7 @@ export async function GET(request: Request) {
   try {
     if (request.headers.has('authorization')) throw unauthenticated('The audit export takes a dashboard session, never an agent key.');
     const db = await getDb();
-    const member = await requireMember(db);
+    const member = await requireMember(db, request);
     const parsed = parseHistoryParams(new URL(request.url).searchParams, 'export');
     if (!parsed.ok) throw new ApiError(400, 'malformed', 'invalid_query', parsed.messages.join(' '), { messages: parsed.messages });
     return auditExportResponse(db, member.tenantId, parsed.filters, parsed.format ?? 'jsonl');
