@@ -89,6 +89,10 @@ export const agentKeys = pgTable(
     createdAt: createdAt(),
     revokedAt: at('revoked_at'),
     lastUsedAt: at('last_used_at'),
+    /** A key replaced by rotation keeps working until this moment (the overlap), then refuses like a revoked one. */
+    expiresAt: at('expires_at'),
+    /** The key that replaced this one by rotation. */
+    replacedById: text('replaced_by_id'),
   },
   (t) => [uniqueIndex('agent_keys_hash_key').on(t.keyHash), index('agent_keys_tenant_idx').on(t.tenantId, t.agentName)],
 );
@@ -225,6 +229,8 @@ export const intakeAttempts = pgTable(
     index('intake_attempts_tenant_idx').on(t.tenantId, t.createdAt, t.id),
     index('intake_attempts_request_idx').on(t.agentKeyId, t.requestId, t.createdAt),
     index('intake_attempts_root_idx').on(t.agentKeyId, t.rootRequestId),
+    /** Contract measurements: per action and version over a time window (issue 12). */
+    index('intake_attempts_contract_idx').on(t.tenantId, t.action, t.contractVersion, t.createdAt),
   ],
 );
 
@@ -464,3 +470,42 @@ export const auditChainChecks = pgTable('audit_chain_checks', {
   verifiedThroughAt: at('verified_through_at'),
   checkedAt: at('checked_at').notNull().defaultNow(),
 });
+
+/**
+ * A one-time invitation into a tenant: the link carries a random token, only its SHA-256 is kept;
+ * it works once, until `expiresAt`.
+ */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    role: roleEnum('role').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    acceptedAt: at('accepted_at'),
+    createdByUserId: text('created_by_user_id').references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('invitations_token_key').on(t.tokenHash), index('invitations_tenant_idx').on(t.tenantId, t.email)],
+);
+
+/**
+ * A tenant's own status for one contract version of an action, overriding the module's default
+ * (lib/actions): shadow → current → supported (with an optional sunset) → retired.
+ */
+export const contractRollouts = pgTable(
+  'contract_rollouts',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    action: text('action').notNull(),
+    version: integer('version').notNull(),
+    status: text('status').notNull(),
+    sunsetAt: at('sunset_at'),
+    updatedByUserId: text('updated_by_user_id').references(() => users.id),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.action, t.version] })],
+);
