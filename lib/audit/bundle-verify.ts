@@ -4,7 +4,7 @@ import { findAction } from '@/lib/actions/registry';
 import { verificationKeys, type PublicJwk } from '@/lib/commands/keys';
 import { canonicalJson, payloadHash } from '@/lib/payload-hash';
 import { CHECKPOINT_TYP, verifyCheckpoint } from './checkpoint';
-import { rowHashMatches, type ChainRow } from './verify';
+import { rowHashMatches } from './verify';
 
 /** The evidence bundle's format name and version: a verifier refuses any other. */
 export const BUNDLE_FORMAT = 'countersign.evidence-bundle/1';
@@ -17,7 +17,6 @@ const event = z.object({
   type: z.string(),
   actorType: z.string(),
   actorId: z.string(),
-  actorName: z.string().nullable().optional(),
   proposalId: z.string().nullable(),
   payloadHash: z.string().nullable(),
   reasonCode: z.string().nullable(),
@@ -93,9 +92,8 @@ export async function verifyBundle(input: unknown, trustedKeys?: readonly Public
   // 5. Events: each re-hashes, is about this proposal, and sits on the links.
   const byLink = new Map(bundle.links.map((link) => [link.seq, link]));
   const badEvent = bundle.events.find((row) => {
-    const { actorName: _name, ...stored } = row;
     const link = byLink.get(row.seq);
-    return !rowHashMatches(stored as ChainRow) || row.tenantId !== bundle.tenant || row.proposalId !== bundle.proposal.id || !link || link.hash !== row.hash || link.prevHash !== row.prevHash;
+    return !rowHashMatches(row) || row.tenantId !== bundle.tenant || row.proposalId !== bundle.proposal.id || !link || link.hash !== row.hash || link.prevHash !== row.prevHash;
   });
   const hashedEvents = bundle.events.filter((row) => row.payloadHash !== null);
   const foreignHash = hashedEvents.find((row) => row.payloadHash !== bundle.payloadHash);

@@ -1,13 +1,11 @@
 import { asc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '@/db/schema';
-import { payloadHash } from '@/lib/payload-hash';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
-import { auditHashInput } from './append';
-import { chainVerifier, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
+import { chainVerifier, rowHash, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
 
 /** The corruption table of DESIGN.md §8, run against copies of a real chain read from the database. */
 const t = setupTestDatabase();
@@ -33,8 +31,7 @@ function rehashFrom(rows: ChainRow[], from: number): ChainRow[] {
   for (let i = from; i < out.length; i++) {
     const row = out[i]!;
     row.prevHash = i === 0 ? row.prevHash : out[i - 1]!.hash;
-    const { hash: _old, ...fields } = row;
-    row.hash = payloadHash(auditHashInput(fields));
+    row.hash = rowHash(row);
   }
   return out;
 }

@@ -19,13 +19,19 @@ export type BreakReason =
 export type ChainVerdict = { ok: true; last: ChainPoint } | { ok: false; seq: number; reason: BreakReason };
 
 /** The fields of a row as stored and exported: what its hash covers, plus the hash. */
-export type ChainRow = Pick<AuditEvent, 'tenantId' | 'seq' | 'type' | 'actorType' | 'actorId' | 'proposalId' | 'payloadHash' | 'reasonCode' | 'contractVersion' | 'data' | 'occurredAt' | 'prevHash' | 'hash'>;
+export type ChainRow = Pick<AuditEvent, 'tenantId' | 'seq' | 'type' | 'actorId' | 'proposalId' | 'payloadHash' | 'reasonCode' | 'contractVersion' | 'data' | 'occurredAt' | 'prevHash' | 'hash'> & { actorType: string };
+
+/** The hash a row's fields make (its stored `hash`, if any, is left out). */
+export function rowHash(row: Omit<ChainRow, 'hash'>): string {
+  // Exactly the hashed fields, whatever else the row carries.
+  const { tenantId, seq, type, actorType, actorId, proposalId, reasonCode, contractVersion, data, occurredAt, prevHash } = row;
+  return payloadHash(auditHashInput({ tenantId, seq, type, actorType, actorId, proposalId, payloadHash: row.payloadHash, reasonCode, contractVersion, data, occurredAt, prevHash }));
+}
 
 /** Does this row hash to its own `hash`? */
 export function rowHashMatches(row: ChainRow): boolean {
-  const { hash, ...fields } = row;
   try {
-    return payloadHash(auditHashInput(fields)) === hash;
+    return rowHash(row) === row.hash;
   } catch {
     return false;
   }
