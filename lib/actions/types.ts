@@ -29,6 +29,16 @@ export type Violation = { code: string; message: string };
 /** The arguments of this action's proposals that are still open (pending, approved, executing). */
 export type OpenProposal = { args: Record<string, unknown> };
 
+/**
+ * A grant an agent key may carry for this action (read by `authorize`), as the key form shows it.
+ * `values` lists the allowed values when the action knows them all; otherwise any value of
+ * 1–40 characters of letters, digits, ".", "_" and "-" is allowed (GRANT_VALUE).
+ */
+export type GrantSpec = { name: string; label: string; values?: string[] };
+
+/** A grant value when the action does not list its values. */
+export const GRANT_VALUE = /^[A-Za-z0-9_.-]{1,40}$/;
+
 /** One action: everything the generic pipeline, executor and UI need to know about it. */
 export type ActionModule = {
   name: string;
@@ -55,6 +65,8 @@ export type ActionModule = {
   resolve(systems: SystemsClient, tenantId: string, args: Record<string, unknown>): Promise<Resolution | undefined>;
   /** Business rules against live state, including this resource's open proposals. */
   checkRules(args: Record<string, unknown>, resolution: Resolution, open: OpenProposal[]): Violation | undefined;
+  /** The grants `authorize` reads; a key for this action may carry only these. None: the action reads no grants. */
+  grants?: GrantSpec[];
   /** Authority beyond the action list: may this key's grants touch the resolved resource? */
   authorize(grants: Record<string, string[]>, resolution: Resolution): boolean;
   risk(args: Record<string, unknown>): 'low' | 'medium' | 'high';

@@ -40,6 +40,8 @@ export const holdStock: ActionModule = {
     return undefined;
   },
 
+  // Warehouses differ per tenant and live in the catalog, so the values are free-form.
+  grants: [{ name: 'warehouses', label: 'Warehouses it may hold stock in' }],
   authorize: (grants, resolution) => (grants.warehouses ?? []).includes(String(resolution.facts.warehouse)),
   risk: (args) => (argsOf(args).quantity >= 4 ? 'medium' : 'low'),
 
