@@ -1,13 +1,14 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, memberships, tenants, users, type Role } from '@/db/schema';
-import { generateAgentKey } from '@/lib/agents/authenticate';
+import { memberships, tenants, users, type Role } from '@/db/schema';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { hashPassword } from '@/lib/auth/password';
 import { recordAccountEvent } from '@/lib/auth/account-events';
 import { endAllSessions } from '@/lib/auth/sessions';
 import { recordStateChange } from '@/lib/events/record';
+import { ApiError } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
+import { insertAgentKey, revokeKey } from './agent-keys';
 
 /** Account administration shared by the CLI, the demo seed and (later) the settings pages. */
 
@@ -148,40 +149,27 @@ export async function createAgentKey(
     throw new AdminError('An agent name is 1–64 characters of letters, digits, ".", "_" and "-".');
   }
   if (input.actions.length === 0) throw new AdminError('An agent key needs at least one allowed action.');
-  const { key, hash, prefix } = generateAgentKey();
-  const id = newId('key');
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
     if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
-    await tx.insert(agentKeys).values({
-      id,
-      tenantId: input.tenantId,
-      agentName: input.agentName,
-      keyHash: hash,
-      keyPrefix: prefix,
-      allowedActions: input.actions,
-      grants: input.grants ?? {},
-    });
+    const { row, key } = await insertAgentKey(tx, { tenantId: input.tenantId, agentName: input.agentName, allowedActions: input.actions, grants: input.grants ?? {}, onBehalfOfUserId: null }, new Date());
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'agent_key.created',
       actor: SYSTEM,
-      data: { key: id, agent: input.agentName, actions: input.actions.join(',') },
+      data: { key: row.id, agent: input.agentName, actions: input.actions.join(',') },
       outbox: false,
     });
+    return { id: row.id, key, prefix: row.keyPrefix };
   });
-  return { id, key, prefix };
 }
 
+/** Revokes a key by id in whichever tenant it is (the CLI, the seed); see revokeKey. */
 export async function revokeAgentKey(db: Database, keyId: string) {
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(agentKeys)
-      .set({ revokedAt: new Date() })
-      .where(and(eq(agentKeys.id, keyId), isNull(agentKeys.revokedAt)))
-      .returning();
-    if (!row) throw new AdminError(`No active agent key with id ${keyId}.`);
-    await recordStateChange(tx, { tenantId: row.tenantId, type: 'agent_key.revoked', actor: SYSTEM, data: { key: row.id, agent: row.agentName }, outbox: false });
-    return row;
+  const revoked = await revokeKey(db, undefined, SYSTEM, keyId).catch((error: unknown) => {
+    if (error instanceof ApiError) return undefined;
+    throw error;
   });
+  if (!revoked) throw new AdminError(`No active agent key with id ${keyId}.`);
+  return revoked;
 }

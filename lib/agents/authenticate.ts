@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, lte, or } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys } from '@/db/schema';
 
@@ -31,16 +31,30 @@ export function bearerToken(request: Request): string | undefined {
   return match?.[1];
 }
 
-/** The agent behind a request's bearer key, or undefined when missing, unknown or revoked. */
-export async function authenticateAgent(db: Database, request: Request): Promise<AgentPrincipal | undefined> {
+/** "Last used" is kept to the minute: a busy key writes its row at most once a minute. */
+const LAST_USED_STEP_MS = 60_000;
+
+/**
+ * The agent behind a request's bearer key, or undefined when missing, unknown, revoked, or
+ * replaced by rotation and past its overlap (`expires_at` ≤ now: refused exactly like a revoked key).
+ * Records when the key was last used.
+ */
+export async function authenticateAgent(db: Database, request: Request, now = new Date()): Promise<AgentPrincipal | undefined> {
   const key = bearerToken(request);
   if (!key?.startsWith(KEY_PREFIX)) return undefined;
   const [row] = await db
     .select()
     .from(agentKeys)
-    .where(and(eq(agentKeys.keyHash, hashAgentKey(key)), isNull(agentKeys.revokedAt)))
+    .where(and(eq(agentKeys.keyHash, hashAgentKey(key)), isNull(agentKeys.revokedAt), or(isNull(agentKeys.expiresAt), gt(agentKeys.expiresAt, now))))
     .limit(1);
   if (!row) return undefined;
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_STEP_MS) {
+    const stale = new Date(now.getTime() - LAST_USED_STEP_MS);
+    await db
+      .update(agentKeys)
+      .set({ lastUsedAt: now })
+      .where(and(eq(agentKeys.id, row.id), or(isNull(agentKeys.lastUsedAt), lte(agentKeys.lastUsedAt, stale))));
+  }
   return {
     keyId: row.id,
     tenantId: row.tenantId,

@@ -57,6 +57,11 @@ export const emptyRequestSchema = z.strictObject({});
 
 export type EmptyRequest = z.infer<typeof emptyRequestSchema>;
 
+/** The spec of a body parsed with `schema`; one that fails it is a 422 with `code` and `message`. */
+export function requestBody<T>(schema: z.ZodType<T>, code: string, message: string): RequestBody<T> {
+  return { schema, code, message };
+}
+
 /** The spec of a verb that takes no fields; anything else is a 422 with `code`. */
 export function noFields(code: string, message: string): RequestBody<EmptyRequest> {
   return { schema: emptyRequestSchema, code, message, whenAbsent: {} };

@@ -20,6 +20,7 @@ describe('the event registry', () => {
     expect(Object.keys(AUDIT_EVENTS).sort()).toEqual([
       'agent_key.created',
       'agent_key.revoked',
+      'agent_key.rotated',
       'auth.password_changed',
       'auth.sign_in_failed',
       'auth.sign_in_locked',

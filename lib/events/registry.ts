@@ -20,6 +20,7 @@ export const AUDIT_EVENTS = {
   'membership.removed': "a user's membership was removed and their sessions ended",
   'agent_key.created': 'an agent key was issued',
   'agent_key.revoked': 'an agent key was revoked',
+  'agent_key.rotated': 'an agent key was replaced by a new one; the old one works until the overlap ends',
   'auth.signed_in': 'a member signed in (password or single sign-on) and a session started',
   'auth.sign_in_failed': "a sign-in naming a member's account was refused (wrong password, unverified email)",
   'auth.sign_in_locked': 'too many failed sign-ins locked an account out for a while',

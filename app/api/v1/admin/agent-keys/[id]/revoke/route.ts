@@ -1,0 +1,14 @@
+import type { EmptyRequest } from '@/lib/api/requests';
+import { agentKeyRevokeRequest } from '@/lib/admin/agent-key-requests';
+import { revokeKey } from '@/lib/admin/agent-keys';
+import { adminMutation } from '@/lib/http/operator-route';
+import { notFound } from '@/lib/http/errors';
+
+export const dynamic = 'force-dynamic';
+
+/** Revokes a key of this tenant at once (audited); another tenant's id is the same 404 as an unknown one. */
+export const POST = adminMutation<EmptyRequest, { id: string }>(agentKeyRevokeRequest, async ({ db, admin, params }) => {
+  const agentKey = await revokeKey(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, params.id);
+  if (!agentKey) throw notFound('agent key');
+  return Response.json({ agentKey });
+});

@@ -1,0 +1,13 @@
+import { agentKeyRotateRequest } from '@/lib/admin/agent-key-requests';
+import { rotateAgentKey, type RotationInput } from '@/lib/admin/agent-keys';
+import { adminMutation } from '@/lib/http/operator-route';
+import { notFound } from '@/lib/http/errors';
+
+export const dynamic = 'force-dynamic';
+
+/** Replaces a key by a new one (shown once); the old one works for `overlapMinutes` more. Another tenant's id is a 404. */
+export const POST = adminMutation<RotationInput, { id: string }>(agentKeyRotateRequest, async ({ db, admin, params, body }) => {
+  const rotated = await rotateAgentKey(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, params.id, body);
+  if (!rotated) throw notFound('agent key');
+  return Response.json(rotated, { status: 201 });
+});

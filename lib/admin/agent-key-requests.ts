@@ -1,0 +1,17 @@
+import { noFields, requestBody } from '@/lib/api/requests';
+import { agentKeyInput, rotationInput } from './agent-keys';
+
+/** The request bodies of the agent key admin API (`/api/v1/admin/agent-keys/…`). */
+
+/** `POST /api/v1/admin/agent-keys`: `{name, actions, grants?}`. */
+export const agentKeyCreateRequest = requestBody(
+  agentKeyInput,
+  'invalid_agent_key',
+  'The agent key is not valid: send {"name": …, "actions": [...], "grants": {"<grant>": [...]}} with grants the chosen actions read.',
+);
+
+/** `POST …/:id/rotate`: `{overlapMinutes}`. */
+export const agentKeyRotateRequest = requestBody(rotationInput, 'invalid_rotation', 'The rotation is not valid: send {"overlapMinutes": 0–10080}.');
+
+/** `POST …/:id/revoke`. */
+export const agentKeyRevokeRequest = noFields('invalid_revocation', 'Revoking takes no fields; send {} or no body.');

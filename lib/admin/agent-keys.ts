@@ -1,0 +1,193 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Database } from '@/db';
+import { agentKeys, tenants, type AgentKey } from '@/db/schema';
+import { allActions, findAction } from '@/lib/actions/registry';
+import { GRANT_VALUE } from '@/lib/actions/types';
+import { generateAgentKey } from '@/lib/agents/authenticate';
+import { AGENT_NAME } from '@/lib/agents/name';
+import { recordStateChange } from '@/lib/events/record';
+import { ApiError } from '@/lib/http/errors';
+import { newId } from '@/lib/ids';
+
+/**
+ * Agent keys as an admin manages them (Settings → Agent keys, `/api/v1/admin/agent-keys`, the
+ * CLI): issue, revoke, rotate with an overlap. Every change is one transaction with its audit
+ * event; every look-up is inside one tenant, so another tenant's key id reads as unknown.
+ */
+
+export type Actor = { type: 'user' | 'system'; id: string };
+
+/** The longest overlap a rotation allows: one week, in minutes. */
+export const MAX_OVERLAP_MINUTES = 7 * 24 * 60;
+
+const actionNames = allActions().map((action) => action.name);
+
+/** A new key's fields: an agent name, the actions it may propose, and the grants those actions read. */
+export const agentKeyInput = z
+  .strictObject({
+    name: z.string({ error: 'must be a string' }).regex(AGENT_NAME, 'must be 1–64 characters of letters, digits, ".", "_" and "-", starting with a letter or digit'),
+    actions: z
+      .array(z.enum(actionNames as [string, ...string[]], { error: `must be one of ${actionNames.join(', ')}` }), { error: 'must be a list of action names' })
+      .min(1, 'must name at least one action')
+      .refine((actions) => new Set(actions).size === actions.length, 'must not repeat an action'),
+    grants: z
+      .record(
+        z.string(),
+        z
+          .array(z.string({ error: 'must be a string' }), { error: 'must be a list of values' })
+          .min(1, 'must name at least one value; leave the grant out instead')
+          .max(50, 'must name at most 50 values')
+          .refine((values) => new Set(values).size === values.length, 'must not repeat a value'),
+      )
+      .default({}),
+  })
+  .superRefine((value, ctx) => {
+    if (!Array.isArray(value.actions)) return;
+    const declared = new Map(value.actions.flatMap((name) => findAction(name)?.grants ?? []).map((grant) => [grant.name, grant]));
+    for (const [name, values] of Object.entries(value.grants)) {
+      const grant = declared.get(name);
+      if (!grant) {
+        const known = [...declared.keys()];
+        ctx.addIssue({ code: 'custom', path: ['grants', name], message: known.length ? `is not a grant of the chosen actions (${known.join(', ')})` : 'is not a grant of the chosen actions; they read none' });
+        continue;
+      }
+      values.forEach((entry, index) => {
+        const allowed = grant.values ? grant.values.includes(entry) : GRANT_VALUE.test(entry);
+        if (!allowed) {
+          const expected = grant.values ? `one of ${grant.values.join(', ')}` : '1–40 characters of letters, digits, ".", "_" and "-"';
+          ctx.addIssue({ code: 'custom', path: ['grants', name, index], message: `must be ${expected}` });
+        }
+      });
+    }
+  });
+
+export type AgentKeyInput = z.input<typeof agentKeyInput>;
+
+/** A rotation: how many minutes the old key keeps working beside the new one (0 ends it at once). */
+export const rotationInput = z.strictObject({
+  overlapMinutes: z.int({ error: 'must be a whole number of minutes' }).min(0, 'must be at least 0').max(MAX_OVERLAP_MINUTES, `must be at most ${MAX_OVERLAP_MINUTES} (a week)`),
+});
+
+export type RotationInput = z.infer<typeof rotationInput>;
+
+export type AgentKeyState = 'active' | 'expiring' | 'expired' | 'revoked';
+
+/** What a key is at `now`: revoked wins; a rotated key is expiring until its overlap ends, then expired. */
+export function keyState(key: Pick<AgentKey, 'revokedAt' | 'expiresAt'>, now: Date): AgentKeyState {
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt) return key.expiresAt > now ? 'expiring' : 'expired';
+  return 'active';
+}
+
+/** A key as the admin API shows it: never its hash. */
+export function agentKeyView(key: AgentKey, now: Date) {
+  return {
+    id: key.id,
+    tenantId: key.tenantId,
+    agentName: key.agentName,
+    keyPrefix: key.keyPrefix,
+    actions: key.allowedActions,
+    grants: key.grants,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt,
+    revokedAt: key.revokedAt,
+    expiresAt: key.expiresAt,
+    replacedById: key.replacedById,
+    state: keyState(key, now),
+  };
+}
+
+export type AgentKeyView = ReturnType<typeof agentKeyView>;
+
+/** The tenant's keys, by agent name, newest first within a name. */
+export async function listTenantAgentKeys(db: Database, tenantId: string, now = new Date()): Promise<AgentKeyView[]> {
+  const rows = await db.select().from(agentKeys).where(eq(agentKeys.tenantId, tenantId)).orderBy(asc(agentKeys.agentName), asc(agentKeys.createdAt));
+  return rows.map((row) => agentKeyView(row, now)).sort((a, b) => a.agentName.localeCompare(b.agentName) || b.createdAt.getTime() - a.createdAt.getTime());
+}
+
+type NewKey = Pick<AgentKey, 'tenantId' | 'agentName' | 'allowedActions' | 'grants' | 'onBehalfOfUserId'>;
+
+/** Inserts a fresh key in the caller's transaction; the plaintext exists only in the answer. */
+export async function insertAgentKey(tx: Database, values: NewKey, now: Date): Promise<{ row: AgentKey; key: string }> {
+  const { key, hash, prefix } = generateAgentKey();
+  const [row] = await tx
+    .insert(agentKeys)
+    .values({ ...values, id: newId('key'), keyHash: hash, keyPrefix: prefix, createdAt: now })
+    .returning();
+  return { row: row!, key };
+}
+
+/** Issues a key in the tenant (audited `agent_key.created`); undefined when there is no such tenant. */
+export async function issueAgentKey(db: Database, tenantId: string, actor: Actor, input: z.infer<typeof agentKeyInput>, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
+    if (!tenant) return undefined;
+    const { row, key } = await insertAgentKey(tx, { tenantId, agentName: input.name, allowedActions: input.actions, grants: input.grants, onBehalfOfUserId: null }, now);
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'agent_key.created',
+      actor,
+      data: { key: row.id, agent: row.agentName, actions: row.allowedActions.join(',') },
+      occurredAt: now,
+      outbox: false,
+    });
+    return { agentKey: agentKeyView(row, now), key };
+  });
+}
+
+/** A key of this tenant, locked for the change; undefined when the tenant has no key with that id. */
+async function lockedKey(tx: Database, tenantId: string | undefined, keyId: string) {
+  const [row] = await tx
+    .select()
+    .from(agentKeys)
+    .where(tenantId === undefined ? eq(agentKeys.id, keyId) : and(eq(agentKeys.id, keyId), eq(agentKeys.tenantId, tenantId)))
+    .for('update');
+  return row;
+}
+
+const conflict = (code: string, message: string) => new ApiError(409, 'business_rule', code, message);
+
+/**
+ * Revokes a key at once (audited `agent_key.revoked`): the next request with it is a 401. A key
+ * rotated away and still in its overlap may be revoked too, to end the overlap early. `tenantId`
+ * undefined is the CLI's revocation by id alone. Undefined when there is no such key; 409
+ * `already_revoked` when it is revoked.
+ */
+export async function revokeKey(db: Database, tenantId: string | undefined, actor: Actor, keyId: string, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const current = await lockedKey(tx, tenantId, keyId);
+    if (!current) return undefined;
+    if (current.revokedAt) throw conflict('already_revoked', 'This agent key is already revoked.');
+    const [row] = await tx.update(agentKeys).set({ revokedAt: now }).where(eq(agentKeys.id, keyId)).returning();
+    await recordStateChange(tx, { tenantId: row!.tenantId, type: 'agent_key.revoked', actor, data: { key: row!.id, agent: row!.agentName }, occurredAt: now, outbox: false });
+    return agentKeyView(row!, now);
+  });
+}
+
+/**
+ * Rotates a key (audited `agent_key.rotated`): a new key with the same agent name, actions,
+ * grants and principal; the old one keeps working until now + `overlapMinutes`, then is refused
+ * like a revoked key. Its open proposals stay decidable (rotation is not revocation). Undefined
+ * when the tenant has no such key; 409 when it is revoked or already rotated.
+ */
+export async function rotateAgentKey(db: Database, tenantId: string, actor: Actor, keyId: string, input: RotationInput, now = new Date()) {
+  return db.transaction(async (tx) => {
+    const old = await lockedKey(tx, tenantId, keyId);
+    if (!old) return undefined;
+    if (old.revokedAt) throw conflict('already_revoked', 'A revoked agent key cannot be rotated; issue a new key instead.');
+    if (old.replacedById) throw conflict('already_rotated', 'This agent key was already rotated; rotate its replacement instead.');
+    const { row, key } = await insertAgentKey(tx, { tenantId, agentName: old.agentName, allowedActions: old.allowedActions, grants: old.grants, onBehalfOfUserId: old.onBehalfOfUserId }, now);
+    const expiresAt = new Date(now.getTime() + input.overlapMinutes * 60_000);
+    await tx.update(agentKeys).set({ expiresAt, replacedById: row.id }).where(eq(agentKeys.id, old.id));
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'agent_key.rotated',
+      actor,
+      data: { key: old.id, replacedBy: row.id, agent: old.agentName, overlapMinutes: input.overlapMinutes, expiresAt: expiresAt.toISOString() },
+      occurredAt: now,
+      outbox: false,
+    });
+    return { agentKey: agentKeyView(row, now), key };
+  });
+}
