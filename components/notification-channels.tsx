@@ -2,11 +2,10 @@
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { CopyButton } from '@/components/execution-live';
 import { DeliveryChip } from '@/components/status-chip';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { createChannel, sendTest, updateChannel, type ChannelView, type DeliveryView } from '@/lib/client/notifications-api';
-import { CARD, CardForm, EventsFieldset, INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON, type EventOption } from './notification-ui';
+import { CARD, CardForm, EventsFieldset, INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON, ShownOnce, type EventOption } from './notification-ui';
 
 export const NOTIFICATIONS_KEY = ['admin', 'notifications'] as const;
 
@@ -127,15 +126,9 @@ function ChannelCard({ channel, events }: { channel: ChannelView; events: EventO
 /** A webhook's signing secret, shown once after adding it. */
 function SecretNotice({ secret, onDone }: { secret: string; onDone: () => void }) {
   return (
-    <div role="status" data-testid="channel-secret-notice" className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
-      <p className="font-medium">Signing secret for the new webhook</p>
-      <div className="flex flex-wrap items-center gap-2">
-        <code data-testid="channel-secret" className="min-w-0 break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-zinc-900">{secret}</code>
-        <CopyButton value={secret} label="Copy the signing secret" testId="channel-secret-copy" />
-      </div>
+    <ShownOnce title="Signing secret for the new webhook" value={secret} copyLabel="Copy the signing secret" testId="channel-secret" onDone={onDone}>
       <p>Copy it into your receiver now: it will not be shown again. Your receiver verifies each request’s <code className="font-mono">webhook-signature</code> with it.</p>
-      <button type="button" data-testid="channel-secret-done" onClick={onDone} className={SECONDARY_BUTTON}>I have stored it</button>
-    </div>
+    </ShownOnce>
   );
 }
 

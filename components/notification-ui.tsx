@@ -2,8 +2,9 @@
 
 import type { ReactNode } from 'react';
 import { OperatorApiError } from '@/lib/client/operator-api';
+import { CopyButton } from './execution-live';
 
-/** Pieces the Settings → Notifications forms share. */
+/** Pieces the Settings forms (notifications, agent keys) share. */
 
 export const PRIMARY_BUTTON =
   'rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900 dark:hover:bg-zinc-300';
@@ -34,27 +35,27 @@ export function ProblemText({ error, testId }: { error: Error | null; testId: st
 
 export type EventOption = { name: string; about: string };
 
-/** The notification events as checkboxes, each with what it is about. */
-export function EventsFieldset({ events, selected, onChange, idPrefix }: { events: EventOption[]; selected: string[]; onChange: (next: string[]) => void; idPrefix: string }) {
+/** Named choices as checkboxes, each with what it is about; `selected` keeps the options' order. */
+export function CheckboxFieldset({ legend, options, selected, onChange, testId, idOf }: { legend: string; options: EventOption[]; selected: string[]; onChange: (next: string[]) => void; testId: string; idOf: (name: string) => string }) {
   return (
-    <fieldset className="space-y-1" data-testid={`${idPrefix}-events`}>
-      <legend className="text-sm font-medium">Events</legend>
+    <fieldset className="space-y-1" data-testid={testId}>
+      <legend className="text-sm font-medium">{legend}</legend>
       <div className="grid gap-1 sm:grid-cols-2">
-        {events.map((event) => {
-          const id = `${idPrefix}-event-${event.name}`;
+        {options.map((option) => {
+          const id = idOf(option.name);
           return (
-            <label key={event.name} htmlFor={id} className="flex items-start gap-2 rounded px-1 py-0.5 text-sm hover:bg-zinc-100 dark:hover:bg-zinc-800">
+            <label key={option.name} htmlFor={id} className="flex items-start gap-2 rounded px-1 py-0.5 text-sm hover:bg-zinc-100 dark:hover:bg-zinc-800">
               <input
                 id={id}
                 type="checkbox"
                 data-testid={id}
                 className="mt-1"
-                checked={selected.includes(event.name)}
-                onChange={(e) => onChange(e.target.checked ? events.map((o) => o.name).filter((name) => name === event.name || selected.includes(name)) : selected.filter((name) => name !== event.name))}
+                checked={selected.includes(option.name)}
+                onChange={(e) => onChange(e.target.checked ? options.map((o) => o.name).filter((name) => name === option.name || selected.includes(name)) : selected.filter((name) => name !== option.name))}
               />
               <span>
-                <span className="font-mono text-xs">{event.name}</span>
-                <span className="block text-xs text-zinc-600 dark:text-zinc-400">{event.about}</span>
+                <span className="font-mono text-xs">{option.name}</span>
+                <span className="block text-xs text-zinc-600 dark:text-zinc-400">{option.about}</span>
               </span>
             </label>
           );
@@ -62,6 +63,11 @@ export function EventsFieldset({ events, selected, onChange, idPrefix }: { event
       </div>
     </fieldset>
   );
+}
+
+/** The notification events as checkboxes, each with what it is about. */
+export function EventsFieldset({ events, selected, onChange, idPrefix }: { events: EventOption[]; selected: string[]; onChange: (next: string[]) => void; idPrefix: string }) {
+  return <CheckboxFieldset legend="Events" options={events} selected={selected} onChange={onChange} testId={`${idPrefix}-events`} idOf={(name) => `${idPrefix}-event-${name}`} />;
 }
 
 export function Panel({ title, id, children, testId }: { title: string; id: string; children: ReactNode; testId: string }) {
@@ -88,5 +94,53 @@ export function CardForm({ testId, label, labelledBy, onSubmit, children }: { te
     >
       {children}
     </form>
+  );
+}
+
+/** A loading placeholder of the final layout's size: one block per height (rem). */
+export function LoadingBlocks({ testId, label, heights }: { testId: string; label: string; heights: number[] }) {
+  return (
+    <div data-testid={testId} aria-busy="true" aria-label={label} className="space-y-4">
+      {heights.map((rem, i) => (
+        <div key={i} className="animate-pulse rounded-lg bg-zinc-200 dark:bg-zinc-800" style={{ height: `${rem}rem` }} />
+      ))}
+    </div>
+  );
+}
+
+/** What could not be loaded, in the server's words, with a way to try again. */
+export function LoadError({ testId, what, error, onRetry }: { testId: string; what: string; error: Error | null; onRetry: () => void }) {
+  return (
+    <div role="alert" data-testid={testId} className="space-y-2 rounded-md border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+      <p>{what} could not be loaded: {error?.message}</p>
+      <button type="button" onClick={onRetry} className={SECONDARY_BUTTON}>Try again</button>
+    </div>
+  );
+}
+
+/** "Could not refresh": a background refetch failed and the page shows what it had. */
+export function StaleNotice({ testId, error }: { testId: string; error: Error }) {
+  return (
+    <p role="status" data-testid={testId} className="rounded-md border border-amber-300 bg-amber-50 p-2 text-sm dark:border-amber-800 dark:bg-amber-950">
+      Could not refresh ({error.message}); showing what was loaded before.
+    </p>
+  );
+}
+
+/**
+ * A secret shown this once (a webhook's signing secret, an agent key), with a copy button and
+ * the warning. Test ids: `<testId>-notice`, `<testId>`, `<testId>-copy`, `<testId>-done`.
+ */
+export function ShownOnce({ title, value, copyLabel, testId, onDone, children }: { title: string; value: string; copyLabel: string; testId: string; onDone: () => void; children: ReactNode }) {
+  return (
+    <div role="status" data-testid={`${testId}-notice`} className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950">
+      <p className="font-medium">{title}</p>
+      <div className="flex flex-wrap items-center gap-2">
+        <code data-testid={testId} className="min-w-0 break-all rounded bg-white px-2 py-1 font-mono text-xs dark:bg-zinc-900">{value}</code>
+        <CopyButton value={value} label={copyLabel} testId={`${testId}-copy`} />
+      </div>
+      {children}
+      <button type="button" data-testid={`${testId}-done`} onClick={onDone} className={SECONDARY_BUTTON}>I have stored it</button>
+    </div>
   );
 }

@@ -1,0 +1,32 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { AgentKeysAdmin } from '@/components/agent-keys-admin';
+import { allActions } from '@/lib/actions/registry';
+import { dashboardContext } from '@/lib/dashboard/context';
+
+export const metadata: Metadata = { title: 'Agent keys · Settings' };
+
+export default async function AgentKeysSettingsPage() {
+  const context = await dashboardContext('/settings/agent-keys');
+  if (!context.tenantId) return null;
+  const actions = allActions().map((action) => ({ name: action.name, title: action.title, grants: action.grants ?? [] }));
+  return (
+    <section aria-labelledby="agent-keys-page-heading" className="space-y-6" data-testid="agent-keys-page">
+      <div className="space-y-1">
+        <Link href="/settings" className="text-sm underline underline-offset-2">← Settings</Link>
+        <h1 id="agent-keys-page-heading" className="text-xl font-semibold">Agent keys</h1>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          Each key lets one agent propose the actions it names in {context.tenantName}, within its grants. A key is shown once; rotate it to replace it without downtime, revoke it to stop it at once.
+        </p>
+      </div>
+      {context.role === 'admin' ? (
+        <AgentKeysAdmin actions={actions} />
+      ) : (
+        <p data-testid="agent-keys-admin-only" className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">
+          Only admins issue, rotate and revoke agent keys. You are {context.role === 'approver' ? 'an approver' : 'a viewer'} in {context.tenantName}; the keys and their actions are listed on{' '}
+          <Link href="/settings" className="underline underline-offset-2">Settings</Link>. Ask an admin for a new key or to revoke one.
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,165 @@
+'use client';
+
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { valueOrThrow } from '@/lib/client/operator-api';
+import { revokeAgentKey, rotateAgentKey, type AgentKeyView, type IssuedKey } from '@/lib/client/agent-keys-api';
+import { LocalTime } from './time';
+import { CARD, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notification-ui';
+
+export const AGENT_KEYS_KEY = ['admin', 'agent-keys'] as const;
+
+/** The overlaps a rotation offers: how long the old key keeps working beside the new one. */
+const OVERLAPS = [
+  { minutes: 0, label: 'None — the old key stops at once' },
+  { minutes: 15, label: '15 minutes' },
+  { minutes: 60, label: '1 hour' },
+  { minutes: 1440, label: '24 hours' },
+] as const;
+
+const STATE_LOOK: Record<AgentKeyView['state'], { word: string; ring: string }> = {
+  active: { word: 'active', ring: 'text-green-900 ring-green-300 dark:text-green-200 dark:ring-green-800' },
+  expiring: { word: 'expiring', ring: 'text-amber-900 ring-amber-300 dark:text-amber-200 dark:ring-amber-800' },
+  expired: { word: 'expired', ring: 'text-zinc-700 ring-zinc-300 dark:text-zinc-300 dark:ring-zinc-700' },
+  revoked: { word: 'revoked', ring: 'text-red-900 ring-red-300 dark:text-red-200 dark:ring-red-800' },
+};
+
+const DANGER_BUTTON = 'rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-600 disabled:opacity-60 dark:bg-red-600 dark:hover:bg-red-500';
+
+function useInvalidate() {
+  const client = useQueryClient();
+  return () => client.invalidateQueries({ queryKey: AGENT_KEYS_KEY });
+}
+
+function Fact({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
+  return (
+    <div className="flex gap-3 sm:block">
+      <dt className="w-24 shrink-0 text-xs uppercase tracking-wide text-zinc-500 sm:w-auto">{label}</dt>
+      <dd data-testid={testId} className="min-w-0 break-words">{children}</dd>
+    </div>
+  );
+}
+
+/** What the key's state means, with the moment it changed (in the viewer's zone). */
+function StateLine({ agentKey }: { agentKey: AgentKeyView }) {
+  if (agentKey.revokedAt) return <>Revoked <LocalTime value={agentKey.revokedAt} /></>;
+  if (agentKey.expiresAt) return <>{agentKey.state === 'expiring' ? 'Rotated; works until' : 'Rotated; stopped'} <LocalTime value={agentKey.expiresAt} /></>;
+  return <>Active</>;
+}
+
+function RevokeConfirm({ agentKey, onClose }: { agentKey: AgentKeyView; onClose: () => void }) {
+  const invalidate = useInvalidate();
+  const revoke = useMutation({ mutationFn: async () => valueOrThrow(await revokeAgentKey(agentKey.id)), onSuccess: onClose, onSettled: invalidate });
+  return (
+    <div role="group" aria-label={`Revoke ${agentKey.keyPrefix}…`} data-testid="agent-key-revoke-panel" className="space-y-2 rounded-md border border-red-300 p-3 text-sm dark:border-red-800">
+      <p>
+        Revoke <span className="font-mono">{agentKey.keyPrefix}…</span> of <strong>{agentKey.agentName}</strong>? Every request with it is refused (401) from now on,
+        and its proposals that still wait go stale when someone decides them.
+      </p>
+      <ProblemText error={revoke.error} testId="agent-key-revoke-error" />
+      <div className="flex flex-wrap gap-2">
+        <button type="button" data-testid="agent-key-revoke-confirm" ref={(el) => el?.focus()} disabled={revoke.isPending} onClick={() => revoke.mutate()} className={DANGER_BUTTON}>
+          {revoke.isPending ? 'Revoking…' : 'Revoke key'}
+        </button>
+        <button type="button" data-testid="agent-key-revoke-cancel" onClick={onClose} className={SECONDARY_BUTTON}>Cancel</button>
+      </div>
+    </div>
+  );
+}
+
+function RotateChooser({ agentKey, onClose, onIssued }: { agentKey: AgentKeyView; onClose: () => void; onIssued: (issued: IssuedKey) => void }) {
+  const invalidate = useInvalidate();
+  const [overlap, setOverlap] = useState(60);
+  const rotate = useMutation({
+    mutationFn: async () => valueOrThrow(await rotateAgentKey(agentKey.id, overlap)),
+    onSuccess: (issued) => {
+      onClose();
+      onIssued(issued);
+    },
+    onSettled: invalidate,
+  });
+  return (
+    <form
+      aria-label={`Rotate ${agentKey.keyPrefix}…`}
+      data-testid="agent-key-rotate-panel"
+      className="space-y-2 rounded-md border border-zinc-300 p-3 text-sm dark:border-zinc-700"
+      onSubmit={(event) => {
+        event.preventDefault();
+        rotate.mutate();
+      }}
+    >
+      <fieldset className="space-y-1">
+        <legend className="font-medium">A new key for {agentKey.agentName}, same actions and grants. How long may the old key keep working?</legend>
+        {OVERLAPS.map((option) => (
+          <label key={option.minutes} htmlFor={`rotate-${agentKey.id}-${option.minutes}`} className="flex items-center gap-2">
+            <input
+              id={`rotate-${agentKey.id}-${option.minutes}`}
+              data-testid={`agent-key-overlap-${option.minutes}`}
+              type="radio"
+              name={`overlap-${agentKey.id}`}
+              checked={overlap === option.minutes}
+              onChange={() => setOverlap(option.minutes)}
+            />
+            {option.label}
+          </label>
+        ))}
+      </fieldset>
+      <ProblemText error={rotate.error} testId="agent-key-rotate-error" />
+      <div className="flex flex-wrap gap-2">
+        <button type="submit" data-testid="agent-key-rotate-confirm" disabled={rotate.isPending} className={PRIMARY_BUTTON}>{rotate.isPending ? 'Rotating…' : 'Rotate key'}</button>
+        <button type="button" data-testid="agent-key-rotate-cancel" onClick={onClose} className={SECONDARY_BUTTON}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
+function AgentKeyCard({ agentKey, onIssued }: { agentKey: AgentKeyView; onIssued: (issued: IssuedKey) => void }) {
+  const [open, setOpen] = useState<'revoke' | 'rotate' | null>(null);
+  const look = STATE_LOOK[agentKey.state];
+  const grants = Object.entries(agentKey.grants).map(([name, values]) => `${name}: ${values.join(', ')}`).join('; ');
+  const live = agentKey.state === 'active' || agentKey.state === 'expiring';
+  return (
+    <li data-testid="agent-key" data-key-id={agentKey.id} data-state={agentKey.state} className={`space-y-3 ${CARD}`}>
+      <div className="flex flex-wrap items-center gap-2">
+        <span data-testid="agent-key-name-text" className="font-semibold break-all">{agentKey.agentName}</span>
+        <span data-testid="agent-key-prefix" className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{agentKey.keyPrefix}…</span>
+        <span data-testid="agent-key-state" className={`ml-auto rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${look.ring}`}>{look.word}</span>
+      </div>
+      <dl className="grid gap-2 text-sm sm:grid-cols-3">
+        <Fact label="Actions"><span className="font-mono text-xs">{agentKey.actions.join(', ')}</span></Fact>
+        <Fact label="Grants"><span className="font-mono text-xs">{grants || '—'}</span></Fact>
+        <Fact label="State" testId="agent-key-state-line"><StateLine agentKey={agentKey} /></Fact>
+        <Fact label="Created"><LocalTime value={agentKey.createdAt} /></Fact>
+        <Fact label="Last used" testId="agent-key-last-used">{agentKey.lastUsedAt ? <LocalTime value={agentKey.lastUsedAt} /> : 'Never'}</Fact>
+      </dl>
+      {live && open === null ? (
+        <div className="flex flex-wrap gap-2">
+          {agentKey.state === 'active' ? (
+            <button type="button" data-testid="agent-key-rotate" onClick={() => setOpen('rotate')} className={SECONDARY_BUTTON}>Rotate…</button>
+          ) : null}
+          <button type="button" data-testid="agent-key-revoke" onClick={() => setOpen('revoke')} className={SECONDARY_BUTTON}>
+            {agentKey.state === 'expiring' ? 'Revoke now…' : 'Revoke…'}
+          </button>
+        </div>
+      ) : null}
+      {open === 'revoke' ? <RevokeConfirm agentKey={agentKey} onClose={() => setOpen(null)} /> : null}
+      {open === 'rotate' ? <RotateChooser agentKey={agentKey} onClose={() => setOpen(null)} onIssued={onIssued} /> : null}
+    </li>
+  );
+}
+
+/** The tenant's keys, each with its state, last use and what an admin may do with it. */
+export function AgentKeyList({ agentKeys, onIssued }: { agentKeys: AgentKeyView[]; onIssued: (issued: IssuedKey) => void }) {
+  if (agentKeys.length === 0) {
+    return (
+      <p data-testid="agent-keys-empty" className="rounded-lg border border-dashed border-zinc-300 p-6 text-center text-sm dark:border-zinc-700">
+        No agent keys yet. Create one above and give it to your agent: it sends it as <code className="font-mono">Authorization: Bearer …</code> with every proposal.
+      </p>
+    );
+  }
+  return (
+    <ul className="space-y-3" data-testid="agent-keys-list">
+      {agentKeys.map((agentKey) => <AgentKeyCard key={agentKey.id} agentKey={agentKey} onIssued={onIssued} />)}
+    </ul>
+  );
+}
