@@ -9,6 +9,12 @@ import { dashboardContext } from '@/lib/dashboard/context';
 
 export const metadata: Metadata = { title: 'Settings' };
 
+/** The administration pages: admins change things there; everyone else reads. */
+const SECTIONS = [
+  { href: '/settings/agent-keys', testId: 'settings-agent-keys-link', title: 'Agent keys', about: 'Issue, rotate and revoke the keys agents propose with.' },
+  { href: '/settings/notifications', testId: 'settings-notifications-link', title: 'Notifications', about: 'Webhooks, Slack and email channels, reminders and escalation, and the delivery log.' },
+];
+
 export default async function SettingsPage() {
   const context = await dashboardContext('/settings');
   if (!context.tenantId) return null;
@@ -17,14 +23,20 @@ export default async function SettingsPage() {
   return (
     <section aria-labelledby="settings-heading" className="space-y-6">
       <h1 id="settings-heading" className="text-xl font-semibold">Settings</h1>
-      <p className="text-sm text-zinc-500">Create and revoke agent keys and grant roles with <code className="font-mono">npm run cli</code> (see the README); managing them here comes later.</p>
-      <div className="space-y-1">
-        <h2 className="font-semibold">Notifications</h2>
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          Webhooks, Slack and email channels, reminders and escalation, and the delivery log.{' '}
-          <Link href="/settings/notifications" data-testid="settings-notifications-link" className="font-medium underline underline-offset-2">Manage notifications →</Link>
-        </p>
-      </div>
+      <p className="text-sm text-zinc-500">Everything here is also an HTTP API and, for a new tenant, <code className="font-mono">npm run cli</code> (see the README).</p>
+      <nav aria-label="Administration" className="grid gap-3 sm:grid-cols-2">
+        {SECTIONS.map((section) => (
+          <Link
+            key={section.href}
+            href={section.href}
+            data-testid={section.testId}
+            className="rounded-lg border border-zinc-200 bg-white p-4 hover:border-zinc-400 focus-visible:outline-2 dark:border-zinc-800 dark:bg-zinc-900 dark:hover:border-zinc-600"
+          >
+            <span className="font-medium underline underline-offset-2">{section.title} →</span>
+            <span className="mt-1 block text-sm text-zinc-600 dark:text-zinc-400">{section.about}</span>
+          </Link>
+        ))}
+      </nav>
       <div className="space-y-2">
         <h2 className="font-semibold">Agents</h2>
         <Table head={['Agent', 'Key', 'Actions', 'Grants', 'Created', 'State']} testId="agent-keys">
