@@ -90,3 +90,13 @@ export function CardForm({ testId, label, labelledBy, onSubmit, children }: { te
     </form>
   );
 }
+
+/** A list that could not be loaded: what failed, in the server's words, and a way to try again. */
+export function LoadProblem({ what, error, onRetry, testId }: { what: string; error: Error | null; onRetry: () => void; testId: string }) {
+  return (
+    <div role="alert" data-testid={testId} className="space-y-2 rounded-md border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+      <p>{what} could not be loaded: {error?.message}</p>
+      <button type="button" onClick={onRetry} className={SECONDARY_BUTTON}>Try again</button>
+    </div>
+  );
+}

@@ -6,7 +6,7 @@ import { fetchNotifications } from '@/lib/client/notifications-api';
 import { NOTIFICATIONS_KEY, NotificationChannels } from './notification-channels';
 import { NotificationDeliveries } from './notification-deliveries';
 import { NotificationSettingsForm } from './notification-settings-form';
-import { Panel, SECONDARY_BUTTON, type EventOption } from './notification-ui';
+import { LoadProblem, Panel, type EventOption } from './notification-ui';
 
 /** The delivery log changes as the worker sends (every second): look again every few seconds. */
 const REFRESH_MS = 3_000;
@@ -26,12 +26,7 @@ export function NotificationsAdmin({ events }: { events: EventOption[] }) {
   const query = useQuery({ queryKey: NOTIFICATIONS_KEY, queryFn: async () => valueOrThrow(await fetchNotifications()), refetchInterval: REFRESH_MS });
   if (query.isPending) return <Skeleton />;
   if (!query.data) {
-    return (
-      <div role="alert" data-testid="notifications-error" className="space-y-2 rounded-md border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
-        <p>The notification settings could not be loaded: {query.error?.message}</p>
-        <button type="button" onClick={() => void query.refetch()} className={SECONDARY_BUTTON}>Try again</button>
-      </div>
-    );
+    return <LoadProblem what="The notification settings" error={query.error} onRetry={() => void query.refetch()} testId="notifications-error" />;
   }
   const { settings, channels, deliveries } = query.data;
   return (

@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { policies, users } from '@/db/schema';
+import { policies, proposals, users } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { allActions } from '@/lib/actions/registry';
 import type { PolicyView } from './requests';
@@ -55,4 +55,15 @@ export async function currentPolicies(db: Database, tenantId: string): Promise<P
     });
   }
   return views;
+}
+
+/** The arguments of the tenant's newest proposal of the action: a realistic sample for the preview ({} when there is none). */
+export async function recentSampleArgs(db: Database, tenantId: string, action: string): Promise<Record<string, unknown>> {
+  const [row] = await db
+    .select({ payload: proposals.payload })
+    .from(proposals)
+    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.action, action)))
+    .orderBy(desc(proposals.createdAt))
+    .limit(1);
+  return row?.payload.args ?? {};
 }

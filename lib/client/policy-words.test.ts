@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RoutingRule } from './rules';
-import { diffRules, ruleInWords } from './words';
+import type { RoutingRule } from '@/lib/policy/rules';
+import { diffRules, ruleInWords } from './policy-words';
 
 const one: RoutingRule = { id: 'one', description: 'One approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };
 const denyBig: RoutingRule = { id: 'big', description: 'No big holds', when: { field: 'quantity', above: 3 }, outcome: 'deny', approvals: 0, role: 'approver' };

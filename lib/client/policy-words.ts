@@ -1,7 +1,7 @@
 import type { Routing } from '@/db/schema';
-import type { RoutingRule } from './rules';
+import type { RoutingRule } from '@/lib/policy/rules';
 
-/** Routing policies in words, for the editor, the read-only view and the diff after a save. Client-safe. */
+/** Routing policies in words, for the editor, the read-only view and the diff after a save. Client-safe: types only from the server side. */
 
 export function conditionInWords(when: RoutingRule['when']): string {
   if (!when) return 'Always';
