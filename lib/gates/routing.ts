@@ -1,7 +1,6 @@
 import type { Database } from '@/db';
 import type { Routing } from '@/db/schema';
-import { priorTotals } from '@/lib/policy/aggregate';
-import { aggregateNeeds, routeProposal, type LoadedPolicy } from '@/lib/policy/routing';
+import { routeLive, type LoadedPolicy } from '@/lib/policy/routing';
 import { pass, refuse, type Gate } from './types';
 
 export type RoutingInput = {
@@ -19,8 +18,7 @@ export type RoutingInput = {
  * slices of one split request each see the ones before them.
  */
 export const routingGate: Gate<RoutingInput, Routing> = async ({ tenantId, action, args }, { db, policy, resourceKey, now, excludeId }) => {
-  const priors = await priorTotals(db, { tenantId, action: action.name, resourceKey, now, excludeId }, aggregateNeeds(policy));
-  const routing = routeProposal(policy, args, priors);
+  const routing = await routeLive(db, { tenantId, action: action.name, resourceKey, now, excludeId }, policy, args);
   if (routing.outcome === 'deny') {
     return refuse('routing', 'denied_by_policy', `Policy rule "${routing.rule}" (v${routing.policyVersion}) does not allow this ${action.name}.`);
   }

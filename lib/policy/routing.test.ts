@@ -20,6 +20,8 @@ describe('routing rules are validated data', () => {
     ['a plain bound', { ...oneForTheRest, when: { field: 'quantity', above: 3 } }],
     ['an aggregate bound', twoAbove100],
     ['an auto-approve with no approvers', { ...oneForTheRest, outcome: 'auto_approve', approvals: 0 }],
+    ['a lower bound', { ...oneForTheRest, when: { field: 'quantity', below: 2 } }],
+    ['five approvers', { ...oneForTheRest, approvals: 5 }],
   ])('accepts %s', (_name, rule) => {
     expect(routingRulesSchema.safeParse([rule]).success).toBe(true);
   });
@@ -34,9 +36,24 @@ describe('routing rules are validated data', () => {
     ['a bound as a string', { ...twoAbove100, when: { field: 'amountMinor', above: '10000' } }],
     ['a quorum of zero', { ...twoAbove100, approvals: 0 }],
     ['an unknown outcome', { ...twoAbove100, outcome: 'maybe' }],
+    ['six approvers', { ...twoAbove100, approvals: 6 }],
+    ['a negative bound', { ...twoAbove100, when: { field: 'amountMinor', above: -1 } }],
+    ['a bound with neither above nor below', { ...twoAbove100, when: { field: 'amountMinor' } }],
+    ['an aggregate with a lower bound', { ...twoAbove100, when: { field: 'amountMinor', below: 100, aggregate: { windowHours: 24 } } }],
+    ['a deny that asks for approvers', { ...twoAbove100, outcome: 'deny', approvals: 1 }],
   ])('refuses %s', (_name, rule) => {
     expect(routingRulesSchema.safeParse([rule]).success).toBe(false);
   });
+});
+
+it('two rules cannot share an id (the proposal page names its rule by id)', () => {
+  expect(routingRulesSchema.safeParse([oneForTheRest, oneForTheRest]).success).toBe(false);
+});
+
+it('a lower bound matches values strictly below it', () => {
+  const small: RoutingRule = { id: 'small', description: 'Small holds go through', when: { field: 'quantity', below: 2 }, outcome: 'auto_approve', approvals: 0, role: 'approver' };
+  expect(routeProposal(policy([small, oneForTheRest]), { quantity: 1 })).toMatchObject({ rule: 'small', outcome: 'auto_approve' });
+  expect(routeProposal(policy([small, oneForTheRest]), { quantity: 2 })).toMatchObject({ rule: 'rest', outcome: 'needs_approval' });
 });
 
 describe('routeProposal with an aggregate bound', () => {

@@ -1,8 +1,8 @@
-import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { policies, type Routing, type RoutingAggregate } from '@/db/schema';
+import type { Routing, RoutingAggregate } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
-import { aggregateKey, type AggregateNeed, type PriorTotals } from './aggregate';
+import { aggregateKey, priorTotals, type AggregateNeed, type AggregateScope, type PriorTotals } from './aggregate';
+import { newestPolicy } from './current';
 import { routingRulesSchema, type RoutingRule } from './rules';
 
 /** `rules` is null when the stored rules do not validate: such a policy only denies. */
@@ -10,13 +10,7 @@ export type LoadedPolicy = { version: number; rules: RoutingRule[] | null; expir
 
 /** The tenant's newest policy for the action, or the action's defaults (version 0), validated. */
 export async function loadPolicy(db: Database, tenantId: string, action: ActionModule): Promise<LoadedPolicy> {
-  const [row] = await db
-    .select({ version: policies.version, rules: policies.rules, expiryHours: policies.expiryHours })
-    .from(policies)
-    .where(and(eq(policies.tenantId, tenantId), eq(policies.action, action.name)))
-    .orderBy(desc(policies.version))
-    .limit(1);
-  const { version, rules, expiryHours } = row ?? { version: 0, rules: action.defaultRules, expiryHours: action.defaultExpiryHours };
+  const { version, rules, expiryHours } = await newestPolicy(db, tenantId, action);
   const parsed = routingRulesSchema.safeParse(rules);
   if (!parsed.success) console.error(`[countersign] policy v${version} of ${action.name} in ${tenantId} does not validate; its proposals are denied`);
   return { version, rules: parsed.success ? parsed.data : null, expiryHours };
@@ -33,9 +27,11 @@ type Evaluation = { matched: boolean; aggregate?: RoutingAggregate };
 
 function evaluate(rule: RoutingRule, args: Record<string, unknown>, priors: PriorTotals): Evaluation {
   if (!rule.when) return { matched: true };
-  const { field, above, aggregate } = rule.when;
+  const { field, above, below, aggregate } = rule.when;
   const value = args[field];
   if (typeof value !== 'number') return { matched: false };
+  if (below !== undefined) return { matched: value < below };
+  if (above === undefined) return { matched: false };
   if (!aggregate) return { matched: value > above };
   const prior = priors.get(aggregateKey({ field, windowHours: aggregate.windowHours }));
   // Routing without the sum it was told to bound would undercount: refuse to guess.
@@ -62,4 +58,14 @@ export function routeProposal(policy: LoadedPolicy, args: Record<string, unknown
     return { ...base, rule: rule.id, outcome: rule.outcome, approvals: rule.approvals, role: rule.role, ...(context ? { aggregate: context } : {}) };
   }
   return { ...base, rule: 'no-matching-rule', outcome: 'deny', approvals: 0, role: 'admin', ...(seen ? { aggregate: seen } : {}) };
+}
+
+/**
+ * Routes `args` by `policy` the way intake does: the sums its aggregate bounds need are read from
+ * the tenant's proposals in `scope` (at intake under the resource lock), then the rules decide.
+ * The Routing gate and the policy editor's preview both call this.
+ */
+export async function routeLive(db: Database, scope: AggregateScope, policy: LoadedPolicy, args: Record<string, unknown>): Promise<Routing> {
+  const priors = await priorTotals(db, scope, aggregateNeeds(policy));
+  return routeProposal(policy, args, priors);
 }

@@ -1,0 +1,43 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { getDb } from '@/db';
+import { PolicyAdmin, type ActionOption } from '@/components/policy-admin';
+import { allActions } from '@/lib/actions/registry';
+import { dashboardContext } from '@/lib/dashboard/context';
+import { recentSampleArgs } from '@/lib/policy/current';
+import { numericFields } from '@/lib/policy/validate';
+
+export const metadata: Metadata = { title: 'Routing policies · Settings' };
+
+export default async function PoliciesSettingsPage() {
+  const context = await dashboardContext('/settings/policies');
+  if (!context.tenantId) return null;
+  const canEdit = context.role === 'admin';
+  const db = await getDb();
+  const actions: ActionOption[] = await Promise.all(
+    allActions().map(async (action) => ({
+      name: action.name,
+      title: action.title,
+      fields: numericFields(action),
+      sampleArgs: canEdit ? await recentSampleArgs(db, context.tenantId, action.name) : {},
+    })),
+  );
+  return (
+    <section aria-labelledby="policies-heading" className="space-y-6" data-testid="policies-page">
+      <div className="space-y-1">
+        <Link href="/settings" className="text-sm underline underline-offset-2">← Settings</Link>
+        <h1 id="policies-heading" className="text-xl font-semibold">Routing policies</h1>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          How {context.tenantName} routes each action’s proposals: auto-approve, a number of distinct approvers, or deny. Every save is a new,
+          immutable version that routes new proposals only; a pending proposal keeps the routing it was given.
+        </p>
+      </div>
+      {canEdit ? null : (
+        <p data-testid="policies-read-only" className="text-sm text-zinc-600 dark:text-zinc-400">
+          Read-only: only admins change policies. You are {context.role === 'approver' ? 'an approver' : 'a viewer'} in {context.tenantName}.
+        </p>
+      )}
+      <PolicyAdmin actions={actions} canEdit={canEdit} />
+    </section>
+  );
+}

@@ -1,0 +1,168 @@
+'use client';
+
+import type { FieldProblem } from '@/lib/client/operator-api';
+import type { RoutingRule } from '@/lib/policy/rules';
+import { INPUT, SECONDARY_BUTTON } from './notification-ui';
+
+/** One rule as the form holds it: every number as typed, so a bad entry reaches the server and comes back as that field's issue. */
+export type RuleDraft = {
+  key: number;
+  id: string;
+  description: string;
+  condition: 'always' | 'above' | 'below' | 'aggregate';
+  field: string;
+  bound: string;
+  windowHours: string;
+  outcome: RoutingRule['outcome'];
+  approvals: string;
+  role: RoutingRule['role'];
+};
+
+let nextKey = 0;
+
+export function draftOf(rule: RoutingRule): RuleDraft {
+  const when = rule.when;
+  const condition = !when ? 'always' : when.below !== undefined ? 'below' : when.aggregate ? 'aggregate' : 'above';
+  return {
+    key: nextKey++,
+    id: rule.id,
+    description: rule.description,
+    condition,
+    field: when?.field ?? '',
+    bound: String(when?.below ?? when?.above ?? ''),
+    windowHours: String(when?.aggregate?.windowHours ?? 24),
+    outcome: rule.outcome,
+    approvals: String(rule.approvals),
+    role: rule.role,
+  };
+}
+
+export function newRuleDraft(existing: RuleDraft[], field: string): RuleDraft {
+  let n = existing.length + 1;
+  while (existing.some((rule) => rule.id === `rule-${n}`)) n++;
+  return { ...draftOf({ id: `rule-${n}`, description: '', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' }), field };
+}
+
+/** A number as typed, or the text itself (the server then names the field that is not a number). */
+const numberOr = (text: string): number => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : (text as unknown as number));
+
+export function ruleOf(draft: RuleDraft): RoutingRule {
+  const base = { id: draft.id.trim(), description: draft.description, outcome: draft.outcome, role: draft.role };
+  const approvals = draft.outcome === 'needs_approval' ? numberOr(draft.approvals) : 0;
+  if (draft.condition === 'always') return { ...base, approvals, when: null };
+  const bound = numberOr(draft.bound);
+  const when =
+    draft.condition === 'below'
+      ? { field: draft.field, below: bound }
+      : { field: draft.field, above: bound, ...(draft.condition === 'aggregate' ? { aggregate: { windowHours: numberOr(draft.windowHours) } } : {}) };
+  return { ...base, approvals, when };
+}
+
+const SELECT = `${INPUT} pr-8`;
+
+/** Issues whose field starts with `prefix`, with the rest of the field name. */
+export function issuesUnder(issues: FieldProblem[], prefix: string): FieldProblem[] {
+  return issues.filter((issue) => issue.field === prefix || issue.field.startsWith(`${prefix}.`)).map((issue) => ({ ...issue, field: issue.field.slice(prefix.length + 1) || '(rule)' }));
+}
+
+type RuleFieldsProps = {
+  draft: RuleDraft;
+  index: number;
+  count: number;
+  fields: string[];
+  issues: FieldProblem[];
+  onChange(next: RuleDraft): void;
+  onMove(by: -1 | 1): void;
+  onRemove(): void;
+};
+
+/** One ordered rule: condition → outcome, its description and id, and buttons to move or remove it. */
+export function RuleFields({ draft, index, count, fields, issues, onChange, onMove, onRemove }: RuleFieldsProps) {
+  const id = (name: string) => `rule-${draft.key}-${name}`;
+  const set = (patch: Partial<RuleDraft>) => onChange({ ...draft, ...patch });
+  const label = `Rule ${index + 1}`;
+  return (
+    <li data-testid="policy-rule" data-index={index} data-rule-id={draft.id} className="space-y-3 rounded-md border border-zinc-200 p-3 dark:border-zinc-800" aria-label={label}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <span className="text-sm font-semibold">{label}{index === 0 ? ' · checked first' : ''}</span>
+        <div className="flex gap-1">
+          <button type="button" data-testid="rule-up" aria-label={`Move ${label.toLowerCase()} up`} disabled={index === 0} onClick={() => onMove(-1)} className={SECONDARY_BUTTON}>↑</button>
+          <button type="button" data-testid="rule-down" aria-label={`Move ${label.toLowerCase()} down`} disabled={index === count - 1} onClick={() => onMove(1)} className={SECONDARY_BUTTON}>↓</button>
+          <button type="button" data-testid="rule-remove" aria-label={`Remove ${label.toLowerCase()}`} onClick={onRemove} className={SECONDARY_BUTTON}>Remove</button>
+        </div>
+      </div>
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+        <label htmlFor={id('condition')} className="block text-sm font-medium">
+          When
+          <select id={id('condition')} data-testid="rule-condition" value={draft.condition} onChange={(e) => set({ condition: e.target.value as RuleDraft['condition'], field: draft.field || fields[0] || '' })} className={SELECT}>
+            <option value="always">always</option>
+            <option value="above">field above</option>
+            <option value="below">field below</option>
+            <option value="aggregate">sum per resource above</option>
+          </select>
+        </label>
+        {draft.condition !== 'always' ? (
+          <>
+            <label htmlFor={id('field')} className="block text-sm font-medium">
+              Field
+              <select id={id('field')} data-testid="rule-field" value={draft.field} onChange={(e) => set({ field: e.target.value })} className={`${SELECT} font-mono`}>
+                {[...new Set([...fields, draft.field].filter(Boolean))].map((name) => <option key={name} value={name}>{name}</option>)}
+              </select>
+            </label>
+            <label htmlFor={id('bound')} className="block text-sm font-medium">
+              {draft.condition === 'below' ? 'Below' : 'Above'}
+              <input id={id('bound')} data-testid="rule-bound" inputMode="decimal" value={draft.bound} onChange={(e) => set({ bound: e.target.value })} className={`${INPUT} font-mono`} />
+            </label>
+          </>
+        ) : null}
+        {draft.condition === 'aggregate' ? (
+          <label htmlFor={id('window')} className="block text-sm font-medium">
+            Window (hours)
+            <input id={id('window')} data-testid="rule-window" inputMode="numeric" value={draft.windowHours} onChange={(e) => set({ windowHours: e.target.value })} className={`${INPUT} font-mono`} />
+          </label>
+        ) : null}
+      </div>
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+        <label htmlFor={id('outcome')} className="block text-sm font-medium">
+          Then
+          <select id={id('outcome')} data-testid="rule-outcome" value={draft.outcome} onChange={(e) => set({ outcome: e.target.value as RuleDraft['outcome'], approvals: e.target.value === 'needs_approval' ? draft.approvals === '0' ? '1' : draft.approvals : '0' })} className={SELECT}>
+            <option value="needs_approval">needs approval</option>
+            <option value="auto_approve">auto-approve</option>
+            <option value="deny">deny</option>
+          </select>
+        </label>
+        {draft.outcome === 'needs_approval' ? (
+          <>
+            <label htmlFor={id('approvals')} className="block text-sm font-medium">
+              Distinct approvers (1–5)
+              <input id={id('approvals')} data-testid="rule-approvals" inputMode="numeric" value={draft.approvals} onChange={(e) => set({ approvals: e.target.value })} className={`${INPUT} font-mono`} />
+            </label>
+            <label htmlFor={id('role')} className="block text-sm font-medium">
+              Of role
+              <select id={id('role')} data-testid="rule-role" value={draft.role} onChange={(e) => set({ role: e.target.value as RuleDraft['role'] })} className={SELECT}>
+                <option value="approver">approver (or admin)</option>
+                <option value="admin">admin</option>
+              </select>
+            </label>
+          </>
+        ) : null}
+        <label htmlFor={id('id')} className="block text-sm font-medium">
+          Rule id
+          <input id={id('id')} data-testid="rule-id" value={draft.id} onChange={(e) => set({ id: e.target.value })} className={`${INPUT} font-mono`} aria-describedby={id('id-hint')} />
+          <span id={id('id-hint')} className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">Shown on proposals it routes.</span>
+        </label>
+      </div>
+      <label htmlFor={id('description')} className="block text-sm font-medium">
+        Description
+        <input id={id('description')} data-testid="rule-description" value={draft.description} onChange={(e) => set({ description: e.target.value })} className={INPUT} />
+      </label>
+      {issues.length > 0 ? (
+        <ul role="alert" data-testid="rule-error" className="list-disc space-y-0.5 pl-5 text-sm text-red-700 dark:text-red-300">
+          {issues.map((issue) => (
+            <li key={`${issue.field}:${issue.code}`}><span className="font-mono">{issue.field}</span>: {issue.message}</li>
+          ))}
+        </ul>
+      ) : null}
+    </li>
+  );
+}

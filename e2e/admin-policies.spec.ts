@@ -1,0 +1,156 @@
+import path from 'node:path';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { agentKey, apiSession, proposeHold, signInWithForm, uniqueRequestId } from './support';
+
+/**
+ * Settings → Routing policies against the production server: carol (admin) edits hold_stock in the
+ * form, previews a sample, saves and sees the diff and the new version; the next agent proposal is
+ * routed by it. Approvers and viewers read the policy but cannot change it. Other spec files need
+ * acme's routing as it was (hold_stock: one approver), so the original rules are published again
+ * at the end.
+ */
+
+const API = '/api/v1/admin/policies';
+const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
+
+type Rule = { id: string; description: string; when: unknown; outcome: string; approvals: number; role: string };
+type View = { action: string; version: number; rules: Rule[]; expiryHours: number; createdAt: string | null; createdBy: { name: string; email: string } | null };
+
+async function documentOf(api: APIRequestContext): Promise<View[]> {
+  const response = await api.get(API);
+  expect(response.status()).toBe(200);
+  return ((await response.json()) as { policies: View[] }).policies;
+}
+
+const holdOf = (views: View[]) => views.find((view) => view.action === 'hold_stock')!;
+
+/** Publishes `original`'s rules and expiry again when the newest version differs (a new version: history is immutable). */
+async function restore(api: APIRequestContext, baseURL: string, original: View) {
+  const now = holdOf(await documentOf(api));
+  const response = await api.put(API, { headers: { origin: baseURL }, data: { policies: [{ ...now, rules: original.rules, expiryHours: original.expiryHours }] } });
+  expect(response.status()).toBe(200);
+  expect(holdOf(await documentOf(api)).rules).toEqual(original.rules);
+}
+
+async function routingOf(api: APIRequestContext, id: string) {
+  const response = await api.get(`/api/v1/proposals/${id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  expect(response.status()).toBe(200);
+  return ((await response.json()) as { routing: { rule: string; policyVersion: number; approvals: number; outcome: string } }).routing;
+}
+
+async function shoot(page: Page, name: string) {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.screenshot({ path: path.join(dir, `${name}-${scheme}.png`), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow, `${name} fits 390 px (${scheme})`).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: path.join(dir, `${name}-phone-${scheme}.png`), fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
+test('an admin edits hold_stock in the form, previews, saves a new version that routes the next proposal', async ({ page, baseURL, request }) => {
+  const carol = await apiSession(baseURL!, 'carol@acme.test');
+  const original = holdOf(await documentOf(carol));
+  const pending = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
+  try {
+    await page.goto('/settings/policies');
+    await signInWithForm(page, 'carol@acme.test');
+    await expect(page).toHaveURL(/\/settings\/policies$/);
+    const card = page.getByTestId('policy-hold_stock');
+    await expect(card.getByTestId('policy-version')).toHaveAttribute('data-version', String(original.version));
+    await expect(card.getByTestId('policy-rule')).toHaveCount(original.rules.length);
+
+    // A deny above 3, added last and moved first; the catch-all now needs two approvers.
+    await card.getByTestId('policy-add-rule').click();
+    const added = card.getByTestId('policy-rule').last();
+    await added.getByTestId('rule-condition').selectOption('above');
+    await added.getByTestId('rule-field').selectOption('quantity');
+    await added.getByTestId('rule-bound').fill('3');
+    await added.getByTestId('rule-outcome').selectOption('deny');
+    await added.getByTestId('rule-id').fill('no-holds-above-3');
+    await added.getByTestId('rule-description').fill('Holds above 3 units are denied');
+    await added.getByTestId('rule-up').click();
+    await expect(card.getByTestId('policy-rule').first()).toHaveAttribute('data-rule-id', 'no-holds-above-3');
+    await card.getByTestId('policy-rule').nth(1).getByTestId('rule-approvals').fill('2');
+
+    // An invalid entry comes back inline, on its rule's field, and nothing is saved.
+    await card.getByTestId('policy-expiry').fill('0');
+    await card.getByTestId('policy-save').click();
+    await expect(card.getByTestId('expiry-error')).toContainText('expiryHours');
+    await card.getByTestId('policy-expiry').fill(String(original.expiryHours));
+
+    // What would happen: a sample of 4 is denied by the new first rule, 2 needs two approvers.
+    await card.getByTestId('preview-args').fill(JSON.stringify({ sku: 'filter-blue', quantity: 4 }));
+    await card.getByTestId('preview-run').click();
+    await expect(card.getByTestId('preview-result')).toHaveAttribute('data-outcome', 'deny');
+    await expect(card.getByTestId('preview-result')).toContainText('Rule 1 (no-holds-above-3) matches → deny');
+    await card.getByTestId('preview-args').fill(JSON.stringify({ sku: 'filter-blue', quantity: 2 }));
+    await card.getByTestId('preview-run').click();
+    await expect(card.getByTestId('preview-result')).toContainText('needs 2 distinct approvers');
+    await expect(card.getByTestId('preview-result')).toContainText(`As v${original.version + 1}`);
+    await shoot(page, 'settings-policies');
+    await card.getByTestId('policy-preview').screenshot({ path: path.join(dir, 'settings-policies-preview.png') });
+
+    await card.getByTestId('policy-save').click();
+    const saved = card.getByTestId('policy-saved');
+    await expect(saved).toHaveAttribute('data-version', String(original.version + 1));
+    await expect(saved).toContainText(`Saved as v${original.version + 1} (was v${original.version})`);
+    await expect(saved.locator('[data-kind="added"]')).toContainText('When quantity is above 3 → deny');
+    await expect(saved.locator('[data-kind="changed"]')).toContainText('needs 2 distinct approvers');
+    await expect(card.getByTestId('policy-version')).toHaveAttribute('data-version', String(original.version + 1));
+    await expect(card.getByTestId('policy-version')).toContainText('Carol');
+    await shoot(page, 'settings-policies-saved');
+    await saved.screenshot({ path: path.join(dir, 'settings-policies-diff.png') });
+
+    // New proposals are routed by the new version; the one pending before keeps its routing.
+    const after = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
+    expect(await routingOf(request, after.id)).toMatchObject({ rule: original.rules[0]!.id, policyVersion: original.version + 1, approvals: 2 });
+    expect(await routingOf(request, pending.id)).toMatchObject({ policyVersion: original.version, approvals: 1 });
+    const denied = await request.post('/api/v1/proposals', {
+      headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json' },
+      data: { requestId: uniqueRequestId('hold-denied'), action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 4 }, evidenceRefs: [] },
+    });
+    expect(denied.status()).toBe(403);
+    expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('denied_by_policy');
+
+    // Another admin's save in between makes this page's draft stale: 409, and nothing is saved.
+    await restore(carol, baseURL!, original);
+    await card.getByTestId('rule-description').first().fill('Edited on an old version');
+    await card.getByTestId('policy-save').click();
+    await expect(card.getByTestId('policy-error')).toContainText('is at v');
+    await card.getByTestId('policy-reload').click();
+    await expect(card.getByTestId('policy-rule')).toHaveCount(original.rules.length);
+  } finally {
+    await restore(carol, baseURL!, original);
+    await carol.dispose();
+  }
+});
+
+test('approvers and viewers read the policy with its version and author, and PUT is 403 for them', async ({ page, baseURL }) => {
+  for (const email of ['alice@acme.test', 'dave@acme.test']) {
+    const api = await apiSession(baseURL!, email);
+    const views = await documentOf(api);
+    expect(views.map((view) => view.action)).toEqual(['hold_stock', 'issue_refund']);
+    const put = await api.put(API, { headers: { origin: baseURL! }, data: { policies: [holdOf(views)] } });
+    expect(put.status(), `${email} may not save`).toBe(403);
+    const preview = await api.post(`${API}/preview`, { headers: { origin: baseURL! }, data: { action: 'hold_stock', rules: holdOf(views).rules, expiryHours: 24, sample: { args: { sku: 'filter-blue', quantity: 1 } } } });
+    expect(preview.status()).toBe(403);
+    await api.dispose();
+  }
+  // An agent key reads nothing here.
+  const keyed = await page.request.get(API, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  expect(keyed.status()).toBe(401);
+
+  await page.goto('/settings/policies');
+  await signInWithForm(page, 'dave@acme.test');
+  await expect(page.getByTestId('policies-read-only')).toContainText('a viewer');
+  const card = page.getByTestId('policy-hold_stock');
+  await expect(card.getByTestId('policy-rule-words').first()).toBeVisible();
+  await expect(card.getByTestId('policy-version')).toContainText(/v\d+ · published by/);
+  await expect(page.getByTestId('policy-editor')).toHaveCount(0);
+  await shoot(page, 'settings-policies-viewer');
+});

@@ -1,0 +1,37 @@
+import type { Routing } from '@/db/schema';
+import type { RoutingRule } from '@/lib/policy/rules';
+
+/** Routing policies in words, for the editor, the read-only view and the diff after a save. Client-safe: types only from the server side. */
+
+export function conditionInWords(when: RoutingRule['when']): string {
+  if (!when) return 'Always';
+  if (when.below !== undefined) return `When ${when.field} is below ${when.below}`;
+  const sum = when.aggregate ? ` summed with this action's open and executed proposals on the same resource in the last ${when.aggregate.windowHours} h` : '';
+  return `When ${when.field}${sum} is above ${when.above ?? '?'}`;
+}
+
+export function outcomeInWords(rule: Pick<Routing, 'outcome' | 'approvals' | 'role'>): string {
+  if (rule.outcome === 'auto_approve') return 'auto-approve';
+  if (rule.outcome === 'deny') return 'deny';
+  return `needs ${rule.approvals} distinct ${rule.role}${rule.approvals === 1 ? '' : 's'}`;
+}
+
+export function ruleInWords(rule: RoutingRule): string {
+  return `${conditionInWords(rule.when)} → ${outcomeInWords(rule)}`;
+}
+
+export type RuleDiffLine = { kind: 'added' | 'removed' | 'changed' | 'moved' | 'same'; id: string; before?: string; after?: string };
+
+const full = (rule: RoutingRule) => `${ruleInWords(rule)} (“${rule.description}”)`;
+
+/** Rules before and after, matched by id, in the new order; removed rules last. */
+export function diffRules(before: RoutingRule[], after: RoutingRule[]): RuleDiffLine[] {
+  const lines: RuleDiffLine[] = after.map((rule, index) => {
+    const old = before.find((each) => each.id === rule.id);
+    if (!old) return { kind: 'added', id: rule.id, after: full(rule) };
+    if (full(old) !== full(rule)) return { kind: 'changed', id: rule.id, before: full(old), after: full(rule) };
+    return { kind: before.indexOf(old) === index ? 'same' : 'moved', id: rule.id, before: full(old), after: full(rule) };
+  });
+  for (const old of before) if (!after.some((rule) => rule.id === old.id)) lines.push({ kind: 'removed', id: old.id, before: full(old) });
+  return lines;
+}

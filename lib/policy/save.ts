@@ -1,0 +1,61 @@
+import type { Database } from '@/db';
+import { allActions, findAction } from '@/lib/actions/registry';
+import { ApiError } from '@/lib/http/errors';
+import { currentPolicies, newestPolicy, samePolicy, storedRules } from './current';
+import { publishPolicy, type Publisher } from './publish';
+import { policyDocumentSchema, type PolicyChange, type PolicyEntry, type PolicySaveResult } from './requests';
+import { actionAt, boundIssues, invalid, policyIssues } from './validate';
+
+function stalePolicy(action: string, currentVersion: number, yourVersion: number): ApiError {
+  return new ApiError(
+    409,
+    'business_rule',
+    'stale_policy',
+    `The ${action} policy is at v${currentVersion} now; you edited v${yourVersion}. Reload it, make your change again and save.`,
+    { action, currentVersion, yourVersion },
+  );
+}
+
+/** The document through the router's own rule schema, then the checks that need each action. */
+function parseDocument(input: unknown): PolicyEntry[] {
+  const parsed = policyDocumentSchema.safeParse(input);
+  if (!parsed.success) throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', policyIssues(parsed.error, input, policyDocumentSchema));
+  const issues = parsed.data.policies.flatMap((entry, index) => {
+    const found = actionAt(entry.action, `policies.${index}.action`);
+    return 'issue' in found ? [found.issue] : boundIssues(found.action, entry.rules, `policies.${index}.rules`);
+  });
+  if (issues.length > 0) throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', issues);
+  // Registry order, so two saves touching the same actions take their version locks in one order.
+  const order = allActions().map((action) => action.name);
+  return [...parsed.data.policies].sort((a, b) => order.indexOf(a.action) - order.indexOf(b.action));
+}
+
+/**
+ * `PUT /api/v1/admin/policies`: for each action whose rules or expiry changed, a new immutable
+ * version (the edited one + 1) through `publishPolicy`, all in one transaction with their
+ * `policy.published` events. Optimistic concurrency: every entry names the version it was edited
+ * from; if that is no longer the newest, or another save publishes the same next version first
+ * (the unique version index decides), nothing is saved and the answer is 409 `stale_policy`.
+ * An unchanged action gets no version. New versions route new proposals only: a pending proposal
+ * keeps the routing stored on it.
+ */
+export async function savePolicies(db: Database, tenantId: string, by: Publisher, input: unknown): Promise<PolicySaveResult> {
+  const entries = parseDocument(input);
+  const saved = await db.transaction(async (tx) => {
+    const changes: PolicyChange[] = [];
+    for (const entry of entries) {
+      const current = await newestPolicy(tx, tenantId, findAction(entry.action)!);
+      if (current.version !== entry.version) throw stalePolicy(entry.action, current.version, entry.version);
+      const before = { rules: storedRules(current.rules), expiryHours: current.expiryHours };
+      const after = { rules: entry.rules, expiryHours: entry.expiryHours };
+      if (samePolicy(current, after)) continue;
+      const version = current.version + 1;
+      const published = await publishPolicy(tx, { tenantId, action: entry.action, version, ...after }, by);
+      if (!published) throw stalePolicy(entry.action, version, entry.version);
+      changes.push({ action: entry.action, previousVersion: current.version, version, before, after });
+    }
+    return changes;
+  });
+  const unchanged = entries.map((entry) => entry.action).filter((name) => !saved.some((change) => change.action === name));
+  return { saved, unchanged, policies: await currentPolicies(db, tenantId) };
+}
