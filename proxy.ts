@@ -5,6 +5,10 @@ import { pageContentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from '@/lib/http
 
 /** Pages anyone may open (the rest send a visitor without a session cookie to sign in). */
 const PUBLIC_PAGES = new Set(['/signin']);
+/** Invitation links (app/invite/[token]): opened by people who have no account, or no session, yet. */
+const PUBLIC_PREFIXES = ['/invite/'];
+
+const isPublic = (pathname: string) => PUBLIC_PAGES.has(pathname) || PUBLIC_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 
 /**
  * For pages: a fresh script nonce and its Content-Security-Policy (Next puts the nonce on its own
@@ -14,7 +18,7 @@ const PUBLIC_PAGES = new Set(['/signin']);
  */
 export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
-  if (!PUBLIC_PAGES.has(pathname) && !SESSION_COOKIE_NAMES.some((name) => request.cookies.has(name))) {
+  if (!isPublic(pathname) && !SESSION_COOKIE_NAMES.some((name) => request.cookies.has(name))) {
     const signIn = new URL('/signin', request.nextUrl.origin);
     signIn.searchParams.set('callbackUrl', `${pathname}${search}`);
     return withTransportSecurity(NextResponse.redirect(signIn));

@@ -149,46 +149,44 @@ function AddChannelForm({ events }: { events: EventOption[] }) {
   const chosen = KINDS.find((k) => k.kind === kind)!;
 
   return (
-    <div className="space-y-3">
-      {secret ? <SecretNotice secret={secret} onDone={() => setSecret(null)} /> : null}
-      <CardForm
-        labelledBy="add-channel-heading"
-        testId="channel-add-form"
-        onSubmit={() => {
-          setSecret(null);
-          add.mutate();
-        }}
-      >
-        <h3 id="add-channel-heading" className="font-semibold">Add a channel</h3>
-        <div className="grid gap-3 sm:grid-cols-[10rem_1fr]">
-          <label htmlFor="channel-kind" className="block text-sm font-medium">
-            Kind
-            <select id="channel-kind" data-testid="channel-kind" value={kind} onChange={(e) => setKind(e.target.value as Kind)} className={INPUT}>
-              {KINDS.map((k) => <option key={k.kind} value={k.kind}>{k.label}</option>)}
-            </select>
-          </label>
-          <label htmlFor="channel-target" className="block text-sm font-medium">
-            {kind === 'email' ? 'Email address' : 'URL'}
-            <input
-              id="channel-target"
-              data-testid="channel-target-input"
-              required
-              value={target}
-              placeholder={chosen.placeholder}
-              onChange={(e) => setTarget(e.target.value)}
-              className={`${INPUT} font-mono`}
-              autoComplete="off"
-              inputMode={kind === 'email' ? 'email' : 'url'}
-              aria-describedby="channel-kind-hint"
-            />
-          </label>
-        </div>
-        <p id="channel-kind-hint" className="text-xs text-zinc-600 dark:text-zinc-400">{chosen.hint}</p>
-        <EventsFieldset events={events} selected={selected} onChange={setSelected} idPrefix="channel-add" />
-        <ProblemText error={add.error} testId="channel-add-error" />
-        <button type="submit" data-testid="channel-add" disabled={add.isPending} className={PRIMARY_BUTTON}>{add.isPending ? 'Adding…' : 'Add channel'}</button>
-      </CardForm>
-    </div>
+    <CardForm
+      labelledBy="add-channel-heading"
+      testId="channel-add-form"
+      notice={secret ? <SecretNotice secret={secret} onDone={() => setSecret(null)} /> : null}
+      onSubmit={() => {
+        setSecret(null);
+        add.mutate();
+      }}
+    >
+      <h3 id="add-channel-heading" className="font-semibold">Add a channel</h3>
+      <div className="grid gap-3 sm:grid-cols-[10rem_1fr]">
+        <label htmlFor="channel-kind" className="block text-sm font-medium">
+          Kind
+          <select id="channel-kind" data-testid="channel-kind" value={kind} onChange={(e) => setKind(e.target.value as Kind)} className={INPUT}>
+            {KINDS.map((k) => <option key={k.kind} value={k.kind}>{k.label}</option>)}
+          </select>
+        </label>
+        <label htmlFor="channel-target" className="block text-sm font-medium">
+          {kind === 'email' ? 'Email address' : 'URL'}
+          <input
+            id="channel-target"
+            data-testid="channel-target-input"
+            required
+            value={target}
+            placeholder={chosen.placeholder}
+            onChange={(e) => setTarget(e.target.value)}
+            className={`${INPUT} font-mono`}
+            autoComplete="off"
+            inputMode={kind === 'email' ? 'email' : 'url'}
+            aria-describedby="channel-kind-hint"
+          />
+        </label>
+      </div>
+      <p id="channel-kind-hint" className="text-xs text-zinc-600 dark:text-zinc-400">{chosen.hint}</p>
+      <EventsFieldset events={events} selected={selected} onChange={setSelected} idPrefix="channel-add" />
+      <ProblemText error={add.error} testId="channel-add-error" />
+      <button type="submit" data-testid="channel-add" disabled={add.isPending} className={PRIMARY_BUTTON}>{add.isPending ? 'Adding…' : 'Add channel'}</button>
+    </CardForm>
   );
 }
 

@@ -79,9 +79,12 @@ export function Panel({ title, id, children, testId }: { title: string; id: stri
   );
 }
 
-/** A form in a card that submits through `onSubmit` (never a page navigation). */
-export function CardForm({ testId, label, labelledBy, onSubmit, children }: { testId: string; label?: string; labelledBy?: string; onSubmit: () => void; children: ReactNode }) {
-  return (
+/**
+ * A form in a card that submits through `onSubmit` (never a page navigation). `notice` goes above
+ * it: what the last submission made and shows only once (a webhook's secret, an invitation link).
+ */
+export function CardForm({ testId, label, labelledBy, onSubmit, notice, children }: { testId: string; label?: string; labelledBy?: string; onSubmit: () => void; notice?: ReactNode; children: ReactNode }) {
+  const form = (
     <form
       data-testid={testId}
       aria-label={label}
@@ -94,6 +97,13 @@ export function CardForm({ testId, label, labelledBy, onSubmit, children }: { te
     >
       {children}
     </form>
+  );
+  if (notice === undefined) return form;
+  return (
+    <div className="space-y-3">
+      {notice}
+      {form}
+    </div>
   );
 }
 

@@ -3,10 +3,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { fetchNotifications } from '@/lib/client/notifications-api';
+import { AdminQuery } from './admin-query';
 import { NOTIFICATIONS_KEY, NotificationChannels } from './notification-channels';
 import { NotificationDeliveries } from './notification-deliveries';
 import { NotificationSettingsForm } from './notification-settings-form';
-import { LoadError, LoadingBlocks, Panel, StaleNotice, type EventOption } from './notification-ui';
+import { Panel, type EventOption } from './notification-ui';
 
 /** The delivery log changes as the worker sends (every second): look again every few seconds. */
 const REFRESH_MS = 3_000;
@@ -14,22 +15,22 @@ const REFRESH_MS = 3_000;
 /** Settings → Notifications for an admin: channels, the tenant's settings, and the delivery log. */
 export function NotificationsAdmin({ events }: { events: EventOption[] }) {
   const query = useQuery({ queryKey: NOTIFICATIONS_KEY, queryFn: async () => valueOrThrow(await fetchNotifications()), refetchInterval: REFRESH_MS });
-  if (query.isPending) return <LoadingBlocks testId="notifications-loading" label="Loading notifications" heights={[7, 14, 12]} />;
-  if (!query.data) return <LoadError testId="notifications-error" what="The notification settings" error={query.error} onRetry={() => void query.refetch()} />;
-  const { settings, channels, deliveries } = query.data;
   return (
-    <div className="space-y-8">
-      {query.isRefetchError ? <StaleNotice testId="notifications-stale" error={query.error} /> : null}
-      <Panel title="Channels" id="channels-heading" testId="channels-panel">
-        <NotificationChannels channels={channels} events={events} />
-      </Panel>
-      <Panel title="Reminders, escalation and message contents" id="settings-heading" testId="settings-panel">
-        <NotificationSettingsForm initial={settings} />
-      </Panel>
-      <Panel title="Recent deliveries" id="deliveries-heading" testId="deliveries-panel">
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">The last 50, newest first, refreshed every few seconds. Times are in your time zone.</p>
-        <NotificationDeliveries deliveries={deliveries} />
-      </Panel>
-    </div>
+    <AdminQuery query={query} name="notifications" what="the notification settings" heights={[7, 14, 12]}>
+      {({ settings, channels, deliveries }) => (
+        <>
+          <Panel title="Channels" id="channels-heading" testId="channels-panel">
+            <NotificationChannels channels={channels} events={events} />
+          </Panel>
+          <Panel title="Reminders, escalation and message contents" id="settings-heading" testId="settings-panel">
+            <NotificationSettingsForm initial={settings} />
+          </Panel>
+          <Panel title="Recent deliveries" id="deliveries-heading" testId="deliveries-panel">
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">The last 50, newest first, refreshed every few seconds. Times are in your time zone.</p>
+            <NotificationDeliveries deliveries={deliveries} />
+          </Panel>
+        </>
+      )}
+    </AdminQuery>
   );
 }

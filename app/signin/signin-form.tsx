@@ -3,14 +3,14 @@
 import { useActionState } from 'react';
 import { signInWithPassword, type SignInState } from './actions';
 
-export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
+export function SignInForm({ callbackUrl, email }: { callbackUrl: string; email?: string }) {
   const [state, action, pending] = useActionState<SignInState, FormData>(signInWithPassword, {});
   return (
     <form action={action} className="space-y-4" data-testid="signin-form">
       <input type="hidden" name="callbackUrl" value={callbackUrl} />
       <label className="block text-sm font-medium">
         Email
-        <input name="email" type="email" autoComplete="username" required data-testid="signin-email" className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent px-3 py-2 dark:border-zinc-700" />
+        <input name="email" type="email" autoComplete="username" required defaultValue={email} data-testid="signin-email" className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent px-3 py-2 dark:border-zinc-700" />
       </label>
       <label className="block text-sm font-medium">
         Password

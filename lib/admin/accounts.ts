@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { memberships, tenants, users, type Role } from '@/db/schema';
+import { tenants, users, type Role } from '@/db/schema';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { hashPassword } from '@/lib/auth/password';
 import { recordAccountEvent } from '@/lib/auth/account-events';
@@ -9,15 +9,12 @@ import { recordStateChange } from '@/lib/events/record';
 import { ApiError } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { insertAgentKey, revokeKey } from './agent-keys';
+import { AdminError } from './errors';
+import { grantMembership, removeMembership } from './members';
 
-/** Account administration shared by the CLI, the demo seed and (later) the settings pages. */
+/** Account administration shared by the CLI, the demo seed and the settings pages. */
 
-export class AdminError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AdminError';
-  }
-}
+export { AdminError };
 
 const SYSTEM = { type: 'system' as const, id: 'cli' };
 
@@ -78,33 +75,7 @@ export async function changePassword(db: Database, email: string, password: stri
  */
 export async function removeMember(db: Database, input: { tenantId: string; email: string }) {
   const user = await userByEmail(db, input.email);
-  return db.transaction(async (tx) => {
-    const [membership] = await tx
-      .select()
-      .from(memberships)
-      .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, user.id)))
-      .for('update');
-    if (!membership) throw new AdminError(`${user.email} is not a member of ${input.tenantId}.`);
-    if (membership.role === 'admin') {
-      const admins = await tx
-        .select({ userId: memberships.userId })
-        .from(memberships)
-        .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.role, 'admin')))
-        .for('update');
-      if (admins.length <= 1) throw new AdminError(`${user.email} is the last admin of ${input.tenantId}; make someone else admin first.`);
-    }
-    await tx.delete(memberships).where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, user.id)));
-    const ended = await endAllSessions(tx, user.id, 'member_removed', SYSTEM);
-    await recordStateChange(tx, {
-      tenantId: input.tenantId,
-      type: 'membership.removed',
-      actor: SYSTEM,
-      reasonCode: membership.role,
-      data: { user: user.id, sessionsEnded: ended },
-      outbox: false,
-    });
-    return { userId: user.id, sessionsEnded: ended };
-  });
+  return removeMembership(db, { tenantId: input.tenantId, userId: user.id, actor: SYSTEM });
 }
 
 /** "Sign out everywhere" from the command line: ends every open session of the person. */
@@ -113,31 +84,14 @@ export async function endSessionsOf(db: Database, email: string) {
   return { userId: user.id, sessionsEnded: await endAllSessions(db, user.id, 'signed_out_everywhere', SYSTEM) };
 }
 
+/** Gives a person a role in a tenant, or another role (never demoting the tenant's last admin). */
 export async function grantRole(db: Database, input: { tenantId: string; email: string; role: Role }) {
   return db.transaction(async (tx) => {
     const [user] = await tx.select().from(users).where(eq(users.email, input.email.toLowerCase())).limit(1);
     if (!user) throw new AdminError(`No user with email ${input.email}; create the user first.`);
     const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
     if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
-    const [before] = await tx
-      .select({ role: memberships.role })
-      .from(memberships)
-      .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, user.id)))
-      .for('update');
-    await tx
-      .insert(memberships)
-      .values({ tenantId: input.tenantId, userId: user.id, role: input.role })
-      .onConflictDoUpdate({ target: [memberships.tenantId, memberships.userId], set: { role: input.role } });
-    // A new member, or a changed role: `previousRole` tells them apart (null for a new member).
-    await recordStateChange(tx, {
-      tenantId: input.tenantId,
-      type: 'membership.granted',
-      actor: SYSTEM,
-      reasonCode: input.role,
-      data: { user: user.id, role: input.role, previousRole: before?.role ?? null },
-      outbox: false,
-    });
-    return { userId: user.id, tenantId: input.tenantId, role: input.role };
+    return grantMembership(tx, { tenantId: input.tenantId, userId: user.id, role: input.role, actor: SYSTEM });
   });
 }
 

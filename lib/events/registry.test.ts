@@ -35,6 +35,8 @@ describe('the event registry', () => {
       'execution.started',
       'execution.succeeded',
       'membership.granted',
+      'membership.invitation_cancelled',
+      'membership.invited',
       'membership.removed',
       'policy.published',
       'proposal.approval_added',

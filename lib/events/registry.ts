@@ -18,6 +18,8 @@ export const AUDIT_EVENTS = {
   'delivery.retried': 'an admin sent a dead notification delivery again',
   'membership.granted': 'a user was given a role in the tenant',
   'membership.removed': "a user's membership was removed and their sessions ended",
+  'membership.invited': 'an admin invited someone by email to join the tenant with a role (a one-time link)',
+  'membership.invitation_cancelled': 'an admin cancelled a pending invitation; its link no longer works',
   'agent_key.created': 'an agent key was issued',
   'agent_key.revoked': 'an agent key was revoked',
   'agent_key.rotated': 'an agent key was replaced by a new one; the old one works until the overlap ends',

@@ -81,6 +81,12 @@ export async function readJsonBody(request: Request): Promise<{ text: string; va
 export async function readJsonRequest<T>(request: Request, spec: RequestBody<T>): Promise<T> {
   const absent = request.body === null || request.headers.get('content-length') === '0';
   if (absent && spec.whenAbsent !== undefined) return spec.whenAbsent;
+  // A DELETE without a body may still arrive with an (empty) stream and no Content-Length: read it
+  // through the cap, and only an empty one stands for the absent body.
+  if (spec.whenAbsent !== undefined && !request.headers.has('content-type')) {
+    if ((await readCappedBody(request, MAX_BODY_BYTES, tooLarge)).byteLength === 0) return spec.whenAbsent;
+    throw malformed(415, 'unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
+  }
   const { value } = await readJsonBody(request);
   const parsed = spec.schema.safeParse(value);
   if (!parsed.success) {

@@ -68,6 +68,13 @@ describe('readJsonRequest: an absent body', () => {
     await expect(readJsonRequest(post(null, {}), extendRequest)).resolves.toEqual({});
   });
 
+  it('stands for {} when an empty stream comes without a length (a DELETE), but bytes without a type are refused', async () => {
+    const stream = (text: string) =>
+      new Request('http://countersign.test/api/v1/admin/members/usr_1', { method: 'DELETE', body: new Blob([text]).stream(), duplex: 'half' } as RequestInit);
+    await expect(readJsonRequest(stream(''), extendRequest)).resolves.toEqual({});
+    await expectApiError(readJsonRequest(stream('{}'), extendRequest), { status: 415, code: 'unsupported_media_type' });
+  });
+
   it('is refused where a body is required', async () => {
     await expectApiError(readJsonRequest(post(null, {}), decisionRequest), { status: 415, code: 'unsupported_media_type' });
     await expectApiError(readJsonRequest(post(null), revisionRequest), { status: 400, code: 'invalid_json' });

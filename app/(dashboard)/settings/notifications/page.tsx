@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { NotificationsAdmin } from '@/components/notifications-admin';
+import { SettingsHeader } from '@/components/settings-header';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { NOTIFICATION_EVENTS } from '@/lib/events/registry';
 
@@ -12,13 +12,9 @@ export default async function NotificationsSettingsPage() {
   const events = Object.entries(NOTIFICATION_EVENTS).map(([name, { about }]) => ({ name, about }));
   return (
     <section aria-labelledby="notifications-heading" className="space-y-6" data-testid="notifications-page">
-      <div className="space-y-1">
-        <Link href="/settings" className="text-sm underline underline-offset-2">← Settings</Link>
-        <h1 id="notifications-heading" className="text-xl font-semibold">Notifications</h1>
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          Where {context.tenantName} hears about proposals: signed webhooks, Slack and email. Every message links to its proposal.
-        </p>
-      </div>
+      <SettingsHeader id="notifications-heading" title="Notifications">
+        Where {context.tenantName} hears about proposals: signed webhooks, Slack and email. Every message links to its proposal.
+      </SettingsHeader>
       {context.role === 'admin' ? (
         <NotificationsAdmin events={events} />
       ) : (

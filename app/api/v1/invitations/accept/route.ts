@@ -1,0 +1,27 @@
+import { getDb } from '@/db';
+import { acceptInvitation } from '@/lib/admin/invitations';
+import { asMemberApi } from '@/lib/admin/members';
+import { acceptRequest } from '@/lib/admin/requests';
+import { oidcEnabled } from '@/lib/env';
+import { readJsonRequest } from '@/lib/http/body';
+import { ApiError, errorResponse } from '@/lib/http/errors';
+import { assertSameOrigin } from '@/lib/http/origin';
+
+export const dynamic = 'force-dynamic';
+
+/**
+ * Accepts an invitation (app/invite/[token]): public, since the person has no session yet; the
+ * token is the credential. Same-origin only, the body through the one capped reader; the token and
+ * the password are never logged (errors log their name only).
+ */
+export async function POST(request: Request): Promise<Response> {
+  try {
+    assertSameOrigin(request);
+    const body = await readJsonRequest(request, acceptRequest);
+    if (body.sso && !oidcEnabled()) throw new ApiError(422, 'schema', 'sso_unavailable', 'Single sign-on is not configured here; choose a password.');
+    const accepted = await asMemberApi(async () => acceptInvitation(await getDb(), body));
+    return Response.json({ email: accepted.email, tenantName: accepted.tenantName, role: accepted.role, signIn: accepted.signIn }, { headers: { 'cache-control': 'no-store' } });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

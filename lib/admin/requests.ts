@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { noFields, type RequestBody } from '@/lib/api/requests';
+
+/**
+ * The request bodies of the members API (`/api/v1/admin/members/…`) and of accepting an
+ * invitation. Only zod here, so the dashboard's client may import the types.
+ */
+
+const ROLE_NAMES = ['viewer', 'approver', 'admin'] as const;
+
+const role = z.enum(ROLE_NAMES, { error: 'must be viewer, approver or admin' });
+
+/** The shortest password a person may choose (the CLI's rule too). */
+export const MIN_PASSWORD = 12;
+
+export const invitationInput = z.strictObject({
+  email: z.email({ error: 'must be an email address like name@example.com' }).max(254, 'must be at most 254 characters'),
+  name: z.string({ error: 'must be a name' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  role,
+});
+
+export type InvitationInput = z.infer<typeof invitationInput>;
+
+/** `POST /api/v1/admin/members`: invite someone by email. */
+export const invitationRequest: RequestBody<InvitationInput> = {
+  schema: invitationInput,
+  code: 'invalid_invitation',
+  message: 'The invitation is not valid: send {"email", "name", "role": "viewer" | "approver" | "admin"}.',
+};
+
+export const roleChangeInput = z.strictObject({ role });
+
+export type RoleChange = z.infer<typeof roleChangeInput>;
+
+/** `PATCH /api/v1/admin/members/:userId`. */
+export const roleChangeRequest: RequestBody<RoleChange> = {
+  schema: roleChangeInput,
+  code: 'invalid_role_change',
+  message: 'Send {"role": "viewer" | "approver" | "admin"}.',
+};
+
+/** `DELETE /api/v1/admin/members/:userId` and `DELETE …/members/invitations/:id`: the id says it all. */
+export const deletionRequest = noFields('invalid_deletion', 'A deletion takes no fields; send {} or no body.');
+
+/**
+ * Accepting an invitation: the token from the link and, for a new account, a password or (when
+ * single sign-on is configured) `sso: true`; for someone who has an account already, neither.
+ */
+export const acceptInput = z
+  .strictObject({
+    token: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
+    password: z.string().min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`).max(1024, 'must be at most 1024 characters').optional(),
+    sso: z.literal(true, { error: 'must be true when present' }).optional(),
+  })
+  .refine((value) => !(value.password !== undefined && value.sso), { path: ['sso'], message: 'choose a password or single sign-on, not both' });
+
+export type AcceptInput = z.infer<typeof acceptInput>;
+
+/** `POST /api/v1/invitations/accept`. */
+export const acceptRequest: RequestBody<AcceptInput> = {
+  schema: acceptInput,
+  code: 'invalid_acceptance',
+  message: 'Send {"token"} with a "password" of at least 12 characters, or "sso": true, for a new account.',
+};
