@@ -12,6 +12,7 @@ export const metadata: Metadata = { title: 'Settings' };
 /** The administration pages: admins change things there; everyone else reads. */
 const SECTIONS = [
   { href: '/settings/agent-keys', testId: 'settings-agent-keys-link', title: 'Agent keys', about: 'Issue, rotate and revoke the keys agents propose with.' },
+  { href: '/settings/members', testId: 'settings-members-link', title: 'Members', about: 'Invite people by one-time link, change roles, remove members.' },
   { href: '/settings/policies', testId: 'settings-policies-link', title: 'Routing policies', about: 'Who must approve what: rules per action, versioned, with a preview.' },
   { href: '/settings/notifications', testId: 'settings-notifications-link', title: 'Notifications', about: 'Webhooks, Slack and email channels, reminders and escalation, and the delivery log.' },
 ];

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { AgentKeysAdmin } from '@/components/agent-keys-admin';
 import { allActions } from '@/lib/actions/registry';
+import { SettingsHeader } from '@/components/settings-header';
 import { dashboardContext } from '@/lib/dashboard/context';
 
 export const metadata: Metadata = { title: 'Agent keys · Settings' };
@@ -12,13 +13,9 @@ export default async function AgentKeysSettingsPage() {
   const actions = allActions().map((action) => ({ name: action.name, title: action.title, grants: action.grants ?? [] }));
   return (
     <section aria-labelledby="agent-keys-page-heading" className="space-y-6" data-testid="agent-keys-page">
-      <div className="space-y-1">
-        <Link href="/settings" className="text-sm underline underline-offset-2">← Settings</Link>
-        <h1 id="agent-keys-page-heading" className="text-xl font-semibold">Agent keys</h1>
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+      <SettingsHeader id="agent-keys-page-heading" title="Agent keys">
           Each key lets one agent propose the actions it names in {context.tenantName}, within its grants. A key is shown once; rotate it to replace it without downtime, revoke it to stop it at once.
-        </p>
-      </div>
+      </SettingsHeader>
       {context.role === 'admin' ? (
         <AgentKeysAdmin actions={actions} />
       ) : (

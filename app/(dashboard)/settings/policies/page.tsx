@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { getDb } from '@/db';
 import { PolicyAdmin, type ActionOption } from '@/components/policy-admin';
 import { allActions } from '@/lib/actions/registry';
+import { SettingsHeader } from '@/components/settings-header';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { recentSampleArgs } from '@/lib/policy/current';
 import { numericFields } from '@/lib/policy/validate';
@@ -24,14 +24,10 @@ export default async function PoliciesSettingsPage() {
   );
   return (
     <section aria-labelledby="policies-heading" className="space-y-6" data-testid="policies-page">
-      <div className="space-y-1">
-        <Link href="/settings" className="text-sm underline underline-offset-2">← Settings</Link>
-        <h1 id="policies-heading" className="text-xl font-semibold">Routing policies</h1>
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+      <SettingsHeader id="policies-heading" title="Routing policies">
           How {context.tenantName} routes each action’s proposals: auto-approve, a number of distinct approvers, or deny. Every save is a new,
           immutable version that routes new proposals only; a pending proposal keeps the routing it was given.
-        </p>
-      </div>
+      </SettingsHeader>
       {canEdit ? null : (
         <p data-testid="policies-read-only" className="text-sm text-zinc-600 dark:text-zinc-400">
           Read-only: only admins change policies. You are {context.role === 'approver' ? 'an approver' : 'a viewer'} in {context.tenantName}.
