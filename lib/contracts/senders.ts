@@ -2,7 +2,7 @@ import 'server-only';
 import { and, desc, eq, gte, inArray, max, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
-import type { ActionModule } from '@/lib/actions/types';
+import type { ActionModule, ContractStatus } from '@/lib/actions/types';
 import { versionStatus } from './documents';
 
 /** How far back "still sending" looks. */
@@ -37,7 +37,7 @@ export async function versionSenders(db: Database, tenantId: string, action: Act
   return rows.map((row) => ({ ...row, lastAt: (row.lastAt ?? now).toISOString() }));
 }
 
-export type RolloutVersion = { version: number; status: string; since: string | null; sunsetAt: string | null; senders: Omit<Sender, 'version'>[] };
+export type RolloutVersion = { version: number; status: ContractStatus; since: string | null; sunsetAt: string | null; senders: Omit<Sender, 'version'>[] };
 export type RolloutAction = { action: string; title: string; versions: RolloutVersion[] };
 
 /** `GET /api/v1/admin/contracts`: each action's versions as the tenant has them, with their senders. */
