@@ -45,6 +45,17 @@ export function RejectionRateChart({ points, versions, longWindow, testId }: { p
   );
 }
 
+/** A failing field's label on two lines: the field, then its issue code (narrow screens keep room for the bars). */
+function FieldTick({ x, y, payload }: { x?: number | string; y?: number | string; payload?: { value?: unknown } }) {
+  const [field, code] = String(payload?.value ?? '').split(': ');
+  return (
+    <text x={Number(x)} y={Number(y)} textAnchor="end" fontSize={10} fill="currentColor">
+      <tspan x={Number(x)} dy="-0.2em">{field}</tspan>
+      <tspan x={Number(x)} dy="1.1em" opacity={0.7}>{code}</tspan>
+    </text>
+  );
+}
+
 /** The fields that failed most (field:issue code), per version. */
 export function TopFieldsChart({ fields, versions, testId }: { fields: FieldCount[]; versions: number[]; testId: string }) {
   if (fields.length === 0) return <p className="text-xs text-zinc-500" data-testid={`${testId}-empty`}>No field failed in this window.</p>;
@@ -59,12 +70,12 @@ export function TopFieldsChart({ fields, versions, testId }: { fields: FieldCoun
   return (
     <figure data-testid={testId} className="text-zinc-600 dark:text-zinc-300">
       <figcaption className="mb-1 text-xs font-medium">Top failing fields (attempts)</figcaption>
-      <div className="w-full" style={{ height: `${Math.max(8, data.length * 2 + 3)}rem` }}>
+      <div className="w-full" style={{ height: `${Math.max(8, data.length * 2.5 + 3)}rem` }}>
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} layout="vertical" margin={{ top: 4, right: 8, bottom: 0, left: 8 }}>
             <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
             <XAxis type="number" tick={AXIS} allowDecimals={false} />
-            <YAxis type="category" dataKey="field" tick={{ ...AXIS, fontSize: 10 }} width={210} />
+            <YAxis type="category" dataKey="field" tick={<FieldTick />} width={160} interval={0} />
             <Tooltip contentStyle={{ fontSize: 12 }} />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             {versions.map((version, index) => (
