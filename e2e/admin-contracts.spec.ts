@@ -123,7 +123,14 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
   expect((await hold(request, { sku: 'filter-blue', quantity: 1 }, 2)).status()).toBe(422);
 });
 
-test('the Contracts page, light and dark, at desktop and phone widths', async ({ page }) => {
+test('the Contracts page, light and dark, at desktop and phone widths, its charts within the CSP', async ({ page, request }) => {
+  // At least one failing field to draw, whatever ran before.
+  expect((await hold(request, { sku: 'filter-blue', quantity: 9 })).status()).toBe(422);
+  // The charts draw SVG with inline style attributes; the page CSP (nonce scripts, no 'unsafe-eval') must not block them.
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|unsafe-eval/i.test(message.text())) violations.push(message.text());
+  });
   await page.goto('/contracts?window=24h');
   await signInWithForm(page, 'carol@acme.test');
   await expect(page.getByTestId('contract-hold_stock')).toBeVisible();
@@ -135,7 +142,9 @@ test('the Contracts page, light and dark, at desktop and phone widths', async ({
       await expect(page.getByTestId('measurements-hold_stock')).toBeVisible();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      await expect(page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first()).toBeVisible();
       await page.screenshot({ path: path.join(dir, `contracts${name}-${scheme}.png`), fullPage: true });
     }
   }
+  expect(violations).toEqual([]);
 });
