@@ -1,4 +1,5 @@
 import type { DeliveryStatus } from '@/db/schema';
+import type { ContractStatus } from '@/lib/actions/types';
 import type { ProposalStatus } from '@/lib/proposals/view';
 
 /** One palette everywhere (UI.md "States and their look"). */
@@ -49,4 +50,16 @@ export function StatusChip({ status }: { status: ProposalStatus }) {
 /** A notification delivery: pending (amber), delivered (green), dead (red). */
 export function DeliveryChip({ status }: { status: DeliveryStatus }) {
   return <Chip look={DELIVERY_LOOK[status]} status={status} testId="delivery-status" />;
+}
+
+const CONTRACT_LOOK: Record<ContractStatus, Look> = {
+  current: { label: 'current', tone: 'green' },
+  supported: { label: 'supported', tone: 'blue' },
+  shadow: { label: 'shadow', tone: 'violet' },
+  retired: { label: 'retired', tone: 'grey' },
+};
+
+/** A contract version in a tenant: current (green), supported (blue), shadow (violet), retired (grey). */
+export function ContractStatusChip({ status }: { status: ContractStatus }) {
+  return <Chip look={CONTRACT_LOOK[status]} status={status} testId="contract-status" />;
 }

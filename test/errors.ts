@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { intakeAttempts } from '@/db/schema';
+import { contractRollouts, intakeAttempts } from '@/db/schema';
 import { ApiError } from '@/lib/http/errors';
 
 export type ExpectedApiError = { status: number; code: string; kind?: ApiError['kind'] };
@@ -34,14 +34,23 @@ export function untouchableDatabase<T extends object>(): T {
 }
 
 /**
- * A database stand-in for paths that may only record a rejected intake attempt: the one allowed
- * use is `insert(intakeAttempts).values(row)`, whose rows are collected; anything else fails the test.
+ * A database stand-in for paths that may only record a rejected intake attempt: the allowed uses
+ * are `insert(intakeAttempts).values(row)`, whose rows are collected, and reading the tenant's
+ * contract rollout (it has none: the module defaults apply); anything else fails the test.
  */
 export function rejectionRecordingDatabase<T extends object>(): { db: T; attempts: Record<string, unknown>[] } {
   const attempts: Record<string, unknown>[] = [];
   const db = new Proxy({} as T, {
     get(_target, property) {
       if (property === 'then') return undefined;
+      if (property === 'select') {
+        return () => ({
+          from: (table: unknown) => {
+            if (table !== contractRollouts) throw new Error('The database was read (select) from a table other than contract_rollouts.');
+            return { where: () => Promise.resolve([]) };
+          },
+        });
+      }
       if (property === 'insert') {
         return (table: unknown) => {
           if (table !== intakeAttempts) throw new Error('The database was written (insert) to a table other than intake_attempts.');

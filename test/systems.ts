@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { startDemoSystems, type DemoSystems } from '@/demo/harness';
+import { startSystemsOfRecord, type SystemsOfRecord } from '@/demo/systems/server';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
 
 export type DemoSystemsRef = {
@@ -70,4 +72,36 @@ export function untouchableSystems(): SystemsClient {
       throw new Error(`The system of record was read (${path}) on a path that must not reach it.`);
     },
   };
+}
+
+export type RouteSystems = { readonly client: SystemsClient; readonly url: string; readonly credentials: Record<'payments' | 'inventory', string> };
+
+/**
+ * For tests that call route handlers as Next does: the server's own settings point at a demo
+ * systems of record started for this file (SYSTEMS_OF_RECORD_URL, SCOPE_CREDENTIALS, set before
+ * anything reads them — call this at module level), and `getDb()` answers the test database.
+ * Everything is put back after the file.
+ */
+export async function setupRouteSystems(t: { readonly handle: unknown }): Promise<RouteSystems> {
+  const credentials = { payments: `pay_${randomBytes(18).toString('base64url')}`, inventory: `inv_${randomBytes(18).toString('base64url')}` };
+  const port = await freePort();
+  const saved = { SYSTEMS_OF_RECORD_URL: process.env.SYSTEMS_OF_RECORD_URL, SCOPE_CREDENTIALS: process.env.SCOPE_CREDENTIALS };
+  process.env.SYSTEMS_OF_RECORD_URL = `http://127.0.0.1:${port}`;
+  process.env.SCOPE_CREDENTIALS = JSON.stringify(credentials);
+  const globalForDb = globalThis as unknown as { countersignDb?: Promise<unknown> };
+  let service: SystemsOfRecord | undefined;
+  beforeAll(async () => {
+    service = await startSystemsOfRecord({ port, credentials, testMode: true });
+    globalForDb.countersignDb = Promise.resolve(t.handle);
+  });
+  afterAll(async () => {
+    globalForDb.countersignDb = undefined;
+    await service?.close();
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return { url, credentials, get client() { return createSystemsClient({ baseUrl: url, credentials }); } };
 }

@@ -10,6 +10,10 @@ export type ContractVersion = {
   status: ContractStatus;
   /** Closed at every depth; defaults applied here become part of the normalized payload. */
   args: z.ZodType<Record<string, unknown>>;
+  /** A tenant's rollout (lib/contracts/rollout.ts): when this version entered its status, if known. */
+  since?: Date | null;
+  /** A supported version's announced end (RFC 8594 `Sunset`), set by the tenant's admin. */
+  sunsetAt?: Date | null;
 };
 
 export type { RoutingRule } from '@/lib/policy/rules';

@@ -2,43 +2,19 @@
  * The executor route and the JWKS route as Next calls them: real Requests, the server's own
  * settings (SYSTEMS_OF_RECORD_URL, SCOPE_CREDENTIALS) and database handle.
  */
-import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commands } from '@/db/schema';
 import { GET as jwksRoute } from '@/app/.well-known/jwks.json/route';
 import { POST as executorRoute } from '@/app/api/executor/[scope]/route';
 import { decide } from '@/lib/decisions/decide';
-import { startSystemsOfRecord, type SystemsOfRecord } from '@/demo/systems/server';
-import { createSystemsClient } from '@/lib/systems/client';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
-import { freePort } from '@/test/systems';
+import { setupRouteSystems } from '@/test/systems';
 import { seedWorld } from '@/test/world';
 
-const credentials = { payments: `pay_${randomBytes(18).toString('base64url')}`, inventory: `inv_${randomBytes(18).toString('base64url')}` };
-const port = await freePort();
-const saved = { url: process.env.SYSTEMS_OF_RECORD_URL, credentials: process.env.SCOPE_CREDENTIALS };
-// Before anything reads the settings (they are parsed once per process).
-process.env.SYSTEMS_OF_RECORD_URL = `http://127.0.0.1:${port}`;
-process.env.SCOPE_CREDENTIALS = JSON.stringify(credentials);
-
 const t = setupTestDatabase();
-let service: SystemsOfRecord;
-const globalForDb = globalThis as unknown as { countersignDb?: Promise<unknown> };
-
-beforeAll(async () => {
-  service = await startSystemsOfRecord({ port, credentials, testMode: true });
-  globalForDb.countersignDb = Promise.resolve(t.handle);
-});
-afterAll(async () => {
-  globalForDb.countersignDb = undefined;
-  await service?.close();
-  process.env.SYSTEMS_OF_RECORD_URL = saved.url;
-  process.env.SCOPE_CREDENTIALS = saved.credentials;
-  if (saved.url === undefined) delete process.env.SYSTEMS_OF_RECORD_URL;
-  if (saved.credentials === undefined) delete process.env.SCOPE_CREDENTIALS;
-});
+const service = await setupRouteSystems(t);
 
 const post = (scope: string, body: string, contentType = 'application/jose') =>
   executorRoute(new Request(`http://countersign.test/api/executor/${scope}`, { method: 'POST', headers: { 'content-type': contentType }, body }), {
@@ -48,7 +24,7 @@ const post = (scope: string, body: string, contentType = 'application/jose') =>
 describe('POST /api/executor/<scope>', () => {
   it('executes a command once and answers the recorded outcome to a replay; refusals are 4xx command errors', async () => {
     const world = await seedWorld(t.db);
-    const systems = createSystemsClient({ baseUrl: service.url, credentials });
+    const systems = service.client;
     const body = { requestId: 'req_route_1', action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 250, currency: 'USD', reason: 'Refund' } };
     const { proposal } = await submitAs(t.db, systems, await world.agent('acme'), body);
     await decide(t.db, systems, { userId: world.userId('alice'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });

@@ -28,6 +28,7 @@ describe('the event registry', () => {
       'channel.created',
       'channel.updated',
       'command.minted',
+      'contract.status_changed',
       'delivery.retried',
       'execution.checked',
       'execution.failed',

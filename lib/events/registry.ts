@@ -29,6 +29,7 @@ export const AUDIT_EVENTS = {
   'auth.password_changed': "a member's password was set anew; their sessions end with it",
   'session.ended': "a member's session ended: signed out, signed out everywhere, idle, expired, password changed or removed",
   'policy.published': "a new version of an action's routing policy took effect in the tenant",
+  'contract.status_changed': "an admin moved a contract version in the tenant's rollout (shadow, current, supported with or without a sunset, retired)",
   'proposal.created': 'a proposal passed the gates (from an agent, or an operator revision)',
   'proposal.approval_added': 'an approval was recorded; more are needed',
   'proposal.approved': 'the last approval needed was recorded',

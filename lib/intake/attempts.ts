@@ -18,9 +18,10 @@ export function attemptsCursorFromSearch(search: { before?: unknown; id?: unknow
 
 /**
  * Rejected intake attempts of a tenant, newest first, one keyset page at a time; with
- * `exhaustedOnly`, just the requests whose repair chain ran out.
+ * `exhaustedOnly`, just the requests whose repair chain ran out; with `attemptId`, that one (a
+ * link from the Contracts page's shadow disagreements).
  */
-export async function rejectedAttempts(db: Database, tenantId: string, options: { cursor?: AttemptsCursor; exhaustedOnly?: boolean } = {}) {
+export async function rejectedAttempts(db: Database, tenantId: string, options: { cursor?: AttemptsCursor; exhaustedOnly?: boolean; attemptId?: string } = {}) {
   const { cursor } = options;
   const rows = await db
     .select({ attempt: intakeAttempts, cursorAt: cursorInstant(intakeAttempts.createdAt) })
@@ -30,6 +31,7 @@ export async function rejectedAttempts(db: Database, tenantId: string, options: 
         eq(intakeAttempts.tenantId, tenantId),
         eq(intakeAttempts.outcome, 'rejected'),
         options.exhaustedOnly ? eq(intakeAttempts.errorCode, 'repair_limit_reached') : undefined,
+        options.attemptId ? eq(intakeAttempts.id, options.attemptId) : undefined,
         cursor ? sql`(${intakeAttempts.createdAt}, ${intakeAttempts.id}) < (${cursor.createdAt}::timestamptz, ${cursor.id})` : undefined,
       ),
     )

@@ -9,7 +9,8 @@ import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/clien
 import { admitShaped, normalizedPayload } from './admit';
 import { recordRejection } from './record-rejection';
 import { assertRepairAllowed, repairAdvice, repairState, type RepairState } from './repair';
-import { checkShape, type ShadowVerdict } from './shape';
+import { tenantActions } from '@/lib/contracts/catalog';
+import { checkShape, shadowVerdicts, type ShadowVerdict } from './shape';
 
 export type IntakeOutcome = { created: boolean; proposal: Proposal };
 export type IntakeBody = { text: string; value: unknown };
@@ -33,15 +34,17 @@ export async function submitProposal(db: Database, agent: AgentPrincipal, body: 
     const requestId = requestIdOf(raw);
     const repairOf = requestIdOf({ requestId: raw?.repairOf });
     if (requestId) chain = await repairState(db, agent, requestId, repairOf);
+    const actions = await tenantActions(db, agent.tenantId);
+    // Shadow versions judge every candidate of their action, also one the deciding version refuses.
+    shadow = shadowVerdicts(body.value, actions);
     let shaped;
     try {
-      shaped = checkShape(body.value, agent);
+      shaped = checkShape(body.value, agent, actions);
     } catch (error) {
       // Past the repair limit the answer is the limit, whatever else is wrong.
       if (chain) assertRepairAllowed(chain);
       throw error;
     }
-    shadow = shaped.shadow;
     return await admit(db, agent, body, systems, now, shaped, chain ?? { rootRequestId: shaped.envelope.requestId, used: 0, isRepair: false });
   } catch (caught) {
     const refused = caught instanceof SystemsUnavailableError ? systemsUnavailable() : caught;

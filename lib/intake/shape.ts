@@ -1,5 +1,5 @@
 import type { NormalizedPayload } from '@/db/schema';
-import { acceptedVersions, allActions, findAction, findContract } from '@/lib/actions/registry';
+import { acceptedVersions, allActions, findContract } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { ApiError } from '@/lib/http/errors';
@@ -26,9 +26,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /**
  * The Shape gate: the closed envelope and the action's closed contract, checked together so one
  * answer lists every problem (envelope fields by name, arguments by their own dotted name).
- * An action the key may not use is refused before its contract is disclosed.
+ * An action the key may not use is refused before its contract is disclosed. `actions` are the
+ * actions as the key's tenant has them (lib/contracts/catalog.ts: its rollout's statuses).
  */
-export function checkShape(value: unknown, agent: AgentPrincipal): ShapedCandidate {
+export function checkShape(value: unknown, agent: AgentPrincipal, actions: readonly ActionModule[] = allActions()): ShapedCandidate {
   if (!isObject(value)) {
     throw schemaError('The body must be a JSON object (the proposal envelope).', [
       { field: '(body)', code: 'invalid_type', expected: 'object', received: Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value, message: 'The body must be a JSON object.' },
@@ -38,9 +39,9 @@ export function checkShape(value: unknown, agent: AgentPrincipal): ShapedCandida
   const envelope = envelopeSchema.safeParse(value);
   if (!envelope.success) issues.push(...toFieldIssues(envelope.error, value, envelopeSchema));
 
-  const action = typeof value.action === 'string' ? findAction(value.action) : undefined;
+  const action = typeof value.action === 'string' ? actions.find((a) => a.name === value.action) : undefined;
   if (typeof value.action === 'string' && !action) {
-    const known = allActions().map((a) => a.name);
+    const known = actions.map((a) => a.name);
     issues.push({ field: 'action', code: 'unknown_action', expected: `one of ${known.join(', ')}`, received: 'an action that does not exist', message: `"action" must be one of ${known.join(', ')}.` });
   }
   if (action && !agent.allowedActions.includes(action.name)) {
@@ -72,10 +73,19 @@ export function checkShape(value: unknown, agent: AgentPrincipal): ShapedCandida
     const what = action && contract ? `${action.name} v${contract.version}` : 'the proposal envelope';
     throw schemaError(`The proposal does not match ${what}.`, issues);
   }
-  return { envelope: envelope.data, action, contract, args, shadow: shadowVerdicts(action, value.args) };
+  return { envelope: envelope.data, action, contract, args, shadow: shadowVerdicts(value, actions) };
 }
 
-function shadowVerdicts(action: ActionModule, args: unknown): ShadowVerdict[] {
+/**
+ * What each shadow version of the candidate's action says about its arguments, whatever the
+ * deciding version said (so a refusal by current is measured against shadow too); empty when the
+ * body names no known action.
+ */
+export function shadowVerdicts(value: unknown, actions: readonly ActionModule[] = allActions()): ShadowVerdict[] {
+  if (!isObject(value) || typeof value.action !== 'string') return [];
+  const action = actions.find((a) => a.name === value.action);
+  if (!action) return [];
+  const args = value.args;
   return action.contracts
     .filter((contract) => contract.status === 'shadow')
     .map((contract) => {

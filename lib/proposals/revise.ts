@@ -6,6 +6,7 @@ import { agentKeys, proposals, users, type Proposal } from '@/db/schema';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { ApiError, notAuthorized, notFound } from '@/lib/http/errors';
 import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
+import { tenantActions } from '@/lib/contracts/catalog';
 import { checkShape } from '@/lib/intake/shape';
 import { payloadHash } from '@/lib/payload-hash';
 import type { SystemsClient } from '@/lib/systems/client';
@@ -33,7 +34,8 @@ export async function reviseProposal(
   const agent = { keyId: key.id, tenantId: key.tenantId, agentName: key.agentName, allowedActions: key.allowedActions, grants: key.grants, onBehalfOfUserId: key.onBehalfOfUserId };
   const previous = parent.payload;
   const envelope = { requestId: `revision.${parent.id}`, action: parent.action, contractVersion: parent.contractVersion, args: input.args, evidenceRefs: previous.evidenceRefs };
-  const shaped = checkShape(envelope, agent);
+  // The revision is held to the versions the tenant accepts now (a retired one is refused).
+  const shaped = checkShape(envelope, agent, await tenantActions(db, key.tenantId));
   const candidate = { agent, action: shaped.action, contract: shaped.contract, args: shaped.args, evidenceRefs: previous.evidenceRefs, requestId: null, repairOf: null };
   if (payloadHash(normalizedPayload(candidate)) === parent.payloadHash) {
     throw new ApiError(422, 'schema', 'no_change', 'The edited arguments are the same as the current ones; nothing to revise.');

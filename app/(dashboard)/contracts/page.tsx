@@ -1,32 +1,124 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { getDb } from '@/db';
+import { ContractRolloutControls } from '@/components/contract-rollout-controls';
+import { ActionMeasurementsView, CorpusFiguresView } from '@/components/contract-measurements';
+import { ContractStatusChip } from '@/components/status-chip';
+import { PayloadText } from '@/components/payload-text';
+import { Time } from '@/components/time';
+import { tenantActions } from '@/lib/contracts/catalog';
+import { lastCorpusFigures } from '@/lib/contracts/corpus-figures';
 import { contractDocuments } from '@/lib/contracts/documents';
+import { contractMeasurements } from '@/lib/contracts/measurements';
+import { contractRollout, SENDERS_WINDOW_DAYS } from '@/lib/contracts/senders';
+import { MEASUREMENT_WINDOWS, measurementWindow, type MeasurementWindow } from '@/lib/contracts/windows';
 import { dashboardContext } from '@/lib/dashboard/context';
 
 export const metadata: Metadata = { title: 'Contracts' };
 
-export default async function ContractsPage() {
-  await dashboardContext('/contracts');
+type Search = Record<string, string | string[] | undefined>;
+
+function WindowNav({ current }: { current: MeasurementWindow }) {
+  return (
+    <nav aria-label="Measurement window" className="flex flex-wrap gap-1 text-sm">
+      {(Object.keys(MEASUREMENT_WINDOWS) as MeasurementWindow[]).map((key) => (
+        <Link
+          key={key}
+          href={`/contracts?window=${key}`}
+          data-testid={`window-${key}`}
+          aria-current={key === current ? 'page' : undefined}
+          className={`rounded-full border px-3 py-0.5 ${key === current ? 'border-zinc-900 font-medium dark:border-zinc-100' : 'border-zinc-300 dark:border-zinc-700'}`}
+        >
+          {MEASUREMENT_WINDOWS[key].label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+export default async function ContractsPage({ searchParams }: { searchParams: Promise<Search> }) {
+  const context = await dashboardContext('/contracts');
+  if (!context.tenantId) return null;
+  const window = measurementWindow((await searchParams).window);
+  const db = await getDb();
+  const actions = await tenantActions(db, context.tenantId);
+  const [rollout, measurements, figures] = await Promise.all([
+    contractRollout(db, context.tenantId, actions),
+    contractMeasurements(db, context.tenantId, actions, window),
+    lastCorpusFigures(),
+  ]);
+  const documents = contractDocuments(actions);
+  const isAdmin = context.role === 'admin';
+  const longWindow = window === '7d' || window === '30d';
+
   return (
     <section aria-labelledby="contracts-heading" className="space-y-4">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 id="contracts-heading" className="text-xl font-semibold">Contracts</h1>
         <Link href="/contracts/attempts" data-testid="rejected-attempts-link" className="text-sm underline">Rejected attempts and exhausted repair chains →</Link>
       </div>
-      <p className="text-sm text-zinc-500">Each action&apos;s closed argument schema, per version. Agents fetch the same documents, with each version&apos;s output schema, from <code className="font-mono">GET /api/v1/contracts</code>.</p>
-      {contractDocuments().actions.map((action) => (
-        <article key={action.action} className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900" data-testid={`contract-${action.action}`}>
-          <h2 className="font-semibold"><span className="font-mono">{action.action}</span> · {action.title} · scope <span className="font-mono">{action.scope}</span></h2>
-          {action.versions.map((contract) => (
-            <details key={contract.version} className="mt-2">
-              <summary className="cursor-pointer text-sm">
-                v{contract.version} <span className="ml-2 rounded-full bg-zinc-100 px-2 text-xs dark:bg-zinc-800">{contract.status}</span>
-              </summary>
-              <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{JSON.stringify(contract.input, null, 2)}</code></pre>
-            </details>
-          ))}
-        </article>
-      ))}
+      <p className="text-sm text-zinc-500">
+        Each action&apos;s closed argument schema, per version, with this tenant&apos;s rollout: <em>current</em> decides, <em>supported</em> is still accepted (agents get
+        <code className="font-mono"> Deprecation</code> and, once set, <code className="font-mono">Sunset</code> headers), <em>shadow</em> is judged beside every request but never decides,
+        <em> retired</em> is refused. Agents fetch the same documents from <code className="font-mono">GET /api/v1/contracts</code>.
+      </p>
+      <div className="flex flex-wrap items-center gap-2">
+        <span className="text-sm text-zinc-500">Measured over the last</span>
+        <WindowNav current={window} />
+      </div>
+      {rollout.map((action) => {
+        const document = documents.actions.find((d) => d.action === action.action);
+        const measured = measurements.actions.find((m) => m.action === action.action);
+        return (
+          <article key={action.action} className="space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900" data-testid={`contract-${action.action}`}>
+            <h2 className="font-semibold"><span className="font-mono">{action.action}</span> · {action.title}{document ? <> · scope <span className="font-mono">{document.scope}</span></> : null}</h2>
+            <ul className="space-y-3">
+              {action.versions.map((version) => (
+                <li key={version.version} data-testid={`version-${action.action}-v${version.version}`} className="space-y-1 border-t border-zinc-100 pt-2 first:border-t-0 first:pt-0 dark:border-zinc-800">
+                  <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm">
+                    <span className="font-mono font-medium">v{version.version}</span>
+                    <ContractStatusChip status={version.status} />
+                    {version.since ? <span className="text-xs text-zinc-500">since <Time value={version.since} /></span> : <span className="text-xs text-zinc-500">module default</span>}
+                    {version.sunsetAt ? <span className="text-xs text-amber-800 dark:text-amber-300" data-testid="sunset">sunset <Time value={version.sunsetAt} /></span> : null}
+                  </div>
+                  <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="senders">
+                    {version.senders.length === 0 ? (
+                      `No agent sent v${version.version} in the last ${SENDERS_WINDOW_DAYS} days.`
+                    ) : (
+                      <>
+                        Sent in the last {SENDERS_WINDOW_DAYS} days by{' '}
+                        {version.senders.map((sender, index) => (
+                          <span key={sender.agentKeyId} data-testid="sender">
+                            {index > 0 ? ', ' : ''}
+                            <PayloadText value={sender.agentName} mono={false} flagNonAscii={false} /> ({sender.attempts}, last <Time value={sender.lastAt} />)
+                          </span>
+                        ))}
+                      </>
+                    )}
+                  </p>
+                  {isAdmin ? <ContractRolloutControls action={action.action} version={version.version} status={version.status} sunsetAt={version.sunsetAt} /> : null}
+                  {document ? (
+                    <details>
+                      <summary className="cursor-pointer text-xs text-zinc-500">JSON Schema of v{version.version}</summary>
+                      <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{JSON.stringify(document.versions.find((v) => v.version === version.version)?.input, null, 2)}</code></pre>
+                    </details>
+                  ) : null}
+                </li>
+              ))}
+            </ul>
+            {measured ? (
+              <div className="space-y-2">
+                <h3 className="text-sm font-semibold">Measurements · last {MEASUREMENT_WINDOWS[window].label}</h3>
+                <ActionMeasurementsView measured={measured} longWindow={longWindow} />
+              </div>
+            ) : null}
+          </article>
+        );
+      })}
+      <article className="space-y-2 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+        <h2 className="font-semibold">Corpus: the gates beside a permissive baseline</h2>
+        <CorpusFiguresView figures={figures} />
+      </article>
     </section>
   );
 }

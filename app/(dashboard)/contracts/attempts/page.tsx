@@ -6,6 +6,7 @@ import { absoluteTime } from '@/components/time';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { attemptsCursorFromSearch, rejectedAttempts, repairChains } from '@/lib/intake/attempts';
 import { MAX_REPAIRS } from '@/lib/intake/repair';
+import { isRowId } from '@/lib/paging/fields';
 
 export const metadata: Metadata = { title: 'Rejected attempts' };
 
@@ -18,7 +19,8 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
   const db = await getDb();
   const exhaustedOnly = params.exhausted === '1';
   const cursor = attemptsCursorFromSearch(params);
-  const page = await rejectedAttempts(db, context.tenantId, { cursor, exhaustedOnly });
+  const attemptId = typeof params.attempt === 'string' && isRowId(params.attempt) ? params.attempt : undefined;
+  const page = await rejectedAttempts(db, context.tenantId, { cursor, exhaustedOnly, attemptId });
   const exhausted = page.items.filter((a) => a.errorCode === 'repair_limit_reached' && a.agentKeyId && a.rootRequestId);
   const chains = await repairChains(
     db,

@@ -1,5 +1,6 @@
 import { getDb } from '@/db';
 import { consumeRateLimit } from '@/lib/agents/rate-limit';
+import { deprecationHeadersFor } from '@/lib/contracts/catalog';
 import { env } from '@/lib/env';
 import { ApiError, errorResponse } from '@/lib/http/errors';
 import { publicOrigin } from '@/lib/http/origin';
@@ -28,7 +29,12 @@ export async function POST(request: Request) {
       throw error;
     }
     const outcome = await submitProposal(db, agent, body, systemsClient());
-    return Response.json({ proposal: proposalSummary(outcome.proposal, publicOrigin(request)) }, { status: outcome.created ? 201 : 200 });
+    const { proposal } = outcome;
+    return Response.json(
+      { proposal: proposalSummary(proposal, publicOrigin(request)) },
+      // A supported (deprecated) version tells its users so, and when it ends (RFC 9745, RFC 8594).
+      { status: outcome.created ? 201 : 200, headers: await deprecationHeadersFor(db, agent.tenantId, proposal.action, proposal.contractVersion) },
+    );
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,4 +1,5 @@
 import { getDb } from '@/db';
+import { deprecationHeadersFor } from '@/lib/contracts/catalog';
 import { errorResponse, notFound } from '@/lib/http/errors';
 import { publicOrigin } from '@/lib/http/origin';
 import { readableTenant, requirePrincipal } from '@/lib/http/principal';
@@ -18,7 +19,9 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
     // An operator reads a proposal of a tenant they belong to (readableTenant), so this role exists.
     const membership = principal.kind === 'operator' ? principal.operator.memberships.find((m) => m.tenantId === proposal.tenantId) : undefined;
     const view = await loadProposalView(db, proposal, principal.kind === 'operator' && membership ? { userId: principal.operator.userId, role: membership.role } : undefined);
-    return Response.json(proposalViewJson(view, publicOrigin(request), principal.kind));
+    // An agent reading a proposal of a deprecated version is told, as at intake.
+    const headers = principal.kind === 'agent' ? await deprecationHeadersFor(db, proposal.tenantId, proposal.action, proposal.contractVersion) : {};
+    return Response.json(proposalViewJson(view, publicOrigin(request), principal.kind), { headers });
   } catch (error) {
     return errorResponse(error);
   }

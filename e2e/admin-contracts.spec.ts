@@ -1,0 +1,150 @@
+import path from 'node:path';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { agentKey, apiSession, signInWithForm, uniqueRequestId } from './support';
+
+/**
+ * Contract rollout in the dashboard against the production server: carol (admin) promotes
+ * hold_stock v2, sets a sunset on v1 and retires it, and agents feel each step; alice (approver) is
+ * refused. Other specs propose hold_stock v1, so the test ends by restoring v1 current, v2 shadow.
+ */
+
+const API = '/api/v1/admin/contracts';
+const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
+
+type Version = { version: number; status: string; since: string | null; sunsetAt: string | null; senders: { agentName: string; lastAt: string; attempts: number }[] };
+type Rollout = { actions: { action: string; versions: Version[] }[] };
+
+const hold = (request: APIRequestContext, args: Record<string, unknown>, contractVersion = 1) =>
+  request.post('/api/v1/proposals', {
+    headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json' },
+    data: { requestId: uniqueRequestId('rollout'), action: 'hold_stock', contractVersion, args, evidenceRefs: [] },
+  });
+
+async function holdStock(api: APIRequestContext): Promise<Record<number, Version>> {
+  const response = await api.get(API);
+  expect(response.status()).toBe(200);
+  const body = (await response.json()) as Rollout;
+  return Object.fromEntries(body.actions.find((a) => a.action === 'hold_stock')!.versions.map((v) => [v.version, v]));
+}
+
+/** Back to the module defaults' behaviour (v1 current, v2 shadow), from wherever a failed run stopped. */
+async function restore(api: APIRequestContext, origin: string) {
+  const move = async (version: number, status: string) => {
+    const response = await api.post(`${API}/hold_stock/${version}`, { headers: { origin }, data: { status } });
+    expect(response.status(), await response.text()).toBe(200);
+  };
+  let versions = await holdStock(api);
+  if (versions[1]!.status === 'retired') await move(1, 'supported');
+  if (versions[1]!.status !== 'current') await move(1, 'current');
+  versions = await holdStock(api);
+  if (versions[2]!.status === 'supported') await move(2, 'retired');
+  if (versions[2]!.status !== 'shadow') await move(2, 'shadow');
+  versions = await holdStock(api);
+  expect([versions[1]!.status, versions[1]!.sunsetAt, versions[2]!.status]).toEqual(['current', null, 'shadow']);
+}
+
+const version = (page: Page, v: number) => page.getByTestId(`version-hold_stock-v${v}`);
+const measured = (page: Page, v: number, what: string) => page.getByTestId('measurements-hold_stock').getByTestId(`measure-v${v}`).getByTestId(what);
+const count = async (page: Page, v: number, what: string) => Number(await measured(page, v, what).textContent());
+
+test('an admin promotes, sunsets and retires a contract version in the dashboard; agents feel each step', async ({ page, request, baseURL }) => {
+  await page.goto('/contracts?window=1h');
+  await signInWithForm(page, 'carol@acme.test');
+  await expect(page.getByTestId('contract-hold_stock')).toBeVisible();
+  try {
+    // The measurements count what agents send, by kind: one accepted, one schema, one business-rule refusal.
+    const before = { attempts: await count(page, 1, 'm-attempts'), accepted: await count(page, 1, 'm-accepted'), schema: await count(page, 1, 'm-schema'), business: await count(page, 1, 'm-business') };
+    expect((await hold(request, { sku: 'filter-blue', quantity: 1 })).status()).toBe(201);
+    expect((await hold(request, { sku: 'filter-blue', quantity: 9 })).status()).toBe(422);
+    expect((await hold(request, { sku: 'filter-gray', quantity: 3 })).status()).toBe(422);
+    await page.reload();
+    await expect(measured(page, 1, 'm-attempts')).toHaveText(String(before.attempts + 3));
+    await expect(measured(page, 1, 'm-accepted')).toHaveText(String(before.accepted + 1));
+    await expect(measured(page, 1, 'm-schema')).toHaveText(String(before.schema + 1));
+    await expect(measured(page, 1, 'm-business')).toHaveText(String(before.business + 1));
+    await expect(page.getByTestId('shadow-v2').getByTestId('shadow-evaluated')).not.toHaveText('0');
+    await expect(page.getByTestId('rate-chart-hold_stock').locator('.recharts-wrapper')).toBeVisible();
+    await expect(page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first()).toBeVisible();
+    await expect(page.getByTestId('corpus-figures')).toBeVisible();
+
+    // The page lists the agents still sending v1.
+    await expect(version(page, 1).getByTestId('sender')).toContainText('acme-support-bot');
+
+    // Promote v2: v1 becomes supported, and v1 users are told it is deprecated.
+    await version(page, 2).getByTestId('promote').click();
+    await expect(version(page, 2).getByTestId('contract-status')).toHaveText('current');
+    await expect(version(page, 1).getByTestId('contract-status')).toHaveText('supported');
+    const deprecated = await hold(request, { sku: 'filter-blue', quantity: 1 });
+    expect(deprecated.status()).toBe(201);
+    expect(deprecated.headers()['deprecation']).toMatch(/^@\d+$/);
+    expect(deprecated.headers()['sunset']).toBeUndefined();
+    const current = await hold(request, { sku: 'filter-blue', quantity: 1 }, 2);
+    expect(current.status()).toBe(201);
+    expect(current.headers()['deprecation']).toBeUndefined();
+
+    // A sunset on v1: Sunset (an HTTP-date) beside Deprecation.
+    await version(page, 1).getByTestId('sunset-input').fill('2031-06-30T12:00');
+    await version(page, 1).getByTestId('set-sunset').click();
+    await expect(version(page, 1).getByTestId('sunset')).toBeVisible();
+    const { sunsetAt } = (await holdStock(page.request))[1]!;
+    expect(sunsetAt).not.toBeNull();
+    const sunset = await hold(request, { sku: 'filter-blue', quantity: 1 });
+    expect(sunset.status()).toBe(201);
+    expect(sunset.headers()['sunset']).toBe(new Date(sunsetAt!).toUTCString());
+    expect(sunset.headers()['deprecation']).toBe(deprecated.headers()['deprecation']);
+    const read = await request.get(`/api/v1/proposals/${((await sunset.json()) as { proposal: { id: string } }).proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+    expect(read.headers()['sunset']).toBe(new Date(sunsetAt!).toUTCString());
+
+    // Retiring v2 (current) is refused with a clear code; retiring v1 is confirmed once more.
+    const refused = await page.request.post(`${API}/hold_stock/2`, { headers: { origin: baseURL! }, data: { status: 'retired' } });
+    expect(refused.status()).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: 'cannot_retire_current' } });
+    await version(page, 1).getByTestId('retire').click();
+    await version(page, 1).getByTestId('confirm-retire').click();
+    await expect(version(page, 1).getByTestId('contract-status')).toHaveText('retired');
+    const retired = await hold(request, { sku: 'filter-blue', quantity: 1 });
+    expect(retired.status()).toBe(422);
+    expect(await retired.json()).toMatchObject({ error: { kind: 'schema', code: 'unsupported_contract_version', supportedVersions: [2] } });
+    // The agents that still sent v1 stay listed, so an admin knows whom retiring it breaks.
+    await page.reload();
+    await expect(version(page, 1).getByTestId('sender')).toContainText('acme-support-bot');
+
+    // An approver cannot change the rollout, nor read it.
+    const alice = await apiSession(baseURL!, 'alice@acme.test');
+    const forbidden = await alice.post(`${API}/hold_stock/1`, { headers: { origin: baseURL! }, data: { status: 'supported' } });
+    expect(forbidden.status()).toBe(403);
+    expect(await forbidden.json()).toMatchObject({ error: { code: 'forbidden' } });
+    expect((await alice.get(API)).status()).toBe(403);
+    await alice.dispose();
+  } finally {
+    await restore(page.request, baseURL!);
+  }
+  expect((await hold(request, { sku: 'filter-blue', quantity: 1 })).headers()['deprecation']).toBeUndefined();
+  expect((await hold(request, { sku: 'filter-blue', quantity: 1 }, 2)).status()).toBe(422);
+});
+
+test('the Contracts page, light and dark, at desktop and phone widths, its charts within the CSP', async ({ page, request }) => {
+  // At least one failing field to draw, whatever ran before.
+  expect((await hold(request, { sku: 'filter-blue', quantity: 9 })).status()).toBe(422);
+  // The charts draw SVG with inline style attributes; the page CSP (nonce scripts, no 'unsafe-eval') must not block them.
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && /Content Security Policy|unsafe-eval/i.test(message.text())) violations.push(message.text());
+  });
+  await page.goto('/contracts?window=24h');
+  await signInWithForm(page, 'carol@acme.test');
+  await expect(page.getByTestId('contract-hold_stock')).toBeVisible();
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [name, width] of [['', 1440], ['-phone', 390]] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.reload();
+      await expect(page.getByTestId('measurements-hold_stock')).toBeVisible();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await expect(page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first()).toBeVisible();
+      await page.screenshot({ path: path.join(dir, `contracts${name}-${scheme}.png`), fullPage: true });
+    }
+  }
+  expect(violations).toEqual([]);
+});
