@@ -52,6 +52,18 @@ describe('sign-in throttle', () => {
     expect(await fail({ email: 'pair@throttle.test', address: '192.0.2.4' }, start)).toBe(true);
   });
 
+  it('never delays an address for its successful sign-ins (an office behind one address), yet still counts its failures', async () => {
+    const start = new Date('2026-11-30T09:00:00Z');
+    const { address } = SIGN_IN_THROTTLE.scopes;
+    for (let i = 0; i < address.delayAfter * 2; i++) {
+      const attempt = { email: `person${i % 7}@office.test`, address: '203.0.113.80' };
+      expect(await admitSignIn(t.db, attempt, start)).toEqual({ allowed: true });
+      await signInSucceeded(t.db, attempt);
+    }
+    for (let i = 0; i < address.delayAfter; i++) expect(await fail({ email: `guess${i}@office.test`, address: '203.0.113.80' }, start)).toBe(true);
+    expect(await fail({ email: 'one-more@office.test', address: '203.0.113.80' }, start)).toBe(false);
+  });
+
   it('delays an account guessed at from many addresses, and an address spraying many accounts', async () => {
     const start = new Date('2026-11-30T09:00:00Z');
     const { account, address } = SIGN_IN_THROTTLE.scopes;

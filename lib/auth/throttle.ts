@@ -1,5 +1,5 @@
 import 'server-only';
-import { and, eq, gte, inArray, isNull, or } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { signInThrottles, users, type SignInThrottle } from '@/db/schema';
 import { recordAccountEvent, signInFailedEvent } from './account-events';
@@ -90,10 +90,20 @@ export async function admitSignIn(db: Database, attempt: SignInAttempt, now = ne
   });
 }
 
-/** A correct password: the account's counts are cleared (the address keeps its own). */
+/**
+ * A correct password: the account's counts are cleared, and the address gets back the one
+ * `admitSignIn` counted up front — it keeps the failures of other accounts (spraying), but a busy
+ * office behind one address is never delayed by its own successful sign-ins.
+ */
 export async function signInSucceeded(db: Database, attempt: SignInAttempt): Promise<void> {
   const keys = keysOf(attempt);
-  await db.delete(signInThrottles).where(or(eq(signInThrottles.key, keys.pair), eq(signInThrottles.key, keys.account)));
+  await db.transaction(async (tx) => {
+    await tx.delete(signInThrottles).where(or(eq(signInThrottles.key, keys.pair), eq(signInThrottles.key, keys.account)));
+    await tx
+      .update(signInThrottles)
+      .set({ failures: sql`greatest(${signInThrottles.failures} - 1, 0)` })
+      .where(eq(signInThrottles.key, keys.address));
+  });
 }
 
 /**
