@@ -50,7 +50,7 @@ export function NotificationDeliveries({ deliveries }: { deliveries: DeliveryVie
   return (
     <div className="rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
       <table className="block w-full text-left text-sm md:table" data-testid="deliveries">
-        <thead className="hidden bg-zinc-100 text-xs uppercase tracking-wide text-zinc-500 md:table-header-group dark:bg-zinc-800">
+        <thead className="hidden bg-zinc-100 text-xs uppercase tracking-wide text-zinc-600 md:table-header-group dark:text-zinc-400 dark:bg-zinc-800">
           <tr>
             {HEAD.map((h) => <th key={h} scope="col" className="px-3 py-2 font-medium">{h}</th>)}
             <th scope="col" className="px-3 py-2 font-medium"><span className="sr-only">Action</span></th>

@@ -8,7 +8,7 @@ export function Table({ head, children, testId, cards = false }: { head: readonl
   return (
     <div className={`${cards ? 'md:overflow-x-auto' : 'overflow-x-auto'} rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900`}>
       <table className={`w-full text-left text-sm ${cards ? 'block md:table' : ''}`} data-testid={testId}>
-        <thead className={`bg-zinc-100 text-xs uppercase tracking-wide text-zinc-500 dark:bg-zinc-800 ${cards ? 'hidden md:table-header-group' : ''}`}>
+        <thead className={`bg-zinc-100 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400 ${cards ? 'hidden md:table-header-group' : ''}`}>
           <tr>{head.map((h) => <th key={h} scope="col" className="px-3 py-2 font-medium">{h}</th>)}</tr>
         </thead>
         <tbody className={`divide-y divide-zinc-100 dark:divide-zinc-800 ${cards ? 'block md:table-row-group' : ''}`}>{children}</tbody>

@@ -1,0 +1,33 @@
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { proposeHold, signInWithForm } from './support';
+
+// axe-core on every page an operator uses, light and dark: no serious or critical violation.
+
+async function violations(page: Page) {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => `${node.target.join(' ')} ${node.failureSummary ?? ''}`).slice(0, 3).join(' | ')}`);
+}
+
+test('the sign-in page has no serious accessibility violation', async ({ page }) => {
+  await page.goto('/signin');
+  await expect(page.getByTestId('signin-form')).toBeVisible();
+  expect(await violations(page)).toEqual([]);
+});
+
+test('every dashboard page has no serious accessibility violation, light and dark', async ({ page, request }) => {
+  const proposal = await proposeHold(request, 'acme');
+  await page.goto('/');
+  await signInWithForm(page, 'carol@acme.test');
+  const pages = ['/', `/proposals/${proposal.id}`, '/history', '/history?view=events', '/contracts', '/contracts/attempts', '/settings', '/settings/agent-keys', '/settings/members', '/settings/policies', '/settings/notifications'];
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const path of pages) {
+      await page.goto(path);
+      await page.waitForLoadState('networkidle');
+      expect.soft(await violations(page), `${path} (${scheme})`).toEqual([]);
+    }
+  }
+});
