@@ -13,6 +13,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { ProposalDrift, ProposalFlag } from '@/lib/proposals/flag-types';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -168,6 +169,10 @@ export const proposals = pgTable(
     facts: jsonb('facts').$type<Record<string, string | number>>().notNull().default({}),
     /** The cited evidence as the system of record returned it: untrusted text, shown inertly. */
     evidence: jsonb('evidence').$type<EvidenceSnapshot[]>().notNull().default([]),
+    /** What the gates noticed at intake (suspicious evidence, hidden characters, near a bound, first use). */
+    flags: jsonb('flags').$type<ProposalFlag[]>().notNull().default([]),
+    /** Set by the background re-check when the resource moved but the proposal still holds. */
+    drift: jsonb('drift').$type<ProposalDrift>(),
     parentId: text('parent_id'),
     repairOf: text('repair_of'),
     initiatedByUserId: text('initiated_by_user_id').references(() => users.id),
@@ -185,6 +190,10 @@ export const proposals = pgTable(
   (t) => [
     uniqueIndex('proposals_request_key').on(t.agentKeyId, t.requestId),
     index('proposals_resource_idx').on(t.tenantId, t.resourceKey, t.status),
+    /** The Proposals list searched by order or SKU, and "other proposals on this resource", newest first. */
+    index('proposals_resource_recent_idx').on(t.tenantId, t.resourceKey, t.createdAt, t.id),
+    /** The Proposals list searched by agent, newest first. */
+    index('proposals_agent_recent_idx').on(t.tenantId, t.agentName, t.createdAt, t.id),
     index('proposals_queue_idx').on(t.tenantId, t.status, t.expiresAt, t.id),
     /** The queue sorted newest or oldest first (a B-tree reads both ways). */
     index('proposals_queue_created_idx').on(t.tenantId, t.status, t.createdAt, t.id),

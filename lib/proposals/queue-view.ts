@@ -1,5 +1,7 @@
+import type { ProposalFlag } from './flag-types';
+
 /**
- * The queue's view (filters and sort) as the URL carries it. No imports: client components use it.
+ * The queue's view (filters and sort) as the URL carries it. Type imports only: client components use it.
  */
 export const QUEUE_SORTS = ['expiring', 'newest', 'oldest'] as const;
 export type QueueSort = (typeof QUEUE_SORTS)[number];
@@ -34,6 +36,10 @@ export type QueueItem = {
   payloadHash: string;
   createdAt: string;
   expiresAt: string;
+  /** What the gates noticed (suspicious evidence, hidden characters, near a bound, first use). */
+  flags: ProposalFlag[];
+  /** The resource moved since it was proposed but the proposal still holds: what moved, in words. */
+  changedSinceProposed: string | null;
 };
 
 export type QueuePage = {

@@ -104,6 +104,8 @@ export async function pendingQueue(db: Database, tenantId: string, view: QueueVi
         payloadHash: p.payloadHash,
         createdAt: p.createdAt.toISOString(),
         expiresAt: p.expiresAt.toISOString(),
+        flags: p.flags,
+        changedSinceProposed: p.drift?.description ?? null,
       };
     }),
   };
