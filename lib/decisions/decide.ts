@@ -10,8 +10,8 @@ import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import type { SystemsClient } from '@/lib/systems/client';
 import { initiatorsOf } from './initiators';
-import { readLive, staleReason, type LiveRead } from './live';
-import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
+import { describeDrift, readLive, staleReason, type LiveRead } from './live';
+import { endProposal, endStale, EXPIRY_ACTOR, expiryReason } from './transitions';
 
 export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
 
@@ -54,14 +54,11 @@ export async function decide(db: Database, systems: SystemsClient, input: Decisi
       if (!live) throw new Error('approval without a live read');
       const stale = await staleReason(tx, proposal, live);
       if (stale) {
-        await endProposal(
-          tx,
-          proposal,
-          { status: 'stale', reason: stale.reason, actor: { type: 'user', id: userId }, reasonCode: stale.code, data: { reason: stale.reason } },
-          now,
-        );
+        await endStale(tx, proposal, stale, { type: 'user', id: userId }, now);
         return { ended: refuse(409, 'stale', `The world moved since this was proposed: ${stale.reason}. It is now stale; nothing was approved.`) };
       }
+      // Moved but still valid (a sibling refund the balance still covers): shown, not fatal (DESIGN.md §6).
+      if (describeDrift(proposal, live)) return record(tx, proposal, userId, request, now, { factsChanged: true });
     }
     return record(tx, proposal, userId, request, now);
   });
@@ -101,7 +98,7 @@ async function executionStarted(tx: Database, proposalId: string): Promise<boole
 }
 
 /** The decision row, the status it leads to, outbox and audit. */
-async function record(tx: Database, proposal: Proposal, userId: string, request: DecisionRequest, now: Date): Promise<Proposal> {
+async function record(tx: Database, proposal: Proposal, userId: string, request: DecisionRequest, now: Date, noted: { factsChanged?: true } = {}): Promise<Proposal> {
   const overruled = proposal.status === 'approved';
   await tx.insert(decisions).values({
     id: newId('dec'),
@@ -140,7 +137,7 @@ async function record(tx: Database, proposal: Proposal, userId: string, request:
     payloadHash: proposal.payloadHash,
     reasonCode: request.decision,
     contractVersion: proposal.contractVersion,
-    data: { approvals: approvals.length, required: proposal.routing.approvals, ...(overruled ? { overruledApproval: true } : {}) },
+    data: { approvals: approvals.length, required: proposal.routing.approvals, ...(overruled ? { overruledApproval: true } : {}), ...noted },
     occurredAt: now,
     outbox: { topic: 'proposal.decided', body: { proposalId: proposal.id, status: nextStatus, decision: request.decision, payloadHash: proposal.payloadHash } },
   });

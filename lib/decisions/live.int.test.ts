@@ -86,11 +86,27 @@ describe('re-running Meaning and Authority at decision time', () => {
     await decideAs('bob', proposal, reject(proposal, 'Refunded by phone already'));
   });
 
-  it('makes the proposal stale when the order balance changed in the system of record since it was proposed', async () => {
+  it('approves when the order balance moved but still covers the refund, and notes the change on the approval', async () => {
     const proposal = await refund(1000);
+    await refundDirectly('ord_1842', 2999, 'USD');
+    await expect(decideAs('alice', proposal, approve(proposal))).resolves.toMatchObject({ status: 'approved' });
+    const audit = await auditRowsFor(t.db, proposal.id);
+    expect(audit.find((row) => row.type === 'proposal.approved')?.data).toMatchObject({ factsChanged: true });
+    await decideAs('bob', proposal, reject(proposal, 'Cleaning up'));
+  });
+
+  it('makes the proposal stale when the order balance no longer covers it: the reason and the Meaning check say old → new', async () => {
+    const proposal = await refund(3000);
     expect(proposal.facts).toMatchObject({ chargedMinor: 4999, refundedMinor: 0 });
     await refundDirectly('ord_1842', 2999, 'USD');
-    await expectStale(proposal, 'alice', 'order balance changed from 49.99 USD to 20.00 USD since it was proposed');
+    const row = await expectStale(
+      proposal,
+      'alice',
+      'order balance changed from 49.99 USD to 20.00 USD since it was proposed; at most 20.00 USD can be refunded (charged 49.99 USD, refunded 29.99 USD, 0.00 USD in open proposals)',
+    );
+    expect(row.gates.find((gate) => gate.gate === 'meaning')).toEqual({ gate: 'meaning', ok: false, code: 'exceeds_refundable_balance', detail: row.statusReason });
+    expect(row.gates.filter((gate) => !gate.ok)).toHaveLength(1);
+    expect((await auditRowsFor(t.db, proposal.id)).at(-1)).toMatchObject({ reasonCode: 'exceeds_refundable_balance', data: { gate: 'meaning' } });
   });
 
   it('makes the proposal stale when the agent key was revoked since', async () => {
@@ -104,7 +120,10 @@ describe('re-running Meaning and Authority at decision time', () => {
     const { key, id } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'north-bot', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
     const proposal = await hold(await agentPrincipal(t.db, key));
     await t.db.update(agentKeys).set({ grants: { warehouses: ['south'] } }).where(eq(agentKeys.id, id));
-    await expectStale(proposal, 'alice', /grants of north-bot no longer cover sku:filter-blue/);
+    const row = await expectStale(proposal, 'alice', /grants of north-bot no longer cover sku:filter-blue since it was proposed/);
+    // The SKU's warehouse left the key's warehouses: Authority is the check that failed now.
+    expect(row.gates.find((gate) => gate.gate === 'authority')).toMatchObject({ ok: false, code: 'grants_changed' });
+    expect(row.gates.find((gate) => gate.gate === 'meaning')).toMatchObject({ ok: true });
   });
 
   it('answers 503 systems_unavailable when the system of record cannot be reached, and changes nothing', async () => {

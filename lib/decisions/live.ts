@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, type Proposal } from '@/db/schema';
+import { agentKeys, type GateResult, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
 import { authorityGate } from '@/lib/gates/authority';
@@ -63,17 +63,28 @@ export async function readLive(systems: SystemsClient, proposal: Proposal): Prom
   }
 }
 
+/** Why a proposal no longer holds, and which of its checks failed (shown ✗ on its page). */
+export type StaleVerdict = { code: string; reason: string; gate: 'meaning' | 'authority' };
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);
+const sentence = (text: string) => text.replace(/\.$/, '');
+
 /**
  * Meaning, Authority and the rules against live state, run by the intake's gates, in words when
- * they no longer hold. Call it inside the decision's transaction with the proposal row locked.
+ * they no longer hold. Facts that moved while the proposal still holds (a sibling refund the
+ * balance still covers) are no verdict: `describeDrift` words them. Call it inside a transaction
+ * with the proposal row locked.
  */
-export async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Promise<{ code: string; reason: string } | undefined> {
+export async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Promise<StaleVerdict | undefined> {
   const action = findAction(proposal.action);
-  if (!action) return { code: 'action_unknown', reason: `the action ${proposal.action} is no longer known` };
+  if (!action) return { code: 'action_unknown', gate: 'meaning', reason: `the action ${proposal.action} is no longer known` };
   const moved = describeResourceChange(proposal.resourceKey, live.resolution);
-  if (moved || !live.resolution) return { code: 'resource_changed', reason: moved ?? 'the resource can no longer be found' };
+  if (moved || !live.resolution) return { code: 'resource_changed', gate: 'meaning', reason: moved ?? 'the resource can no longer be found' };
   const resolution = live.resolution;
   const subject = subjectOf(proposal, action);
+  // What moved, old → new, leads any reason it caused ("order balance changed from … to … since it was proposed; …").
+  const changed = describeFactChanges(action, proposal.facts, resolution.facts);
+  const because = (reason: string) => (changed ? `${changed}; ${reason}` : `${reason} since it was proposed`);
 
   if (proposal.agentKeyId) {
     const [key] = await tx
@@ -81,16 +92,29 @@ export async function staleReason(tx: Database, proposal: Proposal, live: LiveRe
       .from(agentKeys)
       .where(eq(agentKeys.id, proposal.agentKeyId))
       .limit(1);
-    if (!key || key.revokedAt) return { code: 'agent_key_revoked', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
+    if (!key || key.revokedAt) return { code: 'agent_key_revoked', gate: 'authority', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
     if (!(await authorityGate(subject, { grants: key.grants, resolution })).ok) {
-      return { code: 'grants_changed', reason: `the grants of ${key.agentName} no longer cover ${resolution.resourceKey} since it was proposed` };
+      return { code: 'grants_changed', gate: 'authority', reason: because(`the grants of ${key.agentName} no longer cover ${resolution.resourceKey}`) };
     }
   }
 
-  const changed = describeFactChanges(action, proposal.facts, resolution.facts);
-  if (changed) return { code: 'facts_changed', reason: changed };
-
   const ruled = await rulesGate(subject, { db: tx, resolution, resourceKey: proposal.resourceKey, excludeId: proposal.id });
-  if (!ruled.ok) return { code: ruled.refusal.code, reason: `${ruled.refusal.message.replace(/\.$/, '')} (checked at decision time)` };
+  if (!ruled.ok) {
+    const rule = sentence(ruled.refusal.message);
+    return { code: ruled.refusal.code, gate: 'meaning', reason: changed ? `${changed}; ${lowerFirst(rule)}` : `${rule} (checked again against live state)` };
+  }
   return undefined;
+}
+
+/** The facts that moved under a proposal that still holds, in words; undefined when none did. */
+export function describeDrift(proposal: Proposal, live: LiveRead): string | undefined {
+  const action = findAction(proposal.action);
+  if (!action || !live.resolution) return undefined;
+  return describeFactChanges(action, proposal.facts, live.resolution.facts);
+}
+
+/** The proposal's checks with the one that failed shown failed: its code and, in words, what moved. */
+export function staleGates(gates: GateResult[], verdict: StaleVerdict): GateResult[] {
+  const failed: GateResult = { gate: verdict.gate, ok: false, code: verdict.code, detail: verdict.reason };
+  return gates.some((gate) => gate.gate === verdict.gate) ? gates.map((gate) => (gate.gate === verdict.gate ? failed : gate)) : [...gates, failed];
 }

@@ -142,7 +142,7 @@ describe('the decision-time check runs the same gates as intake', () => {
     });
     const row = await proposalRow(t.db, first.id);
     expect(row.status).toBe('stale');
-    expect(row.statusReason).toBe(`${verdict.refusal.message.replace(/\.$/, '')} (checked at decision time)`);
+    expect(row.statusReason).toBe(`${verdict.refusal.message.replace(/\.$/, '')} (checked again against live state)`);
     expect((await auditRowsFor(t.db, first.id)).at(-1)).toMatchObject({ type: 'proposal.stale', reasonCode: 'exceeds_refundable_balance' });
   });
 });

@@ -4,9 +4,11 @@ import { deliverNotifications } from '@/lib/notifications/deliver';
 import { fanOutNotifications } from '@/lib/notifications/fanout';
 import { sweepReminders } from '@/lib/notifications/schedule';
 import type { MailSettings } from '@/lib/notifications/send';
+import { systemsClient, type SystemsClient } from '@/lib/systems/client';
 import { dispatchCommands } from './dispatch-commands';
 import { expireOverdue } from './expire-proposals';
 import { reconcileExecutions } from './reconcile-executions';
+import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
 
 /** How often each job runs (DESIGN.md §6, §7, §8, §9, §10). */
@@ -17,6 +19,7 @@ export const JOB_INTERVALS_MS = {
   notifications: 1_000,
   reminders: 30_000,
   auditWatch: 60_000,
+  recheck: 5_000,
 } as const;
 
 export type WorkerSettings = {
@@ -24,6 +27,8 @@ export type WorkerSettings = {
   executorBaseUrl: string;
   /** How email notifications leave; without an SMTP URL email deliveries end dead (`smtp_not_configured`). */
   mail?: MailSettings;
+  /** Where open proposals are re-checked against live state (default: the configured systems of record). */
+  systems?: SystemsClient;
   intervals?: Partial<Record<keyof typeof JOB_INTERVALS_MS, number>>;
   log?: (line: string) => void;
   logError?: (line: string) => void;
@@ -123,6 +128,10 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     const result = await sweepReminders(db, new Date());
     if (result.reminded + result.escalated === 0) return undefined;
     return `wrote ${plural(result.reminded, 'reminder')} and ${plural(result.escalated, 'escalation')}`;
+  });
+  every('re-check of open proposals', intervals.recheck, async () => {
+    const result = await recheckOpen(db, settings.systems ?? systemsClient());
+    return result.stale + result.drifted > 0 ? `re-checked ${plural(result.checked, 'open proposal')}: ${result.stale} stale, ${result.drifted} changed since proposed` : undefined;
   });
   every('audit watch', intervals.auditWatch, async () => {
     const result = await watchAuditChains(db, new Date());
