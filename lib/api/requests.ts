@@ -71,3 +71,14 @@ export type ExtendRequest = EmptyRequest;
 
 /** `POST /api/v1/proposals/:id/extend`. */
 export const extendRequest = noFields('invalid_extension', 'An extension takes no fields; send {} or no body.');
+
+/** An optional word to the agent; the reason (what went stale or changed) is the proposal's own. */
+export const reproposeRequestSchema = z.strictObject({ note: z.string().min(1).max(500).optional() });
+
+export type ReproposeRequest = z.infer<typeof reproposeRequestSchema>;
+
+/** `POST /api/v1/proposals/:id/repropose-request`. */
+export const reproposeRequest: RequestBody<ReproposeRequest> = {
+  ...requestBody(reproposeRequestSchema, 'invalid_repropose_request', 'Send {} or {"note": "…"} with at most 500 characters.'),
+  whenAbsent: {},
+};

@@ -10,7 +10,7 @@ export const refuse = (status: number, code: string, message: string) => new Api
  * The person's role in the proposal's tenant, read now, when it is enough to act on the
  * proposal: not a member → 404 (indistinguishable from a missing id); too low → forbidden_role.
  */
-export async function requireDecider(db: Database, proposal: Pick<Proposal, 'tenantId' | 'routing'>, userId: string, doing: 'Deciding' | 'Extending' | 'Editing'): Promise<Role> {
+export async function requireDecider(db: Database, proposal: Pick<Proposal, 'tenantId' | 'routing'>, userId: string, doing: 'Deciding' | 'Extending' | 'Editing' | 'Asking to re-propose'): Promise<Role> {
   const [membership] = await db
     .select({ role: memberships.role })
     .from(memberships)

@@ -46,6 +46,7 @@ describe('the event registry', () => {
       'proposal.expired',
       'proposal.extended',
       'proposal.rejected',
+      'proposal.repropose_requested',
       'proposal.revised',
       'proposal.stale',
       'session.ended',
@@ -64,6 +65,7 @@ describe('the event registry', () => {
       'proposal.escalated',
       'proposal.expired',
       'proposal.reminder',
+      'proposal.repropose_requested',
       'proposal.revised',
       'proposal.stale',
     ]);
@@ -76,6 +78,7 @@ describe('the event registry', () => {
       'proposal.executed',
       'proposal.expired',
       'proposal.reminder',
+      'proposal.repropose_requested',
       'proposal.stale',
       'proposal.waiting',
     ]);

@@ -25,6 +25,7 @@ export function notificationOf(row: OutboxRow): NotificationEvent | undefined {
       return 'proposal.executed';
     case 'proposal.expired':
     case 'proposal.stale':
+    case 'proposal.repropose_requested':
     case 'proposal.reminder':
     case 'proposal.escalated':
     case 'execution.outcome_unknown':
@@ -43,6 +44,7 @@ const HEADLINES: Record<NotificationEvent, (status: string) => string> = {
   'proposal.decided': (status) => (status === 'rejected' ? 'Rejected' : 'Approved'),
   'proposal.expired': () => 'Expired undecided',
   'proposal.stale': () => 'Stale: live state changed before a decision',
+  'proposal.repropose_requested': () => 'The agent is asked to propose this again',
   'proposal.executed': (status) => (status === 'failed' ? 'Execution failed: nothing was written' : 'Executed'),
   'execution.outcome_unknown': () => 'Outcome unknown: the write may or may not have happened',
   'intake.repair_exhausted': () => "An agent's repair chain ran out",

@@ -7,6 +7,7 @@ import { findAction } from '@/lib/actions/registry';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { grantedDuration } from '@/lib/decisions/extend';
 import { initiatorsOf } from '@/lib/decisions/initiators';
+import { reproposalOf, type Reproposal } from '@/lib/decisions/repropose';
 import { EXECUTION_CHECKED } from '@/lib/jobs/reconcile-executions';
 import { decisionsFor, type DecisionRow } from './queries';
 
@@ -167,14 +168,17 @@ export type ProposalView = {
   state: ExecutionState;
   wording: ProposalWording;
   viewer: ViewerRights | null;
+  /** An operator asked the agent to propose again (stale, or changed since proposed). */
+  reproposal: Reproposal | null;
 };
 
 /** Loads the one view of a proposal the page and the API share; `viewer` is an operator of its tenant. */
 export async function loadProposalView(db: Database, proposal: Proposal, viewer?: Viewer, now = new Date()): Promise<ProposalView> {
-  const [decisions, state, initiators] = await Promise.all([
+  const [decisions, state, initiators, reproposal] = await Promise.all([
     decisionsFor(db, proposal.tenantId, proposal.id),
     executionStateFor(db, proposal.tenantId, proposal.id),
     viewer ? initiatorsOf(db, proposal) : Promise.resolve(new Set<string>()),
+    reproposalOf(db, proposal),
   ]);
   return {
     proposal,
@@ -182,6 +186,7 @@ export async function loadProposalView(db: Database, proposal: Proposal, viewer?
     state,
     wording: wordingOf(proposal),
     viewer: viewer ? viewerRights(proposal, decisions, viewer, initiators, now) : null,
+    reproposal,
   };
 }
 
@@ -252,6 +257,6 @@ export function proposalDetail(
 
 /** `GET /api/v1/proposals/:id`: the detail, and for an operator what they may do with it (`viewer`). */
 export function proposalViewJson(view: ProposalView, origin: string, audience: 'agent' | 'operator') {
-  const detail = proposalDetail(view.proposal, view.decisions, origin, audience, view.state);
+  const detail = { ...proposalDetail(view.proposal, view.decisions, origin, audience, view.state), reproposal: view.reproposal };
   return audience === 'operator' && view.viewer ? { ...detail, viewer: view.viewer } : detail;
 }

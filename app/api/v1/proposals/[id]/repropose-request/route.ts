@@ -1,0 +1,11 @@
+import { reproposeRequest } from '@/lib/api/requests';
+import { requestReproposal } from '@/lib/decisions/repropose';
+import { operatorMutation } from '@/lib/http/operator-route';
+
+export const dynamic = 'force-dynamic';
+
+/** An approver asks the agent to propose a stale (or changed) proposal again: 201 with what the agent will read. */
+export const POST = operatorMutation(reproposeRequest, async ({ id, db, operator, body }) => {
+  const reproposal = await requestReproposal(db, { userId: operator.userId, proposalId: id, request: body });
+  return Response.json({ reproposal }, { status: 201 });
+});
