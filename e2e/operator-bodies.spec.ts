@@ -10,6 +10,7 @@ const VERBS = [
   ['decisions', 'invalid_decision'],
   ['revisions', 'invalid_revision'],
   ['extend', 'invalid_extension'],
+  ['repropose-request', 'invalid_repropose_request'],
 ] as const;
 
 type Problem = { error: { kind: string; code: string; issues?: { field: string; code: string; expected: string; received: string; message: string }[] } };

@@ -1,4 +1,4 @@
-import type { DecisionRequest, RevisionRequest } from '@/lib/api/requests';
+import type { DecisionRequest, ReproposeRequest, RevisionRequest } from '@/lib/api/requests';
 import { queueViewSearch, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
 
 /**
@@ -27,7 +27,7 @@ const NETWORK: ApiProblem = {
   issues: [],
 };
 
-const proposalPath = (proposalId: string, verb: 'decisions' | 'extend' | 'revisions') => `/api/v1/proposals/${encodeURIComponent(proposalId)}/${verb}`;
+const proposalPath = (proposalId: string, verb: 'decisions' | 'extend' | 'revisions' | 'repropose-request') => `/api/v1/proposals/${encodeURIComponent(proposalId)}/${verb}`;
 
 function problemOf(status: number, body: unknown, fallback: string): ApiProblem {
   const error = (body as ErrorBody | null)?.error;
@@ -70,6 +70,11 @@ export function postExtension(proposalId: string): Promise<ApiResult<ProposalRes
 /** Edit the arguments: a new revision that replaces the proposal (201 with the revision). */
 export function postRevision(proposalId: string, request: RevisionRequest): Promise<ApiResult<ProposalResult>> {
   return call(proposalPath(proposalId, 'revisions'), postJson(request), 'The revision was not created');
+}
+
+/** Ask the agent to propose a stale (or changed) proposal again; once per proposal. */
+export function postReproposeRequest(proposalId: string, request: ReproposeRequest): Promise<ApiResult<{ reproposal: { requestedAt: string } }>> {
+  return call(proposalPath(proposalId, 'repropose-request'), postJson(request), 'The agent was not asked');
 }
 
 /** One page of a tenant's queue in a view; `cursor` is the previous page's `nextCursor`. */

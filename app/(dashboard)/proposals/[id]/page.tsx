@@ -5,6 +5,9 @@ import { getDb } from '@/db';
 import { Countdown } from '@/components/countdown';
 import { DecisionPanel, ExtendButton } from '@/components/decision-panel';
 import { ExecutionSection } from '@/components/execution-section';
+import { ProposalChecks } from '@/components/proposal-checks';
+import { ReproposeButton } from '@/components/repropose-button';
+import { reproposable } from '@/lib/decisions/repropose';
 import { RevisionDiff } from '@/components/revision-diff';
 import { appliedDefaults } from '@/lib/proposals/defaults';
 import { revisionOrigin } from '@/lib/proposals/revise';
@@ -149,18 +152,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
               </ul>
             )}
           </section>
-          <section aria-labelledby="checks" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
-            <h2 id="checks" className="mb-2 font-semibold">Checks</h2>
-            <ul className="space-y-1 text-sm" data-testid="gates">
-              {proposal.gates.map((gate) => (
-                <li key={gate.gate} className="flex gap-2">
-                  <span aria-hidden>{gate.ok ? '✓' : '✗'}</span>
-                  <span className="w-20 capitalize">{gate.gate}</span>
-                  <span className="text-zinc-600 dark:text-zinc-400"><PayloadText value={gate.detail ?? ''} mono={false} flagNonAscii={false} /></span>
-                </li>
-              ))}
-            </ul>
-          </section>
+          <ProposalChecks gates={proposal.gates} drift={proposal.drift} />
         </div>
       </div>
 
@@ -206,6 +198,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
               : `This proposal is ${proposal.status.replace('_', ' ')}${proposal.decidedAt ? ` since ${absoluteTime(proposal.decidedAt)}` : ''}.`}
           </p>
         )}
+        <ReproposeButton proposalId={proposal.id} requestedAt={view.reproposal?.requestedAt ?? null} canAsk={rights.mayDecide && reproposable(proposal)} />
       </section>
 
       <ExecutionSection status={proposal.status} receiptNoun={wording.receiptNoun} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />
