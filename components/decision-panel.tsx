@@ -94,7 +94,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
   return (
     <div className="space-y-3" data-testid="decision-panel">
       <div className={bar} data-testid="decision-bar">
-        <div role="alert" data-testid="decision-alert">
+        <div role="alert" data-testid="decision-alert" className="empty:hidden">
           {sessionEnded ? (
             <SessionEndedNotice />
           ) : mutation.error ? (
@@ -186,7 +186,7 @@ export function ExtendButton({ proposalId, hours, announce = false }: { proposal
       >
         {mutation.isPending ? 'Extending…' : `Extend by ${hours} h`}
       </button>
-      <div role="alert">
+      <div role="alert" className="empty:hidden">
         {sessionEnded ? (
           announce ? <SessionEndedNotice /> : null
         ) : mutation.error ? (

@@ -56,10 +56,10 @@ export function ProposalDecision({ proposal, decisions, wording, rights, role, n
     <section aria-labelledby="decision" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
       <h2 id="decision" className="mb-3 font-semibold">Decision</h2>
       {outcome ? (
-        <p className="mb-3 text-sm font-medium" data-testid="decision-outcome" data-status={proposal.status}>{outcome.line}</p>
+        <p className="mb-3 text-sm font-medium last:mb-0" data-testid="decision-outcome" data-status={proposal.status}>{outcome.line}</p>
       ) : null}
       {listed.length > 0 ? (
-        <ul className="mb-3 space-y-1 text-sm" data-testid="decisions">
+        <ul className="mb-3 space-y-1 text-sm last:mb-0" data-testid="decisions">
           {listed.map((d) => (
             <li key={d.userId}>
               {d.decision === 'approve' ? 'Approved' : 'Rejected'} by <span className="font-medium">{d.userName}</span> · <Time value={d.createdAt} now={now} />

@@ -84,7 +84,7 @@ export function ProposalKeys({ previousId, nextId, canDecide }: Props) {
   }, rootRef);
 
   return (
-    <div ref={rootRef} data-testid="proposal-keys" className="flex flex-wrap items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400">
+    <div ref={rootRef} data-testid="proposal-keys" className="flex flex-wrap max-sm:hidden items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400">
       <span>{canDecide ? 'a approve · r reject · ' : ''}j/k next/previous waiting for you ·</span>
       <button type="button" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)} className="underline focus-visible:outline-2 focus-visible:outline-blue-600">? keys</button>
       <span role="status" data-testid="proposal-keys-notice">{notice}</span>

@@ -19,8 +19,8 @@ export function ProposalResourceHistory({ resource, items, now }: { resource: st
         <ul className="divide-y divide-zinc-100 dark:divide-zinc-800">
           {items.map((item) => (
             <li key={item.id} data-testid="resource-history-item" data-proposal-id={item.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-1.5">
-              <StatusChip status={item.status} />
-              <Link href={`/proposals/${encodeURIComponent(item.id)}`} data-testid="resource-history-link" className="min-w-0 flex-1 font-medium underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-600">
+              <StatusChip status={item.status} testId="resource-history-status" />
+              <Link href={`/proposals/${encodeURIComponent(item.id)}`} data-testid="resource-history-link" className="min-w-[12rem] flex-1 font-medium underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-600">
                 <PayloadText value={item.summary} mono={false} flagNonAscii={false} />
               </Link>
               <span className="text-zinc-600 dark:text-zinc-400">

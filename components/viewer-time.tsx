@@ -60,9 +60,10 @@ export function ViewerZone() {
   const inBrowser = useInBrowser();
   const zone = inBrowser ? new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(new Date()).find((part) => part.type === 'timeZoneName')?.value : undefined;
   const name = inBrowser ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
+  const utc = !zone || ['UTC', 'Etc/UTC', 'GMT'].includes(name ?? 'UTC');
   return (
     <p data-testid="viewer-zone" className="text-xs text-zinc-600 dark:text-zinc-400">
-      {zone ? <>Times are in your time zone, {zone}{name && name !== zone ? ` (${name})` : ''}; hover one for UTC.</> : 'Times are in UTC.'}
+      {utc ? 'Times are in UTC.' : <>Times are in your time zone, {zone}{name && name !== zone ? ` (${name})` : ''}; hover one for UTC.</>}
     </p>
   );
 }
