@@ -2,119 +2,197 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { REJECT_PRESETS, type DecisionRequest } from '@/lib/api/requests';
 import { OperatorApiError, postDecision, postExtension, valueOrThrow } from '@/lib/client/operator-api';
+import { isSessionEnded, markSessionEnded, signInAgainHref, useSessionEnded } from '@/lib/client/session';
 import { PayloadText } from './payload-text';
+import { leaveFlash } from './proposal-flash';
+import { useDecisionKeys } from './proposal-keys';
 
 type Props = {
   proposalId: string;
   payloadHash: string;
   approveLabel: string;
+  /** The proposal in words, for the message left on the queue when nothing else waits. */
+  summary: string;
   /** False for an initiator: the agent acts for them, or they edited this proposal or a revision before it. */
   canApprove: boolean;
+  /** The next proposal waiting for this person (lib/proposals/neighbours.ts), for "Approve & next". */
+  nextId: string | null;
 };
 
 /** Refusals after which the proposal itself changed (or was changed by someone else): show it. */
 const PROPOSAL_MOVED = new Set(['stale', 'expired', 'already_decided']);
 
-export function DecisionPanel({ proposalId, payloadHash, approveLabel, canApprove }: Props) {
+/** A refusal that means the session ended marks it for the whole page; others may need the page refreshed. */
+function onRefusal(error: Error, refresh: () => void): void {
+  if (!(error instanceof OperatorApiError)) return;
+  if (isSessionEnded(error.problem)) markSessionEnded();
+  else if (PROPOSAL_MOVED.has(error.problem.code)) refresh();
+}
+
+/** "Your session ended — Sign in again", back to this page. */
+export function SessionEndedNotice() {
+  const here = typeof window === 'undefined' ? '/' : `${window.location.pathname}${window.location.search}`;
+  return (
+    <p data-testid="session-ended" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+      Your session ended — <a href={signInAgainHref(here)} data-testid="sign-in-again" className="font-medium underline">Sign in again</a>; you will come back to this page. Nothing was recorded.
+    </p>
+  );
+}
+
+const primary = 'rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-60';
+const secondary = 'rounded-md border border-zinc-300 px-4 py-2 font-medium hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800';
+
+/**
+ * Approve (confirming the hash; "Approve & next" goes on to the next proposal waiting for this
+ * person) or reject with a reason. On a phone the buttons stay at the bottom of the screen; the
+ * page leaves room for them. `a`, `r` and Escape arrive from ProposalKeys.
+ */
+export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, canApprove, nextId }: Props) {
   const router = useRouter();
+  const sessionEnded = useSessionEnded();
   const [confirming, setConfirming] = useState(false);
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
+  const rejectRef = useRef<HTMLFormElement>(null);
   const mutation = useMutation({
-    mutationFn: async (request: DecisionRequest) => valueOrThrow(await postDecision(proposalId, request)),
-    onSuccess: () => router.refresh(),
-    onError: (error) => {
-      if (error instanceof OperatorApiError && PROPOSAL_MOVED.has(error.problem.code)) router.refresh();
+    mutationFn: async ({ request }: { request: DecisionRequest; andNext: boolean }) => valueOrThrow(await postDecision(proposalId, request)),
+    onSuccess: (_result, { andNext }) => {
+      if (!andNext) return router.refresh();
+      if (nextId) return router.push(`/proposals/${encodeURIComponent(nextId)}`);
+      leaveFlash(`Approved: ${summary}. Nothing else is waiting for you.`);
+      router.push('/');
     },
+    onError: (error) => onRefusal(error, () => router.refresh()),
   });
   const short = `${payloadHash.slice(0, 15)}…${payloadHash.slice(-4)}`;
+  const busy = mutation.isPending || sessionEnded;
+  const approve = (andNext: boolean) => mutation.mutate({ request: { decision: 'approve', payloadHash }, andNext });
+  const startRejecting = () => {
+    setConfirming(false);
+    setRejecting(true);
+    requestAnimationFrame(() => rejectRef.current?.scrollIntoView({ block: 'nearest' }));
+  };
+
+  useDecisionKeys((key) => {
+    if (busy) return;
+    if (key === 'cancel') {
+      setConfirming(false);
+      setRejecting(false);
+    } else if (key === 'approve' && canApprove && !rejecting) setConfirming(true);
+    else if (key === 'reject' && !confirming) startRejecting();
+  });
+
+  // On a phone the buttons (or the approval's confirmation) stay fixed at the bottom, above the
+  // safe area; from lg up, and while writing a rejection reason, they sit in the page.
+  const bar = rejecting
+    ? 'space-y-3'
+    : 'fixed inset-x-0 bottom-0 z-30 space-y-2 border-t border-zinc-200 bg-white/95 px-4 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] shadow-[0_-4px_12px_rgba(0,0,0,0.08)] backdrop-blur lg:static lg:z-auto lg:space-y-3 lg:border-0 lg:bg-transparent lg:p-0 lg:shadow-none lg:backdrop-blur-none dark:border-zinc-800 dark:bg-zinc-900/95 lg:dark:bg-transparent';
 
   return (
     <div className="space-y-3" data-testid="decision-panel">
-      {mutation.error ? (
-        <p data-testid="decision-error" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
-          {mutation.error.message}
-        </p>
-      ) : null}
-      {!confirming && !rejecting ? (
-        <div className="flex flex-wrap items-center gap-2">
-          {canApprove ? (
-            <button type="button" data-testid="approve" onClick={() => setConfirming(true)} className="rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800">
-              <PayloadText value={approveLabel} mono={false} flagNonAscii={false} />
-            </button>
-          ) : (
-            <p data-testid="approve-barred" className="text-sm text-zinc-600 dark:text-zinc-400">
-              You initiated or edited this proposal (or a revision before it), so someone else must approve it. You may still reject it.
+      <div className={bar} data-testid="decision-bar">
+        <div role="alert" data-testid="decision-alert" className="empty:hidden">
+          {sessionEnded ? (
+            <SessionEndedNotice />
+          ) : mutation.error ? (
+            <p data-testid="decision-error" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+              {mutation.error.message}
             </p>
-          )}
-          <button type="button" data-testid="reject" onClick={() => setRejecting(true)} className="rounded-md border border-zinc-300 px-4 py-2 font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
-            Reject…
-          </button>
+          ) : null}
         </div>
-      ) : null}
-      {confirming ? (
-        <div role="group" aria-label="Confirm approval" className="rounded-md border border-blue-300 bg-blue-50 p-3 dark:border-blue-800 dark:bg-blue-950">
-          <p className="text-sm">
-            You are signing <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload shown above.
-          </p>
-          <div className="mt-2 flex gap-2">
-            <button type="button" autoFocus data-testid="confirm-approve" disabled={mutation.isPending} onClick={() => mutation.mutate({ decision: 'approve', payloadHash })} className="rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 disabled:opacity-60">
-              {mutation.isPending ? 'Approving…' : 'Confirm approval'}
+        {!confirming && !rejecting ? (
+          <div className="flex flex-wrap items-center gap-2">
+            {canApprove ? (
+              <button type="button" data-testid="approve" disabled={busy} onClick={() => setConfirming(true)} className={`${primary} max-lg:flex-1`}>
+                <PayloadText value={approveLabel} mono={false} flagNonAscii={false} />
+              </button>
+            ) : (
+              <p data-testid="approve-barred" className="text-sm text-zinc-600 dark:text-zinc-400">
+                You initiated or edited this proposal (or a revision before it), so someone else must approve it. You may still reject it.
+              </p>
+            )}
+            <button type="button" data-testid="reject" disabled={busy} onClick={startRejecting} className={secondary}>
+              Reject…
             </button>
-            <button type="button" data-testid="cancel-approve" onClick={() => setConfirming(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
           </div>
-        </div>
-      ) : null}
-      {rejecting ? (
-        <form
-          aria-label="Reject"
-          className="space-y-2 rounded-md border border-zinc-300 p-3 dark:border-zinc-700"
-          onSubmit={(event) => {
-            event.preventDefault();
-            mutation.mutate({ decision: 'reject', payloadHash, reason });
-          }}
-        >
-          <div className="flex flex-wrap gap-2">
-            {REJECT_PRESETS.map((preset) => (
-              <button key={preset} type="button" data-testid="reject-preset" data-preset={preset} onClick={() => setReason(preset)} className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs dark:border-zinc-700">{preset}</button>
-            ))}
+        ) : null}
+        {confirming ? (
+          <div role="group" aria-label="Confirm approval" className="rounded-md border border-blue-300 bg-blue-50 p-3 dark:border-blue-800 dark:bg-blue-950">
+            <p className="text-sm">
+              You are signing <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload shown above.
+            </p>
+            <div className="mt-2 flex flex-wrap gap-2">
+              <button type="button" autoFocus data-testid="confirm-approve-next" disabled={busy} onClick={() => approve(true)} className={primary}>
+                {mutation.isPending ? 'Approving…' : nextId ? 'Approve & next' : 'Approve & back to the queue'}
+              </button>
+              <button type="button" data-testid="confirm-approve" disabled={busy} onClick={() => approve(false)} className={secondary}>
+                Approve and stay
+              </button>
+              <button type="button" data-testid="cancel-approve" onClick={() => setConfirming(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
+            </div>
           </div>
-          <label className="block text-sm">
-            Reason (required)
-            <textarea data-testid="reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent p-2 dark:border-zinc-700" rows={2} />
-          </label>
-          <div className="flex gap-2">
-            <button type="submit" data-testid="confirm-reject" disabled={mutation.isPending || reason.length === 0} className="rounded-md bg-red-700 px-4 py-2 font-medium text-white hover:bg-red-800 disabled:opacity-60">Reject proposal</button>
-            <button type="button" data-testid="cancel-reject" onClick={() => setRejecting(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
-          </div>
-        </form>
-      ) : null}
-      {canApprove ? <p className="text-xs text-zinc-500">Approving signs <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload above.</p> : null}
+        ) : null}
+        {rejecting ? (
+          <form
+            ref={rejectRef}
+            aria-label="Reject"
+            className="space-y-2 rounded-md border border-zinc-300 p-3 dark:border-zinc-700"
+            onSubmit={(event) => {
+              event.preventDefault();
+              mutation.mutate({ request: { decision: 'reject', payloadHash, reason }, andNext: false });
+            }}
+          >
+            <div className="flex flex-wrap gap-2">
+              {REJECT_PRESETS.map((preset) => (
+                <button key={preset} type="button" data-testid="reject-preset" data-preset={preset} onClick={() => setReason(preset)} className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs dark:border-zinc-700">{preset}</button>
+              ))}
+            </div>
+            <label className="block text-sm">
+              Reason (required)
+              <textarea autoFocus data-testid="reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent p-2 dark:border-zinc-700" rows={2} />
+            </label>
+            <div className="flex gap-2">
+              <button type="submit" data-testid="confirm-reject" disabled={busy || reason.length === 0} className="rounded-md bg-red-700 px-4 py-2 font-medium text-white hover:bg-red-800 disabled:opacity-60">Reject proposal</button>
+              <button type="button" data-testid="cancel-reject" onClick={() => setRejecting(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
+            </div>
+          </form>
+        ) : null}
+      </div>
+      {canApprove ? <p className="text-xs text-zinc-600 dark:text-zinc-400">Approving signs <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload above.</p> : null}
     </div>
   );
 }
 
-/** "Extend by 24 h": once per proposal, for whoever may decide it. */
-export function ExtendButton({ proposalId, hours }: { proposalId: string; hours: number }) {
+/** "Extend by 24 h": once per proposal, for whoever may decide it. `announce`: say so here when the session ended (no decision panel on the page). */
+export function ExtendButton({ proposalId, hours, announce = false }: { proposalId: string; hours: number; announce?: boolean }) {
   const router = useRouter();
-  const mutation = useMutation({ mutationFn: async () => valueOrThrow(await postExtension(proposalId)), onSuccess: () => router.refresh() });
+  const sessionEnded = useSessionEnded();
+  const mutation = useMutation({
+    mutationFn: async () => valueOrThrow(await postExtension(proposalId)),
+    onSuccess: () => router.refresh(),
+    onError: (error) => onRefusal(error, () => router.refresh()),
+  });
   return (
-    <span className="inline-flex flex-wrap items-center gap-2">
+    <div className="flex flex-wrap items-center gap-2">
       <button
         type="button"
         data-testid="extend"
-        disabled={mutation.isPending || mutation.isSuccess}
+        disabled={mutation.isPending || mutation.isSuccess || sessionEnded}
         onClick={() => mutation.mutate()}
         className="rounded-md border border-zinc-300 px-3 py-1 text-sm font-medium hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
       >
         {mutation.isPending ? 'Extending…' : `Extend by ${hours} h`}
       </button>
-      {mutation.error ? (
-        <span data-testid="extend-error" role="alert" className="text-sm text-red-800 dark:text-red-300">{mutation.error.message}</span>
-      ) : null}
-    </span>
+      <div role="alert" className="empty:hidden">
+        {sessionEnded ? (
+          announce ? <SessionEndedNotice /> : null
+        ) : mutation.error ? (
+          <p data-testid="extend-error" className="text-sm text-red-800 dark:text-red-300">{mutation.error.message}</p>
+        ) : null}
+      </div>
+    </div>
   );
 }

@@ -1,7 +1,7 @@
-import { absoluteTime } from '@/components/time';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import type { ExecutionState, ProposalStatus } from '@/lib/proposals/view';
 import { CopyButton, ExecutionRefresher, NextCheckIn } from './execution-live';
+import { ViewerClock } from './viewer-time';
 
 const CHECK_WORDS: Record<string, string> = {
   confirmed: 'confirmed — receipt validated',
@@ -17,6 +17,10 @@ function receiptId(receipt: unknown): string | undefined {
 }
 
 const IN_FLIGHT: ProposalStatus[] = ['approved', 'executing', 'outcome_unknown'];
+/** A proposal that ended without its (minted) command ever running. */
+const ENDED_UNRUN: ProposalStatus[] = ['rejected', 'expired', 'stale', 'cancelled'];
+/** Execution statuses after which nothing more happens. */
+const FINISHED = ['succeeded', 'failed'];
 
 /**
  * The EXECUTION section of the proposal page (UI.md): what the executor did, in words first —
@@ -62,7 +66,14 @@ export function ExecutionSection({
         </span>
       </p>
     );
-  } else if (executionStatus === 'failed') {
+  } else if (ENDED_UNRUN.includes(status)) {
+    // Rejected (deny wins until the command starts), or otherwise ended before its command ran.
+    line = (
+      <p data-testid="execution-outcome" data-status="not_executed" className="text-zinc-600 dark:text-zinc-400">
+        Not executed — the proposal was {status.replace('_', ' ')} before its command ran; nothing was written.
+      </p>
+    );
+  } else if (executionStatus === 'failed' || status === 'failed') {
     const reason = statusReason ?? (execution?.errorCode ? execution.errorCode.replace(/_/g, ' ') : 'the executor refused the command');
     line = (
       <p data-testid="execution-outcome" data-status="failed" className="font-medium text-red-800 dark:text-red-300">
@@ -73,7 +84,7 @@ export function ExecutionSection({
   } else if (command) {
     line = (
       <p data-testid="execution-outcome" data-status="executing" className="font-medium text-blue-800 dark:text-blue-300">
-        Sending the signed command to the {scope} executor…
+        {execution ? `Executing — the ${scope} executor is running the command…` : `Sending the signed command to the ${scope} executor…`}
       </p>
     );
   } else {
@@ -83,6 +94,14 @@ export function ExecutionSection({
       </p>
     );
   }
+  // Only a command that can still run has an expiry worth reading; a used one says when it was used.
+  const commandTime = !command
+    ? null
+    : command.consumedAt
+      ? <> · used <ViewerClock value={command.consumedAt} /></>
+      : IN_FLIGHT.includes(status) && !FINISHED.includes(executionStatus ?? '')
+        ? <> · expires <ViewerClock value={command.expiresAt} /></>
+        : <> · never used</>;
 
   return (
     <section aria-labelledby="execution" data-testid="execution" className="space-y-3 rounded-lg border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900">
@@ -101,7 +120,7 @@ export function ExecutionSection({
           <ol className="mt-1 space-y-1 text-zinc-600 dark:text-zinc-400" data-testid="execution-checks">
             {checks.map((check, index) => (
               <li key={`${check.at}-${index}`} data-testid="execution-check" data-outcome={check.outcome}>
-                <span title={absoluteTime(new Date(check.at))}>{absoluteTime(new Date(check.at)).slice(11)}</span> · attempt {check.attempt ?? index + 1} ·{' '}
+                <ViewerClock value={check.at} seconds /> · attempt {check.attempt ?? index + 1} ·{' '}
                 {CHECK_WORDS[check.outcome] ?? check.outcome}
                 {check.reason ? <> — <PayloadText value={check.reason} mono={false} flagNonAscii={false} /></> : null}
               </li>
@@ -112,7 +131,7 @@ export function ExecutionSection({
       {command ? (
         <details data-testid="execution-command">
           <summary className="cursor-pointer font-medium">
-            Signed command <span className="font-mono" data-testid="execution-command-id">{command.id}</span> · expires {absoluteTime(new Date(command.expiresAt))}
+            Signed command <span className="font-mono" data-testid="execution-command-id">{command.id}</span>{commandTime}
           </summary>
           <div className="mt-2 space-y-2">
             <p className="text-xs text-zinc-500">Claims (decoded; the executor verifies the signature)</p>

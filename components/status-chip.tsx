@@ -43,8 +43,8 @@ function Chip({ look, status, testId }: { look: Look; status: string; testId: st
   );
 }
 
-export function StatusChip({ status }: { status: ProposalStatus }) {
-  return <Chip look={LOOK[status]} status={status} testId="status-chip" />;
+export function StatusChip({ status, testId = 'status-chip' }: { status: ProposalStatus; testId?: string }) {
+  return <Chip look={LOOK[status]} status={status} testId={testId} />;
 }
 
 /** A notification delivery: pending (amber), delivered (green), dead (red). */

@@ -26,7 +26,9 @@ test('an approver signs in, sees the queue, and approves the exact payload', asy
 
   // Approved, and then executed by the worker within moments.
   await expect(page.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
-  await expect(page.getByTestId('decisions')).toContainText('Approved by Alice');
+  await expect(page.getByTestId('decision-outcome')).toContainText('Approved by Alice');
+  // Told once: the outcome line names who approved; no list repeats it.
+  await expect(page.getByTestId('decisions')).toHaveCount(0);
   await expect(page.getByTestId('proposal-history')).toContainText('proposal.approved');
 
   const api = await request.get(`/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
@@ -43,5 +45,7 @@ test('a rejection needs a reason and ends the proposal', async ({ page, request 
   await page.getByTestId('reject-reason').fill('Customer withdrew the request');
   await page.getByTestId('confirm-reject').click();
   await expect(page.getByTestId('status-chip')).toHaveText('rejected');
-  await expect(page.getByTestId('decisions')).toContainText('Customer withdrew the request');
+  await expect(page.getByTestId('decision-outcome')).toContainText('Rejected by Bob');
+  await expect(page.getByTestId('decision-outcome')).toContainText('Customer withdrew the request');
+  await expect(page.getByTestId('decisions')).toHaveCount(0);
 });

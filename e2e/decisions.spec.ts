@@ -80,10 +80,12 @@ test('two approvers in two browsers reach the quorum of a refund above 100.00', 
     await bob.getByTestId('approve').click();
     await bob.getByTestId('confirm-approve').click();
     await expect(bob.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
-    await expect(bob.getByTestId('decision-outcome')).toHaveText(/^Approved by Alice and Bob \d\d:\d\d UTC$/);
+    await expect(bob.getByTestId('decision-outcome')).toHaveText(/^Approved by Alice and Bob · \d{1,2}:\d\d( [AP]M)?$/);
+    await expect(bob.getByTestId('decision-outcome-time')).toHaveAttribute('title', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    await expect(bob.getByTestId('decisions')).toHaveCount(0);
 
     await alice.reload();
-    await expect(alice.getByTestId('decision-outcome')).toHaveText(/^Approved by Alice and Bob \d\d:\d\d UTC$/);
+    await expect(alice.getByTestId('decision-outcome')).toHaveText(/^Approved by Alice and Bob · \d{1,2}:\d\d( [AP]M)?$/);
   } finally {
     await aliceContext.close();
     await bobContext.close();

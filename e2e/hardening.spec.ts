@@ -19,7 +19,7 @@ test.describe('reached at 127.0.0.1', () => {
     await page.getByTestId('approve').click();
     await page.getByTestId('confirm-approve').click();
     await expect(page.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
-    await expect(page.getByTestId('decisions')).toContainText('Approved by Alice');
+    await expect(page.getByTestId('decision-outcome')).toContainText('Approved by Alice');
   });
 
   test('the decision API checks Origin against the address used', async () => {

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { NavLink } from '@/components/nav-link';
+import { ProposalFlash } from '@/components/proposal-flash';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { chooseTenant, signOutAction, signOutEverywhereAction } from './actions';
 
@@ -8,6 +9,13 @@ export default async function DashboardLayout({ children }: { children: ReactNod
   const { operator } = context;
   return (
     <div className="flex min-h-screen flex-col">
+      <a
+        href="#main"
+        data-testid="skip-link"
+        className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-white focus:px-4 focus:py-2 focus:font-medium focus:text-zinc-900 focus:shadow-lg focus:outline-2 focus:outline-blue-600 dark:focus:bg-zinc-900 dark:focus:text-zinc-100"
+      >
+        Skip to main content
+      </a>
       <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
         <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
           <div className="flex items-center gap-2">
@@ -50,7 +58,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           </div>
         </div>
       </header>
-      <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6">
+      <main id="main" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 focus:outline-none">
+        <ProposalFlash />
         {context.tenantId ? children : (
           <p data-testid="no-membership" className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">
             You are signed in, but not a member of any tenant yet. Ask an administrator to grant you a role

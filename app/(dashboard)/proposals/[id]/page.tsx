@@ -1,27 +1,50 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
+import { cache } from 'react';
 import { getDb } from '@/db';
 import { Countdown } from '@/components/countdown';
-import { DecisionPanel, ExtendButton } from '@/components/decision-panel';
 import { ExecutionSection } from '@/components/execution-section';
 import { ProposalChecks } from '@/components/proposal-checks';
 import { ReproposeButton } from '@/components/repropose-button';
 import { reproposable } from '@/lib/decisions/repropose';
+import { ProposalDecision } from '@/components/proposal-decision';
+import { ProposalKeys } from '@/components/proposal-keys';
+import { ProposalResourceHistory } from '@/components/proposal-resource-history';
 import { RevisionDiff } from '@/components/revision-diff';
 import { appliedDefaults } from '@/lib/proposals/defaults';
 import { revisionOrigin } from '@/lib/proposals/revise';
 import { Hash } from '@/components/hash';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
-import { absoluteTime, Time } from '@/components/time';
+import { Time } from '@/components/time';
+import { ViewerClock, ViewerZone } from '@/components/viewer-time';
 import { auditTrailFor } from '@/lib/audit/append';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { canonicalJson } from '@/lib/payload-hash';
+import { neighboursOf } from '@/lib/proposals/neighbours';
 import { getProposal, tenantOfProposal } from '@/lib/proposals/queries';
-import { loadProposalView, routingContext } from '@/lib/proposals/view';
+import { resourceHistory, resourceLabel } from '@/lib/proposals/resource-history';
+import { loadProposalView, routingContext, wordingOf } from '@/lib/proposals/view';
 
-export const metadata: Metadata = { title: 'Proposal' };
+/**
+ * The proposal and the viewer's membership in its tenant, or undefined for an unknown id or one
+ * of a tenant the viewer is not a member of (the same answer, so neither leaks). Once per request.
+ */
+const proposalForViewer = cache(async (id: string) => {
+  const context = await dashboardContext(`/proposals/${id}`);
+  const db = await getDb();
+  const tenantId = await tenantOfProposal(db, id);
+  const membership = context.operator.memberships.find((m) => m.tenantId === tenantId);
+  const proposal = membership ? await getProposal(db, membership.tenantId, id) : undefined;
+  return membership && proposal ? { context, db, membership, proposal } : undefined;
+});
+
+/** The tab is titled with the proposal's summary ("Hold 2 × filter-blue · Countersign"), never another tenant's. */
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const found = await proposalForViewer((await params).id);
+  return { title: found ? wordingOf(found.proposal).summary : 'Proposal' };
+}
 
 function Field({ name, value, note }: { name: string; value: unknown; note?: string }) {
   return (
@@ -36,13 +59,9 @@ function Field({ name, value, note }: { name: string; value: unknown; note?: str
 }
 
 export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
-  const { id } = await params;
-  const context = await dashboardContext(`/proposals/${id}`);
-  const db = await getDb();
-  const tenantId = await tenantOfProposal(db, id);
-  const membership = context.operator.memberships.find((m) => m.tenantId === tenantId);
-  const proposal = membership ? await getProposal(db, membership.tenantId, id) : undefined;
-  if (!membership || !proposal) notFound();
+  const found = await proposalForViewer((await params).id);
+  if (!found) notFound();
+  const { context, db, membership, proposal } = found;
 
   const { payload } = proposal;
   const now = new Date();
@@ -50,36 +69,25 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
   const defaults = origin ? [] : appliedDefaults(proposal.rawCandidate, payload);
   // Who may do what is the API's answer too (GET /api/v1/proposals/:id → viewer).
-  const [view, trail] = await Promise.all([
-    loadProposalView(db, proposal, { userId: context.operator.userId, role: membership.role }, now),
+  const viewer = { userId: context.operator.userId, role: membership.role };
+  const [view, trail, neighbours, others] = await Promise.all([
+    loadProposalView(db, proposal, viewer, now),
     auditTrailFor(db, proposal.tenantId, proposal.id),
+    neighboursOf(db, proposal.tenantId, proposal.id, viewer, now),
+    proposal.resourceKey ? resourceHistory(db, proposal.tenantId, proposal.resourceKey, proposal.id) : Promise.resolve(null),
   ]);
   const { decisions, state: execution, wording, viewer: rights } = view;
   if (!rights) notFound();
-  const expired = proposal.expiresAt.getTime() <= now.getTime();
-  const approvals = decisions.filter((d) => d.decision === 'approve');
   const earlier = routingContext(proposal);
-  const rejection = decisions.findLast((d) => d.decision === 'reject');
-  const clock = (date: Date | null) => (date ? `${absoluteTime(date).slice(11, 16)} UTC` : '');
-  const names = (list: typeof decisions) => list.map((d) => d.userName).join(' and ');
-  const approvedThenOn = ['approved', 'executing', 'succeeded', 'failed', 'outcome_unknown'].includes(proposal.status);
-  const outcome =
-    approvedThenOn
-      ? approvals.length > 0
-        ? `Approved by ${names(approvals)} ${clock(proposal.decidedAt)}`
-        : `Approved automatically by rule ${proposal.routing.rule} ${clock(proposal.decidedAt)}`
-      : proposal.status === 'rejected'
-        ? `Rejected${rejection ? ` by ${rejection.userName}` : ''}${proposal.statusReason ? ` — ${proposal.statusReason}` : ''}`
-        : proposal.status === 'expired'
-          ? 'Expired — a timeout never approves'
-          : proposal.status === 'stale'
-            ? `Stale — ${proposal.statusReason ?? 'the world moved since it was proposed'}`
-            : undefined;
 
   return (
-    <article className="space-y-6" data-testid="proposal-page" data-proposal-id={proposal.id}>
+    // On a phone the decision buttons are fixed at the bottom: leave room for them below the last section.
+    <article className={`space-y-6 ${rights.canReject ? 'max-lg:pb-28' : ''}`} data-testid="proposal-page" data-proposal-id={proposal.id}>
       <header className="space-y-2">
-        <Link href="/" className="text-sm text-zinc-500 hover:underline">← Queue</Link>
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <Link href="/" className="text-sm text-zinc-600 hover:underline dark:text-zinc-400">← Queue</Link>
+          <ProposalKeys previousId={neighbours.previous} nextId={neighbours.next} canDecide={rights.canReject} />
+        </div>
         <div className="flex flex-wrap items-center gap-3">
           <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={wording.summary} mono={false} flagNonAscii={false} /></h1>
           <StatusChip status={proposal.status} />
@@ -88,7 +96,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
           Proposed by <span className="font-medium"><PayloadText value={proposal.agentName} mono={false} flagNonAscii={false} /></span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
           <span className="font-mono">{proposal.routing.rule}</span> v{proposal.routing.policyVersion} · needs {proposal.routing.approvals} {proposal.routing.role}
-          {proposal.routing.approvals === 1 ? '' : 's'} ({approvals.length} of {proposal.routing.approvals} so far)
+          {proposal.routing.approvals === 1 ? '' : 's'}
         </p>
         {earlier ? (
           <p className="text-sm font-medium text-amber-800 dark:text-amber-300" data-testid="routing-context">
@@ -156,59 +164,22 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         </div>
       </div>
 
-      <section aria-labelledby="decision" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
-        <h2 id="decision" className="mb-3 font-semibold">Decision</h2>
-        {decisions.length > 0 ? (
-          <ul className="mb-3 space-y-1 text-sm" data-testid="decisions">
-            {decisions.map((d) => (
-              <li key={d.userId}>
-                {d.decision === 'approve' ? 'Approved' : 'Rejected'} by <span className="font-medium">{d.userName}</span> <Time value={d.createdAt} now={now} />
-                {d.reason ? <> — “<PayloadText value={d.reason} />”</> : null}
-              </li>
-            ))}
-          </ul>
-        ) : null}
-        {proposal.status === 'pending_approval' ? (
-          <div className="mb-3 flex flex-wrap items-center gap-3 text-sm">
-            <span data-testid="approval-progress" className="font-medium">
-              {approvals.length} of {proposal.routing.approvals} approval{proposal.routing.approvals === 1 ? '' : 's'}
-            </span>
-            {rights.canExtend ? <ExtendButton proposalId={proposal.id} hours={rights.extendByHours} /> : null}
-            {proposal.extendedAt ? (
-              <span data-testid="extended-note" className="text-zinc-500" title={absoluteTime(proposal.extendedAt)}>
-                extended once ({clock(proposal.extendedAt)}); it cannot be extended again
-              </span>
-            ) : null}
-          </div>
-        ) : null}
-        {rights.canReject ? (
-          <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} canApprove={rights.canApprove} />
-        ) : outcome ? (
-          <p className="text-sm font-medium" data-testid="decision-outcome" data-status={proposal.status}>
-            <PayloadText value={outcome} mono={false} flagNonAscii={false} />
-          </p>
-        ) : (
-          <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="decision-state">
-            {proposal.status === 'pending_approval'
-              ? expired
-                ? 'Expired — a timeout never approves.'
-                : rights.mayDecide
-                  ? 'You have already decided; waiting for another approver.'
-                  : `You are a ${membership.role}: deciding needs the ${proposal.routing.role} role.`
-              : `This proposal is ${proposal.status.replace('_', ' ')}${proposal.decidedAt ? ` since ${absoluteTime(proposal.decidedAt)}` : ''}.`}
-          </p>
-        )}
-        <ReproposeButton proposalId={proposal.id} requestedAt={view.reproposal?.requestedAt ?? null} canAsk={rights.mayDecide && reproposable(proposal)} />
-      </section>
+      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={membership.role} nextId={neighbours.next} now={now} />
+      <ReproposeButton proposalId={proposal.id} requestedAt={view.reproposal?.requestedAt ?? null} canAsk={rights.mayDecide && reproposable(proposal)} />
 
       <ExecutionSection status={proposal.status} receiptNoun={wording.receiptNoun} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />
 
+      {proposal.resourceKey && others ? <ProposalResourceHistory resource={resourceLabel(proposal.resourceKey)} items={others} now={now} /> : null}
+
       <section aria-labelledby="history" className="text-sm">
-        <h2 id="history" className="mb-2 font-semibold">History</h2>
+        <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
+          <h2 id="history" className="font-semibold">History</h2>
+          <ViewerZone />
+        </div>
         <ol className="space-y-1 text-zinc-600 dark:text-zinc-400" data-testid="proposal-history">
           {trail.map((event) => (
             <li key={event.seq}>
-              <span title={absoluteTime(new Date(event.occurredAt))}>{absoluteTime(new Date(event.occurredAt)).slice(11)}</span> · {event.type} by {event.actorType}{' '}
+              <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> · {event.type} by {event.actorType}{' '}
               <PayloadText value={typeof event.data.agent === 'string' ? event.data.agent : event.actorId} />
             </li>
           ))}

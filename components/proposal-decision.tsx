@@ -1,0 +1,99 @@
+import type { Proposal, Role } from '@/db/schema';
+import type { DecisionRow } from '@/lib/proposals/queries';
+import type { ProposalWording, ViewerRights } from '@/lib/proposals/view';
+import { DecisionPanel, ExtendButton } from './decision-panel';
+import { PayloadText } from './payload-text';
+import { Time } from './time';
+import { ViewerClock } from './viewer-time';
+
+const APPROVED_THEN_ON: Proposal['status'][] = ['approved', 'executing', 'succeeded', 'failed', 'outcome_unknown'];
+
+const names = (list: DecisionRow[]) => list.map((d) => d.userName).join(' and ');
+
+/**
+ * How the proposal ended, in one line, and which decisions that line already tells of (so the
+ * list below it never says "Approved by Alice" a second time). Undefined while it is open.
+ */
+function outcomeOf(proposal: Proposal, decisions: DecisionRow[]): { line: React.ReactNode; covered: DecisionRow[] } | undefined {
+  const at = proposal.decidedAt ? <> · <ViewerClock value={proposal.decidedAt.toISOString()} testId="decision-outcome-time" /></> : null;
+  if (APPROVED_THEN_ON.includes(proposal.status)) {
+    const approvals = decisions.filter((d) => d.decision === 'approve');
+    const who = approvals.length > 0 ? `Approved by ${names(approvals)}` : `Approved automatically by rule ${proposal.routing.rule}`;
+    return { line: <><PayloadText value={who} mono={false} flagNonAscii={false} />{at}</>, covered: approvals };
+  }
+  if (proposal.status === 'rejected') {
+    const rejection = decisions.findLast((d) => d.decision === 'reject');
+    const reason = rejection?.reason ?? proposal.statusReason;
+    return {
+      line: <>Rejected{rejection ? ` by ${rejection.userName}` : ''}{at}{reason ? <> — “<PayloadText value={reason} />”</> : null}</>,
+      covered: rejection ? [rejection] : [],
+    };
+  }
+  if (proposal.status === 'expired') return { line: 'Expired — a timeout never approves', covered: [] };
+  if (proposal.status === 'stale') return { line: <>Stale — <PayloadText value={proposal.statusReason ?? 'the world moved since it was proposed'} mono={false} flagNonAscii={false} /></>, covered: [] };
+  if (proposal.status === 'cancelled') return { line: <>Cancelled{at}{proposal.statusReason ? <> — <PayloadText value={proposal.statusReason} mono={false} flagNonAscii={false} /></> : null}</>, covered: [] };
+  return undefined;
+}
+
+type Props = {
+  proposal: Proposal;
+  decisions: DecisionRow[];
+  wording: ProposalWording;
+  rights: ViewerRights;
+  role: Role;
+  nextId: string | null;
+  now: Date;
+};
+
+/** The DECISION section: the outcome once it ended, each person's decision once, and the buttons while it is open. */
+export function ProposalDecision({ proposal, decisions, wording, rights, role, nextId, now }: Props) {
+  const outcome = outcomeOf(proposal, decisions);
+  const listed = decisions.filter((d) => !outcome?.covered.includes(d));
+  const approvals = decisions.filter((d) => d.decision === 'approve').length;
+  const need = proposal.routing.approvals;
+  const expired = proposal.expiresAt.getTime() <= now.getTime();
+  return (
+    <section aria-labelledby="decision" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+      <h2 id="decision" className="mb-3 font-semibold">Decision</h2>
+      {outcome ? (
+        <p className="mb-3 text-sm font-medium last:mb-0" data-testid="decision-outcome" data-status={proposal.status}>{outcome.line}</p>
+      ) : null}
+      {listed.length > 0 ? (
+        <ul className="mb-3 space-y-1 text-sm last:mb-0" data-testid="decisions">
+          {listed.map((d) => (
+            <li key={d.userId}>
+              {d.decision === 'approve' ? 'Approved' : 'Rejected'} by <span className="font-medium">{d.userName}</span> · <Time value={d.createdAt} now={now} />
+              {d.reason ? <> — “<PayloadText value={d.reason} />”</> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {proposal.status === 'pending_approval' ? (
+        <div className="mb-3 flex flex-wrap items-center gap-3 text-sm">
+          <span data-testid="approval-progress" className="font-medium">
+            {approvals} of {need} approval{need === 1 ? '' : 's'}
+          </span>
+          {rights.canExtend ? <ExtendButton proposalId={proposal.id} hours={rights.extendByHours} announce={!rights.canReject} /> : null}
+          {proposal.extendedAt ? (
+            <span data-testid="extended-note" className="text-zinc-600 dark:text-zinc-400">
+              extended once (<ViewerClock value={proposal.extendedAt.toISOString()} />); it cannot be extended again
+            </span>
+          ) : null}
+        </div>
+      ) : null}
+      {rights.canReject ? (
+        <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} summary={wording.summary} canApprove={rights.canApprove} nextId={nextId} />
+      ) : !outcome ? (
+        <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="decision-state">
+          {proposal.status !== 'pending_approval'
+            ? `This proposal is ${proposal.status.replace('_', ' ')}.`
+            : expired
+              ? 'Expired — a timeout never approves.'
+              : rights.mayDecide
+                ? 'You have already decided; waiting for another approver.'
+                : `You are a ${role}: deciding needs the ${proposal.routing.role} role.`}
+        </p>
+      ) : null}
+    </section>
+  );
+}
