@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { postReproposeRequest, valueOrThrow } from '@/lib/client/operator-api';
+import { ViewerClock } from './viewer-time';
 
 type Props = {
   proposalId: string;
@@ -12,8 +13,6 @@ type Props = {
   /** An approver or admin of the tenant, and the proposal is stale or changed since proposed. */
   canAsk: boolean;
 };
-
-const clockOf = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
 /**
  * "Ask the agent to re-propose": for a stale proposal, or a pending one whose resource changed.
@@ -33,7 +32,7 @@ export function ReproposeButton({ proposalId, requestedAt, canAsk }: Props) {
   if (asked) {
     return (
       <p data-testid="repropose-requested" role="status" className="mt-3 text-sm text-zinc-700 dark:text-zinc-300">
-        The agent was asked to propose this again ({clockOf(asked)}); its new proposal will arrive in the queue.
+        The agent was asked to propose this again (<ViewerClock value={asked} />); its new proposal will arrive in the queue.
       </p>
     );
   }
