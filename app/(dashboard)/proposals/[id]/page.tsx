@@ -5,6 +5,7 @@ import { getDb } from '@/db';
 import { Countdown } from '@/components/countdown';
 import { DecisionPanel, ExtendButton } from '@/components/decision-panel';
 import { ExecutionSection } from '@/components/execution-section';
+import { FlagChips } from '@/components/flag-chips';
 import { RevisionDiff } from '@/components/revision-diff';
 import { appliedDefaults } from '@/lib/proposals/defaults';
 import { revisionOrigin } from '@/lib/proposals/revise';
@@ -87,6 +88,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           <span className="font-mono">{proposal.routing.rule}</span> v{proposal.routing.policyVersion} · needs {proposal.routing.approvals} {proposal.routing.role}
           {proposal.routing.approvals === 1 ? '' : 's'} ({approvals.length} of {proposal.routing.approvals} so far)
         </p>
+        <FlagChips flags={proposal.flags} detailed testId="proposal-flags" />
         {earlier ? (
           <p className="text-sm font-medium text-amber-800 dark:text-amber-300" data-testid="routing-context">
             {earlier}
