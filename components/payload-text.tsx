@@ -1,9 +1,13 @@
-import { hasNonAscii, visibleSegments } from '@/lib/text/visible';
+import { Fragment } from 'react';
+import { visibleSegments } from '@/lib/text/visible';
 
 type Props = {
   value: string;
   mono?: boolean;
-  /** Our own sentences use × and ·: summaries pass false; argument values keep the flag. */
+  /**
+   * @deprecated Ignored: the generic "non-ASCII" chip is gone (it fired on our own × and on € or
+   * é); look-alikes of ASCII are named wherever they are. Drop it from the remaining call sites.
+   */
   flagNonAscii?: boolean;
   /** Pretty JSON or a body as received: newlines and tabs stay layout, everything else is marked. */
   multiline?: boolean;
@@ -12,24 +16,33 @@ type Props = {
 /**
  * The one renderer for untrusted text (arguments, bodies as received, evidence, agent names,
  * request ids, reasons): text only, never HTML; invisible and direction-changing characters
- * become visible badges; and the run is bidi-isolated, so it cannot reorder what surrounds it.
+ * become visible badges; look-alikes of ASCII (Cyrillic а, fullwidth ｏ) are named right after
+ * their run; and the run is bidi-isolated, so it cannot reorder what surrounds it.
  */
-export function PayloadText({ value, mono = true, flagNonAscii = true, multiline = false }: Props) {
+export function PayloadText({ value, mono = true, multiline = false }: Props) {
   const segments = visibleSegments(value, { multiline });
   return (
     <span dir={mono ? 'ltr' : 'auto'} className={`[unicode-bidi:isolate] ${mono ? 'font-mono break-all' : ''}`}>
       {segments.map((segment, index) =>
         'text' in segment ? (
           segment.text
-        ) : (
+        ) : 'mark' in segment ? (
           <span key={index} data-testid="invisible-char" className="mx-0.5 rounded bg-red-100 px-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200">
             ⟦{segment.mark}⟧
           </span>
+        ) : (
+          <Fragment key={index}>
+            {segment.lookalike}
+            <span
+              data-testid="lookalike-char"
+              title={segment.chars.map((char) => `${char.mark} ${char.name}, looks like ${char.looksLike}`).join('; ')}
+              className="mx-0.5 whitespace-nowrap rounded bg-red-100 px-1 font-sans text-xs text-red-900 dark:bg-red-950 dark:text-red-200"
+            >
+              look-alike {segment.chars.map((char) => char.mark).join(' ')}
+            </span>
+          </Fragment>
         ),
       )}
-      {flagNonAscii && hasNonAscii(value) ? (
-        <span data-testid="non-ascii-flag" className="ml-2 whitespace-nowrap rounded bg-amber-100 px-1 font-sans text-xs text-amber-900 dark:bg-amber-950 dark:text-amber-200">non-ASCII</span>
-      ) : null}
     </span>
   );
 }

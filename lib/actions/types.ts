@@ -69,6 +69,12 @@ export type ActionModule = {
   resolve(systems: SystemsClient, tenantId: string, args: Record<string, unknown>): Promise<Resolution | undefined>;
   /** Business rules against live state, including this resource's open proposals. */
   checkRules(args: Record<string, unknown>, resolution: Resolution, open: OpenProposal[]): Violation | undefined;
+  /**
+   * Given what checkRules was given, how close the arguments come to the action's own limit, in
+   * words with the values ("49.00 of 50.00 USD still refundable"), or nothing when not close. Shown
+   * as a "near a bound" flag (lib/proposals/flags.ts); never a refusal.
+   */
+  nearLimit?(args: Record<string, unknown>, resolution: Resolution, open: OpenProposal[]): string | undefined;
   /** The grants `authorize` reads; a key for this action may carry only these. None: the action reads no grants. */
   grants?: GrantSpec[];
   /** Authority beyond the action list: may this key's grants touch the resolved resource? */

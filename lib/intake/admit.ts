@@ -14,6 +14,7 @@ import { ApiError, notAuthorized } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { loadPolicy } from '@/lib/policy/routing';
+import { proposalFlags } from '@/lib/proposals/flags';
 import type { SystemsClient } from '@/lib/systems/client';
 
 /** A candidate that passed Shape, about to meet Meaning, Authority and Routing. */
@@ -84,6 +85,8 @@ export async function admitShaped(
     const routed = await routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId });
     if (!routed.ok) throw new ApiError(403, 'authorization', routed.refusal.code, routed.refusal.message);
     const routing = routed.value;
+    // What the reviewer should notice (suspicious evidence, hidden characters, near a bound, first use), read under the same lock.
+    const flags = await proposalFlags(subject, { db: tx, resolution, evidence, policy, routing, now, excludeId });
     const gates: GateResult[] = [
       { gate: 'shape', ok: true, detail: `${action.name} v${contract.version}` },
       { gate: 'meaning', ok: true, detail: resolution.detail },
@@ -111,6 +114,7 @@ export async function admitShaped(
         resourceKey: resolution.resourceKey,
         facts: resolution.facts,
         evidence,
+        flags,
         parentId: candidate.revision?.parentId ?? null,
         initiatedByUserId: candidate.revision?.userId ?? null,
         repairOf: candidate.repairOf,

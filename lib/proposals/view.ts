@@ -252,7 +252,9 @@ export function proposalDetail(
     execution: state.execution,
   };
   if (audience === 'agent') return detail;
-  return { ...detail, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: state.command };
+  // Flags stay with operators: the agent is the party whose text they read, and naming what tripped
+  // them would teach it to write around them.
+  return { ...detail, flags: proposal.flags, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: state.command };
 }
 
 /** `GET /api/v1/proposals/:id`: the detail, and for an operator what they may do with it (`viewer`). */

@@ -20,6 +20,22 @@ describe('visibleSegments', () => {
     expect(visibleSegments('')).toEqual([]);
   });
 
+  it('cuts out a run of look-alikes of ASCII and names each character once', () => {
+    const a = { mark: 'U+0430', name: 'CYRILLIC SMALL LETTER A', looksLike: 'a' };
+    const o = { mark: 'U+043E', name: 'CYRILLIC SMALL LETTER O', looksLike: 'o' };
+    expect(visibleSegments('b\u0430tteries')).toEqual([{ text: 'b' }, { lookalike: '\u0430', chars: [a] }, { text: 'tteries' }]);
+    expect(visibleSegments('\u043E\u0430\u0430k \u202E')).toEqual([{ lookalike: '\u043E\u0430\u0430', chars: [o, a] }, { text: 'k ' }, { mark: 'U+202E' }]);
+    // Plain-text places get the text as it is (the look-alike is named where there is room for a chip).
+    expect(visibleText('b\u0430tteries')).toBe('b\u0430tteries');
+  });
+
+  it.each(['Hold 2 × filter-blue · north', 'Refund 49,99 € — £40', 'Remboursé, Müller', 'Great 😂 ☕', '请退还订单款项，谢谢！', 'Клиент просит вернуть деньги'])(
+    'finds no look-alike in %s',
+    (text) => {
+      expect(visibleSegments(text)).toEqual([{ text }]);
+    },
+  );
+
   it('keeps newlines and tabs as layout only in a multi-line block; a carriage return is always marked', () => {
     expect(visibleSegments('{\n\t"a": 1\r\n}', { multiline: true })).toEqual([{ text: '{\n\t"a": 1' }, { mark: 'U+000D' }, { text: '\n}' }]);
     expect(visibleSegments('a\nb')).toEqual([{ text: 'a' }, { mark: 'U+000A' }, { text: 'b' }]);
@@ -45,10 +61,20 @@ describe('PayloadText', () => {
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
   });
 
-  it('keeps the layout of a multi-line block and flags non-ASCII text', () => {
+  it('keeps the layout of a multi-line block; accented letters are just text', () => {
     const html = render(createElement(PayloadBlock, { value: '{\n  "a": "é"\n}' }));
     expect(html).toContain('{\n  &quot;a&quot;: &quot;é&quot;\n}');
-    expect(html).toContain('non-ASCII');
+    expect(html).not.toContain('lookalike-char');
     expect(html).not.toContain('U+000A');
+  });
+
+  it('names a look-alike of ASCII right after its run, and nothing for ×, € or é', () => {
+    const html = render(createElement(PayloadText, { value: 'ord_1842 b\u0430tteries' }));
+    expect(html).toContain('b\u0430<span data-testid="lookalike-char"');
+    expect(html).toContain('look-alike U+0430</span>tteries');
+    expect(html).toContain('title="U+0430 CYRILLIC SMALL LETTER A, looks like a"');
+    for (const value of ['Hold 2 × filter-blue', 'Refund 49,99 €', 'café']) {
+      expect(render(createElement(PayloadText, { value, mono: false }))).not.toContain('lookalike-char');
+    }
   });
 });

@@ -40,6 +40,14 @@ export const holdStock: ActionModule = {
     return undefined;
   },
 
+  // A hold of 80 % or more of what may be held at once.
+  nearLimit(args, resolution) {
+    const { quantity } = argsOf(args);
+    const maxHold = Number(resolution.facts.maxHold);
+    if (!(maxHold > 0) || quantity < maxHold * 0.8) return undefined;
+    return `${quantity} of at most ${maxHold} units held at once`;
+  },
+
   // Warehouses differ per tenant and live in the catalog, so the values are free-form.
   grants: [{ name: 'warehouses', label: 'Warehouses it may hold stock in' }],
   authorize: (grants, resolution) => (grants.warehouses ?? []).includes(String(resolution.facts.warehouse)),

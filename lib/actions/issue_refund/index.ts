@@ -55,6 +55,16 @@ export const issueRefund: ActionModule = {
     return undefined;
   },
 
+  // A refund taking 90 % or more of what is still refundable (after the open proposals).
+  nearLimit(args, resolution, open) {
+    const { amountMinor, currency } = argsOf(args);
+    const reserved = open.reduce((sum, proposal) => sum + argsOf(proposal.args).amountMinor, 0);
+    const refundable = Number(resolution.facts.chargedMinor) - Number(resolution.facts.refundedMinor) - reserved;
+    if (refundable <= 0 || amountMinor < refundable * 0.9) return undefined;
+    const amount = formatMoney(amountMinor, currency).replace(/ \S+$/, '');
+    return `${amount} of ${formatMoney(refundable, currency)} still refundable${reserved > 0 ? ` (after ${formatMoney(reserved, currency)} in open proposals)` : ''}`;
+  },
+
   describeChange(before, after) {
     const currency = String(after.currency ?? before.currency);
     if (String(before.currency) !== String(after.currency)) return `order currency changed from ${String(before.currency)} to ${String(after.currency)}`;

@@ -5,6 +5,7 @@ import { cache } from 'react';
 import { getDb } from '@/db';
 import { Countdown } from '@/components/countdown';
 import { ExecutionSection } from '@/components/execution-section';
+import { FlagChips } from '@/components/flag-chips';
 import { ProposalChecks } from '@/components/proposal-checks';
 import { ReproposeButton } from '@/components/repropose-button';
 import { reproposable } from '@/lib/decisions/repropose';
@@ -98,6 +99,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           <span className="font-mono">{proposal.routing.rule}</span> v{proposal.routing.policyVersion} · needs {proposal.routing.approvals} {proposal.routing.role}
           {proposal.routing.approvals === 1 ? '' : 's'}
         </p>
+        <FlagChips flags={proposal.flags} detailed testId="proposal-flags" />
         {earlier ? (
           <p className="text-sm font-medium text-amber-800 dark:text-amber-300" data-testid="routing-context">
             {earlier}

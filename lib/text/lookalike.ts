@@ -1,0 +1,83 @@
+import { lookalikeInfo } from './characters';
+import { isInvisible } from './invisible';
+
+/**
+ * Look-alikes of ASCII in untrusted text: characters that pass for a Latin letter, digit or
+ * separator (Cyrillic а for a, fullwidth ｏ, mathematical 𝐚) — what a spoofed order id, SKU or
+ * instruction is made of. Ordinary text in other scripts is not a look-alike: a Cyrillic or Greek
+ * letter counts only inside a word that also has Latin letters, or when every such letter of a
+ * Latin text is one (a whole word spelled in look-alikes); fullwidth forms only outside CJK text or
+ * inside a Latin word. é, ü, €, £, ×, ·, —, emoji and CJK are never look-alikes. No imports beyond
+ * lib/text: client components use it.
+ */
+
+export type Lookalike = {
+  /** Code unit offsets in the string: value.slice(start, end) is the character. */
+  start: number;
+  end: number;
+  codePoint: number;
+  /** Its Unicode name ("CYRILLIC SMALL LETTER A"). */
+  name: string;
+  /** The ASCII it passes for ("a"). */
+  looksLike: string;
+};
+
+const OTHER_SCRIPT_LETTER = /[\p{Script=Cyrillic}\p{Script=Greek}\p{Script=Armenian}]/u;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Bopomofo}\u3000-\u303f]/u;
+const WORD = /[\p{L}\p{M}\p{N}_]/u;
+const LATIN_LETTER = /[A-Za-z]/;
+
+/** Every look-alike character of the value, in order. */
+export function findLookalikes(value: string): Lookalike[] {
+  const chars: { ch: string; start: number; codePoint: number; word: number }[] = [];
+  let offset = 0;
+  let word = 0;
+  let inWord = false;
+  for (const ch of value) {
+    const codePoint = ch.codePointAt(0)!;
+    // Invisible characters do not split a word: "о\u200Brder" is still one word.
+    const wordChar = WORD.test(ch) || isInvisible(codePoint);
+    if (wordChar && !inWord) word += 1;
+    inWord = wordChar;
+    chars.push({ ch, start: offset, codePoint, word: wordChar ? word : -1 });
+    offset += ch.length;
+  }
+  if (!chars.some(({ codePoint }) => codePoint > 0x7e)) return [];
+
+  const latinWords = new Set(chars.filter(({ ch, word: w }) => w >= 0 && LATIN_LETTER.test(ch)).map(({ word: w }) => w));
+  const hasCjk = CJK.test(value);
+  // A Latin text whose other-script letters are all look-alikes spells a word to pass for Latin
+  // ("Approved by сео"); a real Cyrillic or Greek phrase has letters that look like nothing Latin.
+  const otherLetters = chars.filter(({ ch }) => OTHER_SCRIPT_LETTER.test(ch) && /\p{L}/u.test(ch));
+  const spelledInLookalikes =
+    LATIN_LETTER.test(value) && otherLetters.length > 0 && otherLetters.every(({ codePoint }) => lookalikeInfo(codePoint)?.class === 'script');
+
+  const found: Lookalike[] = [];
+  for (const { ch, start, codePoint, word: w } of chars) {
+    if (codePoint <= 0x7e) continue;
+    const info = lookalikeInfo(codePoint);
+    if (!info) continue;
+    const inLatinWord = w >= 0 && latinWords.has(w);
+    const counts =
+      info.class === 'always' || (info.class === 'script' && (inLatinWord || spelledInLookalikes)) || (info.class === 'width' && (inLatinWord || !hasCjk));
+    if (counts) found.push({ start, end: start + ch.length, codePoint, name: info.name, looksLike: info.looksLike });
+  }
+  return found;
+}
+
+/**
+ * The text as it reads: invisible characters dropped, compatibility forms folded (NFKC: fullwidth
+ * and mathematical letters become ASCII) and look-alike letters replaced by what they pass for.
+ * What the suspicious-text patterns are matched against, so "Ignоre yоur ru\u200Bles" still reads
+ * as "Ignore your rules".
+ */
+export function skeleton(value: string): string {
+  let out = '';
+  for (const ch of value.normalize('NFKC')) {
+    const codePoint = ch.codePointAt(0)!;
+    if (codePoint === 0x0a || codePoint === 0x09 || codePoint === 0x0d) out += ch;
+    else if (isInvisible(codePoint)) continue;
+    else out += lookalikeInfo(codePoint)?.looksLike ?? ch;
+  }
+  return out;
+}
