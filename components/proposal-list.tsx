@@ -20,9 +20,9 @@ export function ProposalListFilters({ view, statuses }: { view: ProposalListView
           {statuses.map((status) => <option key={status} value={status}>{status.replace(/_/g, ' ')}</option>)}
         </select>
       </label>
-      <label className={`${LABEL} min-w-0 flex-1 sm:max-w-sm`}>
+      <label className={`${LABEL} w-full sm:w-auto sm:min-w-72 sm:flex-1 sm:max-w-sm`}>
         Order id, SKU, agent or decider
-        <input type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="ord_1843, filter-blue, acme-support-bot, alice@acme.test" data-testid="proposal-list-q" className={`${field} w-full`} />
+        <input type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="ord_1843, filter-blue, an agent, a person" data-testid="proposal-list-q" className={`${field} w-full`} />
       </label>
       <button type="submit" data-testid="proposal-list-apply" className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 dark:bg-zinc-100 dark:text-zinc-900">
         Apply
