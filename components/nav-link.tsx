@@ -3,9 +3,10 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 
-export function NavLink({ href, label, testId }: { href: string; label: string; testId: string }) {
+/** `exact`: active on that path only (the Proposals list, whose proposal pages belong to the Queue). */
+export function NavLink({ href, label, testId, exact = false }: { href: string; label: string; testId: string; exact?: boolean }) {
   const pathname = usePathname();
-  const active = href === '/' ? pathname === '/' || pathname.startsWith('/proposals') : pathname.startsWith(href);
+  const active = exact ? pathname === href : href === '/' ? pathname === '/' || pathname.startsWith('/proposals/') : pathname.startsWith(href);
   return (
     <Link
       href={href}

@@ -1,31 +1,28 @@
 import Link from 'next/link';
+import type { RevisionChange } from '@/lib/proposals/revision-view';
 import { PayloadText } from './payload-text';
 
-type Args = Record<string, unknown>;
-
-const show = (value: unknown) => (value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
-
-/** A revision's arguments beside its parent's: what the editor changed, field by field. */
-export function RevisionDiff({ parentId, editor, before, after }: { parentId: string; editor: string; before: Args; after: Args }) {
-  const names = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  const changed = names.filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]));
+/**
+ * A revision's changes against its parent, field by field and in words ("amount: 15.00 → 12.00
+ * EUR"), as lib/proposals/revision-view.ts words them with the action's own formatting.
+ */
+export function RevisionDiff({ parentId, editor, changes }: { parentId: string; editor: string; changes: RevisionChange[] }) {
   return (
     <section data-testid="revision-diff" aria-label="Changes in this revision" className="rounded-lg border border-blue-200 bg-blue-50 p-4 text-sm dark:border-blue-900 dark:bg-blue-950/40">
       <p>
         Revision of <Link className="font-mono underline" href={`/proposals/${parentId}`}>{parentId}</Link>, edited by <span className="font-medium">{editor}</span>. It went through every check again and has its own hash.
       </p>
-      <table className="mt-2">
-        <tbody>
-          {changed.map((name) => (
-            <tr key={name} data-testid={`diff-${name}`}>
-              <th scope="row" className="pr-4 text-left font-mono font-normal text-zinc-500">{name}</th>
-              <td className="pr-2 line-through decoration-red-500"><PayloadText value={show(before[name])} /></td>
-              <td aria-hidden className="pr-2">→</td>
-              <td><PayloadText value={show(after[name])} /></td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ul className="mt-2 space-y-1">
+        {changes.map((change) => (
+          <li key={change.field} data-testid={`diff-${change.field}`}>
+            <span className="text-zinc-600 dark:text-zinc-400">{change.label}:</span>{' '}
+            <del className="decoration-red-500"><PayloadText value={change.before} mono={false} /></del>{' '}
+            →{' '}
+            <ins className="font-medium no-underline"><PayloadText value={change.after} mono={false} /></ins>
+            {change.unit ? ` ${change.unit}` : null}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { proposeRefund, signInWithForm } from './support';
+import { apiSession, proposeRefund, signInWithForm } from './support';
 
 test('approvers edit a proposal: re-gated revisions with a diff, which someone outside the chain must approve', async ({ browser, request, baseURL }) => {
   // ord_1842 (charged 49.99 USD) can never reach the two-approver bound, whatever other specs refunded on it today.
@@ -11,17 +11,36 @@ test('approvers edit a proposal: re-gated revisions with a diff, which someone o
   await alice.getByTestId('edit-proposal').click();
   await expect(alice).toHaveURL(new RegExp(`/proposals/${original.id}/edit$`));
 
-  // A value the contract refuses comes back as a field error; nothing is created.
-  await alice.getByTestId('revision-amountMinor').fill('12.5');
-  await alice.getByTestId('revision-submit').click();
-  await expect(alice.getByTestId('revision-issue-amountMinor')).toContainText('integer');
+  // The order and its currency name what is refunded: shown, not editable.
+  for (const locked of ['orderId', 'currency']) {
+    await expect(alice.getByTestId(`revision-locked-${locked}`)).toBeVisible();
+    await expect(alice.getByTestId(`revision-locked-${locked}`).locator('input, select, textarea')).toHaveCount(0);
+    await expect(alice.getByTestId(`revision-${locked}`)).toHaveCount(0);
+  }
+  await expect(alice.getByTestId('revision-locked-orderId')).toContainText('ord_1842');
+  // Money is typed in major units beside its currency, with the live limit in words.
+  await expect(alice.getByTestId('revision-amountMinor')).toHaveValue('3.00');
+  await expect(alice.getByTestId('revision-currency-amountMinor')).toHaveText('USD');
+  await expect(alice.getByTestId('revision-limit')).toHaveText(/^ · at most \d+\.\d{2} USD \(still refundable\)$/);
 
-  await alice.getByTestId('revision-amountMinor').fill('200');
+  // What the form can see is refused before anything is sent, in words; nothing is created.
+  for (const [typed, words] of [
+    ['2.345', 'USD has 2 decimals: 2.345 has 3.'],
+    ['1e3', 'no sign, spaces, commas or exponent'],
+    ['100000', 'USD (still refundable); 100000.00 USD is too much.'],
+  ] as const) {
+    await alice.getByTestId('revision-amountMinor').fill(typed);
+    await alice.getByTestId('revision-submit').click();
+    await expect(alice.getByTestId('revision-issue-amountMinor')).toContainText(words);
+  }
+  await expect(alice).toHaveURL(new RegExp(`/proposals/${original.id}/edit$`));
+
+  await alice.getByTestId('revision-amountMinor').fill('2.00');
   await alice.getByTestId('revision-submit').click();
   await expect(alice).not.toHaveURL(new RegExp(`/proposals/${original.id}`));
   await expect(alice.getByTestId('revision-diff')).toContainText(`Revision of ${original.id}`);
-  await expect(alice.getByTestId('diff-amountMinor')).toContainText('300');
-  await expect(alice.getByTestId('diff-amountMinor')).toContainText('200');
+  // The diff speaks in words, not "300 → 200".
+  await expect(alice.getByTestId('diff-amountMinor')).toHaveText('amount: 3.00 → 2.00 USD');
   await expect(alice.getByTestId('proposal-summary')).toHaveText('Refund 2.00 USD on order ord_1842');
   const revisionUrl = alice.url();
 
@@ -39,7 +58,7 @@ test('approvers edit a proposal: re-gated revisions with a diff, which someone o
   await bob.goto(revisionUrl);
   await signInWithForm(bob, 'bob@acme.test');
   await bob.getByTestId('edit-proposal').click();
-  await bob.getByTestId('revision-amountMinor').fill('250');
+  await bob.getByTestId('revision-amountMinor').fill('2.5');
   await bob.getByTestId('revision-submit').click();
   await expect(bob).not.toHaveURL(revisionUrl);
   await expect(bob.getByTestId('proposal-summary')).toHaveText('Refund 2.50 USD on order ord_1842');
@@ -60,4 +79,32 @@ test('approvers edit a proposal: re-gated revisions with a diff, which someone o
   await carol.getByTestId('confirm-approve').click();
   await expect(carol.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
   await carol.close();
+});
+
+test('the server refuses a revision that changes a locked field, naming it, whatever the form shows', async ({ baseURL, request }) => {
+  const args = { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'Damaged parcel' };
+  const proposal = { ...(await proposeRefund(request, args)), args };
+  const alice = await apiSession(baseURL!, 'alice@acme.test');
+  try {
+    for (const [change, field] of [[{ orderId: 'ord_1843' }, 'orderId'], [{ currency: 'EUR' }, 'currency']] as const) {
+      const response = await alice.post(`/api/v1/proposals/${proposal.id}/revisions`, {
+        headers: { origin: baseURL!, 'content-type': 'application/json' },
+        data: { args: { ...proposal.args, amountMinor: 50, ...change } },
+      });
+      expect(response.status()).toBe(422);
+      const { error } = (await response.json()) as { error: { code: string; message: string; issues: { field: string; code: string }[] } };
+      expect(error).toMatchObject({ code: 'locked_field', issues: [{ field, code: 'locked' }] });
+      expect(error.message).toContain(`${field} cannot be changed by an edit`);
+    }
+    const after = (await (await alice.get(`/api/v1/proposals/${proposal.id}`)).json()) as { status: string };
+    expect(after.status).toBe('pending_approval');
+    // Leave the demo as it was: the refund's claim on ord_1842 ends.
+    const reject = await alice.post(`/api/v1/proposals/${proposal.id}/decisions`, {
+      headers: { origin: baseURL!, 'content-type': 'application/json' },
+      data: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'e2e: locked-field check' },
+    });
+    expect(reject.status()).toBeLessThan(300);
+  } finally {
+    await alice.dispose();
+  }
 });

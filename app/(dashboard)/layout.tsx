@@ -36,6 +36,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           </div>
           <nav aria-label="Main" className="flex flex-wrap gap-1">
             <NavLink href="/" label="Queue" testId="nav-queue" />
+            <NavLink href="/proposals" label="Proposals" testId="nav-proposals" exact />
             <NavLink href="/history" label="History" testId="nav-history" />
             <NavLink href="/contracts" label="Contracts" testId="nav-contracts" />
             <NavLink href="/settings" label="Settings" testId="nav-settings" />

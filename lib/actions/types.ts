@@ -93,6 +93,26 @@ export type ActionModule = {
   lookupReceipt(client: SystemsWriteClient, idempotencyKey: string): Promise<{ found: true; receipt: unknown } | { found: false }>;
   /** The receipt against the output schema AND the request (same operation, resource, amount, key). */
   validateReceipt(receipt: unknown, args: Record<string, unknown>, facts: Record<string, string | number>, idempotencyKey: string): ReceiptCheck;
+  /** How operators edit its arguments (locked identity fields, money, live limits); without it every field is a plain input. */
+  editing?: EditingSpec;
+  /** The resource key a search term names (`ord_1843` → `order:ord_1843`), for the Proposals list; undefined when it cannot be one. */
+  resourceKeyFor?(term: string): string | undefined;
+};
+
+/** The most a numeric argument may be now (from live facts minus the resource's other open proposals), and why. */
+export type EditLimit = { field: string; max: number; why: string };
+
+/**
+ * How an operator edits this action's arguments in a revision. The form and reviseProposal read
+ * it; neither names an action.
+ */
+export type EditingSpec = {
+  /** Arguments naming what the proposal acts on (an order, its currency): shown, never edited; a revision changing one is refused. */
+  locked: readonly string[];
+  /** Integer arguments holding money in minor units: entered in major units beside the currency another argument names. */
+  money?: readonly { field: string; currencyField: string; label: string }[];
+  /** The live bound on an argument, shown beside it and enforced in the form (the rules still enforce it at intake). */
+  limit?(args: Record<string, unknown>, resolution: Resolution, open: OpenProposal[]): EditLimit | undefined;
 };
 
 export type ReceiptCheck = { ok: true; receipt: Record<string, unknown> } | { ok: false; reason: string };

@@ -7,9 +7,10 @@ import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { submitAs } from '@/test/intake';
 import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
-import { setupDemoSystems } from '@/test/systems';
+import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
 import { reviseProposal, revisionOrigin } from './revise';
+import { editingView } from './revision-view';
 
 /** Edit before approve (DESIGN.md §6): a new revision, re-gated, with its own hash; never an edit in place. */
 const t = setupTestDatabase();
@@ -48,7 +49,16 @@ describe('reviseProposal', () => {
     expect((await auditRowsFor(t.db, parent.id)).map((row) => row.type)).toEqual(['proposal.created', 'proposal.revised']);
     const created = await auditRowsFor(t.db, revision.id);
     expect(created.map((row) => [row.type, row.actorType, row.actorId])).toEqual([['proposal.created', 'user', world.userId('alice')]]);
-    expect(await revisionOrigin(t.db, revision)).toEqual({ parentId: parent.id, parentArgs: parent.payload.args, editor: 'Alice' });
+    expect(await revisionOrigin(t.db, revision)).toEqual({
+      parentId: parent.id,
+      parentArgs: parent.payload.args,
+      // The diff in words: money in major units with its currency, not "4999 → 3000".
+      changes: [
+        { field: 'amountMinor', label: 'amount', before: '49.99', after: '30.00', unit: 'USD' },
+        { field: 'reason', label: 'reason', before: 'Customer asked', after: 'Partial: one item kept' },
+      ],
+      editor: 'Alice',
+    });
     await closeOut(revision.id);
   });
 
@@ -59,16 +69,56 @@ describe('reviseProposal', () => {
     await closeOut(revision.id);
   });
 
-  it('re-runs every gate: a contract violation, a business rule and a foreign resource are refused, and nothing changes', async () => {
+  it('re-runs every gate: a contract violation and a business rule are refused, and nothing changes', async () => {
     const parent = await refund(1000);
     const before = await rowCounts(t.db);
     const shape = await expectApiError(revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: '1000', currency: 'USD', reason: 'x' }), { status: 422, code: 'contract_violation' });
     expect((shape.extra.issues as { field: string }[]).map((issue) => issue.field)).toEqual(['amountMinor']);
-    await expectApiError(revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: 1000, currency: 'EUR', reason: 'x' }), { status: 422, code: 'currency_mismatch' });
-    await expectApiError(revise('alice', parent.id, { orderId: 'ord_9001', amountMinor: 1000, currency: 'USD', reason: 'x' }), { status: 403, code: 'not_authorized' });
+    await expectApiError(revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: 5000, currency: 'USD', reason: 'x' }), { status: 422, code: 'exceeds_refundable_balance' });
     await expectApiError(revise('alice', parent.id, parent.payload.args), { status: 422, code: 'no_change' });
     expect(await rowCounts(t.db)).toEqual(before);
     expect((await proposalRow(t.db, parent.id)).status).toBe('pending_approval');
+    await closeOut(parent.id);
+  });
+
+  it.each([
+    ['the order', { orderId: 'ord_9001' }, ['orderId']],
+    ['the currency', { currency: 'EUR' }, ['currency']],
+    ['the order and the currency', { orderId: 'ord_1843', currency: 'EUR' }, ['orderId', 'currency']],
+  ])('refuses a revision that changes %s (locked: it names what is refunded), naming the field, before any gate', async (_what, change, fields) => {
+    const parent = await refund(800);
+    const before = await rowCounts(t.db);
+    const error = await expectApiError(revise('alice', parent.id, { ...parent.payload.args, amountMinor: 700, ...change }), { status: 422, code: 'locked_field', kind: 'schema' });
+    expect(error.message).toContain(`${fields.join(' and ')} cannot be changed by an edit`);
+    expect((error.extra.issues as { field: string; code: string }[]).map((issue) => [issue.field, issue.code])).toEqual(fields.map((field) => [field, 'locked']));
+    expect(await rowCounts(t.db)).toEqual(before);
+    expect((await proposalRow(t.db, parent.id)).status).toBe('pending_approval');
+    await closeOut(parent.id);
+  });
+
+  it('refuses a hold revision that changes the SKU, and accepts one that changes the quantity', async () => {
+    sequence += 1;
+    const { proposal: parent } = await submitAs(t.db, systems.client, acme, { requestId: `rev_${sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } });
+    const error = await expectApiError(revise('alice', parent.id, { sku: 'filter-gray', quantity: 1 }), { status: 422, code: 'locked_field' });
+    expect((error.extra.issues as { field: string }[]).map((issue) => issue.field)).toEqual(['sku']);
+    const revision = await revise('alice', parent.id, { sku: 'filter-blue', quantity: 3 });
+    expect(await revisionOrigin(t.db, revision)).toMatchObject({ changes: [{ field: 'quantity', label: 'quantity', before: '1', after: '3' }] });
+    await closeOut(revision.id);
+  });
+
+  it('tells the form what is locked, which argument is money, and the live limit less the other open proposals', async () => {
+    const other = await refund(1000);
+    const parent = await refund(500);
+    expect(await editingView(t.db, systems.client, parent)).toEqual({
+      locked: ['orderId', 'currency'],
+      money: [{ field: 'amountMinor', label: 'amount', currency: 'USD', digits: 2, value: '5.00' }],
+      // 49.99 charged, nothing refunded, 10.00 claimed by the other open refund; this one's own claim is replaced.
+      limit: { field: 'amountMinor', max: 3999, text: '39.99 USD', why: 'still refundable' },
+    });
+    const unavailable = await editingView(t.db, await unreachableSystemsClient(), parent);
+    expect(unavailable.limit).toBeUndefined();
+    expect(unavailable.limitUnavailable).toContain('could not be read');
+    await closeOut(other.id);
     await closeOut(parent.id);
   });
 

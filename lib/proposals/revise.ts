@@ -8,9 +8,10 @@ import { ApiError, notAuthorized, notFound } from '@/lib/http/errors';
 import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { checkShape } from '@/lib/intake/shape';
-import { payloadHash } from '@/lib/payload-hash';
+import { canonicalJson, payloadHash } from '@/lib/payload-hash';
+import type { ActionModule } from '@/lib/actions/types';
 import type { SystemsClient } from '@/lib/systems/client';
-
+import { revisionChanges, type RevisionChange } from './revision-view';
 
 /**
  * An approver's edit: never a change in place, but a new revision of the proposal that goes
@@ -36,6 +37,7 @@ export async function reviseProposal(
   const envelope = { requestId: `revision.${parent.id}`, action: parent.action, contractVersion: parent.contractVersion, args: input.args, evidenceRefs: previous.evidenceRefs };
   // The revision is held to the versions the tenant accepts now (a retired one is refused).
   const shaped = checkShape(envelope, agent, await tenantActions(db, key.tenantId));
+  assertUnlocked(shaped.action, previous.args, shaped.args);
   const candidate = { agent, action: shaped.action, contract: shaped.contract, args: shaped.args, evidenceRefs: previous.evidenceRefs, requestId: null, repairOf: null };
   if (payloadHash(normalizedPayload(candidate)) === parent.payloadHash) {
     throw new ApiError(422, 'schema', 'no_change', 'The edited arguments are the same as the current ones; nothing to revise.');
@@ -70,6 +72,19 @@ export async function reviseProposal(
   return proposal;
 }
 
+/**
+ * The form shows locked arguments read-only, but the server never trusts the form: a revision
+ * that changes one is refused with the field named, before any gate runs.
+ */
+function assertUnlocked(action: ActionModule, before: Record<string, unknown>, after: Record<string, unknown>): void {
+  const changed = (action.editing?.locked ?? []).filter((field) => canonicalJson(before[field] ?? null) !== canonicalJson(after[field] ?? null));
+  if (changed.length === 0) return;
+  const message = (field: string) => `${field} cannot be changed by an edit: it names what this proposal acts on. Reject the proposal and ask for a new one instead.`;
+  throw new ApiError(422, 'schema', 'locked_field', message(changed.join(' and ')), {
+    issues: changed.map((field) => ({ field, code: 'locked', expected: 'the current value', received: 'a different value', message: message(field) })),
+  });
+}
+
 function assertRevisable(proposal: Proposal, now: Date): void {
   if (proposal.status !== 'pending_approval') {
     throw refuse(409, 'already_decided', `This proposal is already ${proposal.status.replace('_', ' ')}; it can no longer be edited.`);
@@ -77,8 +92,11 @@ function assertRevisable(proposal: Proposal, now: Date): void {
   if (proposal.expiresAt.getTime() <= now.getTime()) throw refuse(409, 'expired', 'This proposal has expired; it can no longer be edited.');
 }
 
-/** What a revision page shows beside the payload: the parent's arguments and who edited them. */
-export async function revisionOrigin(db: Database, proposal: Proposal): Promise<{ parentId: string; parentArgs: Record<string, unknown>; editor: string } | undefined> {
+/** What a revision page shows beside the payload: the parent's arguments, what changed in words, and who edited them. */
+export async function revisionOrigin(
+  db: Database,
+  proposal: Proposal,
+): Promise<{ parentId: string; parentArgs: Record<string, unknown>; changes: RevisionChange[]; editor: string } | undefined> {
   if (!proposal.parentId) return undefined;
   const [parent] = await db
     .select({ payload: proposals.payload })
@@ -86,5 +104,6 @@ export async function revisionOrigin(db: Database, proposal: Proposal): Promise<
     .where(and(eq(proposals.tenantId, proposal.tenantId), eq(proposals.id, proposal.parentId)))
     .limit(1);
   const [editor] = proposal.initiatedByUserId ? await db.select({ name: users.name }).from(users).where(eq(users.id, proposal.initiatedByUserId)).limit(1) : [];
-  return { parentId: proposal.parentId, parentArgs: parent?.payload.args ?? {}, editor: editor?.name ?? 'an operator' };
+  const parentArgs = parent?.payload.args ?? {};
+  return { parentId: proposal.parentId, parentArgs, changes: revisionChanges(proposal.action, parentArgs, proposal.payload.args), editor: editor?.name ?? 'an operator' };
 }

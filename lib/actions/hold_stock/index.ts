@@ -74,4 +74,11 @@ export const holdStock: ActionModule = {
     if (got.idempotencyKey !== idempotencyKey) return { ok: false, reason: 'receipt idempotency key differs from the request' };
     return { ok: true, receipt: got };
   },
+
+  // The SKU names what is held (and where, through the catalog): an edit changes the quantity only.
+  editing: {
+    locked: ['sku'],
+    limit: (_args, resolution) => ({ field: 'quantity', max: Number(resolution.facts.maxHold), why: 'the most this SKU may hold at once' }),
+  },
+  resourceKeyFor: (term) => (holdStockArgsV1.shape.sku.safeParse(term).success ? `sku:${term}` : undefined),
 };

@@ -1,9 +1,17 @@
 import { formatMoney } from '@/lib/money';
-import type { ActionModule } from '../types';
+import type { ActionModule, OpenProposal, Resolution } from '../types';
 import { lookupRefund, readOrder, writeRefund } from './adapter';
 import { issueRefundArgsV1, refundReceipt, type IssueRefundArgsV1 } from './contract';
 
 const argsOf = (args: Record<string, unknown>) => args as IssueRefundArgsV1;
+
+/** What is left to refund on the order: charged, minus refunded, minus what open proposals claim. */
+function balanceOf(resolution: Resolution, open: OpenProposal[]) {
+  const charged = Number(resolution.facts.chargedMinor);
+  const refunded = Number(resolution.facts.refundedMinor);
+  const reserved = open.reduce((sum, proposal) => sum + argsOf(proposal.args).amountMinor, 0);
+  return { charged, refunded, reserved, left: charged - refunded - reserved };
+}
 
 export const issueRefund: ActionModule = {
   name: 'issue_refund',
@@ -41,15 +49,12 @@ export const issueRefund: ActionModule = {
     if (currency !== orderCurrency) {
       return { code: 'currency_mismatch', message: `The order was charged in ${orderCurrency}; the refund must be in ${orderCurrency}.` };
     }
-    const charged = Number(resolution.facts.chargedMinor);
-    const refunded = Number(resolution.facts.refundedMinor);
+    const { charged, refunded, reserved, left } = balanceOf(resolution, open);
     if (charged - refunded <= 0) return { code: 'order_not_refundable', message: 'This order has nothing left to refund.' };
-    const reserved = open.reduce((sum, proposal) => sum + argsOf(proposal.args).amountMinor, 0);
-    const refundable = charged - refunded - reserved;
-    if (amountMinor > refundable) {
+    if (amountMinor > left) {
       return {
         code: 'exceeds_refundable_balance',
-        message: `At most ${formatMoney(Math.max(refundable, 0), orderCurrency)} can be refunded (charged ${formatMoney(charged, orderCurrency)}, refunded ${formatMoney(refunded, orderCurrency)}, ${formatMoney(reserved, orderCurrency)} in open proposals).`,
+        message: `At most ${formatMoney(Math.max(left, 0), orderCurrency)} can be refunded (charged ${formatMoney(charged, orderCurrency)}, refunded ${formatMoney(refunded, orderCurrency)}, ${formatMoney(reserved, orderCurrency)} in open proposals).`,
       };
     }
     return undefined;
@@ -99,4 +104,12 @@ export const issueRefund: ActionModule = {
     if (got.idempotencyKey !== idempotencyKey) return { ok: false, reason: 'receipt idempotency key differs from the request' };
     return { ok: true, receipt: got };
   },
+
+  // The order and its currency name what is refunded: an edit changes the amount or the reason only.
+  editing: {
+    locked: ['orderId', 'currency'],
+    money: [{ field: 'amountMinor', currencyField: 'currency', label: 'amount' }],
+    limit: (_args, resolution, open) => ({ field: 'amountMinor', max: Math.max(balanceOf(resolution, open).left, 0), why: 'still refundable' }),
+  },
+  resourceKeyFor: (term) => (issueRefundArgsV1.shape.orderId.safeParse(term).success ? `order:${term}` : undefined),
 };

@@ -6,7 +6,9 @@ import { RevisionForm } from '@/components/revision-form';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getProposal, tenantOfProposal } from '@/lib/proposals/queries';
+import { editingView } from '@/lib/proposals/revision-view';
 import { loadProposalView } from '@/lib/proposals/view';
+import { systemsClient } from '@/lib/systems/client';
 
 export const metadata: Metadata = { title: 'Edit proposal' };
 
@@ -29,7 +31,7 @@ export default async function EditProposalPage({ params }: { params: Promise<{ i
       <Link href={`/proposals/${id}`} className="text-sm text-zinc-500 hover:underline">← Back to the proposal</Link>
       <h1 id="edit-heading" className="text-xl font-semibold">Edit {proposal.action} <span className="font-mono text-base">{proposal.id}</span></h1>
       {editable ? (
-        <RevisionForm proposalId={proposal.id} fields={fields} args={proposal.payload.args} />
+        <RevisionForm proposalId={proposal.id} fields={fields} args={proposal.payload.args} editing={await editingView(db, systemsClient(), proposal)} />
       ) : (
         <p data-testid="revision-unavailable" className="text-sm">Only a pending proposal can be edited, by someone who may decide it.</p>
       )}

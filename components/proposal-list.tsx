@@ -1,0 +1,95 @@
+import Link from 'next/link';
+import type { ProposalStatus } from '@/db/schema';
+import type { ProposalListItem, ProposalListView, SearchTarget } from '@/lib/proposals/list';
+import { ProposalListTime } from './proposal-list-time';
+import { PayloadText } from './payload-text';
+import { StatusChip } from './status-chip';
+import { CARD_ROW, CardCell, Table } from './table';
+
+const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
+const LABEL = 'flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-400';
+
+/** The filters: a plain GET form, so the URL carries the view and it works without JavaScript. */
+export function ProposalListFilters({ view, statuses }: { view: ProposalListView; statuses: readonly ProposalStatus[] }) {
+  return (
+    <form method="get" action="/proposals" role="search" aria-label="Find proposals" data-testid="proposal-list-filters" className="flex flex-wrap items-end gap-3">
+      <label className={LABEL}>
+        Status
+        <select name="status" defaultValue={view.status ?? 'all'} data-testid="proposal-list-status" className={field}>
+          <option value="all">All statuses</option>
+          {statuses.map((status) => <option key={status} value={status}>{status.replace(/_/g, ' ')}</option>)}
+        </select>
+      </label>
+      <label className={`${LABEL} w-full sm:w-auto sm:min-w-72 sm:flex-1 sm:max-w-sm`}>
+        Order id, SKU, agent or decider
+        <input type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="ord_1843, filter-blue, an agent, a person" data-testid="proposal-list-q" className={`${field} w-full`} />
+      </label>
+      <button type="submit" data-testid="proposal-list-apply" className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 dark:bg-zinc-100 dark:text-zinc-900">
+        Apply
+      </button>
+      {view.status || view.q ? <Link href="/proposals" data-testid="proposal-list-clear" className="py-1.5 text-sm underline">Clear</Link> : null}
+    </form>
+  );
+}
+
+/** What the search matched, in words, so an empty list is never a mystery. */
+export function SearchTargetNote({ target }: { target: SearchTarget }) {
+  const text =
+    target.kind === 'resource'
+      ? `Proposals on ${target.keys.join(' or ')}`
+      : target.kind === 'agent'
+        ? `Proposals by the agent ${target.name}`
+        : target.kind === 'decider'
+          ? `Proposals decided by ${target.names.join(' or ')}`
+          : `Nothing here is called “${target.term}”. Search by an exact order id (ord_1843), SKU (filter-blue), agent name, or a member’s name or email.`;
+  return (
+    <p data-testid="proposal-list-target" data-kind={target.kind} className="text-sm text-zinc-600 dark:text-zinc-400">
+      <PayloadText value={text} mono={false} flagNonAscii={false} />
+    </p>
+  );
+}
+
+function decidedBy(item: ProposalListItem): string {
+  if (item.deciders.length === 0) return '—';
+  return item.deciders.map((d) => `${d.name} ${d.decision === 'approve' ? 'approved' : 'rejected'}`).join(', ');
+}
+
+const HEAD = ['Status', 'Proposal', 'Agent', 'Decided by', 'Proposed'];
+
+/** One row per proposal: status (with its reason), summary linking to it, agent, who decided, when. */
+export function ProposalListTable({ items }: { items: ProposalListItem[] }) {
+  return (
+    <Table cards head={HEAD} testId="proposal-list">
+      {items.map((item) => (
+        <tr key={item.id} data-testid="proposal-list-row" data-proposal-id={item.id} data-status={item.status} className={CARD_ROW}>
+          <CardCell label="Status">
+            <StatusChip status={item.status} />
+            {item.reason ? (
+              <span data-testid="proposal-list-reason" className="mt-1 block max-w-xs text-xs text-zinc-600 dark:text-zinc-400">
+                <PayloadText value={item.reason} mono={false} />
+              </span>
+            ) : null}
+          </CardCell>
+          <CardCell label="Proposal" wide>
+            <Link href={`/proposals/${encodeURIComponent(item.id)}`} data-testid="proposal-list-link" className="font-medium underline">
+              <PayloadText value={item.summary} mono={false} flagNonAscii={false} />
+            </Link>
+            <span className="block font-mono text-xs text-zinc-600 dark:text-zinc-400">{item.action} · {item.id}</span>
+          </CardCell>
+          <CardCell label="Agent"><PayloadText value={item.agent} /></CardCell>
+          <CardCell label="Decided by"><span data-testid="proposal-list-deciders">{decidedBy(item)}</span></CardCell>
+          <CardCell label="Proposed"><ProposalListTime value={item.createdAt} /></CardCell>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
+/** Placeholder rows the size of the table, while a page loads. */
+export function ProposalListSkeleton() {
+  return (
+    <div aria-busy="true" aria-label="Loading proposals" data-testid="proposal-list-loading" className="space-y-2">
+      {[0, 1, 2, 3, 4].map((row) => <div key={row} className="h-14 animate-pulse rounded-lg bg-zinc-200 dark:bg-zinc-800" />)}
+    </div>
+  );
+}
