@@ -1,4 +1,4 @@
-import { count, eq } from 'drizzle-orm';
+import { count, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { auditEvents, decisions, intakeAttempts, outbox, proposals } from '@/db/schema';
 
@@ -41,3 +41,10 @@ export function databaseErrorText(error: unknown): string {
   return parts.join(' | ');
 }
 
+
+/** PostgreSQL's plan for a query, as text (`analyze` runs it and adds timings and buffers). */
+export async function explainPlan(db: Database, query: SQLWrapper, analyze = false): Promise<string> {
+  const result = await db.execute(analyze ? sql`explain (analyze, buffers) ${query}` : sql`explain ${query}`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
+  return rows.map((row) => Object.values(row)[0]).join('\n');
+}

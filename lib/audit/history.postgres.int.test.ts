@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQLWrapper } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setupTestDatabase } from '@/test/db';
+import { explainPlan } from '@/test/queries';
 import { BULK_PERSON, insertBulkAuditEvents } from '@/test/fixtures/audit';
 import type { HistoryFilters } from './history-filters';
 import { decisionsPage, decisionsQuery, decodeDecisionCursor, eventsPage, eventsQuery, HISTORY_PAGE_SIZE } from './history';
@@ -19,11 +20,7 @@ beforeAll(async () => {
   await t.db.execute(sql`analyze proposals`);
 }, 600_000);
 
-async function explain(query: { toSQL(): unknown }): Promise<string> {
-  const result = await t.db.execute(sql`explain ${query}`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
-  return rows.map((row) => Object.values(row)[0]).join('\n');
-}
+const explain = (query: SQLWrapper) => explainPlan(t.db, query);
 
 const EVENT_FILTERS: [string, HistoryFilters][] = [
   ['no filter', {}],

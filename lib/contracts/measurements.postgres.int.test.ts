@@ -1,7 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQLWrapper } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allActions } from '@/lib/actions/registry';
 import { setupTestDatabase } from '@/test/db';
+import { explainPlan } from '@/test/queries';
 import { seedWorld } from '@/test/world';
 import { contractMeasurements, rateQuery, repairChainsQuery, versionCountsQuery } from './measurements';
 import { MEASUREMENT_WINDOWS, type MeasurementWindow } from './windows';
@@ -48,11 +49,7 @@ beforeAll(async () => {
   await t.db.execute(sql`analyze intake_attempts`);
 }, 600_000);
 
-async function explain(query: { toSQL(): unknown }, analyze = false): Promise<string> {
-  const result = await t.db.execute(analyze ? sql`explain (analyze, buffers) ${query}` : sql`explain ${query}`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
-  return rows.map((row) => Object.values(row)[0]).join('\n');
-}
+const explain = (query: SQLWrapper, analyze = false) => explainPlan(t.db, query, analyze);
 
 const holdStock = allActions().find((a) => a.name === 'hold_stock')!;
 const queriesOf = (window: MeasurementWindow) => {

@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQLWrapper } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setupTestDatabase } from '@/test/db';
+import { explainPlan } from '@/test/queries';
 import { ensureTenant } from '@/test/fixtures/queue';
 import { LIST_PAGE_SIZE, proposalListPage, proposalsListQuery, resolveSearch, type ProposalListView } from './list';
 import { decodeCursor } from './queries';
@@ -38,11 +39,7 @@ beforeAll(async () => {
   await t.db.execute(sql`analyze decisions`);
 }, 300_000);
 
-async function explain(query: { toSQL(): unknown }): Promise<string> {
-  const result = await t.db.execute(sql`explain ${query}`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
-  return rows.map((row) => Object.values(row)[0]).join('\n');
-}
+const explain = (query: SQLWrapper) => explainPlan(t.db, query);
 
 const CASES: [string, ProposalListView, string][] = [
   ['every status', {}, 'proposals_recent_idx'],
