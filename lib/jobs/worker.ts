@@ -68,7 +68,8 @@ const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replac
 /**
  * Runs the background jobs on their intervals: expiry (30 s), command dispatch (1 s),
  * reconciliation of unknown outcomes (10 s), notification fan-out and delivery (1 s), reminders
- * and escalations (30 s) and the audit-chain watch (60 s). Each job never overlaps itself; timers
+ * and escalations (30 s), the audit-chain watch (60 s) and the re-check of open proposals against
+ * live state (5 s). Each job never overlaps itself; timers
  * are unref'd so they never keep the process alive. Any number of workers may run against one
  * database: every job claims its rows with FOR UPDATE SKIP LOCKED.
  */
