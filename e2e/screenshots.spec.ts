@@ -7,8 +7,13 @@ import { proposeHold, proposeRefund, signInWithForm } from './support';
 // them with the test results so the pages are still looked at on every run.
 const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
 
-async function shoot(page: Page, name: string) {
-  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+async function shoot(page: Page, name: string, fullPage = true) {
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
+}
+
+async function noSidewaysScroll(page: Page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
 }
 
 test('every page renders for an approver, at desktop and phone widths', async ({ page, request }) => {
@@ -19,11 +24,26 @@ test('every page renders for an approver, at desktop and phone widths', async ({
     ['ticket_message_73', 'ticket_message_74'],
   );
 
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.goto('/');
+  // The queue as alice finds it (whatever else is pending), newest first so the refund with the
+  // hostile evidence is focused and previewed; the window's height, not the whole list.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto('/?sort=newest');
   await signInWithForm(page, 'alice@acme.test');
   await expect(page.getByTestId('queue-list')).toBeVisible();
-  await shoot(page, 'queue');
+  await expect(page.getByTestId('queue-preview')).toHaveAttribute('data-proposal-id', refund.id);
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    const suffix = scheme === 'dark' ? '-dark' : '';
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await shoot(page, `queue${suffix}`, false);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(page.getByTestId('queue-preview')).toBeHidden();
+    await expect(page.locator(`[data-testid="queue-item"][data-proposal-id="${refund.id}"]`).getByTestId('queue-item-reason')).toBeVisible();
+    await noSidewaysScroll(page);
+    await shoot(page, `queue-phone${suffix}`, false);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1440, height: 900 });
 
   await page.goto(`/proposals/${first.id}`);
   await expect(page.getByTestId('proposal-page')).toBeVisible();
@@ -44,11 +64,6 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   }
 
   await page.setViewportSize({ width: 375, height: 812 });
-  await page.goto('/');
-  await expect(page.getByTestId('queue-list')).toBeVisible();
-  const queueOverflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(queueOverflow).toBeLessThanOrEqual(0);
-  await shoot(page, 'queue-phone');
   await page.goto(`/proposals/${first.id}`);
   await expect(page.getByTestId('approve')).toBeVisible();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
