@@ -49,9 +49,9 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
       <ItemSignals item={item} testId="queue-preview-signals" />
 
       <table className="w-full text-sm" data-testid="queue-preview-args">
-        <caption className="sr-only">Arguments</caption>
+        <caption className="sr-only">Arguments{item.reason !== null ? ' (the reason is above)' : ''}</caption>
         <tbody>
-          {item.args.map((arg) => (
+          {item.args.filter((arg) => item.reason === null || arg.name !== 'reason').map((arg) => (
             <tr key={arg.name} className="align-top" data-testid={`queue-preview-arg-${arg.name}`}>
               <th scope="row" className="py-0.5 pr-3 text-left font-mono text-xs font-normal text-zinc-600 dark:text-zinc-400">{arg.name}</th>
               <td className="py-0.5 break-words">
