@@ -46,12 +46,15 @@ export function QueueResults({ results, onDismiss }: { results: DecisionResult[]
       <div role="alert" data-testid="queue-decision-errors" className={errors.length > 0 ? 'mb-3 rounded-lg border border-red-300 bg-red-50 p-3 text-sm dark:border-red-800 dark:bg-red-950/60' : 'sr-only'}>
         {errors.length > 0 ? (
           <>
-            <h2 className="font-medium text-red-900 dark:text-red-200">{errors.length === 1 ? 'A decision was not recorded' : `${errors.length} decisions were not recorded`}</h2>
+            <div className="flex items-center justify-between gap-2">
+              <h2 className="font-medium text-red-900 dark:text-red-200">{errors.length === 1 ? 'A decision was not recorded' : `${errors.length} decisions were not recorded`}</h2>
+              {others.length === 0 ? <button type="button" data-testid="queue-results-dismiss" onClick={onDismiss} className="text-xs underline focus-visible:outline-2 focus-visible:outline-blue-600">Dismiss</button> : null}
+            </div>
             <ul className="mt-1 space-y-1">{errors.map((result) => <ResultLine key={result.id} {...result} />)}</ul>
           </>
         ) : null}
       </div>
-      {results.length > 0 ? (
+      {others.length > 0 ? (
         <section aria-label="Decision results" data-testid="queue-results" className="mb-3 rounded-lg border border-zinc-200 bg-white p-3 text-sm dark:border-zinc-800 dark:bg-zinc-900">
           <div className="flex items-center justify-between gap-2">
             <h2 className="font-medium">Results</h2>
