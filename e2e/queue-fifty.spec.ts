@@ -11,8 +11,8 @@ import { apiSession, signInWithForm, uniqueRequestId } from './support';
  * Isolation: the 50 proposals come from an agent key made for this test (so `?agent=` shows only
  * them, whatever other specs left pending) and touch only the orders and SKU the demo systems keep
  * for this spec (demo/systems/world.ts): one refund per order, within its balance, so executing one
- * never moves another. The high refunds need a second approver and stay pending, which moves
- * nothing either.
+ * never moves another. The high refunds need a second approver; bob rejects them at the end, so
+ * nothing of this test stays pending.
  */
 
 type Planned = { kind: 'high refund' | 'injection refund' | 'low refund' | 'medium hold' | 'low hold'; action: 'issue_refund' | 'hold_stock'; args: Record<string, unknown>; evidenceRefs: string[] };
@@ -157,4 +157,15 @@ test('an approver clears a 50-item mixed queue with the keyboard: risky items st
   await expect(page.getByTestId('queue-item')).toHaveCount(waiting);
   for (const part of await page.getByTestId('queue-item-part').all()) await expect(part).toHaveText('You approved · 1 more needed');
   await expect(page.locator('[data-testid^="queue-select-"]:not([data-testid="queue-select-all"])')).toHaveCount(0);
+
+  const bob = await apiSession(baseURL!, 'bob@acme.test');
+  for (const item of expected.values()) {
+    if (item.approvals.need !== 2) continue;
+    const rejected = await bob.post(`/api/v1/proposals/${item.id}/decisions`, {
+      headers: { origin: baseURL!, 'content-type': 'application/json' },
+      data: { decision: 'reject', payloadHash: item.payloadHash, reason: 'Queue-fifty test done' },
+    });
+    expect(rejected.status()).toBe(200);
+  }
+  await bob.dispose();
 });

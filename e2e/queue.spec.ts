@@ -3,6 +3,17 @@ import { apiSession, proposeHold, proposeRefund, signInWithForm } from './suppor
 
 const row = (page: Page, id: string) => page.locator(`[data-testid="queue-item"][data-proposal-id="${id}"]`);
 
+/** Leaves the order's balance as it was for other specs: bob rejects the refund. */
+async function rejectAsBob(baseURL: string, proposal: { id: string; payloadHash: string }, reason: string) {
+  const bob = await apiSession(baseURL, 'bob@acme.test');
+  const rejected = await bob.post(`/api/v1/proposals/${proposal.id}/decisions`, {
+    headers: { origin: baseURL, 'content-type': 'application/json' },
+    data: { decision: 'reject', payloadHash: proposal.payloadHash, reason },
+  });
+  expect(rejected.status()).toBe(200);
+  await bob.dispose();
+}
+
 async function signIn(page: Page, email: string) {
   await page.goto('/');
   await signInWithForm(page, email);
@@ -44,14 +55,7 @@ test('filters and sort live in the URL; invalid values fall back on the page and
   expect(refused.status()).toBe(400);
   expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('sort must be one of expiring, newest, oldest');
 
-  // Leave the order's balance as it was for other specs.
-  const bob = await apiSession(baseURL!, 'bob@acme.test');
-  const rejected = await bob.post(`/api/v1/proposals/${refund.id}/decisions`, {
-    headers: { origin: baseURL!, 'content-type': 'application/json' },
-    data: { decision: 'reject', payloadHash: refund.payloadHash, reason: 'Queue filter test done' },
-  });
-  expect(rejected.status()).toBe(200);
-  await bob.dispose();
+  await rejectAsBob(baseURL!, refund, 'Queue filter test done');
 });
 
 test('keyboard: ? help, j/k move, a confirms a risky item with its risk and hash, r rejects with a reason, enter opens', async ({ page, request }) => {
@@ -197,14 +201,7 @@ test('an item alice approved waits on others and says why; the first of two appr
   await page.goto('/?group=mine');
   await expect(page.getByTestId('queue-group-needs-you')).toHaveAttribute('aria-current', 'page');
 
-  // Leave the order's balance as it was for other specs.
-  const bob = await apiSession(baseURL!, 'bob@acme.test');
-  const rejected = await bob.post(`/api/v1/proposals/${refund.id}/decisions`, {
-    headers: { origin: baseURL!, 'content-type': 'application/json' },
-    data: { decision: 'reject', payloadHash: refund.payloadHash, reason: 'Queue grouping test done' },
-  });
-  expect(rejected.status()).toBe(200);
-  await bob.dispose();
+  await rejectAsBob(baseURL!, refund, 'Queue grouping test done');
 });
 
 test('when the session ends, the queue says so, links back to the same view and disables everything', async ({ page, request, context }) => {
