@@ -3,7 +3,9 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { REJECT_PRESETS } from '@/lib/api/requests';
 import type { QueueItem } from '@/lib/proposals/queue-view';
+import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';
+import { ChangedChip, ItemSignals, quorumAfterYours, RiskBadge } from './queue-signals';
 
 /** A modal <dialog>: focus stays inside, Escape closes it, focus returns where it was. */
 export function Modal({ open, onClose, label, testId, children }: { open: boolean; onClose: () => void; label: string; testId: string; children: ReactNode }) {
@@ -33,16 +35,35 @@ export function Modal({ open, onClose, label, testId, children }: { open: boolea
 
 const button = 'rounded-md px-4 py-2 font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-60';
 
-function ItemList({ items }: { items: QueueItem[] }) {
+/**
+ * The items a dialog acts on. One item shows everything that should stop a fast approval (risk,
+ * flags spelled out, what changed, the reason, the evidence's start); a batch shows each item's
+ * risk and flag chips. Each repeats the hash it signs, and says when an approval runs nothing yet.
+ */
+function ItemList({ items, approving }: { items: QueueItem[]; approving: boolean }) {
+  const single = items.length === 1;
   return (
-    <ul className="my-3 max-h-72 space-y-2 overflow-y-auto text-sm">
-      {items.map((item) => (
-        <li key={item.id} className="rounded border border-zinc-200 p-2 dark:border-zinc-700">
-          <span className="block font-medium"><PayloadText value={item.approveLabel} mono={false} /></span>
-          <span className="block text-zinc-600 dark:text-zinc-400"><PayloadText value={item.summary} mono={false} flagNonAscii={false} /></span>
-          <code data-testid={`queue-confirm-hash-${item.id}`} className="block break-all font-mono text-xs">{item.payloadHash}</code>
-        </li>
-      ))}
+    <ul className={`my-3 space-y-2 overflow-y-auto text-sm ${single ? 'max-h-[60vh]' : 'max-h-72'}`}>
+      {items.map((item) => {
+        const after = approving ? quorumAfterYours(item) : null;
+        return (
+          <li key={item.id} data-testid="queue-confirm-item" data-proposal-id={item.id} className="grid gap-1.5 rounded border border-zinc-200 p-2 dark:border-zinc-700">
+            <span className="block font-medium"><PayloadText value={item.approveLabel} mono={false} /></span>
+            <span className="block text-zinc-600 dark:text-zinc-400"><PayloadText value={item.summary} mono={false} flagNonAscii={false} /></span>
+            {single ? (
+              <ItemSignals item={item} testId="queue-confirm-signals" />
+            ) : (
+              <span className="flex flex-wrap gap-1">
+                <RiskBadge risk={item.risk} testId="signals-risk" />
+                <FlagChips flags={item.flags} testId="signals-flags" />
+                <ChangedChip description={item.changedSinceProposed} />
+              </span>
+            )}
+            {after ? <span data-testid="queue-confirm-quorum" className="font-medium text-amber-800 dark:text-amber-300">{after}</span> : null}
+            <code data-testid={`queue-confirm-hash-${item.id}`} className="block break-all font-mono text-xs">{item.payloadHash}</code>
+          </li>
+        );
+      })}
     </ul>
   );
 }
@@ -57,7 +78,7 @@ export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[
       <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
         {single ? 'Approving signs this hash — the exact payload behind it:' : 'Each approval signs its own hash — the exact payload behind it:'}
       </p>
-      <ItemList items={items} />
+      <ItemList items={items} approving />
       <form method="dialog" className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); onConfirm(); }}>
         <button type="button" data-testid="queue-cancel-approve" onClick={onClose} className={`${button} border border-zinc-300 dark:border-zinc-700`}>Cancel</button>
         <button type="submit" data-autofocus data-testid="queue-confirm-approve" className={`${button} bg-blue-700 text-white hover:bg-blue-800`}>
@@ -75,7 +96,7 @@ export function RejectDialog({ items, onConfirm, onClose }: { items: QueueItem[]
   return (
     <Modal open={items.length > 0} onClose={() => { setReason(''); onClose(); }} label="Reject with a reason" testId="queue-reject-dialog">
       <h2 className="text-lg font-semibold">{items.length === 1 ? 'Reject this proposal?' : `Reject ${items.length} proposals?`}</h2>
-      <ItemList items={items} />
+      <ItemList items={items} approving={false} />
       <form
         onSubmit={(event) => {
           event.preventDefault();

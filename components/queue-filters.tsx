@@ -39,7 +39,7 @@ export function QueueFilters({ view, actions, agents, onChange }: { view: QueueV
         </select>
       </label>
       {filtered ? (
-        <button type="button" data-testid="queue-filter-clear" onClick={() => onChange({ sort: view.sort })} className="text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600">
+        <button type="button" data-testid="queue-filter-clear" onClick={() => onChange({ group: view.group, sort: view.sort })} className="text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600">
           Clear filters
         </button>
       ) : null}

@@ -3,12 +3,13 @@
 import { Modal } from './queue-dialogs';
 
 export const QUEUE_SHORTCUTS: [string, string][] = [
-  ['j', 'next proposal'],
-  ['k', 'previous proposal'],
+  ['j or ↓', 'next proposal'],
+  ['k or ↑', 'previous proposal'],
+  ['Home / End', 'first / last proposal'],
   ['Enter or o', 'open the proposal'],
-  ['a', 'approve (asks to confirm, shows the hash)'],
+  ['a', 'approve: a low-risk item with no flags, unchanged since proposed, at once; anything else asks to confirm first and shows its flags, risk, reason and evidence (Enter confirms)'],
   ['r', 'reject (asks for a reason)'],
-  ['x', 'select or unselect for a batch'],
+  ['x or Space', 'select or unselect for a batch (a batch always asks to confirm)'],
   ['?', 'this list'],
   ['Escape', 'close a dialog'],
 ];
@@ -26,7 +27,7 @@ export function ShortcutsHelp({ open, onClose, shortcuts = QUEUE_SHORTCUTS }: { 
           </div>
         ))}
       </dl>
-      <p className="mt-3 text-xs text-zinc-500">Keys do nothing while you type in a field.</p>
+      <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400">a, r and x act only on proposals that need you; rows waiting on others are skipped. Keys do nothing while you type in a field.</p>
       <div className="mt-4 flex justify-end">
         <button type="button" data-testid="shortcuts-help-close" onClick={onClose} className="rounded-md border border-zinc-300 px-4 py-2 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-zinc-700">Close</button>
       </div>

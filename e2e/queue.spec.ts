@@ -3,6 +3,17 @@ import { apiSession, proposeHold, proposeRefund, signInWithForm } from './suppor
 
 const row = (page: Page, id: string) => page.locator(`[data-testid="queue-item"][data-proposal-id="${id}"]`);
 
+/** Leaves the order's balance as it was for other specs: bob rejects the refund. */
+async function rejectAsBob(baseURL: string, proposal: { id: string; payloadHash: string }, reason: string) {
+  const bob = await apiSession(baseURL, 'bob@acme.test');
+  const rejected = await bob.post(`/api/v1/proposals/${proposal.id}/decisions`, {
+    headers: { origin: baseURL, 'content-type': 'application/json' },
+    data: { decision: 'reject', payloadHash: proposal.payloadHash, reason },
+  });
+  expect(rejected.status()).toBe(200);
+  await bob.dispose();
+}
+
 async function signIn(page: Page, email: string) {
   await page.goto('/');
   await signInWithForm(page, email);
@@ -44,57 +55,57 @@ test('filters and sort live in the URL; invalid values fall back on the page and
   expect(refused.status()).toBe(400);
   expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('sort must be one of expiring, newest, oldest');
 
-  // Leave the order's balance as it was for other specs.
-  const bob = await apiSession(baseURL!, 'bob@acme.test');
-  const rejected = await bob.post(`/api/v1/proposals/${refund.id}/decisions`, {
-    headers: { origin: baseURL!, 'content-type': 'application/json' },
-    data: { decision: 'reject', payloadHash: refund.payloadHash, reason: 'Queue filter test done' },
-  });
-  expect(rejected.status()).toBe(200);
-  await bob.dispose();
+  await rejectAsBob(baseURL!, refund, 'Queue filter test done');
 });
 
-test('keyboard: ? help, j/k move, a approves after a confirmation that repeats the hash, r rejects with a reason, enter opens', async ({ page, request }) => {
+test('keyboard: ? help, j/k move, a confirms a risky item with its risk and hash, r rejects with a reason, enter opens', async ({ page, request }) => {
   const opened = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const rejected = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
-  const approved = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 3 });
+  // Four of filter-blue is medium risk: `a` stops for a look.
+  const approved = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 4 });
   await signIn(page, 'alice@acme.test');
   await page.goto('/?sort=newest');
   await expect(page.getByTestId('queue-item').first()).toHaveAttribute('data-proposal-id', approved.id);
-  await expect(row(page, approved.id)).toHaveAttribute('aria-selected', 'true');
+  await expect(row(page, approved.id)).toHaveAttribute('data-focused', 'true');
+  // aria-selected says whether the box is ticked, never where focus is.
+  await expect(row(page, approved.id)).toHaveAttribute('aria-selected', 'false');
   // Keys pressed before the page is interactive would be lost: wait until the shortcuts listen.
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
 
   await page.keyboard.press('?');
   await expect(page.getByTestId('shortcuts-help')).toBeVisible();
   await expect(page.getByTestId('shortcuts-help')).toContainText('approve');
+  await expect(page.getByTestId('shortcuts-help')).toContainText('anything else asks to confirm first');
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('shortcuts-help')).toBeHidden();
 
   await page.keyboard.press('j');
-  await expect(row(page, rejected.id)).toHaveAttribute('aria-selected', 'true');
-  await expect(row(page, approved.id)).toHaveAttribute('aria-selected', 'false');
+  await expect(row(page, rejected.id)).toHaveAttribute('data-focused', 'true');
+  await expect(row(page, rejected.id).getByTestId('queue-item-link')).toBeFocused();
+  await expect(row(page, approved.id)).not.toHaveAttribute('data-focused', 'true');
   await page.keyboard.press('k');
-  await expect(row(page, approved.id)).toHaveAttribute('aria-selected', 'true');
+  await expect(row(page, approved.id)).toHaveAttribute('data-focused', 'true');
+  await expect(page.getByTestId('queue-preview')).toHaveAttribute('data-proposal-id', approved.id);
 
   await page.keyboard.press('a');
   const approveDialog = page.getByTestId('queue-approve-dialog');
   await expect(approveDialog).toBeVisible();
   await expect(approveDialog).toContainText('Approve');
+  await expect(approveDialog.getByTestId('signals-risk')).toContainText('medium risk');
   await expect(approveDialog.getByTestId(`queue-confirm-hash-${approved.id}`)).toHaveText(approved.payloadHash);
   await page.keyboard.press('Enter');
   await expect(page.getByTestId(`queue-result-${approved.id}`)).toHaveAttribute('data-outcome', 'done');
   await expect(page.getByTestId(`queue-result-${approved.id}`)).toContainText('approved');
   await expect(row(page, approved.id)).toHaveCount(0);
 
-  // Focus stays at the same place: the next row down is now the first.
-  await expect(row(page, rejected.id)).toHaveAttribute('aria-selected', 'true');
+  // Focus went on to the next item that needs alice.
+  await expect(row(page, rejected.id)).toHaveAttribute('data-focused', 'true');
   await page.keyboard.press('r');
   const rejectDialog = page.getByTestId('queue-reject-dialog');
   await expect(rejectDialog).toBeVisible();
   await expect(rejectDialog.getByTestId('queue-confirm-reject')).toBeDisabled();
   await page.keyboard.type('jk typed here stays text');
-  await expect(row(page, rejected.id)).toHaveAttribute('aria-selected', 'true');
+  await expect(row(page, rejected.id)).toHaveAttribute('data-focused', 'true');
   await rejectDialog.getByTestId('queue-reject-reason').fill('');
   await rejectDialog.getByTestId('queue-reject-preset-2').click();
   await expect(rejectDialog.getByTestId('queue-reject-reason')).toHaveValue('Needs more evidence');
@@ -102,11 +113,119 @@ test('keyboard: ? help, j/k move, a approves after a confirmation that repeats t
   await expect(page.getByTestId(`queue-result-${rejected.id}`)).toContainText('rejected');
   await expect(row(page, rejected.id)).toHaveCount(0);
 
-  await expect(row(page, opened.id)).toHaveAttribute('aria-selected', 'true');
+  await expect(row(page, opened.id)).toHaveAttribute('data-focused', 'true');
   await page.keyboard.press('j');
   await page.keyboard.press('k');
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(new RegExp(`/proposals/${opened.id}$`));
+});
+
+test('a clear item approves with one key, with a pending indicator; arrows, Home and End move; x ticks the box', async ({ page, request }) => {
+  const older = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
+  const clear = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 2 });
+  await signIn(page, 'alice@acme.test');
+  await page.goto('/?sort=newest');
+  await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
+  await expect(row(page, clear.id)).toHaveAttribute('data-focused', 'true');
+
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('queue-item').last()).toHaveAttribute('data-focused', 'true');
+  await page.keyboard.press('Home');
+  await expect(row(page, clear.id)).toHaveAttribute('data-focused', 'true');
+  await page.keyboard.press('ArrowDown');
+  await expect(row(page, older.id)).toHaveAttribute('data-focused', 'true');
+  await expect(row(page, older.id).getByTestId('queue-item-link')).toBeFocused();
+  await page.keyboard.press('x');
+  await expect(row(page, older.id)).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByTestId(`queue-select-${older.id}`)).toBeChecked();
+  await page.keyboard.press('x');
+  await expect(row(page, older.id)).toHaveAttribute('aria-selected', 'false');
+  await page.keyboard.press('ArrowUp');
+  await expect(row(page, clear.id)).toHaveAttribute('data-focused', 'true');
+
+  // The decision is slowed down so the pending state can be seen.
+  await page.route(`**/api/v1/proposals/${clear.id}/decisions`, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await route.continue();
+  });
+  await page.keyboard.press('a');
+  await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();
+  await expect(row(page, clear.id).getByTestId('queue-item-pending')).toHaveText('Approving…');
+  await expect(row(page, clear.id)).toHaveAttribute('aria-busy', 'true');
+  await expect(page.getByTestId(`queue-result-${clear.id}`)).toHaveAttribute('data-outcome', 'done');
+  await expect(row(page, clear.id)).toHaveCount(0);
+  await expect(row(page, older.id)).toHaveAttribute('data-focused', 'true');
+  await expect(page.getByTestId('queue-approve-rule')).toContainText('approves a low-risk item with no flags at once');
+});
+
+test('an item alice approved waits on others and says why; the first of two approvals runs nothing', async ({ page, request, baseURL }) => {
+  const refund = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 15000, currency: 'EUR', reason: 'Two-approver queue test' }, ['ticket_message_73']);
+  await signIn(page, 'alice@acme.test');
+  await page.goto('/?sort=newest&action=issue_refund');
+  await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
+  await expect(row(page, refund.id)).toHaveAttribute('data-focused', 'true');
+  await expect(row(page, refund.id).getByTestId('queue-item-reason')).toBeHidden(); // in the preview on a desktop
+  await expect(page.getByTestId('queue-preview').getByTestId('signals-reason')).toContainText('Two-approver queue test');
+  await expect(page.getByTestId('queue-preview').getByTestId('signals-evidence-item')).toContainText('Customer requested a full refund');
+  await expect(page.getByTestId('queue-preview-arg-amountMinor')).toContainText('150.00 EUR');
+
+  await page.keyboard.press('a');
+  const dialog = page.getByTestId('queue-approve-dialog');
+  await expect(dialog.getByTestId('queue-confirm-quorum')).toHaveText('Nothing runs yet: 1 more approval needed after yours');
+  await expect(dialog.getByTestId('signals-risk')).toContainText('high risk');
+  await page.keyboard.press('Enter');
+  await expect(page.getByTestId(`queue-result-${refund.id}`)).toContainText('Approved by you · 1 more needed');
+  await expect(row(page, refund.id)).toHaveCount(0);
+
+  await page.getByTestId('queue-group-waiting').click();
+  await expect(page).toHaveURL(/\/\?group=waiting&action=issue_refund&sort=newest$/);
+  await expect(row(page, refund.id).getByTestId('queue-item-part')).toHaveText('You approved · 1 more needed');
+  await expect(row(page, refund.id).getByTestId('queue-item-quorum')).toHaveText('1 of 2');
+  await expect(page.getByTestId(`queue-select-${refund.id}`)).toHaveCount(0);
+  await expect(row(page, refund.id)).not.toHaveAttribute('aria-selected', /.*/);
+  await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
+  await page.getByTestId('queue-item').first().getByTestId('queue-item-link').focus();
+  await row(page, refund.id).getByTestId('queue-item-link').focus();
+  for (const key of ['a', 'r', 'x']) await page.keyboard.press(key);
+  await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();
+  await expect(page.getByTestId('queue-reject-dialog')).toBeHidden();
+  await expect(page.getByTestId('queue-group-waiting')).toHaveAttribute('aria-current', 'page');
+
+  const api = await page.request.get('/api/v1/queue?group=waiting&action=issue_refund');
+  expect(api.status()).toBe(200);
+  const waiting = (await api.json()) as { items: { id: string; mine: unknown }[] };
+  expect(waiting.items.find((item) => item.id === refund.id)?.mine).toEqual({ kind: 'approved', more: 1 });
+  const refused = await page.request.get('/api/v1/queue?group=mine');
+  expect(refused.status()).toBe(400);
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('group must be one of needs-you, waiting, all; got "mine"');
+  await page.goto('/?group=mine');
+  await expect(page.getByTestId('queue-group-needs-you')).toHaveAttribute('aria-current', 'page');
+
+  await rejectAsBob(baseURL!, refund, 'Queue grouping test done');
+});
+
+test('when the session ends, the queue says so, links back to the same view and disables everything', async ({ page, request, context }) => {
+  const proposal = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
+  await signIn(page, 'alice@acme.test');
+  await page.goto('/?sort=newest');
+  await expect(row(page, proposal.id)).toBeVisible();
+  await expect(page.getByTestId('queue-zone')).toHaveText(/^Times in \S+$/);
+  await context.clearCookies();
+  const banner = page.getByTestId('queue-session-ended');
+  await expect(banner).toBeVisible({ timeout: 15_000 });
+  await expect(banner).toHaveAttribute('role', 'alert');
+  await expect(banner.getByTestId('queue-sign-in-again')).toHaveAttribute('href', '/signin?callbackUrl=%2F%3Fsort%3Dnewest');
+  await expect(page.getByTestId(`queue-select-${proposal.id}`)).toBeDisabled();
+  await expect(page.getByTestId('queue-select-all')).toBeDisabled();
+  await expect(page.getByTestId('queue-approve-selected')).toBeDisabled();
+  await expect(page.getByTestId('queue-preview-approve')).toBeDisabled();
+  await page.keyboard.press('a');
+  await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();
+
+  await banner.getByTestId('queue-sign-in-again').click();
+  await signInWithForm(page, 'alice@acme.test');
+  await expect(page).toHaveURL(/\/\?sort=newest$/);
+  await expect(row(page, proposal.id)).toBeVisible();
 });
 
 test('batch decisions post each item with its own hash and report each result, including one decided meanwhile', async ({ page, request, baseURL }) => {
@@ -159,8 +278,14 @@ test('batch decisions post each item with its own hash and report each result, i
 test('a viewer reads the queue without selection or batch controls', async ({ page, request }) => {
   const proposal = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   await signIn(page, 'dave@acme.test');
+  // Nothing needs a viewer: the default group is empty and points to everything.
   await page.goto('/?sort=newest');
+  await expect(page.getByTestId('queue-empty')).toContainText('viewers read the queue');
+  await expect(page.getByTestId('queue-group-needs-you')).toHaveText('Needs you · 0');
+  await page.getByTestId('queue-empty-waiting').click();
+  await expect(page).toHaveURL(/\/\?group=all&sort=newest$/);
   await expect(row(page, proposal.id)).toBeVisible();
+  await expect(row(page, proposal.id).getByTestId('queue-item-part')).toHaveText('Needs an approver');
   await expect(page.getByTestId('queue-read-only')).toBeVisible();
   await expect(page.getByTestId('queue-approve-selected')).toHaveCount(0);
   await expect(page.getByTestId('queue-reject-selected')).toHaveCount(0);

@@ -11,6 +11,11 @@ async function shoot(page: Page, name: string, fullPage = true) {
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
 }
 
+async function noSidewaysScroll(page: Page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
 test('every page renders for an approver, at desktop and phone widths', async ({ page, request }) => {
   const first = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
   const refund = await proposeRefund(
@@ -23,7 +28,6 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   await page.goto('/');
   await signInWithForm(page, 'alice@acme.test');
   await expect(page.getByTestId('queue-list')).toBeVisible();
-  await shoot(page, 'queue');
 
   await page.goto(`/proposals/${first.id}`);
   await expect(page.getByTestId('proposal-page')).toBeVisible();
@@ -44,17 +48,46 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   }
 
   await page.setViewportSize({ width: 375, height: 812 });
-  await page.goto('/');
-  await expect(page.getByTestId('queue-list')).toBeVisible();
-  const queueOverflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  expect(queueOverflow).toBeLessThanOrEqual(0);
-  await shoot(page, 'queue-phone');
   await page.goto(`/proposals/${first.id}`);
   await expect(page.getByTestId('approve')).toBeVisible();
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   expect(overflow).toBeLessThanOrEqual(0);
   // What a phone shows first: the decision bar stays at the bottom of the screen (a full-page shot would float it mid-page).
   await shoot(page, 'proposal-phone', false);
+});
+
+test.describe('the queue', () => {
+  // A viewer in Berlin: times in the rows are in that zone, named once below the list.
+  test.use({ timezoneId: 'Europe/Berlin' });
+
+  test('light and dark, desktop (split view with the preview) and phone', async ({ page, request }) => {
+    await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 4 });
+    await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
+    const refund = await proposeRefund(
+      request,
+      { orderId: 'ord_1843', amountMinor: 1500, currency: 'EUR', reason: 'Damaged on arrival\u200b, customer sent photos' },
+      ['ticket_message_73', 'ticket_message_74'],
+    );
+    // alice's queue as she finds it (whatever else is pending), newest first so the refund with the
+    // hostile evidence is focused and previewed; the window's height, not the whole list.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto('/?sort=newest');
+    await signInWithForm(page, 'alice@acme.test');
+    await expect(page.getByTestId('queue-list')).toBeVisible();
+    await expect(page.getByTestId('queue-preview')).toHaveAttribute('data-proposal-id', refund.id);
+    await expect(page.getByTestId('queue-zone')).toHaveText('Times in Europe/Berlin');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const suffix = scheme === 'dark' ? '-dark' : '';
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await shoot(page, `queue${suffix}`, false);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect(page.getByTestId('queue-preview')).toBeHidden();
+      await expect(page.locator(`[data-testid="queue-item"][data-proposal-id="${refund.id}"]`).getByTestId('queue-item-reason')).toBeVisible();
+      await noSidewaysScroll(page);
+      await shoot(page, `queue-phone${suffix}`, false);
+    }
+  });
 });
 
 test('the sign-in page', async ({ page }) => {

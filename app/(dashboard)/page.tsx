@@ -6,13 +6,18 @@ import { pendingQueue, queueFilterChoices, queueViewFromSearch, queueViewSearch 
 
 export const metadata: Metadata = { title: 'Queue' };
 
-/** The queue; `?action=&agent=&risk=&sort=` choose the view (anything invalid falls back to its default). */
+/**
+ * The queue; `?group=needs-you|waiting|all&action=&agent=&risk=&sort=` choose the view (anything
+ * invalid falls back to its default). The groups are as this person's role sees them.
+ */
 export default async function QueuePage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const context = await dashboardContext('/');
+  const search = await searchParams;
+  const view = queueViewFromSearch(search);
+  const context = await dashboardContext(`/${queueViewSearch(view)}`);
   if (!context.tenantId) return null;
-  const view = queueViewFromSearch(await searchParams);
   const db = await getDb();
-  const [initial, choices] = await Promise.all([pendingQueue(db, context.tenantId, view), queueFilterChoices(db, context.tenantId)]);
+  const viewer = { userId: context.operator.userId, role: context.role };
+  const [initial, choices] = await Promise.all([pendingQueue(db, context.tenantId, viewer, view), queueFilterChoices(db, context.tenantId)]);
   return (
     <section aria-labelledby="queue-heading">
       <h1 id="queue-heading" className="mb-4 text-xl font-semibold">Pending approval</h1>

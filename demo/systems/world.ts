@@ -30,10 +30,20 @@ export type Hold = {
 
 export type Ledgers = { refunds: Refund[]; holds: Hold[] };
 
+/**
+ * Orders only e2e/queue-fifty.spec.ts refunds (one refund each, so an executed refund never moves
+ * another open proposal's order): no other spec or demo step names them.
+ */
+export const QUEUE_FIFTY_ORDERS: readonly string[] = Object.freeze(Array.from({ length: 16 }, (_, i) => `ord_q50${String(i + 1).padStart(2, '0')}`));
+
+/** The SKU only e2e/queue-fifty.spec.ts holds, in a warehouse no seeded agent key covers. */
+export const QUEUE_FIFTY_SKU = 'queue-fifty-filter';
+
 export const SEEDED_ORDERS: readonly Readonly<Order>[] = Object.freeze([
   Object.freeze({ id: 'ord_1842', tenant: 'acme', currency: 'USD', chargedMinor: 4999 }),
   Object.freeze({ id: 'ord_1843', tenant: 'acme', currency: 'EUR', chargedMinor: 60000 }),
   Object.freeze({ id: 'ord_9001', tenant: 'globex', currency: 'USD', chargedMinor: 100000 }),
+  ...QUEUE_FIFTY_ORDERS.map((id) => Object.freeze({ id, tenant: 'acme', currency: 'EUR', chargedMinor: 30000 })),
 ]);
 
 export const SEEDED_SKUS: readonly Readonly<Sku>[] = Object.freeze([
@@ -41,6 +51,7 @@ export const SEEDED_SKUS: readonly Readonly<Sku>[] = Object.freeze([
   Object.freeze({ sku: 'filter-gray', tenant: 'acme', warehouse: 'north', maxHold: 2 }),
   Object.freeze({ sku: 'filter-red', tenant: 'acme', warehouse: 'south', maxHold: 2 }),
   Object.freeze({ sku: 'filter-green', tenant: 'globex', warehouse: 'north', maxHold: 4 }),
+  Object.freeze({ sku: QUEUE_FIFTY_SKU, tenant: 'acme', warehouse: 'east', maxHold: 4 }),
 ]);
 
 /** Evidence is text written by outsiders: ticket_message_74 tries to instruct the agent. */

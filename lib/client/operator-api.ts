@@ -18,6 +18,9 @@ export type ApiResult<T> = { ok: true; value: T } | { ok: false; problem: ApiPro
 /** The part of a proposal's JSON a component reads after a mutation. */
 export type ProposalResult = { id: string; status: string };
 
+/** After a decision: also how many approvals the rule needs and the decisions so far. */
+export type DecisionAnswer = ProposalResult & { routing: { approvals: number }; decisions: { decision: 'approve' | 'reject' }[] };
+
 type ErrorBody = { error?: { code?: unknown; message?: unknown; issues?: unknown } };
 
 const NETWORK: ApiProblem = {
@@ -58,7 +61,7 @@ export const sendJson = (body: unknown, method: 'POST' | 'PATCH' | 'PUT' = 'POST
 const postJson = (body: unknown) => sendJson(body);
 
 /** Approve or reject, binding the payload hash the person saw. */
-export function postDecision(proposalId: string, request: DecisionRequest): Promise<ApiResult<ProposalResult>> {
+export function postDecision(proposalId: string, request: DecisionRequest): Promise<ApiResult<DecisionAnswer>> {
   return call(proposalPath(proposalId, 'decisions'), postJson(request), 'The decision was not recorded');
 }
 
@@ -77,7 +80,7 @@ export function postReproposeRequest(proposalId: string, request: ReproposeReque
   return call(proposalPath(proposalId, 'repropose-request'), postJson(request), 'The agent was not asked');
 }
 
-/** One page of a tenant's queue in a view; `cursor` is the previous page's `nextCursor`. */
+/** One page of a tenant's queue in a view (its group as this person sees it); `cursor` is the previous page's `nextCursor`. A 401 means the session ended. */
 export async function fetchQueuePage(tenantId: string, view: QueueView, cursor: string | null): Promise<ApiResult<QueuePage>> {
   const search = new URLSearchParams(queueViewSearch(view));
   search.set('tenant', tenantId);

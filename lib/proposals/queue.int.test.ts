@@ -4,10 +4,12 @@ import { proposals } from '@/db/schema';
 import { setupTestDatabase } from '@/test/db';
 import { listProposals, decodeCursor, PROPOSAL_SORTS, type ProposalFilters, type ProposalSort } from './queries';
 import { expectedOrder, fixtureRows, insertFixtures, type FixtureRow } from '@/test/fixtures/queue';
-import { pendingQueue, QUEUE_PAGE_SIZE } from './queue';
+import { pendingQueue, QUEUE_PAGE_SIZE, type QueueViewer } from './queue';
 
 const t = setupTestDatabase();
 const rows = fixtureRows(121);
+// Nobody has decided a fixture row and none has an agent key or editor: every one needs this approver.
+const viewer: QueueViewer = { userId: 'usr_fixture_approver', role: 'approver' };
 
 beforeAll(async () => {
   await insertFixtures(t.db, 'acme', rows);
@@ -57,16 +59,17 @@ describe('queue keyset pages', () => {
   }
 
   it('serves pendingQueue pages of QUEUE_PAGE_SIZE with the total, and a cursor of another sort is refused', async () => {
-    const first = await pendingQueue(t.db, 'acme', { sort: 'newest' });
+    const first = await pendingQueue(t.db, 'acme', viewer, { group: 'needs-you', sort: 'newest' });
     expect(first.items).toHaveLength(QUEUE_PAGE_SIZE);
     expect(first.total).toBe(rows.length);
+    expect(first.counts).toEqual({ 'needs-you': rows.length, waiting: 0, all: rows.length });
     expect(first.items.map((item) => item.id)).toEqual(expectedOrder(rows, 'newest').slice(0, QUEUE_PAGE_SIZE));
     expect(first.items[0]).toMatchObject({ rule: 'fixture v1', approvals: { have: 0, need: 1 } });
     expect(first.items.find((item) => item.action === 'hold_stock')?.approveLabel).toMatch(/^Approve/);
-    const second = await pendingQueue(t.db, 'acme', { sort: 'newest' }, decodeCursor(first.nextCursor));
+    const second = await pendingQueue(t.db, 'acme', viewer, { group: 'needs-you', sort: 'newest' }, decodeCursor(first.nextCursor));
     expect(second.items.map((item) => item.id)).toEqual(expectedOrder(rows, 'newest').slice(QUEUE_PAGE_SIZE, 2 * QUEUE_PAGE_SIZE));
-    expect((await pendingQueue(t.db, 'acme', { sort: 'expiring', risk: 'high' })).total).toBe(rows.filter((row) => row.risk === 'high').length);
-    await expect(pendingQueue(t.db, 'acme', { sort: 'oldest' }, decodeCursor(first.nextCursor))).rejects.toThrow(/another sort/);
+    expect((await pendingQueue(t.db, 'acme', viewer, { group: 'all', sort: 'expiring', risk: 'high' })).total).toBe(rows.filter((row) => row.risk === 'high').length);
+    await expect(pendingQueue(t.db, 'acme', viewer, { group: 'needs-you', sort: 'oldest' }, decodeCursor(first.nextCursor))).rejects.toThrow(/another sort/);
   });
 
   it('keeps the walk whole when rows ahead of the cursor leave and new ones arrive mid-walk', async () => {

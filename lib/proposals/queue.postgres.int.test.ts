@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setupTestDatabase } from '@/test/db';
-import { decodeCursor, listProposals, proposalListQuery, type ListOptions } from './queries';
+import { decodeCursor, listProposals, proposalListQuery, viewerRelation, type ListOptions } from './queries';
 import { ensureTenant, fixtureRows, insertFixtures } from '@/test/fixtures/queue';
 import { QUEUE_PAGE_SIZE } from './queue';
 
@@ -56,6 +56,16 @@ describe('queue query plans (PostgreSQL)', () => {
         // A small remainder may be read through a bitmap and sorted: the index still bounds it.
         if (!cursor) expect(text).not.toMatch(/Sort\b/);
       }
+    }
+  });
+
+  it('answers each group (needs you, waiting on others) from the same index: the viewer conditions filter rows in index order', async () => {
+    const { needsYou } = viewerRelation({ userId: 'usr_someone', role: 'approver' }, new Date());
+    for (const where of [needsYou, sql`not ${needsYou}`]) {
+      const text = await plan({ status: 'pending_approval', limit: QUEUE_PAGE_SIZE, where });
+      expect(text).toContain('proposals_queue_idx');
+      expect(text).not.toMatch(/Seq Scan on proposals/);
+      expect(text).not.toMatch(/Sort\b/);
     }
   });
 });

@@ -1,21 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './queries';
 import { parseQueueParams, queueViewFromSearch, queueViewSearch } from './queue';
+import { needsLook } from './queue-view';
 
 const parse = (search: string) => parseQueueParams(new URLSearchParams(search));
 
 describe('queue parameters', () => {
   it('defaults to expiring first and accepts every known filter', () => {
-    expect(parse('')).toEqual({ ok: true, params: { sort: 'expiring' } });
+    expect(parse('')).toEqual({ ok: true, params: { group: 'needs-you', sort: 'expiring' } });
     expect(parse('tenant=acme&action=issue_refund&agent=acme-support-bot&risk=high&sort=newest')).toEqual({
       ok: true,
-      params: { tenant: 'acme', action: 'issue_refund', agent: 'acme-support-bot', risk: 'high', sort: 'newest' },
+      params: { tenant: 'acme', group: 'needs-you', action: 'issue_refund', agent: 'acme-support-bot', risk: 'high', sort: 'newest' },
     });
   });
 
   it('refuses unknown parameters and values with words that name them', () => {
     const cases: [string, RegExp][] = [
       ['sort=cheapest', /sort must be one of expiring, newest, oldest; got "cheapest"/],
+      ['group=mine', /group must be one of needs-you, waiting, all; got "mine"/],
       ['risk=extreme', /risk must be one of low, medium, high; got "extreme"/],
       ['action=delete_everything', /action must be one of .*hold_stock.*; got "delete_everything"/],
       ['agent=', /agent must not be empty/],
@@ -34,7 +36,7 @@ describe('queue parameters', () => {
     const cursor = { sort: 'newest' as const, at: '2030-01-01T10:00:00.123456Z', id: 'prp_1' };
     const raw = encodeCursor(cursor);
     expect(decodeCursor(raw)).toEqual(cursor);
-    expect(parse(`sort=newest&cursor=${raw}`)).toEqual({ ok: true, params: { sort: 'newest', cursor } });
+    expect(parse(`sort=newest&cursor=${raw}`)).toEqual({ ok: true, params: { group: 'needs-you', sort: 'newest', cursor } });
     const other = parse(`sort=oldest&cursor=${raw}`);
     expect(other.ok).toBe(false);
     if (!other.ok) expect(other.messages[0]).toMatch(/belongs to sort "newest", not "oldest"/);
@@ -68,9 +70,21 @@ describe('queue parameters', () => {
   });
 
   it('gives pages the valid part of the URL and defaults for the rest', () => {
-    expect(queueViewFromSearch({ sort: 'bogus', risk: 'high', action: 'nope', agent: ['a', 'b'] })).toEqual({ sort: 'expiring', risk: 'high' });
-    expect(queueViewFromSearch({ sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot' })).toEqual({ sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot' });
-    expect(queueViewSearch({ sort: 'expiring' })).toBe('');
-    expect(queueViewSearch({ sort: 'newest', risk: 'high', agent: 'a b' })).toBe('?agent=a+b&risk=high&sort=newest');
+    expect(queueViewFromSearch({ sort: 'bogus', risk: 'high', action: 'nope', agent: ['a', 'b'], group: 'mine' })).toEqual({ group: 'needs-you', sort: 'expiring', risk: 'high' });
+    expect(queueViewFromSearch({ sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot', group: 'waiting' })).toEqual({ group: 'waiting', sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot' });
+    expect(queueViewSearch({ group: 'needs-you', sort: 'expiring' })).toBe('');
+    expect(queueViewSearch({ group: 'all', sort: 'newest', risk: 'high', agent: 'a b' })).toBe('?group=all&agent=a+b&risk=high&sort=newest');
   });
+});
+
+describe('which items stop for a look before approving', () => {
+  const flag = { kind: 'suspicious_evidence' as const, label: 'Suspicious evidence', detail: 'ticket_message_74 addresses the agent' };
+  const cases: [string, Parameters<typeof needsLook>[0], boolean][] = [
+    ['low risk, no flags, unchanged', { risk: 'low', flags: [], changedSinceProposed: null }, false],
+    ['medium risk', { risk: 'medium', flags: [], changedSinceProposed: null }, true],
+    ['high risk', { risk: 'high', flags: [], changedSinceProposed: null }, true],
+    ['a flag on a low-risk item', { risk: 'low', flags: [flag], changedSinceProposed: null }, true],
+    ['changed since proposed', { risk: 'low', flags: [], changedSinceProposed: 'order balance changed from 50.00 to 40.00 USD' }, true],
+  ];
+  it.each(cases)('%s', (_why, item, expected) => expect(needsLook(item)).toBe(expected));
 });

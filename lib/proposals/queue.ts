@@ -1,15 +1,39 @@
 import 'server-only';
-import { and, count, eq, inArray } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
-import { decisions } from '@/db/schema';
+import type { EvidenceSnapshot, Proposal } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
 import { parseSearch } from '@/lib/api/search';
 import { AGENT_NAME } from '@/lib/agents/name';
-import { agentsWithProposals, countProposals, decodeCursor, listProposals, PROPOSAL_SORTS, type ListCursor } from './queries';
-import { QUEUE_RISKS, type QueuePage, type QueueView } from './queue-view';
+import { roleAtLeast } from '@/lib/auth/roles';
+import {
+  agentsWithProposals,
+  countProposalsSplit,
+  decodeCursor,
+  listProposals,
+  PROPOSAL_SORTS,
+  viewerFactsFor,
+  viewerRelation,
+  type ListCursor,
+  type QueueViewer,
+  type ViewerFacts,
+} from './queries';
+import {
+  DEFAULT_GROUP,
+  EVIDENCE_EXCERPT_CHARS,
+  QUEUE_GROUPS,
+  QUEUE_RISKS,
+  type QueueArg,
+  type QueueEvidence,
+  type QueueItem,
+  type QueuePage,
+  type QueueView,
+  type ViewerPart,
+} from './queue-view';
 
 export { queueViewSearch, type QueueItem, type QueuePage, type QueueView } from './queue-view';
+export type { QueueViewer } from './queries';
 
 export const QUEUE_PAGE_SIZE = 50;
 
@@ -17,6 +41,7 @@ const actionNames = () => allActions().map((action) => action.name);
 
 const queueParamsSchema = z.strictObject({
   tenant: z.string().min(1).max(100).optional(),
+  group: z.enum(QUEUE_GROUPS, { error: (issue) => `group must be one of ${QUEUE_GROUPS.join(', ')}; got ${describe(issue.input)}.` }).default(DEFAULT_GROUP),
   action: z
     .string()
     .refine((value) => actionNames().includes(value), { error: (issue) => `action must be one of ${actionNames().join(', ')}; got ${describe(issue.input)}.` })
@@ -40,7 +65,7 @@ export type QueueParams = QueueView & { tenant?: string; cursor?: ListCursor };
 
 export type ParsedQueueParams = { ok: true; params: QueueParams } | { ok: false; messages: string[] };
 
-/** Validates `?tenant=&action=&agent=&risk=&sort=&cursor=`: unknown parameters or values are refused, with words. */
+/** Validates `?tenant=&group=&action=&agent=&risk=&sort=&cursor=`: unknown parameters or values are refused, with words. */
 export function parseQueueParams(search: URLSearchParams): ParsedQueueParams {
   const parsed = parseSearch(queueParamsSchema, search);
   if (!parsed.ok) return parsed;
@@ -56,12 +81,12 @@ export function parseQueueParams(search: URLSearchParams): ParsedQueueParams {
 
 /** For pages: what is valid in the URL is kept, anything else falls back to its default. */
 export function queueViewFromSearch(search: Record<string, string | string[] | undefined>): QueueView {
-  const view: QueueView = { sort: 'expiring' };
+  const view: QueueView = { group: DEFAULT_GROUP, sort: 'expiring' };
   const one = (key: string) => {
     const value = search[key];
     return typeof value === 'string' ? value : undefined;
   };
-  for (const key of ['action', 'agent', 'risk', 'sort'] as const) {
+  for (const key of ['group', 'action', 'agent', 'risk', 'sort'] as const) {
     const value = one(key);
     if (value === undefined) continue;
     const parsed = parseQueueParams(new URLSearchParams({ [key]: value }));
@@ -70,44 +95,79 @@ export function queueViewFromSearch(search: Record<string, string | string[] | u
   return view;
 }
 
-/** One keyset page of what waits for a decision, with each proposal's approval progress. */
-export async function pendingQueue(db: Database, tenantId: string, view: QueueView = { sort: 'expiring' }, cursor?: ListCursor): Promise<QueuePage> {
+/** The viewer's part in one proposal, from the facts the list read in SQL (the same rules as the group filter). */
+export function viewerPart(proposal: Pick<Proposal, 'expiresAt' | 'routing'>, facts: ViewerFacts, viewer: QueueViewer, asOf: Date): ViewerPart {
+  if (facts.decided) return { kind: 'approved', more: Math.max(proposal.routing.approvals - facts.approvals, 0) };
+  if (!roleAtLeast(viewer.role, proposal.routing.role) || viewer.role === 'viewer') return { kind: 'role', needs: proposal.routing.role };
+  if (facts.edited) return { kind: 'initiator', how: 'edited' };
+  if (facts.onBehalf) return { kind: 'initiator', how: 'on_behalf' };
+  if (proposal.expiresAt.getTime() <= asOf.getTime()) return { kind: 'expired' };
+  return { kind: 'decide' };
+}
+
+/** Untrusted evidence cut to its first EVIDENCE_EXCERPT_CHARS characters (whole code points). */
+export function evidenceExcerpt(item: EvidenceSnapshot): QueueEvidence {
+  const chars = Array.from(item.text);
+  const truncated = chars.length > EVIDENCE_EXCERPT_CHARS;
+  return { id: item.id, kind: item.kind, excerpt: truncated ? chars.slice(0, EVIDENCE_EXCERPT_CHARS).join('') : item.text, truncated };
+}
+
+function argText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+}
+
+/** One proposal as a queue row and its preview. */
+export function queueItem(p: Proposal, facts: ViewerFacts, viewer: QueueViewer, asOf: Date): QueueItem {
+  const { args } = p.payload;
+  const actionModule = findAction(p.action);
+  const hints = actionModule?.argHints?.(args) ?? {};
+  const queueArgs: QueueArg[] = Object.entries(args).map(([name, value]) => ({ name, value: argText(value), hint: hints[name] ?? null }));
+  return {
+    id: p.id,
+    summary: actionModule?.summarize(args, p.facts) ?? p.action,
+    approveLabel: actionModule?.approveLabel(args) ?? `Approve ${p.action}`,
+    action: p.action,
+    agent: p.agentName,
+    risk: p.risk,
+    rule: `${p.routing.rule} v${p.routing.policyVersion}`,
+    role: p.routing.role,
+    approvals: { have: facts.approvals, need: p.routing.approvals },
+    payloadHash: p.payloadHash,
+    createdAt: p.createdAt.toISOString(),
+    expiresAt: p.expiresAt.toISOString(),
+    flags: p.flags,
+    changedSinceProposed: p.drift?.description ?? null,
+    mine: viewerPart(p, facts, viewer, asOf),
+    args: queueArgs,
+    reason: typeof args.reason === 'string' ? args.reason : null,
+    evidence: p.evidence.map(evidenceExcerpt),
+  };
+}
+
+const NO_FACTS: ViewerFacts = { approvals: 0, decided: false, onBehalf: false, edited: false };
+
+/**
+ * One keyset page of a group of what waits for a decision, as `viewer` sees it: each item with its
+ * approval progress and the viewer's part, and every group's size for the tabs. The group is a
+ * condition on the same index-backed keyset query, so paging works the same in every group.
+ */
+export async function pendingQueue(db: Database, tenantId: string, viewer: QueueViewer, view: QueueView = { group: DEFAULT_GROUP, sort: 'expiring' }, cursor?: ListCursor): Promise<QueuePage> {
   const asOf = new Date();
   const filters = { action: view.action, agent: view.agent, risk: view.risk };
-  const page = await listProposals(db, tenantId, { status: 'pending_approval', filters, sort: view.sort, cursor, limit: QUEUE_PAGE_SIZE });
-  const total = await countProposals(db, tenantId, 'pending_approval', filters);
-  const ids = page.items.map((p) => p.id);
-  const counts = ids.length
-    ? await db
-        .select({ proposalId: decisions.proposalId, n: count() })
-        .from(decisions)
-        .where(and(eq(decisions.tenantId, tenantId), eq(decisions.decision, 'approve'), inArray(decisions.proposalId, ids)))
-        .groupBy(decisions.proposalId)
-    : [];
-  const have = new Map(counts.map((c) => [c.proposalId, Number(c.n)]));
+  const { needsYou } = viewerRelation(viewer, asOf);
+  const where = view.group === 'needs-you' ? needsYou : view.group === 'waiting' ? sql`not ${needsYou}` : undefined;
+  const [page, counted] = await Promise.all([
+    listProposals(db, tenantId, { status: 'pending_approval', filters, sort: view.sort, cursor, limit: QUEUE_PAGE_SIZE, where }),
+    countProposalsSplit(db, tenantId, 'pending_approval', filters, needsYou),
+  ]);
+  const facts = await viewerFactsFor(db, tenantId, page.items.map((p) => p.id), viewer, asOf);
+  const counts = { 'needs-you': counted.matching, waiting: counted.all - counted.matching, all: counted.all };
   return {
     nextCursor: page.nextCursor,
-    total,
+    total: counts[view.group],
+    counts,
     asOf: asOf.toISOString(),
-    items: page.items.map((p) => {
-      const { args } = p.payload;
-      const actionModule = findAction(p.action);
-      return {
-        id: p.id,
-        summary: actionModule?.summarize(args, p.facts) ?? p.action,
-        approveLabel: actionModule?.approveLabel(args) ?? `Approve ${p.action}`,
-        action: p.action,
-        agent: p.agentName,
-        risk: p.risk,
-        rule: `${p.routing.rule} v${p.routing.policyVersion}`,
-        approvals: { have: have.get(p.id) ?? 0, need: p.routing.approvals },
-        payloadHash: p.payloadHash,
-        createdAt: p.createdAt.toISOString(),
-        expiresAt: p.expiresAt.toISOString(),
-        flags: p.flags,
-        changedSinceProposed: p.drift?.description ?? null,
-      };
-    }),
+    items: page.items.map((p) => queueItem(p, facts.get(p.id) ?? NO_FACTS, viewer, asOf)),
   };
 }
 
