@@ -107,7 +107,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
           <div className="flex flex-wrap items-center gap-2">
             {canApprove ? (
               <button type="button" data-testid="approve" disabled={busy} onClick={() => setConfirming(true)} className={`${primary} max-lg:flex-1`}>
-                <PayloadText value={approveLabel} mono={false} flagNonAscii={false} />
+                <PayloadText value={approveLabel} mono={false} />
               </button>
             ) : (
               <p data-testid="approve-barred" className="text-sm text-zinc-600 dark:text-zinc-400">

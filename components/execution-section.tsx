@@ -77,7 +77,7 @@ export function ExecutionSection({
     const reason = statusReason ?? (execution?.errorCode ? execution.errorCode.replace(/_/g, ' ') : 'the executor refused the command');
     line = (
       <p data-testid="execution-outcome" data-status="failed" className="font-medium text-red-800 dark:text-red-300">
-        Failed — <PayloadText value={reason} mono={false} flagNonAscii={false} />
+        Failed — <PayloadText value={reason} mono={false} />
         {execution?.errorCode ? <span className="ml-2 font-mono text-xs">({execution.errorCode})</span> : null}
       </p>
     );
@@ -122,7 +122,7 @@ export function ExecutionSection({
               <li key={`${check.at}-${index}`} data-testid="execution-check" data-outcome={check.outcome}>
                 <ViewerClock value={check.at} seconds /> · attempt {check.attempt ?? index + 1} ·{' '}
                 {CHECK_WORDS[check.outcome] ?? check.outcome}
-                {check.reason ? <> — <PayloadText value={check.reason} mono={false} flagNonAscii={false} /></> : null}
+                {check.reason ? <> — <PayloadText value={check.reason} mono={false} /></> : null}
               </li>
             ))}
           </ol>

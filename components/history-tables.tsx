@@ -47,7 +47,7 @@ export function DecisionsTable({ rows }: { rows: DecisionRowView[] }) {
           <CardCell label="Decided"><ViewerTime value={row.at} /></CardCell>
           <CardCell label="Proposal" wide>
             <Link href={proposalHref(row.id)} data-testid="history-decision-link" className="font-medium underline">
-              <PayloadText value={row.summary} mono={false} flagNonAscii={false} />
+              <PayloadText value={row.summary} mono={false} />
             </Link>
             <span className="block font-mono text-xs text-zinc-500">{row.action} · {row.id}</span>
           </CardCell>
@@ -107,7 +107,7 @@ export function EventsTable({ rows }: { rows: EventRowView[] }) {
           </CardCell>
           <CardCell label="Event" wide>
             <span className="block font-mono text-xs">{event.type}</span>
-            <span data-testid="history-event-text"><PayloadText value={event.text} mono={false} flagNonAscii={false} /></span>
+            <span data-testid="history-event-text"><PayloadText value={event.text} mono={false} /></span>
           </CardCell>
           <CardCell label="Proposal" mono>
             {event.proposalId ? <Link className="underline" href={proposalHref(event.proposalId)}><PayloadText value={event.proposalId} /></Link> : '—'}

@@ -4,11 +4,6 @@ import { visibleSegments } from '@/lib/text/visible';
 type Props = {
   value: string;
   mono?: boolean;
-  /**
-   * @deprecated Ignored: the generic "non-ASCII" chip is gone (it fired on our own × and on € or
-   * é); look-alikes of ASCII are named wherever they are. Drop it from the remaining call sites.
-   */
-  flagNonAscii?: boolean;
   /** Pretty JSON or a body as received: newlines and tabs stay layout, everything else is marked. */
   multiline?: boolean;
 };

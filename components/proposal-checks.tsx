@@ -15,7 +15,7 @@ export function ProposalChecks({ gates, drift }: { gates: GateResult[]; drift: P
       <h2 id="checks" className="mb-2 font-semibold">Checks</h2>
       {drift ? (
         <p data-testid="drift-note" className="mb-3 rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
-          <span className="font-medium">Changed since proposed:</span> <PayloadText value={drift.description} mono={false} flagNonAscii={false} />{' '}
+          <span className="font-medium">Changed since proposed:</span> <PayloadText value={drift.description} mono={false} />{' '}
           <span className="whitespace-nowrap">(checked {clockOf(drift.checkedAt)}; it still holds)</span>
         </p>
       ) : null}
@@ -31,7 +31,7 @@ export function ProposalChecks({ gates, drift }: { gates: GateResult[]; drift: P
                 {gate.detail ? ' — ' : null}
               </span>
               <span className={gate.ok ? 'text-zinc-600 dark:text-zinc-400' : 'text-zinc-900 dark:text-zinc-100'}>
-                <PayloadText value={gate.detail ?? ''} mono={false} flagNonAscii={false} />
+                <PayloadText value={gate.detail ?? ''} mono={false} />
               </span>
             </span>
           </li>

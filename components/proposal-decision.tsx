@@ -19,7 +19,7 @@ function outcomeOf(proposal: Proposal, decisions: DecisionRow[]): { line: React.
   if (APPROVED_THEN_ON.includes(proposal.status)) {
     const approvals = decisions.filter((d) => d.decision === 'approve');
     const who = approvals.length > 0 ? `Approved by ${names(approvals)}` : `Approved automatically by rule ${proposal.routing.rule}`;
-    return { line: <><PayloadText value={who} mono={false} flagNonAscii={false} />{at}</>, covered: approvals };
+    return { line: <><PayloadText value={who} mono={false} />{at}</>, covered: approvals };
   }
   if (proposal.status === 'rejected') {
     const rejection = decisions.findLast((d) => d.decision === 'reject');
@@ -30,8 +30,8 @@ function outcomeOf(proposal: Proposal, decisions: DecisionRow[]): { line: React.
     };
   }
   if (proposal.status === 'expired') return { line: 'Expired — a timeout never approves', covered: [] };
-  if (proposal.status === 'stale') return { line: <>Stale — <PayloadText value={proposal.statusReason ?? 'the world moved since it was proposed'} mono={false} flagNonAscii={false} /></>, covered: [] };
-  if (proposal.status === 'cancelled') return { line: <>Cancelled{at}{proposal.statusReason ? <> — <PayloadText value={proposal.statusReason} mono={false} flagNonAscii={false} /></> : null}</>, covered: [] };
+  if (proposal.status === 'stale') return { line: <>Stale — <PayloadText value={proposal.statusReason ?? 'the world moved since it was proposed'} mono={false} /></>, covered: [] };
+  if (proposal.status === 'cancelled') return { line: <>Cancelled{at}{proposal.statusReason ? <> — <PayloadText value={proposal.statusReason} mono={false} /></> : null}</>, covered: [] };
   return undefined;
 }
 

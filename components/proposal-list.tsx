@@ -44,7 +44,7 @@ export function SearchTargetNote({ target }: { target: SearchTarget }) {
           : `Nothing here is called “${target.term}”. Search by an exact order id (ord_1843), SKU (filter-blue), agent name, or a member’s name or email.`;
   return (
     <p data-testid="proposal-list-target" data-kind={target.kind} className="text-sm text-zinc-600 dark:text-zinc-400">
-      <PayloadText value={text} mono={false} flagNonAscii={false} />
+      <PayloadText value={text} mono={false} />
     </p>
   );
 }
@@ -72,7 +72,7 @@ export function ProposalListTable({ items }: { items: ProposalListItem[] }) {
           </CardCell>
           <CardCell label="Proposal" wide>
             <Link href={`/proposals/${encodeURIComponent(item.id)}`} data-testid="proposal-list-link" className="font-medium underline">
-              <PayloadText value={item.summary} mono={false} flagNonAscii={false} />
+              <PayloadText value={item.summary} mono={false} />
             </Link>
             <span className="block font-mono text-xs text-zinc-600 dark:text-zinc-400">{item.action} · {item.id}</span>
           </CardCell>

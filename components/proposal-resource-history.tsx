@@ -21,10 +21,10 @@ export function ProposalResourceHistory({ resource, items, now }: { resource: st
             <li key={item.id} data-testid="resource-history-item" data-proposal-id={item.id} className="flex flex-wrap items-center gap-x-3 gap-y-1 py-1.5">
               <StatusChip status={item.status} testId="resource-history-status" />
               <Link href={`/proposals/${encodeURIComponent(item.id)}`} data-testid="resource-history-link" className="min-w-[12rem] flex-1 font-medium underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-600">
-                <PayloadText value={item.summary} mono={false} flagNonAscii={false} />
+                <PayloadText value={item.summary} mono={false} />
               </Link>
               <span className="text-zinc-600 dark:text-zinc-400">
-                <PayloadText value={item.agent} mono={false} flagNonAscii={false} /> · <Time value={item.createdAt} now={now} />
+                <PayloadText value={item.agent} mono={false} /> · <Time value={item.createdAt} now={now} />
               </span>
             </li>
           ))}

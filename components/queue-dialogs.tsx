@@ -49,7 +49,7 @@ function ItemList({ items, approving }: { items: QueueItem[]; approving: boolean
         return (
           <li key={item.id} data-testid="queue-confirm-item" data-proposal-id={item.id} className="grid gap-1.5 rounded border border-zinc-200 p-2 dark:border-zinc-700">
             <span className="block font-medium"><PayloadText value={item.approveLabel} mono={false} /></span>
-            <span className="block text-zinc-600 dark:text-zinc-400"><PayloadText value={item.summary} mono={false} flagNonAscii={false} /></span>
+            <span className="block text-zinc-600 dark:text-zinc-400"><PayloadText value={item.summary} mono={false} /></span>
             {single ? (
               <ItemSignals item={item} testId="queue-confirm-signals" />
             ) : (
@@ -82,7 +82,7 @@ export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[
       <form method="dialog" className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); onConfirm(); }}>
         <button type="button" data-testid="queue-cancel-approve" onClick={onClose} className={`${button} border border-zinc-300 dark:border-zinc-700`}>Cancel</button>
         <button type="submit" data-autofocus data-testid="queue-confirm-approve" className={`${button} bg-blue-700 text-white hover:bg-blue-800`}>
-          {single ? <PayloadText value={single.approveLabel} mono={false} flagNonAscii={false} /> : `Approve ${items.length}`}
+          {single ? <PayloadText value={single.approveLabel} mono={false} /> : `Approve ${items.length}`}
         </button>
       </form>
     </Modal>

@@ -34,10 +34,10 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
     <aside aria-label="Preview" data-testid="queue-preview" data-proposal-id={item.id} className="grid gap-3 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
       <div>
         <h2 className="text-base font-semibold break-words" data-testid="queue-preview-summary">
-          <PayloadText value={item.summary} mono={false} flagNonAscii={false} />
+          <PayloadText value={item.summary} mono={false} />
         </h2>
         <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">
-          <span className="font-mono">{item.action}</span> · proposed by <PayloadText value={item.agent} mono={false} flagNonAscii={false} />{' '}
+          <span className="font-mono">{item.action}</span> · proposed by <PayloadText value={item.agent} mono={false} />{' '}
           <RelativeTime value={item.createdAt} now={now} kind="age" label="Proposed" />
         </p>
       </div>
@@ -81,7 +81,7 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
         {mine ? (
           <>
             <button type="button" data-testid="queue-preview-approve" disabled={disabled} onClick={() => onApprove(item)} className="rounded-md bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-50">
-              <PayloadText value={item.approveLabel} mono={false} flagNonAscii={false} />
+              <PayloadText value={item.approveLabel} mono={false} />
             </button>
             <button type="button" data-testid="queue-preview-reject" disabled={disabled} onClick={() => onReject(item)} className="rounded-md border border-red-700 px-3 py-1.5 text-sm font-medium text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-50 dark:text-red-300 dark:hover:bg-red-950">
               Reject…

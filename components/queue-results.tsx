@@ -29,7 +29,7 @@ function ResultLine({ id, summary, outcome }: DecisionResult) {
       <span className={outcome.state === 'error' ? 'font-medium text-red-700 dark:text-red-300' : outcome.state === 'done' ? 'font-medium text-green-800 dark:text-green-300' : 'text-zinc-600 dark:text-zinc-400'}>
         {outcome.state === 'error' ? '✗' : outcome.state === 'done' ? '✓' : '…'} {describeOutcome(outcome)}
       </span>
-      <span className="min-w-0 text-zinc-600 dark:text-zinc-400"><PayloadText value={summary} mono={false} flagNonAscii={false} /></span>
+      <span className="min-w-0 text-zinc-600 dark:text-zinc-400"><PayloadText value={summary} mono={false} /></span>
     </li>
   );
 }

@@ -76,7 +76,7 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
             aria-disabled={disabled || undefined}
             className="min-w-0 break-words font-medium hover:underline focus-visible:rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
           >
-            <PayloadText value={item.summary} mono={false} flagNonAscii={false} />
+            <PayloadText value={item.summary} mono={false} />
           </Link>
           {pending ? (
             <span data-testid="queue-item-pending" className="ml-auto inline-flex items-center gap-1.5 text-sm text-zinc-700 dark:text-zinc-300">
@@ -101,7 +101,7 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
         ) : null}
         <span className="flex flex-wrap gap-x-4 gap-y-0.5 text-sm text-zinc-600 dark:text-zinc-400">
           <span className="font-mono text-xs leading-5" data-testid="queue-item-action">{item.action}</span>
-          <span data-testid="queue-item-agent"><PayloadText value={item.agent} mono={false} flagNonAscii={false} /></span>
+          <span data-testid="queue-item-agent"><PayloadText value={item.agent} mono={false} /></span>
           <span data-testid="queue-item-quorum" title="approvals so far of those needed">{item.approvals.have} of {item.approvals.need}</span>
           <span data-testid="queue-item-rule" title="routing rule and policy version">rule {item.rule}</span>
           <RelativeTime value={item.expiresAt} now={now} kind="left" label="Expires" testId="queue-item-left" />

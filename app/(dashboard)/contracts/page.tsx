@@ -90,7 +90,7 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
                         {version.senders.map((sender, index) => (
                           <span key={sender.agentKeyId} data-testid="sender">
                             {index > 0 ? ', ' : ''}
-                            <PayloadText value={sender.agentName} mono={false} flagNonAscii={false} /> ({sender.attempts}, last <Time value={sender.lastAt} />)
+                            <PayloadText value={sender.agentName} mono={false} /> ({sender.attempts}, last <Time value={sender.lastAt} />)
                           </span>
                         ))}
                       </>

@@ -44,7 +44,7 @@ export default async function SettingsPage() {
         <Table head={['Agent', 'Key', 'Actions', 'Grants', 'Created', 'State']} testId="agent-keys">
           {keys.map((key) => (
             <tr key={key.id}>
-              <Cell><PayloadText value={key.agentName} mono={false} flagNonAscii={false} /></Cell>
+              <Cell><PayloadText value={key.agentName} mono={false} /></Cell>
               <Cell mono>{key.keyPrefix}…</Cell>
               <Cell mono>{key.allowedActions.join(', ')}</Cell>
               <Cell mono>{Object.entries(key.grants).map(([name, values]) => `${name}: ${values.join(', ')}`).join('; ') || '—'}</Cell>

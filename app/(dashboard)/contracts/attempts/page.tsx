@@ -55,7 +55,7 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
                 <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
                   <span className="font-mono">{attempt.errorCode}</span>
                   <span className="text-zinc-500">{attempt.httpStatus} · {attempt.errorKind}</span>
-                  <span>{attempt.agentName ? <PayloadText value={attempt.agentName} mono={false} flagNonAscii={false} /> : 'unknown agent'}</span>
+                  <span>{attempt.agentName ? <PayloadText value={attempt.agentName} mono={false} /> : 'unknown agent'}</span>
                   <span className="text-xs">{attempt.action ? <PayloadText value={attempt.action} /> : '—'}{attempt.contractVersion ? ` v${attempt.contractVersion}` : ''}</span>
                   <span className="text-xs" data-testid="attempt-request-id">{attempt.requestId ? <PayloadText value={attempt.requestId} /> : '—'}</span>
                   <span className="ml-auto text-xs text-zinc-500">{absoluteTime(attempt.createdAt)}</span>

@@ -90,12 +90,12 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           <ProposalKeys previousId={neighbours.previous} nextId={neighbours.next} canDecide={rights.canReject} />
         </div>
         <div className="flex flex-wrap items-center gap-3">
-          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={wording.summary} mono={false} flagNonAscii={false} /></h1>
+          <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={wording.summary} mono={false} /></h1>
           <StatusChip status={proposal.status} />
           {proposal.status === 'pending_approval' ? <Countdown expiresAt={proposal.expiresAt.toISOString()} renderedAt={now.toISOString()} /> : null}
         </div>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          Proposed by <span className="font-medium"><PayloadText value={proposal.agentName} mono={false} flagNonAscii={false} /></span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
+          Proposed by <span className="font-medium"><PayloadText value={proposal.agentName} mono={false} /></span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
           <span className="font-mono">{proposal.routing.rule}</span> v{proposal.routing.policyVersion} · needs {proposal.routing.approvals} {proposal.routing.role}
           {proposal.routing.approvals === 1 ? '' : 's'}
         </p>
