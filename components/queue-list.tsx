@@ -13,6 +13,7 @@ import { QueueRow, QueueSkeleton } from './queue-row';
 import { QueueTabs } from './queue-tabs';
 import { ZoneNote } from './queue-times';
 import { ShortcutsHelp } from './shortcuts-help';
+import { usePageKeys } from './use-page-keys';
 
 async function loadQueue(tenantId: string, view: QueueView, cursor: string | null): Promise<QueuePage> {
   const result = await fetchQueuePage(tenantId, view, cursor);
@@ -31,13 +32,6 @@ async function decideItem(item: QueueItem, decision: 'approve' | 'reject', reaso
   const approvals = answer.decisions?.filter((d) => d.decision === 'approve').length ?? item.approvals.have + 1;
   const more = Math.max((answer.routing?.approvals ?? item.approvals.need) - approvals, 0);
   return { state: 'done', decision, status: answer.status, more };
-}
-
-/** Typing in a field (not ticking a box) keeps its keys. */
-function isTyping(target: EventTarget | null): boolean {
-  if (!(target instanceof HTMLElement)) return false;
-  if (target.isContentEditable || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
-  return target instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit'].includes(target.type);
 }
 
 const rowLink = (id: string) =>
@@ -199,65 +193,58 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
   const rootRef = useRef<HTMLDivElement>(null);
   const gridRef = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey || isTyping(event.target)) return;
-      if (document.querySelector('dialog[open]')) return;
-      const target = event.target instanceof HTMLElement ? event.target : null;
-      // Arrow keys, Home, End and Space belong to the grid only when focus is in it (or nowhere).
-      const inGrid = !target || target === document.body || Boolean(gridRef.current?.contains(target));
-      switch (event.key) {
-        case 'j':
-        case 'k':
-        case 'ArrowDown':
-        case 'ArrowUp': {
-          if (event.key.startsWith('Arrow') && !inGrid) return;
-          event.preventDefault();
-          const down = event.key === 'j' || event.key === 'ArrowDown';
-          moveTo(focusIndex < 0 ? 0 : down ? Math.min(focusIndex + 1, items.length - 1) : Math.max(focusIndex - 1, 0));
-          break;
-        }
-        case 'Home':
-        case 'End':
-          if (!inGrid) return;
-          event.preventDefault();
-          moveTo(event.key === 'Home' ? 0 : items.length - 1);
-          break;
-        case 'Enter':
-          // A focused link or button does its own thing on Enter.
-          if (target?.closest('a, button')) return;
-          if (focused) router.push(`/proposals/${focused.id}`);
-          break;
-        case 'o':
-          if (focused) router.push(`/proposals/${focused.id}`);
-          break;
-        case 'a':
-          if (!actionable(focused)) return;
-          event.preventDefault();
-          approveOne(focused);
-          break;
-        case 'r':
-          if (!actionable(focused)) return;
-          event.preventDefault();
-          setRejecting([focused]);
-          break;
-        case 'x':
-        case ' ':
-          if (event.key === ' ' && !inGrid) return;
-          if (!actionable(focused)) return;
-          event.preventDefault();
-          toggle(focused.id);
-          break;
-        case '?':
-          event.preventDefault();
-          setHelpOpen(true);
-          break;
+  usePageKeys((event) => {
+    const target = event.target instanceof HTMLElement ? event.target : null;
+    // Arrow keys, Home, End and Space belong to the grid only when focus is in it (or nowhere).
+    const inGrid = !target || target === document.body || Boolean(gridRef.current?.contains(target));
+    switch (event.key) {
+      case 'j':
+      case 'k':
+      case 'ArrowDown':
+      case 'ArrowUp': {
+        if (event.key.startsWith('Arrow') && !inGrid) return;
+        event.preventDefault();
+        const down = event.key === 'j' || event.key === 'ArrowDown';
+        moveTo(focusIndex < 0 ? 0 : down ? Math.min(focusIndex + 1, items.length - 1) : Math.max(focusIndex - 1, 0));
+        break;
       }
-    };
-    window.addEventListener('keydown', onKey);
-    rootRef.current?.setAttribute('data-keys-ready', 'true');
-    return () => window.removeEventListener('keydown', onKey);
-  }, [items, focusIndex, focused, actionable, approveOne, moveTo, toggle, router]);
+      case 'Home':
+      case 'End':
+        if (!inGrid) return;
+        event.preventDefault();
+        moveTo(event.key === 'Home' ? 0 : items.length - 1);
+        break;
+      case 'Enter':
+        // A focused link or button does its own thing on Enter.
+        if (target?.closest('a, button')) return;
+        if (focused) router.push(`/proposals/${focused.id}`);
+        break;
+      case 'o':
+        if (focused) router.push(`/proposals/${focused.id}`);
+        break;
+      case 'a':
+        if (!actionable(focused)) return;
+        event.preventDefault();
+        approveOne(focused);
+        break;
+      case 'r':
+        if (!actionable(focused)) return;
+        event.preventDefault();
+        setRejecting([focused]);
+        break;
+      case 'x':
+      case ' ':
+        if (event.key === ' ' && !inGrid) return;
+        if (!actionable(focused)) return;
+        event.preventDefault();
+        toggle(focused.id);
+        break;
+      case '?':
+        event.preventDefault();
+        setHelpOpen(true);
+        break;
+    }
+  }, rootRef);
 
   // The view being navigated to: a second change before the page arrives builds on the first.
   const [draft, setDraft] = useState(view);
