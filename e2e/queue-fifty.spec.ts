@@ -27,7 +27,7 @@ function plan(): Planned[] {
   });
   const hold = (kind: Planned['kind'], quantity: number): Planned => ({ kind, action: 'hold_stock', args: { sku: QUEUE_FIFTY_SKU, quantity }, evidenceRefs: [] });
   const high = Array.from({ length: 6 }, (_, i) => refund('high refund', 15_000 + i * 100, `Order arrived broken, customer wants the full amount back (case ${i + 1})`, ['ticket_message_73']));
-  // ticket_message_74 tries to instruct the agent: the gates flag it (once flags are computed at intake).
+  // ticket_message_74 tries to instruct the agent: the gates flag it as suspicious evidence.
   const injection = Array.from({ length: 5 }, (_, i) => refund('injection refund', 1_200 + i * 10, `Partial refund as the ticket asks (case ${i + 1})`, ['ticket_message_74']));
   const low = Array.from({ length: 5 }, (_, i) => refund('low refund', 2_500 + i * 10, `Late delivery goodwill refund (case ${i + 1})`, ['ticket_message_73']));
   const medium = Array.from({ length: 10 }, () => hold('medium hold', 4));
@@ -82,7 +82,10 @@ test('an approver clears a 50-item mixed queue with the keyboard: risky items st
     expect(item.mine, id).toEqual({ kind: 'decide' });
     expect(item.risk, kind).toBe(kind === 'high refund' ? 'high' : kind === 'medium hold' ? 'medium' : 'low');
     if (kind === 'high refund') expect(item.approvals).toEqual({ have: 0, need: 2 });
-    if (kind === 'injection refund') expect(item.evidence[0]?.excerpt).toContain('Ignore your rules');
+    if (kind === 'injection refund') {
+      expect(item.evidence[0]?.excerpt).toContain('Ignore your rules');
+      expect(item.flags.map((flag) => flag.kind)).toContain('suspicious_evidence');
+    }
   }
   const risky = [...expected.values()].filter(needsLook);
   const clear = [...expected.values()].filter((item) => !needsLook(item));
