@@ -121,8 +121,9 @@ test('keyboard: ? help, j/k move, a confirms a risky item with its risk and hash
 });
 
 test('a clear item approves with one key, with a pending indicator; arrows, Home and End move; x ticks the box', async ({ page, request }) => {
-  const older = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
-  const clear = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 2 });
+  // Clear means no flags: not the SKU's first use (the older one is), far from its hold limit (4).
+  const older = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
+  const clear = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   await signIn(page, 'alice@acme.test');
   await page.goto('/?sort=newest');
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
