@@ -30,8 +30,11 @@ export type Resolution = {
 
 export type Violation = { code: string; message: string };
 
-/** The arguments of this action's proposals that are still open (pending, approved, executing). */
-export type OpenProposal = { args: Record<string, unknown> };
+/**
+ * What the open proposals (pending, approved, executing) on a resource hold of it: how many, and
+ * the sum of the action's `claimField` over them (0 when it has none), summed in SQL.
+ */
+export type OpenClaims = { count: number; total: number };
 
 /**
  * A grant an agent key may carry for this action (read by `authorize`), as the key form shows it.
@@ -67,14 +70,16 @@ export type ActionModule = {
   receiptNoun?(args: Record<string, unknown>): string;
   /** Meaning: find the resource inside the tenant; undefined when missing or another tenant's. */
   resolve(systems: SystemsClient, tenantId: string, args: Record<string, unknown>): Promise<Resolution | undefined>;
-  /** Business rules against live state, including this resource's open proposals. */
-  checkRules(args: Record<string, unknown>, resolution: Resolution, open: OpenProposal[]): Violation | undefined;
+  /** The integer argument open proposals on a resource claim of it together (a refund's `amountMinor`): summed for `checkRules`. */
+  claimField?: string;
+  /** Business rules against live state, including what this resource's open proposals claim. */
+  checkRules(args: Record<string, unknown>, resolution: Resolution, open: OpenClaims): Violation | undefined;
   /**
    * Given what checkRules was given, how close the arguments come to the action's own limit, in
    * words with the values ("49.00 of 50.00 USD still refundable"), or nothing when not close. Shown
    * as a "near a bound" flag (lib/proposals/flags.ts); never a refusal.
    */
-  nearLimit?(args: Record<string, unknown>, resolution: Resolution, open: OpenProposal[]): string | undefined;
+  nearLimit?(args: Record<string, unknown>, resolution: Resolution, open: OpenClaims): string | undefined;
   /** The grants `authorize` reads; a key for this action may carry only these. None: the action reads no grants. */
   grants?: GrantSpec[];
   /** Authority beyond the action list: may this key's grants touch the resolved resource? */
@@ -112,7 +117,7 @@ export type EditingSpec = {
   /** Integer arguments holding money in minor units: entered in major units beside the currency another argument names. */
   money?: readonly { field: string; currencyField: string; label: string }[];
   /** The live bound on an argument, shown beside it and enforced in the form (the rules still enforce it at intake). */
-  limit?(args: Record<string, unknown>, resolution: Resolution, open: OpenProposal[]): EditLimit | undefined;
+  limit?(args: Record<string, unknown>, resolution: Resolution, open: OpenClaims): EditLimit | undefined;
 };
 
 export type ReceiptCheck = { ok: true; receipt: Record<string, unknown> } | { ok: false; reason: string };

@@ -42,16 +42,14 @@ export function auditHashInput(row: {
  * go through `recordStateChange` (lib/events/record.ts), which writes their outbox row with it.
  */
 export async function appendAudit(tx: Database, input: AuditInput): Promise<{ seq: number; hash: string }> {
-  await tx
+  // One statement creates the head if needed and locks it (an upsert locks the row it returns):
+  // from here to commit, concurrent appends of this tenant wait, so the rest is one more statement.
+  const [head] = await tx
     .insert(auditHeads)
     .values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH })
-    .onConflictDoNothing();
-  const [head] = await tx
-    .select()
-    .from(auditHeads)
-    .where(eq(auditHeads.tenantId, input.tenantId))
-    .for('update');
-  if (!head) throw new Error('audit head missing after insert');
+    .onConflictDoUpdate({ target: auditHeads.tenantId, set: { seq: sql`${auditHeads.seq}` } })
+    .returning();
+  if (!head) throw new Error('audit head missing after upsert');
 
   const row = {
     tenantId: input.tenantId,
@@ -68,11 +66,9 @@ export async function appendAudit(tx: Database, input: AuditInput): Promise<{ se
     prevHash: head.hash,
   };
   const hash = payloadHash(auditHashInput(row));
-  await tx.insert(auditEvents).values({ ...row, hash });
-  await tx
-    .update(auditHeads)
-    .set({ seq: row.seq, hash })
-    .where(eq(auditHeads.tenantId, input.tenantId));
+  const insertEvent = tx.insert(auditEvents).values({ ...row, hash });
+  const moveHead = tx.update(auditHeads).set({ seq: row.seq, hash }).where(eq(auditHeads.tenantId, input.tenantId));
+  await tx.execute(sql`with appended as (${insertEvent}) ${moveHead}`);
   return { seq: row.seq, hash };
 }
 

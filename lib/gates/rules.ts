@@ -17,7 +17,7 @@ export type RulesInput = {
  * runs under the per-resource lock, so each open proposal is counted exactly once.
  */
 export const rulesGate: Gate<RulesInput, void> = async ({ tenantId, action, args }, { db, resolution, resourceKey, excludeId }) => {
-  const open = resourceKey ? await openClaims(db, tenantId, resourceKey, excludeId) : [];
+  const open = resourceKey ? await openClaims(db, tenantId, resourceKey, action, excludeId) : { count: 0, total: 0 };
   const violation = action.checkRules(args, resolution, open);
   return violation ? refuse('rules', violation.code, violation.message) : pass(undefined);
 };

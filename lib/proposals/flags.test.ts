@@ -163,14 +163,15 @@ describe('near a bound', () => {
     facts: { currency: 'USD', chargedMinor, refundedMinor },
     detail: '',
   });
+  const NONE_OPEN = { count: 0, total: 0 };
   const holdResolution = (maxHold: number): Resolution => ({ resourceKey: 'sku:x', facts: { warehouse: 'north', maxHold }, detail: '' });
 
   it.each([
-    ['95 % of the balance', 9500, 10000, 0, [], '95.00 of 100.00 USD still refundable'],
-    ['all of it', 4999, 4999, 0, [], '49.99 of 49.99 USD still refundable'],
-    ['all that the open proposals leave', 4900, 10000, 0, [{ args: { amountMinor: 5000 } }], '49.00 of 50.00 USD still refundable (after 50.00 USD in open proposals)'],
-    ['89 % of the balance', 8900, 10000, 0, [], undefined],
-    ['a small refund', 1000, 4999, 0, [], undefined],
+    ['95 % of the balance', 9500, 10000, 0, NONE_OPEN, '95.00 of 100.00 USD still refundable'],
+    ['all of it', 4999, 4999, 0, NONE_OPEN, '49.99 of 49.99 USD still refundable'],
+    ['all that the open proposals leave', 4900, 10000, 0, { count: 1, total: 5000 }, '49.00 of 50.00 USD still refundable (after 50.00 USD in open proposals)'],
+    ['89 % of the balance', 8900, 10000, 0, NONE_OPEN, undefined],
+    ['a small refund', 1000, 4999, 0, NONE_OPEN, undefined],
   ])('a refund taking %s', (_name, amountMinor, charged, refunded, open, expected) => {
     const args = { orderId: 'ord_1', amountMinor, currency: 'USD', reason: 'x' };
     expect(issueRefund.nearLimit?.(args, refundResolution(charged, refunded), open)).toBe(expected);
@@ -182,7 +183,7 @@ describe('near a bound', () => {
     [3, 4, undefined],
     [1, 2, undefined],
   ])('a hold of %i where %i may be held', (quantity, maxHold, expected) => {
-    expect(holdStock.nearLimit?.({ sku: 'x', quantity }, holdResolution(maxHold), [])).toBe(expected);
+    expect(holdStock.nearLimit?.({ sku: 'x', quantity }, holdResolution(maxHold), NONE_OPEN)).toBe(expected);
   });
 
   const policy: LoadedPolicy = { version: 2, rules: issueRefund.defaultRules, expiryHours: 24 };

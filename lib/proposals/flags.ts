@@ -217,7 +217,7 @@ export async function proposalFlags(subject: GateSubject, context: FlagContext):
   const { db, resolution, evidence, policy, routing, now, excludeId } = context;
   const { resourceKey } = resolution;
   const priors = await priorTotals(db, { tenantId, action: action.name, resourceKey, now, excludeId }, aggregateNeeds(policy));
-  const open = action.nearLimit ? await openClaims(db, tenantId, resourceKey, excludeId) : [];
+  const open = action.nearLimit ? await openClaims(db, tenantId, resourceKey, action, excludeId) : { count: 0, total: 0 };
   const earlier = await usedBefore(db, tenantId, resourceKey, excludeId);
 
   const flags = textFlags(args, evidence);

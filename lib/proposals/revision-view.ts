@@ -76,7 +76,7 @@ export async function editingView(db: Database, systems: SystemsClient, proposal
   try {
     const resolution = await action.resolve(systems, proposal.tenantId, args);
     if (!resolution) return { ...view, limitUnavailable: 'What this proposal acts on can no longer be found; the checks will refuse any revision.' };
-    const limit = limitOf(args, resolution, await openClaims(db, proposal.tenantId, resolution.resourceKey, proposal.id));
+    const limit = limitOf(args, resolution, await openClaims(db, proposal.tenantId, resolution.resourceKey, action, proposal.id));
     if (!limit) return view;
     const unit = money.find((m) => m.field === limit.field);
     return { ...view, limit: { ...limit, text: unit ? formatMoney(limit.max, unit.currency) : String(limit.max) } };

@@ -1,15 +1,15 @@
 import { formatMoney } from '@/lib/money';
-import type { ActionModule, OpenProposal, Resolution } from '../types';
+import type { ActionModule, OpenClaims, Resolution } from '../types';
 import { lookupRefund, readOrder, writeRefund } from './adapter';
 import { issueRefundArgsV1, refundReceipt, type IssueRefundArgsV1 } from './contract';
 
 const argsOf = (args: Record<string, unknown>) => args as IssueRefundArgsV1;
 
 /** What is left to refund on the order: charged, minus refunded, minus what open proposals claim. */
-function balanceOf(resolution: Resolution, open: OpenProposal[]) {
+function balanceOf(resolution: Resolution, open: OpenClaims) {
   const charged = Number(resolution.facts.chargedMinor);
   const refunded = Number(resolution.facts.refundedMinor);
-  const reserved = open.reduce((sum, proposal) => sum + argsOf(proposal.args).amountMinor, 0);
+  const reserved = open.total;
   return { charged, refunded, reserved, left: charged - refunded - reserved };
 }
 
@@ -43,6 +43,7 @@ export const issueRefund: ActionModule = {
     };
   },
 
+  claimField: 'amountMinor',
   checkRules(args, resolution, open) {
     const { amountMinor, currency } = argsOf(args);
     const orderCurrency = String(resolution.facts.currency);
@@ -63,8 +64,7 @@ export const issueRefund: ActionModule = {
   // A refund taking 90 % or more of what is still refundable (after the open proposals).
   nearLimit(args, resolution, open) {
     const { amountMinor, currency } = argsOf(args);
-    const reserved = open.reduce((sum, proposal) => sum + argsOf(proposal.args).amountMinor, 0);
-    const refundable = Number(resolution.facts.chargedMinor) - Number(resolution.facts.refundedMinor) - reserved;
+    const { reserved, left: refundable } = balanceOf(resolution, open);
     if (refundable <= 0 || amountMinor < refundable * 0.9) return undefined;
     const amount = formatMoney(amountMinor, currency).replace(/ \S+$/, '');
     return `${amount} of ${formatMoney(refundable, currency)} still refundable${reserved > 0 ? ` (after ${formatMoney(reserved, currency)} in open proposals)` : ''}`;
