@@ -68,7 +68,7 @@ export async function appendAudit(tx: Database, input: AuditInput): Promise<{ se
   const hash = payloadHash(auditHashInput(row));
   const insertEvent = tx.insert(auditEvents).values({ ...row, hash });
   const moveHead = tx.update(auditHeads).set({ seq: row.seq, hash }).where(eq(auditHeads.tenantId, input.tenantId));
-  await tx.execute(sql`with appended as (${insertEvent}) ${moveHead}`);
+  await tx.execute(sql`with appended as (${insertEvent.getSQL()}) ${moveHead.getSQL()}`);
   return { seq: row.seq, hash };
 }
 
