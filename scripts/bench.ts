@@ -10,6 +10,7 @@
  * - intake, many resources: hold_stock of 1 on a different `sku-NNNNNN` per request;
  * - intake, one hot resource: refunds of 1 minor unit on `ord_s000001`, then checks no wrong answer;
  * - machine limit: bare Node `http` + postgres.js inserting rows of the same width.
+ * Intake requests come from 32 acme agent keys in turn, made for the bench in its database.
  * Writes bench/results.json and bench/results.md and prints the targets as PASS/MISS lines (a
  * report, not a gate: the exit code is 0 whenever the bench ran). --short: 1 s each at scale 500.
  * Loopback only; bounded in time. Never prints payloads or keys.
@@ -23,8 +24,10 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import type { DemoCredentials } from '@/demo/world';
+import { openDatabase } from '@/db/client';
 import { scaledIds } from '@/demo/systems/world';
+import { DEMO_AGENTS } from '@/demo/world';
+import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
 
 const root = process.cwd();
@@ -64,8 +67,8 @@ type Run = {
   statuses: Record<string, number>;
 };
 
-/** One proposal request: its requestId and body. */
-type Proposal = { requestId: string; body: string };
+/** One proposal request: its requestId, body and the agent key that sends it. */
+type Proposal = { requestId: string; body: string; key: string };
 
 const progress = (text: string) => console.log(`▸ ${text}`);
 
@@ -97,7 +100,7 @@ async function drive(scenario: Scenario, connections: number, seconds: number, l
         const proposal = next();
         pending.set(proposal.requestId, proposal);
         context.requestId = proposal.requestId;
-        return Object.assign(request, { body: proposal.body });
+        return Object.assign(request, { body: proposal.body, headers: { ...load.headers, authorization: `Bearer ${proposal.key}` } });
       },
       onResponse: (_status, _body, context: { requestId?: string }) => {
         if (context.requestId) pending.delete(context.requestId);
@@ -152,6 +155,26 @@ async function waitForHealth(url: string, child: ChildProcess, deadline: number)
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error('the demo server did not become healthy within 180 s');
+}
+
+/**
+ * One agent key per connection at most (bench-agent-01…), with the demo acme agent's actions and
+ * grants: 32 concurrent agents are 32 agents, each with its own rate-limit bucket, as in real use.
+ */
+async function agentKeys(databaseUrl: string): Promise<string[]> {
+  const acme = DEMO_AGENTS.find((agent) => agent.tenant === 'acme');
+  if (!acme) throw new Error('the demo world has no acme agent');
+  const handle = await openDatabase({ url: databaseUrl });
+  try {
+    const keys: string[] = [];
+    for (let i = 1; i <= Math.max(...CONNECTIONS); i++) {
+      const agentName = `bench-agent-${String(i).padStart(2, '0')}`;
+      keys.push((await createAgentKey(handle.db, { tenantId: acme.tenant, agentName, actions: acme.actions, grants: acme.grants })).key);
+    }
+    return keys;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The process and all its descendants (Linux /proc), with their peak resident set (VmHWM) in MB. */
@@ -221,14 +244,14 @@ async function startBaseline(databaseUrl: string) {
   };
 }
 
-/** The request bodies: a fresh requestId each, on the next scaled SKU (many) or on the hot order. */
-function bodies() {
+/** The requests: a fresh requestId each, on the next scaled SKU (many) or on the hot order, from the agents in turn. */
+function bodies(keys: string[]) {
   let sequence = 0;
   const run = randomBytes(3).toString('hex');
   const next = () => ++sequence;
   const proposal = (envelope: Record<string, unknown>): Proposal => {
     const requestId = `bench-${run}-${next()}`;
-    return { requestId, body: JSON.stringify({ requestId, contractVersion: 1, ...envelope }) };
+    return { requestId, body: JSON.stringify({ requestId, contractVersion: 1, ...envelope }), key: keys[sequence % keys.length]! };
   };
   return {
     hold(): Proposal {
@@ -246,9 +269,10 @@ function bodies() {
  * Asks again, one at a time, for the proposals a run stopped waiting for: 201 means it is created
  * now, 200 that the unanswered request had created it, anything else that it was refused.
  */
-async function settle(url: string, headers: Record<string, string>, unanswered: Proposal[]) {
+async function settle(url: string, unanswered: Proposal[]) {
   const settled = { created: 0, replayed: 0, refused: 0 };
   for (const proposal of unanswered) {
+    const headers = { authorization: `Bearer ${proposal.key}`, 'content-type': 'application/json' };
     const response = await fetch(url, { method: 'POST', headers, body: proposal.body });
     await response.arrayBuffer();
     if (response.status === 201) settled.created++;
@@ -343,11 +367,9 @@ async function main() {
     fs.closeSync(log);
     const app = `http://127.0.0.1:${PORTS.app}`;
     await waitForHealth(app, server, Date.now() + 180_000);
-    const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
-    const agent = credentials.agents.find((candidate) => candidate.tenant === 'acme');
-    if (!agent) throw new Error('the demo credentials have no acme agent');
-    const post = { method: 'POST' as const, headers: { authorization: `Bearer ${agent.key}`, 'content-type': 'application/json' } };
-    const make = bodies();
+    const keys = await agentKeys(databaseUrl);
+    const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' } };
+    const make = bodies(keys);
     const health = { url: `${app}/api/health` };
     const many = { url: `${app}/api/v1/proposals`, ...post, next: make.hold };
     const hot = { url: `${app}/api/v1/proposals`, ...post, next: make.refund };
@@ -373,7 +395,7 @@ async function main() {
     await measure('intake_hot', hot);
 
     progress(`Settling the ${unanswered.intake_hot.length} hot-order proposals the runs stopped waiting for…`);
-    const settled = await settle(hot.url, post.headers, unanswered.intake_hot);
+    const settled = await settle(hot.url, unanswered.intake_hot);
     sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
     const createdUnderLoad = runs.filter((run) => run.scenario === 'intake_hot').reduce((sum, run) => sum + (run.statuses['201'] ?? 0), 0);
     const hotCheck = await checkHotResource(sql, createdUnderLoad, settled);
