@@ -34,6 +34,7 @@ describe('parseSettings', () => {
       DEMO_SYSTEMS_PORT: 4010,
       DEMO_MAIL_PORT: 4025,
       DEMO_SINK_PORT: 4030,
+      DEMO_SCALE: 0,
     });
     expect(settings.DATABASE_URL).toBeUndefined();
     expect(settings.AUTH_SECRET).toBeUndefined();
@@ -70,6 +71,9 @@ describe('parseSettings', () => {
     ['PORT', { PORT: '-1' }],
     ['DEMO_SYSTEMS_PORT', { DEMO_SYSTEMS_PORT: '99999' }],
     ['APP_URL', { APP_URL: 'ftp://example.test' }],
+    ['DEMO_SCALE', { DEMO_SCALE: '1000001' }],
+    ['DEMO_SCALE', { DEMO_SCALE: '-5' }],
+    ['DEMO_SCALE', { DEMO_SCALE: '2.5' }],
     ['NODE_ENV', { NODE_ENV: 'staging' }],
     ['COUNTERSIGN_DEMO', { COUNTERSIGN_DEMO: 'yes' }],
     ['OIDC_ISSUER', { OIDC_ISSUER: 'https://id.example' }],
@@ -100,6 +104,11 @@ describe('parseSettings', () => {
     expect(error.problems.join('\n')).not.toContain(secret);
     const keys = settingsError({ SIGNING_KEYS: JSON.stringify([{ ...JWK, kid: '' }]) });
     expect(keys.message).not.toContain(JWK.d);
+  });
+
+  it('reads DEMO_SCALE up to a million', () => {
+    expect(parseSettings({ DEMO_SCALE: '20000' }).DEMO_SCALE).toBe(20000);
+    expect(parseSettings({ DEMO_SCALE: '1000000' }).DEMO_SCALE).toBe(1_000_000);
   });
 
   it('reads SIGNING_KEYS as the list of keys, first one first', () => {

@@ -87,6 +87,8 @@ const settingsSchema = z.object({
   DEMO_MAIL_PORT: port(4025),
   /** The demo's local webhook and Slack receiver, with a page listing what arrived. */
   DEMO_SINK_PORT: port(4030),
+  /** The bench world: this many extra acme orders, SKUs and tickets in the demo systems of record (0…1,000,000). */
+  DEMO_SCALE: wholeNumber('0', 'records').pipe(z.number().int().min(0).max(1_000_000, 'must be at most 1000000')),
   SYSTEMS_OF_RECORD_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   SCOPE_CREDENTIALS: optionalText.pipe(scopeCredentials.optional()),
   AGENT_RATE_LIMIT_PER_MINUTE: wholeNumber('1200', 'requests per minute').pipe(z.number().int().min(1)),
@@ -116,6 +118,7 @@ const HOW_TO_FIX: Record<string, string> = {
   SCOPE_CREDENTIALS: 'set it to a JSON object like {"payments":"…","inventory":"…"}',
   SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',
   SIGNING_KEYS: 'create them with `npm run cli -- signing-key` and set SIGNING_KEYS to its output',
+  DEMO_SCALE: 'set it to a whole number from 0 to 1000000, or unset it for the plain demo world',
   SMTP_URL: 'set it like smtp://user:password@mail.example.com:587, or unset it to send no email',
   OIDC_ISSUER: 'set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together, or none of them',
 };

@@ -1,90 +1,481 @@
 /**
- * `npm run bench`: intake throughput of the production server. Starts the demo server (PGlite,
- * or PostgreSQL when DATABASE_URL is set, in a fresh database), then sends distinct hold_stock
- * proposals from CONCURRENCY parallel clients for DURATION seconds and prints the rate and
- * latency percentiles. Loopback only; bounded in time.
+ * `npm run bench [-- --no-build] [-- --short]`: intake throughput of the production build on
+ * PostgreSQL (issue 14), beside two references measured in the same run.
+ *
+ * Needs DATABASE_URL (PostgreSQL): the bench creates a fresh `cs_bench_<random>` database there and
+ * drops it afterwards. Builds (`next build`) unless --no-build, starts the demo (scripts/demo.ts
+ * --no-build) with DEMO_SCALE extra acme SKUs and orders (default 20000), then drives, with
+ * autocannon at 1, 8 and 32 connections for BENCH_SECONDS each (default 5):
+ * - floor: `GET /api/health` (one `select 1`), the framework's own cost;
+ * - intake, many resources: hold_stock of 1 on a different `sku-NNNNNN` per request;
+ * - intake, one hot resource: refunds of 1 minor unit on `ord_s000001`, then checks no wrong answer;
+ * - machine limit: bare Node `http` + postgres.js inserting rows of the same width.
+ * Intake requests come from 32 acme agent keys in turn, made for the bench in its database.
+ * Writes bench/results.json and bench/results.md and prints the targets as PASS/MISS lines (a
+ * report, not a gate: the exit code is 0 whenever the bench ran). --short: 1 s each at scale 500.
+ * Loopback only; bounded in time. Never prints payloads or keys.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import autocannon from 'autocannon';
 import postgres from 'postgres';
-import type { DemoCredentials } from '@/demo/world';
-import { childEnvironment, env } from '@/lib/env';
+import { openDatabase } from '@/db/client';
+import { scaledIds } from '@/demo/systems/world';
+import { DEMO_AGENTS } from '@/demo/world';
+import { createAgentKey } from '@/lib/admin/accounts';
+import { childEnvironment } from '@/lib/env';
 
-const CONCURRENCY = 32;
-const DURATION_MS = 8_000;
-const PORT = 3290;
+const root = process.cwd();
+const SHORT = process.argv.includes('--short');
+const BUILD = !process.argv.includes('--no-build');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (SHORT ? 1 : 5));
+const SCALE = Number(process.env.DEMO_SCALE ?? (SHORT ? 500 : 20000));
+const CONNECTIONS = [1, 8, 32] as const;
+// Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed.
+const PORTS = { app: 3390, systems: 4390, mail: 4395, sink: 4396, baseline: 4399 };
+const HOT_ORDER = scaledIds(1).order;
+const HOT_CHARGED_MINOR = 100000;
+/** lib/proposals/claims.ts OPEN_STATUSES: the proposals that hold a claim on their resource. */
+const OPEN_STATUSES = ['pending_approval', 'approved', 'executing'];
 
-async function waitForHealth(url: string, deadline: number) {
+type Scenario = 'floor' | 'intake_many' | 'intake_hot' | 'machine_limit';
+const LABELS: Record<Scenario, string> = {
+  floor: 'Framework floor: GET /api/health',
+  intake_many: 'Intake, many resources (hold_stock)',
+  intake_hot: 'Intake, one hot resource (refunds on one order)',
+  machine_limit: 'Machine limit: bare Node http + postgres.js insert',
+};
+
+type Run = {
+  scenario: Scenario;
+  connections: number;
+  seconds: number;
+  requests: number;
+  ok: number;
+  /** 2xx responses per second: proposals/s for intake. */
+  perSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  /** Non-2xx answers plus connection errors and timeouts. */
+  errors: number;
+  statuses: Record<string, number>;
+};
+
+/** One proposal request: its requestId, body and the agent key that sends it. */
+type Proposal = { requestId: string; body: string; key: string };
+
+const progress = (text: string) => console.log(`▸ ${text}`);
+
+function fail(message: string): never {
+  console.error(`bench: ${message}`);
+  process.exit(1);
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+type Load = { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; next?: () => Proposal };
+
+/**
+ * One autocannon run; latencies and statuses are collected per response (autocannon has no p95).
+ * Also returns the proposals sent but not answered when the run stopped (the server may still have
+ * taken them): the hot-resource check asks for them again to learn their outcome.
+ */
+async function drive(scenario: Scenario, connections: number, seconds: number, load: Load): Promise<Run & { unanswered: Proposal[] }> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const pending = new Map<string, Proposal>();
+  const next = load.next;
+  const requests: autocannon.Request[] | undefined = next && [
+    {
+      setupRequest: (request, context: { requestId?: string }) => {
+        const proposal = next();
+        pending.set(proposal.requestId, proposal);
+        context.requestId = proposal.requestId;
+        return Object.assign(request, { body: proposal.body, headers: { ...load.headers, authorization: `Bearer ${proposal.key}` } });
+      },
+      onResponse: (_status, _body, context: { requestId?: string }) => {
+        if (context.requestId) pending.delete(context.requestId);
+      },
+    },
+  ];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: load.url,
+        connections,
+        duration: seconds,
+        timeout: 30,
+        method: load.method ?? 'GET',
+        headers: load.headers,
+        requests,
+      },
+      (error, done) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)),
+    );
+    instance.on('response', (_client, statusCode, _bytes, responseTime) => {
+      latencies.push(responseTime);
+      statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+    });
+  });
+  latencies.sort((a, b) => a - b);
+  const ok = Object.entries(statuses).reduce((sum, [status, n]) => sum + (status.startsWith('2') ? n : 0), 0);
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return {
+    scenario,
+    connections,
+    seconds: result.duration,
+    requests: latencies.length,
+    ok,
+    perSecond: Math.round((ok / result.duration) * 10) / 10,
+    p50: round(percentile(latencies, 50)),
+    p95: round(percentile(latencies, 95)),
+    p99: round(percentile(latencies, 99)),
+    errors: latencies.length - ok + result.errors,
+    statuses,
+    unanswered: [...pending.values()],
+  };
+}
+
+async function waitForHealth(url: string, child: ChildProcess, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the demo server exited with code ${child.exitCode}`);
     try {
       if ((await fetch(`${url}/api/health`)).ok) return;
     } catch {
-      // not up yet
+      // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error('server did not start');
+  throw new Error('the demo server did not become healthy within 180 s');
 }
 
-function percentile(sorted: number[], p: number) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+/**
+ * One agent key per connection at most (bench-agent-01…), with the demo acme agent's actions and
+ * grants: 32 concurrent agents are 32 agents, each with its own rate-limit bucket, as in real use.
+ */
+async function agentKeys(databaseUrl: string): Promise<string[]> {
+  const acme = DEMO_AGENTS.find((agent) => agent.tenant === 'acme');
+  if (!acme) throw new Error('the demo world has no acme agent');
+  const handle = await openDatabase({ url: databaseUrl });
+  try {
+    const keys: string[] = [];
+    for (let i = 1; i <= Math.max(...CONNECTIONS); i++) {
+      const agentName = `bench-agent-${String(i).padStart(2, '0')}`;
+      keys.push((await createAgentKey(handle.db, { tenantId: acme.tenant, agentName, actions: acme.actions, grants: acme.grants })).key);
+    }
+    return keys;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The process and all its descendants (Linux /proc), with their peak resident set (VmHWM) in MB. */
+function peakRss(rootPid: number): { pid: number; name: string; peakMb: number }[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree: number[] = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    const pid = queue.shift()!;
+    tree.push(pid);
+    queue.push(...(parents.get(pid) ?? []));
+  }
+  return tree.flatMap((pid) => {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+      const name = /Name:\s+(.+)/.exec(status)?.[1] ?? '?';
+      return Number.isNaN(kb) ? [] : [{ pid, name, peakMb: Math.round(kb / 1024) }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The reference: a bare Node http server inserting a proposal-sized row per request with postgres.js. */
+async function startBaseline(databaseUrl: string) {
+  const sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+  await sql`create table bench_rows (id text primary key, tenant_id text not null, request_id text not null, agent_name text not null,
+    action text not null, status text not null, resource_key text, payload jsonb not null, raw_candidate text not null, created_at timestamptz not null default now())`;
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      void (async () => {
+        try {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          const body = JSON.parse(raw) as { requestId: string; action: string; args: { sku: string } };
+          const id = `prop_${randomBytes(12).toString('base64url')}`;
+          await sql`insert into bench_rows (id, tenant_id, request_id, agent_name, action, status, resource_key, payload, raw_candidate)
+            values (${id}, 'acme', ${body.requestId}, 'bench', ${body.action}, 'pending_approval', ${`sku:${body.args.sku}`}, ${sql.json(body)}, ${raw})`;
+          response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ proposal: { id, status: 'pending_approval' } }));
+        } catch {
+          response.writeHead(500).end();
+        }
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(PORTS.baseline, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await sql.end();
+    },
+  };
+}
+
+/** The requests: a fresh requestId each, on the next scaled SKU (many) or on the hot order, from the agents in turn. */
+function bodies(keys: string[]) {
+  let sequence = 0;
+  const run = randomBytes(3).toString('hex');
+  const next = () => ++sequence;
+  const proposal = (envelope: Record<string, unknown>): Proposal => {
+    const requestId = `bench-${run}-${next()}`;
+    return { requestId, body: JSON.stringify({ requestId, contractVersion: 1, ...envelope }), key: keys[sequence % keys.length]! };
+  };
+  return {
+    hold(): Proposal {
+      const ids = scaledIds((sequence % SCALE) + 1);
+      return proposal({ action: 'hold_stock', args: { sku: ids.sku, quantity: 1 }, evidenceRefs: [ids.evidence] });
+    },
+    refund(): Proposal {
+      const args = { orderId: HOT_ORDER, amountMinor: 1, currency: 'USD', reason: 'Bench: one minor unit' };
+      return proposal({ action: 'issue_refund', args, evidenceRefs: [scaledIds(1).evidence] });
+    },
+  };
+}
+
+/**
+ * Asks again, one at a time, for the proposals a run stopped waiting for: 201 means it is created
+ * now, 200 that the unanswered request had created it, anything else that it was refused.
+ */
+async function settle(url: string, unanswered: Proposal[]) {
+  const settled = { created: 0, replayed: 0, refused: 0 };
+  for (const proposal of unanswered) {
+    const headers = { authorization: `Bearer ${proposal.key}`, 'content-type': 'application/json' };
+    const response = await fetch(url, { method: 'POST', headers, body: proposal.body });
+    await response.arrayBuffer();
+    if (response.status === 201) settled.created++;
+    else if (response.status === 200) settled.replayed++;
+    else settled.refused++;
+  }
+  return settled;
+}
+
+/**
+ * No wrong answer on the hot order: every proposal in the database is one that was answered 2xx
+ * exactly once (201 under load or when settled, or 200 when settling one an unanswered request
+ * created), and the open claims fit within the charge.
+ */
+async function checkHotResource(sql: postgres.Sql, createdUnderLoad: number, settled: { created: number; replayed: number }) {
+  const [row] = await sql<{ total: number; open: number; claimed: number }[]>`
+    select count(*)::int as total,
+      count(*) filter (where status::text = any(${OPEN_STATUSES}::text[]))::int as open,
+      coalesce(sum((payload->'args'->>'amountMinor')::int) filter (where status::text = any(${OPEN_STATUSES}::text[])), 0)::int as claimed
+    from proposals where tenant_id = 'acme' and resource_key = ${`order:${HOT_ORDER}`}`;
+  const { total = 0, open = 0, claimed = 0 } = row ?? {};
+  const answered2xx = createdUnderLoad + settled.created + settled.replayed;
+  return {
+    createdUnderLoad,
+    settled,
+    answered2xx,
+    proposals: total,
+    open,
+    claimedMinor: claimed,
+    chargedMinor: HOT_CHARGED_MINOR,
+    ok: total === answered2xx && claimed <= HOT_CHARGED_MINOR,
+  };
+}
+
+function table(runs: Run[], floorAt: (connections: number) => Run | undefined): string {
+  const lines = [
+    '| Scenario | Connections | req/s (2xx) | p50 ms | p95 ms | p99 ms | Errors | × floor |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const run of runs) {
+    const floor = floorAt(run.connections);
+    const ratio = floor && floor.perSecond > 0 ? (run.perSecond / floor.perSecond).toFixed(2) : '–';
+    lines.push(`| ${LABELS[run.scenario]} | ${run.connections} | ${run.perSecond.toFixed(0)} | ${run.p50} | ${run.p95} | ${run.p99} | ${run.errors} | ${ratio} |`);
+  }
+  return lines.join('\n');
 }
 
 async function main() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-bench-'));
-  const baseUrl = env().DATABASE_URL;
-  const dbName = `cs_bench_${randomBytes(4).toString('hex')}`;
-  const admin = baseUrl ? postgres(baseUrl, { max: 1, onnotice: () => {} }) : undefined;
-  let databaseUrl: string | undefined;
-  if (admin && baseUrl) {
-    await admin.unsafe(`create database ${dbName}`);
-    const url = new URL(baseUrl);
-    url.pathname = `/${dbName}`;
-    databaseUrl = url.toString();
+  const baseUrl = process.env.DATABASE_URL;
+  if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the bench creates and drops its own database there)');
+  if (!Number.isFinite(SECONDS) || SECONDS < 1 || SECONDS > 60) fail('BENCH_SECONDS must be from 1 to 60');
+  if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000) fail('DEMO_SCALE must be a whole number from 1 to 1000000');
+  const began = Date.now();
+  const loadAverageAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
+
+  if (BUILD) {
+    progress('Production build (next build)…');
+    const build = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], {
+      stdio: 'inherit',
+      env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }),
+    });
+    if (build.status !== 0) fail('the build failed; see above');
   }
-  const server = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--no-build'], {
-    stdio: 'ignore',
-    env: childEnvironment({ PORT: String(PORT), COUNTERSIGN_DATA_DIR: dataDir, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) }),
-  });
-  const url = `http://localhost:${PORT}`;
+
+  const dbName = `cs_bench_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  const url = new URL(baseUrl);
+  url.pathname = `/${dbName}`;
+  const databaseUrl = url.toString();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-bench-'));
+  let server: ChildProcess | undefined;
+  let sql: postgres.Sql | undefined;
   try {
-    await waitForHealth(url, Date.now() + 120_000);
-    const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
-    const key = credentials.agents[0]!.key;
-    const latencies: number[] = [];
-    const statuses = new Map<number, number>();
-    let sequence = 0;
-    const end = Date.now() + DURATION_MS;
-    const client = async () => {
-      while (Date.now() < end) {
-        const started = performance.now();
-        const response = await fetch(`${url}/api/v1/proposals`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ requestId: `bench-${sequence++}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } }),
-        });
-        await response.arrayBuffer();
-        latencies.push(performance.now() - started);
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+    progress(`Fresh database ${dbName}; starting the demo at scale ${SCALE} on port ${PORTS.app}…`);
+    await admin.unsafe(`create database ${dbName}`);
+    const log = fs.openSync(path.join(dataDir, 'server.log'), 'w');
+    server = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--no-build'], {
+      stdio: ['ignore', log, log],
+      env: childEnvironment({
+        PORT: String(PORTS.app),
+        DEMO_SYSTEMS_PORT: String(PORTS.systems),
+        DEMO_MAIL_PORT: String(PORTS.mail),
+        DEMO_SINK_PORT: String(PORTS.sink),
+        APP_URL: `http://127.0.0.1:${PORTS.app}`,
+        COUNTERSIGN_DATA_DIR: dataDir,
+        DATABASE_URL: databaseUrl,
+        DEMO_SCALE: String(SCALE),
+        // The per-key limit (1200/min by default) would measure the limiter, not intake.
+        AGENT_RATE_LIMIT_PER_MINUTE: '9999999',
+      }),
+    });
+    fs.closeSync(log);
+    const app = `http://127.0.0.1:${PORTS.app}`;
+    await waitForHealth(app, server, Date.now() + 180_000);
+    const keys = await agentKeys(databaseUrl);
+    const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' } };
+    const make = bodies(keys);
+    const health = { url: `${app}/api/health` };
+    const many = { url: `${app}/api/v1/proposals`, ...post, next: make.hold };
+    const hot = { url: `${app}/api/v1/proposals`, ...post, next: make.refund };
+
+    progress('Warming up the routes (1 s each, not counted)…');
+    await drive('floor', 8, 1, health);
+    await drive('intake_many', 8, 1, many);
+
+    const runs: Run[] = [];
+    const unanswered: Record<Scenario, Proposal[]> = { floor: [], intake_many: [], intake_hot: [], machine_limit: [] };
+    const measure = async (scenario: Scenario, load: Load) => {
+      for (const connections of CONNECTIONS) {
+        const { unanswered: left, ...run } = await drive(scenario, connections, SECONDS, load);
+        runs.push(run);
+        unanswered[scenario].push(...left);
+        progress(
+          `${LABELS[scenario]} · ${connections} conn: ${run.perSecond.toFixed(0)}/s, p50 ${run.p50} ms, p95 ${run.p95} ms, p99 ${run.p99} ms, errors ${run.errors}`,
+        );
       }
     };
-    const began = Date.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, client));
-    const seconds = (Date.now() - began) / 1000;
-    latencies.sort((a, b) => a - b);
-    console.log(`intake on ${databaseUrl ? 'PostgreSQL' : 'PGlite'}: ${latencies.length} requests in ${seconds.toFixed(1)} s with ${CONCURRENCY} clients`);
-    console.log(`  ${(latencies.length / seconds).toFixed(0)} proposals/s · p50 ${percentile(latencies, 50).toFixed(0)} ms · p99 ${percentile(latencies, 99).toFixed(0)} ms`);
-    console.log(`  statuses: ${[...statuses].map(([status, n]) => `${status}×${n}`).join(', ')}`);
-  } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
-    if (admin) {
-      await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-      await admin.end();
+    await measure('floor', health);
+    await measure('intake_many', many);
+    await measure('intake_hot', hot);
+
+    progress(`Settling the ${unanswered.intake_hot.length} hot-order proposals the runs stopped waiting for…`);
+    const settled = await settle(hot.url, unanswered.intake_hot);
+    sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
+    const createdUnderLoad = runs.filter((run) => run.scenario === 'intake_hot').reduce((sum, run) => sum + (run.statuses['201'] ?? 0), 0);
+    const hotCheck = await checkHotResource(sql, createdUnderLoad, settled);
+    progress(
+      `Hot order check: ${hotCheck.answered2xx} answered 2xx (${createdUnderLoad} × 201 under load, ${settled.created} + ${settled.replayed} settled), ${hotCheck.proposals} proposals on it, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} claimed`,
+    );
+    const processes = peakRss(server.pid!);
+
+    const baseline = await startBaseline(databaseUrl);
+    try {
+      await drive('machine_limit', 8, 1, { url: baseline.url, ...post, next: make.hold });
+      await measure('machine_limit', { url: baseline.url, ...post, next: make.hold });
+    } finally {
+      await baseline.close();
     }
+
+    const at = (scenario: Scenario, connections: number) => runs.find((run) => run.scenario === scenario && run.connections === connections);
+    const floor32 = at('floor', 32)!;
+    const many32 = at('intake_many', 32)!;
+    const hot32 = at('intake_hot', 32)!;
+    const targets = [
+      {
+        name: 'intake over many resources at 32 agents ≥ 0.5× the floor',
+        pass: many32.perSecond >= 0.5 * floor32.perSecond,
+        measured: `${many32.perSecond.toFixed(0)}/s vs floor ${floor32.perSecond.toFixed(0)}/s (${(many32.perSecond / floor32.perSecond).toFixed(2)}×)`,
+      },
+      { name: "…with p99 ≤ 2× the floor's", pass: many32.p99 <= 2 * floor32.p99, measured: `p99 ${many32.p99} ms vs floor ${floor32.p99} ms` },
+      { name: 'one hot resource at 32 agents ≥ 150 proposals/s', pass: hot32.perSecond >= 150, measured: `${hot32.perSecond.toFixed(0)}/s` },
+      { name: '…with p99 ≤ 500 ms', pass: hot32.p99 <= 500, measured: `p99 ${hot32.p99} ms` },
+      {
+        name: '…and no wrong answer (claims counted exactly once, within the charge)',
+        pass: hotCheck.ok,
+        measured: `${hotCheck.answered2xx} answered 2xx, ${hotCheck.proposals} proposals, ${hotCheck.claimedMinor}/${hotCheck.chargedMinor} claimed`,
+      },
+    ];
+
+    const machine = {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      loadAverageAtStart,
+      loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
+      node: process.version,
+      postgres: (await sql<{ version: string }[]>`select version()`)[0]?.version ?? 'unknown',
+    };
+    const results = {
+      date: new Date().toISOString(),
+      settings: { seconds: SECONDS, scale: SCALE, connections: CONNECTIONS, short: SHORT, loadGenerator: `autocannon (in the bench process)` },
+      machine,
+      runs,
+      hotResource: hotCheck,
+      serverPeakRssMb: {
+        total: processes.reduce((sum, process) => sum + process.peakMb, 0),
+        processes: processes.map(({ name, peakMb }) => ({ name, peakMb })),
+      },
+      targets,
+    };
+
+    const floorAt = (connections: number) => at('floor', connections);
+    const markdown = `${table(runs, floorAt)}
+
+${SECONDS} s per row after a 1 s warm-up, scale ${SCALE}, autocannon in the bench process; ${machine.cpus} × ${machine.cpuModel}, load average (1/5/15 min) ${machine.loadAverageAtStart.join(' / ')} at the start, ${machine.loadAverageAtEnd.join(' / ')} at the end; server peak RSS ${results.serverPeakRssMb.total} MB (demo process tree).
+Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.settled.created + hotCheck.settled.replayed} settled after the runs stopped waiting, ${hotCheck.proposals} on it in the database, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} minor units claimed.
+
+${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
+`;
+    fs.mkdirSync(path.join(root, 'bench'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    fs.writeFileSync(path.join(root, 'bench/results.md'), markdown);
+
+    console.log(`\n${markdown}`);
+    console.log(`\nWrote bench/results.json and bench/results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
+  } finally {
+    await sql?.end();
+    if (server && server.exitCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server!.once('exit', resolve));
+    }
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -123,9 +123,10 @@ async function main() {
 
   const secrets = await demoSecrets(dataDir);
   const scopeCredentials = settings.SCOPE_CREDENTIALS ?? secrets.scopeCredentials;
-  step(`Starting the demo systems of record on port ${settings.DEMO_SYSTEMS_PORT}…`);
+  step(`Starting the demo systems of record on port ${settings.DEMO_SYSTEMS_PORT}${settings.DEMO_SCALE ? ` with ${settings.DEMO_SCALE} extra orders, SKUs and tickets` : ''}…`);
   const systems = await startSystemsOfRecord({
     port: settings.DEMO_SYSTEMS_PORT,
+    scale: settings.DEMO_SCALE,
     credentials: { payments: scopeCredentials.payments ?? '', inventory: scopeCredentials.inventory ?? '' },
     dataFile: path.join(dataDir, 'systems-of-record.json'),
     testMode: process.argv.includes('--systems-test-mode'),

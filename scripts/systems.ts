@@ -5,6 +5,7 @@
  *     [--test-mode] [--data-file <path>] [--port <n>]
  *
  * Listens on 127.0.0.1:DEMO_SYSTEMS_PORT (lib/env.ts; --port overrides it, 0 picks a free port),
+ * with DEMO_SCALE extra acme orders, SKUs and tickets (the bench world),
  * prints its URL and stops cleanly on SIGTERM or SIGINT. Exit codes: 0 stopped, 1 could not
  * start, 2 usage error.
  */
@@ -64,8 +65,10 @@ async function main(): Promise<void> {
   if (flags.port !== undefined && !/^\d{1,5}$/.test(flags.port)) usage('--port must be a number from 0 to 65535.');
 
   let port: number;
+  let scale: number;
   try {
     port = flags.port === undefined ? env().DEMO_SYSTEMS_PORT : Number(flags.port);
+    scale = env().DEMO_SCALE;
   } catch (error) {
     console.error(error instanceof SettingsError ? error.message : String(error));
     process.exit(1);
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
   const service = await startSystemsOfRecord({
     port,
     credentials: { payments, inventory },
+    scale,
     testMode: flags['test-mode'],
     dataFile: flags['data-file'],
     log: (line) => console.log(`[systems] ${line}`),

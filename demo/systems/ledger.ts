@@ -1,6 +1,6 @@
 import { newId } from '@/lib/ids';
 import type { HoldRequest, RefundRequest } from './schemas';
-import { SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_SKUS, seededLedgers, type Evidence, type Hold, type Ledgers, type Order, type Refund, type Sku } from './world';
+import { demoCatalog, SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_SKUS, seededLedgers, type Catalog, type Evidence, type Hold, type Ledgers, type Order, type Refund, type Sku } from './world';
 
 /** What the reads return (DESIGN.md §13). */
 export type OrderView = Order & {
@@ -22,17 +22,30 @@ const copyLedgers = (ledgers: Ledgers): Ledgers => ({
   holds: ledgers.holds.map((hold) => ({ ...hold })),
 });
 
+/** Appends `value` to the list under `key`. */
+function append<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
 /**
  * The state of the demo payments and inventory systems: fixed catalogs and two append-only
- * ledgers, each keyed by idempotency key. Every write is synchronous, so a write is committed
+ * ledgers, each keyed by idempotency key and indexed by order and SKU (reads stay cheap in a
+ * bench world of a million records). Every write is synchronous, so a write is committed
  * entirely or not at all before anything else runs.
  */
 export class Ledger {
   private ledgers: Ledgers;
   private refundsByKey = new Map<string, Refund>();
   private holdsByKey = new Map<string, Hold>();
+  private refundsByOrder = new Map<string, Refund[]>();
+  private holdsBySku = new Map<string, Hold[]>();
 
-  constructor(initial: Ledgers = seededLedgers()) {
+  constructor(
+    initial: Ledgers = seededLedgers(),
+    private readonly catalog: Catalog = demoCatalog(0),
+  ) {
     this.ledgers = copyLedgers(initial);
     this.index();
   }
@@ -40,6 +53,17 @@ export class Ledger {
   private index(): void {
     this.refundsByKey = new Map(this.ledgers.refunds.map((refund) => [refund.idempotencyKey, refund]));
     this.holdsByKey = new Map(this.ledgers.holds.map((hold) => [hold.idempotencyKey, hold]));
+    this.refundsByOrder = new Map();
+    this.holdsBySku = new Map();
+    for (const refund of this.ledgers.refunds) append(this.refundsByOrder, refund.orderId, refund);
+    for (const hold of this.ledgers.holds) append(this.holdsBySku, hold.sku, hold);
+  }
+
+  /** The seeded records, then any other catalog record with ledger entries (the bench world stays off the page). */
+  private listed<T>(seeded: readonly T[], idOf: (record: T) => string, catalog: ReadonlyMap<string, T>, used: Map<string, unknown[]>): T[] {
+    const seen = new Set(seeded.map(idOf));
+    const others = [...used.keys()].filter((id) => !seen.has(id)).flatMap((id) => catalog.get(id) ?? []);
+    return [...seeded, ...others];
   }
 
   /** A deep copy of the ledgers (what the data file stores). */
@@ -53,29 +77,30 @@ export class Ledger {
   }
 
   orders(): OrderView[] {
-    return SEEDED_ORDERS.map((order) => this.orderView(order));
+    return this.listed(SEEDED_ORDERS, (order) => order.id, this.catalog.orders, this.refundsByOrder).map((order) => this.orderView(order));
   }
 
   order(id: string): OrderView | undefined {
-    const order = SEEDED_ORDERS.find((candidate) => candidate.id === id);
+    const order = this.catalog.orders.get(id);
     return order && this.orderView(order);
   }
 
   skus(): SkuView[] {
-    return SEEDED_SKUS.map((sku) => this.skuView(sku));
+    return this.listed(SEEDED_SKUS, (sku) => sku.sku, this.catalog.skus, this.holdsBySku).map((sku) => this.skuView(sku));
   }
 
   sku(id: string): SkuView | undefined {
-    const sku = SEEDED_SKUS.find((candidate) => candidate.sku === id);
+    const sku = this.catalog.skus.get(id);
     return sku && this.skuView(sku);
   }
 
+  /** The seeded evidence (the scaled tickets are served one by one, never listed). */
   evidenceList(): Evidence[] {
     return SEEDED_EVIDENCE.map((evidence) => ({ ...evidence }));
   }
 
   evidence(id: string): Evidence | undefined {
-    const evidence = SEEDED_EVIDENCE.find((candidate) => candidate.id === id);
+    const evidence = this.catalog.evidence.get(id);
     return evidence && { ...evidence };
   }
 
@@ -117,6 +142,7 @@ export class Ledger {
     const refund: Refund = { id: newId('re'), ...request, createdAt: now.toISOString() };
     this.ledgers.refunds.push(refund);
     this.refundsByKey.set(refund.idempotencyKey, refund);
+    append(this.refundsByOrder, refund.orderId, refund);
     return { outcome: 'created', record: { ...refund } };
   }
 
@@ -126,7 +152,7 @@ export class Ledger {
       const same = previous.sku === request.sku && previous.quantity === request.quantity && previous.warehouse === request.warehouse;
       return same ? { outcome: 'replayed', record: { ...previous } } : conflict();
     }
-    const sku = SEEDED_SKUS.find((candidate) => candidate.sku === request.sku);
+    const sku = this.catalog.skus.get(request.sku);
     if (!sku) return refuse(422, 'unknown_sku', 'No SKU with that id.');
     if (sku.warehouse !== request.warehouse) {
       return refuse(422, 'warehouse_mismatch', `This SKU is stocked in warehouse ${sku.warehouse}.`);
@@ -137,11 +163,12 @@ export class Ledger {
     const hold: Hold = { id: newId('hold'), ...request, createdAt: now.toISOString() };
     this.ledgers.holds.push(hold);
     this.holdsByKey.set(hold.idempotencyKey, hold);
+    append(this.holdsBySku, hold.sku, hold);
     return { outcome: 'created', record: { ...hold } };
   }
 
   private orderView(order: Readonly<Order>): OrderView {
-    const refunds = this.ledgers.refunds.filter((refund) => refund.orderId === order.id);
+    const refunds = this.refundsByOrder.get(order.id) ?? [];
     return {
       ...order,
       refundedMinor: refunds.reduce((sum, refund) => sum + refund.amountMinor, 0),
@@ -150,7 +177,7 @@ export class Ledger {
   }
 
   private skuView(sku: Readonly<Sku>): SkuView {
-    const holds = this.ledgers.holds.filter((hold) => hold.sku === sku.sku);
+    const holds = this.holdsBySku.get(sku.sku) ?? [];
     return { ...sku, holds: holds.map(({ id, quantity, warehouse, idempotencyKey, createdAt }) => ({ id, quantity, warehouse, idempotencyKey, createdAt })) };
   }
 }

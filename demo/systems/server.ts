@@ -7,7 +7,7 @@ import { HttpError, sendError } from './http';
 import { Ledger } from './ledger';
 import { loadLedgers } from './persistence';
 import { route, type RouteContext } from './routes';
-import { seededLedgers } from './world';
+import { demoCatalog, seededLedgers } from './world';
 
 /**
  * The demo systems of record (DESIGN.md §13): payments, inventory and a ticketing store, as a
@@ -23,6 +23,8 @@ export type SystemsOfRecordOptions = {
   testMode?: boolean;
   /** Keeps the ledgers across restarts (loaded at start, rewritten atomically after each commit). */
   dataFile?: string;
+  /** Adds this many scaled acme orders, SKUs and tickets to the seeded catalogs (DEMO_SCALE; default 0). */
+  scale?: number;
   /** One line per answered request: method, path (without query), status, duration. Never bodies or credentials. */
   log?: (line: string) => void;
 };
@@ -33,7 +35,7 @@ export async function startSystemsOfRecord(options: SystemsOfRecordOptions): Pro
   assertCredentials(options.credentials);
   const host = options.host ?? '127.0.0.1';
   const dataFile = options.dataFile ? path.resolve(options.dataFile) : undefined;
-  const ledger = new Ledger((dataFile && loadLedgers(dataFile)) || seededLedgers());
+  const ledger = new Ledger((dataFile && loadLedgers(dataFile)) || seededLedgers(), demoCatalog(options.scale ?? 0));
 
   const context: RouteContext = {
     ledger,

@@ -83,6 +83,40 @@ export const SEEDED_REFUNDS: readonly Readonly<Refund>[] = Object.freeze([
   }),
 ]);
 
+/** The catalogs by id: what the reads serve and the writes check against. Never changes while serving. */
+export type Catalog = {
+  orders: ReadonlyMap<string, Readonly<Order>>;
+  skus: ReadonlyMap<string, Readonly<Sku>>;
+  evidence: ReadonlyMap<string, Readonly<Evidence>>;
+};
+
+/** The largest bench world (DEMO_SCALE): a million orders, SKUs and tickets. */
+export const MAX_DEMO_SCALE = 1_000_000;
+
+const sixDigits = (n: number) => String(n).padStart(6, '0');
+
+/** The ids of the n-th scaled record (1-based): `ord_s000001`, `sku-000001`, `ticket_s000001`. */
+export const scaledIds = (n: number) => ({ order: `ord_s${sixDigits(n)}`, sku: `sku-${sixDigits(n)}`, evidence: `ticket_s${sixDigits(n)}` });
+
+/**
+ * The seeded records plus `scale` scaled ones for acme (the bench world, issue 14): SKUs in
+ * warehouse north with max hold 10, USD orders charged 1,000.00, and one support ticket each.
+ * At scale 0 it is exactly the seeded world.
+ */
+export function demoCatalog(scale = 0): Catalog {
+  if (!Number.isInteger(scale) || scale < 0 || scale > MAX_DEMO_SCALE) throw new RangeError(`scale must be a whole number from 0 to ${MAX_DEMO_SCALE}`);
+  const orders = new Map<string, Readonly<Order>>(SEEDED_ORDERS.map((order) => [order.id, order]));
+  const skus = new Map<string, Readonly<Sku>>(SEEDED_SKUS.map((sku) => [sku.sku, sku]));
+  const evidence = new Map<string, Readonly<Evidence>>(SEEDED_EVIDENCE.map((item) => [item.id, item]));
+  for (let n = 1; n <= scale; n++) {
+    const ids = scaledIds(n);
+    orders.set(ids.order, Object.freeze({ id: ids.order, tenant: 'acme', currency: 'USD', chargedMinor: 100000 }));
+    skus.set(ids.sku, Object.freeze({ sku: ids.sku, tenant: 'acme', warehouse: 'north', maxHold: 10 }));
+    evidence.set(ids.evidence, Object.freeze({ id: ids.evidence, tenant: 'acme', kind: 'support_ticket', text: `Customer asked about order ${ids.order}.` }));
+  }
+  return { orders, skus, evidence };
+}
+
 /** A fresh, mutable copy of the seeded ledgers. */
 export function seededLedgers(): Ledgers {
   return { refunds: SEEDED_REFUNDS.map((refund) => ({ ...refund })), holds: [] };
