@@ -1,5 +1,6 @@
 import type { Database } from '@/db';
 import type { Routing } from '@/db/schema';
+import type { PriorTotals } from '@/lib/policy/aggregate';
 import { routeLive, type LoadedPolicy } from '@/lib/policy/routing';
 import { pass, refuse, type Gate } from './types';
 
@@ -15,12 +16,13 @@ export type RoutingInput = {
 /**
  * Routing by the tenant's policy: auto-approve, N approvers, or deny. Aggregate bounds are summed
  * by the database; at intake this runs under the same resource lock as the rules, so concurrent
- * slices of one split request each see the ones before them.
+ * slices of one split request each see the ones before them. Passes on the sums it read too.
  */
-export const routingGate: Gate<RoutingInput, Routing> = async ({ tenantId, action, args }, { db, policy, resourceKey, now, excludeId }) => {
-  const routing = await routeLive(db, { tenantId, action: action.name, resourceKey, now, excludeId }, policy, args);
+export const routingGate: Gate<RoutingInput, { routing: Routing; priors: PriorTotals }> = async ({ tenantId, action, args }, { db, policy, resourceKey, now, excludeId }) => {
+  const routed = await routeLive(db, { tenantId, action: action.name, resourceKey, now, excludeId }, policy, args);
+  const { routing } = routed;
   if (routing.outcome === 'deny') {
     return refuse('routing', 'denied_by_policy', `Policy rule "${routing.rule}" (v${routing.policyVersion}) does not allow this ${action.name}.`);
   }
-  return pass(routing);
+  return pass(routed);
 };

@@ -1,5 +1,5 @@
 import type { Database } from '@/db';
-import type { Resolution } from '@/lib/actions/types';
+import type { OpenClaims, Resolution } from '@/lib/actions/types';
 import { openClaims } from '@/lib/proposals/claims';
 import { pass, refuse, type Gate } from './types';
 
@@ -14,10 +14,11 @@ export type RulesInput = {
 
 /**
  * The action's business rules against live state and the resource's open proposals. At intake it
- * runs under the per-resource lock, so each open proposal is counted exactly once.
+ * runs under the per-resource lock, so each open proposal is counted exactly once. Passes on what
+ * the open proposals claim, so later steps under the same lock need not read it again.
  */
-export const rulesGate: Gate<RulesInput, void> = async ({ tenantId, action, args }, { db, resolution, resourceKey, excludeId }) => {
+export const rulesGate: Gate<RulesInput, OpenClaims> = async ({ tenantId, action, args }, { db, resolution, resourceKey, excludeId }) => {
   const open = resourceKey ? await openClaims(db, tenantId, resourceKey, action, excludeId) : { count: 0, total: 0 };
   const violation = action.checkRules(args, resolution, open);
-  return violation ? refuse('rules', violation.code, violation.message) : pass(undefined);
+  return violation ? refuse('rules', violation.code, violation.message) : pass(open);
 };

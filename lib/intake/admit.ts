@@ -84,9 +84,9 @@ export async function admitShaped(
     // Under the same lock: concurrent slices of one split request each see the ones before them.
     const routed = await routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId });
     if (!routed.ok) throw new ApiError(403, 'authorization', routed.refusal.code, routed.refusal.message);
-    const routing = routed.value;
-    // What the reviewer should notice (suspicious evidence, hidden characters, near a bound, first use), read under the same lock.
-    const flags = await proposalFlags(subject, { db: tx, resolution, evidence, policy, routing, now, excludeId });
+    const { routing, priors } = routed.value;
+    // What the reviewer should notice (suspicious evidence, hidden characters, near a bound, first use), from what the gates read under the lock.
+    const flags = await proposalFlags(subject, { db: tx, resolution, evidence, policy, routing, priors, open: ruled.value, excludeId });
     const gates: GateResult[] = [
       { gate: 'shape', ok: true, detail: `${action.name} v${contract.version}` },
       { gate: 'meaning', ok: true, detail: resolution.detail },

@@ -39,7 +39,7 @@ export async function previewPolicy(db: Database, systems: SystemsClient, tenant
   const current = await newestPolicy(db, tenantId, action);
   // The version the draft would route as: the newest one if saving would change nothing, else the next.
   const draft = { version: samePolicy(current, { rules, expiryHours }) ? current.version : current.version + 1, rules, expiryHours };
-  const routing = await routeLive(db, { tenantId, action: action.name, resourceKey: resolution.resourceKey, now }, draft, args.data);
+  const { routing } = await routeLive(db, { tenantId, action: action.name, resourceKey: resolution.resourceKey, now }, draft, args.data);
   const index = rules.findIndex((rule) => rule.id === routing.rule);
   return {
     action: action.name,

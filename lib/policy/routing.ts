@@ -63,9 +63,9 @@ export function routeProposal(policy: LoadedPolicy, args: Record<string, unknown
 /**
  * Routes `args` by `policy` the way intake does: the sums its aggregate bounds need are read from
  * the tenant's proposals in `scope` (at intake under the resource lock), then the rules decide.
- * The Routing gate and the policy editor's preview both call this.
+ * The Routing gate and the policy editor's preview both call this; the sums come back too.
  */
-export async function routeLive(db: Database, scope: AggregateScope, policy: LoadedPolicy, args: Record<string, unknown>): Promise<Routing> {
+export async function routeLive(db: Database, scope: AggregateScope, policy: LoadedPolicy, args: Record<string, unknown>): Promise<{ routing: Routing; priors: PriorTotals }> {
   const priors = await priorTotals(db, scope, aggregateNeeds(policy));
-  return routeProposal(policy, args, priors);
+  return { routing: routeProposal(policy, args, priors), priors };
 }

@@ -1,16 +1,15 @@
 import { and, eq, notInArray } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, type EvidenceSnapshot, type Routing } from '@/db/schema';
-import type { ActionModule, Resolution } from '@/lib/actions/types';
+import type { ActionModule, OpenClaims, Resolution } from '@/lib/actions/types';
 import type { GateSubject } from '@/lib/gates/types';
-import { aggregateKey, priorTotals, type PriorTotals } from '@/lib/policy/aggregate';
-import { aggregateNeeds, type LoadedPolicy } from '@/lib/policy/routing';
+import { aggregateKey, type PriorTotals } from '@/lib/policy/aggregate';
+import type { LoadedPolicy } from '@/lib/policy/routing';
 import type { RoutingRule } from '@/lib/policy/rules';
 import { invisibleName, tagValue } from '@/lib/text/characters';
 import { codePointName, hiddenCharacterIndexes } from '@/lib/text/invisible';
 import { findLookalikes } from '@/lib/text/lookalike';
 import { visibleText } from '@/lib/text/visible';
-import { openClaims } from './claims';
 import type { FlagKind, ProposalFlag } from './flag-types';
 import { suspiciousPhrases } from './suspicious';
 
@@ -202,22 +201,22 @@ export type FlagContext = {
   evidence: EvidenceSnapshot[];
   policy: LoadedPolicy;
   routing: Routing;
-  now: Date;
-  /** The parent of a revision: its claim is not counted, and its chain is not an earlier use. */
+  /** The aggregate sums Routing read, and what the open proposals claim (the rules read it). */
+  priors: PriorTotals;
+  open: OpenClaims;
+  /** The parent of a revision: its chain is not an earlier use. */
   excludeId?: string;
 };
 
 /**
  * Every flag of a candidate that passed the gates, in FLAG_KINDS order. Call it inside the intake
- * transaction after Routing, under the resource lock, so the open proposals, the sums and "first
- * use" are read exactly as the rules and Routing read them.
+ * transaction after Routing, under the resource lock, with the sums the rules and Routing read, so
+ * near-a-bound and "first use" see exactly what they saw.
  */
 export async function proposalFlags(subject: GateSubject, context: FlagContext): Promise<ProposalFlag[]> {
   const { tenantId, action, args } = subject;
-  const { db, resolution, evidence, policy, routing, now, excludeId } = context;
+  const { db, resolution, evidence, policy, routing, priors, open, excludeId } = context;
   const { resourceKey } = resolution;
-  const priors = await priorTotals(db, { tenantId, action: action.name, resourceKey, now, excludeId }, aggregateNeeds(policy));
-  const open = action.nearLimit ? await openClaims(db, tenantId, resourceKey, action, excludeId) : { count: 0, total: 0 };
   const earlier = await usedBefore(db, tenantId, resourceKey, excludeId);
 
   const flags = textFlags(args, evidence);
