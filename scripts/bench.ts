@@ -36,8 +36,10 @@ const BUILD = !process.argv.includes('--no-build');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SHORT ? 1 : 5));
 const SCALE = Number(process.env.DEMO_SCALE ?? (SHORT ? 500 : 20000));
 const CONNECTIONS = [1, 8, 32] as const;
-// Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed.
-const PORTS = { app: 3390, systems: 4390, mail: 4395, sink: 4396, baseline: 4399 };
+// Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed;
+// BENCH_PORT_BASE moves them all (app at the base, the rest above it).
+const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 3390);
+const PORTS = { app: PORT_BASE, systems: PORT_BASE + 1000, mail: PORT_BASE + 1005, sink: PORT_BASE + 1006, baseline: PORT_BASE + 1009 };
 const HOT_ORDER = scaledIds(1).order;
 const HOT_CHARGED_MINOR = 100000;
 /** lib/proposals/claims.ts OPEN_STATUSES: the proposals that hold a claim on their resource. */
