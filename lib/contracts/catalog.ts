@@ -43,9 +43,13 @@ export function deprecationHeaders(contract: Pick<ContractVersion, 'status' | 's
   return headers;
 }
 
+/** The headers for an action's version among a tenant's actions as `tenantActions` read them. */
+export function deprecationHeadersIn(actions: readonly ActionModule[], action: string, version: number): Record<string, string> {
+  return deprecationHeaders(actions.find((a) => a.name === action)?.contracts.find((c) => c.version === version));
+}
+
 /** The headers for an action's version in a tenant (GET of a proposal reads them afresh). */
 export async function deprecationHeadersFor(db: Database, tenantId: string, action: string, version: number): Promise<Record<string, string>> {
   const rows = await rolloutRows(db, tenantId, action);
-  const declared = allActions().find((a) => a.name === action);
-  return deprecationHeaders(declared ? withRollout(declared, rows).contracts.find((c) => c.version === version) : undefined);
+  return deprecationHeadersIn(allActions().map((declared) => (declared.name === action ? withRollout(declared, rows) : declared)), action, version);
 }

@@ -19,11 +19,13 @@ export type StateChange = AuditInput & {
  */
 export async function recordStateChange(tx: Database, change: StateChange): Promise<{ seq: number; hash: string }> {
   const { outbox: notification, ...event } = change;
-  if (notification) {
-    await recordNotice(tx, { tenantId: event.tenantId, proposalId: event.proposalId, ...notification, at: event.occurredAt });
-  }
-  // Last, so the tenant's chain head stays locked for as short a time as possible.
-  return appendAudit(tx, event);
+  // Sent together (one round trip); the outbox row goes first, so the tenant's chain head, which
+  // the audit append locks, stays locked for as short a time as possible.
+  const [, appended] = await Promise.all([
+    notification ? recordNotice(tx, { tenantId: event.tenantId, proposalId: event.proposalId, ...notification, at: event.occurredAt }) : undefined,
+    appendAudit(tx, event),
+  ]);
+  return appended;
 }
 
 export type Notice = { tenantId: string; proposalId?: string; topic: OutboxTopic; body: OutboxBody; at?: Date };

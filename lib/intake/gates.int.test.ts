@@ -368,7 +368,7 @@ describe('the system of record unavailable: intake fails closed', () => {
     const first = await submit(acme, body);
     const counts = await rowCounts(t.db);
     const retry = await submit(acme, body, { client: await unreachableSystemsClient() });
-    expect(retry).toEqual({ created: false, proposal: first.proposal });
+    expect(retry).toEqual({ created: false, proposal: first.proposal, headers: {} });
     expect(await rowCounts(t.db)).toEqual({ ...counts, intakeAttempts: counts.intakeAttempts + 1 }) /* the retry is recorded as a replayed attempt */;
     await close(first.proposal.id);
   });

@@ -9,10 +9,16 @@ import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/clien
 import { admitShaped, normalizedPayload } from './admit';
 import { recordRejection } from './record-rejection';
 import { assertRepairAllowed, repairAdvice, repairState, type RepairState } from './repair';
-import { tenantActions } from '@/lib/contracts/catalog';
+import { deprecationHeadersIn, tenantActions } from '@/lib/contracts/catalog';
 import { checkShape, shadowVerdicts, type ShadowVerdict } from './shape';
 
-export type IntakeOutcome = { created: boolean; proposal: Proposal };
+export type IntakeOutcome = {
+  created: boolean;
+  proposal: Proposal;
+  /** Deprecation/Sunset headers for the proposal's contract version, from the rollouts intake read. */
+  headers: Record<string, string>;
+};
+type Admitted = Omit<IntakeOutcome, 'headers'>;
 export type IntakeBody = { text: string; value: unknown };
 
 function requestIdOf(value: unknown): string | undefined {
@@ -45,7 +51,8 @@ export async function submitProposal(db: Database, agent: AgentPrincipal, body: 
       if (chain) assertRepairAllowed(chain);
       throw error;
     }
-    return await admit(db, agent, body, systems, now, shaped, chain ?? { rootRequestId: shaped.envelope.requestId, used: 0, isRepair: false });
+    const { created, proposal } = await admit(db, agent, body, systems, now, shaped, chain ?? { rootRequestId: shaped.envelope.requestId, used: 0, isRepair: false });
+    return { created, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
   } catch (caught) {
     const refused = caught instanceof SystemsUnavailableError ? systemsUnavailable() : caught;
     if (!(refused instanceof ApiError)) throw refused;
@@ -67,7 +74,7 @@ async function admit(
   now: Date,
   { envelope, action, contract, args, shadow }: ReturnType<typeof checkShape>,
   chain: RepairState,
-): Promise<IntakeOutcome> {
+): Promise<Admitted> {
   const candidate = { agent, action, contract, args, evidenceRefs: envelope.evidenceRefs, requestId: envelope.requestId, repairOf: envelope.repairOf ?? null, rawText: body.text };
   const hash = payloadHash(normalizedPayload(candidate));
 
@@ -101,7 +108,7 @@ async function admit(
 }
 
 /** A retry answers with the stored proposal, unchanged, and is recorded; a different payload is a conflict. */
-async function replay(db: Database, agent: AgentPrincipal, chain: RepairState, existing: Proposal, hash: string, now: Date): Promise<IntakeOutcome> {
+async function replay(db: Database, agent: AgentPrincipal, chain: RepairState, existing: Proposal, hash: string, now: Date): Promise<Admitted> {
   if (existing.payloadHash !== hash) {
     throw new ApiError(409, 'idempotency', 'idempotency_conflict', 'This requestId was already used for a different payload; use a new requestId.');
   }

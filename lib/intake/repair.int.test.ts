@@ -131,7 +131,7 @@ describe('repairs and retries', () => {
 
     const counts = await rowCounts(t.db);
     const retry = await submit(agents.acme, hold('chain_d3', 1, 'chain_d2'));
-    expect(retry).toEqual({ created: false, proposal: third.proposal });
+    expect(retry).toEqual({ created: false, proposal: third.proposal, headers: {} });
     expect(await rowCounts(t.db)).toEqual({ ...counts, intakeAttempts: counts.intakeAttempts + 1 }) /* the retry is recorded as a replayed attempt */;
   });
 
@@ -147,7 +147,7 @@ describe('repairs and retries', () => {
     // The same requestId with the same payload is a retry, not a repair: DESIGN.md §4 answers it with the proposal.
     const counts = await rowCounts(t.db);
     const retry = await submit(agents.acme, hold('chain_e1', 1, 'chain_e0'));
-    expect(retry).toEqual({ created: false, proposal: accepted.proposal });
+    expect(retry).toEqual({ created: false, proposal: accepted.proposal, headers: {} });
     expect(await rowCounts(t.db)).toEqual({ ...counts, intakeAttempts: counts.intakeAttempts + 1 }) /* the retry is recorded as a replayed attempt */;
   });
 });

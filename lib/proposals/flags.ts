@@ -179,7 +179,7 @@ async function revisionChain(db: Database, tenantId: string, parentId: string): 
 }
 
 /** Whether any proposal (any status, any action) came before on this resource in this tenant. */
-async function usedBefore(db: Database, tenantId: string, resourceKey: string, excludeId?: string): Promise<boolean> {
+export async function resourceUsedBefore(db: Database, tenantId: string, resourceKey: string, excludeId?: string): Promise<boolean> {
   const chain = excludeId ? await revisionChain(db, tenantId, excludeId) : [];
   const [row] = await db
     .select({ id: proposals.id })
@@ -195,8 +195,6 @@ function resourceWords(resourceKey: string): string {
 }
 
 export type FlagContext = {
-  /** The intake transaction, holding the per-resource lock. */
-  db: Database;
   resolution: Resolution;
   evidence: EvidenceSnapshot[];
   policy: LoadedPolicy;
@@ -204,8 +202,8 @@ export type FlagContext = {
   /** The aggregate sums Routing read, and what the open proposals claim (the rules read it). */
   priors: PriorTotals;
   open: OpenClaims;
-  /** The parent of a revision: its chain is not an earlier use. */
-  excludeId?: string;
+  /** `resourceUsedBefore`, read under the same lock (a revision's own chain is not an earlier use). */
+  usedBefore: boolean;
 };
 
 /**
@@ -213,16 +211,15 @@ export type FlagContext = {
  * transaction after Routing, under the resource lock, with the sums the rules and Routing read, so
  * near-a-bound and "first use" see exactly what they saw.
  */
-export async function proposalFlags(subject: GateSubject, context: FlagContext): Promise<ProposalFlag[]> {
-  const { tenantId, action, args } = subject;
-  const { db, resolution, evidence, policy, routing, priors, open, excludeId } = context;
+export function proposalFlags(subject: GateSubject, context: FlagContext): ProposalFlag[] {
+  const { action, args } = subject;
+  const { resolution, evidence, policy, routing, priors, open, usedBefore } = context;
   const { resourceKey } = resolution;
-  const earlier = await usedBefore(db, tenantId, resourceKey, excludeId);
 
   const flags = textFlags(args, evidence);
   const limit = action.nearLimit?.(args, resolution, open);
   const near = [...routingNearBounds(action, policy, routing, args, priors), ...(limit ? [limit] : [])];
   if (near.length > 0) flags.push({ kind: 'near_bound', label: LABELS.near_bound, detail: near.join('; ') });
-  if (!earlier) flags.push({ kind: 'first_use', label: LABELS.first_use, detail: `No earlier proposal on ${resourceWords(resourceKey)} in this tenant` });
+  if (!usedBefore) flags.push({ kind: 'first_use', label: LABELS.first_use, detail: `No earlier proposal on ${resourceWords(resourceKey)} in this tenant` });
   return flags;
 }

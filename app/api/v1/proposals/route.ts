@@ -1,6 +1,5 @@
 import { getDb } from '@/db';
 import { consumeRateLimit } from '@/lib/agents/rate-limit';
-import { deprecationHeadersFor } from '@/lib/contracts/catalog';
 import { env } from '@/lib/env';
 import { ApiError, errorResponse } from '@/lib/http/errors';
 import { publicOrigin } from '@/lib/http/origin';
@@ -33,7 +32,7 @@ export async function POST(request: Request) {
     return Response.json(
       { proposal: proposalSummary(proposal, publicOrigin(request)) },
       // A supported (deprecated) version tells its users so, and when it ends (RFC 9745, RFC 8594).
-      { status: outcome.created ? 201 : 200, headers: await deprecationHeadersFor(db, agent.tenantId, proposal.action, proposal.contractVersion) },
+      { status: outcome.created ? 201 : 200, headers: outcome.headers },
     );
   } catch (error) {
     return errorResponse(error);
