@@ -133,3 +133,41 @@ export async function openReplicaHandle(handle: TestDatabase): Promise<DatabaseH
   if (handle.driver !== 'postgres' || !handle.name) throw new Error('A replica handle needs the postgres test driver.');
   return openDatabase({ url: withDatabaseName(requireDatabaseUrl(), handle.name) });
 }
+
+export type CountingDatabase = {
+  /** The test database through a pool that counts what drizzle sends (BEGIN/COMMIT not included). */
+  readonly db: Database;
+  /** How many statements `run` sent through `db`. */
+  statementsOf(run: () => Promise<unknown>): Promise<number>;
+};
+
+/**
+ * For a PostgreSQL test file: a second pool to its database that counts statements, so the
+ * statement budgets of hot paths can be asserted. Opened and closed with the file.
+ */
+export function setupCountingDatabase(t: TestDatabaseRef, file: string): CountingDatabase {
+  if (t.driver !== 'postgres') throw new Error(`${file} needs PostgreSQL: run it with --project integration-postgres.`);
+  let client: postgres.Sql | undefined;
+  let db: Database | undefined;
+  let sent = 0;
+  beforeAll(async () => {
+    const { drizzle } = await import('drizzle-orm/postgres-js');
+    const schema = await import('@/db/schema');
+    client = postgres(withDatabaseName(requireDatabaseUrl(), t.handle.name!), { max: 4, onnotice: () => {} });
+    db = drizzle(client, { schema, logger: { logQuery: () => void sent++ } }) as unknown as Database;
+  });
+  afterAll(async () => {
+    await client?.end({ timeout: 5 });
+  });
+  return {
+    get db() {
+      if (!db) throw new Error('The counting database is not open yet: use it inside tests.');
+      return db;
+    },
+    async statementsOf(run) {
+      const before = sent;
+      await run();
+      return sent - before;
+    },
+  };
+}

@@ -16,51 +16,73 @@ export type FanOutOptions = {
 };
 
 type TenantSettings = { id: string; notifyWithValues: boolean };
+type Member = { tenantId: string; userId: string; role: string; email: string };
+type Decider = { proposalId: string; userId: string; name: string; createdAt: Date };
+
+/** What one batch of outbox rows needs to know about its proposals and people, read in a few queries, not per row. */
+type BatchFacts = {
+  proposals: Map<string, Proposal>;
+  membersOf: (tenantId: string) => Member[];
+  decidersOf: (proposalId: string) => Decider[];
+  onBehalfOf: Map<string, string | null>;
+};
+
+async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], tenantIds: string[]): Promise<BatchFacts> {
+  const proposalIds = [...new Set(rows.flatMap((row) => (row.proposalId ? [row.proposalId] : [])))];
+  const [proposalRows, members, deciders] = await Promise.all([
+    proposalIds.length > 0 ? tx.select().from(proposals).where(inArray(proposals.id, proposalIds)) : [],
+    tx
+      .select({ tenantId: memberships.tenantId, userId: memberships.userId, role: memberships.role, email: users.email })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(and(inArray(memberships.tenantId, tenantIds), ne(memberships.role, 'viewer'))),
+    proposalIds.length > 0
+      ? tx
+          .select({ proposalId: decisions.proposalId, userId: decisions.userId, name: users.name, createdAt: decisions.createdAt })
+          .from(decisions)
+          .innerJoin(users, eq(users.id, decisions.userId))
+          .where(inArray(decisions.proposalId, proposalIds))
+          .orderBy(desc(decisions.createdAt))
+      : [],
+  ]);
+  const keyIds = [...new Set(proposalRows.flatMap((proposal) => (proposal.agentKeyId ? [proposal.agentKeyId] : [])))];
+  const keys = keyIds.length > 0 ? await tx.select({ id: agentKeys.id, onBehalfOf: agentKeys.onBehalfOfUserId }).from(agentKeys).where(inArray(agentKeys.id, keyIds)) : [];
+  return {
+    proposals: new Map(proposalRows.map((proposal) => [proposal.id, proposal])),
+    membersOf: (tenantId) => members.filter((member) => member.tenantId === tenantId),
+    decidersOf: (proposalId) => deciders.filter((decider) => decider.proposalId === proposalId),
+    onBehalfOf: new Map(keys.map((key) => [key.id, key.onBehalfOf])),
+  };
+}
 
 /** Email addresses of the members a message about this proposal is for (DESIGN.md §9). */
-async function audienceOf(tx: Database, tenantId: string, event: NotificationEvent, proposal: Proposal | undefined): Promise<string[]> {
+function audienceOf(facts: BatchFacts, tenantId: string, event: NotificationEvent, proposal: Proposal | undefined): string[] {
   const audience = NOTIFICATION_EVENTS[event].audience;
-  const members = await tx
-    .select({ userId: memberships.userId, role: memberships.role, email: users.email })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.tenantId, tenantId), ne(memberships.role, 'viewer')));
+  const members = facts.membersOf(tenantId);
   const admins = members.filter((member) => member.role === 'admin');
   if (audience === 'admins' || !proposal) return admins.map((member) => member.email);
 
-  const decided = await tx.select({ userId: decisions.userId }).from(decisions).where(eq(decisions.proposalId, proposal.id));
-  const decidedIds = new Set(decided.map((row) => row.userId));
+  const decidedIds = new Set(facts.decidersOf(proposal.id).map((decider) => decider.userId));
   if (audience === 'involved') {
     const involved = new Set([...decidedIds, ...(proposal.initiatedByUserId ? [proposal.initiatedByUserId] : [])]);
     return members.filter((member) => member.role === 'admin' || involved.has(member.userId)).map((member) => member.email);
   }
   // Those who can decide it: not whoever the agent acts for, not its editor, not who already approved.
-  const [key] = proposal.agentKeyId ? await tx.select({ onBehalfOf: agentKeys.onBehalfOfUserId }).from(agentKeys).where(eq(agentKeys.id, proposal.agentKeyId)) : [];
-  const excluded = new Set([...decidedIds, proposal.initiatedByUserId, key?.onBehalfOf].filter((id): id is string => typeof id === 'string'));
+  const onBehalfOf = proposal.agentKeyId ? facts.onBehalfOf.get(proposal.agentKeyId) : undefined;
+  const excluded = new Set([...decidedIds, proposal.initiatedByUserId, onBehalfOf].filter((id): id is string => typeof id === 'string'));
   return members.filter((member) => !excluded.has(member.userId)).map((member) => member.email);
 }
 
-async function decidedByName(tx: Database, proposalId: string): Promise<string | undefined> {
-  const [row] = await tx
-    .select({ name: users.name })
-    .from(decisions)
-    .innerJoin(users, eq(users.id, decisions.userId))
-    .where(eq(decisions.proposalId, proposalId))
-    .orderBy(desc(decisions.createdAt))
-    .limit(1);
-  return row?.name;
-}
-
-async function messageFor(tx: Database, row: typeof outbox.$inferSelect, event: NotificationEvent, tenant: TenantSettings, baseUrl: string) {
+function messageFor(facts: BatchFacts, row: typeof outbox.$inferSelect, event: NotificationEvent, tenant: TenantSettings, baseUrl: string) {
   const body = (row.body ?? {}) as Record<string, unknown>;
   if (!row.proposalId) return { data: tenantMessage(event, row.tenantId, body, baseUrl), proposal: undefined };
-  const [proposal] = await tx.select().from(proposals).where(and(eq(proposals.id, row.proposalId), eq(proposals.tenantId, row.tenantId)));
-  if (!proposal) return undefined;
+  const proposal = facts.proposals.get(row.proposalId);
+  if (proposal?.tenantId !== row.tenantId) return undefined;
   const status = typeof body.status === 'string' ? body.status : event === 'proposal.executed' ? row.topic.replace('execution.', '') : undefined;
   const data: MessageData = proposalMessage(event, proposal, { baseUrl, withValues: tenant.notifyWithValues, status });
   if (event === 'proposal.decided' && (status === 'approved' || status === 'rejected')) {
-    const name = await decidedByName(tx, proposal.id);
-    data.decidedBy = name ?? 'policy (automatic)';
+    // The latest decision (deciders are read newest first).
+    data.decidedBy = facts.decidersOf(proposal.id)[0]?.name ?? 'policy (automatic)';
   }
   return { data, proposal };
 }
@@ -86,35 +108,34 @@ export async function fanOutNotifications(db: Database, options: FanOutOptions):
     const channels = await tx.select().from(notificationChannels).where(and(inArray(notificationChannels.tenantId, tenantIds), eq(notificationChannels.enabled, true)));
     const settings = await tx.select({ id: tenants.id, notifyWithValues: tenants.notifyWithValues }).from(tenants).where(inArray(tenants.id, tenantIds));
 
-    let deliveries = 0;
+    const facts = await batchFacts(tx, rows, tenantIds);
+
+    const values: (typeof notificationDeliveries.$inferInsert)[] = [];
     for (const row of rows) {
       const event = notificationOf(row);
       const tenant = settings.find((candidate) => candidate.id === row.tenantId);
       const subscribed = event ? channels.filter((channel: NotificationChannel) => channel.tenantId === row.tenantId && channel.events.includes(event)) : [];
       if (!event || !tenant || subscribed.length === 0) continue;
-      const message = await messageFor(tx, row, event, tenant, options.baseUrl);
+      const message = messageFor(facts, row, event, tenant, options.baseUrl);
       if (!message) continue;
-      const recipients = subscribed.some((channel) => channel.kind === 'email') ? await audienceOf(tx, row.tenantId, event, message.proposal) : [];
-      const inserted = await tx
-        .insert(notificationDeliveries)
-        .values(
-          subscribed.map((channel) => ({
-            id: newId('msg'),
-            tenantId: row.tenantId,
-            channelId: channel.id,
-            outboxId: row.id,
-            event,
-            proposalId: row.proposalId,
-            data: message.data,
-            recipients: channel.kind === 'email' ? recipients : [],
-            createdAt: now,
-            availableAt: now,
-          })),
-        )
-        .onConflictDoNothing()
-        .returning({ id: notificationDeliveries.id });
-      deliveries += inserted.length;
+      const recipients = subscribed.some((channel) => channel.kind === 'email') ? audienceOf(facts, row.tenantId, event, message.proposal) : [];
+      for (const channel of subscribed) {
+        values.push({
+          id: newId('msg'),
+          tenantId: row.tenantId,
+          channelId: channel.id,
+          outboxId: row.id,
+          event,
+          proposalId: row.proposalId,
+          data: message.data,
+          recipients: channel.kind === 'email' ? recipients : [],
+          createdAt: now,
+          availableAt: now,
+        });
+      }
     }
+    const inserted = values.length > 0 ? await tx.insert(notificationDeliveries).values(values).onConflictDoNothing().returning({ id: notificationDeliveries.id }) : [];
+    const deliveries = inserted.length;
     await tx
       .update(outbox)
       .set({ deliveredAt: now })
