@@ -70,6 +70,12 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
     // The page lists the agents still sending v1.
     await expect(version(page, 1).getByTestId('sender')).toContainText('acme-support-bot');
 
+    // What strict model runtimes make of v1's schema: no error; the length bounds some of them drop, named.
+    const lint = version(page, 1).getByTestId('contract-lint');
+    await expect(lint).toHaveAttribute('data-errors', '0');
+    await lint.locator('summary').click();
+    await expect(lint.locator('[data-code="dropped_keyword"]').first()).toContainText('maxLength');
+
     // Promote v2: v1 becomes supported, and v1 users are told it is deprecated.
     await version(page, 2).getByTestId('promote').click();
     await expect(version(page, 2).getByTestId('contract-status')).toHaveText('current');

@@ -8,6 +8,8 @@ import { openDatabase, type DatabaseHandle } from '@/db/client';
 import { AdminError, changePassword, createAgentKey, createTenant, createUser, endSessionsOf, grantRole, removeMember, revokeAgentKey } from '@/lib/admin/accounts';
 import { ZodError } from 'zod';
 import { allActions } from '@/lib/actions/registry';
+import { contractDocuments } from '@/lib/contracts/documents';
+import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
 import { retireKey, rotateKeySet, type PublicJwk } from '@/lib/commands/keys';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint } from '@/lib/audit/checkpoint';
@@ -36,6 +38,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   audit:verify [--tenant <id>] [--checkpoint FILE]... [--keys FILE]
                                                           (recomputes every audit chain; exits 1 naming the first bad sequence number)
   bundle:verify FILE [--keys FILE]                        (checks an evidence bundle offline, no database needed)
+  contracts:lint [--schema FILE] [--json]                 (lints every contract version's JSON Schema, or one schema file, against what
+                                                          strict tool-calling runtimes enforce; exits 1 on an error; no database needed)
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
   rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
   retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
@@ -66,6 +70,16 @@ function channelProblems(input: { kind: string; target: string; events?: string[
     if (field === 'target') return `${flag} of ${input.kind === 'email' ? 'an' : 'a'} ${input.kind} channel ${issue.message}`;
     return `${flag} ${issue.message}${field === 'kind' ? ` (got "${input.kind}")` : ''}`;
   });
+}
+
+function lintLines(version: VersionLint): string[] {
+  const name = version.status === 'file' ? version.action : `${version.action} v${version.version} (${version.status})`;
+  return [
+    `${name}: ${version.errors} error(s), ${version.warnings} warning(s)`,
+    ...version.findings.map(
+      (finding) => `  ${finding.severity.padEnd(7)} ${finding.code} at ${finding.path}: ${finding.message}${finding.runtimes.length > 0 ? ` [${finding.runtimes.join(', ')}]` : ''}`,
+    ),
+  ];
 }
 
 function channelLine(channel: PublicChannel): string {
@@ -161,6 +175,8 @@ async function run(argv: string[]): Promise<void> {
       events: { type: 'string' },
       checkpoint: { type: 'string', multiple: true },
       keys: { type: 'string' },
+      schema: { type: 'string' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -311,6 +327,16 @@ async function run(argv: string[]): Promise<void> {
       const failed = checks.filter((check) => !check.ok);
       if (failed.length > 0) throw new RefusedError(`the bundle does not verify: ${failed.map((check) => check.check).join(', ')}`);
       console.log('The bundle verifies.');
+      return;
+    }
+    case 'contracts:lint': {
+      const report = values.schema
+        ? lintContracts({ actions: [{ action: path.basename(values.schema), versions: [{ version: 0, status: 'file', input: await readJsonFile(values.schema) }] }] })
+        : lintContracts(contractDocuments());
+      if (values.json) console.log(JSON.stringify(report, null, 2));
+      else for (const version of report) console.log(lintLines(version).join('\n'));
+      const failing = report.filter((version) => version.errors > 0);
+      if (failing.length > 0) throw new RefusedError(`${failing.map((version) => `${version.action}${values.schema ? '' : ` v${version.version}`}`).join(', ')}: a strict runtime refuses the schema or no value satisfies it (see the errors above)`);
       return;
     }
     case 'signing-key': {

@@ -13,6 +13,7 @@ const steps: Step[] = [
   { name: 'type check', command: npx('typescript/bin/tsc', '--noEmit') },
   { name: 'lint', command: npx('eslint/bin/eslint.js', '.', '--max-warnings=0') },
   { name: 'unit', command: npx('vitest/vitest.mjs', 'run', '--project', 'unit') },
+  { name: 'contracts lint', command: ['node', '--import', 'tsx', 'scripts/cli.ts', 'contracts:lint'] },
   { name: 'integration on PGlite', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite') },
 ];
 if (env().DATABASE_URL) {

@@ -9,6 +9,8 @@ import { Time } from '@/components/time';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { lastCorpusFigures } from '@/lib/contracts/corpus-figures';
 import { contractDocuments } from '@/lib/contracts/documents';
+import { lintContracts, RUNTIMES, type RuntimeName } from '@/lib/contracts/lint';
+import { ContractLintView } from '@/components/contract-lint';
 import { contractMeasurements } from '@/lib/contracts/measurements';
 import { contractRollout, SENDERS_WINDOW_DAYS } from '@/lib/contracts/senders';
 import { MEASUREMENT_WINDOWS, measurementWindow, type MeasurementWindow } from '@/lib/contracts/windows';
@@ -48,6 +50,8 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
     lastCorpusFigures(),
   ]);
   const documents = contractDocuments(actions);
+  const lint = lintContracts(documents);
+  const runtimeLabels = Object.fromEntries(Object.entries(RUNTIMES).map(([name, runtime]) => [name, runtime.label])) as Record<RuntimeName, string>;
   const isAdmin = context.role === 'admin';
   const longWindow = window === '7d' || window === '30d';
 
@@ -97,6 +101,10 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
                     )}
                   </p>
                   {isAdmin ? <ContractRolloutControls action={action.action} version={version.version} status={version.status} sunsetAt={version.sunsetAt} /> : null}
+                  {(() => {
+                    const linted = lint.find((l) => l.action === action.action && l.version === version.version);
+                    return linted ? <ContractLintView lint={linted} runtimeLabels={runtimeLabels} /> : null;
+                  })()}
                   {document ? (
                     <details>
                       <summary className="cursor-pointer text-xs text-zinc-500">JSON Schema of v{version.version}</summary>
