@@ -45,9 +45,19 @@ export type ProposalState = ProposalRef & {
   summary: string;
   statusReason: string | null;
   decidedAt: string | null;
-  decisions: { decision: 'approved' | 'rejected'; reason: string | null; at: string }[];
+  decisions: { decision: 'approve' | 'reject'; reason: string | null; at: string }[];
   execution: { status: string; [field: string]: unknown } | null;
   [field: string]: unknown;
+};
+
+/** `GET /api/v1/contracts`: every action's versions with their JSON Schemas and this tenant's statuses. */
+export type ContractsDocument = {
+  actions: {
+    action: string;
+    title: string;
+    scope: string;
+    versions: { version: number; status: 'current' | 'supported' | 'shadow' | 'retired'; input: Record<string, unknown>; output: Record<string, unknown> }[];
+  }[];
 };
 
 export type Issue = { field: string; code: string; expected?: string; received?: string; message: string };
@@ -130,6 +140,7 @@ async function answerOf<T>(response: Response, pick: (body: Record<string, unkno
 
 const createdOf = (body: Record<string, unknown>, status: number) =>
   isObject(body.proposal) && typeof body.proposal.id === 'string' ? { proposal: body.proposal as ProposalRef, created: status === 201 } : undefined;
+const contractsOf = (body: Record<string, unknown>) => (Array.isArray(body.actions) ? (body as ContractsDocument) : undefined);
 const stateOf = (body: Record<string, unknown>) => (typeof body.id === 'string' && typeof body.status === 'string' ? (body as ProposalState) : undefined);
 
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
@@ -171,6 +182,11 @@ export function createAgentClient(options: AgentClientOptions) {
     },
 
     get,
+
+    /** The contracts, to build tools from (each action's `current` version is the one to propose). */
+    async contracts(signal?: AbortSignal): Promise<Result<ContractsDocument>> {
+      return call('/api/v1/contracts', { method: 'GET' }, contractsOf, signal);
+    },
 
     /**
      * Reads the proposal until it is decided (or final), pausing with exponential backoff and

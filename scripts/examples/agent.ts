@@ -62,7 +62,7 @@ async function main(): Promise<number> {
   }
   const state = outcome.value;
   const decision = state.decisions.at(-1);
-  console.log(`Outcome: ${state.status}${decision ? ` (${decision.decision}${decision.reason ? `: ${decision.reason}` : ''})` : ''}${state.statusReason ? ` — ${state.statusReason}` : ''}`);
+  console.log(`Outcome: ${state.status}${decision ? ` (${decision.decision === 'approve' ? 'approved' : 'rejected'}${decision.reason ? `: ${decision.reason}` : ''})` : ''}${state.statusReason ? ` — ${state.statusReason}` : ''}`);
   return 0;
 }
 
