@@ -45,3 +45,23 @@ test('npm run example:agent proposes a refund, waits with backoff, and prints th
     running.child.kill();
   }
 });
+
+for (const [script, order, adapter] of [
+  ['example:ai-sdk', EXAMPLE_ORDERS.aiSdk, 'Vercel AI SDK'],
+  ['example:agents', EXAMPLE_ORDERS.agentsSdk, 'OpenAI Agents SDK'],
+] as const) {
+  test(`npm run ${script}: the ${adapter} adapter repairs a refused call, then the model reads the person's outcome`, async ({ baseURL }) => {
+    const running = runExample(script, ['--order', order, '--amount-minor', '1200'], baseURL!);
+    try {
+      const id = await approveWhenProposed(running, baseURL!);
+      expect(await running.exit, running.output()).toBe(0);
+      const output = running.output();
+      // The scripted model's first call sends the amount as "12.00"; Countersign names the field, the model repairs it.
+      expect(output).toContain('"code":"contract_violation"');
+      expect(output).toContain('"field":"amountMinor"');
+      expect(output).toContain(`Model: The refund on ${order} ended succeeded: approved by a person. Review: ${baseURL}/proposals/${id}`);
+    } finally {
+      running.child.kill();
+    }
+  });
+}
