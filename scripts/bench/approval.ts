@@ -34,6 +34,13 @@ export type ApprovalRun = {
   max: number;
   /** How long the approval request itself took, ms. */
   decisionP50: number;
+  /**
+   * Where the time goes (p50, ms, from the executions' own timestamps): from the approval's answer
+   * to the executor starting the command (negative when it started before the answer arrived), and
+   * from that start to the recorded outcome (re-check, the write to the system of record, outcome).
+   */
+  toExecutorP50: number;
+  inExecutorP50: number;
 };
 
 /** A proposal awaiting approval: its id, the hash to approve and the order it refunds. */
@@ -152,6 +159,7 @@ export async function measureApprovals(options: {
   concurrency: number;
 }): Promise<ApprovalRun> {
   const watcher = statusWatcher(options.databaseUrl);
+  const answeredAt = new Map<string, number>();
   const latencies: number[] = [];
   const decisionTimes: number[] = [];
   let errors = 0;
@@ -164,6 +172,7 @@ export async function measureApprovals(options: {
         const sent = performance.now();
         const status = await approve(options.apps[index % options.apps.length]!, options.session, proposal);
         const answered = performance.now();
+        answeredAt.set(proposal.id, Date.now());
         decisionTimes.push(answered - sent);
         if (status !== 200) {
           errors++;
@@ -180,6 +189,7 @@ export async function measureApprovals(options: {
   }
   latencies.sort((a, b) => a - b);
   decisionTimes.sort((a, b) => a - b);
+  const { toExecutor, inExecutor } = await executorTimes(options.databaseUrl, answeredAt);
   const round = (ms: number) => Math.round(ms * 10) / 10;
   return {
     concurrency: options.concurrency,
@@ -191,16 +201,32 @@ export async function measureApprovals(options: {
     p99: round(percentile(latencies, 99)),
     max: round(latencies.at(-1) ?? NaN),
     decisionP50: round(percentile(decisionTimes, 50)),
+    toExecutorP50: round(percentile(toExecutor, 50)),
+    inExecutorP50: round(percentile(inExecutor, 50)),
   };
 }
 
+/** The executions' timestamps beside the moments the approvals were answered (epoch ms by proposal id). */
+async function executorTimes(databaseUrl: string, answeredAt: Map<string, number>) {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const rows = await sql<{ proposalId: string; createdAt: Date; updatedAt: Date }[]>`
+      select proposal_id as "proposalId", created_at as "createdAt", updated_at as "updatedAt" from executions where proposal_id = any(${[...answeredAt.keys()]}::text[])`;
+    const toExecutor = rows.map((row) => row.createdAt.getTime() - answeredAt.get(row.proposalId)!).sort((a, b) => a - b);
+    const inExecutor = rows.map((row) => row.updatedAt.getTime() - row.createdAt.getTime()).sort((a, b) => a - b);
+    return { toExecutor, inExecutor };
+  } finally {
+    await sql.end();
+  }
+}
+
 export const approvalTableHeader = [
-  '| Approvals through | Concurrency | Approvals | Succeeded | approval → succeeded p50 ms | p95 ms | p99 ms | max ms | approve request p50 ms | Errors |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| Approvals through | Concurrency | Approvals | Succeeded | approval → succeeded p50 ms | p95 ms | p99 ms | max ms | approve request p50 ms | answer → executor p50 ms | in executor p50 ms | Errors |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
 ];
 
 export function approvalRow(label: string, run: ApprovalRun): string {
-  return `| ${label} | ${run.concurrency} | ${run.approvals} | ${run.succeeded} | ${run.p50} | ${run.p95} | ${run.p99} | ${run.max} | ${run.decisionP50} | ${run.errors} |`;
+  return `| ${label} | ${run.concurrency} | ${run.approvals} | ${run.succeeded} | ${run.p50} | ${run.p95} | ${run.p99} | ${run.max} | ${run.decisionP50} | ${run.toExecutorP50} | ${run.inExecutorP50} | ${run.errors} |`;
 }
 
 /** The approval scenario on the running demo: sequential, then CONCURRENCY at a time. */
@@ -222,7 +248,9 @@ export async function approvalScenario(options: {
     firstOrder -= options.count;
     const run = await measureApprovals({ apps: [options.app], session, databaseUrl: options.databaseUrl, proposals, concurrency });
     runs.push(run);
-    options.progress(`Approval → succeeded · ${concurrency} at a time: p50 ${run.p50} ms, p95 ${run.p95} ms, p99 ${run.p99} ms, ${run.succeeded}/${run.approvals} succeeded, errors ${run.errors}`);
+    options.progress(
+      `Approval → succeeded · ${concurrency} at a time: p50 ${run.p50} ms, p95 ${run.p95} ms, p99 ${run.p99} ms (p50 ${run.toExecutorP50} ms to the executor, ${run.inExecutorP50} ms in it), ${run.succeeded}/${run.approvals} succeeded, errors ${run.errors}`,
+    );
   }
   return runs;
 }

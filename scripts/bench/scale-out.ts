@@ -69,6 +69,15 @@ async function waitForHealth(url: string, child: ChildProcess, deadline: number)
   throw new Error('a scale-out server did not become healthy in time');
 }
 
+async function waitForLine(file: string, text: string, child: ChildProcess, deadline: number): Promise<void> {
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`a scale-out worker exited with code ${child.exitCode}`);
+    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(text)) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('a scale-out worker did not start in time');
+}
+
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -147,10 +156,15 @@ export async function runScaleOut(options: {
     const workers = [1, 2].map((i) => spawnLogged(`scale-out-worker-${i}`, ['--import', 'tsx', 'scripts/worker.ts']));
     const deadline = Date.now() + START_TIMEOUT_MS;
     await Promise.all(servers.map((server, i) => waitForHealth(apps[i]!, server, deadline)));
+    // A worker starting up (compiling, migrating) would take the CPU the measured servers need.
+    await Promise.all(workers.map((worker, i) => waitForLine(path.join(dataDir, `scale-out-worker-${i + 1}.log`), 'worker running', worker, deadline)));
 
-    // Intake: warm both servers up (not counted), then 16 connections on each at once.
+    // Intake: warm both servers up (not counted) until they answer under load, then 16 connections on each at once.
     const { driver } = options;
-    await Promise.all(apps.map((app) => driver.drive(8, 1, `${app}/api/v1/proposals`, [], [])));
+    for (let round = 0; round < 5; round++) {
+      const warm = await Promise.all(apps.map((app) => driver.drive(8, 1, `${app}/api/v1/proposals`, [], [])));
+      if (warm.every((run) => run.ok > 0)) break;
+    }
     const latencies: number[] = [];
     const sent: string[] = [];
     const perServer = await Promise.all(apps.map((app) => driver.drive(16, options.seconds, `${app}/api/v1/proposals`, latencies, sent)));
