@@ -1,7 +1,8 @@
 /**
  * Scale-out (issue 14): two `next start` servers (WORKER_IN_PROCESS=0) and two `npm run worker`
- * processes on the bench's one PostgreSQL database, with the demo's secrets, systems of record and
- * notification receivers (started here again from the demo's data folder once the demo is stopped).
+ * processes on the bench's one PostgreSQL database, with the demo's secrets, systems of record
+ * (scripts/systems.ts on the demo's ledger file) and notification receivers, started again from the
+ * demo's data folder once the demo is stopped.
  * Both servers answer for one public APP_URL (the first server), as behind a load balancer: it is
  * the commands' issuer and where the workers send them.
  *
@@ -17,7 +18,6 @@ import path from 'node:path';
 import postgres from 'postgres';
 import type { DemoChannels } from '@/demo/channels';
 import { startDemoReceivers } from '@/demo/receivers/start';
-import { startSystemsOfRecord } from '@/demo/systems/server';
 import { childEnvironment } from '@/lib/env';
 import { approvalRow, approvalTableHeader, measureApprovals, proposeRefunds, signIn, type ApprovalRun } from './approval';
 import { peakRssSummary, percentile } from './processes';
@@ -71,11 +71,11 @@ async function waitForHealth(url: string, child: ChildProcess, deadline: number)
 
 async function waitForLine(file: string, text: string, child: ChildProcess, deadline: number): Promise<void> {
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`a scale-out worker exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`a scale-out process exited with code ${child.exitCode}`);
     if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(text)) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error('a scale-out worker did not start in time');
+  throw new Error('a scale-out process did not start in time');
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -114,18 +114,10 @@ export async function runScaleOut(options: {
   const apps = ports.servers.map((port) => `http://127.0.0.1:${port}`);
   const publicUrl = apps[0]!;
   const children: ChildProcess[] = [];
-  const systems = await startSystemsOfRecord({
-    port: ports.systems,
-    scale: options.scale,
-    credentials: { payments: secrets.scopeCredentials.payments ?? '', inventory: secrets.scopeCredentials.inventory ?? '' },
-    dataFile: path.join(dataDir, 'systems-of-record.json'),
-  });
-  const receivers = await startDemoReceivers({ sinkPort: ports.sink, mailPort: ports.mail, appUrl: publicUrl }).catch(async (error: unknown) => {
-    await systems.close();
-    throw error;
-  });
+  const receivers = await startDemoReceivers({ sinkPort: ports.sink, mailPort: ports.mail, appUrl: publicUrl });
   receivers.sink.expectSecret('/webhook', channels.webhook.secret);
   const sql = postgres(options.databaseUrl, { max: 2, onnotice: () => {} });
+  const systemsUrl = `http://127.0.0.1:${ports.systems}`;
   try {
     const shared = {
       COUNTERSIGN_DEMO: '1',
@@ -134,7 +126,7 @@ export async function runScaleOut(options: {
       AUTH_SECRET: secrets.authSecret,
       SIGNING_KEYS: secrets.signingKeys,
       SCOPE_CREDENTIALS: JSON.stringify(secrets.scopeCredentials),
-      SYSTEMS_OF_RECORD_URL: systems.url,
+      SYSTEMS_OF_RECORD_URL: systemsUrl,
       SMTP_URL: receivers.mail.url,
       APP_URL: publicUrl,
       WORKER_IN_PROCESS: '0',
@@ -149,6 +141,12 @@ export async function runScaleOut(options: {
       children.push(child);
       return child;
     };
+    // The systems of record in a process of their own, as the demo runs them: in the bench's, they
+    // would wait behind its load generator.
+    const systems = spawnLogged('scale-out-systems', ['--import', 'tsx', 'scripts/systems.ts', '--port', String(ports.systems), '--data-file', path.join(dataDir, 'systems-of-record.json')], {
+      DEMO_SCALE: String(options.scale),
+    });
+    await waitForLine(path.join(dataDir, 'scale-out-systems.log'), 'Systems of record listening', systems, Date.now() + START_TIMEOUT_MS);
     options.progress(`Scale-out: two servers on ports ${ports.servers.join(' and ')} (WORKER_IN_PROCESS=0) and two workers on one database…`);
     const servers = ports.servers.map((port, i) =>
       spawnLogged(`scale-out-server-${i + 1}`, [path.join(process.cwd(), 'node_modules/next/dist/bin/next'), 'start', '-p', String(port)], { PORT: String(port) }),
@@ -210,11 +208,11 @@ export async function runScaleOut(options: {
         group by proposal_id having count(*) = 1 and bool_and(delivered_at is not null and attempts = 1)) as single`;
     let refundedOnce = 0;
     for (const proposal of proposals) {
-      const order = (await (await fetch(`${systems.url}/orders/${proposal.orderId}`)).json()) as { refunds?: { idempotencyKey: string }[] };
+      const order = (await (await fetch(`${systemsUrl}/orders/${proposal.orderId}`)).json()) as { refunds?: { idempotencyKey: string }[] };
       const refunds = order.refunds ?? [];
       if (refunds.length === 1 && refunds[0]?.idempotencyKey === `cs.${proposal.id}`) refundedOnce++;
     }
-    const peakRssMb = peakRssSummary(children.map((child) => child.pid!));
+    const peakRssMb = peakRssSummary([...servers, ...workers].map((child) => child.pid!));
     for (const worker of workers) await stopChild(worker);
     const dispatchedByWorker = [1, 2].map((i) => deliveredInLog(path.join(dataDir, `scale-out-worker-${i}.log`)));
     const approvalCheck = {
@@ -232,7 +230,7 @@ export async function runScaleOut(options: {
   } finally {
     await Promise.allSettled(children.map(stopChild));
     await sql.end();
-    await Promise.allSettled([systems.close(), receivers.close()]);
+    await receivers.close().catch(() => undefined);
   }
 }
 
