@@ -11,6 +11,13 @@ export type DatabaseHandle = {
   driver: 'postgres' | 'pglite';
   migrate(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * LISTENs on a PostgreSQL notification channel (PGlite delivers its own NOTIFYs the same way);
+   * answers the function that stops listening. postgres.js listens on a connection of its own and
+   * listens again after a reconnect; notifications sent meanwhile are lost, so a listener is only
+   * ever a hint that work may be due, never the only way it is found.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
 };
 
 export type DatabaseTarget = { url: string } | { dataDir: string } | { memory: true };
@@ -33,6 +40,10 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
     driver: 'postgres',
     migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
     close: () => client.end({ timeout: 5 }),
+    async listen(channel, onNotify) {
+      const { unlisten } = await client.listen(channel, () => onNotify());
+      return unlisten;
+    },
   };
 }
 
@@ -55,6 +66,10 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
         } finally {
           releaseLock();
         }
+      },
+      async listen(channel, onNotify) {
+        const unlisten = await client.listen(channel, () => onNotify());
+        return () => unlisten();
       },
     };
   } catch (error) {

@@ -19,7 +19,7 @@ export async function startServer(): Promise<void> {
   // `npm run worker` does (WORKER_IN_PROCESS=0); several may run at once (SKIP LOCKED).
   const settings = env();
   const worker: Worker | undefined = settings.WORKER_IN_PROCESS
-    ? startWorker(handle.db, workerSettings(settings))
+    ? startWorker(handle.db, { ...workerSettings(settings), listen: handle.listen })
     : undefined;
 
   let closing = false;

@@ -13,6 +13,13 @@
  * Intake requests come from 32 acme agent keys in turn, made for the bench in its database.
  * Writes bench/results.json and bench/results.md and prints the targets as PASS/MISS lines (a
  * report, not a gate: the exit code is 0 whenever the bench ran). --short: 1 s each at scale 500.
+ *
+ * Then (scripts/bench/approval.ts) approval → succeeded on the demo: refunds approved over HTTP by a
+ * signed-in approver, one at a time and 8 at a time (BENCH_APPROVALS each, default 100, 20 with
+ * --short), with the server's peak memory over that scenario alone. Last (scripts/bench/scale-out.ts)
+ * the demo server stops and two servers and two workers run on the same database: intake at 2 × 16
+ * connections, approvals through both servers, and the check that nothing was lost or duplicated.
+ * `--only intake,approval,scale-out` (any of them) runs only those parts.
  * Loopback only; bounded in time. Never prints payloads or keys.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -26,9 +33,12 @@ import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { openDatabase } from '@/db/client';
 import { scaledIds } from '@/demo/systems/world';
-import { DEMO_AGENTS } from '@/demo/world';
+import { DEMO_AGENTS, type DemoCredentials } from '@/demo/world';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
+import { approvalScenario, approvalSection, type ApprovalRun } from './bench/approval';
+import { peakRss, peakRssSummary, percentile, resetPeakRss } from './bench/processes';
+import { runScaleOut, scaleOutSection, type ScaleOutResult } from './bench/scale-out';
 
 const root = process.cwd();
 const SHORT = process.argv.includes('--short');
@@ -36,10 +46,15 @@ const BUILD = !process.argv.includes('--no-build');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SHORT ? 1 : 5));
 const SCALE = Number(process.env.DEMO_SCALE ?? (SHORT ? 500 : 20000));
 const CONNECTIONS = [1, 8, 32] as const;
+const APPROVALS = Number(process.env.BENCH_APPROVALS ?? (SHORT ? 20 : 100));
+const PARTS = ['intake', 'approval', 'scale-out'] as const;
+const onlyArg = process.argv[process.argv.indexOf('--only') + 1];
+const ONLY = process.argv.includes('--only') ? new Set(onlyArg?.split(',')) : undefined;
+const runsPart = (part: (typeof PARTS)[number]) => !ONLY || ONLY.has(part);
 // Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed;
 // BENCH_PORT_BASE moves them all (app at the base, the rest above it).
 const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 3390);
-const PORTS = { app: PORT_BASE, systems: PORT_BASE + 1000, mail: PORT_BASE + 1005, sink: PORT_BASE + 1006, baseline: PORT_BASE + 1009 };
+const PORTS = { app: PORT_BASE, scaleOut: [PORT_BASE + 1, PORT_BASE + 2] as [number, number], systems: PORT_BASE + 1000, mail: PORT_BASE + 1005, sink: PORT_BASE + 1006, baseline: PORT_BASE + 1009 };
 const HOT_ORDER = scaledIds(1).order;
 const HOT_CHARGED_MINOR = 100000;
 /** lib/proposals/claims.ts OPEN_STATUSES: the proposals that hold a claim on their resource. */
@@ -79,12 +94,8 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-type Load = { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; next?: () => Proposal };
+/** `latencies`, when given, also receives every response time (to merge runs made at once). */
+type Load = { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; next?: () => Proposal; latencies?: number[] };
 
 /**
  * One autocannon run; latencies and statuses are collected per response (autocannon has no p95).
@@ -124,6 +135,7 @@ async function drive(scenario: Scenario, connections: number, seconds: number, l
     );
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
       latencies.push(responseTime);
+      load.latencies?.push(responseTime);
       statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
     });
   });
@@ -179,36 +191,12 @@ async function agentKeys(databaseUrl: string): Promise<string[]> {
   }
 }
 
-/** The process and all its descendants (Linux /proc), with their peak resident set (VmHWM) in MB. */
-function peakRss(rootPid: number): { pid: number; name: string; peakMb: number }[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree: number[] = [];
-  const queue = [rootPid];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    tree.push(pid);
-    queue.push(...(parents.get(pid) ?? []));
-  }
-  return tree.flatMap((pid) => {
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-      const name = /Name:\s+(.+)/.exec(status)?.[1] ?? '?';
-      return Number.isNaN(kb) ? [] : [{ pid, name, peakMb: Math.round(kb / 1024) }];
-    } catch {
-      return [];
-    }
-  });
+/** Stops the demo (its server, systems of record and receivers) and waits until it has exited. */
+async function stopDemo(demo: ChildProcess): Promise<void> {
+  if (demo.exitCode !== null || demo.signalCode !== null) return;
+  const exited = new Promise((resolve) => demo.once('exit', resolve));
+  demo.kill('SIGTERM');
+  await exited;
 }
 
 /** The reference: a bare Node http server inserting a proposal-sized row per request with postgres.js. */
@@ -327,6 +315,10 @@ async function main() {
   if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the bench creates and drops its own database there)');
   if (!Number.isFinite(SECONDS) || SECONDS < 1 || SECONDS > 60) fail('BENCH_SECONDS must be from 1 to 60');
   if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000) fail('DEMO_SCALE must be a whole number from 1 to 1000000');
+  if (ONLY && [...ONLY].some((part) => !(PARTS as readonly string[]).includes(part))) fail(`--only takes a comma-separated list of ${PARTS.join(', ')}`);
+  if (!Number.isInteger(APPROVALS) || APPROVALS < 1 || APPROVALS > 1000) fail('BENCH_APPROVALS must be a whole number from 1 to 1000');
+  // The approvals refund distinct orders counted down from the top of the scale, above the hot order.
+  if (SCALE < 3 * APPROVALS + 2) fail(`DEMO_SCALE must be at least ${3 * APPROVALS + 2} for ${APPROVALS} approvals per run`);
   const began = Date.now();
   const loadAverageAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
 
@@ -376,10 +368,7 @@ async function main() {
     const many = { url: `${app}/api/v1/proposals`, ...post, next: make.hold };
     const hot = { url: `${app}/api/v1/proposals`, ...post, next: make.refund };
 
-    progress('Warming up the routes (1 s each, not counted)…');
-    await drive('floor', 8, 1, health);
-    await drive('intake_many', 8, 1, many);
-
+    sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
     const runs: Run[] = [];
     const unanswered: Record<Scenario, Proposal[]> = { floor: [], intake_many: [], intake_hot: [], machine_limit: [] };
     const measure = async (scenario: Scenario, load: Load) => {
@@ -392,33 +381,85 @@ async function main() {
         );
       }
     };
-    await measure('floor', health);
-    await measure('intake_many', many);
-    await measure('intake_hot', hot);
+    let hotCheck: Awaited<ReturnType<typeof checkHotResource>> | undefined;
+    let processes: ReturnType<typeof peakRss> = [];
+    if (runsPart('intake')) {
+      progress('Warming up the routes (1 s each, not counted)…');
+      await drive('floor', 8, 1, health);
+      await drive('intake_many', 8, 1, many);
 
-    progress(`Settling the ${unanswered.intake_hot.length} hot-order proposals the runs stopped waiting for…`);
-    const settled = await settle(hot.url, unanswered.intake_hot);
-    sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
-    const createdUnderLoad = runs.filter((run) => run.scenario === 'intake_hot').reduce((sum, run) => sum + (run.statuses['201'] ?? 0), 0);
-    const hotCheck = await checkHotResource(sql, createdUnderLoad, settled);
-    progress(
-      `Hot order check: ${hotCheck.answered2xx} answered 2xx (${createdUnderLoad} × 201 under load, ${settled.created} + ${settled.replayed} settled), ${hotCheck.proposals} proposals on it, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} claimed`,
-    );
-    const processes = peakRss(server.pid!);
+      await measure('floor', health);
+      await measure('intake_many', many);
+      await measure('intake_hot', hot);
 
-    const baseline = await startBaseline(databaseUrl);
-    try {
-      await drive('machine_limit', 8, 1, { url: baseline.url, ...post, next: make.hold });
-      await measure('machine_limit', { url: baseline.url, ...post, next: make.hold });
-    } finally {
-      await baseline.close();
+      progress(`Settling the ${unanswered.intake_hot.length} hot-order proposals the runs stopped waiting for…`);
+      const settled = await settle(hot.url, unanswered.intake_hot);
+      const createdUnderLoad = runs.filter((run) => run.scenario === 'intake_hot').reduce((sum, run) => sum + (run.statuses['201'] ?? 0), 0);
+      hotCheck = await checkHotResource(sql, createdUnderLoad, settled);
+      progress(
+        `Hot order check: ${hotCheck.answered2xx} answered 2xx (${createdUnderLoad} × 201 under load, ${settled.created} + ${settled.replayed} settled), ${hotCheck.proposals} proposals on it, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} claimed`,
+      );
+      processes = peakRss(server.pid!);
+
+      const baseline = await startBaseline(databaseUrl);
+      try {
+        await drive('machine_limit', 8, 1, { url: baseline.url, ...post, next: make.hold });
+        await measure('machine_limit', { url: baseline.url, ...post, next: make.hold });
+      } finally {
+        await baseline.close();
+      }
+    }
+
+    const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const approver = credentials.people.find((person) => person.tenant === 'acme' && person.role === 'approver');
+    if (!approver) throw new Error('the demo world has no acme approver');
+    let approval: { runs: ApprovalRun[]; serverPeakRssMb: ReturnType<typeof peakRssSummary> & { sinceScenarioStart: boolean } } | undefined;
+    if (runsPart('approval')) {
+      // The peaks so far are intake's: start them afresh so this is the approval scenario's own.
+      const sinceScenarioStart = resetPeakRss(server.pid!);
+      const approvalRuns = await approvalScenario({ app, databaseUrl, agentKey: keys[0]!, approver, firstOrder: SCALE, count: APPROVALS, progress });
+      approval = { runs: approvalRuns, serverPeakRssMb: { ...peakRssSummary([server.pid!]), sinceScenarioStart } };
+      progress(`Server peak RSS during the approvals: ${approval.serverPeakRssMb.total} MB${sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`);
+    }
+
+    let scaleOut: ScaleOutResult | undefined;
+    if (runsPart('scale-out')) {
+      progress('Stopping the demo for the scale-out run…');
+      await stopDemo(server);
+      const single = runs.find((run) => run.scenario === 'intake_many' && run.connections === 32);
+      scaleOut = await runScaleOut({
+        databaseUrl,
+        dataDir,
+        ports: { servers: PORTS.scaleOut, systems: PORTS.systems, mail: PORTS.mail, sink: PORTS.sink },
+        scale: SCALE,
+        seconds: SECONDS,
+        driver: {
+          async drive(connections, seconds, url, latencies, sent) {
+            const next = () => {
+              const proposal = make.hold();
+              sent.push(proposal.requestId);
+              return proposal;
+            };
+            const run = await drive('intake_many', connections, seconds, { url, ...post, next, latencies });
+            return { ok: run.ok, errors: run.errors, seconds: run.seconds, created: run.statuses['201'] ?? 0, unanswered: run.unanswered };
+          },
+          settle,
+        },
+        agentKey: keys[0]!,
+        approver,
+        firstOrder: SCALE - 2 * APPROVALS,
+        count: APPROVALS,
+        singleServer: single && { perSecond: single.perSecond, p50: single.p50, p95: single.p95, p99: single.p99 },
+        progress,
+      });
     }
 
     const at = (scenario: Scenario, connections: number) => runs.find((run) => run.scenario === scenario && run.connections === connections);
-    const floor32 = at('floor', 32)!;
-    const many32 = at('intake_many', 32)!;
-    const hot32 = at('intake_hot', 32)!;
-    const targets = [
+    const floor32 = at('floor', 32);
+    const many32 = at('intake_many', 32);
+    const hot32 = at('intake_hot', 32);
+    const targets: { name: string; pass: boolean; measured: string }[] = [];
+    if (floor32 && many32 && hot32 && hotCheck) targets.push(
       {
         name: 'intake over many resources at 32 agents ≥ 0.5× the floor',
         pass: many32.perSecond >= 0.5 * floor32.perSecond,
@@ -432,7 +473,18 @@ async function main() {
         pass: hotCheck.ok,
         measured: `${hotCheck.answered2xx} answered 2xx, ${hotCheck.proposals} proposals, ${hotCheck.claimedMinor}/${hotCheck.chargedMinor} claimed`,
       },
-    ];
+    );
+    for (const run of approval?.runs ?? []) {
+      targets.push({ name: `approval → succeeded p50 ≤ 100 ms, ${run.concurrency} at a time`, pass: run.p50 <= 100 && run.errors === 0, measured: `p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.succeeded}/${run.approvals} succeeded` });
+    }
+    if (scaleOut) {
+      const { intakeCheck, approvalCheck } = scaleOut;
+      targets.push({
+        name: 'scale-out (2 servers, 2 workers): nothing lost or duplicated',
+        pass: intakeCheck.ok && approvalCheck.ok,
+        measured: `${intakeCheck.answered2xx} intake answers 2xx = ${intakeCheck.proposals} proposals; ${approvalCheck.approved} approved: ${approvalCheck.executedOnce} executed once, ${approvalCheck.deliveredOnce} delivered once, ${approvalCheck.refundedOnce} refunded once`,
+      });
+    }
 
     const machine = {
       cpus: os.cpus().length,
@@ -453,16 +505,21 @@ async function main() {
         total: processes.reduce((sum, process) => sum + process.peakMb, 0),
         processes: processes.map(({ name, peakMb }) => ({ name, peakMb })),
       },
+      approval,
+      scaleOut,
       targets,
     };
 
     const floorAt = (connections: number) => at('floor', connections);
-    const markdown = `${table(runs, floorAt)}
+    const intakeSection = hotCheck
+      ? `${table(runs, floorAt)}
 
 ${SECONDS} s per row after a 1 s warm-up, scale ${SCALE}, autocannon in the bench process; ${machine.cpus} × ${machine.cpuModel}, load average (1/5/15 min) ${machine.loadAverageAtStart.join(' / ')} at the start, ${machine.loadAverageAtEnd.join(' / ')} at the end; server peak RSS ${results.serverPeakRssMb.total} MB (demo process tree).
 Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.settled.created + hotCheck.settled.replayed} settled after the runs stopped waiting, ${hotCheck.proposals} on it in the database, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} minor units claimed.
 
-${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
+`
+      : '';
+    const markdown = `${intakeSection}${approvalSection(approval)}${scaleOutSection(scaleOut)}${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
 `;
     fs.mkdirSync(path.join(root, 'bench'), { recursive: true });
     fs.writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -472,10 +529,7 @@ ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${
     console.log(`\nWrote bench/results.json and bench/results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
   } finally {
     await sql?.end();
-    if (server && server.exitCode === null) {
-      server.kill('SIGTERM');
-      await new Promise((resolve) => server!.once('exit', resolve));
-    }
+    if (server) await stopDemo(server);
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const handle = await databaseHandle();
   await handle.migrate();
   const baseUrl = executorBaseUrl(settings);
-  const worker = startWorker(handle.db, workerSettings(settings));
+  const worker = startWorker(handle.db, { ...workerSettings(settings), listen: handle.listen });
   console.log(`[countersign] worker running (${handle.driver}); commands go to ${baseUrl}/api/executor/<scope>`);
   // The timers are unref'd: this keeps the process alive until a signal arrives.
   const keepAlive = setInterval(() => undefined, 60_000);

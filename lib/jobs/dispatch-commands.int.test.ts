@@ -184,4 +184,22 @@ describe('dispatchCommands', () => {
     expect(executor.received.map((r) => r.jws)).toEqual([minted.jws]);
     expect((await mintedRow(minted.proposal.id)).attempts).toBe(2);
   });
+
+  it('posts the commands it claimed side by side: one slow executor call does not hold back the others', async () => {
+    const at = later();
+    const minted = [await mint(at), await mint(at), await mint(at)];
+    const waiting = new Set(minted.map((m) => m.jws));
+    let allArrived: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => (allArrived = resolve));
+    // Each answer waits until all three commands are in flight at once; sent one after another, the first gives up (503).
+    const executor = stubExecutor(async (jws) => {
+      waiting.delete(jws);
+      if (waiting.size === 0) allArrived();
+      const together = await Promise.race([arrived.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000))]);
+      return together ? executed(jws) : new Response(null, { status: 503 });
+    });
+    const result = await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: new Date(at.getTime() + 1_000), fetch: executor.fetcher });
+    expect(result).toMatchObject({ claimed: 3, delivered: 3, retrying: 0 });
+    for (const m of minted) expect((await mintedRow(m.proposal.id)).deliveredAt).not.toBeNull();
+  });
 });

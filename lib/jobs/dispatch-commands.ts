@@ -87,7 +87,8 @@ async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws
  * answers the same), dead on a refusal (4xx, `lastError` = its code), or retried with backoff
  * (network error, timeout, 5xx), dead after MAX_DISPATCH_ATTEMPTS. A crash between commit and
  * delivery loses nothing: the row is still there and comes due when its lease ends. Re-sending is
- * safe because the executor consumes each jti once.
+ * safe because the executor consumes each jti once. The claimed rows (at most `limit`) are POSTed at
+ * once, not one after another.
  */
 export async function dispatchCommands(db: Database, options: DispatchOptions): Promise<DispatchResult> {
   const now = options.now ?? new Date();
@@ -119,29 +120,36 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
   });
   result.claimed = claims.length;
 
-  for (const claim of claims) {
-    const outcome: Outcome = claim.jws ? await post(fetcher, options.executorBaseUrl, { ...claim, jws: claim.jws }) : { kind: 'refused', code: 'unknown_command' };
-    // The answer's own time, so a slow POST cannot make the backoff already past.
-    const at = options.now ? now : new Date();
-    if (outcome.kind === 'refused' && outcome.code === 'expired') {
-      // Nobody delivered it in time (every worker was down): the approval still stands, so a fresh
-      // command replaces the stale one — same payload, hash and idempotency key — and goes next.
-      await db.transaction((tx) => renewCommand(tx, claim.commandId, claim.outboxId, at));
-      result.dead++;
-    } else if (outcome.kind === 'delivered') {
-      await db.update(outbox).set({ deliveredAt: at, lastError: null }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
-      result.delivered++;
-    } else if (outcome.kind === 'refused' || claim.attempts >= MAX_DISPATCH_ATTEMPTS) {
-      const lastError = outcome.kind === 'refused' ? outcome.code : outcome.error;
-      await db.update(outbox).set({ deadAt: at, lastError }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
-      result.dead++;
-    } else {
-      await db
-        .update(outbox)
-        .set({ availableAt: new Date(at.getTime() + dispatchBackoffMs(claim.attempts)), lastError: outcome.error })
-        .where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
-      result.retrying++;
-    }
-  }
+  // Each claim is its own row and its own command: delivered side by side, so one slow executor
+  // call does not hold back the approvals claimed with it. All settle before any failure is thrown,
+  // so none is still running when the job reports back.
+  const settled = await Promise.allSettled(
+    claims.map(async (claim) => {
+      const outcome: Outcome = claim.jws ? await post(fetcher, options.executorBaseUrl, { ...claim, jws: claim.jws }) : { kind: 'refused', code: 'unknown_command' };
+      // The answer's own time, so a slow POST cannot make the backoff already past.
+      const at = options.now ? now : new Date();
+      if (outcome.kind === 'refused' && outcome.code === 'expired') {
+        // Nobody delivered it in time (every worker was down): the approval still stands, so a fresh
+        // command replaces the stale one — same payload, hash and idempotency key — and goes next.
+        await db.transaction((tx) => renewCommand(tx, claim.commandId, claim.outboxId, at));
+        result.dead++;
+      } else if (outcome.kind === 'delivered') {
+        await db.update(outbox).set({ deliveredAt: at, lastError: null }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+        result.delivered++;
+      } else if (outcome.kind === 'refused' || claim.attempts >= MAX_DISPATCH_ATTEMPTS) {
+        const lastError = outcome.kind === 'refused' ? outcome.code : outcome.error;
+        await db.update(outbox).set({ deadAt: at, lastError }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+        result.dead++;
+      } else {
+        await db
+          .update(outbox)
+          .set({ availableAt: new Date(at.getTime() + dispatchBackoffMs(claim.attempts)), lastError: outcome.error })
+          .where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+        result.retrying++;
+      }
+    }),
+  );
+  const failure = settled.find((outcome) => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
   return result;
 }

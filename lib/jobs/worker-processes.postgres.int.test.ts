@@ -1,6 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { and, count, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@/db/schema';
@@ -8,7 +6,7 @@ import { setupTestDatabase, testDatabaseUrl } from '@/test/db';
 import { setupDemoSystems } from '@/test/systems';
 import { seedWorld } from '@/test/world';
 import { COMMAND_MINTED } from './dispatch-commands';
-import { approvedCommand, executorFetch, writeClients, type Minted } from '@/test/fixtures/jobs';
+import { approvedCommand, executorFetch, serveFetcher, writeClients, type Minted } from '@/test/fixtures/jobs';
 
 /** Two `npm run worker` processes against one PostgreSQL deliver each command exactly once. */
 const t = setupTestDatabase();
@@ -18,7 +16,7 @@ if (t.driver !== 'postgres') {
 }
 
 const minted: Minted[] = [];
-let server: http.Server;
+let server: Awaited<ReturnType<typeof serveFetcher>>;
 let executor: ReturnType<typeof executorFetch>;
 const workers: ChildProcess[] = [];
 
@@ -31,30 +29,17 @@ beforeAll(async () => {
   }
   // The real executor logic behind a real HTTP endpoint, counting every command it is sent.
   executor = executorFetch(t.db, { systems: systems.client, writeClients: writeClients(systems.systems.service.url, systems.systems.credentials) });
-  server = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      void executor
-        .fetcher(`http://executor.test${request.url ?? '/'}`, { method: 'POST', headers: { 'content-type': String(request.headers['content-type']) }, body: Buffer.concat(chunks).toString('utf8') })
-        .then(async (answer) => {
-          response.writeHead(answer.status, { 'content-type': 'application/json' });
-          response.end(await answer.text());
-        });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server = await serveFetcher(executor.fetcher);
 });
 
 afterAll(async () => {
   for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
 });
 
 function startWorkerProcess(): ChildProcess {
-  const { port } = server.address() as AddressInfo;
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), APP_URL: `http://127.0.0.1:${port}` },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), APP_URL: server.url },
     stdio: 'ignore',
   });
   workers.push(child);

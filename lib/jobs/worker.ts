@@ -1,4 +1,4 @@
-import type { Database } from '@/db';
+import type { Database, DatabaseHandle } from '@/db/client';
 import type { Settings } from '@/lib/env';
 import { deliverNotifications } from '@/lib/notifications/deliver';
 import { fanOutNotifications } from '@/lib/notifications/fanout';
@@ -10,6 +10,7 @@ import { expireOverdue } from './expire-proposals';
 import { reconcileExecutions } from './reconcile-executions';
 import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
+import { DISPATCH_CHANNEL } from './wake';
 
 /** How often each job runs (DESIGN.md §6, §7, §8, §9, §10). */
 export const JOB_INTERVALS_MS = {
@@ -30,6 +31,11 @@ export type WorkerSettings = {
   /** Where open proposals are re-checked against live state (default: the configured systems of record). */
   systems?: SystemsClient;
   intervals?: Partial<Record<keyof typeof JOB_INTERVALS_MS, number>>;
+  /**
+   * The database's LISTEN (DatabaseHandle.listen): with it, a committed approval wakes dispatch at
+   * once (lib/jobs/wake.ts); without it, or when a notification is lost, the interval finds it.
+   */
+  listen?: DatabaseHandle['listen'];
   log?: (line: string) => void;
   logError?: (line: string) => void;
 };
@@ -69,9 +75,9 @@ const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replac
  * Runs the background jobs on their intervals: expiry (30 s), command dispatch (1 s),
  * reconciliation of unknown outcomes (10 s), notification fan-out and delivery (1 s), reminders
  * and escalations (30 s), the audit-chain watch (60 s) and the re-check of open proposals against
- * live state (5 s). Each job never overlaps itself; timers
- * are unref'd so they never keep the process alive. Any number of workers may run against one
- * database: every job claims its rows with FOR UPDATE SKIP LOCKED.
+ * live state (5 s); a committed approval wakes dispatch at once when `listen` is given. Each job
+ * never overlaps itself; timers are unref'd so they never keep the process alive. Any number of
+ * workers may run against one database: every job claims its rows with FOR UPDATE SKIP LOCKED.
  */
 export function startWorker(db: Database, settings: WorkerSettings): Worker {
   const log = settings.log ?? ((line) => console.log(line));
@@ -81,8 +87,11 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
   const timers: NodeJS.Timeout[] = [];
   let stopped = false;
 
-  const every = (name: string, ms: number, job: () => Promise<string | undefined>) => {
+  /** Runs `job` now and every `ms`; answers a wake-up that runs it now, or right after a run in progress. */
+  const every = (name: string, ms: number, job: () => Promise<string | undefined>): (() => void) => {
     let busy = false;
+    // A wake-up during a run may be for a row that run's claim did not see: run once more after it.
+    let wokenWhileBusy = false;
     const tick = () => {
       if (busy || stopped) return;
       busy = true;
@@ -94,6 +103,10 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
         .finally(() => {
           busy = false;
           running.delete(run);
+          if (wokenWhileBusy) {
+            wokenWhileBusy = false;
+            tick();
+          }
         });
       running.add(run);
     };
@@ -101,13 +114,17 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     timer.unref();
     timers.push(timer);
     tick();
+    return () => {
+      if (busy) wokenWhileBusy = true;
+      else tick();
+    };
   };
 
   every('expiry sweep', intervals.expiry, async () => {
     const expired = await expireOverdue(db, new Date());
     return expired > 0 ? `expired ${plural(expired, 'overdue proposal')}` : undefined;
   });
-  every('command dispatch', intervals.dispatch, async () => {
+  const dispatchNow = every('command dispatch', intervals.dispatch, async () => {
     const result = await dispatchCommands(db, { executorBaseUrl: settings.executorBaseUrl });
     if (result.claimed === 0) return undefined;
     return `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ${result.retrying} to retry, ${result.dead} dead`;
@@ -139,11 +156,16 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     return result.broken.length > 0 ? `audit chain broken in ${result.broken.join(', ')}` : undefined;
   });
 
+  const unlisten = settings.listen?.(DISPATCH_CHANNEL, dispatchNow).catch((error: unknown) => {
+    logError(`[countersign] listening for approvals failed (${errorCode(error)}); dispatch runs on its interval only`);
+    return undefined;
+  });
+
   return {
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
-      await Promise.allSettled([...running]);
+      await Promise.allSettled([...running, unlisten?.then((stop) => stop?.())]);
     },
   };
 }
