@@ -13,6 +13,10 @@
  * Intake requests come from 32 acme agent keys in turn, made for the bench in its database.
  * Writes bench/results.json and bench/results.md and prints the targets as PASS/MISS lines (a
  * report, not a gate: the exit code is 0 whenever the bench ran). --short: 1 s each at scale 500.
+ * Then the pages (scripts/bench/pages.ts): acme grown with COPY to 10k, 100k and 1M proposals (--short:
+ * 1k and 10k; BENCH_PAGE_SIZES=a,b,… to choose), the queue, a proposal, the Proposals list, History's
+ * two tabs and the export's first byte timed at each size; a second table and their targets.
+ * --pages-only skips the intake runs (results then hold the pages alone).
  * Loopback only; bounded in time. Never prints payloads or keys.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -29,6 +33,7 @@ import { scaledIds } from '@/demo/systems/world';
 import { DEMO_AGENTS } from '@/demo/world';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
+import { measurePages } from './bench/pages';
 
 const root = process.cwd();
 const SHORT = process.argv.includes('--short');
@@ -36,6 +41,8 @@ const BUILD = !process.argv.includes('--no-build');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SHORT ? 1 : 5));
 const SCALE = Number(process.env.DEMO_SCALE ?? (SHORT ? 500 : 20000));
 const CONNECTIONS = [1, 8, 32] as const;
+const PAGES_ONLY = process.argv.includes('--pages-only');
+const PAGE_SIZES = (process.env.BENCH_PAGE_SIZES ?? (SHORT ? '1000,10000' : '10000,100000,1000000')).split(',').map(Number);
 // Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed;
 // BENCH_PORT_BASE moves them all (app at the base, the rest above it).
 const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 3390);
@@ -322,11 +329,19 @@ function table(runs: Run[], floorAt: (connections: number) => Run | undefined): 
   return lines.join('\n');
 }
 
+function writeResults(results: object, markdown: string): void {
+  fs.mkdirSync(path.join(root, 'bench'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(path.join(root, 'bench/results.md'), markdown);
+  console.log(`\n${markdown}`);
+}
+
 async function main() {
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the bench creates and drops its own database there)');
   if (!Number.isFinite(SECONDS) || SECONDS < 1 || SECONDS > 60) fail('BENCH_SECONDS must be from 1 to 60');
   if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000) fail('DEMO_SCALE must be a whole number from 1 to 1000000');
+  if (PAGE_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 10_000_000)) fail('BENCH_PAGE_SIZES must be whole numbers from 1 to 10000000');
   const began = Date.now();
   const loadAverageAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
 
@@ -369,6 +384,15 @@ async function main() {
     fs.closeSync(log);
     const app = `http://127.0.0.1:${PORTS.app}`;
     await waitForHealth(app, server, Date.now() + 180_000);
+    const pages = () =>
+      measurePages({ databaseUrl, appUrl: app, dataDir, sizes: PAGE_SIZES, samples: SHORT ? 10 : 40, warmups: SHORT ? 3 : 5, scale: SCALE, progress });
+    if (PAGES_ONLY) {
+      const measured = await pages();
+      const { markdown, ...pagesResults } = measured;
+      writeResults({ date: new Date().toISOString(), settings: { scale: SCALE, short: SHORT, pagesOnly: true }, pages: pagesResults }, markdown);
+      console.log(`\nWrote bench/results.json and bench/results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
+      return;
+    }
     const keys = await agentKeys(databaseUrl);
     const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' } };
     const make = bodies(keys);
@@ -414,6 +438,8 @@ async function main() {
       await baseline.close();
     }
 
+    const measuredPages = await pages();
+
     const at = (scenario: Scenario, connections: number) => runs.find((run) => run.scenario === scenario && run.connections === connections);
     const floor32 = at('floor', 32)!;
     const many32 = at('intake_many', 32)!;
@@ -453,7 +479,8 @@ async function main() {
         total: processes.reduce((sum, process) => sum + process.peakMb, 0),
         processes: processes.map(({ name, peakMb }) => ({ name, peakMb })),
       },
-      targets,
+      pages: { rows: measuredPages.rows, seeding: measuredPages.seeding },
+      targets: [...targets, ...measuredPages.targets],
     };
 
     const floorAt = (connections: number) => at('floor', connections);
@@ -463,12 +490,9 @@ ${SECONDS} s per row after a 1 s warm-up, scale ${SCALE}, autocannon in the benc
 Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.settled.created + hotCheck.settled.replayed} settled after the runs stopped waiting, ${hotCheck.proposals} on it in the database, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} minor units claimed.
 
 ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
-`;
-    fs.mkdirSync(path.join(root, 'bench'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    fs.writeFileSync(path.join(root, 'bench/results.md'), markdown);
 
-    console.log(`\n${markdown}`);
+${measuredPages.markdown}`;
+    writeResults(results, markdown);
     console.log(`\nWrote bench/results.json and bench/results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
   } finally {
     await sql?.end();
