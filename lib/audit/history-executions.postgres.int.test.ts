@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { proposals } from '@/db/schema';
 import { setupTestDatabase } from '@/test/db';
 import { insertBulkAuditEvents } from '@/test/fixtures/audit';
 import { explainPlan } from '@/test/queries';
@@ -37,7 +38,11 @@ describe('the Decisions page and executions (PostgreSQL)', () => {
     expect(succeeded.length).toBeGreaterThan(0);
     for (const item of succeeded) expect(item.execution).toEqual({ status: 'succeeded', receiptId: `rcpt_${item.id}`, errorCode: null });
     for (const item of page.items.filter((row) => row.status !== 'succeeded')) expect(item.execution).toBeNull();
-    const [other] = await t.db.execute<{ id: string }>(sql`select id from proposals where tenant_id = 'tenant_1' and status = 'succeeded' limit 1`);
+    const [other] = await t.db
+      .select({ id: proposals.id })
+      .from(proposals)
+      .where(and(eq(proposals.tenantId, 'tenant_1'), eq(proposals.status, 'succeeded')))
+      .limit(1);
     expect(await executionsOfQuery(t.db, 'acme', [other!.id])).toEqual([]);
   });
 

@@ -150,52 +150,53 @@ export async function growHistory(
     // Seeded proposals are numbered across steps so each step's history is older than the last.
     const first = counted?.seeded ?? 0;
     for (let start = 0; start < add; start += BATCH) {
-      const proposals: string[] = [];
-      const decisions: string[] = [];
-      const commands: string[] = [];
-      const executions: string[] = [];
-      const trail: Event[] = [];
-      for (let i = start; i < Math.min(add, start + BATCH); i++) {
-        const k = first + i;
-        const pending = i < options.pending;
-        seedOne(template, { k, pending, now, run, scale: options.scale }, { proposals, decisions, commands, executions, trail });
+      const sink: Sink = { decisions: [], commands: [], executions: [], trail: [] };
+      // Lazy: rows are made (and hashed) while PostgreSQL takes the previous chunk, on the other core.
+      function* proposals() {
+        for (let i = start; i < Math.min(add, start + BATCH); i++) {
+          yield seedOne(template, { k: first + i, pending: i < options.pending, now, run, scale: options.scale }, sink);
+        }
       }
-      await copyInto(tx, 'proposals', PROPOSAL_COLUMNS, proposals);
-      await copyInto(tx, 'decisions', DECISION_COLUMNS, decisions);
-      await copyInto(tx, 'commands', COMMAND_COLUMNS, commands);
-      await copyInto(tx, 'executions', EXECUTION_COLUMNS, executions);
-      const lines = trail.map((event) => {
-        seq += 1;
-        const row = {
-          tenantId,
-          seq,
-          type: event.type,
-          actorType: event.actor.type,
-          actorId: event.actor.id,
-          proposalId: event.proposalId,
-          payloadHash: event.payloadHash,
-          reasonCode: event.reasonCode,
-          contractVersion: template.contractVersion,
-          data: event.data,
-          occurredAt: event.at.toISOString(),
-          prevHash,
-        };
-        const hash = payloadHash(auditHashInput(row));
-        prevHash = hash;
-        return copyLine([tenantId, seq, row.type, row.actorType, row.actorId, row.proposalId, row.payloadHash, row.reasonCode, row.contractVersion, JSON.stringify(row.data), row.occurredAt, row.prevHash, hash]);
-      });
-      await copyInto(tx, 'audit_events', EVENT_COLUMNS, lines);
-      events += lines.length;
+      await copyInto(tx, 'proposals', PROPOSAL_COLUMNS, proposals());
+      await copyInto(tx, 'decisions', DECISION_COLUMNS, sink.decisions);
+      await copyInto(tx, 'commands', COMMAND_COLUMNS, sink.commands);
+      await copyInto(tx, 'executions', EXECUTION_COLUMNS, sink.executions);
+      let count = 0;
+      function* lines() {
+        for (const event of sink.trail) {
+          seq += 1;
+          const row = {
+            tenantId,
+            seq,
+            type: event.type,
+            actorType: event.actor.type,
+            actorId: event.actor.id,
+            proposalId: event.proposalId,
+            payloadHash: event.payloadHash,
+            reasonCode: event.reasonCode,
+            contractVersion: template.contractVersion,
+            data: event.data,
+            occurredAt: event.at.toISOString(),
+            prevHash,
+          };
+          const hash = payloadHash(auditHashInput(row));
+          prevHash = hash;
+          count += 1;
+          yield copyLine([tenantId, seq, row.type, row.actorType, row.actorId, row.proposalId, row.payloadHash, row.reasonCode, row.contractVersion, JSON.stringify(row.data), row.occurredAt, row.prevHash, hash]);
+        }
+      }
+      await copyInto(tx, 'audit_events', EVENT_COLUMNS, lines());
+      events += count;
     }
     await tx`update audit_heads set seq = ${seq}, hash = ${prevHash} where tenant_id = ${tenantId}`;
     return { proposals: add, pending: Math.min(add, options.pending), events, seconds: Math.round((Date.now() - began) / 100) / 10 };
   });
 }
 
-type Sink = { proposals: string[]; decisions: string[]; commands: string[]; executions: string[]; trail: Event[] };
+type Sink = { decisions: string[]; commands: string[]; executions: string[]; trail: Event[] };
 
-/** One seeded proposal `k` and what its outcome left behind (decision, command, execution, events). */
-function seedOne(template: SeedTemplate, at: { k: number; pending: boolean; now: Date; run: string; scale: number }, sink: Sink): void {
+/** One seeded proposal `k` as a COPY line; what its outcome left behind (decision, command, execution, events) goes to `sink`. */
+function seedOne(template: SeedTemplate, at: { k: number; pending: boolean; now: Date; run: string; scale: number }, sink: Sink): string {
   const { k, pending, now } = at;
   const ids = scaledIds((k % at.scale) + 1);
   const id = newId('prp');
@@ -218,13 +219,11 @@ function seedOne(template: SeedTemplate, at: { k: number; pending: boolean; now:
   const decider = template.deciders[k % template.deciders.length]!;
   const reason =
     status === 'rejected' ? 'Not needed: the customer cancelled.' : status === 'expired' ? expiryReason({ expiresAt }) : status === 'stale' ? 'The stock changed before anyone decided.' : null;
-  sink.proposals.push(
-    copyLine([
-      id, template.tenantId, requestId, template.agentKeyId, template.agentName, template.action, template.contractVersion, status, JSON.stringify(payload), hash,
-      raw, template.gates, template.routingText, template.risk, resourceKey, template.facts, evidence, template.flags, reason, createdAt.toISOString(),
-      expiresAt.toISOString(), decidedAt?.toISOString() ?? null, pending ? now.toISOString() : null, (decidedAt ?? now).toISOString(),
-    ]),
-  );
+  const line = copyLine([
+    id, template.tenantId, requestId, template.agentKeyId, template.agentName, template.action, template.contractVersion, status, JSON.stringify(payload), hash,
+    raw, template.gates, template.routingText, template.risk, resourceKey, template.facts, evidence, template.flags, reason, createdAt.toISOString(),
+    expiresAt.toISOString(), decidedAt?.toISOString() ?? null, pending ? now.toISOString() : null, (decidedAt ?? now).toISOString(),
+  ]);
   const routing = template.routing;
   sink.trail.push({
     type: 'proposal.created',
@@ -235,7 +234,7 @@ function seedOne(template: SeedTemplate, at: { k: number; pending: boolean; now:
     data: { action: template.action, agent: template.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: null },
     at: createdAt,
   });
-  if (!decidedAt) return;
+  if (!decidedAt) return line;
   if (status === 'succeeded' || status === 'failed' || status === 'rejected') {
     const decision = status === 'rejected' ? 'reject' : 'approve';
     sink.decisions.push(copyLine([newId('dec'), template.tenantId, id, decider, decision, hash, reason, decidedAt.toISOString()]));
@@ -280,4 +279,5 @@ function seedOne(template: SeedTemplate, at: { k: number; pending: boolean; now:
       at: decidedAt,
     });
   }
+  return line;
 }
