@@ -7,8 +7,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
+import { openDatabase } from '@/db/client';
 import { scaledIds } from '@/demo/systems/world';
 import type { DemoCredentials } from '@/demo/world';
+import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { growHistory, readTemplate, type GrowthStep } from './seed-history';
 import { signIn } from './session';
 
@@ -80,6 +82,21 @@ async function timeOnce(url: string, cookie: string, firstByteOnly: boolean): Pr
   return performance.now() - began;
 }
 
+/**
+ * The tenant's whole chain through the product's own verifier, after the first (smallest) step:
+ * proof the seeded events chain on from the real ones and move the head with them.
+ */
+async function verifyChainOf(databaseUrl: string, tenant: string): Promise<number> {
+  const handle = await openDatabase({ url: databaseUrl });
+  try {
+    const [report] = await verifyStoredChains(handle.db, { tenant });
+    if (!report?.ok) throw new Error(`the seeded audit chain of ${tenant} does not verify${report ? ` (#${report.seq}, ${report.reason})` : ''}`);
+    return report.through.seq;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The real proposal the seeded ones are cloned from, made through the intake like any other. */
 async function proposeTemplate(appUrl: string, key: string, scale: number): Promise<string> {
   const ids = scaledIds(scale);
@@ -127,6 +144,7 @@ export async function measurePages(options: PagesOptions): Promise<{ rows: PageR
       const vacuumSeconds = Math.round((Date.now() - vacuumBegan) / 100) / 10;
       seeding.push({ ...step, size, vacuumSeconds });
       progress(`  ${step.proposals.toLocaleString('en')} proposals and ${step.events.toLocaleString('en')} events in ${step.seconds} s, vacuum analyze ${vacuumSeconds} s`);
+      if (index === 0) progress(`  audit chain verified through #${(await verifyChainOf(options.databaseUrl, template.tenantId)).toLocaleString('en')}`);
       for (const page of Object.keys(PAGES) as PageName[]) {
         const firstByte = page === 'export';
         for (let i = 0; i < options.warmups; i++) await timeOnce(urls[page], cookie, firstByte);
@@ -182,7 +200,7 @@ function pagesMarkdown(rows: PageRow[], seeding: SizeStep[], targets: PageTarget
     .join('; ');
   return `${lines.join('\n')}
 
-${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, signed in as a demo approver; pages read to the last byte, the export to its first. The acme tenant grown with COPY (${PENDING.toLocaleString('en')} pending at most, the rest ended: 55% succeeded, 15% rejected, 15% expired, 7% stale, 8% failed, with their decisions, commands, executions and a valid audit chain). Seeding: ${seeded}.
+${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, signed in as a demo approver; pages read to the last byte, the export to its first. The acme tenant grown with COPY (${PENDING.toLocaleString('en')} pending at most, the rest ended: 55% succeeded, 15% rejected, 15% expired, 7% stale, 8% failed, with their decisions, commands, executions and audit events continuing the tenant's hash chain, verified after the first step). Seeding: ${seeded}.
 
 ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
 `;
