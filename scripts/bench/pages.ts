@@ -5,6 +5,7 @@
  * response read — and the audit export's first byte. Measured last: seeding changes the database.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { openDatabase } from '@/db/client';
@@ -113,6 +114,8 @@ async function proposeTemplate(appUrl: string, key: string, scale: number): Prom
 
 export async function measurePages(options: PagesOptions): Promise<{ rows: PageRow[]; seeding: SizeStep[]; targets: PageTarget[]; markdown: string }> {
   const { appUrl, progress } = options;
+  const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
+  const loadAtStart = loadAverage();
   const credentials = JSON.parse(fs.readFileSync(path.join(options.dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
   const agent = credentials.agents.find((a) => a.tenant === 'acme' && a.actions.includes('hold_stock'));
   const operator = credentials.people.find((p) => p.tenant === 'acme' && p.role === 'approver');
@@ -160,7 +163,8 @@ export async function measurePages(options: PagesOptions): Promise<{ rows: PageR
     await sql.end();
   }
   const targets = pageTargets(rows, options.sizes);
-  return { rows, seeding, targets, markdown: pagesMarkdown(rows, seeding, targets, options) };
+  const load = { start: loadAtStart, end: loadAverage() };
+  return { rows, seeding, targets, markdown: pagesMarkdown(rows, seeding, targets, options, load) };
 }
 
 function pageTargets(rows: PageRow[], sizes: number[]): PageTarget[] {
@@ -182,7 +186,7 @@ function pageTargets(rows: PageRow[], sizes: number[]): PageTarget[] {
   });
 }
 
-function pagesMarkdown(rows: PageRow[], seeding: SizeStep[], targets: PageTarget[], options: PagesOptions): string {
+function pagesMarkdown(rows: PageRow[], seeding: SizeStep[], targets: PageTarget[], options: PagesOptions, load: { start: string; end: string }): string {
   const sizes = options.sizes;
   const smallest = Math.min(...sizes);
   const largest = Math.max(...sizes);
@@ -200,7 +204,7 @@ function pagesMarkdown(rows: PageRow[], seeding: SizeStep[], targets: PageTarget
     .join('; ');
   return `${lines.join('\n')}
 
-${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, signed in as a demo approver; pages read to the last byte, the export to its first. The acme tenant grown with COPY (${PENDING.toLocaleString('en')} pending at most, the rest ended: 55% succeeded, 15% rejected, 15% expired, 7% stale, 8% failed, with their decisions, commands, executions and audit events continuing the tenant's hash chain, verified after the first step). Seeding: ${seeded}.
+${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, signed in as a demo approver; pages read to the last byte, the export to its first. The acme tenant grown with COPY (${PENDING.toLocaleString('en')} pending at most, the rest ended: 55% succeeded, 15% rejected, 15% expired, 7% stale, 8% failed, with their decisions, commands, executions and audit events continuing the tenant's hash chain, verified after the first step). Seeding: ${seeded}. Load average (1/5/15 min) ${load.start} at the start of the pages, ${load.end} at the end.
 
 ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
 `;
