@@ -15,8 +15,10 @@
  * report, not a gate: the exit code is 0 whenever the bench ran). --short: 1 s each at scale 500.
  * Then the pages (scripts/bench/pages.ts): acme grown with COPY to 10k, 100k and 1M proposals (--short:
  * 1k and 10k; BENCH_PAGE_SIZES=a,b,… to choose), the queue, a proposal, the Proposals list, History's
- * two tabs and the export's first byte timed at each size; a second table and their targets.
- * --pages-only skips the intake runs (results then hold the pages alone).
+ * two tabs and the export's first byte timed at each size (40 requests after 5 warm-ups; --short 10
+ * after 3); a second table and their targets. About 15–20 min on the 2-core machine, most of it
+ * seeding the 900,000 proposals of the last step; --short adds under a minute. --pages-only skips
+ * the intake runs (results then hold the pages alone).
  * Loopback only; bounded in time. Never prints payloads or keys.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
