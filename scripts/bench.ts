@@ -19,7 +19,12 @@
  * --short), with the server's peak memory over that scenario alone. Last (scripts/bench/scale-out.ts)
  * the demo server stops and two servers and two workers run on the same database: intake at 2 × 16
  * connections, approvals through both servers, and the check that nothing was lost or duplicated.
- * `--only intake,approval,scale-out` (any of them) runs only those parts.
+ * Then the pages (scripts/bench/pages.ts): acme grown with COPY to 10k, 100k and 1M proposals (--short:
+ * 1k and 10k; BENCH_PAGE_SIZES=a,b,… to choose), the queue, a proposal, the Proposals list, History's
+ * two tabs and the export's first byte timed at each size (40 requests after 5 warm-ups; --short 10
+ * after 3), with their targets; most of its time is seeding the 900,000 proposals of the last step.
+ * `--only intake,approval,pages,scale-out` (any of them, in that order) runs only those parts;
+ * `--pages-only` is `--only pages`.
  * Loopback only; bounded in time. Never prints payloads or keys.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -38,6 +43,7 @@ import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
 import { approvalScenario, approvalSection, type ApprovalRun } from './bench/approval';
 import { peakRss, peakRssSummary, percentile, resetPeakRss } from './bench/processes';
+import { measurePages } from './bench/pages';
 import { runScaleOut, scaleOutSection, type ScaleOutResult } from './bench/scale-out';
 
 const root = process.cwd();
@@ -47,9 +53,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? (SHORT ? 1 : 5));
 const SCALE = Number(process.env.DEMO_SCALE ?? (SHORT ? 500 : 20000));
 const CONNECTIONS = [1, 8, 32] as const;
 const APPROVALS = Number(process.env.BENCH_APPROVALS ?? (SHORT ? 20 : 100));
-const PARTS = ['intake', 'approval', 'scale-out'] as const;
+const PARTS = ['intake', 'approval', 'pages', 'scale-out'] as const;
 const onlyArg = process.argv[process.argv.indexOf('--only') + 1];
-const ONLY = process.argv.includes('--only') ? new Set(onlyArg?.split(',')) : undefined;
+const ONLY = process.argv.includes('--pages-only') ? new Set(['pages']) : process.argv.includes('--only') ? new Set(onlyArg?.split(',')) : undefined;
+const PAGE_SIZES = (process.env.BENCH_PAGE_SIZES ?? (SHORT ? '1000,10000' : '10000,100000,1000000')).split(',').map(Number);
 const runsPart = (part: (typeof PARTS)[number]) => !ONLY || ONLY.has(part);
 // Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed;
 // BENCH_PORT_BASE moves them all (app at the base, the rest above it).
@@ -310,6 +317,13 @@ function table(runs: Run[], floorAt: (connections: number) => Run | undefined): 
   return lines.join('\n');
 }
 
+function writeResults(results: object, markdown: string): void {
+  fs.mkdirSync(path.join(root, 'bench'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(path.join(root, 'bench/results.md'), markdown);
+  console.log(`\n${markdown}`);
+}
+
 async function main() {
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the bench creates and drops its own database there)');
@@ -317,6 +331,7 @@ async function main() {
   if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000) fail('DEMO_SCALE must be a whole number from 1 to 1000000');
   if (ONLY && [...ONLY].some((part) => !(PARTS as readonly string[]).includes(part))) fail(`--only takes a comma-separated list of ${PARTS.join(', ')}`);
   if (!Number.isInteger(APPROVALS) || APPROVALS < 1 || APPROVALS > 1000) fail('BENCH_APPROVALS must be a whole number from 1 to 1000');
+  if (PAGE_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 10_000_000)) fail('BENCH_PAGE_SIZES must be whole numbers from 1 to 10000000');
   // The approvals refund distinct orders counted down from the top of the scale, above the hot order.
   if (SCALE < 3 * APPROVALS + 2) fail(`DEMO_SCALE must be at least ${3 * APPROVALS + 2} for ${APPROVALS} approvals per run`);
   const began = Date.now();
@@ -422,6 +437,10 @@ async function main() {
       progress(`Server peak RSS during the approvals: ${approval.serverPeakRssMb.total} MB${sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`);
     }
 
+    const pages = runsPart('pages')
+      ? await measurePages({ databaseUrl, appUrl: app, dataDir, sizes: PAGE_SIZES, samples: SHORT ? 10 : 40, warmups: SHORT ? 3 : 5, scale: SCALE, progress })
+      : undefined;
+
     let scaleOut: ScaleOutResult | undefined;
     if (runsPart('scale-out')) {
       progress('Stopping the demo for the scale-out run…');
@@ -506,8 +525,9 @@ async function main() {
         processes: processes.map(({ name, peakMb }) => ({ name, peakMb })),
       },
       approval,
+      pages: pages && { rows: pages.rows, seeding: pages.seeding },
       scaleOut,
-      targets,
+      targets: [...targets, ...(pages?.targets ?? [])],
     };
 
     const floorAt = (connections: number) => at('floor', connections);
@@ -520,12 +540,8 @@ Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.
 `
       : '';
     const markdown = `${intakeSection}${approvalSection(approval)}${scaleOutSection(scaleOut)}${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
-`;
-    fs.mkdirSync(path.join(root, 'bench'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
-    fs.writeFileSync(path.join(root, 'bench/results.md'), markdown);
-
-    console.log(`\n${markdown}`);
+${pages ? `\n${pages.markdown}` : ''}`;
+    writeResults(results, markdown);
     console.log(`\nWrote bench/results.json and bench/results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
   } finally {
     await sql?.end();
