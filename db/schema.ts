@@ -201,6 +201,8 @@ export const proposals = pgTable(
     index('proposals_parent_idx').on(t.parentId),
     /** The history's Decisions view: decided or ended proposals, newest decision first. */
     index('proposals_decided_idx').on(t.tenantId, t.decidedAt, t.id).where(sql`${t.decidedAt} is not null`),
+    /** The expiry job, across tenants: only what is still pending, by when it expires. */
+    index('proposals_pending_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'pending_approval'`),
   ],
 );
 
@@ -290,7 +292,12 @@ export const executions = pgTable(
     createdAt: createdAt(),
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('executions_command_key').on(t.commandId), index('executions_check_idx').on(t.status, t.nextCheckAt)],
+  (t) => [
+    uniqueIndex('executions_command_key').on(t.commandId),
+    index('executions_check_idx').on(t.status, t.nextCheckAt),
+    /** A proposal's execution (rejecting an approved proposal, renewing its command, History). */
+    index('executions_proposal_idx').on(t.proposalId),
+  ],
 );
 
 /** One row per tenant: the head of its audit hash chain, locked while a row is appended. */
