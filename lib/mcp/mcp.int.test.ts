@@ -81,7 +81,7 @@ describe('MCP authentication', () => {
     }
   });
 
-  it('reads the body through the capped JSON reader: malformed bodies get the API error body', async () => {
+  it('reads the body through the capped JSON reader and refuses batches: the API error body', async () => {
     const key = { authorization: `Bearer ${world.agentKey('acme')}` };
     const duplicate = await fetch(`${server.url}/api/mcp`, {
       method: 'POST',
@@ -92,6 +92,10 @@ describe('MCP authentication', () => {
     expect(((await duplicate.json()) as { error: { code: string } }).error.code).toBe('duplicate_key');
     const tooLarge = await rawPost(key, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(70_000) } });
     expect(tooLarge.status).toBe(413);
+    // One message per request, so each tool call spends the key's rate limit.
+    const batch = await rawPost(key, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
+    expect(batch.status).toBe(400);
+    expect(((await batch.json()) as { error: { code: string } }).error.code).toBe('batch_not_supported');
   });
 });
 

@@ -13,7 +13,7 @@ import { structuredResult, type ToolResult } from './results';
 export const STATUS_TOOL = 'get_proposal_status';
 export const MAX_WAIT_SECONDS = 30;
 /** How often a waiting call looks at the proposal again: a decision shows within this. */
-const POLL_MS = 500;
+const POLL_MS = 1_000;
 
 export const statusInputSchema = z.strictObject({
   proposalId: z.string().min(1).max(128),
