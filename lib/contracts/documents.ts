@@ -11,7 +11,8 @@ export const versionStatus = (contract: ContractVersion) => ({
   sunsetAt: contract.sunsetAt?.toISOString() ?? null,
 });
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { target: 'draft-2020-12', io });
+/** A zod schema as JSON Schema (draft 2020-12): the contracts' documents and the MCP tools' schemas. */
+export const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { target: 'draft-2020-12', io });
 
 /**
  * Every action's contract versions as JSON Schema (draft 2020-12), generated from the zod source:
