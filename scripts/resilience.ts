@@ -229,8 +229,8 @@ async function main() {
     checks.push({ phase: 'Soak', name: 'zero errors', pass: soakReport.errors === 0 && soakTally.count((s) => !s.startsWith('2')) === 0, measured: `${soakTally.total} requests, ${soakReport.errors} errors, ${soakReport.late} late starts` });
     checks.push({
       phase: 'Soak',
-      name: `no memory growth (last third vs first third, ≤ ${soakReport.tolerance.percent} % or ≤ ${soakReport.tolerance.mb} MB)`,
-      pass: soakReport.memoryOk,
+      name: `no memory growth (last third vs first third, ≤ ${soakReport.tolerance.percent} % or ≤ ${soakReport.tolerance.mb} MB)${soakReport.memoryGated ? '' : '; not judged under 120 s'}`,
+      pass: soakReport.memoryOk || !soakReport.memoryGated,
       measured: `server RSS median ${soakReport.server.firstThirdMedianMb} → ${soakReport.server.lastThirdMedianMb} MB (${soakReport.server.growthPercent} %)`,
     });
     await settleAndVerify('Soak', soakReport.operations, LIVE_SETTLE_MS);
@@ -321,6 +321,6 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  console.error('resilience failed:', error instanceof Error ? error.message : error);
+  console.error('resilience failed:', error instanceof Error ? (process.env.RESILIENCE_DEBUG ? error.stack : error.message) : error);
   process.exit(1);
 });

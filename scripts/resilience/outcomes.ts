@@ -62,7 +62,8 @@ export async function settle(
 
   let settledAfterExpiry = 0;
   const [latest] = await sql<{ expires: Date | null }[]>`select max(expires_at) as expires from commands where proposal_id = any(${ids}::text[])`;
-  if (latest?.expires && !inFlight(await proposalRows(sql, ids))) {
+  // Each unknown outcome's own write is over (the executor gave up on it), whatever else is still in flight.
+  if (latest?.expires) {
     const now = new Date(latest.expires.getTime() + COMMAND_SKEW_MS + 1_000);
     const systems = (scope: string) => createSystemsWriteClient({ baseUrl: options.systemsUrl, credential: options.scopeCredentials[scope] ?? '', scope });
     for (;;) {
@@ -87,8 +88,19 @@ async function neverChecked(sql: postgres.Sql, ids: string[]): Promise<number> {
 /** One record in a system of record (refund or hold), as `GET /orders/:id` and `GET /skus/:sku` show it. */
 type Effect = { idempotencyKey: string; amount: number };
 
+/** A read (idempotent) tried up to three times: a kept-alive socket the server closed as it was reused fails once. */
+async function read(url: string): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, { signal: AbortSignal.timeout(10_000) });
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
 async function effectsOn(systemsUrl: string, resource: Resource): Promise<Effect[]> {
-  const response = await fetch(`${systemsUrl}/${resource.kind === 'order' ? 'orders' : 'skus'}/${encodeURIComponent(resource.id)}`, { signal: AbortSignal.timeout(10_000) });
+  const response = await read(`${systemsUrl}/${resource.kind === 'order' ? 'orders' : 'skus'}/${encodeURIComponent(resource.id)}`);
   if (!response.ok) throw new Error(`the systems of record answered ${response.status} for a ${resource.kind}`);
   const body = (await response.json()) as { refunds?: { idempotencyKey: string; amountMinor: number }[]; holds?: { idempotencyKey: string; quantity: number }[] };
   return resource.kind === 'order'

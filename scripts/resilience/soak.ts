@@ -39,11 +39,14 @@ export type SoakReport = {
   /** The tolerance the server series is held to. */
   tolerance: { percent: number; mb: number };
   memoryOk: boolean;
+  /** Whether memoryOk is a verdict: a shorter soak cannot tell growth from the heap settling after warm-up. */
+  memoryGated: boolean;
   operations: Operation[];
 };
 
 const MAX_IN_FLIGHT = 64;
 export const MEMORY_TOLERANCE = { percent: 15, mb: 40 };
+const MEMORY_GATED_FROM_SECONDS = 120;
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -139,6 +142,7 @@ export async function soak(
     demoTree: series(treeSamples, intervalSeconds, warmupSeconds),
     tolerance: MEMORY_TOLERANCE,
     memoryOk: server.growthMb <= MEMORY_TOLERANCE.mb || server.growthPercent <= MEMORY_TOLERANCE.percent,
+    memoryGated: options.seconds >= MEMORY_GATED_FROM_SECONDS,
     operations,
   };
 }
