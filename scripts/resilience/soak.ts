@@ -30,7 +30,7 @@ export type SoakReport = {
   sent: number;
   answered2xx: number;
   errors: number;
-  /** Requests that could not leave on time because `MAX_IN_FLIGHT` were still waiting. */
+  /** Requests that left late because `MAX_IN_FLIGHT` were still waiting (the rate was not kept). */
   late: number;
   decisions: number;
   achievedRate: number;
@@ -113,8 +113,10 @@ export async function soak(
 
   try {
     sample();
+    // Bounded by the clock, not the count: a server that cannot keep the rate gets fewer requests, not a longer soak.
     for (let k = 0; k < total; k++) {
       const due = began + (k / options.rate) * 1000;
+      if (Date.now() > began + options.seconds * 1000) break;
       const wait = due - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       if (inFlight.size >= MAX_IN_FLIGHT) {
