@@ -29,6 +29,7 @@ import { scaledIds } from '@/demo/systems/world';
 import { DEMO_AGENTS } from '@/demo/world';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
+import { machineAtStart, memoryOfTree } from './shared/proc';
 
 const root = process.cwd();
 const SHORT = process.argv.includes('--short');
@@ -179,36 +180,9 @@ async function agentKeys(databaseUrl: string): Promise<string[]> {
   }
 }
 
-/** The process and all its descendants (Linux /proc), with their peak resident set (VmHWM) in MB. */
+/** The process and all its descendants, with their peak resident set (VmHWM) in MB. */
 function peakRss(rootPid: number): { pid: number; name: string; peakMb: number }[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree: number[] = [];
-  const queue = [rootPid];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    tree.push(pid);
-    queue.push(...(parents.get(pid) ?? []));
-  }
-  return tree.flatMap((pid) => {
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-      const name = /Name:\s+(.+)/.exec(status)?.[1] ?? '?';
-      return Number.isNaN(kb) ? [] : [{ pid, name, peakMb: Math.round(kb / 1024) }];
-    } catch {
-      return [];
-    }
-  });
+  return memoryOfTree(rootPid, 'VmHWM').map(({ pid, name, mb }) => ({ pid, name, peakMb: Math.round(mb) }));
 }
 
 /** The reference: a bare Node http server inserting a proposal-sized row per request with postgres.js. */
@@ -328,7 +302,7 @@ async function main() {
   if (!Number.isFinite(SECONDS) || SECONDS < 1 || SECONDS > 60) fail('BENCH_SECONDS must be from 1 to 60');
   if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000) fail('DEMO_SCALE must be a whole number from 1 to 1000000');
   const began = Date.now();
-  const loadAverageAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
+  const measuredOn = machineAtStart();
 
   if (BUILD) {
     progress('Production build (next build)…');
@@ -435,12 +409,7 @@ async function main() {
     ];
 
     const machine = {
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model ?? 'unknown',
-      memoryGb: Math.round(os.totalmem() / 2 ** 30),
-      loadAverageAtStart,
-      loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
-      node: process.version,
+      ...measuredOn.end(),
       postgres: (await sql<{ version: string }[]>`select version()`)[0]?.version ?? 'unknown',
     };
     const results = {

@@ -26,7 +26,8 @@ import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
 import { signIn, Tally } from './resilience/http';
 import { settle, verify, type Operation } from './resilience/outcomes';
-import { kill, processTree, startDemo, startServer, startSystems, stop, waitHealthy, type Ports, type Running } from './resilience/processes';
+import { kill, startDemo, startServer, startSystems, stop, waitHealthy, type Ports, type Running } from './resilience/processes';
+import { machineAtStart, processTree } from './shared/proc';
 import { markdown, verdictChecks, type Check } from './resilience/report';
 import { randomizedRuns, SHARED_POOL, type IndexRange, type RunsReport, type Workload } from './resilience/runs';
 import { sigkillBurst, type BurstReport } from './resilience/sigkill';
@@ -130,7 +131,7 @@ async function main() {
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the script creates and drops its own database there)');
   const began = Date.now();
-  const loadAverageAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
+  const measuredOn = machineAtStart();
   const command = `npm run resilience --${opts.short ? ' --short' : ''} --seed ${opts.seed}`;
   if (opts.build) {
     progress('Production build (next build)…');
@@ -171,6 +172,7 @@ async function main() {
   let soakReport: SoakReport | undefined;
   let burstReport: BurstReport | undefined;
   const violations: string[] = [];
+  const tallies: Record<string, Tally> = {};
   let keepDataDir = false;
   try {
     progress(`Fresh database ${dbName}; starting the demo (systems of record in test mode, scale ${scale}) on port ${PORTS.app}…`);
@@ -182,7 +184,7 @@ async function main() {
     handle = await openDatabase({ url: databaseUrl });
     const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { scopeCredentials: Record<string, string> };
     const keys = await agentKeys(databaseUrl, opts.concurrency);
-    const tally = new Tally();
+    const tally = (tallies.runs = new Tally());
     let workload = await workloadFor(appUrl, systemsUrl, sql, tally, keys, dataDir);
     const settleAndVerify = async (phase: string, operations: Operation[], liveMs: number) => {
       const ids = operations.flatMap((operation) => operation.proposalIds);
@@ -211,7 +213,7 @@ async function main() {
     noServerErrors('Randomized runs', tally, false);
 
     // 2. Soak.
-    const soakTally = new Tally();
+    const soakTally = (tallies.soak = new Tally());
     workload = await workloadFor(appUrl, systemsUrl, sql, soakTally, keys, dataDir);
     progress(`Soak: ${opts.soakSeconds} s at ${opts.soakRate} proposals/s, ${SOAK_APPROVE_FRACTION * 100} % approved and the rest rejected…`);
     soakReport = await soak(workload, {
@@ -246,7 +248,7 @@ async function main() {
     let server = startServer(PORTS, dataDir, databaseUrl);
     running.push(server);
     await waitHealthy(server, `${appUrl}/api/health`, 120);
-    const burstTally = new Tally();
+    const burstTally = (tallies.sigkill = new Tally());
     workload = await workloadFor(appUrl, systemsUrl, sql, burstTally, keys, dataDir);
     const burst = await sigkillBurst(workload, {
       operations: opts.burst,
@@ -290,14 +292,7 @@ async function main() {
     else fs.rmSync(dataDir, { recursive: true, force: true });
   }
 
-  const machine = {
-    cpus: os.cpus().length,
-    cpuModel: os.cpus()[0]?.model ?? 'unknown',
-    memoryGb: Math.round(os.totalmem() / 2 ** 30),
-    loadAverageAtStart,
-    loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
-    node: process.version,
-  };
+  const machine = measuredOn.end();
   const seconds = Math.round((Date.now() - began) / 1000);
   const results = {
     date: new Date().toISOString(),
@@ -309,6 +304,7 @@ async function main() {
     runs: runsReport && { ...runsReport, operations: runsReport.operations.length },
     soak: soakReport && { ...soakReport, operations: soakReport.operations.length },
     burst: burstReport,
+    answers: Object.fromEntries(Object.entries(tallies).map(([phase, tally]) => [phase, { statuses: tally.statuses, refusals: tally.codes }])),
     violations: violations.slice(0, 200),
   };
   const table = markdown({ command, seed: opts.seed, checks, runs: runsReport, soak: soakReport, burst: burstReport, machine, seconds });

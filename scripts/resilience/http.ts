@@ -3,6 +3,7 @@
  * with a next-auth session (GET csrf, POST the credentials callback, as DESIGN.md §12 says).
  * Every answer is tallied by route and status; nothing of a body or a key is ever printed.
  */
+import { sessionCookie } from '../shared/session';
 
 export type Answer<T = unknown> = { status: number; body: T | undefined } | { status: 'no_answer'; body: undefined; error: string };
 
@@ -76,19 +77,9 @@ export type Operator = {
 
 /** Signs in through next-auth's own flow and answers an operator acting with that session. */
 export async function signIn(tally: Tally, appUrl: string, email: string, password: string): Promise<Operator> {
-  const csrf = await fetch(`${appUrl}/api/auth/csrf`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  const jar = csrf.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const signedIn = await fetch(`${appUrl}/api/auth/callback/credentials`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: '/' }),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  const session = signedIn.headers.getSetCookie().find((cookie) => cookie.startsWith('authjs.session-token='));
-  if (!session) throw new Error(`sign-in as ${email} gave no session (HTTP ${signedIn.status})`);
-  const headers = { cookie: session.split(';')[0]!, origin: appUrl, 'content-type': 'application/json' };
+  const session = await sessionCookie(appUrl, email, password, REQUEST_TIMEOUT_MS);
+  if (!session) throw new Error(`sign-in as ${email} gave no session`);
+  const headers = { cookie: session, origin: appUrl, 'content-type': 'application/json' };
   return {
     email,
     decide: (proposalId, payloadHash, decision) =>

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { childEnvironment } from '@/lib/env';
+import { memoryOfTree } from '../shared/proc';
 import { until } from './wait';
 
 export type Ports = { app: number; systems: number; mail: number; sink: number };
@@ -116,39 +117,7 @@ export async function kill(running: Running): Promise<void> {
   await exited;
 }
 
-/** The pids of a process and all its descendants (Linux /proc). */
-export function processTree(rootPid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree: number[] = [];
-  const queue = [rootPid];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    tree.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return tree;
-}
-
-/** Current resident set (VmRSS, not the peak) of each process of a tree, in MB, by process name. */
-export function residentMb(rootPid: number): { name: string; mb: number }[] {
-  return processTree(rootPid).flatMap((pid) => {
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-      const name = /Name:\s+(.+)/.exec(status)?.[1] ?? '?';
-      return Number.isNaN(kb) ? [] : [{ name, mb: kb / 1024 }];
-    } catch {
-      return [];
-    }
-  });
+/** Current resident set (VmRSS, not the peak) of a process and its descendants, in MB. */
+export function residentMb(rootPid: number): number {
+  return memoryOfTree(rootPid, 'VmRSS').reduce((sum, process) => sum + process.mb, 0);
 }

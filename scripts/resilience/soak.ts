@@ -82,8 +82,8 @@ export async function soak(
   const serverSamples: number[] = [];
   const treeSamples: number[] = [];
   const sample = () => {
-    serverSamples.push(residentMb(options.serverPid).reduce((sum, p) => sum + p.mb, 0));
-    treeSamples.push(residentMb(options.demoPid).reduce((sum, p) => sum + p.mb, 0));
+    serverSamples.push(residentMb(options.serverPid));
+    treeSamples.push(residentMb(options.demoPid));
   };
   const sampler = setInterval(sample, intervalSeconds * 1000);
   const report = { sent: 0, answered2xx: 0, errors: 0, late: 0, decisions: 0 };
