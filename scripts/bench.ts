@@ -29,6 +29,7 @@ import { scaledIds } from '@/demo/systems/world';
 import { DEMO_AGENTS } from '@/demo/world';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
+import { scratchDatabase } from './shared/scratch-database';
 import { machineAtStart, memoryOfTree } from './shared/proc';
 
 const root = process.cwd();
@@ -313,17 +314,14 @@ async function main() {
     if (build.status !== 0) fail('the build failed; see above');
   }
 
-  const dbName = `cs_bench_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  const url = new URL(baseUrl);
-  url.pathname = `/${dbName}`;
-  const databaseUrl = url.toString();
+  const database = scratchDatabase(baseUrl, 'cs_bench');
+  const databaseUrl = database.url;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-bench-'));
   let server: ChildProcess | undefined;
   let sql: postgres.Sql | undefined;
   try {
-    progress(`Fresh database ${dbName}; starting the demo at scale ${SCALE} on port ${PORTS.app}…`);
-    await admin.unsafe(`create database ${dbName}`);
+    progress(`Fresh database ${database.name}; starting the demo at scale ${SCALE} on port ${PORTS.app}…`);
+    await database.create();
     const log = fs.openSync(path.join(dataDir, 'server.log'), 'w');
     server = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--no-build'], {
       stdio: ['ignore', log, log],
@@ -445,8 +443,7 @@ ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${
       server.kill('SIGTERM');
       await new Promise((resolve) => server!.once('exit', resolve));
     }
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -27,6 +27,7 @@ import { childEnvironment } from '@/lib/env';
 import { signIn, Tally } from './resilience/http';
 import { settle, verify, type Operation } from './resilience/outcomes';
 import { kill, startDemo, startServer, startSystems, stop, waitHealthy, type Ports, type Running } from './resilience/processes';
+import { scratchDatabase } from './shared/scratch-database';
 import { machineAtStart, processTree } from './shared/proc';
 import { markdown, verdictChecks, type Check } from './resilience/report';
 import { randomizedRuns, SHARED_POOL, type IndexRange, type RunsReport, type Workload } from './resilience/runs';
@@ -156,11 +157,8 @@ async function main() {
   };
   const scale = ranges.burst.first + ranges.burst.count;
 
-  const dbName = `cs_resilience_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  const url = new URL(baseUrl);
-  url.pathname = `/${dbName}`;
-  const databaseUrl = url.toString();
+  const database = scratchDatabase(baseUrl, 'cs_resilience');
+  const databaseUrl = database.url;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-resilience-'));
   const appUrl = `http://127.0.0.1:${PORTS.app}`;
   const systemsUrl = `http://127.0.0.1:${PORTS.systems}`;
@@ -175,8 +173,8 @@ async function main() {
   const tallies: Record<string, Tally> = {};
   let keepDataDir = false;
   try {
-    progress(`Fresh database ${dbName}; starting the demo (systems of record in test mode, scale ${scale}) on port ${PORTS.app}…`);
-    await admin.unsafe(`create database ${dbName}`);
+    progress(`Fresh database ${database.name}; starting the demo (systems of record in test mode, scale ${scale}) on port ${PORTS.app}…`);
+    await database.create();
     const demo = startDemo(PORTS, dataDir, databaseUrl, scale);
     running.push(demo);
     await waitHealthy(demo, `${appUrl}/api/health`, 180);
@@ -286,8 +284,7 @@ async function main() {
     await sql?.end();
     await handle?.close();
     for (const process of running.reverse()) await stop(process);
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await database.drop();
     if (keepDataDir) console.error(`resilience: logs kept in ${dataDir}`);
     else fs.rmSync(dataDir, { recursive: true, force: true });
   }
