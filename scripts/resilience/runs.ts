@@ -24,7 +24,7 @@ export type Workload = {
   bob: Operator;
 };
 
-const SCENARIOS = ['approve', 'approve_both', 'reject', 'approve_vs_reject', 'edit_vs_approve', 'edit_vs_reject', 'approve_twice'] as const;
+const SCENARIOS = ['approve', 'approve_both', 'reject', 'approve_vs_reject', 'edit_vs_approve', 'edit_vs_reject', 'edit_then_approve', 'approve_twice'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 export type RunsReport = {
@@ -114,6 +114,13 @@ async function scenario(workload: Workload, random: Random, which: Scenario, cre
       return Promise.all([first.revise(id, edited(request)), second.decide(id, payloadHash, 'approve')]);
     case 'edit_vs_reject':
       return Promise.all([first.revise(id, edited(request)), second.decide(id, payloadHash, 'reject')]);
+    case 'edit_then_approve': {
+      // The revision, approved by the other operator while its editor tries too and the replaced parent is approved late.
+      const revised = await first.revise(id, edited(request));
+      const revision = typeof revised.status === 'number' && revised.status === 201 ? revised.body : undefined;
+      if (!revision) return [revised];
+      return Promise.all([second.decide(revision.id, revision.payloadHash, 'approve'), first.decide(revision.id, revision.payloadHash, 'approve'), second.decide(id, payloadHash, 'approve')]);
+    }
     case 'approve_twice':
       return Promise.all([first.decide(id, payloadHash, 'approve'), first.decide(id, payloadHash, 'approve')]);
   }
@@ -129,8 +136,11 @@ async function close(workload: Workload, random: Random, rootId: string): Promis
     const open = (await chainOf(workload.sql, rootId)).filter((proposal) => proposal.status === 'pending_approval');
     await Promise.all(open.map((proposal) => operator.decide(proposal.id, proposal.payload_hash, approve ? 'approve' : 'reject')));
   }
-  const stillOpen = (await chainOf(workload.sql, rootId)).filter((proposal) => proposal.status === 'pending_approval');
-  await Promise.all(stillOpen.map((proposal) => workload.bob.decide(proposal.id, proposal.payload_hash, 'reject')));
+  // What is still open needs an approver the run does not have (an edited two-approver refund): whoever has not decided it rejects it.
+  for (const operator of [workload.alice, workload.bob]) {
+    const stillOpen = (await chainOf(workload.sql, rootId)).filter((proposal) => proposal.status === 'pending_approval');
+    await Promise.all(stillOpen.map((proposal) => operator.decide(proposal.id, proposal.payload_hash, 'reject')));
+  }
 }
 
 export async function randomizedRuns(workload: Workload, options: { runs: number; seed: number; concurrency: number; range: IndexRange; progress: (text: string) => void }): Promise<RunsReport> {
