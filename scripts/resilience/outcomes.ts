@@ -62,8 +62,10 @@ export async function settle(
 
   let settledAfterExpiry = 0;
   const [latest] = await sql<{ expires: Date | null }[]>`select max(expires_at) as expires from commands where proposal_id = any(${ids}::text[])`;
-  // Each unknown outcome's own write is over (the executor gave up on it), whatever else is still in flight.
-  if (latest?.expires) {
+  // Each unknown outcome's own write is over (the executor gave up on it). Not while an execution is
+  // still running: the advanced clock would call it interrupted while its write may yet land.
+  const executing = (await proposalRows(sql, ids)).some((row) => row.status === 'executing');
+  if (latest?.expires && !executing) {
     const now = new Date(latest.expires.getTime() + COMMAND_SKEW_MS + 1_000);
     const systems = (scope: string) => createSystemsWriteClient({ baseUrl: options.systemsUrl, credential: options.scopeCredentials[scope] ?? '', scope });
     for (;;) {
