@@ -133,7 +133,8 @@ async function main() {
   if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the script creates and drops its own database there)');
   const began = Date.now();
   const measuredOn = machineAtStart();
-  const command = `npm run resilience --${opts.short ? ' --short' : ''} --seed ${opts.seed}`;
+  const given = process.argv.slice(2).filter((arg) => arg !== '--build');
+  const command = `npm run resilience -- ${[...given, ...(given.includes('--seed') ? [] : ['--seed', String(opts.seed)])].join(' ')}`;
   if (opts.build) {
     progress('Production build (next build)…');
     const build = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { stdio: 'inherit', env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }) });
