@@ -134,7 +134,7 @@ async function main() {
   const began = Date.now();
   const measuredOn = machineAtStart();
   const given = process.argv.slice(2).filter((arg) => arg !== '--build');
-  const command = `npm run resilience -- ${[...given, ...(given.includes('--seed') ? [] : ['--seed', String(opts.seed)])].join(' ')}`;
+  const command = `npm run resilience -- ${[...given, ...(given.some((arg) => arg.startsWith('--seed')) ? [] : ['--seed', String(opts.seed)])].join(' ')}`;
   if (opts.build) {
     progress('Production build (next build)…');
     const build = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { stdio: 'inherit', env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }) });
