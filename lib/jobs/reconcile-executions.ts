@@ -96,6 +96,7 @@ async function ask(claim: Claim, systems: (scope: string) => SystemsWriteClient,
  * - not found once the command is past its lifetime plus skew → `failed` with `not_committed`;
  * - otherwise (not found yet, system unavailable) → checked again after 30 s × 2^attempts (≤ 1 h).
  * Every check is an `execution.checked` audit event (outcome as reason code, attempt and reason).
+ * First, executions a crash left `executing` for INTERRUPTED_AFTER_MS become `outcome_unknown`, due now.
  */
 export async function reconcileExecutions(db: Database, options: ReconcileOptions = {}): Promise<ReconcileResult> {
   const now = options.now ?? new Date();
