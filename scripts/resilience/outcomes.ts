@@ -9,7 +9,6 @@ import { idempotencyKeyFor } from '@/lib/commands/mint';
 import { COMMAND_SKEW_MS, reconcileExecutions } from '@/lib/jobs/reconcile-executions';
 import { OPEN_STATUSES } from '@/lib/proposals/claims';
 import { createSystemsWriteClient } from '@/lib/systems/client';
-import { within } from './wait';
 
 /** Not open (lib/proposals/claims.ts) and not waiting on reconciliation: nothing will move these again. */
 export const FINAL_STATUSES: readonly ProposalStatus[] = proposalStatusEnum.enumValues.filter(
@@ -39,8 +38,7 @@ export type Settlement = {
 };
 
 /**
- * Waits up to `liveMs` for the running worker to dispatch every command and settle every unknown
- * outcome. A write that never committed (timeout before commit, 500) can only be called `failed`
+ * Waits for the running worker to dispatch every command and settle every unknown outcome. A write that never committed (timeout before commit, 500) can only be called `failed`
  * once its command can no longer run — 5 min plus 30 s of skew — which no bounded run should wait
  * for: so, once nothing is approved or executing, the script runs the product's own
  * reconcileExecutions with the clock set past the last command's expiry (what the worker would do
@@ -50,14 +48,26 @@ export async function settle(
   sql: postgres.Sql,
   db: Database,
   ids: string[],
-  options: { liveMs: number; systemsUrl: string; scopeCredentials: Record<string, string> },
+  options: { stallMs: number; maxMs: number; systemsUrl: string; scopeCredentials: Record<string, string> },
 ): Promise<Settlement> {
   const began = Date.now();
   const inFlight = (rows: Row[]) => rows.some((row) => row.status === 'approved' || row.status === 'executing' || row.status === 'pending_approval');
-  await within(options.liveMs, async () => {
+  const settledEnough = async (rows: Row[]) => rows.every((row) => FINAL_STATUSES.includes(row.status)) || (!inFlight(rows) && (await neverChecked(sql, ids)) === 0);
+  // The wait runs while the worker makes progress (a big phase on a busy machine takes minutes) and
+  // ends once nothing moved for `stallMs`, or at `maxMs` in all.
+  let fewestOpen = Infinity;
+  let lastProgress = Date.now();
+  for (;;) {
     const rows = await proposalRows(sql, ids);
-    return rows.every((row) => FINAL_STATUSES.includes(row.status)) || (!inFlight(rows) && (await neverChecked(sql, ids)) === 0);
-  });
+    if (await settledEnough(rows)) break;
+    const open = rows.filter((row) => !FINAL_STATUSES.includes(row.status)).length;
+    if (open < fewestOpen) {
+      fewestOpen = open;
+      lastProgress = Date.now();
+    }
+    if (Date.now() - lastProgress > options.stallMs || Date.now() - began > options.maxMs) break;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
   const liveSeconds = Math.round((Date.now() - began) / 1000);
 
   let settledAfterExpiry = 0;

@@ -179,7 +179,8 @@ export async function randomizedRuns(workload: Workload, options: { runs: number
     if (shared) report.sharedResource++;
     const payloadHash = answers.find((answer) => answer.body?.proposal?.id === rootId)!.body!.proposal!.payloadHash;
 
-    if (random.chance(0.2)) {
+    // One run in ten: each timeout fault holds the dispatcher for the executor's 3 s deadline.
+    if (random.chance(0.1)) {
       const target: FaultTarget = request.action === 'issue_refund' ? 'refunds' : 'holds';
       const mode = random.pick(FAULT_MODES);
       await queueFault(workload.systemsUrl, target, mode);
