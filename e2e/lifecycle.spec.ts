@@ -6,6 +6,7 @@ import path from 'node:path';
 import { expect, test } from '@playwright/test';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { DemoCredentials } from '@/demo/world';
+import { sessionCookie as signInForCookie } from '@/scripts/shared/session';
 
 // The server's own life: refusing to start on a bad configuration, shutting down cleanly, and
 // starting again on the same data. No browser; real processes on the production build.
@@ -188,18 +189,9 @@ function isAlive(pid: number): boolean {
 
 /** Signs in through next-auth's own flow and returns the session cookie header. */
 async function sessionCookie(url: string, email: string, password: string): Promise<string> {
-  const csrfResponse = await fetch(`${url}/api/auth/csrf`);
-  const jar = csrfResponse.headers.getSetCookie().map((cookie) => cookie.split(';')[0]).join('; ');
-  const { csrfToken } = (await csrfResponse.json()) as { csrfToken: string };
-  const signedIn = await fetch(`${url}/api/auth/callback/credentials`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: '/' }),
-  });
-  const session = signedIn.headers.getSetCookie().find((cookie) => cookie.startsWith('authjs.session-token='));
+  const session = await signInForCookie(url, email, password);
   expect(session, 'a session cookie after sign-in').toBeTruthy();
-  return session!.split(';')[0]!;
+  return session!;
 }
 
 test('a crash between approval and dispatch delivers the command exactly once after restart', async () => {

@@ -45,6 +45,8 @@ import { approvalScenario, approvalSection, type ApprovalRun } from './bench/app
 import { peakRss, peakRssSummary, percentile, resetPeakRss } from './bench/processes';
 import { measurePages } from './bench/pages';
 import { runScaleOut, scaleOutSection, type ScaleOutResult } from './bench/scale-out';
+import { scratchDatabase } from './shared/scratch-database';
+import { machineAtStart } from './shared/proc';
 
 const root = process.cwd();
 const SHORT = process.argv.includes('--short');
@@ -335,7 +337,7 @@ async function main() {
   // The approvals refund distinct orders counted down from the top of the scale, above the hot order.
   if (SCALE < 3 * APPROVALS + 2) fail(`DEMO_SCALE must be at least ${3 * APPROVALS + 2} for ${APPROVALS} approvals per run`);
   const began = Date.now();
-  const loadAverageAtStart = os.loadavg().map((load) => Math.round(load * 100) / 100);
+  const measuredOn = machineAtStart();
 
   if (BUILD) {
     progress('Production build (next build)…');
@@ -346,17 +348,14 @@ async function main() {
     if (build.status !== 0) fail('the build failed; see above');
   }
 
-  const dbName = `cs_bench_${randomBytes(4).toString('hex')}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  const url = new URL(baseUrl);
-  url.pathname = `/${dbName}`;
-  const databaseUrl = url.toString();
+  const database = scratchDatabase(baseUrl, 'cs_bench');
+  const databaseUrl = database.url;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-bench-'));
   let server: ChildProcess | undefined;
   let sql: postgres.Sql | undefined;
   try {
-    progress(`Fresh database ${dbName}; starting the demo at scale ${SCALE} on port ${PORTS.app}…`);
-    await admin.unsafe(`create database ${dbName}`);
+    progress(`Fresh database ${database.name}; starting the demo at scale ${SCALE} on port ${PORTS.app}…`);
+    await database.create();
     const log = fs.openSync(path.join(dataDir, 'server.log'), 'w');
     server = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', '--no-build'], {
       stdio: ['ignore', log, log],
@@ -506,12 +505,7 @@ async function main() {
     }
 
     const machine = {
-      cpus: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model ?? 'unknown',
-      memoryGb: Math.round(os.totalmem() / 2 ** 30),
-      loadAverageAtStart,
-      loadAverageAtEnd: os.loadavg().map((load) => Math.round(load * 100) / 100),
-      node: process.version,
+      ...measuredOn.end(),
       postgres: (await sql<{ version: string }[]>`select version()`)[0]?.version ?? 'unknown',
     };
     const results = {
@@ -546,8 +540,7 @@ ${pages ? `\n${pages.markdown}` : ''}`;
   } finally {
     await sql?.end();
     if (server) await stopDemo(server);
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -10,7 +10,8 @@ import { auditRowsFor, proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
 import { approvedCommand, executeToUnknownOutcome, writeClients, type Minted } from '@/test/fixtures/jobs';
-import { COMMAND_SKEW_MS, reconcileBackoffMs, reconcileExecutions } from './reconcile-executions';
+import { executeCommand } from '@/lib/commands/execute';
+import { COMMAND_SKEW_MS, INTERRUPTED_AFTER_MS, reconcileBackoffMs, reconcileExecutions } from './reconcile-executions';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -131,6 +132,43 @@ describe('reconcileExecutions', () => {
     expect(state.execution?.checks.map((c) => [c.attempt, c.outcome])).toEqual([
       [before + 1, 'not_found'],
       [before + 2, 'not_committed'],
+    ]);
+  });
+
+  it('an execution left executing by a crash after the write committed: outcome_unknown after a minute, then succeeded; exactly one refund', async () => {
+    const now = later();
+    const minted = await refund(now);
+    const real = clients()('payments');
+    let committed!: () => void;
+    const wrote = new Promise<void>((resolve) => (committed = resolve));
+    // The process dies once the system of record has committed: the write never returns, nothing is recorded.
+    const dying: SystemsWriteClient = {
+      scope: real.scope,
+      lookup: (path, options) => real.lookup(path, options),
+      write: async (path, body, options) => {
+        await real.write(path, body, options);
+        committed();
+        return new Promise(() => undefined);
+      },
+    };
+    void executeCommand(t.db, { scope: minted.scope, jws: minted.jws, systems: systems.client, writeClient: dying, clock: () => now });
+    await wrote;
+    const [started] = await t.db.select().from(executions).where(eq(executions.commandId, minted.commandId));
+    expect(started?.status).toBe('executing');
+
+    // Within the executor's own time, nothing is touched.
+    expect(await reconcileExecutions(t.db, { now: new Date(now.getTime() + INTERRUPTED_AFTER_MS - 1_000), systems: clients() })).toMatchObject({ checked: 0 });
+    expect((await executionRow(started!.id)).status).toBe('executing');
+
+    expect(await reconcileExecutions(t.db, { now: new Date(now.getTime() + INTERRUPTED_AFTER_MS), systems: clients() })).toEqual({ checked: 1, succeeded: 1, failed: 0, pending: 0 });
+    expect(await executionRow(started!.id)).toMatchObject({ status: 'succeeded', nextCheckAt: null });
+    expect((await proposalRow(t.db, minted.proposal.id)).status).toBe('succeeded');
+    expect((await order()).refunds.filter((r) => r.idempotencyKey === minted.idempotencyKey)).toHaveLength(1);
+    const audit = await auditRowsFor(t.db, minted.proposal.id);
+    expect(audit.slice(-3).map((r) => [r.type, r.actorId, r.reasonCode])).toEqual([
+      ['execution.outcome_unknown', 'reconciliation', 'interrupted'],
+      ['execution.checked', 'reconciliation', 'confirmed'],
+      ['execution.succeeded', 'reconciliation', 'reconciled'],
     ]);
   });
 

@@ -18,6 +18,12 @@ const FIRST_BACKOFF_MS = 30_000;
 const MAX_BACKOFF_MS = 60 * 60_000;
 /** The executor's clock skew: a command is executable until its `exp` plus this. */
 export const COMMAND_SKEW_MS = 30_000;
+/**
+ * An execution still `executing` this long after it started has lost the process that ran it (a
+ * crash between starting and recording): the executor's one write has a 3 s deadline, so it can
+ * only be this old if nobody will ever record its outcome. Its outcome is then unknown.
+ */
+export const INTERRUPTED_AFTER_MS = 60_000;
 
 export type CheckOutcome = 'confirmed' | 'invalid_receipt' | 'not_found' | 'not_committed' | 'unavailable';
 
@@ -90,12 +96,14 @@ async function ask(claim: Claim, systems: (scope: string) => SystemsWriteClient,
  * - not found once the command is past its lifetime plus skew → `failed` with `not_committed`;
  * - otherwise (not found yet, system unavailable) → checked again after 30 s × 2^attempts (≤ 1 h).
  * Every check is an `execution.checked` audit event (outcome as reason code, attempt and reason).
+ * First, executions a crash left `executing` for INTERRUPTED_AFTER_MS become `outcome_unknown`, due now.
  */
 export async function reconcileExecutions(db: Database, options: ReconcileOptions = {}): Promise<ReconcileResult> {
   const now = options.now ?? new Date();
   const limit = options.limit ?? 20;
   const systems = options.systems ?? systemsWriteClient;
   const result: ReconcileResult = { checked: 0, succeeded: 0, failed: 0, pending: 0 };
+  await markInterrupted(db, now, limit);
 
   const claims = await db.transaction(async (tx) => {
     const rows = await tx
@@ -213,4 +221,51 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
     });
     return true;
   });
+}
+
+/**
+ * Executions left `executing` by a crash become `outcome_unknown`, due a check now: the write may
+ * or may not have happened, and only the system of record can say. The executor's own late answer,
+ * should it still come, changes nothing (it only updates an execution that is still `executing`).
+ */
+async function markInterrupted(db: Database, now: Date, limit: number): Promise<void> {
+  const stale = await db
+    .select({ id: executions.id, proposalId: executions.proposalId })
+    .from(executions)
+    .where(and(eq(executions.status, 'executing'), lte(executions.updatedAt, new Date(now.getTime() - INTERRUPTED_AFTER_MS))))
+    .orderBy(asc(executions.updatedAt))
+    .limit(limit);
+  for (const candidate of stale) {
+    await db.transaction(async (tx) => {
+      // The proposal first, as decisions and the executor lock it: one lock order everywhere.
+      const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, candidate.proposalId)).for('update');
+      const [execution] = await tx.select().from(executions).where(eq(executions.id, candidate.id)).for('update');
+      if (!proposal || !execution || execution.status !== 'executing') return;
+      await tx
+        .update(executions)
+        .set({ status: 'outcome_unknown', errorCode: 'interrupted', nextCheckAt: now, updatedAt: now })
+        .where(eq(executions.id, execution.id));
+      if (proposal.status === 'executing') {
+        await tx
+          .update(proposals)
+          .set({ status: 'outcome_unknown', statusReason: 'The execution was interrupted before its outcome was recorded; reconciliation will ask the system of record.', updatedAt: now })
+          .where(eq(proposals.id, proposal.id));
+      }
+      await recordStateChange(tx, {
+        tenantId: proposal.tenantId,
+        type: 'execution.outcome_unknown',
+        actor: RECONCILIATION_ACTOR,
+        proposalId: proposal.id,
+        payloadHash: proposal.payloadHash,
+        reasonCode: 'interrupted',
+        contractVersion: proposal.contractVersion,
+        data: { commandId: execution.commandId, executionId: execution.id },
+        occurredAt: now,
+        outbox: {
+          topic: 'execution.outcome_unknown',
+          body: { proposalId: proposal.id, commandId: execution.commandId, executionId: execution.id, status: 'outcome_unknown', errorCode: 'interrupted' },
+        },
+      });
+    });
+  }
 }

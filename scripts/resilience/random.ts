@@ -1,0 +1,27 @@
+/** A small seeded PRNG (mulberry32): the same seed draws the same runs, so a failure can be replayed. */
+export type Random = {
+  /** A float in [0, 1). */
+  next(): number;
+  /** An integer in [min, max]. */
+  int(min: number, max: number): number;
+  /** True with probability p. */
+  chance(p: number): boolean;
+  pick<T>(items: readonly T[]): T;
+};
+
+export function seededRandom(seed: number): Random {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    chance: (p) => next() < p,
+    pick: (items) => items[Math.floor(next() * items.length)]!,
+  };
+}
