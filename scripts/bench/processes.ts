@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { memoryOfTree, processTree } from '../shared/proc';
 
 /** The nearest-rank percentile of ascending `sorted`; NaN when empty. */
 export function percentile(sorted: number[], p: number): number {
@@ -6,41 +7,9 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** The process and all its descendants (Linux /proc). */
-function processTree(rootPid: number): number[] {
-  const parents = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree: number[] = [];
-  const queue = [rootPid];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    tree.push(pid);
-    queue.push(...(parents.get(pid) ?? []));
-  }
-  return tree;
-}
-
 /** The process and all its descendants, with their peak resident set (VmHWM) in MB. */
 export function peakRss(rootPid: number): { pid: number; name: string; peakMb: number }[] {
-  return processTree(rootPid).flatMap((pid) => {
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-      const name = /Name:\s+(.+)/.exec(status)?.[1] ?? '?';
-      return Number.isNaN(kb) ? [] : [{ pid, name, peakMb: Math.round(kb / 1024) }];
-    } catch {
-      return [];
-    }
-  });
+  return memoryOfTree(rootPid, 'VmHWM').map(({ pid, name, mb }) => ({ pid, name, peakMb: Math.round(mb) }));
 }
 
 /**
