@@ -11,7 +11,8 @@
  * - intake, one hot resource: refunds of 1 minor unit on `ord_s000001`, then checks no wrong answer;
  * - machine limit: bare Node `http` + postgres.js inserting rows of the same width.
  * Intake requests come from 32 acme agent keys in turn, made for the bench in its database.
- * Writes bench/results.json and bench/results.md and prints the targets as PASS/MISS lines (a
+ * Writes bench/results.json and bench/results.md (--short: a temporary folder, so CI never replaces
+ * the published numbers) and prints the targets as PASS/MISS lines (a
  * report, not a gate: the exit code is 0 whenever the bench ran). --short: 1 s each at scale 500.
  *
  * Then (scripts/bench/approval.ts) approval → succeeded on the demo: refunds approved over HTTP by a
@@ -45,6 +46,7 @@ import { approvalScenario, approvalSection, type ApprovalRun } from './bench/app
 import { peakRss, peakRssSummary, percentile, resetPeakRss } from './bench/processes';
 import { measurePages } from './bench/pages';
 import { runScaleOut, scaleOutSection, type ScaleOutResult } from './bench/scale-out';
+import { writeResultFiles } from './shared/results';
 import { scratchDatabase } from './shared/scratch-database';
 import { machineAtStart } from './shared/proc';
 
@@ -319,11 +321,10 @@ function table(runs: Run[], floorAt: (connections: number) => Run | undefined): 
   return lines.join('\n');
 }
 
-function writeResults(results: object, markdown: string): void {
-  fs.mkdirSync(path.join(root, 'bench'), { recursive: true });
-  fs.writeFileSync(path.join(root, 'bench/results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  fs.writeFileSync(path.join(root, 'bench/results.md'), markdown);
+function writeResults(results: object, markdown: string): string {
+  const written = writeResultFiles('bench', SHORT, results, markdown);
   console.log(`\n${markdown}`);
+  return written;
 }
 
 async function main() {
@@ -535,8 +536,8 @@ Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.
       : '';
     const markdown = `${intakeSection}${approvalSection(approval)}${scaleOutSection(scaleOut)}${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
 ${pages ? `\n${pages.markdown}` : ''}`;
-    writeResults(results, markdown);
-    console.log(`\nWrote bench/results.json and bench/results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
+    const written = writeResults(results, markdown);
+    console.log(`\nWrote ${written}/results.json and results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
   } finally {
     await sql?.end();
     if (server) await stopDemo(server);

@@ -10,7 +10,8 @@
  * 3. SIGKILL of `next start` mid-burst (scripts/resilience/sigkill.ts): the demo is stopped and the
  *    systems of record (scripts/systems.ts, same data file) and `next start` run as separate
  *    processes, so that killing the server leaves the systems of record up; restart, retry, converge.
- * Writes resilience/results.json and resilience/results.md; exits 1 on any violation. The seed is
+ * Writes resilience/results.json and resilience/results.md (--short: a temporary folder); exits 1
+ * on any violation. The seed is
  * printed: `--seed` replays the same runs. Bounded in time; loopback only; never prints payloads or keys.
  */
 import { spawnSync } from 'node:child_process';
@@ -25,6 +26,7 @@ import { DEMO_AGENTS, type DemoCredentials } from '@/demo/world';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
 import { signIn, Tally } from './resilience/http';
+import { writeResultFiles } from './shared/results';
 import { settle, verify, type Operation } from './resilience/outcomes';
 import { kill, startDemo, startServer, startSystems, stop, waitHealthy, type Ports, type Running } from './resilience/processes';
 import { scratchDatabase } from './shared/scratch-database';
@@ -309,13 +311,11 @@ async function main() {
     violations: violations.slice(0, 200),
   };
   const table = markdown({ command, seed: opts.seed, checks, runs: runsReport, soak: soakReport, burst: burstReport, machine, seconds });
-  fs.mkdirSync(path.join(root, 'resilience'), { recursive: true });
-  fs.writeFileSync(path.join(root, 'resilience/results.json'), `${JSON.stringify(results, null, 2)}\n`);
-  fs.writeFileSync(path.join(root, 'resilience/results.md'), table);
+  const written = writeResultFiles('resilience', opts.short, results, table);
   console.log(`\n${table}`);
   for (const violation of violations.slice(0, 30)) console.log(`  ✗ ${violation}`);
   const failed = checks.filter((check) => !check.pass);
-  console.log(`\nWrote resilience/results.json and resilience/results.md in ${seconds} s. ${failed.length === 0 ? 'All checks passed.' : `${failed.length} check(s) FAILED (seed ${opts.seed}).`}`);
+  console.log(`\nWrote ${written}/results.json and results.md in ${seconds} s. ${failed.length === 0 ? 'All checks passed.' : `${failed.length} check(s) FAILED (seed ${opts.seed}).`}`);
   process.exit(failed.length === 0 ? 0 : 1);
 }
 

@@ -1,6 +1,7 @@
 /**
- * `npm test`: type check, lint, unit, integration (PGlite, and PostgreSQL when DATABASE_URL is
- * set), production build, end-to-end. Stops at the first failing step.
+ * `npm test`: type check, lint, unit, contracts lint, integration (PGlite, and PostgreSQL when
+ * DATABASE_URL is set), production build, end-to-end, and with PostgreSQL short runs of the bench and
+ * the resilience checks. Stops at the first failing step.
  */
 import { spawnSync } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
@@ -23,6 +24,14 @@ steps.push(
   { name: 'build', command: npx('next/dist/bin/next', 'build') },
   { name: 'e2e', command: ['node', '--import', 'tsx', 'scripts/e2e.ts'] },
 );
+// Short runs of the bench and the resilience checks (both need PostgreSQL), so neither script rots;
+// their numbers go to a temporary folder, never over the published ones.
+if (env().DATABASE_URL) {
+  steps.push(
+    { name: 'bench (short)', command: ['node', '--import', 'tsx', 'scripts/bench.ts', '--short', '--no-build'] },
+    { name: 'resilience (short)', command: ['node', '--import', 'tsx', 'scripts/resilience.ts', '--short', '--seed', '1'] },
+  );
+}
 
 const results: { name: string; ok: boolean; seconds: number }[] = [];
 for (const step of steps) {
