@@ -13,7 +13,8 @@
  * Intake requests come from 32 acme agent keys in turn, made for the bench in its database.
  * Writes bench/results.json and bench/results.md (--short: a temporary folder, so CI never replaces
  * the published numbers) and prints the targets as PASS/MISS lines (a
- * report, not a gate: the exit code is 0 whenever the bench ran). --short: 1 s each at scale 500.
+ * report, not a gate; the exit code is 1 only for a wrong answer: a claim counted twice, a lost or
+ * doubled effect). --short: 1 s each at scale 500.
  *
  * Then (scripts/bench/approval.ts) approval → succeeded on the demo: refunds approved over HTTP by a
  * signed-in approver, one at a time and 8 at a time (BENCH_APPROVALS each, default 100, 20 with
@@ -538,6 +539,9 @@ Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.
 ${pages ? `\n${pages.markdown}` : ''}`;
     const written = writeResults(results, markdown);
     console.log(`\nWrote ${written}/results.json and results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
+    // Speed targets are a report; a wrong answer (a claim counted twice, a lost or doubled effect) fails the run.
+    const wrong = [hotCheck && !hotCheck.ok ? 'the hot order counted a claim wrongly' : '', scaleOut && !targets.find((t) => t.name.startsWith('scale-out'))?.pass ? 'scale-out lost or duplicated work' : ''].filter(Boolean);
+    if (wrong.length > 0) throw new Error(wrong.join('; '));
   } finally {
     await sql?.end();
     if (server) await stopDemo(server);
