@@ -201,8 +201,6 @@ export const proposals = pgTable(
     index('proposals_parent_idx').on(t.parentId),
     /** The history's Decisions view: decided or ended proposals, newest decision first. */
     index('proposals_decided_idx').on(t.tenantId, t.decidedAt, t.id).where(sql`${t.decidedAt} is not null`),
-    /** The expiry job, across tenants: only what is still pending, by when it expires. */
-    index('proposals_pending_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'pending_approval'`),
   ],
 );
 

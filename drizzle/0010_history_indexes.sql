@@ -1,2 +1,1 @@
-CREATE INDEX "executions_proposal_idx" ON "executions" USING btree ("proposal_id");--> statement-breakpoint
-CREATE INDEX "proposals_pending_expiry_idx" ON "proposals" USING btree ("expires_at") WHERE "proposals"."status" = 'pending_approval';
+CREATE INDEX "executions_proposal_idx" ON "executions" USING btree ("proposal_id");
