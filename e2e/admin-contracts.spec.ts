@@ -74,7 +74,7 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
     const lint = version(page, 1).getByTestId('contract-lint');
     await expect(lint).toHaveAttribute('data-errors', '0');
     await lint.locator('summary').click();
-    await expect(lint.locator('[data-code="dropped_keyword"]').first()).toContainText('maxLength');
+    await expect(lint.locator('[data-code="dropped_keyword"]', { hasText: '"maxLength"' })).toContainText('OpenAI structured outputs');
 
     // Promote v2: v1 becomes supported, and v1 users are told it is deprecated.
     await version(page, 2).getByTestId('promote').click();
