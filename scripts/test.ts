@@ -1,53 +1,80 @@
 /**
- * `npm test`: type check, lint, unit, contracts lint, integration (PGlite, and PostgreSQL when
- * DATABASE_URL is set), production build, end-to-end, and with PostgreSQL short runs of the bench and
- * the resilience checks. Stops at the first failing step.
+ * `npm test`: type check, lint, unit, contracts lint and the production build; integration on
+ * PGlite, and on PostgreSQL when DATABASE_URL is set; then end-to-end, beside (with PostgreSQL)
+ * short runs of the bench and the resilience checks. Steps in one stage run side by side (the
+ * machine has two cores, and these steps each keep one busy or mostly wait); a stage starts when
+ * the one before it passed. Each step's output is printed when it ends, never interleaved.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
 
-type Step = { name: string; command: string[] };
+/** `startAfterSeconds`: a step that should not compete with the start of its stage's first step. */
+type Step = { name: string; command: string[]; startAfterSeconds?: number };
+type Result = { name: string; ok: boolean; seconds: number };
 
 const npx = (bin: string, ...args: string[]) => ['node', `node_modules/${bin}`, ...args];
+const tsx = (script: string, ...args: string[]) => ['node', '--import', 'tsx', script, ...args];
+const postgres = Boolean(env().DATABASE_URL);
 
-const steps: Step[] = [
-  { name: 'type check', command: npx('typescript/bin/tsc', '--noEmit') },
-  { name: 'lint', command: npx('eslint/bin/eslint.js', '.', '--max-warnings=0') },
-  { name: 'unit', command: npx('vitest/vitest.mjs', 'run', '--project', 'unit') },
-  { name: 'contracts lint', command: ['node', '--import', 'tsx', 'scripts/cli.ts', 'contracts:lint'] },
-  { name: 'integration on PGlite', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite') },
+const stages: Step[][] = [
+  [
+    { name: 'type check', command: npx('typescript/bin/tsc', '--noEmit') },
+    { name: 'lint', command: npx('eslint/bin/eslint.js', '.', '--max-warnings=0') },
+    { name: 'unit', command: npx('vitest/vitest.mjs', 'run', '--project', 'unit') },
+    { name: 'contracts lint', command: tsx('scripts/cli.ts', 'contracts:lint') },
+  ],
+  [{ name: 'integration on PGlite', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite') }],
+  ...(postgres ? [[{ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') }]] : []),
+  [{ name: 'build', command: npx('next/dist/bin/next', 'build') }],
+  [
+    { name: 'e2e', command: tsx('scripts/e2e.ts') },
+    // Short runs, so neither script rots; their numbers go to a temporary folder, never over the
+    // published ones. They use their own ports and databases, apart from the e2e server's.
+    ...(postgres
+      ? [
+          // After the e2e server has started and seeded, and one after the other.
+          { name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build'), startAfterSeconds: 60 },
+          { name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30'), startAfterSeconds: 150 },
+        ]
+      : []),
+  ],
 ];
-if (env().DATABASE_URL) {
-  steps.push({ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') });
-}
-steps.push(
-  { name: 'build', command: npx('next/dist/bin/next', 'build') },
-  { name: 'e2e', command: ['node', '--import', 'tsx', 'scripts/e2e.ts'] },
-);
-// Short runs of the bench and the resilience checks (both need PostgreSQL), so neither script rots;
-// their numbers go to a temporary folder, never over the published ones.
-if (env().DATABASE_URL) {
-  steps.push(
-    { name: 'bench (short)', command: ['node', '--import', 'tsx', 'scripts/bench.ts', '--short', '--no-build'] },
-    { name: 'resilience (short)', command: ['node', '--import', 'tsx', 'scripts/resilience.ts', '--short', '--seed', '1'] },
-  );
-}
 
-const results: { name: string; ok: boolean; seconds: number }[] = [];
-for (const step of steps) {
-  console.log(`\n━━ ${step.name} ━━`);
+/** Runs a step to its end, keeping its output to print in one piece. */
+async function run(step: Step): Promise<Result & { output: string }> {
+  if (step.startAfterSeconds) await new Promise((resolve) => setTimeout(resolve, step.startAfterSeconds! * 1000));
   const started = Date.now();
-  const [bin, ...args] = step.command;
-  const run = spawnSync(bin!, args, { stdio: 'inherit', env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }) });
-  const ok = run.status === 0;
-  results.push({ name: step.name, ok, seconds: (Date.now() - started) / 1000 });
-  if (!ok) break;
+  return new Promise((resolve) => {
+    const [bin, ...args] = step.command;
+    const child = spawn(bin!, args, { env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.on('error', (error) => resolve({ name: step.name, ok: false, seconds: (Date.now() - started) / 1000, output: `${output}\n${error.message}` }));
+    child.on('close', (code) => resolve({ name: step.name, ok: code === 0, seconds: (Date.now() - started) / 1000, output }));
+  });
 }
 
-console.log('\n━━ summary ━━');
-for (const result of results) console.log(`${result.ok ? '✓' : '✗'} ${result.name} (${result.seconds.toFixed(1)} s)`);
-if (!env().DATABASE_URL) console.log('• integration on PostgreSQL not run: set DATABASE_URL to a PostgreSQL server to include it');
-const failed = results.filter((r) => !r.ok).length;
-const notRun = steps.length - results.length;
-console.log(`steps: ${results.length - failed} passed, ${failed} failed${notRun ? `, ${notRun} skipped` : ''}`);
-process.exit(failed > 0 ? 1 : 0);
+async function main(): Promise<number> {
+  const results: Result[] = [];
+  let stagesRun = 0;
+  for (const stage of stages) {
+    stagesRun++;
+    console.log(`\n━━ ${stage.map((step) => step.name).join(' · ')} ━━`);
+    const finished = await Promise.all(stage.map(run));
+    for (const result of finished) {
+      console.log(`\n── ${result.name} (${result.ok ? 'passed' : 'FAILED'}, ${result.seconds.toFixed(1)} s) ──\n${result.output}`);
+      results.push(result);
+    }
+    if (finished.some((result) => !result.ok)) break;
+  }
+  console.log('\n━━ summary ━━');
+  for (const result of results) console.log(`${result.ok ? '✓' : '✗'} ${result.name} (${result.seconds.toFixed(1)} s)`);
+  if (!postgres) console.log('• integration on PostgreSQL, bench and resilience not run: set DATABASE_URL to a PostgreSQL server to include them');
+  const failed = results.filter((result) => !result.ok).length;
+  const notRun = stages.slice(stagesRun).flat().length;
+  console.log(`steps: ${results.length - failed} passed, ${failed} failed${notRun ? `, ${notRun} skipped` : ''}`);
+  return failed > 0 ? 1 : 0;
+}
+
+main().then((code) => process.exit(code));
