@@ -1,15 +1,14 @@
 /**
  * `npm test`: type check, lint, unit, contracts lint and the production build; integration on
- * PGlite, and on PostgreSQL when DATABASE_URL is set; then end-to-end, beside (with PostgreSQL)
- * short runs of the bench and the resilience checks. Steps in one stage run side by side (the
- * machine has two cores, and these steps each keep one busy or mostly wait); a stage starts when
- * the one before it passed. Each step's output is printed when it ends, never interleaved.
+ * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then (with PostgreSQL) short runs
+ * of the bench and the resilience checks. Steps in one stage run side by side (each keeps at most
+ * one core busy or mostly waits); a stage starts when the one before it passed. Each step's output
+ * is printed when it ends, never interleaved.
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
 
-/** `startAfterSeconds`: a step that should not compete with the start of its stage's first step. */
-type Step = { name: string; command: string[]; startAfterSeconds?: number };
+type Step = { name: string; command: string[] };
 type Result = { name: string; ok: boolean; seconds: number };
 
 const npx = (bin: string, ...args: string[]) => ['node', `node_modules/${bin}`, ...args];
@@ -26,23 +25,21 @@ const stages: Step[][] = [
   [{ name: 'integration on PGlite', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite') }],
   ...(postgres ? [[{ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') }]] : []),
   [{ name: 'build', command: npx('next/dist/bin/next', 'build') }],
-  [
-    { name: 'e2e', command: tsx('scripts/e2e.ts') },
-    // Short runs, so neither script rots; their numbers go to a temporary folder, never over the
-    // published ones. They use their own ports and databases, apart from the e2e server's.
-    ...(postgres
-      ? [
-          // After the e2e server has started and seeded, and one after the other.
-          { name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build'), startAfterSeconds: 60 },
-          { name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30'), startAfterSeconds: 150 },
-        ]
-      : []),
-  ],
+  [{ name: 'e2e', command: tsx('scripts/e2e.ts') }],
+  // Short runs, so neither script rots; their numbers go to a temporary folder, never over the
+  // published ones. Side by side: each has its own ports and database, and mostly waits.
+  ...(postgres
+    ? [
+        [
+          { name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build') },
+          { name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30') },
+        ],
+      ]
+    : []),
 ];
 
 /** Runs a step to its end, keeping its output to print in one piece. */
-async function run(step: Step): Promise<Result & { output: string }> {
-  if (step.startAfterSeconds) await new Promise((resolve) => setTimeout(resolve, step.startAfterSeconds! * 1000));
+function run(step: Step): Promise<Result & { output: string }> {
   const started = Date.now();
   return new Promise((resolve) => {
     const [bin, ...args] = step.command;
