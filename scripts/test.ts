@@ -1,9 +1,9 @@
 /**
  * `npm test`: type check, lint, unit, contracts lint and the production build; integration on
  * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then (with PostgreSQL) short runs
- * of the bench and the resilience checks. Steps in one stage run side by side (each keeps at most
- * one core busy or mostly waits); a stage starts when the one before it passed. Each step's output
- * is printed when it ends, never interleaved.
+ * of the bench and the resilience checks. Steps in one stage run side by side (the four checks,
+ * each keeping at most one core busy); a stage starts when the one before it passed. Each step's
+ * output is printed when it ends, never interleaved.
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
@@ -27,13 +27,11 @@ const stages: Step[][] = [
   [{ name: 'build', command: npx('next/dist/bin/next', 'build') }],
   [{ name: 'e2e', command: tsx('scripts/e2e.ts') }],
   // Short runs, so neither script rots; their numbers go to a temporary folder, never over the
-  // published ones. Side by side: each has its own ports and database, and mostly waits.
+  // published ones.
   ...(postgres
     ? [
-        [
-          { name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build') },
-          { name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30') },
-        ],
+        [{ name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build') }],
+        [{ name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30') }],
       ]
     : []),
 ];
