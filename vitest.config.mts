@@ -6,7 +6,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * demo world and its systems of record (`demo/`), the corpus runner (`corpus/`) and the test kit
  * (`test/`):
  * - unit: `*.test.ts`, no database.
- * - integration-pglite: `*.int.test.ts`, each file on its own in-memory PGlite.
+ * - integration-pglite: `*.int.test.ts`, each file on its own in-memory PGlite, a copy of one
+ *   migrated in test/pglite-global-setup.ts.
  * - integration-postgres: the same files plus the PostgreSQL-only ones (`*.postgres.int.test.ts`:
  *   real concurrency), each file in its own `cs_test_<random>` database on DATABASE_URL. Without
  *   DATABASE_URL this project fails before running anything (test/postgres-global-setup.ts).
@@ -55,6 +56,7 @@ export default defineConfig({
           name: 'integration-pglite',
           exclude: [...configDefaults.exclude, POSTGRES_ONLY],
           env: { COUNTERSIGN_TEST_DRIVER: 'pglite' },
+          globalSetup: ['test/pglite-global-setup.ts'],
         },
       },
       {

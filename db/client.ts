@@ -18,15 +18,22 @@ export type DatabaseHandle = {
    * ever a hint that work may be due, never the only way it is found.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** PGlite only: the whole database as a tarball, to open copies of with `{ memory: true, from }`. */
+  dump?: () => Promise<Blob>;
 };
 
-export type DatabaseTarget = { url: string } | { dataDir: string } | { memory: true };
+/**
+ * Where the database lives: a PostgreSQL server, a PGlite folder, or PGlite in memory — empty, or
+ * a copy of a PGlite `dump()` (a migrated template, so each opener skips initdb).
+ */
+export type DatabaseTarget = { url: string } | { dataDir: string } | { memory: true; from?: Blob };
 
 const MIGRATIONS_FOLDER = path.join(process.cwd(), 'drizzle');
 
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
   if ('url' in target) return openPostgres(target.url);
-  return openPglite('dataDir' in target ? target.dataDir : undefined);
+  if ('dataDir' in target) return openPglite({ dataDir: target.dataDir });
+  return openPglite({ from: target.from });
 }
 
 async function openPostgres(url: string): Promise<DatabaseHandle> {
@@ -47,18 +54,19 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function openPglite({ dataDir, from }: { dataDir?: string; from?: Blob }): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   const releaseLock = dataDir ? lockDataDir(dataDir) : () => {};
   try {
-    const client = dataDir ? new PGlite(path.join(dataDir, 'pglite')) : new PGlite();
+    const client = dataDir ? new PGlite(path.join(dataDir, 'pglite')) : new PGlite(from ? { loadDataDir: from } : {});
     await client.waitReady;
     const db = drizzle(client, { schema });
     return {
       db: db as unknown as Database,
       driver: 'pglite',
+      dump: () => client.dumpDataDir('none'),
       migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
       close: async () => {
         try {

@@ -1,19 +1,22 @@
 /**
  * `npm test`: type check, lint, unit, contracts lint and the production build; integration on
- * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then (with PostgreSQL) short runs
- * of the bench and the resilience checks. Steps in one stage run side by side (the four checks,
- * each keeping at most one core busy); a stage starts when the one before it passed. Each step's
+ * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end in two halves; then (with
+ * PostgreSQL) short runs of the bench and the resilience checks. Steps in one stage run side by side
+ * (the four checks, each keeping at most one core busy; the two e2e halves); a stage starts when the
+ * one before it passed. Each step's
  * output is printed when it ends, never interleaved.
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
 
-type Step = { name: string; command: string[] };
+type Step = { name: string; command: string[]; env?: Record<string, string> };
 type Result = { name: string; ok: boolean; seconds: number };
 
 const npx = (bin: string, ...args: string[]) => ['node', `node_modules/${bin}`, ...args];
 const tsx = (script: string, ...args: string[]) => ['node', '--import', 'tsx', script, ...args];
 const postgres = Boolean(env().DATABASE_URL);
+/** Each e2e half's server port; it also uses the next few (playwright.config.ts, up to port + 7). */
+const E2E_SHARDS = [3210, 3230];
 
 const stages: Step[][] = [
   [
@@ -25,7 +28,13 @@ const stages: Step[][] = [
   [{ name: 'integration on PGlite', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite') }],
   ...(postgres ? [[{ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') }]] : []),
   [{ name: 'build', command: npx('next/dist/bin/next', 'build') }],
-  [{ name: 'e2e', command: tsx('scripts/e2e.ts') }],
+  // Two halves of the suite side by side, each on its own server, ports and database: much of a
+  // scenario is waiting (for the worker, the executor, a refresh), so two keep the cores busier.
+  E2E_SHARDS.map((port, index) => ({
+    name: `e2e ${index + 1}/${E2E_SHARDS.length}`,
+    command: tsx('scripts/e2e.ts', `--shard=${index + 1}/${E2E_SHARDS.length}`),
+    env: { E2E_PORT: String(port), E2E_OIDC_PORT: String(port + 1), E2E_SYSTEMS_PORT: String(port + 2) },
+  })),
   // Short runs, so neither script rots; their numbers go to a temporary folder, never over the
   // published ones.
   ...(postgres
@@ -41,7 +50,7 @@ function run(step: Step): Promise<Result & { output: string }> {
   const started = Date.now();
   return new Promise((resolve) => {
     const [bin, ...args] = step.command;
-    const child = spawn(bin!, args, { env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0' }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin!, args, { env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0', ...step.env }), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import postgres from 'postgres';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { openDatabase, type Database, type DatabaseHandle } from '@/db/client';
 
 export type TestDriver = 'pglite' | 'postgres';
@@ -48,7 +49,7 @@ export type TestDatabase = DatabaseHandle & {
 /** A fresh, migrated database on the project's driver: its own cs_test_* database, or PGlite in memory. */
 export async function createTestDatabase(driver: TestDriver = testDriver()): Promise<TestDatabase> {
   if (driver === 'pglite') {
-    const handle = await openDatabase({ memory: true });
+    const handle = await openDatabase({ memory: true, from: pgliteTemplate() });
     try {
       await handle.migrate();
     } catch (error) {
@@ -81,6 +82,12 @@ export async function createTestDatabase(driver: TestDriver = testDriver()): Pro
       }
     },
   };
+}
+
+/** The migrated template test/pglite-global-setup.ts made, when the run has one. */
+function pgliteTemplate(): Blob | undefined {
+  const file = inject('pgliteTemplate');
+  return file ? new Blob([fs.readFileSync(file)]) : undefined;
 }
 
 export type TestDatabaseRef = {
