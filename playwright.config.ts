@@ -40,6 +40,9 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   reporter: [['list']],
+  // Per server port: two runs side by side (npm test runs the suite in two halves) must not clear
+  // each other's traces.
+  outputDir: `test-results/port-${port}`,
   use: {
     baseURL: `http://localhost:${port}`,
     trace: 'retain-on-failure',

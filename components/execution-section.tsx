@@ -106,7 +106,10 @@ export function ExecutionSection({
   return (
     <section aria-labelledby="execution" data-testid="execution" className="space-y-3 rounded-lg border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900">
       <h2 id="execution" className="font-semibold">Execution</h2>
-      {IN_FLIGHT.includes(status) && executionStatus !== 'succeeded' && executionStatus !== 'failed' ? <ExecutionRefresher /> : null}
+      {/* The proposal and its execution are read one after the other, so a render may catch the
+          execution finished and the proposal not yet (both change in one transaction): refresh
+          until the proposal itself has left flight. */}
+      {IN_FLIGHT.includes(status) ? <ExecutionRefresher /> : null}
       {line}
       {execution?.receipt ? (
         <details data-testid="execution-receipt">
