@@ -37,7 +37,7 @@ const payloadSchema = z.object({
 
 const gateResultSchema = z.object({ gate: z.string(), ok: z.boolean(), code: z.string().optional(), detail: z.string().optional() });
 
-const routingSchema = z.object({
+export const routingSchema = z.object({
   rule: z.string(),
   policyVersion: z.int(),
   outcome: z.enum(['auto_approve', 'needs_approval', 'deny']),
