@@ -48,7 +48,7 @@ describe('the OpenAPI document', () => {
 
   it('holds nothing tenant-specific: no ids, keys or addresses of a deployment', () => {
     const text = JSON.stringify(document);
-    expect(text).not.toMatch(/csk_|sha256:[0-9a-f]{64}|@acme|@globex|localhost|127\.0\.0\.1/);
+    expect(text).not.toMatch(/cs_agent_|whsec_|sha256:[0-9a-f]{64}|@acme|@globex|localhost|127\.0\.0\.1/);
     expect(document.servers).toStrictEqual([{ url: '/' }]);
   });
 });
