@@ -19,6 +19,12 @@ const proposalView = component(
   'ProposalView',
 );
 
+/** What the gates refuse a candidate with, at intake and when an operator's revision goes through them again. */
+export const GATE_REFUSALS = {
+  forbidden: ['not_authorized', 'action_not_allowed', 'denied_by_policy'],
+  unprocessable: ['contract_violation', 'unsupported_contract_version', 'exceeds_refundable_balance', 'currency_mismatch', 'order_not_refundable', 'hold_limit'],
+} as const;
+
 /** The agent API (DESIGN.md §4); reading a proposal and the contracts is open to sessions too. */
 export const agentOperations: Operation[] = [
   {
@@ -35,12 +41,9 @@ export const agentOperations: Operation[] = [
       { status: 200, description: 'A retry of the same requestId and payload: the same proposal, unchanged.', body: { json: proposalCreatedSchema }, headers: ['Deprecation', 'Sunset'] },
     ],
     errors: [
-      { status: 403, codes: ['not_authorized', 'action_not_allowed', 'not_covered', 'denied_by_policy'] },
+      { status: 403, codes: GATE_REFUSALS.forbidden },
       { status: 409, codes: ['idempotency_conflict'] },
-      {
-        status: 422,
-        codes: ['unsupported_contract_version', 'unknown_repair_target', 'repair_limit_reached', 'exceeds_refundable_balance', 'currency_mismatch', 'order_not_refundable', 'hold_limit'],
-      },
+      { status: 422, codes: [...GATE_REFUSALS.unprocessable, 'unknown_repair_target', 'repair_limit_reached'] },
       { status: 429, codes: ['rate_limited'], headers: ['Retry-After'] },
     ],
   },

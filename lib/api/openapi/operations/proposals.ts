@@ -2,6 +2,7 @@ import { decisionRequestSchema, emptyRequestSchema, reproposeRequestSchema, revi
 import { operatorProposalDetailSchema, reproposalCreatedSchema } from '@/lib/api/responses/proposals';
 import { bundleSchema } from '@/lib/audit/bundle-verify';
 import { component } from '../components';
+import { GATE_REFUSALS } from './agent';
 import type { Operation } from '../operation';
 
 const detail = component(operatorProposalDetailSchema, 'OperatorProposalDetail');
@@ -57,10 +58,10 @@ export const proposalOperations: Operation[] = [
     body: sessionBody(revisionRequestSchema, 'RevisionRequest', 'invalid_revision'),
     success: [{ status: 201, description: 'The new revision.', body: { json: detail } }],
     errors: [
-      { status: 403, codes: ['forbidden_role'] },
+      { status: 403, codes: ['forbidden_role', ...GATE_REFUSALS.forbidden] },
       { status: 404, codes: ['not_found'] },
       { status: 409, codes: ['already_decided', 'expired'] },
-      { status: 422, codes: ['locked_field', 'no_change', 'contract_violation', 'exceeds_refundable_balance', 'currency_mismatch', 'hold_limit'] },
+      { status: 422, codes: ['locked_field', 'no_change', ...GATE_REFUSALS.unprocessable] },
     ],
   },
   {
