@@ -225,7 +225,8 @@ test('every documented status of every operation is produced live and matches it
 
     const rotating = await newKey('rotate');
     const rotated = (await rotating.json()) as { agentKey: { id: string }; key: string };
-    await check('rotateAgentKey', await as(carol, 'rotateAgentKey', rotated.agentKey.id, { data: { overlapMinutes: 0 } }), 201);
+    const replacement = await as(carol, 'rotateAgentKey', rotated.agentKey.id, { data: { overlapMinutes: 0 } });
+    await check('rotateAgentKey', replacement, 201);
     await check('rotateAgentKey', await as(carol, 'rotateAgentKey', rotated.agentKey.id, { data: { overlapMinutes: 0 } }), 409);
     await check('rotateAgentKey', await as(carol, 'rotateAgentKey', 'key_nope', { data: { overlapMinutes: 0 } }), 404);
 
@@ -238,7 +239,9 @@ test('every documented status of every operation is produced live and matches it
     }
     expect(tooMany?.headers()['retry-after']).toMatch(/^\d+$/);
     await check('createProposal', tooMany!, 429);
-    await as(carol, 'revokeAgentKey', limited.agentKey.id, { data: {} });
+    for (const { agentKey: left } of [limited, (await replacement.json()) as { agentKey: { id: string } }]) {
+      expect((await as(carol, 'revokeAgentKey', left.id, { data: {} })).status()).toBe(200);
+    }
   });
 
   await test.step('contract rollout', async () => {
