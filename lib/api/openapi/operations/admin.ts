@@ -8,6 +8,7 @@ import { channelInput, channelPatch, notificationSettingsInput } from '@/lib/not
 import { policyDocumentSchema, policyPreviewSchema } from '@/lib/policy/requests';
 import { component } from '../components';
 import type { ErrorCase, Operation, Success } from '../operation';
+import { NO_MEMBERSHIP } from './reads';
 
 /** Admin answers carry `Date`s written as ISO strings: their wire form is the codecs' input side (responses/admin.ts). */
 const answer = (schema: z.ZodType, id: string) => component(schema, id, 'input');
@@ -45,7 +46,7 @@ export const adminOperations: Operation[] = [
   admin({ operationId: 'cancelInvitation', method: 'delete', path: '/api/v1/admin/members/invitations/{id}', summary: 'Cancel a pending invitation',
     body: noFields('invalid_deletion'), success: [ok(200, 'The cancelled invitation.', answers.invitationCancelledSchema, 'InvitationCancelled')], errors: [notFound] }),
   { operationId: 'acceptInvitation', method: 'post', path: '/api/v1/invitations/accept', tag: 'Public', summary: 'Accept an invitation (the token from the link is the credential)', access: 'public',
-    body: body(acceptInput, 'AcceptRequest', 'invalid_acceptance'), success: [ok(200, 'Whom the invitation was for and how they sign in now.', answers.invitationAcceptedSchema, 'InvitationAccepted')], errors: [{ status: 404, codes: ['invitation_not_found'] }, { status: 409, codes: ['account_exists'] }, { status: 410, codes: ['invitation_used', 'invitation_expired'] }, { status: 422, codes: ['password_required', 'sso_unavailable'] }] },
+    body: body(acceptInput, 'AcceptRequest', 'invalid_acceptance'), success: [ok(200, 'Whom the invitation was for and how they sign in now.', answers.invitationAcceptedSchema, 'InvitationAccepted')], errors: [{ status: 404, codes: ['invitation_not_found'] }, { status: 409, codes: ['account_exists', 'already_member'] }, { status: 410, codes: ['invitation_used', 'invitation_expired'] }, { status: 422, codes: ['password_required', 'sso_unavailable'] }] },
   admin({ operationId: 'getNotifications', method: 'get', path: '/api/v1/admin/notifications', summary: 'Notification settings, channels (no secrets) and the last 50 deliveries',
     success: [ok(200, 'Settings, channels and deliveries.', answers.notificationsOverviewSchema, 'NotificationsOverview')] }),
   admin({ operationId: 'createChannel', method: 'post', path: '/api/v1/admin/notifications/channels', summary: 'Add a notification channel',
@@ -59,7 +60,7 @@ export const adminOperations: Operation[] = [
   admin({ operationId: 'putNotificationSettings', method: 'put', path: '/api/v1/admin/notifications/settings', summary: "Replace the tenant's notification settings",
     body: body(notificationSettingsInput, 'NotificationSettings', 'invalid_settings'), success: [ok(200, 'The settings now.', answers.settingsAnswerSchema, 'SettingsAnswer')] }),
   admin({ operationId: 'getPolicies', method: 'get', path: policies, summary: "The tenant's routing policy: every action's newest version", description: 'Every member may read it.', access: 'session',
-    success: [ok(200, 'The policy document.', answers.policyListSchema, 'PolicyList')] }),
+    success: [ok(200, 'The policy document.', answers.policyListSchema, 'PolicyList')], errors: [NO_MEMBERSHIP] }),
   admin({ operationId: 'savePolicies', method: 'put', path: policies, summary: 'Save the policy document: each changed action gets a new immutable version',
     body: body(policyDocumentSchema, 'PolicyDocument', 'invalid_policy'), success: [ok(200, 'The versions published, the actions left alone, and the document now.', answers.policySaveResultSchema, 'PolicySaveResult')], errors: [{ status: 409, codes: ['stale_policy'] }] }),
   admin({ operationId: 'previewPolicy', method: 'post', path: `${policies}/preview`, summary: 'What a draft policy would do with a sample proposal (writes nothing)',

@@ -8,6 +8,8 @@ import { component } from '../components';
 import type { Operation } from '../operation';
 
 const invalidQuery = { status: 400, codes: ['invalid_query'] } as const;
+/** Tenant-wide reads need a membership in the tenant the dashboard shows: someone who has none is refused. */
+export const NO_MEMBERSHIP = { status: 403, codes: ['forbidden'] } as const;
 
 /** The tenant-wide reads of the dashboard, and the public documents. */
 export const readOperations: Operation[] = [
@@ -52,7 +54,7 @@ export const readOperations: Operation[] = [
       { name: 'q', description: 'Words to search for.' },
     ],
     success: [{ status: 200, description: 'One event a line (JSON Lines) or a CSV row each.', body: { text: Object.values(EXPORT_CONTENT_TYPES).map((type) => type.split(';')[0]!) }, headers: ['Content-Disposition'] }],
-    errors: [invalidQuery],
+    errors: [invalidQuery, NO_MEMBERSHIP],
   },
   {
     operationId: 'getAuditCheckpoint',
@@ -62,6 +64,7 @@ export const readOperations: Operation[] = [
     summary: "A signed checkpoint of the tenant's audit chain",
     access: 'session',
     success: [{ status: 200, description: 'Save it and give it to `npm run cli -- audit:verify --checkpoint FILE` later.', body: { json: component(checkpointSchema, 'Checkpoint') } }],
+    errors: [NO_MEMBERSHIP],
   },
   {
     operationId: 'getJwks',
