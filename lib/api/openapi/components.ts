@@ -28,7 +28,7 @@ export function refOf(schema: z.ZodType): { $ref: string } {
   return ref(meta.id);
 }
 
-export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 type JsonSchema = Record<string, unknown>;
 
