@@ -1,17 +1,7 @@
+import type { ErrorBody, ErrorKind } from '@/lib/api/responses/error';
+
 /** Every error a client can see: a kind (the family), a specific code and words for a person. */
-export type ErrorKind =
-  | 'malformed'
-  | 'schema'
-  | 'business_rule'
-  | 'authorization'
-  | 'authentication'
-  | 'idempotency'
-  | 'rate_limit'
-  | 'decision'
-  | 'not_found'
-  | 'forbidden'
-  | 'unavailable'
-  | 'internal';
+export type { ErrorKind };
 
 export class ApiError extends Error {
   constructor(
@@ -31,7 +21,7 @@ export class ApiError extends Error {
     return new ApiError(this.status, this.kind, this.code, this.message, { ...this.extra, ...extra }, this.headers);
   }
 
-  toBody() {
+  toBody(): ErrorBody {
     return { error: { kind: this.kind, code: this.code, message: this.message, ...this.extra } };
   }
 

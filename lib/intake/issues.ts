@@ -1,6 +1,7 @@
 import type { z } from 'zod';
+import type { FieldIssue } from '@/lib/api/responses/error';
 
-export type FieldIssue = { field: string; code: string; expected: string; received: string; message: string };
+export type { FieldIssue };
 
 function describeType(value: unknown): string {
   if (value === undefined) return 'nothing';

@@ -2,6 +2,7 @@ import 'server-only';
 import { and, asc, eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import type { Database } from '@/db';
+import type { AgentProposalDetail, AgentProposalView, OperatorProposalDetail, OperatorProposalView, ProposalSummary } from '@/lib/api/responses/proposals';
 import { auditEvents, commands, executions, type Proposal, type Role } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { roleAtLeast } from '@/lib/auth/roles';
@@ -205,7 +206,7 @@ export function routingContext(proposal: Proposal): string | null {
 }
 
 /** The proposal as the agent API returns it (DESIGN.md §4). */
-export function proposalSummary(proposal: Proposal, origin: string) {
+export function proposalSummary(proposal: Proposal, origin: string): ProposalSummary {
   return {
     id: proposal.id,
     status: proposal.status,
@@ -250,15 +251,16 @@ export function proposalDetail(
       at: d.createdAt.toISOString(),
     })),
     execution: state.execution,
-  };
+  } satisfies AgentProposalDetail;
   if (audience === 'agent') return detail;
   // Flags stay with operators: the agent is the party whose text they read, and naming what tripped
   // them would teach it to write around them.
-  return { ...detail, flags: proposal.flags, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: state.command };
+  return { ...detail, flags: proposal.flags, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: state.command } satisfies OperatorProposalDetail;
 }
 
 /** `GET /api/v1/proposals/:id`: the detail, and for an operator what they may do with it (`viewer`). */
 export function proposalViewJson(view: ProposalView, origin: string, audience: 'agent' | 'operator') {
   const detail = { ...proposalDetail(view.proposal, view.decisions, origin, audience, view.state), reproposal: view.reproposal };
-  return audience === 'operator' && view.viewer ? { ...detail, viewer: view.viewer } : detail;
+  if (audience === 'operator' && view.viewer && 'rawCandidate' in detail) return { ...detail, viewer: view.viewer } satisfies OperatorProposalView;
+  return detail satisfies AgentProposalView;
 }

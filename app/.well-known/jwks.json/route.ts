@@ -1,3 +1,4 @@
+import type { Jwks } from '@/lib/api/responses/reads';
 import { commandKeys } from '@/lib/commands/keys';
 
 export const dynamic = 'force-dynamic';
@@ -5,5 +6,5 @@ export const dynamic = 'force-dynamic';
 /** The public keys that verify signed commands (DESIGN.md §7): kty, crv, x, kid, alg, use — never `d`. */
 export async function GET() {
   const { jwks } = await commandKeys();
-  return Response.json({ keys: jwks }, { headers: { 'cache-control': 'public, max-age=300' } });
+  return Response.json({ keys: jwks } satisfies Jwks, { headers: { 'cache-control': 'public, max-age=300' } });
 }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { databaseHandle } from '@/db';
+import type { Health } from '@/lib/api/responses/reads';
 
 export const dynamic = 'force-dynamic';
 
@@ -7,8 +8,8 @@ export async function GET() {
   try {
     const handle = await databaseHandle();
     await handle.db.execute(sql`select 1`);
-    return Response.json({ status: 'ok', database: { reachable: true, driver: handle.driver } });
+    return Response.json({ status: 'ok', database: { reachable: true, driver: handle.driver } } satisfies Health);
   } catch {
-    return Response.json({ status: 'degraded', database: { reachable: false } }, { status: 503 });
+    return Response.json({ status: 'degraded', database: { reachable: false } } satisfies Health, { status: 503 });
   }
 }

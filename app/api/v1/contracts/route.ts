@@ -1,4 +1,5 @@
 import { getDb } from '@/db';
+import type { ContractDocuments } from '@/lib/api/responses/reads';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { chosenMembership } from '@/lib/dashboard/context';
@@ -16,7 +17,7 @@ export async function GET(request: Request) {
     const db = await getDb();
     const principal = await requirePrincipal(db, request);
     const tenantId = principal.kind === 'agent' ? principal.agent.tenantId : (await chosenMembership(principal.operator))?.tenantId;
-    const documents = contractDocuments(tenantId ? await tenantActions(db, tenantId) : undefined);
+    const documents: ContractDocuments = contractDocuments(tenantId ? await tenantActions(db, tenantId) : undefined);
     // Statuses change when an admin rolls a version out: revalidate every time.
     return Response.json(documents, { headers: { 'Cache-Control': 'private, no-cache' } });
   } catch (error) {

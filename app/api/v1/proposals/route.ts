@@ -1,4 +1,5 @@
 import { getDb } from '@/db';
+import type { ProposalCreated } from '@/lib/api/responses/proposals';
 import { consumeRateLimit } from '@/lib/agents/rate-limit';
 import { env } from '@/lib/env';
 import { ApiError, errorResponse } from '@/lib/http/errors';
@@ -30,7 +31,7 @@ export async function POST(request: Request) {
     const outcome = await submitProposal(db, agent, body, systemsClient());
     const { proposal } = outcome;
     return Response.json(
-      { proposal: proposalSummary(proposal, publicOrigin(request)) },
+      { proposal: proposalSummary(proposal, publicOrigin(request)) } satisfies ProposalCreated,
       // A supported (deprecated) version tells its users so, and when it ends (RFC 9745, RFC 8594).
       { status: outcome.created ? 201 : 200, headers: outcome.headers },
     );

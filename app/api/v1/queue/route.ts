@@ -1,4 +1,5 @@
 import { getDb } from '@/db';
+import type { QueuePage } from '@/lib/api/responses/reads';
 import { ApiError, errorResponse } from '@/lib/http/errors';
 import { requireOperator } from '@/lib/http/principal';
 import { parseQueueParams, pendingQueue } from '@/lib/proposals/queue';
@@ -19,7 +20,7 @@ export async function GET(request: Request) {
     const { tenant, cursor, ...view } = parsed.params;
     const membership = tenant === undefined ? operator.memberships[0] : operator.memberships.find((m) => m.tenantId === tenant);
     if (!membership) throw new ApiError(404, 'not_found', 'not_found', 'No tenant with that id.');
-    return Response.json(await pendingQueue(db, membership.tenantId, { userId: operator.userId, role: membership.role }, view, cursor));
+    return Response.json((await pendingQueue(db, membership.tenantId, { userId: operator.userId, role: membership.role }, view, cursor)) satisfies QueuePage);
   } catch (error) {
     return errorResponse(error);
   }

@@ -1,4 +1,5 @@
 import { agentKeyCreateRequest } from '@/lib/admin/agent-key-requests';
+import type { AgentKeyList, IssuedAgentKey } from '@/lib/api/responses/admin';
 import { issueAgentKey, listTenantAgentKeys } from '@/lib/admin/agent-keys';
 import { adminMutation, adminRoute } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/http/errors';
@@ -6,11 +7,11 @@ import { notFound } from '@/lib/http/errors';
 export const dynamic = 'force-dynamic';
 
 /** Settings → Agent keys: the tenant's keys (never a key or its hash), with their state now. */
-export const GET = adminRoute(async ({ db, admin }) => Response.json({ agentKeys: await listTenantAgentKeys(db, admin.tenantId) }));
+export const GET = adminRoute(async ({ db, admin }) => Response.json({ agentKeys: await listTenantAgentKeys(db, admin.tenantId) } satisfies AgentKeyList));
 
 /** Issues a key; the key itself is in this answer and never again. Audited `agent_key.created`. */
 export const POST = adminMutation(agentKeyCreateRequest, async ({ db, admin, body }) => {
   const created = await issueAgentKey(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, body);
   if (!created) throw notFound('tenant');
-  return Response.json(created, { status: 201 });
+  return Response.json(created satisfies IssuedAgentKey, { status: 201 });
 });

@@ -1,4 +1,5 @@
 import { adminRoute } from '@/lib/http/operator-route';
+import type { NotificationsOverview } from '@/lib/api/responses/admin';
 import { listChannels, notificationSettingsOf, recentDeliveries } from '@/lib/notifications/channels';
 
 export const dynamic = 'force-dynamic';
@@ -10,5 +11,5 @@ export const GET = adminRoute(async ({ db, admin }) => {
     listChannels(db, admin.tenantId),
     recentDeliveries(db, admin.tenantId),
   ]);
-  return Response.json({ settings, channels, deliveries });
+  return Response.json({ settings, channels, deliveries } satisfies NotificationsOverview);
 });

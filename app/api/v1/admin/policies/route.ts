@@ -1,4 +1,5 @@
 import { getDb } from '@/db';
+import type { PolicyList, PolicySaveAnswer } from '@/lib/api/responses/admin';
 import { errorResponse } from '@/lib/http/errors';
 import { adminMutation } from '@/lib/http/operator-route';
 import { requireMember } from '@/lib/http/principal';
@@ -13,7 +14,7 @@ export async function GET(request: Request): Promise<Response> {
   try {
     const db = await getDb();
     const member = await requireMember(db, request);
-    return Response.json({ policies: await currentPolicies(db, member.tenantId) });
+    return Response.json({ policies: await currentPolicies(db, member.tenantId) } satisfies PolicyList);
   } catch (error) {
     return errorResponse(error);
   }
@@ -25,5 +26,5 @@ export async function GET(request: Request): Promise<Response> {
  */
 export const PUT = adminMutation(policyJsonBody, async ({ db, admin, body }) => {
   const result = await savePolicies(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, body);
-  return Response.json(result);
+  return Response.json(result satisfies PolicySaveAnswer);
 });

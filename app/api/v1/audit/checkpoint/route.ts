@@ -1,4 +1,5 @@
 import { getDb } from '@/db';
+import type { Checkpoint } from '@/lib/api/responses/reads';
 import { currentCheckpoint } from '@/lib/audit/checkpoint-store';
 import { commandKeys } from '@/lib/commands/keys';
 import { errorResponse } from '@/lib/http/errors';
@@ -16,7 +17,7 @@ export async function GET(request: Request) {
     const db = await getDb();
     const member = await requireMember(db, request);
     const keys = await commandKeys();
-    const answer = await currentCheckpoint(db, member.tenantId, keys);
+    const answer: Checkpoint = await currentCheckpoint(db, member.tenantId, keys);
     return Response.json(answer, { headers: { 'cache-control': 'no-store' } });
   } catch (error) {
     return errorResponse(error);

@@ -1,4 +1,5 @@
 import { getDb } from '@/db';
+import type { InvitationAccepted } from '@/lib/api/responses/admin';
 import { acceptInvitation } from '@/lib/admin/invitations';
 import { asMemberApi } from '@/lib/admin/members';
 import { acceptRequest } from '@/lib/admin/requests';
@@ -20,7 +21,7 @@ export async function POST(request: Request): Promise<Response> {
     const body = await readJsonRequest(request, acceptRequest);
     if (body.sso && !oidcEnabled()) throw new ApiError(422, 'schema', 'sso_unavailable', 'Single sign-on is not configured here; choose a password.');
     const accepted = await asMemberApi(async () => acceptInvitation(await getDb(), body));
-    return Response.json({ email: accepted.email, tenantName: accepted.tenantName, role: accepted.role, signIn: accepted.signIn }, { headers: { 'cache-control': 'no-store' } });
+    return Response.json({ email: accepted.email, tenantName: accepted.tenantName, role: accepted.role, signIn: accepted.signIn } satisfies InvitationAccepted, { headers: { 'cache-control': 'no-store' } });
   } catch (error) {
     return errorResponse(error);
   }

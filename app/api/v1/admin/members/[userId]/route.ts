@@ -1,4 +1,5 @@
 import { asMemberApi, changeRole, removeMembership } from '@/lib/admin/members';
+import type { MemberRemoved, RoleChanged } from '@/lib/api/responses/admin';
 import { deletionRequest, roleChangeRequest, type RoleChange } from '@/lib/admin/requests';
 import type { EmptyRequest } from '@/lib/api/requests';
 import { adminMutation } from '@/lib/http/operator-route';
@@ -11,12 +12,12 @@ type Params = { userId: string };
 export const PATCH = adminMutation<RoleChange, Params>(roleChangeRequest, async ({ db, admin, params, body }) => {
   const actor = { type: 'user' as const, id: admin.operator.userId };
   const changed = await asMemberApi(() => changeRole(db, { tenantId: admin.tenantId, userId: params.userId, role: body.role, actor }));
-  return Response.json({ member: { userId: changed.userId, role: changed.role, previousRole: changed.previousRole } });
+  return Response.json({ member: { userId: changed.userId, role: changed.role, previousRole: changed.previousRole } } satisfies RoleChanged);
 });
 
 /** Removes a member and ends their sessions at once. Never the last admin (409 `last_admin`); a non-member is a 404. */
 export const DELETE = adminMutation<EmptyRequest, Params>(deletionRequest, async ({ db, admin, params }) => {
   const actor = { type: 'user' as const, id: admin.operator.userId };
   const removed = await asMemberApi(() => removeMembership(db, { tenantId: admin.tenantId, userId: params.userId, actor }));
-  return Response.json({ removed });
+  return Response.json({ removed } satisfies MemberRemoved);
 });

@@ -1,4 +1,5 @@
 import { adminMutation } from '@/lib/http/operator-route';
+import type { SettingsAnswer } from '@/lib/api/responses/admin';
 import { notFound } from '@/lib/http/errors';
 import { updateNotificationSettings } from '@/lib/notifications/channels';
 import { notificationSettingsRequest } from '@/lib/notifications/requests';
@@ -9,5 +10,5 @@ export const dynamic = 'force-dynamic';
 export const PUT = adminMutation(notificationSettingsRequest, async ({ db, admin, body }) => {
   const settings = await updateNotificationSettings(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, body);
   if (!settings) throw notFound('tenant');
-  return Response.json({ settings });
+  return Response.json({ settings } satisfies SettingsAnswer);
 });

@@ -1,4 +1,5 @@
 import { reproposeRequest } from '@/lib/api/requests';
+import type { ReproposalCreated } from '@/lib/api/responses/proposals';
 import { requestReproposal } from '@/lib/decisions/repropose';
 import { operatorMutation } from '@/lib/http/operator-route';
 
@@ -7,5 +8,5 @@ export const dynamic = 'force-dynamic';
 /** An approver asks the agent to propose a stale (or changed) proposal again: 201 with what the agent will read. */
 export const POST = operatorMutation(reproposeRequest, async ({ id, db, operator, body }) => {
   const reproposal = await requestReproposal(db, { userId: operator.userId, proposalId: id, request: body });
-  return Response.json({ reproposal }, { status: 201 });
+  return Response.json({ reproposal } satisfies ReproposalCreated, { status: 201 });
 });

@@ -1,4 +1,5 @@
 import type { EmptyRequest } from '@/lib/api/requests';
+import type { RevokedAgentKey } from '@/lib/api/responses/admin';
 import { agentKeyRevokeRequest } from '@/lib/admin/agent-key-requests';
 import { revokeKey } from '@/lib/admin/agent-keys';
 import { adminMutation } from '@/lib/http/operator-route';
@@ -10,5 +11,5 @@ export const dynamic = 'force-dynamic';
 export const POST = adminMutation<EmptyRequest, { id: string }>(agentKeyRevokeRequest, async ({ db, admin, params }) => {
   const agentKey = await revokeKey(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, params.id);
   if (!agentKey) throw notFound('agent key');
-  return Response.json({ agentKey });
+  return Response.json({ agentKey } satisfies RevokedAgentKey);
 });

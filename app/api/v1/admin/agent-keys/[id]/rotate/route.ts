@@ -1,4 +1,5 @@
 import { agentKeyRotateRequest } from '@/lib/admin/agent-key-requests';
+import type { IssuedAgentKey } from '@/lib/api/responses/admin';
 import { rotateAgentKey, type RotationInput } from '@/lib/admin/agent-keys';
 import { adminMutation } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/http/errors';
@@ -9,5 +10,5 @@ export const dynamic = 'force-dynamic';
 export const POST = adminMutation<RotationInput, { id: string }>(agentKeyRotateRequest, async ({ db, admin, params, body }) => {
   const rotated = await rotateAgentKey(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, params.id, body);
   if (!rotated) throw notFound('agent key');
-  return Response.json(rotated, { status: 201 });
+  return Response.json(rotated satisfies IssuedAgentKey, { status: 201 });
 });

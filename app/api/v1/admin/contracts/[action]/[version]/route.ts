@@ -1,4 +1,5 @@
 import { contractRollout } from '@/lib/contracts/senders';
+import type { ContractStatusChanged } from '@/lib/api/responses/admin';
 import { contractStatusRequest, type ContractStatusRequest } from '@/lib/contracts/requests';
 import { setContractStatus } from '@/lib/contracts/set-status';
 import { notFound } from '@/lib/http/errors';
@@ -16,5 +17,5 @@ export const POST = adminMutation<ContractStatusRequest, { action: string; versi
   const request = { status: body.status, ...(body.sunsetAt !== undefined ? { sunsetAt: body.sunsetAt === null ? null : new Date(body.sunsetAt) } : {}) };
   const { action, changed } = await setContractStatus(db, { tenantId: admin.tenantId, userId: admin.operator.userId, action: params.action, version, request });
   const [view] = await contractRollout(db, admin.tenantId, [action]);
-  return Response.json({ changed, action: view });
+  return Response.json({ changed, action: view } satisfies ContractStatusChanged);
 });

@@ -1,4 +1,5 @@
 import { cancelInvitation } from '@/lib/admin/invitations';
+import type { InvitationCancelled } from '@/lib/api/responses/admin';
 import { deletionRequest } from '@/lib/admin/requests';
 import type { EmptyRequest } from '@/lib/api/requests';
 import { adminMutation } from '@/lib/http/operator-route';
@@ -8,5 +9,5 @@ export const dynamic = 'force-dynamic';
 /** Cancels a pending invitation of this tenant: its link stops working. Anything else is a 404. */
 export const DELETE = adminMutation<EmptyRequest, { id: string }>(deletionRequest, async ({ db, admin, params }) => {
   const invitation = await cancelInvitation(db, { tenantId: admin.tenantId, invitationId: params.id, actorId: admin.operator.userId });
-  return Response.json({ invitation });
+  return Response.json({ invitation } satisfies InvitationCancelled);
 });

@@ -1,4 +1,5 @@
 import { adminMutation } from '@/lib/http/operator-route';
+import type { ChannelChanged } from '@/lib/api/responses/admin';
 import { notFound } from '@/lib/http/errors';
 import { updateChannel, type ChannelPatch } from '@/lib/notifications/channels';
 import { channelChangeRequest } from '@/lib/notifications/requests';
@@ -9,5 +10,5 @@ export const dynamic = 'force-dynamic';
 export const PATCH = adminMutation<ChannelPatch, { id: string }>(channelChangeRequest, async ({ db, admin, params, body }) => {
   const updated = await updateChannel(db, admin.tenantId, params.id, { type: 'user', id: admin.operator.userId }, body);
   if (!updated) throw notFound('channel');
-  return Response.json(updated);
+  return Response.json(updated satisfies ChannelChanged);
 });

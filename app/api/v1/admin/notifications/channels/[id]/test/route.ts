@@ -1,4 +1,5 @@
 import type { EmptyRequest } from '@/lib/api/requests';
+import type { DeliveryAnswer } from '@/lib/api/responses/admin';
 import { adminMutation } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/http/errors';
 import { executorBaseUrl, mailSettings } from '@/lib/jobs/worker';
@@ -15,5 +16,5 @@ export const POST = adminMutation<EmptyRequest, { id: string }>(channelTestReque
   const sent = await sendTestDelivery(db, admin.tenantId, params.id, { mail: mailSettings(settings), baseUrl: executorBaseUrl(settings) });
   const delivery = sent && (await deliveryOf(db, admin.tenantId, sent.id));
   if (!delivery) throw notFound('channel');
-  return Response.json({ delivery });
+  return Response.json({ delivery } satisfies DeliveryAnswer);
 });

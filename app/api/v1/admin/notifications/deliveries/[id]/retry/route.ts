@@ -1,4 +1,5 @@
 import type { EmptyRequest } from '@/lib/api/requests';
+import type { DeliveryAnswer } from '@/lib/api/responses/admin';
 import { adminMutation } from '@/lib/http/operator-route';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { deliveryOf, retryDelivery } from '@/lib/notifications/channels';
@@ -12,5 +13,5 @@ export const POST = adminMutation<EmptyRequest, { id: string }>(deliveryRetryReq
   const delivery = await deliveryOf(db, admin.tenantId, params.id);
   if (!delivery) throw notFound('delivery');
   if (!retried) throw new ApiError(409, 'business_rule', 'not_dead', `Only a dead delivery can be retried; this one is ${delivery.status}.`);
-  return Response.json({ delivery });
+  return Response.json({ delivery } satisfies DeliveryAnswer);
 });

@@ -1,0 +1,7 @@
+import type { Operation } from '../operation';
+import { adminOperations } from './admin';
+import { agentOperations } from './agent';
+import { proposalOperations } from './proposals';
+import { readOperations } from './reads';
+
+export const allOperations: readonly Operation[] = [...agentOperations, ...proposalOperations, ...readOperations, ...adminOperations];

@@ -1,0 +1,93 @@
+import { decisionRequestSchema, emptyRequestSchema, reproposeRequestSchema, revisionRequestSchema } from '@/lib/api/requests';
+import { operatorProposalDetailSchema, reproposalCreatedSchema } from '@/lib/api/responses/proposals';
+import { bundleSchema } from '@/lib/audit/bundle-verify';
+import { component } from '../components';
+import { GATE_REFUSALS } from './agent';
+import type { Operation } from '../operation';
+
+const detail = component(operatorProposalDetailSchema, 'OperatorProposalDetail');
+const sessionBody = (schema: Parameters<typeof component>[0], id: string, invalidCode: string, optional = false) => ({
+  schema: component(schema, id, 'input'),
+  invalidCode,
+  optional,
+  sameOrigin: true,
+});
+const proposalPath = (verb: string) => `/api/v1/proposals/{id}/${verb}`;
+
+/** What an operator does with one proposal (DESIGN.md §6, §12): a session, a same-origin `Origin`. */
+export const proposalOperations: Operation[] = [
+  {
+    operationId: 'decideProposal',
+    method: 'post',
+    path: proposalPath('decisions'),
+    tag: 'Operator API',
+    summary: 'Approve or reject a proposal',
+    description: 'The approval binds the payload hash the person saw; a rejection needs a reason. The world is checked again before an approval counts.',
+    access: 'session',
+    body: sessionBody(decisionRequestSchema, 'DecisionRequest', 'invalid_decision'),
+    success: [{ status: 200, description: 'The proposal after the decision.', body: { json: detail } }],
+    errors: [
+      { status: 403, codes: ['self_approval', 'forbidden_role'] },
+      { status: 404, codes: ['not_found'] },
+      { status: 409, codes: ['already_decided', 'hash_mismatch', 'expired', 'stale'] },
+    ],
+  },
+  {
+    operationId: 'extendProposal',
+    method: 'post',
+    path: proposalPath('extend'),
+    tag: 'Operator API',
+    summary: 'Extend a pending proposal once, by its original duration',
+    access: 'session',
+    body: sessionBody(emptyRequestSchema, 'EmptyRequest', 'invalid_extension', true),
+    success: [{ status: 200, description: 'The proposal with its new expiry.', body: { json: detail } }],
+    errors: [
+      { status: 403, codes: ['forbidden_role'] },
+      { status: 404, codes: ['not_found'] },
+      { status: 409, codes: ['already_extended', 'already_decided', 'expired'] },
+    ],
+  },
+  {
+    operationId: 'reviseProposal',
+    method: 'post',
+    path: proposalPath('revisions'),
+    tag: 'Operator API',
+    summary: "Edit a pending proposal's arguments into a new revision",
+    description: 'The revision goes through every gate again under the agent\'s key and replaces (cancels) the proposal; someone other than the editor must approve it.',
+    access: 'session',
+    body: sessionBody(revisionRequestSchema, 'RevisionRequest', 'invalid_revision'),
+    success: [{ status: 201, description: 'The new revision.', body: { json: detail } }],
+    errors: [
+      { status: 403, codes: ['forbidden_role', ...GATE_REFUSALS.forbidden] },
+      { status: 404, codes: ['not_found'] },
+      { status: 409, codes: ['already_decided', 'expired'] },
+      { status: 422, codes: ['locked_field', 'no_change', ...GATE_REFUSALS.unprocessable] },
+    ],
+  },
+  {
+    operationId: 'requestReproposal',
+    method: 'post',
+    path: proposalPath('repropose-request'),
+    tag: 'Operator API',
+    summary: 'Ask the agent to propose a stale or changed proposal again',
+    access: 'session',
+    body: sessionBody(reproposeRequestSchema, 'ReproposeRequest', 'invalid_repropose_request', true),
+    success: [{ status: 201, description: 'What the agent will read on the proposal as `reproposal`.', body: { json: component(reproposalCreatedSchema, 'ReproposalCreated') } }],
+    errors: [
+      { status: 403, codes: ['forbidden_role'] },
+      { status: 404, codes: ['not_found'] },
+      { status: 409, codes: ['not_changed', 'already_requested'] },
+    ],
+  },
+  {
+    operationId: 'getEvidenceBundle',
+    method: 'get',
+    path: proposalPath('evidence-bundle'),
+    tag: 'Operator API',
+    summary: "A proposal's evidence bundle, to verify offline",
+    description: 'A session only: an Authorization header is refused with 401. `npm run cli -- bundle:verify FILE` checks the download.',
+    access: 'session',
+    success: [{ status: 200, description: 'The bundle, as a JSON download.', body: { json: component(bundleSchema, 'EvidenceBundle') }, headers: ['Content-Disposition'] }],
+    errors: [{ status: 404, codes: ['not_found'] }],
+  },
+];

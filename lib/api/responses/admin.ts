@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { roleEnum, channelKindEnum, deliveryStatusEnum } from '@/db/schema';
+import { policyEntrySchema } from '@/lib/policy/requests';
+import { routingRuleSchema } from '@/lib/policy/rules';
+import { routingSchema } from './proposals';
+
+/**
+ * The answers of the admin API (`/api/v1/admin/…`) and of accepting an invitation. The domain
+ * functions answer `Date`s, which JSON writes as ISO strings: `instant` is that codec, so the
+ * handlers' types are these schemas' outputs and the document (`io: 'input'`) shows the wire form.
+ * Objects are strict: a field added to an answer and not here fails the live check.
+ */
+
+export const instant = z.codec(z.iso.datetime({ offset: true }), z.date(), { decode: (text) => new Date(text), encode: (date) => date.toISOString() });
+const isoText = z.iso.datetime({ offset: true });
+const role = z.enum(roleEnum.enumValues);
+
+const agentKeySchema = z.strictObject({
+  id: z.string(),
+  tenantId: z.string(),
+  agentName: z.string(),
+  keyPrefix: z.string(),
+  actions: z.array(z.string()),
+  grants: z.record(z.string(), z.array(z.string())),
+  createdAt: instant,
+  lastUsedAt: instant.nullable(),
+  revokedAt: instant.nullable(),
+  expiresAt: instant.nullable(),
+  replacedById: z.string().nullable(),
+  state: z.enum(['active', 'expiring', 'expired', 'revoked']),
+});
+
+export const agentKeyListSchema = z.strictObject({ agentKeys: z.array(agentKeySchema) });
+/** The key itself is in this answer and never again. */
+export const issuedAgentKeySchema = z.strictObject({ agentKey: agentKeySchema, key: z.string() });
+export const revokedAgentKeySchema = z.strictObject({ agentKey: agentKeySchema });
+
+const rolloutSchema = z.strictObject({
+  action: z.string(),
+  title: z.string(),
+  versions: z.array(
+    z.strictObject({
+      version: z.int(),
+      status: z.enum(['current', 'supported', 'shadow', 'retired']),
+      since: isoText.nullable(),
+      sunsetAt: isoText.nullable(),
+      senders: z.array(z.strictObject({ agentKeyId: z.string(), agentName: z.string(), lastAt: isoText, attempts: z.int() })),
+    }),
+  ),
+});
+
+export const contractRolloutListSchema = z.strictObject({ actions: z.array(rolloutSchema) });
+export const contractStatusChangedSchema = z.strictObject({ changed: z.boolean(), action: rolloutSchema.optional() });
+
+const pendingInvitationSchema = z.strictObject({ id: z.string(), email: z.string(), name: z.string(), role, expiresAt: instant, createdAt: instant });
+
+export const memberListSchema = z.strictObject({
+  members: z.array(z.strictObject({ userId: z.string(), name: z.string(), email: z.string(), role, joinedAt: instant })),
+  invitations: z.array(pendingInvitationSchema),
+});
+/** The one-time link is in this answer and never again. */
+export const invitationCreatedSchema = z.strictObject({ invitationUrl: z.url(), invitation: pendingInvitationSchema });
+export const invitationCancelledSchema = z.strictObject({ invitation: pendingInvitationSchema });
+export const roleChangedSchema = z.strictObject({ member: z.strictObject({ userId: z.string(), role, previousRole: role.nullable() }) });
+export const memberRemovedSchema = z.strictObject({ removed: z.strictObject({ userId: z.string(), role, sessionsEnded: z.int() }) });
+export const invitationAcceptedSchema = z.strictObject({ email: z.string(), tenantName: z.string(), role, signIn: z.enum(['password', 'sso', 'existing']) });
+
+const channelSchema = z.strictObject({
+  id: z.string(),
+  tenantId: z.string(),
+  kind: z.enum(channelKindEnum.enumValues),
+  target: z.string().describe('A Slack URL (itself a credential) only in part.'),
+  events: z.array(z.string()),
+  enabled: z.boolean(),
+  createdAt: instant,
+  updatedAt: instant,
+  hasSecret: z.boolean(),
+});
+
+const deliverySchema = z.strictObject({
+  id: z.string(),
+  channelId: z.string(),
+  event: z.string(),
+  proposalId: z.string().nullable(),
+  status: z.enum(deliveryStatusEnum.enumValues),
+  attempts: z.int(),
+  lastError: z.string().nullable(),
+  lastStatus: z.int().nullable(),
+  latencyMs: z.int().nullable(),
+  createdAt: instant,
+  deliveredAt: instant.nullable(),
+  deadAt: instant.nullable(),
+  nextAttemptAt: instant.nullable(),
+  channelKind: z.enum(channelKindEnum.enumValues),
+  channelTarget: z.string(),
+});
+
+const settingsSchema = z.strictObject({ reminderLeadMinutes: z.int(), escalateAfterMinutes: z.int(), notifyWithValues: z.boolean() });
+
+export const notificationsOverviewSchema = z.strictObject({ settings: settingsSchema.optional(), channels: z.array(channelSchema), deliveries: z.array(deliverySchema) });
+/** A webhook's signing secret is in this answer and never again (`null` for slack and email). */
+export const channelCreatedSchema = z.strictObject({ channel: channelSchema, secret: z.string().nullable() });
+export const channelChangedSchema = z.strictObject({ channel: channelSchema });
+export const deliveryAnswerSchema = z.strictObject({ delivery: deliverySchema });
+export const settingsAnswerSchema = z.strictObject({ settings: settingsSchema });
+
+const policyEntry = policyEntrySchema;
+const rulesAndExpiry = z.strictObject({ rules: z.array(routingRuleSchema), expiryHours: z.int() });
+
+export const policyListSchema = z.strictObject({ policies: z.array(policyEntry) });
+export const policySaveResultSchema = z.strictObject({
+  saved: z.array(z.strictObject({ action: z.string(), previousVersion: z.int(), version: z.int(), before: rulesAndExpiry, after: rulesAndExpiry })),
+  unchanged: z.array(z.string()),
+  policies: z.array(policyEntry),
+});
+export const policyPreviewAnswerSchema = z.strictObject({
+  action: z.string(),
+  routing: routingSchema,
+  rule: z.strictObject({ index: z.int(), id: z.string(), description: z.string() }).nullable(),
+  expiryHours: z.int(),
+  resource: z.string(),
+  evaluatedAt: isoText,
+  usesAggregates: z.boolean(),
+});
+
+export type AgentKeyList = z.infer<typeof agentKeyListSchema>;
+export type IssuedAgentKey = z.infer<typeof issuedAgentKeySchema>;
+export type RevokedAgentKey = z.infer<typeof revokedAgentKeySchema>;
+export type ContractRolloutList = z.infer<typeof contractRolloutListSchema>;
+export type ContractStatusChanged = z.infer<typeof contractStatusChangedSchema>;
+export type MemberList = z.infer<typeof memberListSchema>;
+export type InvitationCreated = z.infer<typeof invitationCreatedSchema>;
+export type InvitationCancelled = z.infer<typeof invitationCancelledSchema>;
+export type RoleChanged = z.infer<typeof roleChangedSchema>;
+export type MemberRemoved = z.infer<typeof memberRemovedSchema>;
+export type InvitationAccepted = z.infer<typeof invitationAcceptedSchema>;
+export type NotificationsOverview = z.infer<typeof notificationsOverviewSchema>;
+export type ChannelCreated = z.infer<typeof channelCreatedSchema>;
+export type ChannelChanged = z.infer<typeof channelChangedSchema>;
+export type DeliveryAnswer = z.infer<typeof deliveryAnswerSchema>;
+export type SettingsAnswer = z.infer<typeof settingsAnswerSchema>;
+export type PolicyList = z.infer<typeof policyListSchema>;
+export type PolicySaveAnswer = z.infer<typeof policySaveResultSchema>;
+export type PolicyPreviewAnswer = z.infer<typeof policyPreviewAnswerSchema>;

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * The one error body of every API route (`ApiError.toBody()` in lib/http/errors.ts): a kind (the
+ * family), a specific code and words for a person, plus the extras some errors carry.
+ */
+export const errorKindSchema = z.enum([
+  'malformed',
+  'schema',
+  'business_rule',
+  'authorization',
+  'authentication',
+  'idempotency',
+  'rate_limit',
+  'decision',
+  'not_found',
+  'forbidden',
+  'unavailable',
+  'internal',
+]);
+
+/** One problem with a body, named by the field's own dotted name (DESIGN.md §4). */
+export const fieldIssueSchema = z.object({
+  field: z.string(),
+  code: z.string(),
+  expected: z.string(),
+  received: z.string(),
+  message: z.string(),
+});
+
+/** Whether an agent may send a corrected request with `repairOf`, and how many times more. */
+export const repairAdviceSchema = z.object({
+  allowed: z.boolean(),
+  attemptsLeft: z.int().min(0).optional(),
+  maxRepairs: z.int().min(1).optional(),
+});
+
+export const errorBodySchema = z.object({
+  error: z.looseObject({
+    kind: errorKindSchema,
+    code: z.string().describe('The specific reason, stable for programs (`idempotency_conflict`, `hash_mismatch`, …).'),
+    message: z.string().describe('What went wrong and what to do, in words for a person.'),
+    issues: z.array(fieldIssueSchema).optional().describe('Every problem with the body (422 of kind `schema`).'),
+    repair: repairAdviceSchema.optional().describe('Intake only: whether a repair (`repairOf`) may follow.'),
+    supportedVersions: z.array(z.int()).optional().describe('`unsupported_contract_version`: the versions this action accepts.'),
+    retryAfterSeconds: z.int().optional().describe('`rate_limited`: as the `Retry-After` header.'),
+    messages: z.array(z.string()).optional().describe('`invalid_query`: each bad parameter in words.'),
+    action: z.string().optional().describe('`stale_policy`: the action whose policy moved on.'),
+    currentVersion: z.int().optional().describe('`stale_policy`: its newest version now.'),
+    yourVersion: z.int().optional().describe('`stale_policy`: the version that was edited.'),
+  }),
+});
+
+export type ErrorKind = z.infer<typeof errorKindSchema>;
+export type FieldIssue = z.infer<typeof fieldIssueSchema>;
+export type ErrorBody = z.infer<typeof errorBodySchema>;
