@@ -40,12 +40,12 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 15_000 },
   reporter: [['list']],
-  // Per server port: two runs side by side (npm test runs the suite in two halves) must not clear
-  // each other's traces.
+  // Per server port: two runs side by side (on other ports) must not clear each other's traces.
   outputDir: `test-results/port-${port}`,
   use: {
     baseURL: `http://localhost:${port}`,
-    trace: 'retain-on-failure',
+    // npm test turns traces off (E2E_TRACE=off): recording one costs every test, passing or not.
+    trace: process.env.E2E_TRACE === 'off' ? 'off' : 'retain-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],

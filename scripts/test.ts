@@ -1,10 +1,9 @@
 /**
  * `npm test`: type check, lint, unit, contracts lint and the production build; integration on
- * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end in two halves; then (with
- * PostgreSQL) short runs of the bench and the resilience checks. Steps in one stage run side by side
- * (the four checks, each keeping at most one core busy; the two e2e halves); a stage starts when the
- * one before it passed. Each step's
- * output is printed when it ends, never interleaved.
+ * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then (with PostgreSQL) short
+ * runs of the bench and the resilience checks. Steps in one stage run side by side (the four
+ * checks; the two integration projects; the bench and resilience runs); a stage starts when the one
+ * before it passed. Each step's output is printed when it ends, never interleaved.
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
@@ -15,8 +14,6 @@ type Result = { name: string; ok: boolean; seconds: number };
 const npx = (bin: string, ...args: string[]) => ['node', `node_modules/${bin}`, ...args];
 const tsx = (script: string, ...args: string[]) => ['node', '--import', 'tsx', script, ...args];
 const postgres = Boolean(env().DATABASE_URL);
-/** Each e2e half's server port; it also uses the next few (playwright.config.ts, up to port + 7). */
-const E2E_SHARDS = [3210, 3230];
 
 const stages: Step[][] = [
   [
@@ -25,22 +22,24 @@ const stages: Step[][] = [
     { name: 'unit', command: npx('vitest/vitest.mjs', 'run', '--project', 'unit') },
     { name: 'contracts lint', command: tsx('scripts/cli.ts', 'contracts:lint') },
   ],
-  [{ name: 'integration on PGlite', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite') }],
-  ...(postgres ? [[{ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') }]] : []),
+  // Each file has its own database on either driver, so the two projects never meet; PostgreSQL
+  // tests spend much of their time waiting on the server, which leaves room for PGlite's.
+  [
+    { name: 'integration on PGlite', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite') },
+    ...(postgres ? [{ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') }] : []),
+  ],
   [{ name: 'build', command: npx('next/dist/bin/next', 'build') }],
-  // Two halves of the suite side by side, each on its own server, ports and database: much of a
-  // scenario is waiting (for the worker, the executor, a refresh), so two keep the cores busier.
-  E2E_SHARDS.map((port, index) => ({
-    name: `e2e ${index + 1}/${E2E_SHARDS.length}`,
-    command: tsx('scripts/e2e.ts', `--shard=${index + 1}/${E2E_SHARDS.length}`),
-    env: { E2E_PORT: String(port), E2E_OIDC_PORT: String(port + 1), E2E_SYSTEMS_PORT: String(port + 2) },
-  })),
+  // Traces cost every test its recording and nobody reads them from a full run: rerun a failing
+  // spec alone (`npm run test:e2e -- e2e/x.spec.ts`) to get its trace.
+  [{ name: 'e2e', command: tsx('scripts/e2e.ts'), env: { E2E_TRACE: 'off' } }],
   // Short runs, so neither script rots; their numbers go to a temporary folder, never over the
-  // published ones.
+  // published ones. Each starts its own servers on its own ports.
   ...(postgres
     ? [
-        [{ name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build') }],
-        [{ name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30') }],
+        [
+          { name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build') },
+          { name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30') },
+        ],
       ]
     : []),
 ];
