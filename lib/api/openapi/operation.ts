@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { RequestBody } from '@/lib/api/requests';
+import { component } from './components';
 
 /**
  * One documented operation, as data: the OpenAPI document is built from these (document.ts), and
@@ -59,3 +61,17 @@ export type Operation = {
   success: readonly Success[];
   errors?: readonly ErrorCase[];
 };
+
+/**
+ * The documented body of a route that reads `spec` (lib/api/requests.ts `RequestBody`): its
+ * schema as component `id`, its 422 code and whether no body stands for one, all from the spec the
+ * route itself reads with. `schema`/`invalidCode` only where the route reads raw JSON and its
+ * domain function parses it (the policy editor).
+ */
+export function bodyOf(
+  spec: RequestBody<unknown>,
+  id: string,
+  { sameOrigin = true, schema = spec.schema, invalidCode = spec.code }: { sameOrigin?: boolean; schema?: z.ZodType; invalidCode?: string } = {},
+): NonNullable<Operation['body']> {
+  return { schema: component(schema, id, 'input'), invalidCode, optional: spec.whenAbsent !== undefined, sameOrigin };
+}

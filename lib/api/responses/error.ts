@@ -35,6 +35,8 @@ export const repairAdviceSchema = z.object({
   maxRepairs: z.int().min(1).optional(),
 });
 
+// A response, not a contract: the error object stays open so a code may carry a new detail
+// without breaking clients that validate against this document.
 export const errorBodySchema = z.object({
   error: z.looseObject({
     kind: errorKindSchema,

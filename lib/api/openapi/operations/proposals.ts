@@ -1,17 +1,11 @@
-import { decisionRequestSchema, emptyRequestSchema, reproposeRequestSchema, revisionRequestSchema } from '@/lib/api/requests';
+import { decisionRequest, extendRequest, reproposeRequest, revisionRequest } from '@/lib/api/requests';
 import { operatorProposalDetailSchema, reproposalCreatedSchema } from '@/lib/api/responses/proposals';
 import { bundleSchema } from '@/lib/audit/bundle-verify';
 import { component } from '../components';
 import { GATE_REFUSALS } from './agent';
-import type { Operation } from '../operation';
+import { bodyOf, type Operation } from '../operation';
 
 const detail = component(operatorProposalDetailSchema, 'OperatorProposalDetail');
-const sessionBody = (schema: Parameters<typeof component>[0], id: string, invalidCode: string, optional = false) => ({
-  schema: component(schema, id, 'input'),
-  invalidCode,
-  optional,
-  sameOrigin: true,
-});
 const proposalPath = (verb: string) => `/api/v1/proposals/{id}/${verb}`;
 
 /** What an operator does with one proposal (DESIGN.md §6, §12): a session, a same-origin `Origin`. */
@@ -24,7 +18,7 @@ export const proposalOperations: Operation[] = [
     summary: 'Approve or reject a proposal',
     description: 'The approval binds the payload hash the person saw; a rejection needs a reason. The world is checked again before an approval counts.',
     access: 'session',
-    body: sessionBody(decisionRequestSchema, 'DecisionRequest', 'invalid_decision'),
+    body: bodyOf(decisionRequest, 'DecisionRequest'),
     success: [{ status: 200, description: 'The proposal after the decision.', body: { json: detail } }],
     errors: [
       { status: 403, codes: ['self_approval', 'forbidden_role'] },
@@ -39,7 +33,7 @@ export const proposalOperations: Operation[] = [
     tag: 'Operator API',
     summary: 'Extend a pending proposal once, by its original duration',
     access: 'session',
-    body: sessionBody(emptyRequestSchema, 'EmptyRequest', 'invalid_extension', true),
+    body: bodyOf(extendRequest, 'EmptyRequest'),
     success: [{ status: 200, description: 'The proposal with its new expiry.', body: { json: detail } }],
     errors: [
       { status: 403, codes: ['forbidden_role'] },
@@ -55,7 +49,7 @@ export const proposalOperations: Operation[] = [
     summary: "Edit a pending proposal's arguments into a new revision",
     description: 'The revision goes through every gate again under the agent\'s key and replaces (cancels) the proposal; someone other than the editor must approve it.',
     access: 'session',
-    body: sessionBody(revisionRequestSchema, 'RevisionRequest', 'invalid_revision'),
+    body: bodyOf(revisionRequest, 'RevisionRequest'),
     success: [{ status: 201, description: 'The new revision.', body: { json: detail } }],
     errors: [
       { status: 403, codes: ['forbidden_role', ...GATE_REFUSALS.forbidden] },
@@ -71,7 +65,7 @@ export const proposalOperations: Operation[] = [
     tag: 'Operator API',
     summary: 'Ask the agent to propose a stale or changed proposal again',
     access: 'session',
-    body: sessionBody(reproposeRequestSchema, 'ReproposeRequest', 'invalid_repropose_request', true),
+    body: bodyOf(reproposeRequest, 'ReproposeRequest'),
     success: [{ status: 201, description: 'What the agent will read on the proposal as `reproposal`.', body: { json: component(reproposalCreatedSchema, 'ReproposalCreated') } }],
     errors: [
       { status: 403, codes: ['forbidden_role'] },
