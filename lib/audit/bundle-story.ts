@@ -22,8 +22,11 @@ export type Story = {
 export const DECISION_TYPES: ReadonlySet<string> = new Set(['proposal.approval_added', 'proposal.approved', 'proposal.rejected']);
 const OUTCOMES = new Set(['execution.succeeded', 'execution.failed', 'execution.outcome_unknown']);
 
-/** The status each event type moves a proposal to; types not listed leave it as it was. */
-const STATUS_AFTER: Record<string, (row: ChainRow) => string> = {
+/** An execution outcome moves only a proposal that is running (a refused command of a rejected one leaves it rejected). */
+const outcome = (status: string) => (_row: ChainRow, current: string | undefined) => (current === 'executing' || current === 'outcome_unknown' ? status : current);
+
+/** The status each event type moves a proposal to, from `current`; types not listed leave it as it was. */
+const STATUS_AFTER: Record<string, (row: ChainRow, current: string | undefined) => string | undefined> = {
   'proposal.created': (row) => (row.reasonCode === 'auto_approve' ? 'approved' : 'pending_approval'),
   'proposal.approval_added': () => 'pending_approval',
   'proposal.approved': () => 'approved',
@@ -32,9 +35,9 @@ const STATUS_AFTER: Record<string, (row: ChainRow) => string> = {
   'proposal.stale': () => 'stale',
   'proposal.revised': () => 'cancelled',
   'execution.started': () => 'executing',
-  'execution.succeeded': () => 'succeeded',
-  'execution.failed': () => 'failed',
-  'execution.outcome_unknown': () => 'outcome_unknown',
+  'execution.succeeded': outcome('succeeded'),
+  'execution.failed': outcome('failed'),
+  'execution.outcome_unknown': outcome('outcome_unknown'),
 };
 
 /** The story of `events` (one proposal's, oldest first). */
@@ -46,8 +49,8 @@ export function storyOf(events: readonly ChainRow[]): Story {
       story.decisions.push({ seq: row.seq, decision: row.reasonCode, userId: row.actorId, name: row.actorName ?? null, payloadHash: row.payloadHash, at: new Date(row.occurredAt).toISOString() });
       if (typeof row.data.required === 'number') story.required = row.data.required;
     }
-    const next = STATUS_AFTER[row.type];
-    if (next) story.status = { status: next(row), seq: row.seq };
+    const next = STATUS_AFTER[row.type]?.(row, story.status?.status);
+    if (next && next !== story.status?.status) story.status = { status: next, seq: row.seq };
     if (OUTCOMES.has(row.type)) story.execution = { status: row.type.slice('execution.'.length), seq: row.seq, at: new Date(row.occurredAt).toISOString() };
   }
   return story;

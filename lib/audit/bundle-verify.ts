@@ -223,7 +223,7 @@ function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string 
   const lines = [
     `proposal ${bundle.proposal.id} (${bundle.tenant}): ${bundle.payload.action} v${bundle.payload.contractVersion}, payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
     created
-      ? `proposed by ${created.actorType} ${actorLabel(created.actorName, created.actorId)}${created.actorType === 'agent' ? `, agent "${String(created.data.agent)}"` : ''} at ${new Date(created.occurredAt).toISOString()}`
+      ? `proposed by ${created.actorType} ${actorLabel(created.actorName, created.actorId)} at ${new Date(created.occurredAt).toISOString()}`
       : 'proposed: no event',
     `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, ${bundle.proposal.routing.outcome}${story.required !== undefined ? `, ${story.required} approval(s) required` : ''}`,
     ...story.decisions.map((decision) => `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${actorLabel(decision.name, decision.userId)} at ${decision.at} (event #${decision.seq})`),

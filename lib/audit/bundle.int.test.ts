@@ -1,8 +1,13 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { generateKeyPair, exportJWK, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { executeCommand } from '@/lib/commands/execute';
+import { decide } from '@/lib/decisions/decide';
 import { commandKeys, type PublicJwk } from '@/lib/commands/keys';
 import { payloadHash } from '@/lib/payload-hash';
+import { runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
 import { submitAs } from '@/test/intake';
@@ -134,7 +139,7 @@ describe('evidence bundles', () => {
     const outcome = bundle.events.at(-1)!;
     expect(report.verified).toEqual([
       `proposal ${bundle.proposal.id} (acme): issue_refund v1, payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
-      `proposed by agent ${bundle.events[0]!.actorName} (${bundle.events[0]!.actorId}), agent "${bundle.proposal.agentName}" at ${bundle.proposal.createdAt}`,
+      `proposed by agent ${bundle.proposal.agentName} (${bundle.events[0]!.actorId}) at ${bundle.proposal.createdAt}`,
       `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, needs_approval, 1 approval(s) required`,
       `approved by Alice (${seeded.world.userId('alice')}) at ${approval.occurredAt} (event #${approval.seq})`,
       `status: succeeded (event #${outcome.seq})`,
@@ -154,6 +159,46 @@ describe('evidence bundles', () => {
     const tampered = await resignedElsewhere(copy());
     expect(await failed(tampered, 'bundle')).toEqual([]);
     expect(await failed(tampered)).toEqual(['command']);
+  });
+
+  it('a proposal rejected after its approval, whose command was then refused, verifies as rejected with a failed execution', async () => {
+    const minted = await approvedCommand(t.db, systems.client, seeded.acme, seeded.world.userId('alice'), { requestId: 'req_bundle_overruled', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } }, new Date());
+    await decide(t.db, systems.client, { userId: seeded.world.userId('bob'), proposalId: minted.proposal.id, request: { decision: 'reject', payloadHash: minted.proposal.payloadHash, reason: 'Deny wins' } });
+    const write = writeClients(systems.systems.service.url, systems.systems.credentials);
+    expect((await executeCommand(t.db, { scope: minted.scope, jws: minted.jws, systems: systems.client, writeClient: write(minted.scope), deadlineMs: 1_000 })).status).toBe('failed');
+    const overruled = (await buildEvidenceBundle(t.db, 'acme', minted.proposal.id, await commandKeys()))!;
+    const report = await verifyBundle(overruled, trusted);
+    expect(report.checks.filter((check) => !check.ok)).toEqual([]);
+    expect(report.verified).toEqual(expect.arrayContaining([expect.stringMatching(/^approved by Alice/), expect.stringMatching(/^rejected by Bob/), expect.stringMatching(/^status: rejected/), expect.stringMatching(/^execution: failed/)]));
+  });
+
+  it('bundle:verify prints the checks, what it verified and what it did not; a forged bundle exits 1', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cs-bundle-verify-'));
+    const [good, forged, jwks] = ['bundle.json', 'forged.json', 'jwks.json'].map((name) => path.join(dir, name)) as [string, string, string];
+    await fs.writeFile(good, JSON.stringify(bundle));
+    await fs.writeFile(forged, JSON.stringify({ ...copy(), decisions: copy().decisions.map((d) => ({ ...d, name: 'Mallory' })) }));
+    await fs.writeFile(jwks, JSON.stringify({ keys: trusted }));
+    const noDatabase = path.join(dir, 'no-database-here');
+    const passed = await runCli(['bundle:verify', good, '--keys', jwks], noDatabase);
+    const report = await verifyBundle(copy(), trusted);
+    expect(passed.stdout).toBe(
+      [
+        ...report.checks.map((check) => `ok   ${check.check}: ${check.detail}`),
+        'Verified:',
+        ...report.verified.map((line) => `  ${line}`),
+        'Not verified (shown by the bundle, covered by no hash or signature):',
+        ...report.unverified.map((line) => `  ${line}`),
+        'The bundle verifies.',
+        '',
+      ].join('\n'),
+    );
+    expect(passed.code).toBe(0);
+    const refused = await runCli(['bundle:verify', forged, '--keys', jwks], noDatabase);
+    expect(refused.stdout).toContain('FAIL decisions: the approve by Mallory');
+    expect(refused.stdout).not.toContain('Verified:');
+    expect(refused.stderr).toBe('Error: the bundle does not verify: decisions\n');
+    expect(refused.code).toBe(1);
+    await expect(fs.stat(noDatabase)).rejects.toThrow();
   });
 
   it('refuses what is not a bundle', async () => {

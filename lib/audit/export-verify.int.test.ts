@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decide } from '@/lib/decisions/decide';
 import { commandKeys } from '@/lib/commands/keys';
+import { runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
@@ -68,29 +68,12 @@ describe('verifying an export from files alone', () => {
   });
 });
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** The CLI as an auditor runs it, with no DATABASE_URL and a data folder that does not exist. */
-function cli(args: string[], dataDir: string): Promise<Run> {
-  const env: Record<string, string | undefined> = { ...process.env, COUNTERSIGN_DATA_DIR: dataDir };
-  delete env.DATABASE_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], { cwd: process.cwd(), env: env as NodeJS.ProcessEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe('npm run cli -- audit:verify --export events.jsonl --checkpoint checkpoint.json --keys jwks.json', () => {
   const run = async (rows: string[]) => {
     const file = path.join(dir, `events-${rows.length}-${Math.random().toString(36).slice(2)}.jsonl`);
     await fs.writeFile(file, `${rows.join('\n')}\n`);
     const dataDir = path.join(dir, 'no-database-here');
-    const result = await cli(['audit:verify', '--export', file, '--checkpoint', path.join(dir, 'checkpoint.json'), '--keys', path.join(dir, 'jwks.json')], dataDir);
+    const result = await runCli(['audit:verify', '--export', file, '--checkpoint', path.join(dir, 'checkpoint.json'), '--keys', path.join(dir, 'jwks.json')], dataDir);
     // Nothing opened (or created) a database.
     await expect(fs.stat(dataDir)).rejects.toThrow();
     return result;
