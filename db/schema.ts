@@ -314,6 +314,8 @@ export const auditEvents = pgTable(
     type: text('type').notNull(),
     actorType: actorTypeEnum('actor_type').notNull(),
     actorId: text('actor_id').notNull(),
+    /** The actor's display name when the event was written (hashed); null on events written before names were recorded. */
+    actorName: text('actor_name'),
     proposalId: text('proposal_id'),
     payloadHash: text('payload_hash'),
     reasonCode: text('reason_code'),

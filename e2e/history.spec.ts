@@ -51,24 +51,25 @@ test('carol filters the decisions by action and person, exports the filtered eve
   await expect(approved.getByTestId('history-decision-hash')).toHaveAttribute('title', hold.payloadHash);
   await expect(page.locator(`[data-testid="history-decision"][data-proposal-id="${refund.id}"]`)).toHaveCount(0);
 
-  // The exports carry the filters: alice's events about hold_stock proposals, nothing else.
-  await expect(page.getByTestId('history-export-csv')).toHaveAttribute('href', new RegExp(`action=hold_stock.*format=csv`));
+  // The exports hold the events behind the decisions shown: every event of the hold_stock proposals alice decided.
+  await expect(page.getByTestId('history-export-csv')).toHaveAttribute('href', new RegExp(`tab=decisions.*action=hold_stock.*format=csv`));
   const csv = await download(page, 'history-export-csv');
   expect(csv.name).toMatch(/^countersign-audit-acme-\d{4}-\d{2}-\d{2}\.csv$/);
   const [header, ...lines] = csv.text.trimEnd().split('\r\n');
-  expect(header).toBe('tenantId,seq,type,actorType,actorId,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash');
+  expect(header).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash');
   expect(lines.length).toBeGreaterThan(0);
-  for (const line of lines) expect(line).toMatch(new RegExp(`^acme,\\d+,proposal\\.\\w+,user,${aliceId},prp_`));
-  expect(csv.text).toContain(hold.id);
+  for (const line of lines) expect(line).toMatch(/^acme,\d+,(proposal|command|execution)\.\w+,(user|agent|system),/);
+  expect(csv.text).toContain(`,proposal.approved,user,${aliceId},Alice,${hold.id},`);
   expect(csv.text).not.toContain(refund.id);
   const jsonl = await download(page, 'history-export-jsonl');
   const records = jsonl.text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
   expect(records.length).toBe(lines.length);
   for (const record of records) {
-    expect(record).toMatchObject({ tenantId: 'acme', actorType: 'user', actorId: aliceId });
-    expect(Object.keys(record)).toEqual(['tenantId', 'seq', 'type', 'actorType', 'actorId', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash']);
+    expect(record).toMatchObject({ tenantId: 'acme', proposalId: expect.stringMatching(/^prp_/) });
+    expect(Object.keys(record)).toEqual(['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash']);
   }
-  expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.approved')).toBe(true);
+  expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.approved' && record.actorName === 'Alice')).toBe(true);
+  expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.created')).toBe(true);
 
   // A bad filter in the URL is a message, not an error page; the API answers 400.
   await page.goto('/history?outcome=won');

@@ -14,6 +14,7 @@ import { retireKey, rotateKeySet, type PublicJwk } from '@/lib/commands/keys';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint } from '@/lib/audit/checkpoint';
 import { describeBreak, type CheckpointClaim } from '@/lib/audit/verify';
+import { verifyExportLines } from '@/lib/audit/export-verify';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { channelInput, createChannel, listChannels, type PublicChannel } from '@/lib/notifications/channels';
@@ -37,6 +38,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   list-channels <tenant>                                  (never prints secrets)
   audit:verify [--tenant <id>] [--checkpoint FILE]... [--keys FILE]
                                                           (recomputes every audit chain; exits 1 naming the first bad sequence number)
+  audit:verify --export FILE --checkpoint FILE... [--keys FILE]
+                                                          (verifies a saved JSON Lines export against saved checkpoints, no database needed)
   bundle:verify FILE [--keys FILE]                        (checks an evidence bundle offline, no database needed)
   contracts:lint [--schema FILE] [--json]                 (lints every contract version's JSON Schema, or one schema file, against what
                                                           strict tool-calling runtimes enforce; exits 1 on an error; no database needed)
@@ -147,6 +150,30 @@ function parseGrants(values: string[]): Record<string, string[]> {
   return grants;
 }
 
+/** `audit:verify --export`: the file and the checkpoints only, never a database. */
+async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], pinned: boolean): Promise<void> {
+  if (checkpoints.length === 0) throw new UsageError('audit:verify --export needs --checkpoint FILE (a saved GET /api/v1/audit/checkpoint answer): without one, a rolled-back tail looks whole');
+  let stream: fs.FileHandle;
+  try {
+    stream = await fs.open(file);
+  } catch {
+    throw new RefusedError(`cannot read ${file}`);
+  }
+  try {
+    const report = await verifyExportLines(stream.readLines(), checkpoints);
+    if ('unreadable' in report) throw new RefusedError(`${file}${report.line > 0 ? ` line ${report.line}` : ''}: ${report.message}`);
+    if (!report.ok) {
+      console.log(`${report.tenant}: BROKEN at #${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through #${report.through.seq}`);
+      throw new RefusedError(`the export does not verify: ${report.tenant} #${report.seq} (${report.reason})`);
+    }
+    console.log(`${report.tenant}: ${report.rows} event(s) verified, #1 to #${report.through.seq} (${report.through.hash}), matching ${report.checkpoints} signed checkpoint(s) at ${checkpoints.map((point) => `#${point.seq}`).join(', ')}`);
+    if (!pinned) console.log("note: the checkpoints were verified with their own keys; pin them with --keys <saved /.well-known/jwks.json> to prove the server signed them");
+    console.log('The export verifies.');
+  } finally {
+    await stream.close();
+  }
+}
+
 async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const settings = env();
   const handle = await openDatabase(
@@ -174,6 +201,7 @@ async function run(argv: string[]): Promise<void> {
       target: { type: 'string' },
       events: { type: 'string' },
       checkpoint: { type: 'string', multiple: true },
+      export: { type: 'string' },
       keys: { type: 'string' },
       schema: { type: 'string' },
       json: { type: 'boolean' },
@@ -302,6 +330,7 @@ async function run(argv: string[]): Promise<void> {
     case 'audit:verify': {
       const trusted = values.keys ? await readJwks(values.keys) : undefined;
       const checkpoints = await Promise.all((values.checkpoint ?? []).map((file) => readCheckpoint(file, trusted)));
+      if (values.export) return verifyExportFile(values.export, checkpoints, trusted !== undefined);
       const reports = await withDatabase(({ db }) => verifyStoredChains(db, { tenant: values.tenant, checkpoints }));
       if (values.tenant && reports.length === 0) throw new RefusedError(`tenant "${values.tenant}" has no audit chain`);
       for (const point of checkpoints) {
@@ -321,11 +350,15 @@ async function run(argv: string[]): Promise<void> {
     case 'bundle:verify': {
       const file = need(rest[0], 'bundle file');
       const trusted = values.keys ? await readJwks(values.keys) : undefined;
-      const checks = await verifyBundle(await readJsonFile(file), trusted);
-      for (const check of checks) console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.check}: ${check.detail}`);
+      const report = await verifyBundle(await readJsonFile(file), trusted);
+      for (const check of report.checks) console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.check}: ${check.detail}`);
       if (!trusted) console.log('note: the keys came from the bundle itself; pin them with --keys <saved /.well-known/jwks.json> to prove who signed');
-      const failed = checks.filter((check) => !check.ok);
+      const failed = report.checks.filter((check) => !check.ok);
       if (failed.length > 0) throw new RefusedError(`the bundle does not verify: ${failed.map((check) => check.check).join(', ')}`);
+      console.log('Verified:');
+      for (const line of report.verified) console.log(`  ${line}`);
+      console.log('Not verified (shown by the bundle, covered by no hash or signature):');
+      for (const field of report.unverified) console.log(`  ${field}`);
       console.log('The bundle verifies.');
       return;
     }

@@ -1,6 +1,6 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { auditEvents, auditHeads } from '@/db/schema';
+import { agentKeys, auditEvents, auditHeads, users } from '@/db/schema';
 import type { AuditEventType } from '@/lib/events/registry';
 import { payloadHash } from '@/lib/payload-hash';
 
@@ -18,13 +18,17 @@ export type AuditInput = {
   occurredAt?: Date;
 };
 
-/** The fields a row's hash covers, in the shape a verifier rebuilds from an export. */
+/**
+ * The fields a row's hash covers, in the shape a verifier rebuilds from an export. `actorName` is
+ * covered when present: events written before names were recorded keep the hash they were written with.
+ */
 export function auditHashInput(row: {
   tenantId: string;
   seq: number;
   type: string;
   actorType: string;
   actorId: string;
+  actorName?: string | null;
   proposalId: string | null;
   payloadHash: string | null;
   reasonCode: string | null;
@@ -33,7 +37,18 @@ export function auditHashInput(row: {
   occurredAt: string;
   prevHash: string;
 }) {
-  return { ...row, occurredAt: new Date(row.occurredAt).toISOString() };
+  const { actorName, ...always } = row;
+  return { ...always, ...(actorName != null ? { actorName } : {}), occurredAt: new Date(row.occurredAt).toISOString() };
+}
+
+/** The actor's display name now, to record in the event: a user's name, an agent key's agent; a system actor is its id. */
+async function actorNameOf(tx: Database, tenantId: string, actor: AuditInput['actor']): Promise<string | null> {
+  if (actor.type === 'system') return actor.id;
+  const [row] =
+    actor.type === 'user'
+      ? await tx.select({ name: users.name }).from(users).where(eq(users.id, actor.id)).limit(1)
+      : await tx.select({ name: agentKeys.agentName }).from(agentKeys).where(and(eq(agentKeys.id, actor.id), eq(agentKeys.tenantId, tenantId))).limit(1);
+  return row?.name ?? null;
 }
 
 /**
@@ -44,11 +59,15 @@ export function auditHashInput(row: {
 export async function appendAudit(tx: Database, input: AuditInput): Promise<{ seq: number; hash: string }> {
   // One statement creates the head if needed and locks it (an upsert locks the row it returns):
   // from here to commit, concurrent appends of this tenant wait, so the rest is one more statement.
-  const [head] = await tx
-    .insert(auditHeads)
-    .values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH })
-    .onConflictDoUpdate({ target: auditHeads.tenantId, set: { seq: sql`${auditHeads.seq}` } })
-    .returning();
+  // The name lookup needs no lock: it is sent with the upsert.
+  const [actorName, [head]] = await Promise.all([
+    actorNameOf(tx, input.tenantId, input.actor),
+    tx
+      .insert(auditHeads)
+      .values({ tenantId: input.tenantId, seq: 0, hash: GENESIS_HASH })
+      .onConflictDoUpdate({ target: auditHeads.tenantId, set: { seq: sql`${auditHeads.seq}` } })
+      .returning(),
+  ]);
   if (!head) throw new Error('audit head missing after upsert');
 
   const row = {
@@ -57,6 +76,7 @@ export async function appendAudit(tx: Database, input: AuditInput): Promise<{ se
     type: input.type,
     actorType: input.actor.type,
     actorId: input.actor.id,
+    actorName,
     proposalId: input.proposalId ?? null,
     payloadHash: input.payloadHash ?? null,
     reasonCode: input.reasonCode ?? null,

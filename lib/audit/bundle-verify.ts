@@ -3,29 +3,15 @@ import { z } from 'zod';
 import { findAction } from '@/lib/actions/registry';
 import { verificationKeys, type PublicJwk } from '@/lib/commands/keys';
 import { canonicalJson, payloadHash } from '@/lib/payload-hash';
+import { actorLabel, storyOf, UNVERIFIED_FIELDS, type Story } from './bundle-story';
 import { CHECKPOINT_TYP, verifyCheckpoint } from './checkpoint';
-import { rowHashMatches } from './verify';
+import { chainRowSchema, describeBreak, rowHashMatches, verifyChain } from './verify';
 
 /** The evidence bundle's format name and version: a verifier refuses any other. */
-export const BUNDLE_FORMAT = 'countersign.evidence-bundle/1';
+export const BUNDLE_FORMAT = 'countersign.evidence-bundle/2';
 const COMMAND_TYP = 'countersign-command+jwt';
 
 const jwk = z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') });
-const event = z.object({
-  tenantId: z.string(),
-  seq: z.number(),
-  type: z.string(),
-  actorType: z.string(),
-  actorId: z.string(),
-  proposalId: z.string().nullable(),
-  payloadHash: z.string().nullable(),
-  reasonCode: z.string().nullable(),
-  contractVersion: z.number().nullable(),
-  data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
-  occurredAt: z.string(),
-  prevHash: z.string(),
-  hash: z.string(),
-});
 
 export const bundleSchema = z.object({
   format: z.literal(BUNDLE_FORMAT),
@@ -41,7 +27,7 @@ export const bundleSchema = z.object({
     requestId: z.string().nullable(),
     parentId: z.string().nullable(),
     risk: z.string(),
-    routing: z.unknown(),
+    routing: z.object({ rule: z.string(), policyVersion: z.number(), outcome: z.string(), approvals: z.number() }).loose(),
     facts: z.record(z.string(), z.union([z.string(), z.number()])),
     createdAt: z.string(),
     expiresAt: z.string(),
@@ -56,10 +42,15 @@ export const bundleSchema = z.object({
   command: z.object({ id: z.string(), jws: z.string(), kid: z.string(), scope: z.string(), idempotencyKey: z.string() }).nullable(),
   keys: z.array(jwk),
   execution: z.object({ status: z.string(), receipt: z.unknown().nullable(), errorCode: z.string().nullable() }).nullable(),
-  events: z.array(event),
-  /** Every link of the tenant's chain from the proposal's first event to its last: seq, prevHash, hash. */
-  links: z.array(z.object({ seq: z.number(), prevHash: z.string(), hash: z.string() })),
-  /** The server's signed word on the chain at the last link. */
+  /** The proposal's audit events, oldest first: what the verifier reads the story from. */
+  events: z.array(chainRowSchema),
+  /**
+   * Every other event of the tenant's chain between the proposal's first and last, in full (events
+   * carry ids, codes and hashes, never payload values or evidence): with them the chain re-hashes
+   * from the first event to the last, so none of the proposal's can be left out or slipped in.
+   */
+  interleaved: z.array(chainRowSchema),
+  /** The server's signed word on the chain at the proposal's last event. */
   checkpoint: z.string(),
 });
 
@@ -67,17 +58,30 @@ export type EvidenceBundle = z.infer<typeof bundleSchema>;
 
 export type BundleCheck = { check: string; ok: boolean; detail: string };
 
+export type BundleReport = {
+  checks: BundleCheck[];
+  /** What the verified events say, in words; meaningful only when every check passed. */
+  verified: string[];
+  /** Fields the bundle shows that no hash or signature covers. */
+  unverified: string[];
+};
+
 /**
- * Checks an evidence bundle offline (no database, no network): the payload re-hashes to its hash;
- * every approval names that hash; the command's signature verifies with a trusted key and its claims
- * are that payload; the receipt is the one that command asked for; every event re-hashes, names the
- * proposal, and the events sit on one unbroken run of links that a signed checkpoint vouches for.
- * `trustedKeys` (e.g. a saved `/.well-known/jwks.json`) pin the keys; without them the bundle's own
- * keys are used, which proves integrity but not origin.
+ * Checks an evidence bundle offline (no database, no network). The proposal's events must re-hash,
+ * start with its creation and, with the interleaved events of the tenant, make one unbroken chain
+ * that a signed checkpoint vouches for at its last event: then nothing was dropped, added or
+ * changed. Everything the bundle summarizes is held against those events — decisions (actor, type,
+ * payload hash, time, recorded name), status, execution outcome, agent, routing rule — or
+ * recomputed (payload hash, risk), and the command and receipt are checked against the payload.
+ * What none of that covers is listed as unverified. `trustedKeys` (e.g. a saved
+ * `/.well-known/jwks.json`) pin the keys; without them the bundle's own keys are used, which
+ * proves integrity but not origin.
  */
-export async function verifyBundle(input: unknown, trustedKeys?: readonly PublicJwk[]): Promise<BundleCheck[]> {
+export async function verifyBundle(input: unknown, trustedKeys?: readonly PublicJwk[]): Promise<BundleReport> {
   const parsed = bundleSchema.safeParse(input);
-  if (!parsed.success) return [{ check: 'format', ok: false, detail: `not a ${BUNDLE_FORMAT} file: ${parsed.error.issues[0]?.path.join('.') || 'root'} ${parsed.error.issues[0]?.message ?? ''}` }];
+  if (!parsed.success) {
+    return { checks: [{ check: 'format', ok: false, detail: `not a ${BUNDLE_FORMAT} file: ${parsed.error.issues[0]?.path.join('.') || 'root'} ${parsed.error.issues[0]?.message ?? ''}` }], verified: [], unverified: [] };
+  }
   const bundle = parsed.data;
   const checks: BundleCheck[] = [];
   const check = (name: string, ok: boolean, detail: string) => checks.push({ check: name, ok, detail });
@@ -104,29 +108,130 @@ export async function verifyBundle(input: unknown, trustedKeys?: readonly Public
     check('receipt', verdict.ok, verdict.ok ? 'the receipt is for this operation, resource, amount and idempotency key' : verdict.reason);
   }
 
-  // 5. Events: each re-hashes, is about this proposal, and sits on the links.
-  const byLink = new Map(bundle.links.map((link) => [link.seq, link]));
-  const badEvent = bundle.events.find((row) => {
-    const link = byLink.get(row.seq);
-    return !rowHashMatches(row) || row.tenantId !== bundle.tenant || row.proposalId !== bundle.proposal.id || !link || link.hash !== row.hash || link.prevHash !== row.prevHash;
-  });
-  const hashedEvents = bundle.events.filter((row) => row.payloadHash !== null);
-  const foreignHash = hashedEvents.find((row) => row.payloadHash !== bundle.payloadHash);
-  check('events', !badEvent && !foreignHash && bundle.events.length > 0, badEvent ? `event #${badEvent.seq} does not re-hash or is not on the chain links` : foreignHash ? `event #${foreignHash.seq} names another payload hash` : `${bundle.events.length} event(s) re-hash and name this proposal`);
+  // 5. Events: each re-hashes, is about this proposal and this payload, and the first is its creation.
+  const badEvent = bundle.events.find((row) => !rowHashMatches(row) || row.tenantId !== bundle.tenant || row.proposalId !== bundle.proposal.id);
+  const foreignHash = bundle.events.find((row) => row.payloadHash !== null && row.payloadHash !== bundle.payloadHash);
+  const startsWithCreation = bundle.events[0]?.type === 'proposal.created';
+  check(
+    'events',
+    !badEvent && !foreignHash && startsWithCreation,
+    badEvent ? `event #${badEvent.seq} does not re-hash or is not about this proposal` : foreignHash ? `event #${foreignHash.seq} names another payload hash` : !startsWithCreation ? 'the events do not start with proposal.created' : `${bundle.events.length} event(s) re-hash and name this proposal`,
+  );
 
-  // 6. The links are one unbroken run, and a signed checkpoint vouches for its end.
-  const brokenLink = bundle.links.find((link, index) => index > 0 && (link.seq !== bundle.links[index - 1]!.seq + 1 || link.prevHash !== bundle.links[index - 1]!.hash));
-  check('links', bundle.links.length > 0 && !brokenLink, brokenLink ? `the chain links break at #${brokenLink.seq}` : `links #${bundle.links[0]?.seq} to #${bundle.links.at(-1)?.seq} are unbroken`);
+  // 6. With the interleaved events, one unbroken chain from the first event to the last.
+  const chain = [...bundle.events, ...bundle.interleaved].sort((a, b) => a.seq - b.seq);
+  const first = bundle.events[0];
+  const last = bundle.events.at(-1);
+  const stray = bundle.interleaved.find((row) => row.proposalId === bundle.proposal.id || row.tenantId !== bundle.tenant);
+  const verdict = first ? verifyChain(chain, { seq: first.seq - 1, hash: first.prevHash }) : undefined;
+  const chainOk = !stray && verdict?.ok === true && verdict.last.seq === last?.seq;
+  check(
+    'chain',
+    chainOk,
+    stray
+      ? `interleaved event #${stray.seq} is about this proposal or another tenant (every event of the proposal belongs in events)`
+      : !verdict
+        ? 'there are no events'
+        : !verdict.ok
+          ? `the chain breaks at #${verdict.seq}: ${describeBreak(verdict.reason)} (an event was dropped, added or changed)`
+          : verdict.last.seq !== last?.seq
+            ? `the chain runs past the proposal's last event #${last?.seq}`
+            : `events #${first?.seq} to #${last?.seq} re-hash as one unbroken chain (${bundle.events.length} of this proposal, ${bundle.interleaved.length} of others)`,
+  );
+
+  // 7. A signed checkpoint vouches for the chain at the proposal's last event.
+  let signed: { kid: string | undefined; at: string } | undefined;
   try {
     if (decodeProtectedHeader(bundle.checkpoint).typ !== CHECKPOINT_TYP) throw new Error('typ');
     const claim = await verifyCheckpoint(bundle.checkpoint, keys);
-    const last = bundle.links.at(-1);
     const ok = claim.tenant === bundle.tenant && last !== undefined && claim.seq === last.seq && claim.hash === last.hash;
-    check('checkpoint', ok, ok ? `signed: the chain of ${claim.tenant} had ${claim.hash} at #${claim.seq}` : 'the signed checkpoint does not vouch for the last link');
+    if (ok) signed = { kid: decodeProtectedHeader(bundle.checkpoint).kid, at: claim.at };
+    check('checkpoint', ok, ok ? `signed: the chain of ${claim.tenant} had ${claim.hash} at #${claim.seq}` : "the signed checkpoint does not vouch for the proposal's last event");
   } catch {
     check('checkpoint', false, 'the checkpoint does not verify with the trusted keys');
   }
-  return checks;
+
+  // 8. The bundle's summary, held against what the events say.
+  const story = storyOf(bundle.events);
+  check('decisions', ...checkDecisions(bundle, story));
+  check('status', story.status?.status === bundle.proposal.status, story.status ? `the events lead to ${story.status.status} (event #${story.status.seq}); the bundle says ${bundle.proposal.status}` : 'no event sets a status');
+  check('execution', ...checkExecution(bundle, story));
+  check('proposal', ...checkProposal(bundle, story));
+
+  const unverified: string[] = [...UNVERIFIED_FIELDS];
+  for (const decision of story.decisions) if (!decision.name) unverified.push(`the name of ${decision.userId} (event #${decision.seq} was written before names were recorded)`);
+  if (!trustedKeys) unverified.push("keys (the bundle's own: they prove integrity, not who signed; pin them with --keys)");
+  return { checks, verified: signed ? storyLines(bundle, story, signed) : [], unverified };
+}
+
+/** Each decision of the bundle is one decision event (same person, decision, payload hash, time and recorded name), and none is missing. */
+function checkDecisions(bundle: EvidenceBundle, story: Story): [boolean, string] {
+  const unmatched = [...story.decisions];
+  for (const decision of bundle.decisions) {
+    const index = unmatched.findIndex(
+      (event) =>
+        event.userId === decision.userId &&
+        event.decision === decision.decision &&
+        event.payloadHash === decision.payloadHash &&
+        event.at === new Date(decision.createdAt).toISOString() &&
+        (event.name === null || event.name === decision.name),
+    );
+    if (index < 0) return [false, `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} has no matching event (person, decision, payload hash, time and name)`];
+    unmatched.splice(index, 1);
+  }
+  if (unmatched.length > 0) return [false, `event #${unmatched[0]!.seq} records a ${unmatched[0]!.decision} the bundle's decisions leave out`];
+  return [true, `${bundle.decisions.length} decision(s), each matching its event`];
+}
+
+function checkExecution(bundle: EvidenceBundle, story: Story): [boolean, string] {
+  const stated = bundle.execution?.status ?? null;
+  const recorded = story.execution?.status ?? null;
+  // A started execution without an outcome event is still running: the bundle says `executing`.
+  const expected = recorded ?? (story.status?.status === 'executing' ? 'executing' : null);
+  return [stated === expected, `the events record ${expected ?? 'no execution'}; the bundle says ${stated ?? 'no execution'}`];
+}
+
+/** Action, version, agent, parent and creation time from the creation event; risk recomputed; routing rule, outcome and approvals from the events. */
+function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] {
+  const { proposal, payload } = bundle;
+  const created = story.created;
+  if (!created) return [false, 'there is no proposal.created event'];
+  let risk: string | undefined;
+  try {
+    risk = findAction(payload.action)?.risk(payload.args);
+  } catch {
+    risk = undefined;
+  }
+  const wrong = [
+    proposal.action !== payload.action || created.data.action !== payload.action ? 'action' : undefined,
+    proposal.contractVersion !== payload.contractVersion || created.contractVersion !== payload.contractVersion ? 'contractVersion' : undefined,
+    proposal.agentName !== created.data.agent ? 'agentName' : undefined,
+    (proposal.parentId ?? null) !== (created.data.parent ?? null) ? 'parentId' : undefined,
+    new Date(proposal.createdAt).toISOString() !== new Date(created.occurredAt).toISOString() ? 'createdAt' : undefined,
+    risk !== proposal.risk ? 'risk' : undefined,
+    proposal.routing.rule !== created.data.rule || proposal.routing.policyVersion !== created.data.policyVersion || proposal.routing.outcome !== created.reasonCode ? 'routing' : undefined,
+    story.required !== undefined && proposal.routing.approvals !== story.required ? 'routing.approvals' : undefined,
+  ].filter((field): field is string => field !== undefined);
+  return wrong.length === 0
+    ? [true, `action, agent, parent, creation time and routing match event #${created.seq}; risk ${risk} recomputed from the payload`]
+    : [false, `${wrong.join(', ')} ${wrong.length === 1 ? 'differs' : 'differ'} from the events (or, for risk, from the payload)`];
+}
+
+/** The verified story in words: only what the checks above vouch for. */
+function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string | undefined; at: string }): string[] {
+  const created = story.created;
+  const lines = [
+    `proposal ${bundle.proposal.id} (${bundle.tenant}): ${bundle.payload.action} v${bundle.payload.contractVersion}, payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
+    created
+      ? `proposed by ${created.actorType} ${actorLabel(created.actorName, created.actorId)} at ${new Date(created.occurredAt).toISOString()}`
+      : 'proposed: no event',
+    `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, ${bundle.proposal.routing.outcome}${story.required !== undefined ? `, ${story.required} approval(s) required` : ''}`,
+    ...story.decisions.map((decision) => `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${actorLabel(decision.name, decision.userId)} at ${decision.at} (event #${decision.seq})`),
+    `status: ${bundle.proposal.status} (event #${story.status?.seq})`,
+    story.execution ? `execution: ${story.execution.status} at ${story.execution.at} (event #${story.execution.seq})${story.execution.status === 'succeeded' ? ', the receipt matches the signed command' : ''}` : `execution: ${bundle.execution?.status ?? 'none'}`,
+    `chain: events #${bundle.events[0]?.seq} to #${bundle.events.at(-1)?.seq} of ${bundle.tenant}, vouched for by a checkpoint signed with ${signed.kid ?? '(no kid)'} at ${signed.at}`,
+  ];
+  return lines;
 }
 
 async function checkCommand(bundle: EvidenceBundle, keys: readonly PublicJwk[]): Promise<[boolean, string]> {

@@ -1,14 +1,22 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { generateKeyPair, exportJWK, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { executeCommand } from '@/lib/commands/execute';
+import { decide } from '@/lib/decisions/decide';
 import { commandKeys, type PublicJwk } from '@/lib/commands/keys';
 import { payloadHash } from '@/lib/payload-hash';
+import { runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
+import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { buildEvidenceBundle } from './bundle';
+import { actorLabel, UNVERIFIED_FIELDS } from './bundle-story';
 import { verifyBundle, type EvidenceBundle } from './bundle-verify';
+import { rowHash } from './verify';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -26,6 +34,8 @@ beforeAll(async () => {
     { requestId: 'req_bundle_1', action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 1500, currency: 'USD', reason: 'Damaged in transit' } },
     now,
   );
+  // Another proposal's event lands between this one's first and last: the bundle carries it so the chain re-hashes.
+  await submitAs(t.db, systems.client, seeded.acme, { requestId: 'req_bundle_other', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } }, { now });
   const write = writeClients(systems.systems.service.url, systems.systems.credentials);
   const execution = await executeCommand(t.db, { scope: minted.scope, jws: minted.jws, systems: systems.client, writeClient: write(minted.scope), deadlineMs: 1_000 });
   expect(execution.status).toBe('succeeded');
@@ -36,7 +46,17 @@ beforeAll(async () => {
 
 const copy = (): EvidenceBundle => structuredClone(bundle);
 const failed = async (tampered: unknown, keys: PublicJwk[] | 'bundle' = trusted) =>
-  (await verifyBundle(tampered, keys === 'bundle' ? undefined : keys)).filter((check) => !check.ok).map((check) => check.check);
+  (await verifyBundle(tampered, keys === 'bundle' ? undefined : keys)).checks.filter((check) => !check.ok).map((check) => check.check);
+
+type Event = EvidenceBundle['events'][number];
+const ZERO_HASH = `sha256:${'0'.repeat(64)}`;
+const editEvent = (type: string, change: (event: Event) => Event) => (b: EvidenceBundle): EvidenceBundle => ({ ...b, events: b.events.map((e) => (e.type === type ? change(e) : e)) });
+/** An event changed and its own hash recomputed (what someone who can write the file does). */
+const rehashed = (change: Partial<Event>) => (event: Event): Event => {
+  const changed = { ...event, ...change };
+  return { ...changed, hash: rowHash(changed) };
+};
+const withoutEvent = (type: string) => (b: EvidenceBundle): EvidenceBundle => ({ ...b, events: b.events.filter((e) => e.type !== type) });
 
 /** A command with the same claims, signed by a key the auditor does not trust, announced in the bundle. */
 async function resignedElsewhere(original: EvidenceBundle): Promise<EvidenceBundle> {
@@ -49,45 +69,136 @@ async function resignedElsewhere(original: EvidenceBundle): Promise<EvidenceBund
 
 describe('evidence bundles', () => {
   it('a real bundle verifies in every check, offline', async () => {
-    const checks = await verifyBundle(JSON.parse(JSON.stringify(bundle)), trusted);
-    expect(checks.map((check) => [check.check, check.ok])).toEqual([
+    const report = await verifyBundle(JSON.parse(JSON.stringify(bundle)), trusted);
+    expect(report.checks.map((check) => [check.check, check.ok])).toEqual([
       ['payload_hash', true],
       ['approvals_bind_hash', true],
       ['command', true],
       ['receipt', true],
       ['events', true],
-      ['links', true],
+      ['chain', true],
       ['checkpoint', true],
+      ['decisions', true],
+      ['status', true],
+      ['execution', true],
+      ['proposal', true],
     ]);
     expect(bundle.events.map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted', 'execution.started', 'execution.succeeded']);
+    expect(bundle.interleaved.map((row) => row.type)).toEqual(['proposal.created']);
     expect(JSON.stringify(bundle)).not.toMatch(/"d":/);
   });
 
   it.each<[string, (b: EvidenceBundle) => EvidenceBundle | Promise<EvidenceBundle>, string[]]>([
-    ['the amount changed', (b) => ({ ...b, payload: { ...b.payload, args: { ...b.payload.args, amountMinor: 15000 } } }), ['payload_hash', 'receipt']],
+    ['the amount changed', (b) => ({ ...b, payload: { ...b.payload, args: { ...b.payload.args, amountMinor: 15000 } } }), ['payload_hash', 'receipt', 'proposal']],
     [
       'the amount changed and the hash recomputed',
       (b) => {
         const payload = { ...b.payload, args: { ...b.payload.args, amountMinor: 15000 } };
         return { ...b, payload, canonicalPayload: JSON.stringify(payload), payloadHash: payloadHash(payload) };
       },
-      ['payload_hash', 'approvals_bind_hash', 'command', 'receipt', 'events'],
+      ['payload_hash', 'approvals_bind_hash', 'command', 'receipt', 'events', 'proposal'],
     ],
-    ['an approval moved to another hash', (b) => ({ ...b, decisions: b.decisions.map((d) => ({ ...d, payloadHash: `sha256:${'0'.repeat(64)}` })) }), ['approvals_bind_hash']],
-    ['the approval event rewritten to another hash', (b) => ({ ...b, events: b.events.map((e) => (e.type === 'proposal.approved' ? { ...e, payloadHash: `sha256:${'0'.repeat(64)}` } : e)) }), ['events']],
+    ['an approval moved to another hash', (b) => ({ ...b, decisions: b.decisions.map((d) => ({ ...d, payloadHash: ZERO_HASH })) }), ['approvals_bind_hash', 'decisions']],
+    ['the approval event rewritten to another hash', editEvent('proposal.approved', (e) => ({ ...e, payloadHash: ZERO_HASH })), ['events', 'chain', 'decisions']],
     ['the command re-signed with another key', resignedElsewhere, ['command']],
     ['the receipt swapped for another amount', (b) => ({ ...b, execution: { ...b.execution!, receipt: { ...(b.execution!.receipt as object), amountMinor: 1 } } }), ['receipt']],
-    ['an event dropped from the links', (b) => ({ ...b, links: b.links.filter((_, index) => index !== 1) }), ['events', 'links']],
-    ['an event’s time edited', (b) => ({ ...b, events: b.events.map((e, index) => (index === 0 ? { ...e, occurredAt: new Date(0).toISOString() } : e)) }), ['events']],
-    ['the checkpoint replaced by one over another seq', (b) => ({ ...b, links: b.links.slice(0, -1), events: b.events.slice(0, -1) }), ['checkpoint']],
+    ['an event’s time edited', (b) => ({ ...b, events: b.events.map((e, index) => (index === 0 ? { ...e, occurredAt: new Date(0).toISOString() } : e)) }), ['events', 'chain', 'proposal']],
+    ['the approver renamed', (b) => ({ ...b, decisions: b.decisions.map((d) => ({ ...d, name: 'Mallory' })) }), ['decisions']],
+    ['the approver renamed in the event too, its hash recomputed', (b) => editEvent('proposal.approved', rehashed({ actorName: 'Mallory' }))({ ...b, decisions: b.decisions.map((d) => ({ ...d, name: 'Mallory' })) }), ['chain']],
+    ['a second (fake) approval added', (b) => ({ ...b, decisions: [...b.decisions, { ...b.decisions[0]!, userId: 'usr_mallory', name: 'Mallory' }] }), ['decisions']],
+    ['the proposal.approved event deleted', withoutEvent('proposal.approved'), ['chain', 'decisions']],
+    ['the proposal.approved event and its decision deleted', (b) => ({ ...withoutEvent('proposal.approved')(b), decisions: [] }), ['chain']],
+    ['the proposal.approved event passed off as another proposal’s', (b) => ({ ...withoutEvent('proposal.approved')(b), interleaved: [...b.interleaved, b.events.find((e) => e.type === 'proposal.approved')!], decisions: [] }), ['chain']],
+    ['another proposal’s event between them dropped', (b) => ({ ...b, interleaved: [] }), ['chain']],
+    ['the last event dropped (the checkpoint is over it)', (b) => ({ ...b, events: b.events.slice(0, -1), execution: { ...b.execution!, status: 'executing' }, proposal: { ...b.proposal, status: 'executing' } }), ['checkpoint']],
+    ['the risk changed', (b) => ({ ...b, proposal: { ...b.proposal, risk: b.proposal.risk === 'low' ? 'high' : 'low' } }), ['proposal']],
+    ['the agent changed', (b) => ({ ...b, proposal: { ...b.proposal, agentName: 'trusted-bot' } }), ['proposal']],
+    ['the routing rule changed', (b) => ({ ...b, proposal: { ...b.proposal, routing: { ...b.proposal.routing, rule: 'board_approved' } } }), ['proposal']],
+    ['the approvals required changed', (b) => ({ ...b, proposal: { ...b.proposal, routing: { ...b.proposal.routing, approvals: 3 } } }), ['proposal']],
+    ['the status changed', (b) => ({ ...b, proposal: { ...b.proposal, status: 'rejected' } }), ['status']],
+    ['the execution outcome changed', (b) => ({ ...b, execution: { ...b.execution!, status: 'failed' } }), ['execution']],
+    ['the creation time changed', (b) => ({ ...b, proposal: { ...b.proposal, createdAt: new Date(0).toISOString() } }), ['proposal']],
   ])('detects %s', async (_name, tamper, expected) => {
     expect(await failed(await tamper(copy()))).toEqual(expected);
+  });
+
+  it.each<[string, (b: EvidenceBundle) => EvidenceBundle, string]>([
+    ['the gates changed', (b) => ({ ...b, gates: [] }), 'gates'],
+    ['the raw body changed', (b) => ({ ...b, rawCandidate: '{"forged":true}' }), 'rawCandidate'],
+    ['the status reason changed', (b) => ({ ...b, proposal: { ...b.proposal, statusReason: 'Approved by the board' } }), 'proposal.statusReason'],
+  ])('%s: no hash covers it, so it passes only as "not verified"', async (_name, tamper, field) => {
+    const report = await verifyBundle(tamper(copy()), trusted);
+    expect(report.checks.filter((check) => !check.ok)).toEqual([]);
+    expect(report.unverified.some((line) => line.startsWith(field))).toBe(true);
+    expect(report.verified.join('\n')).not.toContain(field);
+  });
+
+  it('says what it verified, from the events: who approved (name and id), when, under which rule, the outcome', async () => {
+    const report = await verifyBundle(copy(), trusted);
+    const approval = bundle.events.find((e) => e.type === 'proposal.approved')!;
+    const outcome = bundle.events.at(-1)!;
+    expect(report.verified).toEqual([
+      `proposal ${bundle.proposal.id} (acme): issue_refund v1, payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
+      `proposed by agent ${bundle.proposal.agentName} (${bundle.events[0]!.actorId}) at ${bundle.proposal.createdAt}`,
+      `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, needs_approval, 1 approval(s) required`,
+      `approved by Alice (${seeded.world.userId('alice')}) at ${approval.occurredAt} (event #${approval.seq})`,
+      `status: succeeded (event #${outcome.seq})`,
+      `execution: succeeded at ${outcome.occurredAt} (event #${outcome.seq}), the receipt matches the signed command`,
+      `chain: events #${bundle.events[0]!.seq} to #${outcome.seq} of acme, vouched for by a checkpoint signed with ${trusted[0]!.kid} at ${bundle.generatedAt}`,
+    ]);
+    expect(report.unverified).toEqual([...UNVERIFIED_FIELDS]);
+    expect((await verifyBundle(copy())).unverified.at(-1)).toMatch(/^keys/);
+  });
+
+  it('an actor name not recorded in the event is printed as unverified', () => {
+    expect(actorLabel(null, 'usr_1')).toBe('usr_1 (name unverified)');
+    expect(actorLabel('Alice', 'usr_1')).toBe('Alice (usr_1)');
   });
 
   it('a command re-signed with a key the bundle itself announces is caught only by pinned keys (why the README says to pin them)', async () => {
     const tampered = await resignedElsewhere(copy());
     expect(await failed(tampered, 'bundle')).toEqual([]);
     expect(await failed(tampered)).toEqual(['command']);
+  });
+
+  it('a proposal rejected after its approval, whose command was then refused, verifies as rejected with a failed execution', async () => {
+    const minted = await approvedCommand(t.db, systems.client, seeded.acme, seeded.world.userId('alice'), { requestId: 'req_bundle_overruled', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } }, new Date());
+    await decide(t.db, systems.client, { userId: seeded.world.userId('bob'), proposalId: minted.proposal.id, request: { decision: 'reject', payloadHash: minted.proposal.payloadHash, reason: 'Deny wins' } });
+    const write = writeClients(systems.systems.service.url, systems.systems.credentials);
+    expect((await executeCommand(t.db, { scope: minted.scope, jws: minted.jws, systems: systems.client, writeClient: write(minted.scope), deadlineMs: 1_000 })).status).toBe('failed');
+    const overruled = (await buildEvidenceBundle(t.db, 'acme', minted.proposal.id, await commandKeys()))!;
+    const report = await verifyBundle(overruled, trusted);
+    expect(report.checks.filter((check) => !check.ok)).toEqual([]);
+    expect(report.verified).toEqual(expect.arrayContaining([expect.stringMatching(/^approved by Alice/), expect.stringMatching(/^rejected by Bob/), expect.stringMatching(/^status: rejected/), expect.stringMatching(/^execution: failed/)]));
+  });
+
+  it('bundle:verify prints the checks, what it verified and what it did not; a forged bundle exits 1', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cs-bundle-verify-'));
+    const [good, forged, jwks] = ['bundle.json', 'forged.json', 'jwks.json'].map((name) => path.join(dir, name)) as [string, string, string];
+    await fs.writeFile(good, JSON.stringify(bundle));
+    await fs.writeFile(forged, JSON.stringify({ ...copy(), decisions: copy().decisions.map((d) => ({ ...d, name: 'Mallory' })) }));
+    await fs.writeFile(jwks, JSON.stringify({ keys: trusted }));
+    const noDatabase = path.join(dir, 'no-database-here');
+    const passed = await runCli(['bundle:verify', good, '--keys', jwks], noDatabase);
+    const report = await verifyBundle(copy(), trusted);
+    expect(passed.stdout).toBe(
+      [
+        ...report.checks.map((check) => `ok   ${check.check}: ${check.detail}`),
+        'Verified:',
+        ...report.verified.map((line) => `  ${line}`),
+        'Not verified (shown by the bundle, covered by no hash or signature):',
+        ...report.unverified.map((line) => `  ${line}`),
+        'The bundle verifies.',
+        '',
+      ].join('\n'),
+    );
+    expect(passed.code).toBe(0);
+    const refused = await runCli(['bundle:verify', forged, '--keys', jwks], noDatabase);
+    expect(refused.stdout).toContain('FAIL decisions: the approve by Mallory');
+    expect(refused.stdout).not.toContain('Verified:');
+    expect(refused.stderr).toBe('Error: the bundle does not verify: decisions\n');
+    expect(refused.code).toBe(1);
+    await expect(fs.stat(noDatabase)).rejects.toThrow();
   });
 
   it('refuses what is not a bundle', async () => {

@@ -1,16 +1,18 @@
-import { and, asc, between, eq } from 'drizzle-orm';
+import { and, asc, between, eq, isNull, ne, or } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { auditEvents, commands, decisions, executions, proposals, users } from '@/db/schema';
+import { auditEvents, commands, decisions, executions, proposals, users, type AuditEvent } from '@/db/schema';
 import type { CommandKeys } from '@/lib/commands/keys';
 import { canonicalJson } from '@/lib/payload-hash';
+import { DECISION_TYPES } from './bundle-story';
 import { BUNDLE_FORMAT, type EvidenceBundle } from './bundle-verify';
 import { signCheckpoint } from './checkpoint';
 
 /**
  * Everything an auditor needs to check one proposal offline (DESIGN.md §8): the canonical payload
- * and its hash, the raw candidate, gates, decisions with names, the signed command and the public
- * keys that verify it, the receipt, the proposal's audit events, every chain link between its first
- * and last event, and a checkpoint signed over the last link. Evidence text is not included.
+ * and its hash, the raw candidate, gates, decisions with the names their events recorded, the signed
+ * command and the public keys that verify it, the receipt, the proposal's audit events, the other
+ * events of the tenant's chain between its first and last (so the chain re-hashes across them), and
+ * a checkpoint signed over its last event. Evidence text is not included.
  * Undefined when the tenant has no such proposal.
  */
 export async function buildEvidenceBundle(db: Database, tenantId: string, proposalId: string, keys: CommandKeys, now = new Date()): Promise<EvidenceBundle | undefined> {
@@ -29,14 +31,15 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
     .from(auditEvents)
     .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.proposalId, proposal.id)))
     .orderBy(asc(auditEvents.seq));
+  const recordedNames = new Map(events.filter((row) => DECISION_TYPES.has(row.type) && row.actorName).map((row) => [row.actorId, row.actorName!]));
   const first = events[0]?.seq ?? 0;
   const last = events.at(-1)?.seq ?? 0;
-  const links = await db
-    .select({ seq: auditEvents.seq, prevHash: auditEvents.prevHash, hash: auditEvents.hash })
+  const interleaved = await db
+    .select()
     .from(auditEvents)
-    .where(and(eq(auditEvents.tenantId, tenantId), between(auditEvents.seq, first, last)))
+    .where(and(eq(auditEvents.tenantId, tenantId), between(auditEvents.seq, first, last), or(isNull(auditEvents.proposalId), ne(auditEvents.proposalId, proposal.id))))
     .orderBy(asc(auditEvents.seq));
-  const end = links.at(-1);
+  const end = events.at(-1);
   const checkpoint = await signCheckpoint({ tenant: tenantId, seq: end?.seq ?? 0, hash: end?.hash ?? 'sha256:genesis', at: now.toISOString() }, keys.signing);
   return {
     format: BUNDLE_FORMAT,
@@ -63,12 +66,15 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
     payloadHash: proposal.payloadHash,
     rawCandidate: proposal.rawCandidate,
     gates: proposal.gates,
-    decisions: decided.map((row) => ({ ...row, createdAt: row.createdAt.toISOString() })),
+    // The name its event recorded, so a later rename does not make the bundle disagree with the chain.
+    decisions: decided.map((row) => ({ ...row, name: recordedNames.get(row.userId) ?? row.name, createdAt: row.createdAt.toISOString() })),
     command: command ? { id: command.id, jws: command.jws, kid: command.kid, scope: command.scope, idempotencyKey: command.idempotencyKey } : null,
     keys: keys.jwks,
     execution: execution ? { status: execution.status, receipt: execution.receipt ?? null, errorCode: execution.errorCode } : null,
-    events: events.map((row) => ({ ...row, occurredAt: new Date(row.occurredAt).toISOString() })),
-    links,
+    events: events.map(asExported),
+    interleaved: interleaved.map(asExported),
     checkpoint,
   };
 }
+
+const asExported = (row: AuditEvent) => ({ ...row, occurredAt: new Date(row.occurredAt).toISOString() });

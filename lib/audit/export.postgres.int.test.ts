@@ -35,7 +35,7 @@ async function exportAndMeasure(tenantId: string, format: 'csv' | 'jsonl') {
   let bytes = 0;
   let lines = 0;
   let chunks = 0;
-  const response = auditExportResponse(t.db, tenantId, {}, format);
+  const response = auditExportResponse(t.db, tenantId, { filters: {}, of: 'events' }, format);
   const reader = response.body!.getReader();
   for (;;) {
     const { done, value } = await reader.read();

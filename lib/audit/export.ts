@@ -1,17 +1,18 @@
 import 'server-only';
 import type { Database } from '@/db';
 import type { AuditEvent } from '@/db/schema';
-import type { HistoryFilters } from './history-filters';
-import { eventsQuery } from './history';
+import type { ExportOf, HistoryFilters } from './history-filters';
+import { decisionEventsQuery, eventsQuery } from './history';
 
 /**
- * The audit export (DESIGN.md §8): every hashed field of each event plus `prevHash` and `hash`,
- * oldest first, so an auditor re-verifies it offline (`chainVerifier`, or the CLI). Streamed one
+ * The audit export (DESIGN.md §8): every hashed field of each event (the actor's name beside its
+ * id, as the event recorded it; empty on events written before names were recorded) plus
+ * `prevHash` and `hash`, oldest first, so an auditor re-verifies it offline (`chainVerifier`, or the CLI). Streamed one
  * keyset page at a time as the reader pulls: memory stays constant however many events match.
  */
 export const EXPORT_PAGE_SIZE = 1_000;
 
-export const EXPORT_FIELDS = ['tenantId', 'seq', 'type', 'actorType', 'actorId', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash'] as const;
+export const EXPORT_FIELDS = ['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash'] as const;
 
 export type ExportFormat = 'csv' | 'jsonl';
 
@@ -25,6 +26,7 @@ export function exportRecord(row: AuditEvent): Record<(typeof EXPORT_FIELDS)[num
     type: row.type,
     actorType: row.actorType,
     actorId: row.actorId,
+    actorName: row.actorName,
     proposalId: row.proposalId,
     payloadHash: row.payloadHash,
     reasonCode: row.reasonCode,
@@ -54,8 +56,17 @@ function encodePage(rows: AuditEvent[], format: ExportFormat): string {
   return rows.map((row) => csvLine(Object.values(exportRecord(row)))).join('');
 }
 
+/** What an export selects: the history's filters, applied as the view it was asked from applies them. */
+export type ExportSelection = { filters: HistoryFilters; of: ExportOf };
+
+function exportPage(db: Database, tenantId: string, selection: ExportSelection, after: number, pageSize: number) {
+  return selection.of === 'decisions'
+    ? decisionEventsQuery(db, tenantId, selection.filters, after, pageSize)
+    : eventsQuery(db, tenantId, selection.filters, { order: 'asc', after }, pageSize);
+}
+
 /** The export as a byte stream: the next page is read only when the reader asks for more. */
-export function auditExportStream(db: Database, tenantId: string, filters: HistoryFilters, format: ExportFormat, pageSize = EXPORT_PAGE_SIZE): ReadableStream<Uint8Array> {
+export function auditExportStream(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, pageSize = EXPORT_PAGE_SIZE): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let after = 0;
   let started = false;
@@ -69,7 +80,7 @@ export function auditExportStream(db: Database, tenantId: string, filters: Histo
             return;
           }
         }
-        const rows = await eventsQuery(db, tenantId, filters, { order: 'asc', after }, pageSize);
+        const rows = await exportPage(db, tenantId, selection, after, pageSize);
         if (rows.length > 0) {
           after = rows.at(-1)!.seq;
           controller.enqueue(encoder.encode(encodePage(rows, format)));
@@ -82,9 +93,9 @@ export function auditExportStream(db: Database, tenantId: string, filters: Histo
 }
 
 /** The HTTP answer: the stream as a download named after the tenant and the day. */
-export function auditExportResponse(db: Database, tenantId: string, filters: HistoryFilters, format: ExportFormat, now = new Date()): Response {
+export function auditExportResponse(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, now = new Date()): Response {
   const name = `countersign-audit-${tenantId.replace(/[^A-Za-z0-9_-]/g, '_')}-${now.toISOString().slice(0, 10)}.${format}`;
-  return new Response(auditExportStream(db, tenantId, filters, format), {
+  return new Response(auditExportStream(db, tenantId, selection, format), {
     headers: {
       'content-type': EXPORT_CONTENT_TYPES[format],
       'content-disposition': `attachment; filename="${name}"`,

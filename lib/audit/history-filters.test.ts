@@ -69,9 +69,10 @@ describe('startOfDay', () => {
 });
 
 describe('the URL of a view', () => {
-  it('leaves out the default tab and empty filters; the export carries the filters, not the tab', () => {
+  it('leaves out the default tab and empty filters; the export carries the filters and the view they apply to', () => {
     expect(historySearch({ tab: 'decisions' })).toBe('');
     expect(historySearch({ tab: 'events', action: 'hold_stock' })).toBe('?tab=events&action=hold_stock');
-    expect(exportHref({ tab: 'events', person: 'usr_a', type: 'proposal.created' }, 'csv')).toBe('/api/v1/audit/events?person=usr_a&type=proposal.created&format=csv');
+    expect(exportHref({ tab: 'events', person: 'usr_a', type: 'proposal.created' }, 'csv')).toBe('/api/v1/audit/events?tab=events&person=usr_a&type=proposal.created&format=csv');
+    expect(exportHref({ tab: 'decisions', q: 'refund' }, 'jsonl')).toBe('/api/v1/audit/events?tab=decisions&q=refund&format=jsonl');
   });
 });

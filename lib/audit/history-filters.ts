@@ -73,8 +73,11 @@ export type HistoryFilters = {
   q?: string;
 };
 
+/** Which view's rows an export holds: the Decisions view's only when asked for by name (`tab=decisions`), else the events. */
+export type ExportOf = 'decisions' | 'events';
+
 export type ParsedHistory =
-  | { ok: true; view: HistoryView; filters: HistoryFilters; cursor?: string; format?: 'csv' | 'jsonl' }
+  | { ok: true; view: HistoryView; filters: HistoryFilters; cursor?: string; format?: 'csv' | 'jsonl'; exportOf?: ExportOf }
   | { ok: false; messages: string[] };
 
 /** How far `tz` is ahead of UTC at `instant`, in milliseconds. */
@@ -120,7 +123,8 @@ export function parseHistoryParams(search: URLSearchParams, use: 'page' | 'expor
     until: rest.to ? startOfDay(rest.to, tz, 1) : undefined,
     q: rest.q,
   };
-  return { ok: true, view, filters, ...(cursor ? { cursor } : {}), ...(format ? { format } : {}) };
+  const exportOf: ExportOf | undefined = use === 'export' ? (search.get('tab') === 'decisions' ? 'decisions' : 'events') : undefined;
+  return { ok: true, view, filters, ...(cursor ? { cursor } : {}), ...(format ? { format } : {}), ...(exportOf ? { exportOf } : {}) };
 }
 
 /** A page's search params (Next's record) as URLSearchParams; a repeated key stays repeated, so it is refused. */

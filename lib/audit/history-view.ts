@@ -61,9 +61,12 @@ export function historySearch(view: HistoryView, extra: Record<string, string> =
   return text ? `?${text}` : '';
 }
 
-/** The export of the events a view selects (both tabs export the audit events behind them). */
+/**
+ * The export of the rows a view shows: the Events view's events, or every event of the proposals
+ * the Decisions view shows (its filters and text apply to proposals there, not to events).
+ */
 export function exportHref(view: HistoryView, format: 'csv' | 'jsonl'): string {
-  return `/api/v1/audit/events${historySearch({ ...view, tab: 'decisions' }, { format })}`;
+  return `/api/v1/audit/events${historySearch({ ...view, tab: 'events' }, { tab: view.tab, format })}`;
 }
 
 export type DecisionRowView = {

@@ -9,7 +9,8 @@ import { setupDemoSystems } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
 import { appendAudit } from './append';
 import { auditExportStream } from './export';
-import type { HistoryFilters } from './history-filters';
+import { parseHistoryParams, type HistoryFilters } from './history-filters';
+import { exportHref, historySearch, type HistoryView } from './history-view';
 import { decisionsPage, eventsPage } from './history';
 import { chainVerifier, type ChainRow } from './verify';
 
@@ -146,7 +147,7 @@ describe('the Events view', () => {
 
 describe('the export', () => {
   it('JSONL re-verifies with chainVerifier against the head', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', {}, 'jsonl', 7));
+    const text = await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', 7));
     const rows = text.trimEnd().split('\n').map((line) => JSON.parse(line) as ChainRow);
     const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'acme'));
     expect(rows.length).toBe(head!.seq);
@@ -161,18 +162,64 @@ describe('the export', () => {
   });
 
   it('CSV is RFC 4180 with every hashed field, and formula-like cells are defused', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', { type: 'auth.sign_in_locked' }, 'csv'));
+    const text = await readText(auditExportStream(t.db, 'acme', { filters: { type: 'auth.sign_in_locked' }, of: 'events' }, 'csv'));
     const lines = text.split('\r\n');
-    expect(lines[0]).toBe('tenantId,seq,type,actorType,actorId,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash');
-    expect(text).toContain(`,system,"'=HYPERLINK(""x"")",,,"line\nbreak ""q""",,"{""note"":""+1, @x""}",`);
+    expect(lines[0]).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash');
+    expect(text).toContain(`,system,"'=HYPERLINK(""x"")","'=HYPERLINK(""x"")",,,"line\nbreak ""q""",,"{""note"":""+1, @x""}",`);
     expect(text.endsWith('\r\n')).toBe(true);
   });
 
   it('exports only the filtered events of the tenant, oldest first', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', { action: 'hold_stock' }, 'jsonl'));
+    const text = await readText(auditExportStream(t.db, 'acme', { filters: { action: 'hold_stock' }, of: 'events' }, 'jsonl'));
     const rows = text.trimEnd().split('\n').map((line) => JSON.parse(line) as ChainRow);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((row) => row.tenantId === 'acme' && [ids.hold, ids.pending].includes(row.proposalId!))).toBe(true);
     expect(rows.map((row) => row.seq)).toEqual([...rows.map((row) => row.seq)].sort((a, b) => a - b));
+  });
+
+  /** The export the History page's button downloads for `view`: its link, parsed as the route parses it. */
+  async function exportOfView(view: HistoryView, format: 'csv' | 'jsonl' = 'jsonl') {
+    const parsed = parseHistoryParams(new URL(exportHref(view, format), 'http://x').searchParams, 'export');
+    if (!parsed.ok) throw new Error(parsed.messages.join(' '));
+    return readText(auditExportStream(t.db, 'acme', { filters: parsed.filters, of: parsed.exportOf ?? 'events' }, format));
+  }
+
+  const jsonLines = (text: string) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as ChainRow);
+
+  it.each<[string, () => HistoryView]>([
+    ['words of the refund reason in its arguments', () => ({ tab: 'decisions', q: 'full refund' })],
+    ['words of the rejection reason', () => ({ tab: 'decisions', q: 'Duplicate' })],
+    ['the agent name', () => ({ tab: 'decisions', q: 'support' })],
+    ['a proposal id', () => ({ tab: 'decisions', q: ids.refund! })],
+    ['an event type in the Events view', () => ({ tab: 'events', q: 'rejected' })],
+    ['a person in the Events view', () => ({ tab: 'events', person: world.userId('bob') })],
+  ])("with History's filter set to %s, exports the rows the screen shows", async (_name, viewOf) => {
+    const view = viewOf();
+    const parsed = parseHistoryParams(new URLSearchParams(historySearch(view)), 'page');
+    if (!parsed.ok) throw new Error(parsed.messages.join(' '));
+    const rows = jsonLines(await exportOfView(view));
+    if (view.tab === 'decisions') {
+      const shown = (await allDecisions('acme', parsed.filters)).map((row) => row.id);
+      expect(shown.length).toBeGreaterThan(0);
+      expect([...new Set(rows.map((row) => row.proposalId))].sort()).toEqual([...shown].sort());
+      expect(rows.some((row) => row.type === 'proposal.created')).toBe(true);
+    } else {
+      const shown = (await allEvents('acme', parsed.filters)).map((row) => row.seq);
+      expect(shown.length).toBeGreaterThan(0);
+      expect(rows.map((row) => row.seq)).toEqual([...shown].reverse());
+    }
+  });
+
+  it('without a tab, the export is the whole chain (what audit:verify --export reads)', async () => {
+    const parsed = parseHistoryParams(new URLSearchParams('format=jsonl'), 'export');
+    expect(parsed).toMatchObject({ ok: true, exportOf: 'events' });
+    const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'acme'));
+    expect(jsonLines(await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl'))).length).toBe(head!.seq);
+  });
+
+  it.each(['csv', 'jsonl'] as const)('%s carries the name the event recorded beside the actor id', async (format) => {
+    const text = await exportOfView({ tab: 'decisions', q: 'Duplicate' }, format);
+    if (format === 'csv') expect(text).toContain(`,proposal.rejected,user,${world.userId('bob')},Bob,${ids.refund},`);
+    else expect(jsonLines(text).find((row) => row.type === 'proposal.rejected')).toMatchObject({ actorId: world.userId('bob'), actorName: 'Bob' });
   });
 });

@@ -131,29 +131,48 @@ export function decodeDecisionCursor(raw: string | undefined): DecisionCursor | 
  * proposals that person decided; `q` is a proposal id or text in action, agent, reason and args.
  */
 export function decisionsQuery(db: Database, tenantId: string, filters: HistoryFilters, cursor: DecisionCursor | undefined, limit: number) {
-  const id = proposalIdIn(filters.q);
-  const text = textIn(filters.q);
   return db
     .select({ proposal: proposals, cursorAt: cursorInstant(proposals.decidedAt) })
     .from(proposals)
     .where(
       and(
-        eq(proposals.tenantId, tenantId),
-        isNotNull(proposals.decidedAt),
-        ...proposalConditions(tenantId, filters),
-        filters.person
-          ? sql`exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${filters.person})`
-          : undefined,
-        filters.since ? sql`${proposals.decidedAt} >= ${filters.since.toISOString()}::timestamptz` : undefined,
-        filters.until ? sql`${proposals.decidedAt} < ${filters.until.toISOString()}::timestamptz` : undefined,
-        id ? eq(proposals.id, id) : undefined,
-        text
-          ? sql`(${proposals.action} ilike ${text} or ${proposals.agentName} ilike ${text} or ${proposals.statusReason} ilike ${text} or (${proposals.payload}->'args')::text ilike ${text})`
-          : undefined,
+        ...decisionConditions(tenantId, filters),
         cursor ? sql`(${proposals.decidedAt}, ${proposals.id}) < (${cursor.at}::timestamptz, ${cursor.id})` : undefined,
       ),
     )
     .orderBy(desc(proposals.decidedAt), desc(proposals.id))
+    .limit(limit);
+}
+
+/** The proposals the Decisions view shows under `filters`, every page of them. */
+function decisionConditions(tenantId: string, filters: HistoryFilters): SQL[] {
+  const id = proposalIdIn(filters.q);
+  const text = textIn(filters.q);
+  return [
+    eq(proposals.tenantId, tenantId),
+    isNotNull(proposals.decidedAt),
+    ...proposalConditions(tenantId, filters),
+    filters.person ? sql`exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${filters.person})` : undefined,
+    filters.since ? sql`${proposals.decidedAt} >= ${filters.since.toISOString()}::timestamptz` : undefined,
+    filters.until ? sql`${proposals.decidedAt} < ${filters.until.toISOString()}::timestamptz` : undefined,
+    id ? eq(proposals.id, id) : undefined,
+    text
+      ? sql`(${proposals.action} ilike ${text} or ${proposals.agentName} ilike ${text} or ${proposals.statusReason} ilike ${text} or (${proposals.payload}->'args')::text ilike ${text})`
+      : undefined,
+  ].filter((condition): condition is SQL => condition !== undefined);
+}
+
+/**
+ * One keyset page, oldest first, of the events behind the decisions the Decisions view shows under
+ * `filters` (what its export holds): every event of each such proposal, whatever its type or time.
+ */
+export function decisionEventsQuery(db: Database, tenantId: string, filters: HistoryFilters, after: number, limit: number) {
+  const shown = db.select({ id: proposals.id }).from(proposals).where(and(...decisionConditions(tenantId, filters)));
+  return db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.tenantId, tenantId), inArray(auditEvents.proposalId, shown), after ? gt(auditEvents.seq, after) : undefined))
+    .orderBy(asc(auditEvents.seq))
     .limit(limit);
 }
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AuditEvent } from '@/db/schema';
 import { payloadHash } from '@/lib/payload-hash';
 import { auditHashInput, GENESIS_HASH } from './append';
@@ -19,13 +20,35 @@ export type BreakReason =
 export type ChainVerdict = { ok: true; last: ChainPoint } | { ok: false; seq: number; reason: BreakReason };
 
 /** The fields of a row as stored and exported: what its hash covers, plus the hash. */
-export type ChainRow = Pick<AuditEvent, 'tenantId' | 'seq' | 'type' | 'actorId' | 'proposalId' | 'payloadHash' | 'reasonCode' | 'contractVersion' | 'data' | 'occurredAt' | 'prevHash' | 'hash'> & { actorType: string };
+export type ChainRow = Pick<AuditEvent, 'tenantId' | 'seq' | 'type' | 'actorId' | 'proposalId' | 'payloadHash' | 'reasonCode' | 'contractVersion' | 'data' | 'occurredAt' | 'prevHash' | 'hash'> & {
+  actorType: string;
+  /** Absent or null on events written before names were recorded. */
+  actorName?: string | null;
+};
+
+/** A row as an export line or a bundle carries it (`actorName` absent in files written before names were recorded). */
+export const chainRowSchema = z.object({
+  tenantId: z.string(),
+  seq: z.number(),
+  type: z.string(),
+  actorType: z.string(),
+  actorId: z.string(),
+  actorName: z.string().nullable().optional(),
+  proposalId: z.string().nullable(),
+  payloadHash: z.string().nullable(),
+  reasonCode: z.string().nullable(),
+  contractVersion: z.number().nullable(),
+  data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  occurredAt: z.string(),
+  prevHash: z.string(),
+  hash: z.string(),
+});
 
 /** The hash a row's fields make (its stored `hash`, if any, is left out). */
 export function rowHash(row: Omit<ChainRow, 'hash'>): string {
   // Exactly the hashed fields, whatever else the row carries.
-  const { tenantId, seq, type, actorType, actorId, proposalId, reasonCode, contractVersion, data, occurredAt, prevHash } = row;
-  return payloadHash(auditHashInput({ tenantId, seq, type, actorType, actorId, proposalId, payloadHash: row.payloadHash, reasonCode, contractVersion, data, occurredAt, prevHash }));
+  const { tenantId, seq, type, actorType, actorId, actorName, proposalId, reasonCode, contractVersion, data, occurredAt, prevHash } = row;
+  return payloadHash(auditHashInput({ tenantId, seq, type, actorType, actorId, actorName, proposalId, payloadHash: row.payloadHash, reasonCode, contractVersion, data, occurredAt, prevHash }));
 }
 
 /** Does this row hash to its own `hash`? */

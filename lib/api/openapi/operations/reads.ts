@@ -43,6 +43,7 @@ export const readOperations: Operation[] = [
     access: 'session',
     query: [
       { name: 'format', description: 'Required: the file format.', values: ['csv', 'jsonl'] },
+      { name: 'tab', description: "`decisions`: every event of the proposals the Decisions view shows under these filters. Otherwise the events the Events view shows (unfiltered: the whole chain).", values: ['decisions', 'events'] },
       { name: 'person', description: "A member's id." },
       { name: 'agent', description: 'An agent name.' },
       { name: 'action', description: 'An action name.' },

@@ -8,8 +8,8 @@ export const dynamic = 'force-dynamic';
 
 /**
  * The current tenant's audit events as a download (DESIGN.md §8):
- * `?format=csv|jsonl&person=&agent=&action=&outcome=&type=&from=&to=&tz=&q=`, the history page's
- * filters. A session only (an agent key never reads the trail); streamed oldest first with every
+ * `?format=csv|jsonl&tab=&person=&agent=&action=&outcome=&type=&from=&to=&tz=&q=`, the history page's
+ * filters; `tab=decisions` exports every event of the proposals the Decisions view shows. A session only (an agent key never reads the trail); streamed oldest first with every
  * hashed field, `prevHash` and `hash`. Bad filters or format are a 400 `invalid_query` that says which.
  */
 export async function GET(request: Request) {
@@ -19,7 +19,7 @@ export async function GET(request: Request) {
     const member = await requireMember(db, request);
     const parsed = parseHistoryParams(new URL(request.url).searchParams, 'export');
     if (!parsed.ok) throw new ApiError(400, 'malformed', 'invalid_query', parsed.messages.join(' '), { messages: parsed.messages });
-    return auditExportResponse(db, member.tenantId, parsed.filters, parsed.format ?? 'jsonl');
+    return auditExportResponse(db, member.tenantId, { filters: parsed.filters, of: parsed.exportOf ?? 'events' }, parsed.format ?? 'jsonl');
   } catch (error) {
     return errorResponse(error);
   }

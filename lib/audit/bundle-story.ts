@@ -1,0 +1,82 @@
+import type { ChainRow } from './verify';
+
+/**
+ * What a proposal's hashed events say happened to it (DESIGN.md §8): who proposed and decided,
+ * under which rule, the status it reached and how its execution ended. A bundle verifier reads
+ * these from the events that re-hashed and sit on the signed chain, never from the bundle's own
+ * summary fields, and holds those fields against them.
+ */
+export type Decided = { seq: number; decision: 'approve' | 'reject'; userId: string; name: string | null; payloadHash: string | null; at: string };
+
+export type Story = {
+  created: ChainRow | undefined;
+  decisions: Decided[];
+  /** The status the events lead to, and the event that set it. */
+  status: { status: string; seq: number } | undefined;
+  /** The last execution outcome event (`execution.succeeded`, `.failed`, `.outcome_unknown`). */
+  execution: { status: string; seq: number; at: string } | undefined;
+  /** The approvals the routing asked for, as the decision events record it. */
+  required: number | undefined;
+};
+
+export const DECISION_TYPES: ReadonlySet<string> = new Set(['proposal.approval_added', 'proposal.approved', 'proposal.rejected']);
+const OUTCOMES = new Set(['execution.succeeded', 'execution.failed', 'execution.outcome_unknown']);
+
+/** An execution outcome moves only a proposal that is running (a refused command of a rejected one leaves it rejected). */
+const outcome = (status: string) => (_row: ChainRow, current: string | undefined) => (current === 'executing' || current === 'outcome_unknown' ? status : current);
+
+/** The status each event type moves a proposal to, from `current`; types not listed leave it as it was. */
+const STATUS_AFTER: Record<string, (row: ChainRow, current: string | undefined) => string | undefined> = {
+  'proposal.created': (row) => (row.reasonCode === 'auto_approve' ? 'approved' : 'pending_approval'),
+  'proposal.approval_added': () => 'pending_approval',
+  'proposal.approved': () => 'approved',
+  'proposal.rejected': () => 'rejected',
+  'proposal.expired': () => 'expired',
+  'proposal.stale': () => 'stale',
+  'proposal.revised': () => 'cancelled',
+  'execution.started': () => 'executing',
+  'execution.succeeded': outcome('succeeded'),
+  'execution.failed': outcome('failed'),
+  'execution.outcome_unknown': outcome('outcome_unknown'),
+};
+
+/** The story of `events` (one proposal's, oldest first). */
+export function storyOf(events: readonly ChainRow[]): Story {
+  const story: Story = { created: undefined, decisions: [], status: undefined, execution: undefined, required: undefined };
+  for (const row of events) {
+    if (row.type === 'proposal.created') story.created ??= row;
+    if (DECISION_TYPES.has(row.type) && row.actorType === 'user' && (row.reasonCode === 'approve' || row.reasonCode === 'reject')) {
+      story.decisions.push({ seq: row.seq, decision: row.reasonCode, userId: row.actorId, name: row.actorName ?? null, payloadHash: row.payloadHash, at: new Date(row.occurredAt).toISOString() });
+      if (typeof row.data.required === 'number') story.required = row.data.required;
+    }
+    const next = STATUS_AFTER[row.type]?.(row, story.status?.status);
+    if (next && next !== story.status?.status) story.status = { status: next, seq: row.seq };
+    if (OUTCOMES.has(row.type)) story.execution = { status: row.type.slice('execution.'.length), seq: row.seq, at: new Date(row.occurredAt).toISOString() };
+  }
+  return story;
+}
+
+/** "Alice Example (usr_1)", or the id with "(name unverified)" for events written before names were recorded. */
+export function actorLabel(name: string | null | undefined, id: string): string {
+  return name ? `${name} (${id})` : `${id} (name unverified)`;
+}
+
+/**
+ * The bundle fields no hash or signature covers: the verifier shows them as the bundle states
+ * them, never as verified. (Status, routing rule and outcome, risk, agent, decisions and the
+ * execution status are held against the events or recomputed, so they are not listed.)
+ */
+export const UNVERIFIED_FIELDS = [
+  'rawCandidate (the raw body the agent sent)',
+  'gates (the checks as the server recorded them)',
+  'proposal.facts',
+  'proposal.statusReason',
+  'proposal.requestId',
+  'proposal.expiresAt',
+  'proposal.decidedAt',
+  'proposal.routing.role',
+  'proposal.routing.aggregate',
+  'decisions[].reason',
+  'execution.errorCode',
+  'generatedAt',
+] as const;
