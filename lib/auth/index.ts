@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { env, oidcEnabled } from '@/lib/env';
 import { clientAddress } from '@/lib/http/origin';
 import { sessionCookies, usesSecureCookies } from './cookies';
+import { MAX_PASSWORD } from './password-rules';
 import { safeReturnPath } from './return-to';
 
 declare module 'next-auth' {
@@ -20,7 +21,7 @@ export class SignInThrottled extends CredentialsSignin {
 
 const credentialsSchema = z.strictObject({
   email: z.email().max(254),
-  password: z.string().min(1).max(1024),
+  password: z.string().min(1).max(MAX_PASSWORD),
 });
 
 // The database is imported lazily: `next build` evaluates this module and must open no database.
