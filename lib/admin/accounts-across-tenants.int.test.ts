@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memberships, signInThrottles, users } from '@/db/schema';
+import { auditEvents, memberships, signInThrottles, users } from '@/db/schema';
 import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
 import { sendEmailCode, verifyEmailCode } from '@/lib/auth/email-codes';
 import { hashPassword, verifyPassword } from '@/lib/auth/password';
@@ -9,6 +9,7 @@ import { readJsonRequest } from '@/lib/http/body';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { seededWorld } from '@/test/world';
+import { grantRole } from './accounts';
 import { acceptInvitation, createInvitation } from './invitations';
 import { asMemberApi, removeMembership } from './members';
 import { acceptRequest } from './requests';
@@ -60,6 +61,12 @@ describe('an account made by one tenant’s link never opens another tenant', ()
     // Nor can a new password take the account over.
     await expectApiError(accept({ token: globexLink.token, password: 'another of mallory' }), { status: 409, code: 'sign_in_required' });
     expect(await verifyPassword((await t.db.select().from(users).where(eq(users.id, frank!.id)))[0]!.passwordHash, PASSWORD)).toBe(true);
+
+    // Nor can the operator's CLI hand the confined account another tenant's role.
+    await expect(grantRole(t.db, { tenantId: 'globex', email: 'frank@globex.test', role: 'viewer' })).rejects.toThrow('proves the address');
+    // Globex's trail does not say whether the address had an account.
+    const [invited] = (await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'globex'))).filter((event) => event.type === 'membership.invited' && (event.data as { invitation: string }).invitation === globexLink.invitation.id);
+    expect(Object.keys(invited!.data as object).sort()).toEqual(['invitation', 'replaced', 'role']);
 
     // Frank has no role in globex, so signing in as him shows acme only.
     expect((await t.db.select().from(memberships).where(eq(memberships.userId, frank!.id))).map((m) => m.tenantId)).toEqual(['acme']);

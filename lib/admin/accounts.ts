@@ -32,9 +32,8 @@ export async function createTenant(db: Database, input: { id: string; name: stri
 }
 
 function checkPassword(password: string) {
-  if (password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) {
-    throw new AdminError(`A password needs ${MIN_PASSWORD} to ${MAX_PASSWORD} characters.`);
-  }
+  if (password.length < MIN_PASSWORD) throw new AdminError(`A password needs at least ${MIN_PASSWORD} characters.`);
+  if (password.length > MAX_PASSWORD) throw new AdminError(`A password is at most ${MAX_PASSWORD} characters.`);
 }
 
 export async function createUser(db: Database, input: { email: string; name: string; password?: string }) {
