@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, memberships, signInThrottles, users } from '@/db/schema';
 import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
-import { sendEmailCode, verifyEmailCode } from '@/lib/auth/email-codes';
+import { addressProvenBySso, sendEmailCode, verifyEmailCode } from '@/lib/auth/email-codes';
 import { hashPassword, verifyPassword } from '@/lib/auth/password';
 import { sessionIsLive, startSession } from '@/lib/auth/sessions';
 import { readJsonRequest } from '@/lib/http/body';
@@ -79,6 +79,16 @@ describe('an account made by one tenant’s link never opens another tenant', ()
     const code = /\b(\d{6})\b/.exec(letter!.subject)![1]!;
     await verifyEmailCode(t.db, frank!.id, code);
     await expect(accept({ token: globexLink.token }, { userId: frank!.id })).resolves.toMatchObject({ tenantId: 'globex', signIn: 'existing' });
+  });
+
+  it('a single sign-on that vouched for the address proves it as the code does', async () => {
+    const made = await accept({ token: (await invite('acme', 'sso-person@globex.test', 'carol')).token, sso: true });
+    const globexLink = await invite('globex', 'sso-person@globex.test', 'erin');
+    await expectApiError(accept({ token: globexLink.token }, { userId: made.userId }), { status: 409, code: 'address_unverified' });
+    await addressProvenBySso(t.db, made.userId);
+    await expect(accept({ token: globexLink.token }, { userId: made.userId })).resolves.toMatchObject({ tenantId: 'globex' });
+    const proven = (await t.db.select().from(auditEvents).where(eq(auditEvents.type, 'auth.email_verified'))).filter((event) => (event.data as { user: string }).user === made.userId);
+    expect(proven.map((event) => [event.tenantId, event.reasonCode])).toEqual([['acme', 'oidc']]);
   });
 
   it('a signed-in person cannot accept a link for another address', async () => {

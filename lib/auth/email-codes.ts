@@ -77,10 +77,19 @@ export async function verifyEmailCode(db: Database, userId: string, code: string
       return 'wrong' as const;
     }
     await tx.update(emailCodes).set({ usedAt: now }).where(eq(emailCodes.id, row.id));
-    await tx.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, userId));
-    await recordAccountEvent(tx, userId, { type: 'auth.email_verified', actor: { type: 'user', id: userId }, data: { user: userId }, occurredAt: now });
+    await markProven(tx, userId, 'email_code', now);
     return 'verified' as const;
   });
   if (outcome !== 'verified') throw REFUSED[outcome];
   return { verifiedAt: now };
+}
+
+async function markProven(tx: Database, userId: string, how: 'email_code' | 'oidc', now: Date) {
+  const proven = await tx.update(users).set({ emailVerifiedAt: now }).where(and(eq(users.id, userId), isNull(users.emailVerifiedAt))).returning({ id: users.id });
+  if (proven.length > 0) await recordAccountEvent(tx, userId, { type: 'auth.email_verified', actor: { type: 'user', id: userId }, reasonCode: how, data: { user: userId }, occurredAt: now });
+}
+
+/** A sign-in through the identity provider, which vouched for the address (`email_verified: true`), proves it too. */
+export async function addressProvenBySso(db: Database, userId: string, now = new Date()): Promise<void> {
+  await db.transaction((tx) => markProven(tx, userId, 'oidc', now));
 }

@@ -117,11 +117,12 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       if (known && profile?.email_verified === false) await recordOidcRefusal(known.id, 'email_unverified');
       return Boolean(known) && profile?.email_verified !== false;
     },
-    async jwt({ token, user, account }) {
+    async jwt({ token, user, account, profile }) {
       const sessions = await import('./sessions');
       if (user && account) {
         const row = account.provider === 'credentials' ? { id: user.id } : await findUserByEmail(user.email ?? '');
         if (!row?.id) throw new CredentialsSignin();
+        if (account.provider !== 'credentials' && profile?.email_verified === true) await (await import('./email-codes')).addressProvenBySso(await database(), row.id);
         token.uid = row.id;
         token.sid = await sessions.startSession(await database(), row.id, account.provider === 'credentials' ? 'credentials' : 'oidc');
         return token;
