@@ -95,7 +95,7 @@ function RemoveControl({ member, lastAdmin, manage }: { member: MemberView; last
   return (
     <div role="group" aria-label={`Remove ${member.name}`} data-testid="member-remove-confirm" className="space-y-2">
       <p className="text-sm">
-        Remove {member.name} from {manage.tenantName}? {member.userId === manage.currentUserId ? 'You lose access at once.' : 'Their open sessions end at once.'}
+        Remove {member.name} from {manage.tenantName}? {member.userId === manage.currentUserId ? 'You lose access at once.' : 'They lose access to it at their next click.'}
       </p>
       <div className="flex flex-wrap gap-2">
         <button type="button" data-testid="member-remove-yes" disabled={remove.isPending} onClick={() => remove.mutate()} className={DANGER_BUTTON}>

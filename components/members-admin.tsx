@@ -105,7 +105,7 @@ export function MembersAdmin(manage: Manage) {
       {({ members, invitations }) => (
         <>
           <Panel title="Members" id="members-heading" testId="members-panel">
-            <p className="text-sm text-zinc-600 dark:text-zinc-400">A new role holds from the person’s next click; removing someone ends their open sessions at once.</p>
+            <p className="text-sm text-zinc-600 dark:text-zinc-400">A new role holds from the person’s next click; removing someone ends their access here at their next click.</p>
             <MemberTable members={members} manage={manage} />
           </Panel>
           <Panel title="Invitations" id="invitations-heading" testId="invitations-panel">

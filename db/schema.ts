@@ -56,6 +56,13 @@ export const users = pgTable(
     name: text('name').notNull(),
     /** Null for people who only sign in through OIDC. */
     passwordHash: text('password_hash'),
+    /** When the person proved the address (a code sent to it); null until then. */
+    emailVerifiedAt: at('email_verified_at'),
+    /**
+     * The tenant whose invitation link created the account (null for accounts an operator made):
+     * until the address is proven, the account may belong to this tenant only.
+     */
+    createdByTenantId: text('created_by_tenant_id'),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email_key').on(t.email), check('users_email_lower', sql`${t.email} = lower(${t.email})`)],
@@ -391,6 +398,24 @@ export const signInThrottles = pgTable('sign_in_throttles', {
   lastFailureAt: at('last_failure_at').notNull(),
   lockedUntil: at('locked_until'),
 });
+
+/**
+ * One-time codes that prove a person's address (sent to it over SMTP): only a hash is stored; a
+ * code expires, allows a few wrong tries, and works once. A new code replaces the pending one.
+ */
+export const emailCodes = pgTable(
+  'email_codes',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull().references(() => users.id),
+    codeHash: text('code_hash').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    expiresAt: at('expires_at').notNull(),
+    usedAt: at('used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('email_codes_user_idx').on(t.userId, t.createdAt)],
+);
 
 export type Tenant = typeof tenants.$inferSelect;
 export type User = typeof users.$inferSelect;

@@ -1,6 +1,7 @@
 import { expect, request as playwrightRequest, test, type APIRequestContext, type APIResponse } from '@playwright/test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import type { ReceivedView } from '@/demo/receivers/received';
 import { agentKey, apiSession, postCredentials, proposeHold, uniqueRequestId } from './support';
 
 /**
@@ -11,6 +12,9 @@ import { agentKey, apiSession, postCredentials, proposeHold, uniqueRequestId } f
  */
 
 type Json = Record<string, unknown>;
+
+/** The demo's receivers (playwright.config.ts: port + 4), where the emailed codes land. */
+const sinkUrl = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 4}`;
 type Media = { schema?: { $ref?: string } };
 type DocResponse = { content?: Record<string, Media> };
 type DocOperation = { operationId: string; security: Json[]; requestBody?: unknown; tags: string[]; responses: Record<string, DocResponse> };
@@ -325,6 +329,29 @@ test('every documented status of every operation is produced live and matches it
   // The newcomer, removed above, still has an account: signed in, a member of no tenant.
   const stranger = await playwrightRequest.newContext({ baseURL: origin });
   await postCredentials(stranger, newcomer.email, newcomer.password);
+  await test.step('proving an address with an emailed code', async () => {
+    const codeFor = async (email: string) => {
+      let code: string | undefined;
+      await expect.poll(async () => {
+        const received = (await (await anon.get(`${sinkUrl}/received.json`)).json()) as ReceivedView;
+        code = /\b(\d{6})\b/.exec(received.emails.find((mail) => mail.to.includes(email) && mail.subject.includes('code'))?.subject ?? '')?.[1];
+        return code;
+      }, { timeout: 10_000, intervals: [250] }).toBeDefined();
+      return code!;
+    };
+    // The newcomer: no code yet, then one, then one too soon; five wrong tries spend it.
+    await check('verifyEmailCode', await as(stranger, 'verifyEmailCode', undefined, { data: { code: '000000' } }), 410);
+    await check('sendEmailCode', await as(stranger, 'sendEmailCode', undefined, { data: {} }), 200);
+    await check('sendEmailCode', await as(stranger, 'sendEmailCode', undefined, { data: {} }), 429);
+    const code = await codeFor(newcomer.email);
+    const wrong = code === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 5; i++) await check('verifyEmailCode', await as(stranger, 'verifyEmailCode', undefined, { data: { code: wrong } }), 422);
+    await check('verifyEmailCode', await as(stranger, 'verifyEmailCode', undefined, { data: { code } }), 429);
+    // Alice proves hers; asking again then is a 409.
+    await check('sendEmailCode', await as(alice, 'sendEmailCode', undefined, { data: {} }), 200);
+    await check('verifyEmailCode', await as(alice, 'verifyEmailCode', undefined, { data: { code: await codeFor('alice@acme.test') } }), 200);
+    await check('sendEmailCode', await as(alice, 'sendEmailCode', undefined, { data: {} }), 409);
+  });
   await test.step('the statuses every operation of its kind answers alike', () => walkGenericStatuses(walk, { anon, carol, stranger, origin }));
 
   for (const proposal of leftPending) {

@@ -250,7 +250,7 @@ async function run(argv: string[]): Promise<void> {
       const [email, tenantId] = [need(rest[0], 'email'), need(rest[1], 'tenant')];
       await withDatabase(async ({ db }) => {
         const removed = await removeMember(db, { tenantId, email });
-        console.log(`Removed ${email} from ${tenantId}; ${removed.sessionsEnded} session(s) ended.`);
+        console.log(`Removed ${email} (${removed.role}) from ${tenantId}; their sessions in other tenants stay.`);
       });
       return;
     }

@@ -4,7 +4,7 @@ import { auditEvents, tenants, users } from '@/db/schema';
 import { verifyPassword } from '@/lib/auth/password';
 import { setupTestDatabase } from '@/test/db';
 import { agentPrincipal } from '@/test/world';
-import { AdminError, createAgentKey, createTenant, createUser, grantRole } from './accounts';
+import { AdminError, createAgentKey, createTenant, createUser, grantRole, setPassword } from './accounts';
 
 const t = setupTestDatabase();
 
@@ -60,10 +60,18 @@ describe('createUser', () => {
     expect(await verifyPassword(user.passwordHash, '')).toBe(false);
   });
 
-  it.each(['', 'short', 'eleven-char'])('rejects the short password %j with AdminError and writes nothing', async (password) => {
+  it.each([
+    ['', 'at least 12'],
+    ['short', 'at least 12'],
+    ['eleven-char', 'at least 12'],
+    ['x'.repeat(257), 'at most 256'],
+  ])('rejects the password %j with AdminError and writes nothing', async (password, says) => {
+    const existing = await createUser(t.db, { email: `has-${password.length}@example.test`, name: 'Has', password: 'a long enough password' });
     const before = await tableCount(users);
-    await expect(createUser(t.db, { email: `short-${password.length}@example.test`, name: 'Short', password })).rejects.toBeInstanceOf(AdminError);
+    await expect(createUser(t.db, { email: `bad-${password.length}@example.test`, name: 'Bad', password })).rejects.toThrow(says);
+    await expect(setPassword(t.db, existing.id, password)).rejects.toThrow(says);
     expect(await tableCount(users)).toBe(before);
+    expect(await verifyPassword((await t.db.select().from(users).where(eq(users.id, existing.id)))[0]!.passwordHash, 'a long enough password')).toBe(true);
   });
 
   it.each(['mallory@example.test', 'MALLORY@example.test', ' mallory@example.test'])('rejects the duplicate email %j with AdminError', async (email) => {

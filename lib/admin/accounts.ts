@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { tenants, users, type Role } from '@/db/schema';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { hashPassword } from '@/lib/auth/password';
+import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
 import { recordAccountEvent } from '@/lib/auth/account-events';
 import { endAllSessions } from '@/lib/auth/sessions';
 import { recordStateChange } from '@/lib/events/record';
@@ -30,12 +31,15 @@ export async function createTenant(db: Database, input: { id: string; name: stri
   });
 }
 
+function checkPassword(password: string) {
+  if (password.length < MIN_PASSWORD) throw new AdminError(`A password needs at least ${MIN_PASSWORD} characters.`);
+  if (password.length > MAX_PASSWORD) throw new AdminError(`A password is at most ${MAX_PASSWORD} characters.`);
+}
+
 export async function createUser(db: Database, input: { email: string; name: string; password?: string }) {
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AdminError(`"${input.email}" is not an email address.`);
-  if (input.password !== undefined && input.password.length < 12) {
-    throw new AdminError('A password needs at least 12 characters.');
-  }
+  if (input.password !== undefined) checkPassword(input.password);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   const [row] = await db
     .insert(users)
@@ -48,7 +52,7 @@ export async function createUser(db: Database, input: { email: string; name: str
 
 /** A new password ends every session the person had (a stolen cookie dies with the old password). */
 export async function setPassword(db: Database, userId: string, password: string) {
-  if (password.length < 12) throw new AdminError('A password needs at least 12 characters.');
+  checkPassword(password);
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
     await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
@@ -70,8 +74,8 @@ export async function changePassword(db: Database, email: string, password: stri
 }
 
 /**
- * Removes a person from a tenant and ends all their sessions at once. The last admin of a tenant
- * cannot be removed (nobody could administer it any more).
+ * Removes a person from a tenant (their sessions stay: see removeMembership). The last admin of a
+ * tenant cannot be removed (nobody could administer it any more).
  */
 export async function removeMember(db: Database, input: { tenantId: string; email: string }) {
   const user = await userByEmail(db, input.email);

@@ -3,6 +3,7 @@ import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { invitations, memberships, tenants, users, type Role } from '@/db/schema';
 import { hashPassword } from '@/lib/auth/password';
+import { addressSucceeded, admitAddress } from '@/lib/auth/throttle';
 import { recordStateChange } from '@/lib/events/record';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
@@ -40,9 +41,9 @@ export async function pendingInvitations(db: Database, tenantId: string, now = n
 
 /**
  * Invites `email` to the tenant (audited `membership.invited`) and returns the link's token, shown
- * this once. A member of the tenant is refused (`already_member`); a person with an account in
- * another tenant is invited like anyone, and accepting gives them the role without touching their
- * password. A new invitation replaces the same email's pending one (its link stops working).
+ * this once. A member of the tenant is refused (`already_member`); anyone else is invited alike,
+ * and nothing recorded says whether the address has an account elsewhere. A new invitation
+ * replaces the same email's pending one (its link stops working).
  */
 export async function createInvitation(db: Database, input: InvitationInput & { tenantId: string; invitedBy: string }, now = new Date()) {
   const email = input.email.trim().toLowerCase();
@@ -78,7 +79,7 @@ export async function createInvitation(db: Database, input: InvitationInput & { 
       type: 'membership.invited',
       actor: { type: 'user', id: input.invitedBy },
       reasonCode: input.role,
-      data: { invitation: invitation!.id, role: input.role, existingUser: existing?.userId ?? null, replaced: replaced.length },
+      data: { invitation: invitation!.id, role: input.role, replaced: replaced.length },
       occurredAt: now,
       outbox: false,
     });
@@ -110,11 +111,14 @@ export async function cancelInvitation(db: Database, input: { tenantId: string; 
 
 export type InvitationState = 'pending' | 'used' | 'expired' | 'unknown';
 
-/** What the invitation page shows for a link's token: its state and, when known, whom it is for. */
+/**
+ * What the invitation page shows for a link's token: its state and, when known, whom it is for —
+ * never whether the address has an account (the link's holder may be another tenant's admin).
+ */
 export type InvitationView =
   | { state: 'unknown' }
   | { state: 'used' | 'expired'; tenantName: string }
-  | { state: 'pending'; tenantName: string; email: string; name: string; role: Role; expiresAt: Date; hasAccount: boolean };
+  | { state: 'pending'; tenantName: string; email: string; name: string; role: Role; expiresAt: Date };
 
 async function invitationRow(db: Database, token: string, lock: boolean) {
   if (!TOKEN_SHAPE.test(token)) return undefined;
@@ -132,18 +136,13 @@ function stateOf(invitation: { acceptedAt: Date | null; expiresAt: Date }, now: 
   return invitation.expiresAt.getTime() <= now.getTime() ? 'expired' : 'pending';
 }
 
-async function userByEmail(db: Database, email: string) {
-  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
-  return user;
-}
-
 export async function invitationByToken(db: Database, token: string, now = new Date()): Promise<InvitationView> {
   const row = await invitationRow(db, token, false);
   if (!row) return { state: 'unknown' };
   const state = stateOf(row.invitation, now);
   if (state !== 'pending') return { state, tenantName: row.tenantName };
   const { email, name, role, expiresAt } = row.invitation;
-  return { state, tenantName: row.tenantName, email, name, role, expiresAt, hasAccount: Boolean(await userByEmail(db, email)) };
+  return { state, tenantName: row.tenantName, email, name, role, expiresAt };
 }
 
 const GONE: Record<Exclude<InvitationState, 'pending'>, ApiError> = {
@@ -152,32 +151,80 @@ const GONE: Record<Exclude<InvitationState, 'pending'>, ApiError> = {
   expired: new ApiError(410, 'business_rule', 'invitation_expired', 'This invitation expired or was cancelled. Ask an admin for a new one.'),
 };
 
+/** The invitation of a token, pending now, or the error that says why not. */
+async function pendingRow(db: Database, token: string, lock: boolean, now: Date) {
+  const row = await invitationRow(db, token, lock);
+  const state = row ? stateOf(row.invitation, now) : 'unknown';
+  if (!row || state !== 'pending') throw GONE[state as Exclude<InvitationState, 'pending'>];
+  return row;
+}
+
 /** How the person signs in once they have accepted. */
 export type SignInWay = 'password' | 'sso' | 'existing';
 
+/** Who is accepting: the session's person (if any) and the address the request came from. */
+export type Acceptor = { userId?: string; address: string; hash?: (password: string) => Promise<string> };
+
+// One answer whether or not the address has an account: the token alone never opens one.
+const PASSWORD_REQUIRED = new ApiError(422, 'schema', 'password_required', 'Choose a password of at least 12 characters for a new account. If you already have an account, sign in first and open this link again.');
+const SIGN_IN_REQUIRED = new ApiError(409, 'business_rule', 'sign_in_required', 'A new account cannot be made for this address. If it is yours, sign in first and open this link again.');
+
 /**
- * Accepts an invitation, in one transaction: checks the token (unknown, used or expired: nothing
- * changes), creates the account (with the chosen password, or none for single sign-on) or uses the
- * existing one (whose password is never set here), grants the role, and marks the invitation
- * used so the link is dead afterwards. The caller checks that single sign-on is configured.
+ * Accepts an invitation. The token is looked up first (every attempt counts at the client's address
+ * in the sign-in throttle until one succeeds), and a password is hashed only for a pending
+ * invitation of a new account. Into an existing account only when signed in as it: the token alone
+ * never suffices, and an account confined to another tenant (made by a link, address unproven) is
+ * refused. A new account is confined to this tenant until its person proves the address. One
+ * transaction grants the role and marks the link used. The caller checks that SSO is configured.
  */
-export async function acceptInvitation(db: Database, input: AcceptInput, now = new Date()) {
-  // Hashing is slow on purpose: do it before any row is locked.
-  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+export async function acceptInvitation(db: Database, input: AcceptInput, acceptor: Acceptor, now = new Date()) {
+  const admission = await admitAddress(db, acceptor.address, now);
+  if (!admission.allowed) {
+    const seconds = Math.max(1, Math.ceil((admission.retryAt.getTime() - now.getTime()) / 1000));
+    throw new ApiError(429, 'rate_limit', 'too_many_attempts', `Too many failed attempts from your address; try again in ${seconds} s.`, { retryAfterSeconds: seconds }, { 'Retry-After': String(seconds) });
+  }
+  const accepted = acceptor.userId ? await acceptSignedIn(db, input, acceptor.userId, now) : await acceptNew(db, input, acceptor, now);
+  await addressSucceeded(db, acceptor.address);
+  return accepted;
+}
+
+async function acceptSignedIn(db: Database, input: AcceptInput, userId: string, now: Date) {
+  const { invitation } = await pendingRow(db, input.token, false, now);
+  const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
+  if (user?.email !== invitation.email) {
+    throw new ApiError(403, 'forbidden', 'invitation_for_another_address', 'This invitation is for another address than the one you are signed in with. Sign out, then open the link again.');
+  }
+  if (input.password !== undefined || input.sso) throw new ApiError(422, 'schema', 'signed_in', 'You are signed in already: accept without choosing a password or single sign-on.');
+  return join(db, input.token, 'existing', now, { userId });
+}
+
+async function acceptNew(db: Database, input: AcceptInput, acceptor: Acceptor, now: Date) {
+  const { invitation } = await pendingRow(db, input.token, false, now);
+  if (input.password === undefined && !input.sso) throw PASSWORD_REQUIRED;
+  if (await userIdByEmail(db, invitation.email)) throw SIGN_IN_REQUIRED;
+  // Hashing is slow on purpose: only now, and before any row is locked.
+  const passwordHash = input.password === undefined ? null : await (acceptor.hash ?? hashPassword)(input.password);
+  return join(db, input.token, input.sso ? 'sso' : 'password', now, { passwordHash });
+}
+
+async function userIdByEmail(db: Database, email: string) {
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1);
+  return user?.id;
+}
+
+/**
+ * Grants the invitation's role (to the existing account, or to a new one confined to this tenant)
+ * and marks the link used, in one transaction, re-checking the invitation under lock.
+ */
+async function join(db: Database, token: string, signIn: SignInWay, now: Date, who: { userId: string } | { passwordHash: string | null }) {
   return db.transaction(async (tx) => {
-    const row = await invitationRow(tx, input.token, true);
-    const state = row ? stateOf(row.invitation, now) : 'unknown';
-    if (!row || state !== 'pending') throw GONE[state as Exclude<InvitationState, 'pending'>];
-    const { invitation } = row;
-    const existing = await userByEmail(tx, invitation.email);
-    if (existing && (passwordHash || input.sso)) {
-      throw new ApiError(409, 'business_rule', 'account_exists', 'You have an account already: accept without choosing a password, then sign in as you do today.');
+    const { invitation, tenantName } = await pendingRow(tx, token, true, now);
+    const userId = 'userId' in who ? who.userId : newId('usr');
+    if (!('userId' in who)) {
+      const values = { id: userId, email: invitation.email, name: invitation.name, passwordHash: who.passwordHash, createdByTenantId: invitation.tenantId };
+      const created = await tx.insert(users).values(values).onConflictDoNothing().returning({ id: users.id });
+      if (created.length === 0) throw SIGN_IN_REQUIRED;
     }
-    if (!existing && !passwordHash && !input.sso) {
-      throw new ApiError(422, 'schema', 'password_required', `Choose a password of at least 12 characters for your new account.`);
-    }
-    const userId = existing?.id ?? newId('usr');
-    if (!existing) await tx.insert(users).values({ id: userId, email: invitation.email, name: invitation.name, passwordHash });
     await grantMembership(tx, {
       tenantId: invitation.tenantId,
       userId,
@@ -187,7 +234,6 @@ export async function acceptInvitation(db: Database, input: AcceptInput, now = n
       onlyNew: true,
     });
     await tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, invitation.id));
-    const signIn: SignInWay = existing ? 'existing' : input.sso ? 'sso' : 'password';
-    return { userId, email: invitation.email, tenantId: invitation.tenantId, tenantName: row.tenantName, role: invitation.role, signIn };
+    return { userId, email: invitation.email, tenantId: invitation.tenantId, tenantName, role: invitation.role, signIn };
   });
 }

@@ -9,6 +9,7 @@ import { changeRole, removeMembership } from './members';
 
 /** Races on a real server: the last-admin rule and single use hold when requests arrive together. */
 const t = setupTestDatabase();
+const ANON = { address: '198.51.100.7' };
 if (t.driver !== 'postgres') throw new Error('members.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
 const seeded = seededWorld(t);
 
@@ -38,7 +39,7 @@ describe('under concurrency', () => {
 
   it('accepts one invitation once when two acceptances race', async () => {
     const { token } = await createInvitation(t.db, { email: 'racer@acme.test', name: 'Racer', role: 'viewer', tenantId: 'acme', invitedBy: seeded.world.userId('carol') });
-    const results = await Promise.allSettled([acceptInvitation(t.db, { token, password: 'first long password' }), acceptInvitation(t.db, { token, password: 'second long password' })]);
+    const results = await Promise.allSettled([acceptInvitation(t.db, { token, password: 'first long password' }, ANON), acceptInvitation(t.db, { token, password: 'second long password' }, ANON)]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as { code: string }).code).toBe('invitation_used');
     expect(await t.db.select().from(users).where(eq(users.email, 'racer@acme.test'))).toHaveLength(1);

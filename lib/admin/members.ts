@@ -1,7 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { memberships, type Membership, type Role } from '@/db/schema';
-import { endAllSessions } from '@/lib/auth/sessions';
+import { memberships, users, type Membership, type Role } from '@/db/schema';
 import { recordStateChange } from '@/lib/events/record';
 import { ApiError, notFound } from '@/lib/http/errors';
 import { MembershipError } from './errors';
@@ -66,10 +65,23 @@ async function writeRole(tx: Database, input: Grant, locked: Locked) {
 }
 
 /**
+ * An account made from one tenant's invitation belongs to that tenant only until its person proves
+ * the address: whoever chose its password may be that tenant's admin, not the address's owner.
+ */
+async function refuseConfined(tx: Database, tenantId: string, userId: string) {
+  const [user] = await tx.select({ verifiedAt: users.emailVerifiedAt, home: users.createdByTenantId }).from(users).where(eq(users.id, userId));
+  if (user && !user.verifiedAt && user.home !== null && user.home !== tenantId) {
+    throw new MembershipError('address_unverified', 'This account may join another team only once its person proves the address with a code sent to it.');
+  }
+}
+
+/**
  * Gives a person a role in the tenant, in the caller's transaction (audited `membership.granted`).
- * `onlyNew` refuses someone who already belongs (`already_member`), for invitations.
+ * `onlyNew` refuses someone who already belongs (`already_member`), for invitations; an account
+ * confined to another tenant is refused (`address_unverified`).
  */
 export async function grantMembership(tx: Database, input: Grant & { onlyNew?: boolean }) {
+  await refuseConfined(tx, input.tenantId, input.userId);
   const locked = await lockMembership(tx, input.tenantId, input.userId);
   if (input.onlyNew && locked.membership) {
     throw new MembershipError('already_member', `That person is already a member of ${input.tenantId} (${locked.membership.role}).`);
@@ -87,7 +99,10 @@ export async function changeRole(db: Database, input: Grant) {
   });
 }
 
-/** Removes a person from a tenant and ends every session of theirs at once (audited). */
+/**
+ * Removes a person from a tenant (audited). Their access here ends on their next request (roles are
+ * re-read on each); their sessions stay, since they may serve other tenants this one cannot see.
+ */
 export async function removeMembership(db: Database, input: { tenantId: string; userId: string; actor: MemberActor }) {
   return db.transaction(async (tx) => {
     const locked = await lockMembership(tx, input.tenantId, input.userId);
@@ -95,16 +110,15 @@ export async function removeMembership(db: Database, input: { tenantId: string; 
     if (!membership) throw notMember(input.tenantId);
     refuseLastAdmin(locked, input.tenantId, false);
     await tx.delete(memberships).where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, input.userId)));
-    const ended = await endAllSessions(tx, input.userId, 'member_removed', input.actor);
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'membership.removed',
       actor: input.actor,
       reasonCode: membership.role,
-      data: { user: input.userId, sessionsEnded: ended },
+      data: { user: input.userId },
       outbox: false,
     });
-    return { userId: input.userId, role: membership.role, sessionsEnded: ended };
+    return { userId: input.userId, role: membership.role };
   });
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { noFields, type RequestBody } from '@/lib/api/requests';
+import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
 
 /**
  * The request bodies of the members API (`/api/v1/admin/members/…`) and of accepting an
@@ -10,8 +11,7 @@ const ROLE_NAMES = ['viewer', 'approver', 'admin'] as const;
 
 const role = z.enum(ROLE_NAMES, { error: 'must be viewer, approver or admin' });
 
-/** The shortest password a person may choose (the CLI's rule too). */
-export const MIN_PASSWORD = 12;
+export { MIN_PASSWORD } from '@/lib/auth/password-rules';
 
 export const invitationInput = z.strictObject({
   email: z.email({ error: 'must be an email address like name@example.com' }).max(254, 'must be at most 254 characters'),
@@ -44,12 +44,12 @@ export const deletionRequest = noFields('invalid_deletion', 'A deletion takes no
 
 /**
  * Accepting an invitation: the token from the link and, for a new account, a password or (when
- * single sign-on is configured) `sso: true`; for someone who has an account already, neither.
+ * single sign-on is configured) `sso: true`; signed in as the invited address, neither.
  */
 export const acceptInput = z
   .strictObject({
     token: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
-    password: z.string().min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`).max(1024, 'must be at most 1024 characters').optional(),
+    password: z.string().min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`).max(MAX_PASSWORD, `must be at most ${MAX_PASSWORD} characters`).optional(),
     sso: z.literal(true, { error: 'must be true when present' }).optional(),
   })
   .refine((value) => !(value.password !== undefined && value.sso), { path: ['sso'], message: 'choose a password or single sign-on, not both' });
@@ -60,5 +60,19 @@ export type AcceptInput = z.infer<typeof acceptInput>;
 export const acceptRequest: RequestBody<AcceptInput> = {
   schema: acceptInput,
   code: 'invalid_acceptance',
-  message: 'Send {"token"} with a "password" of at least 12 characters, or "sso": true, for a new account.',
+  message: `Send {"token"} with a "password" of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters, or "sso": true, for a new account; nothing more when signed in.`,
+};
+
+/** `POST /api/v1/account/email-code`: send a code to the signed-in person's address. */
+export const emailCodeRequest = noFields('invalid_code_request', 'Asking for a code takes no fields; send {} or no body.');
+
+export const emailCodeCheckInput = z.strictObject({ code: z.string().regex(/^\d{6}$/, 'must be the six digits from the email') });
+
+export type EmailCodeCheck = z.infer<typeof emailCodeCheckInput>;
+
+/** `POST /api/v1/account/email-code/verify`. */
+export const emailCodeCheckRequest: RequestBody<EmailCodeCheck> = {
+  schema: emailCodeCheckInput,
+  code: 'invalid_code',
+  message: 'Send {"code": "<the six digits from the email>"}.',
 };

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { env, oidcEnabled } from '@/lib/env';
 import { clientAddress } from '@/lib/http/origin';
 import { sessionCookies, usesSecureCookies } from './cookies';
+import { MAX_PASSWORD } from './password-rules';
 import { safeReturnPath } from './return-to';
 
 declare module 'next-auth' {
@@ -20,7 +21,7 @@ export class SignInThrottled extends CredentialsSignin {
 
 const credentialsSchema = z.strictObject({
   email: z.email().max(254),
-  password: z.string().min(1).max(1024),
+  password: z.string().min(1).max(MAX_PASSWORD),
 });
 
 // The database is imported lazily: `next build` evaluates this module and must open no database.
@@ -116,11 +117,12 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       if (known && profile?.email_verified === false) await recordOidcRefusal(known.id, 'email_unverified');
       return Boolean(known) && profile?.email_verified !== false;
     },
-    async jwt({ token, user, account }) {
+    async jwt({ token, user, account, profile }) {
       const sessions = await import('./sessions');
       if (user && account) {
         const row = account.provider === 'credentials' ? { id: user.id } : await findUserByEmail(user.email ?? '');
         if (!row?.id) throw new CredentialsSignin();
+        if (account.provider !== 'credentials' && profile?.email_verified === true) await (await import('./email-codes')).addressProvenBySso(await database(), row.id);
         token.uid = row.id;
         token.sid = await sessions.startSession(await database(), row.id, account.provider === 'credentials' ? 'credentials' : 'oidc');
         return token;

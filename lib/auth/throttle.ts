@@ -59,35 +59,60 @@ function retryAt(scope: ScopeName, row: SignInThrottle, now: Date): Date | undef
  * `signInFailed`.
  */
 export async function admitSignIn(db: Database, attempt: SignInAttempt, now = new Date()): Promise<Admission> {
-  const keys = keysOf(attempt);
+  return admitKeys(db, keysOf(attempt), now);
+}
+
+/**
+ * The same throttle for a public credential other than a password (an invitation's token), counted
+ * per address only: every attempt counts as a failure up front, and `addressSucceeded` gives back
+ * the one of an attempt that worked. Guessing tokens delays that address's sign-ins too.
+ */
+export async function admitAddress(db: Database, address: string, now = new Date()): Promise<Admission> {
+  return admitKeys(db, { address: keysOf({ email: '', address }).address }, now);
+}
+
+export async function addressSucceeded(db: Database, address: string): Promise<void> {
+  await giveBack(db, keysOf({ email: '', address }).address);
+}
+
+async function admitKeys(db: Database, keys: Partial<Record<ScopeName, string>>, now: Date): Promise<Admission> {
   return db.transaction(async (tx) => {
     const names = Object.keys(keys) as ScopeName[];
+    const keyOf = (name: ScopeName) => keys[name]!;
     await tx
       .insert(signInThrottles)
-      .values(names.map((name) => ({ key: keys[name], failures: 0, lastFailureAt: now })))
+      .values(names.map((name) => ({ key: keyOf(name), failures: 0, lastFailureAt: now })))
       .onConflictDoNothing();
     const rows = await tx
       .select()
       .from(signInThrottles)
-      .where(inArray(signInThrottles.key, Object.values(keys)))
+      .where(inArray(signInThrottles.key, names.map(keyOf)))
       .orderBy(signInThrottles.key)
       .for('update');
     const byKey = new Map(rows.map((row) => [row.key, row]));
     const waits = names.flatMap((name) => {
-      const row = byKey.get(keys[name]);
+      const row = byKey.get(keyOf(name));
       const at = row ? retryAt(name, row, now) : undefined;
       return at ? [at] : [];
     });
     if (waits.length > 0) return { allowed: false, retryAt: new Date(Math.max(...waits.map((at) => at.getTime()))) };
     for (const name of names) {
-      const row = byKey.get(keys[name]);
+      const row = byKey.get(keyOf(name));
       await tx
         .update(signInThrottles)
         .set({ failures: (row ? liveFailures(row, now) : 0) + 1, lastFailureAt: now, lockedUntil: null })
-        .where(eq(signInThrottles.key, keys[name]));
+        .where(eq(signInThrottles.key, keyOf(name)));
     }
     return { allowed: true };
   });
+}
+
+/** Gives back the failure an admitted attempt counted up front at an address. */
+function giveBack(db: Database, addressKey: string) {
+  return db
+    .update(signInThrottles)
+    .set({ failures: sql`greatest(${signInThrottles.failures} - 1, 0)` })
+    .where(eq(signInThrottles.key, addressKey));
 }
 
 /**
@@ -99,10 +124,7 @@ export async function signInSucceeded(db: Database, attempt: SignInAttempt): Pro
   const keys = keysOf(attempt);
   await db.transaction(async (tx) => {
     await tx.delete(signInThrottles).where(or(eq(signInThrottles.key, keys.pair), eq(signInThrottles.key, keys.account)));
-    await tx
-      .update(signInThrottles)
-      .set({ failures: sql`greatest(${signInThrottles.failures} - 1, 0)` })
-      .where(eq(signInThrottles.key, keys.address));
+    await giveBack(tx, keys.address);
   });
 }
 

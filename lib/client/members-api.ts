@@ -32,7 +32,7 @@ export function changeMemberRole(userId: string, role: MemberRole): Promise<ApiR
   return call(`${BASE}/${encodeURIComponent(userId)}`, sendJson({ role }, 'PATCH'), 'The role was not changed');
 }
 
-export function removeMember(userId: string): Promise<ApiResult<{ removed: { userId: string; sessionsEnded: number } }>> {
+export function removeMember(userId: string): Promise<ApiResult<{ removed: { userId: string; role: string } }>> {
   return call(`${BASE}/${encodeURIComponent(userId)}`, DELETE, 'The member was not removed');
 }
 
@@ -45,4 +45,13 @@ export type Accepted = { email: string; tenantName: string; role: MemberRole; si
 
 export function acceptInvitation(input: AcceptInput): Promise<ApiResult<Accepted>> {
   return call('/api/v1/invitations/accept', sendJson(input), 'The invitation was not accepted');
+}
+
+/** Emails the signed-in person a code that proves their address. */
+export function sendEmailCode(): Promise<ApiResult<{ sentTo: string }>> {
+  return call('/api/v1/account/email-code', sendJson({}), 'The code was not sent');
+}
+
+export function verifyEmailCode(code: string): Promise<ApiResult<{ verifiedAt: string }>> {
+  return call('/api/v1/account/email-code/verify', sendJson({ code }), 'The code was not accepted');
 }

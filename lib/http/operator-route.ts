@@ -63,3 +63,12 @@ export function adminRoute<P = Record<string, never>>(handler: (input: AdminInpu
 export function adminMutation<T, P = Record<string, never>>(body: RequestBody<T>, handler: (input: AdminInput<P> & { body: T }) => Promise<Response>) {
   return adminRoute<P>(async (input) => handler({ ...input, body: await mutationBody(input.request, body) }));
 }
+
+/** A mutation of the signed-in person's own account (no tenant, no proposal): a session, a same-origin `Origin`, the body read like every mutation's. */
+export function accountMutation<T>(body: RequestBody<T>, handler: (input: { db: Database; operator: Operator; body: T }) => Promise<Response>) {
+  return answering<Record<string, never>>(async (request) => {
+    const db = await getDb();
+    const operator = await requireOperator(db);
+    return handler({ db, operator, body: await mutationBody(request, body) });
+  });
+}

@@ -49,7 +49,7 @@ export function webhookRequest(channel: Pick<NotificationChannel, 'secret'>, inp
 
 const transports = new Map<string, nodemailer.Transporter>();
 
-function transportFor(smtpUrl: string, timeoutMs: number): nodemailer.Transporter {
+export function transportFor(smtpUrl: string, timeoutMs: number): nodemailer.Transporter {
   const key = `${smtpUrl}#${timeoutMs}`;
   let transport = transports.get(key);
   if (!transport) {

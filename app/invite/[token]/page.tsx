@@ -7,6 +7,8 @@ import { ROLE_ABOUT } from '@/components/member-roles';
 import { ViewerTime } from '@/components/viewer-time';
 import { invitationByToken, type InvitationView } from '@/lib/admin/invitations';
 import { MIN_PASSWORD } from '@/lib/admin/requests';
+import { currentOperator } from '@/lib/auth/operator';
+import { MAX_PASSWORD } from '@/lib/auth/password-rules';
 import { env, oidcEnabled } from '@/lib/env';
 
 // The token is in this page's address: never send it on as a Referer.
@@ -60,7 +62,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
           <dt className="text-zinc-500">Link expires</dt>
           <dd><ViewerTime value={view.expiresAt.toISOString()} /></dd>
         </dl>
-        <InvitationAccept token={token} email={view.email} hasAccount={view.hasAccount} sso={sso} minPassword={MIN_PASSWORD} />
+        <InvitationAccept token={token} email={view.email} signedInAs={(await currentOperator())?.email ?? null} sso={sso} minPassword={MIN_PASSWORD} maxPassword={MAX_PASSWORD} />
       </section>
     </Frame>
   );

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { agentKeyCreateRequest, agentKeyRevokeRequest, agentKeyRotateRequest } from '@/lib/admin/agent-key-requests';
-import { acceptRequest, deletionRequest, invitationRequest, roleChangeRequest } from '@/lib/admin/requests';
+import { acceptRequest, deletionRequest, emailCodeCheckRequest, emailCodeRequest, invitationRequest, roleChangeRequest } from '@/lib/admin/requests';
 import * as answers from '@/lib/api/responses/admin';
 import { contractStatusRequest } from '@/lib/contracts/requests';
 import { channelChangeRequest, channelCreateRequest, channelTestRequest, deliveryRetryRequest, notificationSettingsRequest } from '@/lib/notifications/requests';
@@ -42,8 +42,17 @@ export const adminOperations: Operation[] = [
     body: bodyOf(deletionRequest, 'EmptyRequest'), success: [ok(200, 'Who was removed.', answers.memberRemovedSchema, 'MemberRemoved')], errors: [notFound, { status: 409, codes: ['last_admin'] }] }),
   admin({ operationId: 'cancelInvitation', method: 'delete', path: '/api/v1/admin/members/invitations/{id}', summary: 'Cancel a pending invitation',
     body: bodyOf(deletionRequest, 'EmptyRequest'), success: [ok(200, 'The cancelled invitation.', answers.invitationCancelledSchema, 'InvitationCancelled')], errors: [notFound] }),
-  { operationId: 'acceptInvitation', method: 'post', path: '/api/v1/invitations/accept', tag: 'Public', summary: 'Accept an invitation (the token from the link is the credential)', access: 'public',
-    body: bodyOf(acceptRequest, 'AcceptRequest'), success: [ok(200, 'Whom the invitation was for and how they sign in now.', answers.invitationAcceptedSchema, 'InvitationAccepted')], errors: [{ status: 404, codes: ['invitation_not_found'] }, { status: 409, codes: ['account_exists', 'already_member'] }, { status: 410, codes: ['invitation_used', 'invitation_expired'] }, { status: 422, codes: ['password_required', 'sso_unavailable'] }] },
+  { operationId: 'acceptInvitation', method: 'post', path: '/api/v1/invitations/accept', tag: 'Public', summary: 'Accept an invitation (the token makes a new account; an existing one joins only with its own session)', access: 'public',
+    description: 'Without a session: a new account with a password or single sign-on, confined to this tenant until its address is proven; an address that has an account is told to sign in (`sign_in_required`), and the token alone is always `password_required`. With a session of the invited address: nothing but the token. Every attempt counts at the client address in the sign-in throttle until one succeeds; an address over its limit is answered `429 too_many_attempts` with `Retry-After`, as sign-in is.',
+    body: bodyOf(acceptRequest, 'AcceptRequest'), success: [ok(200, 'Whom the invitation was for and how they sign in now.', answers.invitationAcceptedSchema, 'InvitationAccepted')],
+    errors: [{ status: 403, codes: ['invitation_for_another_address'] }, { status: 404, codes: ['invitation_not_found'] }, { status: 409, codes: ['sign_in_required', 'already_member', 'address_unverified'] }, { status: 410, codes: ['invitation_used', 'invitation_expired'] }, { status: 422, codes: ['password_required', 'sso_unavailable', 'signed_in'] }] },
+  { operationId: 'sendEmailCode', method: 'post', path: '/api/v1/account/email-code', tag: 'Operator API', summary: "Email a code to the signed-in person's own address (through the operator's SMTP_URL)", access: 'session',
+    description: 'A server without SMTP_URL answers `503 email_unavailable`; an SMTP server that refuses, `502 email_not_sent`.',
+    body: bodyOf(emailCodeRequest, 'EmptyRequest'), success: [ok(200, 'Where the code went (the code is only in the email).', answers.emailCodeSentSchema, 'EmailCodeSent')],
+    errors: [{ status: 409, codes: ['already_verified'] }, { status: 429, codes: ['code_recently_sent'], headers: ['Retry-After'] }] },
+  { operationId: 'verifyEmailCode', method: 'post', path: '/api/v1/account/email-code/verify', tag: 'Operator API', summary: "Prove the signed-in person's address with the emailed code (15 minutes, 5 tries, once)", access: 'session',
+    body: bodyOf(emailCodeCheckRequest, 'EmailCodeCheck'), success: [ok(200, 'When the address was proven.', answers.emailVerifiedSchema, 'EmailVerified')],
+    errors: [{ status: 410, codes: ['code_expired'] }, { status: 422, codes: ['code_wrong'] }, { status: 429, codes: ['code_attempts_exhausted'] }] },
   admin({ operationId: 'getNotifications', method: 'get', path: '/api/v1/admin/notifications', summary: 'Notification settings, channels (no secrets) and the last 50 deliveries',
     success: [ok(200, 'Settings, channels and deliveries.', answers.notificationsOverviewSchema, 'NotificationsOverview')] }),
   admin({ operationId: 'createChannel', method: 'post', path: '/api/v1/admin/notifications/channels', summary: 'Add a notification channel',

@@ -3,24 +3,27 @@ import type { InvitationAccepted } from '@/lib/api/responses/admin';
 import { acceptInvitation } from '@/lib/admin/invitations';
 import { asMemberApi } from '@/lib/admin/members';
 import { acceptRequest } from '@/lib/admin/requests';
+import { auth } from '@/lib/auth';
 import { oidcEnabled } from '@/lib/env';
 import { readJsonRequest } from '@/lib/http/body';
 import { ApiError, errorResponse } from '@/lib/http/errors';
-import { assertSameOrigin } from '@/lib/http/origin';
+import { assertSameOrigin, clientAddress } from '@/lib/http/origin';
 
 export const dynamic = 'force-dynamic';
 
 /**
- * Accepts an invitation (app/invite/[token]): public, since the person has no session yet; the
- * token is the credential. Same-origin only, the body through the one capped reader; the token and
- * the password are never logged (errors log their name only).
+ * Accepts an invitation (app/invite/[token]): public, so that a new person can make an account; an
+ * existing account joins only with its own session (lib/admin/invitations.ts). Same-origin only,
+ * the body through the one capped reader; the token and the password are never logged.
  */
 export async function POST(request: Request): Promise<Response> {
   try {
     assertSameOrigin(request);
     const body = await readJsonRequest(request, acceptRequest);
     if (body.sso && !oidcEnabled()) throw new ApiError(422, 'schema', 'sso_unavailable', 'Single sign-on is not configured here; choose a password.');
-    const accepted = await asMemberApi(async () => acceptInvitation(await getDb(), body));
+    const userId = (await auth())?.operatorId || undefined;
+    const acceptor = { userId, address: clientAddress(request.headers) };
+    const accepted = await asMemberApi(async () => acceptInvitation(await getDb(), body, acceptor));
     return Response.json({ email: accepted.email, tenantName: accepted.tenantName, role: accepted.role, signIn: accepted.signIn } satisfies InvitationAccepted, { headers: { 'cache-control': 'no-store' } });
   } catch (error) {
     return errorResponse(error);

@@ -15,7 +15,7 @@ export const PATCH = adminMutation<RoleChange, Params>(roleChangeRequest, async 
   return Response.json({ member: { userId: changed.userId, role: changed.role, previousRole: changed.previousRole } } satisfies RoleChanged);
 });
 
-/** Removes a member and ends their sessions at once. Never the last admin (409 `last_admin`); a non-member is a 404. */
+/** Removes a member: their access here ends at their next request (their sessions stay). Never the last admin (409 `last_admin`); a non-member is a 404. */
 export const DELETE = adminMutation<EmptyRequest, Params>(deletionRequest, async ({ db, admin, params }) => {
   const actor = { type: 'user' as const, id: admin.operator.userId };
   const removed = await asMemberApi(() => removeMembership(db, { tenantId: admin.tenantId, userId: params.userId, actor }));

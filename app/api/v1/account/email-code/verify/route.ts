@@ -1,0 +1,12 @@
+import { emailCodeCheckRequest, type EmailCodeCheck } from '@/lib/admin/requests';
+import type { EmailVerified } from '@/lib/api/responses/admin';
+import { verifyEmailCode } from '@/lib/auth/email-codes';
+import { accountMutation } from '@/lib/http/operator-route';
+
+export const dynamic = 'force-dynamic';
+
+/** Checks the emailed code; the right one proves the signed-in person's address. */
+export const POST = accountMutation<EmailCodeCheck>(emailCodeCheckRequest, async ({ db, operator, body }) => {
+  const verified = await verifyEmailCode(db, operator.userId, body.code);
+  return Response.json({ verifiedAt: verified.verifiedAt } satisfies EmailVerified, { headers: { 'cache-control': 'no-store' } });
+});

@@ -1,0 +1,178 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, memberships, signInThrottles, users } from '@/db/schema';
+import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
+import { addressProvenBySso, sendEmailCode, verifyEmailCode } from '@/lib/auth/email-codes';
+import { hashPassword, verifyPassword } from '@/lib/auth/password';
+import { sessionIsLive, startSession } from '@/lib/auth/sessions';
+import { readJsonRequest } from '@/lib/http/body';
+import { setupTestDatabase } from '@/test/db';
+import { expectApiError } from '@/test/errors';
+import { seededWorld } from '@/test/world';
+import { grantRole } from './accounts';
+import { acceptInvitation, createInvitation } from './invitations';
+import { asMemberApi, removeMembership } from './members';
+import { acceptRequest } from './requests';
+
+const t = setupTestDatabase();
+const seeded = seededWorld(t);
+
+let mail: MailCatcher;
+beforeAll(async () => {
+  mail = await startMailCatcher();
+});
+afterAll(async () => {
+  await mail?.close();
+});
+
+const MALLORY = '203.0.113.66';
+const PASSWORD = 'mallory chose this one';
+
+function invite(tenantId: 'acme' | 'globex', email: string, by: 'carol' | 'erin') {
+  return asMemberApi(() => createInvitation(t.db, { email, name: 'Frank', role: 'approver', tenantId, invitedBy: seeded.world.userId(by) }));
+}
+
+/** Counts Argon2 hashes on the acceptance path (the seam acceptInvitation takes). */
+function countingHash() {
+  const counter = { hashes: 0, hash: (password: string) => ((counter.hashes += 1), hashPassword(password)) };
+  return counter;
+}
+
+const accept = (body: { token: string; password?: string; sso?: true }, who: { userId?: string; address?: string } = {}) =>
+  asMemberApi(() => acceptInvitation(t.db, body, { address: who.address ?? MALLORY, userId: who.userId }));
+
+describe('an account made by one tenant’s link never opens another tenant', () => {
+  it("acme's admin who accepted frank@globex.test's link herself cannot join globex as frank, with the token or as frank", async () => {
+    // Carol (acme's admin) invites the not-yet-existing frank and accepts with her own password.
+    const acmeLink = await invite('acme', 'frank@globex.test', 'carol');
+    const made = await accept({ token: acmeLink.token, password: PASSWORD });
+    const [frank] = await t.db.select().from(users).where(eq(users.id, made.userId));
+    expect(frank).toMatchObject({ createdByTenantId: 'acme', emailVerifiedAt: null });
+
+    // Globex invites frank. The token alone is refused with the answer a new address gets.
+    const globexLink = await invite('globex', 'frank@globex.test', 'erin');
+    const newcomer = await invite('globex', 'nobody-yet@globex.test', 'erin');
+    const tokenAlone = await expectApiError(accept({ token: globexLink.token }), { status: 422, code: 'password_required' });
+    const newcomerAlone = await expectApiError(accept({ token: newcomer.token }), { status: 422, code: 'password_required' });
+    expect(tokenAlone.message).toBe(newcomerAlone.message);
+
+    // Signed in as frank (she knows the password she chose), she is refused: the address is unproven.
+    await expectApiError(accept({ token: globexLink.token }, { userId: frank!.id }), { status: 409, code: 'address_unverified' });
+    // Nor can a new password take the account over.
+    await expectApiError(accept({ token: globexLink.token, password: 'another of mallory' }), { status: 409, code: 'sign_in_required' });
+    expect(await verifyPassword((await t.db.select().from(users).where(eq(users.id, frank!.id)))[0]!.passwordHash, PASSWORD)).toBe(true);
+
+    // Nor can the operator's CLI hand the confined account another tenant's role.
+    await expect(grantRole(t.db, { tenantId: 'globex', email: 'frank@globex.test', role: 'viewer' })).rejects.toThrow('proves the address');
+    // Globex's trail does not say whether the address had an account.
+    const [invited] = (await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'globex'))).filter((event) => event.type === 'membership.invited' && (event.data as { invitation: string }).invitation === globexLink.invitation.id);
+    expect(Object.keys(invited!.data as object).sort()).toEqual(['invitation', 'replaced', 'role']);
+
+    // Frank has no role in globex, so signing in as him shows acme only.
+    expect((await t.db.select().from(memberships).where(eq(memberships.userId, frank!.id))).map((m) => m.tenantId)).toEqual(['acme']);
+
+    // Once the address's owner proves it with the emailed code, the invitation works, signed in.
+    mail.clear();
+    await sendEmailCode(t.db, frank!.id, { smtpUrl: mail.url, from: 'Countersign <c@countersign.test>' });
+    const [letter] = mail.received();
+    expect(letter!.to).toEqual(['frank@globex.test']);
+    const code = /\b(\d{6})\b/.exec(letter!.subject)![1]!;
+    await verifyEmailCode(t.db, frank!.id, code);
+    await expect(accept({ token: globexLink.token }, { userId: frank!.id })).resolves.toMatchObject({ tenantId: 'globex', signIn: 'existing' });
+  });
+
+  it('a single sign-on that vouched for the address proves it as the code does', async () => {
+    const made = await accept({ token: (await invite('acme', 'sso-person@globex.test', 'carol')).token, sso: true });
+    const globexLink = await invite('globex', 'sso-person@globex.test', 'erin');
+    await expectApiError(accept({ token: globexLink.token }, { userId: made.userId }), { status: 409, code: 'address_unverified' });
+    await addressProvenBySso(t.db, made.userId);
+    await expect(accept({ token: globexLink.token }, { userId: made.userId })).resolves.toMatchObject({ tenantId: 'globex' });
+    const proven = (await t.db.select().from(auditEvents).where(eq(auditEvents.type, 'auth.email_verified'))).filter((event) => (event.data as { user: string }).user === made.userId);
+    expect(proven.map((event) => [event.tenantId, event.reasonCode])).toEqual([['acme', 'oidc']]);
+  });
+
+  it('a signed-in person cannot accept a link for another address', async () => {
+    const link = await invite('acme', 'someone-else@acme.test', 'carol');
+    await expectApiError(accept({ token: link.token }, { userId: seeded.world.userId('erin') }), { status: 403, code: 'invitation_for_another_address' });
+  });
+});
+
+describe('an emailed code', () => {
+  it('is hashed, single-use, limited to 5 wrong tries, and cannot be asked for twice a minute', async () => {
+    const link = await invite('acme', 'codes@elsewhere.test', 'carol');
+    const { userId } = await accept({ token: link.token, password: PASSWORD });
+    const smtp = { smtpUrl: mail.url, from: 'Countersign <c@countersign.test>' };
+    const start = new Date(Date.UTC(2031, 0, 1));
+    mail.clear();
+    await sendEmailCode(t.db, userId, smtp, start);
+    const code = /\b(\d{6})\b/.exec(mail.received()[0]!.subject)![1]!;
+    await expectApiError(sendEmailCode(t.db, userId, smtp, new Date(start.getTime() + 30_000)), { status: 429, code: 'code_recently_sent' });
+    const wrong = code === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 5; i++) await expectApiError(verifyEmailCode(t.db, userId, wrong, start), { status: 422, code: 'code_wrong' });
+    await expectApiError(verifyEmailCode(t.db, userId, code, start), { status: 429, code: 'code_attempts_exhausted' });
+
+    const later = new Date(start.getTime() + 61_000);
+    mail.clear();
+    await sendEmailCode(t.db, userId, smtp, later);
+    const fresh = /\b(\d{6})\b/.exec(mail.received()[0]!.subject)![1]!;
+    await expectApiError(verifyEmailCode(t.db, userId, fresh, new Date(later.getTime() + 15 * 60_000)), { status: 410, code: 'code_expired' });
+    await verifyEmailCode(t.db, userId, fresh, later);
+    await expectApiError(verifyEmailCode(t.db, userId, fresh, later), { status: 410, code: 'code_expired' });
+    await expectApiError(sendEmailCode(t.db, userId, { from: 'x@countersign.test' }), { status: 503, code: 'email_unavailable' });
+  });
+});
+
+describe('removing a member', () => {
+  it("ends nothing another tenant gave: erin, removed from acme after joining it, stays signed in to globex", async () => {
+    const erin = seeded.world.userId('erin');
+    const link = await invite('acme', 'erin@globex.test', 'carol');
+    await accept({ token: link.token }, { userId: erin });
+    const session = await startSession(t.db, erin, 'credentials');
+    await removeMembership(t.db, { tenantId: 'acme', userId: erin, actor: { type: 'user', id: seeded.world.userId('carol') } });
+    expect(await sessionIsLive(t.db, session, erin)).toBe(true);
+  });
+});
+
+describe('the public accept route', () => {
+  const throttleRow = async (address: string) => (await t.db.select().from(signInThrottles).where(eq(signInThrottles.key, `address:${address}`)))[0];
+
+  it('looks the token up before any hash, and counts every failure at the address in the sign-in throttle', async () => {
+    const address = '203.0.113.9';
+    const counter = countingHash();
+    for (let i = 0; i < 50; i++) {
+      await expectApiError(acceptInvitation(t.db, { token: 'A'.repeat(43), password: PASSWORD }, { address, hash: counter.hash }), { status: 404, code: 'invitation_not_found' });
+    }
+    expect(counter.hashes).toBe(0);
+    expect((await throttleRow(address))!.failures).toBe(50);
+    // The 51st is refused before the token is even looked up.
+    await expectApiError(acceptInvitation(t.db, { token: 'A'.repeat(43), password: PASSWORD }, { address, hash: counter.hash }), { status: 429, code: 'too_many_attempts' });
+    expect(counter.hashes).toBe(0);
+  });
+
+  it('hashes once for a new account, and never for an address that has one', async () => {
+    const counter = countingHash();
+    const address = '203.0.113.10';
+    const existing = await invite('acme', 'erin@globex.test', 'carol');
+    await expectApiError(acceptInvitation(t.db, { token: existing.token, password: PASSWORD }, { address, hash: counter.hash }), { status: 409, code: 'sign_in_required' });
+    expect(counter.hashes).toBe(0);
+    const fresh = await invite('acme', 'hash-once@acme.test', 'carol');
+    await acceptInvitation(t.db, { token: fresh.token, password: PASSWORD }, { address, hash: counter.hash });
+    expect(counter.hashes).toBe(1);
+    // The success gave its own count back; the failure before it stays.
+    expect((await throttleRow(address))!.failures).toBe(1);
+  });
+
+  it.each([
+    ['257 characters', 'x'.repeat(257), 'too_big'],
+    ['11 characters', 'x'.repeat(11), 'too_small'],
+  ])('refuses a password of %s (422 invalid_acceptance on the password field)', async (_label, password, code) => {
+    const request = new Request('http://countersign.test/api/v1/invitations/accept', { method: 'POST', body: JSON.stringify({ token: 'A'.repeat(43), password }), headers: { 'content-type': 'application/json' } });
+    const error = await expectApiError(readJsonRequest(request, acceptRequest), { status: 422, code: 'invalid_acceptance' });
+    expect(error.extra.issues).toEqual([expect.objectContaining({ field: 'password', code })]);
+  });
+
+  it('caps the password at 256 characters wherever it is hashed or checked', async () => {
+    await expect(hashPassword('x'.repeat(257))).rejects.toThrow('at most 256');
+    expect(await verifyPassword(await hashPassword('x'.repeat(256)), 'x'.repeat(257))).toBe(false);
+  });
+});
