@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
+import { executionsPaused } from '@/lib/admin/executions-pause';
 import { keyAuthorityLapse, type KeyAuthorityLapse } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
@@ -83,6 +84,11 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
     // The proposal row first (as decide locks it), so a late reject and the start serialize.
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, claims.sub)).for('update').limit(1);
     if (!proposal) throw new Error('verified command without its proposal');
+    // The tenant's emergency stop: the command is deferred, not consumed (a 503 dispatch retries).
+    if (await executionsPaused(tx, proposal.tenantId, true)) {
+      logRefusal(scope, 'executions_paused');
+      throw new CommandRefusal('executions_paused', "The tenant's executions are paused; the command was not consumed and runs after the resume.", 503);
+    }
     const consumed = await tx
       .update(commands)
       .set({ consumedAt: now })
