@@ -1,4 +1,5 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Database } from '@/db';
 import { proposals, tenants, users } from '@/db/schema';
@@ -21,15 +22,14 @@ const RUNNING: ExecutionsState = { paused: false, pausedAt: null, pausedBy: null
 export const pauseInput = z.strictObject({ reason: z.string().trim().min(1).max(500).optional() });
 export type PauseInput = z.infer<typeof pauseInput>;
 
-/** Whether the tenant is paused; `lock` takes the tenant row FOR SHARE, so a pause waits for what has begun. */
-export async function executionsPaused(tx: Database, tenantId: string, lock = false): Promise<boolean> {
-  const query = tx.select({ pausedAt: tenants.executionsPausedAt }).from(tenants).where(eq(tenants.id, tenantId));
-  const [row] = lock ? await query.for('share') : await query;
+/** Whether the tenant is paused, its row taken FOR SHARE: a pause waits for an execution that has begun to start. */
+export async function executionsPaused(tx: Database, tenantId: string): Promise<boolean> {
+  const [row] = await tx.select({ pausedAt: tenants.executionsPausedAt }).from(tenants).where(eq(tenants.id, tenantId)).for('share');
   return Boolean(row?.pausedAt);
 }
 
 /** SQL: the row's tenant is not paused (dispatch and the expiry sweep leave paused tenants alone). */
-export const tenantRunning = (tenantId: unknown) =>
+export const tenantRunning = (tenantId: AnyPgColumn) =>
   sql`not exists (select 1 from ${tenants} where ${tenants.id} = ${tenantId} and ${isNotNull(tenants.executionsPausedAt)})`;
 
 /** The tenant's stop state with the pauser's name (undefined when there is no such tenant). */

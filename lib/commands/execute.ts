@@ -85,7 +85,7 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, claims.sub)).for('update').limit(1);
     if (!proposal) throw new Error('verified command without its proposal');
     // The tenant's emergency stop: the command is deferred, not consumed (a 503 dispatch retries).
-    if (await executionsPaused(tx, proposal.tenantId, true)) {
+    if (await executionsPaused(tx, proposal.tenantId)) {
       logRefusal(scope, 'executions_paused');
       throw new CommandRefusal('executions_paused', "The tenant's executions are paused; the command was not consumed and runs after the resume.", 503);
     }
