@@ -6,6 +6,7 @@ import { executeCommand } from '@/lib/commands/execute';
 import { CommandRefusal } from '@/lib/commands/verify';
 import { COMMAND_MINTED, dispatchCommands } from '@/lib/jobs/dispatch-commands';
 import { expireOverdue } from '@/lib/jobs/expire-proposals';
+import { sweepReminders } from '@/lib/notifications/schedule';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { proposalRow } from '@/test/queries';
@@ -119,6 +120,10 @@ describe('the emergency stop', () => {
     await pauseExecutions(t.db, 'acme', carol(), {}, pausedAt);
     expect(await expireOverdue(t.db, plus(deadline, 3_600_000))).toBe(0);
     expect(await proposalRow(t.db, proposal.id)).toMatchObject({ status: 'pending_approval' });
+
+    // Nor is anyone reminded of an expiry that is not coming.
+    await sweepReminders(t.db, plus(deadline, -30_000));
+    expect(await proposalRow(t.db, proposal.id)).toMatchObject({ remindedAt: null });
 
     const resumedAt = plus(pausedAt, 2 * 3_600_000);
     await resumeExecutions(t.db, 'acme', carol(), resumedAt);
