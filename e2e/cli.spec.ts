@@ -200,6 +200,37 @@ test.describe('notification channels from the CLI', () => {
   });
 });
 
+test.describe('the emergency stop from the CLI', () => {
+  let dataDir = '';
+  test.beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-cli-stop-'));
+    const created = await cli(dataDir, ['create-tenant', 'acme-e2e']);
+    expect(created.code, created.stderr).toBe(0);
+  });
+  test.afterAll(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  // In order on one database: pausing twice and resuming twice each change something once.
+  const STEPS: { args: string[]; code: 0 | 1 | 2; says: string }[] = [
+    { args: ['executions:pause', '--tenant', 'acme-e2e', '--reason', 'Suspected leaked key'], code: 0, says: 'Executions in acme-e2e are now paused.' },
+    { args: ['executions:pause', '--tenant', 'acme-e2e'], code: 0, says: 'Executions in acme-e2e were already paused; nothing changed.' },
+    { args: ['executions:resume', '--tenant', 'acme-e2e'], code: 0, says: 'Executions in acme-e2e are now running.' },
+    { args: ['executions:resume', '--tenant', 'acme-e2e'], code: 0, says: 'Executions in acme-e2e were already running; nothing changed.' },
+    { args: ['executions:pause', '--tenant', 'nowhere'], code: 1, says: 'Error: No tenant "nowhere".' },
+    { args: ['executions:pause', '--tenant', 'acme-e2e', '--reason', ''], code: 1, says: 'Error: --reason is 1–500 characters.' },
+    { args: ['executions:resume'], code: 2, says: 'Error: missing --tenant' },
+  ];
+  test('executions:pause and executions:resume answer what they did, exit 1 when refused and 2 on a usage error', async () => {
+    test.setTimeout(240_000);
+    for (const { args, code, says } of STEPS) {
+      const result = await cli(dataDir, args);
+      expect(result.code, `${args.join(' ')}: ${result.stdout}${result.stderr}`).toBe(code);
+      expect(code === 0 ? result.stdout : result.stderr).toContain(says);
+    }
+  });
+});
+
 test.describe("the auditor's commands", () => {
   test.describe.configure({ mode: 'serial' });
   let dataDir = '';

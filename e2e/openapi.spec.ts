@@ -313,6 +313,13 @@ test('every documented status of every operation is produced live and matches it
     await as(carol, 'changeChannel', unreachable.channel.id, { data: { enabled: false } });
   });
 
+  await test.step('emergency stop', async () => {
+    await check('getExecutions', await as(carol, 'getExecutions'), 200);
+    // Paused and resumed at once: the other specs' commands wait a moment at most.
+    await check('pauseExecutions', await as(carol, 'pauseExecutions', undefined, { data: { reason: 'OpenAPI walk' } }), 200);
+    await check('resumeExecutions', await as(carol, 'resumeExecutions', undefined, { data: {} }), 200);
+  });
+
   await test.step('routing policies', async () => {
     const listed = await as(alice, 'getPolicies');
     await check('getPolicies', listed, 200);

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase, type DatabaseHandle } from '@/db/client';
+import { pauseExecutions, pauseInput, resumeExecutions } from '@/lib/admin/executions-pause';
 import { AdminError, changePassword, createAgentKey, createTenant, createUser, endSessionsOf, grantRole, removeMember, revokeAgentKey } from '@/lib/admin/accounts';
 import { ZodError } from 'zod';
 import { allActions } from '@/lib/actions/registry';
@@ -36,6 +37,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>]
                                                           (a webhook's signing secret is printed once; events default to all)
   list-channels <tenant>                                  (never prints secrets)
+  executions:pause --tenant <id> [--reason <text>]        (emergency stop: approved commands wait, no expiry is counted)
+  executions:resume --tenant <id>                         (pending deadlines move on by the time paused; waiting commands go out)
   audit:verify [--tenant <id>] [--checkpoint FILE]... [--keys FILE]
                                                           (recomputes every audit chain; exits 1 naming the first bad sequence number)
   audit:verify --export FILE --checkpoint FILE... [--keys FILE]
@@ -49,6 +52,9 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 
 Uses DATABASE_URL when set, else the embedded database in COUNTERSIGN_DATA_DIR (default .data).
 Exit codes: 0 done, 1 refused (the message says why), 2 usage error.`;
+
+/** Who the CLI's audited changes name. */
+const CLI_ACTOR = { type: 'system' as const, id: 'cli' };
 
 class UsageError extends Error {}
 
@@ -197,6 +203,7 @@ async function run(argv: string[]): Promise<void> {
       actions: { type: 'string' },
       grant: { type: 'string', multiple: true },
       tenant: { type: 'string' },
+      reason: { type: 'string' },
       kind: { type: 'string' },
       target: { type: 'string' },
       events: { type: 'string' },
@@ -303,7 +310,7 @@ async function run(argv: string[]): Promise<void> {
       const problems = channelProblems(input);
       if (problems.length > 0) throw new RefusedError(problems.join('\nError: '));
       await withDatabase(async ({ db }) => {
-        const created = await createChannel(db, tenantId, { type: 'system', id: 'cli' }, channelInput.parse(input));
+        const created = await createChannel(db, tenantId, CLI_ACTOR, channelInput.parse(input));
         if (!created) throw new AdminError(`No tenant "${tenantId}".`);
         const { channel, secret } = created;
         console.log(`Created ${channel.kind} channel ${channel.id} in ${tenantId}.`);
@@ -313,6 +320,19 @@ async function run(argv: string[]): Promise<void> {
           console.log(`Signing secret (shown once, store it now): ${secret}`);
           console.log('It is not shown again: the receiver verifies the webhook-signature header with it (Standard Webhooks).');
         }
+      });
+      return;
+    }
+    case 'executions:pause':
+    case 'executions:resume': {
+      const tenantId = need(values.tenant, '--tenant');
+      const parsed = pauseInput.safeParse(values.reason === undefined ? {} : { reason: values.reason });
+      if (!parsed.success) throw new RefusedError('--reason is 1–500 characters.');
+      await withDatabase(async ({ db }) => {
+        const result = command === 'executions:pause' ? await pauseExecutions(db, tenantId, CLI_ACTOR, parsed.data) : await resumeExecutions(db, tenantId, CLI_ACTOR);
+        if (!result) throw new AdminError(`No tenant "${tenantId}".`);
+        const state = result.state.paused ? 'paused' : 'running';
+        console.log(result.changed ? `Executions in ${tenantId} are now ${state}.` : `Executions in ${tenantId} were already ${state}; nothing changed.`);
       });
       return;
     }

@@ -1,12 +1,16 @@
 import type { ReactNode } from 'react';
+import { getDb } from '@/db';
+import { ExecutionsBanner } from '@/components/executions-banner';
 import { NavLink } from '@/components/nav-link';
 import { ProposalFlash } from '@/components/proposal-flash';
+import { executionsState } from '@/lib/admin/executions-pause';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { chooseTenant, signOutAction, signOutEverywhereAction } from './actions';
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
   const context = await dashboardContext('/');
   const { operator } = context;
+  const executions = context.tenantId ? await executionsState(await getDb(), context.tenantId) : undefined;
   return (
     <div className="flex min-h-screen flex-col">
       <a
@@ -59,6 +63,12 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           </div>
         </div>
       </header>
+      {executions?.pausedAt ? (
+        <ExecutionsBanner
+          paused={{ pausedAt: executions.pausedAt.toISOString(), pausedBy: executions.pausedBy?.name ?? null, reason: executions.reason }}
+          isAdmin={context.tenantId !== null && context.role === 'admin'}
+        />
+      ) : null}
       <main id="main" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 focus:outline-none">
         <ProposalFlash />
         {context.tenantId ? children : (

@@ -1,5 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
+import { executionsPaused } from '@/lib/admin/executions-pause';
+import { keyAuthorityLapse, type KeyAuthorityLapse } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
 import { commands, executions, proposals, type Proposal } from '@/db/schema';
@@ -82,6 +84,11 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
     // The proposal row first (as decide locks it), so a late reject and the start serialize.
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, claims.sub)).for('update').limit(1);
     if (!proposal) throw new Error('verified command without its proposal');
+    // The tenant's emergency stop: the command is deferred, not consumed (a 503 dispatch retries).
+    if (await executionsPaused(tx, proposal.tenantId)) {
+      logRefusal(scope, 'executions_paused');
+      throw new CommandRefusal('executions_paused', "The tenant's executions are paused; the command was not consumed and runs after the resume.", 503);
+    }
     const consumed = await tx
       .update(commands)
       .set({ consumedAt: now })
@@ -155,7 +162,7 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
   return { ...base, ...outcome };
 }
 
-/** Preconditions against live state (the intake's Meaning and rules gates), then the one write, then the receipt check. */
+/** Preconditions against live state (the intake's Meaning, Authority and rules gates), then the one write, then the receipt check. */
 async function run(
   db: Database,
   action: ActionModule,
@@ -180,6 +187,9 @@ async function run(
   if (!resolution || (proposal.resourceKey && resolution.resourceKey !== proposal.resourceKey)) {
     return { status: 'failed', errorCode: 'precondition_failed', reason: 'The resource can no longer be found in the system of record; nothing was written.' };
   }
+  // Authority as it stands now: a revoked key or a removed grant stops what has not run yet.
+  const lapse = await keyAuthorityLapse(db, proposal, subject, resolution);
+  if (lapse) return { status: 'failed', errorCode: 'not_authorized', reason: lapseReason(lapse) };
   const ruled = await rulesGate(subject, { db, resolution, resourceKey: proposal.resourceKey, excludeId: proposal.id });
   if (!ruled.ok) return { status: 'failed', errorCode: 'precondition_failed', reason: `${ruled.refusal.code}: ${ruled.refusal.message}` };
 
@@ -204,6 +214,12 @@ async function run(
       return { status: 'succeeded', receipt: check.receipt };
     }
   }
+}
+
+function lapseReason(lapse: KeyAuthorityLapse): string {
+  return lapse.code === 'agent_key_revoked'
+    ? 'The agent key that proposed this was revoked before it ran; nothing was written.'
+    : "The agent key's grants no longer cover this action or resource; nothing was written.";
 }
 
 function unknownReason(reason: 'timeout' | 'unreachable' | 'system_error' | 'malformed_response'): string {

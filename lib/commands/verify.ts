@@ -47,7 +47,7 @@ const STATUS: Record<CommandRefusalCode, number> = {
 export class CommandRefusal extends Error {
   readonly status: number;
   constructor(
-    readonly code: CommandRefusalCode | 'unsupported_media_type' | 'too_large' | 'unknown_scope',
+    readonly code: CommandRefusalCode | 'unsupported_media_type' | 'too_large' | 'unknown_scope' | 'executions_paused',
     message: string,
     status?: number,
   ) {

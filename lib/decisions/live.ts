@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, type GateResult, type Proposal } from '@/db/schema';
+import type { GateResult, Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
-import { authorityGate } from '@/lib/gates/authority';
+import { keyAuthorityLapse } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
 import type { GateSubject } from '@/lib/gates/types';
@@ -86,17 +85,9 @@ export async function staleReason(tx: Database, proposal: Proposal, live: LiveRe
   const changed = describeFactChanges(action, proposal.facts, resolution.facts);
   const because = (reason: string) => (changed ? `${changed}; ${reason}` : `${reason} since it was proposed`);
 
-  if (proposal.agentKeyId) {
-    const [key] = await tx
-      .select({ agentName: agentKeys.agentName, grants: agentKeys.grants, revokedAt: agentKeys.revokedAt })
-      .from(agentKeys)
-      .where(eq(agentKeys.id, proposal.agentKeyId))
-      .limit(1);
-    if (!key || key.revokedAt) return { code: 'agent_key_revoked', gate: 'authority', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
-    if (!(await authorityGate(subject, { grants: key.grants, resolution })).ok) {
-      return { code: 'grants_changed', gate: 'authority', reason: because(`the grants of ${key.agentName} no longer cover ${resolution.resourceKey}`) };
-    }
-  }
+  const lapse = await keyAuthorityLapse(tx, proposal, subject, resolution);
+  if (lapse?.code === 'agent_key_revoked') return { code: lapse.code, gate: 'authority', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
+  if (lapse) return { code: lapse.code, gate: 'authority', reason: because(`the grants of ${lapse.agentName} no longer cover ${resolution.resourceKey}`) };
 
   const ruled = await rulesGate(subject, { db: tx, resolution, resourceKey: proposal.resourceKey, excludeId: proposal.id });
   if (!ruled.ok) {

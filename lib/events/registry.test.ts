@@ -35,6 +35,8 @@ describe('the event registry', () => {
       'execution.outcome_unknown',
       'execution.started',
       'execution.succeeded',
+      'executions.paused',
+      'executions.resumed',
       'membership.granted',
       'membership.invitation_cancelled',
       'membership.invited',

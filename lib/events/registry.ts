@@ -20,6 +20,8 @@ export const AUDIT_EVENTS = {
   'membership.removed': "a user's membership was removed: their access to this tenant ends (their sessions, which may serve other tenants, stay)",
   'membership.invited': 'an admin invited someone by email to join the tenant with a role (a one-time link)',
   'membership.invitation_cancelled': 'an admin cancelled a pending invitation; its link no longer works',
+  'executions.paused': "an admin stopped the tenant's executions: approved commands wait and no expiry is counted",
+  'executions.resumed': "an admin resumed the tenant's executions: pending deadlines moved on by the time paused, waiting commands go out",
   'agent_key.created': 'an agent key was issued',
   'agent_key.revoked': 'an agent key was revoked',
   'agent_key.rotated': 'an agent key was replaced by a new one; the old one works until the overlap ends',

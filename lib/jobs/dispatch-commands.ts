@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, outbox, proposals } from '@/db/schema';
+import { tenantRunning } from '@/lib/admin/executions-pause';
 import { mintCommand } from '@/lib/commands/mint';
 import type { OutboxTopic } from '@/lib/events/registry';
 
@@ -87,7 +88,8 @@ async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws
  * answers the same), dead on a refusal (4xx, `lastError` = its code), or retried with backoff
  * (network error, timeout, 5xx), dead after MAX_DISPATCH_ATTEMPTS. A crash between commit and
  * delivery loses nothing: the row is still there and comes due when its lease ends. Re-sending is
- * safe because the executor consumes each jti once. The claimed rows (at most `limit`) are POSTed at
+ * safe because the executor consumes each jti once. A paused tenant's rows wait untouched
+ * (lib/admin/executions-pause.ts). The claimed rows (at most `limit`) are POSTed at
  * once, not one after another.
  */
 export async function dispatchCommands(db: Database, options: DispatchOptions): Promise<DispatchResult> {
@@ -100,7 +102,7 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
     const rows = await tx
       .select({ id: outbox.id, attempts: outbox.attempts, body: outbox.body })
       .from(outbox)
-      .where(and(eq(outbox.topic, COMMAND_MINTED), isNull(outbox.deliveredAt), isNull(outbox.deadAt), lte(outbox.availableAt, now)))
+      .where(and(eq(outbox.topic, COMMAND_MINTED), isNull(outbox.deliveredAt), isNull(outbox.deadAt), lte(outbox.availableAt, now), tenantRunning(outbox.tenantId)))
       .orderBy(asc(outbox.availableAt), asc(outbox.id))
       .limit(limit)
       .for('update', { skipLocked: true });

@@ -1,6 +1,7 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals } from '@/db/schema';
+import { tenantRunning } from '@/lib/admin/executions-pause';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from '@/lib/decisions/transitions';
 
 /** At most this many batches per sweep, so one sweep cannot run forever under a flood. */
@@ -10,7 +11,8 @@ const MAX_BATCHES = 50;
  * Moves overdue pending proposals to `expired` — never to anything else: a timeout never approves.
  * Each batch claims its rows with FOR UPDATE SKIP LOCKED, so parallel sweeps (or a decision holding
  * a row) never process a proposal twice; each proposal gets its audit event and outbox row in the
- * batch's transaction. Rows are taken in tenant order, so audit chain heads are locked in one order.
+ * batch's transaction. A paused tenant's clock stands still: its proposals are left alone, and
+ * resuming moves their deadlines on. Rows are taken in tenant order, so audit chain heads are locked in one order.
  * Answers how many proposals it expired.
  */
 export async function expireOverdue(db: Database, now = new Date(), limit = 100): Promise<number> {
@@ -20,7 +22,7 @@ export async function expireOverdue(db: Database, now = new Date(), limit = 100)
       const rows = await tx
         .select()
         .from(proposals)
-        .where(and(eq(proposals.status, 'pending_approval'), lte(proposals.expiresAt, now)))
+        .where(and(eq(proposals.status, 'pending_approval'), lte(proposals.expiresAt, now), tenantRunning(proposals.tenantId)))
         .orderBy(asc(proposals.tenantId), asc(proposals.id))
         .limit(limit)
         .for('update', { skipLocked: true });

@@ -15,11 +15,13 @@ type Notice = {
 
 const NOTICES: Notice[] = [
   {
-    // Within the lead time of expiry, and only if the proposal existed before that point.
+    // Within the lead time of expiry, and only if the proposal existed before that point; none
+    // while the tenant is paused, whose deadlines stand still (lib/admin/executions-pause.ts).
     topic: 'proposal.reminder',
     setting: tenants.reminderLeadMinutes,
     mark: 'remindedAt',
     due: (at) => [
+      isNull(tenants.executionsPausedAt),
       sql`${proposals.expiresAt} <= ${at} + ${minutes(tenants.reminderLeadMinutes)}`,
       sql`${proposals.expiresAt} - ${minutes(tenants.reminderLeadMinutes)} > ${proposals.createdAt}`,
     ],

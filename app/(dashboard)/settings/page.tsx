@@ -1,9 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/db';
+import { ExecutionsControl } from '@/components/executions-control';
 import { PayloadText } from '@/components/payload-text';
 import { Cell, Table } from '@/components/table';
 import { absoluteTime } from '@/components/time';
+import { executionsState } from '@/lib/admin/executions-pause';
 import { listAgentKeys, listMembers } from '@/lib/admin/listing';
 import { dashboardContext } from '@/lib/dashboard/context';
 
@@ -21,7 +23,7 @@ export default async function SettingsPage() {
   const context = await dashboardContext('/settings');
   if (!context.tenantId) return null;
   const db = await getDb();
-  const [keys, members] = await Promise.all([listAgentKeys(db, context.tenantId), listMembers(db, context.tenantId)]);
+  const [keys, members, executions] = await Promise.all([listAgentKeys(db, context.tenantId), listMembers(db, context.tenantId), executionsState(db, context.tenantId)]);
   return (
     <section aria-labelledby="settings-heading" className="space-y-6">
       <h1 id="settings-heading" className="text-xl font-semibold">Settings</h1>
@@ -39,6 +41,7 @@ export default async function SettingsPage() {
           </Link>
         ))}
       </nav>
+      {context.role === 'admin' ? <ExecutionsControl paused={Boolean(executions?.paused)} /> : null}
       <div className="space-y-2">
         <h2 className="font-semibold">Agents</h2>
         <Table head={['Agent', 'Key', 'Actions', 'Grants', 'Created', 'State']} testId="agent-keys">

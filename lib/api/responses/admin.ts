@@ -106,6 +106,16 @@ export const channelChangedSchema = z.strictObject({ channel: channelSchema });
 export const deliveryAnswerSchema = z.strictObject({ delivery: deliverySchema });
 export const settingsAnswerSchema = z.strictObject({ settings: settingsSchema });
 
+const executionsSchema = z.strictObject({
+  paused: z.boolean(),
+  pausedAt: instant.nullable(),
+  pausedBy: z.strictObject({ id: z.string(), name: z.string().nullable().describe('Null when the CLI paused.') }).nullable(),
+  reason: z.string().nullable(),
+});
+export const executionsStateSchema = z.strictObject({ executions: executionsSchema });
+/** `changed` is false when the tenant already was in the asked-for state (nothing recorded). */
+export const executionsChangedSchema = z.strictObject({ changed: z.boolean(), executions: executionsSchema });
+
 const policyEntry = policyEntrySchema;
 const rulesAndExpiry = z.strictObject({ rules: z.array(routingRuleSchema), expiryHours: z.int() });
 
@@ -143,6 +153,8 @@ export type ChannelCreated = z.infer<typeof channelCreatedSchema>;
 export type ChannelChanged = z.infer<typeof channelChangedSchema>;
 export type DeliveryAnswer = z.infer<typeof deliveryAnswerSchema>;
 export type SettingsAnswer = z.infer<typeof settingsAnswerSchema>;
+export type ExecutionsStateAnswer = z.infer<typeof executionsStateSchema>;
+export type ExecutionsChanged = z.infer<typeof executionsChangedSchema>;
 export type PolicyList = z.infer<typeof policyListSchema>;
 export type PolicySaveAnswer = z.infer<typeof policySaveResultSchema>;
 export type PolicyPreviewAnswer = z.infer<typeof policyPreviewAnswerSchema>;

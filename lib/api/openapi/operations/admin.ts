@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { agentKeyCreateRequest, agentKeyRevokeRequest, agentKeyRotateRequest } from '@/lib/admin/agent-key-requests';
+import { executionsPauseRequest, executionsResumeRequest } from '@/lib/admin/executions-requests';
 import { acceptRequest, deletionRequest, emailCodeCheckRequest, emailCodeRequest, invitationRequest, roleChangeRequest } from '@/lib/admin/requests';
 import * as answers from '@/lib/api/responses/admin';
 import { contractStatusRequest } from '@/lib/contracts/requests';
@@ -65,6 +66,12 @@ export const adminOperations: Operation[] = [
     body: bodyOf(deliveryRetryRequest, 'EmptyRequest'), success: [{ status: 200, description: 'The delivery, pending and due now.', body: { json: delivery } }], errors: [notFound, { status: 409, codes: ['not_dead'] }] }),
   admin({ operationId: 'putNotificationSettings', method: 'put', path: '/api/v1/admin/notifications/settings', summary: "Replace the tenant's notification settings",
     body: bodyOf(notificationSettingsRequest, 'NotificationSettings'), success: [ok(200, 'The settings now.', answers.settingsAnswerSchema, 'SettingsAnswer')] }),
+  admin({ operationId: 'getExecutions', method: 'get', path: '/api/v1/admin/executions', summary: "Whether the tenant's executions are paused (the emergency stop)",
+    success: [ok(200, 'The stop state: who paused, when and why.', answers.executionsStateSchema, 'ExecutionsState')] }),
+  admin({ operationId: 'pauseExecutions', method: 'post', path: '/api/v1/admin/executions/pause', summary: "Emergency stop: approved commands wait, nothing is dispatched, no expiry is counted",
+    body: bodyOf(executionsPauseRequest, 'PauseRequest'), success: [ok(200, 'The state now; `changed` is false when it was already paused.', answers.executionsChangedSchema, 'ExecutionsChanged')] }),
+  admin({ operationId: 'resumeExecutions', method: 'post', path: '/api/v1/admin/executions/resume', summary: 'End the emergency stop: pending deadlines move on by the time paused, waiting commands go out',
+    body: bodyOf(executionsResumeRequest, 'EmptyRequest'), success: [ok(200, 'The state now; `changed` is false when it was not paused.', answers.executionsChangedSchema, 'ExecutionsChanged')] }),
   admin({ operationId: 'getPolicies', method: 'get', path: policies, summary: "The tenant's routing policy: every action's newest version", description: 'Every member may read it.', access: 'session',
     success: [ok(200, 'The policy document.', answers.policyListSchema, 'PolicyList')], errors: [NO_MEMBERSHIP] }),
   admin({ operationId: 'savePolicies', method: 'put', path: policies, summary: 'Save the policy document: each changed action gets a new immutable version',

@@ -1,0 +1,14 @@
+import type { ExecutionsChanged } from '@/lib/api/responses/admin';
+import { pauseExecutions } from '@/lib/admin/executions-pause';
+import { executionsPauseRequest } from '@/lib/admin/executions-requests';
+import { adminMutation } from '@/lib/http/operator-route';
+import { notFound } from '@/lib/http/errors';
+
+export const dynamic = 'force-dynamic';
+
+/** The tenant's emergency stop (audited): approved commands wait, no expiry is counted. Pausing twice changes nothing. */
+export const POST = adminMutation(executionsPauseRequest, async ({ db, admin, body }) => {
+  const result = await pauseExecutions(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, body);
+  if (!result) throw notFound('tenant');
+  return Response.json({ changed: result.changed, executions: result.state } satisfies ExecutionsChanged);
+});

@@ -1,0 +1,15 @@
+import type { EmptyRequest } from '@/lib/api/requests';
+import type { ExecutionsChanged } from '@/lib/api/responses/admin';
+import { resumeExecutions } from '@/lib/admin/executions-pause';
+import { executionsResumeRequest } from '@/lib/admin/executions-requests';
+import { adminMutation } from '@/lib/http/operator-route';
+import { notFound } from '@/lib/http/errors';
+
+export const dynamic = 'force-dynamic';
+
+/** Ends the emergency stop (audited): pending deadlines move on by the time paused, waiting commands go out. Resuming twice changes nothing. */
+export const POST = adminMutation<EmptyRequest>(executionsResumeRequest, async ({ db, admin }) => {
+  const result = await resumeExecutions(db, admin.tenantId, { type: 'user', id: admin.operator.userId });
+  if (!result) throw notFound('tenant');
+  return Response.json({ changed: result.changed, executions: result.state } satisfies ExecutionsChanged);
+});

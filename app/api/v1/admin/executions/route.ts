@@ -1,0 +1,13 @@
+import type { ExecutionsStateAnswer } from '@/lib/api/responses/admin';
+import { executionsState } from '@/lib/admin/executions-pause';
+import { adminRoute } from '@/lib/http/operator-route';
+import { notFound } from '@/lib/http/errors';
+
+export const dynamic = 'force-dynamic';
+
+/** Whether the tenant's executions are paused, by whom, since when and why. */
+export const GET = adminRoute(async ({ db, admin }) => {
+  const executions = await executionsState(db, admin.tenantId);
+  if (!executions) throw notFound('tenant');
+  return Response.json({ executions } satisfies ExecutionsStateAnswer);
+});
