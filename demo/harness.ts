@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startSystemsOfRecord, type SystemsOfRecord } from '@/demo/systems/server';
+import type { Evidence } from '@/demo/systems/world';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
 
 export type DemoSystems = {
@@ -8,7 +9,9 @@ export type DemoSystems = {
   /** A client for the gates, as the dashboard builds it from its settings. */
   client: SystemsClient;
   credentials: { payments: string; inventory: string };
-  /** Restores the seeded records (refunds, holds) and clears queued faults. */
+  /** Adds an evidence record (`POST /__evidence`), kept until reset(). */
+  addEvidence(evidence: Evidence): Promise<void>;
+  /** Restores the seeded records (refunds, holds), forgets added evidence and clears queued faults. */
   reset(): Promise<void>;
   close(): Promise<void>;
 };
@@ -24,6 +27,10 @@ export async function startDemoSystems(): Promise<DemoSystems> {
     service,
     credentials,
     client: createSystemsClient({ baseUrl: service.url, credentials }),
+    async addEvidence(evidence) {
+      const response = await fetch(`${service.url}/__evidence`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(evidence) });
+      if (response.status !== 201) throw new Error(`adding evidence failed: ${response.status} ${await response.text()}`);
+    },
     async reset() {
       const response = await fetch(`${service.url}/__reset`, { method: 'POST' });
       if (!response.ok) throw new Error(`systems of record reset failed: ${response.status}`);

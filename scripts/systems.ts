@@ -17,7 +17,7 @@ const USAGE = `Usage: node --import tsx scripts/systems.ts --payments-credential
 
   --payments-credential    bearer credential for POST /refunds and refund look-ups (at least 16 characters)
   --inventory-credential   bearer credential for POST /holds and hold look-ups (at least 16 characters, different)
-  --test-mode              enable fault injection (/__faults) and /__reset
+  --test-mode              enable fault injection (/__faults), added evidence (/__evidence) and /__reset
   --data-file <path>       keep refunds and holds in this JSON file across restarts (default: memory only)
   --port <n>               override DEMO_SYSTEMS_PORT (0 picks a free port)`;
 

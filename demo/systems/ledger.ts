@@ -41,6 +41,8 @@ export class Ledger {
   private holdsByKey = new Map<string, Hold>();
   private refundsByOrder = new Map<string, Refund[]>();
   private holdsBySku = new Map<string, Hold[]>();
+  /** Evidence added in test mode (`POST /__evidence`): beside the catalog, kept until `POST /__reset`. */
+  private addedEvidence = new Map<string, Readonly<Evidence>>();
 
   constructor(
     initial: Ledgers = seededLedgers(),
@@ -100,8 +102,19 @@ export class Ledger {
   }
 
   evidence(id: string): Evidence | undefined {
-    const evidence = this.catalog.evidence.get(id);
+    const evidence = this.catalog.evidence.get(id) ?? this.addedEvidence.get(id);
     return evidence && { ...evidence };
+  }
+
+  /** One more evidence record (test mode); false when a record already has its id. */
+  addEvidence(evidence: Evidence): boolean {
+    if (this.catalog.evidence.has(evidence.id) || this.addedEvidence.has(evidence.id)) return false;
+    this.addedEvidence.set(evidence.id, Object.freeze({ ...evidence }));
+    return true;
+  }
+
+  forgetAddedEvidence(): void {
+    this.addedEvidence.clear();
   }
 
   refundByKey(key: string): Refund | undefined {

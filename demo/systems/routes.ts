@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { requireRead } from './auth';
 import { HttpError, notFound, send, sendJson } from './http';
 import { PAGE_HEADERS, renderPage } from './page';
-import { clearFaults, listFaults, queueFault, resetWorld } from './test-mode';
+import { addEvidence, clearFaults, listFaults, queueFault, resetWorld } from './test-mode';
 import { WRITES, type WriteContext } from './writes';
 
 export type RouteContext = WriteContext & { testMode: boolean };
@@ -73,6 +73,10 @@ export async function route(context: RouteContext, request: IncomingMessage, res
         default:
           return listFaults(context, response);
       }
+    case '__evidence':
+      if (!context.testMode) throw noEndpoint();
+      allow(request.method, ['POST']);
+      return addEvidence(context, request, response);
     case '__reset':
       if (!context.testMode) throw noEndpoint();
       allow(request.method, ['POST']);

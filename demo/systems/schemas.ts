@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_EVIDENCE_TEXT_CHARS } from '@/lib/gates/evidence';
 
 /** Request bodies of the demo systems of record: closed objects, integers are integers, no coercion. */
 
@@ -25,6 +26,14 @@ export const holdRequestSchema = z.strictObject({
   idempotencyKey: idempotencyKeySchema,
 });
 export type HoldRequest = z.infer<typeof holdRequestSchema>;
+
+/** `POST /__evidence` (test mode): one more evidence record, as long as Countersign reads one. */
+export const evidenceRequestSchema = z.strictObject({
+  id: idempotencyKeySchema,
+  tenant: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be 1–64 characters of a–z, 0–9, "_" or "-", starting with a letter or digit'),
+  kind: z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/, 'must be 1–64 characters of a–z, 0–9 or "_", starting with a letter'),
+  text: z.string().max(MAX_EVIDENCE_TEXT_CHARS),
+});
 
 export const FAULT_TARGETS = ['refunds', 'holds'] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];

@@ -19,7 +19,7 @@ export type SystemsOfRecordOptions = {
   port: number;
   host?: string;
   credentials: ScopeCredentials;
-  /** Enables `/__faults` and `/__reset`. */
+  /** Enables `/__faults`, `/__evidence` and `/__reset`. */
   testMode?: boolean;
   /** Keeps the ledgers across restarts (loaded at start, rewritten atomically after each commit). */
   dataFile?: string;

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readJsonBody, sendJson } from './http';
+import { MAX_EVIDENCE_TEXT_CHARS } from '@/lib/gates/evidence';
+import { HttpError, readJsonBody, sendJson } from './http';
 import { saveLedgers } from './persistence';
-import { faultRequestSchema } from './schemas';
+import { evidenceRequestSchema, faultRequestSchema } from './schemas';
 import { parseBody, type WriteContext } from './writes';
 import { seededLedgers } from './world';
 
@@ -25,11 +26,29 @@ export function clearFaults(context: WriteContext, response: ServerResponse): vo
   sendJson(response, 200, { pending: context.faults.pending() });
 }
 
-/** `POST /__reset`: the seeded world again, and no queued faults. */
+/**
+ * A body of `POST /__evidence` may be larger than other bodies: 20,000 characters of text, each
+ * perhaps sent as a six-byte `\uXXXX` escape, and the other fields.
+ */
+export const EVIDENCE_BODY_LIMIT_BYTES = 6 * MAX_EVIDENCE_TEXT_CHARS + 4096;
+
+/**
+ * `POST /__evidence {id, tenant, kind, text}`: one more evidence record, served by `GET
+ * /evidence/:id` until `POST /__reset` (in memory only, never in the data file). 409 when the id is
+ * taken: a test never replaces a record another relies on.
+ */
+export async function addEvidence(context: WriteContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const evidence = parseBody(evidenceRequestSchema, await readJsonBody(request, EVIDENCE_BODY_LIMIT_BYTES));
+  if (!context.ledger.addEvidence(evidence)) throw new HttpError(409, 'evidence_exists', 'An evidence record with this id already exists; nothing was added.');
+  sendJson(response, 201, evidence);
+}
+
+/** `POST /__reset`: the seeded world again, without added evidence, and no queued faults. */
 export function resetWorld(context: WriteContext, response: ServerResponse): void {
   const seeded = seededLedgers();
   if (context.dataFile) saveLedgers(context.dataFile, seeded);
   context.ledger.restore(seeded);
+  context.ledger.forgetAddedEvidence();
   context.faults.clear();
   sendJson(response, 200, { status: 'reset' });
 }

@@ -8,7 +8,7 @@ export type Scope = 'payments' | 'inventory';
 
 export type Order = { id: string; tenant: string; currency: string; chargedMinor: number };
 export type Sku = { sku: string; tenant: string; warehouse: string; maxHold: number };
-export type Evidence = { id: string; tenant: string; kind: 'support_ticket'; text: string };
+export type Evidence = { id: string; tenant: string; kind: string; text: string };
 
 export type Refund = {
   id: string;

@@ -27,6 +27,21 @@ export const NEAR_FRACTION = 0.9;
 /** One piece of agent-supplied text and where it came from (`reason`, `items.2.sku`, `evidence ticket_message_74`). */
 export type TextSource = { where: string; text: string; evidence: boolean };
 
+/**
+ * How much of one string or evidence text the flags read: all of any evidence record (its text is at
+ * most 20,000 characters, lib/gates/evidence.ts) and of any argument a contract bounds sensibly. It
+ * bounds the work intake does under the resource lock whatever an agent sends, on top of every
+ * scanner being linear; the rest of a longer string is still shown to the reviewer, only not flagged.
+ */
+export const MAX_SCANNED_CHARS = 20_000;
+
+/** The first MAX_SCANNED_CHARS code units of the text, never half of a surrogate pair. */
+function scanned(text: string): string {
+  if (text.length <= MAX_SCANNED_CHARS) return text;
+  const last = text.charCodeAt(MAX_SCANNED_CHARS - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_SCANNED_CHARS - 1 : MAX_SCANNED_CHARS);
+}
+
 const MAX_PLACES = 5;
 const MAX_ITEMS = 4;
 const MAX_QUOTE = 60;
@@ -38,16 +53,16 @@ const LABELS: Record<Exclude<FlagKind, 'suspicious_evidence'>, string> = {
   first_use: 'First use',
 };
 
-/** Every string in the arguments (with its dotted path) and every cited evidence text. */
+/** Every string in the arguments (with its dotted path) and every cited evidence text, each cut to MAX_SCANNED_CHARS. */
 export function textSources(args: Record<string, unknown>, evidence: EvidenceSnapshot[]): TextSource[] {
   const sources: TextSource[] = [];
   const walk = (value: unknown, path: string) => {
-    if (typeof value === 'string') sources.push({ where: visibleText(path), text: value, evidence: false });
+    if (typeof value === 'string') sources.push({ where: visibleText(path), text: scanned(value), evidence: false });
     else if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${path}.${index}`));
     else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, path ? `${path}.${key}` : key);
   };
   walk(args, '');
-  for (const snapshot of evidence) sources.push({ where: `evidence ${visibleText(snapshot.id)}`, text: snapshot.text, evidence: true });
+  for (const snapshot of evidence) sources.push({ where: `evidence ${visibleText(snapshot.id)}`, text: scanned(snapshot.text), evidence: true });
   return sources;
 }
 
