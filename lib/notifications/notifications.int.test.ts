@@ -38,10 +38,12 @@ afterEach(async () => {
   for (const id of opened.splice(0)) await updateChannel(t.db, 'acme', id, ADMIN, { enabled: false }).catch(() => undefined);
 });
 
-const mailOptions = (): DeliveryOptions => ({ mail: { smtpUrl: mail.url, from: 'Countersign <notify@countersign.example>' } });
+// The local sink and mail catcher are the only private origins these tests may reach.
+const targets = () => ({ allowedPrivateOrigins: [sink.url, mail.url] });
+const mailOptions = (): DeliveryOptions => ({ mail: { smtpUrl: mail.url, from: 'Countersign <notify@countersign.example>' }, targets: targets() });
 
 async function channel(input: ChannelInput, tenant = 'acme') {
-  const created = await createChannel(t.db, tenant, ADMIN, input);
+  const created = await createChannel(t.db, tenant, ADMIN, input, { targets: targets() });
   if (!created) throw new Error('no such tenant');
   opened.push(created.channel.id);
   if (created.secret) sink.expectSecret(new URL(input.target).pathname, created.secret);
@@ -254,7 +256,7 @@ describe('notifications', () => {
 
     await proposeHold();
     await fanOutNotifications(t.db, { baseUrl: BASE });
-    await deliverNotifications(t.db, { mail: { from: 'x@countersign.example' } });
+    await deliverNotifications(t.db, { mail: { from: 'x@countersign.example' }, targets: targets() });
     expect((await deliveriesTo(email.channel.id))[2]).toMatchObject({ status: 'dead', lastError: 'smtp_not_configured' });
   });
 
