@@ -102,7 +102,7 @@ describe('hostile names', () => {
   // Every text Slack gets from a message, with where it sits.
   type Text = { type: string; text: string; emoji?: boolean };
   const slackTexts = (body: ReturnType<typeof slackBody>): Text[] => {
-    const [header, section] = body.blocks as [{ text: Text }, { text: Text; fields?: Text[] }];
+    const [header, section] = body.blocks as unknown as [{ text: Text }, { text: Text; fields?: Text[] }];
     return [{ type: 'fallback', text: body.text }, header.text, section.text, ...(section.fields ?? [])];
   };
   const WJ = '\u2060';
