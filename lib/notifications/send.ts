@@ -27,8 +27,9 @@ const FINAL_HTTP = new Set([400, 401, 403, 404, 410, 413]);
 
 /** A refused or unresolvable target: no connection was made, so there is no status to report. */
 async function guard(target: string, policy: TargetPolicy, timeoutMs: number): Promise<{ ok: true; target: CheckedTarget } | { ok: false; result: SendResult }> {
-  const timeout = new Promise<'timeout'>((resolve) => setTimeout(resolve, timeoutMs, 'timeout').unref());
-  const checked = await Promise.race([checkTarget(target, policy), timeout]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'timeout')));
+  const checked = await Promise.race([checkTarget(target, policy), timeout]).finally(() => clearTimeout(timer));
   if (checked === 'timeout') return { ok: false, result: { ok: false, error: 'timeout' } };
   if (checked.ok) return checked;
   if (checked.code === TARGET_NOT_ALLOWED) return { ok: false, result: { ok: false, error: TARGET_NOT_ALLOWED, final: true, refused: true } };
