@@ -7,6 +7,7 @@ import { seedDemo } from './seed';
 
 const t = setupTestDatabase();
 const SINK = 'http://127.0.0.1:4030';
+const POLICY = { allowedPrivateOrigins: ['http://127.0.0.1:4030', 'http://127.0.0.1:5030'] };
 
 async function state() {
   return {
@@ -19,7 +20,7 @@ let first: DemoChannels;
 
 beforeAll(async () => {
   await seedDemo(t.db);
-  first = await seedDemoChannels(t.db, SINK);
+  first = await seedDemoChannels(t.db, SINK, undefined, POLICY);
 });
 
 describe('seedDemoChannels', () => {
@@ -39,20 +40,20 @@ describe('seedDemoChannels', () => {
 
   it('changes nothing when run again with what it returned', async () => {
     const before = await state();
-    expect(await seedDemoChannels(t.db, SINK, first)).toEqual(first);
+    expect(await seedDemoChannels(t.db, SINK, first, POLICY)).toEqual(first);
     expect(await state()).toEqual(before);
   });
 
   it('points the same channels at a sink on another port', async () => {
-    const moved = await seedDemoChannels(t.db, 'http://127.0.0.1:5030', first);
+    const moved = await seedDemoChannels(t.db, 'http://127.0.0.1:5030', first, POLICY);
     expect(moved).toEqual(first);
     const [webhook] = await t.db.select().from(notificationChannels).where(eq(notificationChannels.id, first.webhook.id));
     expect(webhook?.target).toBe('http://127.0.0.1:5030/webhook');
-    expect(await seedDemoChannels(t.db, SINK, first)).toEqual(first);
+    expect(await seedDemoChannels(t.db, SINK, first, POLICY)).toEqual(first);
   });
 
   it('without the remembered secret, disables the webhook it cannot sign for and creates a new one; keeps slack and email', async () => {
-    const again = await seedDemoChannels(t.db, SINK);
+    const again = await seedDemoChannels(t.db, SINK, undefined, POLICY);
     expect(again.webhook.id).not.toBe(first.webhook.id);
     expect(again.webhook.secret).not.toBe(first.webhook.secret);
     expect({ slack: again.slack, email: again.email }).toEqual({ slack: first.slack, email: first.email });

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { notificationChannels } from '@/db/schema';
 import { createChannel, updateChannel, type Actor } from '@/lib/notifications/channels';
+import type { TargetPolicy } from '@/lib/notifications/outbound';
 
 /** The demo's notification channels for acme: all three kinds, pointed at the local receivers. */
 export const DEMO_CHANNEL_TENANT = 'acme';
@@ -23,9 +24,10 @@ type Kind = keyof DemoChannels;
  * Creates the demo channels that are missing and points the remembered ones at `sinkUrl` (its
  * port may have changed). Seeding again with the returned value changes nothing. The webhook's
  * secret exists only in the value returned here (the product shows it once), so a remembered
- * webhook without its secret is replaced: the old one is disabled, a new one created.
+ * webhook without its secret is replaced: the old one is disabled, a new one created. `policy`
+ * must allow the sink's origin (the demo's NOTIFY_ALLOWED_PRIVATE_ORIGINS, `demoAllowedOrigins`).
  */
-export async function seedDemoChannels(db: Database, sinkUrl: string, previous?: DemoChannels): Promise<DemoChannels> {
+export async function seedDemoChannels(db: Database, sinkUrl: string, previous: DemoChannels | undefined, policy: TargetPolicy): Promise<DemoChannels> {
   const targets: Record<Kind, string> = {
     webhook: `${sinkUrl}${DEMO_CHANNEL_PATHS.webhook}`,
     slack: `${sinkUrl}${DEMO_CHANNEL_PATHS.slack}`,
@@ -37,15 +39,15 @@ export async function seedDemoChannels(db: Database, sinkUrl: string, previous?:
     const rememberedId = previous?.[kind].id;
     const row = existing.find((channel) => channel.id === rememberedId && channel.kind === kind);
     if (row && (kind !== 'webhook' || (secret !== undefined && row.secret === secret))) {
-      if (row.target !== targets[kind]) await updateChannel(db, DEMO_CHANNEL_TENANT, row.id, SEED, { target: targets[kind] });
+      if (row.target !== targets[kind]) await updateChannel(db, DEMO_CHANNEL_TENANT, row.id, SEED, { target: targets[kind] }, { targets: policy });
       return { id: row.id, secret: row.secret };
     }
     // A channel at our target that we cannot sign for would show every webhook as invalid: retire it.
     for (const stale of existing.filter((channel) => channel.kind === kind && channel.target === targets[kind] && channel.enabled)) {
-      if (kind === 'webhook') await updateChannel(db, DEMO_CHANNEL_TENANT, stale.id, SEED, { enabled: false });
+      if (kind === 'webhook') await updateChannel(db, DEMO_CHANNEL_TENANT, stale.id, SEED, { enabled: false }, { targets: policy });
       else return { id: stale.id, secret: null };
     }
-    const created = await createChannel(db, DEMO_CHANNEL_TENANT, SEED, { kind, target: targets[kind] });
+    const created = await createChannel(db, DEMO_CHANNEL_TENANT, SEED, { kind, target: targets[kind] }, { targets: policy });
     return created && { id: created.channel.id, secret: created.secret };
   };
 
@@ -54,4 +56,9 @@ export async function seedDemoChannels(db: Database, sinkUrl: string, previous?:
   const email = await ensure('email');
   if (!webhook?.secret || !slack || !email) throw new Error(`the demo tenant ${DEMO_CHANNEL_TENANT} is missing: seed the demo world first`);
   return { webhook: { id: webhook.id, secret: webhook.secret }, slack: { id: slack.id }, email: { id: email.id } };
+}
+
+/** Exactly the demo's own receivers, plus what the person running it listed: nothing else on loopback. */
+export function demoAllowedOrigins(ports: { sink: number; mail: number }, listed: readonly string[] = []): string[] {
+  return [...new Set([`http://127.0.0.1:${ports.sink}`, `smtp://127.0.0.1:${ports.mail}`, ...listed])];
 }

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { startHttpSink } from '../demo/receivers/http-sink';
-import { apiSession, proposeHold, signInWithForm } from './support';
+import { apiSession, E2E_SINK_PORT, proposeHold, signInWithForm } from './support';
 
 test('a deep link opened while signed out lands back on it after sign-in', async ({ page, request }) => {
   const proposal = await proposeHold(request, 'acme');
@@ -34,7 +34,7 @@ test('another tenant’s proposal is not found', async ({ page, request }) => {
 });
 
 test('a notification’s link, opened after someone else decided, signs in and shows the current state', async ({ baseURL, browser, request }) => {
-  const sink = await startHttpSink();
+  const sink = await startHttpSink({ port: E2E_SINK_PORT });
   const carol = await apiSession(baseURL!, 'carol@acme.test');
   const created = await carol.post('/api/v1/admin/notifications/channels', {
     headers: { origin: baseURL! },

@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { startHttpSink, verifyStandardWebhook, type HttpSink } from '../demo/receivers/http-sink';
-import { apiSession, signInWithForm } from './support';
+import { apiSession, E2E_SINK_PORT, signInWithForm } from './support';
 
 /**
  * Settings → Notifications against the production server and a real local receiver: a webhook's
@@ -17,7 +17,7 @@ type Problem = { error: { kind: string; code: string; issues?: { field: string; 
 
 let sink: HttpSink;
 test.beforeAll(async () => {
-  sink = await startHttpSink();
+  sink = await startHttpSink({ port: E2E_SINK_PORT });
 });
 test.afterAll(async () => {
   await sink.close();

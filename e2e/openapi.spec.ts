@@ -305,8 +305,8 @@ test('every documented status of every operation is produced live and matches it
     await check('testChannel', await as(carol, 'testChannel', 'chn_nope'), 404);
     await check('retryDelivery', await as(carol, 'retryDelivery', dead.id), 200);
     await check('retryDelivery', await as(carol, 'retryDelivery', 'msg_nope'), 404);
-    // Nothing listens on port 1: the test fails, and waits for a retry, pending, not dead.
-    const unreachable = (await (await as(carol, 'createChannel', undefined, { data: { kind: 'webhook', target: 'http://127.0.0.1:1/hook', events } })).json()) as { channel: { id: string } };
+    // A name that resolves nowhere is saved (each delivery resolves it again): the test fails, and waits for a retry, pending, not dead.
+    const unreachable = (await (await as(carol, 'createChannel', undefined, { data: { kind: 'webhook', target: 'http://unreachable.invalid/hook', events } })).json()) as { channel: { id: string } };
     const pending = ((await (await as(carol, 'testChannel', unreachable.channel.id)).json()) as { delivery: { id: string; status: string } }).delivery;
     expect(pending.status).toBe('pending');
     await check('retryDelivery', await as(carol, 'retryDelivery', pending.id), 409);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { startHttpSink } from '../demo/receivers/http-sink';
-import { proposeHold, proposeRefund, signInWithForm } from './support';
+import { E2E_SINK_PORT, proposeHold, proposeRefund, signInWithForm } from './support';
 
 // `npm run screenshots` writes these into docs/screenshots for the README; a normal run keeps
 // them with the test results so the pages are still looked at on every run.
@@ -97,7 +97,7 @@ test('the sign-in page', async ({ page }) => {
 });
 
 test('settings → notifications, light and dark, at desktop and phone widths', async ({ page, baseURL }) => {
-  const sink = await startHttpSink();
+  const sink = await startHttpSink({ port: E2E_SINK_PORT });
   const added: string[] = [];
   try {
     await page.setViewportSize({ width: 1440, height: 900 });

@@ -81,3 +81,9 @@ export async function checkpointOf(api: APIRequestContext): Promise<CheckpointAn
   expect(response.status()).toBe(200);
   return (await response.json()) as CheckpointAnswer;
 }
+
+/**
+ * The port of the specs' own webhook sink: playwright.config.ts allows exactly this origin
+ * (NOTIFY_ALLOWED_PRIVATE_ORIGINS), nothing else on this machine is a reachable target.
+ */
+export const E2E_SINK_PORT = Number(process.env.E2E_PORT ?? 3210) + 5;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseOriginList } from '@/lib/notifications/origins';
 
 /**
  * The only reader of process.env. Every setting is validated here; a bad one stops start-up with a
@@ -36,6 +37,15 @@ const wholeNumber = (fallback: string, unit: string) =>
     .transform((value) => value ?? fallback)
     .pipe(z.string().regex(/^\d{1,7}$/, `must be a whole number of ${unit}`))
     .transform(Number);
+
+/** Comma-separated exact origins (`http://127.0.0.1:4030,smtp://127.0.0.1:4025`); unset is none. */
+const originList = optionalText.transform((text, ctx) => {
+  if (text === undefined) return [];
+  const parsed = parseOriginList(text);
+  if ('origins' in parsed) return parsed.origins;
+  ctx.addIssue({ code: 'custom', message: parsed.problem });
+  return z.NEVER;
+});
 
 /** One Ed25519 private JWK with a kid, as SIGNING_KEYS holds it (also the rotation CLI's input). */
 export const signingKeySchema = z.object({
@@ -102,6 +112,11 @@ const settingsSchema = z.object({
   WORKER_IN_PROCESS: flagOn,
   /** Where email notifications are sent: smtp://user:pass@host:587 or smtps://…:465. */
   SMTP_URL: optionalText.pipe(z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional()),
+  /**
+   * The only non-public addresses notifications may reach: webhook, Slack and SMTP origins on
+   * loopback or a private network (the demo's own receivers). Everything else must be public.
+   */
+  NOTIFY_ALLOWED_PRIVATE_ORIGINS: originList,
   /** The From of email notifications. */
   SMTP_FROM: optionalText.transform((value) => value ?? 'Countersign <countersign@localhost>'),
   OIDC_ISSUER: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
@@ -119,6 +134,7 @@ const HOW_TO_FIX: Record<string, string> = {
   SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',
   SIGNING_KEYS: 'create them with `npm run cli -- signing-key` and set SIGNING_KEYS to its output',
   DEMO_SCALE: 'set it to a whole number from 0 to 1000000, or unset it for the plain demo world',
+  NOTIFY_ALLOWED_PRIVATE_ORIGINS: 'set it to comma-separated origins like http://127.0.0.1:4030,smtp://127.0.0.1:4025, or unset it',
   SMTP_URL: 'set it like smtp://user:password@mail.example.com:587, or unset it to send no email',
   OIDC_ISSUER: 'set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together, or none of them',
 };

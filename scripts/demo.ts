@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase } from '@/db/client';
-import { seedDemoChannels, type DemoChannels } from '@/demo/channels';
+import { demoAllowedOrigins, seedDemoChannels, type DemoChannels } from '@/demo/channels';
 import { startDemoReceivers } from '@/demo/receivers/start';
 import { seedDemo } from '@/demo/seed';
 import type { DemoCredentials } from '@/demo/world';
@@ -103,6 +103,8 @@ async function main() {
   // The webhook channel's signing secret is shown once: the demo keeps it to verify what arrives.
   const channelsFile = path.join(dataDir, 'demo-channels.json');
   const sinkUrl = `http://127.0.0.1:${settings.DEMO_SINK_PORT}`;
+  // Notifications may reach exactly the demo's own sink and mail catcher on this machine.
+  const allowedPrivateOrigins = demoAllowedOrigins({ sink: settings.DEMO_SINK_PORT, mail: settings.DEMO_MAIL_PORT }, settings.NOTIFY_ALLOWED_PRIVATE_ORIGINS);
 
   if (!process.argv.includes('--no-build')) buildIfNeeded();
 
@@ -114,7 +116,7 @@ async function main() {
     await handle.migrate();
     const secrets = await seedDemo(handle.db, readJson<DemoCredentials>(credentialsFile));
     credentials = { url, systemsOfRecordUrl: systemsOfRecordUrl(settings), ...secrets };
-    channels = await seedDemoChannels(handle.db, sinkUrl, readJson<DemoChannels>(channelsFile));
+    channels = await seedDemoChannels(handle.db, sinkUrl, readJson<DemoChannels>(channelsFile), { allowedPrivateOrigins });
   } finally {
     await handle.close();
   }
@@ -149,6 +151,7 @@ async function main() {
         ...(settings.SCOPE_CREDENTIALS ? {} : { SCOPE_CREDENTIALS: JSON.stringify(scopeCredentials) }),
         SYSTEMS_OF_RECORD_URL: settings.SYSTEMS_OF_RECORD_URL ?? systems.url,
         ...(settings.SMTP_URL ? {} : { SMTP_URL: receivers.mail.url }),
+        NOTIFY_ALLOWED_PRIVATE_ORIGINS: allowedPrivateOrigins.join(','),
         APP_URL: url,
         NEXT_MANUAL_SIG_HANDLE: 'true',
         NEXT_TELEMETRY_DISABLED: '1',

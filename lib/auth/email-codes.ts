@@ -4,7 +4,8 @@ import type { Database } from '@/db';
 import { emailCodes, users } from '@/db/schema';
 import { ApiError } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
-import { transportFor, type MailSettings } from '@/lib/notifications/send';
+import { targetPolicy, type TargetPolicy } from '@/lib/notifications/outbound';
+import { sendMail, type MailSettings } from '@/lib/notifications/send';
 import { recordAccountEvent } from './account-events';
 
 /**
@@ -20,7 +21,7 @@ const hashOf = (id: string, code: string) => createHash('sha256').update(`${id}:
 const SYSTEM = { type: 'system' as const, id: 'email-verification' };
 
 /** Sends the person a fresh code. The code is in the email only: never in a response or a log. */
-export async function sendEmailCode(db: Database, userId: string, mail: MailSettings, now = new Date()) {
+export async function sendEmailCode(db: Database, userId: string, mail: MailSettings & { targets?: TargetPolicy }, now = new Date()) {
   if (!mail.smtpUrl) throw new ApiError(503, 'unavailable', 'email_unavailable', 'This server sends no email (SMTP_URL is not set), so it cannot send a code; ask the operator.');
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const email = await db.transaction(async (tx) => {
@@ -40,7 +41,7 @@ export async function sendEmailCode(db: Database, userId: string, mail: MailSett
     return user.email;
   });
   try {
-    await transportFor(mail.smtpUrl, EMAIL_CODE.timeoutMs).sendMail({
+    await sendMail(mail.smtpUrl, mail.targets ?? targetPolicy(), EMAIL_CODE.timeoutMs, {
       from: mail.from,
       to: email,
       subject: `Your Countersign code: ${code}`,

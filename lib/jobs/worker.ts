@@ -3,6 +3,7 @@ import type { Settings } from '@/lib/env';
 import { deliverNotifications } from '@/lib/notifications/deliver';
 import { fanOutNotifications } from '@/lib/notifications/fanout';
 import { sweepReminders } from '@/lib/notifications/schedule';
+import { targetPolicy, type TargetPolicy } from '@/lib/notifications/outbound';
 import type { MailSettings } from '@/lib/notifications/send';
 import { systemsClient, type SystemsClient } from '@/lib/systems/client';
 import { dispatchCommands } from './dispatch-commands';
@@ -28,6 +29,8 @@ export type WorkerSettings = {
   executorBaseUrl: string;
   /** How email notifications leave; without an SMTP URL email deliveries end dead (`smtp_not_configured`). */
   mail?: MailSettings;
+  /** Which notification targets may be reached; without it, public addresses only. */
+  targets?: TargetPolicy;
   /** Where open proposals are re-checked against live state (default: the configured systems of record). */
   systems?: SystemsClient;
   intervals?: Partial<Record<keyof typeof JOB_INTERVALS_MS, number>>;
@@ -51,8 +54,8 @@ export function executorBaseUrl(settings: Pick<Settings, 'APP_URL' | 'PORT'>): s
 }
 
 /** The worker's settings from the environment. */
-export function workerSettings(settings: Pick<Settings, 'APP_URL' | 'PORT' | 'SMTP_URL' | 'SMTP_FROM'>): WorkerSettings {
-  return { executorBaseUrl: executorBaseUrl(settings), mail: mailSettings(settings) };
+export function workerSettings(settings: Pick<Settings, 'APP_URL' | 'PORT' | 'SMTP_URL' | 'SMTP_FROM' | 'NOTIFY_ALLOWED_PRIVATE_ORIGINS'>): WorkerSettings {
+  return { executorBaseUrl: executorBaseUrl(settings), mail: mailSettings(settings), targets: targetPolicy(settings) };
 }
 
 export function mailSettings(settings: Pick<Settings, 'SMTP_URL' | 'SMTP_FROM'>): MailSettings {
@@ -136,9 +139,10 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
   });
 
   const mail = settings.mail ?? { from: 'Countersign <countersign@localhost>' };
+  const targets = settings.targets ?? { allowedPrivateOrigins: [] };
   every('notification delivery', intervals.notifications, async () => {
     const fanned = await fanOutNotifications(db, { baseUrl: settings.executorBaseUrl });
-    const sent = await deliverNotifications(db, { mail });
+    const sent = await deliverNotifications(db, { mail, targets });
     if (fanned.events === 0 && sent.claimed === 0) return undefined;
     return `notifications: ${plural(fanned.deliveries, 'delivery')} from ${plural(fanned.events, 'event')}; sent ${sent.delivered}, ${sent.retrying} to retry, ${sent.dead} dead`;
   });

@@ -11,13 +11,14 @@ const t = setupTestDatabase();
 seededWorld(t);
 
 const admin = { type: 'user' as const, id: 'usr_test_admin' };
-// Nothing listens on port 9 (discard): the attempt fails at once as unreachable.
-const options = { mail: { from: 'Countersign <countersign@localhost>' }, baseUrl: 'http://127.0.0.1:3000', timeoutMs: 2_000 };
+// Nothing listens on port 9 (discard), allowed here: the attempt fails at once as unreachable.
+const targets = { allowedPrivateOrigins: ['http://127.0.0.1:9'] };
+const options = { mail: { from: 'Countersign <countersign@localhost>' }, targets, baseUrl: 'http://127.0.0.1:3000', timeoutMs: 2_000 };
 
 /** What the admin API answers from: another tenant's channel or delivery is the same as none. */
 describe('notification channels stay inside their tenant', () => {
   it('another tenant cannot change, test, read or retry a channel or its deliveries', async () => {
-    const created = await createChannel(t.db, 'globex', admin, { kind: 'webhook', target: 'http://127.0.0.1:9/hook' });
+    const created = await createChannel(t.db, 'globex', admin, { kind: 'webhook', target: 'http://127.0.0.1:9/hook' }, { targets });
     const channelId = created!.channel.id;
     const delivery = await sendTestDelivery(t.db, 'globex', channelId, options);
     expect(delivery).toMatchObject({ status: 'pending', lastError: 'unreachable' });

@@ -8,6 +8,7 @@ import { toFieldIssues } from '@/lib/intake/issues';
 import { recordStateChange } from '@/lib/events/record';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';
+import { checkTarget, TARGET_NOT_ALLOWED, targetPolicy, type TargetPolicy } from './outbound';
 
 export type Actor = { type: 'user' | 'system'; id: string };
 
@@ -36,7 +37,7 @@ const eventList = z
 
 const target = z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters').refine((value) => value === value.trim(), 'must not start or end with spaces');
 
-function checkTarget(kind: 'webhook' | 'slack' | 'email', value: string, ctx: z.RefinementCtx) {
+function checkTargetShape(kind: 'webhook' | 'slack' | 'email', value: string, ctx: z.RefinementCtx) {
   const problem = kind === 'email' ? (EMAIL.test(value) ? undefined : 'must be an email address like ops@example.com') : checkUrl(value);
   if (problem) ctx.addIssue({ code: 'custom', path: ['target'], message: problem });
 }
@@ -48,7 +49,7 @@ export const channelInput = z
     target,
     events: eventList.optional(),
   })
-  .superRefine((value, ctx) => checkTarget(value.kind, value.target, ctx));
+  .superRefine((value, ctx) => checkTargetShape(value.kind, value.target, ctx));
 
 export type ChannelInput = z.infer<typeof channelInput>;
 
@@ -87,8 +88,23 @@ export function displayTarget(channel: Pick<NotificationChannel, 'kind' | 'targe
   return `${url.origin}/…${channel.target.slice(-4)}`;
 }
 
+export type SaveOptions = { now?: Date; targets?: TargetPolicy };
+
+/**
+ * Refuses a webhook or Slack target that resolves to a non-public address (or any `localhost`),
+ * unless its exact origin is allowed. A name that does not resolve yet is saved: every delivery
+ * resolves it again and refuses it then, so saving early grants nothing.
+ */
+async function refuseUnlessAllowed(kind: NotificationChannel['kind'], target: string, policy: TargetPolicy = targetPolicy()) {
+  if (kind === 'email') return;
+  const checked = await checkTarget(target, policy);
+  if (checked.ok || checked.code !== TARGET_NOT_ALLOWED) return;
+  throw new ApiError(422, 'business_rule', TARGET_NOT_ALLOWED, `The target of a ${kind} channel is not allowed: ${checked.message}`);
+}
+
 /** Adds a channel (audited). A webhook's signing secret is returned here and never again. */
-export async function createChannel(db: Database, tenantId: string, actor: Actor, input: ChannelInput, now = new Date()) {
+export async function createChannel(db: Database, tenantId: string, actor: Actor, input: ChannelInput, { now = new Date(), targets }: SaveOptions = {}) {
+  await refuseUnlessAllowed(input.kind, input.target, targets);
   const secret = input.kind === 'webhook' ? newWebhookSecret() : null;
   return db.transaction(async (tx) => {
     const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
@@ -102,24 +118,30 @@ export async function createChannel(db: Database, tenantId: string, actor: Actor
   });
 }
 
+/** A new target for a channel of this kind, checked as on creation (the kind never changes). */
+async function checkNewTarget(kind: NotificationChannel['kind'], target: string, policy: TargetPolicy | undefined) {
+  const checked = channelInput.safeParse({ kind, target });
+  if (!checked.success) {
+    const message = checked.error.issues[0]?.message ?? 'is not valid';
+    throw new ApiError(422, 'schema', 'invalid_target', `The target of a ${kind} channel ${message}.`, {
+      issues: toFieldIssues(checked.error, { kind, target }),
+    });
+  }
+  await refuseUnlessAllowed(kind, target, policy);
+}
+
 /** Changes a channel of this tenant (audited); undefined when the tenant has no such channel. */
-export async function updateChannel(db: Database, tenantId: string, channelId: string, actor: Actor, patch: ChannelPatch, now = new Date()) {
+export async function updateChannel(db: Database, tenantId: string, channelId: string, actor: Actor, patch: ChannelPatch, { now = new Date(), targets }: SaveOptions = {}) {
+  const ofTenant = and(eq(notificationChannels.id, channelId), eq(notificationChannels.tenantId, tenantId));
+  if (patch.target !== undefined) {
+    // Resolving the name happens before the transaction: no row stays locked during a lookup.
+    const [existing] = await db.select({ kind: notificationChannels.kind }).from(notificationChannels).where(ofTenant);
+    if (!existing) return undefined;
+    await checkNewTarget(existing.kind, patch.target, targets);
+  }
   return db.transaction(async (tx) => {
-    const [current] = await tx
-      .select()
-      .from(notificationChannels)
-      .where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.tenantId, tenantId)))
-      .for('update');
+    const [current] = await tx.select({ id: notificationChannels.id }).from(notificationChannels).where(ofTenant).for('update');
     if (!current) return undefined;
-    if (patch.target !== undefined) {
-      const checked = channelInput.safeParse({ kind: current.kind, target: patch.target });
-      if (!checked.success) {
-        const message = checked.error.issues[0]?.message ?? 'is not valid';
-        throw new ApiError(422, 'schema', 'invalid_target', `The target of a ${current.kind} channel ${message}.`, {
-          issues: toFieldIssues(checked.error, { kind: current.kind, target: patch.target }),
-        });
-      }
-    }
     const [channel] = await tx.update(notificationChannels).set({ ...patch, updatedAt: now }).where(eq(notificationChannels.id, channelId)).returning();
     const changed = Object.keys(patch).sort().join(',');
     await recordStateChange(tx, {

@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { notificationChannels, notificationDeliveries, type NotificationChannel, type NotificationDelivery } from '@/db/schema';
 import { newId } from '@/lib/ids';
 import type { MessageData } from './message';
+import type { TargetPolicy } from './outbound';
 import { sendOnce, type MailSettings, type SendResult } from './send';
 
 /** Waits before retry n (after n failed attempts), before jitter: 5 s, 30 s, 2 min, 10 min, 30 min, 2 h, 5 h. */
@@ -22,6 +23,8 @@ export function deliveryBackoffMs(attempts: number, random: () => number = Math.
 
 export type DeliveryOptions = {
   mail: MailSettings;
+  /** Which targets may be reached (`targetPolicy()` from the settings); every attempt checks its target again. */
+  targets: TargetPolicy;
   now?: Date;
   limit?: number;
   timeoutMs?: number;
@@ -55,7 +58,8 @@ async function claim(db: Database, where: SQL | undefined, now: Date, limit: num
 /** Records one attempt's result, unless another worker has claimed the delivery since (its lease ran out). */
 async function settle(db: Database, { delivery }: Claim, result: SendResult, latencyMs: number, at: Date, random: () => number): Promise<keyof Omit<DeliveryResult, 'claimed'>> {
   const mine = and(eq(notificationDeliveries.id, delivery.id), eq(notificationDeliveries.attempts, delivery.attempts), eq(notificationDeliveries.status, 'pending'));
-  const seen = { latencyMs, lastStatus: result.status ?? null };
+  // A refused target was never contacted: nothing about it (status, timing) is recorded.
+  const seen = result.ok || !result.refused ? { latencyMs, lastStatus: result.status ?? null } : { latencyMs: null, lastStatus: null };
   if (result.ok) {
     await db.update(notificationDeliveries).set({ ...seen, status: 'delivered', deliveredAt: at, lastError: null }).where(mine);
     return 'delivered';
@@ -78,7 +82,7 @@ async function attempt(db: Database, claimed: Claim, options: DeliveryOptions, f
   const result = await sendOnce(
     channel,
     { id: delivery.id, event: delivery.event, data: delivery.data as MessageData, createdAt: delivery.createdAt, now: sentAt, recipients: delivery.recipients },
-    { mail: options.mail, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+    { mail: options.mail, targets: options.targets, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
   );
   const latencyMs = Math.round(performance.now() - started);
   // The answer's own time, so a slow attempt cannot make its backoff already past.

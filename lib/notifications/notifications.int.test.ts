@@ -38,10 +38,12 @@ afterEach(async () => {
   for (const id of opened.splice(0)) await updateChannel(t.db, 'acme', id, ADMIN, { enabled: false }).catch(() => undefined);
 });
 
-const mailOptions = (): DeliveryOptions => ({ mail: { smtpUrl: mail.url, from: 'Countersign <notify@countersign.example>' } });
+// The local sink and mail catcher are the only private origins these tests may reach.
+const targets = () => ({ allowedPrivateOrigins: [sink.url, mail.url] });
+const mailOptions = (): DeliveryOptions => ({ mail: { smtpUrl: mail.url, from: 'Countersign <notify@countersign.example>' }, targets: targets() });
 
 async function channel(input: ChannelInput, tenant = 'acme') {
-  const created = await createChannel(t.db, tenant, ADMIN, input);
+  const created = await createChannel(t.db, tenant, ADMIN, input, { targets: targets() });
   if (!created) throw new Error('no such tenant');
   opened.push(created.channel.id);
   if (created.secret) sink.expectSecret(new URL(input.target).pathname, created.secret);
@@ -74,15 +76,17 @@ async function makeDue(id: string) {
 const webhookBody = (request: { body: string }) => JSON.parse(request.body) as { type: string; timestamp: string; data: Record<string, unknown> };
 
 // Slack's Block Kit limits for the blocks we send (api.slack.com/reference/block-kit/blocks).
-const plainText = z.strictObject({ type: z.literal('plain_text'), text: z.string().min(1).max(150), emoji: z.boolean().optional() });
-const mrkdwn = (max: number) => z.strictObject({ type: z.literal('mrkdwn'), text: z.string().min(1).max(max) });
+// Only plain text: nothing from a name is ever formatted (mrkdwn), mentioned or linked.
+const plain = (max: number) => z.strictObject({ type: z.literal('plain_text'), text: z.string().min(1).max(max), emoji: z.literal(false) });
+const plainText = plain(150);
 const slackMessage = z.strictObject({
   text: z.string().min(1).max(3000),
+  mrkdwn: z.literal(false),
   blocks: z
     .array(
       z.discriminatedUnion('type', [
         z.strictObject({ type: z.literal('header'), text: plainText }),
-        z.strictObject({ type: z.literal('section'), text: mrkdwn(3000), fields: z.array(mrkdwn(2000)).max(10).optional() }),
+        z.strictObject({ type: z.literal('section'), text: plain(3000), fields: z.array(plain(2000)).max(10).optional() }),
         z.strictObject({
           type: z.literal('actions'),
           elements: z
@@ -133,7 +137,7 @@ describe('notifications', () => {
     expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Waiting for a decision: Hold stock' } });
     expect(message.blocks.at(-1)).toMatchObject({ type: 'actions', elements: [{ text: { text: 'Review' }, url: link }] });
     const fields = JSON.stringify(message.blocks[1]);
-    for (const fact of ['*Risk*\\nlow', '*Proposed by*', '*Time left*\\n24 h']) expect(fields).toContain(fact);
+    for (const fact of ['Risk\\nlow', 'Proposed by\\nacme-support-bot', 'Time left\\n24 h']) expect(fields).toContain(fact);
 
     const [letter] = mail.received();
     expect(mail.received()).toHaveLength(1);
@@ -254,7 +258,7 @@ describe('notifications', () => {
 
     await proposeHold();
     await fanOutNotifications(t.db, { baseUrl: BASE });
-    await deliverNotifications(t.db, { mail: { from: 'x@countersign.example' } });
+    await deliverNotifications(t.db, { mail: { from: 'x@countersign.example' }, targets: targets() });
     expect((await deliveriesTo(email.channel.id))[2]).toMatchObject({ status: 'dead', lastError: 'smtp_not_configured' });
   });
 

@@ -64,7 +64,7 @@ describe('rendering', () => {
     const body = JSON.stringify(slackBody(input));
     expect(body).not.toContain('<script>');
     expect(body).toContain('bot &lt;script&gt;&amp;');
-    expect(body).toContain('*Time left*\\n1 h 5 min');
+    expect(body).toContain('Time left\\n1 h 5 min');
   });
 
   it('email HTML escapes values; the plain text has the same facts and the link', () => {
@@ -76,5 +76,58 @@ describe('rendering', () => {
     expect(mail.messageId).toBe('<proposal.prp_1@cs.example>');
     const later = emailContent({ ...input, id: 'msg_2', event: 'proposal.decided' }, 'cs.example');
     expect(later).toMatchObject({ messageId: '<msg_2@cs.example>', inReplyTo: '<proposal.prp_1@cs.example>', references: ['<proposal.prp_1@cs.example>'], subject: `Re: ${mail.subject}` });
+  });
+});
+
+/** Names come from people and agents: in Slack and email they are text, never markup, mentions or links. */
+describe('hostile names', () => {
+  const HOSTILE = [
+    '<!channel>',
+    '<!here|here> <!everyone>',
+    '<@U0123> <#C0123>',
+    '<http://evil.example/login|Click to approve>',
+    '*bold* _italic_ ~strike~ `code` ```block```',
+    '> quoted',
+    'evil.example/login',
+    'https://evil.example',
+    'ops@evil.example',
+    '<a href="https://evil.example">approve</a><img src=x onerror=alert(1)>',
+    '&lt;!channel&gt; &amp;',
+    ':rotating_light: :smile:',
+  ];
+  const hostile = (name: string) => {
+    const withName = { ...data, agent: name, decidedBy: name, details: name, summary: `Issue refund proposed by ${name}`, title: name };
+    return { ...input, event: 'proposal.decided', data: withName };
+  };
+  // Every text Slack gets from a message, with where it sits.
+  type Text = { type: string; text: string; emoji?: boolean };
+  const slackTexts = (body: ReturnType<typeof slackBody>): Text[] => {
+    const [header, section] = body.blocks as unknown as [{ text: Text }, { text: Text; fields?: Text[] }];
+    return [{ type: 'fallback', text: body.text }, header.text, section.text, ...(section.fields ?? [])];
+  };
+  const WJ = '\u2060';
+
+  it.each(HOSTILE)('Slack gets %s as inert text', (name) => {
+    const body = slackBody(hostile(name));
+    expect(body.mrkdwn).toBe(false);
+    for (const text of slackTexts(body)) {
+      if (text.type !== 'fallback') expect(text).toMatchObject({ type: 'plain_text', emoji: false });
+      // Slack's control characters are escaped, so no <!channel>, <@user> or <url|label> survives.
+      expect(text.text).not.toMatch(/[<>]/);
+      expect(text.text.replaceAll(/&(amp|lt|gt);/g, '')).not.toContain('&');
+      // Nothing that looks like an address or link stays joined up.
+      expect(text.text).not.toMatch(/[.:@][^\s\u2060]/);
+    }
+    expect(JSON.stringify(body)).not.toContain('"type":"mrkdwn"');
+    expect(body.blocks[2]).toMatchObject({ elements: [{ url: 'https://cs.example/proposals/prp_1' }] });
+  });
+
+  it.each(HOSTILE)('the email HTML gets %s as escaped text, the plain text as it is', (name) => {
+    const mail = emailContent(hostile(name), 'cs.example');
+    const markup = mail.html.replaceAll(/<\/?(!doctype html|html|body|p|strong|table|tr|th|td)( [^<>]*)?>/g, '').replace('<a href="https://cs.example/proposals/prp_1">Review in Countersign</a>', '');
+    expect(markup).not.toMatch(/[<>]/);
+    expect(mail.html).not.toMatch(/evil\.example|https:\/\/evil|@evil/);
+    expect(mail.text).toContain(`Decided by: ${name}`);
+    expect(mail.text.includes(WJ)).toBe(false);
   });
 });

@@ -26,25 +26,43 @@ export function webhookBody(input: RenderInput): string {
   return JSON.stringify({ type: input.event, timestamp: input.createdAt.toISOString(), data: input.data });
 }
 
-/** Slack mrkdwn treats &, < and > as markup: escape them in anything that came from outside. */
-function slackEscape(value: string): string {
-  return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+const WORD_JOINER = '\u2060';
+
+/**
+ * Text that came from people or agents (names, titles, summaries, argument values), made inert:
+ * an invisible word joiner after each `.`, `:` and `@` that joins two non-spaces, so no client
+ * turns `evil.example/login` or `a@b.example` into a link.
+ */
+function unlinked(value: string): string {
+  return value.replace(/([.:@])(?=\S)/g, `$1${WORD_JOINER}`);
+}
+
+/** &, < and > are Slack's control characters (`<!channel>`, `<http://x|y>`), escaped in every text it gets. */
+function slackText(value: string): string {
+  return unlinked(value).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
 const clip = (value: string, max: number) => (value.length <= max ? value : `${value.slice(0, max - 1)}…`);
 
-/** A Slack incoming-webhook message: header, summary, facts as fields, and a Review button to the proposal. */
+const plain = (value: string, max: number) => ({ type: 'plain_text' as const, text: clip(slackText(value), max), emoji: false });
+
+/**
+ * A Slack incoming-webhook message: header, summary, facts as fields, and a Review button to the
+ * proposal. Nothing is mrkdwn (no `*`, `_`, `~` or backtick from a name formats anything) and the
+ * fallback text is sent with `mrkdwn: false`.
+ */
 export function slackBody(input: RenderInput) {
   const { data } = input;
   const heading = `${text(data.headline)}: ${text(data.title || data.summary)}`;
-  const fields = factLines(input).map(({ label, value }) => ({ type: 'mrkdwn' as const, text: clip(`*${label}*\n${slackEscape(value)}`, 2000) }));
+  const fields = factLines(input).map(({ label, value }) => plain(`${label}\n${value}`, 2000));
   return {
-    text: clip(slackEscape(`${heading} — ${text(data.summary)}`), 3000),
+    text: clip(slackText(`${heading} — ${text(data.summary)}`), 3000),
+    mrkdwn: false,
     blocks: [
-      { type: 'header', text: { type: 'plain_text', text: clip(heading, 150), emoji: false } },
+      { type: 'header', text: plain(heading, 150) },
       {
         type: 'section',
-        text: { type: 'mrkdwn', text: clip(slackEscape(text(data.summary)), 3000) },
+        text: plain(text(data.summary), 3000),
         ...(fields.length > 0 ? { fields: fields.slice(0, 10) } : {}),
       },
       {
@@ -59,6 +77,9 @@ function htmlEscape(value: string): string {
   return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }
 
+/** Outside text in the HTML body: escaped, and never a link (mail clients link what looks like an address). */
+const htmlText = (value: string) => htmlEscape(unlinked(value));
+
 /**
  * One email: plain text and HTML with the same facts and link. Every message about one proposal
  * refers to the same thread root, so mail clients keep them in one conversation.
@@ -72,9 +93,9 @@ export function emailContent(input: RenderInput, host: string) {
   const plain = [text(data.headline), '', text(data.summary), '', ...lines.map(({ label, value }) => `${label}: ${value}`), '', `Review: ${text(data.url)}`, ''].join('\n');
   const html = [
     '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">',
-    `<p><strong>${htmlEscape(text(data.headline))}</strong></p>`,
-    `<p>${htmlEscape(text(data.summary))}</p>`,
-    lines.length > 0 ? `<table>${lines.map(({ label, value }) => `<tr><th align="left" style="padding-right:1em">${htmlEscape(label)}</th><td>${htmlEscape(value)}</td></tr>`).join('')}</table>` : '',
+    `<p><strong>${htmlText(text(data.headline))}</strong></p>`,
+    `<p>${htmlText(text(data.summary))}</p>`,
+    lines.length > 0 ? `<table>${lines.map(({ label, value }) => `<tr><th align="left" style="padding-right:1em">${htmlText(label)}</th><td>${htmlText(value)}</td></tr>`).join('')}</table>` : '',
     `<p><a href="${htmlEscape(text(data.url))}">Review in Countersign</a></p>`,
     '</body></html>',
   ].join('');

@@ -24,7 +24,7 @@ const workers: ChildProcess[] = [];
 beforeAll(async () => {
   sink = await startHttpSink({ keep: 10_000 });
   const world = await seedWorld(t.db);
-  const created = await createChannel(t.db, 'acme', { type: 'system', id: 'test' }, { kind: 'webhook', target: `${sink.url}/load`, events: ['proposal.waiting'] });
+  const created = await createChannel(t.db, 'acme', { type: 'system', id: 'test' }, { kind: 'webhook', target: `${sink.url}/load`, events: ['proposal.waiting'] }, { targets: { allowedPrivateOrigins: [sink.url] } });
   channelId = created!.channel.id;
   sink.expectSecret('/load', created!.secret!);
   const agent = await world.agent('acme');
@@ -40,7 +40,7 @@ afterAll(async () => {
 
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), APP_URL: 'https://countersign.example' },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), APP_URL: 'https://countersign.example', NOTIFY_ALLOWED_PRIVATE_ORIGINS: sink.url },
     stdio: 'ignore',
   });
   workers.push(child);

@@ -16,7 +16,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
-import type { DemoChannels } from '@/demo/channels';
+import { demoAllowedOrigins, type DemoChannels } from '@/demo/channels';
 import { startDemoReceivers } from '@/demo/receivers/start';
 import { childEnvironment } from '@/lib/env';
 import { approvalRow, approvalTableHeader, measureApprovals, proposeRefunds, signIn, type ApprovalRun } from './approval';
@@ -128,6 +128,7 @@ export async function runScaleOut(options: {
       SCOPE_CREDENTIALS: JSON.stringify(secrets.scopeCredentials),
       SYSTEMS_OF_RECORD_URL: systemsUrl,
       SMTP_URL: receivers.mail.url,
+      NOTIFY_ALLOWED_PRIVATE_ORIGINS: demoAllowedOrigins(ports).join(','),
       APP_URL: publicUrl,
       WORKER_IN_PROCESS: '0',
       AGENT_RATE_LIMIT_PER_MINUTE: '9999999',

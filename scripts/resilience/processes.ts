@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { demoAllowedOrigins } from '@/demo/channels';
 import { childEnvironment } from '@/lib/env';
 import { memoryOfTree } from '../shared/proc';
 import { until } from './wait';
@@ -30,6 +31,8 @@ function serverEnvironment(ports: Ports, dataDir: string, databaseUrl: string): 
     APP_URL: `http://127.0.0.1:${ports.app}`,
     COUNTERSIGN_DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
+    // As scripts/demo.ts sets it: only the demo's own receivers are reachable private targets.
+    NOTIFY_ALLOWED_PRIVATE_ORIGINS: demoAllowedOrigins(ports).join(','),
     // The per-key limit (1200/min by default) would refuse the bursts with 429, which is not what is tested.
     AGENT_RATE_LIMIT_PER_MINUTE: '9999999',
   };

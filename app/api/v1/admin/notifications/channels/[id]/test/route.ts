@@ -6,6 +6,7 @@ import { executorBaseUrl, mailSettings } from '@/lib/jobs/worker';
 import { env } from '@/lib/env';
 import { deliveryOf } from '@/lib/notifications/channels';
 import { sendTestDelivery } from '@/lib/notifications/deliver';
+import { targetPolicy } from '@/lib/notifications/outbound';
 import { channelTestRequest } from '@/lib/notifications/requests';
 
 export const dynamic = 'force-dynamic';
@@ -13,7 +14,7 @@ export const dynamic = 'force-dynamic';
 /** "Send a test": a `channel.test` delivery attempted now; answers with its outcome (a failure is retried by the worker). */
 export const POST = adminMutation<EmptyRequest, { id: string }>(channelTestRequest, async ({ db, admin, params }) => {
   const settings = env();
-  const sent = await sendTestDelivery(db, admin.tenantId, params.id, { mail: mailSettings(settings), baseUrl: executorBaseUrl(settings) });
+  const sent = await sendTestDelivery(db, admin.tenantId, params.id, { mail: mailSettings(settings), targets: targetPolicy(settings), baseUrl: executorBaseUrl(settings) });
   const delivery = sent && (await deliveryOf(db, admin.tenantId, sent.id));
   if (!delivery) throw notFound('channel');
   return Response.json({ delivery } satisfies DeliveryAnswer);
