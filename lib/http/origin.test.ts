@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './errors';
-import { assertSameOrigin, clientAddress, PEER_HEADER, publicOrigin, targetedOrigin } from './origin';
+import { assertNoForeignOrigin, assertSameOrigin, clientAddress, PEER_HEADER, publicOrigin, targetedOrigin } from './origin';
 
 // Next reports request.url as localhost whatever address the browser used: the Host header decides.
 const post = (headers: Record<string, string>) => new Request('http://localhost:3000/api/v1/proposals/prp_x/decisions', { method: 'POST', headers });
@@ -9,9 +9,9 @@ const direct: Settings = { APP_URL: undefined, TRUST_PROXY: false };
 const proxied: Settings = { APP_URL: undefined, TRUST_PROXY: true };
 const configured: Settings = { APP_URL: 'https://countersign.example.com', TRUST_PROXY: false };
 
-function refusal(request: Request, settings: Settings): string | undefined {
+function refusal(request: Request, settings: Settings, check = assertSameOrigin): string | undefined {
   try {
-    assertSameOrigin(request, settings);
+    check(request, settings);
     return undefined;
   } catch (error) {
     return error instanceof ApiError ? error.code : 'unexpected';
@@ -45,6 +45,18 @@ describe('same-origin check for dashboard mutations', () => {
     expect(targetedOrigin(request, proxied)).toBe('https://cs.example.com');
     expect(publicOrigin(request, configured)).toBe('https://countersign.example.com');
     expect(publicOrigin(post({ host: '127.0.0.1:3000' }), direct)).toBe('http://127.0.0.1:3000');
+  });
+});
+
+describe('Origin check for programs (MCP)', () => {
+  it.each([
+    ['no Origin (not a browser)', { host: '127.0.0.1:3000' }, undefined],
+    ['its own origin', { host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000' }, undefined],
+    ['a foreign origin', { host: '127.0.0.1:3000', origin: 'http://evil.example.com' }, 'cross_origin'],
+    ['Origin "null"', { host: '127.0.0.1:3000', origin: 'null' }, 'cross_origin'],
+    ['an empty Origin', { host: '127.0.0.1:3000', origin: '' }, 'cross_origin'],
+  ])('%s', (_label, headers, expected) => {
+    expect(refusal(post(headers), direct, assertNoForeignOrigin)).toBe(expected);
   });
 });
 

@@ -57,3 +57,12 @@ export function assertSameOrigin(request: Request, settings: ProxySettings = env
     throw new ApiError(403, 'forbidden', 'cross_origin', 'This request must come from the Countersign dashboard (same-origin Origin header).');
   }
 }
+
+/**
+ * Routes for programs rather than browsers (MCP: servers MUST validate Origin): no Origin is a
+ * non-browser client and passes; any Origin present is held to assertSameOrigin, so a page on
+ * another origin is refused with the same 403.
+ */
+export function assertNoForeignOrigin(request: Request, settings: ProxySettings = env()): void {
+  if (request.headers.has('origin')) assertSameOrigin(request, settings);
+}

@@ -1,5 +1,6 @@
 import type { Database } from '@/db';
 import { intakeAttempts, type Proposal } from '@/db/schema';
+import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { ApiError, systemsUnavailable } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
@@ -41,6 +42,13 @@ export async function submitProposal(db: Database, agent: AgentPrincipal, body: 
     const repairOf = requestIdOf({ requestId: raw?.repairOf });
     if (requestId) chain = await repairState(db, agent, requestId, repairOf);
     const actions = await tenantActions(db, agent.tenantId);
+    // Idempotency before the version gate: a retry of an accepted request is answered even after
+    // its contract version was retired, or an agent told "unsupported" would submit it anew.
+    const existing = requestId ? await proposalByRequestId(db, agent.keyId, requestId) : undefined;
+    if (existing) {
+      const { proposal } = await replay(db, agent, chain!, existing, retryHash(body.value, agent, actions, existing), now);
+      return { created: false, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
+    }
     // Shadow versions judge every candidate of their action, also one the deciding version refuses.
     shadow = shadowVerdicts(body.value, actions);
     let shaped;
@@ -78,8 +86,6 @@ async function admit(
   const candidate = { agent, action, contract, args, evidenceRefs: envelope.evidenceRefs, requestId: envelope.requestId, repairOf: envelope.repairOf ?? null, rawText: body.text };
   const hash = payloadHash(normalizedPayload(candidate));
 
-  const existing = await proposalByRequestId(db, agent.keyId, envelope.requestId);
-  if (existing) return replay(db, agent, chain, existing, hash, now);
   assertRepairAllowed(chain);
 
   const outcome = await admitShaped(db, systems, candidate, now, {
@@ -105,6 +111,25 @@ async function admit(
     },
   });
   return outcome.created ? outcome : replay(db, agent, chain, outcome.proposal, hash, now);
+}
+
+/**
+ * The hash of a retry's payload under the contract version its request was accepted with, the
+ * version gate aside (that version may have been retired since); empty when the retry does not
+ * even take that shape, so it can only conflict.
+ */
+function retryHash(value: unknown, agent: AgentPrincipal, actions: readonly ActionModule[], accepted: Proposal): string {
+  const asAccepted = actions.map((action) =>
+    action.name !== accepted.action
+      ? action
+      : { ...action, contracts: action.contracts.map((contract) => (contract.version === accepted.contractVersion ? { ...contract, status: 'supported' as const } : contract)) },
+  );
+  try {
+    const { action, contract, args, envelope } = checkShape(value, agent, asAccepted);
+    return payloadHash(normalizedPayload({ agent, action, contract, args, evidenceRefs: envelope.evidenceRefs }));
+  } catch {
+    return '';
+  }
 }
 
 /** A retry answers with the stored proposal, unchanged, and is recorded; a different payload is a conflict. */

@@ -59,10 +59,33 @@ describe('MCP authentication', () => {
     ['a session cookie alone', { cookie: '__Secure-authjs.session-token=anything; authjs.session-token=anything' }],
     ['an unknown key', { authorization: 'Bearer cs_agent_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
     ['a malformed authorization header', { authorization: 'Basic YWxpY2U6c2VjcmV0' }],
-  ])('%s: 401 with the API error body, before any MCP processing', async (_label, headers) => {
+  ])('%s: 401 with the API error body and a bearer challenge, before any MCP processing', async (_label, headers) => {
     const response = await rawPost(headers);
     expect(response.status).toBe(401);
+    // Without the challenge, clients such as the MCP Inspector start OAuth instead of asking for a key.
+    const challenge = 'authorization' in headers ? 'Bearer realm="countersign", error="invalid_token"' : 'Bearer realm="countersign"';
+    expect(response.headers.get('www-authenticate')).toBe(challenge);
     expect(await response.json()).toEqual({ error: { kind: 'authentication', code: 'unauthenticated', message: expect.any(String) } });
+  });
+
+  it.each([
+    ['a foreign origin', 'http://evil.example.com', 403],
+    ['Origin "null" (a sandboxed page)', 'null', 403],
+    ['another port on the same host', 'http://127.0.0.1:1', 403],
+    ['its own origin (a browser client on the server itself)', 'own', 200],
+  ])('Origin: %s', async (_label, origin, status) => {
+    const key = { authorization: `Bearer ${world.agentKey('acme')}` };
+    const response = await rawPost({ ...key, origin: origin === 'own' ? server.url : origin });
+    expect(response.status).toBe(status);
+    if (status === 403) expect(await response.json()).toEqual({ error: { kind: 'forbidden', code: 'cross_origin', message: expect.any(String) } });
+    // Refused before the key is even looked at: no key needed to be told, and a key does not help.
+    if (status === 403) expect((await rawPost({ origin })).status).toBe(403);
+    for (const method of ['GET', 'DELETE']) if (status === 403) expect((await fetch(`${server.url}/api/mcp`, { method, headers: { ...key, origin } })).status).toBe(403);
+  });
+
+  it('no Origin at all (a program, not a browser) is allowed', async () => {
+    const response = await rawPost({ authorization: `Bearer ${world.agentKey('acme')}` });
+    expect(response.status).toBe(200);
   });
 
   it('a revoked key: 401, and the official client cannot connect', async () => {
@@ -81,21 +104,33 @@ describe('MCP authentication', () => {
     }
   });
 
-  it('reads the body through the capped JSON reader and refuses batches: the API error body', async () => {
-    const key = { authorization: `Bearer ${world.agentKey('acme')}` };
-    const duplicate = await fetch(`${server.url}/api/mcp`, {
+  const sendRaw = (body: BodyInit, type = 'application/json') =>
+    fetch(`${server.url}/api/mcp`, {
       method: 'POST',
-      headers: { ...key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: '{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}',
+      headers: { authorization: `Bearer ${world.agentKey('acme')}`, 'content-type': type, accept: 'application/json, text/event-stream' },
+      body,
     });
-    expect(duplicate.status).toBe(400);
-    expect(((await duplicate.json()) as { error: { code: string } }).error.code).toBe('duplicate_key');
-    const tooLarge = await rawPost(key, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(70_000) } });
-    expect(tooLarge.status).toBe(413);
-    // One message per request, so each tool call spends the key's rate limit.
-    const batch = await rawPost(key, [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
-    expect(batch.status).toBe(400);
-    expect(((await batch.json()) as { error: { code: string } }).error.code).toBe('batch_not_supported');
+  const jsonRpcError = (code: number, data?: { code: string }) => ({ jsonrpc: '2.0', id: null, error: { code, message: expect.any(String), ...(data ? { data } : {}) } });
+  const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(70_000) } });
+
+  it.each([
+    ['not JSON', '{"jsonrpc":"2.0",', 'application/json', 400, jsonRpcError(-32700, { code: 'invalid_json' })],
+    ['not UTF-8', new Uint8Array([0x7b, 0xff, 0x7d]), 'application/json', 400, jsonRpcError(-32700, { code: 'invalid_utf8' })],
+    ['a duplicate key (the capped reader)', '{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}', 'application/json', 400, jsonRpcError(-32700, { code: 'duplicate_key' })],
+    ['over 64 KiB', big, 'application/json', 413, jsonRpcError(-32000, { code: 'too_large' })],
+    ['not application/json', '{}', 'text/plain', 415, jsonRpcError(-32000, { code: 'unsupported_media_type' })],
+    ['a batch (one message per request, so each call spends the rate limit)', '[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]', 'application/json', 400, jsonRpcError(-32600, { code: 'batch_not_supported' })],
+    ['an empty batch', '[]', 'application/json', 400, jsonRpcError(-32600, { code: 'batch_not_supported' })],
+    ['JSON-RPC 1.0', '{"id":1,"method":"tools/list"}', 'application/json', 400, jsonRpcError(-32600)],
+    ['no method', '{"jsonrpc":"2.0","id":1}', 'application/json', 400, jsonRpcError(-32600)],
+    ['a method that is not a string', '{"jsonrpc":"2.0","id":1,"method":7}', 'application/json', 400, jsonRpcError(-32600)],
+    ['an object id', '{"jsonrpc":"2.0","id":{},"method":"tools/list"}', 'application/json', 400, jsonRpcError(-32600)],
+    ['a string body', '"tools/list"', 'application/json', 400, jsonRpcError(-32600)],
+    ['null', 'null', 'application/json', 400, jsonRpcError(-32600)],
+  ])('%s: a JSON-RPC error, not the API error body', async (_label, body, type, status, expected) => {
+    const response = await sendRaw(body, type);
+    expect(response.status).toBe(status);
+    expect(await response.json()).toEqual(expected);
   });
 });
 

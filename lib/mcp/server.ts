@@ -84,12 +84,9 @@ export function mcpServer(ctx: McpContext): Server {
 
 /**
  * One Streamable HTTP request in stateless mode with JSON responses: a server and transport made
- * for it and closed after it. `message` is the body already read through the capped JSON reader.
- * Refusals before MCP (a batch) are ApiErrors for the route to answer.
+ * for it and closed after it. `message` is the one JSON-RPC message readMcpMessage let through.
  */
 export async function handleMcpRequest(ctx: McpContext, request: Request, message: unknown): Promise<Response> {
-  // Current MCP has no batches (removed in 2025-06-18); one would run up to 100 calls on one rate-limit unit.
-  if (Array.isArray(message)) throw new ApiError(400, 'malformed', 'batch_not_supported', 'Send one JSON-RPC message per request; batches are not accepted.');
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   const server = mcpServer(ctx);
   await server.connect(transport);

@@ -1,39 +1,40 @@
 import { getDb } from '@/db';
 import { consumeRateLimit } from '@/lib/agents/rate-limit';
 import { env } from '@/lib/env';
-import { readJsonBody } from '@/lib/http/body';
-import { errorResponse } from '@/lib/http/errors';
-import { publicOrigin } from '@/lib/http/origin';
-import { requireAgent } from '@/lib/http/principal';
+import { assertNoForeignOrigin, publicOrigin } from '@/lib/http/origin';
 import { handleMcpRequest } from '@/lib/mcp/server';
+import { mcpErrorResponse, readMcpMessage, requireMcpAgent } from '@/lib/mcp/transport';
 import { systemsClient } from '@/lib/systems/client';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
 
 /**
- * The MCP server (Streamable HTTP, stateless, JSON responses): an agent key and nothing else, the
- * key's rate limit, the body through the capped JSON reader, then one MCP message exchange.
+ * The MCP server (Streamable HTTP, stateless, JSON responses): no foreign Origin (403, before
+ * anything else), an agent key and nothing else (401 with a bearer challenge), the key's rate
+ * limit, one JSON-RPC message through the capped JSON reader, then one MCP message exchange.
  */
 export async function POST(request: Request) {
   try {
+    assertNoForeignOrigin(request);
     const db = await getDb();
-    const agent = await requireAgent(db, request);
+    const agent = await requireMcpAgent(db, request);
     await consumeRateLimit(db, `agent:${agent.keyId}`, env().AGENT_RATE_LIMIT_PER_MINUTE);
-    const { value } = await readJsonBody(request);
-    return await handleMcpRequest({ db, agent, systems: systemsClient(), origin: publicOrigin(request), signal: request.signal }, request, value);
+    const message = await readMcpMessage(request);
+    return await handleMcpRequest({ db, agent, systems: systemsClient(), origin: publicOrigin(request), signal: request.signal }, request, message);
   } catch (error) {
-    return errorResponse(error);
+    return mcpErrorResponse(error);
   }
 }
 
 /** Stateless: no server-initiated stream to open (GET) and no session to end (DELETE). */
 async function methodNotAllowed(request: Request) {
   try {
-    await requireAgent(await getDb(), request);
+    assertNoForeignOrigin(request);
+    await requireMcpAgent(await getDb(), request);
     return Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, { status: 405, headers: { Allow: 'POST' } });
   } catch (error) {
-    return errorResponse(error);
+    return mcpErrorResponse(error);
   }
 }
 
