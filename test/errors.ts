@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { contractRollouts, intakeAttempts } from '@/db/schema';
+import { contractRollouts, intakeAttempts, proposals } from '@/db/schema';
 import { ApiError } from '@/lib/http/errors';
 
 export type ExpectedApiError = { status: number; code: string; kind?: ApiError['kind'] };
@@ -46,7 +46,9 @@ export function rejectionRecordingDatabase<T extends object>(): { db: T; attempt
       if (property === 'select') {
         return () => ({
           from: (table: unknown) => {
-            if (table !== contractRollouts) throw new Error('The database was read (select) from a table other than contract_rollouts.');
+            // A refused version still asks whether the request was accepted before (a retry); here it never was.
+            if (table === proposals) return { where: () => ({ limit: () => Promise.resolve([]) }) };
+            if (table !== contractRollouts) throw new Error('The database was read (select) from a table other than contract_rollouts and proposals.');
             return { where: () => Promise.resolve([]) };
           },
         });

@@ -21,6 +21,8 @@ describe('the event registry', () => {
       'agent_key.created',
       'agent_key.revoked',
       'agent_key.rotated',
+      'auth.email_code_sent',
+      'auth.email_verified',
       'auth.password_changed',
       'auth.sign_in_failed',
       'auth.sign_in_locked',

@@ -42,19 +42,19 @@ export async function submitProposal(db: Database, agent: AgentPrincipal, body: 
     const repairOf = requestIdOf({ requestId: raw?.repairOf });
     if (requestId) chain = await repairState(db, agent, requestId, repairOf);
     const actions = await tenantActions(db, agent.tenantId);
-    // Idempotency before the version gate: a retry of an accepted request is answered even after
-    // its contract version was retired, or an agent told "unsupported" would submit it anew.
-    const existing = requestId ? await proposalByRequestId(db, agent.keyId, requestId) : undefined;
-    if (existing) {
-      const { proposal } = await replay(db, agent, chain!, existing, retryHash(body.value, agent, actions, existing), now);
-      return { created: false, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
-    }
     // Shadow versions judge every candidate of their action, also one the deciding version refuses.
     shadow = shadowVerdicts(body.value, actions);
     let shaped;
     try {
       shaped = checkShape(body.value, agent, actions);
     } catch (error) {
+      // Idempotency before the version gate: a retry of an accepted request is answered even after
+      // its contract version was retired, or an agent told "unsupported" would submit it anew.
+      const existing = requestId && isVersionRefusal(error) ? await proposalByRequestId(db, agent.keyId, requestId) : undefined;
+      if (existing) {
+        const { proposal } = await replay(db, agent, chain!, existing, retryHash(body.value, agent, actions, existing), now);
+        return { created: false, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
+      }
       // Past the repair limit the answer is the limit, whatever else is wrong.
       if (chain) assertRepairAllowed(chain);
       throw error;
@@ -86,6 +86,8 @@ async function admit(
   const candidate = { agent, action, contract, args, evidenceRefs: envelope.evidenceRefs, requestId: envelope.requestId, repairOf: envelope.repairOf ?? null, rawText: body.text };
   const hash = payloadHash(normalizedPayload(candidate));
 
+  const existing = await proposalByRequestId(db, agent.keyId, envelope.requestId);
+  if (existing) return replay(db, agent, chain, existing, hash, now);
   assertRepairAllowed(chain);
 
   const outcome = await admitShaped(db, systems, candidate, now, {
@@ -112,6 +114,8 @@ async function admit(
   });
   return outcome.created ? outcome : replay(db, agent, chain, outcome.proposal, hash, now);
 }
+
+const isVersionRefusal = (error: unknown) => error instanceof ApiError && error.code === 'unsupported_contract_version';
 
 /**
  * The hash of a retry's payload under the contract version its request was accepted with, the
