@@ -21,9 +21,11 @@ vi.mock('@/lib/auth', () => ({ auth: async () => (session.userId ? { operatorId:
 const t = setupTestDatabase();
 const seeded = seededWorld(t);
 
-// The server's SMTP_URL is read once: point it at this file's mail catcher before anything reads it.
+// The server's SMTP_URL is read once: point it at this file's mail catcher (on loopback, so listed
+// as the one private origin mail may reach) before anything reads it.
 const mailPort = await freePort();
 process.env.SMTP_URL = `smtp://127.0.0.1:${mailPort}`;
+process.env.NOTIFY_ALLOWED_PRIVATE_ORIGINS = process.env.SMTP_URL;
 let mail: MailCatcher;
 const globalForDb = globalThis as unknown as { countersignDb?: Promise<unknown> };
 beforeAll(async () => {
@@ -33,6 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   globalForDb.countersignDb = undefined;
   delete process.env.SMTP_URL;
+  delete process.env.NOTIFY_ALLOWED_PRIVATE_ORIGINS;
   await mail?.close();
 });
 
