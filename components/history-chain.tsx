@@ -2,7 +2,7 @@ import type { ChainStatus } from '@/lib/jobs/watch-audit-chain';
 import { ViewerTime } from './viewer-time';
 
 /**
- * Whether the tenant's chain verifies (DESIGN.md §8), as the watch job last found it, and the
+ * Whether the tenant's chain verifies (docs/design.md §8), as the watch job last found it, and the
  * signed checkpoint an auditor saves to detect a rolled-back tail later. A break is shown to
  * admins as a red banner naming where it broke and what to run.
  */

@@ -1,5 +1,5 @@
 /**
- * The acceptance tests of the seed "Valid JSON Is Not a Valid Tool Call" (shared/seeds/000_…),
+ * The acceptance tests of "Valid JSON Is Not a Valid Tool Call" (the input of docs/design.md §3 and §4),
  * table-driven: each refused candidate goes through the real path (envelope limits, then the
  * gates, with the seeded keys and the demo systems of record) and through the permissive
  * baseline. The gates refuse it with the expected status, kind, code and field, record the

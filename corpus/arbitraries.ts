@@ -9,7 +9,7 @@ import type { Tenant } from './world';
 
 /**
  * fast-check arbitraries for the property tests: valid envelopes generated from the contracts
- * (their JSON Schema bounds) and the seeded world (DESIGN.md §13), and single mutations of them
+ * (their JSON Schema bounds) and the seeded world (docs/design.md §13), and single mutations of them
  * that the Shape gate must refuse, each with the field the refusal must name.
  */
 

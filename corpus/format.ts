@@ -37,7 +37,7 @@ export const caseSchema = z
     name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/),
     /** Why the case is there, in words (optional). */
     why: z.string().min(1).optional(),
-    /** Whose seeded agent key sends it (DESIGN.md §13): acme-support-bot or globex-bot. */
+    /** Whose seeded agent key sends it (docs/design.md §13): acme-support-bot or globex-bot. */
     agent: z.enum(TENANTS as [string, ...string[]]).default('acme'),
     /** The Content-Type header (default application/json). */
     contentType: z.string().optional(),

@@ -10,7 +10,7 @@ import { seedDemo } from '@/demo/seed';
 export type Tenant = 'acme' | 'globex';
 export const TENANTS: readonly Tenant[] = ['acme', 'globex'];
 
-/** The approver who settles a tenant's leftover proposals between corpus files (DESIGN.md §13). */
+/** The approver who settles a tenant's leftover proposals between corpus files (docs/design.md §13). */
 const SETTLER: Record<Tenant, string> = { acme: 'alice@acme.test', globex: 'erin@globex.test' };
 
 export const INTAKE_URL = 'http://countersign.test/api/v1/proposals';

@@ -127,7 +127,7 @@ export const policies = pgTable(
 );
 
 /**
- * The normalized payload of DESIGN.md §5: the candidate after validation (defaults applied),
+ * The normalized payload of docs/design.md §5: the candidate after validation (defaults applied),
  * exactly what is hashed, signed into the command and executed. The one type of `proposals.payload`.
  */
 export type NormalizedPayload = {
@@ -166,7 +166,7 @@ export const proposals = pgTable(
     action: text('action').notNull(),
     contractVersion: integer('contract_version').notNull(),
     status: proposalStatusEnum('status').notNull(),
-    /** The normalized payload of DESIGN.md §5, exactly what is hashed. */
+    /** The normalized payload of docs/design.md §5, exactly what is hashed. */
     payload: jsonb('payload').$type<NormalizedPayload>().notNull(),
     payloadHash: text('payload_hash').notNull(),
     /** The request body as received, byte for byte (untrusted). */
@@ -339,7 +339,7 @@ export const auditEvents = pgTable(
   (t) => [
     primaryKey({ columns: [t.tenantId, t.seq] }),
     index('audit_events_proposal_idx').on(t.proposalId, t.seq),
-    /** The history's event-type and person filters, newest first (DESIGN.md §8). */
+    /** The history's event-type and person filters, newest first (docs/design.md §8). */
     index('audit_events_type_idx').on(t.tenantId, t.type, t.seq),
     index('audit_events_actor_idx').on(t.tenantId, t.actorType, t.actorId, t.seq),
   ],
@@ -437,7 +437,7 @@ export type ProposalStatus = (typeof proposalStatusEnum.enumValues)[number];
 export const channelKindEnum = pgEnum('channel_kind', ['webhook', 'slack', 'email']);
 export type ChannelKind = (typeof channelKindEnum.enumValues)[number];
 
-/** Where a tenant's notifications go (DESIGN.md §9): a signed webhook, a Slack incoming webhook, or email. */
+/** Where a tenant's notifications go (docs/design.md §9): a signed webhook, a Slack incoming webhook, or email. */
 export const notificationChannels = pgTable(
   'notification_channels',
   {

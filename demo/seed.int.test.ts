@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 
 describe('seedDemo', () => {
-  it('creates the demo world of DESIGN.md §13', async () => {
+  it('creates the demo world of docs/design.md §13', async () => {
     expect((await t.db.select().from(tenants)).map((row) => row.id).sort()).toEqual(DEMO_TENANTS.map((tenant) => tenant.id).sort());
     expect(first.people.map(({ email, tenant, role }) => ({ email, tenant, role }))).toEqual(
       DEMO_PEOPLE.map(({ email, tenant, role }) => ({ email, tenant, role })),

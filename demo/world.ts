@@ -1,7 +1,7 @@
 import type { Role } from '@/db/schema';
 import type { RoutingRule } from '@/lib/actions/types';
 
-/** The demo world of DESIGN.md §13: the same in the demo and in the tests. */
+/** The demo world of docs/design.md §13: the same in the demo and in the tests. */
 export const DEMO_TENANTS = [
   { id: 'acme', name: 'Acme' },
   { id: 'globex', name: 'Globex' },

@@ -8,7 +8,7 @@ import type { PublicJwk } from '../lib/commands/keys';
 import { cli } from './cli-runner';
 import { agentKey, apiSession, checkpointOf, postCredentials, proposeRefund, signInWithForm } from './support';
 
-// The evidence trail as an auditor meets it (DESIGN.md §8): sign-ins recorded, the proposal page's
+// The evidence trail as an auditor meets it (docs/design.md §8): sign-ins recorded, the proposal page's
 // evidence bundle checked offline by the CLI, signed checkpoints of the chain head, and both
 // routes closed to everyone but members of the tenant.
 

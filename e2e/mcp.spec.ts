@@ -5,7 +5,7 @@ import { agentKey, apiSession, uniqueRequestId } from './support';
 
 type ToolAnswer = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
 
-/** An MCP client configured as the README shows: the server's URL and the agent key as a bearer header. */
+/** An MCP client configured as docs/api.md shows: the server's URL and the agent key as a bearer header. */
 async function mcpClient(baseURL: string, key: string): Promise<Client> {
   const client = new Client({ name: 'countersign-e2e', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL('/api/mcp', baseURL), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));

@@ -3,7 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { startHttpSink } from '../demo/receivers/http-sink';
 import { E2E_SINK_PORT, proposeHold, proposeRefund, signInWithForm } from './support';
 
-// `npm run screenshots` writes these into docs/screenshots for the README; a normal run keeps
+// `npm run screenshots` writes these into e2e/screenshots for the README; a normal run keeps
 // them with the test results so the pages are still looked at on every run.
 const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
 

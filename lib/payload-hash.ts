@@ -12,7 +12,7 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** DESIGN.md §5: "sha256:" + hex(SHA-256(JCS(value))). */
+/** docs/design.md §5: "sha256:" + hex(SHA-256(JCS(value))). */
 export function payloadHash(value: unknown): string {
   return `sha256:${sha256Hex(canonicalJson(value))}`;
 }

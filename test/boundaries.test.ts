@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-/** The dependency rules of README "Folders and dependency direction", as ESLint enforces them. */
+/** The dependency rules of docs/architecture.md ("Folders and dependency direction"), as ESLint enforces them. */
 const eslint = new ESLint({ cwd: process.cwd() });
 
 async function restricted(filePath: string, code: string): Promise<boolean> {

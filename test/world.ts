@@ -6,7 +6,7 @@ import { seedDemo } from '@/demo/seed';
 
 export type SeededCredentials = Awaited<ReturnType<typeof seedDemo>>;
 
-/** The people of the demo world by first name (DESIGN.md §13). */
+/** The people of the demo world by first name (docs/design.md §13). */
 export const PEOPLE = {
   alice: 'alice@acme.test',
   bob: 'bob@acme.test',

@@ -2,7 +2,7 @@ import { newId } from '@/lib/ids';
 import type { HoldRequest, RefundRequest } from './schemas';
 import { demoCatalog, SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_SKUS, seededLedgers, type Catalog, type Evidence, type Hold, type Ledgers, type Order, type Refund, type Sku } from './world';
 
-/** What the reads return (DESIGN.md §13). */
+/** What the reads return (docs/design.md §13). */
 export type OrderView = Order & {
   refundedMinor: number;
   refunds: { id: string; amountMinor: number; idempotencyKey: string; createdAt: string }[];

@@ -10,7 +10,7 @@ import { route, type RouteContext } from './routes';
 import { demoCatalog, seededLedgers } from './world';
 
 /**
- * The demo systems of record (DESIGN.md §13): payments, inventory and a ticketing store, as a
+ * The demo systems of record (docs/design.md §13): payments, inventory and a ticketing store, as a
  * separate HTTP service that Countersign reaches only through its action adapters.
  */
 

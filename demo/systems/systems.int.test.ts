@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startSystemsOfRecord } from './server';
 import { call, holdBody, ISO_TIMESTAMP, refundBody, TEST_CREDENTIALS, type ErrorBody, setupTestService } from './testing';
 
-/** The API of the demo systems of record over real HTTP (DESIGN.md §13). Faults and restarts: lifecycle.int.test.ts. */
+/** The API of the demo systems of record over real HTTP (docs/design.md §13). Faults and restarts: lifecycle.int.test.ts. */
 
 const { payments: PAYMENTS, inventory: INVENTORY } = TEST_CREDENTIALS;
 const service = setupTestService();
@@ -22,7 +22,7 @@ describe('start', () => {
   });
 });
 
-describe('reads: the seeded world of DESIGN.md §13', () => {
+describe('reads: the seeded world of docs/design.md §13', () => {
   it.each([
     ['/orders/ord_1842', { id: 'ord_1842', tenant: 'acme', currency: 'USD', chargedMinor: 4999, refundedMinor: 0, refunds: [] }],
     [

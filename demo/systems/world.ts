@@ -1,5 +1,5 @@
 /**
- * The seeded records of the demo systems of record (DESIGN.md §13): the same in the demo and in
+ * The seeded records of the demo systems of record (docs/design.md §13): the same in the demo and in
  * the tests. Catalogs (orders, SKUs, evidence) never change; the ledgers (refunds, holds) start
  * from `seededLedgers()` and grow with committed writes.
  */

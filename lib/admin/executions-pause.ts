@@ -8,7 +8,7 @@ import { wakeDispatchOnCommit } from '@/lib/jobs/wake';
 import type { Actor } from './agent-keys';
 
 /**
- * The tenant's emergency stop (DESIGN.md §7). While paused, approved commands wait: dispatch
+ * The tenant's emergency stop (docs/design.md §7). While paused, approved commands wait: dispatch
  * skips the tenant and the executor defers (never consumes) a command that still arrives. No
  * expiry is counted: the sweep skips the tenant, and resuming moves every pending proposal's
  * deadline on by the time paused. A command whose five minutes ran out meanwhile is refused

@@ -1,5 +1,5 @@
 /**
- * A typed client for Countersign's agent API (DESIGN.md §4): propose, read, and wait for a decision
+ * A typed client for Countersign's agent API (docs/design.md §4): propose, read, and wait for a decision
  * with backoff and a deadline. Errors are values, never exceptions: every call answers a `Result`.
  * It depends on nothing but `fetch`, so it runs in Node 20+, Deno, Bun and edge runtimes.
  */
@@ -63,7 +63,7 @@ export type ContractsDocument = {
 export type Issue = { field: string; code: string; expected?: string; received?: string; message: string };
 
 export type CountersignError =
-  /** The API answered with an error body (DESIGN.md §4): `errorKind` is its family, `code` the specific reason. */
+  /** The API answered with an error body (docs/design.md §4): `errorKind` is its family, `code` the specific reason. */
   | {
       type: 'api';
       status: number;

@@ -5,7 +5,7 @@ import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { consumeRateLimit, pruneRateLimits } from './rate-limit';
 
-/** The per-key rate limit (DESIGN.md §4, §10): a fixed one-minute window counted in rows. */
+/** The per-key rate limit (docs/design.md §4, §10): a fixed one-minute window counted in rows. */
 const t = setupTestDatabase();
 
 const MINUTE = 60_000;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The one home of the operator API's request bodies (DESIGN.md §12): the routes parse with these
+ * The one home of the operator API's request bodies (docs/design.md §12): the routes parse with these
  * schemas (lib/http/operator-route.ts), the domain functions take their types, and the dashboard's
  * client (lib/client/operator-api.ts) sends them. Only zod here, so client components may import it.
  * The agent API's envelope is intake's contract and lives with the Shape gate (lib/intake/envelope.ts).

@@ -1,7 +1,7 @@
 import type { ChainRow } from './verify';
 
 /**
- * What a proposal's hashed events say happened to it (DESIGN.md §8): who proposed and decided,
+ * What a proposal's hashed events say happened to it (docs/design.md §8): who proposed and decided,
  * under which rule, the status it reached and how its execution ended. A bundle verifier reads
  * these from the events that re-hashed and sit on the signed chain, never from the bundle's own
  * summary fields, and holds those fields against them.

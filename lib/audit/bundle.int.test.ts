@@ -155,7 +155,7 @@ describe('evidence bundles', () => {
     expect(actorLabel('Alice', 'usr_1')).toBe('Alice (usr_1)');
   });
 
-  it('a command re-signed with a key the bundle itself announces is caught only by pinned keys (why the README says to pin them)', async () => {
+  it('a command re-signed with a key the bundle itself announces is caught only by pinned keys (why docs/evidence.md says to pin them)', async () => {
     const tampered = await resignedElsewhere(copy());
     expect(await failed(tampered, 'bundle')).toEqual([]);
     expect(await failed(tampered)).toEqual(['command']);

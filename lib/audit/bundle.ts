@@ -8,7 +8,7 @@ import { BUNDLE_FORMAT, type EvidenceBundle } from './bundle-verify';
 import { signCheckpoint } from './checkpoint';
 
 /**
- * Everything an auditor needs to check one proposal offline (DESIGN.md §8): the canonical payload
+ * Everything an auditor needs to check one proposal offline (docs/design.md §8): the canonical payload
  * and its hash, the raw candidate, gates, decisions with the names their events recorded, the signed
  * command and the public keys that verify it, the receipt, the proposal's audit events, the other
  * events of the tenant's chain between its first and last (so the chain re-hashes across them), and

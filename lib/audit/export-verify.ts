@@ -9,7 +9,7 @@ const BATCH = 1_000;
 
 /**
  * Verifies a saved audit export (`GET /api/v1/audit/events?format=jsonl`, unfiltered) with nothing
- * but the file and signed checkpoints (DESIGN.md §8): no database. Lines are read one at a time
+ * but the file and signed checkpoints (docs/design.md §8): no database. Lines are read one at a time
  * (constant memory); the chain must start at genesis and follow without a gap, each line must
  * re-hash, and every checkpoint must lie on it — one past its end is a rolled-back tail. The
  * tenant is the checkpoints' (they must agree), else the first line's.

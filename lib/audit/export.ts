@@ -5,7 +5,7 @@ import type { ExportOf, HistoryFilters } from './history-filters';
 import { decisionEventsQuery, eventsQuery } from './history';
 
 /**
- * The audit export (DESIGN.md §8): every hashed field of each event (the actor's name beside its
+ * The audit export (docs/design.md §8): every hashed field of each event (the actor's name beside its
  * id, as the event recorded it; empty on events written before names were recorded) plus
  * `prevHash` and `hash`, oldest first, so an auditor re-verifies it offline (`chainVerifier`, or the CLI). Streamed one
  * keyset page at a time as the reader pulls: memory stays constant however many events match.

@@ -7,7 +7,7 @@ import { isInvisible } from '@/lib/text/visible';
 import { EVENT_TYPES, HISTORY_OUTCOMES, HISTORY_TABS, type HistoryView } from './history-view';
 
 /**
- * The history's filters as the URL and the export API carry them (DESIGN.md §8): one schema for
+ * The history's filters as the URL and the export API carry them (docs/design.md §8): one schema for
  * the page, the export and the tests. Unknown parameters, repeated ones and bad values are refused
  * with words; the page shows them, the API answers 400 `invalid_query`. Dates are calendar days in
  * the viewer's time zone (`tz`, an IANA name) and become instants here, on the server.

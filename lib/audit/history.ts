@@ -10,7 +10,7 @@ import type { HistoryFilters } from './history-filters';
 import { OUTCOME_STATUSES, type DecisionRowView, type EventRowView, type HistoryPage } from './history-view';
 
 /**
- * The decision history an auditor reads (DESIGN.md §8): one row per decided or ended proposal,
+ * The decision history an auditor reads (docs/design.md §8): one row per decided or ended proposal,
  * and every audit event with names and words. Both page by keyset (never OFFSET) over indexes of
  * migration 0007: decisions by (tenant, decided_at, id), events by (tenant, seq) and, filtered,
  * (tenant, type, seq), (tenant, actor_type, actor_id, seq) and (proposal_id, seq).

@@ -7,7 +7,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { chainVerifier, rowHash, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
 
-/** The corruption table of DESIGN.md §8, run against copies of a real chain read from the database. */
+/** The corruption table of docs/design.md §8, run against copies of a real chain read from the database. */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);

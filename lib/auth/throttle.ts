@@ -5,7 +5,7 @@ import { signInThrottles, users, type SignInThrottle } from '@/db/schema';
 import { recordAccountEvent, signInFailedEvent } from './account-events';
 
 /**
- * The sign-in throttle (DESIGN.md §11), counted in PostgreSQL so every replica shares it. Failures
+ * The sign-in throttle (docs/design.md §11), counted in PostgreSQL so every replica shares it. Failures
  * are counted per account at an address, per account, and per address; the keys come from the
  * email as typed, so an unknown account is throttled exactly like a known one.
  */

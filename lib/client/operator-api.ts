@@ -2,7 +2,7 @@ import type { DecisionRequest, ReproposeRequest, RevisionRequest } from '@/lib/a
 import { queueViewSearch, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
 
 /**
- * The dashboard's one client for the operator API (DESIGN.md §12): every fetch a component makes
+ * The dashboard's one client for the operator API (docs/design.md §12): every fetch a component makes
  * goes through here. Ids are always encoded; a refusal or a network failure comes back as a value
  * (`{ok: false, problem}`), never a throw, with the server's code, words and field issues.
  * Client-safe: it imports only types and the queue's URL helpers.

@@ -25,7 +25,7 @@ export type ExecutionAnswer = {
   reason?: string;
 };
 
-/** The adapter's deadline for the one write (DESIGN.md §7). */
+/** The adapter's deadline for the one write (docs/design.md §7). */
 export const WRITE_DEADLINE_MS = 3_000;
 /** When reconciliation first asks about an unknown outcome. */
 export const RECHECK_AFTER_MS = 30_000;

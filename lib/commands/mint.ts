@@ -9,7 +9,7 @@ import { wakeDispatchOnCommit } from '@/lib/jobs/wake';
 import { commandKeys, type SigningKey } from './keys';
 
 export const COMMAND_TYP = 'countersign-command+jwt';
-/** A command lives at most this long (DESIGN.md §7: ≤ 5 minutes). */
+/** A command lives at most this long (docs/design.md §7: ≤ 5 minutes). */
 export const COMMAND_LIFETIME_SECONDS = 300;
 
 export const audienceFor = (scope: string) => `executor:${scope}`;

@@ -104,7 +104,7 @@ export type VerifyOptions = {
 };
 
 /**
- * DESIGN.md §7, before any effect, in this order: compact form; header (alg pinned to EdDSA, no
+ * docs/design.md §7, before any effect, in this order: compact form; header (alg pinned to EdDSA, no
  * key-carrying headers, kid from our own set); the signature; typ; issuer and audience; the action
  * belongs to this scope; time claims with a fixed skew; the payload hash recomputed from the
  * claims and equal to the stored proposal's; and the command row minted for exactly this token.

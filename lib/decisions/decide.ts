@@ -20,7 +20,7 @@ export type DecisionInput = { userId: string; proposalId: string; request: Decis
 type Ended = { ended: ApiError };
 
 /**
- * One person's approve or reject of one proposal (DESIGN.md §6).
+ * One person's approve or reject of one proposal (docs/design.md §6).
  *
  * An approval re-runs Meaning and Authority against live state: the system of record is read first,
  * with no database lock held, then everything is verified inside the transaction with the proposal
@@ -57,7 +57,7 @@ export async function decide(db: Database, systems: SystemsClient, input: Decisi
         await endStale(tx, proposal, stale, { type: 'user', id: userId }, now);
         return { ended: refuse(409, 'stale', `The world moved since this was proposed: ${stale.reason}. It is now stale; nothing was approved.`) };
       }
-      // Moved but still valid (a sibling refund the balance still covers): shown, not fatal (DESIGN.md §6).
+      // Moved but still valid (a sibling refund the balance still covers): shown, not fatal (docs/design.md §6).
       if (describeDrift(proposal, live)) return record(tx, proposal, userId, request, now, { factsChanged: true });
     }
     return record(tx, proposal, userId, request, now);
@@ -141,7 +141,7 @@ async function record(tx: Database, proposal: Proposal, userId: string, request:
     occurredAt: now,
     outbox: { topic: 'proposal.decided', body: { proposalId: proposal.id, status: nextStatus, decision: request.decision, payloadHash: proposal.payloadHash } },
   });
-  // The quorum was reached: the signed command is minted in this same transaction (DESIGN.md §7).
+  // The quorum was reached: the signed command is minted in this same transaction (docs/design.md §7).
   if (nextStatus === 'approved') await mintCommand(tx, updated, now);
   return updated;
 }

@@ -14,7 +14,7 @@ export function grantedDuration(proposal: Pick<Proposal, 'createdAt' | 'expiresA
 }
 
 /**
- * An approver gives a pending proposal once more the time it was first granted (DESIGN.md §6:
+ * An approver gives a pending proposal once more the time it was first granted (docs/design.md §6:
  * "an approver may extend once, audited"). An overdue proposal is expired instead, and refused.
  */
 export async function extendExpiry(db: Database, input: { userId: string; proposalId: string }, now = new Date()): Promise<Proposal> {

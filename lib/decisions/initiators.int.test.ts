@@ -12,7 +12,7 @@ import { seedWorld, type PersonName, type SeededWorld } from '@/test/world';
 import { decide } from './decide';
 import { initiatorsOf } from './initiators';
 
-/** DESIGN.md §6: every editor in a chain of revisions counts as an initiator of the final revision. */
+/** docs/design.md §6: every editor in a chain of revisions counts as an initiator of the final revision. */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 let world: SeededWorld;

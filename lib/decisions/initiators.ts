@@ -3,7 +3,7 @@ import type { Database } from '@/db';
 import { agentKeys, proposals, type Proposal } from '@/db/schema';
 
 /**
- * Everyone who counts as an initiator of a proposal (DESIGN.md §6), so may not approve it: the
+ * Everyone who counts as an initiator of a proposal (docs/design.md §6), so may not approve it: the
  * person its agent acts for, and every editor along its chain of revisions — not only the last.
  */
 export async function initiatorsOf(db: Database, proposal: Pick<Proposal, 'id' | 'tenantId' | 'parentId' | 'initiatedByUserId' | 'agentKeyId'>): Promise<Set<string>> {

@@ -13,7 +13,7 @@ import { agentPrincipal, seedWorld, type PersonName, type SeededWorld } from '@/
 import type { DecisionRequest } from '@/lib/api/requests';
 import { decide } from './decide';
 
-/** Meaning and Authority again at decision time (DESIGN.md §6), and deny wins. */
+/** Meaning and Authority again at decision time (docs/design.md §6), and deny wins. */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 

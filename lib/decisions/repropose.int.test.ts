@@ -15,7 +15,7 @@ import { requestReproposal } from './repropose';
 // The agent reads the proposal with its key; next-auth itself does not load outside Next.
 vi.mock('@/lib/auth', () => ({ auth: async () => null }));
 
-/** "Ask the agent to re-propose" (DESIGN.md §6): who may, when, once; and what the agent reads. */
+/** "Ask the agent to re-propose" (docs/design.md §6): who may, when, once; and what the agent reads. */
 const t = setupTestDatabase();
 const systemsOfRecord = await setupRouteSystems(t);
 let world: SeededWorld;

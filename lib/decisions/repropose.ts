@@ -40,7 +40,7 @@ export async function reproposalOf(db: Database, proposal: Pick<Proposal, 'tenan
 }
 
 /**
- * An approver (or admin) of the proposal's tenant asks its agent to propose again (DESIGN.md §6):
+ * An approver (or admin) of the proposal's tenant asks its agent to propose again (docs/design.md §6):
  * an audited event with an outbox row, so webhook subscribers carry it to the agent's integrators,
  * and an additive `reproposal` on the proposal the agent reads. Once per proposal; the proposal
  * itself does not change (a pending one can still be decided or go stale).

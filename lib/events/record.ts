@@ -8,7 +8,7 @@ import type { OutboxTopic } from './registry';
 export type OutboxBody = Record<string, string | number | boolean | null>;
 
 export type StateChange = AuditInput & {
-  /** The notification written beside the event (DESIGN.md §9), or `false` when nobody is notified. */
+  /** The notification written beside the event (docs/design.md §9), or `false` when nobody is notified. */
   outbox: { topic: OutboxTopic; body: OutboxBody } | false;
 };
 

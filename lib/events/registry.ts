@@ -1,5 +1,5 @@
 /**
- * Every audit event type (DESIGN.md §8) and every outbox topic (DESIGN.md §9), with what it
+ * Every audit event type (docs/design.md §8) and every outbox topic (docs/design.md §9), with what it
  * records. These strings are stored, hashed into the audit chain and matched by consumers: never
  * rename one; add a new name here before writing it anywhere.
  */
@@ -73,7 +73,7 @@ export type OutboxTopic = keyof typeof OUTBOX_TOPICS;
 export type Audience = 'deciders' | 'admins' | 'involved';
 
 /**
- * What a notification channel can subscribe to (DESIGN.md §9): each is fanned out from an outbox
+ * What a notification channel can subscribe to (docs/design.md §9): each is fanned out from an outbox
  * topic. Channels, the CLI's `--events` and webhook `type` fields use these names.
  */
 export const NOTIFICATION_EVENTS = {

@@ -18,7 +18,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 
 /**
- * Every state change is an audit event in the same transaction (DESIGN.md §8): each path below
+ * Every state change is an audit event in the same transaction (docs/design.md §8): each path below
  * is walked for real and must leave exactly these events, in order, naming who did it, and
  * nothing of the payload values, evidence text, typed emails or passwords.
  */

@@ -8,7 +8,7 @@ export const MAX_EVIDENCE_TEXT_CHARS = 20_000;
 const evidenceRecord = z.object({ id: z.string(), tenant: z.string(), kind: z.string().max(64), text: z.string().max(MAX_EVIDENCE_TEXT_CHARS) });
 
 /**
- * Evidence refs are resolved inside the key's tenant for every action (DESIGN.md §3): undefined
+ * Evidence refs are resolved inside the key's tenant for every action (docs/design.md §3): undefined
  * when any ref is missing or another tenant's, the two being the same answer. A ref cited twice is
  * read once and kept once (in the order first cited): twenty citations of one long ticket cost one
  * read and one scan, not twenty.

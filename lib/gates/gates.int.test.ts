@@ -16,7 +16,7 @@ import { meaningGate } from './meaning';
 import { rulesGate } from './rules';
 
 /**
- * The gate modules as the pipeline runs them (DESIGN.md §1: Meaning, Authority, the rules, Routing)
+ * The gate modules as the pipeline runs them (docs/design.md §1: Meaning, Authority, the rules, Routing)
  * and as the decision-time check runs them again (§6): one code path, one verdict.
  */
 const t = setupTestDatabase();
@@ -70,7 +70,7 @@ function admit(action: ActionModule, args: Record<string, unknown>, agent: Agent
   );
 }
 
-describe('the pipeline runs the gates in DESIGN.md order', () => {
+describe('the pipeline runs the gates in docs/design.md order', () => {
   it('Meaning, Authority, the rules, then Routing; all pass and the proposal is routed', async () => {
     const log: string[] = [];
     const { proposal, created } = await admit(recorded('hold_stock', log, [needsOne]), { sku: 'filter-blue', quantity: 1 });

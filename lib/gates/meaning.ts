@@ -14,7 +14,7 @@ export type Meant = { resolution: Resolution; evidence: EvidenceSnapshot[] };
 
 /**
  * Meaning: the resource and every evidence ref, read from the system of record inside the tenant
- * (DESIGN.md §3). Missing and another tenant's are one refusal each, never told apart.
+ * (docs/design.md §3). Missing and another tenant's are one refusal each, never told apart.
  */
 export const meaningGate: Gate<MeaningInput, Meant> = async ({ tenantId, action, args }, { systems, evidenceRefs }) => {
   const [resolution, evidence] = await Promise.all([action.resolve(systems, tenantId, args), resolveEvidence(systems, tenantId, evidenceRefs, action.scope)]);

@@ -1,6 +1,6 @@
 import type { ActionModule } from '@/lib/actions/types';
 
-/** The automatic checks after Shape, in the order they run (DESIGN.md §1). */
+/** The automatic checks after Shape, in the order they run (docs/design.md §1). */
 export type GateName = 'meaning' | 'authority' | 'rules' | 'routing';
 
 /** What every gate looks at: one action's validated arguments inside one tenant. */

@@ -1,5 +1,5 @@
 /**
- * The page Content-Security-Policy (DESIGN.md §11): scripts only with this response's nonce, and
+ * The page Content-Security-Policy (docs/design.md §11): scripts only with this response's nonce, and
  * what those scripts load ('strict-dynamic'), so an injected inline script never runs. Styles
  * keep 'unsafe-inline' (React style attributes); they cannot run code.
  */

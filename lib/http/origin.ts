@@ -45,7 +45,7 @@ export function clientAddress(headers: Headers, settings: ProxySettings = env())
   return headers.get(PEER_HEADER) ?? 'unknown';
 }
 
-/** Dashboard mutations must come from the dashboard itself (DESIGN.md §11). */
+/** Dashboard mutations must come from the dashboard itself (docs/design.md §11). */
 export function assertSameOrigin(request: Request, settings: ProxySettings = env()): void {
   const origin = request.headers.get('origin');
   const allowed = new Set<string>();

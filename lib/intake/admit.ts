@@ -45,7 +45,7 @@ export type AdmitHooks = {
 };
 
 /**
- * The gate pipeline (lib/gates/, in DESIGN.md §1 order): Meaning and Authority, then the rules and
+ * The gate pipeline (lib/gates/, in docs/design.md §1 order): Meaning and Authority, then the rules and
  * Routing under a per-resource lock; then the proposal with its outbox row and audit event, in one
  * transaction. Returns the new proposal, or what
  * `hooks.existing` found while holding the lock (created: false).
@@ -143,7 +143,7 @@ export async function admitShaped(
       occurredAt: now,
       outbox: { topic: 'proposal.created', body: { proposalId: id, status: row.status, payloadHash: hash } },
     });
-    // Auto-approved: the signed command is minted in this same transaction (DESIGN.md §7).
+    // Auto-approved: the signed command is minted in this same transaction (docs/design.md §7).
     if (autoApproved) await mintCommand(tx, row, now);
     return { created: true, proposal: row };
   });

@@ -13,7 +13,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 
 /**
- * Aggregate bounds (DESIGN.md §6): the demo refund policy bounds the sum of an order's refunds
+ * Aggregate bounds (docs/design.md §6): the demo refund policy bounds the sum of an order's refunds
  * within 24 h, so splitting a refund never lowers the number of approvers. Every scenario runs on
  * its own day, more than a window apart, and ends by closing what it opened on the order.
  */

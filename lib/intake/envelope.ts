@@ -8,7 +8,7 @@ const token = z
   .max(128)
   .regex(/^[A-Za-z0-9._:-]+$/);
 
-/** The closed envelope of DESIGN.md §4; args are checked afterwards against the action's contract. */
+/** The closed envelope of docs/design.md §4; args are checked afterwards against the action's contract. */
 export const envelopeSchema = z.strictObject({
   requestId: token,
   action: z.string().min(1).max(64),

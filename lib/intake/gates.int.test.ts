@@ -19,7 +19,7 @@ import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal, seedWorld, type SeededWorld } from '@/test/world';
 
 /**
- * The gates after Shape (DESIGN.md §1–§3, §13): Meaning and Authority against the demo systems of
+ * The gates after Shape (docs/design.md §1–§3, §13): Meaning and Authority against the demo systems of
  * record, the business rules of both built-in actions, and Routing by policy. Every refusal must
  * write its intake attempt and nothing else.
  */
@@ -298,7 +298,7 @@ describe('issue_refund: Meaning and the refundable balance', () => {
   });
 });
 
-describe('the payload hash is recomputable by anyone (DESIGN.md §5)', () => {
+describe('the payload hash is recomputable by anyone (docs/design.md §5)', () => {
   it.each([
     ['a hold', () => hold({ sku: 'filter-blue', quantity: 1 })],
     [

@@ -28,7 +28,7 @@ function requestIdOf(value: unknown): string | undefined {
 }
 
 /**
- * The gates of DESIGN.md §1 — Shape, Meaning, Authority, Routing — then the proposal, stored in
+ * The gates of docs/design.md §1 — Shape, Meaning, Authority, Routing — then the proposal, stored in
  * one transaction with its intake attempt, audit event and outbox row. Every rejection is recorded
  * as an intake attempt and thrown as an ApiError; a repairable one says how many repairs are left.
  */

@@ -10,7 +10,7 @@ import { seededAgents } from '@/test/world';
 import { MAX_REPAIRS } from './repair';
 
 /**
- * Repair chains (DESIGN.md §4): a request may name, in `repairOf`, the rejected request of the
+ * Repair chains (docs/design.md §4): a request may name, in `repairOf`, the rejected request of the
  * same key that it corrects; one original request allows MAX_REPAIRS (3) repairs, then
  * 422 repair_limit_reached with repair.allowed = false.
  */
@@ -144,7 +144,7 @@ describe('repairs and retries', () => {
     await refused(() => submit(agents.acme, hold('chain_e3', 5, 'chain_e0')), { status: 422, code: 'contract_violation' }, { notices: 1 });
     await refused(() => submit(agents.acme, hold('chain_e4', 1, 'chain_e0')), { status: 422, code: 'repair_limit_reached' });
 
-    // The same requestId with the same payload is a retry, not a repair: DESIGN.md §4 answers it with the proposal.
+    // The same requestId with the same payload is a retry, not a repair: docs/design.md §4 answers it with the proposal.
     const counts = await rowCounts(t.db);
     const retry = await submit(agents.acme, hold('chain_e1', 1, 'chain_e0'));
     expect(retry).toEqual({ created: false, proposal: accepted.proposal, headers: {} });

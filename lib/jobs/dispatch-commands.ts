@@ -81,7 +81,7 @@ async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws
 }
 
 /**
- * Delivers minted commands to their scoped executor (DESIGN.md §7, §10). Claims undelivered, live,
+ * Delivers minted commands to their scoped executor (docs/design.md §7, §10). Claims undelivered, live,
  * due `command.minted` outbox rows with FOR UPDATE SKIP LOCKED in a short transaction that bumps
  * `attempts` and leases the row (pushes `availableAt` forward); POSTs outside any transaction; then
  * marks the row delivered (200 with an execution: the executor recorded an outcome — a replay

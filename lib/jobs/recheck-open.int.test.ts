@@ -10,7 +10,7 @@ import { unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal } from '@/test/world';
 import { recheckOpen } from './recheck-open';
 
-/** The background re-check of open proposals (DESIGN.md §6): stale only when it matters, shown otherwise. */
+/** The background re-check of open proposals (docs/design.md §6): stale only when it matters, shown otherwise. */
 const w = setupCommandWorld();
 const t = w.t;
 /** Only what a sibling's outcome triggers, unless a test asks for the slow sweep. */

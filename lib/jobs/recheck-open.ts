@@ -104,7 +104,7 @@ async function release(db: Database, claimed: Proposal, stamp: Date): Promise<vo
 }
 
 /**
- * Re-checks open proposals against live state in the background (DESIGN.md §6), so the queue never
+ * Re-checks open proposals against live state in the background (docs/design.md §6), so the queue never
  * offers one certain to go stale: per tenant, a batch of pending proposals whose resource changed
  * (see `candidates`) is claimed, the system of record read with no database lock held, then each
  * is ended as stale or marked "changed since proposed" in its own short transaction. A system of

@@ -87,7 +87,7 @@ async function ask(claim: Claim, systems: (scope: string) => SystemsWriteClient,
 }
 
 /**
- * Settles executions whose outcome is unknown (DESIGN.md §7) by asking the system of record by the
+ * Settles executions whose outcome is unknown (docs/design.md §7) by asking the system of record by the
  * command's idempotency key — it never retries the write. Claims due `outcome_unknown` executions
  * with FOR UPDATE SKIP LOCKED in a short transaction and leases them (nextCheckAt pushed forward),
  * asks outside any transaction, then records the check in one transaction with the proposal row:

@@ -8,7 +8,7 @@ import { recordNotice } from '@/lib/events/record';
 const EVENTS_PER_RUN = 2_000;
 
 /**
- * Re-verifies every tenant's audit chain continuously (DESIGN.md §8): each run continues its pass
+ * Re-verifies every tenant's audit chain continuously (docs/design.md §8): each run continues its pass
  * from where the last one stopped and starts a new pass from genesis once it reaches the head, so
  * a row changed behind the database's back (triggers disabled by someone with owner rights) is
  * found even when it was verified before. The first break writes one `audit.chain_broken` notice

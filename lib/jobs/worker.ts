@@ -13,7 +13,7 @@ import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
 import { DISPATCH_CHANNEL } from './wake';
 
-/** How often each job runs (DESIGN.md §6, §7, §8, §9, §10). */
+/** How often each job runs (docs/design.md §6, §7, §8, §9, §10). */
 export const JOB_INTERVALS_MS = {
   expiry: 30_000,
   dispatch: 1_000,

@@ -90,7 +90,7 @@ async function attempt(db: Database, claimed: Claim, options: DeliveryOptions, f
 }
 
 /**
- * Sends due deliveries (DESIGN.md §9): at-least-once, each claimed by one worker at a time (SKIP
+ * Sends due deliveries (docs/design.md §9): at-least-once, each claimed by one worker at a time (SKIP
  * LOCKED plus a lease that outlives an attempt, so a restarted worker does not send what another is
  * sending), a timeout per attempt, exponential backoff with jitter, dead after the last attempt.
  * Runs outside every state change: a slow or failing receiver delays nothing but its own message.

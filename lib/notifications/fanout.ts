@@ -55,7 +55,7 @@ async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], te
   };
 }
 
-/** Email addresses of the members a message about this proposal is for (DESIGN.md §9). */
+/** Email addresses of the members a message about this proposal is for (docs/design.md §9). */
 function audienceOf(facts: BatchFacts, tenantId: string, event: NotificationEvent, proposal: Proposal | undefined): string[] {
   const audience = NOTIFICATION_EVENTS[event].audience;
   const members = facts.membersOf(tenantId);

@@ -10,7 +10,7 @@ export type Resolve = (hostname: string) => Promise<ResolvedAddress[]>;
 
 /**
  * Where notifications may connect: public addresses only, except the exact origins the operator
- * lists in `NOTIFY_ALLOWED_PRIVATE_ORIGINS` (DESIGN.md §9).
+ * lists in `NOTIFY_ALLOWED_PRIVATE_ORIGINS` (docs/design.md §9).
  */
 export type TargetPolicy = { allowedPrivateOrigins: readonly string[]; resolve?: Resolve };
 

@@ -36,7 +36,7 @@ const NOTICES: Notice[] = [
 ];
 
 /**
- * Writes the time-based notices (DESIGN.md §9) for pending proposals, once each: a reminder when a
+ * Writes the time-based notices (docs/design.md §9) for pending proposals, once each: a reminder when a
  * proposal is within its tenant's lead time of expiry (only if it was created before that point,
  * so a short-lived proposal is not "reminded" at birth), and an escalation to admins when nobody
  * decided it within the tenant's escalation time. The UPDATE marks and claims in one statement, so

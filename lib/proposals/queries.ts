@@ -152,7 +152,7 @@ export type QueueViewer = { userId: string; role: Role };
 export const MAX_REVISION_DEPTH = 64;
 
 /**
- * The viewer's relation to a proposal row of the outer query, as SQL over `proposals` (DESIGN.md §6,
+ * The viewer's relation to a proposal row of the outer query, as SQL over `proposals` (docs/design.md §6,
  * the rules decide() enforces under lock; lib/decisions/initiators.ts is their source):
  * - `decided`: they have a decision on it (an approval: a rejection ends it);
  * - `onBehalf`: its agent key acts for them;

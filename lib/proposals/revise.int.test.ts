@@ -12,7 +12,7 @@ import { seedWorld, type SeededWorld } from '@/test/world';
 import { reviseProposal, revisionOrigin } from './revise';
 import { editingView } from './revision-view';
 
-/** Edit before approve (DESIGN.md §6): a new revision, re-gated, with its own hash; never an edit in place. */
+/** Edit before approve (docs/design.md §6): a new revision, re-gated, with its own hash; never an edit in place. */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 let world: SeededWorld;

@@ -113,7 +113,7 @@ export function wordingOf(proposal: Pick<Proposal, 'action' | 'payload' | 'facts
 export type Viewer = { userId: string; role: Role };
 
 /**
- * What one operator may do with a proposal (DESIGN.md §6), computed here once for the proposal
+ * What one operator may do with a proposal (docs/design.md §6), computed here once for the proposal
  * page and `GET /api/v1/proposals/:id`. The domain functions (decide, extendExpiry, reviseProposal)
  * check the same rules again, under lock, when the operator acts.
  */
@@ -205,7 +205,7 @@ export function routingContext(proposal: Proposal): string | null {
   return `With ${priorCount} earlier proposal${priorCount === 1 ? '' : 's'} of this action on ${proposal.resourceKey ?? 'this resource'} in the last ${windowHours} h: ${field} ${total} in all`;
 }
 
-/** The proposal as the agent API returns it (DESIGN.md §4). */
+/** The proposal as the agent API returns it (docs/design.md §4). */
 export function proposalSummary(proposal: Proposal, origin: string): ProposalSummary {
   return {
     id: proposal.id,

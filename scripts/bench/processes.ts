@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { memoryOfTree, processTree } from '../shared/proc';
+import { memoryOfTree, processTree } from '@/scripts/shared/proc';
 
 /** The nearest-rank percentile of ascending `sorted`; NaN when empty. */
 export function percentile(sorted: number[], p: number): number {

@@ -1,9 +1,9 @@
 /**
  * The resilience script's HTTP clients: an agent posting proposals with its key and an operator
- * with a next-auth session (GET csrf, POST the credentials callback, as DESIGN.md §12 says).
+ * with a next-auth session (GET csrf, POST the credentials callback, as docs/design.md §12 says).
  * Every answer is tallied by route and status; nothing of a body or a key is ever printed.
  */
-import { sessionCookie } from '../shared/session';
+import { sessionCookie } from '@/scripts/shared/session';
 
 export type Answer<T = unknown> = { status: number; body: T | undefined } | { status: 'no_answer'; body: undefined; error: string };
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { demoAllowedOrigins } from '@/demo/channels';
 import { childEnvironment } from '@/lib/env';
-import { memoryOfTree } from '../shared/proc';
+import { memoryOfTree } from '@/scripts/shared/proc';
 import { until } from './wait';
 
 export type Ports = { app: number; systems: number; mail: number; sink: number };

@@ -1,4 +1,4 @@
-/** The Markdown the README shows: one table of checks, then the measured series. */
+/** The Markdown docs/performance.md shows: one table of checks, then the measured series. */
 import type { Settlement, Verdict } from './outcomes';
 import type { RunsReport } from './runs';
 import type { BurstReport } from './sigkill';

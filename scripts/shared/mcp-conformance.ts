@@ -11,7 +11,7 @@ import { childEnvironment } from '@/lib/env';
 /** The server scenarios that apply to Countersign. */
 export const APPLICABLE_SCENARIOS = ['server-initialize', 'ping', 'tools-list'] as const;
 
-/** The others, and why they do not apply (the README lists them too). */
+/** The others, and why they do not apply (docs/api.md lists them too). */
 export const SCENARIOS_NOT_APPLICABLE: Record<string, string> = {
   'tools-call-*, json-schema-2020-12, elicitation-sep1034-defaults, elicitation-sep1330-enums':
     "they call the suite's own test tools (test_simple_text, test_image_content, …); Countersign lists only its own (propose_<action>, get_proposal_status) and asks the client for no sampling, elicitation, progress or logging",

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /**
  * Writes a measurement's results.json and results.md: into `<folder>/` of the checkout for a full
- * run (what the README quotes), into a temporary folder for a --short one (CI, `npm test`), so a
+ * run (what docs/performance.md quotes), into a temporary folder for a --short one (CI, `npm test`), so a
  * short run never replaces the published numbers. Answers where they went.
  */
 export function writeResultFiles(folder: 'bench' | 'resilience', short: boolean, results: object, markdown: string): string {

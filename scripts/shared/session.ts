@@ -1,6 +1,6 @@
 /**
  * Signs in without a browser through next-auth's own flow (GET csrf, POST the credentials
- * callback, DESIGN.md §12) and answers the session cookie (`name=value`), or undefined when none came.
+ * callback, docs/design.md §12) and answers the session cookie (`name=value`), or undefined when none came.
  */
 export async function sessionCookie(appUrl: string, email: string, password: string, timeoutMs = 30_000): Promise<string | undefined> {
   const csrf = await fetch(`${appUrl}/api/auth/csrf`, { signal: AbortSignal.timeout(timeoutMs) });

@@ -22,7 +22,7 @@ const TABS = [
 const button = 'rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-zinc-700 dark:hover:bg-zinc-800';
 
 /**
- * The decision history (DESIGN.md §8): Decisions (one row per decided or ended proposal) and
+ * The decision history (docs/design.md §8): Decisions (one row per decided or ended proposal) and
  * Events (the hash-chained trail), both filtered by the URL and paged by keyset; exports of the
  * filtered events; and whether the chain verifies.
  */

@@ -3,7 +3,7 @@ import { commandKeys } from '@/lib/commands/keys';
 
 export const dynamic = 'force-dynamic';
 
-/** The public keys that verify signed commands (DESIGN.md §7): kty, crv, x, kid, alg, use — never `d`. */
+/** The public keys that verify signed commands (docs/design.md §7): kty, crv, x, kid, alg, use — never `d`. */
 export async function GET() {
   const { jwks } = await commandKeys();
   return Response.json({ keys: jwks } satisfies Jwks, { headers: { 'cache-control': 'public, max-age=300' } });

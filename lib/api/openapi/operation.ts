@@ -54,7 +54,7 @@ export type Operation = {
     invalidCode: string;
     /** An absent body stands for an empty one. */
     optional?: boolean;
-    /** A same-origin `Origin` is required (the dashboard's mutations, DESIGN.md §11). */
+    /** A same-origin `Origin` is required (the dashboard's mutations, docs/design.md §11). */
     sameOrigin: boolean;
   };
   query?: readonly QueryParameter[];

@@ -19,7 +19,7 @@ export const errorKindSchema = z.enum([
   'internal',
 ]);
 
-/** One problem with a body, named by the field's own dotted name (DESIGN.md §4). */
+/** One problem with a body, named by the field's own dotted name (docs/design.md §4). */
 export const fieldIssueSchema = z.object({
   field: z.string(),
   code: z.string(),

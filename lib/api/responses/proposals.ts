@@ -3,7 +3,7 @@ import { proposalStatusEnum, roleEnum } from '@/db/schema';
 import { FLAG_KINDS } from '@/lib/proposals/flag-types';
 
 /**
- * The proposal answers of the agent API (DESIGN.md §4) and the operator API (§12). The builders in
+ * The proposal answers of the agent API (docs/design.md §4) and the operator API (§12). The builders in
  * lib/proposals/view.ts return these types, and the OpenAPI document is generated from these
  * schemas, so neither can drift from the other unnoticed.
  */
@@ -26,7 +26,7 @@ export const proposalSummarySchema = z.object({
 
 export const proposalCreatedSchema = z.object({ proposal: proposalSummarySchema });
 
-/** The normalized payload (DESIGN.md §5): exactly what is hashed, signed and executed. */
+/** The normalized payload (docs/design.md §5): exactly what is hashed, signed and executed. */
 const payloadSchema = z.object({
   action: z.string(),
   contractVersion: z.int(),

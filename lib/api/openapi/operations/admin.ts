@@ -22,7 +22,7 @@ const key = answer(answers.issuedAgentKeySchema, 'IssuedAgentKey');
 const delivery = answer(answers.deliveryAnswerSchema, 'DeliveryAnswer');
 const policies = '/api/v1/admin/policies';
 
-/** The admin API (README "Administration in the dashboard"): the tenant is the one the dashboard shows, never the body's. */
+/** The admin API (docs/operators.md, "Administration in the dashboard"): the tenant is the one the dashboard shows, never the body's. */
 export const adminOperations: Operation[] = [
   admin({ operationId: 'listAgentKeys', method: 'get', path: '/api/v1/admin/agent-keys', summary: "The tenant's agent keys (never a key or its hash)", success: [ok(200, 'The keys, with their state now.', answers.agentKeyListSchema, 'AgentKeyList')] }),
   admin({ operationId: 'issueAgentKey', method: 'post', path: '/api/v1/admin/agent-keys', summary: 'Issue an agent key',

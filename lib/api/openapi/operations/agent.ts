@@ -7,7 +7,7 @@ import type { Operation } from '../operation';
 
 const envelope = component(
   envelopeSchema.describe(
-    'The proposal envelope (DESIGN.md §4), closed: any other top-level field is refused. `args` follows the contract of `action` at `contractVersion`: ' +
+    'The proposal envelope (docs/design.md §4), closed: any other top-level field is refused. `args` follows the contract of `action` at `contractVersion`: ' +
       'each version is a component `<action>.v<version>.args` here, and `GET /api/v1/contracts` serves them with the statuses of your tenant.',
   ),
   'ProposalEnvelope',
@@ -25,7 +25,7 @@ export const GATE_REFUSALS = {
   unprocessable: ['contract_violation', 'unsupported_contract_version', 'exceeds_refundable_balance', 'currency_mismatch', 'order_not_refundable', 'hold_limit'],
 } as const;
 
-/** The agent API (DESIGN.md §4); reading a proposal and the contracts is open to sessions too. */
+/** The agent API (docs/design.md §4); reading a proposal and the contracts is open to sessions too. */
 export const agentOperations: Operation[] = [
   {
     operationId: 'createProposal',

@@ -8,7 +8,7 @@ import { bodyOf, type Operation } from '../operation';
 const detail = component(operatorProposalDetailSchema, 'OperatorProposalDetail');
 const proposalPath = (verb: string) => `/api/v1/proposals/{id}/${verb}`;
 
-/** What an operator does with one proposal (DESIGN.md §6, §12): a session, a same-origin `Origin`. */
+/** What an operator does with one proposal (docs/design.md §6, §12): a session, a same-origin `Origin`. */
 export const proposalOperations: Operation[] = [
   {
     operationId: 'decideProposal',

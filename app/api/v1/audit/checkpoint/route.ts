@@ -8,7 +8,7 @@ import { requireMember } from '@/lib/http/principal';
 export const dynamic = 'force-dynamic';
 
 /**
- * A signed checkpoint of the current tenant's audit chain (DESIGN.md §8): `{tenant, seq, hash, at}`
+ * A signed checkpoint of the current tenant's audit chain (docs/design.md §8): `{tenant, seq, hash, at}`
  * as an EdDSA JWS of type `countersign-checkpoint+jwt`, with the public keys that verify it. Save
  * the answer and give it to `npm run cli -- audit:verify --checkpoint FILE` later.
  */

@@ -7,7 +7,7 @@ import { requireMember } from '@/lib/http/principal';
 export const dynamic = 'force-dynamic';
 
 /**
- * The current tenant's audit events as a download (DESIGN.md §8):
+ * The current tenant's audit events as a download (docs/design.md §8):
  * `?format=csv|jsonl&tab=&person=&agent=&action=&outcome=&type=&from=&to=&tz=&q=`, the history page's
  * filters; `tab=decisions` exports every event of the proposals the Decisions view shows. A session only (an agent key never reads the trail); streamed oldest first with every
  * hashed field, `prevHash` and `hash`. Bad filters or format are a 400 `invalid_query` that says which.
