@@ -9,7 +9,8 @@ export const GENESIS_HASH = 'sha256:genesis';
 export type AuditInput = {
   tenantId: string;
   type: AuditEventType;
-  actor: { type: 'user' | 'agent' | 'system'; id: string };
+  /** `name`, when the caller already holds the actor's current name (read server-side), saves the look-up. */
+  actor: { type: 'user' | 'agent' | 'system'; id: string; name?: string };
   proposalId?: string;
   payloadHash?: string;
   reasonCode?: string;
@@ -44,6 +45,7 @@ export function auditHashInput(row: {
 /** The actor's display name now, to record in the event: a user's name, an agent key's agent; a system actor is its id. */
 async function actorNameOf(tx: Database, tenantId: string, actor: AuditInput['actor']): Promise<string | null> {
   if (actor.type === 'system') return actor.id;
+  if (actor.name !== undefined) return actor.name;
   const [row] =
     actor.type === 'user'
       ? await tx.select({ name: users.name }).from(users).where(eq(users.id, actor.id)).limit(1)

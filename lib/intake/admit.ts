@@ -134,7 +134,7 @@ export async function admitShaped(
     await recordStateChange(tx, {
       tenantId: agent.tenantId,
       type: 'proposal.created',
-      actor: candidate.revision ? { type: 'user', id: candidate.revision.userId } : { type: 'agent', id: agent.keyId },
+      actor: candidate.revision ? { type: 'user', id: candidate.revision.userId } : { type: 'agent', id: agent.keyId, name: agent.agentName },
       proposalId: id,
       payloadHash: hash,
       reasonCode: routing.outcome,
