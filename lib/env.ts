@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parseOriginList } from '@/lib/notifications/origins';
+// Relative, not '@/': next.config.ts loads this file, and its loader does not resolve the alias.
+import { parseOriginList } from './notifications/origins';
 
 /**
  * The only reader of process.env. Every setting is validated here; a bad one stops start-up with a
