@@ -1,9 +1,11 @@
 import { closeDatabase, databaseHandle } from '@/db';
 import { env, serverProblems, SettingsError } from '@/lib/env';
 import { stampPeerAddresses } from '@/lib/http/peer';
+import { warnIfOldNode } from '@/lib/node-version';
 import { startWorker, workerSettings, type Worker } from '@/lib/jobs/worker';
 
 export async function startServer(): Promise<void> {
+  warnIfOldNode();
   try {
     const problems = serverProblems(env());
     if (problems.length > 0) throw new SettingsError(problems);

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
+import { warnIfOldNode } from '@/lib/node-version';
 
 type Step = { name: string; command: string[]; env?: Record<string, string> };
 type Result = { name: string; ok: boolean; seconds: number };
@@ -56,6 +57,8 @@ function run(step: Step): Promise<Result & { output: string }> {
 }
 
 async function main(): Promise<number> {
+  console.log(`Node ${process.versions.node}`);
+  warnIfOldNode();
   const results: Result[] = [];
   let stagesRun = 0;
   for (const stage of stages) {
