@@ -60,6 +60,14 @@ const DOCUMENTED: Record<string, Documented> = {
       expect(output.match(/"field":"amountMinor"/g)).toHaveLength(2);
     },
   },
+  'api-contracts-lint': {
+    approves: false,
+    check: (output) => {
+      expect(output).toMatch(/^issue_refund v1 \(current\): 0 error\(s\), \d+ warning\(s\)$/m);
+      expect(output).toMatch(/^hold_stock v1 \(current\): 0 error\(s\), \d+ warning\(s\)$/m);
+    },
+  },
+  'operations-signing-keys': { approves: false, check: (output) => expect(output.trim()).toBe('[ 2, 1 ]') },
 };
 
 /** A clone as the reader has it: the repository's files, and .data the e2e server's data folder. */
