@@ -13,20 +13,26 @@ export type CliOptions = {
   env?: Record<string, string>;
 };
 
-/** Runs the CLI to completion (with a deadline) on `dataDir`, in our environment minus any Countersign settings. */
-export function cli(dataDir: string, args: string[], options: CliOptions = {}): Promise<CliResult> {
-  const env: Record<string, string | undefined> = {};
+/** Our environment minus every Countersign setting: a person's shell, where only what they set counts. */
+export function withoutCountersignSettings(): NodeJS.ProcessEnv {
+  const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(DATABASE_URL|AUTH_.*|SIGNING_KEYS|COUNTERSIGN_.*|E2E_.*|OIDC_.*)$/.test(name)) continue;
+    if (value === undefined || /^(DATABASE_URL|AUTH_.*|SIGNING_KEYS|COUNTERSIGN_.*|E2E_.*|OIDC_.*)$/.test(name)) continue;
     env[name] = value;
   }
+  return env as NodeJS.ProcessEnv;
+}
+
+/** Runs the CLI to completion (with a deadline) on `dataDir`, in our environment minus any Countersign settings. */
+export function cli(dataDir: string, args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const env = withoutCountersignSettings();
   env.COUNTERSIGN_DATA_DIR = dataDir;
   Object.assign(env, options.env);
   const [command, commandArgs] = options.viaNpm
     ? ['npm', ['run', '-s', 'cli', '--', ...args]]
     : [process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs, { cwd: process.cwd(), env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, commandArgs, { cwd: process.cwd(), env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -3,9 +3,13 @@ import path from 'node:path';
 import { expect, request as playwrightRequest, type APIRequestContext, type Page } from '@playwright/test';
 import type { DemoCredentials } from '@/demo/world';
 
+/** The e2e server's data folder (scripts/e2e.ts makes a fresh one per run): its demo-credentials.json is what `npm run demo` wrote. */
+export function e2eDataDir(): string {
+  return path.resolve(process.env.E2E_DATA_DIR ?? '.data/e2e');
+}
+
 export function credentials(): DemoCredentials {
-  const dataDir = process.env.E2E_DATA_DIR ?? '.data/e2e';
-  return JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+  return JSON.parse(fs.readFileSync(path.join(e2eDataDir(), 'demo-credentials.json'), 'utf8')) as DemoCredentials;
 }
 
 export function person(email: string) {

@@ -39,7 +39,10 @@ export const QUEUE_FIFTY_ORDERS: readonly string[] = Object.freeze(Array.from({ 
 /** The SKU only e2e/queue-fifty.spec.ts holds, in a warehouse no seeded agent key covers. */
 export const QUEUE_FIFTY_SKU = 'queue-fifty-filter';
 
-/** Orders only the runnable examples refund (e2e/examples.spec.ts runs them in CI), one each. */
+/**
+ * Orders only the runnable examples refund, one each: their default `--order` (docs/api.md runs
+ * them one after another, and e2e/examples.spec.ts runs docs/api.md), so they never refuse one another.
+ */
 export const EXAMPLE_ORDERS = Object.freeze({ agent: 'ord_ex001', aiSdk: 'ord_ex002', agentsSdk: 'ord_ex003' });
 
 export const SEEDED_ORDERS: readonly Readonly<Order>[] = Object.freeze([

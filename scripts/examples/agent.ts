@@ -8,14 +8,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { EXAMPLE_ORDERS } from '@/demo/systems/world';
 import { createAgentClient, type CountersignError } from '@/lib/agent-client';
 import { exampleSettings } from './settings';
 
 const { values } = parseArgs({
   options: {
-    order: { type: 'string', default: 'ord_1843' },
-    'amount-minor': { type: 'string', default: '1500' },
-    currency: { type: 'string', default: 'EUR' },
+    order: { type: 'string', default: EXAMPLE_ORDERS.agent },
+    'amount-minor': { type: 'string', default: '1200' },
+    currency: { type: 'string', default: 'USD' },
     reason: { type: 'string', default: 'Customer requested a partial refund for a damaged filter' },
     evidence: { type: 'string', multiple: true },
     'deadline-seconds': { type: 'string', default: '600' },

@@ -1,5 +1,5 @@
 /**
- * `npm run example:agents [-- --order ord_1842 --amount-minor 1200]`: the OpenAI Agents SDK with
+ * `npm run example:agents [-- --order ord_1842 --amount-minor 500]`: the OpenAI Agents SDK with
  * its approval hook delegated to Countersign (lib/adapters/openai-agents.ts). A scripted stand-in
  * plays the model (no model, no API key): it calls issue_refund with a mistake, repairs it from
  * Countersign's refusal, and reports the outcome once an operator decided and the executor ran.
@@ -10,10 +10,11 @@ import { Agent, run, setTracingDisabled, Usage, type Model, type ModelRequest, t
 import { countersignAgentTools } from '@/lib/adapters/openai-agents';
 import type { ToolOutcome } from '@/lib/adapters/propose-and-wait';
 import { createAgentClient } from '@/lib/agent-client';
+import { EXAMPLE_ORDERS } from '@/demo/systems/world';
 import { refundScript, type Move } from './scripted-model';
 import { exampleSettings } from './settings';
 
-const { values } = parseArgs({ options: { order: { type: 'string', default: 'ord_1842' }, 'amount-minor': { type: 'string', default: '1200' } } });
+const { values } = parseArgs({ options: { order: { type: 'string', default: EXAMPLE_ORDERS.agentsSdk }, 'amount-minor': { type: 'string', default: '1200' } } });
 
 /** What the last tool call came back with, from the items the SDK sends the model. */
 function lastOutcome(request: ModelRequest): ToolOutcome | undefined {

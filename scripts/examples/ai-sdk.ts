@@ -1,5 +1,5 @@
 /**
- * `npm run example:ai-sdk [-- --order ord_1842 --amount-minor 1200]`: the Vercel AI SDK with
+ * `npm run example:ai-sdk [-- --order ord_1842 --amount-minor 500]`: the Vercel AI SDK with
  * Countersign's tools (lib/adapters/ai-sdk.ts). A scripted stand-in drives the model's side (no
  * model, no API key): it calls issue_refund with a mistake, repairs it from the refusal, waits for
  * an operator's decision inside the tool, and reports the outcome. Needs a running Countersign, as
@@ -11,10 +11,11 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { countersignTools } from '@/lib/adapters/ai-sdk';
 import type { ToolOutcome } from '@/lib/adapters/propose-and-wait';
 import { createAgentClient } from '@/lib/agent-client';
+import { EXAMPLE_ORDERS } from '@/demo/systems/world';
 import { refundScript } from './scripted-model';
 import { exampleSettings } from './settings';
 
-const { values } = parseArgs({ options: { order: { type: 'string', default: 'ord_1842' }, 'amount-minor': { type: 'string', default: '1200' } } });
+const { values } = parseArgs({ options: { order: { type: 'string', default: EXAMPLE_ORDERS.aiSdk }, 'amount-minor': { type: 'string', default: '1200' } } });
 const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } };
 
 async function main(): Promise<number> {
