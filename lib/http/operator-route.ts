@@ -7,7 +7,7 @@ import type { Viewer } from '@/lib/auth/viewer';
 import { readJsonRequest } from './body';
 import { errorResponse } from './errors';
 import { assertSameOrigin } from './origin';
-import { requireAdmin, requireMember, requirePrincipal, requireViewer, requireViewerWithoutKey, type Admin, type Member, type Principal } from './principal';
+import { requireAdmin, requireMember, requireOperator, requirePrincipal, requireViewerWithoutKey, type Admin, type Member, type Principal } from './principal';
 
 /*
  * Every API route handler is made here: who may call it (an agent key, a session, a member of the
@@ -74,7 +74,7 @@ export function operatorMutation<T>(
   handler: (input: { id: string; db: Database; operator: Operator; request: Request; body: T }) => Promise<Response>,
 ) {
   return apiRoute<{ id: string }>(async (request, { id }) => {
-    const { operator } = await requireViewer();
+    const operator = await requireOperator();
     return handler({ id, db: await getDb(), operator, request, body: await mutationBody(request, body) });
   });
 }
@@ -101,7 +101,7 @@ export function adminMutation<T, P = NoParams>(body: RequestBody<T>, handler: (i
 /** A mutation of the signed-in person's own account (no tenant, no proposal): a session, a same-origin `Origin`, the body read like every mutation's. */
 export function accountMutation<T>(body: RequestBody<T>, handler: (input: { db: Database; operator: Operator; body: T }) => Promise<Response>) {
   return apiRoute(async (request) => {
-    const { operator } = await requireViewer();
+    const operator = await requireOperator();
     return handler({ db: await getDb(), operator, body: await mutationBody(request, body) });
   });
 }

@@ -2,7 +2,7 @@ import 'server-only';
 import type { Database } from '@/db';
 import type { Role } from '@/db/schema';
 import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
-import type { Operator } from '@/lib/auth/operator';
+import { currentOperator, type Operator } from '@/lib/auth/operator';
 import { currentViewer, type Viewer } from '@/lib/auth/viewer';
 import { tenantOfProposal } from '@/lib/proposals/queries';
 import { ApiError, unauthenticated } from './errors';
@@ -15,6 +15,13 @@ export async function requireAgent(db: Database, request: Request): Promise<Agen
   const agent = await authenticateAgent(db, request);
   if (!agent) throw unauthenticated('Send a valid, unrevoked agent key as "Authorization: Bearer <key>".');
   return agent;
+}
+
+/** Routes that act in no tenant in view (one proposal, the person's own account): a session only. */
+export async function requireOperator(): Promise<Operator> {
+  const operator = await currentOperator();
+  if (!operator) throw unauthenticated('Sign in to the dashboard first.');
+  return operator;
 }
 
 /** Operator routes: a session only (the viewer, lib/auth/viewer.ts); an agent key never opens the dashboard's powers. */
