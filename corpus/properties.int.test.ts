@@ -10,7 +10,7 @@ import { count } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import type { FieldIssue } from '@/lib/intake/issues';
 import { checkShape } from '@/lib/intake/shape';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
@@ -38,17 +38,17 @@ const tenantArb = fc.constantFrom<Tenant>('acme', 'globex');
 /** A valid envelope and the tenant whose key sends it. */
 const sent = tenantArb.chain((tenant) => validEnvelope(tenant).map((envelope) => ({ tenant, envelope })));
 
-function shapeRefusal(value: unknown, tenant: Tenant): ApiError {
+function shapeRefusal(value: unknown, tenant: Tenant): DomainError {
   try {
     checkShape(value, shapePrincipal(tenant));
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof DomainError) return error;
     throw error;
   }
   throw new Error(`the Shape gate accepted ${JSON.stringify(value)}`);
 }
 
-function expectNamed(error: ApiError, mutated: Mutated) {
+function expectNamed(error: DomainError, mutated: Mutated) {
   expect({ status: error.status, kind: error.kind }).toEqual({ status: 422, kind: 'schema' });
   const issues = (error.extra.issues ?? []) as FieldIssue[];
   const named = issues.map((issue) => `${issue.field}:${issue.code}`);

@@ -1,9 +1,9 @@
 import type { Database } from '@/db';
 import { authenticateAgent } from '@/lib/agents/authenticate';
-import { ApiError } from '@/lib/http/errors';
-import { readJsonBody } from '@/lib/http/body';
+import { DomainError } from '@/lib/errors/domain-error';
+import { ApiError, apiErrorOf } from '@/lib/http/errors';
+import { readProposalBody } from '@/lib/http/proposal-body';
 import { submitProposal } from '@/lib/intake/intake';
-import { recordRejection } from '@/lib/intake/record-rejection';
 import { baselineValidate, type BaselineVerdict } from './baseline';
 import { DEFAULT_CORPUS_DIR, loadCorpus, type CorpusSuite, type Expectation, type LoadedCase } from './format';
 import { agentRequest, openCorpusWorld, type CorpusWorld, type Tenant } from './world';
@@ -43,17 +43,10 @@ export async function sendToGates(world: CorpusWorld, key: string, body: Uint8Ar
   try {
     const agent = await authenticateAgent(world.db, request);
     if (!agent) throw new Error('the agent key did not authenticate');
-    let parsed: Awaited<ReturnType<typeof readJsonBody>>;
-    try {
-      parsed = await readJsonBody(request);
-    } catch (error) {
-      if (error instanceof ApiError) await recordRejection(world.db, { agent, body: undefined, error, startedAt });
-      throw error;
-    }
-    const outcome = await submitProposal(world.db, agent, parsed, world.systems.client);
+    const outcome = await submitProposal(world.db, agent, await readProposalBody(world.db, agent, request, startedAt), world.systems.client);
     return { outcome: 'accepted', status: outcome.created ? 201 : 200, proposalId: outcome.proposal.id };
   } catch (error) {
-    if (error instanceof ApiError) return rejected(error);
+    if (error instanceof DomainError || error instanceof ApiError) return rejected(apiErrorOf(error));
     return { outcome: 'crashed', message: describeError(error) };
   }
 }

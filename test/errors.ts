@@ -1,10 +1,14 @@
 import { expect } from 'vitest';
 import { contractRollouts, intakeAttempts, proposals } from '@/db/schema';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
+import { ApiError, apiErrorOf } from '@/lib/http/errors';
 
 export type ExpectedApiError = { status: number; code: string; kind?: ApiError['kind'] };
 
-/** Awaits a promise that must reject with a specific ApiError, and returns that error. */
+/**
+ * Awaits a promise that must reject with a specific error, a domain error or one of the HTTP layer,
+ * and returns it as the API answers it (status, kind, code and body by lib/http/errors.ts).
+ */
 export async function expectApiError(promise: Promise<unknown>, expected: ExpectedApiError): Promise<ApiError> {
   let caught: unknown;
   try {
@@ -13,8 +17,8 @@ export async function expectApiError(promise: Promise<unknown>, expected: Expect
     caught = error;
   }
   expect(caught, `expected ApiError ${expected.status} ${expected.code}, but nothing was thrown`).toBeDefined();
-  expect(caught, `expected ApiError ${expected.status} ${expected.code}, got ${String(caught)}`).toBeInstanceOf(ApiError);
-  const error = caught as ApiError;
+  expect(caught instanceof DomainError || caught instanceof ApiError, `expected an API error ${expected.status} ${expected.code}, got ${String(caught)}`).toBe(true);
+  const error = apiErrorOf(caught);
   expect({ status: error.status, code: error.code, ...(expected.kind ? { kind: error.kind } : {}) }).toEqual({
     status: expected.status,
     code: expected.code,

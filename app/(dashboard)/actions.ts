@@ -7,7 +7,7 @@ import { signOut } from '@/lib/auth';
 import { usesSecureCookies } from '@/lib/auth/cookies';
 import { currentOperator } from '@/lib/auth/operator';
 import { endAllSessions } from '@/lib/auth/sessions';
-import { TENANT_COOKIE } from '@/lib/dashboard/context';
+import { TENANT_COOKIE } from '@/lib/auth/viewer';
 
 /** Switches the tenant in view; only to a tenant the person belongs to. */
 export async function chooseTenant(formData: FormData): Promise<void> {

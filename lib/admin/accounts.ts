@@ -7,7 +7,7 @@ import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
 import { recordAccountEvent } from '@/lib/auth/account-events';
 import { endAllSessions } from '@/lib/auth/sessions';
 import { recordStateChange } from '@/lib/events/record';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { insertAgentKey, revokeKey } from './agent-keys';
 import { AdminError } from './errors';
@@ -125,7 +125,7 @@ export async function createAgentKey(
 /** Revokes a key by id in whichever tenant it is (the CLI, the seed); see revokeKey. */
 export async function revokeAgentKey(db: Database, keyId: string) {
   const revoked = await revokeKey(db, undefined, SYSTEM, keyId).catch((error: unknown) => {
-    if (error instanceof ApiError) return undefined;
+    if (error instanceof DomainError) return undefined;
     throw error;
   });
   if (!revoked) throw new AdminError(`No active agent key with id ${keyId}.`);

@@ -7,7 +7,7 @@ import { GRANT_VALUE } from '@/lib/actions/types';
 import { generateAgentKey } from '@/lib/agents/authenticate';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { recordStateChange } from '@/lib/events/record';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 
 /**
@@ -146,7 +146,7 @@ async function lockedKey(tx: Database, tenantId: string | undefined, keyId: stri
   return row;
 }
 
-const conflict = (code: string, message: string) => new ApiError(409, 'business_rule', code, message);
+const conflict = (code: string, message: string) => new DomainError('conflict', code, message);
 
 /**
  * Revokes a key at once (audited `agent_key.revoked`): the next request with it is a 401. A key

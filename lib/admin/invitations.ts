@@ -5,7 +5,7 @@ import { invitations, memberships, tenants, users, type Role } from '@/db/schema
 import { hashPassword } from '@/lib/auth/password';
 import { addressSucceeded, admitAddress } from '@/lib/auth/throttle';
 import { recordStateChange } from '@/lib/events/record';
-import { ApiError, notFound } from '@/lib/http/errors';
+import { DomainError, notFound, rateLimited } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { MembershipError } from './errors';
 import { grantMembership } from './members';
@@ -145,10 +145,10 @@ export async function invitationByToken(db: Database, token: string, now = new D
   return { state, tenantName: row.tenantName, email, name, role, expiresAt };
 }
 
-const GONE: Record<Exclude<InvitationState, 'pending'>, ApiError> = {
-  unknown: new ApiError(404, 'not_found', 'invitation_not_found', 'This invitation link is not valid. Check that you copied all of it, or ask an admin for a new one.'),
-  used: new ApiError(410, 'business_rule', 'invitation_used', 'This invitation was already accepted; its link works only once. Sign in instead.'),
-  expired: new ApiError(410, 'business_rule', 'invitation_expired', 'This invitation expired or was cancelled. Ask an admin for a new one.'),
+const GONE: Record<Exclude<InvitationState, 'pending'>, DomainError> = {
+  unknown: new DomainError('not_found', 'invitation_not_found', 'This invitation link is not valid. Check that you copied all of it, or ask an admin for a new one.'),
+  used: new DomainError('gone', 'invitation_used', 'This invitation was already accepted; its link works only once. Sign in instead.'),
+  expired: new DomainError('gone', 'invitation_expired', 'This invitation expired or was cancelled. Ask an admin for a new one.'),
 };
 
 /** The invitation of a token, pending now, or the error that says why not. */
@@ -166,8 +166,8 @@ export type SignInWay = 'password' | 'sso' | 'existing';
 export type Acceptor = { userId?: string; address: string; hash?: (password: string) => Promise<string> };
 
 // One answer whether or not the address has an account: the token alone never opens one.
-const PASSWORD_REQUIRED = new ApiError(422, 'schema', 'password_required', 'Choose a password of at least 12 characters for a new account. If you already have an account, sign in first and open this link again.');
-const SIGN_IN_REQUIRED = new ApiError(409, 'business_rule', 'sign_in_required', 'A new account cannot be made for this address. If it is yours, sign in first and open this link again.');
+const PASSWORD_REQUIRED = new DomainError('invalid', 'password_required', 'Choose a password of at least 12 characters for a new account. If you already have an account, sign in first and open this link again.');
+const SIGN_IN_REQUIRED = new DomainError('conflict', 'sign_in_required', 'A new account cannot be made for this address. If it is yours, sign in first and open this link again.');
 
 /**
  * Accepts an invitation. The token is looked up first (every attempt counts at the client's address
@@ -181,7 +181,7 @@ export async function acceptInvitation(db: Database, input: AcceptInput, accepto
   const admission = await admitAddress(db, acceptor.address, now);
   if (!admission.allowed) {
     const seconds = Math.max(1, Math.ceil((admission.retryAt.getTime() - now.getTime()) / 1000));
-    throw new ApiError(429, 'rate_limit', 'too_many_attempts', `Too many failed attempts from your address; try again in ${seconds} s.`, { retryAfterSeconds: seconds }, { 'Retry-After': String(seconds) });
+    throw rateLimited('too_many_attempts', `Too many failed attempts from your address; try again in ${seconds} s.`, seconds);
   }
   const accepted = acceptor.userId ? await acceptSignedIn(db, input, acceptor.userId, now) : await acceptNew(db, input, acceptor, now);
   await addressSucceeded(db, acceptor.address);
@@ -192,9 +192,9 @@ async function acceptSignedIn(db: Database, input: AcceptInput, userId: string, 
   const { invitation } = await pendingRow(db, input.token, false, now);
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   if (user?.email !== invitation.email) {
-    throw new ApiError(403, 'forbidden', 'invitation_for_another_address', 'This invitation is for another address than the one you are signed in with. Sign out, then open the link again.');
+    throw new DomainError('forbidden', 'invitation_for_another_address', 'This invitation is for another address than the one you are signed in with. Sign out, then open the link again.');
   }
-  if (input.password !== undefined || input.sso) throw new ApiError(422, 'schema', 'signed_in', 'You are signed in already: accept without choosing a password or single sign-on.');
+  if (input.password !== undefined || input.sso) throw new DomainError('invalid', 'signed_in', 'You are signed in already: accept without choosing a password or single sign-on.');
   return join(db, input.token, 'existing', now, { userId });
 }
 

@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { memberships, users, type Membership, type Role } from '@/db/schema';
 import { recordStateChange } from '@/lib/events/record';
-import { ApiError, notFound } from '@/lib/http/errors';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { MembershipError } from './errors';
 
 /**
@@ -132,6 +132,6 @@ export async function asMemberApi<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (!(error instanceof MembershipError)) throw error;
     if (error.code === 'not_member') throw notFound('member');
-    throw new ApiError(409, 'business_rule', error.code, error.message);
+    throw new DomainError('conflict', error.code, error.message);
   }
 }

@@ -2,7 +2,7 @@ import 'server-only';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { rateLimitBuckets } from '@/db/schema';
-import { ApiError } from '@/lib/http/errors';
+import { rateLimited } from '@/lib/errors/domain-error';
 
 const WINDOW_MS = 60_000;
 
@@ -21,7 +21,7 @@ export async function consumeRateLimit(db: Database, key: string, perMinute: num
   if (row?.count === 1) await db.delete(rateLimitBuckets).where(and(eq(rateLimitBuckets.key, key), lt(rateLimitBuckets.windowStart, windowStart)));
   if ((row?.count ?? 0) <= perMinute) return;
   const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000));
-  throw new ApiError(429, 'rate_limit', 'rate_limited', `This key may send ${perMinute} requests a minute; retry in ${retryAfter} s.`, { retryAfterSeconds: retryAfter }, { 'Retry-After': String(retryAfter) });
+  throw rateLimited('rate_limited', `This key may send ${perMinute} requests a minute; retry in ${retryAfter} s.`, retryAfter);
 }
 
 /** Old windows are worthless after they close; the worker (or any caller) may prune them. */

@@ -2,7 +2,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { emailCodes, users } from '@/db/schema';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError, rateLimited } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { targetPolicy, type TargetPolicy } from '@/lib/notifications/outbound';
 import { sendMail, type MailSettings } from '@/lib/notifications/send';
@@ -22,17 +22,17 @@ const SYSTEM = { type: 'system' as const, id: 'email-verification' };
 
 /** Sends the person a fresh code. The code is in the email only: never in a response or a log. */
 export async function sendEmailCode(db: Database, userId: string, mail: MailSettings & { targets?: TargetPolicy }, now = new Date()) {
-  if (!mail.smtpUrl) throw new ApiError(503, 'unavailable', 'email_unavailable', 'This server sends no email (SMTP_URL is not set), so it cannot send a code; ask the operator.');
+  if (!mail.smtpUrl) throw new DomainError('unavailable', 'email_unavailable', 'This server sends no email (SMTP_URL is not set), so it cannot send a code; ask the operator.');
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const email = await db.transaction(async (tx) => {
     const [user] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
-    if (!user) throw new ApiError(401, 'authentication', 'unauthenticated', 'Sign in to the dashboard first.');
-    if (user.emailVerifiedAt) throw new ApiError(409, 'business_rule', 'already_verified', 'Your address is proven already; nothing to do.');
+    if (!user) throw new DomainError('unauthenticated', 'unauthenticated', 'Sign in to the dashboard first.');
+    if (user.emailVerifiedAt) throw new DomainError('conflict', 'already_verified', 'Your address is proven already; nothing to do.');
     const [last] = await tx.select().from(emailCodes).where(eq(emailCodes.userId, userId)).orderBy(desc(emailCodes.createdAt)).limit(1);
     const waitMs = last ? last.createdAt.getTime() + EMAIL_CODE.resendAfterMs - now.getTime() : 0;
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
-      throw new ApiError(429, 'rate_limit', 'code_recently_sent', `A code was sent less than a minute ago; check your inbox, or ask again in ${seconds} s.`, { retryAfterSeconds: seconds }, { 'Retry-After': String(seconds) });
+      throw rateLimited('code_recently_sent', `A code was sent less than a minute ago; check your inbox, or ask again in ${seconds} s.`, seconds);
     }
     await tx.update(emailCodes).set({ expiresAt: now }).where(and(eq(emailCodes.userId, userId), isNull(emailCodes.usedAt), gt(emailCodes.expiresAt, now)));
     const id = newId('ecd');
@@ -48,16 +48,16 @@ export async function sendEmailCode(db: Database, userId: string, mail: MailSett
       text: `Your code to prove this address to Countersign is ${code}.\n\nIt works once, for 15 minutes. If you did not ask for it, ignore this email: nobody can use your address without it.\n`,
     });
   } catch {
-    throw new ApiError(502, 'unavailable', 'email_not_sent', 'The code could not be sent just now; try again in a minute.');
+    throw new DomainError('upstream_failed', 'email_not_sent', 'The code could not be sent just now; try again in a minute.');
   }
   return { email };
 }
 
 /** Why a code was refused; each changes nothing but the count of wrong tries. */
 const REFUSED = {
-  none: new ApiError(410, 'business_rule', 'code_expired', 'There is no working code: it expired, was used, or a newer one replaced it. Send a new code.'),
-  exhausted: new ApiError(429, 'rate_limit', 'code_attempts_exhausted', 'Too many wrong tries for this code; send a new code.'),
-  wrong: new ApiError(422, 'business_rule', 'code_wrong', 'That code is not right; check the latest email and type its six digits.'),
+  none: new DomainError('gone', 'code_expired', 'There is no working code: it expired, was used, or a newer one replaced it. Send a new code.'),
+  exhausted: new DomainError('rate_limited', 'code_attempts_exhausted', 'Too many wrong tries for this code; send a new code.'),
+  wrong: new DomainError('refused', 'code_wrong', 'That code is not right; check the latest email and type its six digits.'),
 };
 
 /** Checks a code; the right one marks the address proven (audited `auth.email_verified`). */

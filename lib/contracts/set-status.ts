@@ -4,7 +4,7 @@ import { contractRollouts, tenants } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
 import { recordStateChange } from '@/lib/events/record';
-import { ApiError, notFound } from '@/lib/http/errors';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { rolloutRows } from './catalog';
 import { planTransition, withRollout, type TransitionRequest } from './rollout';
 
@@ -28,7 +28,7 @@ export async function setContractStatus(db: Database, change: StatusChange, now 
     const plan = planTransition(before, change.version, change.request, now);
     if (!plan.ok) {
       if (plan.status === 404) throw notFound('contract version');
-      throw new ApiError(plan.status, plan.status === 409 ? 'business_rule' : 'schema', plan.code, plan.message);
+      throw new DomainError(plan.status === 409 ? 'conflict' : 'invalid', plan.code, plan.message);
     }
     if (plan.changes.length === 0) return { action: before, changed: false };
     for (const row of plan.changes) {

@@ -5,7 +5,7 @@ import { decisions, executions, proposals, type Proposal } from '@/db/schema';
 import type { DecisionRequest } from '@/lib/api/requests';
 import { mintCommand } from '@/lib/commands/mint';
 import { recordStateChange } from '@/lib/events/record';
-import { ApiError, notFound } from '@/lib/http/errors';
+import { notFound, type DomainError } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import type { SystemsClient } from '@/lib/systems/client';
@@ -17,7 +17,7 @@ export type DecisionInput = { userId: string; proposalId: string; request: Decis
 
 
 /** A decision that ended the proposal without deciding it: committed, then answered as a refusal. */
-type Ended = { ended: ApiError };
+type Ended = { ended: DomainError };
 
 /**
  * One person's approve or reject of one proposal (docs/design.md §6).

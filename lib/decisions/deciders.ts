@@ -2,9 +2,10 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { memberships, type Proposal, type Role } from '@/db/schema';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { ApiError, notFound } from '@/lib/http/errors';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
 
-export const refuse = (status: number, code: string, message: string) => new ApiError(status, 'decision', code, message);
+/** A decision refused: by the proposal's state (409) or because this approver may not make it (403). */
+export const refuse = (status: 403 | 409, code: string, message: string) => new DomainError(status === 403 ? 'decision_forbidden' : 'decision_conflict', code, message);
 
 /**
  * The person's role in the proposal's tenant, read now, when it is enough to act on the

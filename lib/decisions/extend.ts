@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, type Proposal } from '@/db/schema';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
-import { ApiError, notFound } from '@/lib/http/errors';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
 
 
@@ -18,7 +18,7 @@ export function grantedDuration(proposal: Pick<Proposal, 'createdAt' | 'expiresA
  * "an approver may extend once, audited"). An overdue proposal is expired instead, and refused.
  */
 export async function extendExpiry(db: Database, input: { userId: string; proposalId: string }, now = new Date()): Promise<Proposal> {
-  const result = await db.transaction(async (tx): Promise<Proposal | ApiError> => {
+  const result = await db.transaction(async (tx): Promise<Proposal | DomainError> => {
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, input.proposalId)).for('update').limit(1);
     if (!proposal) throw notFound();
     // Whoever may decide it (an approver, or an admin when the rule asks for one) may extend it.
@@ -51,6 +51,6 @@ export async function extendExpiry(db: Database, input: { userId: string; propos
     });
     return updated;
   });
-  if (result instanceof ApiError) throw result;
+  if (result instanceof DomainError) throw result;
   return result;
 }

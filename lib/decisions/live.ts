@@ -6,8 +6,7 @@ import { keyAuthorityLapse } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
 import type { GateSubject } from '@/lib/gates/types';
-import { ApiError } from '@/lib/http/errors';
-import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
+import type { SystemsClient } from '@/lib/systems/client';
 
 type Facts = Record<string, string | number>;
 
@@ -34,9 +33,6 @@ export function describeResourceChange(resourceKey: string | null, resolution: R
   return undefined;
 }
 
-const unavailable = () =>
-  new ApiError(503, 'unavailable', 'systems_unavailable', 'The system of record could not be reached to re-check this proposal; nothing was changed. Retry later.', {}, { 'Retry-After': '5' });
-
 /** What the system of record said just before the decision (read without any database lock held). */
 export type LiveRead = { resolution: Resolution | undefined };
 
@@ -48,18 +44,13 @@ const subjectOf = (proposal: Proposal, action: ActionModule): GateSubject => ({
 
 /**
  * Meaning, read again from the system of record by the intake's own gate (evidence is not read
- * again: it is a snapshot kept with the proposal); unavailable is a 503 and changes nothing.
+ * again: it is a snapshot kept with the proposal); an unavailable system of record throws its SystemsUnavailableError (503) and changes nothing.
  */
 export async function readLive(systems: SystemsClient, proposal: Proposal): Promise<LiveRead> {
   const action = findAction(proposal.action);
   if (!action) return { resolution: undefined };
-  try {
-    const meant = await meaningGate(subjectOf(proposal, action), { systems, evidenceRefs: [] });
-    return { resolution: meant.ok ? meant.value.resolution : undefined };
-  } catch (error) {
-    if (error instanceof SystemsUnavailableError) throw unavailable();
-    throw error;
-  }
+  const meant = await meaningGate(subjectOf(proposal, action), { systems, evidenceRefs: [] });
+  return { resolution: meant.ok ? meant.value.resolution : undefined };
 }
 
 /** Why a proposal no longer holds, and which of its checks failed (shown ✗ on its page). */

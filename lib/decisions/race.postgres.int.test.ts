@@ -4,7 +4,7 @@ import { auditEvents, decisions, intakeAttempts, outbox, proposals, type Proposa
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { createUser, grantRole } from '@/lib/admin/accounts';
 import { GENESIS_HASH } from '@/lib/audit/append';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { submitProposal } from '@/lib/intake/intake';
 import { setupTestDatabase } from '@/test/db';
 import { auditChain, auditRowsFor, proposalRow } from '@/test/queries';
@@ -42,7 +42,7 @@ async function propose(requestId: string): Promise<Proposal> {
 
 function codeOf(result: PromiseSettledResult<unknown>): string {
   if (result.status === 'fulfilled') return 'ok';
-  return result.reason instanceof ApiError ? result.reason.code : `unexpected: ${String(result.reason)}`;
+  return result.reason instanceof DomainError ? result.reason.code : `unexpected: ${String(result.reason)}`;
 }
 
 async function countWhere(table: typeof decisions | typeof outbox, proposalId: string) {

@@ -4,7 +4,7 @@ import { auditEvents, proposals, type Proposal } from '@/db/schema';
 import type { ReproposeRequest } from '@/lib/api/requests';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import type { AuditEventType, OutboxTopic } from '@/lib/events/registry';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
 import { refuse, requireDecider } from './deciders';
 
 const REQUESTED = 'proposal.repropose_requested' satisfies AuditEventType & OutboxTopic;

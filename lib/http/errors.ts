@@ -1,8 +1,13 @@
-import type { ErrorBody, ErrorKind } from '@/lib/api/responses/error';
+import type { ErrorBody } from '@/lib/api/responses/error';
+import { DomainError, type ErrorKind } from '@/lib/errors/domain-error';
 
 /** Every error a client can see: a kind (the family), a specific code and words for a person. */
 export type { ErrorKind };
 
+/**
+ * An error of the HTTP layer itself (an unreadable body, a foreign origin, no session) and the form
+ * every error takes on its way out: status, headers and the one error body.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -14,11 +19,6 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = 'ApiError';
-  }
-
-  /** The same error with more fields in its body (e.g. the repair state an agent needs). */
-  with(extra: Record<string, unknown>): ApiError {
-    return new ApiError(this.status, this.kind, this.code, this.message, { ...this.extra, ...extra }, this.headers);
   }
 
   toBody(): ErrorBody {
@@ -33,21 +33,28 @@ export class ApiError extends Error {
 export const unauthenticated = (message = 'Sign in, or send a valid agent key as "Authorization: Bearer <key>".') =>
   new ApiError(401, 'authentication', 'unauthenticated', message);
 
-/** Missing and foreign resources get this exact answer, so neither can be told from the other. */
-export const notAuthorized = () =>
-  new ApiError(403, 'authorization', 'not_authorized', 'A referenced resource does not exist or may not be used by this key.');
+const internalError = () => new ApiError(500, 'internal', 'internal_error', 'Something went wrong on the server; nothing was changed.');
 
-/** A system of record could not give a trustworthy answer: fail closed, nothing changed. */
-export const systemsUnavailable = () =>
-  new ApiError(503, 'unavailable', 'systems_unavailable', 'The system of record could not be reached; nothing was changed. Retry later.', {}, { 'Retry-After': '5' });
-
-export const notFound = (what = 'proposal') => new ApiError(404, 'not_found', 'not_found', `No ${what} with that id.`);
-
-/** Turns anything thrown in a route into a response; unknown errors never leak their text. */
-export function errorResponse(error: unknown): Response {
-  if (error instanceof ApiError) return error.toResponse();
-  if (error instanceof Error && error.name === 'SystemsUnavailableError') return systemsUnavailable().toResponse();
+/**
+ * The one translation of a thrown error into the API's answer: an ApiError as it is; a domain error
+ * (lib/errors, the system of record's `systems_unavailable` among them) by its category's status
+ * and kind, with `Retry-After` when it says when to retry; anything else a 500 whose text never leaks.
+ */
+export function apiErrorOf(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) {
+    const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) };
+    return new ApiError(error.status, error.kind, error.code, error.message, error.extra, headers);
+  }
   console.error('[countersign] unhandled route error', error instanceof Error ? error.name : typeof error);
   if (error instanceof Error && error.stack) console.error(error.stack.split('\n').slice(0, 6).join('\n'));
-  return new ApiError(500, 'internal', 'internal_error', 'Something went wrong on the server; nothing was changed.').toResponse();
+  return internalError();
 }
+
+/** Turns anything thrown in a route into a response. */
+export function errorResponse(error: unknown): Response {
+  return apiErrorOf(error).toResponse();
+}
+
+/** A body over `maxBytes`, refused unread past the cap. */
+export const bodyTooLarge = (maxBytes: number) => new ApiError(413, 'malformed', 'too_large', `The body is larger than ${maxBytes} bytes.`);

@@ -10,7 +10,7 @@ import { meaningGate } from '@/lib/gates/meaning';
 import { routingGate } from '@/lib/gates/routing';
 import { rulesGate } from '@/lib/gates/rules';
 import type { GateSubject } from '@/lib/gates/types';
-import { ApiError, notAuthorized } from '@/lib/http/errors';
+import { DomainError, notAuthorized } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { loadPolicy } from '@/lib/policy/routing';
@@ -87,8 +87,8 @@ export async function admitShaped(
       resourceUsedBefore(tx, agent.tenantId, resolution.resourceKey, excludeId),
     ]);
     if (found) return { created: false, proposal: found };
-    if (!ruled.ok) throw new ApiError(422, 'business_rule', ruled.refusal.code, ruled.refusal.message);
-    if (!routed.ok) throw new ApiError(403, 'authorization', routed.refusal.code, routed.refusal.message);
+    if (!ruled.ok) throw new DomainError('refused', ruled.refusal.code, ruled.refusal.message);
+    if (!routed.ok) throw new DomainError('not_permitted', routed.refusal.code, routed.refusal.message);
     const { routing, priors } = routed.value;
     // What the reviewer should notice (suspicious evidence, hidden characters, near a bound, first use), from what the gates read under the lock.
     const flags = proposalFlags(subject, { resolution, evidence, policy, routing, priors, open: ruled.value, usedBefore: earlier });

@@ -8,7 +8,8 @@ import { auditEvents, intakeAttempts, outbox, policies, proposals, type Proposal
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { decide } from '@/lib/decisions/decide';
-import { notAuthorized } from '@/lib/http/errors';
+import { notAuthorized } from '@/lib/errors/domain-error';
+import { apiErrorOf } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
@@ -74,7 +75,7 @@ async function closeOpenOn(resourceKey: string) {
     .where(and(eq(proposals.resourceKey, resourceKey), inArray(proposals.status, ['pending_approval', 'approved', 'executing'])));
 }
 
-const NOT_AUTHORIZED = JSON.stringify(notAuthorized().toBody());
+const NOT_AUTHORIZED = JSON.stringify(apiErrorOf(notAuthorized()).toBody());
 
 describe('Meaning and Authority: a missing, foreign or out-of-scope resource is one answer', () => {
   const cases: [string, () => AgentPrincipal, () => Body][] = [

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { auditEvents, outbox, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
@@ -32,7 +32,7 @@ const submit = (agent: AgentPrincipal, body: object) => submitAs(t.db, systems.c
 
 function codeOf(result: PromiseSettledResult<unknown>): string {
   if (result.status === 'fulfilled') return 'ok';
-  return result.reason instanceof ApiError ? result.reason.code : `unexpected: ${String(result.reason)}`;
+  return result.reason instanceof DomainError ? result.reason.code : `unexpected: ${String(result.reason)}`;
 }
 
 async function openOn(resourceKey: string) {

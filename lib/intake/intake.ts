@@ -2,11 +2,11 @@ import type { Database } from '@/db';
 import { intakeAttempts, type Proposal } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { ApiError, systemsUnavailable } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { proposalByRequestId } from '@/lib/proposals/queries';
-import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
+import { DomainError } from '@/lib/errors/domain-error';
+import type { SystemsClient } from '@/lib/systems/client';
 import { admitShaped, normalizedPayload } from './admit';
 import { recordRejection } from './record-rejection';
 import { assertRepairAllowed, repairAdvice, repairState, type RepairState } from './repair';
@@ -30,7 +30,7 @@ function requestIdOf(value: unknown): string | undefined {
 /**
  * The gates of docs/design.md §1 — Shape, Meaning, Authority, Routing — then the proposal, stored in
  * one transaction with its intake attempt, audit event and outbox row. Every rejection is recorded
- * as an intake attempt and thrown as an ApiError; a repairable one says how many repairs are left.
+ * as an intake attempt and thrown as a DomainError (the system of record's unavailability among them); a repairable one says how many repairs are left.
  */
 export async function submitProposal(db: Database, agent: AgentPrincipal, body: IntakeBody, systems: SystemsClient, now = new Date()): Promise<IntakeOutcome> {
   const startedAt = performance.now();
@@ -62,10 +62,12 @@ export async function submitProposal(db: Database, agent: AgentPrincipal, body: 
     const { created, proposal } = await admit(db, agent, body, systems, now, shaped, chain ?? { rootRequestId: shaped.envelope.requestId, used: 0, isRepair: false });
     return { created, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
   } catch (caught) {
-    const refused = caught instanceof SystemsUnavailableError ? systemsUnavailable() : caught;
-    if (!(refused instanceof ApiError)) throw refused;
+    if (!(caught instanceof DomainError)) throw caught;
+    const refused = caught;
+    // What was sent was refused (422: its shape or a rule): the agent may send it corrected.
+    const repairable = (refused.category === 'invalid' || refused.category === 'refused') && refused.code !== 'repair_limit_reached';
     const error =
-      refused.status === 422 && refused.code !== 'repair_limit_reached'
+      repairable
         ? refused.with({ repair: repairAdvice(chain ?? { rootRequestId: '', used: 0, isRepair: false }) })
         : refused;
     const exhaustsChain = chain?.isRepair === true && refused.code !== 'repair_limit_reached' && (error.extra.repair as { allowed?: boolean } | undefined)?.allowed === false;
@@ -115,7 +117,7 @@ async function admit(
   return outcome.created ? outcome : replay(db, agent, chain, outcome.proposal, hash, now);
 }
 
-const isVersionRefusal = (error: unknown) => error instanceof ApiError && error.code === 'unsupported_contract_version';
+const isVersionRefusal = (error: unknown) => error instanceof DomainError && error.code === 'unsupported_contract_version';
 
 /**
  * The hash of a retry's payload under the contract version its request was accepted with, the
@@ -139,7 +141,7 @@ function retryHash(value: unknown, agent: AgentPrincipal, actions: readonly Acti
 /** A retry answers with the stored proposal, unchanged, and is recorded; a different payload is a conflict. */
 async function replay(db: Database, agent: AgentPrincipal, chain: RepairState, existing: Proposal, hash: string, now: Date): Promise<Admitted> {
   if (existing.payloadHash !== hash) {
-    throw new ApiError(409, 'idempotency', 'idempotency_conflict', 'This requestId was already used for a different payload; use a new requestId.');
+    throw new DomainError('idempotency_conflict', 'idempotency_conflict', 'This requestId was already used for a different payload; use a new requestId.');
   }
   await db.insert(intakeAttempts).values({
     id: newId('att'),

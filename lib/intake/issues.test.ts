@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { holdStockArgsV1 } from '@/lib/actions/hold_stock/contract';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
+import { apiErrorOf } from '@/lib/http/errors';
 import { expectApiError, rejectionRecordingDatabase } from '@/test/errors';
 import { untouchableSystems } from '@/test/systems';
 import { envelopeSchema } from './envelope';
@@ -128,8 +129,8 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
     async (_label, body) => {
       const { db, attempts } = rejectionRecordingDatabase<Database>();
       const error = await submitProposal(db, AGENT, { text: JSON.stringify(body), value: body }, untouchableSystems()).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(ApiError);
-      expect(JSON.stringify((error as ApiError).toBody())).not.toContain(SENTINEL);
+      expect(error).toBeInstanceOf(DomainError);
+      expect(JSON.stringify(apiErrorOf(error).toBody())).not.toContain(SENTINEL);
       // Nor do the recorded issues and message (the raw candidate keeps the body as received, for tenant members only).
       const recorded = attempts[0] ?? {};
       expect(recorded.rawCandidate).toBe(JSON.stringify(body));

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import type { ApiError } from '@/lib/http/errors';
+import type { Refusal } from '@/lib/errors/domain-error';
 import { recordNotice } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import type { ShadowVerdict } from './shape';
@@ -24,7 +24,7 @@ export async function recordRejection(
   attempt: {
     agent: AgentPrincipal | undefined;
     body: { text: string; value: unknown } | undefined;
-    error: ApiError;
+    error: Refusal;
     rootRequestId?: string;
     shadow?: ShadowVerdict[];
     startedAt: number;

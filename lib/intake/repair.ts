@@ -2,7 +2,7 @@ import { and, countDistinct, desc, eq, isNotNull, ne } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 
 export const MAX_REPAIRS = 3;
 
@@ -27,7 +27,7 @@ export async function repairState(db: Database, agent: AgentPrincipal, requestId
     .orderBy(desc(intakeAttempts.createdAt))
     .limit(1);
   if (!target) {
-    throw new ApiError(422, 'schema', 'unknown_repair_target', `"repairOf" must name a rejected request of this key; "${repairOf}" is not one.`, {
+    throw new DomainError('invalid', 'unknown_repair_target', `"repairOf" must name a rejected request of this key; "${repairOf}" is not one.`, {
       issues: [{ field: 'repairOf', code: 'unknown_repair_target', expected: 'the requestId of a rejected request', received: 'an unknown requestId', message: '"repairOf" must name a request of yours that was rejected.' }],
     });
   }
@@ -53,7 +53,7 @@ export async function repairState(db: Database, agent: AgentPrincipal, requestId
 export function assertRepairAllowed(state: RepairState): void {
   const { rootRequestId, used } = state;
   if (state.isRepair && used >= MAX_REPAIRS) {
-    throw new ApiError(422, 'schema', 'repair_limit_reached', `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the chain. Start a new request only if the task really changed.`, {
+    throw new DomainError('invalid', 'repair_limit_reached', `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the chain. Start a new request only if the task really changed.`, {
       issues: [],
       repair: { allowed: false, attemptsLeft: 0, maxRepairs: MAX_REPAIRS },
     });

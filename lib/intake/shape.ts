@@ -2,7 +2,7 @@ import type { NormalizedPayload } from '@/db/schema';
 import { acceptedVersions, allActions, findContract } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { envelopeSchema, type Envelope } from './envelope';
 import { toFieldIssues, type FieldIssue } from './issues';
 
@@ -17,7 +17,7 @@ export type ShapedCandidate = {
 };
 
 const schemaError = (message: string, issues: FieldIssue[], code = 'contract_violation', extra: Record<string, unknown> = {}) =>
-  new ApiError(422, 'schema', code, message, { issues, ...extra, repair: { allowed: true } });
+  new DomainError('invalid', code, message, { issues, ...extra, repair: { allowed: true } });
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -45,7 +45,7 @@ export function checkShape(value: unknown, agent: AgentPrincipal, actions: reado
     issues.push({ field: 'action', code: 'unknown_action', expected: `one of ${known.join(', ')}`, received: 'an action that does not exist', message: `"action" must be one of ${known.join(', ')}.` });
   }
   if (action && !agent.allowedActions.includes(action.name)) {
-    throw new ApiError(403, 'authorization', 'action_not_allowed', `This agent key may not propose ${action.name}.`);
+    throw new DomainError('not_permitted', 'action_not_allowed', `This agent key may not propose ${action.name}.`);
   }
 
   let contract: ContractVersion | undefined;

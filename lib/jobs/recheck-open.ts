@@ -4,9 +4,8 @@ import type { Database } from '@/db';
 import { proposals, tenants, type Proposal } from '@/db/schema';
 import { describeDrift, readLive, staleReason, type LiveRead } from '@/lib/decisions/live';
 import { endStale, RECHECK_ACTOR } from '@/lib/decisions/transitions';
-import { ApiError } from '@/lib/http/errors';
 import type { ProposalDrift } from '@/lib/proposals/flag-types';
-import type { SystemsClient } from '@/lib/systems/client';
+import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
 
 /** A pending proposal nothing triggered is still re-checked this long after its last check. */
 export const SWEEP_AFTER_MS = 5 * 60_000;
@@ -71,8 +70,6 @@ async function claim(db: Database, tenantId: string, now: Date, limit: number, s
   });
 }
 
-const unavailable = (error: unknown) => error instanceof ApiError && error.code === 'systems_unavailable';
-
 /**
  * Applies one live read to a claimed proposal, with its row locked: stale when it no longer holds
  * (ended as a system actor, audited, outbox, the failed check flipped); otherwise `drift` says in
@@ -122,7 +119,7 @@ export async function recheckOpen(db: Database, systems: SystemsClient, options:
         live = await readLive(systems, proposal);
       } catch (error) {
         await release(db, proposal, now);
-        if (!unavailable(error)) throw error;
+        if (!(error instanceof SystemsUnavailableError)) throw error;
         result.unavailable++;
         continue;
       }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Proposal } from '@/db/schema';
-import type { ApiError } from '@/lib/http/errors';
+import type { Refusal } from '@/lib/errors/domain-error';
 import type { FieldIssue } from '@/lib/intake/issues';
 
 /** What a proposal tool returns: enough to follow the proposal, nothing of its payload. */
@@ -47,7 +47,7 @@ function repairLine(repair: RepairAdvice | undefined, requestId: string | undefi
  * A refusal as a tool error a model can act on: the code, the reason, each field with what was
  * expected and what came (intake's issues, which never echo argument text), and the repair advice.
  */
-export function refusalResult(error: ApiError, requestId?: string): ToolResult {
+export function refusalResult(error: Refusal, requestId?: string): ToolResult {
   const issues = (error.extra.issues as FieldIssue[] | undefined) ?? [];
   const lines = [
     `Refused: ${error.code} (${error.kind}). ${error.message}`,

@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { tenantActions } from '@/lib/contracts/catalog';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { submitProposal } from '@/lib/intake/intake';
 import type { SystemsClient } from '@/lib/systems/client';
 import { actionOfTool, envelopeOf, proposalTools } from './catalogue';
@@ -49,7 +49,7 @@ async function propose(ctx: McpContext, name: string, input: Record<string, unkn
     const { proposal } = await submitProposal(ctx.db, ctx.agent, { text: JSON.stringify(envelope), value: envelope }, ctx.systems);
     return proposalResult(proposal, ctx.origin);
   } catch (error) {
-    if (error instanceof ApiError) return refusalResult(error, validToken(input.requestId));
+    if (error instanceof DomainError) return refusalResult(error, validToken(input.requestId));
     throw error;
   }
 }
@@ -59,7 +59,7 @@ async function proposalStatus(ctx: McpContext, input: Record<string, unknown>, s
     const proposal = await awaitDecision(ctx.db, ctx.agent, parseStatusInput(input), AbortSignal.any([signal, ctx.signal]));
     return await statusResult(ctx.db, proposal, ctx.origin);
   } catch (error) {
-    if (error instanceof ApiError) return refusalResult(error);
+    if (error instanceof DomainError) return refusalResult(error);
     throw error;
   }
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import { proposalStatusEnum, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { ApiError, notFound } from '@/lib/http/errors';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { toFieldIssues } from '@/lib/intake/issues';
 import { getProposal } from '@/lib/proposals/queries';
 import { loadProposalView, proposalViewJson } from '@/lib/proposals/view';
@@ -63,7 +63,7 @@ export type StatusInput = z.infer<typeof statusInputSchema>;
 export function parseStatusInput(input: unknown): StatusInput {
   const parsed = statusInputSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new ApiError(422, 'schema', 'invalid_arguments', `The arguments do not match ${STATUS_TOOL}.`, { issues: toFieldIssues(parsed.error, input, statusInputSchema) });
+  throw new DomainError('invalid', 'invalid_arguments', `The arguments do not match ${STATUS_TOOL}.`, { issues: toFieldIssues(parsed.error, input, statusInputSchema) });
 }
 
 /**

@@ -3,7 +3,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
 import { notificationChannels, notificationDeliveries, tenants, type NotificationChannel } from '@/db/schema';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { toFieldIssues } from '@/lib/intake/issues';
 import { recordStateChange } from '@/lib/events/record';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
@@ -99,7 +99,7 @@ async function refuseUnlessAllowed(kind: NotificationChannel['kind'], target: st
   if (kind === 'email') return;
   const checked = await checkTarget(target, policy);
   if (checked.ok || checked.code !== TARGET_NOT_ALLOWED) return;
-  throw new ApiError(422, 'business_rule', TARGET_NOT_ALLOWED, `The target of a ${kind} channel is not allowed: ${checked.message}`);
+  throw new DomainError('refused', TARGET_NOT_ALLOWED, `The target of a ${kind} channel is not allowed: ${checked.message}`);
 }
 
 /** Adds a channel (audited). A webhook's signing secret is returned here and never again. */
@@ -123,7 +123,7 @@ async function checkNewTarget(kind: NotificationChannel['kind'], target: string,
   const checked = channelInput.safeParse({ kind, target });
   if (!checked.success) {
     const message = checked.error.issues[0]?.message ?? 'is not valid';
-    throw new ApiError(422, 'schema', 'invalid_target', `The target of a ${kind} channel ${message}.`, {
+    throw new DomainError('invalid', 'invalid_target', `The target of a ${kind} channel ${message}.`, {
       issues: toFieldIssues(checked.error, { kind, target }),
     });
   }

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, policies } from '@/db/schema';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { setupTestDatabase } from '@/test/db';
 import { seededWorld } from '@/test/world';
 import { currentPolicies } from './current';
@@ -24,7 +24,7 @@ describe('two admins saving the same version at once (PostgreSQL)', () => {
       const lost = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(1);
-      expect(lost[0]).toBeInstanceOf(ApiError);
+      expect(lost[0]).toBeInstanceOf(DomainError);
       expect(lost[0]).toMatchObject({ status: 409, code: 'stale_policy', extra: { action: 'hold_stock', yourVersion: hold.version } });
       const next = hold.version + 1;
       const rows = await t.db.select().from(policies).where(and(eq(policies.tenantId, 'acme'), eq(policies.action, 'hold_stock'), eq(policies.version, next)));

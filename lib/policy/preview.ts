@@ -1,5 +1,5 @@
 import type { Database } from '@/db';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { toFieldIssues } from '@/lib/intake/issues';
 import type { SystemsClient } from '@/lib/systems/client';
 import { newestPolicy, samePolicy } from './current';
@@ -34,7 +34,7 @@ export async function previewPolicy(db: Database, systems: SystemsClient, tenant
     throw invalid('invalid_sample', `The sample is not a valid ${action.name} v${contract.version} proposal: see the issues.`, issues);
   }
   const resolution = await action.resolve(systems, tenantId, args.data);
-  if (!resolution) throw new ApiError(422, 'business_rule', 'sample_not_found', `The sample's resource does not exist in this tenant; name one that does, as an agent's proposal would have to.`);
+  if (!resolution) throw new DomainError('refused', 'sample_not_found', `The sample's resource does not exist in this tenant; name one that does, as an agent's proposal would have to.`);
 
   const current = await newestPolicy(db, tenantId, action);
   // The version the draft would route as: the newest one if saving would change nothing, else the next.

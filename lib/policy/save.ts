@@ -1,15 +1,14 @@
 import type { Database } from '@/db';
 import { allActions, findAction } from '@/lib/actions/registry';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { currentPolicies, newestPolicy, samePolicy, storedRules } from './current';
 import { publishPolicy, type Publisher } from './publish';
 import { policyDocumentSchema, type PolicyChange, type PolicyEntry, type PolicySaveResult } from './requests';
 import { actionAt, boundIssues, invalid, policyIssues } from './validate';
 
-function stalePolicy(action: string, currentVersion: number, yourVersion: number): ApiError {
-  return new ApiError(
-    409,
-    'business_rule',
+function stalePolicy(action: string, currentVersion: number, yourVersion: number): DomainError {
+  return new DomainError(
+    'conflict',
     'stale_policy',
     `The ${action} policy is at v${currentVersion} now; you edited v${yourVersion}. Reload it, make your change again and save.`,
     { action, currentVersion, yourVersion },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { acceptedVersions, findAction, findContract } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
-import { ApiError } from '@/lib/http/errors';
+import { DomainError } from '@/lib/errors/domain-error';
 import { toFieldIssues, type FieldIssue } from '@/lib/intake/issues';
 import type { RoutingRule } from './rules';
 
@@ -53,6 +53,6 @@ export function policyIssues(error: z.ZodError, input: unknown, schema: z.ZodTyp
   });
 }
 
-export function invalid(code: string, message: string, issues: FieldIssue[]): ApiError {
-  return new ApiError(422, 'schema', code, message, { issues });
+export function invalid(code: string, message: string, issues: FieldIssue[]): DomainError {
+  return new DomainError('invalid', code, message, { issues });
 }

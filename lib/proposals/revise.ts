@@ -4,7 +4,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, proposals, users, type Proposal } from '@/db/schema';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
-import { ApiError, notAuthorized, notFound } from '@/lib/http/errors';
+import { DomainError, notAuthorized, notFound } from '@/lib/errors/domain-error';
 import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { checkShape } from '@/lib/intake/shape';
@@ -40,7 +40,7 @@ export async function reviseProposal(
   assertUnlocked(shaped.action, previous.args, shaped.args);
   const candidate = { agent, action: shaped.action, contract: shaped.contract, args: shaped.args, evidenceRefs: previous.evidenceRefs, requestId: null, repairOf: null };
   if (payloadHash(normalizedPayload(candidate)) === parent.payloadHash) {
-    throw new ApiError(422, 'schema', 'no_change', 'The edited arguments are the same as the current ones; nothing to revise.');
+    throw new DomainError('invalid', 'no_change', 'The edited arguments are the same as the current ones; nothing to revise.');
   }
   const { proposal } = await admitShaped(
     db,
@@ -80,7 +80,7 @@ function assertUnlocked(action: ActionModule, before: Record<string, unknown>, a
   const changed = (action.editing?.locked ?? []).filter((field) => canonicalJson(before[field] ?? null) !== canonicalJson(after[field] ?? null));
   if (changed.length === 0) return;
   const message = (field: string) => `${field} cannot be changed by an edit: it names what this proposal acts on. Reject the proposal and ask for a new one instead.`;
-  throw new ApiError(422, 'schema', 'locked_field', message(changed.join(' and ')), {
+  throw new DomainError('invalid', 'locked_field', message(changed.join(' and ')), {
     issues: changed.map((field) => ({ field, code: 'locked', expected: 'the current value', received: 'a different value', message: message(field) })),
   });
 }

@@ -1,10 +1,15 @@
 import type { z } from 'zod';
 import { env, systemsOfRecordUrl } from '@/lib/env';
+import { DomainError } from '@/lib/errors/domain-error';
 
-/** The system of record could not give a trustworthy answer: intake fails closed (503). */
-export class SystemsUnavailableError extends Error {
+/**
+ * The system of record could not give a trustworthy answer: fail closed, nothing changed. A domain
+ * error from the start (503 `systems_unavailable`, retry in 5 s), so no caller translates it; the
+ * `reason` is for logs and execution records, never for the client.
+ */
+export class SystemsUnavailableError extends DomainError {
   constructor(readonly reason: string) {
-    super(`system of record unavailable: ${reason}`);
+    super('unavailable', 'systems_unavailable', 'The system of record could not be reached; nothing was changed. Retry later.', {}, 5);
     this.name = 'SystemsUnavailableError';
   }
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { databaseHandle } from '@/db';
 import type { Health } from '@/lib/api/responses/reads';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,3 +14,6 @@ export async function GET() {
     return Response.json({ status: 'degraded', database: { reachable: false } } satisfies Health, { status: 503 });
   }
 }
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

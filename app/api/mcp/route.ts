@@ -3,8 +3,9 @@ import { consumeRateLimit } from '@/lib/agents/rate-limit';
 import { env } from '@/lib/env';
 import { assertNoForeignOrigin, publicOrigin } from '@/lib/http/origin';
 import { handleMcpRequest } from '@/lib/mcp/server';
-import { mcpErrorResponse, readMcpMessage, requireMcpAgent } from '@/lib/mcp/transport';
+import { mcpErrorResponse, readMcpMessage, requireMcpAgent } from '@/lib/http/mcp-transport';
 import { systemsClient } from '@/lib/systems/client';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -40,3 +41,6 @@ async function methodNotAllowed(request: Request) {
 
 export const GET = methodNotAllowed;
 export const DELETE = methodNotAllowed;
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { PUT, PATCH, OPTIONS } = otherMethods({ POST });

@@ -1,23 +1,11 @@
 import { z } from 'zod';
+import { ERROR_KINDS } from '@/lib/errors/domain-error';
 
 /**
- * The one error body of every API route (`ApiError.toBody()` in lib/http/errors.ts): a kind (the
+ * The one error body of every API route (rendered in lib/http/errors.ts): a kind (the
  * family), a specific code and words for a person, plus the extras some errors carry.
  */
-export const errorKindSchema = z.enum([
-  'malformed',
-  'schema',
-  'business_rule',
-  'authorization',
-  'authentication',
-  'idempotency',
-  'rate_limit',
-  'decision',
-  'not_found',
-  'forbidden',
-  'unavailable',
-  'internal',
-]);
+export const errorKindSchema = z.enum(ERROR_KINDS);
 
 /** One problem with a body, named by the field's own dotted name (docs/design.md §4). */
 export const fieldIssueSchema = z.object({

@@ -1,14 +1,14 @@
 import { NextRequest } from 'next/server';
 import { handlers } from '@/lib/auth';
 import { readCappedBody } from '@/lib/http/body';
-import { ApiError, errorResponse } from '@/lib/http/errors';
+import { bodyTooLarge, errorResponse } from '@/lib/http/errors';
 
 export const { GET } = handlers;
 
 /** A sign-in form is well under a kilobyte; next-auth would otherwise buffer any body whole. */
 const MAX_AUTH_BODY_BYTES = 16 * 1024;
 
-const tooLarge = () => new ApiError(413, 'malformed', 'too_large', `The body is larger than ${MAX_AUTH_BODY_BYTES} bytes.`);
+const tooLarge = () => bodyTooLarge(MAX_AUTH_BODY_BYTES);
 
 export async function POST(request: NextRequest): Promise<Response> {
   try {

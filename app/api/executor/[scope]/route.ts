@@ -4,6 +4,7 @@ import { CommandRefusal } from '@/lib/commands/verify';
 import { allActions } from '@/lib/actions/registry';
 import { readCappedBody } from '@/lib/http/body';
 import { errorResponse } from '@/lib/http/errors';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -28,3 +29,6 @@ export async function POST(request: Request, context: { params: Promise<{ scope:
     return errorResponse(error);
   }
 }
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -1,5 +1,6 @@
 import { openApiDocument } from '@/lib/api/openapi/document';
 import packageJson from '@/package.json';
+import { otherMethods } from '@/lib/http/methods';
 
 /** Built once per server from the same zod schemas the handlers answer with; the same for everyone, so cacheable. */
 const document = JSON.stringify(openApiDocument(packageJson.version));
@@ -8,3 +9,6 @@ const document = JSON.stringify(openApiDocument(packageJson.version));
 export function GET() {
   return new Response(document, { headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' } });
 }
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

@@ -3,6 +3,7 @@ import type { EmailCodeSent } from '@/lib/api/responses/admin';
 import { sendEmailCode } from '@/lib/auth/email-codes';
 import { env } from '@/lib/env';
 import { accountMutation } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,3 +13,6 @@ export const POST = accountMutation(emailCodeRequest, async ({ db, operator }) =
   const sent = await sendEmailCode(db, operator.userId, { smtpUrl: settings.SMTP_URL, from: settings.SMTP_FROM });
   return Response.json({ sentTo: sent.email } satisfies EmailCodeSent, { headers: { 'cache-control': 'no-store' } });
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -2,7 +2,8 @@ import { agentKeyCreateRequest } from '@/lib/admin/agent-key-requests';
 import type { AgentKeyList, IssuedAgentKey } from '@/lib/api/responses/admin';
 import { issueAgentKey, listTenantAgentKeys } from '@/lib/admin/agent-keys';
 import { adminMutation, adminRoute } from '@/lib/http/operator-route';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,3 +16,6 @@ export const POST = adminMutation(agentKeyCreateRequest, async ({ db, admin, bod
   if (!created) throw notFound('tenant');
   return Response.json(created satisfies IssuedAgentKey, { status: 201 });
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET, POST });

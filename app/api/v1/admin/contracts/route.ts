@@ -2,6 +2,7 @@ import { tenantActions } from '@/lib/contracts/catalog';
 import type { ContractRolloutList } from '@/lib/api/responses/admin';
 import { contractRollout } from '@/lib/contracts/senders';
 import { adminRoute } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,3 +11,6 @@ export const GET = adminRoute(async ({ db, admin }) => {
   const actions = await contractRollout(db, admin.tenantId, await tenantActions(db, admin.tenantId));
   return Response.json({ actions } satisfies ContractRolloutList);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

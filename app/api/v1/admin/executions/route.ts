@@ -1,7 +1,8 @@
 import type { ExecutionsStateAnswer } from '@/lib/api/responses/admin';
 import { executionsState } from '@/lib/admin/executions-pause';
 import { adminRoute } from '@/lib/http/operator-route';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,3 +12,6 @@ export const GET = adminRoute(async ({ db, admin }) => {
   if (!executions) throw notFound('tenant');
   return Response.json({ executions } satisfies ExecutionsStateAnswer);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

@@ -5,6 +5,7 @@ import { asMemberApi } from '@/lib/admin/members';
 import { invitationRequest } from '@/lib/admin/requests';
 import { publicOrigin } from '@/lib/http/origin';
 import { adminMutation, adminRoute } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -19,3 +20,6 @@ export const POST = adminMutation(invitationRequest, async ({ db, admin, request
   const { token, invitation } = await asMemberApi(() => createInvitation(db, { ...body, tenantId: admin.tenantId, invitedBy: admin.operator.userId }));
   return Response.json({ invitationUrl: `${publicOrigin(request)}/invite/${token}`, invitation } satisfies InvitationCreated, { status: 201, headers: { 'cache-control': 'no-store' } });
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET, POST });

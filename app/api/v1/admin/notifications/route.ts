@@ -1,6 +1,7 @@
 import { adminRoute } from '@/lib/http/operator-route';
 import type { NotificationsOverview } from '@/lib/api/responses/admin';
 import { listChannels, notificationSettingsOf, recentDeliveries } from '@/lib/notifications/channels';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,3 +14,6 @@ export const GET = adminRoute(async ({ db, admin }) => {
   ]);
   return Response.json({ settings, channels, deliveries } satisfies NotificationsOverview);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

@@ -1,9 +1,8 @@
-import { getDb } from '@/db';
 import type { Checkpoint } from '@/lib/api/responses/reads';
 import { currentCheckpoint } from '@/lib/audit/checkpoint-store';
 import { commandKeys } from '@/lib/commands/keys';
-import { errorResponse } from '@/lib/http/errors';
-import { requireMember } from '@/lib/http/principal';
+import { memberRead } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,14 +11,10 @@ export const dynamic = 'force-dynamic';
  * as an EdDSA JWS of type `countersign-checkpoint+jwt`, with the public keys that verify it. Save
  * the answer and give it to `npm run cli -- audit:verify --checkpoint FILE` later.
  */
-export async function GET(request: Request) {
-  try {
-    const db = await getDb();
-    const member = await requireMember(db, request);
-    const keys = await commandKeys();
-    const answer: Checkpoint = await currentCheckpoint(db, member.tenantId, keys);
-    return Response.json(answer, { headers: { 'cache-control': 'no-store' } });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const GET = memberRead(async ({ db, member }) => {
+  const answer: Checkpoint = await currentCheckpoint(db, member.tenantId, await commandKeys());
+  return Response.json(answer, { headers: { 'cache-control': 'no-store' } });
+});
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ GET });

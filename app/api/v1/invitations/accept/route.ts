@@ -5,9 +5,11 @@ import { asMemberApi } from '@/lib/admin/members';
 import { acceptRequest } from '@/lib/admin/requests';
 import { auth } from '@/lib/auth';
 import { oidcEnabled } from '@/lib/env';
+import { DomainError } from '@/lib/errors/domain-error';
 import { readJsonRequest } from '@/lib/http/body';
-import { ApiError, errorResponse } from '@/lib/http/errors';
+import { apiRoute } from '@/lib/http/operator-route';
 import { assertSameOrigin, clientAddress } from '@/lib/http/origin';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,16 +18,15 @@ export const dynamic = 'force-dynamic';
  * existing account joins only with its own session (lib/admin/invitations.ts). Same-origin only,
  * the body through the one capped reader; the token and the password are never logged.
  */
-export async function POST(request: Request): Promise<Response> {
-  try {
-    assertSameOrigin(request);
-    const body = await readJsonRequest(request, acceptRequest);
-    if (body.sso && !oidcEnabled()) throw new ApiError(422, 'schema', 'sso_unavailable', 'Single sign-on is not configured here; choose a password.');
-    const userId = (await auth())?.operatorId || undefined;
-    const acceptor = { userId, address: clientAddress(request.headers) };
-    const accepted = await asMemberApi(async () => acceptInvitation(await getDb(), body, acceptor));
-    return Response.json({ email: accepted.email, tenantName: accepted.tenantName, role: accepted.role, signIn: accepted.signIn } satisfies InvitationAccepted, { headers: { 'cache-control': 'no-store' } });
-  } catch (error) {
-    return errorResponse(error);
-  }
-}
+export const POST = apiRoute(async (request) => {
+  assertSameOrigin(request);
+  const body = await readJsonRequest(request, acceptRequest);
+  if (body.sso && !oidcEnabled()) throw new DomainError('invalid', 'sso_unavailable', 'Single sign-on is not configured here; choose a password.');
+  const userId = (await auth())?.operatorId || undefined;
+  const acceptor = { userId, address: clientAddress(request.headers) };
+  const accepted = await asMemberApi(async () => acceptInvitation(await getDb(), body, acceptor));
+  return Response.json({ email: accepted.email, tenantName: accepted.tenantName, role: accepted.role, signIn: accepted.signIn } satisfies InvitationAccepted, { headers: { 'cache-control': 'no-store' } });
+});
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -2,6 +2,7 @@ import { emailCodeCheckRequest, type EmailCodeCheck } from '@/lib/admin/requests
 import type { EmailVerified } from '@/lib/api/responses/admin';
 import { verifyEmailCode } from '@/lib/auth/email-codes';
 import { accountMutation } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,3 +11,6 @@ export const POST = accountMutation<EmailCodeCheck>(emailCodeCheckRequest, async
   const verified = await verifyEmailCode(db, operator.userId, body.code);
   return Response.json({ verifiedAt: verified.verifiedAt } satisfies EmailVerified, { headers: { 'cache-control': 'no-store' } });
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -2,7 +2,8 @@ import type { ExecutionsChanged } from '@/lib/api/responses/admin';
 import { pauseExecutions } from '@/lib/admin/executions-pause';
 import { executionsPauseRequest } from '@/lib/admin/executions-requests';
 import { adminMutation } from '@/lib/http/operator-route';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,3 +13,6 @@ export const POST = adminMutation(executionsPauseRequest, async ({ db, admin, bo
   if (!result) throw notFound('tenant');
   return Response.json({ changed: result.changed, executions: result.state } satisfies ExecutionsChanged);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -3,7 +3,8 @@ import type { ExecutionsChanged } from '@/lib/api/responses/admin';
 import { resumeExecutions } from '@/lib/admin/executions-pause';
 import { executionsResumeRequest } from '@/lib/admin/executions-requests';
 import { adminMutation } from '@/lib/http/operator-route';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,3 +14,6 @@ export const POST = adminMutation<EmptyRequest>(executionsResumeRequest, async (
   if (!result) throw notFound('tenant');
   return Response.json({ changed: result.changed, executions: result.state } satisfies ExecutionsChanged);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

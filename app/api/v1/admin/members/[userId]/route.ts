@@ -3,6 +3,7 @@ import type { MemberRemoved, RoleChanged } from '@/lib/api/responses/admin';
 import { deletionRequest, roleChangeRequest, type RoleChange } from '@/lib/admin/requests';
 import type { EmptyRequest } from '@/lib/api/requests';
 import { adminMutation } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -21,3 +22,6 @@ export const DELETE = adminMutation<EmptyRequest, Params>(deletionRequest, async
   const removed = await asMemberApi(() => removeMembership(db, { tenantId: admin.tenantId, userId: params.userId, actor }));
   return Response.json({ removed } satisfies MemberRemoved);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, POST, PUT, OPTIONS } = otherMethods({ PATCH, DELETE });

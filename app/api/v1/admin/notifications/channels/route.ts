@@ -1,8 +1,9 @@
 import { adminMutation } from '@/lib/http/operator-route';
 import type { ChannelCreated } from '@/lib/api/responses/admin';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
 import { createChannel } from '@/lib/notifications/channels';
 import { channelCreateRequest } from '@/lib/notifications/requests';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,3 +13,6 @@ export const POST = adminMutation(channelCreateRequest, async ({ db, admin, body
   if (!created) throw notFound('tenant');
   return Response.json(created satisfies ChannelCreated, { status: 201 });
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -1,8 +1,9 @@
 import { adminMutation } from '@/lib/http/operator-route';
 import type { SettingsAnswer } from '@/lib/api/responses/admin';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
 import { updateNotificationSettings } from '@/lib/notifications/channels';
 import { notificationSettingsRequest } from '@/lib/notifications/requests';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,3 +13,6 @@ export const PUT = adminMutation(notificationSettingsRequest, async ({ db, admin
   if (!settings) throw notFound('tenant');
   return Response.json({ settings } satisfies SettingsAnswer);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, POST, PATCH, DELETE, OPTIONS } = otherMethods({ PUT });

@@ -5,6 +5,7 @@ import { publicOrigin } from '@/lib/http/origin';
 import { decisionsFor } from '@/lib/proposals/queries';
 import { proposalDetail } from '@/lib/proposals/view';
 import { systemsClient } from '@/lib/systems/client';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,3 +13,6 @@ export const POST = operatorMutation(decisionRequest, async ({ id, db, operator,
   const proposal = await decide(db, systemsClient(), { userId: operator.userId, proposalId: id, request: body });
   return Response.json(proposalDetail(proposal, await decisionsFor(db, proposal.tenantId, proposal.id), publicOrigin(request), 'operator'));
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

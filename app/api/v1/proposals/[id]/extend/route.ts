@@ -4,6 +4,7 @@ import { operatorMutation } from '@/lib/http/operator-route';
 import { publicOrigin } from '@/lib/http/origin';
 import { decisionsFor } from '@/lib/proposals/queries';
 import { proposalDetail } from '@/lib/proposals/view';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,3 +12,6 @@ export const POST = operatorMutation(extendRequest, async ({ id, db, operator, r
   const proposal = await extendExpiry(db, { userId: operator.userId, proposalId: id });
   return Response.json(proposalDetail(proposal, await decisionsFor(db, proposal.tenantId, proposal.id), publicOrigin(request), 'operator'));
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -2,6 +2,7 @@ import { reproposeRequest } from '@/lib/api/requests';
 import type { ReproposalCreated } from '@/lib/api/responses/proposals';
 import { requestReproposal } from '@/lib/decisions/repropose';
 import { operatorMutation } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,3 +11,6 @@ export const POST = operatorMutation(reproposeRequest, async ({ id, db, operator
   const reproposal = await requestReproposal(db, { userId: operator.userId, proposalId: id, request: body });
   return Response.json({ reproposal } satisfies ReproposalCreated, { status: 201 });
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

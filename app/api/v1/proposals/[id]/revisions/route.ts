@@ -5,6 +5,7 @@ import { decisionsFor } from '@/lib/proposals/queries';
 import { reviseProposal } from '@/lib/proposals/revise';
 import { proposalDetail } from '@/lib/proposals/view';
 import { systemsClient } from '@/lib/systems/client';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,3 +14,6 @@ export const POST = operatorMutation(revisionRequest, async ({ id, db, operator,
   const revision = await reviseProposal(db, systemsClient(), { userId: operator.userId, proposalId: id, args: body.args });
   return Response.json(proposalDetail(revision, await decisionsFor(db, revision.tenantId, revision.id), publicOrigin(request), 'operator'), { status: 201 });
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

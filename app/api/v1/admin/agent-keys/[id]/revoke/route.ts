@@ -3,7 +3,8 @@ import type { RevokedAgentKey } from '@/lib/api/responses/admin';
 import { agentKeyRevokeRequest } from '@/lib/admin/agent-key-requests';
 import { revokeKey } from '@/lib/admin/agent-keys';
 import { adminMutation } from '@/lib/http/operator-route';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,3 +14,6 @@ export const POST = adminMutation<EmptyRequest, { id: string }>(agentKeyRevokeRe
   if (!agentKey) throw notFound('agent key');
   return Response.json({ agentKey } satisfies RevokedAgentKey);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

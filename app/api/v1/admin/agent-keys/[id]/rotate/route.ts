@@ -2,7 +2,8 @@ import { agentKeyRotateRequest } from '@/lib/admin/agent-key-requests';
 import type { IssuedAgentKey } from '@/lib/api/responses/admin';
 import { rotateAgentKey, type RotationInput } from '@/lib/admin/agent-keys';
 import { adminMutation } from '@/lib/http/operator-route';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,3 +13,6 @@ export const POST = adminMutation<RotationInput, { id: string }>(agentKeyRotateR
   if (!rotated) throw notFound('agent key');
   return Response.json(rotated satisfies IssuedAgentKey, { status: 201 });
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

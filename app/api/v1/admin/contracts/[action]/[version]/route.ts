@@ -2,8 +2,9 @@ import { contractRollout } from '@/lib/contracts/senders';
 import type { ContractStatusChanged } from '@/lib/api/responses/admin';
 import { contractStatusRequest, type ContractStatusRequest } from '@/lib/contracts/requests';
 import { setContractStatus } from '@/lib/contracts/set-status';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
 import { adminMutation } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -19,3 +20,6 @@ export const POST = adminMutation<ContractStatusRequest, { action: string; versi
   const [view] = await contractRollout(db, admin.tenantId, [action]);
   return Response.json({ changed, action: view } satisfies ContractStatusChanged);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

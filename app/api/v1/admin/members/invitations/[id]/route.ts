@@ -3,6 +3,7 @@ import type { InvitationCancelled } from '@/lib/api/responses/admin';
 import { deletionRequest } from '@/lib/admin/requests';
 import type { EmptyRequest } from '@/lib/api/requests';
 import { adminMutation } from '@/lib/http/operator-route';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -11,3 +12,6 @@ export const DELETE = adminMutation<EmptyRequest, { id: string }>(deletionReques
   const invitation = await cancelInvitation(db, { tenantId: admin.tenantId, invitationId: params.id, actorId: admin.operator.userId });
   return Response.json({ invitation } satisfies InvitationCancelled);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, POST, PUT, PATCH, OPTIONS } = otherMethods({ DELETE });

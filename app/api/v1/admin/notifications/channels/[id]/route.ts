@@ -1,8 +1,9 @@
 import { adminMutation } from '@/lib/http/operator-route';
 import type { ChannelChanged } from '@/lib/api/responses/admin';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
 import { updateChannel, type ChannelPatch } from '@/lib/notifications/channels';
 import { channelChangeRequest } from '@/lib/notifications/requests';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,3 +13,6 @@ export const PATCH = adminMutation<ChannelPatch, { id: string }>(channelChangeRe
   if (!updated) throw notFound('channel');
   return Response.json(updated satisfies ChannelChanged);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, POST, PUT, DELETE, OPTIONS } = otherMethods({ PATCH });

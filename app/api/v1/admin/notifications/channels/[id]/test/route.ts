@@ -1,13 +1,14 @@
 import type { EmptyRequest } from '@/lib/api/requests';
 import type { DeliveryAnswer } from '@/lib/api/responses/admin';
 import { adminMutation } from '@/lib/http/operator-route';
-import { notFound } from '@/lib/http/errors';
+import { notFound } from '@/lib/errors/domain-error';
 import { executorBaseUrl, mailSettings } from '@/lib/jobs/worker';
 import { env } from '@/lib/env';
 import { deliveryOf } from '@/lib/notifications/channels';
 import { sendTestDelivery } from '@/lib/notifications/deliver';
 import { targetPolicy } from '@/lib/notifications/outbound';
 import { channelTestRequest } from '@/lib/notifications/requests';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -19,3 +20,6 @@ export const POST = adminMutation<EmptyRequest, { id: string }>(channelTestReque
   if (!delivery) throw notFound('channel');
   return Response.json({ delivery } satisfies DeliveryAnswer);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

@@ -1,9 +1,10 @@
 import type { EmptyRequest } from '@/lib/api/requests';
 import type { DeliveryAnswer } from '@/lib/api/responses/admin';
 import { adminMutation } from '@/lib/http/operator-route';
-import { ApiError, notFound } from '@/lib/http/errors';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { deliveryOf, retryDelivery } from '@/lib/notifications/channels';
 import { deliveryRetryRequest } from '@/lib/notifications/requests';
+import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,6 +13,9 @@ export const POST = adminMutation<EmptyRequest, { id: string }>(deliveryRetryReq
   const retried = await retryDelivery(db, admin.tenantId, params.id, { type: 'user', id: admin.operator.userId });
   const delivery = await deliveryOf(db, admin.tenantId, params.id);
   if (!delivery) throw notFound('delivery');
-  if (!retried) throw new ApiError(409, 'business_rule', 'not_dead', `Only a dead delivery can be retried; this one is ${delivery.status}.`);
+  if (!retried) throw new DomainError('conflict', 'not_dead', `Only a dead delivery can be retried; this one is ${delivery.status}.`);
   return Response.json({ delivery } satisfies DeliveryAnswer);
 });
+
+/** Every other method: 405 with `Allow` (lib/http/methods.ts). */
+export const { GET, HEAD, PUT, PATCH, DELETE, OPTIONS } = otherMethods({ POST });

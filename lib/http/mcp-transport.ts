@@ -2,9 +2,9 @@ import 'server-only';
 import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { readJsonBody } from '@/lib/http/body';
-import { ApiError, errorResponse } from '@/lib/http/errors';
-import { requireAgent } from '@/lib/http/principal';
+import { readJsonBody } from './body';
+import { ApiError, errorResponse } from './errors';
+import { requireAgent } from './principal';
 
 /**
  * The checks around the MCP SDK at /api/mcp (Streamable HTTP): who is calling is answered like
