@@ -17,6 +17,8 @@ export const errorKindSchema = z.enum([
   'forbidden',
   'unavailable',
   'internal',
+  /** The executor's refusal of a signed command (lib/commands/verify.ts `CommandRefusal`). */
+  'command',
 ]);
 
 /** One problem with a body, named by the field's own dotted name (docs/design.md §4). */
