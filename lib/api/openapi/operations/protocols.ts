@@ -51,7 +51,7 @@ export const protocolOperations: Operation[] = [
       { status: 202, description: 'A notification or a response was accepted; there is nothing to answer.' },
     ],
     errors: [
-      jsonRpcError(400, '-32700 for a body that is not acceptable JSON, -32600 for a batch or anything but one JSON-RPC 2.0 message', [...MALFORMED_BODY_CODES, 'batch_not_supported']),
+      jsonRpcError(400, '-32700 for a body that is not acceptable JSON, -32600 for a batch or anything but one JSON-RPC 2.0 message, -32000 for an unsupported `MCP-Protocol-Version`', [...MALFORMED_BODY_CODES, 'batch_not_supported']),
       { status: 401, codes: ['unauthenticated'], headers: ['WWW-Authenticate'] },
       { status: 403, codes: ['cross_origin'] },
       jsonRpcError(406, '-32000, `Accept` must name both application/json and text/event-stream'),
