@@ -12,6 +12,8 @@ export const ERROR_KINDS = [
   'forbidden',
   'unavailable',
   'internal',
+  /** The executor's refusal of a signed command (lib/commands/verify.ts `CommandRefusal`). */
+  'command',
 ] as const;
 
 export type ErrorKind = (typeof ERROR_KINDS)[number];

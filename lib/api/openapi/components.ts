@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { allActions } from '@/lib/actions/registry';
 
 /**
  * The named schemas of `components.schemas`: each zod schema registered here is written once and
@@ -32,28 +31,39 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 type JsonSchema = Record<string, unknown>;
 
+/** What the document adds to zod's JSON Schema of a schema, for what zod cannot say of it (see `addJsonSchema`). */
+const additions = new Map<z.core.$ZodType, () => JsonSchema>();
+
+/**
+ * Adds `extra()` to the JSON Schema zod writes for `schema`, wherever it appears: a `$ref` to a
+ * component for a value the handlers pass through unchecked, or a constraint between fields.
+ */
+export function addJsonSchema<T extends z.ZodType>(schema: T, extra: () => JsonSchema): T {
+  additions.set(schema, extra);
+  return schema;
+}
+
 /** A component as OpenAPI holds it: JSON Schema 2020-12 is OpenAPI 3.1's own dialect, so no `$schema` or `$id`. */
 function bare(schema: JsonSchema): JsonSchema {
   return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== '$schema' && key !== '$id'));
 }
 
 function generate(io: ComponentMeta['io']): Record<string, JsonSchema> {
-  const { schemas } = z.toJSONSchema(components, { target: 'draft-2020-12', io, unrepresentable: 'any', uri: (id) => ref(id).$ref });
+  const { schemas } = z.toJSONSchema(components, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+    uri: (id) => ref(id).$ref,
+    override: ({ zodSchema, jsonSchema }) => {
+      const extra = additions.get(zodSchema);
+      if (extra) Object.assign(jsonSchema, extra());
+    },
+  });
   return schemas as Record<string, JsonSchema>;
 }
 
-/** Each action's contract arguments, per version, as the contracts (lib/actions/…) define them. */
-function contractArguments(): Record<string, JsonSchema> {
-  return Object.fromEntries(
-    allActions().flatMap((action) =>
-      action.contracts.map((contract) => [`${action.name}.v${contract.version}.args`, bare(z.toJSONSchema(contract.args, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }))]),
-    ),
-  );
-}
-
-/** Every registered schema, each in its own direction, and the contracts' arguments. */
+/** Every registered schema, each in its own direction. */
 export function componentSchemas(): Record<string, JsonSchema> {
   const byIo = { input: generate('input'), output: generate('output') };
-  const registered = Object.fromEntries(directions.map(({ id, io }) => [id, bare(byIo[io][id]!)]));
-  return { ...registered, ...contractArguments() };
+  return Object.fromEntries(directions.map(({ id, io }) => [id, bare(byIo[io][id]!)]));
 }

@@ -1,7 +1,7 @@
 import { errorBodySchema, fieldIssueSchema, repairAdviceSchema } from '@/lib/api/responses/error';
 import { component, componentSchemas, refOf } from './components';
 import { HEADERS, headerRefs } from './headers';
-import type { Access, Operation, Success } from './operation';
+import { TAGS, type Access, type ErrorCase, type Operation, type Success } from './operation';
 import { errorsOf } from './standard-errors';
 import { allOperations } from './operations';
 
@@ -15,6 +15,7 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
   agent_or_session: [{ agentKey: [] }, { session: [] }],
   session: [{ session: [] }],
   admin: [{ session: [] }],
+  command: [],
 };
 
 const pathParameters = (path: string) =>
@@ -30,21 +31,27 @@ function queryParameters(operation: Operation) {
   }));
 }
 
-function successResponse({ description, body, headers }: Success) {
-  const content = 'json' in body ? { 'application/json': { schema: refOf(body.json) } } : Object.fromEntries(body.text.map((type) => [type, { schema: { type: 'string' } }]));
-  return { description, headers: headerRefs(headers), content };
+function successContent(body: Success['body']) {
+  if (!body) return undefined;
+  return 'json' in body ? { 'application/json': { schema: refOf(body.json) } } : Object.fromEntries(body.text.map((type) => [type, { schema: { type: 'string' } }]));
+}
+
+const codeList = (codes: readonly string[]) => codes.map((code) => `\`${code}\``).join(', ');
+
+function errorResponse({ codes, headers, body }: ErrorCase) {
+  return {
+    description: body
+      ? `${body.description}${codes.length > 0 ? `; \`error.data.code\` is one of: ${codeList(codes)}` : ''}.`
+      : `Error; \`error.code\` is one of: ${codeList(codes)}.`,
+    headers: headerRefs(headers),
+    content: { 'application/json': { schema: body ? refOf(body.json) : ERROR } },
+  };
 }
 
 function responses(operation: Operation) {
   const answers: Record<string, unknown> = {};
-  for (const success of operation.success) answers[String(success.status)] = successResponse(success);
-  for (const error of errorsOf(operation)) {
-    answers[String(error.status)] = {
-      description: `Error; \`error.code\` is one of: ${error.codes.map((code) => `\`${code}\``).join(', ')}.`,
-      headers: headerRefs(error.headers),
-      content: { 'application/json': { schema: ERROR } },
-    };
-  }
+  for (const { status, description, body, headers } of operation.success) answers[String(status)] = { description, headers: headerRefs(headers), content: successContent(body) };
+  for (const error of errorsOf(operation)) answers[String(error.status)] = errorResponse(error);
   answers.default = {
     description: 'Any other failure, in the same error body: `internal_error` (500, nothing was changed) or `systems_unavailable` (503 with `Retry-After`: a system of record could not be reached; nothing was changed).',
     content: { 'application/json': { schema: ERROR } },
@@ -53,7 +60,8 @@ function responses(operation: Operation) {
 }
 
 function requestBody(operation: Operation) {
-  const body = operation.body;
+  const { body, message } = operation;
+  if (message) return { required: true, description: message.description, content: { [message.mediaType]: { schema: refOf(message.schema) } } };
   if (!body) return undefined;
   return {
     required: !body.optional,
@@ -68,10 +76,10 @@ function operationObject(operation: Operation) {
     operationId: operation.operationId,
     tags: [operation.tag],
     summary: operation.summary,
-    ...(operation.description ? { description: operation.description } : {}),
+    description: operation.description,
     security: SECURITY[operation.access],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(operation.body ? { requestBody: requestBody(operation) } : {}),
+    ...(operation.body || operation.message ? { requestBody: requestBody(operation) } : {}),
     responses: responses(operation),
   };
 }
@@ -94,13 +102,15 @@ export function openApiDocument(version: string) {
       version,
       summary: 'An approval gate between AI agents and consequential actions.',
       description:
-        'The agent API (an agent key), the operator API (a dashboard session) and the admin API (a session with the admin role). ' +
-        'Every error answers `{"error": {"kind", "code", "message", …}}`. Not described here: the executor (`POST /api/executor/{scope}`, ' +
-        'called with signed commands by the worker, not by clients), the MCP server (`/api/mcp`, described by its own tool list) and sign-in (`/api/auth/…`, next-auth).',
+        'The agent API (an agent key), the operator API (a dashboard session), the admin API (a session with the admin role), the executor (signed commands) and the MCP server. ' +
+        'Every error answers `{"error": {"kind", "code", "message", …}}`, except the MCP server\'s refusals of a message, which are JSON-RPC errors. ' +
+        'A method a path does not list answers 405 with `Allow`, and an unknown path under `/api` a 404 `not_found`, in the same error body. ' +
+        "Not described here: sign-in (`/api/auth/…`, next-auth's own endpoints; see the `session` security scheme).",
+      contact: { name: 'Countersign maintainers: SECURITY.md in the repository says how to report a vulnerability' },
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    servers: [{ url: '/' }],
-    tags: [{ name: 'Agent API' }, { name: 'Operator API' }, { name: 'Admin API' }, { name: 'Public' }],
+    servers: [{ url: '/', description: 'The deployment that serves this document.' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths: paths(allOperations),
     components: {
       schemas: componentSchemas(),

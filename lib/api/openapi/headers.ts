@@ -9,6 +9,7 @@ export const HEADERS: Record<HeaderName, { description: string; schema: { type: 
   },
   Sunset: { description: 'When the deprecated contract version stops being accepted (RFC 8594, an HTTP date). Only when a sunset is set.', schema: { type: 'string' } },
   'Content-Disposition': { description: 'A download: `attachment; filename="…"`.', schema: { type: 'string' } },
+  'WWW-Authenticate': { description: 'The bearer challenge (RFC 6750 §3): `Bearer realm="countersign"`, with `error="invalid_token"` when a key was sent.', schema: { type: 'string' } },
 };
 
 export const headerRefs = (names: readonly HeaderName[] = []) =>

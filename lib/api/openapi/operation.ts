@@ -17,24 +17,39 @@ export type Access =
   | 'agent_or_session'
   /** A dashboard session; an Authorization header is refused. */
   | 'session'
+  /** Nothing in the headers: the signed command in the body is the credential (the executor). */
+  | 'command'
   /** A session with the admin role in the tenant the dashboard shows (`cs_tenant`). */
   | 'admin';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
+/** The document's tags, each with what its operations are for. */
+export const TAGS = {
+  'Agent API': 'For agents, with an agent key: propose an action, read what became of it, read the contracts. Reads of a proposal and of the contracts take a dashboard session too.',
+  'Operator API': 'For people, with a dashboard session: decide, extend, revise and re-request proposals, read the queue, export the audit trail, prove an email address. Mutations need a same-origin `Origin`.',
+  'Admin API': "For a tenant's admins, with a dashboard session in the tenant the dashboard shows: agent keys, members, contract rollout, notifications, the emergency stop and routing policies.",
+  Public: 'No credentials: the public keys, health, this document, and accepting an invitation.',
+  Executor: 'Called by the worker with signed commands, not by clients; an executor of your own verifies the same commands with the public keys.',
+  MCP: 'The Model Context Protocol server for agents, with an agent key.',
+} as const;
+
 /** A response header, named as in headers.ts. */
-export type HeaderName = 'Retry-After' | 'Deprecation' | 'Sunset' | 'Content-Disposition';
+export type HeaderName = 'Retry-After' | 'Deprecation' | 'Sunset' | 'Content-Disposition' | 'WWW-Authenticate';
 
 export type Success = {
   status: number;
   description: string;
-  /** A JSON body's schema; `text` is a download in the named media types. */
-  body: { json: z.ZodType } | { text: readonly string[] };
+  /** A JSON body's schema; `text` is a download in the named media types; none: an empty body. */
+  body?: { json: z.ZodType } | { text: readonly string[] };
   headers?: readonly HeaderName[];
 };
 
-/** An error status this operation answers beyond the standard ones, with its possible codes. */
-export type ErrorCase = { status: number; codes: readonly string[]; headers?: readonly HeaderName[] };
+/**
+ * An error status this operation answers beyond the standard ones, with its possible codes: in the
+ * one error body (`Error`), or in the body a protocol prescribes (`body`, e.g. JSON-RPC's at /api/mcp).
+ */
+export type ErrorCase = { status: number; codes: readonly string[]; headers?: readonly HeaderName[]; body?: { json: z.ZodType; description: string } };
 
 export type QueryParameter = { name: string; description: string; values?: readonly string[] };
 
@@ -43,9 +58,10 @@ export type Operation = {
   method: Method;
   /** As OpenAPI spells it: `/api/v1/proposals/{id}`. */
   path: string;
-  tag: 'Agent API' | 'Operator API' | 'Admin API' | 'Public';
+  tag: keyof typeof TAGS;
   summary: string;
-  description?: string;
+  /** What a client needs beyond the summary: who may call, what it changes, what to do next. */
+  description: string;
   access: Access;
   /** A JSON body read by the one body reader (lib/http/body.ts). */
   body?: {
@@ -57,6 +73,11 @@ export type Operation = {
     /** A same-origin `Origin` is required (the dashboard's mutations, docs/design.md §11). */
     sameOrigin: boolean;
   };
+  /**
+   * A body the route reads itself rather than through the JSON body reader (the executor's compact
+   * JWS, an MCP message): no standard errors are added for it, so `errors` lists them.
+   */
+  message?: { mediaType: string; schema: z.ZodType; description: string };
   query?: readonly QueryParameter[];
   success: readonly Success[];
   errors?: readonly ErrorCase[];

@@ -6,7 +6,8 @@ export const MALFORMED_BODY_CODES = ['invalid_json', 'invalid_utf8', 'duplicate_
 /** The errors an operation answers because of who may call it and whether it reads a body. */
 function standardErrors(operation: Operation): ErrorCase[] {
   const errors: ErrorCase[] = [];
-  if (operation.access !== 'public') errors.push({ status: 401, codes: ['unauthenticated'] });
+  // A signed command is checked by the executor itself: its 401s are the operation's own.
+  if (operation.access !== 'public' && operation.access !== 'command') errors.push({ status: 401, codes: ['unauthenticated'] });
   if (operation.access === 'admin') errors.push({ status: 403, codes: ['forbidden'] });
   const body = operation.body;
   if (body) {
@@ -30,6 +31,7 @@ export function errorsOf(operation: Operation): ErrorCase[] {
       status: error.status,
       codes: [...new Set([...(known?.codes ?? []), ...error.codes])],
       headers: [...new Set([...(known?.headers ?? []), ...(error.headers ?? [])])],
+      body: known?.body ?? error.body,
     });
   }
   return [...byStatus.values()].sort((a, b) => a.status - b.status);

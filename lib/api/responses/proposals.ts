@@ -53,10 +53,16 @@ const decisionSchema = z.object({
   at: timestamp,
 });
 
+/**
+ * A stored receipt, passed through as recorded: the executor checked it against the action's
+ * receipt schema before recording it. The OpenAPI document names those schemas here (lib/api/openapi/actions.ts).
+ */
+export const storedReceiptSchema = z.unknown();
+
 const executionSchema = z.object({
   status: z.string(),
   attempts: z.int(),
-  receipt: z.unknown(),
+  receipt: storedReceiptSchema.nullable(),
   errorCode: z.string().nullable(),
   nextCheckAt: timestamp.nullable(),
   updatedAt: timestamp,

@@ -2,13 +2,17 @@ import { z } from 'zod';
 import { envelopeSchema } from '@/lib/intake/envelope';
 import { agentProposalViewSchema, operatorProposalViewSchema, proposalCreatedSchema } from '@/lib/api/responses/proposals';
 import { contractDocumentsSchema } from '@/lib/api/responses/reads';
-import { component } from '../components';
+import { contractBranches } from '../actions';
+import { addJsonSchema, component } from '../components';
 import type { Operation } from '../operation';
 
 const envelope = component(
-  envelopeSchema.describe(
-    'The proposal envelope (docs/design.md §4), closed: any other top-level field is refused. `args` follows the contract of `action` at `contractVersion`: ' +
-      'each version is a component `<action>.v<version>.args` here, and `GET /api/v1/contracts` serves them with the statuses of your tenant.',
+  addJsonSchema(
+    envelopeSchema.describe(
+      'The proposal envelope (docs/design.md §4), closed: any other top-level field is refused. `args` follows the contract of `action` at `contractVersion`: ' +
+        'each version is a component `<action>.v<version>.args` here, and `GET /api/v1/contracts` serves them with the statuses of your tenant.',
+    ),
+    contractBranches,
   ),
   'ProposalEnvelope',
   'input',
@@ -64,6 +68,7 @@ export const agentOperations: Operation[] = [
     path: '/api/v1/contracts',
     tag: 'Agent API',
     summary: 'Every contract version as JSON Schema',
+    description: 'Each action with its title and executor scope, and per version the arguments as JSON Schema (the same as the `<action>.v<version>.args` components here) with the status your tenant gives it (`current`, `supported` with its sunset, `shadow`, `retired`) — read it before proposing, or to build a model\'s tool list.',
     access: 'agent_or_session',
     success: [{ status: 200, description: "Each action's versions with the caller's tenant's statuses, and the envelope.", body: { json: component(contractDocumentsSchema, 'ContractDocuments') } }],
   },

@@ -1,7 +1,8 @@
 import type { Operation } from '../operation';
 import { adminOperations } from './admin';
 import { agentOperations } from './agent';
+import { protocolOperations } from './protocols';
 import { proposalOperations } from './proposals';
 import { readOperations } from './reads';
 
-export const allOperations: readonly Operation[] = [...agentOperations, ...proposalOperations, ...readOperations, ...adminOperations];
+export const allOperations: readonly Operation[] = [...agentOperations, ...proposalOperations, ...readOperations, ...adminOperations, ...protocolOperations];
