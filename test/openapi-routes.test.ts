@@ -8,6 +8,9 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 /** next-auth's own endpoints (sign-in, sign-out, session, CSRF): the document names them in its `session` scheme only. */
 const UNDOCUMENTED = new Set(['/api/auth/{...nextauth}']);
 
+/** The catch-all that answers a JSON 404 for a path no route serves: no operation, every method. */
+const NO_SUCH_PATH = '/api/{...path}';
+
 /**
  * Methods a route exports only to refuse them with 405 (the stateless MCP server opens no stream
  * and has no session to end), as the MCP operation's description says.
@@ -30,12 +33,13 @@ function openApiPath(file: string): string {
 
 /**
  * The HTTP methods a route file exports: `export async function GET`, `export const POST = …`,
- * `export const { GET } = handlers`, `export { GET }` and `export { handler as GET }`.
+ * `export const { GET } = handlers`, `export { GET }` and `export { handler as GET }` — not the
+ * methods `otherMethods(…)` answers with 405 (lib/http/methods.ts), which are no operations.
  */
 function exportedMethods(file: string): string[] {
   const source = fs.readFileSync(file, 'utf8');
   const declared = [...source.matchAll(/export\s+(?:async\s+)?(?:function|const|let)\s+([A-Z]+)\b/g)].map(([, name]) => name!);
-  const listed = [...source.matchAll(/export\s+(?:const\s*)?\{([^}]*)\}/g)].flatMap(([, names]) => names!.split(',').map((name) => name.trim().split(/\s+as\s+|\s*:\s*/).pop()!));
+  const listed = [...source.matchAll(/export\s+(?:const\s*)?\{([^}]*)\}(?!\s*=\s*otherMethods\b)/g)].flatMap(([, names]) => names!.split(',').map((name) => name.trim().split(/\s+as\s+|\s*:\s*/).pop()!));
   return METHODS.filter((method) => declared.includes(method) || listed.includes(method));
 }
 
@@ -45,7 +49,7 @@ describe('the OpenAPI document and the route files', () => {
   );
   const implemented = new Set(
     [...routeFiles('app/api'), ...routeFiles('app/.well-known')]
-      .filter((file) => !UNDOCUMENTED.has(openApiPath(file)))
+      .filter((file) => !UNDOCUMENTED.has(openApiPath(file)) && openApiPath(file) !== NO_SUCH_PATH)
       .flatMap((file) => exportedMethods(file).map((method) => `${method} ${openApiPath(file)}`))
       .filter((operation) => !REFUSED.has(operation)),
   );
