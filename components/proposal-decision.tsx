@@ -1,4 +1,4 @@
-import type { Proposal, Role } from '@/db/schema';
+import type { Proposal, Role } from '@/lib/records';
 import type { DecisionRow } from '@/lib/proposals/queries';
 import type { ProposalWording, ViewerRights } from '@/lib/proposals/view';
 import { DecisionPanel, ExtendButton } from './decision-panel';

@@ -11,7 +11,7 @@ async function restricted(filePath: string, code: string): Promise<boolean> {
 
 describe('import boundaries', () => {
   it.each([
-    ['a component importing the database', true, 'components/probe.tsx', "import { getDb } from '@/db';\nexport const probe = getDb;\n"],
+    ['a component importing the database', true, 'components/probe.tsx', "import { openDatabase } from '@/db/client';\nexport const probe = openDatabase;\n"],
     ['a component importing a domain function', true, 'components/probe.tsx', "import { decide } from '@/lib/decisions/decide';\nexport const probe = decide;\n"],
     ['a component importing the proposal view model as a value', true, 'components/probe.tsx', "import { proposalDetail } from '@/lib/proposals/view';\nexport const probe = proposalDetail;\n"],
     ['a component importing schema types', false, 'components/probe.tsx', "import type { Proposal } from '@/db/schema';\nexport type Probe = Proposal;\n"],

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { ExecutionsBanner } from '@/components/executions-banner';
 import { NavLink } from '@/components/nav-link';
 import { ProposalFlash } from '@/components/proposal-flash';

@@ -25,7 +25,7 @@ const credentialsSchema = z.strictObject({
 });
 
 // The database is imported lazily: `next build` evaluates this module and must open no database.
-const database = async () => (await import('@/db')).getDb();
+const database = async () => (await import('@/lib/database')).getDb();
 
 async function findUserByEmail(email: string) {
   const [{ users }, { eq }] = await Promise.all([import('@/db/schema'), import('drizzle-orm')]);

@@ -1,6 +1,6 @@
 import 'server-only';
 import type { Database } from '@/db';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { RequestBody } from '@/lib/api/requests';
 import type { Operator } from '@/lib/auth/operator';
 import { readJsonRequest } from './body';

@@ -5,7 +5,7 @@ import { proposals, tenants, type Proposal } from '@/db/schema';
 import { describeDrift, readLive, staleReason, type LiveRead } from '@/lib/decisions/live';
 import { endStale, RECHECK_ACTOR } from '@/lib/decisions/transitions';
 import { ApiError } from '@/lib/http/errors';
-import type { ProposalDrift } from '@/lib/proposals/flag-types';
+import type { ProposalDrift } from '@/db/proposal-flags';
 import type { SystemsClient } from '@/lib/systems/client';
 
 /** A pending proposal nothing triggered is still re-checked this long after its last check. */

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { ExecutionsControl } from '@/components/executions-control';
 import { PayloadText } from '@/components/payload-text';
 import { Cell, Table } from '@/components/table';

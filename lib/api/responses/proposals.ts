@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { proposalStatusEnum, roleEnum } from '@/db/schema';
-import { FLAG_KINDS } from '@/lib/proposals/flag-types';
+import { FLAG_KINDS } from '@/db/proposal-flags';
 
 /**
  * The proposal answers of the agent API (docs/design.md §4) and the operator API (§12). The builders in

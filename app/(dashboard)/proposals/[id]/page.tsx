@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { cache } from 'react';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { Countdown } from '@/components/countdown';
 import { ExecutionSection } from '@/components/execution-section';
 import { FlagChips } from '@/components/flag-chips';

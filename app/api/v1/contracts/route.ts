@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { ContractDocuments } from '@/lib/api/responses/reads';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { contractDocuments } from '@/lib/contracts/documents';

@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { ProposalCreated } from '@/lib/api/responses/proposals';
 import { consumeRateLimit } from '@/lib/agents/rate-limit';
 import { env } from '@/lib/env';

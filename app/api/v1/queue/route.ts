@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { QueuePage } from '@/lib/api/responses/reads';
 import { ApiError, errorResponse } from '@/lib/http/errors';
 import { requireOperator } from '@/lib/http/principal';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { RevisionForm } from '@/components/revision-form';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { dashboardContext } from '@/lib/dashboard/context';

@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { PolicyList, PolicySaveAnswer } from '@/lib/api/responses/admin';
 import { errorResponse } from '@/lib/http/errors';
 import { adminMutation } from '@/lib/http/operator-route';

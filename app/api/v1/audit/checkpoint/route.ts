@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { Checkpoint } from '@/lib/api/responses/reads';
 import { currentCheckpoint } from '@/lib/audit/checkpoint-store';
 import { commandKeys } from '@/lib/commands/keys';

@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { auditExportResponse } from '@/lib/audit/export';
 import { parseHistoryParams } from '@/lib/audit/history-filters';
 import { ApiError, errorResponse, unauthenticated } from '@/lib/http/errors';

@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { InvitationAccepted } from '@/lib/api/responses/admin';
 import { acceptInvitation } from '@/lib/admin/invitations';
 import { asMemberApi } from '@/lib/admin/members';

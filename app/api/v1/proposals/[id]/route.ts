@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { deprecationHeadersFor } from '@/lib/contracts/catalog';
 import { errorResponse, notFound } from '@/lib/http/errors';
 import { publicOrigin } from '@/lib/http/origin';

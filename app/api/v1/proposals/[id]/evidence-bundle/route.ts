@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { commandKeys } from '@/lib/commands/keys';
 import { errorResponse, notFound } from '@/lib/http/errors';
