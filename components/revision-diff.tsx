@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { RevisionChange } from '@/lib/proposals/revision-view';
+import type { RevisionChange } from '@/lib/decisions/revision-view';
 import { PayloadText } from './payload-text';
 
 /**

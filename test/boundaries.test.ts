@@ -13,7 +13,7 @@ describe('import boundaries', () => {
   it.each([
     ['a component importing the database', true, 'components/probe.tsx', "import { openDatabase } from '@/db/client';\nexport const probe = openDatabase;\n"],
     ['a component importing a domain function', true, 'components/probe.tsx', "import { decide } from '@/lib/decisions/decide';\nexport const probe = decide;\n"],
-    ['a component importing the proposal view model as a value', true, 'components/probe.tsx', "import { proposalDetail } from '@/lib/proposals/view';\nexport const probe = proposalDetail;\n"],
+    ['a component importing the proposal view model as a value', true, 'components/probe.tsx', "import { readProposalView } from '@/lib/decisions/proposal-view';\nexport const probe = readProposalView;\n"],
     ['a component importing schema types', false, 'components/probe.tsx', "import type { Proposal } from '@/db/schema';\nexport type Probe = Proposal;\n"],
     ['a component importing the operator API client', false, 'components/probe.tsx', "import { postDecision } from '@/lib/client/operator-api';\nexport const probe = postDecision;\n"],
     ['a product module importing the demo world', true, 'lib/probe.ts', "import { DEMO_PEOPLE } from '@/demo/world';\nexport const probe = DEMO_PEOPLE;\n"],

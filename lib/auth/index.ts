@@ -3,7 +3,7 @@ import NextAuth, { CredentialsSignin, type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { z } from 'zod';
 import { env, oidcEnabled } from '@/lib/env';
-import { clientAddress } from '@/lib/http/origin';
+import { clientAddress } from './client-address';
 import { sessionCookies, usesSecureCookies } from './cookies';
 import { MAX_PASSWORD } from './password-rules';
 import { safeReturnPath } from './return-to';

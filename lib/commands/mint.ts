@@ -5,7 +5,7 @@ import { findAction } from '@/lib/actions/registry';
 import { env } from '@/lib/env';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
-import { wakeDispatchOnCommit } from '@/lib/jobs/wake';
+import { wakeDispatchOnCommit } from './wake';
 import { commandKeys, type SigningKey } from './keys';
 
 export const COMMAND_TYP = 'countersign-command+jwt';

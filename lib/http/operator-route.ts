@@ -1,7 +1,7 @@
 import 'server-only';
 import type { Database } from '@/db';
 import { getDb } from '@/lib/database';
-import type { RequestBody } from '@/lib/api/requests';
+import type { RequestBody } from '@/lib/input/request-body';
 import type { Operator } from '@/lib/auth/operator';
 import { readJsonRequest } from './body';
 import { errorResponse } from './errors';

@@ -5,7 +5,7 @@ import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticat
 import { auth } from '@/lib/auth';
 import { loadOperator, type Operator } from '@/lib/auth/operator';
 import { chosenMembership } from '@/lib/dashboard/context';
-import { tenantOfProposal } from '@/lib/proposals/queries';
+import { tenantOfProposal } from '@/lib/proposals/lookup';
 import { ApiError, unauthenticated } from './errors';
 
 export type Principal = { kind: 'agent'; agent: AgentPrincipal } | { kind: 'operator'; operator: Operator };

@@ -5,7 +5,7 @@ import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { ApiError, systemsUnavailable } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
-import { proposalByRequestId } from '@/lib/proposals/queries';
+import { proposalByRequestId } from '@/lib/proposals/lookup';
 import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
 import { admitShaped, normalizedPayload } from './admit';
 import { recordRejection } from './record-rejection';

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, outbox, proposals } from '@/db/schema';
-import { tenantRunning } from '@/lib/admin/executions-pause';
+import { tenantRunning } from '@/lib/commands/executions-pause';
 import { mintCommand } from '@/lib/commands/mint';
 import type { OutboxTopic } from '@/lib/events/registry';
 

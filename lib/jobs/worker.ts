@@ -11,7 +11,7 @@ import { expireOverdue } from './expire-proposals';
 import { reconcileExecutions } from './reconcile-executions';
 import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
-import { DISPATCH_CHANNEL } from './wake';
+import { DISPATCH_CHANNEL } from '@/lib/commands/wake';
 
 /** How often each job runs (docs/design.md §6, §7, §8, §9, §10). */
 export const JOB_INTERVALS_MS = {

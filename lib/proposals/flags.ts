@@ -5,7 +5,7 @@ import type { ActionModule, OpenClaims, Resolution } from '@/lib/actions/types';
 import type { GateSubject } from '@/lib/gates/types';
 import { aggregateKey, type PriorTotals } from '@/lib/policy/aggregate';
 import type { LoadedPolicy } from '@/lib/policy/routing';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import { invisibleName, tagValue } from '@/lib/text/characters';
 import { codePointName, hiddenCharacterIndexes } from '@/lib/text/invisible';
 import { findLookalikes } from '@/lib/text/lookalike';

@@ -5,7 +5,7 @@ import { ExecutionsControl } from '@/components/executions-control';
 import { PayloadText } from '@/components/payload-text';
 import { Cell, Table } from '@/components/table';
 import { absoluteTime } from '@/components/time';
-import { executionsState } from '@/lib/admin/executions-pause';
+import { executionsState } from '@/lib/commands/executions-pause';
 import { listAgentKeys, listMembers } from '@/lib/admin/listing';
 import { dashboardContext } from '@/lib/dashboard/context';
 

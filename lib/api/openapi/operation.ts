@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RequestBody } from '@/lib/api/requests';
+import type { RequestBody } from '@/lib/input/request-body';
 import { component } from './components';
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { FieldIssue } from '@/lib/input/field-issues';
 
 /**
  * The one error body of every API route (`ApiError.toBody()` in lib/http/errors.ts): a kind (the
@@ -26,7 +27,7 @@ export const fieldIssueSchema = z.object({
   expected: z.string(),
   received: z.string(),
   message: z.string(),
-});
+}) satisfies z.ZodType<FieldIssue>;
 
 /** Whether an agent may send a corrected request with `repairOf`, and how many times more. */
 export const repairAdviceSchema = z.object({
@@ -54,5 +55,4 @@ export const errorBodySchema = z.object({
 });
 
 export type ErrorKind = z.infer<typeof errorKindSchema>;
-export type FieldIssue = z.infer<typeof fieldIssueSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;

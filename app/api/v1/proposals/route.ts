@@ -8,7 +8,7 @@ import { requireAgent } from '@/lib/http/principal';
 import { readJsonBody } from '@/lib/http/body';
 import { submitProposal } from '@/lib/intake/intake';
 import { recordRejection } from '@/lib/intake/record-rejection';
-import { proposalSummary } from '@/lib/proposals/view';
+import { proposalSummary } from '@/lib/api/responses/proposal-json';
 import { systemsClient } from '@/lib/systems/client';
 
 export const dynamic = 'force-dynamic';

@@ -7,7 +7,8 @@ import { auth } from '@/lib/auth';
 import { oidcEnabled } from '@/lib/env';
 import { readJsonRequest } from '@/lib/http/body';
 import { ApiError, errorResponse } from '@/lib/http/errors';
-import { assertSameOrigin, clientAddress } from '@/lib/http/origin';
+import { clientAddress } from '@/lib/auth/client-address';
+import { assertSameOrigin } from '@/lib/http/origin';
 
 export const dynamic = 'force-dynamic';
 
