@@ -4,7 +4,7 @@ import { PayloadText } from './payload-text';
 
 /**
  * A revision's changes against its parent, field by field and in words ("amount: 15.00 → 12.00
- * EUR"), as lib/proposals/revision-view.ts words them with the action's own formatting.
+ * EUR"), as lib/decisions/revision-view.ts words them with the action's own formatting.
  */
 export function RevisionDiff({ parentId, editor, changes }: { parentId: string; editor: string; changes: RevisionChange[] }) {
   return (

@@ -41,7 +41,7 @@ export function signCommand(claims: CommandClaims, key: SigningKey): Promise<str
  * Mints the one command of a proposal that has just become `approved`: the `commands` row, the
  * `command.minted` outbox row the dispatcher delivers, and the audit event. Call it inside the
  * transaction that approved the proposal, so an approval never exists without its command; the
- * commit wakes the dispatcher (lib/jobs/wake.ts).
+ * commit wakes the dispatcher (lib/commands/wake.ts).
  */
 export async function mintCommand(tx: Database, proposal: Proposal, now: Date, key?: SigningKey): Promise<MintedCommand> {
   const action = findAction(proposal.action);

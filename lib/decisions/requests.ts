@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { noFields, requestBody, type EmptyRequest, type RequestBody } from '@/lib/input/request-body';
 
 /**
- * The one home of the operator API's request bodies (docs/design.md §12): the routes parse with these
- * schemas (lib/http/operator-route.ts), the domain functions take their types, and the dashboard's
- * client (lib/client/operator-api.ts) sends them. Only zod here, so client components may import it.
- * The agent API's envelope is intake's contract and lives with the Shape gate (lib/intake/envelope.ts).
+ * The request bodies of the operator API's decisions on a proposal (docs/design.md §12: decide,
+ * extend, revise, ask to propose again): the routes parse with these schemas
+ * (lib/http/operator-route.ts), the domain functions take their types, and the dashboard's client
+ * (lib/client/operator-api.ts) sends them. Only zod here, so client components may import it. The
+ * admin bodies live with their folders (lib/admin/requests.ts, …); the agent API's envelope, read by
+ * the Shape gate, is lib/input/envelope.ts.
  */
 
 export const decisionRequestSchema = z

@@ -30,7 +30,7 @@ async function mutationBody<T>(request: Request, body: RequestBody<T>): Promise<
 /**
  * A dashboard mutation on one proposal (`POST /api/v1/proposals/:id/<verb>`): a session, never
  * an agent key; a same-origin `Origin`; the body read by the one JSON reader and parsed with
- * `body` (lib/api/requests.ts), so every mutation refuses a bad body the same way (400/413/415
+ * `body` (lib/input/request-body.ts), so every mutation refuses a bad body the same way (400/413/415
  * malformed, 422 with issues); errors as the API's JSON. The handler does the rest.
  */
 export function operatorMutation<T>(

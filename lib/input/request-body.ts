@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * How a route declares its JSON body: each folder's request bodies (lib/api/requests.ts,
+ * How a route declares its JSON body: each folder's request bodies (lib/decisions/requests.ts,
  * lib/admin/requests.ts, …) are made of these, and lib/http/body.ts reads a body by one. Only zod
  * here, so the domain and client components may import it.
  */

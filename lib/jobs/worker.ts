@@ -36,7 +36,7 @@ export type WorkerSettings = {
   intervals?: Partial<Record<keyof typeof JOB_INTERVALS_MS, number>>;
   /**
    * The database's LISTEN (DatabaseHandle.listen): with it, a committed approval wakes dispatch at
-   * once (lib/jobs/wake.ts); without it, or when a notification is lost, the interval finds it.
+   * once (lib/commands/wake.ts); without it, or when a notification is lost, the interval finds it.
    */
   listen?: DatabaseHandle['listen'];
   log?: (line: string) => void;
