@@ -3,7 +3,7 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
-import { REJECT_PRESETS, type DecisionRequest } from '@/lib/api/requests';
+import { REJECT_PRESETS, type DecisionRequest } from '@/lib/decisions/requests';
 import { OperatorApiError, postDecision, postExtension, valueOrThrow } from '@/lib/client/operator-api';
 import { isSessionEnded, markSessionEnded, signInAgainHref, useSessionEnded } from '@/lib/client/session';
 import { PayloadText } from './payload-text';

@@ -1,5 +1,6 @@
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
-import type { ExecutionState, ProposalStatus } from '@/lib/proposals/view';
+import type { ExecutionState } from '@/lib/proposals/execution-state';
+import type { ProposalStatus } from '@/lib/records';
 import { CopyButton, ExecutionRefresher, NextCheckIn } from './execution-live';
 import { ViewerClock } from './viewer-time';
 

@@ -1,4 +1,4 @@
-import type { ProposalFlag } from '@/lib/proposals/flag-types';
+import type { ProposalFlag } from '@/lib/records';
 
 const LOOK: Record<ProposalFlag['kind'], string> = {
   suspicious_evidence: 'bg-red-100 text-red-900 ring-red-300 dark:bg-red-950 dark:text-red-200 dark:ring-red-800',

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { DecisionRowView, EventRowView } from '@/lib/audit/history-view';
-import type { ProposalStatus } from '@/lib/proposals/view';
+import type { ProposalStatus } from '@/lib/records';
 import { CARD_ROW, CardCell, Table } from './table';
 import { Hash } from './hash';
 import { PayloadText } from './payload-text';

@@ -1,5 +1,5 @@
 import type { PolicyChange } from '@/lib/policy/requests';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import { diffRules, ruleInWords } from '@/lib/client/policy-words';
 
 const MARK = { added: '+ added', removed: '− removed', changed: '~ changed', moved: '↕ moved', same: '= unchanged' } as const;

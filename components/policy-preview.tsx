@@ -4,7 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { OperatorApiError, valueOrThrow } from '@/lib/client/operator-api';
 import { previewPolicy } from '@/lib/client/policies-api';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import { outcomeInWords } from '@/lib/client/policy-words';
 import { CARD, INPUT, ProblemText, SECONDARY_BUTTON } from './notification-ui';
 

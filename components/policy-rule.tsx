@@ -1,7 +1,7 @@
 'use client';
 
 import type { FieldProblem } from '@/lib/client/operator-api';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import { INPUT, SECONDARY_BUTTON } from './notification-ui';
 
 /** One rule as the form holds it: every number as typed, so a bad entry reaches the server and comes back as that field's issue. */

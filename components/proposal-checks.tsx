@@ -1,5 +1,4 @@
-import type { GateResult } from '@/db/schema';
-import type { ProposalDrift } from '@/lib/proposals/flag-types';
+import type { GateResult, ProposalDrift } from '@/lib/records';
 import { PayloadText } from './payload-text';
 
 const clockOf = (iso: string) => `${iso.slice(11, 16)} UTC`;

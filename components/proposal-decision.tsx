@@ -1,6 +1,7 @@
-import type { Proposal, Role } from '@/db/schema';
-import type { DecisionRow } from '@/lib/proposals/queries';
-import type { ProposalWording, ViewerRights } from '@/lib/proposals/view';
+import type { Proposal, Role } from '@/lib/records';
+import type { DecisionRow } from '@/lib/proposals/decision-rows';
+import type { ProposalWording } from '@/lib/proposals/wording';
+import type { ViewerRights } from '@/lib/decisions/viewer-rights';
 import { DecisionPanel, ExtendButton } from './decision-panel';
 import { PayloadText } from './payload-text';
 import { Time } from './time';

@@ -1,5 +1,5 @@
 import Link from 'next/link';
-import type { ProposalStatus } from '@/db/schema';
+import type { ProposalStatus } from '@/lib/records';
 import type { ProposalListItem, ProposalListView, SearchTarget } from '@/lib/proposals/list';
 import { ProposalListTime } from './proposal-list-time';
 import { PayloadText } from './payload-text';

@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { REJECT_PRESETS } from '@/lib/api/requests';
+import { REJECT_PRESETS } from '@/lib/decisions/requests';
 import type { QueueItem } from '@/lib/proposals/queue-view';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';

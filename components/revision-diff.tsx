@@ -1,10 +1,10 @@
 import Link from 'next/link';
-import type { RevisionChange } from '@/lib/proposals/revision-view';
+import type { RevisionChange } from '@/lib/decisions/revision-view';
 import { PayloadText } from './payload-text';
 
 /**
  * A revision's changes against its parent, field by field and in words ("amount: 15.00 → 12.00
- * EUR"), as lib/proposals/revision-view.ts words them with the action's own formatting.
+ * EUR"), as lib/decisions/revision-view.ts words them with the action's own formatting.
  */
 export function RevisionDiff({ parentId, editor, changes }: { parentId: string; editor: string; changes: RevisionChange[] }) {
   return (

@@ -5,7 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { OperatorApiError, postRevision, valueOrThrow } from '@/lib/client/operator-api';
 import { formatMinor, parseMoney } from '@/lib/money';
-import type { EditingView, MoneyFieldView } from '@/lib/proposals/revision-view';
+import type { EditingView, MoneyFieldView } from '@/lib/decisions/revision-view';
 import { PayloadText } from './payload-text';
 
 type FieldSchema = { type?: string; enum?: string[]; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; pattern?: string };

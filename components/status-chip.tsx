@@ -1,6 +1,5 @@
-import type { DeliveryStatus } from '@/db/schema';
 import type { ContractStatus } from '@/lib/actions/types';
-import type { ProposalStatus } from '@/lib/proposals/view';
+import type { DeliveryStatus, ProposalStatus } from '@/lib/records';
 
 /** One palette everywhere (UI.md "States and their look"). */
 const TONE = {

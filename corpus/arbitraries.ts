@@ -4,7 +4,7 @@ import { findAction } from '@/lib/actions/registry';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_REFUNDS, SEEDED_SKUS } from '@/demo/systems/world';
 import { DEMO_AGENTS } from '@/demo/world';
-import { MAX_EVIDENCE_REFS } from '@/lib/intake/envelope';
+import { MAX_EVIDENCE_REFS } from '@/lib/input/envelope';
 import type { Tenant } from './world';
 
 /**

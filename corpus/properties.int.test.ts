@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
 import { DomainError } from '@/lib/errors/domain-error';
-import type { FieldIssue } from '@/lib/intake/issues';
+import type { FieldIssue } from '@/lib/input/field-issues';
 import { checkShape } from '@/lib/intake/shape';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import {

@@ -13,7 +13,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { ProposalDrift, ProposalFlag } from '@/lib/proposals/flag-types';
+import type { ProposalDrift, ProposalFlag } from './proposal-flags';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -45,7 +45,7 @@ export const tenants = pgTable('tenants', {
   escalateAfterMinutes: integer('escalate_after_minutes').notNull().default(120),
   /** Notifications carry the summary with argument values (amounts, ids) only when this is on. */
   notifyWithValues: boolean('notify_with_values').notNull().default(false),
-  /** The emergency stop: while set, approved commands wait and no expiry is counted (lib/admin/executions-pause.ts). */
+  /** The emergency stop: while set, approved commands wait and no expiry is counted (lib/commands/executions-pause.ts). */
   executionsPausedAt: at('executions_paused_at'),
   executionsPausedBy: text('executions_paused_by'),
   executionsPauseReason: text('executions_pause_reason'),

@@ -4,7 +4,7 @@ import { apiSession, signInWithForm } from './support';
 /**
  * The tenant's emergency stop from outside: only an admin, from the dashboard's origin, pauses or
  * resumes; while paused every member sees a banner naming who paused and when, in their own zone.
- * What the stop holds back (dispatch, expiry) is tested in lib/admin/executions-pause.int.test.ts.
+ * What the stop holds back (dispatch, expiry) is tested in lib/commands/executions-pause.int.test.ts.
  */
 
 const API = '/api/v1/admin/executions';

@@ -1,4 +1,4 @@
-import { closeDatabase, databaseHandle } from '@/db';
+import { closeDatabase, databaseHandle } from '@/lib/database';
 import { env, serverProblems, SettingsError } from '@/lib/env';
 import { stampPeerAddresses } from '@/lib/http/peer';
 import { warnIfOldNode } from '@/lib/node-version';

@@ -69,7 +69,7 @@ const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 3390);
 const PORTS = { app: PORT_BASE, scaleOut: [PORT_BASE + 1, PORT_BASE + 2] as [number, number], systems: PORT_BASE + 1000, mail: PORT_BASE + 1005, sink: PORT_BASE + 1006, baseline: PORT_BASE + 1009 };
 const HOT_ORDER = scaledIds(1).order;
 const HOT_CHARGED_MINOR = 100000;
-/** lib/proposals/claims.ts OPEN_STATUSES: the proposals that hold a claim on their resource. */
+/** lib/gates/claims.ts OPEN_STATUSES: the proposals that hold a claim on their resource. */
 const OPEN_STATUSES = ['pending_approval', 'approved', 'executing'];
 
 type Scenario = 'floor' | 'intake_many' | 'intake_hot' | 'machine_limit';

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase, type DatabaseHandle } from '@/db/client';
-import { pauseExecutions, pauseInput, resumeExecutions } from '@/lib/admin/executions-pause';
+import { pauseExecutions, pauseInput, resumeExecutions } from '@/lib/commands/executions-pause';
 import { AdminError, changePassword, createAgentKey, createTenant, createUser, endSessionsOf, grantRole, removeMember, revokeAgentKey } from '@/lib/admin/accounts';
 import { ZodError } from 'zod';
 import { allActions } from '@/lib/actions/registry';

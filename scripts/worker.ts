@@ -5,7 +5,7 @@
  * command is delivered once and each outcome settled once. Needs DATABASE_URL: the embedded PGlite
  * database belongs to one process (the web server's, which runs the jobs itself by default).
  */
-import { closeDatabase, databaseHandle } from '@/db';
+import { closeDatabase, databaseHandle } from '@/lib/database';
 import { env, SettingsError } from '@/lib/env';
 import { executorBaseUrl, startWorker, workerSettings } from '@/lib/jobs/worker';
 

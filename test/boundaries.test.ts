@@ -4,16 +4,16 @@ import { describe, expect, it } from 'vitest';
 /** The dependency rules of docs/architecture.md ("Folders and dependency direction"), as ESLint enforces them. */
 const eslint = new ESLint({ cwd: process.cwd() });
 
-async function restricted(filePath: string, code: string): Promise<boolean> {
+async function restricted(filePath: string, code: string, rule = 'no-restricted-imports'): Promise<boolean> {
   const [result] = await eslint.lintText(code, { filePath });
-  return (result?.messages ?? []).some((message) => message.ruleId === 'no-restricted-imports');
+  return (result?.messages ?? []).some((message) => message.ruleId === rule);
 }
 
 describe('import boundaries', () => {
   it.each([
-    ['a component importing the database', true, 'components/probe.tsx', "import { getDb } from '@/db';\nexport const probe = getDb;\n"],
+    ['a component importing the database', true, 'components/probe.tsx', "import { openDatabase } from '@/db/client';\nexport const probe = openDatabase;\n"],
     ['a component importing a domain function', true, 'components/probe.tsx', "import { decide } from '@/lib/decisions/decide';\nexport const probe = decide;\n"],
-    ['a component importing the proposal view model as a value', true, 'components/probe.tsx', "import { proposalDetail } from '@/lib/proposals/view';\nexport const probe = proposalDetail;\n"],
+    ['a component importing the proposal view model as a value', true, 'components/probe.tsx', "import { readProposalView } from '@/lib/decisions/proposal-view';\nexport const probe = readProposalView;\n"],
     ['a component importing schema types', false, 'components/probe.tsx', "import type { Proposal } from '@/db/schema';\nexport type Probe = Proposal;\n"],
     ['a component importing the operator API client', false, 'components/probe.tsx', "import { postDecision } from '@/lib/client/operator-api';\nexport const probe = postDecision;\n"],
     ['a product module importing the demo world', true, 'lib/probe.ts', "import { DEMO_PEOPLE } from '@/demo/world';\nexport const probe = DEMO_PEOPLE;\n"],
@@ -22,5 +22,19 @@ describe('import boundaries', () => {
     ['a product test importing the corpus runner', true, 'lib/probe.test.ts', "import { runCorpus } from '@/corpus/run';\nexport const probe = runCorpus;\n"],
   ])('%s: refused %s', async (_label, expected, filePath, code) => {
     expect(await restricted(filePath, code)).toBe(expected);
+  }, 30_000);
+});
+
+describe('action names', () => {
+  it.each([
+    ['a product module naming an action in a string', true, 'lib/probe.ts', "export const probe = 'issue_refund';\n"],
+    ['a route naming an action in a template string', true, 'app/probe.ts', 'export const probe = (n: number) => `hold_stock ${n}`;\n'],
+    ['a component naming an action in its text', true, 'components/probe.tsx', 'export const Probe = () => <p>hold_stock</p>;\n'],
+    ['the action naming itself', false, 'lib/actions/issue_refund/probe.ts', "export const probe = 'issue_refund';\n"],
+    ['a product test naming an action', false, 'lib/probe.test.ts', "export const probe = 'issue_refund';\n"],
+    ['the demo naming an action', false, 'demo/probe.ts', "export const probe = 'issue_refund';\n"],
+    ['a word that only contains a name', false, 'lib/probe.ts', "export const probe = 'reissue_refunds';\n"],
+  ])('%s: refused %s', async (_label, expected, filePath, code) => {
+    expect(await restricted(filePath, code, 'no-restricted-syntax')).toBe(expected);
   }, 30_000);
 });

@@ -2,7 +2,7 @@
 
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { signOut } from '@/lib/auth';
 import { usesSecureCookies } from '@/lib/auth/cookies';
 import { currentOperator } from '@/lib/auth/operator';

@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { ExecutionsBanner } from '@/components/executions-banner';
 import { NavLink } from '@/components/nav-link';
 import { ProposalFlash } from '@/components/proposal-flash';
-import { executionsState } from '@/lib/admin/executions-pause';
+import { executionsState } from '@/lib/commands/executions-pause';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { chooseTenant, signOutAction, signOutEverywhereAction } from './actions';
 

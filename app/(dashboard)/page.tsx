@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { QueueList } from '@/components/queue-list';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { pendingQueue, queueFilterChoices, queueViewFromSearch, queueViewSearch } from '@/lib/proposals/queue';

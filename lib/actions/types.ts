@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { RoutingAggregate } from '@/db/schema';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import type { SystemsClient, SystemsWriteClient, WriteResponse } from '@/lib/systems/client';
 
 export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
@@ -16,7 +16,7 @@ export type ContractVersion = {
   sunsetAt?: Date | null;
 };
 
-export type { RoutingRule } from '@/lib/policy/rules';
+export type { RoutingRule } from '@/lib/routing-rules';
 
 /** What Meaning learned from the system of record, kept with the proposal and shown to people. */
 export type Resolution = {

@@ -1,4 +1,4 @@
-import { noFields, requestBody } from '@/lib/api/requests';
+import { noFields, requestBody } from '@/lib/input/request-body';
 import { agentKeyInput, rotationInput } from './agent-keys';
 
 /** The request bodies of the agent key admin API (`/api/v1/admin/agent-keys/…`). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { noFields, type RequestBody } from '@/lib/api/requests';
+import { noFields, type RequestBody } from '@/lib/input/request-body';
 import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
 
 /**

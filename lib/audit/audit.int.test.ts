@@ -8,7 +8,7 @@ import { setupTestDatabase } from '@/test/db';
 import { auditChain, databaseErrorText } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seedWorld } from '@/test/world';
-import { appendAudit, auditHashInput, GENESIS_HASH } from './append';
+import { appendAudit, auditHashInput, GENESIS_HASH } from '@/lib/events/append';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();

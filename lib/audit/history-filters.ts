@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseSearch } from '@/lib/api/search';
+import { parseSearch } from '@/lib/input/search';
 import { allActions } from '@/lib/actions/registry';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { isRowId } from '@/lib/paging/fields';

@@ -7,7 +7,7 @@ import { BULK_PERSON, insertBulkAuditEvents } from '@/test/fixtures/audit';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
-import { appendAudit } from './append';
+import { appendAudit } from '@/lib/events/append';
 import { auditExportStream } from './export';
 import { parseHistoryParams, type HistoryFilters } from './history-filters';
 import { exportHref, historySearch, type HistoryView } from './history-view';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuditEvent } from '@/db/schema';
 import { payloadHash } from '@/lib/payload-hash';
-import { auditHashInput, GENESIS_HASH } from './append';
+import { auditHashInput, GENESIS_HASH } from '@/lib/events/append';
 
 export type ChainPoint = { seq: number; hash: string };
 

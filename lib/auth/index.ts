@@ -3,7 +3,7 @@ import NextAuth, { CredentialsSignin, type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { z } from 'zod';
 import { env, oidcEnabled } from '@/lib/env';
-import { clientAddress } from '@/lib/http/origin';
+import { clientAddress } from './client-address';
 import { sessionCookies, usesSecureCookies } from './cookies';
 import { MAX_PASSWORD } from './password-rules';
 import { safeReturnPath } from './return-to';
@@ -25,7 +25,7 @@ const credentialsSchema = z.strictObject({
 });
 
 // The database is imported lazily: `next build` evaluates this module and must open no database.
-const database = async () => (await import('@/db')).getDb();
+const database = async () => (await import('@/lib/database')).getDb();
 
 async function findUserByEmail(email: string) {
   const [{ users }, { eq }] = await Promise.all([import('@/db/schema'), import('drizzle-orm')]);

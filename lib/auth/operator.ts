@@ -2,7 +2,7 @@ import 'server-only';
 import { cache } from 'react';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { memberships, tenants, users, type Role } from '@/db/schema';
 import { auth } from './index';
 

@@ -1,4 +1,4 @@
-import type { DecisionRequest, ReproposeRequest, RevisionRequest } from '@/lib/api/requests';
+import type { DecisionRequest, ReproposeRequest, RevisionRequest } from '@/lib/decisions/requests';
 import { queueViewSearch, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import { diffRules, ruleInWords } from './policy-words';
 
 const one: RoutingRule = { id: 'one', description: 'One approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };

@@ -1,5 +1,5 @@
 import type { Routing } from '@/db/schema';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 
 /** Routing policies in words, for the editor, the read-only view and the diff after a save. Client-safe: types only from the server side. */
 

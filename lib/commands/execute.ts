@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { executionsPaused } from '@/lib/admin/executions-pause';
+import { executionsPaused } from '@/lib/commands/executions-pause';
 import { keyAuthorityLapse, type KeyAuthorityLapse } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';

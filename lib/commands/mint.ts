@@ -5,7 +5,7 @@ import { findAction } from '@/lib/actions/registry';
 import { env } from '@/lib/env';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
-import { wakeDispatchOnCommit } from '@/lib/jobs/wake';
+import { wakeDispatchOnCommit } from './wake';
 import { commandKeys, type SigningKey } from './keys';
 
 export const COMMAND_TYP = 'countersign-command+jwt';
@@ -41,7 +41,7 @@ export function signCommand(claims: CommandClaims, key: SigningKey): Promise<str
  * Mints the one command of a proposal that has just become `approved`: the `commands` row, the
  * `command.minted` outbox row the dispatcher delivers, and the audit event. Call it inside the
  * transaction that approved the proposal, so an approval never exists without its command; the
- * commit wakes the dispatcher (lib/jobs/wake.ts).
+ * commit wakes the dispatcher (lib/commands/wake.ts).
  */
 export async function mintCommand(tx: Database, proposal: Proposal, now: Date, key?: SigningKey): Promise<MintedCommand> {
   const action = findAction(proposal.action);

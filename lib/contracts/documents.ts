@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { allActions } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
-import { envelopeSchema } from '@/lib/intake/envelope';
+import { envelopeSchema } from '@/lib/input/envelope';
 
 /** A version's status in a tenant: since when, and a supported one's sunset (ISO strings). */
 export const versionStatus = (contract: ContractVersion) => ({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RequestBody } from '@/lib/api/requests';
+import type { RequestBody } from '@/lib/input/request-body';
 
 /** `POST /api/v1/admin/contracts/:action/:version`: the status to move to, and a supported version's sunset. */
 export const contractStatusSchema = z

@@ -11,7 +11,7 @@ import { expectApiError } from '@/test/errors';
 import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { agentPrincipal, PEOPLE, seedWorld, type PersonName, type SeededWorld } from '@/test/world';
-import type { DecisionRequest } from '@/lib/api/requests';
+import type { DecisionRequest } from '@/lib/decisions/requests';
 import { decide } from './decide';
 
 const t = setupTestDatabase();

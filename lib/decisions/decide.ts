@@ -2,7 +2,7 @@ import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { decisions, executions, proposals, type Proposal } from '@/db/schema';
-import type { DecisionRequest } from '@/lib/api/requests';
+import type { DecisionRequest } from '@/lib/decisions/requests';
 import { mintCommand } from '@/lib/commands/mint';
 import { recordStateChange } from '@/lib/events/record';
 import { notFound, type DomainError } from '@/lib/errors/domain-error';

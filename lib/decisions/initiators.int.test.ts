@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decisions, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { submitProposal } from '@/lib/intake/intake';
-import { reviseProposal } from '@/lib/proposals/revise';
+import { reviseProposal } from '@/lib/decisions/revise';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { auditRowsFor, proposalRow } from '@/test/queries';

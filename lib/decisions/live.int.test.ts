@@ -10,7 +10,7 @@ import { submitAs } from '@/test/intake';
 import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal, seedWorld, type PersonName, type SeededWorld } from '@/test/world';
-import type { DecisionRequest } from '@/lib/api/requests';
+import type { DecisionRequest } from '@/lib/decisions/requests';
 import { decide } from './decide';
 
 /** Meaning and Authority again at decision time (docs/design.md §6), and deny wins. */

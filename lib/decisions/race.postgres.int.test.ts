@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, decisions, intakeAttempts, outbox, proposals, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { createUser, grantRole } from '@/lib/admin/accounts';
-import { GENESIS_HASH } from '@/lib/audit/append';
+import { GENESIS_HASH } from '@/lib/events/append';
 import { DomainError } from '@/lib/errors/domain-error';
 import { submitProposal } from '@/lib/intake/intake';
 import { setupTestDatabase } from '@/test/db';

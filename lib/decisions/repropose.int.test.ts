@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { GET as proposalRoute } from '@/app/api/v1/proposals/[id]/route';
 import { outbox, proposals, type Proposal } from '@/db/schema';
-import { reproposeRequest } from '@/lib/api/requests';
+import { reproposeRequest } from '@/lib/decisions/requests';
 import { readJsonRequest } from '@/lib/http/body';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';

@@ -1,7 +1,7 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, proposals, type Proposal } from '@/db/schema';
-import type { ReproposeRequest } from '@/lib/api/requests';
+import type { ReproposeRequest } from '@/lib/decisions/requests';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import type { AuditEventType, OutboxTopic } from '@/lib/events/registry';
 import { notFound } from '@/lib/errors/domain-error';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, type GateResult, type Proposal } from '@/db/schema';
-import type { AuditInput } from '@/lib/audit/append';
+import type { AuditInput } from '@/lib/events/append';
 import { recordStateChange } from '@/lib/events/record';
 import { staleGates, type StaleVerdict } from './live';
 

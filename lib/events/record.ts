@@ -1,6 +1,6 @@
 import type { Database } from '@/db';
 import { outbox, type Proposal } from '@/db/schema';
-import { appendAudit, type AuditInput } from '@/lib/audit/append';
+import { appendAudit, type AuditInput } from '@/lib/events/append';
 import { newId } from '@/lib/ids';
 import type { OutboxTopic } from './registry';
 

@@ -9,7 +9,7 @@ import { decide } from '@/lib/decisions/decide';
 import { extendExpiry } from '@/lib/decisions/extend';
 import { expireOverdue } from '@/lib/jobs/expire-proposals';
 import { publishPolicy } from '@/lib/policy/publish';
-import { reviseProposal } from '@/lib/proposals/revise';
+import { reviseProposal } from '@/lib/decisions/revise';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
 import { submitAs } from '@/test/intake';

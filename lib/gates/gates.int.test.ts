@@ -5,7 +5,7 @@ import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { decide } from '@/lib/decisions/decide';
 import { admitShaped } from '@/lib/intake/admit';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { submitAs } from '@/test/intake';

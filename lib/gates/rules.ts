@@ -1,6 +1,6 @@
 import type { Database } from '@/db';
 import type { OpenClaims, Resolution } from '@/lib/actions/types';
-import { openClaims } from '@/lib/proposals/claims';
+import { openClaims } from '@/lib/gates/claims';
 import { pass, refuse, type Gate } from './types';
 
 export type RulesInput = {

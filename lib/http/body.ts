@@ -1,6 +1,6 @@
 import { parse, type ValueNode } from '@humanwhocodes/momoa';
-import type { RequestBody } from '@/lib/api/requests';
-import { toFieldIssues } from '@/lib/intake/issues';
+import type { RequestBody } from '@/lib/input/request-body';
+import { toFieldIssues } from '@/lib/input/field-issues';
 import { ApiError } from './errors';
 
 /**

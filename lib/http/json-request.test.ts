@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decisionRequest, extendRequest, revisionRequest, type RequestBody } from '@/lib/api/requests';
+import { decisionRequest, extendRequest, revisionRequest } from '@/lib/decisions/requests';
+import { type RequestBody } from '@/lib/input/request-body';
 import { expectApiError } from '@/test/errors';
 import { MAX_BODY_BYTES, readJsonRequest } from './body';
 

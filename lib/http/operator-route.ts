@@ -1,7 +1,7 @@
 import 'server-only';
 import type { Database } from '@/db';
-import { getDb } from '@/db';
-import type { RequestBody } from '@/lib/api/requests';
+import { getDb } from '@/lib/database';
+import type { RequestBody } from '@/lib/input/request-body';
 import type { Operator } from '@/lib/auth/operator';
 import type { Viewer } from '@/lib/auth/viewer';
 import { readJsonRequest } from './body';
@@ -66,7 +66,7 @@ export function memberRead<P = NoParams>(handler: (input: Input<P> & { member: M
 /**
  * A dashboard mutation on one proposal (`POST /api/v1/proposals/:id/<verb>`): a session, never
  * an agent key; a same-origin `Origin`; the body read by the one JSON reader and parsed with
- * `body` (lib/api/requests.ts), so every mutation refuses a bad body the same way (400/413/415
+ * `body` (lib/input/request-body.ts), so every mutation refuses a bad body the same way (400/413/415
  * malformed, 422 with issues); errors as the API's JSON. The handler does the rest.
  */
 export function operatorMutation<T>(

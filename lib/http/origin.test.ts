@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from './errors';
-import { assertNoForeignOrigin, assertSameOrigin, clientAddress, PEER_HEADER, publicOrigin, targetedOrigin } from './origin';
+import { assertNoForeignOrigin, assertSameOrigin, publicOrigin, targetedOrigin } from './origin';
 
 // Next reports request.url as localhost whatever address the browser used: the Host header decides.
 const post = (headers: Record<string, string>) => new Request('http://localhost:3000/api/v1/proposals/prp_x/decisions', { method: 'POST', headers });
@@ -57,15 +57,5 @@ describe('Origin check for programs (MCP)', () => {
     ['an empty Origin', { host: '127.0.0.1:3000', origin: '' }, 'cross_origin'],
   ])('%s', (_label, headers, expected) => {
     expect(refusal(post(headers), direct, assertNoForeignOrigin)).toBe(expected);
-  });
-});
-
-describe('client address for throttling', () => {
-  it('is the socket peer unless a trusted proxy names it', () => {
-    const headers = new Headers({ [PEER_HEADER]: '10.0.0.5', 'x-forwarded-for': '203.0.113.9, 198.51.100.7' });
-    expect(clientAddress(headers, direct)).toBe('10.0.0.5');
-    // The last hop is what our proxy saw; earlier ones are the client's own word.
-    expect(clientAddress(headers, proxied)).toBe('198.51.100.7');
-    expect(clientAddress(new Headers(), direct)).toBe('unknown');
   });
 });

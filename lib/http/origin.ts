@@ -1,9 +1,6 @@
 import { env, type Settings } from '@/lib/env';
 import { ApiError } from './errors';
 
-/** Set by the server from each request's socket (lib/http/peer.ts); a client's own copy is replaced. */
-export const PEER_HEADER = 'x-countersign-peer';
-
 type ProxySettings = Pick<Settings, 'APP_URL' | 'TRUST_PROXY'>;
 
 const firstValue = (value: string | null) => value?.split(',')[0]?.trim() || undefined;
@@ -30,19 +27,6 @@ export function targetedOrigin(request: Request, settings: ProxySettings = env()
 export function publicOrigin(request: Request, settings: ProxySettings = env()): string {
   const configured = settings.APP_URL;
   return configured ? new URL(configured).origin : (targetedOrigin(request, settings) ?? new URL(request.url).origin);
-}
-
-/**
- * The client's address for throttling: with TRUST_PROXY=1 the last X-Forwarded-For hop (the one
- * our proxy appended; earlier hops are the client's word), else the socket's peer.
- */
-export function clientAddress(headers: Headers, settings: ProxySettings = env()): string {
-  if (settings.TRUST_PROXY) {
-    const hops = (headers.get('x-forwarded-for') ?? '').split(',').map((hop) => hop.trim()).filter(Boolean);
-    const last = hops.at(-1);
-    if (last) return last;
-  }
-  return headers.get(PEER_HEADER) ?? 'unknown';
 }
 
 /** Dashboard mutations must come from the dashboard itself (docs/design.md §11). */

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import { PEER_HEADER } from './origin';
+import { PEER_HEADER } from '@/lib/auth/client-address';
 
 let installed = false;
 

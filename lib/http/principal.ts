@@ -4,7 +4,7 @@ import type { Role } from '@/db/schema';
 import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
 import { currentOperator, type Operator } from '@/lib/auth/operator';
 import { currentViewer, type Viewer } from '@/lib/auth/viewer';
-import { tenantOfProposal } from '@/lib/proposals/queries';
+import { tenantOfProposal } from '@/lib/proposals/lookup';
 import { ApiError, unauthenticated } from './errors';
 
 /** Who calls a route open to both: an agent (its key), or a person with the tenant they are looking at. */

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { MAX_EVIDENCE_REFS } from '@/lib/intake/envelope';
+import { MAX_EVIDENCE_REFS } from '@/lib/input/envelope';
 import type { SystemsClient } from '@/lib/systems/client';
 import { setupTestDatabase } from '@/test/db';
 import { expectRejection, submitAs } from '@/test/intake';

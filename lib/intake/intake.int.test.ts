@@ -9,7 +9,7 @@ import { expectRejection } from '@/test/intake';
 import { proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { agentPrincipal, seededAgents } from '@/test/world';
-import type { FieldIssue } from './issues';
+import type { FieldIssue } from '@/lib/input/field-issues';
 import { submitProposal } from './intake';
 
 const t = setupTestDatabase();

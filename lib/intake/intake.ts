@@ -4,7 +4,7 @@ import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
-import { proposalByRequestId } from '@/lib/proposals/queries';
+import { proposalByRequestId } from '@/lib/proposals/lookup';
 import { DomainError } from '@/lib/errors/domain-error';
 import type { SystemsClient } from '@/lib/systems/client';
 import { admitShaped, normalizedPayload } from './admit';

@@ -3,8 +3,8 @@ import { acceptedVersions, allActions, findContract } from '@/lib/actions/regist
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { DomainError } from '@/lib/errors/domain-error';
-import { envelopeSchema, type Envelope } from './envelope';
-import { toFieldIssues, type FieldIssue } from './issues';
+import { envelopeSchema, type Envelope } from '@/lib/input/envelope';
+import { toFieldIssues, type FieldIssue } from '@/lib/input/field-issues';
 
 export type ShadowVerdict = { version: number; accepted: boolean; codes: string[] };
 export type ShapedCandidate = {

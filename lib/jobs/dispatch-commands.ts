@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, outbox, proposals } from '@/db/schema';
-import { tenantRunning } from '@/lib/admin/executions-pause';
+import { tenantRunning } from '@/lib/commands/executions-pause';
 import { mintCommand } from '@/lib/commands/mint';
 import type { OutboxTopic } from '@/lib/events/registry';
 
@@ -89,7 +89,7 @@ async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws
  * (network error, timeout, 5xx), dead after MAX_DISPATCH_ATTEMPTS. A crash between commit and
  * delivery loses nothing: the row is still there and comes due when its lease ends. Re-sending is
  * safe because the executor consumes each jti once. A paused tenant's rows wait untouched
- * (lib/admin/executions-pause.ts). The claimed rows (at most `limit`) are POSTed at
+ * (lib/commands/executions-pause.ts). The claimed rows (at most `limit`) are POSTed at
  * once, not one after another.
  */
 export async function dispatchCommands(db: Database, options: DispatchOptions): Promise<DispatchResult> {

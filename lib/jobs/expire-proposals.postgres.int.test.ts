@@ -1,7 +1,7 @@
 import { count, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, outbox, proposals } from '@/db/schema';
-import { GENESIS_HASH } from '@/lib/audit/append';
+import { GENESIS_HASH } from '@/lib/events/append';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { auditChain } from '@/test/queries';

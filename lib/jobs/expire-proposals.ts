@@ -1,7 +1,7 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals } from '@/db/schema';
-import { tenantRunning } from '@/lib/admin/executions-pause';
+import { tenantRunning } from '@/lib/commands/executions-pause';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from '@/lib/decisions/transitions';
 
 /** At most this many batches per sweep, so one sweep cannot run forever under a flood. */

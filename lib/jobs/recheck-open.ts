@@ -4,7 +4,7 @@ import type { Database } from '@/db';
 import { proposals, tenants, type Proposal } from '@/db/schema';
 import { describeDrift, readLive, staleReason, type LiveRead } from '@/lib/decisions/live';
 import { endStale, RECHECK_ACTOR } from '@/lib/decisions/transitions';
-import type { ProposalDrift } from '@/lib/proposals/flag-types';
+import type { ProposalDrift } from '@/db/proposal-flags';
 import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
 
 /** A pending proposal nothing triggered is still re-checked this long after its last check. */

@@ -11,7 +11,7 @@ import { expireOverdue } from './expire-proposals';
 import { reconcileExecutions } from './reconcile-executions';
 import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
-import { DISPATCH_CHANNEL } from './wake';
+import { DISPATCH_CHANNEL } from '@/lib/commands/wake';
 
 /** How often each job runs (docs/design.md §6, §7, §8, §9, §10). */
 export const JOB_INTERVALS_MS = {
@@ -36,7 +36,7 @@ export type WorkerSettings = {
   intervals?: Partial<Record<keyof typeof JOB_INTERVALS_MS, number>>;
   /**
    * The database's LISTEN (DatabaseHandle.listen): with it, a committed approval wakes dispatch at
-   * once (lib/jobs/wake.ts); without it, or when a notification is lost, the interval finds it.
+   * once (lib/commands/wake.ts); without it, or when a notification is lost, the interval finds it.
    */
   listen?: DatabaseHandle['listen'];
   log?: (line: string) => void;

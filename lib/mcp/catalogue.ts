@@ -1,6 +1,6 @@
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { envelopeSchema } from '@/lib/intake/envelope';
+import { envelopeSchema } from '@/lib/input/envelope';
 import { toolSchema, type ObjectSchema } from './json-schema';
 import { proposalResultSchema } from './results';
 

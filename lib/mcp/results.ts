@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Proposal } from '@/db/schema';
 import type { Refusal } from '@/lib/errors/domain-error';
-import type { FieldIssue } from '@/lib/intake/issues';
+import type { FieldIssue } from '@/lib/input/field-issues';
 
 /** What a proposal tool returns: enough to follow the proposal, nothing of its payload. */
 export const proposalResultSchema = z.strictObject({

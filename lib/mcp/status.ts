@@ -4,9 +4,10 @@ import type { Database } from '@/db';
 import { proposalStatusEnum, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
-import { toFieldIssues } from '@/lib/intake/issues';
-import { getProposal } from '@/lib/proposals/queries';
-import { loadProposalView, proposalViewJson } from '@/lib/proposals/view';
+import { toFieldIssues } from '@/lib/input/field-issues';
+import { getProposal } from '@/lib/proposals/lookup';
+import { readProposalView } from '@/lib/decisions/proposal-view';
+import { proposalViewJson } from '@/lib/api/responses/proposal-json';
 import { toolSchema } from './json-schema';
 import { structuredResult, type ToolResult } from './results';
 
@@ -88,7 +89,10 @@ export async function awaitDecision(db: Database, agent: AgentPrincipal, { propo
 }
 
 export async function statusResult(db: Database, proposal: Proposal, origin: string): Promise<ToolResult> {
-  const view = proposalViewJson(await loadProposalView(db, proposal), origin, 'agent');
+  // Read again with its execution from one snapshot, as `GET /api/v1/proposals/:id` does.
+  const read = await readProposalView(db, proposal.tenantId, proposal.id);
+  if (!read) throw notFound();
+  const view = proposalViewJson(read, origin, 'agent');
   return structuredResult({
     proposalId: view.id,
     status: view.status,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import { notificationChannels, notificationDeliveries, tenants, type NotificationChannel } from '@/db/schema';
 import { DomainError } from '@/lib/errors/domain-error';
-import { toFieldIssues } from '@/lib/intake/issues';
+import { toFieldIssues } from '@/lib/input/field-issues';
 import { recordStateChange } from '@/lib/events/record';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';

@@ -1,4 +1,4 @@
-import { noFields, type RequestBody } from '@/lib/api/requests';
+import { noFields, type RequestBody } from '@/lib/input/request-body';
 import { channelInput, channelPatch, notificationSettingsInput, type ChannelInput, type ChannelPatch, type NotificationSettings } from './channels';
 
 /** The request bodies of the notification admin API (`/api/v1/admin/notifications/…`). */

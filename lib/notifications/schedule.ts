@@ -16,7 +16,7 @@ type Notice = {
 const NOTICES: Notice[] = [
   {
     // Within the lead time of expiry, and only if the proposal existed before that point; none
-    // while the tenant is paused, whose deadlines stand still (lib/admin/executions-pause.ts).
+    // while the tenant is paused, whose deadlines stand still (lib/commands/executions-pause.ts).
     topic: 'proposal.reminder',
     setting: tenants.reminderLeadMinutes,
     mark: 'remindedAt',

@@ -5,7 +5,7 @@ import { policies, proposals, users } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { allActions } from '@/lib/actions/registry';
 import type { PolicyView } from './requests';
-import { routingRulesSchema, type RoutingRule } from './rules';
+import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
 
 /** The tenant's newest version of an action's policy as stored (rules unparsed), or the action's defaults as version 0. */
 export type StoredPolicy = {

@@ -11,7 +11,7 @@ import { seededWorld } from '@/test/world';
 import { currentPolicies } from './current';
 import { previewPolicy } from './preview';
 import type { PolicyView } from './requests';
-import type { RoutingRule } from './rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import { savePolicies } from './save';
 
 const t = setupTestDatabase();

@@ -1,6 +1,6 @@
 import type { Database } from '@/db';
 import { DomainError } from '@/lib/errors/domain-error';
-import { toFieldIssues } from '@/lib/intake/issues';
+import { toFieldIssues } from '@/lib/input/field-issues';
 import type { SystemsClient } from '@/lib/systems/client';
 import { newestPolicy, samePolicy } from './current';
 import { policyPreviewSchema, type PolicyPreview } from './requests';

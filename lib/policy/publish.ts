@@ -2,7 +2,7 @@ import type { Database } from '@/db';
 import { policies } from '@/db/schema';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
-import type { RoutingRule } from './rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 
 export type PolicyVersion = { tenantId: string; action: string; version: number; rules: RoutingRule[]; expiryHours?: number };
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { RequestBody } from '@/lib/api/requests';
+import type { RequestBody } from '@/lib/input/request-body';
 import type { Routing } from '@/db/schema';
-import { routingRulesSchema, type RoutingRule } from './rules';
+import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
 
 /**
  * The bodies and answers of the routing policy admin API (`/api/v1/admin/policies`). Only zod and

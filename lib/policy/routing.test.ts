@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { aggregateKey, type PriorTotal } from './aggregate';
 import { aggregateNeeds, routeProposal, type LoadedPolicy } from './routing';
-import { routingRulesSchema, type RoutingRule } from './rules';
+import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
 
 const twoAbove100: RoutingRule = {
   id: 'over-100',

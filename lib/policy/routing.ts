@@ -3,7 +3,7 @@ import type { Routing, RoutingAggregate } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { aggregateKey, priorTotals, type AggregateNeed, type AggregateScope, type PriorTotals } from './aggregate';
 import { newestPolicy } from './current';
-import { routingRulesSchema, type RoutingRule } from './rules';
+import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
 
 /** `rules` is null when the stored rules do not validate: such a policy only denies. */
 export type LoadedPolicy = { version: number; rules: RoutingRule[] | null; expiryHours: number };

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { acceptedVersions, findAction, findContract } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
 import { DomainError } from '@/lib/errors/domain-error';
-import { toFieldIssues, type FieldIssue } from '@/lib/intake/issues';
-import type { RoutingRule } from './rules';
+import { toFieldIssues, type FieldIssue } from '@/lib/input/field-issues';
+import type { RoutingRule } from '@/lib/routing-rules';
 
 /**
  * The checks of a policy edit that need the action itself (its name is registered, each bound

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { proposals, type Proposal } from '@/db/schema';
-import { reviseProposal } from '@/lib/proposals/revise';
-import { proposalDetail } from '@/lib/proposals/view';
+import { reviseProposal } from '@/lib/decisions/revise';
+import { proposalDetail } from '@/lib/api/responses/proposal-json';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { proposalRow } from '@/test/queries';

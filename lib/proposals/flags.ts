@@ -5,16 +5,16 @@ import type { ActionModule, OpenClaims, Resolution } from '@/lib/actions/types';
 import type { GateSubject } from '@/lib/gates/types';
 import { aggregateKey, type PriorTotals } from '@/lib/policy/aggregate';
 import type { LoadedPolicy } from '@/lib/policy/routing';
-import type { RoutingRule } from '@/lib/policy/rules';
+import type { RoutingRule } from '@/lib/routing-rules';
 import { invisibleName, tagValue } from '@/lib/text/characters';
 import { codePointName, hiddenCharacterIndexes } from '@/lib/text/invisible';
 import { findLookalikes } from '@/lib/text/lookalike';
 import { visibleText } from '@/lib/text/visible';
-import type { FlagKind, ProposalFlag } from './flag-types';
+import type { FlagKind, ProposalFlag } from '@/db/proposal-flags';
 import { suspiciousPhrases } from './suspicious';
 
 /**
- * Risk flags (lib/proposals/flag-types.ts): what the gates noticed about a proposal besides its
+ * Risk flags (db/proposal-flags.ts): what the gates noticed about a proposal besides its
  * risk level, computed once at intake under the resource lock and kept with it. Only text the
  * agent supplied is read — every string in the arguments and the evidence it cited — never our
  * own sentences (summaries, labels), so "Hold 2 × sku" flags nothing. Flags inform the reviewer;

@@ -4,7 +4,7 @@ import { setupTestDatabase } from '@/test/db';
 import { expectedOrder } from '@/test/fixtures/queue';
 import { insertListRows, LIST_FIXTURE_STATUSES, listRows, type ListRow } from '@/test/fixtures/proposal-list';
 import { seedWorld, type SeededWorld } from '@/test/world';
-import { encodeCursor } from './queries';
+import { encodeCursor } from './list-cursor';
 import { listViewFromSearch, parseListParams, proposalListPage, resolveSearch, type ProposalListView } from './list';
 
 /** The Proposals list: every status, filters, search by resource, agent and decider, keyset pages, tenant isolation. */

@@ -4,7 +4,7 @@ import { setupTestDatabase } from '@/test/db';
 import { explainPlan } from '@/test/queries';
 import { ensureTenant } from '@/test/fixtures/queue';
 import { LIST_PAGE_SIZE, proposalListPage, proposalsListQuery, resolveSearch, type ProposalListView } from './list';
-import { decodeCursor } from './queries';
+import { decodeCursor } from './list-cursor';
 
 /** The Proposals list's pages are index ranges on PostgreSQL: no Seq Scan on proposals, no Sort, first page or next. */
 const t = setupTestDatabase();

@@ -4,9 +4,9 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import { decisions, memberships, proposalStatusEnum, proposals, users, type ProposalStatus } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
-import { parseSearch } from '@/lib/api/search';
+import { parseSearch } from '@/lib/input/search';
 import { cursorInstant } from '@/lib/paging/sql';
-import { decodeCursor, encodeCursor, type ListCursor } from './queries';
+import { decodeCursor, encodeCursor, type ListCursor } from './list-cursor';
 
 /**
  * The Proposals list: every proposal of a tenant, whatever its status, newest first, filtered by

@@ -4,10 +4,10 @@ import { agentKeys, decisions, proposals, type Role } from '@/db/schema';
 import { initiatorsOf } from '@/lib/decisions/initiators';
 import { setupTestDatabase } from '@/test/db';
 import { seedWorld, type PersonName, type SeededWorld } from '@/test/world';
-import { decodeCursor } from './queries';
+import { decodeCursor } from './list-cursor';
 import { parseQueueParams, pendingQueue, type QueueViewer } from './queue';
 import { partWords, type QueueGroup, type ViewerPart } from './queue-view';
-import { viewerRights } from './view';
+import { viewerRights } from '@/lib/decisions/viewer-rights';
 
 /**
  * The queue's groups as each person of the demo world sees them, against rows made to cover every

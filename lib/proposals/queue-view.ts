@@ -1,4 +1,4 @@
-import type { ProposalFlag } from './flag-types';
+import type { ProposalFlag } from '@/db/proposal-flags';
 
 /**
  * The queue's view (group, filters and sort) as the URL carries it, and the items it shows. Type

@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
 import { setupTestDatabase } from '@/test/db';
-import { listProposals, decodeCursor, PROPOSAL_SORTS, type ProposalFilters, type ProposalSort } from './queries';
+import { listProposals, type ProposalFilters } from './status-page';
+import { decodeCursor, PROPOSAL_SORTS, type ProposalSort } from './list-cursor';
 import { expectedOrder, fixtureRows, insertFixtures, type FixtureRow } from '@/test/fixtures/queue';
 import { pendingQueue, QUEUE_PAGE_SIZE, type QueueViewer } from './queue';
 

@@ -1,7 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setupTestDatabase } from '@/test/db';
-import { decodeCursor, listProposals, proposalListQuery, viewerRelation, type ListOptions } from './queries';
+import { decodeCursor } from './list-cursor';
+import { listProposals, proposalListQuery, type ListOptions } from './status-page';
+import { viewerRelation } from './viewer-relation';
 import { ensureTenant, fixtureRows, insertFixtures } from '@/test/fixtures/queue';
 import { QUEUE_PAGE_SIZE } from './queue';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from './queries';
+import { decodeCursor, encodeCursor } from './list-cursor';
 import { parseQueueParams, queueViewFromSearch, queueViewSearch } from './queue';
 import { needsLook } from './queue-view';
 

@@ -4,21 +4,12 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import type { EvidenceSnapshot, Proposal } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
-import { parseSearch } from '@/lib/api/search';
+import { parseSearch } from '@/lib/input/search';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { roleAtLeast } from '@/lib/auth/roles';
-import {
-  agentsWithProposals,
-  countProposalsSplit,
-  decodeCursor,
-  listProposals,
-  PROPOSAL_SORTS,
-  viewerFactsFor,
-  viewerRelation,
-  type ListCursor,
-  type QueueViewer,
-  type ViewerFacts,
-} from './queries';
+import { agentsWithProposals, countProposalsSplit, listProposals } from './status-page';
+import { decodeCursor, PROPOSAL_SORTS, type ListCursor } from './list-cursor';
+import { viewerFactsFor, viewerRelation, type QueueViewer, type ViewerFacts } from './viewer-relation';
 import {
   DEFAULT_GROUP,
   EVIDENCE_EXCERPT_CHARS,
@@ -33,7 +24,7 @@ import {
 } from './queue-view';
 
 export { queueViewSearch, type QueueItem, type QueuePage, type QueueView } from './queue-view';
-export type { QueueViewer } from './queries';
+export type { QueueViewer } from './viewer-relation';
 
 export const QUEUE_PAGE_SIZE = 50;
 

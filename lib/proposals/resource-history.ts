@@ -2,7 +2,7 @@ import 'server-only';
 import { and, desc, eq, ne } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, type ProposalStatus } from '@/db/schema';
-import { wordingOf } from './view';
+import { wordingOf } from './wording';
 
 /** How many other proposals on the same resource the proposal page lists. */
 export const RESOURCE_HISTORY_SIZE = 10;

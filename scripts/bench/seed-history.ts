@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type postgres from 'postgres';
 import type { EvidenceSnapshot, NormalizedPayload, ProposalStatus } from '@/db/schema';
 import { scaledIds } from '@/demo/systems/world';
-import { auditHashInput } from '@/lib/audit/append';
+import { auditHashInput } from '@/lib/events/append';
 import { EXPIRY_ACTOR, expiryReason, RECHECK_ACTOR } from '@/lib/decisions/transitions';
 import type { AuditEventType } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';

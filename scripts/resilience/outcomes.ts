@@ -7,10 +7,10 @@ import type { Database } from '@/db/client';
 import { proposalStatusEnum, type ProposalStatus } from '@/db/schema';
 import { idempotencyKeyFor } from '@/lib/commands/mint';
 import { COMMAND_SKEW_MS, reconcileExecutions } from '@/lib/jobs/reconcile-executions';
-import { OPEN_STATUSES } from '@/lib/proposals/claims';
+import { OPEN_STATUSES } from '@/lib/gates/claims';
 import { createSystemsWriteClient } from '@/lib/systems/client';
 
-/** Not open (lib/proposals/claims.ts) and not waiting on reconciliation: nothing will move these again. */
+/** Not open (lib/gates/claims.ts) and not waiting on reconciliation: nothing will move these again. */
 export const FINAL_STATUSES: readonly ProposalStatus[] = proposalStatusEnum.enumValues.filter(
   (status) => !(OPEN_STATUSES as readonly string[]).includes(status) && status !== 'outcome_unknown',
 );

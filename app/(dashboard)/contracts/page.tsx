@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { ContractRolloutControls } from '@/components/contract-rollout-controls';
 import { ActionMeasurementsView, CorpusFiguresView } from '@/components/contract-measurements';
 import { ContractStatusChip } from '@/components/status-chip';

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { HistoryChain } from '@/components/history-chain';
 import { HistoryFilters } from '@/components/history-filters';
 import { DecisionsTable, EventsTable } from '@/components/history-tables';

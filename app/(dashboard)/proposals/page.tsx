@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { Suspense } from 'react';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { ProposalListFilters, ProposalListSkeleton, ProposalListTable, SearchTargetNote } from '@/components/proposal-list';
 import { dashboardContext } from '@/lib/dashboard/context';
-import { encodeCursor, type ListCursor } from '@/lib/proposals/queries';
+import { encodeCursor, type ListCursor } from '@/lib/proposals/list-cursor';
 import { LIST_STATUSES, listSearch, listViewFromSearch, proposalListPage, type ProposalListView } from '@/lib/proposals/list';
 
 export const metadata: Metadata = { title: 'Proposals' };

@@ -1,11 +1,11 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { ExecutionsControl } from '@/components/executions-control';
 import { PayloadText } from '@/components/payload-text';
 import { Cell, Table } from '@/components/table';
 import { absoluteTime } from '@/components/time';
-import { executionsState } from '@/lib/admin/executions-pause';
+import { executionsState } from '@/lib/commands/executions-pause';
 import { listAgentKeys, listMembers } from '@/lib/admin/listing';
 import { dashboardContext } from '@/lib/dashboard/context';
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { databaseHandle } from '@/db';
+import { databaseHandle } from '@/lib/database';
 import type { Health } from '@/lib/api/responses/reads';
 import { otherMethods } from '@/lib/http/methods';
 

@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { consumeRateLimit } from '@/lib/agents/rate-limit';
 import { env } from '@/lib/env';
 import { assertNoForeignOrigin, publicOrigin } from '@/lib/http/origin';

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { InvitationAccept } from '@/components/invitation-accept';
 import { ROLE_ABOUT } from '@/components/member-roles';
 import { ViewerTime } from '@/components/viewer-time';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RequestBody } from '@/lib/api/requests';
+import type { RequestBody } from '@/lib/input/request-body';
 import { component } from './components';
 
 /**
@@ -66,7 +66,7 @@ export type Operation = {
   /** A JSON body read by the one body reader (lib/http/body.ts). */
   body?: {
     schema: z.ZodType;
-    /** The 422 code of a body that fails the schema (lib/api/requests.ts `RequestBody.code`). */
+    /** The 422 code of a body that fails the schema (lib/input/request-body.ts `RequestBody.code`). */
     invalidCode: string;
     /** An absent body stands for an empty one. */
     optional?: boolean;
@@ -84,7 +84,7 @@ export type Operation = {
 };
 
 /**
- * The documented body of a route that reads `spec` (lib/api/requests.ts `RequestBody`): its
+ * The documented body of a route that reads `spec` (lib/input/request-body.ts `RequestBody`): its
  * schema as component `id`, its 422 code and whether no body stands for one, all from the spec the
  * route itself reads with. `schema`/`invalidCode` only where the route reads raw JSON and its
  * domain function parses it (the policy editor).

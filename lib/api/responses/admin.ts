@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { roleEnum, channelKindEnum, deliveryStatusEnum } from '@/db/schema';
 import { policyEntrySchema } from '@/lib/policy/requests';
-import { routingRuleSchema } from '@/lib/policy/rules';
+import { routingRuleSchema } from '@/lib/routing-rules';
 import { routingSchema } from './proposals';
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ERROR_KINDS } from '@/lib/errors/domain-error';
+import type { FieldIssue } from '@/lib/input/field-issues';
 
 /**
  * The one error body of every API route (rendered in lib/http/errors.ts): a kind (the
@@ -14,7 +15,7 @@ export const fieldIssueSchema = z.object({
   expected: z.string(),
   received: z.string(),
   message: z.string(),
-});
+}) satisfies z.ZodType<FieldIssue>;
 
 /** Whether an agent may send a corrected request with `repairOf`, and how many times more. */
 export const repairAdviceSchema = z.object({
@@ -42,5 +43,4 @@ export const errorBodySchema = z.object({
 });
 
 export type ErrorKind = z.infer<typeof errorKindSchema>;
-export type FieldIssue = z.infer<typeof fieldIssueSchema>;
 export type ErrorBody = z.infer<typeof errorBodySchema>;

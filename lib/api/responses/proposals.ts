@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { proposalStatusEnum, roleEnum } from '@/db/schema';
-import { FLAG_KINDS } from '@/lib/proposals/flag-types';
+import { FLAG_KINDS } from '@/db/proposal-flags';
 
 /**
  * The proposal answers of the agent API (docs/design.md §4) and the operator API (§12). The builders in
- * lib/proposals/view.ts return these types, and the OpenAPI document is generated from these
+ * lib/api/responses/proposal-json.ts return these types, and the OpenAPI document is generated from these
  * schemas, so neither can drift from the other unnoticed.
  */
 
@@ -112,7 +112,7 @@ export const operatorProposalDetailSchema = agentProposalDetailSchema.extend({
 
 export const reproposalSchema = z.object({ requestedAt: timestamp, reason: z.string(), note: z.string().nullable() });
 
-/** What one operator may do with the proposal (lib/proposals/view.ts `viewerRights`). */
+/** What one operator may do with the proposal (lib/decisions/viewer-rights.ts `viewerRights`). */
 const viewerRightsSchema = z.object({
   role: z.enum(roleEnum.enumValues),
   mayDecide: z.boolean(),

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { absoluteTime } from '@/components/time';
 import { dashboardContext } from '@/lib/dashboard/context';

@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { cache } from 'react';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { Countdown } from '@/components/countdown';
 import { ExecutionSection } from '@/components/execution-section';
 import { FlagChips } from '@/components/flag-chips';
@@ -14,37 +14,43 @@ import { ProposalKeys } from '@/components/proposal-keys';
 import { ProposalResourceHistory } from '@/components/proposal-resource-history';
 import { RevisionDiff } from '@/components/revision-diff';
 import { appliedDefaults } from '@/lib/proposals/defaults';
-import { revisionOrigin } from '@/lib/proposals/revise';
+import { revisionOrigin } from '@/lib/decisions/revise';
 import { Hash } from '@/components/hash';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
 import { ViewerClock, ViewerZone } from '@/components/viewer-time';
-import { auditTrailFor } from '@/lib/audit/append';
+import { auditTrailFor } from '@/lib/events/append';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { canonicalJson } from '@/lib/payload-hash';
 import { neighboursOf } from '@/lib/proposals/neighbours';
-import { getProposal, tenantOfProposal } from '@/lib/proposals/queries';
+import { tenantOfProposal } from '@/lib/proposals/lookup';
 import { resourceHistory, resourceLabel } from '@/lib/proposals/resource-history';
-import { loadProposalView, routingContext, wordingOf } from '@/lib/proposals/view';
+import { readProposalView } from '@/lib/decisions/proposal-view';
+import { routingContext } from '@/lib/proposals/wording';
 
 /**
- * The proposal and the viewer's membership in its tenant, or undefined for an unknown id or one
- * of a tenant the viewer is not a member of (the same answer, so neither leaks). Once per request.
+ * The proposal's view for the viewer (a member of its tenant), or undefined for an unknown id or one
+ * of a tenant the viewer is not a member of (the same answer, so neither leaks). The proposal and its
+ * execution come from one snapshot (readProposalView). Once per request.
  */
 const proposalForViewer = cache(async (id: string) => {
   const context = await dashboardContext(`/proposals/${id}`);
   const db = await getDb();
   const tenantId = await tenantOfProposal(db, id);
   const membership = context.operator.memberships.find((m) => m.tenantId === tenantId);
-  const proposal = membership ? await getProposal(db, membership.tenantId, id) : undefined;
-  return membership && proposal ? { context, db, membership, proposal } : undefined;
+  if (!membership) return undefined;
+  const now = new Date();
+  // Who may do what is the API's answer too (GET /api/v1/proposals/:id → viewer).
+  const viewer = { userId: context.operator.userId, role: membership.role };
+  const view = await readProposalView(db, membership.tenantId, id, viewer, now);
+  return view ? { db, view, viewer, now } : undefined;
 });
 
 /** The tab is titled with the proposal's summary ("Hold 2 × filter-blue · Countersign"), never another tenant's. */
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   const found = await proposalForViewer((await params).id);
-  return { title: found ? wordingOf(found.proposal).summary : 'Proposal' };
+  return { title: found ? found.view.wording.summary : 'Proposal' };
 }
 
 function Field({ name, value, note }: { name: string; value: unknown; note?: string }) {
@@ -62,17 +68,14 @@ function Field({ name, value, note }: { name: string; value: unknown; note?: str
 export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
   const found = await proposalForViewer((await params).id);
   if (!found) notFound();
-  const { context, db, membership, proposal } = found;
+  const { db, view, viewer, now } = found;
+  const { proposal } = view;
 
   const { payload } = proposal;
-  const now = new Date();
   const origin = await revisionOrigin(db, proposal);
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
   const defaults = origin ? [] : appliedDefaults(proposal.rawCandidate, payload);
-  // Who may do what is the API's answer too (GET /api/v1/proposals/:id → viewer).
-  const viewer = { userId: context.operator.userId, role: membership.role };
-  const [view, trail, neighbours, others] = await Promise.all([
-    loadProposalView(db, proposal, viewer, now),
+  const [trail, neighbours, others] = await Promise.all([
     auditTrailFor(db, proposal.tenantId, proposal.id),
     neighboursOf(db, proposal.tenantId, proposal.id, viewer, now),
     proposal.resourceKey ? resourceHistory(db, proposal.tenantId, proposal.resourceKey, proposal.id) : Promise.resolve(null),
@@ -166,7 +169,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         </div>
       </div>
 
-      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={membership.role} nextId={neighbours.next} now={now} />
+      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={viewer.role} nextId={neighbours.next} now={now} />
       <ReproposeButton proposalId={proposal.id} requestedAt={view.reproposal?.requestedAt ?? null} canAsk={rights.mayDecide && reproposable(proposal)} />
 
       <ExecutionSection status={proposal.status} receiptNoun={wording.receiptNoun} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />

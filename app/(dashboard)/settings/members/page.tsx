@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { MemberTable } from '@/components/member-table';
 import { MembersAdmin } from '@/components/members-admin';
 import { SettingsHeader } from '@/components/settings-header';

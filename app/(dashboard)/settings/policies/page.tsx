@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { PolicyAdmin, type ActionOption } from '@/components/policy-admin';
 import { allActions } from '@/lib/actions/registry';
 import { SettingsHeader } from '@/components/settings-header';

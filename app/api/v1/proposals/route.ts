@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { ProposalCreated } from '@/lib/api/responses/proposals';
 import { consumeRateLimit } from '@/lib/agents/rate-limit';
 import { env } from '@/lib/env';
@@ -7,7 +7,7 @@ import { publicOrigin } from '@/lib/http/origin';
 import { requireAgent } from '@/lib/http/principal';
 import { readProposalBody } from '@/lib/http/proposal-body';
 import { submitProposal } from '@/lib/intake/intake';
-import { proposalSummary } from '@/lib/proposals/view';
+import { proposalSummary } from '@/lib/api/responses/proposal-json';
 import { systemsClient } from '@/lib/systems/client';
 import { otherMethods } from '@/lib/http/methods';
 

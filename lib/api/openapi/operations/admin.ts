@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { agentKeyCreateRequest, agentKeyRevokeRequest, agentKeyRotateRequest } from '@/lib/admin/agent-key-requests';
-import { executionsPauseRequest, executionsResumeRequest } from '@/lib/admin/executions-requests';
+import { executionsPauseRequest, executionsResumeRequest } from '@/lib/commands/executions-requests';
 import { acceptRequest, deletionRequest, emailCodeCheckRequest, emailCodeRequest, invitationRequest, roleChangeRequest } from '@/lib/admin/requests';
 import * as answers from '@/lib/api/responses/admin';
 import { contractStatusRequest } from '@/lib/contracts/requests';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envelopeSchema } from '@/lib/intake/envelope';
+import { envelopeSchema } from '@/lib/input/envelope';
 import { agentProposalViewSchema, operatorProposalViewSchema, proposalCreatedSchema } from '@/lib/api/responses/proposals';
 import { contractDocumentsSchema } from '@/lib/api/responses/reads';
 import { contractBranches } from '../actions';

@@ -1,4 +1,4 @@
-import { decisionRequest, extendRequest, reproposeRequest, revisionRequest } from '@/lib/api/requests';
+import { decisionRequest, extendRequest, reproposeRequest, revisionRequest } from '@/lib/decisions/requests';
 import { operatorProposalDetailSchema, reproposalCreatedSchema } from '@/lib/api/responses/proposals';
 import { bundleSchema } from '@/lib/audit/bundle-verify';
 import { component } from '../components';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkpointSchema, healthSchema, jwksSchema, queuePageSchema } from '@/lib/api/responses/reads';
 import { HISTORY_OUTCOMES } from '@/lib/audit/history-view';
 import { EXPORT_CONTENT_TYPES } from '@/lib/audit/export';
-import { PROPOSAL_SORTS } from '@/lib/proposals/queries';
+import { PROPOSAL_SORTS } from '@/lib/proposals/list-cursor';
 import { QUEUE_GROUPS } from '@/lib/proposals/queue-view';
 import { component } from '../components';
 import type { Operation } from '../operation';

@@ -1,13 +1,13 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import { RevisionForm } from '@/components/revision-form';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { dashboardContext } from '@/lib/dashboard/context';
-import { getProposal, tenantOfProposal } from '@/lib/proposals/queries';
-import { editingView } from '@/lib/proposals/revision-view';
-import { loadProposalView } from '@/lib/proposals/view';
+import { tenantOfProposal } from '@/lib/proposals/lookup';
+import { editingView } from '@/lib/decisions/revision-view';
+import { readProposalView } from '@/lib/decisions/proposal-view';
 import { systemsClient } from '@/lib/systems/client';
 
 export const metadata: Metadata = { title: 'Edit proposal' };
@@ -18,14 +18,15 @@ export default async function EditProposalPage({ params }: { params: Promise<{ i
   const db = await getDb();
   const tenantId = await tenantOfProposal(db, id);
   const member = context.operator.memberships.find((m) => m.tenantId === tenantId);
-  const proposal = member ? await getProposal(db, member.tenantId, id) : undefined;
-  if (!member || !proposal) notFound();
+  const view = member ? await readProposalView(db, member.tenantId, id, { userId: context.operator.userId, role: member.role }) : undefined;
+  if (!view) notFound();
+  const { proposal } = view;
   const version = contractDocuments()
     .actions.find((a) => a.action === proposal.action)
     ?.versions.find((v) => v.version === proposal.contractVersion);
   const fields = (version?.input as { properties?: Record<string, object> } | undefined)?.properties ?? {};
   // The same rule as the proposal page's "Edit…" link and the API's viewer.canEdit.
-  const editable = (await loadProposalView(db, proposal, { userId: context.operator.userId, role: member.role })).viewer?.canEdit === true;
+  const editable = view.viewer?.canEdit === true;
   return (
     <section className="max-w-xl space-y-4" aria-labelledby="edit-heading">
       <Link href={`/proposals/${id}`} className="text-sm text-zinc-500 hover:underline">← Back to the proposal</Link>

@@ -1,5 +1,5 @@
 import type { ExecutionsStateAnswer } from '@/lib/api/responses/admin';
-import { executionsState } from '@/lib/admin/executions-pause';
+import { executionsState } from '@/lib/commands/executions-pause';
 import { adminRoute } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/errors/domain-error';
 import { otherMethods } from '@/lib/http/methods';

@@ -1,4 +1,4 @@
-import { getDb } from '@/db';
+import { getDb } from '@/lib/database';
 import type { InvitationAccepted } from '@/lib/api/responses/admin';
 import { acceptInvitation } from '@/lib/admin/invitations';
 import { asMemberApi } from '@/lib/admin/members';
@@ -8,7 +8,8 @@ import { oidcEnabled } from '@/lib/env';
 import { DomainError } from '@/lib/errors/domain-error';
 import { readJsonRequest } from '@/lib/http/body';
 import { apiRoute } from '@/lib/http/operator-route';
-import { assertSameOrigin, clientAddress } from '@/lib/http/origin';
+import { clientAddress } from '@/lib/auth/client-address';
+import { assertSameOrigin } from '@/lib/http/origin';
 import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';

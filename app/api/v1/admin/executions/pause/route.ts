@@ -1,6 +1,6 @@
 import type { ExecutionsChanged } from '@/lib/api/responses/admin';
-import { pauseExecutions } from '@/lib/admin/executions-pause';
-import { executionsPauseRequest } from '@/lib/admin/executions-requests';
+import { pauseExecutions } from '@/lib/commands/executions-pause';
+import { executionsPauseRequest } from '@/lib/commands/executions-requests';
 import { adminMutation } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/errors/domain-error';
 import { otherMethods } from '@/lib/http/methods';

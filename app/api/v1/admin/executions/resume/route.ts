@@ -1,7 +1,7 @@
-import type { EmptyRequest } from '@/lib/api/requests';
+import type { EmptyRequest } from '@/lib/input/request-body';
 import type { ExecutionsChanged } from '@/lib/api/responses/admin';
-import { resumeExecutions } from '@/lib/admin/executions-pause';
-import { executionsResumeRequest } from '@/lib/admin/executions-requests';
+import { resumeExecutions } from '@/lib/commands/executions-pause';
+import { executionsResumeRequest } from '@/lib/commands/executions-requests';
 import { adminMutation } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/errors/domain-error';
 import { otherMethods } from '@/lib/http/methods';

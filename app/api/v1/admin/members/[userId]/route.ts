@@ -1,7 +1,7 @@
 import { asMemberApi, changeRole, removeMembership } from '@/lib/admin/members';
 import type { MemberRemoved, RoleChanged } from '@/lib/api/responses/admin';
 import { deletionRequest, roleChangeRequest, type RoleChange } from '@/lib/admin/requests';
-import type { EmptyRequest } from '@/lib/api/requests';
+import type { EmptyRequest } from '@/lib/input/request-body';
 import { adminMutation } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
 

@@ -1,9 +1,9 @@
-import { decisionRequest } from '@/lib/api/requests';
+import { decisionRequest } from '@/lib/decisions/requests';
 import { decide } from '@/lib/decisions/decide';
 import { operatorMutation } from '@/lib/http/operator-route';
 import { publicOrigin } from '@/lib/http/origin';
-import { decisionsFor } from '@/lib/proposals/queries';
-import { proposalDetail } from '@/lib/proposals/view';
+import { decisionsFor } from '@/lib/proposals/decision-rows';
+import { proposalDetail } from '@/lib/api/responses/proposal-json';
 import { systemsClient } from '@/lib/systems/client';
 import { otherMethods } from '@/lib/http/methods';
 

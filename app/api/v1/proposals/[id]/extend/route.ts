@@ -1,9 +1,9 @@
-import { extendRequest } from '@/lib/api/requests';
+import { extendRequest } from '@/lib/decisions/requests';
 import { extendExpiry } from '@/lib/decisions/extend';
 import { operatorMutation } from '@/lib/http/operator-route';
 import { publicOrigin } from '@/lib/http/origin';
-import { decisionsFor } from '@/lib/proposals/queries';
-import { proposalDetail } from '@/lib/proposals/view';
+import { decisionsFor } from '@/lib/proposals/decision-rows';
+import { proposalDetail } from '@/lib/api/responses/proposal-json';
 import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';

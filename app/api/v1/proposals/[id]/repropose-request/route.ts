@@ -1,4 +1,4 @@
-import { reproposeRequest } from '@/lib/api/requests';
+import { reproposeRequest } from '@/lib/decisions/requests';
 import type { ReproposalCreated } from '@/lib/api/responses/proposals';
 import { requestReproposal } from '@/lib/decisions/repropose';
 import { operatorMutation } from '@/lib/http/operator-route';

@@ -1,9 +1,9 @@
-import { revisionRequest } from '@/lib/api/requests';
+import { revisionRequest } from '@/lib/decisions/requests';
 import { operatorMutation } from '@/lib/http/operator-route';
 import { publicOrigin } from '@/lib/http/origin';
-import { decisionsFor } from '@/lib/proposals/queries';
-import { reviseProposal } from '@/lib/proposals/revise';
-import { proposalDetail } from '@/lib/proposals/view';
+import { decisionsFor } from '@/lib/proposals/decision-rows';
+import { reviseProposal } from '@/lib/decisions/revise';
+import { proposalDetail } from '@/lib/api/responses/proposal-json';
 import { systemsClient } from '@/lib/systems/client';
 import { otherMethods } from '@/lib/http/methods';
 

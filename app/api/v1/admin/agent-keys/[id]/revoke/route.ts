@@ -1,4 +1,4 @@
-import type { EmptyRequest } from '@/lib/api/requests';
+import type { EmptyRequest } from '@/lib/input/request-body';
 import type { RevokedAgentKey } from '@/lib/api/responses/admin';
 import { agentKeyRevokeRequest } from '@/lib/admin/agent-key-requests';
 import { revokeKey } from '@/lib/admin/agent-keys';

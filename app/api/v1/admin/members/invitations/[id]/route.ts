@@ -1,7 +1,7 @@
 import { cancelInvitation } from '@/lib/admin/invitations';
 import type { InvitationCancelled } from '@/lib/api/responses/admin';
 import { deletionRequest } from '@/lib/admin/requests';
-import type { EmptyRequest } from '@/lib/api/requests';
+import type { EmptyRequest } from '@/lib/input/request-body';
 import { adminMutation } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
 

@@ -1,4 +1,4 @@
-import type { EmptyRequest } from '@/lib/api/requests';
+import type { EmptyRequest } from '@/lib/input/request-body';
 import type { DeliveryAnswer } from '@/lib/api/responses/admin';
 import { adminMutation } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/errors/domain-error';

@@ -1,7 +1,7 @@
 /**
  * Risk flags: what the gates noticed about a proposal besides its risk level, kept with it and
- * shown wherever it is decided (queue row, confirm dialog, proposal page). No imports: client
- * components use it.
+ * shown wherever it is decided (queue row, confirm dialog, proposal page). The shapes of the
+ * proposals.flags and proposals.drift columns; no imports. Components take them from lib/records.ts.
  */
 export const FLAG_KINDS = ['suspicious_evidence', 'invisible_characters', 'lookalike_characters', 'near_bound', 'first_use'] as const;
 export type FlagKind = (typeof FLAG_KINDS)[number];

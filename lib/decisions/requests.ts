@@ -1,21 +1,14 @@
 import { z } from 'zod';
+import { noFields, requestBody, type EmptyRequest, type RequestBody } from '@/lib/input/request-body';
 
 /**
- * The one home of the operator API's request bodies (docs/design.md §12): the routes parse with these
- * schemas (lib/http/operator-route.ts), the domain functions take their types, and the dashboard's
- * client (lib/client/operator-api.ts) sends them. Only zod here, so client components may import it.
- * The agent API's envelope is intake's contract and lives with the Shape gate (lib/intake/envelope.ts).
+ * The request bodies of the operator API's decisions on a proposal (docs/design.md §12: decide,
+ * extend, revise, ask to propose again): the routes parse with these schemas
+ * (lib/http/operator-route.ts), the domain functions take their types, and the dashboard's client
+ * (lib/client/operator-api.ts) sends them. Only zod here, so client components may import it. The
+ * admin bodies live with their folders (lib/admin/requests.ts, …); the agent API's envelope, read by
+ * the Shape gate, is lib/input/envelope.ts.
  */
-
-/** A request body: its closed schema, and how a body that fails it is refused (422 with issues). */
-export type RequestBody<T> = {
-  schema: z.ZodType<T>;
-  /** The specific code of the 422 (`invalid_decision`). */
-  code: string;
-  message: string;
-  /** What an absent body (no bytes at all) stands for; without it, a body is required. */
-  whenAbsent?: T;
-};
 
 export const decisionRequestSchema = z
   .strictObject({
@@ -51,21 +44,6 @@ export const revisionRequest: RequestBody<RevisionRequest> = {
   code: 'invalid_revision',
   message: 'Send {"args": {…}} with the edited arguments.',
 };
-
-/** A body for a verb that takes nothing: no body, or an empty JSON object. */
-export const emptyRequestSchema = z.strictObject({});
-
-export type EmptyRequest = z.infer<typeof emptyRequestSchema>;
-
-/** The spec of a body parsed with `schema`; one that fails it is a 422 with `code` and `message`. */
-export function requestBody<T>(schema: z.ZodType<T>, code: string, message: string): RequestBody<T> {
-  return { schema, code, message };
-}
-
-/** The spec of a verb that takes no fields; anything else is a 422 with `code`. */
-export function noFields(code: string, message: string): RequestBody<EmptyRequest> {
-  return { schema: emptyRequestSchema, code, message, whenAbsent: {} };
-}
 
 export type ExtendRequest = EmptyRequest;
 

@@ -10,7 +10,7 @@ import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
 import { reviseProposal, revisionOrigin } from './revise';
-import { editingView } from './revision-view';
+import { editingView } from '@/lib/decisions/revision-view';
 
 /** Edit before approve (docs/design.md §6): a new revision, re-gated, with its own hash; never an edit in place. */
 const t = setupTestDatabase();

@@ -1,7 +1,10 @@
 import type { z } from 'zod';
-import type { FieldIssue } from '@/lib/api/responses/error';
 
-export type { FieldIssue };
+/**
+ * One problem with a client's input, named by the field's own dotted name (docs/design.md §4): the
+ * `issues` of a 422. The error body's schema (lib/api/responses/error.ts) is checked against it.
+ */
+export type FieldIssue = { field: string; code: string; expected: string; received: string; message: string };
 
 function describeType(value: unknown): string {
   if (value === undefined) return 'nothing';

@@ -6,7 +6,7 @@ import type { ActionModule } from '@/lib/actions/types';
 import { formatMinor, formatMoney, minorDigits } from '@/lib/money';
 import { canonicalJson } from '@/lib/payload-hash';
 import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
-import { openClaims } from './claims';
+import { openClaims } from '@/lib/gates/claims';
 
 type Args = Record<string, unknown>;
 

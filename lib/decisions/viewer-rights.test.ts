@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Proposal } from '@/db/schema';
-import { viewerRights, type Viewer } from './view';
+import { viewerRights, type Viewer } from './viewer-rights';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 const HOUR = 3_600_000;

@@ -1,5 +1,5 @@
 import 'server-only';
-import { refuse, requireDecider } from '@/lib/decisions/deciders';
+import { refuse, requireDecider } from './deciders';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, proposals, users, type Proposal } from '@/db/schema';
@@ -11,7 +11,7 @@ import { checkShape } from '@/lib/intake/shape';
 import { canonicalJson, payloadHash } from '@/lib/payload-hash';
 import type { ActionModule } from '@/lib/actions/types';
 import type { SystemsClient } from '@/lib/systems/client';
-import { revisionChanges, type RevisionChange } from './revision-view';
+import { revisionChanges, type RevisionChange } from '@/lib/decisions/revision-view';
 
 /**
  * An approver's edit: never a change in place, but a new revision of the proposal that goes

@@ -1,4 +1,4 @@
-import { noFields, type RequestBody } from '@/lib/api/requests';
+import { noFields, type RequestBody } from '@/lib/input/request-body';
 import { pauseInput, type PauseInput } from './executions-pause';
 
 /** The request bodies of the emergency stop (`/api/v1/admin/executions/…`). */

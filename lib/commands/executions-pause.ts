@@ -4,8 +4,8 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import { proposals, tenants, users } from '@/db/schema';
 import { recordStateChange } from '@/lib/events/record';
-import { wakeDispatchOnCommit } from '@/lib/jobs/wake';
-import type { Actor } from './agent-keys';
+import { wakeDispatchOnCommit } from './wake';
+import type { Actor } from '@/lib/admin/agent-keys';
 
 /**
  * The tenant's emergency stop (docs/design.md §7). While paused, approved commands wait: dispatch

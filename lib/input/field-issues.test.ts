@@ -7,8 +7,8 @@ import { apiErrorOf } from '@/lib/http/errors';
 import { expectApiError, rejectionRecordingDatabase } from '@/test/errors';
 import { untouchableSystems } from '@/test/systems';
 import { envelopeSchema } from './envelope';
-import { submitProposal } from './intake';
-import { toFieldIssues, type FieldIssue } from './issues';
+import { submitProposal } from '@/lib/intake/intake';
+import { toFieldIssues, type FieldIssue } from './field-issues';
 
 const AGENT: AgentPrincipal = {
   keyId: 'key_test',

@@ -1,0 +1,41 @@
+import 'server-only';
+import type { Proposal } from '@/db/schema';
+import { findAction } from '@/lib/actions/registry';
+
+/** A proposal in its action's words (lib/actions/<action>); a generic fallback for an unknown action. */
+export type ProposalWording = {
+  /** The effect in one sentence ("Refund 49.99 USD on order ord_1842"). */
+  summary: string;
+  /** The approve button ("Approve refund of 49.99 USD"). */
+  approveLabel: string;
+  /** Words beside raw argument values ("4999" → "49.99 USD"). */
+  argHints: Record<string, string>;
+  /** What a receipt is called ("refund"). */
+  receiptNoun: string;
+};
+
+export function wordingOf(proposal: Pick<Proposal, 'action' | 'payload' | 'facts'>): ProposalWording {
+  const action = findAction(proposal.action);
+  const { args } = proposal.payload;
+  return {
+    summary: action?.summarize(args, proposal.facts) ?? proposal.action,
+    approveLabel: action?.approveLabel(args) ?? 'Approve',
+    argHints: action?.argHints?.(args) ?? {},
+    receiptNoun: action?.receiptNoun?.(args) ?? proposal.action.replace(/_/g, ' '),
+  };
+}
+
+/**
+ * The earlier proposals an aggregate bound counted, in the action's words, or null when there
+ * were none ("With 2 earlier refunds on ord_1843 in the last 24 h: 300.00 EUR in all").
+ */
+export function routingContext(proposal: Proposal): string | null {
+  const aggregate = proposal.routing.aggregate;
+  if (!aggregate || aggregate.priorCount === 0) return null;
+  const { args } = proposal.payload;
+  const described = findAction(proposal.action)?.describeAggregate?.(args, aggregate);
+  if (described) return described;
+  const { priorCount, windowHours, field, total } = aggregate;
+  return `With ${priorCount} earlier proposal${priorCount === 1 ? '' : 's'} of this action on ${proposal.resourceKey ?? 'this resource'} in the last ${windowHours} h: ${field} ${total} in all`;
+}
+
