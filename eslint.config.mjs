@@ -14,12 +14,12 @@ const forbid = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns
 // Components also run in the browser: from db/ and lib/ they take types only, except the few
 // client-safe modules. (Modules only the Next server loads are marked `server-only` as well; the
 // ones the CLI, worker and demo scripts share cannot be, since plain Node refuses that marker.)
-const CLIENT_SAFE = ['api/requests', 'client', 'text', 'proposals/queue-view', 'proposals/flag-types', 'audit/history-view', 'events/registry', 'money'];
+const CLIENT_SAFE = ['api/requests', 'client', 'text', 'proposals/queue-view', 'proposals/flag-types', 'audit/history-view', 'events/registry', 'money', 'ids'];
 const serverCode = {
   // gitignore semantics: a path is re-included only with its parent folders.
   group: ['@/db', '@/db/**', '@/lib/**', ...new Set(CLIENT_SAFE.flatMap((path) => [`!@/lib/${path.split('/')[0]}`, `!@/lib/${path}`, `!@/lib/${path}/**`]))],
   allowTypeImports: true,
-  message: 'Components may import db/ and lib/ as types only (client-safe: lib/api/requests, lib/client, lib/text, lib/proposals/queue-view, lib/proposals/flag-types, lib/audit/history-view, lib/events/registry, lib/money).',
+  message: 'Components may import db/ and lib/ as types only (client-safe: lib/api/requests, lib/client, lib/text, lib/proposals/queue-view, lib/proposals/flag-types, lib/audit/history-view, lib/events/registry, lib/money, lib/ids).',
 };
 const notTheProduct = outsideProduct(['demo', 'test', 'corpus'], 'The product (lib, app, components, db) does not import demo/, test/ or corpus/.');
 

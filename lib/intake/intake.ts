@@ -3,6 +3,7 @@ import type { Proposal } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { ApiError, systemsUnavailable } from '@/lib/http/errors';
+import { isRequestId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { proposalByRequestId } from '@/lib/proposals/queries';
 import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
@@ -24,7 +25,7 @@ export type IntakeBody = { text: string; value: unknown };
 
 function requestIdOf(value: unknown): string | undefined {
   const id = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).requestId : undefined;
-  return typeof id === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : undefined;
+  return isRequestId(id) ? id : undefined;
 }
 
 /**

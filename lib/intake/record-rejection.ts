@@ -4,6 +4,7 @@ import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import type { ApiError } from '@/lib/http/errors';
 import { recordNotice } from '@/lib/events/record';
+import { isRequestId } from '@/lib/ids';
 import type { ShadowVerdict } from './shape';
 import { writeIntakeAttempt } from './write-attempt';
 
@@ -13,7 +14,7 @@ function field(value: unknown, name: string): unknown {
 
 const shortText = (value: unknown) => (typeof value === 'string' && value.length <= 128 ? value : null);
 /** Only well-formed request ids become chain keys; anything else is kept out of those columns. */
-const token = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(value) ? value : null);
+const token = (value: unknown) => (isRequestId(value) ? value : null);
 
 /**
  * A rejected intake attempt, kept for metrics, repair chains and operators, with what could be read
