@@ -10,11 +10,11 @@ describe('the channel kind registry', () => {
   });
 
   it.each(channelKindEnum.enumValues)('%s: a target shown in part is one the module shortens, and its placeholder is a target it takes', (kind) => {
-    const module = channelKind(kind);
-    expect(module.form.kind).toBe(kind);
-    expect(module.displayTarget !== undefined).toBe(module.form.targetShownInPart);
-    const example = module.form.placeholder.replace('…', 'T0/B0/abcd');
-    expect(module.targetProblem(example)).toBeUndefined();
+    const plugin = channelKind(kind);
+    expect(plugin.form.kind).toBe(kind);
+    expect(plugin.displayTarget !== undefined).toBe(plugin.form.targetShownInPart);
+    const example = plugin.form.placeholder.replace('…', 'T0/B0/abcd');
+    expect(plugin.targetProblem(example)).toBeUndefined();
   });
 
   it.each([
@@ -22,7 +22,7 @@ describe('the channel kind registry', () => {
     ['slack', { outbound: true, secret: false, members: false }],
     ['email', { outbound: false, secret: false, members: true }],
   ] as const)('%s: checked on save %j', (kind, expected) => {
-    const module = channelKind(kind);
-    expect({ outbound: module.targetIsOutbound, secret: module.newSecret !== undefined, members: module.reachesMembers }).toEqual(expected);
+    const plugin = channelKind(kind);
+    expect({ outbound: plugin.targetIsOutbound, secret: plugin.newSecret !== undefined, members: plugin.reachesMembers }).toEqual(expected);
   });
 });
