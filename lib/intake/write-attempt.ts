@@ -1,7 +1,6 @@
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import type { ApiError } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import type { ShadowVerdict } from './shape';
 
@@ -16,10 +15,13 @@ export type AttemptCandidate = {
   shadow?: ShadowVerdict[];
 };
 
+/** The answer a rejected agent got: status, kind, code, words, and `extra.issues` (field names and codes). */
+export type AttemptRefusal = { status: number; kind: string; code: string; message: string; extra: Record<string, unknown> };
+
 /** How the attempt ended: a proposal (new or replayed) or a rejection with the answer the agent got. */
 export type AttemptResult =
   | { outcome: 'accepted' | 'replayed'; proposalId: string; createdAt: Date }
-  | { outcome: 'rejected'; error: ApiError; rawCandidate: string | null; durationMs: number };
+  | { outcome: 'rejected'; error: AttemptRefusal; rawCandidate: string | null; durationMs: number };
 
 const HTTP_STATUS = { accepted: 201, replayed: 200 } as const;
 
