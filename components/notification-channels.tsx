@@ -5,17 +5,12 @@ import { useState } from 'react';
 import { DeliveryChip } from '@/components/status-chip';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { createChannel, sendTest, updateChannel, type ChannelView, type DeliveryView } from '@/lib/client/notifications-api';
+import type { ChannelKindForm } from '@/lib/notifications/kinds/types';
 import { CARD, CardForm, EventsFieldset, INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON, ShownOnce, type EventOption } from './notification-ui';
 
 export const NOTIFICATIONS_KEY = ['admin', 'notifications'] as const;
 
 type Kind = ChannelView['kind'];
-
-const KINDS: { kind: Kind; label: string; placeholder: string; hint: string }[] = [
-  { kind: 'webhook', label: 'Webhook', placeholder: 'https://example.com/hooks/countersign', hint: 'Signed per Standard Webhooks; the secret is shown once after adding.' },
-  { kind: 'slack', label: 'Slack', placeholder: 'https://hooks.slack.com/services/…', hint: 'A Slack incoming-webhook URL; it is itself a credential and is shown shortened afterwards.' },
-  { kind: 'email', label: 'Email', placeholder: 'ops@example.com', hint: 'Sent over the server’s SMTP settings.' },
-];
 
 function useInvalidate() {
   const client = useQueryClient();
@@ -39,7 +34,7 @@ function TestResult({ delivery }: { delivery: DeliveryView }) {
   );
 }
 
-function ChannelCard({ channel, events }: { channel: ChannelView; events: EventOption[] }) {
+function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: ChannelKindForm; events: EventOption[] }) {
   const invalidate = useInvalidate();
   const [editing, setEditing] = useState(false);
   const [target, setTarget] = useState('');
@@ -50,7 +45,6 @@ function ChannelCard({ channel, events }: { channel: ChannelView; events: EventO
     onSuccess: () => setEditing(false),
     onSettled: invalidate,
   });
-  const kind = KINDS.find((k) => k.kind === channel.kind)!;
   const fieldId = `channel-${channel.id}`;
 
   return (
@@ -80,7 +74,7 @@ function ChannelCard({ channel, events }: { channel: ChannelView; events: EventO
               id={`${fieldId}-target`}
               data-testid="channel-edit-target"
               value={target}
-              placeholder={channel.kind === 'slack' ? 'Leave empty to keep the current URL' : kind.placeholder}
+              placeholder={kind.targetShownInPart ? `Leave empty to keep the current ${kind.targetLabel}` : kind.placeholder}
               onChange={(e) => setTarget(e.target.value)}
               className={`${INPUT} font-mono`}
               autoComplete="off"
@@ -102,7 +96,7 @@ function ChannelCard({ channel, events }: { channel: ChannelView; events: EventO
             type="button"
             data-testid="channel-edit"
             onClick={() => {
-              setTarget(channel.kind === 'slack' ? '' : channel.target);
+              setTarget(kind.targetShownInPart ? '' : channel.target);
               setSelected(channel.events);
               change.reset();
               setEditing(true);
@@ -132,9 +126,9 @@ function SecretNotice({ secret, onDone }: { secret: string; onDone: () => void }
   );
 }
 
-function AddChannelForm({ events }: { events: EventOption[] }) {
+function AddChannelForm({ kinds, events }: { kinds: ChannelKindForm[]; events: EventOption[] }) {
   const invalidate = useInvalidate();
-  const [kind, setKind] = useState<Kind>('webhook');
+  const [kind, setKind] = useState<Kind>(kinds[0]!.kind);
   const [target, setTarget] = useState('');
   const [selected, setSelected] = useState<string[]>(() => events.map((e) => e.name));
   const [secret, setSecret] = useState<string | null>(null);
@@ -146,7 +140,7 @@ function AddChannelForm({ events }: { events: EventOption[] }) {
     },
     onSettled: invalidate,
   });
-  const chosen = KINDS.find((k) => k.kind === kind)!;
+  const chosen = kinds.find((k) => k.kind === kind) ?? kinds[0]!;
 
   return (
     <CardForm
@@ -162,12 +156,12 @@ function AddChannelForm({ events }: { events: EventOption[] }) {
       <div className="grid gap-3 sm:grid-cols-[10rem_1fr]">
         <label htmlFor="channel-kind" className="block text-sm font-medium">
           Kind
-          <select id="channel-kind" data-testid="channel-kind" value={kind} onChange={(e) => setKind(e.target.value as Kind)} className={INPUT}>
-            {KINDS.map((k) => <option key={k.kind} value={k.kind}>{k.label}</option>)}
+          <select id="channel-kind" data-testid="channel-kind" value={kind} onChange={(e) => setKind(kinds.find((k) => k.kind === e.target.value)?.kind ?? kind)} className={INPUT}>
+            {kinds.map((k) => <option key={k.kind} value={k.kind}>{k.label}</option>)}
           </select>
         </label>
         <label htmlFor="channel-target" className="block text-sm font-medium">
-          {kind === 'email' ? 'Email address' : 'URL'}
+          {chosen.targetLabel}
           <input
             id="channel-target"
             data-testid="channel-target-input"
@@ -177,7 +171,7 @@ function AddChannelForm({ events }: { events: EventOption[] }) {
             onChange={(e) => setTarget(e.target.value)}
             className={`${INPUT} font-mono`}
             autoComplete="off"
-            inputMode={kind === 'email' ? 'email' : 'url'}
+            inputMode={chosen.inputMode}
             aria-describedby="channel-kind-hint"
           />
         </label>
@@ -190,19 +184,19 @@ function AddChannelForm({ events }: { events: EventOption[] }) {
   );
 }
 
-export function NotificationChannels({ channels, events }: { channels: ChannelView[]; events: EventOption[] }) {
+export function NotificationChannels({ channels, kinds, events }: { channels: ChannelView[]; kinds: ChannelKindForm[]; events: EventOption[] }) {
   return (
     <div className="space-y-4">
       {channels.length === 0 ? (
         <p data-testid="channels-empty" className="rounded-lg border border-dashed border-zinc-300 p-6 text-center text-sm dark:border-zinc-700">
-          No channels yet. Add a webhook, a Slack incoming webhook or an email address below, and Countersign will tell it when a proposal waits for a decision.
+          No channels yet. Add one below ({kinds.map((k) => k.label).join(', ')}), and Countersign will tell it when a proposal waits for a decision.
         </p>
       ) : (
         <ul className="space-y-3" data-testid="channels">
-          {channels.map((channel) => <ChannelCard key={channel.id} channel={channel} events={events} />)}
+          {channels.map((channel) => <ChannelCard key={channel.id} channel={channel} kind={kinds.find((k) => k.kind === channel.kind) ?? kinds[0]!} events={events} />)}
         </ul>
       )}
-      <AddChannelForm events={events} />
+      <AddChannelForm kinds={kinds} events={events} />
     </div>
   );
 }

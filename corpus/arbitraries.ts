@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { z } from 'zod';
 import { findAction } from '@/lib/actions/registry';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { REQUEST_ID } from '@/lib/ids';
 import { SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_REFUNDS, SEEDED_SKUS } from '@/demo/systems/world';
 import { DEMO_AGENTS } from '@/demo/world';
 import { MAX_EVIDENCE_REFS } from '@/lib/input/envelope';
@@ -65,7 +66,7 @@ export function shapePrincipal(tenant: Tenant): AgentPrincipal {
   return { keyId: `key_property_${tenant}`, tenantId: tenant, agentName: agent.name, allowedActions: [...agent.actions], grants: agent.grants, onBehalfOfUserId: null };
 }
 
-export const requestIdArb = fc.stringMatching(/^[A-Za-z0-9._:-]{1,128}$/);
+export const requestIdArb = fc.stringMatching(REQUEST_ID);
 
 /**
  * Free text within the contract's bounds: any well-formed Unicode except U+0000, which the

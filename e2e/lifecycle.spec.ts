@@ -7,6 +7,7 @@ import { expect, test } from '@playwright/test';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { DemoCredentials } from '@/demo/world';
 import { sessionCookie as signInForCookie } from '@/scripts/shared/session';
+import { until, waitForHealth, type Watched } from '@/scripts/shared/wait';
 
 // The server's own life: refusing to start on a bad configuration, shutting down cleanly, and
 // starting again on the same data. No browser; real processes on the production build.
@@ -73,20 +74,9 @@ async function exitWithin(running: Running, ms: number) {
   }
 }
 
-/** Polls /api/health until it answers 200; fails early if the process exits, or at the deadline. */
-async function waitForHealth(running: Running, url: string, ms: number) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (running.child.exitCode !== null) throw new Error(`exited with ${running.child.exitCode} before it was healthy:\n${running.output()}`);
-    const ok = await fetch(`${url}/api/health`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`not healthy within ${ms} ms:\n${running.output()}`);
-}
+/** The demo as a wait watches it: a wait fails at once if it exits, showing what it said. */
+const watched = (running: Running): Watched => ({ child: running.child, name: 'the demo', said: running.output });
+const waitForDemo = (running: Running, url: string, ms: number) => waitForHealth(`${url}/api/health`, watched(running), ms);
 
 async function signingKeys(): Promise<string> {
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
@@ -142,7 +132,7 @@ test('the demo shuts down cleanly on SIGTERM and starts again on the same data',
   let demo: Running | undefined;
   try {
     demo = start(['--import', 'tsx', 'scripts/demo.ts', '--no-build'], env);
-    await waitForHealth(demo, url, 90_000);
+    await waitForDemo(demo, url, 90_000);
     expect(fs.existsSync(lockFile)).toBe(true);
     const firstCredentials = fs.readFileSync(credentialsFile, 'utf8');
     const { agents } = JSON.parse(firstCredentials) as DemoCredentials;
@@ -162,7 +152,7 @@ test('the demo shuts down cleanly on SIGTERM and starts again on the same data',
     expect(fs.existsSync(lockFile)).toBe(false);
 
     demo = start(['--import', 'tsx', 'scripts/demo.ts', '--no-build'], env);
-    await waitForHealth(demo, url, 60_000);
+    await waitForDemo(demo, url, 60_000);
     const read = await fetch(`${url}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${key}` } });
     expect(read.status, demo.output()).toBe(200);
     expect(await read.json()).toMatchObject({ id: proposal.id, payloadHash: proposal.payloadHash, status: 'pending_approval' });
@@ -205,7 +195,7 @@ test('a crash between approval and dispatch delivers the command exactly once af
   try {
     // No worker: the approval commits its command and outbox row, and nothing delivers it yet.
     demo = start(['--import', 'tsx', 'scripts/demo.ts', '--no-build'], cleanEnv({ ...base, WORKER_IN_PROCESS: '0' }));
-    await waitForHealth(demo, url, 90_000);
+    await waitForDemo(demo, url, 90_000);
     const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
     const key = credentials.agents.find((agent) => agent.tenant === 'acme')!.key;
     const alice = credentials.people.find((person) => person.email === 'alice@acme.test')!;
@@ -228,20 +218,15 @@ test('a crash between approval and dispatch delivers the command exactly once af
     killGroup(demo);
     await exitWithin(demo, 15_000);
     // The server (a child of the demo command) dies with its group; wait until it is really gone.
-    const gone = Date.now() + 15_000;
-    while (Date.now() < gone && isAlive(holder)) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(isAlive(holder)).toBe(false);
+    await until(`the server (pid ${holder}) to be gone`, 15_000, () => !isAlive(holder), { pollMs: 100 });
 
     demo = start(['--import', 'tsx', 'scripts/demo.ts', '--no-build'], cleanEnv(base));
-    await waitForHealth(demo, url, 90_000);
-    let status = '';
-    const deadline = Date.now() + 45_000;
-    while (Date.now() < deadline && status !== 'succeeded') {
+    await waitForDemo(demo, url, 90_000);
+    const succeeded = async () => {
       const read = await fetch(`${url}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${key}` } });
-      status = ((await read.json()) as { status: string }).status;
-      if (status !== 'succeeded') await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect(status, demo.output()).toBe('succeeded');
+      return ((await read.json()) as { status: string }).status === 'succeeded';
+    };
+    await until(`proposal ${proposal.id} to succeed`, 45_000, succeeded, { watched: watched(demo) });
     const order = (await (await fetch(`http://127.0.0.1:${systemsPort}/orders/ord_1842`)).json()) as { refunds: { idempotencyKey: string; amountMinor: number }[] };
     expect(order.refunds.filter((refund) => refund.idempotencyKey === `cs.${proposal.id}`)).toEqual([expect.objectContaining({ amountMinor: 700 })]);
     expect(order.refunds).toHaveLength(1);

@@ -50,6 +50,7 @@ import { runScaleOut, scaleOutSection, type ScaleOutResult } from './bench/scale
 import { writeResultFiles } from './shared/results';
 import { scratchDatabase } from './shared/scratch-database';
 import { machineAtStart } from './shared/proc';
+import { waitForHealth } from './shared/wait';
 
 const root = process.cwd();
 const SHORT = process.argv.includes('--short');
@@ -168,19 +169,6 @@ async function drive(scenario: Scenario, connections: number, seconds: number, l
     statuses,
     unanswered: [...pending.values()],
   };
-}
-
-async function waitForHealth(url: string, child: ChildProcess, deadline: number): Promise<void> {
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the demo server exited with code ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/api/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error('the demo server did not become healthy within 180 s');
 }
 
 /**
@@ -376,7 +364,7 @@ async function main() {
     });
     fs.closeSync(log);
     const app = `http://127.0.0.1:${PORTS.app}`;
-    await waitForHealth(app, server, Date.now() + 180_000);
+    await waitForHealth(`${app}/api/health`, { child: server, name: 'the demo server' }, 180_000);
     const keys = await agentKeys(databaseUrl);
     const post = { method: 'POST' as const, headers: { 'content-type': 'application/json' } };
     const make = bodies(keys);

@@ -19,6 +19,7 @@ import { verifyExportLines } from '@/lib/audit/export-verify';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { channelInput, createChannel, listChannels, type PublicChannel } from '@/lib/notifications/channels';
+import { CHANNEL_KIND_NAMES } from '@/lib/notifications/kinds/registry';
 import { ROLES } from '@/lib/auth/roles';
 import { env, SettingsError } from '@/lib/env';
 import { tenants, type Role } from '@/db/schema';
@@ -34,7 +35,7 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   end-sessions <email>                                    (signs the person out everywhere)
   create-agent-key <tenant> <agent-name> --actions <a,b> [--grant <name=v1,v2>]...
   revoke-agent-key <key-id>
-  add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>]
+  add-channel --tenant <id> --kind <${CHANNEL_KIND_NAMES.join('|')}> --target <url-or-address> [--events <a,b>]
                                                           (a webhook's signing secret is printed once; events default to all)
   list-channels <tenant>                                  (never prints secrets)
   executions:pause --tenant <id> [--reason <text>]        (emergency stop: approved commands wait, no expiry is counted)
@@ -76,7 +77,7 @@ function channelProblems(input: { kind: string; target: string; events?: string[
     if (field === 'events' && typeof index === 'number') {
       return `${flag}: "${input.events?.[index]}" is not a notification event (known: ${NOTIFICATION_EVENT_NAMES.join(', ')})`;
     }
-    if (field === 'target') return `${flag} of ${input.kind === 'email' ? 'an' : 'a'} ${input.kind} channel ${issue.message}`;
+    if (field === 'target') return `${flag} of ${/^[aeiou]/.test(input.kind) ? 'an' : 'a'} ${input.kind} channel ${issue.message}`;
     return `${flag} ${issue.message}${field === 'kind' ? ` (got "${input.kind}")` : ''}`;
   });
 }

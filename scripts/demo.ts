@@ -15,6 +15,7 @@ import type { DemoCredentials } from '@/demo/world';
 import { startSystemsOfRecord } from '@/demo/systems/server';
 import { childEnvironment, env, SettingsError, systemsOfRecordUrl } from '@/lib/env';
 import { randomBytes } from 'node:crypto';
+import { waitForHealth } from './shared/wait';
 
 const root = process.cwd();
 const step = (text: string) => console.log(`\n▸ ${text}`);
@@ -71,21 +72,6 @@ function buildIfNeeded(): void {
     console.error('The build failed; see the output above.');
     process.exit(result.status ?? 1);
   }
-}
-
-async function waitForHealth(url: string, child: ReturnType<typeof spawn>): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`);
-    try {
-      const response = await fetch(`${url}/api/health`);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error('the server did not become healthy within 120 s');
 }
 
 async function main() {
@@ -167,7 +153,7 @@ async function main() {
     void Promise.allSettled([systems.close(), receivers.close()]).finally(() => process.exit(code ?? 0));
   });
 
-  await waitForHealth(url, child);
+  await waitForHealth(`${url}/api/health`, { child, name: 'the server' }, 120_000);
   console.log(`
 Countersign is running at ${url}
 

@@ -28,7 +28,8 @@ import { childEnvironment } from '@/lib/env';
 import { signIn, Tally } from './resilience/http';
 import { writeResultFiles } from './shared/results';
 import { settle, verify, type Operation } from './resilience/outcomes';
-import { kill, startDemo, startServer, startSystems, stop, waitHealthy, type Ports, type Running } from './resilience/processes';
+import { kill, startDemo, startServer, startSystems, stop, type Ports, type Running } from './resilience/processes';
+import { waitForHealth } from './shared/wait';
 import { scratchDatabase } from './shared/scratch-database';
 import { machineAtStart, processTree } from './shared/proc';
 import { markdown, verdictChecks, type Check } from './resilience/report';
@@ -183,7 +184,7 @@ async function main() {
     await database.create();
     const demo = startDemo(PORTS, dataDir, databaseUrl, scale);
     running.push(demo);
-    await waitHealthy(demo, `${appUrl}/api/health`, 180);
+    await waitForHealth(`${appUrl}/api/health`, demo, 180_000);
     sql = postgres(databaseUrl, { max: 4, onnotice: () => {} });
     handle = await openDatabase({ url: databaseUrl });
     const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { scopeCredentials: Record<string, string> };
@@ -248,10 +249,10 @@ async function main() {
     await stop(demo);
     const systems = startSystems(PORTS, dataDir, scale);
     running.push(systems);
-    await waitHealthy(systems, `${systemsUrl}/health`, 60);
+    await waitForHealth(`${systemsUrl}/health`, systems, 60_000);
     let server = startServer(PORTS, dataDir, databaseUrl);
     running.push(server);
-    await waitHealthy(server, `${appUrl}/api/health`, 120);
+    await waitForHealth(`${appUrl}/api/health`, server, 120_000);
     const burstTally = (tallies.sigkill = new Tally());
     workload = await workloadFor(appUrl, systemsUrl, sql, burstTally, keys, dataDir);
     const burst = await sigkillBurst(workload, {
@@ -268,7 +269,7 @@ async function main() {
       restartServer: async () => {
         server = startServer(PORTS, dataDir, databaseUrl);
         running.push(server);
-        await waitHealthy(server, `${appUrl}/api/health`, 120);
+        await waitForHealth(`${appUrl}/api/health`, server, 120_000);
         return workloadFor(appUrl, systemsUrl, sql!, burstTally, keys, dataDir);
       },
       progress,

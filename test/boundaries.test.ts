@@ -16,6 +16,7 @@ describe('import boundaries', () => {
     ['a component importing the proposal view model as a value', true, 'components/probe.tsx', "import { readProposalView } from '@/lib/decisions/proposal-view';\nexport const probe = readProposalView;\n"],
     ['a component importing schema types', false, 'components/probe.tsx', "import type { Proposal } from '@/db/schema';\nexport type Probe = Proposal;\n"],
     ['a component importing the operator API client', false, 'components/probe.tsx', "import { postDecision } from '@/lib/client/operator-api';\nexport const probe = postDecision;\n"],
+    ['a component importing the id patterns', false, 'components/probe.tsx', "import { isProposalId } from '@/lib/ids';\nexport const probe = isProposalId;\n"],
     ['a product module importing the demo world', true, 'lib/probe.ts', "import { DEMO_PEOPLE } from '@/demo/world';\nexport const probe = DEMO_PEOPLE;\n"],
     ['a product module importing the test kit', true, 'lib/probe.ts', "import { setupTestDatabase } from '@/test/db';\nexport const probe = setupTestDatabase;\n"],
     ['a product test importing the test kit', false, 'lib/probe.test.ts', "import { setupTestDatabase } from '@/test/db';\nexport const probe = setupTestDatabase;\n"],

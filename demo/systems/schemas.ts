@@ -1,13 +1,10 @@
 import { z } from 'zod';
 import { MAX_EVIDENCE_TEXT_CHARS } from '@/lib/gates/evidence';
+import { requestIdSchema } from '@/lib/ids';
 
 /** Request bodies of the demo systems of record: closed objects, integers are integers, no coercion. */
 
-export const idempotencyKeySchema = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9._:-]+$/, 'must be 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-"');
+export const idempotencyKeySchema = requestIdSchema;
 
 const identifier = z.string().min(1).max(128);
 

@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
+import { holdStock } from './hold_stock';
+import { holdStockArgsV1, holdStockArgsV2 } from './hold_stock/contract';
+import { issueRefund } from './issue_refund';
+import { issueRefundArgsV1 } from './issue_refund/contract';
 import { acceptedVersions, allActions, findContract } from './registry';
-import type { ActionModule } from './types';
+import type { ActionModule, ArgsOfContracts } from './types';
 
 const args = z.strictObject({});
 
@@ -28,5 +32,15 @@ describe('contract version statuses', () => {
       expect(registered.contracts.filter((contract) => contract.status === 'current'), registered.name).toHaveLength(1);
       expect(registered.scope).toMatch(/^[a-z]+$/);
     }
+  });
+});
+
+describe('an action is typed by its contract versions', () => {
+  it('hands each action the arguments its versions output, without a cast', () => {
+    // Checked by the type checker: a module whose methods took v1's shape while v2 outputs another would not compile.
+    expectTypeOf<Parameters<typeof holdStock.summarize>[0]>().toEqualTypeOf<z.output<typeof holdStockArgsV1> | z.output<typeof holdStockArgsV2>>();
+    expectTypeOf<Parameters<typeof issueRefund.execute>[1]>().toEqualTypeOf<z.output<typeof issueRefundArgsV1>>();
+    expectTypeOf<ArgsOfContracts<[{ version: 1; status: 'current'; args: typeof holdStockArgsV1 }]>>().toEqualTypeOf<{ sku: string; quantity: number }>();
+    expect(holdStock.contracts.map((contract) => contract.args)).toEqual([holdStockArgsV1, holdStockArgsV2]);
   });
 });

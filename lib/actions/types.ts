@@ -5,11 +5,14 @@ import type { SystemsClient, SystemsWriteClient, WriteResponse } from '@/lib/sys
 
 export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
 
-export type ContractVersion = {
+/** An action's arguments, as a contract version's schema outputs them. */
+export type ActionArgs = Record<string, unknown>;
+
+export type ContractVersion<Args extends ActionArgs = ActionArgs> = {
   version: number;
   status: ContractStatus;
   /** Closed at every depth; defaults applied here become part of the normalized payload. */
-  args: z.ZodType<Record<string, unknown>>;
+  args: z.ZodType<Args>;
   /** A tenant's rollout (lib/contracts/rollout.ts): when this version entered its status, if known. */
   since?: Date | null;
   /** A supported version's announced end (RFC 8594 `Sunset`), set by the tenant's admin. */
@@ -46,45 +49,54 @@ export type GrantSpec = { name: string; label: string; values?: string[] };
 /** A grant value when the action does not list its values. */
 export const GRANT_VALUE = /^[A-Za-z0-9_.-]{1,40}$/;
 
-/** One action: everything the generic pipeline, executor and UI need to know about it. */
-export type ActionModule = {
+/** The arguments any of an action's contract versions accepts: the union of their schemas' outputs. */
+export type ArgsOfContracts<Contracts extends readonly ContractVersion[]> = z.output<Contracts[number]['args']>;
+
+/**
+ * One action: everything the generic pipeline, executor and UI need to know about it, typed by the
+ * arguments its contract versions accept (`ActionModule<ArgsOfContracts<typeof CONTRACTS>>`).
+ * The pipeline hands a module only arguments one of its contracts parsed, and holds every module as
+ * `ActionModule` (arguments of no particular shape): the functions taking arguments are methods,
+ * whose parameters TypeScript compares both ways, so a typed module is one without a cast.
+ */
+export type ActionModule<Args extends ActionArgs = ActionArgs> = {
   name: string;
   /** The executor family that runs it (`inventory`, `payments`). */
   scope: string;
   title: string;
-  contracts: ContractVersion[];
+  contracts: readonly ContractVersion<Args>[];
   /** JSON Schema source for the executor's receipt (validated on every execution). */
   output: z.ZodType<Record<string, unknown>>;
   /** A one-line sentence naming the effect, shown first everywhere. */
-  summarize(args: Record<string, unknown>, facts?: Record<string, string | number>): string;
+  summarize(args: Args, facts?: Record<string, string | number>): string;
   /** Words beside raw argument values in the review ("4999" → "49.99 USD"). */
-  argHints?(args: Record<string, unknown>): Record<string, string>;
+  argHints?(args: Args): Record<string, string>;
   /**
    * The earlier proposals an aggregate bound summed, in words ("With 2 earlier refunds on ord_1843
    * in the last 24 h: 300.00 EUR in all"); without it a generic sentence is shown.
    */
-  describeAggregate?(args: Record<string, unknown>, aggregate: RoutingAggregate): string;
+  describeAggregate?(args: Args, aggregate: RoutingAggregate): string;
   /** The label of the approve button: it names the effect, never just "Approve". */
-  approveLabel(args: Record<string, unknown>): string;
+  approveLabel(args: Args): string;
   /** What one of its receipts is called ("refund", read as "Executed — refund re_123"); without it, the action's name in words. */
-  receiptNoun?(args: Record<string, unknown>): string;
+  receiptNoun?(args: Args): string;
   /** Meaning: find the resource inside the tenant; undefined when missing or another tenant's. */
-  resolve(systems: SystemsClient, tenantId: string, args: Record<string, unknown>): Promise<Resolution | undefined>;
+  resolve(systems: SystemsClient, tenantId: string, args: Args): Promise<Resolution | undefined>;
   /** The integer argument open proposals on a resource claim of it together (a refund's `amountMinor`): summed for `checkRules`. */
   claimField?: string;
   /** Business rules against live state, including what this resource's open proposals claim. */
-  checkRules(args: Record<string, unknown>, resolution: Resolution, open: OpenClaims): Violation | undefined;
+  checkRules(args: Args, resolution: Resolution, open: OpenClaims): Violation | undefined;
   /**
    * Given what checkRules was given, how close the arguments come to the action's own limit, in
    * words with the values ("49.00 of 50.00 USD still refundable"), or nothing when not close. Shown
    * as a "near a bound" flag (lib/proposals/flags.ts); never a refusal.
    */
-  nearLimit?(args: Record<string, unknown>, resolution: Resolution, open: OpenClaims): string | undefined;
+  nearLimit?(args: Args, resolution: Resolution, open: OpenClaims): string | undefined;
   /** The grants `authorize` reads; a key for this action may carry only these. None: the action reads no grants. */
   grants?: GrantSpec[];
   /** Authority beyond the action list: may this key's grants touch the resolved resource? */
   authorize(grants: Record<string, string[]>, resolution: Resolution): boolean;
-  risk(args: Record<string, unknown>): 'low' | 'medium' | 'high';
+  risk(args: Args): 'low' | 'medium' | 'high';
   /** How a change in the resource's facts reads to a person ("order balance changed from … to …"). */
   describeChange?(before: Record<string, string | number>, after: Record<string, string | number>): string | undefined;
   defaultRules: RoutingRule[];
@@ -93,13 +105,13 @@ export type ActionModule = {
    * The effect: one write to the system of record, keyed by the command's idempotency key. `facts`
    * are the live ones read just before (e.g. a hold's warehouse comes from the catalog).
    */
-  execute(client: SystemsWriteClient, args: Record<string, unknown>, facts: Record<string, string | number>, idempotencyKey: string, signal: AbortSignal): Promise<WriteResponse>;
+  execute(client: SystemsWriteClient, args: Args, facts: Record<string, string | number>, idempotencyKey: string, signal: AbortSignal): Promise<WriteResponse>;
   /** Reconciliation: did this key commit? Throws SystemsUnavailableError when the system can't answer. */
   lookupReceipt(client: SystemsWriteClient, idempotencyKey: string): Promise<{ found: true; receipt: unknown } | { found: false }>;
   /** The receipt against the output schema AND the request (same operation, resource, amount, key). */
-  validateReceipt(receipt: unknown, args: Record<string, unknown>, facts: Record<string, string | number>, idempotencyKey: string): ReceiptCheck;
+  validateReceipt(receipt: unknown, args: Args, facts: Record<string, string | number>, idempotencyKey: string): ReceiptCheck;
   /** How operators edit its arguments (locked identity fields, money, live limits); without it every field is a plain input. */
-  editing?: EditingSpec;
+  editing?: EditingSpec<Args>;
   /** The resource key a search term names (`ord_1843` → `order:ord_1843`), for the Proposals list; undefined when it cannot be one. */
   resourceKeyFor?(term: string): string | undefined;
 };
@@ -111,13 +123,13 @@ export type EditLimit = { field: string; max: number; why: string };
  * How an operator edits this action's arguments in a revision. The form and reviseProposal read
  * it; neither names an action.
  */
-export type EditingSpec = {
+export type EditingSpec<Args extends ActionArgs = ActionArgs> = {
   /** Arguments naming what the proposal acts on (an order, its currency): shown, never edited; a revision changing one is refused. */
   locked: readonly string[];
   /** Integer arguments holding money in minor units: entered in major units beside the currency another argument names. */
   money?: readonly { field: string; currencyField: string; label: string }[];
   /** The live bound on an argument, shown beside it and enforced in the form (the rules still enforce it at intake). */
-  limit?(args: Record<string, unknown>, resolution: Resolution, open: OpenClaims): EditLimit | undefined;
+  limit?(args: Args, resolution: Resolution, open: OpenClaims): EditLimit | undefined;
 };
 
 export type ReceiptCheck = { ok: true; receipt: Record<string, unknown> } | { ok: false; reason: string };

@@ -1,4 +1,5 @@
 import type { AgentClient, ContractsDocument, Issue, ProposalRef, ProposalState, WaitOptions } from '@/lib/agent-client';
+import { toRequestId } from '@/lib/ids';
 
 /**
  * What a framework's tool hands back to the model: the human's outcome in words it can act on, a
@@ -59,7 +60,7 @@ export function proposeAndWait(client: AgentClient, options: ProposeOptions = {}
   const refused = new Map<string, string>();
   return async (tool: ActionTool, input: Record<string, unknown>, callId: string, signal?: AbortSignal): Promise<ToolOutcome> => {
     const { evidenceRefs, ...args } = input;
-    const requestId = `${options.prefix ?? 'tool'}-${callId}`.replace(/[^A-Za-z0-9._:-]/g, '_').slice(0, 128);
+    const requestId = toRequestId(`${options.prefix ?? 'tool'}-${callId}`);
     const repairOf = refused.get(tool.action);
     const proposed = await client.propose(
       { requestId, action: tool.action, contractVersion: tool.contractVersion, args, evidenceRefs: Array.isArray(evidenceRefs) ? (evidenceRefs as string[]) : [], ...(repairOf ? { repairOf } : {}) },

@@ -8,7 +8,7 @@ import { recordAccountEvent } from '@/lib/auth/account-events';
 import { endAllSessions } from '@/lib/auth/sessions';
 import { recordStateChange } from '@/lib/events/record';
 import { DomainError } from '@/lib/errors/domain-error';
-import { newId } from '@/lib/ids';
+import { isTenantId, newId } from '@/lib/ids';
 import { insertAgentKey, revokeKey } from './agent-keys';
 import { AdminError } from './errors';
 import { grantMembership, removeMembership } from './members';
@@ -20,7 +20,7 @@ export { AdminError };
 const SYSTEM = { type: 'system' as const, id: 'cli' };
 
 export async function createTenant(db: Database, input: { id: string; name: string }) {
-  if (!/^[a-z0-9][a-z0-9-]{1,39}$/.test(input.id)) {
+  if (!isTenantId(input.id)) {
     throw new AdminError('A tenant id is 2–40 characters of a–z, 0–9 and "-", starting with a letter or digit.');
   }
   return db.transaction(async (tx) => {

@@ -4,7 +4,8 @@ import type { Database } from '@/db';
 import { agentKeys, auditEvents, commands, decisions, executions, memberships, proposals, users, type AuditEvent, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { AUDIT_EVENTS } from '@/lib/events/registry';
-import { isCursorInstant, isRowId, parseSequence } from '@/lib/paging/fields';
+import { isProposalId, isRowId } from '@/lib/ids';
+import { isCursorInstant, parseSequence } from '@/lib/paging/fields';
 import { cursorInstant } from '@/lib/paging/sql';
 import type { HistoryFilters } from './history-filters';
 import { OUTCOME_STATUSES, type DecisionRowView, type EventRowView, type HistoryPage } from './history-view';
@@ -18,9 +19,8 @@ import { OUTCOME_STATUSES, type DecisionRowView, type EventRowView, type History
 export const HISTORY_PAGE_SIZE = 50;
 
 /** A `q` that names a proposal (`prp_…`) is matched exactly, by its index; anything else is text. */
-const PROPOSAL_ID = /^prp_[0-9a-z]{1,64}$/;
-const proposalIdIn = (q: string | undefined) => (q && PROPOSAL_ID.test(q) ? q : undefined);
-const textIn = (q: string | undefined) => (q && !PROPOSAL_ID.test(q) ? containing(q) : undefined);
+const proposalIdIn = (q: string | undefined) => (q && isProposalId(q) ? q : undefined);
+const textIn = (q: string | undefined) => (q && !isProposalId(q) ? containing(q) : undefined);
 
 /** `q` as a LIKE pattern matching the text anywhere, its own % and _ taken literally. */
 const containing = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;

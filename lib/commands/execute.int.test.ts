@@ -3,6 +3,7 @@ import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, 
 import { describe, expect, it } from 'vitest';
 import { commands, executions, outbox, proposals } from '@/db/schema';
 import { issueRefund } from '@/lib/actions/issue_refund';
+import { issueRefundArgsV1 } from '@/lib/actions/issue_refund/contract';
 import { decide } from '@/lib/decisions/decide';
 import { payloadHash } from '@/lib/payload-hash';
 import { auditRowsFor, proposalRow } from '@/test/queries';
@@ -180,7 +181,7 @@ describe('faults in the system of record', () => {
     const lookup = await issueRefund.lookupReceipt(w.writeClient('payments'), `cs.${proposal.id}`);
     expect(lookup.found).toBe(committed);
     if (lookup.found) {
-      const { args } = proposal.payload;
+      const args = issueRefundArgsV1.parse(proposal.payload.args);
       expect(issueRefund.validateReceipt(lookup.receipt, args, proposal.facts, `cs.${proposal.id}`)).toMatchObject({ ok: true });
       expect(issueRefund.validateReceipt(lookup.receipt, { ...args, amountMinor: 101 }, proposal.facts, `cs.${proposal.id}`)).toMatchObject({ ok: false });
     }

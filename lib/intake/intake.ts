@@ -1,8 +1,8 @@
 import type { Database } from '@/db';
-import { intakeAttempts, type Proposal } from '@/db/schema';
+import type { Proposal } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { newId } from '@/lib/ids';
+import { isRequestId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { proposalByRequestId } from '@/lib/proposals/lookup';
 import { DomainError } from '@/lib/errors/domain-error';
@@ -12,6 +12,7 @@ import { recordRejection } from './record-rejection';
 import { assertRepairAllowed, repairAdvice, repairState, type RepairState } from './repair';
 import { deprecationHeadersIn, tenantActions } from '@/lib/contracts/catalog';
 import { checkShape, shadowVerdicts, type ShadowVerdict } from './shape';
+import { writeIntakeAttempt } from './write-attempt';
 
 export type IntakeOutcome = {
   created: boolean;
@@ -24,7 +25,7 @@ export type IntakeBody = { text: string; value: unknown };
 
 function requestIdOf(value: unknown): string | undefined {
   const id = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).requestId : undefined;
-  return typeof id === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : undefined;
+  return isRequestId(id) ? id : undefined;
 }
 
 /**
@@ -96,22 +97,11 @@ async function admit(
     // A concurrent twin of this request may have committed while we waited: it is a retry, not a new claim.
     existing: (tx) => proposalByRequestId(tx, agent.keyId, envelope.requestId),
     afterInsert: async (tx, inserted) => {
-      await tx.insert(intakeAttempts).values({
-        id: newId('att'),
-        tenantId: agent.tenantId,
-        agentKeyId: agent.keyId,
-        agentName: agent.agentName,
-        requestId: envelope.requestId,
-        repairOf: envelope.repairOf ?? null,
-        rootRequestId: chain.rootRequestId,
-        action: action.name,
-        contractVersion: contract.version,
-        outcome: 'accepted',
-        httpStatus: 201,
-        proposalId: inserted.id,
-        shadow: shadow.length > 0 ? shadow : null,
-        createdAt: now,
-      });
+      await writeIntakeAttempt(
+        tx,
+        { agent, requestId: envelope.requestId, repairOf: envelope.repairOf ?? null, rootRequestId: chain.rootRequestId, action: action.name, contractVersion: contract.version, shadow },
+        { outcome: 'accepted', proposalId: inserted.id, createdAt: now },
+      );
     },
   });
   return outcome.created ? outcome : replay(db, agent, chain, outcome.proposal, hash, now);
@@ -143,20 +133,10 @@ async function replay(db: Database, agent: AgentPrincipal, chain: RepairState, e
   if (existing.payloadHash !== hash) {
     throw new DomainError('idempotency_conflict', 'idempotency_conflict', 'This requestId was already used for a different payload; use a new requestId.');
   }
-  await db.insert(intakeAttempts).values({
-    id: newId('att'),
-    tenantId: agent.tenantId,
-    agentKeyId: agent.keyId,
-    agentName: agent.agentName,
-    requestId: existing.requestId,
-    repairOf: existing.repairOf,
-    rootRequestId: chain.rootRequestId,
-    action: existing.action,
-    contractVersion: existing.contractVersion,
-    outcome: 'replayed',
-    httpStatus: 200,
-    proposalId: existing.id,
-    createdAt: now,
-  });
+  await writeIntakeAttempt(
+    db,
+    { agent, requestId: existing.requestId, repairOf: existing.repairOf, rootRequestId: chain.rootRequestId, action: existing.action, contractVersion: existing.contractVersion },
+    { outcome: 'replayed', proposalId: existing.id, createdAt: now },
+  );
   return { created: false, proposal: existing };
 }

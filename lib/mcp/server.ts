@@ -5,6 +5,7 @@ import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { DomainError } from '@/lib/errors/domain-error';
+import { isRequestId } from '@/lib/ids';
 import { submitProposal } from '@/lib/intake/intake';
 import type { SystemsClient } from '@/lib/systems/client';
 import { actionOfTool, envelopeOf, proposalTools } from './catalogue';
@@ -37,8 +38,6 @@ async function listTools(ctx: McpContext) {
   }
 }
 
-const validToken = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(value) ? value : undefined);
-
 async function propose(ctx: McpContext, name: string, input: Record<string, unknown>): Promise<ToolResult> {
   const action = actionOfTool(name);
   const tool = action ? proposalTools(await tenantActions(ctx.db, ctx.agent.tenantId), ctx.agent).find((t) => t.action === action) : undefined;
@@ -49,7 +48,7 @@ async function propose(ctx: McpContext, name: string, input: Record<string, unkn
     const { proposal } = await submitProposal(ctx.db, ctx.agent, { text: JSON.stringify(envelope), value: envelope }, ctx.systems);
     return proposalResult(proposal, ctx.origin);
   } catch (error) {
-    if (error instanceof DomainError) return refusalResult(error, validToken(input.requestId));
+    if (error instanceof DomainError) return refusalResult(error, isRequestId(input.requestId) ? input.requestId : undefined);
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { channelInput, channelPatch, displayTarget, newWebhookSecret, notificationSettingsInput } from './channels';
+import { channelInput, channelPatch, displayTarget, notificationSettingsInput } from './channels';
+import { newWebhookSecret } from './kinds/webhook';
 
 describe('channelInput', () => {
   it.each([

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
@@ -8,25 +7,10 @@ import { toFieldIssues } from '@/lib/input/field-issues';
 import { recordStateChange } from '@/lib/events/record';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';
+import { channelKind, CHANNEL_KIND_NAMES, CHANNEL_KINDS_IN_WORDS } from './kinds/registry';
 import { checkTarget, TARGET_NOT_ALLOWED, targetPolicy, type TargetPolicy } from './outbound';
 
 export type Actor = { type: 'user' | 'system'; id: string };
-
-const EMAIL = /^[^\s@<>(),;:"]{1,64}@[A-Za-z0-9.-]{1,189}\.[A-Za-z]{2,63}$/;
-
-/** A receiver URL: http(s), no credentials, no fragment (a receiver authenticates us by signature, not by URL userinfo). */
-function checkUrl(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute http(s) URL';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL';
-  if (url.username || url.password) return 'must not carry a user name or password';
-  if (url.hash) return 'must not have a #fragment';
-  return undefined;
-}
 
 const eventList = z
   .array(z.enum(NOTIFICATION_EVENT_NAMES as [string, ...string[]], { error: `must be one of ${NOTIFICATION_EVENT_NAMES.join(', ')}` }), {
@@ -37,15 +21,15 @@ const eventList = z
 
 const target = z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters').refine((value) => value === value.trim(), 'must not start or end with spaces');
 
-function checkTargetShape(kind: 'webhook' | 'slack' | 'email', value: string, ctx: z.RefinementCtx) {
-  const problem = kind === 'email' ? (EMAIL.test(value) ? undefined : 'must be an email address like ops@example.com') : checkUrl(value);
+function checkTargetShape(kind: NotificationChannel['kind'], value: string, ctx: z.RefinementCtx) {
+  const problem = channelKind(kind).targetProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', path: ['target'], message: problem });
 }
 
 /** A new channel, from the dashboard or `cli add-channel`; `events` defaults to every event. */
 export const channelInput = z
   .strictObject({
-    kind: z.enum(['webhook', 'slack', 'email'], { error: 'must be webhook, slack or email' }),
+    kind: z.enum(CHANNEL_KIND_NAMES, { error: `must be ${CHANNEL_KINDS_IN_WORDS}` }),
     target,
     events: eventList.optional(),
   })
@@ -69,12 +53,7 @@ export const notificationSettingsInput = z.strictObject({
 
 export type NotificationSettings = z.infer<typeof notificationSettingsInput>;
 
-/** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-/** A channel as lists show it: the secret never leaves, a Slack URL (itself a credential) only in part. */
+/** A channel as lists show it: the secret never leaves, a target that is itself a credential (a Slack URL) only in part. */
 export function publicChannel(channel: NotificationChannel) {
   const { secret, ...rest } = channel;
   return { ...rest, hasSecret: secret !== null, target: displayTarget(channel) };
@@ -83,29 +62,27 @@ export function publicChannel(channel: NotificationChannel) {
 export type PublicChannel = ReturnType<typeof publicChannel>;
 
 export function displayTarget(channel: Pick<NotificationChannel, 'kind' | 'target'>): string {
-  if (channel.kind !== 'slack') return channel.target;
-  const url = new URL(channel.target);
-  return `${url.origin}/…${channel.target.slice(-4)}`;
+  return channelKind(channel.kind).displayTarget?.(channel.target) ?? channel.target;
 }
 
 export type SaveOptions = { now?: Date; targets?: TargetPolicy };
 
 /**
- * Refuses a webhook or Slack target that resolves to a non-public address (or any `localhost`),
- * unless its exact origin is allowed. A name that does not resolve yet is saved: every delivery
- * resolves it again and refuses it then, so saving early grants nothing.
+ * Refuses a target Countersign connects to (a webhook or Slack URL) that resolves to a non-public
+ * address (or any `localhost`), unless its exact origin is allowed. A name that does not resolve yet
+ * is saved: every delivery resolves it again and refuses it then, so saving early grants nothing.
  */
 async function refuseUnlessAllowed(kind: NotificationChannel['kind'], target: string, policy: TargetPolicy = targetPolicy()) {
-  if (kind === 'email') return;
+  if (!channelKind(kind).targetIsOutbound) return;
   const checked = await checkTarget(target, policy);
   if (checked.ok || checked.code !== TARGET_NOT_ALLOWED) return;
   throw new DomainError('refused', TARGET_NOT_ALLOWED, `The target of a ${kind} channel is not allowed: ${checked.message}`);
 }
 
-/** Adds a channel (audited). A webhook's signing secret is returned here and never again. */
+/** Adds a channel (audited). A secret the kind makes (a webhook's signing secret) is returned here and never again. */
 export async function createChannel(db: Database, tenantId: string, actor: Actor, input: ChannelInput, { now = new Date(), targets }: SaveOptions = {}) {
   await refuseUnlessAllowed(input.kind, input.target, targets);
-  const secret = input.kind === 'webhook' ? newWebhookSecret() : null;
+  const secret = channelKind(input.kind).newSecret?.() ?? null;
   return db.transaction(async (tx) => {
     const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
     if (!tenant) return undefined;

@@ -4,7 +4,8 @@ import { notificationChannels, notificationDeliveries, type NotificationChannel,
 import { newId } from '@/lib/ids';
 import type { MessageData } from './message';
 import type { TargetPolicy } from './outbound';
-import { sendOnce, type MailSettings, type SendResult } from './send';
+import { channelKind } from './kinds/registry';
+import type { MailSettings, SendResult } from './send';
 
 /** Waits before retry n (after n failed attempts), before jitter: 5 s, 30 s, 2 min, 10 min, 30 min, 2 h, 5 h. */
 export const DELIVERY_BACKOFF_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 18_000_000] as const;
@@ -79,7 +80,7 @@ async function attempt(db: Database, claimed: Claim, options: DeliveryOptions, f
   const sentAt = fixedNow ?? new Date();
   if (!channel.enabled) return settle(db, claimed, { ok: false, error: 'channel_disabled', final: true }, 0, sentAt, random);
   const started = performance.now();
-  const result = await sendOnce(
+  const result = await channelKind(channel.kind).send(
     channel,
     { id: delivery.id, event: delivery.event, data: delivery.data as MessageData, createdAt: delivery.createdAt, now: sentAt, recipients: delivery.recipients },
     { mail: options.mail, targets: options.targets, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },

@@ -3,7 +3,10 @@ import type { Database } from '@/db';
 import { agentKeys, decisions, memberships, notificationChannels, notificationDeliveries, outbox, proposals, tenants, users, type NotificationChannel, type Proposal } from '@/db/schema';
 import { NOTIFICATION_EVENTS, OUTBOX_TOPICS, type NotificationEvent, type OutboxTopic } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';
+import { channelKind } from './kinds/registry';
 import { notificationOf, proposalMessage, tenantMessage, type MessageData } from './message';
+
+const reachesMembers = (channel: Pick<NotificationChannel, 'kind'>) => channelKind(channel.kind).reachesMembers;
 
 /** Every outbox topic but the one command dispatch consumes. */
 const NOTIFYING_TOPICS = (Object.keys(OUTBOX_TOPICS) as OutboxTopic[]).filter((topic) => topic !== 'command.minted');
@@ -118,7 +121,7 @@ export async function fanOutNotifications(db: Database, options: FanOutOptions):
       if (!event || !tenant || subscribed.length === 0) continue;
       const message = messageFor(facts, row, event, tenant, options.baseUrl);
       if (!message) continue;
-      const recipients = subscribed.some((channel) => channel.kind === 'email') ? audienceOf(facts, row.tenantId, event, message.proposal) : [];
+      const recipients = subscribed.some(reachesMembers) ? audienceOf(facts, row.tenantId, event, message.proposal) : [];
       for (const channel of subscribed) {
         values.push({
           id: newId('msg'),
@@ -128,7 +131,7 @@ export async function fanOutNotifications(db: Database, options: FanOutOptions):
           event,
           proposalId: row.proposalId,
           data: message.data,
-          recipients: channel.kind === 'email' ? recipients : [],
+          recipients: reachesMembers(channel) ? recipients : [],
           createdAt: now,
           availableAt: now,
         });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { headline, notificationOf, timeLeft } from './message';
-import { emailContent, slackBody, webhookBody } from './render';
+import { emailContent } from './kinds/email';
+import { slackBody } from './kinds/slack';
+import { webhookBody } from './kinds/webhook';
 
 const now = new Date('2035-01-01T12:00:00Z');
 const data = {

@@ -1,4 +1,5 @@
 import { noFields, type RequestBody } from '@/lib/input/request-body';
+import { CHANNEL_KIND_NAMES } from './kinds/registry';
 import { channelInput, channelPatch, notificationSettingsInput, type ChannelInput, type ChannelPatch, type NotificationSettings } from './channels';
 
 /** The request bodies of the notification admin API (`/api/v1/admin/notifications/…`). */
@@ -7,7 +8,7 @@ import { channelInput, channelPatch, notificationSettingsInput, type ChannelInpu
 export const channelCreateRequest: RequestBody<ChannelInput> = {
   schema: channelInput,
   code: 'invalid_channel',
-  message: 'The channel is not valid: send {"kind": "webhook" | "slack" | "email", "target": …, "events": [...]}.',
+  message: `The channel is not valid: send {"kind": ${CHANNEL_KIND_NAMES.map((kind) => `"${kind}"`).join(' | ')}, "target": …, "events": [...]}.`,
 };
 
 /** `PATCH …/channels/:id`: any of `{target, events, enabled}`. */

@@ -28,12 +28,8 @@ export function isCursorInstant(value: string): boolean {
   );
 }
 
-/** An id of ours (`prp_…`, `att_…`; lib/ids.ts): a short lower-case prefix, `_`, lower-case letters and digits. */
-const ROW_ID = /^[a-z]{1,8}_[0-9a-z]{1,64}$/;
-
-export function isRowId(value: string): boolean {
-  return ROW_ID.test(value);
-}
+/** A cursor's row id is any id of ours. */
+export { isRowId } from '@/lib/ids';
 
 /** An audit sequence number to page before: a positive integer JavaScript and bigint both hold exactly. */
 export function parseSequence(value: string | undefined): number | undefined {

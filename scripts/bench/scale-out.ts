@@ -20,6 +20,7 @@ import { demoAllowedOrigins, type DemoChannels } from '@/demo/channels';
 import { startDemoReceivers } from '@/demo/receivers/start';
 import { childEnvironment } from '@/lib/env';
 import { approvalRow, approvalTableHeader, measureApprovals, proposeRefunds, signIn, type ApprovalRun } from './approval';
+import { until, waitForHealth, type Watched } from '../shared/wait';
 import { peakRssSummary, percentile } from './processes';
 
 const STOP_TIMEOUT_MS = 15_000;
@@ -56,27 +57,9 @@ type Secrets = { authSecret: string; signingKeys: string; scopeCredentials: Reco
 
 const readJson = <T>(file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
 
-async function waitForHealth(url: string, child: ChildProcess, deadline: number): Promise<void> {
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`a scale-out server exited with code ${child.exitCode}`);
-    try {
-      if ((await fetch(`${url}/api/health`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error('a scale-out server did not become healthy in time');
-}
-
-async function waitForLine(file: string, text: string, child: ChildProcess, deadline: number): Promise<void> {
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`a scale-out process exited with code ${child.exitCode}`);
-    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(text)) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error('a scale-out process did not start in time');
-}
+/** Waits until a process's log file says `text`. */
+const waitForLine = (file: string, text: string, watched: Watched, ms: number) =>
+  until(`${watched.name} to log "${text}"`, ms, () => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(text), { watched });
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -147,16 +130,16 @@ export async function runScaleOut(options: {
     const systems = spawnLogged('scale-out-systems', ['--import', 'tsx', 'scripts/systems.ts', '--port', String(ports.systems), '--data-file', path.join(dataDir, 'systems-of-record.json')], {
       DEMO_SCALE: String(options.scale),
     });
-    await waitForLine(path.join(dataDir, 'scale-out-systems.log'), 'Systems of record listening', systems, Date.now() + START_TIMEOUT_MS);
+    await waitForLine(path.join(dataDir, 'scale-out-systems.log'), 'Systems of record listening', { child: systems, name: 'the scale-out systems of record' }, START_TIMEOUT_MS);
     options.progress(`Scale-out: two servers on ports ${ports.servers.join(' and ')} (WORKER_IN_PROCESS=0) and two workers on one database…`);
     const servers = ports.servers.map((port, i) =>
       spawnLogged(`scale-out-server-${i + 1}`, [path.join(process.cwd(), 'node_modules/next/dist/bin/next'), 'start', '-p', String(port)], { PORT: String(port) }),
     );
     const workers = [1, 2].map((i) => spawnLogged(`scale-out-worker-${i}`, ['--import', 'tsx', 'scripts/worker.ts']));
     const deadline = Date.now() + START_TIMEOUT_MS;
-    await Promise.all(servers.map((server, i) => waitForHealth(apps[i]!, server, deadline)));
+    await Promise.all(servers.map((server, i) => waitForHealth(`${apps[i]!}/api/health`, { child: server, name: `scale-out server ${i + 1}` }, deadline - Date.now())));
     // A worker starting up (compiling, migrating) would take the CPU the measured servers need.
-    await Promise.all(workers.map((worker, i) => waitForLine(path.join(dataDir, `scale-out-worker-${i + 1}.log`), 'worker running', worker, deadline)));
+    await Promise.all(workers.map((worker, i) => waitForLine(path.join(dataDir, `scale-out-worker-${i + 1}.log`), 'worker running', { child: worker, name: `scale-out worker ${i + 1}` }, deadline - Date.now())));
 
     // Intake: warm both servers up (not counted) until they answer under load, then 16 connections on each at once.
     const { driver } = options;

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { demoAllowedOrigins } from '@/demo/channels';
 import { childEnvironment } from '@/lib/env';
 import { memoryOfTree } from '@/scripts/shared/proc';
-import { until } from './wait';
 
 export type Ports = { app: number; systems: number; mail: number; sink: number };
 
-export type Running = { child: ChildProcess; name: string; logFile: string };
+/** A process of the run; when it fails, what it said is in its log file. */
+export type Running = { child: ChildProcess; name: string; logFile: string; said: () => string };
 
 const root = process.cwd();
 
@@ -21,7 +21,7 @@ function launch(name: string, args: string[], env: Record<string, string>, logFi
   const log = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, args, { stdio: ['ignore', log, log], env: childEnvironment(env) });
   fs.closeSync(log);
-  return { child, name, logFile };
+  return { child, name, logFile, said: () => `see ${logFile}` };
 }
 
 /** Settings every Countersign server of the run gets: loopback URL, its database, no agent limiter. */
@@ -88,18 +88,6 @@ export function startServer(ports: Ports, dataDir: string, databaseUrl: string):
     },
     path.join(dataDir, 'server.log'),
   );
-}
-
-/** Polls `healthPath` until it answers 200, the process exits, or the deadline passes. */
-export async function waitHealthy(running: Running, url: string, seconds: number): Promise<void> {
-  await until(`${running.name} healthy at ${url}`, seconds * 1000, async () => {
-    if (running.child.exitCode !== null) throw new Error(`${running.name} exited with code ${running.child.exitCode}; see ${running.logFile}`);
-    try {
-      return (await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok;
-    } catch {
-      return false;
-    }
-  });
 }
 
 /** Stops a process with SIGTERM and waits for it (SIGKILL after 15 s). */

@@ -12,7 +12,7 @@ import { FAULT_MODES } from '@/demo/systems/schemas';
 import { propose, type Answer, type Operator, type ProposalAnswer, type ProposalRequest, type Tally } from './http';
 import type { Operation } from './outcomes';
 import { seededRandom, type Random } from './random';
-import { pool } from './wait';
+import { pool } from './pool';
 
 export type Workload = {
   appUrl: string;

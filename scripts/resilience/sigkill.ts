@@ -9,7 +9,8 @@ import { scaledIds } from '@/demo/systems/world';
 import { propose, type Answer, type DetailAnswer, type Operator, type ProposalAnswer, type ProposalRequest } from './http';
 import type { Operation } from './outcomes';
 import type { IndexRange, Workload } from './runs';
-import { pool, within } from './wait';
+import { within } from '@/scripts/shared/wait';
+import { pool } from './pool';
 
 export type BurstReport = {
   operations: number;

@@ -1,27 +1,27 @@
-import type { ActionModule } from '../types';
+import type { ActionModule, ArgsOfContracts, ContractVersion } from '../types';
 import { lookupHold, readSku, writeHold } from './adapter';
-import { holdReceipt, holdStockArgsV1, holdStockArgsV2, type HoldStockArgsV1 } from './contract';
+import { holdReceipt, holdStockArgsV1, holdStockArgsV2 } from './contract';
 
-const argsOf = (args: Record<string, unknown>) => args as HoldStockArgsV1;
+const CONTRACTS = [
+  { version: 1, status: 'current', args: holdStockArgsV1 },
+  { version: 2, status: 'shadow', args: holdStockArgsV2 },
+] satisfies ContractVersion[];
 
-export const holdStock: ActionModule = {
+export const holdStock: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   name: 'hold_stock',
   scope: 'inventory',
   title: 'Hold stock',
-  contracts: [
-    { version: 1, status: 'current', args: holdStockArgsV1 },
-    { version: 2, status: 'shadow', args: holdStockArgsV2 },
-  ],
+  contracts: CONTRACTS,
   output: holdReceipt,
   summarize: (args, facts) => {
-    const { sku, quantity } = argsOf(args);
+    const { sku, quantity } = args;
     return `Hold ${quantity} × ${sku}${facts?.warehouse ? ` (warehouse ${facts.warehouse})` : ''}`;
   },
-  approveLabel: (args) => `Approve hold of ${argsOf(args).quantity} × ${argsOf(args).sku}`,
+  approveLabel: (args) => `Approve hold of ${args.quantity} × ${args.sku}`,
   receiptNoun: () => 'hold',
 
   async resolve(systems, tenantId, args) {
-    const record = await readSku(systems, argsOf(args).sku);
+    const record = await readSku(systems, args.sku);
     if (!record || record.tenant !== tenantId) return undefined;
     return {
       resourceKey: `sku:${record.sku}`,
@@ -32,7 +32,7 @@ export const holdStock: ActionModule = {
   },
 
   checkRules(args, resolution) {
-    const { quantity } = argsOf(args);
+    const { quantity } = args;
     const maxHold = Number(resolution.facts.maxHold);
     if (quantity > maxHold) {
       return { code: 'hold_limit', message: `At most ${maxHold} units of this SKU may be held at once; ${quantity} were asked for.` };
@@ -42,7 +42,7 @@ export const holdStock: ActionModule = {
 
   // A hold of 80 % or more of what may be held at once.
   nearLimit(args, resolution) {
-    const { quantity } = argsOf(args);
+    const { quantity } = args;
     const maxHold = Number(resolution.facts.maxHold);
     if (!(maxHold > 0) || quantity < maxHold * 0.8) return undefined;
     return `${quantity} of at most ${maxHold} units held at once`;
@@ -51,7 +51,7 @@ export const holdStock: ActionModule = {
   // Warehouses differ per tenant and live in the catalog, so the values are free-form.
   grants: [{ name: 'warehouses', label: 'Warehouses it may hold stock in' }],
   authorize: (grants, resolution) => (grants.warehouses ?? []).includes(String(resolution.facts.warehouse)),
-  risk: (args) => (argsOf(args).quantity >= 4 ? 'medium' : 'low'),
+  risk: (args) => (args.quantity >= 4 ? 'medium' : 'low'),
 
   defaultRules: [
     { id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
@@ -59,14 +59,14 @@ export const holdStock: ActionModule = {
   defaultExpiryHours: 24,
 
   execute(client, args, facts, idempotencyKey, signal) {
-    const { sku, quantity } = argsOf(args);
+    const { sku, quantity } = args;
     return writeHold(client, { sku, quantity, warehouse: String(facts.warehouse), idempotencyKey }, signal);
   },
   lookupReceipt: lookupHold,
   validateReceipt(receipt, args, facts, idempotencyKey) {
     const parsed = holdReceipt.safeParse(receipt);
     if (!parsed.success) return { ok: false, reason: 'receipt does not match the hold receipt schema' };
-    const { sku, quantity } = argsOf(args);
+    const { sku, quantity } = args;
     const got = parsed.data;
     if (got.sku !== sku) return { ok: false, reason: 'receipt names another SKU' };
     if (got.quantity !== quantity) return { ok: false, reason: 'receipt quantity differs from the request' };

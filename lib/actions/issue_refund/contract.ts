@@ -4,7 +4,7 @@ import { CURRENCY_CODES } from '@/lib/money';
 export const issueRefundArgsV1 = z.strictObject({
   orderId: z.string().regex(/^ord_[A-Za-z0-9]{1,32}$/),
   amountMinor: z.int().min(1),
-  currency: z.enum(CURRENCY_CODES as [string, ...string[]]),
+  currency: z.enum(CURRENCY_CODES),
   reason: z.string().min(1).max(500),
 });
 

@@ -1,9 +1,9 @@
 import { formatMoney } from '@/lib/money';
-import type { ActionModule, OpenClaims, Resolution } from '../types';
+import type { ActionModule, ArgsOfContracts, ContractVersion, OpenClaims, Resolution } from '../types';
 import { lookupRefund, readOrder, writeRefund } from './adapter';
-import { issueRefundArgsV1, refundReceipt, type IssueRefundArgsV1 } from './contract';
+import { issueRefundArgsV1, refundReceipt } from './contract';
 
-const argsOf = (args: Record<string, unknown>) => args as IssueRefundArgsV1;
+const CONTRACTS = [{ version: 1, status: 'current', args: issueRefundArgsV1 }] satisfies ContractVersion[];
 
 /** What is left to refund on the order: charged, minus refunded, minus what open proposals claim. */
 function balanceOf(resolution: Resolution, open: OpenClaims) {
@@ -13,27 +13,27 @@ function balanceOf(resolution: Resolution, open: OpenClaims) {
   return { charged, refunded, reserved, left: charged - refunded - reserved };
 }
 
-export const issueRefund: ActionModule = {
+export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   name: 'issue_refund',
   scope: 'payments',
   title: 'Issue refund',
-  contracts: [{ version: 1, status: 'current', args: issueRefundArgsV1 }],
+  contracts: CONTRACTS,
   output: refundReceipt,
   summarize: (args) => {
-    const { amountMinor, currency, orderId } = argsOf(args);
+    const { amountMinor, currency, orderId } = args;
     return `Refund ${formatMoney(amountMinor, currency)} on order ${orderId}`;
   },
-  argHints: (args) => ({ amountMinor: formatMoney(argsOf(args).amountMinor, argsOf(args).currency) }),
+  argHints: (args) => ({ amountMinor: formatMoney(args.amountMinor, args.currency) }),
   describeAggregate: (args, { field, priorCount, total, windowHours }) => {
-    const { orderId, currency } = argsOf(args);
+    const { orderId, currency } = args;
     const amount = field === 'amountMinor' ? formatMoney(total, currency) : `${field} ${total}`;
     return `With ${priorCount} earlier refund${priorCount === 1 ? '' : 's'} on ${orderId} in the last ${windowHours} h: ${amount} in all`;
   },
-  approveLabel: (args) => `Approve refund of ${formatMoney(argsOf(args).amountMinor, argsOf(args).currency)}`,
+  approveLabel: (args) => `Approve refund of ${formatMoney(args.amountMinor, args.currency)}`,
   receiptNoun: () => 'refund',
 
   async resolve(systems, tenantId, args) {
-    const order = await readOrder(systems, argsOf(args).orderId);
+    const order = await readOrder(systems, args.orderId);
     if (!order || order.tenant !== tenantId) return undefined;
     const balance = order.chargedMinor - order.refundedMinor;
     return {
@@ -45,7 +45,7 @@ export const issueRefund: ActionModule = {
 
   claimField: 'amountMinor',
   checkRules(args, resolution, open) {
-    const { amountMinor, currency } = argsOf(args);
+    const { amountMinor, currency } = args;
     const orderCurrency = String(resolution.facts.currency);
     if (currency !== orderCurrency) {
       return { code: 'currency_mismatch', message: `The order was charged in ${orderCurrency}; the refund must be in ${orderCurrency}.` };
@@ -63,7 +63,7 @@ export const issueRefund: ActionModule = {
 
   // A refund taking 90 % or more of what is still refundable (after the open proposals).
   nearLimit(args, resolution, open) {
-    const { amountMinor, currency } = argsOf(args);
+    const { amountMinor, currency } = args;
     const { reserved, left: refundable } = balanceOf(resolution, open);
     if (refundable <= 0 || amountMinor < refundable * 0.9) return undefined;
     const amount = formatMoney(amountMinor, currency).replace(/ \S+$/, '');
@@ -79,7 +79,7 @@ export const issueRefund: ActionModule = {
   },
 
   authorize: () => true,
-  risk: (args) => (argsOf(args).amountMinor > 10_000 ? 'high' : 'low'),
+  risk: (args) => (args.amountMinor > 10_000 ? 'high' : 'low'),
 
   defaultRules: [
     // Bounded per order over 24 h, so splitting a refund never needs fewer approvers.
@@ -89,14 +89,14 @@ export const issueRefund: ActionModule = {
   defaultExpiryHours: 24,
 
   execute(client, args, _facts, idempotencyKey, signal) {
-    const { orderId, amountMinor, currency } = argsOf(args);
+    const { orderId, amountMinor, currency } = args;
     return writeRefund(client, { orderId, amountMinor, currency, idempotencyKey }, signal);
   },
   lookupReceipt: lookupRefund,
   validateReceipt(receipt, args, _facts, idempotencyKey) {
     const parsed = refundReceipt.safeParse(receipt);
     if (!parsed.success) return { ok: false, reason: 'receipt does not match the refund receipt schema' };
-    const { orderId, amountMinor, currency } = argsOf(args);
+    const { orderId, amountMinor, currency } = args;
     const got = parsed.data;
     if (got.orderId !== orderId) return { ok: false, reason: 'receipt names another order' };
     if (got.amountMinor !== amountMinor) return { ok: false, reason: 'receipt amount differs from the request' };

@@ -3,6 +3,7 @@ import { NotificationsAdmin } from '@/components/notifications-admin';
 import { SettingsHeader } from '@/components/settings-header';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { NOTIFICATION_EVENTS } from '@/lib/events/registry';
+import { channelKindForms } from '@/lib/notifications/kinds/registry';
 
 export const metadata: Metadata = { title: 'Notifications · Settings' };
 
@@ -16,7 +17,7 @@ export default async function NotificationsSettingsPage() {
         Where {context.tenantName} hears about proposals: signed webhooks, Slack and email. Every message links to its proposal.
       </SettingsHeader>
       {context.role === 'admin' ? (
-        <NotificationsAdmin events={events} />
+        <NotificationsAdmin kinds={channelKindForms()} events={events} />
       ) : (
         <p data-testid="notifications-admin-only" className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">
           Only admins manage notifications. You are {context.role === 'approver' ? 'an approver' : 'a viewer'} in {context.tenantName}; ask an admin to add a channel or change these settings.

@@ -1,0 +1,64 @@
+import { clip, factLines, text, unlinked, type RenderInput } from '../render';
+import { postJson } from '../send';
+import type { ChannelKindModule } from './types';
+import { urlTargetProblem } from './url-target';
+
+/** Statuses Slack uses to say "never send this again" (a revoked or wrong URL): retrying cannot help. */
+const FINAL_HTTP = new Set([400, 401, 403, 404, 410, 413]);
+
+/** &, < and > are Slack's control characters (`<!channel>`, `<http://x|y>`), escaped in every text it gets. */
+function slackText(value: string): string {
+  return unlinked(value).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+const plain = (value: string, max: number) => ({ type: 'plain_text' as const, text: clip(slackText(value), max), emoji: false });
+
+/**
+ * A Slack incoming-webhook message: header, summary, facts as fields, and a Review button to the
+ * proposal. Nothing is mrkdwn (no `*`, `_`, `~` or backtick from a name formats anything) and the
+ * fallback text is sent with `mrkdwn: false`.
+ */
+export function slackBody(input: RenderInput) {
+  const { data } = input;
+  const heading = `${text(data.headline)}: ${text(data.title || data.summary)}`;
+  const fields = factLines(input).map(({ label, value }) => plain(`${label}\n${value}`, 2000));
+  return {
+    text: clip(slackText(`${heading} — ${text(data.summary)}`), 3000),
+    mrkdwn: false,
+    blocks: [
+      { type: 'header', text: plain(heading, 150) },
+      {
+        type: 'section',
+        text: plain(text(data.summary), 3000),
+        ...(fields.length > 0 ? { fields: fields.slice(0, 10) } : {}),
+      },
+      {
+        type: 'actions',
+        elements: [{ type: 'button', action_id: 'review', text: { type: 'plain_text', text: 'Review', emoji: false }, url: text(data.url), style: 'primary' }],
+      },
+    ],
+  };
+}
+
+export const slackChannel: ChannelKindModule = {
+  form: {
+    kind: 'slack',
+    label: 'Slack',
+    targetLabel: 'URL',
+    inputMode: 'url',
+    placeholder: 'https://hooks.slack.com/services/…',
+    hint: 'A Slack incoming-webhook URL; it is itself a credential and is shown shortened afterwards.',
+    targetShownInPart: true,
+  },
+  targetProblem: urlTargetProblem,
+  targetIsOutbound: true,
+  reachesMembers: false,
+  // The URL is itself a credential: lists show its origin and last four characters only.
+  displayTarget(target) {
+    return `${new URL(target).origin}/…${target.slice(-4)}`;
+  },
+  async send(channel, message, options) {
+    const result = await postJson(channel.target, JSON.stringify(slackBody(message)), {}, options);
+    return !result.ok && result.status !== undefined && FINAL_HTTP.has(result.status) ? { ...result, final: true } : result;
+  },
+};

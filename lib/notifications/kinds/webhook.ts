@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import type { NotificationChannel } from '@/db/schema';
+import type { RenderInput } from '../render';
+import { postJson } from '../send';
+import type { ChannelKindModule } from './types';
+import { urlTargetProblem } from './url-target';
+
+/** A Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** The Standard Webhooks payload: `{type, timestamp, data}`, the same bytes on every retry. */
+export function webhookBody(input: RenderInput): string {
+  return JSON.stringify({ type: input.event, timestamp: input.createdAt.toISOString(), data: input.data });
+}
+
+/** A signed Standard Webhooks POST: `webhook-id` (the delivery's id), `webhook-timestamp`, `webhook-signature`. */
+export function webhookRequest(channel: Pick<NotificationChannel, 'secret'>, input: RenderInput, at: Date) {
+  if (!channel.secret) throw new Error('a webhook channel has a secret');
+  const body = webhookBody(input);
+  const headers = {
+    'webhook-id': input.id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(channel.secret).sign(input.id, at, body),
+  };
+  return { body, headers };
+}
+
+export const webhookChannel: ChannelKindModule = {
+  form: {
+    kind: 'webhook',
+    label: 'Webhook',
+    targetLabel: 'URL',
+    inputMode: 'url',
+    placeholder: 'https://example.com/hooks/countersign',
+    hint: 'Signed per Standard Webhooks; the secret is shown once after adding.',
+    targetShownInPart: false,
+  },
+  targetProblem: urlTargetProblem,
+  targetIsOutbound: true,
+  newSecret: newWebhookSecret,
+  reachesMembers: false,
+  send(channel, message, options) {
+    const { body, headers } = webhookRequest(channel, message, message.now);
+    return postJson(channel.target, body, headers, options);
+  },
+};
