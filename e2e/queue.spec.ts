@@ -144,15 +144,18 @@ test('a clear item approves with one key, with a pending indicator; arrows, Home
   await page.keyboard.press('ArrowUp');
   await expect(row(page, clear.id)).toHaveAttribute('data-focused', 'true');
 
-  // The decision is slowed down so the pending state can be seen.
+  // The decision is held until the pending state has been seen, then let through.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
   await page.route(`**/api/v1/proposals/${clear.id}/decisions`, async (route) => {
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await released;
     await route.continue();
   });
   await page.keyboard.press('a');
   await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();
   await expect(row(page, clear.id).getByTestId('queue-item-pending')).toHaveText('Approving…');
   await expect(row(page, clear.id)).toHaveAttribute('aria-busy', 'true');
+  release();
   await expect(page.getByTestId(`queue-result-${clear.id}`)).toHaveAttribute('data-outcome', 'done');
   await expect(row(page, clear.id)).toHaveCount(0);
   await expect(row(page, older.id)).toHaveAttribute('data-focused', 'true');
