@@ -1,3 +1,9 @@
+import { textFlags } from '@/lib/proposals/flags';
+import { suspiciousPhrases } from '@/lib/proposals/suspicious';
+import { hiddenCharacterIndexes } from '@/lib/text/invisible';
+import { findLookalikes, skeleton } from '@/lib/text/lookalike';
+import { visibleSegments } from '@/lib/text/visible';
+
 /**
  * The worst inputs for the scanners of untrusted text (lib/text, lib/proposals/suspicious.ts):
  * runs of separators, look-alikes, hidden characters and role markers, as 64 KiB texts and as the
@@ -60,3 +66,13 @@ export const PATTERN_INPUTS: [string, string][] = [
 
 /** A scanner's name, the function, and the inputs (name, repeated unit) it is fed. */
 export type Scanner = [string, (text: string) => unknown, [string, string][]];
+
+/** The scanners that read text character by character, each fed every run of CHARACTERS. */
+export const CHARACTER_SCANNERS: Scanner[] = [
+  ['suspiciousPhrases', suspiciousPhrases, CHARACTERS],
+  ['skeleton', skeleton, CHARACTERS],
+  ['findLookalikes', findLookalikes, CHARACTERS],
+  ['hiddenCharacterIndexes', hiddenCharacterIndexes, CHARACTERS],
+  ['visibleSegments', (text) => visibleSegments(text, { multiline: true }), CHARACTERS],
+  ['textFlags on an argument and an evidence text', (text) => textFlags({ reason: text }, [{ id: 'ticket_1', kind: 'support_ticket', text }]), CHARACTERS],
+];

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { hiddenCharacterIndexes } from '@/lib/text/invisible';
-import { findLookalikes, skeleton } from '@/lib/text/lookalike';
 import { scanSteps } from '@/lib/text/scan-steps';
-import { visibleSegments } from '@/lib/text/visible';
-import { CHARACTERS, fill, LONG, PATTERN_INPUTS, SHORT, type Scanner } from '@/test/scanner-inputs';
+import { CHARACTER_SCANNERS, fill, LONG, PATTERN_INPUTS, SHORT, type Scanner } from '@/test/scanner-inputs';
 import { MAX_SCANNED_CHARS, textFlags } from './flags';
-import { PHRASE_FINDERS, suspiciousPhrases } from './suspicious';
+import { PHRASE_FINDERS } from './suspicious';
 
 /**
  * Every scanner of agent or outsider text is linear in its input (issue 21: one role-marker pattern
@@ -22,12 +19,7 @@ const BOUND = 1.5;
 const SCANNERS: Scanner[] = [
   // The role markers are found by a loop of ours (the pattern that was quadratic is gone).
   ['the "role markers" finder', PHRASE_FINDERS.find(({ name }) => name === 'role markers')!.find, PATTERN_INPUTS],
-  ['suspiciousPhrases', suspiciousPhrases, CHARACTERS],
-  ['skeleton', skeleton, CHARACTERS],
-  ['findLookalikes', findLookalikes, CHARACTERS],
-  ['hiddenCharacterIndexes', hiddenCharacterIndexes, CHARACTERS],
-  ['visibleSegments', (text) => visibleSegments(text, { multiline: true }), CHARACTERS],
-  ['textFlags on an argument and an evidence text', (text) => textFlags({ reason: text }, [{ id: 'ticket_1', kind: 'support_ticket', text }]), CHARACTERS],
+  ...CHARACTER_SCANNERS,
 ];
 
 function stepsOf(run: () => void): number {

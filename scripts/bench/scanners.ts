@@ -6,22 +6,10 @@
  * regular expressions' work, so the phrase patterns are measured here. A report, not a gate: it
  * prints every ratio and marks those at 4× or more.
  */
-import { hiddenCharacterIndexes } from '@/lib/text/invisible';
-import { findLookalikes, skeleton } from '@/lib/text/lookalike';
-import { visibleSegments } from '@/lib/text/visible';
-import { textFlags } from '@/lib/proposals/flags';
-import { PHRASE_FINDERS, suspiciousPhrases } from '@/lib/proposals/suspicious';
-import { CHARACTERS, fill, LONG, PATTERN_INPUTS, SHORT, type Scanner } from '@/test/scanner-inputs';
+import { PHRASE_FINDERS } from '@/lib/proposals/suspicious';
+import { CHARACTER_SCANNERS, fill, LONG, PATTERN_INPUTS, SHORT, type Scanner } from '@/test/scanner-inputs';
 
-const SCANNERS: Scanner[] = [
-  ...PHRASE_FINDERS.map(({ name, find }): Scanner => [`the "${name}" pattern`, find, PATTERN_INPUTS]),
-  ['suspiciousPhrases', suspiciousPhrases, CHARACTERS],
-  ['skeleton', skeleton, CHARACTERS],
-  ['findLookalikes', findLookalikes, CHARACTERS],
-  ['hiddenCharacterIndexes', hiddenCharacterIndexes, CHARACTERS],
-  ['visibleSegments', (text) => visibleSegments(text, { multiline: true }), CHARACTERS],
-  ['textFlags', (text) => textFlags({ reason: text }, [{ id: 'ticket_1', kind: 'support_ticket', text }]), CHARACTERS],
-];
+const SCANNERS: Scanner[] = [...PHRASE_FINDERS.map(({ name, find }): Scanner => [`the "${name}" pattern`, find, PATTERN_INPUTS]), ...CHARACTER_SCANNERS];
 
 function fastest(run: () => void, rounds = 3): number {
   let best = Infinity;
