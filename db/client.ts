@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { explainDatabaseFailure } from './connection-failure';
 import * as schema from './schema';
 
 /** Either driver's database, or a transaction on it: every query takes one of these first. */
@@ -45,7 +46,11 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   return {
     db: db as unknown as Database,
     driver: 'postgres',
-    migrate: () => migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }),
+    // The first query of every entry point: a server that cannot be used is named with its cause here.
+    migrate: () =>
+      migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }).catch((error: unknown) => {
+        throw explainDatabaseFailure(error, url);
+      }),
     close: () => client.end({ timeout: 5 }),
     async listen(channel, onNotify) {
       const { unlisten } = await client.listen(channel, () => onNotify());

@@ -106,6 +106,14 @@ describe('parseSettings', () => {
     expect(keys.message).not.toContain(JWK.d);
   });
 
+  it('reads HOST, 127.0.0.1 when unset, as an IP address or a host name', () => {
+    expect(parseSettings({}).HOST).toBe('127.0.0.1');
+    for (const host of ['0.0.0.0', '::', '::1', '192.168.1.20', 'countersign.internal']) expect(parseSettings({ HOST: host }).HOST).toBe(host);
+    for (const host of ['http://0.0.0.0', '0.0.0.0:3000', 'two words']) {
+      expect(settingsError({ HOST: host }).problems).toEqual([expect.stringMatching(/^HOST must be an IP address like 127\.0\.0\.1 or 0\.0\.0\.0, or a host name — /)]);
+    }
+  });
+
   it('reads DEMO_SCALE up to a million', () => {
     expect(parseSettings({ DEMO_SCALE: '20000' }).DEMO_SCALE).toBe(20000);
     expect(parseSettings({ DEMO_SCALE: '1000000' }).DEMO_SCALE).toBe(1_000_000);

@@ -21,6 +21,9 @@ const port = (fallback: number) =>
     .transform(Number)
     .pipe(z.number().int().min(1).max(65535));
 
+/** A DNS host name (letters, digits, hyphens; dot-separated labels). */
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
 const flag = z
   .enum(['0', '1', 'true', 'false', ''])
   .optional()
@@ -93,6 +96,10 @@ const settingsSchema = z.object({
   SIGNING_KEYS: optionalText.pipe(signingKeys.optional()),
   APP_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   PORT: port(3000),
+  /** The address `npm run demo` binds the dashboard to; loopback unless set (0.0.0.0 for every interface). */
+  HOST: optionalText
+    .transform((value) => value ?? '127.0.0.1')
+    .pipe(z.union([z.ipv4(), z.ipv6(), z.string().regex(HOSTNAME)], { error: 'must be an IP address like 127.0.0.1 or 0.0.0.0, or a host name' })),
   DEMO_SYSTEMS_PORT: port(4010),
   /** The demo's local mail catcher (SMTP), where demo email notifications land. */
   DEMO_MAIL_PORT: port(4025),
@@ -134,6 +141,7 @@ const HOW_TO_FIX: Record<string, string> = {
   SCOPE_CREDENTIALS: 'set it to a JSON object like {"payments":"…","inventory":"…"}',
   SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',
   SIGNING_KEYS: 'create them with `npm run cli -- signing-key` and set SIGNING_KEYS to its output',
+  HOST: 'unset it to listen on 127.0.0.1 only, or set 0.0.0.0 to listen on every interface',
   DEMO_SCALE: 'set it to a whole number from 0 to 1000000, or unset it for the plain demo world',
   NOTIFY_ALLOWED_PRIVATE_ORIGINS: 'set it to comma-separated origins like http://127.0.0.1:4030,smtp://127.0.0.1:4025, or unset it',
   SMTP_URL: 'set it like smtp://user:password@mail.example.com:587, or unset it to send no email',

@@ -15,7 +15,13 @@ export async function startServer(): Promise<void> {
   }
   stampPeerAddresses();
   const handle = await databaseHandle();
-  await handle.migrate();
+  try {
+    await handle.migrate();
+  } catch (error) {
+    // The message names the cause (db/connection-failure.ts); a server without its tables cannot serve.
+    console.error(`[countersign] ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
   console.log(`[countersign] database ready (${handle.driver}, migrations applied)`);
   // Background jobs (expiry, dispatch, reconciliation, notifications, reminders, audit watch) run here unless a separate
   // `npm run worker` does (WORKER_IN_PROCESS=0); several may run at once (SKIP LOCKED).

@@ -9,11 +9,13 @@ import path from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase } from '@/db/client';
 import { demoAllowedOrigins, seedDemoChannels, type DemoChannels } from '@/demo/channels';
+import { dashboardAddress, describePortProblem, sharedPorts, unavailablePorts, type PortNeed } from '@/demo/ports';
 import { startDemoReceivers } from '@/demo/receivers/start';
 import { seedDemo } from '@/demo/seed';
 import type { DemoCredentials } from '@/demo/world';
 import { startSystemsOfRecord } from '@/demo/systems/server';
 import { childEnvironment, env, SettingsError, systemsOfRecordUrl } from '@/lib/env';
+import { warnIfOldNode } from '@/lib/node-version';
 import { randomBytes } from 'node:crypto';
 import { waitForHealth } from './shared/wait';
 
@@ -74,7 +76,16 @@ function buildIfNeeded(): void {
   }
 }
 
+/** Every port the demo listens on, checked before anything is built, seeded or printed. */
+async function refuseUnavailablePorts(needs: PortNeed[]): Promise<void> {
+  const problems = [...sharedPorts(needs), ...(await unavailablePorts(needs)).map(describePortProblem)];
+  if (problems.length === 0) return;
+  console.error(`The demo cannot start:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  process.exit(1);
+}
+
 async function main() {
+  warnIfOldNode();
   let settings;
   try {
     settings = env();
@@ -82,9 +93,16 @@ async function main() {
     console.error(error instanceof SettingsError ? error.message : error);
     process.exit(1);
   }
+  const dashboard = dashboardAddress(settings.HOST, settings.PORT);
+  await refuseUnavailablePorts([
+    { setting: 'PORT', what: 'the dashboard', port: settings.PORT, hosts: dashboard.hosts },
+    { setting: 'DEMO_SYSTEMS_PORT', what: 'the demo systems of record', port: settings.DEMO_SYSTEMS_PORT, hosts: ['127.0.0.1'] },
+    { setting: 'DEMO_MAIL_PORT', what: 'the demo mail catcher', port: settings.DEMO_MAIL_PORT, hosts: ['127.0.0.1'] },
+    { setting: 'DEMO_SINK_PORT', what: 'the demo webhook and Slack sink', port: settings.DEMO_SINK_PORT, hosts: ['127.0.0.1'] },
+  ]);
   const dataDir = path.resolve(settings.COUNTERSIGN_DATA_DIR);
   fs.mkdirSync(dataDir, { recursive: true });
-  const url = settings.APP_URL ?? `http://localhost:${settings.PORT}`;
+  const url = settings.APP_URL ?? dashboard.url;
   const credentialsFile = path.join(dataDir, 'demo-credentials.json');
   // The webhook channel's signing secret is shown once: the demo keeps it to verify what arrives.
   const channelsFile = path.join(dataDir, 'demo-channels.json');
@@ -92,8 +110,7 @@ async function main() {
   // Notifications may reach exactly the demo's own sink and mail catcher on this machine.
   const allowedPrivateOrigins = demoAllowedOrigins({ sink: settings.DEMO_SINK_PORT, mail: settings.DEMO_MAIL_PORT }, settings.NOTIFY_ALLOWED_PRIVATE_ORIGINS);
 
-  if (!process.argv.includes('--no-build')) buildIfNeeded();
-
+  // The database before the build: a server that cannot be used is named at once, not after a minute's build.
   step(settings.DATABASE_URL ? 'Migrating PostgreSQL and seeding the demo world…' : `Migrating the embedded database in ${dataDir} and seeding the demo world…`);
   const handle = await openDatabase(settings.DATABASE_URL ? { url: settings.DATABASE_URL } : { dataDir });
   let credentials: DemoCredentials;
@@ -109,6 +126,8 @@ async function main() {
   fs.writeFileSync(credentialsFile, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   fs.writeFileSync(channelsFile, `${JSON.stringify(channels, null, 2)}\n`, { mode: 0o600 });
 
+  if (!process.argv.includes('--no-build')) buildIfNeeded();
+
   const secrets = await demoSecrets(dataDir);
   const scopeCredentials = settings.SCOPE_CREDENTIALS ?? secrets.scopeCredentials;
   step(`Starting the demo systems of record on port ${settings.DEMO_SYSTEMS_PORT}${settings.DEMO_SCALE ? ` with ${settings.DEMO_SCALE} extra orders, SKUs and tickets` : ''}…`);
@@ -122,10 +141,10 @@ async function main() {
   step(`Starting the notification receivers: mail catcher on port ${settings.DEMO_MAIL_PORT}, webhook and Slack sink on port ${settings.DEMO_SINK_PORT}…`);
   const receivers = await startDemoReceivers({ sinkPort: settings.DEMO_SINK_PORT, mailPort: settings.DEMO_MAIL_PORT, appUrl: url });
   receivers.sink.expectSecret('/webhook', channels.webhook.secret);
-  step(`Starting the dashboard on port ${settings.PORT}…`);
+  step(`Starting the dashboard on ${settings.HOST} port ${settings.PORT}…`);
   const child = spawn(
     process.execPath,
-    [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(settings.PORT)],
+    [path.join(root, 'node_modules/next/dist/bin/next'), 'start', '-p', String(settings.PORT), '-H', settings.HOST],
     {
       stdio: 'inherit',
       env: childEnvironment({

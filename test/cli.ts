@@ -7,10 +7,18 @@ export type CliRun = { code: number | null; stdout: string; stderr: string };
  * embedded database folder (give one that does not exist to prove a command opens no database).
  */
 export function runCli(args: string[], dataDir: string): Promise<CliRun> {
-  const env: Record<string, string | undefined> = { ...process.env, COUNTERSIGN_DATA_DIR: dataDir };
-  delete env.DATABASE_URL;
+  return runNode(['scripts/cli.ts', ...args], { DATABASE_URL: undefined, COUNTERSIGN_DATA_DIR: dataDir });
+}
+
+/**
+ * A TypeScript entry point (a script, or `--input-type=module -e …`) run to its end by Node with
+ * tsx, in our environment with `env` laid over it (undefined removes a setting).
+ */
+export function runNode(args: string[], env: Record<string, string | undefined>): Promise<CliRun> {
+  const merged: Record<string, string | undefined> = { ...process.env, ...env };
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', ...args], { cwd: process.cwd(), env: env as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: process.cwd(), env: merged as NodeJS.ProcessEnv });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

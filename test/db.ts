@@ -146,6 +146,23 @@ export type CountingDatabase = {
   readonly db: Database;
   /** How many statements `run` sent through `db`. */
   statementsOf(run: () => Promise<unknown>): Promise<number>;
+  /** The statements `run` sent through `db`, with their parameters, in order. */
+  statementsSentBy(run: () => Promise<unknown>): Promise<SentStatement[]>;
+  /** PostgreSQL's executed plan of one sent statement (EXPLAIN (ANALYZE, FORMAT JSON)): its top node. */
+  analyzedPlan(statement: SentStatement): Promise<PlanNode>;
+};
+
+export type SentStatement = { query: string; params: unknown[] };
+
+/** A node of an EXPLAIN (FORMAT JSON) plan, the fields read here named. */
+export type PlanNode = {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
 };
 
 /**
@@ -156,12 +173,12 @@ export function setupCountingDatabase(t: TestDatabaseRef, file: string): Countin
   if (t.driver !== 'postgres') throw new Error(`${file} needs PostgreSQL: run it with --project integration-postgres.`);
   let client: postgres.Sql | undefined;
   let db: Database | undefined;
-  let sent = 0;
+  const sent: SentStatement[] = [];
   beforeAll(async () => {
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const schema = await import('@/db/schema');
     client = postgres(withDatabaseName(requireDatabaseUrl(), t.handle.name!), { max: 4, onnotice: () => {} });
-    db = drizzle(client, { schema, logger: { logQuery: () => void sent++ } }) as unknown as Database;
+    db = drizzle(client, { schema, logger: { logQuery: (query, params) => void sent.push({ query, params }) } }) as unknown as Database;
   });
   afterAll(async () => {
     await client?.end({ timeout: 5 });
@@ -172,9 +189,16 @@ export function setupCountingDatabase(t: TestDatabaseRef, file: string): Countin
       return db;
     },
     async statementsOf(run) {
-      const before = sent;
+      return (await this.statementsSentBy(run)).length;
+    },
+    async statementsSentBy(run) {
+      const before = sent.length;
       await run();
-      return sent - before;
+      return sent.slice(before);
+    },
+    async analyzedPlan({ query, params }) {
+      const [row] = await client!.unsafe(`explain (analyze, format json) ${query}`, params as postgres.ParameterOrJSON<never>[]);
+      return (row!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
     },
   };
 }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgentClient } from './index';
 
 // The client's handling of every kind of answer, against a real HTTP server that answers as the
@@ -66,11 +66,22 @@ describe('agent client', () => {
   it('waits through pending and a 503 with backoff until the outcome is final', async () => {
     script.push(json(200, state('pending_approval')), json(503, { error: { kind: 'unavailable', code: 'systems_unavailable', message: 'm' } }, { 'retry-after': '1' }), json(200, state('executing')), json(200, state('succeeded')));
     const states: string[] = [];
-    const started = Date.now();
-    const result = await client().waitForDecision('prp_1', { until: 'final', initialDelayMs: 20, onState: (s) => states.push(s.status) });
-    expect(result.ok && result.value.status).toBe('succeeded');
+    // The pauses the client asks for, read from the timers it sets rather than from a clock.
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    let pauses: number[];
+    try {
+      const result = await client().waitForDecision('prp_1', { until: 'final', initialDelayMs: 20, onState: (s) => states.push(s.status) });
+      expect(result.ok && result.value.status).toBe('succeeded');
+      // The client's pause resolves a promise (an anonymous function); the HTTP stack's own timers are named.
+      pauses = timers.mock.calls.filter(([callback]) => callback.name === '').map((args) => Number(args[1]));
+    } finally {
+      timers.mockRestore();
+    }
     expect(states).toEqual(['pending_approval', 'executing', 'succeeded']);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000); // the Retry-After was honoured
+    // Backoff from 20 ms (10–20, then 20–40 with jitter), except after the 503: its Retry-After of 1 s.
+    expect(pauses).toHaveLength(3);
+    expect(pauses[1]).toBe(1_000);
+    for (const ms of [pauses[0]!, pauses[2]!]) expect(ms).toBeLessThanOrEqual(80);
   });
 
   it('stops at the deadline with the last state it saw', async () => {

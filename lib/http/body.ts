@@ -50,11 +50,18 @@ const malformed = (status: number, code: string, message: string) => new ApiErro
  * `text` is the body byte for byte, for callers that keep it (intake's raw candidate).
  */
 export async function readJsonBody(request: Request): Promise<{ text: string; value: unknown }> {
+  assertJsonType(request);
+  return parseJsonBytes(await readCappedBody(request, MAX_BODY_BYTES, tooLarge));
+}
+
+function assertJsonType(request: Request): void {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) {
     throw malformed(415, 'unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
   }
-  const bytes = await readCappedBody(request, MAX_BODY_BYTES, tooLarge);
+}
+
+function parseJsonBytes(bytes: Uint8Array<ArrayBuffer>): { text: string; value: unknown } {
   let text: string;
   try {
     // ignoreBOM keeps a byte order mark in the text, so the raw candidate stays byte-exact (and JSON.parse refuses it).
@@ -81,18 +88,26 @@ export async function readJsonBody(request: Request): Promise<{ text: string; va
 export async function readJsonRequest<T>(request: Request, spec: RequestBody<T>): Promise<T> {
   const absent = request.body === null || request.headers.get('content-length') === '0';
   if (absent && spec.whenAbsent !== undefined) return spec.whenAbsent;
-  // A DELETE without a body may still arrive with an (empty) stream and no Content-Length: read it
-  // through the cap, and only an empty one stands for the absent body.
-  if (spec.whenAbsent !== undefined && !request.headers.has('content-type')) {
-    if ((await readCappedBody(request, MAX_BODY_BYTES, tooLarge)).byteLength === 0) return spec.whenAbsent;
-    throw malformed(415, 'unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
-  }
-  const { value } = await readJsonBody(request);
+  const value = spec.whenAbsent === undefined ? (await readJsonBody(request)).value : await readOptionalJson(request, spec.whenAbsent);
   const parsed = spec.schema.safeParse(value);
   if (!parsed.success) {
     throw new ApiError(422, 'schema', spec.code, spec.message, { issues: toFieldIssues(parsed.error, value, spec.schema) });
   }
   return parsed.data;
+}
+
+/**
+ * A verb whose body may be left out (a DELETE, an extension) may still arrive with an empty stream
+ * and no Content-Length, with or without `Content-Type: application/json`: zero bytes stand for
+ * the absent body. Bytes need the JSON content type like any other body.
+ */
+async function readOptionalJson<T>(request: Request, whenAbsent: T): Promise<unknown> {
+  const typed = request.headers.has('content-type');
+  if (typed) assertJsonType(request);
+  const bytes = await readCappedBody(request, MAX_BODY_BYTES, tooLarge);
+  if (bytes.byteLength === 0) return whenAbsent;
+  if (!typed) assertJsonType(request);
+  return parseJsonBytes(bytes).value;
 }
 
 function tooLarge() {

@@ -69,11 +69,35 @@ describe('readJsonRequest: an absent body', () => {
     await expect(readJsonRequest(post(null, {}), extendRequest)).resolves.toEqual({});
   });
 
-  it('stands for {} when an empty stream comes without a length (a DELETE), but bytes without a type are refused', async () => {
-    const stream = (text: string) =>
-      new Request('http://countersign.test/api/v1/admin/members/usr_1', { method: 'DELETE', body: new Blob([text]).stream(), duplex: 'half' } as RequestInit);
-    await expect(readJsonRequest(stream(''), extendRequest)).resolves.toEqual({});
-    await expectApiError(readJsonRequest(stream('{}'), extendRequest), { status: 415, code: 'unsupported_media_type' });
+  /** How a client leaves the body out: no body at all, an empty string (Content-Length: 0), or an empty stream with no length. */
+  const BODIES: Record<string, (text: string) => BodyInit | null> = {
+    'no body': () => null,
+    'a sized body': (text) => new TextEncoder().encode(text),
+    'a stream': (text) => new Blob([text]).stream(),
+  };
+  const request = (method: string, form: string, text: string, headers: Record<string, string>) =>
+    new Request('http://countersign.test/api/v1/admin/members/usr_1', { method, body: BODIES[form]!(text), headers, duplex: 'half' } as RequestInit);
+
+  // [method, how the body is left out or sent, its text, Content-Type, what readJsonRequest answers]
+  it.each<[string, string, string, string | undefined, { value: unknown } | { status: number; code: string }]>([
+    ['DELETE', 'no body', '', undefined, { value: {} }],
+    ['DELETE', 'no body', '', 'application/json', { value: {} }],
+    ['DELETE', 'a sized body', '', undefined, { value: {} }],
+    ['DELETE', 'a sized body', '', 'application/json', { value: {} }],
+    ['DELETE', 'a stream', '', undefined, { value: {} }],
+    ['DELETE', 'a stream', '', 'application/json', { value: {} }],
+    ['DELETE', 'a stream', '', 'application/json; charset=utf-8', { value: {} }],
+    ['POST', 'a stream', '', 'application/json', { value: {} }],
+    ['DELETE', 'a stream', '{}', 'application/json', { value: {} }],
+    ['DELETE', 'a stream', '{}', undefined, { status: 415, code: 'unsupported_media_type' }],
+    ['DELETE', 'a stream', '', 'text/plain', { status: 415, code: 'unsupported_media_type' }],
+    ['DELETE', 'a stream', ' ', 'application/json', { status: 400, code: 'invalid_json' }],
+    ['DELETE', 'a stream', '{"x":1}', 'application/json', { status: 422, code: 'invalid_extension' }],
+  ])('%s with %s %j and Content-Type %s: %j', async (method, form, text, type, answer) => {
+    const headers: Record<string, string> = type === undefined ? {} : { 'content-type': type };
+    const read = readJsonRequest(request(method, form, text, headers), extendRequest);
+    if ('value' in answer) await expect(read).resolves.toEqual(answer.value);
+    else await expectApiError(read, answer);
   });
 
   it('is refused where a body is required', async () => {

@@ -191,14 +191,20 @@ describe('dispatchCommands', () => {
     const waiting = new Set(minted.map((m) => m.jws));
     let allArrived: () => void = () => {};
     const arrived = new Promise<void>((resolve) => (allArrived = resolve));
-    // Each answer waits until all three commands are in flight at once; sent one after another, the first gives up (503).
+    // Each answer waits until all three commands are in flight at once (sent one after another,
+    // the first would wait for the others forever): counted, not raced against a clock.
+    let inFlight = 0;
+    let mostInFlight = 0;
     const executor = stubExecutor(async (jws) => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
       waiting.delete(jws);
       if (waiting.size === 0) allArrived();
-      const together = await Promise.race([arrived.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000))]);
-      return together ? executed(jws) : new Response(null, { status: 503 });
+      await arrived;
+      inFlight -= 1;
+      return executed(jws);
     });
     const result = await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: new Date(at.getTime() + 1_000), fetch: executor.fetcher });
+    expect(mostInFlight).toBe(3);
     expect(result).toMatchObject({ claimed: 3, delivered: 3, retrying: 0 });
     for (const m of minted) expect((await mintedRow(m.proposal.id)).deliveredAt).not.toBeNull();
   });

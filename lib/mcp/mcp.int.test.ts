@@ -20,6 +20,20 @@ import { statusResultSchema } from './status';
 // The agent routes need no session; next-auth itself does not load outside Next.
 vi.mock('@/lib/auth', () => ({ auth: async () => null }));
 
+// The status tool's pauses between reads, counted (a wait is judged by its pauses, not by a clock).
+vi.mock('node:timers/promises', async (importOriginal) => {
+  const timers = await importOriginal<typeof import('node:timers/promises')>();
+  return { ...timers, setTimeout: vi.fn(timers.setTimeout) };
+});
+const { setTimeout: pause } = await import('node:timers/promises');
+/** The pauses (in ms) awaitDecision asked for since `from` calls: its calls pass `{ signal }` third. */
+const pausesSince = (from: number) =>
+  vi
+    .mocked(pause)
+    .mock.calls.slice(from)
+    .filter((args) => (args[2] as { signal?: unknown } | undefined)?.signal instanceof AbortSignal)
+    .map((args) => Number(args[0]));
+
 const t = setupTestDatabase();
 const systemsOfRecord = await setupRouteSystems(t);
 const server = setupRouteServer({ POST, GET, DELETE });
@@ -265,14 +279,17 @@ describe('get_proposal_status', () => {
     const now = statusResultSchema.parse((await call(client, 'get_proposal_status', { proposalId: created.proposalId })).structuredContent);
     expect(now).toMatchObject({ proposalId: created.proposalId, status: 'pending_approval', pending: true, decisions: [], execution: null, payloadHash: created.payloadHash, reviewUrl: created.reviewUrl });
 
-    const started = Date.now();
     const received = server.received;
+    const from = vi.mocked(pause).mock.calls.length;
     const waiting = call(client, 'get_proposal_status', { proposalId: created.proposalId, waitSeconds: 30 });
-    // The decision lands once the call arrived; the call answers soon after, well before its bound.
-    await vi.waitFor(() => expect(server.received).toBe(received + 1));
+    // The decision lands once the call is waiting; the call answers at its next read, not at the end of its 30 s.
+    await vi.waitFor(() => expect(pausesSince(from).length).toBeGreaterThan(0));
+    expect(server.received).toBe(received + 1);
+    const pausesBefore = vi.mocked(pause).mock.calls.length;
     await decide(t.db, systemsOfRecord.client, { userId: world.userId('alice'), proposalId: created.proposalId, request: { decision: 'approve', payloadHash: created.payloadHash } });
     const after = statusResultSchema.parse((await waiting).structuredContent);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // The pause under way when the decision landed, and at most one begun before that read saw it.
+    expect(pausesSince(pausesBefore).length).toBeLessThanOrEqual(1);
     expect(after).toMatchObject({ pending: false, decisions: [{ decision: 'approve', reason: null, at: expect.any(String) }] });
     expect(['approved', 'executing', 'succeeded']).toContain(after.status);
     expect(JSON.stringify(after)).not.toContain(world.userId('alice'));
@@ -282,9 +299,12 @@ describe('get_proposal_status', () => {
   it('a bounded wait on a proposal nobody decides answers pending when the wait ends', async () => {
     const client = await acmeClient();
     const created = await pendingHold(client);
-    const started = Date.now();
+    const from = vi.mocked(pause).mock.calls.length;
     const answer = statusResultSchema.parse((await call(client, 'get_proposal_status', { proposalId: created.proposalId, waitSeconds: 1 })).structuredContent);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    // It paused before answering (an ignored wait pauses never), each pause within the second asked for.
+    const pauses = pausesSince(from);
+    expect(pauses.length).toBeGreaterThan(0);
+    expect(pauses.reduce((sum, ms) => sum + ms, 0)).toBeLessThanOrEqual(1_000);
     expect(answer.status).toBe('pending_approval');
     await client.close();
   });

@@ -9,6 +9,7 @@ import type { RoutingRule } from '@/lib/routing-rules';
 import { invisibleName, tagValue } from '@/lib/text/characters';
 import { codePointName, hiddenCharacterIndexes } from '@/lib/text/invisible';
 import { findLookalikes } from '@/lib/text/lookalike';
+import { step } from '@/lib/text/scan-steps';
 import { visibleText } from '@/lib/text/visible';
 import type { FlagKind, ProposalFlag } from '@/db/proposal-flags';
 import { suspiciousPhrases } from './suspicious';
@@ -87,7 +88,7 @@ function placesDetail(places: { where: string; items: string[] }[]): string {
 
 /** What tag characters hide: they spell ASCII that no font shows ("ASCII smuggling"). */
 function hiddenTagText(text: string): string {
-  return [...text].map((ch) => tagValue(ch.codePointAt(0)!) ?? '').join('');
+  return [...text].map((ch) => step() && (tagValue(ch.codePointAt(0)!) ?? '')).join('');
 }
 
 function suspiciousIn(source: TextSource): string[] {
@@ -97,11 +98,11 @@ function suspiciousIn(source: TextSource): string[] {
 }
 
 function invisibleIn(text: string): string[] {
-  const points = [...text].map((ch) => ch.codePointAt(0)!);
-  const found = hiddenCharacterIndexes(text).map((index) => points[index]!);
+  const points = [...text].map((ch) => step() && ch.codePointAt(0)!);
+  const found = hiddenCharacterIndexes(text).map((index) => step() && points[index]!);
   const items: string[] = [];
-  const tags = found.filter((codePoint) => tagValue(codePoint) !== undefined);
-  for (const codePoint of new Set(found.filter((codePoint) => tagValue(codePoint) === undefined))) {
+  const tags = found.filter((codePoint) => step() && tagValue(codePoint) !== undefined);
+  for (const codePoint of new Set(found.filter((codePoint) => step() && tagValue(codePoint) === undefined))) {
     items.push(`${codePointName(codePoint)} ${invisibleName(codePoint) ?? ''}`.trim());
   }
   if (tags.length > 0) items.push(`${tags.length} TAG character${tags.length === 1 ? '' : 's'} (U+E0020–U+E007E) hiding ${quote(hiddenTagText(text))}`);
@@ -111,6 +112,7 @@ function invisibleIn(text: string): string[] {
 function lookalikesIn(text: string): string[] {
   const seen = new Map<number, string>();
   for (const found of findLookalikes(text)) {
+    step();
     if (!seen.has(found.codePoint)) seen.set(found.codePoint, `${codePointName(found.codePoint)} ${found.name} (looks like ${found.looksLike})`);
   }
   return [...seen.values()];

@@ -1,4 +1,5 @@
 import { skeleton } from '@/lib/text/lookalike';
+import { step } from '@/lib/text/scan-steps';
 
 /**
  * Text that addresses the agent (or any model reading it) with instructions: the prompt-injection
@@ -37,6 +38,7 @@ const WHITESPACE = /\s/;
 function startsSentence(text: string, index: number): boolean {
   let at = index;
   while (at > 0 && WHITESPACE.test(text[at - 1]!)) {
+    step();
     at -= 1;
     if (text[at] === '\n') return true;
   }
@@ -49,7 +51,10 @@ function startsSentence(text: string, index: number): boolean {
  * every line feed of a run, quadratic in the run (issue 21).
  */
 const roleMarker: Finder = (text) => {
-  for (const match of text.matchAll(ROLE_WORD)) if (startsSentence(text, match.index)) return { index: match.index, phrase: match[0] };
+  for (const match of text.matchAll(ROLE_WORD)) {
+    step();
+    if (startsSentence(text, match.index)) return { index: match.index, phrase: match[0] };
+  }
   return undefined;
 };
 

@@ -1,3 +1,5 @@
+import { step } from './scan-steps';
+
 /**
  * Invisible and direction-changing characters: zero-width, bidi overrides and isolates, variation
  * selectors, tags, C0/C1 controls. No imports beyond lib/text: client components use it.
@@ -35,10 +37,19 @@ export function hiddenCharacterIndexes(value: string): number[] {
   const points = [...value].map((ch) => ch.codePointAt(0)!);
   const emoji = new Set<number>();
   points.forEach((codePoint, index) => {
+    step();
     if (codePoint === BLACK_FLAG) {
       let end = index + 1;
-      while (end < points.length && points[end]! >= 0xe0020 && points[end]! <= 0xe007e) end += 1;
-      if (end > index + 1 && points[end] === CANCEL_TAG) for (let i = index + 1; i <= end; i += 1) emoji.add(i);
+      while (end < points.length && points[end]! >= 0xe0020 && points[end]! <= 0xe007e) {
+        step();
+        end += 1;
+      }
+      if (end > index + 1 && points[end] === CANCEL_TAG) {
+        for (let i = index + 1; i <= end; i += 1) {
+          step();
+          emoji.add(i);
+        }
+      }
     }
     if (codePoint === 0xfe0e || codePoint === 0xfe0f) {
       const before = points[index - 1];
@@ -46,11 +57,15 @@ export function hiddenCharacterIndexes(value: string): number[] {
     }
     if (codePoint === 0x200d) {
       let back = index - 1;
-      while (back >= 0 && (points[back] === 0xfe0f || isSkinTone(points[back]))) back -= 1;
+      while (back >= 0 && (points[back] === 0xfe0f || isSkinTone(points[back]))) {
+        step();
+        back -= 1;
+      }
       if (isPictographic(points[back]) && isPictographic(points[index + 1])) emoji.add(index);
     }
   });
-  return points.flatMap((codePoint, index) =>
-    isInvisible(codePoint) && codePoint !== 0x09 && codePoint !== 0x0a && codePoint !== 0x0d && !emoji.has(index) ? [index] : [],
-  );
+  return points.flatMap((codePoint, index) => {
+    step();
+    return isInvisible(codePoint) && codePoint !== 0x09 && codePoint !== 0x0a && codePoint !== 0x0d && !emoji.has(index) ? [index] : [];
+  });
 }

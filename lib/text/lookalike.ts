@@ -1,5 +1,6 @@
 import { lookalikeInfo } from './characters';
 import { isInvisible } from './invisible';
+import { step } from './scan-steps';
 
 /**
  * Look-alikes of ASCII in untrusted text: characters that pass for a Latin letter, digit or
@@ -34,6 +35,7 @@ export function findLookalikes(value: string): Lookalike[] {
   let word = 0;
   let inWord = false;
   for (const ch of value) {
+    step();
     const codePoint = ch.codePointAt(0)!;
     // Invisible characters do not split a word: "о\u200Brder" is still one word.
     const wordChar = WORD.test(ch) || isInvisible(codePoint);
@@ -44,16 +46,17 @@ export function findLookalikes(value: string): Lookalike[] {
   }
   if (!chars.some(({ codePoint }) => codePoint > 0x7e)) return [];
 
-  const latinWords = new Set(chars.filter(({ ch, word: w }) => w >= 0 && LATIN_LETTER.test(ch)).map(({ word: w }) => w));
+  const latinWords = new Set(chars.filter(({ ch, word: w }) => step() && w >= 0 && LATIN_LETTER.test(ch)).map(({ word: w }) => w));
   const hasCjk = CJK.test(value);
   // A Latin text whose other-script letters are all look-alikes spells a word to pass for Latin
   // ("Approved by сео"); a real Cyrillic or Greek phrase has letters that look like nothing Latin.
-  const otherLetters = chars.filter(({ ch }) => OTHER_SCRIPT_LETTER.test(ch) && /\p{L}/u.test(ch));
+  const otherLetters = chars.filter(({ ch }) => step() && OTHER_SCRIPT_LETTER.test(ch) && /\p{L}/u.test(ch));
   const spelledInLookalikes =
-    LATIN_LETTER.test(value) && otherLetters.length > 0 && otherLetters.every(({ codePoint }) => lookalikeInfo(codePoint)?.class === 'script');
+    LATIN_LETTER.test(value) && otherLetters.length > 0 && otherLetters.every(({ codePoint }) => step() && lookalikeInfo(codePoint)?.class === 'script');
 
   const found: Lookalike[] = [];
   for (const { ch, start, codePoint, word: w } of chars) {
+    step();
     if (codePoint <= 0x7e) continue;
     const info = lookalikeInfo(codePoint);
     if (!info) continue;
@@ -74,6 +77,7 @@ export function findLookalikes(value: string): Lookalike[] {
 export function skeleton(value: string): string {
   let out = '';
   for (const ch of value.normalize('NFKC')) {
+    step();
     const codePoint = ch.codePointAt(0)!;
     if (codePoint === 0x0a || codePoint === 0x09 || codePoint === 0x0d) out += ch;
     else if (isInvisible(codePoint)) continue;

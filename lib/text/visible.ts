@@ -1,6 +1,7 @@
 import { lookalikeInfo } from './characters';
 import { codePointName, isInvisible } from './invisible';
 import { findLookalikes } from './lookalike';
+import { step } from './scan-steps';
 
 export { codePointName, isInvisible } from './invisible';
 
@@ -33,6 +34,7 @@ export function visibleSegments(value: string, options: { multiline?: boolean } 
     plain = '';
   };
   for (const ch of value) {
+    step();
     const codePoint = ch.codePointAt(0)!;
     const start = offset;
     offset += ch.length;
@@ -46,7 +48,7 @@ export function visibleSegments(value: string, options: { multiline?: boolean } 
       const last = segments.at(-1);
       if (last && 'lookalike' in last) {
         last.lookalike += ch;
-        if (!last.chars.some((known) => known.mark === char.mark)) last.chars.push(char);
+        if (!last.chars.some((known) => step() && known.mark === char.mark)) last.chars.push(char);
       } else {
         segments.push({ lookalike: ch, chars: [char] });
       }
