@@ -40,7 +40,7 @@ describe('the rollout state machine (version 2 moving, version 1 beside it)', ()
           const rows = plan.changes.map((change) => ({ action: 'probe', version: change.version, status: change.status, sunsetAt: change.sunsetAt, updatedAt: NOW }));
           expect(exactlyOneCurrent(withRollout(actionWith(from), rows))).toBe(true);
         } else {
-          expect(plan).toEqual({ ok: false, status: 409, code: refusals[`${from}→${to}`], message: expect.any(String) });
+          expect(plan).toMatchObject({ ok: false, error: { status: 409, code: refusals[`${from}→${to}`] } });
         }
       });
     }
@@ -59,8 +59,8 @@ describe('the rollout state machine (version 2 moving, version 1 beside it)', ()
   });
 
   it('a sunset belongs to a supported version, in the future; the same request again changes nothing', () => {
-    expect(planTransition(actionWith('shadow'), 2, { status: 'shadow', sunsetAt: LATER }, NOW)).toMatchObject({ ok: false, status: 422, code: 'sunset_requires_supported' });
-    expect(planTransition(actionWith('supported'), 2, { status: 'supported', sunsetAt: NOW }, NOW)).toMatchObject({ ok: false, status: 422, code: 'sunset_in_past' });
+    expect(planTransition(actionWith('shadow'), 2, { status: 'shadow', sunsetAt: LATER }, NOW)).toMatchObject({ ok: false, error: { status: 422, code: 'sunset_requires_supported' } });
+    expect(planTransition(actionWith('supported'), 2, { status: 'supported', sunsetAt: NOW }, NOW)).toMatchObject({ ok: false, error: { status: 422, code: 'sunset_in_past' } });
     expect(planTransition(actionWith('supported'), 2, { status: 'supported', sunsetAt: LATER }, NOW)).toMatchObject({ ok: true, changes: [{ version: 2, status: 'supported', sunsetAt: LATER, statusChanged: false }] });
     expect(planTransition(actionWith('supported', LATER), 2, { status: 'supported', sunsetAt: LATER }, NOW)).toMatchObject({ ok: true, changes: [] });
     // Without sunsetAt the sunset stays; null clears it; retiring drops it.
@@ -70,7 +70,7 @@ describe('the rollout state machine (version 2 moving, version 1 beside it)', ()
   });
 
   it('answers 404 for a version the action does not declare, and ignores rows of other actions or unknown statuses', () => {
-    expect(planTransition(actionWith('shadow'), 7, { status: 'current' }, NOW)).toMatchObject({ ok: false, status: 404 });
+    expect(planTransition(actionWith('shadow'), 7, { status: 'current' }, NOW)).toMatchObject({ ok: false, error: { status: 404, code: 'not_found' } });
     const action = withRollout(actionWith('shadow'), [
       { action: 'other', version: 2, status: 'current', sunsetAt: null, updatedAt: NOW },
       { action: 'probe', version: 2, status: 'bogus', sunsetAt: null, updatedAt: NOW },

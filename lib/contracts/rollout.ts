@@ -1,4 +1,5 @@
 import type { ActionModule, ContractStatus, ContractVersion } from '@/lib/actions/types';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
 
 /**
  * A tenant's rollout of contract versions (issue 12): its `contract_rollouts` rows override the
@@ -40,9 +41,9 @@ export type RolloutChange = { version: number; status: ContractStatus; sunsetAt:
 
 export type TransitionPlan =
   | { ok: true; from: ContractStatus; changes: RolloutChange[]; demoted: number | null }
-  | { ok: false; status: 404 | 409 | 422; code: string; message: string };
+  | { ok: false; error: DomainError };
 
-const refuse = (status: 404 | 409 | 422, code: string, message: string): TransitionPlan => ({ ok: false, status, code, message });
+const refuse = (category: 'conflict' | 'invalid', code: string, message: string): TransitionPlan => ({ ok: false, error: new DomainError(category, code, message) });
 
 const ALLOWED: Record<ContractStatus, readonly ContractStatus[]> = {
   shadow: ['current', 'supported', 'retired', 'shadow'],
@@ -58,21 +59,21 @@ const ALLOWED: Record<ContractStatus, readonly ContractStatus[]> = {
  */
 export function planTransition(action: ActionModule, version: number, request: TransitionRequest, now: Date): TransitionPlan {
   const target = action.contracts.find((contract) => contract.version === version);
-  if (!target) return refuse(404, 'not_found', `${action.name} has no contract version ${version}.`);
+  if (!target) return { ok: false, error: notFound('contract version') };
   const from = target.status;
   const to = request.status;
   if (request.sunsetAt && to !== 'supported') {
-    return refuse(422, 'sunset_requires_supported', 'Only a supported version can have a sunset; send "sunsetAt" with status "supported".');
+    return refuse('invalid', 'sunset_requires_supported', 'Only a supported version can have a sunset; send "sunsetAt" with status "supported".');
   }
   if (request.sunsetAt && request.sunsetAt.getTime() <= now.getTime()) {
-    return refuse(422, 'sunset_in_past', '"sunsetAt" must be in the future; retire the version to stop accepting it now.');
+    return refuse('invalid', 'sunset_in_past', '"sunsetAt" must be in the future; retire the version to stop accepting it now.');
   }
   if (!ALLOWED[from].includes(to)) {
     if (from === 'current') {
-      return refuse(409, to === 'retired' ? 'cannot_retire_current' : 'cannot_demote_current', `v${version} is the current version of ${action.name}; promote another version to current first (this one then becomes supported).`);
+      return refuse('conflict', to === 'retired' ? 'cannot_retire_current' : 'cannot_demote_current', `v${version} is the current version of ${action.name}; promote another version to current first (this one then becomes supported).`);
     }
-    if (from === 'retired') return refuse(409, 'retired_needs_reinstatement', `v${version} is retired; put it in shadow or supported first, then promote it.`);
-    return refuse(409, 'invalid_transition', `v${version} is ${from}; it cannot become ${to}. Retire it to stop accepting it.`);
+    if (from === 'retired') return refuse('conflict', 'retired_needs_reinstatement', `v${version} is retired; put it in shadow or supported first, then promote it.`);
+    return refuse('conflict', 'invalid_transition', `v${version} is ${from}; it cannot become ${to}. Retire it to stop accepting it.`);
   }
   const sunsetAt = to === 'supported' ? (request.sunsetAt === undefined && from === 'supported' ? (target.sunsetAt ?? null) : (request.sunsetAt ?? null)) : null;
   const changes: RolloutChange[] = [];

@@ -4,7 +4,7 @@ import { contractRollouts, tenants } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
 import { recordStateChange } from '@/lib/events/record';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/domain-error';
 import { rolloutRows } from './catalog';
 import { planTransition, withRollout, type TransitionRequest } from './rollout';
 
@@ -26,10 +26,7 @@ export async function setContractStatus(db: Database, change: StatusChange, now 
     if (!tenant) throw notFound('tenant');
     const before = withRollout(declared, await rolloutRows(tx, change.tenantId, declared.name));
     const plan = planTransition(before, change.version, change.request, now);
-    if (!plan.ok) {
-      if (plan.status === 404) throw notFound('contract version');
-      throw new DomainError(plan.status === 409 ? 'conflict' : 'invalid', plan.code, plan.message);
-    }
+    if (!plan.ok) throw plan.error;
     if (plan.changes.length === 0) return { action: before, changed: false };
     for (const row of plan.changes) {
       const previous = before.contracts.find((contract) => contract.version === row.version);
