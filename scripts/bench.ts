@@ -490,7 +490,7 @@ async function main() {
       targets.push({
         name: 'scale-out (2 servers, 2 workers): nothing lost or duplicated',
         pass: intakeCheck.ok && approvalCheck.ok,
-        measured: `${intakeCheck.answered2xx} intake answers 2xx = ${intakeCheck.proposals} proposals; ${approvalCheck.approved} approved: ${approvalCheck.executedOnce} executed once, ${approvalCheck.deliveredOnce} delivered once, ${approvalCheck.refundedOnce} refunded once`,
+        measured: `${intakeCheck.answered2xx} intake answers 2xx = ${intakeCheck.proposals} proposals; ${approvalCheck.approved} approved: ${approvalCheck.executedOnce} executed once, ${approvalCheck.deliveredOnce} minted once and delivered (${approvalCheck.deliveryRetries} retried), ${approvalCheck.refundedOnce} refunded once`,
       });
     }
 
