@@ -61,6 +61,7 @@ export function createSystemsTransport(options: { maxSockets?: number } = {}): S
 
       // Whichever phase is waiting (the answer, then its body) hears the first failure.
       let fail: (error: unknown) => void = reject;
+      let answered = false;
       let settled = false;
       const finish = () => {
         settled = true;
@@ -76,9 +77,10 @@ export function createSystemsTransport(options: { maxSockets?: number } = {}): S
         request.destroy();
       }
       signal.addEventListener('abort', onAbort, { once: true });
-      request.on('error', (error) => failOnce(request.reusedSocket && fail === reject && isReset(error) ? new StaleSocketError(error) : error));
+      request.on('error', (error) => failOnce(!answered && request.reusedSocket && isReset(error) ? new StaleSocketError(error) : error));
 
       request.on('response', (response) => {
+        answered = true;
         const body = new Promise<string>((resolveBody, rejectBody) => {
           fail = rejectBody;
           const chunks: Buffer[] = [];
