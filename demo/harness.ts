@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startSystemsOfRecord, type SystemsOfRecord } from '@/demo/systems/server';
 import type { Evidence } from '@/demo/systems/world';
+import { forgetCachedEvidence } from '@/lib/gates/evidence';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
 
 export type DemoSystems = {
@@ -11,7 +12,10 @@ export type DemoSystems = {
   credentials: { payments: string; inventory: string };
   /** Adds an evidence record (`POST /__evidence`), kept until reset(). */
   addEvidence(evidence: Evidence): Promise<void>;
-  /** Restores the seeded records (refunds, holds), forgets added evidence and clears queued faults. */
+  /**
+   * Restores the seeded records (refunds, holds), forgets added evidence and clears queued faults;
+   * this process also forgets the evidence it kept, as added evidence is gone.
+   */
   reset(): Promise<void>;
   close(): Promise<void>;
 };
@@ -34,6 +38,7 @@ export async function startDemoSystems(): Promise<DemoSystems> {
     async reset() {
       const response = await fetch(`${service.url}/__reset`, { method: 'POST' });
       if (!response.ok) throw new Error(`systems of record reset failed: ${response.status}`);
+      forgetCachedEvidence();
     },
     close: () => service.close(),
   };

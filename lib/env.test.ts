@@ -35,6 +35,7 @@ describe('parseSettings', () => {
       DEMO_MAIL_PORT: 4025,
       DEMO_SINK_PORT: 4030,
       DEMO_SCALE: 0,
+      SYSTEMS_OF_RECORD_MAX_SOCKETS: 64,
     });
     expect(settings.DATABASE_URL).toBeUndefined();
     expect(settings.AUTH_SECRET).toBeUndefined();
@@ -74,6 +75,9 @@ describe('parseSettings', () => {
     ['DEMO_SCALE', { DEMO_SCALE: '1000001' }],
     ['DEMO_SCALE', { DEMO_SCALE: '-5' }],
     ['DEMO_SCALE', { DEMO_SCALE: '2.5' }],
+    ['SYSTEMS_OF_RECORD_MAX_SOCKETS', { SYSTEMS_OF_RECORD_MAX_SOCKETS: '0' }],
+    ['SYSTEMS_OF_RECORD_MAX_SOCKETS', { SYSTEMS_OF_RECORD_MAX_SOCKETS: '4097' }],
+    ['SYSTEMS_OF_RECORD_MAX_SOCKETS', { SYSTEMS_OF_RECORD_MAX_SOCKETS: 'many' }],
     ['NODE_ENV', { NODE_ENV: 'staging' }],
     ['COUNTERSIGN_DEMO', { COUNTERSIGN_DEMO: 'yes' }],
     ['OIDC_ISSUER', { OIDC_ISSUER: 'https://id.example' }],
@@ -117,6 +121,10 @@ describe('parseSettings', () => {
   it('reads DEMO_SCALE up to a million', () => {
     expect(parseSettings({ DEMO_SCALE: '20000' }).DEMO_SCALE).toBe(20000);
     expect(parseSettings({ DEMO_SCALE: '1000000' }).DEMO_SCALE).toBe(1_000_000);
+  });
+
+  it('reads SYSTEMS_OF_RECORD_MAX_SOCKETS as a number of connections', () => {
+    expect(parseSettings({ SYSTEMS_OF_RECORD_MAX_SOCKETS: '8' }).SYSTEMS_OF_RECORD_MAX_SOCKETS).toBe(8);
   });
 
   it('reads SIGNING_KEYS as the list of keys, first one first', () => {

@@ -109,6 +109,8 @@ const settingsSchema = z.object({
   DEMO_SCALE: wholeNumber('0', 'records').pipe(z.number().int().min(0).max(1_000_000, 'must be at most 1000000')),
   SYSTEMS_OF_RECORD_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   SCOPE_CREDENTIALS: optionalText.pipe(scopeCredentials.optional()),
+  /** The most connections kept open to the systems of record (reads and writes share them); more requests wait for one. */
+  SYSTEMS_OF_RECORD_MAX_SOCKETS: wholeNumber('64', 'connections').pipe(z.number().int().min(1, 'must be at least 1').max(4096, 'must be at most 4096')),
   AGENT_RATE_LIMIT_PER_MINUTE: wholeNumber('1200', 'requests per minute').pipe(z.number().int().min(1)),
   /** Behind a reverse proxy: trust its X-Forwarded-Host/-Proto/-For (the last hop of -For is the client). */
   TRUST_PROXY: flag,
@@ -142,6 +144,7 @@ const HOW_TO_FIX: Record<string, string> = {
   SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',
   SIGNING_KEYS: 'create them with `npm run cli -- signing-key` and set SIGNING_KEYS to its output',
   HOST: 'unset it to listen on 127.0.0.1 only, or set 0.0.0.0 to listen on every interface',
+  SYSTEMS_OF_RECORD_MAX_SOCKETS: 'set it to a whole number of connections from 1 to 4096, or unset it for 64',
   DEMO_SCALE: 'set it to a whole number from 0 to 1000000, or unset it for the plain demo world',
   NOTIFY_ALLOWED_PRIVATE_ORIGINS: 'set it to comma-separated origins like http://127.0.0.1:4030,smtp://127.0.0.1:4025, or unset it',
   SMTP_URL: 'set it like smtp://user:password@mail.example.com:587, or unset it to send no email',

@@ -77,3 +77,37 @@ describe('evidence added in test mode is resolvable in its tenant only, until re
     await expectRejection(t.db, () => submit(agents.acme, hold('req_added_reset', 'filter-gray', ['ticket_added_acme'])), notAuthorized);
   });
 });
+
+describe('evidence records are kept once read: they never change', () => {
+  it('a second intake citing the same evidence reads it zero times', async () => {
+    const counted = countingReads(systems.client);
+    const evidenceReads = () => counted.reads.filter((path) => path.startsWith('/evidence/'));
+
+    await submit(agents.acme, hold('req_kept_first', 'filter-blue', ['ticket_message_73']), counted.client);
+    expect(evidenceReads()).toEqual(['/evidence/ticket_message_73']);
+
+    const { proposal, created } = await submit(agents.acme, hold('req_kept_second', 'filter-gray', ['ticket_message_73']), counted.client);
+    expect(created).toBe(true);
+    expect(proposal.evidence.map((evidence) => evidence.id)).toEqual(['ticket_message_73']);
+    expect(evidenceReads()).toEqual(['/evidence/ticket_message_73']);
+  });
+
+  it('another tenant never gets a kept record: globex citing acme’s ticket is read again and refused', async () => {
+    await systems.systems.addEvidence({ id: 'ticket_kept_acme', tenant: 'acme', kind: 'support_ticket', text: 'Acme only.' });
+    const counted = countingReads(systems.client);
+    await submit(agents.acme, hold('req_kept_acme', 'filter-blue', ['ticket_kept_acme']), counted.client);
+
+    const globexHold = { requestId: 'req_kept_globex', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-green', quantity: 1 }, evidenceRefs: ['ticket_kept_acme'] };
+    await expectRejection(t.db, () => submit(agents.globex, globexHold, counted.client), { status: 403, kind: 'authorization', code: 'not_authorized' });
+    expect(counted.reads.filter((path) => path === '/evidence/ticket_kept_acme')).toHaveLength(2);
+  });
+
+  it('a missing record is not kept: once added, the same citation resolves', async () => {
+    const notAuthorized = { status: 403, kind: 'authorization', code: 'not_authorized' } as const;
+    await expectRejection(t.db, () => submit(agents.acme, hold('req_late_before', 'filter-blue', ['ticket_late'])), notAuthorized);
+
+    await systems.systems.addEvidence({ id: 'ticket_late', tenant: 'acme', kind: 'support_ticket', text: 'Written after the first citation.' });
+    const { proposal } = await submit(agents.acme, hold('req_late_after', 'filter-blue', ['ticket_late']));
+    expect(proposal.evidence).toEqual([{ id: 'ticket_late', kind: 'support_ticket', text: 'Written after the first citation.' }]);
+  });
+});

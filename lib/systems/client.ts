@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { env, systemsOfRecordUrl } from '@/lib/env';
 import { DomainError } from '@/lib/errors/domain-error';
+import { createSystemsTransport, type SystemsAnswer, type SystemsTransport } from './transport';
 
 /**
  * The system of record could not give a trustworthy answer: fail closed, nothing changed. A domain
@@ -19,31 +20,36 @@ export type SystemsClient = {
   read<T>(path: string, schema: z.ZodType<T>, scope: string): Promise<T | undefined>;
 };
 
-export function createSystemsClient(options: { baseUrl: string; credentials: Record<string, string>; timeoutMs?: number }): SystemsClient {
+const isTimeout = (error: unknown) => error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+
+/** Both clients' default: the pool of the settings' systems of record, one per process. */
+let sharedTransport: SystemsTransport | undefined;
+function settingsTransport(): SystemsTransport {
+  sharedTransport ??= createSystemsTransport({ maxSockets: env().SYSTEMS_OF_RECORD_MAX_SOCKETS });
+  return sharedTransport;
+}
+
+export function createSystemsClient(options: { baseUrl: string; credentials: Record<string, string>; timeoutMs?: number; transport?: SystemsTransport }): SystemsClient {
   const timeoutMs = options.timeoutMs ?? 3_000;
+  const transport = options.transport ?? createSystemsTransport();
   return {
     async read(path, schema, scope) {
       // An id of "." or ".." would climb out of its collection once the URL is resolved: no such record.
       if (path.split('/').some((part) => part === '.' || part === '..')) return undefined;
       const credential = options.credentials[scope];
-      let response: Response;
+      let answer: SystemsAnswer;
       try {
-        response = await fetch(new URL(path, options.baseUrl), {
+        answer = await transport.request(new URL(path, options.baseUrl), {
+          method: 'GET',
           headers: { accept: 'application/json', ...(credential ? { authorization: `Bearer ${credential}` } : {}) },
           signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
-        throw new SystemsUnavailableError(error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable');
+        throw new SystemsUnavailableError(isTimeout(error) ? 'timeout' : 'unreachable');
       }
-      if (response.status === 404) {
-        await response.body?.cancel();
-        return undefined;
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new SystemsUnavailableError(`status ${response.status}`);
-      }
-      const parsed = schema.safeParse(await response.json().catch(() => undefined));
+      if (answer.status === 404) return undefined;
+      if (answer.status < 200 || answer.status >= 300) throw new SystemsUnavailableError(`status ${answer.status}`);
+      const parsed = schema.safeParse(await answer.body.then((text) => JSON.parse(text) as unknown).catch(() => undefined));
       if (!parsed.success) throw new SystemsUnavailableError('unexpected response shape');
       return parsed.data;
     },
@@ -53,7 +59,7 @@ export function createSystemsClient(options: { baseUrl: string; credentials: Rec
 let shared: SystemsClient | undefined;
 
 export function systemsClient(): SystemsClient {
-  shared ??= createSystemsClient({ baseUrl: systemsOfRecordUrl(env()), credentials: env().SCOPE_CREDENTIALS ?? {} });
+  shared ??= createSystemsClient({ baseUrl: systemsOfRecordUrl(env()), credentials: env().SCOPE_CREDENTIALS ?? {}, transport: settingsTransport() });
   return shared;
 }
 
@@ -85,25 +91,24 @@ export type SystemsWriteClient = {
 
 const REFUSAL_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 
-async function refusalOf(response: Response): Promise<{ code: string; message: string }> {
-  const body = (await response.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
-  const code = typeof body?.error?.code === 'string' && REFUSAL_CODE.test(body.error.code) ? body.error.code : `status_${response.status}`;
-  const message = typeof body?.error?.message === 'string' ? body.error.message.slice(0, 500) : `The system of record refused the write (${response.status}).`;
+async function refusalOf(answer: SystemsAnswer): Promise<{ code: string; message: string }> {
+  const body = (await answer.body.then((text) => JSON.parse(text) as unknown).catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+  const code = typeof body?.error?.code === 'string' && REFUSAL_CODE.test(body.error.code) ? body.error.code : `status_${answer.status}`;
+  const message = typeof body?.error?.message === 'string' ? body.error.message.slice(0, 500) : `The system of record refused the write (${answer.status}).`;
   return { code, message };
 }
 
-const isTimeout = (error: unknown) => error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
-
-export function createSystemsWriteClient(options: { baseUrl: string; credential: string; scope?: string; timeoutMs?: number }): SystemsWriteClient {
+export function createSystemsWriteClient(options: { baseUrl: string; credential: string; scope?: string; timeoutMs?: number; transport?: SystemsTransport }): SystemsWriteClient {
   const timeoutMs = options.timeoutMs ?? 3_000;
+  const transport = options.transport ?? createSystemsTransport();
   const signalFor = (signal?: AbortSignal) => signal ?? AbortSignal.timeout(timeoutMs);
   const headers = { accept: 'application/json', authorization: `Bearer ${options.credential}` };
   return {
     scope: options.scope ?? '',
     async write(path, body, { signal } = {}) {
-      let response: Response;
+      let answer: SystemsAnswer;
       try {
-        response = await fetch(new URL(path, options.baseUrl), {
+        answer = await transport.request(new URL(path, options.baseUrl), {
           method: 'POST',
           headers: { ...headers, 'content-type': 'application/json' },
           body: JSON.stringify(body),
@@ -112,44 +117,34 @@ export function createSystemsWriteClient(options: { baseUrl: string; credential:
       } catch (error) {
         return { kind: 'unknown', reason: isTimeout(error) ? 'timeout' : 'unreachable' };
       }
-      if (response.status >= 500 || response.status === 408 || response.status === 429) {
-        await response.body?.cancel().catch(() => undefined);
-        return { kind: 'unknown', reason: 'system_error' };
-      }
-      if (response.status >= 400) return { kind: 'refused', status: response.status, ...(await refusalOf(response)) };
-      if (response.status < 200 || response.status >= 300) {
-        await response.body?.cancel().catch(() => undefined);
-        return { kind: 'unknown', reason: 'malformed_response' };
-      }
+      const { status } = answer;
+      if (status >= 500 || status === 408 || status === 429) return { kind: 'unknown', reason: 'system_error' };
+      if (status >= 400) return { kind: 'refused', status, ...(await refusalOf(answer)) };
+      // Redirects are not followed: a write is never re-sent elsewhere.
+      if (status < 200 || status >= 300) return { kind: 'unknown', reason: 'malformed_response' };
       let text: string;
       try {
-        text = await response.text();
+        text = await answer.body;
       } catch (error) {
         return { kind: 'unknown', reason: isTimeout(error) ? 'timeout' : 'unreachable' };
       }
       try {
-        return { kind: 'answered', status: response.status, body: JSON.parse(text) as unknown };
+        return { kind: 'answered', status, body: JSON.parse(text) as unknown };
       } catch {
         return { kind: 'unknown', reason: 'malformed_response' };
       }
     },
     async lookup(path, { signal } = {}) {
       if (path.split('/').some((part) => part === '.' || part === '..')) throw new SystemsUnavailableError('invalid path');
-      let response: Response;
+      let answer: SystemsAnswer;
       try {
-        response = await fetch(new URL(path, options.baseUrl), { headers, signal: signalFor(signal) });
+        answer = await transport.request(new URL(path, options.baseUrl), { method: 'GET', headers, signal: signalFor(signal) });
       } catch (error) {
         throw new SystemsUnavailableError(isTimeout(error) ? 'timeout' : 'unreachable');
       }
-      if (response.status === 404) {
-        await response.body?.cancel().catch(() => undefined);
-        return { found: false };
-      }
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new SystemsUnavailableError(`status ${response.status}`);
-      }
-      const text = await response.text().catch(() => {
+      if (answer.status === 404) return { found: false };
+      if (answer.status < 200 || answer.status >= 300) throw new SystemsUnavailableError(`status ${answer.status}`);
+      const text = await answer.body.catch(() => {
         throw new SystemsUnavailableError('unreadable response');
       });
       try {
@@ -169,7 +164,7 @@ export function systemsWriteClient(scope: string): SystemsWriteClient {
   if (!client) {
     const credential = env().SCOPE_CREDENTIALS?.[scope];
     if (!credential) throw new SystemsUnavailableError(`no credential configured for scope ${scope}`);
-    client = createSystemsWriteClient({ baseUrl: systemsOfRecordUrl(env()), credential, scope });
+    client = createSystemsWriteClient({ baseUrl: systemsOfRecordUrl(env()), credential, scope, transport: settingsTransport() });
     writeClients.set(scope, client);
   }
   return client;
