@@ -15,6 +15,18 @@ export function describeRepair(repair: ClaimsRepair): string {
   return `claims row repaired ${JSON.stringify(repair)}`;
 }
 
+/** The claims rows that differ from the sum from scratch over their resource's open proposals (no lock). */
+export async function claimsDrift(db: Database): Promise<ClaimsRepair[]> {
+  const [rows, sums] = await Promise.all([
+    db.select({ tenantId: resourceClaims.tenantId, resourceKey: resourceClaims.resourceKey, count: resourceClaims.openCount, total: resourceClaims.openTotal }).from(resourceClaims),
+    allOpenClaimsFromScratch(db),
+  ]);
+  const actual = new Map(sums.map((sum) => [keyOf(sum.tenantId, sum.resourceKey), sum.claims]));
+  return rows
+    .map(({ tenantId, resourceKey, count, total }) => ({ tenantId, resourceKey, held: { count, total: Number(total) }, actual: actual.get(keyOf(tenantId, resourceKey)) ?? NONE }))
+    .filter((row) => !same(row.held, row.actual));
+}
+
 /**
  * Finds claims rows that drifted from the sum over their open proposals (a status written outside
  * lib/gates/claims.ts, a bug) and sets each back, answering what it fixed. Each suspect row is
@@ -22,12 +34,7 @@ export function describeRepair(repair: ClaimsRepair): string {
  * the repair, to the exact sum. A resource with no row needs none (its row starts from scratch).
  */
 export async function reconcileClaims(db: Database): Promise<ClaimsRepair[]> {
-  const [rows, sums] = await Promise.all([
-    db.select({ tenantId: resourceClaims.tenantId, resourceKey: resourceClaims.resourceKey, count: resourceClaims.openCount, total: resourceClaims.openTotal }).from(resourceClaims),
-    allOpenClaimsFromScratch(db),
-  ]);
-  const actual = new Map(sums.map((sum) => [keyOf(sum.tenantId, sum.resourceKey), sum.claims]));
-  const suspects = rows.filter((row) => !same({ count: row.count, total: Number(row.total) }, actual.get(keyOf(row.tenantId, row.resourceKey)) ?? NONE));
+  const suspects = await claimsDrift(db);
   const repairs: ClaimsRepair[] = [];
   for (const { tenantId, resourceKey } of suspects) {
     const repair = await db.transaction(async (tx) => {
