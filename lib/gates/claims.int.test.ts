@@ -151,7 +151,8 @@ describe('the claims row', () => {
     for (const expected of ['executed succeeded', 'executed failed', 'executed outcome_unknown', 'refused']) expect(outcomes).toContain(expected);
     const ended = await t.db.select({ status: proposals.status }).from(proposals);
     for (const status of ['rejected', 'cancelled', 'expired', 'succeeded']) expect(ended.map((row) => row.status)).toContain(status);
-  });
+    // Forty histories of real intakes and decisions: on PostgreSQL each commit waits for its flush.
+  }, 300_000);
 });
 
 describe('reconciliation', () => {
