@@ -107,7 +107,6 @@ export async function admitShaped(
       { gate: 'routing', ok: true, detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}` },
     ];
     const autoApproved = routing.outcome === 'auto_approve';
-    const status = autoApproved ? 'approved' : 'pending_approval';
     // The new claim joins the locked row in the same statement as the proposal.
     const [row] = await tx
       .with(openingClaim(tx, { tenantId: agent.tenantId, resourceKey: resolution.resourceKey, action: action.name, payload }, action))
@@ -120,7 +119,7 @@ export async function admitShaped(
         agentName: agent.agentName,
         action: action.name,
         contractVersion: contract.version,
-        status,
+        status: autoApproved ? 'approved' : 'pending_approval',
         payload,
         payloadHash: hash,
         rawCandidate: candidate.rawText,
