@@ -6,6 +6,7 @@ import {
   index,
   integer,
   jsonb,
+  numeric,
   pgEnum,
   pgTable,
   primaryKey,
@@ -432,6 +433,25 @@ export type AuditEvent = typeof auditEvents.$inferSelect;
 export type Session = typeof sessions.$inferSelect;
 export type SignInThrottle = typeof signInThrottles.$inferSelect;
 export type Role = (typeof roleEnum.enumValues)[number];
+/**
+ * What the open proposals on one resource claim, kept in the same transaction as every status
+ * change that opens or closes a claim (lib/gates/claims.ts). Its row is also the resource's lock:
+ * intake takes it FOR UPDATE, so open proposals are counted against live state exactly once.
+ */
+export const resourceClaims = pgTable(
+  'resource_claims',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    resourceKey: text('resource_key').notNull(),
+    /** How many proposals on the resource are in OPEN_STATUSES. */
+    openCount: integer('open_count').notNull().default(0),
+    /** The sum of their actions' claim field (e.g. amountMinor), 0 when the action has none. */
+    openTotal: numeric('open_total').notNull().default('0'),
+    updatedAt: at('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.resourceKey] })],
+);
+
 export type ProposalStatus = (typeof proposalStatusEnum.enumValues)[number];
 
 export const channelKindEnum = pgEnum('channel_kind', ['webhook', 'slack', 'email']);

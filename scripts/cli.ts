@@ -17,6 +17,7 @@ import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint
 import { describeBreak, type CheckpointClaim } from '@/lib/audit/verify';
 import { verifyExportLines } from '@/lib/audit/export-verify';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
+import { describeRepair, reconcileClaims } from '@/lib/jobs/reconcile-claims';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { channelInput, createChannel, listChannels, type PublicChannel } from '@/lib/notifications/channels';
 import { CHANNEL_KIND_NAMES } from '@/lib/notifications/kinds/registry';
@@ -44,6 +45,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
                                                           (recomputes every audit chain; exits 1 naming the first bad sequence number)
   audit:verify --export FILE --checkpoint FILE... [--keys FILE]
                                                           (verifies a saved JSON Lines export against saved checkpoints, no database needed)
+  claims:reconcile                                        (sets every resource's claims row that differs from the sum over its open
+                                                          proposals to that sum, printing each repair; the worker also runs it every 10 min)
   bundle:verify FILE [--keys FILE]                        (checks an evidence bundle offline, no database needed)
   contracts:lint [--schema FILE] [--json]                 (lints every contract version's JSON Schema, or one schema file, against what
                                                           strict tool-calling runtimes enforce; exits 1 on an error; no database needed)
@@ -366,6 +369,12 @@ async function run(argv: string[]): Promise<void> {
       }
       const broken = reports.filter((report) => !report.ok);
       if (broken.length > 0) throw new RefusedError(`${broken.length} chain(s) do not verify; first bad sequence number: ${broken.map((r) => `${r.tenant} #${r.ok ? '' : r.seq}`).join(', ')}`);
+      return;
+    }
+    case 'claims:reconcile': {
+      const repairs = await withDatabase(({ db }) => reconcileClaims(db));
+      for (const repair of repairs) console.log(describeRepair(repair));
+      console.log(repairs.length === 0 ? 'Every claims row matches its open proposals.' : `Repaired ${repairs.length} claims row(s).`);
       return;
     }
     case 'bundle:verify': {

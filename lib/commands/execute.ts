@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { executionsPaused } from '@/lib/commands/executions-pause';
 import { keyAuthorityLapse, type KeyAuthorityLapse } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
+import { adjustClaims, openClaimsBesides } from '@/lib/gates/claims';
 import { rulesGate } from '@/lib/gates/rules';
 import { commands, executions, proposals, type Proposal } from '@/db/schema';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
@@ -119,6 +120,7 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
     }
 
     await tx.update(proposals).set({ status: 'executing', updatedAt: now }).where(eq(proposals.id, proposal.id));
+    await adjustClaims(tx, proposal, proposal.status, 'executing');
     await recordStateChange(tx, {
       tenantId: proposal.tenantId,
       type: 'execution.started',
@@ -153,10 +155,12 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
       .where(and(eq(executions.id, start.executionId), eq(executions.status, 'executing')))
       .returning({ id: executions.id });
     if (updated.length === 0) return;
-    await tx
+    const ended = await tx
       .update(proposals)
       .set({ status: outcome.status, statusReason: outcome.reason ?? null, updatedAt: now })
-      .where(and(eq(proposals.id, start.proposal.id), eq(proposals.status, 'executing')));
+      .where(and(eq(proposals.id, start.proposal.id), eq(proposals.status, 'executing')))
+      .returning({ id: proposals.id });
+    if (ended.length > 0) await adjustClaims(tx, start.proposal, 'executing', outcome.status);
     await recordOutcomeEvents(tx, start.proposal, scope, claims.jti, start.executionId, outcome, now);
   });
   return { ...base, ...outcome };
@@ -190,7 +194,7 @@ async function run(
   // Authority as it stands now: a revoked key or a removed grant stops what has not run yet.
   const lapse = await keyAuthorityLapse(db, proposal, subject, resolution);
   if (lapse) return { status: 'failed', errorCode: 'not_authorized', reason: lapseReason(lapse) };
-  const ruled = await rulesGate(subject, { db, resolution, resourceKey: proposal.resourceKey, excludeId: proposal.id });
+  const ruled = await rulesGate(subject, { resolution, open: await openClaimsBesides(db, proposal) });
   if (!ruled.ok) return { status: 'failed', errorCode: 'precondition_failed', reason: `${ruled.refusal.code}: ${ruled.refusal.message}` };
 
   let response: WriteResponse;

@@ -5,6 +5,7 @@ import { decisions, executions, proposals, type Proposal } from '@/db/schema';
 import type { DecisionRequest } from '@/lib/decisions/requests';
 import { mintCommand } from '@/lib/commands/mint';
 import { recordStateChange } from '@/lib/events/record';
+import { adjustClaims } from '@/lib/gates/claims';
 import { notFound, type DomainError } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
@@ -127,6 +128,7 @@ async function record(tx: Database, proposal: Proposal, userId: string, request:
     .where(eq(proposals.id, proposal.id))
     .returning();
   if (!updated) throw new Error('locked proposal vanished');
+  await adjustClaims(tx, proposal, proposal.status, nextStatus);
 
   const type = request.decision === 'reject' ? 'proposal.rejected' : nextStatus === 'approved' ? 'proposal.approved' : 'proposal.approval_added';
   await recordStateChange(tx, {

@@ -2,6 +2,7 @@ import type { Database } from '@/db';
 import type { GateResult, Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
+import { openClaimsBesides } from '@/lib/gates/claims';
 import { keyAuthorityLapse } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
@@ -80,7 +81,7 @@ export async function staleReason(tx: Database, proposal: Proposal, live: LiveRe
   if (lapse?.code === 'agent_key_revoked') return { code: lapse.code, gate: 'authority', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
   if (lapse) return { code: lapse.code, gate: 'authority', reason: because(`the grants of ${lapse.agentName} no longer cover ${resolution.resourceKey}`) };
 
-  const ruled = await rulesGate(subject, { db: tx, resolution, resourceKey: proposal.resourceKey, excludeId: proposal.id });
+  const ruled = await rulesGate(subject, { resolution, open: await openClaimsBesides(tx, proposal) });
   if (!ruled.ok) {
     const rule = sentence(ruled.refusal.message);
     return { code: ruled.refusal.code, gate: 'meaning', reason: changed ? `${changed}; ${lowerFirst(rule)}` : `${rule} (checked again against live state)` };

@@ -11,6 +11,7 @@ import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
 import { reviseProposal, revisionOrigin } from './revise';
 import { editingView } from '@/lib/decisions/revision-view';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /** Edit before approve (docs/design.md §6): a new revision, re-gated, with its own hash; never an edit in place. */
 const t = setupTestDatabase();
@@ -35,6 +36,8 @@ const revise = (who: 'alice' | 'bob' | 'carol' | 'dave' | 'erin', proposalId: st
 
 async function closeOut(id: string) {
   await t.db.update(proposals).set({ status: 'rejected' }).where(eq(proposals.id, id));
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 }
 
 describe('reviseProposal', () => {

@@ -4,6 +4,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, proposals, users, type Proposal } from '@/db/schema';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
+import { adjustClaims } from '@/lib/gates/claims';
 import { DomainError, notAuthorized, notFound } from '@/lib/errors/domain-error';
 import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
 import { tenantActions } from '@/lib/contracts/catalog';
@@ -48,15 +49,19 @@ export async function reviseProposal(
     { ...candidate, rawText: JSON.stringify(input.args), revision: { userId: input.userId, parentId: parent.id } },
     now,
     {
-      afterInsert: async (tx, revision) => {
-        // The parent must still be open when the revision lands: lock it and check again.
+      // The parent must still be open when the revision lands: locked before the resource's claims row, and checked again.
+      replaces: async (tx) => {
         const [locked] = await tx.select().from(proposals).where(eq(proposals.id, parent.id)).for('update').limit(1);
         if (!locked) throw notFound();
         assertRevisable(locked, now);
+        return locked;
+      },
+      afterInsert: async (tx, revision) => {
         await tx
           .update(proposals)
           .set({ status: 'cancelled', statusReason: `Replaced by revision ${revision.id}`, decidedAt: now, updatedAt: now })
           .where(eq(proposals.id, parent.id));
+        await adjustClaims(tx, parent, parent.status, 'cancelled');
         await recordStateChange(tx, {
           ...aboutProposal(parent),
           type: 'proposal.revised',

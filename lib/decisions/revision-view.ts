@@ -6,7 +6,7 @@ import type { ActionModule } from '@/lib/actions/types';
 import { formatMinor, formatMoney, minorDigits } from '@/lib/money';
 import { canonicalJson } from '@/lib/payload-hash';
 import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
-import { openClaims } from '@/lib/gates/claims';
+import { openClaimsBesides } from '@/lib/gates/claims';
 
 type Args = Record<string, unknown>;
 
@@ -76,7 +76,7 @@ export async function editingView(db: Database, systems: SystemsClient, proposal
   try {
     const resolution = await action.resolve(systems, proposal.tenantId, args);
     if (!resolution) return { ...view, limitUnavailable: 'What this proposal acts on can no longer be found; the checks will refuse any revision.' };
-    const limit = limitOf(args, resolution, await openClaims(db, proposal.tenantId, resolution.resourceKey, action, proposal.id));
+    const limit = limitOf(args, resolution, await openClaimsBesides(db, proposal, resolution.resourceKey));
     if (!limit) return view;
     const unit = money.find((m) => m.field === limit.field);
     return { ...view, limit: { ...limit, text: unit ? formatMoney(limit.max, unit.currency) : String(limit.max) } };

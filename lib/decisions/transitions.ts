@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { proposals, type GateResult, type Proposal } from '@/db/schema';
 import type { AuditInput } from '@/lib/events/append';
 import { recordStateChange } from '@/lib/events/record';
+import { adjustClaims } from '@/lib/gates/claims';
 import { staleGates, type StaleVerdict } from './live';
 
 type Actor = AuditInput['actor'];
@@ -33,6 +34,7 @@ export async function endProposal(
     .where(eq(proposals.id, proposal.id))
     .returning();
   if (!updated) throw new Error('locked proposal vanished');
+  await adjustClaims(tx, proposal, proposal.status, outcome.status);
   await recordStateChange(tx, {
     tenantId: proposal.tenantId,
     type: `proposal.${outcome.status}`,

@@ -13,6 +13,7 @@ import { auditRowsFor, proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { meaningGate } from './meaning';
+import { openClaimsBesides } from '@/lib/gates/claims';
 import { rulesGate } from './rules';
 
 /**
@@ -132,7 +133,7 @@ describe('the decision-time check runs the same gates as intake', () => {
     const subject = { tenantId: first.tenantId, action, args: refund(3000) };
     const meant = await meaningGate(subject, { systems: systems.client, evidenceRefs: [] });
     if (!meant.ok) throw new Error('the order resolves');
-    const verdict = await rulesGate(subject, { db: t.db, resolution: meant.value.resolution, resourceKey: first.resourceKey, excludeId: first.id });
+    const verdict = await rulesGate(subject, { resolution: meant.value.resolution, open: await openClaimsBesides(t.db, first) });
     expect(verdict).toMatchObject({ ok: false, refusal: { gate: 'rules', code: 'exceeds_refundable_balance' } });
     if (verdict.ok) throw new Error('refused above');
 

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, type GateResult, type NormalizedPayload, type Proposal } from '@/db/schema';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
@@ -6,6 +5,7 @@ import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { mintCommand } from '@/lib/commands/mint';
 import { recordStateChange } from '@/lib/events/record';
 import { authorityGate } from '@/lib/gates/authority';
+import { besides, lockClaims, openingClaim } from '@/lib/gates/claims';
 import { meaningGate } from '@/lib/gates/meaning';
 import { routingGate } from '@/lib/gates/routing';
 import { rulesGate } from '@/lib/gates/rules';
@@ -38,6 +38,11 @@ export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'act
 }
 
 export type AdmitHooks = {
+  /**
+   * Inside the transaction, before the resource's claims row: locks and answers the proposal this
+   * one replaces, whose claim is then not counted (lock order: proposal rows, then the claims row).
+   */
+  replaces?(tx: Database): Promise<Proposal>;
   /** Inside the transaction, after the resource lock: a proposal that already answers this request. */
   existing?(tx: Database): Promise<Proposal | undefined>;
   /** Inside the transaction, after the proposal row: the caller's own rows (attempt, parent update). */
@@ -75,13 +80,16 @@ export async function admitShaped(
   const id = newId('prp');
 
   return db.transaction(async (tx) => {
-    // One intake at a time per resource, so open proposals are counted against live state exactly once.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${agent.tenantId}/${resolution.resourceKey}`}, 0))`);
+    const replaced = await hooks.replaces?.(tx);
+    // One intake at a time per resource: its claims row, locked, is also what the open proposals
+    // on it claim, so each is counted against live state exactly once.
+    const claimed = await lockClaims(tx, agent.tenantId, resolution.resourceKey);
+    const open = replaced ? besides(claimed, replaced) : claimed;
     // The reads under the lock are independent and side-effect free: sent together, they cost one
-    // round trip of lock time instead of four, and are then judged in gate order.
+    // round trip of lock time instead of three, and are then judged in gate order.
     const [found, ruled, routed, earlier] = await Promise.all([
       hooks.existing?.(tx),
-      rulesGate(subject, { db: tx, resolution, resourceKey: resolution.resourceKey, excludeId }),
+      rulesGate(subject, { resolution, open }),
       // Under the same lock: concurrent slices of one split request each see the ones before them.
       routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId }),
       resourceUsedBefore(tx, agent.tenantId, resolution.resourceKey, excludeId),
@@ -99,7 +107,9 @@ export async function admitShaped(
       { gate: 'routing', ok: true, detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}` },
     ];
     const autoApproved = routing.outcome === 'auto_approve';
+    // The new claim joins the locked row in the same statement as the proposal.
     const [row] = await tx
+      .with(openingClaim(tx, { tenantId: agent.tenantId, resourceKey: resolution.resourceKey, action: action.name, payload }, action))
       .insert(proposals)
       .values({
         id,

@@ -12,6 +12,7 @@ import { setupTestDatabase } from '@/test/db';
 import { expectRejection, submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /**
  * Aggregate bounds (docs/design.md §6): the demo refund policy bounds the sum of an order's refunds
@@ -36,11 +37,15 @@ async function refundAt(now: Date, amountMinor: number, orderId = 'ord_1843', ag
 
 async function setStatus(id: string, status: ProposalStatus) {
   await t.db.update(proposals).set({ status }).where(eq(proposals.id, id));
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 }
 
 /** Ends the scenario: nothing on the order holds a claim on its balance any more. */
 async function closeOrder(orderId = 'ord_1843') {
   await t.db.update(proposals).set({ status: 'cancelled' }).where(eq(proposals.resourceKey, `order:${orderId}`));
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 }
 
 const routed = (proposal: Proposal) => ({

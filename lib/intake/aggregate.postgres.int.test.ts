@@ -5,6 +5,7 @@ import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededAgents } from '@/test/world';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /**
  * A refund split into slices sent at once (PostgreSQL only): routing sums the earlier slices under
@@ -27,6 +28,8 @@ const slice = (requestId: string, amountMinor: number) => ({
 
 async function closeOrder() {
   await t.db.update(proposals).set({ status: 'cancelled' }).where(eq(proposals.resourceKey, 'order:ord_1843'));
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 }
 
 describe('concurrent slices of one refund (PostgreSQL)', () => {

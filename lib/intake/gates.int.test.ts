@@ -18,6 +18,7 @@ import { expectRejection, submitAs } from '@/test/intake';
 import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal, seedWorld, type SeededWorld } from '@/test/world';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /**
  * The gates after Shape (docs/design.md §1–§3, §13): Meaning and Authority against the demo systems of
@@ -66,6 +67,8 @@ const refused = (run: () => Promise<unknown>, expected: Parameters<typeof expect
 /** Ends a proposal so it no longer holds a claim on its resource (cleanup between scenarios). */
 async function close(id: string, status: ProposalStatus = 'cancelled') {
   await t.db.update(proposals).set({ status }).where(eq(proposals.id, id));
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 }
 
 async function closeOpenOn(resourceKey: string) {
@@ -73,6 +76,8 @@ async function closeOpenOn(resourceKey: string) {
     .update(proposals)
     .set({ status: 'cancelled' })
     .where(and(eq(proposals.resourceKey, resourceKey), inArray(proposals.status, ['pending_approval', 'approved', 'executing'])));
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 }
 
 const NOT_AUTHORIZED = JSON.stringify(apiErrorOf(notAuthorized()).toBody());

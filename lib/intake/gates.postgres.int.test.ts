@@ -8,6 +8,7 @@ import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { agentPrincipal, seededAgents } from '@/test/world';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /**
  * Concurrent intake on one resource (PostgreSQL only): the per-resource advisory lock makes open
@@ -44,6 +45,8 @@ async function openOn(resourceKey: string) {
 
 async function closeOpenOn(resourceKey: string) {
   for (const row of await openOn(resourceKey)) await t.db.update(proposals).set({ status: 'cancelled' }).where(eq(proposals.id, row.id));
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 }
 
 describe('concurrent refunds on one order (PostgreSQL)', () => {

@@ -17,11 +17,14 @@ const seeded = seededWorld(t);
 const hold = (requestId: string) => ({ requestId, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } });
 
 describe('intake statement budget', () => {
-  it('admits a new proposal in at most 12 statements, and answers a retry in at most 3', async () => {
+  it('admits a new proposal in at most 12 statements (11 once its resource has a claims row), and answers a retry in at most 3', async () => {
     const created = await counting.statementsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_1')));
     const replayed = await counting.statementsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_1')));
-    console.log(`[intake] ${created} statements for a new proposal, ${replayed} for a retry`);
+    // The resource's claims row exists now: one locked read of it replaces the lock and the sum.
+    const next = await counting.statementsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_2')));
+    console.log(`[intake] ${created} statements for a new proposal on a new resource, ${next} on a known one, ${replayed} for a retry`);
     expect(created).toBeLessThanOrEqual(12);
+    expect(next).toBeLessThanOrEqual(11);
     expect(replayed).toBeLessThanOrEqual(3);
   });
 });

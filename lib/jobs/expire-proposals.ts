@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { proposals } from '@/db/schema';
 import { tenantRunning } from '@/lib/commands/executions-pause';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from '@/lib/decisions/transitions';
+import { lockClaimsOf } from '@/lib/gates/claims';
 
 /** At most this many batches per sweep, so one sweep cannot run forever under a flood. */
 const MAX_BATCHES = 50;
@@ -26,6 +27,7 @@ export async function expireOverdue(db: Database, now = new Date(), limit = 100)
         .orderBy(asc(proposals.tenantId), asc(proposals.id))
         .limit(limit)
         .for('update', { skipLocked: true });
+      await lockClaimsOf(tx, rows);
       for (const row of rows) {
         await endProposal(tx, row, { status: 'expired', reason: expiryReason(row), actor: EXPIRY_ACTOR, reasonCode: 'expired' }, now);
       }

@@ -9,6 +9,7 @@ import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal } from '@/test/world';
 import { recheckOpen } from './recheck-open';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /** The background re-check of open proposals (docs/design.md §6): stale only when it matters, shown otherwise. */
 const w = setupCommandWorld();
@@ -40,6 +41,8 @@ afterEach(async () => {
     .update(proposals)
     .set({ status: 'cancelled' })
     .where(inArray(proposals.status, ['pending_approval', 'approved']));
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 });
 
 describe('after an execution on the resource', () => {

@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { commands, executions, proposals, type NormalizedPayload } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { recordStateChange } from '@/lib/events/record';
+import { adjustClaims } from '@/lib/gates/claims';
 import type { AuditEventType } from '@/lib/events/registry';
 import { SystemsUnavailableError, systemsWriteClient, type SystemsWriteClient } from '@/lib/systems/client';
 
@@ -203,6 +204,7 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
         .update(proposals)
         .set({ status: final, statusReason: reason, updatedAt: now })
         .where(eq(proposals.id, proposal.id));
+      await adjustClaims(tx, proposal, proposal.status, final);
     }
     await recordStateChange(tx, {
       tenantId: claim.tenantId,
@@ -250,6 +252,7 @@ async function markInterrupted(db: Database, now: Date, limit: number): Promise<
           .update(proposals)
           .set({ status: 'outcome_unknown', statusReason: 'The execution was interrupted before its outcome was recorded; reconciliation will ask the system of record.', updatedAt: now })
           .where(eq(proposals.id, proposal.id));
+        await adjustClaims(tx, proposal, proposal.status, 'outcome_unknown');
       }
       await recordStateChange(tx, {
         tenantId: proposal.tenantId,

@@ -8,6 +8,7 @@ import type { MailSettings } from '@/lib/notifications/send';
 import { systemsClient, type SystemsClient } from '@/lib/systems/client';
 import { dispatchCommands } from './dispatch-commands';
 import { expireOverdue } from './expire-proposals';
+import { reconcileClaims, describeRepair } from './reconcile-claims';
 import { reconcileExecutions } from './reconcile-executions';
 import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
@@ -22,6 +23,7 @@ export const JOB_INTERVALS_MS = {
   reminders: 30_000,
   auditWatch: 60_000,
   recheck: 5_000,
+  claims: 600_000,
 } as const;
 
 export type WorkerSettings = {
@@ -78,7 +80,7 @@ const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replac
  * Runs the background jobs on their intervals: expiry (30 s), command dispatch (1 s),
  * reconciliation of unknown outcomes (10 s), notification fan-out and delivery (1 s), reminders
  * and escalations (30 s), the audit-chain watch (60 s) and the re-check of open proposals against
- * live state (5 s); a committed approval wakes dispatch at once when `listen` is given. Each job
+ * live state (5 s) and the reconciliation of claims rows (10 min); a committed approval wakes dispatch at once when `listen` is given. Each job
  * never overlaps itself; timers are unref'd so they never keep the process alive. Any number of
  * workers may run against one database: every job claims its rows with FOR UPDATE SKIP LOCKED.
  */
@@ -154,6 +156,11 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
   every('re-check of open proposals', intervals.recheck, async () => {
     const result = await recheckOpen(db, settings.systems ?? systemsClient());
     return result.stale + result.drifted > 0 ? `re-checked ${plural(result.checked, 'open proposal')}: ${result.stale} stale, ${result.drifted} changed since proposed` : undefined;
+  });
+  every('claims reconciliation', intervals.claims, async () => {
+    const repairs = await reconcileClaims(db);
+    for (const repair of repairs) logError(`[countersign] ${describeRepair(repair)}`);
+    return repairs.length > 0 ? `repaired ${plural(repairs.length, 'claims row')}` : undefined;
   });
   every('audit watch', intervals.auditWatch, async () => {
     const result = await watchAuditChains(db, new Date());

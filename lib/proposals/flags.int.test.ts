@@ -8,6 +8,7 @@ import { submitAs } from '@/test/intake';
 import { proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /**
  * Risk flags through the real intake (lib/intake/admit.ts → lib/proposals/flags.ts) against the
@@ -42,6 +43,8 @@ const flag = (proposal: Proposal, kind: string) => proposal.flags.find((f) => f.
 /** Nothing on the resource holds a claim any more (ends a scenario). */
 async function closeAll() {
   await t.db.update(proposals).set({ status: 'cancelled' });
+  // Written behind the transitions' back: the claims row is repaired as reconciliation would.
+  await reconcileClaims(t.db);
 }
 
 describe('risk flags at intake', () => {

@@ -189,6 +189,8 @@ export async function growHistory(
       events += count;
     }
     await tx`update audit_heads set seq = ${seq}, hash = ${prevHash} where tenant_id = ${tenantId}`;
+    // The seeded proposals bypassed the transitions: the tenant's claims rows start again from the sum from scratch (lib/gates/claims.ts).
+    await tx`delete from resource_claims where tenant_id = ${tenantId}`;
     return { proposals: add, pending: Math.min(add, options.pending), events, seconds: Math.round((Date.now() - began) / 100) / 10 };
   });
 }
