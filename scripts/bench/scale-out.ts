@@ -21,7 +21,7 @@ import { demoAllowedOrigins, type DemoChannels } from '@/demo/channels';
 import { startDemoReceivers } from '@/demo/receivers/start';
 import { childEnvironment } from '@/lib/env';
 import { approvalRow, approvalTableHeader, measureApprovals, proposeRefunds, signIn, type ApprovalRun } from './approval';
-import { until, waitForHealth, type Watched } from '../shared/wait';
+import { until, waitForHealth, type Watched } from '@/scripts/shared/wait';
 import { peakRssSummary, percentile } from './processes';
 
 const STOP_TIMEOUT_MS = 15_000;
