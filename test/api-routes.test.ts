@@ -4,9 +4,8 @@
  * catch-all app/api/[...path]). The declared methods are read from each file's source, as a reader
  * sees them, not from the helper that builds the refusals.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { declaredMethods, routeFiles } from './route-files';
 
 // next-auth does not load outside Next; no refusal here reaches it.
 vi.mock('@/lib/auth', () => ({ auth: async () => null, handlers: {} }));
@@ -19,16 +18,8 @@ const NOT_HERE = ['app/api/auth/[...nextauth]/route.ts', 'app/api/[...path]/rout
 /** The MCP endpoint answers GET and DELETE itself, in JSON-RPC (its 405 with `Allow: POST` after the key check). */
 const DECLARED_ELSEWHERE: Record<string, string[]> = { 'app/api/mcp/route.ts': ['POST'] };
 
-function routeFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return routeFiles(full);
-    return entry.name === 'route.ts' ? [full.split(path.sep).join('/')] : [];
-  });
-}
-
-const exportedIn = (file: string): string[] =>
-  METHODS.filter((method) => new RegExp(`export\\s+(?:async\\s+)?(?:function|const)\\s+${method}\\b`).test(fs.readFileSync(file, 'utf8')));
+/** What a file handles itself, among the methods that may be refused (OPTIONS is always answered). */
+const exportedIn = (file: string): string[] => declaredMethods(file).filter((method) => method !== 'OPTIONS');
 
 /** As Next's own OPTIONS answer words it: sorted, with HEAD beside GET and OPTIONS. */
 const expectedAllow = (declared: string[]) => [...new Set([...declared, ...(declared.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort().join(', ');

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '@/lib/api/openapi/document';
-
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+import { declaredMethods, routeFiles } from './route-files';
 
 /** next-auth's own endpoints (sign-in, sign-out, session, CSRF): the document names them in its `session` scheme only. */
 const UNDOCUMENTED = new Set(['/api/auth/{...nextauth}']);
@@ -17,30 +15,10 @@ const NO_SUCH_PATH = '/api/{...path}';
  */
 const REFUSED = new Set(['GET /api/mcp', 'DELETE /api/mcp']);
 
-function routeFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return routeFiles(full);
-    return entry.name === 'route.ts' ? [full] : [];
-  });
-}
-
 /** `app/api/v1/proposals/[id]/route.ts` → `/api/v1/proposals/{id}`. */
 function openApiPath(file: string): string {
   const folder = path.relative('app', path.dirname(file)).split(path.sep).join('/');
   return `/${folder}`.replace(/\[([^\]]+)\]/g, '{$1}');
-}
-
-/**
- * The HTTP methods a route file exports: `export async function GET`, `export const POST = …`,
- * `export const { GET } = handlers`, `export { GET }` and `export { handler as GET }` — not the
- * methods `otherMethods(…)` answers with 405 (lib/http/methods.ts), which are no operations.
- */
-function exportedMethods(file: string): string[] {
-  const source = fs.readFileSync(file, 'utf8');
-  const declared = [...source.matchAll(/export\s+(?:async\s+)?(?:function|const|let)\s+([A-Z]+)\b/g)].map(([, name]) => name!);
-  const listed = [...source.matchAll(/export\s+(?:const\s*)?\{([^}]*)\}(?!\s*=\s*otherMethods\b)/g)].flatMap(([, names]) => names!.split(',').map((name) => name.trim().split(/\s+as\s+|\s*:\s*/).pop()!));
-  return METHODS.filter((method) => declared.includes(method) || listed.includes(method));
 }
 
 describe('the OpenAPI document and the route files', () => {
@@ -50,7 +28,7 @@ describe('the OpenAPI document and the route files', () => {
   const implemented = new Set(
     [...routeFiles('app/api'), ...routeFiles('app/.well-known')]
       .filter((file) => !UNDOCUMENTED.has(openApiPath(file)) && openApiPath(file) !== NO_SUCH_PATH)
-      .flatMap((file) => exportedMethods(file).map((method) => `${method} ${openApiPath(file)}`))
+      .flatMap((file) => declaredMethods(file).map((method) => `${method} ${openApiPath(file)}`))
       .filter((operation) => !REFUSED.has(operation)),
   );
 
@@ -62,7 +40,7 @@ describe('the OpenAPI document and the route files', () => {
   });
 
   it('leaves out only methods that exist: next-auth\'s and the ones refused with 405', () => {
-    const exported = routeFiles('app/api').flatMap((file) => exportedMethods(file).map((method) => `${method} ${openApiPath(file)}`));
+    const exported = routeFiles('app/api').flatMap((file) => declaredMethods(file).map((method) => `${method} ${openApiPath(file)}`));
     expect(exported.filter((operation) => REFUSED.has(operation)).sort()).toStrictEqual([...REFUSED].sort());
     expect(exported.filter((operation) => UNDOCUMENTED.has(operation.split(' ')[1]!)).sort()).toStrictEqual(['GET /api/auth/{...nextauth}', 'POST /api/auth/{...nextauth}']);
   });
