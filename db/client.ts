@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { explainDatabaseFailure } from './connection-failure';
+import { preparingClient } from './prepared';
 import * as schema from './schema';
 
 /** Either driver's database, or a transaction on it: every query takes one of these first. */
@@ -42,7 +43,7 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   const client = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'countersign' } });
-  const db = drizzle(client, { schema });
+  const db = drizzle(preparingClient(client), { schema });
   return {
     db: db as unknown as Database,
     driver: 'postgres',
