@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import postgres from 'postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { openDatabase, type Database, type DatabaseHandle } from '@/db/client';
+import { preparingClient, withUnsafe } from '@/db/prepared';
 
 export type TestDriver = 'pglite' | 'postgres';
 
@@ -146,6 +147,11 @@ export type CountingDatabase = {
   readonly db: Database;
   /** How many statements `run` sent through `db`. */
   statementsOf(run: () => Promise<unknown>): Promise<number>;
+  /**
+   * How many round trips `run` waited for: statements sent while none of `db`'s were in flight
+   * (statements sent together pipeline and count once; BEGIN/COMMIT not included).
+   */
+  roundTripsOf(run: () => Promise<unknown>): Promise<number>;
   /** The statements `run` sent through `db`, with their parameters, in order. */
   statementsSentBy(run: () => Promise<unknown>): Promise<SentStatement[]>;
   /** PostgreSQL's executed plan of one sent statement (EXPLAIN (ANALYZE, FORMAT JSON)): its top node. */
@@ -174,11 +180,31 @@ export function setupCountingDatabase(t: TestDatabaseRef, file: string): Countin
   let client: postgres.Sql | undefined;
   let db: Database | undefined;
   const sent: SentStatement[] = [];
+  let inFlight = 0;
+  let roundTrips = 0;
   beforeAll(async () => {
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const schema = await import('@/db/schema');
     client = postgres(withDatabaseName(requireDatabaseUrl(), t.handle.name!), { max: 4, onnotice: () => {} });
-    db = drizzle(client, { schema, logger: { logQuery: (query, params) => void sent.push({ query, params }) } }) as unknown as Database;
+    const counted = withUnsafe(preparingClient(client), (unsafe) => ((query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
+      const pending = unsafe(query, params, options);
+      // Sent when awaited (then): a statement sent while none is in flight starts a round trip.
+      const watched: typeof pending = new Proxy(pending, {
+        get(target, property) {
+          if (property === 'values') return () => (target.values(), watched);
+          if (property === 'then') {
+            return (...handlers: Parameters<typeof target.then>) => {
+              if (inFlight++ === 0) roundTrips++;
+              const settled = () => void inFlight--;
+              return target.then(...handlers).finally(settled);
+            };
+          }
+          return Reflect.get(target, property);
+        },
+      });
+      return watched;
+    }) as typeof unsafe);
+    db = drizzle(counted, { schema, logger: { logQuery: (query, params) => void sent.push({ query, params }) } }) as unknown as Database;
   });
   afterAll(async () => {
     await client?.end({ timeout: 5 });
@@ -190,6 +216,11 @@ export function setupCountingDatabase(t: TestDatabaseRef, file: string): Countin
     },
     async statementsOf(run) {
       return (await this.statementsSentBy(run)).length;
+    },
+    async roundTripsOf(run) {
+      const before = roundTrips;
+      await run();
+      return roundTrips - before;
     },
     async statementsSentBy(run) {
       const before = sent.length;

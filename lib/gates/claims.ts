@@ -80,16 +80,26 @@ async function createFromScratch(tx: Database, tenantId: string, resourceKey: st
 }
 
 /**
- * Locks a resource's claims row and answers what its open proposals claim: one statement once the
- * row exists. Intake holds it until commit, so one intake at a time per resource counts open
- * proposals against live state. Lock order: any proposal rows first, then the claims row, then
- * the audit chain head.
+ * Locks a resource's claims row, creating it when the resource has none, and answers what its open
+ * proposals claim: one statement once the row exists. Intake holds it until commit, so one intake
+ * at a time per resource counts open proposals against live state. Statements sent after it on the
+ * same transaction run once the lock is held, each with a snapshot taken then, so reads sent
+ * together with it see everything committed before the lock. Lock order: any proposal rows first,
+ * then the claims row, then the audit chain head.
  */
 export async function lockClaims(tx: Database, tenantId: string, resourceKey: string): Promise<OpenClaims> {
-  const lockedRow = async () => (await tx.select(claimsColumns).from(resourceClaims).where(rowOf(tenantId, resourceKey)).for('update'))[0];
-  const row = await lockedRow();
-  if (row) return toClaims(row);
-  return (await createFromScratch(tx, tenantId, resourceKey)) ?? toClaims(await lockedRow());
+  // An upsert locks the row it returns, new or not; a new row starts empty and is then counted
+  // from scratch (a resource's first proposal, or one whose row is missing for any reason).
+  const [row] = await tx
+    .insert(resourceClaims)
+    .values({ tenantId, resourceKey, openCount: 0, openTotal: '0' })
+    .onConflictDoUpdate({ target: [resourceClaims.tenantId, resourceClaims.resourceKey], set: { openCount: sql`${resourceClaims.openCount}` } })
+    .returning({ ...claimsColumns, created: sql<boolean>`xmax = 0` });
+  if (!row) throw new Error('claims row missing after upsert');
+  if (!row.created) return toClaims(row);
+  const counted = await openClaimsFromScratch(tx, tenantId, resourceKey);
+  await setClaims(tx, tenantId, resourceKey, counted);
+  return counted;
 }
 
 /** What the open proposals on a resource claim, as its row holds it (no lock; nothing written). */

@@ -45,8 +45,11 @@ export type AdmitHooks = {
   replaces?(tx: Database): Promise<Proposal>;
   /** Inside the transaction, after the resource lock: a proposal that already answers this request. */
   existing?(tx: Database): Promise<Proposal | undefined>;
-  /** Inside the transaction, after the proposal row: the caller's own rows (attempt, parent update). */
-  afterInsert?(tx: Database, row: Proposal): Promise<void>;
+  /**
+   * Inside the transaction, sent right after the proposal row (not awaiting it), before its created
+   * event: the caller's own rows (attempt, parent update), which may name the new proposal.
+   */
+  afterInsert?(tx: Database, admitted: Pick<Proposal, 'id' | 'payloadHash' | 'status'>): Promise<void>;
 };
 
 /**
@@ -82,18 +85,17 @@ export async function admitShaped(
   return db.transaction(async (tx) => {
     const replaced = await hooks.replaces?.(tx);
     // One intake at a time per resource: its claims row, locked, is also what the open proposals
-    // on it claim, so each is counted against live state exactly once.
-    const claimed = await lockClaims(tx, agent.tenantId, resolution.resourceKey);
-    const open = replaced ? besides(claimed, replaced) : claimed;
-    // The reads under the lock are independent and side-effect free: sent together, they cost one
-    // round trip of lock time instead of three, and are then judged in gate order.
-    const [found, ruled, routed, earlier] = await Promise.all([
+    // on it claim, so each is counted against live state exactly once. The reads under the lock are
+    // sent with it, after it on the same connection (lib/gates/claims.ts): one round trip for all.
+    const [claimed, found, routed, earlier] = await Promise.all([
+      lockClaims(tx, agent.tenantId, resolution.resourceKey),
       hooks.existing?.(tx),
-      rulesGate(subject, { resolution, open }),
       // Under the same lock: concurrent slices of one split request each see the ones before them.
       routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId }),
       resourceUsedBefore(tx, agent.tenantId, resolution.resourceKey, excludeId),
     ]);
+    const open = replaced ? besides(claimed, replaced) : claimed;
+    const ruled = await rulesGate(subject, { resolution, open });
     if (found) return { created: false, proposal: found };
     if (!ruled.ok) throw new DomainError('refused', ruled.refusal.code, ruled.refusal.message);
     if (!routed.ok) throw new DomainError('not_permitted', routed.refusal.code, routed.refusal.message);
@@ -107,8 +109,11 @@ export async function admitShaped(
       { gate: 'routing', ok: true, detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}` },
     ];
     const autoApproved = routing.outcome === 'auto_approve';
-    // The new claim joins the locked row in the same statement as the proposal.
-    const [row] = await tx
+    // The new claim joins the locked row in the same statement as the proposal, and the caller's
+    // rows are sent with it, after it (they name the new proposal): one round trip. The created
+    // event follows; the lock is released at commit.
+    const status = autoApproved ? 'approved' : 'pending_approval';
+    const inserting = tx
       .with(openingClaim(tx, { tenantId: agent.tenantId, resourceKey: resolution.resourceKey, action: action.name, payload }, action))
       .insert(proposals)
       .values({
@@ -119,7 +124,7 @@ export async function admitShaped(
         agentName: agent.agentName,
         action: action.name,
         contractVersion: contract.version,
-        status: autoApproved ? 'approved' : 'pending_approval',
+        status,
         payload,
         payloadHash: hash,
         rawCandidate: candidate.rawText,
@@ -138,9 +143,9 @@ export async function admitShaped(
         expiresAt: new Date(now.getTime() + policy.expiryHours * 3_600_000),
         decidedAt: autoApproved ? now : null,
       })
-      .returning();
-    if (!row) throw new Error('proposal insert returned nothing');
-    await hooks.afterInsert?.(tx, row);
+      .returning()
+      .then(([inserted]) => inserted);
+    const [row] = await Promise.all([inserting, hooks.afterInsert?.(tx, { id, payloadHash: hash, status })]);
     await recordStateChange(tx, {
       tenantId: agent.tenantId,
       type: 'proposal.created',
@@ -151,8 +156,9 @@ export async function admitShaped(
       contractVersion: contract.version,
       data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: candidate.revision?.parentId ?? null },
       occurredAt: now,
-      outbox: { topic: 'proposal.created', body: { proposalId: id, status: row.status, payloadHash: hash } },
+      outbox: { topic: 'proposal.created', body: { proposalId: id, status, payloadHash: hash } },
     });
+    if (!row) throw new Error('proposal insert returned nothing');
     // Auto-approved: the signed command is minted in this same transaction (docs/design.md §7).
     if (autoApproved) await mintCommand(tx, row, now);
     return { created: true, proposal: row };
