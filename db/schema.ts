@@ -364,6 +364,7 @@ export const outbox = pgTable(
   (t) => [index('outbox_pending_idx').on(t.availableAt).where(sql`${t.deliveredAt} is null and ${t.deadAt} is null`)],
 );
 
+/** UNLOGGED (drizzle/0015_rate_limit_unlogged.sql): counters skip the write-ahead log; a crash only resets them. */
 export const rateLimitBuckets = pgTable(
   'rate_limit_buckets',
   {

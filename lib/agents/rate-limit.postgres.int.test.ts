@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '@/db/client';
 import { rateLimitBuckets } from '@/db/schema';
@@ -51,5 +51,10 @@ describe('rate limits across replicas (PostgreSQL)', () => {
       expect(result.reason).toBeInstanceOf(DomainError);
       expect((result.reason as DomainError).code).toBe('rate_limited');
     }
+  });
+
+  it('keeps its counters out of the write-ahead log (an unlogged table: counting waits for no disk flush)', async () => {
+    const [row] = await t.db.select({ persistence: sql<string>`relpersistence` }).from(sql`pg_class`).where(sql`relname = 'rate_limit_buckets'`);
+    expect(row?.persistence).toBe('u');
   });
 });
