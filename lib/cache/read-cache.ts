@@ -41,7 +41,8 @@ export type ReadCacheStats = {
   dropped: number;
   /** Times the cache was emptied by its listener connecting, reconnecting or being lost. */
   resets: number;
-  /** When the last notification was heard (Date.now()), or null. */
+  /** Notifications heard, and when the last was (Date.now()), or null. */
+  notified: number;
   lastNotifiedAt: number | null;
 };
 
@@ -73,7 +74,7 @@ export class ReadCache {
   // Moves on every drop and reset: a read that began before one is not kept, since it may have read
   // what the change replaced.
   private epoch = 0;
-  private counts = { hits: 0, misses: 0, bypassed: 0, dropped: 0, resets: 0 };
+  private counts = { hits: 0, misses: 0, bypassed: 0, dropped: 0, resets: 0, notified: 0 };
   private lastNotifiedAt: number | null = null;
 
   constructor(options: ReadCacheOptions = {}) {
@@ -118,6 +119,7 @@ export class ReadCache {
 
   /** A notification's payload; one that is not a change empties the cache (fail closed). */
   notified(payload: string): void {
+    this.counts.notified += 1;
     this.lastNotifiedAt = Date.now();
     const change = parseCacheChange(payload);
     if (change) this.forget([change]);
