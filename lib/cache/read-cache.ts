@@ -172,25 +172,31 @@ export function attachReadCache(db: Database, listen: DatabaseHandle['listen'], 
   let retry: NodeJS.Timeout | undefined;
   let pauseMs = RESUBSCRIBE_FIRST_MS;
   let failures = 0;
-  let subscribing: Promise<void>;
-  const subscribe = (): Promise<void> =>
-    listen(CACHE_CHANNEL, (payload) => cache.notified(payload), (state) => cache.listening(state)).then(
+  const subscribe = (): void => {
+    // A listen still under way when the cache stops is undone when it ends; stopping does not wait for it.
+    listen(
+      CACHE_CHANNEL,
+      (payload) => cache.notified(payload),
+      (state) => {
+        if (!stopped) cache.listening(state);
+      },
+    ).then(
       async (stop) => {
-        if (stopped) await stop();
+        failures = 0;
+        if (stopped) await stop().catch(() => {});
         else unlisten = stop;
       },
       (error: unknown) => {
         if (stopped) return;
         failures += 1;
         options.onListenFailed?.(error, failures);
-        retry = setTimeout(() => {
-          subscribing = subscribe();
-        }, pauseMs);
+        retry = setTimeout(subscribe, pauseMs);
         retry.unref();
         pauseMs = Math.min(pauseMs * 2, RESUBSCRIBE_MAX_MS);
       },
     );
-  subscribing = subscribe();
+  };
+  subscribe();
   return {
     cache,
     async stop() {
@@ -198,7 +204,6 @@ export function attachReadCache(db: Database, listen: DatabaseHandle['listen'], 
       clearTimeout(retry);
       if (registry.get(db) === cache) registry.delete(db);
       cache.listening(false);
-      await subscribing;
       await unlisten?.();
     },
   };

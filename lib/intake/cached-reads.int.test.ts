@@ -54,6 +54,18 @@ async function routingOf(response: Awaited<ReturnType<typeof post>>) {
 
 const acmeKey = () => world.agentKey('acme');
 
+/**
+ * Runs a change and waits until this process has heard its `count` notifications: on PostgreSQL they
+ * arrive after the commit returns, and would drop what the test reads next, so a count of hits is
+ * taken only once they are in.
+ */
+async function heard<T>(count: number, change: () => Promise<T>): Promise<T> {
+  const before = attached.cache.stats().notified;
+  const result = await change();
+  await vi.waitFor(() => expect(attached.cache.stats().notified - before).toBeGreaterThanOrEqual(count), { timeout: 20_000, interval: 5 });
+  return result;
+}
+
 describe('intake with the read cache', () => {
   it('reads the key, the contracts and the policy once: the next proposal finds all three kept', async () => {
     expect((await post(acmeKey(), refund())).status).toBe(201);
@@ -94,8 +106,8 @@ describe('intake with the read cache', () => {
 
   it('refuses a kept key once its rotation overlap ends, without reading it again', async () => {
     const T0 = new Date();
-    const { id, key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'cached-rotated', actions: ['issue_refund'] });
-    await rotateAgentKey(t.db, 'acme', { type: 'user', id: world.userId('carol') }, id, { overlapMinutes: 1 }, T0);
+    const { id, key } = await heard(1, () => createAgentKey(t.db, { tenantId: 'acme', agentName: 'cached-rotated', actions: ['issue_refund'] }));
+    await heard(2, () => rotateAgentKey(t.db, 'acme', { type: 'user', id: world.userId('carol') }, id, { overlapMinutes: 1 }, T0));
     const [{ expiresAt }] = await t.db.select({ expiresAt: agentKeys.expiresAt }).from(agentKeys).where(eq(agentKeys.id, id)) as [{ expiresAt: Date }];
     const justBefore = new Date(expiresAt.getTime() - 1);
     expect(await authenticateAgent(t.db, agentRequest(key), justBefore)).toMatchObject({ keyId: id });
