@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { explainDatabaseFailure } from './connection-failure';
+import { notificationListener } from './listener';
 import { preparingClient } from './prepared';
 import * as schema from './schema';
 
@@ -15,11 +16,12 @@ export type DatabaseHandle = {
   close(): Promise<void>;
   /**
    * LISTENs on a PostgreSQL notification channel (PGlite delivers its own NOTIFYs the same way);
-   * answers the function that stops listening. postgres.js listens on a connection of its own and
-   * listens again after a reconnect; notifications sent meanwhile are lost, so a listener is only
-   * ever a hint that work may be due, never the only way it is found.
+   * answers the function that stops listening. PostgreSQL is listened to on a connection of its
+   * own, listened to again after a reconnect; notifications sent meanwhile are lost, which
+   * `onState` says: `false` when the connection is lost, `true` once it listens (again). PGlite
+   * lives in this process and never loses one.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void, onState?: (listening: boolean) => void): Promise<() => Promise<void>>;
   /** PGlite only: the whole database as a tarball, to open copies of with `{ memory: true, from }`. */
   dump?: () => Promise<Blob>;
 };
@@ -29,6 +31,9 @@ export type DatabaseHandle = {
  * a copy of a PGlite `dump()` (a migrated template, so each opener skips initdb).
  */
 export type DatabaseTarget = { url: string } | { dataDir: string } | { memory: true; from?: Blob };
+
+/** The `application_name` of the connection that LISTENs (pg_stat_activity names it). */
+export const LISTEN_APPLICATION_NAME = 'countersign_listen';
 
 const MIGRATIONS_FOLDER = path.join(process.cwd(), 'drizzle');
 
@@ -44,6 +49,12 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   const client = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'countersign' } });
   const db = drizzle(preparingClient(client), { schema });
+  // Opened on the first listen; never recycled (idle connections stay open by default), so it keeps listening.
+  let listener: ReturnType<typeof notificationListener> | undefined;
+  const listenerOf = () =>
+    (listener ??= notificationListener((events) =>
+      postgres(url, { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection: { application_name: LISTEN_APPLICATION_NAME }, ...events }),
+    ));
   return {
     db: db as unknown as Database,
     driver: 'postgres',
@@ -52,11 +63,10 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
       migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }).catch((error: unknown) => {
         throw explainDatabaseFailure(error, url);
       }),
-    close: () => client.end({ timeout: 5 }),
-    async listen(channel, onNotify) {
-      const { unlisten } = await client.listen(channel, () => onNotify());
-      return unlisten;
+    close: async () => {
+      await Promise.all([client.end({ timeout: 5 }), listener?.close()]);
     },
+    listen: (channel, onNotify, onState) => listenerOf().listen(channel, { onNotify, onState }),
   };
 }
 
@@ -81,8 +91,9 @@ async function openPglite({ dataDir, from }: { dataDir?: string; from?: Blob }):
           releaseLock();
         }
       },
-      async listen(channel, onNotify) {
-        const unlisten = await client.listen(channel, () => onNotify());
+      async listen(channel, onNotify, onState) {
+        const unlisten = await client.listen(channel, onNotify);
+        onState?.(true);
         return () => unlisten();
       },
     };

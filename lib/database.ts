@@ -1,17 +1,29 @@
 import path from 'node:path';
 import { openDatabase, type Database, type DatabaseHandle } from '@/db/client';
+import { attachReadCache } from '@/lib/cache/read-cache';
 import { env } from '@/lib/env';
 
 // Here rather than in db/: which database to open is a setting, and db/ imports nothing from lib/.
 const globalForDb = globalThis as unknown as { countersignDb?: Promise<DatabaseHandle> };
 
-/** The process-wide database, opened from the settings once (and kept across dev reloads). */
+/**
+ * The process-wide database, opened from the settings once (and kept across dev reloads), with the
+ * process's read cache of policies, contracts and agent keys (lib/cache/read-cache.ts), which
+ * answers once it listens for their changes.
+ */
 export function databaseHandle(): Promise<DatabaseHandle> {
-  globalForDb.countersignDb ??= (() => {
+  globalForDb.countersignDb ??= (async () => {
     const settings = env();
-    return openDatabase(
+    const handle = await openDatabase(
       settings.DATABASE_URL ? { url: settings.DATABASE_URL } : { dataDir: path.resolve(settings.COUNTERSIGN_DATA_DIR) },
     );
+    const cache = attachReadCache(handle.db, handle.listen, {
+      // Said once, and not for a database that is down at start: that one stops the process with its cause.
+      onListenFailed: (_error, failures) => {
+        if (failures === 3) console.error('[countersign] listening for changes failed; policies, contracts and agent keys are read from the database until it succeeds');
+      },
+    });
+    return { ...handle, close: () => cache.stop().then(() => handle.close()) };
   })();
   return globalForDb.countersignDb;
 }

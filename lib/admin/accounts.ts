@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { tenants, users, type Role } from '@/db/schema';
 import { AGENT_NAME } from '@/lib/agents/name';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { hashPassword } from '@/lib/auth/password';
 import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
 import { recordAccountEvent } from '@/lib/auth/account-events';
@@ -107,10 +108,11 @@ export async function createAgentKey(
     throw new AdminError('An agent name is 1–64 characters of letters, digits, ".", "_" and "-".');
   }
   if (input.actions.length === 0) throw new AdminError('An agent key needs at least one allowed action.');
-  return db.transaction(async (tx) => {
+  return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
     if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
     const { row, key } = await insertAgentKey(tx, { tenantId: input.tenantId, agentName: input.agentName, allowedActions: input.actions, grants: input.grants ?? {}, onBehalfOfUserId: null }, new Date());
+    await announce({ kind: 'agent_key', tenantId: input.tenantId, keyId: row.id });
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'agent_key.created',

@@ -5,6 +5,7 @@ import { agentKeys, tenants, type AgentKey } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
 import { GRANT_VALUE } from '@/lib/actions/types';
 import { generateAgentKey } from '@/lib/agents/authenticate';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { recordStateChange } from '@/lib/events/record';
 import { DomainError } from '@/lib/errors/domain-error';
@@ -13,7 +14,9 @@ import { newId } from '@/lib/ids';
 /**
  * Agent keys as an admin manages them (Settings → Agent keys, `/api/v1/admin/agent-keys`, the
  * CLI): issue, revoke, rotate with an overlap. Every change is one transaction with its audit
- * event; every look-up is inside one tenant, so another tenant's key id reads as unknown.
+ * event, announced to every process's read cache (lib/cache/read-cache.ts: a revoked key is
+ * refused on every replica as soon as they hear it); every look-up is inside one tenant, so
+ * another tenant's key id reads as unknown.
  */
 
 export type Actor = { type: 'user' | 'system'; id: string };
@@ -120,10 +123,11 @@ export async function insertAgentKey(tx: Database, values: NewKey, now: Date): P
 
 /** Issues a key in the tenant (audited `agent_key.created`); undefined when there is no such tenant. */
 export async function issueAgentKey(db: Database, tenantId: string, actor: Actor, input: z.infer<typeof agentKeyInput>, now = new Date()) {
-  return db.transaction(async (tx) => {
+  return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
     if (!tenant) return undefined;
     const { row, key } = await insertAgentKey(tx, { tenantId, agentName: input.name, allowedActions: input.actions, grants: input.grants, onBehalfOfUserId: null }, now);
+    await announce({ kind: 'agent_key', tenantId, keyId: row.id });
     await recordStateChange(tx, {
       tenantId,
       type: 'agent_key.created',
@@ -155,11 +159,12 @@ const conflict = (code: string, message: string) => new DomainError('conflict', 
  * `already_revoked` when it is revoked.
  */
 export async function revokeKey(db: Database, tenantId: string | undefined, actor: Actor, keyId: string, now = new Date()) {
-  return db.transaction(async (tx) => {
+  return changeTransaction(db, async (tx, announce) => {
     const current = await lockedKey(tx, tenantId, keyId);
     if (!current) return undefined;
     if (current.revokedAt) throw conflict('already_revoked', 'This agent key is already revoked.');
     const [row] = await tx.update(agentKeys).set({ revokedAt: now }).where(eq(agentKeys.id, keyId)).returning();
+    await announce({ kind: 'agent_key', tenantId: row!.tenantId, keyId });
     await recordStateChange(tx, { tenantId: row!.tenantId, type: 'agent_key.revoked', actor, data: { key: row!.id, agent: row!.agentName }, occurredAt: now, outbox: false });
     return agentKeyView(row!, now);
   });
@@ -172,7 +177,7 @@ export async function revokeKey(db: Database, tenantId: string | undefined, acto
  * when the tenant has no such key; 409 when it is revoked or already rotated.
  */
 export async function rotateAgentKey(db: Database, tenantId: string, actor: Actor, keyId: string, input: RotationInput, now = new Date()) {
-  return db.transaction(async (tx) => {
+  return changeTransaction(db, async (tx, announce) => {
     const old = await lockedKey(tx, tenantId, keyId);
     if (!old) return undefined;
     if (old.revokedAt) throw conflict('already_revoked', 'A revoked agent key cannot be rotated; issue a new key instead.');
@@ -180,6 +185,8 @@ export async function rotateAgentKey(db: Database, tenantId: string, actor: Acto
     const { row, key } = await insertAgentKey(tx, { tenantId, agentName: old.agentName, allowedActions: old.allowedActions, grants: old.grants, onBehalfOfUserId: old.onBehalfOfUserId }, now);
     const expiresAt = new Date(now.getTime() + input.overlapMinutes * 60_000);
     await tx.update(agentKeys).set({ expiresAt, replacedById: row.id }).where(eq(agentKeys.id, old.id));
+    await announce({ kind: 'agent_key', tenantId, keyId: old.id });
+    await announce({ kind: 'agent_key', tenantId, keyId: row.id });
     await recordStateChange(tx, {
       tenantId,
       type: 'agent_key.rotated',

@@ -41,4 +41,14 @@ describe('BoundedLru', () => {
     expect(cache.get('a')).toBeUndefined();
     expect([cache.size, cache.totalWeight]).toEqual([0, 0]);
   });
+
+  it('deletes the entries a predicate picks, with their weight', () => {
+    const cache = lru(10);
+    cache.set('a', 'keep');
+    cache.set('b', 'drop');
+    cache.set('c', 'drop');
+    expect(cache.deleteWhere((value) => value === 'drop')).toBe(2);
+    expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual(['keep', undefined, undefined]);
+    expect([cache.size, cache.totalWeight]).toEqual([1, 4]);
+  });
 });

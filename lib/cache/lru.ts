@@ -37,6 +37,17 @@ export class BoundedLru<K, V> {
     this.weight -= entry.weight;
   }
 
+  /** Removes every entry `drop` picks; answers how many. */
+  deleteWhere(drop: (value: V, key: K) => boolean): number {
+    let removed = 0;
+    for (const [key, entry] of this.entries) {
+      if (!drop(entry.value, key)) continue;
+      this.delete(key);
+      removed += 1;
+    }
+    return removed;
+  }
+
   clear(): void {
     this.entries.clear();
     this.weight = 0;

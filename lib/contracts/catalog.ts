@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { contractRollouts } from '@/db/schema';
 import { allActions } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
+import { cachedRead, cacheTag } from '@/lib/cache/read-cache';
 import { withRollout, type RolloutRow } from './rollout';
 
 const rolloutColumns = {
@@ -23,12 +24,15 @@ export async function rolloutRows(db: Database, tenantId: string, action?: strin
 /**
  * Every action as this tenant has it: the module's contract versions with the tenant's statuses
  * and sunsets. Intake, `GET /api/v1/contracts`, the Contracts page and revisions all read this,
- * never the module defaults alone.
+ * never the module defaults alone. The process's read cache keeps it until a change to the
+ * tenant's rollout is announced (`contracts` changes, lib/contracts/set-status.ts).
  */
-export async function tenantActions(db: Database, tenantId: string): Promise<ActionModule[]> {
-  const rows = await rolloutRows(db, tenantId);
-  return allActions().map((action) => withRollout(action, rows));
+export function tenantActions(db: Database, tenantId: string): Promise<readonly ActionModule[]> {
+  const tag = cacheTag.contracts(tenantId);
+  return cachedRead(db, tag, async () => withRollouts(await rolloutRows(db, tenantId)), () => [tag]);
 }
+
+const withRollouts = (rows: readonly RolloutRow[]) => allActions().map((action) => withRollout(action, rows));
 
 /**
  * The response headers an agent gets for using a supported (deprecated) version: `Deprecation`
@@ -48,8 +52,7 @@ export function deprecationHeadersIn(actions: readonly ActionModule[], action: s
   return deprecationHeaders(actions.find((a) => a.name === action)?.contracts.find((c) => c.version === version));
 }
 
-/** The headers for an action's version in a tenant (GET of a proposal reads them afresh). */
+/** The headers for an action's version in a tenant (GET of a proposal). */
 export async function deprecationHeadersFor(db: Database, tenantId: string, action: string, version: number): Promise<Record<string, string>> {
-  const rows = await rolloutRows(db, tenantId, action);
-  return deprecationHeadersIn(allActions().map((declared) => (declared.name === action ? withRollout(declared, rows) : declared)), action, version);
+  return deprecationHeadersIn(await tenantActions(db, tenantId), action, version);
 }

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { contractRollouts, tenants } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import type { ActionModule } from '@/lib/actions/types';
 import { recordStateChange } from '@/lib/events/record';
 import { notFound } from '@/lib/errors/domain-error';
@@ -16,12 +17,13 @@ export type StatusChange = { tenantId: string; userId: string; action: string; v
  * the rows are written (a promotion also demotes the old current to supported), and one
  * `contract.status_changed` event records it. A row's `updated_at` is when the version entered
  * its status — the `Deprecation` date of a supported one — so a sunset change keeps it; the
- * audit trail records who set the sunset and when. Answers the action as the tenant now has it.
+ * audit trail records who set the sunset and when. Every process's read cache forgets the
+ * tenant's rollout when it commits. Answers the action as the tenant now has it.
  */
 export async function setContractStatus(db: Database, change: StatusChange, now = new Date()): Promise<{ action: ActionModule; changed: boolean }> {
   const declared = findAction(change.action);
   if (!declared) throw notFound('action');
-  return db.transaction(async (tx) => {
+  return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, change.tenantId)).for('update');
     if (!tenant) throw notFound('tenant');
     const before = withRollout(declared, await rolloutRows(tx, change.tenantId, declared.name));
@@ -40,6 +42,7 @@ export async function setContractStatus(db: Database, change: StatusChange, now 
           set: { status: row.status, sunsetAt: row.sunsetAt, ...(row.statusChanged ? { updatedByUserId: change.userId, updatedAt: since } : {}) },
         });
     }
+    await announce({ kind: 'contracts', tenantId: change.tenantId, action: declared.name });
     const target = plan.changes.find((row) => row.version === change.version);
     await recordStateChange(tx, {
       tenantId: change.tenantId,

@@ -1,5 +1,6 @@
 import type { Database } from '@/db';
 import { policies } from '@/db/schema';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import type { RoutingRule } from '@/lib/routing-rules';
@@ -13,16 +14,18 @@ export type Publisher = { type: 'user' | 'system'; id: string };
  * Publishes a new version of an action's routing policy in a tenant (the newest version routes
  * new proposals) with its `policy.published` event, in one transaction. The event names the
  * action, the version and its rules' ids; the rules themselves stay in `policies`. Answers false,
- * writing nothing, when that version already exists.
+ * writing nothing, when that version already exists. Every process's read cache forgets the
+ * action's policy when it commits.
  */
 export async function publishPolicy(db: Database, input: PolicyVersion, by: Publisher): Promise<boolean> {
-  return db.transaction(async (tx) => {
+  return changeTransaction(db, async (tx, announce) => {
     const [row] = await tx
       .insert(policies)
       .values({ id: newId('pol'), tenantId: input.tenantId, action: input.action, version: input.version, rules: input.rules, expiryHours: input.expiryHours, createdBy: by.type === 'user' ? by.id : null })
       .onConflictDoNothing()
       .returning({ id: policies.id });
     if (!row) return false;
+    await announce({ kind: 'policy', tenantId: input.tenantId, action: input.action, version: input.version });
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'policy.published',

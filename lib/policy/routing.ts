@@ -1,6 +1,7 @@
 import type { Database } from '@/db';
 import type { Routing, RoutingAggregate } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
+import { cachedRead, cacheTag } from '@/lib/cache/read-cache';
 import { aggregateKey, priorTotals, type AggregateNeed, type AggregateScope, type PriorTotals } from './aggregate';
 import { newestPolicy } from './current';
 import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
@@ -8,8 +9,17 @@ import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
 /** `rules` is null when the stored rules do not validate: such a policy only denies. */
 export type LoadedPolicy = { version: number; rules: RoutingRule[] | null; expiryHours: number };
 
-/** The tenant's newest policy for the action, or the action's defaults (version 0), validated. */
-export async function loadPolicy(db: Database, tenantId: string, action: ActionModule): Promise<LoadedPolicy> {
+/**
+ * The tenant's newest policy for the action, or the action's defaults (version 0), validated. A
+ * version never changes once published, so the process's read cache keeps it until a newer one is
+ * announced (`policy` changes, lib/policy/publish.ts).
+ */
+export function loadPolicy(db: Database, tenantId: string, action: ActionModule): Promise<LoadedPolicy> {
+  const tag = cacheTag.policy(tenantId, action.name);
+  return cachedRead(db, tag, () => readPolicy(db, tenantId, action), () => [tag]);
+}
+
+async function readPolicy(db: Database, tenantId: string, action: ActionModule): Promise<LoadedPolicy> {
   const { version, rules, expiryHours } = await newestPolicy(db, tenantId, action);
   const parsed = routingRulesSchema.safeParse(rules);
   if (!parsed.success) console.error(`[countersign] policy v${version} of ${action.name} in ${tenantId} does not validate; its proposals are denied`);

@@ -1,5 +1,6 @@
 import type { Database } from '@/db';
 import { allActions, findAction } from '@/lib/actions/registry';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { DomainError } from '@/lib/errors/domain-error';
 import { currentPolicies, newestPolicy, samePolicy, storedRules } from './current';
 import { publishPolicy, type Publisher } from './publish';
@@ -40,7 +41,7 @@ function parseDocument(input: unknown): PolicyEntry[] {
  */
 export async function savePolicies(db: Database, tenantId: string, by: Publisher, input: unknown): Promise<PolicySaveResult> {
   const entries = parseDocument(input);
-  const saved = await db.transaction(async (tx) => {
+  const saved = await changeTransaction(db, async (tx, announce) => {
     const changes: PolicyChange[] = [];
     for (const entry of entries) {
       const current = await newestPolicy(tx, tenantId, findAction(entry.action)!);
@@ -51,6 +52,8 @@ export async function savePolicies(db: Database, tenantId: string, by: Publisher
       const version = current.version + 1;
       const published = await publishPolicy(tx, { tenantId, action: entry.action, version, ...after }, by);
       if (!published) throw stalePolicy(entry.action, version, entry.version);
+      // publishPolicy announced it in this transaction too; announced here, this process forgets it once it commits.
+      await announce({ kind: 'policy', tenantId, action: entry.action, version });
       changes.push({ action: entry.action, previousVersion: current.version, version, before, after });
     }
     return changes;
