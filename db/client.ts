@@ -16,9 +16,10 @@ export type DatabaseHandle = {
    * LISTENs on a PostgreSQL notification channel (PGlite delivers its own NOTIFYs the same way);
    * answers the function that stops listening. postgres.js listens on a connection of its own and
    * listens again after a reconnect; notifications sent meanwhile are lost, so a listener is only
-   * ever a hint that work may be due, never the only way it is found.
+   * ever a hint that work may be due, never the only way it is found. `onNotify` gets the
+   * notification's payload ('' when none was sent).
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** PGlite only: the whole database as a tarball, to open copies of with `{ memory: true, from }`. */
   dump?: () => Promise<Blob>;
 };
@@ -53,7 +54,7 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
       }),
     close: () => client.end({ timeout: 5 }),
     async listen(channel, onNotify) {
-      const { unlisten } = await client.listen(channel, () => onNotify());
+      const { unlisten } = await client.listen(channel, (payload) => onNotify(payload));
       return unlisten;
     },
   };
@@ -81,7 +82,7 @@ async function openPglite({ dataDir, from }: { dataDir?: string; from?: Blob }):
         }
       },
       async listen(channel, onNotify) {
-        const unlisten = await client.listen(channel, () => onNotify());
+        const unlisten = await client.listen(channel, (payload) => onNotify(payload));
         return () => unlisten();
       },
     };
