@@ -1,11 +1,12 @@
 import { asc, count, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { DatabaseHandle } from '@/db/client';
 import { auditEvents, auditHeads, auditPending, tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { startWorker } from '@/lib/jobs/worker';
 import { setupTestDatabase } from '@/test/db';
 import { auditChain, databaseErrorText } from '@/test/queries';
-import { appendAudit } from './append';
+import { appendAudit, AUDIT_CHANNEL } from './append';
 import { chainPending } from './chainer';
 import { recordStateChange, type StateChange } from './record';
 
@@ -133,16 +134,23 @@ describe('the worker', () => {
 
   it('chains a committed event when its notification arrives, not at the (hourly) sweep', async () => {
     const errors: string[] = [];
+    // Notifications sent before LISTEN took effect are lost (the sweep's work): write after it has.
+    let listening!: () => void;
+    const ready = new Promise<void>((resolve) => (listening = resolve));
+    const listen: DatabaseHandle['listen'] = async (channel, onNotify) => {
+      const stop = await t.handle.listen(channel, onNotify);
+      if (channel === AUDIT_CHANNEL) listening();
+      return stop;
+    };
     const worker = startWorker(t.db, {
       executorBaseUrl: 'http://127.0.0.1:9',
       intervals: { dispatch: HOUR, expiry: HOUR, reconciliation: HOUR, notifications: HOUR, reminders: HOUR, recheck: HOUR, auditWatch: HOUR, claims: HOUR, auditChain: HOUR },
-      listen: t.handle.listen,
+      listen,
       log: () => {},
       logError: (line) => errors.push(line),
     });
     try {
-      // The sweep's one run is at start; wait until it found nothing pending.
-      await vi.waitFor(async () => expect(await pendingOf('woken')).toBe(0), { timeout: 20_000, interval: 10 });
+      await ready;
       for (let n = 0; n < 3; n++) {
         await t.db.transaction((tx) => recordStateChange(tx, change('woken', 'prp_woken', n)));
         // vitest's waitFor gives up long before an hourly sweep could come round.
