@@ -33,15 +33,16 @@ const change = (tenantId: string, proposalId: string, n: number): StateChange =>
   payloadHash: 'sha256:00',
   contractVersion: 1,
   data: { n },
-  outbox: { topic: 'proposal.extended', body: { proposalId } },
+  outbox: { topic: 'proposal.expired', body: { proposalId } },
 });
 
 /** Resolves once some session of the test database waits for a lock (polled until `done` says stop). */
 async function someoneWaitsOnALock(done: () => boolean): Promise<'blocked' | undefined> {
   while (!done()) {
-    const [row] = await replicas[0]!.db.execute<{ n: number }>(
-      sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
-    );
+    const [row] = await replicas[0]!.db
+      .select({ n: count() })
+      .from(sql`pg_stat_activity`)
+      .where(sql`datname = current_database() and wait_event_type = 'Lock'`);
     if ((row?.n ?? 0) > 0) return 'blocked';
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -17,7 +17,7 @@ import { openDatabase, type DatabaseHandle } from '@/db/client';
 import { tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { recordStateChange } from '@/lib/events/record';
-import { scratchDatabase } from '../shared/scratch-database';
+import { scratchDatabase } from '@/scripts/shared/scratch-database';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WRITERS = [1, 8, 32];
