@@ -15,19 +15,22 @@ export const CHAIN_BATCH = 1_000;
  * events are chained").
  *
  * Why the chain keeps the order that matters: one proposal's state changes are serialized by its
- * row lock, so a later change's transaction began after the earlier one committed and drew a larger
- * `id` from the sequence; a chainer that sees the later row sees the earlier one too (committed
- * before it), unless it is already chained. So a proposal's events are chained in the order they
- * happened. Rows of unrelated changes may commit out of `id` order: a row that commits after a
- * larger `id` was chained is chained in a later batch, with a higher seq. The chain's order is the
- * chainer's order, and the hash makes that order permanent.
+ * row lock, so a later change writes its pending row after the earlier change committed, and draws
+ * a larger `id` (the sequence has CACHE 1, so its values grow across sessions). A chainer whose
+ * snapshot holds the later row holds the earlier one too (committed before it), unless that one is
+ * already chained. So a proposal's events (and any event written after another committed) are
+ * chained in the order they happened. Rows of unrelated changes may commit out of `id` order: a row
+ * that commits after a larger `id` was chained is chained in a later batch, with a higher seq. The
+ * chain's order is the chainer's order, and the hash makes that order permanent.
  */
 export async function chainPending(db: Database, tenantId: string, batch = CHAIN_BATCH): Promise<number> {
   const [waiting] = await db.select({ id: auditPending.id }).from(auditPending).where(eq(auditPending.tenantId, tenantId)).limit(1);
   if (!waiting) return 0;
   let chained = 0;
   for (;;) {
-    const linked = await db.transaction((tx) => chainBatch(tx, tenantId, batch));
+    // READ COMMITTED whatever the server's default: the batch's DELETE must see what the chainer
+    // that held the head before committed (chainBatch).
+    const linked = await db.transaction((tx) => chainBatch(tx, tenantId, batch), { isolationLevel: 'read committed' });
     chained += linked;
     if (linked < batch) return chained;
   }
@@ -65,8 +68,22 @@ async function chainBatch(tx: Database, tenantId: string, limit: number): Promis
   let { seq, hash } = head;
   const rows = taken
     .sort((a, b) => a.id - b.id)
-    .map(({ id: _id, ...event }) => {
-      const row = { ...event, seq: seq + 1, prevHash: hash };
+    .map((pending) => {
+      const row = {
+        tenantId: pending.tenantId,
+        seq: seq + 1,
+        type: pending.type,
+        actorType: pending.actorType,
+        actorId: pending.actorId,
+        actorName: pending.actorName,
+        proposalId: pending.proposalId,
+        payloadHash: pending.payloadHash,
+        reasonCode: pending.reasonCode,
+        contractVersion: pending.contractVersion,
+        data: pending.data,
+        occurredAt: pending.occurredAt,
+        prevHash: hash,
+      };
       seq = row.seq;
       hash = payloadHash(auditHashInput(row));
       return { ...row, hash };
