@@ -310,6 +310,21 @@ export const executions = pgTable(
   ],
 );
 
+/** What a state change records of an event: the columns of `audit_pending`, and of `audit_events` beside its seq and hashes. */
+const auditEventFields = () => ({
+  type: text('type').notNull(),
+  actorType: actorTypeEnum('actor_type').notNull(),
+  actorId: text('actor_id').notNull(),
+  /** The actor's display name when the event was written (hashed); null on events written before names were recorded. */
+  actorName: text('actor_name'),
+  proposalId: text('proposal_id'),
+  payloadHash: text('payload_hash'),
+  reasonCode: text('reason_code'),
+  contractVersion: integer('contract_version'),
+  data: jsonb('data').$type<Record<string, string | number | boolean | null>>().notNull(),
+  occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'string' }).notNull(),
+});
+
 /**
  * Audit events recorded by committed state changes and not yet linked into their tenant's chain
  * (docs/evidence.md, "How events are chained"): every field of an event but `seq`, `prevHash` and
@@ -322,16 +337,7 @@ export const auditPending = pgTable(
   {
     id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
     tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    type: text('type').notNull(),
-    actorType: actorTypeEnum('actor_type').notNull(),
-    actorId: text('actor_id').notNull(),
-    actorName: text('actor_name'),
-    proposalId: text('proposal_id'),
-    payloadHash: text('payload_hash'),
-    reasonCode: text('reason_code'),
-    contractVersion: integer('contract_version'),
-    data: jsonb('data').$type<Record<string, string | number | boolean | null>>().notNull(),
-    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'string' }).notNull(),
+    ...auditEventFields(),
   },
   // One index serves the writer's insert, the chainer's ordered batch and "anything pending?".
   (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
@@ -350,17 +356,7 @@ export const auditEvents = pgTable(
   {
     tenantId: text('tenant_id').notNull().references(() => tenants.id),
     seq: bigint('seq', { mode: 'number' }).notNull(),
-    type: text('type').notNull(),
-    actorType: actorTypeEnum('actor_type').notNull(),
-    actorId: text('actor_id').notNull(),
-    /** The actor's display name when the event was written (hashed); null on events written before names were recorded. */
-    actorName: text('actor_name'),
-    proposalId: text('proposal_id'),
-    payloadHash: text('payload_hash'),
-    reasonCode: text('reason_code'),
-    contractVersion: integer('contract_version'),
-    data: jsonb('data').$type<Record<string, string | number | boolean | null>>().notNull(),
-    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'string' }).notNull(),
+    ...auditEventFields(),
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },

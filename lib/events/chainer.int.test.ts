@@ -5,10 +5,11 @@ import { auditEvents, auditHeads, auditPending, tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { startWorker } from '@/lib/jobs/worker';
 import { setupTestDatabase } from '@/test/db';
+import { numberedChange } from '@/test/fixtures/events';
 import { auditChain, databaseErrorText } from '@/test/queries';
 import { appendAudit, AUDIT_CHANNEL } from './append';
 import { chainPending } from './chainer';
-import { recordStateChange, type StateChange } from './record';
+import { recordStateChange } from './record';
 
 /**
  * Events are written unchained in the state change's transaction and linked into the tenant's
@@ -21,20 +22,9 @@ beforeAll(async () => {
   await t.db.insert(tenants).values(['order', 'batches', 'guard', 'crash', 'woken', 'tamper'].map((id) => ({ id, name: id })));
 });
 
-const change = (tenantId: string, proposalId: string, n: number): StateChange => ({
-  tenantId,
-  type: 'proposal.extended',
-  actor: { type: 'system', id: 'test' },
-  proposalId,
-  payloadHash: 'sha256:00',
-  contractVersion: 1,
-  data: { n },
-  outbox: false,
-});
-
 /** One state change per transaction, each committed before the next begins (as one proposal's are). */
 async function recordInTurn(tenantId: string, proposalId: string, times: number): Promise<void> {
-  for (let n = 0; n < times; n++) await t.db.transaction((tx) => recordStateChange(tx, change(tenantId, proposalId, n)));
+  for (let n = 0; n < times; n++) await t.db.transaction((tx) => recordStateChange(tx, numberedChange(tenantId, proposalId, n)));
 }
 
 async function pendingOf(tenantId: string): Promise<number> {
@@ -152,7 +142,7 @@ describe('the worker', () => {
     try {
       await ready;
       for (let n = 0; n < 3; n++) {
-        await t.db.transaction((tx) => recordStateChange(tx, change('woken', 'prp_woken', n)));
+        await t.db.transaction((tx) => recordStateChange(tx, numberedChange('woken', 'prp_woken', n)));
         // vitest's waitFor gives up long before an hourly sweep could come round.
         await vi.waitFor(async () => expect(await pendingOf('woken')).toBe(0), { timeout: 20_000, interval: 10 });
         expect(await headOf('woken')).toMatchObject({ seq: n + 1 });

@@ -4,9 +4,10 @@ import type { DatabaseHandle } from '@/db/client';
 import { auditPending, tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { openReplicaHandle, setupCountingDatabase, setupTestDatabase } from '@/test/db';
+import { numberedChange } from '@/test/fixtures/events';
 import { auditChain } from '@/test/queries';
 import { chainPending } from './chainer';
-import { recordStateChange, type StateChange } from './record';
+import { recordStateChange } from './record';
 
 /**
  * What only real concurrency shows (PostgreSQL): state changes of one tenant no longer wait on one
@@ -25,16 +26,7 @@ afterAll(async () => {
   for (const replica of replicas) await replica.close();
 });
 
-const change = (tenantId: string, proposalId: string, n: number): StateChange => ({
-  tenantId,
-  type: 'proposal.extended',
-  actor: { type: 'system', id: 'test' },
-  proposalId,
-  payloadHash: 'sha256:00',
-  contractVersion: 1,
-  data: { n },
-  outbox: { topic: 'proposal.expired', body: { proposalId } },
-});
+const change = (tenantId: string, proposalId: string, n: number) => numberedChange(tenantId, proposalId, n, true);
 
 /** Resolves once some session of the test database waits for a lock (polled until `done` says stop). */
 async function someoneWaitsOnALock(done: () => boolean): Promise<'blocked' | undefined> {

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, auditPending } from '@/db/schema';
 import { chainPending } from './chainer';
@@ -21,25 +21,20 @@ export async function auditTrailFor(db: Database, tenantId: string, proposalId: 
  * transaction (chaining there would lock the tenant's head in it), or on paths an agent polls.
  */
 export function proposalEventsOfType(db: Database, event: { tenantId: string; proposalId: string; type: AuditEventType }) {
-  const chained = db
-    .select({
-      occurredAt: auditEvents.occurredAt,
-      reasonCode: auditEvents.reasonCode,
-      data: auditEvents.data,
-      pending: sql<number>`0`.as('pending'),
-      position: sql<number>`${auditEvents.seq}`.as('position'),
-    })
-    .from(auditEvents)
-    .where(and(eq(auditEvents.tenantId, event.tenantId), eq(auditEvents.proposalId, event.proposalId), eq(auditEvents.type, event.type)));
-  const waiting = db
-    .select({
-      occurredAt: auditPending.occurredAt,
-      reasonCode: auditPending.reasonCode,
-      data: auditPending.data,
-      pending: sql<number>`1`.as('pending'),
-      position: sql<number>`${auditPending.id}`.as('position'),
-    })
-    .from(auditPending)
-    .where(and(eq(auditPending.tenantId, event.tenantId), eq(auditPending.proposalId, event.proposalId), eq(auditPending.type, event.type)));
+  const chained = eventsIn(db, auditEvents, event, 0, sql`${auditEvents.seq}`);
+  const waiting = eventsIn(db, auditPending, event, 1, sql`${auditPending.id}`);
   return chained.unionAll(waiting).orderBy(sql`"pending"`, sql`"position"`);
+}
+
+function eventsIn(db: Database, table: typeof auditEvents | typeof auditPending, event: { tenantId: string; proposalId: string; type: AuditEventType }, pending: 0 | 1, position: SQL) {
+  return db
+    .select({
+      occurredAt: table.occurredAt,
+      reasonCode: table.reasonCode,
+      data: table.data,
+      pending: sql<number>`${sql.raw(String(pending))}`.as('pending'),
+      position: sql<number>`${position}`.as('position'),
+    })
+    .from(table)
+    .where(and(eq(table.tenantId, event.tenantId), eq(table.proposalId, event.proposalId), eq(table.type, event.type)));
 }
