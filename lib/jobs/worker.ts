@@ -89,7 +89,8 @@ const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replac
  * events (1 s); when `listen` is given, a committed approval wakes dispatch at once and a committed
  * state change has its tenant's events chained at once. Each job
  * never overlaps itself; timers are unref'd so they never keep the process alive. Any number of
- * workers may run against one database: every job claims its rows with FOR UPDATE SKIP LOCKED.
+ * workers may run against one database: every job claims its rows with FOR UPDATE SKIP LOCKED, and
+ * chainers take turns on the tenant's chain head.
  */
 export function startWorker(db: Database, settings: WorkerSettings): Worker {
   const log = settings.log ?? ((line) => console.log(line));
