@@ -310,7 +310,40 @@ export const executions = pgTable(
   ],
 );
 
-/** One row per tenant: the head of its audit hash chain, locked while a row is appended. */
+/** What a state change records of an event: the columns of `audit_pending`, and of `audit_events` beside its seq and hashes. */
+const auditEventFields = () => ({
+  type: text('type').notNull(),
+  actorType: actorTypeEnum('actor_type').notNull(),
+  actorId: text('actor_id').notNull(),
+  /** The actor's display name when the event was written (hashed); null on events written before names were recorded. */
+  actorName: text('actor_name'),
+  proposalId: text('proposal_id'),
+  payloadHash: text('payload_hash'),
+  reasonCode: text('reason_code'),
+  contractVersion: integer('contract_version'),
+  data: jsonb('data').$type<Record<string, string | number | boolean | null>>().notNull(),
+  occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'string' }).notNull(),
+});
+
+/**
+ * Audit events recorded by committed state changes and not yet linked into their tenant's chain
+ * (docs/evidence.md, "How events are chained"): every field of an event but `seq`, `prevHash` and
+ * `hash`. `id` comes from a sequence when the row is written, so it orders the rows of one tenant
+ * by when their transactions wrote them; the chainer moves them into `audit_events` in that order.
+ * A trigger refuses UPDATE and TRUNCATE, and DELETE outside the chainer's transaction.
+ */
+export const auditPending = pgTable(
+  'audit_pending',
+  {
+    id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    ...auditEventFields(),
+  },
+  // One index serves the writer's insert, the chainer's ordered batch and "anything pending?".
+  (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+);
+
+/** One row per tenant: the head of its audit hash chain, locked while the chainer links rows to it. */
 export const auditHeads = pgTable('audit_heads', {
   tenantId: text('tenant_id').primaryKey().references(() => tenants.id),
   seq: bigint('seq', { mode: 'number' }).notNull(),
@@ -323,17 +356,7 @@ export const auditEvents = pgTable(
   {
     tenantId: text('tenant_id').notNull().references(() => tenants.id),
     seq: bigint('seq', { mode: 'number' }).notNull(),
-    type: text('type').notNull(),
-    actorType: actorTypeEnum('actor_type').notNull(),
-    actorId: text('actor_id').notNull(),
-    /** The actor's display name when the event was written (hashed); null on events written before names were recorded. */
-    actorName: text('actor_name'),
-    proposalId: text('proposal_id'),
-    payloadHash: text('payload_hash'),
-    reasonCode: text('reason_code'),
-    contractVersion: integer('contract_version'),
-    data: jsonb('data').$type<Record<string, string | number | boolean | null>>().notNull(),
-    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'string' }).notNull(),
+    ...auditEventFields(),
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
@@ -364,7 +387,7 @@ export const outbox = pgTable(
   (t) => [index('outbox_pending_idx').on(t.availableAt).where(sql`${t.deliveredAt} is null and ${t.deadAt} is null`)],
 );
 
-/** UNLOGGED (drizzle/0015_rate_limit_unlogged.sql): counters skip the write-ahead log; a crash only resets them. */
+/** UNLOGGED (drizzle/0016_rate_limit_unlogged.sql): counters skip the write-ahead log; a crash only resets them. */
 export const rateLimitBuckets = pgTable(
   'rate_limit_buckets',
   {

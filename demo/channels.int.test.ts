@@ -1,6 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, notificationChannels } from '@/db/schema';
+import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
 import { seedDemoChannels, type DemoChannels } from './channels';
 import { seedDemo } from './seed';
@@ -10,6 +11,7 @@ const SINK = 'http://127.0.0.1:4030';
 const POLICY = { allowedPrivateOrigins: ['http://127.0.0.1:4030', 'http://127.0.0.1:5030'] };
 
 async function state() {
+  await chainAllPending(t.db);
   return {
     channels: await t.db.select().from(notificationChannels).orderBy(asc(notificationChannels.id)),
     audit: await t.db.select().from(auditEvents).orderBy(asc(auditEvents.tenantId), asc(auditEvents.seq)),
@@ -34,6 +36,7 @@ describe('seedDemoChannels', () => {
     expect(first.webhook.secret).toMatch(/^whsec_/);
     expect(rows.find((row) => row.kind === 'webhook')?.secret).toBe(first.webhook.secret);
     for (const row of rows) expect(row.events).toContain('proposal.waiting');
+    await chainAllPending(t.db);
     const audit = await t.db.select().from(auditEvents).where(eq(auditEvents.type, 'channel.created'));
     expect(audit.map((event) => event.actorId)).toEqual(['demo-seed', 'demo-seed', 'demo-seed']);
   });

@@ -4,6 +4,7 @@ import { agentKeys, auditEvents, memberships, policies, tenants, users } from '@
 import { AdminError, revokeAgentKey } from '@/lib/admin/accounts';
 import { authenticateAgent, hashAgentKey } from '@/lib/agents/authenticate';
 import { verifyPassword } from '@/lib/auth/password';
+import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
 import { agentPrincipal, agentRequest } from '@/test/world';
 import { seedDemo } from './seed';
@@ -16,6 +17,7 @@ let first: Credentials;
 
 /** Everything seeding writes, in a stable order. */
 async function state() {
+  await chainAllPending(t.db);
   return {
     tenants: await t.db.select().from(tenants).orderBy(asc(tenants.id)),
     users: await t.db.select().from(users).orderBy(asc(users.email)),
@@ -145,6 +147,7 @@ describe('seedDemo', () => {
     expect((await agentPrincipal(t.db, newAcme.key)).agentName).toBe('acme-support-bot');
     expect(await authenticateAgent(t.db, agentRequest(acme.key))).toBeUndefined();
 
+    await chainAllPending(t.db);
     const audit = await t.db.select().from(auditEvents).where(eq(auditEvents.type, 'agent_key.revoked'));
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ tenantId: 'acme' });

@@ -1,14 +1,21 @@
 import { count, eq, sql, type SQLWrapper } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { auditEvents, decisions, intakeAttempts, outbox, proposals } from '@/db/schema';
+import { auditEvents, auditPending, decisions, intakeAttempts, outbox, proposals } from '@/db/schema';
+import { chainAllPending, chainPending } from '@/lib/events/chainer';
 
 export type RowCounts = { proposals: number; decisions: number; auditEvents: number; outbox: number; intakeAttempts: number };
 
-/** Row counts of every table a state change writes to: compare before and after to prove "nothing was written". */
+/**
+ * Row counts of every table a state change writes to: compare before and after to prove "nothing
+ * was written". `auditEvents` counts events recorded, chained or still pending (works inside a
+ * transaction, where nothing is chained yet).
+ */
 export async function rowCounts(db: Database): Promise<RowCounts> {
   const [p] = await db.select({ n: count() }).from(proposals);
   const [d] = await db.select({ n: count() }).from(decisions);
-  const [a] = await db.select({ n: count() }).from(auditEvents);
+  // One statement: an event the chainer moves meanwhile is counted once.
+  const recorded = db.select({ tenantId: auditEvents.tenantId }).from(auditEvents).unionAll(db.select({ tenantId: auditPending.tenantId }).from(auditPending)).as('recorded');
+  const [a] = await db.select({ n: count() }).from(recorded);
   const [o] = await db.select({ n: count() }).from(outbox);
   const [i] = await db.select({ n: count() }).from(intakeAttempts);
   return { proposals: p?.n ?? 0, decisions: d?.n ?? 0, auditEvents: a?.n ?? 0, outbox: o?.n ?? 0, intakeAttempts: i?.n ?? 0 };
@@ -20,11 +27,15 @@ export async function proposalRow(db: Database, id: string) {
   return row;
 }
 
+/** A proposal's audit events, every tenant's pending ones chained first. */
 export async function auditRowsFor(db: Database, proposalId: string) {
+  await chainAllPending(db);
   return db.select().from(auditEvents).where(eq(auditEvents.proposalId, proposalId)).orderBy(auditEvents.tenantId, auditEvents.seq);
 }
 
+/** A tenant's chain, its pending events chained first. */
 export async function auditChain(db: Database, tenantId: string) {
+  await chainPending(db, tenantId);
   return db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId)).orderBy(auditEvents.seq);
 }
 

@@ -13,6 +13,7 @@ import { grantRole } from './accounts';
 import { acceptInvitation, createInvitation } from './invitations';
 import { asMemberApi, removeMembership } from './members';
 import { acceptRequest } from './requests';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const seeded = seededWorld(t);
@@ -67,6 +68,7 @@ describe('an account made by one tenant’s link never opens another tenant', ()
     // Nor can the operator's CLI hand the confined account another tenant's role.
     await expect(grantRole(t.db, { tenantId: 'globex', email: 'frank@globex.test', role: 'viewer' })).rejects.toThrow('proves the address');
     // Globex's trail does not say whether the address had an account.
+    await chainAllPending(t.db);
     const [invited] = (await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'globex'))).filter((event) => event.type === 'membership.invited' && (event.data as { invitation: string }).invitation === globexLink.invitation.id);
     expect(Object.keys(invited!.data as object).sort()).toEqual(['invitation', 'replaced', 'role']);
 
@@ -89,6 +91,7 @@ describe('an account made by one tenant’s link never opens another tenant', ()
     await expectApiError(accept({ token: globexLink.token }, { userId: made.userId }), { status: 409, code: 'address_unverified' });
     await addressProvenBySso(t.db, made.userId);
     await expect(accept({ token: globexLink.token }, { userId: made.userId })).resolves.toMatchObject({ tenantId: 'globex' });
+    await chainAllPending(t.db);
     const proven = (await t.db.select().from(auditEvents).where(eq(auditEvents.type, 'auth.email_verified'))).filter((event) => (event.data as { user: string }).user === made.userId);
     expect(proven.map((event) => [event.tenantId, event.reasonCode])).toEqual([['acme', 'oidc']]);
   });

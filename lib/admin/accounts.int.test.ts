@@ -5,10 +5,12 @@ import { verifyPassword } from '@/lib/auth/password';
 import { setupTestDatabase } from '@/test/db';
 import { agentPrincipal } from '@/test/world';
 import { AdminError, createAgentKey, createTenant, createUser, grantRole, setPassword } from './accounts';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 
 async function tableCount(table: typeof tenants | typeof users | typeof auditEvents) {
+  await chainAllPending(t.db);
   const [row] = await t.db.select({ n: count() }).from(table);
   return row?.n ?? 0;
 }
@@ -17,6 +19,7 @@ describe('createTenant', () => {
   it('creates a tenant and starts its audit chain', async () => {
     const row = await createTenant(t.db, { id: 'initech', name: 'Initech' });
     expect(row).toMatchObject({ id: 'initech', name: 'Initech' });
+    await chainAllPending(t.db);
     const audit = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'initech'));
     expect(audit).toMatchObject([{ seq: 1, type: 'tenant.created' }]);
   });

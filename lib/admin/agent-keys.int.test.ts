@@ -10,6 +10,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { agentRequest, seededWorld } from '@/test/world';
 import { agentKeyCreateRequest, agentKeyRotateRequest } from './agent-key-requests';
 import { issueAgentKey, listTenantAgentKeys, revokeKey, rotateAgentKey } from './agent-keys';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -32,6 +33,7 @@ async function issue(name: string, now = T0) {
 }
 
 async function auditOf(keyId: string) {
+  await chainAllPending(t.db);
   const rows = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'acme'));
   return rows.filter((row) => row.data.key === keyId).map((row) => ({ type: row.type, actor: `${row.actorType}:${row.actorId}`, data: row.data }));
 }
@@ -134,6 +136,7 @@ describe('agent keys from the dashboard', () => {
     expect(await revokeKey(t.db, 'acme', carol(), 'key_unknown')).toBeUndefined();
     expect((await listTenantAgentKeys(t.db, 'acme')).map((row) => row.id)).not.toContain(globexKeyId);
     expect(await authenticate(seeded.world.agentKey('globex'), new Date())).toMatchObject({ keyId: globexKeyId });
+    await chainAllPending(t.db);
     const globexEvents = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'globex')));
     expect(globexEvents.filter((row) => row.data.key === globexKeyId).map((row) => row.type)).toEqual(['agent_key.created']);
   });

@@ -10,6 +10,7 @@ import { seededWorld } from '@/test/world';
 import { acceptInvitation, cancelInvitation, createInvitation, invitationByToken, invitationTokenHash, pendingInvitations } from './invitations';
 import { asMemberApi, changeRole, removeMembership } from './members';
 import { acceptRequest, invitationRequest, roleChangeRequest } from './requests';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const ANON = { address: '198.51.100.7' };
@@ -27,6 +28,7 @@ async function roleOf(tenantId: string, userId: string) {
 }
 
 async function eventsOf(tenantId: string, type: string) {
+  await chainAllPending(t.db);
   return (await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId)).orderBy(auditEvents.seq)).filter((event) => event.type === type);
 }
 

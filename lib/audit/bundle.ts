@@ -2,6 +2,7 @@ import { and, asc, between, eq, isNull, ne, or } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, commands, decisions, executions, proposals, users, type AuditEvent } from '@/db/schema';
 import type { CommandKeys } from '@/lib/commands/keys';
+import { chainPending } from '@/lib/events/chainer';
 import { canonicalJson } from '@/lib/payload-hash';
 import { DECISION_TYPES } from './bundle-story';
 import { BUNDLE_FORMAT, type EvidenceBundle } from './bundle-verify';
@@ -18,6 +19,8 @@ import { signCheckpoint } from './checkpoint';
 export async function buildEvidenceBundle(db: Database, tenantId: string, proposalId: string, keys: CommandKeys, now = new Date()): Promise<EvidenceBundle | undefined> {
   const [proposal] = await db.select().from(proposals).where(and(eq(proposals.id, proposalId), eq(proposals.tenantId, tenantId)));
   if (!proposal) return undefined;
+  // Every event committed so far is in the chain, and so in the bundle.
+  await chainPending(db, tenantId);
   const decided = await db
     .select({ decision: decisions.decision, payloadHash: decisions.payloadHash, userId: decisions.userId, name: users.name, reason: decisions.reason, createdAt: decisions.createdAt })
     .from(decisions)

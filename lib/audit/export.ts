@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Database } from '@/db';
 import type { AuditEvent } from '@/db/schema';
+import { chainPending } from '@/lib/events/chainer';
 import type { ExportOf, HistoryFilters } from './history-filters';
 import { decisionEventsQuery, eventsQuery } from './history';
 
@@ -75,6 +76,8 @@ export function auditExportStream(db: Database, tenantId: string, selection: Exp
       async pull(controller) {
         if (!started) {
           started = true;
+          // Every event committed before the download began is in it.
+          await chainPending(db, tenantId);
           if (format === 'csv') {
             controller.enqueue(encoder.encode(csvLine(EXPORT_FIELDS)));
             return;

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql, type SQL } from 'd
 import type { Database } from '@/db';
 import { agentKeys, auditEvents, commands, decisions, executions, memberships, proposals, users, type AuditEvent, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
+import { chainPending } from '@/lib/events/chainer';
 import { AUDIT_EVENTS } from '@/lib/events/registry';
 import { isProposalId, isRowId } from '@/lib/ids';
 import { isCursorInstant, parseSequence } from '@/lib/paging/fields';
@@ -96,6 +97,8 @@ const isoInstant = (value: string) => new Date(value).toISOString();
 /** The Events view: one keyset page, newest first; `cursor` is the last sequence number shown. */
 export async function eventsPage(db: Database, tenantId: string, filters: HistoryFilters, cursor?: string): Promise<HistoryPage<EventRowView>> {
   const before = parseSequence(cursor);
+  // The first page shows every event committed so far; later pages are older than their cursor.
+  if (before === undefined) await chainPending(db, tenantId);
   const rows = await eventsQuery(db, tenantId, filters, { order: 'desc', before }, HISTORY_PAGE_SIZE + 1);
   const page = rows.slice(0, HISTORY_PAGE_SIZE);
   const nameOf = await actorNames(db, tenantId, page);

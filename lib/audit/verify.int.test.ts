@@ -1,8 +1,7 @@
-import { asc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents } from '@/db/schema';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
+import { auditChain } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { chainVerifier, rowHash, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
@@ -17,7 +16,7 @@ beforeAll(async () => {
   for (let i = 0; i < 6; i++) {
     await submitAs(t.db, systems.client, seeded.acme, { requestId: `req_chain_${i}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } });
   }
-  chain = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'acme')).orderBy(asc(auditEvents.seq));
+  chain = await auditChain(t.db, 'acme');
   expect(chain.length).toBeGreaterThanOrEqual(12);
 });
 

@@ -4,6 +4,7 @@ import { auditEvents, sessions } from '@/db/schema';
 import { AdminError, createTenant, createUser, endSessionsOf, grantRole, removeMember, setPassword } from '@/lib/admin/accounts';
 import { setupTestDatabase } from '@/test/db';
 import { endAllSessions, endSession, sessionIsLive, startSession } from './sessions';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const limits = { maxHours: 12, idleMinutes: 30 };
@@ -93,6 +94,7 @@ describe('removing a member', () => {
     await grantRole(t.db, { tenantId: tenant, email: second.email, role: 'admin' });
     await expect(removeMember(t.db, { tenantId: tenant, email })).resolves.toEqual({ userId, role: 'admin' });
     expect(await sessionIsLive(t.db, id, userId)).toBe(true);
+    await chainAllPending(t.db);
     const events = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenant));
     expect(events.map((e) => e.type)).toContain('membership.removed');
     await expect(removeMember(t.db, { tenantId: tenant, email })).rejects.toBeInstanceOf(AdminError);

@@ -4,6 +4,7 @@ import { auditEvents } from '@/db/schema';
 import { createTenant, createUser, grantRole } from '@/lib/admin/accounts';
 import { setupTestDatabase } from '@/test/db';
 import { admitSignIn, SIGN_IN_THROTTLE, signInFailed, signInSucceeded, type SignInAttempt } from './throttle';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const seconds = (from: Date, n: number) => new Date(from.getTime() + n * 1000);
@@ -91,6 +92,7 @@ describe('sign-in throttle', () => {
     const lockedAt = now;
     const refused = await admitSignIn(t.db, attempt, seconds(lockedAt, 14 * 60));
     expect(refused).toEqual({ allowed: false, retryAt: seconds(lockedAt, 15 * 60) });
+    await chainAllPending(t.db);
     const locks = await t.db
       .select()
       .from(auditEvents)

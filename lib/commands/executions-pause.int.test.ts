@@ -14,6 +14,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
 import { approvedCommand, executorFetch, writeClients } from '@/test/fixtures/jobs';
 import { executionsState, pauseExecutions, resumeExecutions } from './executions-pause';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -43,6 +44,7 @@ function executor(at: () => Date) {
 }
 
 async function pauseEvents(tenantId: string) {
+  await chainAllPending(t.db);
   const rows = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId));
   return rows.filter((row) => row.type.startsWith('executions.')).map((row) => ({ type: row.type, actor: `${row.actorType}:${row.actorId}`, data: row.data }));
 }

@@ -18,6 +18,7 @@ import { agentRequest, seedWorld, type SeededWorld } from '@/test/world';
 import { tenantActions } from './catalog';
 import { setContractStatus } from './set-status';
 import type { TransitionRequest } from './rollout';
+import { chainAllPending } from '@/lib/events/chainer';
 
 // The agent routes need no session; next-auth itself does not load outside Next.
 vi.mock('@/lib/auth', () => ({ auth: async () => null }));
@@ -76,6 +77,7 @@ describe('contract rollout per tenant', () => {
     const { action, changed } = await move(2, { status: 'current' });
     expect(changed).toBe(true);
     expect(action.contracts.map((c) => [c.version, c.status])).toEqual([[1, 'supported'], [2, 'current']]);
+    await chainAllPending(t.db);
     const [event] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.type, 'contract.status_changed'), eq(auditEvents.reasonCode, 'current')));
     expect(event).toMatchObject({ actorType: 'user', actorId: world.userId('carol'), contractVersion: 2, data: { action: 'hold_stock', version: 2, from: 'shadow', to: 'current', demotedToSupported: 1, sunsetAt: null } });
 

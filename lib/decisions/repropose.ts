@@ -1,8 +1,9 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { auditEvents, proposals, type Proposal } from '@/db/schema';
+import { proposals, type Proposal } from '@/db/schema';
 import type { ReproposeRequest } from '@/lib/decisions/requests';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
+import { proposalEventsOfType } from '@/lib/events/trail';
 import type { AuditEventType, OutboxTopic } from '@/lib/events/registry';
 import { notFound } from '@/lib/errors/domain-error';
 import { refuse, requireDecider } from './deciders';
@@ -23,14 +24,12 @@ function reasonOf(proposal: Proposal): string {
   return proposal.drift?.description ?? 'its resource changed since it was proposed';
 }
 
-/** The request to re-propose, if someone made it (it is the audit event itself: one per proposal). */
+/**
+ * The request to re-propose, if someone made it (it is the audit event itself: one per proposal),
+ * chained or not yet: asked inside the transaction that would make a second one.
+ */
 export async function reproposalOf(db: Database, proposal: Pick<Proposal, 'tenantId' | 'id'>): Promise<Reproposal | null> {
-  const [event] = await db
-    .select({ occurredAt: auditEvents.occurredAt, data: auditEvents.data })
-    .from(auditEvents)
-    .where(and(eq(auditEvents.proposalId, proposal.id), eq(auditEvents.tenantId, proposal.tenantId), eq(auditEvents.type, REQUESTED)))
-    .orderBy(desc(auditEvents.seq))
-    .limit(1);
+  const event = (await proposalEventsOfType(db, { tenantId: proposal.tenantId, proposalId: proposal.id, type: REQUESTED })).at(-1);
   if (!event) return null;
   return {
     requestedAt: new Date(event.occurredAt).toISOString(),

@@ -15,17 +15,16 @@ export type StateChange = AuditInput & {
 /**
  * Records a state change: its outbox row (when it has one) and its audit event, in the caller's
  * transaction, so both commit with the change or neither does. The caller makes the change itself
- * (the status UPDATE) in the same transaction, before calling this.
+ * (the status UPDATE) in the same transaction, before calling this. The event is linked into the
+ * tenant's hash chain just after the commit (lib/events/chainer.ts), so it has no seq yet.
  */
-export async function recordStateChange(tx: Database, change: StateChange): Promise<{ seq: number; hash: string }> {
+export async function recordStateChange(tx: Database, change: StateChange): Promise<void> {
   const { outbox: notification, ...event } = change;
-  // Sent together (one round trip); the outbox row goes first, so the tenant's chain head, which
-  // the audit append locks, stays locked for as short a time as possible.
-  const [, appended] = await Promise.all([
+  // Sent together: one round trip.
+  await Promise.all([
     notification ? recordNotice(tx, { tenantId: event.tenantId, proposalId: event.proposalId, ...notification, at: event.occurredAt }) : undefined,
     appendAudit(tx, event),
   ]);
-  return appended;
 }
 
 export type Notice = { tenantId: string; proposalId?: string; topic: OutboxTopic; body: OutboxBody; at?: Date };

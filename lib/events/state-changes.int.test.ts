@@ -5,6 +5,7 @@ import { changePassword, createAgentKey, createTenant, createUser, endSessionsOf
 import { endSession, sessionIsLive, startSession } from '@/lib/auth/sessions';
 import { admitSignIn, signInFailed } from '@/lib/auth/throttle';
 import { executeCommand } from '@/lib/commands/execute';
+import { chainAllPending, chainPending } from '@/lib/events/chainer';
 import { decide } from '@/lib/decisions/decide';
 import { extendExpiry } from '@/lib/decisions/extend';
 import { expireOverdue } from '@/lib/jobs/expire-proposals';
@@ -119,8 +120,10 @@ describe('every account, member, key and policy change leaves its event', () => 
 
   /** The events a step appended to the tenant, as [type, actor type, actor id, reason code]. */
   async function appended(tenantId: string, step: () => Promise<unknown>): Promise<AuditEvent[]> {
+    await chainPending(t.db, tenantId);
     const [head] = await t.db.select({ seq: auditEvents.seq }).from(auditEvents).where(eq(auditEvents.tenantId, tenantId)).orderBy(desc(auditEvents.seq)).limit(1);
     await step();
+    await chainPending(t.db, tenantId);
     return t.db
       .select()
       .from(auditEvents)
@@ -203,11 +206,13 @@ describe('every account, member, key and policy change leaves its event', () => 
     for (const id of [a, b]) await createTenant(t.db, { id, name: id });
     const user = await createUser(t.db, { email: `both${counter}@walk.test`, name: 'Both', password: 'a long enough password' });
     for (const id of [a, b]) await grantRole(t.db, { tenantId: id, email: user.email, role: 'viewer' });
+    await chainAllPending(t.db);
     const before = await t.db.select().from(auditEvents);
     const session = await startSession(t.db, user.id, 'credentials');
     const attempt = { email: `unknown${counter}@walk.test`, address: '198.51.100.7' };
     expect(await admitSignIn(t.db, attempt)).toEqual({ allowed: true });
     await signInFailed(t.db, attempt);
+    await chainAllPending(t.db);
     const fresh = (await t.db.select().from(auditEvents)).filter((row) => !before.some((old) => old.tenantId === row.tenantId && old.seq === row.seq));
     expect(fresh.map((row) => [row.tenantId, row.type, row.data]).sort()).toEqual([
       [a, 'auth.signed_in', { user: user.id, session, method: 'credentials' }],

@@ -19,6 +19,7 @@ import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal, seedWorld, type SeededWorld } from '@/test/world';
 import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
+import { chainAllPending } from '@/lib/events/chainer';
 
 /**
  * The gates after Shape (docs/design.md §1–§3, §13): Meaning and Authority against the demo systems of
@@ -459,6 +460,7 @@ describe('Routing by the tenant policy (policies table)', () => {
   it('never wrote an audit row or outbox row for a refusal in this file', async () => {
     const created = await t.db.select({ id: proposals.id }).from(proposals);
     const ids = new Set(created.map((row) => row.id));
+    await chainAllPending(t.db);
     const audit = await t.db.select({ proposalId: auditEvents.proposalId, type: auditEvents.type }).from(auditEvents);
     for (const row of audit.filter((event) => event.type.startsWith('proposal.'))) expect(ids.has(row.proposalId!)).toBe(true);
     const notes = await t.db.select({ proposalId: outbox.proposalId }).from(outbox);

@@ -9,6 +9,7 @@ import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { agentPrincipal, seededAgents } from '@/test/world';
 import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
+import { chainAllPending } from '@/lib/events/chainer';
 
 /**
  * Concurrent intake on one resource (PostgreSQL only): the per-resource advisory lock makes open
@@ -110,6 +111,7 @@ describe('concurrent idempotency per key (PostgreSQL)', () => {
     expect(outcomes.filter((outcome) => outcome.created)).toHaveLength(2);
     const rows = await t.db.select().from(proposals).where(eq(proposals.requestId, 'req_two_keys'));
     expect(rows).toHaveLength(2);
+    await chainAllPending(t.db);
     for (const row of rows) {
       expect(await t.db.select().from(auditEvents).where(eq(auditEvents.proposalId, row.id))).toHaveLength(1);
       expect(await t.db.select().from(outbox).where(eq(outbox.proposalId, row.id))).toHaveLength(1);

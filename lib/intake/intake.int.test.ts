@@ -11,6 +11,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { agentPrincipal, seededAgents } from '@/test/world';
 import type { FieldIssue } from '@/lib/input/field-issues';
 import { submitProposal } from './intake';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -72,6 +73,7 @@ describe('submitProposal', () => {
     expect(stored.payloadHash).toBe(payloadHash(stored.payload));
     expect(stored.rawCandidate).toBe(text);
 
+    await chainAllPending(t.db);
     const audit = await t.db.select().from(auditEvents).where(eq(auditEvents.proposalId, proposal.id));
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({
@@ -175,6 +177,7 @@ describe('submitProposal', () => {
     await refused(() => submit(agents.globex, hold('req_shared_2')), { status: 403, kind: 'authorization', code: 'not_authorized' });
     expect(await proposalRow(t.db, mine.proposal.id)).toEqual(mine.proposal);
 
+    await chainAllPending(t.db);
     const globexAudit = await t.db
       .select()
       .from(auditEvents)

@@ -8,6 +8,7 @@ import { auditChain } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seedWorld } from '@/test/world';
 import { expireOverdue } from './expire-proposals';
+import { chainAllPending } from '@/lib/events/chainer';
 
 /** Parallel sweeps need real row locks: PostgreSQL only (integration-postgres). */
 const t = setupTestDatabase();
@@ -37,6 +38,7 @@ describe('parallel expiry sweeps (PostgreSQL)', () => {
     expect(counts.reduce((a, b) => a + b, 0)).toBe(ids.length);
     const statuses = await t.db.select({ status: proposals.status }).from(proposals).where(inArray(proposals.id, ids));
     expect(statuses.every((row) => row.status === 'expired')).toBe(true);
+    await chainAllPending(t.db);
     const [expiredEvents] = await t.db.select({ n: count() }).from(auditEvents).where(eq(auditEvents.type, 'proposal.expired'));
     expect(expiredEvents?.n).toBe(ids.length);
     const [expiredOutbox] = await t.db.select({ n: count() }).from(outbox).where(eq(outbox.topic, 'proposal.expired'));

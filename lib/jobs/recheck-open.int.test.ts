@@ -10,6 +10,7 @@ import { unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal } from '@/test/world';
 import { recheckOpen } from './recheck-open';
 import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
+import { chainAllPending } from '@/lib/events/chainer';
 
 /** The background re-check of open proposals (docs/design.md §6): stale only when it matters, shown otherwise. */
 const w = setupCommandWorld();
@@ -142,6 +143,7 @@ describe('two workers at once', () => {
     await w.refundDirectly('ord_1842', 4000, 'USD');
     const results = await Promise.all([recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY), recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY)]);
     expect(results[0]!.checked + results[1]!.checked).toBe(siblings.length);
+    await chainAllPending(t.db);
     const events = await t.db
       .select({ proposalId: auditEvents.proposalId })
       .from(auditEvents)

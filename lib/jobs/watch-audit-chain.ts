@@ -2,6 +2,7 @@ import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditChainChecks, auditEvents, auditHeads } from '@/db/schema';
 import { CHAIN_START, verifyChain } from '@/lib/audit/verify';
+import { chainAllPending } from '@/lib/events/chainer';
 import { recordNotice } from '@/lib/events/record';
 
 /** Events re-verified per tenant per run: a long chain is walked over several runs, then again from the start. */
@@ -29,6 +30,8 @@ export async function chainStatus(db: Database, tenantId: string): Promise<Chain
 }
 
 export async function watchAuditChains(db: Database, now = new Date()): Promise<{ checked: number; broken: string[] }> {
+  // A tenant whose only events are pending has a head (and is watched) once they are chained.
+  await chainAllPending(db);
   const heads = await db.select({ tenantId: auditHeads.tenantId }).from(auditHeads);
   if (heads.length > 0) {
     await db

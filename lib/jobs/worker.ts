@@ -13,6 +13,9 @@ import { reconcileExecutions } from './reconcile-executions';
 import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
 import { DISPATCH_CHANNEL } from '@/lib/commands/wake';
+import { AUDIT_CHANNEL } from '@/lib/events/append';
+import { tenantsWithPending } from '@/lib/events/chainer';
+import { auditChainer } from './chain-audit';
 
 /** How often each job runs (docs/design.md §6, §7, §8, §9, §10). */
 export const JOB_INTERVALS_MS = {
@@ -24,6 +27,7 @@ export const JOB_INTERVALS_MS = {
   auditWatch: 60_000,
   recheck: 5_000,
   claims: 600_000,
+  auditChain: 1_000,
 } as const;
 
 export type WorkerSettings = {
@@ -38,7 +42,8 @@ export type WorkerSettings = {
   intervals?: Partial<Record<keyof typeof JOB_INTERVALS_MS, number>>;
   /**
    * The database's LISTEN (DatabaseHandle.listen): with it, a committed approval wakes dispatch at
-   * once (lib/commands/wake.ts); without it, or when a notification is lost, the interval finds it.
+   * once (lib/commands/wake.ts) and a committed state change has its audit event chained at once
+   * (lib/events/chainer.ts); without it, or when a notification is lost, the interval finds them.
    */
   listen?: DatabaseHandle['listen'];
   log?: (line: string) => void;
@@ -80,9 +85,12 @@ const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replac
  * Runs the background jobs on their intervals: expiry (30 s), command dispatch (1 s),
  * reconciliation of unknown outcomes (10 s), notification fan-out and delivery (1 s), reminders
  * and escalations (30 s), the audit-chain watch (60 s) and the re-check of open proposals against
- * live state (5 s) and the reconciliation of claims rows (10 min); a committed approval wakes dispatch at once when `listen` is given. Each job
+ * live state (5 s), the reconciliation of claims rows (10 min) and the chaining of pending audit
+ * events (1 s); when `listen` is given, a committed approval wakes dispatch at once and a committed
+ * state change has its tenant's events chained at once. Each job
  * never overlaps itself; timers are unref'd so they never keep the process alive. Any number of
- * workers may run against one database: every job claims its rows with FOR UPDATE SKIP LOCKED.
+ * workers may run against one database: every job claims its rows with FOR UPDATE SKIP LOCKED, and
+ * chainers take turns on the tenant's chain head.
  */
 export function startWorker(db: Database, settings: WorkerSettings): Worker {
   const log = settings.log ?? ((line) => console.log(line));
@@ -167,8 +175,23 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     return result.broken.length > 0 ? `audit chain broken in ${result.broken.join(', ')}` : undefined;
   });
 
+  // Woken per tenant by the NOTIFY each recorded event sends at commit; the sweep finds what a lost
+  // notification (or a process that ended between commit and chaining) left behind.
+  const chainer = auditChainer(db, (error) => logError(`[countersign] audit chaining failed (${errorCode(error)})`));
+  every('audit chaining', intervals.auditChain, async () => {
+    for (const tenantId of await tenantsWithPending(db)) chainer.wake(tenantId);
+    await chainer.idle();
+    return undefined;
+  });
+
   const unlisten = settings.listen?.(DISPATCH_CHANNEL, dispatchNow).catch((error: unknown) => {
     logError(`[countersign] listening for approvals failed (${errorCode(error)}); dispatch runs on its interval only`);
+    return undefined;
+  });
+  const unlistenAudit = settings.listen?.(AUDIT_CHANNEL, (tenantId) => {
+    if (!stopped) chainer.wake(tenantId);
+  }).catch((error: unknown) => {
+    logError(`[countersign] listening for audit events failed (${errorCode(error)}); they are chained on the interval only`);
     return undefined;
   });
 
@@ -176,7 +199,8 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
-      await Promise.allSettled([...running, unlisten?.then((stop) => stop?.())]);
+      await Promise.allSettled([...running, unlisten?.then((stop) => stop?.()), unlistenAudit?.then((stop) => stop?.())]);
+      await chainer.idle();
     },
   };
 }

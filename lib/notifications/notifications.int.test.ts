@@ -16,6 +16,7 @@ import { createChannel, retryDelivery, updateChannel, updateNotificationSettings
 import { deliverNotifications, MAX_DELIVERY_ATTEMPTS, sendTestDelivery, type DeliveryOptions } from './deliver';
 import { fanOutNotifications } from './fanout';
 import { sweepReminders } from './schedule';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -226,6 +227,7 @@ describe('notifications', () => {
 
     expect(await retryDelivery(t.db, 'globex', row!.id, ADMIN), 'another tenant cannot retry it').toBeUndefined();
     expect(await retryDelivery(t.db, 'acme', row!.id, ADMIN)).toEqual({ id: row!.id });
+    await chainAllPending(t.db);
     const [audited] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'acme'), eq(auditEvents.type, 'delivery.retried')));
     expect(audited).toMatchObject({ actorType: 'user', actorId: 'test-admin', data: { delivery: row!.id, channel: hook.channel.id, event: 'proposal.waiting' } });
     expect(await deliverNotifications(t.db, mailOptions())).toMatchObject({ delivered: 1 });

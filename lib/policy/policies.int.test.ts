@@ -13,6 +13,7 @@ import { previewPolicy } from './preview';
 import type { PolicyView } from './requests';
 import type { RoutingRule } from '@/lib/routing-rules';
 import { savePolicies } from './save';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -118,6 +119,7 @@ describe('PUT: new immutable versions', () => {
     ]);
     expect(result.unchanged).toEqual(['issue_refund']);
     expect(holdOf(result.policies)).toMatchObject({ version: 2, createdBy: { name: 'Carol', email: 'carol@acme.test' } });
+    await chainAllPending(t.db);
     const [event] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'acme'), eq(auditEvents.type, 'policy.published'), eq(auditEvents.reasonCode, 'v2')));
     expect(event).toMatchObject({ actorType: 'user', actorId: seeded.world.userId('carol'), data: expect.objectContaining({ action: 'hold_stock', version: 2, rules: 'no-big-holds,holds-one-approver' }) });
     expect(holdOf(await currentPolicies(t.db, 'globex')).version).toBe(1);

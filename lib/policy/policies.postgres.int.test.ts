@@ -6,6 +6,7 @@ import { setupTestDatabase } from '@/test/db';
 import { seededWorld } from '@/test/world';
 import { currentPolicies } from './current';
 import { savePolicies } from './save';
+import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const seeded = seededWorld(t);
@@ -29,6 +30,7 @@ describe('two admins saving the same version at once (PostgreSQL)', () => {
       const next = hold.version + 1;
       const rows = await t.db.select().from(policies).where(and(eq(policies.tenantId, 'acme'), eq(policies.action, 'hold_stock'), eq(policies.version, next)));
       expect(rows).toHaveLength(1);
+      await chainAllPending(t.db);
       const events = await t.db.select().from(auditEvents).where(and(eq(auditEvents.type, 'policy.published'), eq(auditEvents.reasonCode, `v${next}`), eq(auditEvents.tenantId, 'acme')));
       expect(events.filter((event) => event.data.action === 'hold_stock')).toHaveLength(1);
     }

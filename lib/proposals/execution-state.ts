@@ -1,8 +1,9 @@
 import 'server-only';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { decodeJwt } from 'jose';
 import type { Database } from '@/db';
-import { auditEvents, commands, executions } from '@/db/schema';
+import { commands, executions } from '@/db/schema';
+import { proposalEventsOfType } from '@/lib/events/trail';
 
 /** One reconciliation check, as recorded in the evidence trail. */
 export type ExecutionCheck = { at: string; attempt: number | null; outcome: string; reason: string | null };
@@ -47,11 +48,7 @@ export async function executionStateFor(db: Database, tenantId: string, proposal
     claims: claimsOf(command.jws),
   };
   if (!execution) return { execution: null, command: commandView };
-  const checks = await db
-    .select({ occurredAt: auditEvents.occurredAt, reasonCode: auditEvents.reasonCode, data: auditEvents.data })
-    .from(auditEvents)
-    .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.proposalId, proposalId), eq(auditEvents.type, 'execution.checked')))
-    .orderBy(asc(auditEvents.seq));
+  const checks = await proposalEventsOfType(db, { tenantId, proposalId, type: 'execution.checked' });
   return {
     command: commandView,
     execution: {

@@ -20,7 +20,7 @@ import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
 import { ViewerClock, ViewerZone } from '@/components/viewer-time';
-import { auditTrailFor } from '@/lib/events/append';
+import { auditTrailFor } from '@/lib/events/trail';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { canonicalJson } from '@/lib/payload-hash';
 import { neighboursOf } from '@/lib/proposals/neighbours';
