@@ -46,8 +46,8 @@ export type AdmitHooks = {
   /** Inside the transaction, after the resource lock: a proposal that already answers this request. */
   existing?(tx: Database): Promise<Proposal | undefined>;
   /**
-   * Inside the transaction, sent right after the proposal row (not awaiting it), before its created
-   * event: the caller's own rows (attempt, parent update), which may name the new proposal.
+   * Inside the transaction, sent right after the proposal row and its created event (not awaiting
+   * them): the caller's own rows (attempt, parent update), which may name the new proposal.
    */
   afterInsert?(tx: Database, admitted: Pick<Proposal, 'id' | 'payloadHash' | 'status'>): Promise<void>;
 };
@@ -109,9 +109,9 @@ export async function admitShaped(
       { gate: 'routing', ok: true, detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}` },
     ];
     const autoApproved = routing.outcome === 'auto_approve';
-    // The new claim joins the locked row in the same statement as the proposal, and the caller's
-    // rows are sent with it, after it (they name the new proposal): one round trip. The created
-    // event follows; the lock is released at commit.
+    // The new claim joins the locked row in the same statement as the proposal; its created event
+    // and the caller's rows (the attempt; a revision's parent) are sent with it, after it, since
+    // they name it: the writes cost one round trip, and the lock is released at commit.
     const status = autoApproved ? 'approved' : 'pending_approval';
     const inserting = tx
       .with(openingClaim(tx, { tenantId: agent.tenantId, resourceKey: resolution.resourceKey, action: action.name, payload }, action))
@@ -145,8 +145,7 @@ export async function admitShaped(
       })
       .returning()
       .then(([inserted]) => inserted);
-    const [row] = await Promise.all([inserting, hooks.afterInsert?.(tx, { id, payloadHash: hash, status })]);
-    await recordStateChange(tx, {
+    const recording = recordStateChange(tx, {
       tenantId: agent.tenantId,
       type: 'proposal.created',
       actor: candidate.revision ? { type: 'user', id: candidate.revision.userId } : { type: 'agent', id: agent.keyId, name: agent.agentName },
@@ -158,6 +157,7 @@ export async function admitShaped(
       occurredAt: now,
       outbox: { topic: 'proposal.created', body: { proposalId: id, status, payloadHash: hash } },
     });
+    const [row] = await Promise.all([inserting, recording, hooks.afterInsert?.(tx, { id, payloadHash: hash, status })]);
     if (!row) throw new Error('proposal insert returned nothing');
     // Auto-approved: the signed command is minted in this same transaction (docs/design.md §7).
     if (autoApproved) await mintCommand(tx, row, now);
