@@ -13,9 +13,13 @@ import { reconcileExecutions } from './reconcile-executions';
 import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
 import { DISPATCH_CHANNEL } from '@/lib/commands/wake';
+import { jobSet, scheduleJob, stopJobs } from './schedule';
 import { AUDIT_CHANNEL } from '@/lib/events/append';
 import { tenantsWithPending } from '@/lib/events/chainer';
 import { auditChainer } from './chain-audit';
+
+/** How many dispatch runs may be under way at once in one worker. */
+export const DISPATCH_OVERLAP = 4;
 
 /** How often each job runs (docs/design.md §6, §7, §8, §9, §10). */
 export const JOB_INTERVALS_MS = {
@@ -87,8 +91,8 @@ const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replac
  * and escalations (30 s), the audit-chain watch (60 s) and the re-check of open proposals against
  * live state (5 s), the reconciliation of claims rows (10 min) and the chaining of pending audit
  * events (1 s); when `listen` is given, a committed approval wakes dispatch at once and a committed
- * state change has its tenant's events chained at once. Each job
- * never overlaps itself; timers are unref'd so they never keep the process alive. Any number of
+ * state change has its tenant's events chained at once. No job overlaps itself, except dispatch
+ * (up to DISPATCH_OVERLAP runs, so a wake need not wait for a run held by a slow executor); timers are unref'd so they never keep the process alive. Any number of
  * workers may run against one database: every job claims its rows with FOR UPDATE SKIP LOCKED, and
  * chainers take turns on the tenant's chain head.
  */
@@ -96,52 +100,33 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
   const log = settings.log ?? ((line) => console.log(line));
   const logError = settings.logError ?? ((line) => console.error(line));
   const intervals = { ...JOB_INTERVALS_MS, ...settings.intervals };
-  const running = new Set<Promise<void>>();
-  const timers: NodeJS.Timeout[] = [];
-  let stopped = false;
+  const jobs = jobSet();
 
-  /** Runs `job` now and every `ms`; answers a wake-up that runs it now, or right after a run in progress. */
-  const every = (name: string, ms: number, job: () => Promise<string | undefined>): (() => void) => {
-    let busy = false;
-    // A wake-up during a run may be for a row that run's claim did not see: run once more after it.
-    let wokenWhileBusy = false;
-    const tick = () => {
-      if (busy || stopped) return;
-      busy = true;
-      const run = job()
+  const every = (name: string, ms: number, job: () => Promise<string | undefined>, overlap = 1) =>
+    scheduleJob(jobs, { ms, overlap }, () =>
+      job()
         .then((line) => {
           if (line) log(`[countersign] ${line}`);
         })
-        .catch((error: unknown) => logError(`[countersign] ${name} failed (${errorCode(error)})`))
-        .finally(() => {
-          busy = false;
-          running.delete(run);
-          if (wokenWhileBusy) {
-            wokenWhileBusy = false;
-            tick();
-          }
-        });
-      running.add(run);
-    };
-    const timer = setInterval(tick, ms);
-    timer.unref();
-    timers.push(timer);
-    tick();
-    return () => {
-      if (busy) wokenWhileBusy = true;
-      else tick();
-    };
-  };
+        .catch((error: unknown) => logError(`[countersign] ${name} failed (${errorCode(error)})`)),
+    );
 
   every('expiry sweep', intervals.expiry, async () => {
     const expired = await expireOverdue(db, new Date());
     return expired > 0 ? `expired ${plural(expired, 'overdue proposal')}` : undefined;
   });
-  const dispatchNow = every('command dispatch', intervals.dispatch, async () => {
-    const result = await dispatchCommands(db, { executorBaseUrl: settings.executorBaseUrl });
-    if (result.claimed === 0) return undefined;
-    return `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ${result.retrying} to retry, ${result.dead} dead`;
-  });
+  // Up to DISPATCH_OVERLAP runs at once: an approval's wake claims its command while earlier runs
+  // still wait on slow executors (each command is claimed by one run: FOR UPDATE SKIP LOCKED).
+  const dispatchNow = every(
+    'command dispatch',
+    intervals.dispatch,
+    async () => {
+      const result = await dispatchCommands(db, { executorBaseUrl: settings.executorBaseUrl });
+      if (result.claimed === 0) return undefined;
+      return `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ${result.retrying} to retry, ${result.dead} dead`;
+    },
+    DISPATCH_OVERLAP,
+  );
   every('reconciliation', intervals.reconciliation, async () => {
     const result = await reconcileExecutions(db);
     if (result.checked === 0) return undefined;
@@ -189,7 +174,7 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     return undefined;
   });
   const unlistenAudit = settings.listen?.(AUDIT_CHANNEL, (tenantId) => {
-    if (!stopped) chainer.wake(tenantId);
+    if (!jobs.stopped) chainer.wake(tenantId);
   }).catch((error: unknown) => {
     logError(`[countersign] listening for audit events failed (${errorCode(error)}); they are chained on the interval only`);
     return undefined;
@@ -197,9 +182,7 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
 
   return {
     async stop() {
-      stopped = true;
-      for (const timer of timers) clearInterval(timer);
-      await Promise.allSettled([...running, unlisten?.then((stop) => stop?.()), unlistenAudit?.then((stop) => stop?.())]);
+      await stopJobs(jobs, [unlisten?.then((stop) => stop?.()), unlistenAudit?.then((stop) => stop?.())].filter((stopping) => stopping !== undefined));
       await chainer.idle();
     },
   };
