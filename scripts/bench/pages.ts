@@ -203,7 +203,7 @@ export async function measurePages(
   const history = options.sizes.length > 0 ? pagesMarkdown(rows, seeding, targets, options, { start: loadAtStart, end: loadAfterHistory }) : '';
   const pendingTargetList = pendingResult ? pendingTargets(pendingResult.rows, pendingResult.sweep, options.pendingSizes) : [];
   const pendingSection = pendingResult
-    ? pendingMarkdown(pendingResult, pendingTargetList, { sizes: options.pendingSizes, samples: options.samples, warmups: options.warmups, load: { start: loadAfterHistory, end: loadAverage() } })
+    ? pendingMarkdown(pendingResult, pendingTargetList, { sizes: options.pendingSizes, samples: options.samples, warmups: options.warmups, rounds: options.sweepRounds, load: { start: loadAfterHistory, end: loadAverage() } })
     : '';
   return { rows, seeding, pending: pendingResult, targets: [...targets, ...pendingTargetList], markdown: [history, pendingSection].filter(Boolean).join('\n') };
 }

@@ -128,12 +128,17 @@ export async function measurePendingPages(options: PendingOptions): Promise<{ ro
 
       if (options.sweepRounds > 0) {
         const sibling = onHot && (await hotProposal(sql, tenantId, hotKey));
-        const endHotSibling = sibling ? () => reject(options.appUrl, options.cookies.approver, sibling) : undefined;
-        const measured = await measureSweep(handle.db, options.systems, { rounds: options.sweepRounds, endHotSibling });
+        const hotRuns = sibling && {
+          endSibling: () => reject(options.appUrl, options.cookies.approver, sibling),
+          settle: async () => {
+            await sql`update proposals set updated_at = now() where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval'`;
+          },
+        };
+        const measured = await measureSweep(handle.db, options.systems, { rounds: options.sweepRounds, ...(hotRuns ? { hot: hotRuns } : {}) });
         const row: SweepRow = { ...measured, size, totalPending, idlePerPendingUs: (measured.idleMs * 1000) / totalPending };
         sweep.push(row);
         progress(
-          `  Re-check sweep: ${round(row.idleMs)} ms with nothing due (${row.idlePerPendingUs.toFixed(2)} µs per pending), ${row.perCheckMs.toFixed(2)} ms per re-check${row.hot ? `, ${row.hot.perCheckMs.toFixed(2)} ms per re-check on the hot SKU` : ''}`,
+          `  Re-check sweep: ${row.drained} due re-checked first; ${round(row.idleMs)} ms with nothing due (${row.idlePerPendingUs.toFixed(2)} µs per pending, ${row.idleChecked} re-checked meanwhile), ${row.perCheckMs.toFixed(2)} ms per re-check${row.hot ? `, ${row.hot.perCheckMs.toFixed(2)} ms per re-check on the hot SKU` : ''}`,
         );
       }
     }
@@ -198,7 +203,7 @@ export function pendingTargets(rows: PendingRow[], sweep: SweepRow[], sizes: num
   return targets;
 }
 
-export function pendingMarkdown(result: { rows: PendingRow[]; seeding: PendingSizeStep[]; sweep: SweepRow[] }, targets: PendingTarget[], options: { sizes: number[]; samples: number; warmups: number; load: { start: string; end: string } }): string {
+export function pendingMarkdown(result: { rows: PendingRow[]; seeding: PendingSizeStep[]; sweep: SweepRow[] }, targets: PendingTarget[], options: { sizes: number[]; samples: number; warmups: number; rounds: number; load: { start: string; end: string } }): string {
   const { rows, seeding, sweep } = result;
   const sizes = options.sizes;
   const first = sizes[0]!;
@@ -217,6 +222,7 @@ export function pendingMarkdown(result: { rows: PendingRow[]; seeding: PendingSi
         '',
         `| Re-check sweep | ${sizes.map((size) => label(size)).join(' | ')} |`,
         `| --- | ${sizes.map(() => '---:').join(' | ')} |`,
+        `| due at the start, re-checked first | ${sizes.map((size) => sweep.find((r) => r.size === size)?.drained ?? '–').join(' | ')} |`,
         `| one run, nothing due (ms) | ${sizes.map((size) => { const row = sweep.find((r) => r.size === size); return row ? round(row.idleMs) : '–'; }).join(' | ')} |`,
         `| … per pending proposal (µs) | ${sizes.map((size) => sweep.find((r) => r.size === size)?.idlePerPendingUs.toFixed(2) ?? '–').join(' | ')} |`,
         `| per proposal re-checked, many SKUs (ms) | ${sizes.map((size) => sweep.find((r) => r.size === size)?.perCheckMs.toFixed(2) ?? '–').join(' | ')} |`,
@@ -231,7 +237,7 @@ export function pendingMarkdown(result: { rows: PendingRow[]; seeding: PendingSi
 ${lines.join('\n')}
 ${sweepLines.join('\n')}
 
-${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, as a demo approver (the empty group as a demo admin, for whom nothing waits on others). Pending proposals over the scaled SKUs, one in 20 routed to an admin (so "Waiting on others" holds about 5% for the approver); from the second size on, ${HOT_PENDING.toLocaleString('en')} more on one hot SKU (${'`sku-000001`'}); claims rows set from scratch and checked exact at each size. The sweep runs in the bench process, as the worker does (50 per tenant per run): nothing due (the scan every run pays), then everything due, then (from the second size) after a sibling on the hot SKU was rejected. Seeding: ${seeded}. Load average (1/5/15 min) ${options.load.start} at the start, ${options.load.end} at the end.
+${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, as a demo approver (the empty group as a demo admin, for whom nothing waits on others). Pending proposals over the scaled SKUs, one in 20 routed to an admin (so "Waiting on others" holds about 5% for the approver); from the second size on, ${HOT_PENDING.toLocaleString('en')} more on one hot SKU (${'`sku-000001`'}); claims rows set from scratch and checked exact at each size. The sweep runs in the bench process, as the worker does (50 per tenant per run): what is due is re-checked first; then ${options.rounds} runs with nothing due (the scan every run pays; p50), ${options.rounds} with everything due, and (from the second size) ${options.rounds} after a sibling on the hot SKU was rejected, the rest there then marked checked. Seeding: ${seeded}. Load average (1/5/15 min) ${options.load.start} at the start, ${options.load.end} at the end.
 
 ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
 `;
