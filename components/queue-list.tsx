@@ -303,7 +303,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
               view={view}
               filtered={filtered}
               canDecide={canDecide}
-              waiting={countText(counts.waiting, countsExact)}
+              waiting={counts.waiting > 0 ? countText(counts.waiting, countsExact) : null}
               further={query.hasNextPage ? { looked: (query.data?.pages.length ?? 1) * QUEUE_SCAN_LIMIT, busy: query.isFetchingNextPage, onLook: () => void query.fetchNextPage() } : undefined}
               onClear={() => changeView({ group: draft.group, sort: draft.sort })}
               onGroup={(group) => changeView({ ...draft, group })}
@@ -398,7 +398,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
 /** Where an empty page is not the end: the pending proposals looked at so far, and a way to look further. */
 type Further = { looked: number; busy: boolean; onLook: () => void };
 
-function QueueEmpty(props: { view: QueueView; filtered: boolean; canDecide: boolean; waiting: string; further?: Further; onClear: () => void; onGroup: (group: QueueGroup) => void }) {
+function QueueEmpty(props: { view: QueueView; filtered: boolean; canDecide: boolean; waiting: string | null; further?: Further; onClear: () => void; onGroup: (group: QueueGroup) => void }) {
   const { view, filtered, canDecide, waiting, further, onClear, onGroup } = props;
   const link = 'mt-2 text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600';
   return (
@@ -418,7 +418,7 @@ function QueueEmpty(props: { view: QueueView; filtered: boolean; canDecide: bool
       ) : view.group === 'needs-you' ? (
         <>
           <p className="text-lg font-medium">{canDecide ? 'Nothing needs you right now.' : 'Nothing needs you: viewers read the queue; deciding needs the approver role.'}</p>
-          {waiting !== '0' ? (
+          {waiting ? (
             <button type="button" data-testid="queue-empty-waiting" onClick={() => onGroup(canDecide ? 'waiting' : 'all')} className={link}>
               {canDecide ? `${waiting} waiting on others` : 'See everything pending'}
             </button>
