@@ -4,7 +4,7 @@ import { useInfiniteQuery, useQueryClient, type InfiniteData } from '@tanstack/r
 import { usePathname, useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from 'react';
 import { fetchQueuePage, OperatorApiError, postDecision } from '@/lib/client/operator-api';
-import { isMine, needsLook, queueViewSearch, type QueueGroup, type QueueItem, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
+import { countText, isMine, needsLook, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueGroup, type QueueItem, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
 import { ApproveDialog, RejectDialog } from './queue-dialogs';
 import { QueueFilters } from './queue-filters';
 import { QueuePreview } from './queue-preview';
@@ -91,7 +91,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
   const items = useMemo(() => all.filter((item) => Date.parse(item.createdAt) <= seenUntil), [all, seenUntil]);
   const newCount = all.length - items.length;
   const firstPage = query.data?.pages[0] ?? initial;
-  const { total, counts } = firstPage;
+  const { total, counts, countsExact } = firstPage;
   const latestAsOf = firstPage.asOf;
 
   // The focused row is remembered by id; when it leaves, focus stays at the same position.
@@ -112,8 +112,8 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
 
   useEffect(() => {
     const waiting = counts['needs-you'];
-    document.title = waiting > 0 ? `(${waiting}) Queue · Countersign` : 'Queue · Countersign';
-  }, [counts]);
+    document.title = waiting > 0 ? `(${countText(waiting, countsExact)}) Queue · Countersign` : 'Queue · Countersign';
+  }, [counts, countsExact]);
 
   // Moving focus after a render (a dialog closing first gives focus back where it was, then this runs).
   // moveTo sets both: the state renders the row as focused, then this puts the browser's focus there.
@@ -261,7 +261,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
 
   return (
     <div ref={rootRef} data-testid="queue" data-session-ended={sessionEnded ? 'true' : undefined}>
-      <QueueTabs view={draft} counts={counts} onChange={(group: QueueGroup) => changeView({ ...draft, group })} />
+      <QueueTabs view={draft} counts={counts} exact={countsExact} onChange={(group: QueueGroup) => changeView({ ...draft, group })} />
       <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
         <QueueFilters view={draft} actions={actions} agents={agents} onChange={changeView} />
       </div>
@@ -299,7 +299,15 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
           {navigating || (query.isPending && all.length === 0) ? (
             <QueueSkeleton />
           ) : items.length === 0 ? (
-            <QueueEmpty view={view} filtered={filtered} canDecide={canDecide} waiting={counts.waiting} onClear={() => changeView({ group: draft.group, sort: draft.sort })} onGroup={(group) => changeView({ ...draft, group })} />
+            <QueueEmpty
+              view={view}
+              filtered={filtered}
+              canDecide={canDecide}
+              waiting={counts.waiting > 0 ? countText(counts.waiting, countsExact) : null}
+              further={query.hasNextPage ? { looked: (query.data?.pages.length ?? 1) * QUEUE_SCAN_LIMIT, busy: query.isFetchingNextPage, onLook: () => void query.fetchNextPage() } : undefined}
+              onClear={() => changeView({ group: draft.group, sort: draft.sort })}
+              onGroup={(group) => changeView({ ...draft, group })}
+            />
           ) : (
             <>
               {canDecide ? (
@@ -351,7 +359,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
               </div>
               {query.hasNextPage ? (
                 <button type="button" data-testid="queue-load-more" disabled={query.isFetchingNextPage || sessionEnded} onClick={() => void query.fetchNextPage()} className="mt-3 w-full rounded-lg border border-zinc-300 py-2 text-sm hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-blue-600 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800">
-                  {query.isFetchingNextPage ? 'Loading…' : `Load more (${items.length} of ${total} shown)`}
+                  {query.isFetchingNextPage ? 'Loading…' : `Load more (${items.length} of ${countText(total, countsExact)} shown)`}
                 </button>
               ) : null}
             </>
@@ -387,11 +395,22 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
   );
 }
 
-function QueueEmpty({ view, filtered, canDecide, waiting, onClear, onGroup }: { view: QueueView; filtered: boolean; canDecide: boolean; waiting: number; onClear: () => void; onGroup: (group: QueueGroup) => void }) {
+/** Where an empty page is not the end: the pending proposals looked at so far, and a way to look further. */
+type Further = { looked: number; busy: boolean; onLook: () => void };
+
+function QueueEmpty(props: { view: QueueView; filtered: boolean; canDecide: boolean; waiting: string | null; further?: Further; onClear: () => void; onGroup: (group: QueueGroup) => void }) {
+  const { view, filtered, canDecide, waiting, further, onClear, onGroup } = props;
   const link = 'mt-2 text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600';
   return (
     <div data-testid="queue-empty" className="rounded-lg border border-dashed border-zinc-300 p-10 text-center dark:border-zinc-700">
-      {filtered ? (
+      {further ? (
+        <>
+          <p className="text-lg font-medium">Nothing here among the first {further.looked.toLocaleString('en')} pending proposals.</p>
+          <button type="button" data-testid="queue-look-further" disabled={further.busy} onClick={further.onLook} className={link}>
+            {further.busy ? 'Looking…' : 'Look further'}
+          </button>
+        </>
+      ) : filtered ? (
         <>
           <p className="text-lg font-medium">Nothing here matches these filters.</p>
           <button type="button" data-testid="queue-empty-clear" onClick={onClear} className={link}>Clear filters</button>
@@ -399,7 +418,7 @@ function QueueEmpty({ view, filtered, canDecide, waiting, onClear, onGroup }: { 
       ) : view.group === 'needs-you' ? (
         <>
           <p className="text-lg font-medium">{canDecide ? 'Nothing needs you right now.' : 'Nothing needs you: viewers read the queue; deciding needs the approver role.'}</p>
-          {waiting > 0 ? (
+          {waiting ? (
             <button type="button" data-testid="queue-empty-waiting" onClick={() => onGroup(canDecide ? 'waiting' : 'all')} className={link}>
               {canDecide ? `${waiting} waiting on others` : 'See everything pending'}
             </button>

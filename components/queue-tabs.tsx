@@ -1,13 +1,14 @@
 'use client';
 
 import Link from 'next/link';
-import { GROUP_LABELS, QUEUE_GROUPS, queueViewSearch, type QueueCounts, type QueueGroup, type QueueView } from '@/lib/proposals/queue-view';
+import { countText, GROUP_LABELS, QUEUE_GROUPS, queueViewSearch, type QueueCounts, type QueueGroup, type QueueView } from '@/lib/proposals/queue-view';
 
 /**
- * Needs you · Waiting on others · Everything, each with its count under the current filters. They
- * are links (the group is in the URL, so a view can be shared); a click navigates in place.
+ * Needs you · Waiting on others · Everything, each with its count under the current filters ("1000+"
+ * when the queue is longer than what is counted). They are links (the group is in the URL, so a
+ * view can be shared); a click navigates in place.
  */
-export function QueueTabs({ view, counts, onChange }: { view: QueueView; counts: QueueCounts; onChange: (group: QueueGroup) => void }) {
+export function QueueTabs({ view, counts, exact, onChange }: { view: QueueView; counts: QueueCounts; exact: boolean; onChange: (group: QueueGroup) => void }) {
   return (
     <nav aria-label="Queue groups" className="mb-3 flex flex-wrap gap-x-1 border-b border-zinc-200 dark:border-zinc-800">
       {QUEUE_GROUPS.map((group) => {
@@ -26,7 +27,7 @@ export function QueueTabs({ view, counts, onChange }: { view: QueueView; counts:
             }}
             className={`-mb-px whitespace-nowrap rounded-t-md border-b-2 px-2.5 py-2 text-sm sm:px-3 focus-visible:outline-2 focus-visible:outline-blue-600 ${current ? 'border-blue-700 font-semibold text-zinc-900 dark:border-blue-400 dark:text-zinc-100' : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100'}`}
           >
-            {GROUP_LABELS[group]} · {counts[group]}
+            {GROUP_LABELS[group]} · {countText(counts[group], exact)}
           </Link>
         );
       })}

@@ -213,6 +213,12 @@ export const proposals = pgTable(
     index('proposals_parent_idx').on(t.parentId),
     /** The history's Decisions view: decided or ended proposals, newest decision first. */
     index('proposals_decided_idx').on(t.tenantId, t.decidedAt, t.id).where(sql`${t.decidedAt} is not null`),
+    /** The re-check sweep: whether a proposal on the resource moved on since a pending one was checked, one probe (lib/jobs/recheck-open.ts). */
+    index('proposals_moved_on_idx').on(t.tenantId, t.resourceKey, t.updatedAt).where(sql`${t.status} <> 'pending_approval'`),
+    /** The queue's agent filter: the agents with something pending, one probe per agent (lib/proposals/status-page.ts). */
+    index('proposals_pending_agent_idx').on(t.tenantId, t.agentName).where(sql`${t.status} = 'pending_approval'`),
+    /** The revisions a person made, whose descendants the queue leaves to someone else (lib/proposals/viewer-relation.ts). */
+    index('proposals_initiated_idx').on(t.initiatedByUserId).where(sql`${t.initiatedByUserId} is not null`),
   ],
 );
 

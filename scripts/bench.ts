@@ -22,9 +22,13 @@
  * the demo server stops and two servers and two workers run on the same database: intake at 2 × 16
  * connections, approvals through both servers, and the check that nothing was lost or duplicated.
  * Then the pages (scripts/bench/pages.ts): acme grown with COPY to 10k, 100k and 1M proposals (--short:
- * 1k and 10k; BENCH_PAGE_SIZES=a,b,… to choose), the queue, a proposal, the Proposals list, History's
- * two tabs and the export's first byte timed at each size (40 requests after 5 warm-ups; --short 10
- * after 3), with their targets; most of its time is seeding the 900,000 proposals of the last step.
+ * 1k and 10k; BENCH_PAGE_SIZES=a,b,… to choose, `none` for none), the queue, a proposal, the Proposals
+ * list, History's two tabs and the export's first byte timed at each size (40 requests after 5
+ * warm-ups; --short 10 after 3), with their targets; most of its time is seeding the 900,000
+ * proposals of the last step. Then acme's pending proposals grown to 1k, 10k and 100k (--short: 1k
+ * and 5k; BENCH_PENDING_SIZES, `none` for none; 10,000 more on one hot SKU from the second size on):
+ * the queue in every group, the Proposals list, a proposal page (one on the hot SKU too) and the
+ * re-check sweep (BENCH_SWEEP_ROUNDS runs per measure, default 5, --short 3; 0 leaves it out).
  * `--only intake,approval,pages,scale-out` (any of them, in that order) runs only those parts;
  * `--pages-only` is `--only pages`.
  * Loopback only; bounded in time. Never prints payloads or keys.
@@ -62,7 +66,10 @@ const APPROVALS = Number(process.env.BENCH_APPROVALS ?? (SHORT ? 20 : 100));
 const PARTS = ['intake', 'approval', 'pages', 'scale-out'] as const;
 const onlyArg = process.argv[process.argv.indexOf('--only') + 1];
 const ONLY = process.argv.includes('--pages-only') ? new Set(['pages']) : process.argv.includes('--only') ? new Set(onlyArg?.split(',')) : undefined;
-const PAGE_SIZES = (process.env.BENCH_PAGE_SIZES ?? (SHORT ? '1000,10000' : '10000,100000,1000000')).split(',').map(Number);
+const sizesOf = (text: string) => (text === 'none' ? [] : text.split(',').map(Number));
+const PAGE_SIZES = sizesOf(process.env.BENCH_PAGE_SIZES ?? (SHORT ? '1000,10000' : '10000,100000,1000000'));
+const PENDING_SIZES = sizesOf(process.env.BENCH_PENDING_SIZES ?? (SHORT ? '1000,5000' : '1000,10000,100000'));
+const SWEEP_ROUNDS = Number(process.env.BENCH_SWEEP_ROUNDS ?? (SHORT ? 3 : 5));
 const runsPart = (part: (typeof PARTS)[number]) => !ONLY || ONLY.has(part);
 // Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed;
 // BENCH_PORT_BASE moves them all (app at the base, the rest above it).
@@ -323,7 +330,9 @@ async function main() {
   if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000) fail('DEMO_SCALE must be a whole number from 1 to 1000000');
   if (ONLY && [...ONLY].some((part) => !(PARTS as readonly string[]).includes(part))) fail(`--only takes a comma-separated list of ${PARTS.join(', ')}`);
   if (!Number.isInteger(APPROVALS) || APPROVALS < 1 || APPROVALS > 1000) fail('BENCH_APPROVALS must be a whole number from 1 to 1000');
-  if (PAGE_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 10_000_000)) fail('BENCH_PAGE_SIZES must be whole numbers from 1 to 10000000');
+  if (PAGE_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 10_000_000)) fail('BENCH_PAGE_SIZES must be whole numbers from 1 to 10000000, or none');
+  if (PENDING_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 1_000_000)) fail('BENCH_PENDING_SIZES must be whole numbers from 1 to 1000000, or none');
+  if (!Number.isInteger(SWEEP_ROUNDS) || SWEEP_ROUNDS < 0 || SWEEP_ROUNDS > 100) fail('BENCH_SWEEP_ROUNDS must be a whole number from 0 to 100');
   // The approvals refund distinct orders counted down from the top of the scale, above the hot order.
   if (SCALE < 3 * APPROVALS + 2) fail(`DEMO_SCALE must be at least ${3 * APPROVALS + 2} for ${APPROVALS} approvals per run`);
   const began = Date.now();
@@ -427,7 +436,18 @@ async function main() {
     }
 
     const pages = runsPart('pages')
-      ? await measurePages({ databaseUrl, appUrl: app, dataDir, sizes: PAGE_SIZES, samples: SHORT ? 10 : 40, warmups: SHORT ? 3 : 5, scale: SCALE, progress })
+      ? await measurePages({
+          databaseUrl,
+          appUrl: app,
+          dataDir,
+          sizes: PAGE_SIZES,
+          pendingSizes: PENDING_SIZES,
+          sweepRounds: SWEEP_ROUNDS,
+          samples: SHORT ? 10 : 40,
+          warmups: SHORT ? 3 : 5,
+          scale: SCALE,
+          progress,
+        })
       : undefined;
 
     let scaleOut: ScaleOutResult | undefined;
@@ -509,7 +529,7 @@ async function main() {
         processes: processes.map(({ name, peakMb }) => ({ name, peakMb })),
       },
       approval,
-      pages: pages && { rows: pages.rows, seeding: pages.seeding },
+      pages: pages && { rows: pages.rows, seeding: pages.seeding, pending: pages.pending },
       scaleOut,
       targets: [...targets, ...(pages?.targets ?? [])],
     };

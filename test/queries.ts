@@ -59,3 +59,29 @@ export async function explainPlan(db: Database, query: SQLWrapper, analyze = fal
   const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, string>[];
   return rows.map((row) => Object.values(row)[0]).join('\n');
 }
+
+/** A node of PostgreSQL's EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) plan, the fields tests read named. */
+export type AnalyzedNode = {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Subplan Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+  Plans?: AnalyzedNode[];
+};
+
+/** Runs a query under EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) on PostgreSQL and answers its plan's top node. */
+export async function analyzedPlan(db: Database, query: SQLWrapper): Promise<AnalyzedNode> {
+  const result = await db.execute(sql`explain (analyze, buffers, format json) ${query}`);
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
+  const plan = Object.values(rows[0]!)[0];
+  return ((typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: AnalyzedNode }[])[0]!.Plan;
+}
+
+/** Every node of a plan, depth first. */
+export function planNodes(node: AnalyzedNode): AnalyzedNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(planNodes)];
+}

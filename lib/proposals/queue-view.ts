@@ -115,15 +115,30 @@ export function needsLook(item: Pick<QueueItem, 'flags' | 'risk' | 'changedSince
 /** Whether the viewer may act on the item now (select, approve, reject). */
 export const isMine = (item: Pick<QueueItem, 'mine'>): boolean => item.mine.kind === 'decide';
 
+/**
+ * A page of a group or a filter looks at no more than this many pending proposals past its cursor:
+ * a group that is rare among them (nothing waits on others for an admin) answers a short page, even
+ * an empty one, with a cursor to look further, instead of reading every pending proposal.
+ */
+export const QUEUE_SCAN_LIMIT = 2_000;
+/** The groups' counts read the first this many pending proposals: exact up to it, "at least" past it. */
+export const QUEUE_COUNT_LIMIT = 1_000;
+
 export type QueueCounts = Record<QueueGroup, number>;
 
+/** A count as people read it: "1000+" when it is a lower bound. */
+export const countText = (count: number, exact: boolean): string => (exact ? String(count) : `${count}+`);
+
 export type QueuePage = {
+  /** Fewer than a page, even none, when the page looked at as many pending proposals as one request may: `nextCursor` looks further. */
   items: QueueItem[];
   nextCursor: string | null;
   /** How many pending proposals in this group match the filters (all pages). */
   total: number;
   /** Each group's size under the same filters (the tabs). */
   counts: QueueCounts;
+  /** False when the queue is longer than what is counted: `total` and `counts` are then lower bounds. */
+  countsExact: boolean;
   /** The server's time when the page was read: proposals created after it are "new" to the reader. */
   asOf: string;
 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './list-cursor';
 import { parseQueueParams, queueViewFromSearch, queueViewSearch } from './queue';
-import { needsLook } from './queue-view';
+import { countText, needsLook } from './queue-view';
 
 const parse = (search: string) => parseQueueParams(new URLSearchParams(search));
 
@@ -87,4 +87,12 @@ describe('which items stop for a look before approving', () => {
     ['changed since proposed', { risk: 'low', flags: [], changedSinceProposed: 'order balance changed from 50.00 to 40.00 USD' }, true],
   ];
   it.each(cases)('%s', (_why, item, expected) => expect(needsLook(item)).toBe(expected));
+});
+
+describe('a count as people read it', () => {
+  it('is the number when exact, and says "at least" with a plus past what the queue counts', () => {
+    expect(countText(0, true)).toBe('0');
+    expect(countText(42, true)).toBe('42');
+    expect(countText(1000, false)).toBe('1000+');
+  });
 });

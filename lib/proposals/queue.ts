@@ -7,14 +7,16 @@ import { allActions, findAction } from '@/lib/actions/registry';
 import { parseSearch } from '@/lib/input/search';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { agentsWithProposals, countProposalsSplit, listProposals } from './status-page';
+import { agentsWithPending, countProposalsSplit, listProposals } from './status-page';
 import { decodeCursor, PROPOSAL_SORTS, type ListCursor } from './list-cursor';
 import { viewerFactsFor, viewerRelation, type QueueViewer, type ViewerFacts } from './viewer-relation';
 import {
   DEFAULT_GROUP,
   EVIDENCE_EXCERPT_CHARS,
+  QUEUE_COUNT_LIMIT,
   QUEUE_GROUPS,
   QUEUE_RISKS,
+  QUEUE_SCAN_LIMIT,
   type QueueArg,
   type QueueEvidence,
   type QueueItem,
@@ -23,7 +25,7 @@ import {
   type ViewerPart,
 } from './queue-view';
 
-export { queueViewSearch, type QueueItem, type QueuePage, type QueueView } from './queue-view';
+export { QUEUE_COUNT_LIMIT, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueItem, type QueuePage, type QueueView } from './queue-view';
 export type { QueueViewer } from './viewer-relation';
 
 export const QUEUE_PAGE_SIZE = 50;
@@ -140,7 +142,9 @@ const NO_FACTS: ViewerFacts = { approvals: 0, decided: false, onBehalf: false, e
 /**
  * One keyset page of a group of what waits for a decision, as `viewer` sees it: each item with its
  * approval progress and the viewer's part, and every group's size for the tabs. The group is a
- * condition on the same index-backed keyset query, so paging works the same in every group.
+ * condition on the same index-backed keyset query, so paging works the same in every group. What a
+ * request reads is bounded whatever the queue's size: a page looks at QUEUE_SCAN_LIMIT pending
+ * proposals at most, the counts at QUEUE_COUNT_LIMIT (lower bounds past it, `countsExact: false`).
  */
 export async function pendingQueue(db: Database, tenantId: string, viewer: QueueViewer, view: QueueView = { group: DEFAULT_GROUP, sort: 'expiring' }, cursor?: ListCursor): Promise<QueuePage> {
   const asOf = new Date();
@@ -148,15 +152,16 @@ export async function pendingQueue(db: Database, tenantId: string, viewer: Queue
   const { needsYou } = viewerRelation(viewer, asOf);
   const where = view.group === 'needs-you' ? needsYou : view.group === 'waiting' ? sql`not ${needsYou}` : undefined;
   const [page, counted] = await Promise.all([
-    listProposals(db, tenantId, { status: 'pending_approval', filters, sort: view.sort, cursor, limit: QUEUE_PAGE_SIZE, where }),
-    countProposalsSplit(db, tenantId, 'pending_approval', filters, needsYou),
+    listProposals(db, tenantId, { status: 'pending_approval', filters, sort: view.sort, cursor, limit: QUEUE_PAGE_SIZE, where, scanLimit: QUEUE_SCAN_LIMIT }),
+    countProposalsSplit(db, tenantId, 'pending_approval', filters, needsYou, QUEUE_COUNT_LIMIT),
   ]);
   const facts = await viewerFactsFor(db, tenantId, page.items.map((p) => p.id), viewer, asOf);
-  const counts = { 'needs-you': counted.matching, waiting: counted.all - counted.matching, all: counted.all };
+  const counts = { 'needs-you': counted.matching, waiting: counted.rest, all: counted.all };
   return {
     nextCursor: page.nextCursor,
     total: counts[view.group],
     counts,
+    countsExact: counted.exact,
     asOf: asOf.toISOString(),
     items: page.items.map((p) => queueItem(p, facts.get(p.id) ?? NO_FACTS, viewer, asOf)),
   };
@@ -164,5 +169,5 @@ export async function pendingQueue(db: Database, tenantId: string, viewer: Queue
 
 /** The choices of the queue's filters: every action, and the agents with something pending. */
 export async function queueFilterChoices(db: Database, tenantId: string): Promise<{ actions: string[]; agents: string[] }> {
-  return { actions: actionNames(), agents: await agentsWithProposals(db, tenantId, 'pending_approval') };
+  return { actions: actionNames(), agents: await agentsWithPending(db, tenantId) };
 }

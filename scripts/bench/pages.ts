@@ -2,7 +2,9 @@
  * The pages part of `npm run bench` (issue 14): grows the acme tenant's history with COPY to each
  * size in turn (scripts/bench/seed-history.ts) and, at each size, times the pages an operator
  * opens over real HTTP with a demo approver's session — sequential requests after warm-ups, whole
- * response read — and the audit export's first byte. Measured last: seeding changes the database.
+ * response read — and the audit export's first byte. Then the same tenant's pending proposals at
+ * each pending size (scripts/bench/pending-pages.ts, issue 23). Measured last: seeding changes the
+ * database.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +14,8 @@ import { openDatabase } from '@/db/client';
 import { scaledIds } from '@/demo/systems/world';
 import type { DemoCredentials } from '@/demo/world';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
+import { createSystemsClient } from '@/lib/systems/client';
+import { measurePendingPages, pendingMarkdown, pendingTargets, type PendingRow, type PendingSizeStep, type SweepRow } from './pending-pages';
 import { growHistory, readTemplate, type GrowthStep } from './seed-history';
 import { signIn } from './session';
 
@@ -34,7 +38,12 @@ export type PagesOptions = {
   appUrl: string;
   /** The demo's data folder: its demo-credentials.json has the sign-ins and agent keys. */
   dataDir: string;
+  /** History sizes (proposals, mostly ended); may be empty. */
   sizes: number[];
+  /** Pending sizes, measured after the history (issue 23); may be empty. */
+  pendingSizes: number[];
+  /** Re-check sweep runs per measure at each pending size; 0 leaves the sweep out. */
+  sweepRounds: number;
   samples: number;
   warmups: number;
   /** DEMO_SCALE: seeded proposals spread over the scaled SKUs. */
@@ -58,7 +67,7 @@ function percentile(sorted: number[], p: number): number {
 export const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1_000 ? `${n / 1_000}k` : String(n));
 
 /** One request's server time on loopback: to the last byte of a page, or to the first byte of the export. */
-async function timeOnce(url: string, cookie: string, firstByteOnly: boolean): Promise<number> {
+export async function timeOnce(url: string, cookie: string, firstByteOnly: boolean): Promise<number> {
   const abort = new AbortController();
   const began = performance.now();
   const response = await fetch(url, { headers: { cookie }, redirect: 'manual', signal: abort.signal }).catch((error: unknown) => {
@@ -112,14 +121,19 @@ async function proposeTemplate(appUrl: string, key: string, scale: number): Prom
   return body.proposal.id;
 }
 
-export async function measurePages(options: PagesOptions): Promise<{ rows: PageRow[]; seeding: SizeStep[]; targets: PageTarget[]; markdown: string }> {
+export type PendingResult = { rows: PendingRow[]; seeding: PendingSizeStep[]; sweep: SweepRow[] };
+
+export async function measurePages(
+  options: PagesOptions,
+): Promise<{ rows: PageRow[]; seeding: SizeStep[]; pending: PendingResult | undefined; targets: PageTarget[]; markdown: string }> {
   const { appUrl, progress } = options;
   const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
   const loadAtStart = loadAverage();
   const credentials = JSON.parse(fs.readFileSync(path.join(options.dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
   const agent = credentials.agents.find((a) => a.tenant === 'acme' && a.actions.includes('hold_stock'));
   const operator = credentials.people.find((p) => p.tenant === 'acme' && p.role === 'approver');
-  if (!agent || !operator) throw new Error('the demo credentials have no acme agent or approver');
+  const admin = credentials.people.find((p) => p.tenant === 'acme' && p.role === 'admin');
+  if (!agent || !operator || !admin) throw new Error('the demo credentials have no acme agent, approver or admin');
 
   const templateId = await proposeTemplate(appUrl, agent.key, options.scale);
   const cookie = await signIn(appUrl, operator.email, operator.password);
@@ -135,6 +149,8 @@ export async function measurePages(options: PagesOptions): Promise<{ rows: PageR
   const sql = postgres(options.databaseUrl, { max: 1, onnotice: () => {} });
   const rows: PageRow[] = [];
   const seeding: SizeStep[] = [];
+  let pendingResult: PendingResult | undefined;
+  let loadAfterHistory = loadAtStart;
   try {
     const template = await readTemplate(sql, templateId);
     for (const [index, size] of options.sizes.entries()) {
@@ -159,12 +175,43 @@ export async function measurePages(options: PagesOptions): Promise<{ rows: PageR
         progress(`  ${PAGES[page]} at ${sizeLabel(size)}: p50 ${row.p50} ms, p95 ${row.p95} ms`);
       }
     }
+    loadAfterHistory = loadAverage();
+    if (options.pendingSizes.length > 0) {
+      const admins = await signIn(appUrl, admin.email, admin.password);
+      pendingResult = await measurePendingPages({
+        sql,
+        databaseUrl: options.databaseUrl,
+        appUrl,
+        template,
+        templateId,
+        cookies: { approver: cookie, admin: admins },
+        sizes: options.pendingSizes,
+        samples: options.samples,
+        warmups: options.warmups,
+        scale: options.scale,
+        systems: demoSystemsClient(options.dataDir, credentials),
+        sweepRounds: options.sweepRounds,
+        time: (url, session) => timeOnce(url, session, false),
+        verifyChain: () => verifyChainOf(options.databaseUrl, template.tenantId),
+        progress,
+      });
+    }
   } finally {
     await sql.end();
   }
   const targets = pageTargets(rows, options.sizes);
-  const load = { start: loadAtStart, end: loadAverage() };
-  return { rows, seeding, targets, markdown: pagesMarkdown(rows, seeding, targets, options, load) };
+  const history = options.sizes.length > 0 ? pagesMarkdown(rows, seeding, targets, options, { start: loadAtStart, end: loadAfterHistory }) : '';
+  const pendingTargetList = pendingResult ? pendingTargets(pendingResult.rows, pendingResult.sweep, options.pendingSizes) : [];
+  const pendingSection = pendingResult
+    ? pendingMarkdown(pendingResult, pendingTargetList, { sizes: options.pendingSizes, samples: options.samples, warmups: options.warmups, rounds: options.sweepRounds, load: { start: loadAfterHistory, end: loadAverage() } })
+    : '';
+  return { rows, seeding, pending: pendingResult, targets: [...targets, ...pendingTargetList], markdown: [history, pendingSection].filter(Boolean).join('\n') };
+}
+
+/** The demo's systems of record as the demo's server reads them (its URL and scope credentials from the data folder). */
+function demoSystemsClient(dataDir: string, credentials: DemoCredentials) {
+  const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { scopeCredentials: Record<string, string> };
+  return createSystemsClient({ baseUrl: credentials.systemsOfRecordUrl, credentials: secrets.scopeCredentials });
 }
 
 function pageTargets(rows: PageRow[], sizes: number[]): PageTarget[] {

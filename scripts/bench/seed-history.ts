@@ -14,6 +14,7 @@ import type { EvidenceSnapshot, NormalizedPayload, ProposalStatus } from '@/db/s
 import { scaledIds } from '@/demo/systems/world';
 import { auditHashInput } from '@/lib/events/append';
 import { EXPIRY_ACTOR, expiryReason, RECHECK_ACTOR } from '@/lib/decisions/transitions';
+import { claimOf, OPEN_STATUSES } from '@/lib/gates/claims';
 import type { AuditEventType } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
@@ -139,68 +140,157 @@ export async function growHistory(
   const run = randomBytes(3).toString('hex');
   const { tenantId } = template;
   return sql.begin(async (tx) => {
-    const [head] = await tx<{ seq: string; hash: string }[]>`select seq::text, hash from audit_heads where tenant_id = ${tenantId} for update`;
-    if (!head) throw new Error('the tenant has no audit head yet');
+    const chain = await lockChain(tx, tenantId);
     const [counted] = await tx<{ total: number; seeded: number }[]>`
       select count(*)::int as total, count(*) filter (where request_id like 'seed-%')::int as seeded from proposals where tenant_id = ${tenantId}`;
     const add = Math.max(0, options.target - (counted?.total ?? 0));
-    let seq = Number(head.seq);
-    let prevHash = head.hash;
-    let events = 0;
     // Seeded proposals are numbered across steps so each step's history is older than the last.
     const first = counted?.seeded ?? 0;
-    for (let start = 0; start < add; start += BATCH) {
-      const sink: Sink = { decisions: [], commands: [], executions: [], trail: [] };
-      // Lazy: rows are made (and hashed) while PostgreSQL takes the previous chunk, on the other core.
-      function* proposals() {
-        for (let i = start; i < Math.min(add, start + BATCH); i++) {
-          yield seedOne(template, { k: first + i, pending: i < options.pending, now, run, scale: options.scale }, sink);
-        }
-      }
-      await copyInto(tx, 'proposals', PROPOSAL_COLUMNS, proposals());
-      await copyInto(tx, 'decisions', DECISION_COLUMNS, sink.decisions);
-      await copyInto(tx, 'commands', COMMAND_COLUMNS, sink.commands);
-      await copyInto(tx, 'executions', EXECUTION_COLUMNS, sink.executions);
-      let count = 0;
-      function* lines() {
-        for (const event of sink.trail) {
-          seq += 1;
-          const row = {
-            tenantId,
-            seq,
-            type: event.type,
-            actorType: event.actor.type,
-            actorId: event.actor.id,
-            proposalId: event.proposalId,
-            payloadHash: event.payloadHash,
-            reasonCode: event.reasonCode,
-            contractVersion: template.contractVersion,
-            data: event.data,
-            occurredAt: event.at.toISOString(),
-            prevHash,
-          };
-          const hash = payloadHash(auditHashInput(row));
-          prevHash = hash;
-          count += 1;
-          yield copyLine([tenantId, seq, row.type, row.actorType, row.actorId, row.proposalId, row.payloadHash, row.reasonCode, row.contractVersion, JSON.stringify(row.data), row.occurredAt, row.prevHash, hash]);
-        }
-      }
-      await copyInto(tx, 'audit_events', EVENT_COLUMNS, lines());
-      events += count;
-    }
-    await tx`update audit_heads set seq = ${seq}, hash = ${prevHash} where tenant_id = ${tenantId}`;
+    const events = await seedProposals(tx, template, chain, add, (i, sink) =>
+      seedOne(template, { k: first + i, pending: i < options.pending, now, run, scale: options.scale }, sink),
+    );
+    await tx`update audit_heads set seq = ${chain.seq}, hash = ${chain.prevHash} where tenant_id = ${tenantId}`;
     // The seeded proposals bypassed the transitions: the tenant's claims rows start again from the sum from scratch (lib/gates/claims.ts).
     await tx`delete from resource_claims where tenant_id = ${tenantId}`;
     return { proposals: add, pending: Math.min(add, options.pending), events, seconds: Math.round((Date.now() - began) / 100) / 10 };
   });
 }
 
+export type PendingStep = { pending: number; hot: number; events: number; claimsRows: number; seconds: number };
+
+/**
+ * Adds pending proposals to the template's tenant until `target` of them wait over many resources
+ * (the scaled SKUs or orders, one in 20 routed to an admin) and `hot.count` on the one resource
+ * `hot.resource` (a scaled index), each with its audit event. One transaction, holding the
+ * tenant's audit head; the tenant's claims rows are set to the sums from scratch in it, so each
+ * resource's row is exact when the transaction commits (checked afterwards with claimsDrift).
+ */
+export async function growPending(
+  sql: postgres.Sql,
+  template: SeedTemplate,
+  options: { target: number; hot: { resource: number; count: number }; scale: number; now?: Date },
+): Promise<PendingStep> {
+  const began = Date.now();
+  const now = options.now ?? new Date();
+  const run = randomBytes(3).toString('hex');
+  const { tenantId } = template;
+  const hotKey = resourceKeyOf(template, scaledIds(options.hot.resource));
+  return sql.begin(async (tx) => {
+    const chain = await lockChain(tx, tenantId);
+    const [counted] = await tx<{ pending: number; hot: number; seeded: number }[]>`
+      select count(*)::int as pending, count(*) filter (where resource_key = ${hotKey})::int as hot,
+        count(*) filter (where request_id like 'seedp-%')::int as seeded
+      from proposals where tenant_id = ${tenantId} and status = 'pending_approval'`;
+    const { pending = 0, hot = 0, seeded = 0 } = counted ?? {};
+    const spread = Math.max(0, options.target - (pending - hot));
+    const hotAdded = Math.max(0, options.hot.count - hot);
+    const base = { pending: true, now, run, scale: options.scale, prefix: 'seedp' };
+    const events = await seedProposals(tx, template, chain, spread + hotAdded, (i, sink) => {
+      const k = seeded + i;
+      return i < spread ? seedOne(template, { ...base, k, ...(k % 20 === 0 ? { role: 'admin' as const } : {}) }, sink) : seedOne(template, { ...base, k, resource: options.hot.resource }, sink);
+    });
+    await tx`update audit_heads set seq = ${chain.seq}, hash = ${chain.prevHash} where tenant_id = ${tenantId}`;
+    const claimsRows = await setClaimsFromScratch(tx, tenantId);
+    return { pending: spread, hot: hotAdded, events, claimsRows, seconds: Math.round((Date.now() - began) / 100) / 10 };
+  });
+}
+
+/** The resource key a seeded proposal on `ids` acts on, as intake derives it for the template's action. */
+function resourceKeyOf(template: SeedTemplate, ids: ReturnType<typeof scaledIds>): string {
+  return 'sku' in template.payload.args ? `sku:${ids.sku}` : `order:${ids.order}`;
+}
+
+/**
+ * The tenant's claims rows (lib/gates/claims.ts) set to what its open proposals claim, summed here
+ * with the product's own claimOf: the seeded proposals bypassed the transitions that keep them.
+ */
+async function setClaimsFromScratch(tx: postgres.TransactionSql, tenantId: string): Promise<number> {
+  const open = await tx<{ action: string; resource_key: string; args: Record<string, unknown> }[]>`
+    select action, resource_key, payload -> 'args' as args from proposals
+    where tenant_id = ${tenantId} and resource_key is not null and status::text = any(${[...OPEN_STATUSES]}::text[])`;
+  const sums = new Map<string, { count: number; total: number }>();
+  for (const row of open) {
+    const sum = sums.get(row.resource_key) ?? { count: 0, total: 0 };
+    sum.count += 1;
+    sum.total += claimOf({ action: row.action, payload: { args: row.args } as NormalizedPayload });
+    sums.set(row.resource_key, sum);
+  }
+  await tx`delete from resource_claims where tenant_id = ${tenantId}`;
+  const keys = [...sums.keys()];
+  if (keys.length > 0) {
+    await tx`insert into resource_claims (tenant_id, resource_key, open_count, open_total)
+      select ${tenantId}, key, count, total
+      from unnest(${keys}::text[], ${keys.map((key) => sums.get(key)!.count)}::int[], ${keys.map((key) => String(sums.get(key)!.total))}::numeric[]) as t(key, count, total)`;
+  }
+  return keys.length;
+}
+
+/** The tenant's audit chain head, locked until the seeding transaction ends: the seeded events continue it. */
+type Chain = { tenantId: string; seq: number; prevHash: string };
+
+async function lockChain(tx: postgres.TransactionSql, tenantId: string): Promise<Chain> {
+  const [head] = await tx<{ seq: string; hash: string }[]>`select seq::text, hash from audit_heads where tenant_id = ${tenantId} for update`;
+  if (!head) throw new Error('the tenant has no audit head yet');
+  return { tenantId, seq: Number(head.seq), prevHash: head.hash };
+}
+
+/**
+ * COPYs `count` proposals made by `seed(i, sink)` (i from 0), in batches, then what they left behind
+ * (decisions, commands, executions) and their audit events chained on from `chain`, which moves
+ * with them. Answers how many events were written.
+ */
+async function seedProposals(tx: postgres.TransactionSql, template: SeedTemplate, chain: Chain, count: number, seed: (i: number, sink: Sink) => string): Promise<number> {
+  let events = 0;
+  for (let start = 0; start < count; start += BATCH) {
+    const sink: Sink = { decisions: [], commands: [], executions: [], trail: [] };
+    // Lazy: rows are made (and hashed) while PostgreSQL takes the previous chunk, on the other core.
+    function* proposals() {
+      for (let i = start; i < Math.min(count, start + BATCH); i++) yield seed(i, sink);
+    }
+    await copyInto(tx, 'proposals', PROPOSAL_COLUMNS, proposals());
+    await copyInto(tx, 'decisions', DECISION_COLUMNS, sink.decisions);
+    await copyInto(tx, 'commands', COMMAND_COLUMNS, sink.commands);
+    await copyInto(tx, 'executions', EXECUTION_COLUMNS, sink.executions);
+    function* lines() {
+      for (const event of sink.trail) {
+        chain.seq += 1;
+        const row = {
+          tenantId: chain.tenantId,
+          seq: chain.seq,
+          type: event.type,
+          actorType: event.actor.type,
+          actorId: event.actor.id,
+          proposalId: event.proposalId,
+          payloadHash: event.payloadHash,
+          reasonCode: event.reasonCode,
+          contractVersion: template.contractVersion,
+          data: event.data,
+          occurredAt: event.at.toISOString(),
+          prevHash: chain.prevHash,
+        };
+        const hash = payloadHash(auditHashInput(row));
+        chain.prevHash = hash;
+        events += 1;
+        yield copyLine([row.tenantId, row.seq, row.type, row.actorType, row.actorId, row.proposalId, row.payloadHash, row.reasonCode, row.contractVersion, JSON.stringify(row.data), row.occurredAt, row.prevHash, hash]);
+      }
+    }
+    await copyInto(tx, 'audit_events', EVENT_COLUMNS, lines());
+  }
+  return events;
+}
+
 type Sink = { decisions: string[]; commands: string[]; executions: string[]; trail: Event[] };
 
+/**
+ * Which seeded proposal: `k` numbers it (its time and, unless `resource` names one, its scaled
+ * SKU or order); `role` routes it to that role instead of the template's.
+ */
+type SeedAt = { k: number; pending: boolean; now: Date; run: string; scale: number; prefix?: string; resource?: number; role?: 'admin' };
+
 /** One seeded proposal `k` as a COPY line; what its outcome left behind (decision, command, execution, events) goes to `sink`. */
-function seedOne(template: SeedTemplate, at: { k: number; pending: boolean; now: Date; run: string; scale: number }, sink: Sink): string {
+function seedOne(template: SeedTemplate, at: SeedAt, sink: Sink): string {
   const { k, pending, now } = at;
-  const ids = scaledIds((k % at.scale) + 1);
+  const ids = scaledIds(at.resource ?? (k % at.scale) + 1);
   const id = newId('prp');
   const payload: NormalizedPayload = {
     ...template.payload,
@@ -208,14 +298,14 @@ function seedOne(template: SeedTemplate, at: { k: number; pending: boolean; now:
     evidenceRefs: [ids.evidence],
   };
   const hash = payloadHash(payload);
-  const requestId = `seed-${at.run}-${k}`;
+  const requestId = `${at.prefix ?? 'seed'}-${at.run}-${k}`;
   const raw = JSON.stringify({ ...template.rawCandidate, requestId, args: payload.args, evidenceRefs: payload.evidenceRefs });
-  const resourceKey = 'sku' in payload.args ? `sku:${ids.sku}` : `order:${ids.order}`;
+  const resourceKey = resourceKeyOf(template, ids);
   const evidence = JSON.stringify(template.evidence.map((item) => ({ ...item, id: ids.evidence, text: `Customer asked about order ${ids.order}.` })));
-  // Pending: the newest, within the last hour, expiring in a week (no expiry or reminder during the
-  // bench) and marked escalated so the worker does not notify about a thousand seeded proposals.
+  // Pending: the newest, within the last hour, expiring a week after (no expiry or reminder during
+  // the bench) and marked escalated so the worker does not notify about the seeded proposals.
   const createdAt = pending ? new Date(now.getTime() - 60_000 - (k % 3_600) * 1_000) : new Date(now.getTime() - 3_600_000 - (k + 1) * SPACING_MS);
-  const expiresAt = pending ? new Date(now.getTime() + 7 * 86_400_000) : new Date(createdAt.getTime() + 86_400_000);
+  const expiresAt = new Date(createdAt.getTime() + (pending ? 7 * 86_400_000 : 86_400_000));
   const status: ProposalStatus = pending ? 'pending_approval' : endedStatus(k);
   const decidedAt = pending ? null : status === 'expired' ? expiresAt : new Date(createdAt.getTime() + 60_000 + (k % 120) * 60_000);
   const decider = template.deciders[k % template.deciders.length]!;
@@ -223,7 +313,7 @@ function seedOne(template: SeedTemplate, at: { k: number; pending: boolean; now:
     status === 'rejected' ? 'Not needed: the customer cancelled.' : status === 'expired' ? expiryReason({ expiresAt }) : status === 'stale' ? 'The stock changed before anyone decided.' : null;
   const line = copyLine([
     id, template.tenantId, requestId, template.agentKeyId, template.agentName, template.action, template.contractVersion, status, JSON.stringify(payload), hash,
-    raw, template.gates, template.routingText, template.risk, resourceKey, template.facts, evidence, template.flags, reason, createdAt.toISOString(),
+    raw, template.gates, at.role ? JSON.stringify({ ...template.routing, role: at.role }) : template.routingText, template.risk, resourceKey, template.facts, evidence, template.flags, reason, createdAt.toISOString(),
     expiresAt.toISOString(), decidedAt?.toISOString() ?? null, pending ? now.toISOString() : null, (decidedAt ?? now).toISOString(),
   ]);
   const routing = template.routing;

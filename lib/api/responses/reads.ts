@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { QUEUE_COUNT_LIMIT, QUEUE_SCAN_LIMIT } from '@/lib/proposals/queue-view';
 import { flagSchema } from './proposals';
 
 /** The answers of the read routes beside the proposal: queue, contracts, audit checkpoint, keys, health. */
@@ -38,10 +39,13 @@ const queueItemSchema = z.object({
 
 /** `GET /api/v1/queue`. */
 export const queuePageSchema = z.object({
-  items: z.array(queueItemSchema),
-  nextCursor: z.string().nullable(),
+  items: z
+    .array(queueItemSchema)
+    .describe(`A page; fewer, even none, when a group or filter is rare among the ${QUEUE_SCAN_LIMIT.toLocaleString('en')} pending proposals one page looks at: \`nextCursor\` then looks further.`),
+  nextCursor: z.string().nullable().describe('Null when nothing follows.'),
   total: z.int(),
   counts: z.object({ 'needs-you': z.int(), waiting: z.int(), all: z.int() }),
+  countsExact: z.boolean().describe(`False when the queue holds more pending proposals than are counted (the first ${QUEUE_COUNT_LIMIT.toLocaleString('en')}): \`total\` and \`counts\` are then lower bounds.`),
   asOf: timestamp,
 });
 

@@ -1,0 +1,3 @@
+CREATE INDEX "proposals_moved_on_idx" ON "proposals" USING btree ("tenant_id","resource_key","updated_at") WHERE "proposals"."status" <> 'pending_approval';--> statement-breakpoint
+CREATE INDEX "proposals_pending_agent_idx" ON "proposals" USING btree ("tenant_id","agent_name") WHERE "proposals"."status" = 'pending_approval';--> statement-breakpoint
+CREATE INDEX "proposals_initiated_idx" ON "proposals" USING btree ("initiated_by_user_id") WHERE "proposals"."initiated_by_user_id" is not null;
