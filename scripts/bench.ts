@@ -503,7 +503,9 @@ async function main() {
       },
     );
     for (const run of approval?.runs ?? []) {
-      targets.push({ name: `approval → succeeded p50 ≤ 100 ms, ${run.concurrency} at a time`, pass: run.p50 <= 100 && run.errors === 0, measured: `p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.succeeded}/${run.approvals} succeeded` });
+      // Issue 23: ≤ 100 ms one at a time, ≤ 200 ms eight at a time (overlapping dispatch runs).
+      const bound = run.concurrency > 1 ? 200 : 100;
+      targets.push({ name: `approval → succeeded p50 ≤ ${bound} ms, ${run.concurrency} at a time`, pass: run.p50 <= bound && run.errors === 0, measured: `p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.succeeded}/${run.approvals} succeeded` });
     }
     if (scaleOut) {
       const { intakeCheck, approvalCheck } = scaleOut;
