@@ -4,6 +4,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { explainDatabaseFailure } from './connection-failure';
 import { notificationListener } from './listener';
 import { preparingClient } from './prepared';
+import { socketAware } from './socket-url';
 import * as schema from './schema';
 
 /** Either driver's database, or a transaction on it: every query takes one of these first. */
@@ -47,13 +48,14 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  const client = postgres(url, { max: 10, onnotice: () => {}, connection: { application_name: 'countersign' } });
+  const server = socketAware(url);
+  const client = postgres(server.url, { max: 10, host: server.host, onnotice: () => {}, connection: { application_name: 'countersign' } });
   const db = drizzle(preparingClient(client), { schema });
   // Opened on the first listen; never recycled (idle connections stay open by default), so it keeps listening.
   let listener: ReturnType<typeof notificationListener> | undefined;
   const listenerOf = () =>
     (listener ??= notificationListener((events) =>
-      postgres(url, { max: 1, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection: { application_name: LISTEN_APPLICATION_NAME }, ...events }),
+      postgres(server.url, { max: 1, host: server.host, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection: { application_name: LISTEN_APPLICATION_NAME }, ...events }),
     ));
   return {
     db: db as unknown as Database,

@@ -43,6 +43,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { openDatabase } from '@/db/client';
+import { socketAware } from '@/db/socket-url';
 import { scaledIds } from '@/demo/systems/world';
 import { DEMO_AGENTS, type DemoCredentials } from '@/demo/world';
 import { createAgentKey } from '@/lib/admin/accounts';
@@ -206,9 +207,29 @@ async function stopDemo(demo: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** Where a PostgreSQL on this machine (a loopback URL) keeps its Unix socket, if it has one. */
+async function localSocketFolder(url: string): Promise<string | undefined> {
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname)) return undefined;
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ folders: string }[]>`select current_setting('unix_socket_directories') as folders`;
+    const folder = row?.folders.split(',')[0]?.trim();
+    return folder?.startsWith('/') && fs.existsSync(path.join(folder, `.s.PGSQL.${new URL(url).port || 5432}`)) ? folder : undefined;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+function withSearchParam(url: string, name: string, value: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set(name, value);
+  return parsed.toString();
+}
+
 /** The reference: a bare Node http server inserting a proposal-sized row per request with postgres.js. */
 async function startBaseline(databaseUrl: string) {
-  const sql = postgres(databaseUrl, { max: 10, onnotice: () => {} });
+  const connection = socketAware(databaseUrl);
+  const sql = postgres(connection.url, { max: 10, host: connection.host, onnotice: () => {} });
   await sql`create table bench_rows (id text primary key, tenant_id text not null, request_id text not null, agent_name text not null,
     action text not null, status text not null, resource_key text, payload jsonb not null, raw_candidate text not null, created_at timestamptz not null default now())`;
   const server = http.createServer((request, response) => {
@@ -349,6 +370,10 @@ async function main() {
 
   const database = scratchDatabase(baseUrl, 'cs_bench');
   const databaseUrl = database.url;
+  // The server and the machine-limit reference reach a PostgreSQL on this machine over its Unix
+  // socket, as docs/operations.md advises (BENCH_SOCKET=0: loopback TCP, as DATABASE_URL says).
+  const socketFolder = process.env.BENCH_SOCKET === '0' ? undefined : await localSocketFolder(baseUrl);
+  const serverDatabaseUrl = socketFolder ? withSearchParam(databaseUrl, 'host', socketFolder) : databaseUrl;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-bench-'));
   let server: ChildProcess | undefined;
   let sql: postgres.Sql | undefined;
@@ -365,7 +390,7 @@ async function main() {
         DEMO_SINK_PORT: String(PORTS.sink),
         APP_URL: `http://127.0.0.1:${PORTS.app}`,
         COUNTERSIGN_DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
+        DATABASE_URL: serverDatabaseUrl,
         DEMO_SCALE: String(SCALE),
         // The per-key limit (1200/min by default) would measure the limiter, not intake.
         AGENT_RATE_LIMIT_PER_MINUTE: '9999999',
@@ -414,7 +439,7 @@ async function main() {
       );
       processes = peakRss(server.pid!);
 
-      const baseline = await startBaseline(databaseUrl);
+      const baseline = await startBaseline(serverDatabaseUrl);
       try {
         await drive('machine_limit', 8, 1, { url: baseline.url, ...post, next: make.hold });
         await measure('machine_limit', { url: baseline.url, ...post, next: make.hold });
@@ -522,7 +547,7 @@ async function main() {
     };
     const results = {
       date: new Date().toISOString(),
-      settings: { seconds: SECONDS, scale: SCALE, connections: CONNECTIONS, short: SHORT, loadGenerator: `autocannon (in the bench process)` },
+      settings: { seconds: SECONDS, scale: SCALE, connections: CONNECTIONS, short: SHORT, loadGenerator: `autocannon (in the bench process)`, databaseConnection: socketFolder ? `Unix socket ${socketFolder}` : 'TCP' },
       machine,
       runs,
       hotResource: hotCheck,
@@ -540,7 +565,7 @@ async function main() {
     const intakeSection = hotCheck
       ? `${table(runs, floorAt)}
 
-${SECONDS} s per row after a 1 s warm-up, scale ${SCALE}, autocannon in the bench process; ${machine.cpus} × ${machine.cpuModel}, load average (1/5/15 min) ${machine.loadAverageAtStart.join(' / ')} at the start, ${machine.loadAverageAtEnd.join(' / ')} at the end; server peak RSS ${results.serverPeakRssMb.total} MB (demo process tree).
+${SECONDS} s per row after a 1 s warm-up, scale ${SCALE}, autocannon in the bench process, PostgreSQL over ${socketFolder ? `its Unix socket (${socketFolder})` : 'TCP'}; ${machine.cpus} × ${machine.cpuModel}, load average (1/5/15 min) ${machine.loadAverageAtStart.join(' / ')} at the start, ${machine.loadAverageAtEnd.join(' / ')} at the end; server peak RSS ${results.serverPeakRssMb.total} MB (demo process tree).
 Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.settled.created + hotCheck.settled.replayed} settled after the runs stopped waiting, ${hotCheck.proposals} on it in the database, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} minor units claimed.
 
 `

@@ -137,9 +137,11 @@ export function testDatabaseUrl(handle: TestDatabase): string {
  * A second, independent connection pool to the same test database, as another app replica would
  * have (PostgreSQL only: PGlite lives inside one process). Close it before the file ends.
  */
-export async function openReplicaHandle(handle: TestDatabase): Promise<DatabaseHandle> {
+export async function openReplicaHandle(handle: TestDatabase, searchParams: Record<string, string> = {}): Promise<DatabaseHandle> {
   if (handle.driver !== 'postgres' || !handle.name) throw new Error('A replica handle needs the postgres test driver.');
-  return openDatabase({ url: withDatabaseName(requireDatabaseUrl(), handle.name) });
+  const url = new URL(withDatabaseName(requireDatabaseUrl(), handle.name));
+  for (const [name, value] of Object.entries(searchParams)) url.searchParams.set(name, value);
+  return openDatabase({ url: url.toString() });
 }
 
 export type CountingDatabase = {
