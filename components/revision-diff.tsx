@@ -6,11 +6,17 @@ import { PayloadText } from './payload-text';
  * A revision's changes against its parent, field by field and in words ("amount: 15.00 → 12.00
  * EUR"), as lib/decisions/revision-view.ts words them with the action's own formatting.
  */
-export function RevisionDiff({ parentId, editor, changes }: { parentId: string; editor: string; changes: RevisionChange[] }) {
+export function RevisionDiff({ parentId, editor, reason, changes }: { parentId: string; editor: string; reason: string | null; changes: RevisionChange[] }) {
   return (
     <section data-testid="revision-diff" aria-label="Changes in this revision" className="rounded-lg border border-blue-200 bg-blue-50 p-4 text-sm dark:border-blue-900 dark:bg-blue-950/40">
       <p>
-        Revision of <Link className="font-mono underline" href={`/proposals/${parentId}`}>{parentId}</Link>, edited by <span className="font-medium">{editor}</span>. It went through every check again and has its own hash.
+        Revision of <Link className="font-mono underline" href={`/proposals/${parentId}`}>{parentId}</Link>, edited by <span className="font-medium">{editor}</span>
+        {reason ? (
+          <>
+            : <q data-testid="revision-why-shown" className="italic"><PayloadText value={reason} mono={false} /></q>
+          </>
+        ) : null}
+        . It went through every check again and has its own hash.
       </p>
       <ul className="mt-2 space-y-1">
         {changes.map((change) => (

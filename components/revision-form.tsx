@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { OperatorApiError, postRevision, valueOrThrow } from '@/lib/client/operator-api';
+import { REVISION_REASON_MAX } from '@/lib/decisions/requests';
 import { formatMinor, parseMoney } from '@/lib/money';
 import type { EditingView, MoneyFieldView } from '@/lib/decisions/revision-view';
 import { PayloadText } from './payload-text';
@@ -72,8 +73,10 @@ export function RevisionForm({ proposalId, fields, args, editing }: { proposalId
     Object.fromEntries(Object.keys(fields).map((name) => [name, editing.money.find((m) => m.field === name)?.value ?? (args[name] === undefined ? '' : String(args[name]))])),
   );
   const [problems, setProblems] = useState<Record<string, string>>({});
+  const [reason, setReason] = useState('');
+  const [reasonProblem, setReasonProblem] = useState<string>();
   const mutation = useMutation({
-    mutationFn: async (edited: Record<string, unknown>) => valueOrThrow(await postRevision(proposalId, { args: edited })).id,
+    mutationFn: async (edited: Record<string, unknown>) => valueOrThrow(await postRevision(proposalId, { args: edited, reason })).id,
     onSuccess: (id) => router.push(`/proposals/${id}`),
   });
   const issues = mutation.error instanceof OperatorApiError ? mutation.error.problem.issues : [];
@@ -93,8 +96,10 @@ export function RevisionForm({ proposalId, fields, args, editing }: { proposalId
       onSubmit={(event) => {
         event.preventDefault();
         const built = build(fields, args, values, editing);
+        const missingReason = /\S/.test(reason) ? undefined : 'Say why you are changing it.';
         setProblems(built.ok ? {} : built.problems);
-        if (built.ok) mutation.mutate(built.args);
+        setReasonProblem(missingReason);
+        if (built.ok && !missingReason) mutation.mutate(built.args);
         else mutation.reset();
       }}
     >
@@ -143,6 +148,25 @@ export function RevisionForm({ proposalId, fields, args, editing }: { proposalId
           </label>
         );
       })}
+      <label className="block text-sm">
+        <span>Reason for the change</span>
+        <textarea
+          data-testid="revision-why"
+          value={reason}
+          required
+          rows={2}
+          maxLength={REVISION_REASON_MAX}
+          aria-invalid={reasonProblem ? true : undefined}
+          aria-describedby={`revision-why-note${reasonProblem ? ' revision-why-problem' : ''}`}
+          onChange={(e) => {
+            setReason(e.target.value);
+            setReasonProblem(undefined);
+          }}
+          className={`${input} mt-1 font-sans`}
+        />
+        <span id="revision-why-note" className="block text-xs text-zinc-600 dark:text-zinc-400">Shown with the revision, in History and in its notification; up to {REVISION_REASON_MAX} characters.</span>
+        {reasonProblem ? <span id="revision-why-problem" role="alert" data-testid="revision-why-problem" className="block text-xs text-red-700 dark:text-red-300">{reasonProblem}</span> : null}
+      </label>
       {mutation.error && !shownBeside ? <p role="alert" data-testid="revision-error" className="text-sm text-red-700 dark:text-red-300">{mutation.error.message}</p> : null}
       <p className="text-sm text-zinc-600 dark:text-zinc-400">Saving creates a new revision that goes through every check again and replaces this proposal. Someone other than you must approve it.</p>
       <button type="submit" data-testid="revision-submit" disabled={mutation.isPending} className="rounded-md bg-zinc-900 px-4 py-2 font-medium text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900">

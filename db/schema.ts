@@ -188,6 +188,8 @@ export const proposals = pgTable(
     parentId: text('parent_id'),
     repairOf: text('repair_of'),
     initiatedByUserId: text('initiated_by_user_id').references(() => users.id),
+    /** Why the operator edited it (their own words, 1–500 characters): set on a revision only. */
+    revisionReason: text('revision_reason'),
     statusReason: text('status_reason'),
     createdAt: createdAt(),
     expiresAt: at('expires_at').notNull(),

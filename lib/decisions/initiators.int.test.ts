@@ -27,7 +27,7 @@ const approveAs = (person: PersonName, proposal: Proposal) =>
   decide(t.db, systems.client, { userId: world.userId(person), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
 
 const reviseAs = (person: PersonName, proposal: Proposal, quantity: number) =>
-  reviseProposal(t.db, systems.client, { userId: world.userId(person), proposalId: proposal.id, args: { sku: 'filter-blue', quantity } });
+  reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: world.userId(person), proposalId: proposal.id, args: { sku: 'filter-blue', quantity } });
 
 describe('an edit chain', () => {
   it('bars every editor of any revision from approving the final one; someone outside the chain may', async () => {

@@ -33,8 +33,18 @@ export const decisionRequest: RequestBody<DecisionRequest> = {
 /** A rejection's reason: one of these, or free text of 1–500 characters. */
 export const REJECT_PRESETS: readonly string[] = ['Not requested by the customer', 'Wrong amount or quantity', 'Needs more evidence', 'Duplicate of another proposal'];
 
-/** The edited arguments; the contract itself is checked by the gates the revision goes through. */
-export const revisionRequestSchema = z.strictObject({ args: z.record(z.string(), z.unknown()) });
+/** The most characters a revision's reason may have, as sent (never trimmed). */
+export const REVISION_REASON_MAX = 500;
+
+/**
+ * The edited arguments, and why (the operator's words, shown beside the revision); the contract
+ * itself is checked by the gates the revision goes through.
+ */
+export const revisionRequestSchema = z.strictObject({
+  args: z.record(z.string(), z.unknown()),
+  // One issue per reason: an empty one is too short, not also blank.
+  reason: z.string().min(1, { abort: true }).max(REVISION_REASON_MAX).regex(/\S/),
+});
 
 export type RevisionRequest = z.infer<typeof revisionRequestSchema>;
 
@@ -42,7 +52,7 @@ export type RevisionRequest = z.infer<typeof revisionRequestSchema>;
 export const revisionRequest: RequestBody<RevisionRequest> = {
   schema: revisionRequestSchema,
   code: 'invalid_revision',
-  message: 'Send {"args": {…}} with the edited arguments.',
+  message: 'Send {"args": {…}, "reason": "…"} with the edited arguments and why, in 1–500 characters.',
 };
 
 export type ExtendRequest = EmptyRequest;

@@ -12,6 +12,8 @@ import { seedWorld, type SeededWorld } from '@/test/world';
 import { reviseProposal, revisionOrigin } from './revise';
 import { editingView } from '@/lib/decisions/revision-view';
 import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
+import { revisionRequest } from '@/lib/decisions/requests';
+import { readJsonRequest } from '@/lib/http/body';
 
 /** Edit before approve (docs/design.md §6): a new revision, re-gated, with its own hash; never an edit in place. */
 const t = setupTestDatabase();
@@ -32,7 +34,7 @@ async function refund(amountMinor: number, orderId = 'ord_1842', currency = 'USD
 }
 
 const revise = (who: 'alice' | 'bob' | 'carol' | 'dave' | 'erin', proposalId: string, args: unknown) =>
-  reviseProposal(t.db, systems.client, { userId: world.userId(who), proposalId, args });
+  reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: world.userId(who), proposalId, args });
 
 async function closeOut(id: string) {
   await t.db.update(proposals).set({ status: 'rejected' }).where(eq(proposals.id, id));
@@ -61,6 +63,7 @@ describe('reviseProposal', () => {
         { field: 'reason', label: 'reason', before: 'Customer asked', after: 'Partial: one item kept' },
       ],
       editor: 'Alice',
+      reason: 'Edited in a test',
     });
     await closeOut(revision.id);
   });
@@ -130,7 +133,7 @@ describe('reviseProposal', () => {
     const args = { orderId: 'ord_1842', amountMinor: 400, currency: 'USD', reason: 'x' };
     await expectApiError(revise('dave', parent.id, args), { status: 403, code: 'forbidden_role' });
     await expectApiError(revise('erin', parent.id, args), { status: 404, code: 'not_found' });
-    await expectApiError(reviseProposal(t.db, systems.client, { userId: world.userId('alice'), proposalId: 'prp_unknown', args }), { status: 404, code: 'not_found' });
+    await expectApiError(reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: world.userId('alice'), proposalId: 'prp_unknown', args }), { status: 404, code: 'not_found' });
     await closeOut(parent.id);
     await expectApiError(revise('alice', parent.id, args), { status: 409, code: 'already_decided' });
   });
@@ -155,5 +158,51 @@ describe('reviseProposal', () => {
       await t.db.update(memberships).set({ role: 'approver' }).where(eq(memberships.userId, world.userId('bob')));
       await closeOut(parent.id);
     }
+  });
+});
+
+/** What `POST /api/v1/proposals/:id/revisions` does with a body: read it with the route's schema, then revise. */
+async function postRevision(who: 'alice', proposalId: string, body: unknown) {
+  const request = new Request('http://countersign.test/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const { args, reason } = await readJsonRequest(request, revisionRequest);
+  return reviseProposal(t.db, systems.client, { userId: world.userId(who), proposalId, args, reason });
+}
+
+describe('a revision carries a reason', () => {
+  const args = { orderId: 'ord_1842', amountMinor: 2500, currency: 'USD', reason: 'Customer asked' };
+
+  it.each([
+    ['no reason', { args }, 'required', 'string'],
+    ['an empty reason', { args, reason: '' }, 'too_small', 'string of at least 1 character'],
+    ['a reason of blank space only', { args, reason: ' \n\t ' }, 'invalid_format', 'text matching /\\S/'],
+    ['a reason of 501 characters', { args, reason: 'x'.repeat(501) }, 'too_big', 'string of at most 500 characters'],
+    ['a reason that is a number', { args, reason: 5 }, 'invalid_type', 'string'],
+    ['an unknown field beside it', { args, reason: 'Customer asked', editor: 'carol' }, 'unknown_field', 'no such field'],
+  ])('refuses %s with 422 in the API’s issue shape, and changes nothing', async (_label, body, code, expected) => {
+    const parent = await refund(4000);
+    const before = await rowCounts(t.db);
+    const error = await expectApiError(postRevision('alice', parent.id, body), { status: 422, code: 'invalid_revision', kind: 'schema' });
+    const issues = error.extra.issues as Record<string, unknown>[];
+    expect(issues).toEqual([expect.objectContaining({ field: 'editor' in body ? 'editor' : 'reason', code, expected: expect.stringContaining(expected) })]);
+    for (const issue of issues) expect(Object.keys(issue).sort()).toEqual(['code', 'expected', 'field', 'message', 'received']);
+    expect(await rowCounts(t.db)).toEqual(before);
+    expect(await proposalRow(t.db, parent.id)).toMatchObject({ status: 'pending_approval' });
+    await closeOut(parent.id);
+  });
+
+  it('stores the reason exactly as sent (500 characters, spaces kept) with the revision and in both audit events', async () => {
+    const parent = await refund(4000);
+    const reason = ` Customer kept one item <b>&amp; — ${'x'.repeat(464)} `;
+    expect(reason).toHaveLength(500);
+    const revision = await postRevision('alice', parent.id, { args, reason });
+    expect(revision.revisionReason).toBe(reason);
+    expect(parent.revisionReason).toBeNull();
+    expect((await proposalRow(t.db, revision.id)).revisionReason).toBe(reason);
+    const [revised] = (await auditRowsFor(t.db, parent.id)).filter((row) => row.type === 'proposal.revised');
+    expect(revised?.data).toEqual({ revision: revision.id, revisionHash: revision.payloadHash, reason });
+    const [created] = await auditRowsFor(t.db, revision.id);
+    expect(created?.data).toMatchObject({ parent: parent.id, reason });
+    expect(await revisionOrigin(t.db, revision)).toMatchObject({ editor: 'Alice', reason });
+    await closeOut(revision.id);
   });
 });

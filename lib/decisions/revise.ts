@@ -23,7 +23,7 @@ import { revisionChanges, type RevisionChange } from '@/lib/decisions/revision-v
 export async function reviseProposal(
   db: Database,
   systems: SystemsClient,
-  input: { userId: string; proposalId: string; args: unknown },
+  input: { userId: string; proposalId: string; args: unknown; reason: string },
   now = new Date(),
 ): Promise<Proposal> {
   const [parent] = await db.select().from(proposals).where(eq(proposals.id, input.proposalId)).limit(1);
@@ -46,7 +46,7 @@ export async function reviseProposal(
   const { proposal } = await admitShaped(
     db,
     systems,
-    { ...candidate, rawText: JSON.stringify(input.args), revision: { userId: input.userId, parentId: parent.id } },
+    { ...candidate, rawText: JSON.stringify(input.args), revision: { userId: input.userId, parentId: parent.id, reason: input.reason } },
     now,
     {
       // The parent must still be open when the revision lands: locked before the resource's claims row, and checked again.
@@ -67,7 +67,7 @@ export async function reviseProposal(
           type: 'proposal.revised',
           actor: { type: 'user', id: input.userId },
           reasonCode: 'revised',
-          data: { revision: revision.id, revisionHash: revision.payloadHash },
+          data: { revision: revision.id, revisionHash: revision.payloadHash, reason: input.reason },
           occurredAt: now,
           outbox: { topic: 'proposal.revised', body: { proposalId: parent.id, status: 'cancelled', revisionId: revision.id } },
         });
@@ -101,7 +101,7 @@ function assertRevisable(proposal: Proposal, now: Date): void {
 export async function revisionOrigin(
   db: Database,
   proposal: Proposal,
-): Promise<{ parentId: string; parentArgs: Record<string, unknown>; changes: RevisionChange[]; editor: string } | undefined> {
+): Promise<{ parentId: string; parentArgs: Record<string, unknown>; changes: RevisionChange[]; editor: string; reason: string | null } | undefined> {
   if (!proposal.parentId) return undefined;
   const [parent] = await db
     .select({ payload: proposals.payload })
@@ -110,5 +110,5 @@ export async function revisionOrigin(
     .limit(1);
   const [editor] = proposal.initiatedByUserId ? await db.select({ name: users.name }).from(users).where(eq(users.id, proposal.initiatedByUserId)).limit(1) : [];
   const parentArgs = parent?.payload.args ?? {};
-  return { parentId: proposal.parentId, parentArgs, changes: revisionChanges(proposal.action, parentArgs, proposal.payload.args), editor: editor?.name ?? 'an operator' };
+  return { parentId: proposal.parentId, parentArgs, changes: revisionChanges(proposal.action, parentArgs, proposal.payload.args), editor: editor?.name ?? 'an operator', reason: proposal.revisionReason };
 }

@@ -98,7 +98,7 @@ describe('every proposal state change leaves its event', () => {
       'create → revise (the parent is replaced, the revision created by the editor)',
       async () => {
         const parent = await refund(1500);
-        const revision = await reviseProposal(t.db, systems.client, { userId: alice(), proposalId: parent.id, args: { orderId: 'ord_1842', amountMinor: 1000, currency: 'USD', reason: REFUND_REASON } });
+        const revision = await reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: alice(), proposalId: parent.id, args: { orderId: 'ord_1842', amountMinor: 1000, currency: 'USD', reason: REFUND_REASON } });
         return {
           ids: [parent.id, revision.id],
           expected: () => [

@@ -82,7 +82,7 @@ async function apply(step: Op, now: Date): Promise<void> {
       if (!proposal) return;
       const { args } = proposal.payload;
       const edited = proposal.action === 'issue_refund' ? { ...args, amountMinor: 100 * step.size } : { ...args, quantity: 1 + (step.size % 2) };
-      await refusable(() => reviseProposal(t.db, w.systems.client, { userId: userId(step.person), proposalId: proposal.id, args: edited }, now));
+      await refusable(() => reviseProposal(t.db, w.systems.client, { reason: 'Edited in a test', userId: userId(step.person), proposalId: proposal.id, args: edited }, now));
       return;
     }
     case 'execute': {

@@ -13,7 +13,7 @@ function post(body: string | null, headers: Record<string, string> = { 'content-
 /** Every operator mutation's body, with one valid body each. */
 const MUTATIONS: [string, RequestBody<unknown>, unknown][] = [
   ['decisions', decisionRequest as RequestBody<unknown>, { decision: 'approve', payloadHash: HASH }],
-  ['revisions', revisionRequest as RequestBody<unknown>, { args: { quantity: 2 } }],
+  ['revisions', revisionRequest as RequestBody<unknown>, { args: { quantity: 2 }, reason: 'The customer asked for two' }],
   ['extend', extendRequest as RequestBody<unknown>, {}],
 ];
 
@@ -56,8 +56,8 @@ describe('readJsonRequest: wrong types name their field', () => {
     ['a numeric hash', decisionRequest as RequestBody<unknown>, { decision: 'approve', payloadHash: 42 }, 'payloadHash', 'invalid_type'],
     ['an unknown decision', decisionRequest as RequestBody<unknown>, { decision: 'maybe', payloadHash: HASH }, 'decision', 'invalid_value'],
     ['a rejection without a reason', decisionRequest as RequestBody<unknown>, { decision: 'reject', payloadHash: HASH }, 'reason', 'custom'],
-    ['args as a list', revisionRequest as RequestBody<unknown>, { args: [1] }, 'args', 'invalid_type'],
-    ['no args', revisionRequest as RequestBody<unknown>, {}, 'args', 'required'],
+    ['args as a list', revisionRequest as RequestBody<unknown>, { args: [1], reason: 'x' }, 'args', 'invalid_type'],
+    ['no args', revisionRequest as RequestBody<unknown>, { reason: 'x' }, 'args', 'required'],
   ])('%s', async (_label, spec, body, field, code) => {
     const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), { status: 422, code: spec.code, kind: 'schema' });
     expect(error.extra.issues).toContainEqual(expect.objectContaining({ field, code }));

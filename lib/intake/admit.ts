@@ -29,7 +29,7 @@ export type ShapedProposal = {
   repairOf: string | null;
   rawText: string;
   /** An operator's revision: who edited it, and the proposal it replaces (its claim is not counted). */
-  revision?: { userId: string; parentId: string };
+  revision?: { userId: string; parentId: string; reason: string };
 };
 
 export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>): NormalizedPayload {
@@ -137,6 +137,7 @@ export async function admitShaped(
         flags,
         parentId: candidate.revision?.parentId ?? null,
         initiatedByUserId: candidate.revision?.userId ?? null,
+        revisionReason: candidate.revision?.reason ?? null,
         repairOf: candidate.repairOf,
         createdAt: now,
         updatedAt: now,
@@ -153,7 +154,7 @@ export async function admitShaped(
       payloadHash: hash,
       reasonCode: routing.outcome,
       contractVersion: contract.version,
-      data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: candidate.revision?.parentId ?? null },
+      data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: candidate.revision?.parentId ?? null, ...(candidate.revision ? { reason: candidate.revision.reason } : {}) },
       occurredAt: now,
       outbox: { topic: 'proposal.created', body: { proposalId: id, status, payloadHash: hash } },
     });

@@ -142,7 +142,7 @@ describe('which earlier proposals count', () => {
 
 describe('revisions are routed again, without counting the parent they replace', () => {
   const revise = (proposalId: string, amountMinor: number, now: Date) =>
-    reviseProposal(t.db, systems.client, { userId: seeded.world.userId('alice'), proposalId, args: { orderId: 'ord_1843', amountMinor, currency: 'EUR', reason: 'Customer asked' } }, now);
+    reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: seeded.world.userId('alice'), proposalId, args: { orderId: 'ord_1843', amountMinor, currency: 'EUR', reason: 'Customer asked' } }, now);
 
   it('a revision of the only refund is routed on its own amount, not on parent plus revision', async () => {
     const now = freshDay();

@@ -62,7 +62,7 @@ export function headline(event: string, status: string): string {
  */
 export function proposalMessage(
   event: NotificationEvent,
-  proposal: Pick<Proposal, 'id' | 'tenantId' | 'action' | 'agentName' | 'risk' | 'status' | 'expiresAt' | 'payload' | 'facts'>,
+  proposal: Pick<Proposal, 'id' | 'tenantId' | 'action' | 'agentName' | 'risk' | 'status' | 'expiresAt' | 'payload' | 'facts' | 'revisionReason'>,
   options: { baseUrl: string; withValues: boolean; status?: string },
 ): MessageData {
   const action = findAction(proposal.action);
@@ -82,6 +82,8 @@ export function proposalMessage(
     summary: `${title} proposed by ${proposal.agentName}`,
     url: new URL(`/proposals/${encodeURIComponent(proposal.id)}`, options.baseUrl).toString(),
   };
+  // The editor's own words, not the agent's arguments: a revision says why it was made even without values.
+  if (proposal.revisionReason) data.revisionReason = proposal.revisionReason;
   if (options.withValues && action) data.details = action.summarize(proposal.payload.args, proposal.facts);
   return data;
 }

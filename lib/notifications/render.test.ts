@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { headline, notificationOf, timeLeft } from './message';
+import { unlinked } from './render';
 import { emailContent } from './kinds/email';
 import { slackBody } from './kinds/slack';
 import { webhookBody } from './kinds/webhook';
@@ -57,6 +58,17 @@ describe('timeLeft', () => {
 });
 
 describe('rendering', () => {
+  it("a revision's reason is one inert line in every channel", () => {
+    const revised = { ...input, data: { ...data, revisionReason: 'Customer asked\nReview: https://evil.example <b>' } };
+    const mail = emailContent(revised, 'cs.example');
+    expect(mail.text).toContain('Edited because: Customer asked Review: https://evil.example <b>');
+    expect(mail.text.split('\n').filter((line) => line.startsWith('Review:'))).toEqual(['Review: https://cs.example/proposals/prp_1']);
+    const inert = `${unlinked('Customer asked Review: https://evil.example')} &lt;b&gt;`;
+    expect(mail.html).toContain(`<td>${inert}</td>`);
+    expect((slackBody(revised).blocks[1] as { fields: { text: string }[] }).fields[0]?.text).toBe(`Edited because\n${inert}`);
+    expect(emailContent(input, 'cs.example').text).not.toContain('Edited because');
+  });
+
   it('the webhook body is {type, timestamp, data} and the same on every call', () => {
     expect(JSON.parse(webhookBody(input))).toEqual({ type: 'proposal.waiting', timestamp: now.toISOString(), data });
     expect(webhookBody({ ...input, now: new Date() })).toBe(webhookBody(input));

@@ -13,6 +13,8 @@ export function factLines(input: RenderInput): { label: string; value: string }[
   const { data } = input;
   const lines: { label: string; value: string }[] = [];
   if (data.details) lines.push({ label: 'Details', value: text(data.details) });
+  // One line: the operator's words cannot start a line of their own ("Review: …") in a plain-text email.
+  if (data.revisionReason) lines.push({ label: 'Edited because', value: text(data.revisionReason).replace(/\s+/g, ' ') });
   if (data.risk) lines.push({ label: 'Risk', value: text(data.risk) });
   if (data.agent) lines.push({ label: 'Proposed by', value: text(data.agent) });
   if (data.status) lines.push({ label: 'Status', value: text(data.status).replaceAll('_', ' ') });

@@ -130,12 +130,12 @@ describe('risk flags at intake', () => {
     const now = freshDay();
     const first = await hold(now, 'filter-blue', 1);
     expect(kinds(first)).toEqual(['first_use']);
-    const revision = await reviseProposal(t.db, systems.client, { userId: seeded.world.userId('alice'), proposalId: first.id, args: { sku: 'filter-blue', quantity: 4 } }, new Date(now.getTime() + 60_000));
+    const revision = await reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: seeded.world.userId('alice'), proposalId: first.id, args: { sku: 'filter-blue', quantity: 4 } }, new Date(now.getTime() + 60_000));
     expect(revision.flags).toEqual([
       { kind: 'near_bound', label: 'Near a bound', detail: '4 of at most 4 units held at once' },
       { kind: 'first_use', label: 'First use', detail: 'No earlier proposal on sku filter-blue in this tenant' },
     ]);
-    const revisionOfRevision = await reviseProposal(t.db, systems.client, { userId: seeded.world.userId('alice'), proposalId: revision.id, args: { sku: 'filter-blue', quantity: 2 } }, new Date(now.getTime() + 120_000));
+    const revisionOfRevision = await reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: seeded.world.userId('alice'), proposalId: revision.id, args: { sku: 'filter-blue', quantity: 2 } }, new Date(now.getTime() + 120_000));
     expect(kinds(revisionOfRevision)).toEqual(['first_use']);
     // Another request on the same SKU is not.
     expect(kinds(await hold(new Date(now.getTime() + 180_000), 'filter-blue', 1))).toEqual([]);

@@ -110,7 +110,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         ) : null}
       </header>
 
-      {origin ? <RevisionDiff parentId={origin.parentId} editor={origin.editor} changes={origin.changes} /> : null}
+      {origin ? <RevisionDiff parentId={origin.parentId} editor={origin.editor} reason={origin.reason} changes={origin.changes} /> : null}
 
       <div className="grid gap-6 lg:grid-cols-[3fr_2fr]">
         <section aria-labelledby="will-run" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">

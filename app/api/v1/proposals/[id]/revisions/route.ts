@@ -9,9 +9,9 @@ import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
-/** An approver's edit: `{args}` → a new revision, re-gated, that replaces the proposal. */
+/** An approver's edit: `{args, reason}` → a new revision, re-gated, that replaces the proposal. */
 export const POST = operatorMutation(revisionRequest, async ({ id, db, operator, request, body }) => {
-  const revision = await reviseProposal(db, systemsClient(), { userId: operator.userId, proposalId: id, args: body.args });
+  const revision = await reviseProposal(db, systemsClient(), { userId: operator.userId, proposalId: id, args: body.args, reason: body.reason });
   return Response.json(proposalDetail(revision, await decisionsFor(db, revision.tenantId, revision.id), publicOrigin(request), 'operator'), { status: 201 });
 });
 

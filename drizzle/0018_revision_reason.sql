@@ -1,0 +1,1 @@
+ALTER TABLE "proposals" ADD COLUMN "revision_reason" text;
