@@ -4,7 +4,8 @@ import { PayloadText } from './payload-text';
 
 /**
  * A revision's changes against its parent, field by field and in words ("amount: 15.00 → 12.00
- * EUR"), as lib/decisions/revision-view.ts words them with the action's own formatting.
+ * EUR"), as lib/decisions/revision-view.ts words them with the action's own formatting, and the
+ * editor's reason (their own text, shown inertly like every untrusted string).
  */
 export function RevisionDiff({ parentId, editor, reason, changes }: { parentId: string; editor: string; reason: string | null; changes: RevisionChange[] }) {
   return (
@@ -13,7 +14,7 @@ export function RevisionDiff({ parentId, editor, reason, changes }: { parentId: 
         Revision of <Link className="font-mono underline" href={`/proposals/${parentId}`}>{parentId}</Link>, edited by <span className="font-medium">{editor}</span>
         {reason ? (
           <>
-            : <q data-testid="revision-why-shown" className="italic"><PayloadText value={reason} mono={false} /></q>
+            : “<span data-testid="revision-why-shown" className="italic"><PayloadText value={reason} mono={false} /></span>”
           </>
         ) : null}
         . It went through every check again and has its own hash.

@@ -55,7 +55,7 @@ test('revisions name the field that is wrong', async ({ baseURL, request }) => {
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   const response = await alice.post(`/api/v1/proposals/${proposal.id}/revisions`, {
     headers: { origin: baseURL!, 'content-type': 'application/json' },
-    data: { args: ['quantity', 2] },
+    data: { args: ['quantity', 2], reason: 'Two were asked for' },
   });
   expect(response.status()).toBe(422);
   const problem = (await response.json()) as Problem;

@@ -35,14 +35,37 @@ test('approvers edit a proposal: re-gated revisions with a diff, which someone o
   }
   await expect(alice).toHaveURL(new RegExp(`/proposals/${original.id}/edit$`));
 
+  // Every edit says why: without a reason (or with only blank space) nothing is sent.
   await alice.getByTestId('revision-amountMinor').fill('2.00');
+  await expect(alice.getByLabel('Reason for the change')).toHaveAttribute('maxlength', '500');
+  for (const blank of ['', '   ']) {
+    await alice.getByTestId('revision-why').fill(blank);
+    await alice.getByTestId('revision-submit').click();
+    await expect(alice.getByTestId('revision-why-problem')).toHaveText('Say why you are changing it.');
+    await expect(alice.getByTestId('revision-why')).toHaveAttribute('aria-invalid', 'true');
+  }
+  await expect(alice).toHaveURL(new RegExp(`/proposals/${original.id}/edit$`));
+  // The reason is the operator's own text, shown inertly: markup stays text.
+  const why = 'Customer kept one item <b>see ticket</b>';
+  await alice.getByLabel('Reason for the change').fill(why);
   await alice.getByTestId('revision-submit').click();
   await expect(alice).not.toHaveURL(new RegExp(`/proposals/${original.id}`));
   await expect(alice.getByTestId('revision-diff')).toContainText(`Revision of ${original.id}`);
+  await expect(alice.getByTestId('revision-diff')).toContainText(`edited by Alice: “${why}”`);
+  await expect(alice.getByTestId('revision-why-shown')).toHaveText(why);
+  await expect(alice.getByTestId('revision-diff').locator('b')).toHaveCount(0);
   // The diff speaks in words, not "300 → 200".
   await expect(alice.getByTestId('diff-amountMinor')).toHaveText('amount: 3.00 → 2.00 USD');
   await expect(alice.getByTestId('proposal-summary')).toHaveText('Refund 2.00 USD on order ord_1842');
   const revisionUrl = alice.url();
+  const revisionId = revisionUrl.split('/').pop()!;
+
+  // History's events say why, on the revision's own event and on the replaced proposal's.
+  for (const [id, type] of [[revisionId, 'proposal.created'], [original.id, 'proposal.revised']] as const) {
+    await alice.goto(`/history?tab=events&q=${id}`);
+    await expect(alice.locator(`[data-testid="history-event"][data-type="${type}"]`).getByTestId('history-event-text')).toContainText(`reason: ${why}`);
+  }
+  await alice.goto(revisionUrl);
 
   // The editor is an initiator of the revision: she is not offered approval (the server refuses it too), only rejection.
   await expect(alice.getByTestId('approve-barred')).toContainText('someone else must approve');
@@ -59,9 +82,11 @@ test('approvers edit a proposal: re-gated revisions with a diff, which someone o
   await signInWithForm(bob, 'bob@acme.test');
   await bob.getByTestId('edit-proposal').click();
   await bob.getByTestId('revision-amountMinor').fill('2.5');
+  await bob.getByLabel('Reason for the change').fill('Shipping refunded too');
   await bob.getByTestId('revision-submit').click();
   await expect(bob).not.toHaveURL(revisionUrl);
   await expect(bob.getByTestId('proposal-summary')).toHaveText('Refund 2.50 USD on order ord_1842');
+  await expect(bob.getByTestId('revision-why-shown')).toHaveText('Shipping refunded too');
   const finalUrl = bob.url();
   await expect(bob.getByTestId('approve-barred')).toBeVisible();
   await expect(bob.getByTestId('approve')).toHaveCount(0);
@@ -89,7 +114,7 @@ test('the server refuses a revision that changes a locked field, naming it, what
     for (const [change, field] of [[{ orderId: 'ord_1843' }, 'orderId'], [{ currency: 'EUR' }, 'currency']] as const) {
       const response = await alice.post(`/api/v1/proposals/${proposal.id}/revisions`, {
         headers: { origin: baseURL!, 'content-type': 'application/json' },
-        data: { args: { ...proposal.args, amountMinor: 50, ...change } },
+        data: { args: { ...proposal.args, amountMinor: 50, ...change }, reason: 'e2e: locked-field check' },
       });
       expect(response.status()).toBe(422);
       const { error } = (await response.json()) as { error: { code: string; message: string; issues: { field: string; code: string }[] } };

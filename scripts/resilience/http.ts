@@ -92,7 +92,7 @@ export async function signIn(tally: Tally, appUrl: string, email: string, passwo
       call<DetailAnswer>(tally, 'POST /api/v1/proposals/:id/revisions', `${appUrl}/api/v1/proposals/${proposalId}/revisions`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ args }),
+        body: JSON.stringify({ args, reason: 'Resilience run: edited before deciding' }),
       }),
   };
 }

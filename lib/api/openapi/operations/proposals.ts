@@ -48,7 +48,8 @@ export const proposalOperations: Operation[] = [
     path: proposalPath('revisions'),
     tag: 'Operator API',
     summary: "Edit a pending proposal's arguments into a new revision",
-    description: 'The revision goes through every gate again under the agent\'s key and replaces (cancels) the proposal; someone other than the editor must approve it.',
+    description:
+      'The revision goes through every gate again under the agent\'s key and replaces (cancels) the proposal; someone other than the editor must approve it. `reason` (1–500 characters as sent, not only blank space) says why: it is stored with the revision, recorded in its audit events and shown with it.',
     access: 'session',
     body: bodyOf(revisionRequest, 'RevisionRequest'),
     success: [{ status: 201, description: 'The new revision.', body: { json: detail } }],
