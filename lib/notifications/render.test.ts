@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headline, notificationOf, timeLeft } from './message';
+import { headline, notificationOf, proposalMessage, timeLeft } from './message';
 import { unlinked } from './render';
 import { emailContent } from './kinds/email';
 import { slackBody } from './kinds/slack';
@@ -41,6 +41,28 @@ describe('notificationOf', () => {
     expect(headline('proposal.decided', 'rejected')).toBe('Rejected');
     expect(headline('proposal.executed', 'failed')).toBe('Execution failed: nothing was written');
     expect(headline('channel.test', '')).toBe('Test notification');
+  });
+});
+
+describe('proposalMessage', () => {
+  const proposal = {
+    id: 'prp_2',
+    tenantId: 'acme',
+    action: 'issue_refund',
+    agentName: 'acme-support-bot',
+    risk: 'low',
+    status: 'pending_approval' as const,
+    expiresAt: new Date('2035-01-02T12:00:00Z'),
+    payload: { action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 2500, currency: 'USD' }, evidenceRefs: [] },
+    facts: {},
+  } as unknown as Parameters<typeof proposalMessage>[1];
+
+  it("carries a revision's reason (the editor's words), and no argument value without the opt-in", () => {
+    const message = proposalMessage('proposal.waiting', { ...proposal, revisionReason: 'Customer kept one item' }, { baseUrl: 'https://cs.example', withValues: false });
+    expect(message.revisionReason).toBe('Customer kept one item');
+    expect(JSON.stringify(message)).not.toContain('2500');
+    expect(JSON.stringify(message)).not.toContain('ord_1842');
+    expect(proposalMessage('proposal.waiting', { ...proposal, revisionReason: null }, { baseUrl: 'https://cs.example', withValues: false })).not.toHaveProperty('revisionReason');
   });
 });
 
