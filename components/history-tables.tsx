@@ -50,6 +50,11 @@ export function DecisionsTable({ rows }: { rows: DecisionRowView[] }) {
               <PayloadText value={row.summary} mono={false} />
             </Link>
             <span className="block font-mono text-xs text-zinc-500">{row.action} · {row.id}</span>
+            {row.revisionReason ? (
+              <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400" data-testid="history-decision-revision-reason">
+                Edited because: <PayloadText value={row.revisionReason} mono={false} />
+              </span>
+            ) : null}
           </CardCell>
           <CardCell label="Agent"><PayloadText value={row.agent} /></CardCell>
           <CardCell label="Outcome">

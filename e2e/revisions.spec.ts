@@ -103,6 +103,9 @@ test('approvers edit a proposal: re-gated revisions with a diff, which someone o
   await carol.getByTestId('approve').click();
   await carol.getByTestId('confirm-approve').click();
   await expect(carol.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
+  // History's Decisions row of the approved revision says why it was edited.
+  await carol.goto(`/history?q=${finalUrl.split('/').pop()!}`);
+  await expect(carol.getByTestId('history-decision-revision-reason')).toHaveText('Edited because: Shipping refunded too');
   await carol.close();
 });
 

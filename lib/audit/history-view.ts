@@ -82,6 +82,8 @@ export type DecisionRowView = {
   deciders: { name: string; decision: 'approve' | 'reject' }[];
   /** The reason in words for rejected, stale, expired and cancelled proposals. */
   reason: string | null;
+  /** Why the editor made this revision (their own text); null for an agent's proposal. */
+  revisionReason: string | null;
   execution: { status: string; receiptId: string | null; errorCode: string | null } | null;
   payloadHash: string;
   /** Milliseconds from proposal to decision. */

@@ -234,6 +234,7 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
         status: proposal.status,
         deciders: decided.filter((row) => row.proposalId === proposal.id).map(({ name, decision }) => ({ name, decision })),
         reason: proposal.statusReason,
+        revisionReason: proposal.revisionReason,
         execution: execution ? { status: execution.status, receiptId: typeof receiptId === 'string' ? receiptId : null, errorCode: execution.errorCode } : null,
         payloadHash: proposal.payloadHash,
         timeToDecisionMs: decidedAt.getTime() - proposal.createdAt.getTime(),
