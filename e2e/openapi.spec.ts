@@ -204,7 +204,7 @@ test('every documented status of every operation is produced live and matches it
     await check('requestReproposal', await as(alice, 'requestReproposal', 'prp_nope', { data: {} }), 404);
 
     const revised = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
-    const edit = { args: { sku: 'filter-blue', quantity: 2 } };
+    const edit = { args: { sku: 'filter-blue', quantity: 2 }, reason: 'Customer asked for two' };
     const revision = await as(alice, 'reviseProposal', revised.id, { data: edit });
     await check('reviseProposal', revision, 201);
     leftPending.push((await revision.json()) as { id: string; payloadHash: string });
