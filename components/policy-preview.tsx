@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { OperatorApiError, valueOrThrow } from '@/lib/client/operator-api';
 import { previewPolicy } from '@/lib/client/policies-api';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { outcomeInWords } from '@/lib/client/policy-words';
+import { outcomeInWords } from '@/lib/policy/words';
 import { CARD, INPUT, ProblemText, SECONDARY_BUTTON } from './notification-ui';
 
 type Props = { action: string; rules: () => RoutingRule[]; expiryHours: () => number; sampleArgs: Record<string, unknown>; onIssues(issues: OperatorApiError['problem']['issues']): void };

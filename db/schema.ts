@@ -121,6 +121,8 @@ export const policies = pgTable(
     rules: jsonb('rules').notNull(),
     /** How long its proposals wait for a decision before they expire. */
     expiryHours: integer('expiry_hours').notNull().default(24),
+    /** The publisher's change note (1–500 characters, as sent); null for built-in and seeded versions. */
+    note: text('note'),
     createdBy: text('created_by').references(() => users.id),
     createdAt: createdAt(),
   },

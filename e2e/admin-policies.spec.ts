@@ -27,7 +27,7 @@ const holdOf = (views: View[]) => views.find((view) => view.action === 'hold_sto
 /** Publishes `original`'s rules and expiry again when the newest version differs (a new version: history is immutable). */
 async function restore(api: APIRequestContext, baseURL: string, original: View) {
   const now = holdOf(await documentOf(api));
-  const response = await api.put(API, { headers: { origin: baseURL }, data: { policies: [{ ...now, rules: original.rules, expiryHours: original.expiryHours }] } });
+  const response = await api.put(API, { headers: { origin: baseURL }, data: { policies: [{ ...now, rules: original.rules, expiryHours: original.expiryHours }], note: 'Restore the rules the other specs expect' } });
   expect(response.status()).toBe(200);
   expect(holdOf(await documentOf(api)).rules).toEqual(original.rules);
 }

@@ -82,7 +82,7 @@ describe('intake with the read cache', () => {
     expect(await publishPolicy(t.db, { tenantId: 'acme', action: 'issue_refund', version: 3, rules }, { type: 'system', id: 'test' })).toBe(true);
     expect(await routingOf(await post(acmeKey(), refund()))).toMatchObject({ policyVersion: 3, rule: 'all-refunds-two', approvals: 2 });
 
-    const document = { policies: [{ action: 'issue_refund', version: 3, rules: [{ ...rules[0], id: 'all-refunds-one', approvals: 1 }], expiryHours: 24 }] };
+    const document = { policies: [{ action: 'issue_refund', version: 3, rules: [{ ...rules[0], id: 'all-refunds-one', approvals: 1 }], expiryHours: 24 }], note: 'One approver is enough again' };
     await savePolicies(t.db, 'acme', { type: 'user', id: world.userId('carol') }, document);
     expect(await routingOf(await post(acmeKey(), refund()))).toMatchObject({ policyVersion: 4, rule: 'all-refunds-one', approvals: 1 });
   });

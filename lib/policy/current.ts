@@ -14,19 +14,20 @@ export type StoredPolicy = {
   expiryHours: number;
   createdAt: Date | null;
   createdBy: { name: string; email: string } | null;
+  note: string | null;
 };
 
 export async function newestPolicy(db: Database, tenantId: string, action: ActionModule): Promise<StoredPolicy> {
   const [row] = await db
-    .select({ version: policies.version, rules: policies.rules, expiryHours: policies.expiryHours, createdAt: policies.createdAt, name: users.name, email: users.email })
+    .select({ version: policies.version, rules: policies.rules, expiryHours: policies.expiryHours, createdAt: policies.createdAt, note: policies.note, name: users.name, email: users.email })
     .from(policies)
     .leftJoin(users, eq(users.id, policies.createdBy))
     .where(and(eq(policies.tenantId, tenantId), eq(policies.action, action.name)))
     .orderBy(desc(policies.version))
     .limit(1);
-  if (!row) return { version: 0, rules: action.defaultRules, expiryHours: action.defaultExpiryHours, createdAt: null, createdBy: null };
+  if (!row) return { version: 0, rules: action.defaultRules, expiryHours: action.defaultExpiryHours, createdAt: null, createdBy: null, note: null };
   const createdBy = row.name !== null && row.email !== null ? { name: row.name, email: row.email } : null;
-  return { version: row.version, rules: row.rules, expiryHours: row.expiryHours, createdAt: row.createdAt, createdBy };
+  return { version: row.version, rules: row.rules, expiryHours: row.expiryHours, createdAt: row.createdAt, createdBy, note: row.note };
 }
 
 /** Stored rules through the router's schema; a row that does not validate (routes only denies) is shown as stored. */
@@ -52,6 +53,7 @@ export async function currentPolicies(db: Database, tenantId: string): Promise<P
       expiryHours: stored.expiryHours,
       createdAt: stored.createdAt?.toISOString() ?? null,
       createdBy: stored.createdBy,
+      note: stored.note,
     });
   }
   return views;

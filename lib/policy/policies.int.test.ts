@@ -19,6 +19,7 @@ const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);
 
+const NOTE = 'Tightening holds after the March audit';
 const carol = () => ({ type: 'user' as const, id: seeded.world.userId('carol') });
 const holdOf = (views: PolicyView[]) => views.find((view) => view.action === 'hold_stock')!;
 const oneApprover: RoutingRule = { id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };
@@ -44,7 +45,7 @@ async function holdDocument(edit: (entry: Record<string, unknown>) => void) {
   const views = await currentPolicies(t.db, 'acme');
   const entry = structuredClone(holdOf(views)) as unknown as Record<string, unknown>;
   edit(entry);
-  return { policies: [entry] };
+  return { policies: [entry], note: NOTE };
 }
 const withRule = (rule: Record<string, unknown>) => (entry: Record<string, unknown>) => {
   entry.rules = [{ ...oneApprover, ...rule }];
@@ -53,9 +54,9 @@ const withRule = (rule: Record<string, unknown>) => (entry: Record<string, unkno
 describe('GET: the policy document', () => {
   it('lists every action at its newest version, with who published it', async () => {
     const views = await currentPolicies(t.db, 'acme');
-    expect(views.map((view) => [view.action, view.version, view.expiryHours, view.createdBy])).toEqual([
-      ['hold_stock', 1, 24, null],
-      ['issue_refund', 2, 24, null],
+    expect(views.map((view) => [view.action, view.version, view.expiryHours, view.createdBy, view.note])).toEqual([
+      ['hold_stock', 1, 24, null, null],
+      ['issue_refund', 2, 24, null, null],
     ]);
     expect(holdOf(views).rules).toEqual([oneApprover]);
     expect(holdOf(views).createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -93,10 +94,28 @@ describe('PUT: validated by the router’s own rule schema', () => {
     expect(await policyRows()).toEqual(before);
   });
 
+  it.each([
+    ['no note', undefined, 'required'],
+    ['an empty note', '', 'too_small'],
+    ['a blank note', ' \n\t ', 'invalid_format'],
+    ['a note of 501 characters', 'x'.repeat(501), 'too_big'],
+    ['a note that is a number', 42, 'invalid_type'],
+    ['a note that is null', null, 'invalid_type'],
+    ['a note that is a list', ['why'], 'invalid_type'],
+  ])('refuses %s with 422 naming the field note, saving nothing', async (_label, note, code) => {
+    const before = await policyRows();
+    const document: Record<string, unknown> = await holdDocument(withRule({ approvals: 2 }));
+    if (note === undefined) delete document.note;
+    else document.note = note;
+    const error = await expectApiError(savePolicies(t.db, 'acme', carol(), document), { status: 422, code: 'invalid_policy', kind: 'schema' });
+    expect(error.extra.issues).toEqual([expect.objectContaining({ field: 'note', code })]);
+    expect(await policyRows()).toEqual(before);
+  });
+
   it('refuses an empty document and an action named twice', async () => {
-    await expectApiError(savePolicies(t.db, 'acme', carol(), { policies: [] }), { status: 422, code: 'invalid_policy' });
+    await expectApiError(savePolicies(t.db, 'acme', carol(), { policies: [], note: NOTE }), { status: 422, code: 'invalid_policy' });
     const { policies: [entry] } = await holdDocument(() => undefined);
-    const error = await expectApiError(savePolicies(t.db, 'acme', carol(), { policies: [entry, entry] }), { status: 422, code: 'invalid_policy' });
+    const error = await expectApiError(savePolicies(t.db, 'acme', carol(), { policies: [entry, entry], note: NOTE }), { status: 422, code: 'invalid_policy' });
     expect(error.extra.issues).toContainEqual(expect.objectContaining({ field: 'policies.1.action' }));
   });
 });
@@ -104,24 +123,25 @@ describe('PUT: validated by the router’s own rule schema', () => {
 describe('PUT: new immutable versions', () => {
   it('publishes nothing for an unchanged document', async () => {
     const before = await policyRows();
-    const result = await savePolicies(t.db, 'acme', carol(), { policies: await currentPolicies(t.db, 'acme') });
+    const result = await savePolicies(t.db, 'acme', carol(), { policies: await currentPolicies(t.db, 'acme'), note: NOTE });
     expect(result.saved).toEqual([]);
     expect(result.unchanged).toEqual(['hold_stock', 'issue_refund']);
     expect(await policyRows()).toEqual(before);
   });
 
   it('publishes the next version of a changed action only, audited with the version, in its tenant only', async () => {
-    const document = { policies: await currentPolicies(t.db, 'acme') };
+    const document = { policies: await currentPolicies(t.db, 'acme'), note: NOTE };
     holdOf(document.policies).rules = [denyAbove3, oneApprover];
     const result = await savePolicies(t.db, 'acme', carol(), document);
     expect(result.saved).toEqual([
       { action: 'hold_stock', previousVersion: 1, version: 2, before: { rules: [oneApprover], expiryHours: 24 }, after: { rules: [denyAbove3, oneApprover], expiryHours: 24 } },
     ]);
     expect(result.unchanged).toEqual(['issue_refund']);
-    expect(holdOf(result.policies)).toMatchObject({ version: 2, createdBy: { name: 'Carol', email: 'carol@acme.test' } });
+    expect(holdOf(result.policies)).toMatchObject({ version: 2, createdBy: { name: 'Carol', email: 'carol@acme.test' }, note: NOTE });
+    expect(holdOf(await currentPolicies(t.db, 'acme')).note).toBe(NOTE);
     await chainAllPending(t.db);
     const [event] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'acme'), eq(auditEvents.type, 'policy.published'), eq(auditEvents.reasonCode, 'v2')));
-    expect(event).toMatchObject({ actorType: 'user', actorId: seeded.world.userId('carol'), data: expect.objectContaining({ action: 'hold_stock', version: 2, rules: 'no-big-holds,holds-one-approver' }) });
+    expect(event).toMatchObject({ actorType: 'user', actorId: seeded.world.userId('carol'), data: expect.objectContaining({ action: 'hold_stock', version: 2, rules: 'no-big-holds,holds-one-approver', note: NOTE }) });
     expect(holdOf(await currentPolicies(t.db, 'globex')).version).toBe(1);
   });
 
@@ -183,5 +203,16 @@ describe('preview: the router on a draft, then intake agrees', () => {
     await expectApiError(previewPolicy(t.db, systems.client, 'acme', { ...base, sample: { args: { sku: 'filter-green', quantity: 1 } } }), { status: 422, code: 'sample_not_found' });
     const rules = await expectApiError(previewPolicy(t.db, systems.client, 'acme', { ...base, rules: [{ ...oneApprover, approvals: 9 }], sample: { args: { sku: 'filter-blue', quantity: 1 } } }), { status: 422, code: 'invalid_preview' });
     expect(rules.extra.issues).toContainEqual(expect.objectContaining({ field: 'rules.0.approvals' }));
+  });
+});
+
+describe('PUT: the change note', () => {
+  it('stores the note exactly as sent (never trimmed), up to 500 characters', async () => {
+    const note = `  ${'n'.repeat(496)} \n`;
+    const document = await holdDocument((entry) => void (entry.expiryHours = 23));
+    const result = await savePolicies(t.db, 'acme', carol(), { ...document, note });
+    expect(holdOf(result.policies).note).toBe(note);
+    const back = await holdDocument((entry) => void (entry.expiryHours = 24));
+    expect(holdOf((await savePolicies(t.db, 'acme', carol(), back)).policies)).toMatchObject({ expiryHours: 24, note: NOTE });
   });
 });

@@ -17,7 +17,7 @@ describe('two admins saving the same version at once (PostgreSQL)', () => {
       const document = await currentPolicies(t.db, 'acme');
       const hold = document.find((view) => view.action === 'hold_stock')!;
       const edit = (approvals: number, who: 'carol' | 'alice') =>
-        savePolicies(t.db, 'acme', { type: 'user', id: seeded.world.userId(who) }, { policies: [{ ...hold, rules: [{ ...hold.rules[0]!, approvals }] }] });
+        savePolicies(t.db, 'acme', { type: 'user', id: seeded.world.userId(who) }, { policies: [{ ...hold, rules: [{ ...hold.rules[0]!, approvals }] }], note: `${who} sets ${approvals} approvers` });
       // Two different edits, each a change from the newest version (an unchanged one would publish nothing).
       const now = hold.rules[0]!.approvals;
       const outcomes = await Promise.allSettled([edit((now % 5) + 1, 'carol'), edit(((now + 1) % 5) + 1, 'alice')]);

@@ -5,7 +5,8 @@ import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import type { RoutingRule } from '@/lib/routing-rules';
 
-export type PolicyVersion = { tenantId: string; action: string; version: number; rules: RoutingRule[]; expiryHours?: number };
+/** `note`: why it was published (a person's save requires one; the seed and tests may leave it out). */
+export type PolicyVersion = { tenantId: string; action: string; version: number; rules: RoutingRule[]; expiryHours?: number; note?: string };
 
 /** Who published it: a person (stored as the version's author) or a system (the demo seed). */
 export type Publisher = { type: 'user' | 'system'; id: string };
@@ -13,7 +14,7 @@ export type Publisher = { type: 'user' | 'system'; id: string };
 /**
  * Publishes a new version of an action's routing policy in a tenant (the newest version routes
  * new proposals) with its `policy.published` event, in one transaction. The event names the
- * action, the version and its rules' ids; the rules themselves stay in `policies`. Answers false,
+ * action, the version, its rules' ids and the change note; the rules themselves stay in `policies`. Answers false,
  * writing nothing, when that version already exists. Every process's read cache forgets the
  * action's policy when it commits.
  */
@@ -21,7 +22,7 @@ export async function publishPolicy(db: Database, input: PolicyVersion, by: Publ
   return changeTransaction(db, async (tx, announce) => {
     const [row] = await tx
       .insert(policies)
-      .values({ id: newId('pol'), tenantId: input.tenantId, action: input.action, version: input.version, rules: input.rules, expiryHours: input.expiryHours, createdBy: by.type === 'user' ? by.id : null })
+      .values({ id: newId('pol'), tenantId: input.tenantId, action: input.action, version: input.version, rules: input.rules, expiryHours: input.expiryHours, note: input.note ?? null, createdBy: by.type === 'user' ? by.id : null })
       .onConflictDoNothing()
       .returning({ id: policies.id });
     if (!row) return false;
@@ -31,7 +32,7 @@ export async function publishPolicy(db: Database, input: PolicyVersion, by: Publ
       type: 'policy.published',
       actor: by,
       reasonCode: `v${input.version}`,
-      data: { policy: row.id, action: input.action, version: input.version, rules: input.rules.map((rule) => rule.id).join(',') },
+      data: { policy: row.id, action: input.action, version: input.version, rules: input.rules.map((rule) => rule.id).join(','), ...(input.note !== undefined ? { note: input.note } : {}) },
       outbox: false,
     });
     return true;

@@ -17,10 +17,16 @@ const expiryHours = z.int().min(MIN_EXPIRY_HOURS).max(MAX_EXPIRY_HOURS);
 /** Who published a version: a person, or null for the built-in defaults and the demo seed. */
 const author = z.strictObject({ name: z.string().max(200), email: z.string().max(320) }).nullable();
 
+/** The most characters a change note may have, as sent (never trimmed). */
+export const POLICY_NOTE_MAX = 500;
+
+/** Why the admin publishes: 1–500 characters, not blank. One issue per note: an empty one is too short, not also blank. */
+const note = z.string().min(1, { abort: true }).max(POLICY_NOTE_MAX).regex(/\S/, { message: 'the note must not be blank' });
+
 /**
  * One action's policy as `GET` answers it, and as `PUT` takes it back, edited. `version` is the
- * one the edit started from (0: the action's built-in defaults); `createdAt` and `createdBy`
- * describe that version and are ignored on the way in.
+ * one the edit started from (0: the action's built-in defaults); `createdAt`, `createdBy` and
+ * `note` describe that version and are ignored on the way in.
  */
 export const policyEntrySchema = z.strictObject({
   action: z.string().min(1).max(64),
@@ -29,17 +35,24 @@ export const policyEntrySchema = z.strictObject({
   expiryHours,
   createdAt: z.string().max(40).nullable().optional(),
   createdBy: author.optional(),
+  note: z.string().max(POLICY_NOTE_MAX).nullable().optional(),
 });
 
-export const policyDocumentSchema = z
-  .strictObject({ policies: z.array(policyEntrySchema).min(1).max(100) })
-  .superRefine((document, ctx) => {
-    const seen = new Set<string>();
-    document.policies.forEach((entry, index) => {
-      if (seen.has(entry.action)) ctx.addIssue({ code: 'custom', path: ['policies', index, 'action'], message: `"${entry.action}" appears twice` });
-      seen.add(entry.action);
-    });
+const entries = z.array(policyEntrySchema).min(1).max(100);
+
+function eachActionOnce(document: { policies: PolicyEntry[] }, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  document.policies.forEach((entry, index) => {
+    if (seen.has(entry.action)) ctx.addIssue({ code: 'custom', path: ['policies', index, 'action'], message: `"${entry.action}" appears twice` });
+    seen.add(entry.action);
   });
+}
+
+/** What `PUT` publishes: the edited entries and the change note stored with each version it publishes. */
+export const policyDocumentSchema = z.strictObject({ policies: entries, note }).superRefine(eachActionOnce);
+
+/** What `POST …/plan` takes: the same document, the note optional (a plan publishes nothing). */
+export const policyDraftSchema = z.strictObject({ policies: entries, note: note.optional() }).superRefine(eachActionOnce);
 
 export type PolicyEntry = z.infer<typeof policyEntrySchema>;
 export type PolicyDocument = z.infer<typeof policyDocumentSchema>;
@@ -67,6 +80,8 @@ export type PolicyView = {
   expiryHours: number;
   createdAt: string | null;
   createdBy: { name: string; email: string } | null;
+  /** The change note the version was published with; null for the built-in defaults and the demo seed. */
+  note: string | null;
 };
 
 export type PolicyChange = {

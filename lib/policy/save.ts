@@ -1,13 +1,14 @@
+import type { z } from 'zod';
 import type { Database } from '@/db';
 import { allActions, findAction } from '@/lib/actions/registry';
 import { changeTransaction } from '@/lib/cache/read-cache';
 import { DomainError } from '@/lib/errors/domain-error';
 import { currentPolicies, newestPolicy, samePolicy, storedRules } from './current';
 import { publishPolicy, type Publisher } from './publish';
-import { policyDocumentSchema, type PolicyChange, type PolicyEntry, type PolicySaveResult } from './requests';
+import { policyDocumentSchema, policyDraftSchema, type PolicyChange, type PolicyEntry, type PolicySaveResult } from './requests';
 import { actionAt, boundIssues, invalid, policyIssues } from './validate';
 
-function stalePolicy(action: string, currentVersion: number, yourVersion: number): DomainError {
+export function stalePolicy(action: string, currentVersion: number, yourVersion: number): DomainError {
   return new DomainError(
     'conflict',
     'stale_policy',
@@ -17,9 +18,9 @@ function stalePolicy(action: string, currentVersion: number, yourVersion: number
 }
 
 /** The document through the router's own rule schema, then the checks that need each action. */
-function parseDocument(input: unknown): PolicyEntry[] {
-  const parsed = policyDocumentSchema.safeParse(input);
-  if (!parsed.success) throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', policyIssues(parsed.error, input, policyDocumentSchema));
+export function parseDocument<S extends typeof policyDocumentSchema | typeof policyDraftSchema>(input: unknown, schema: S): { entries: PolicyEntry[]; note: z.infer<S>['note'] } {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', policyIssues(parsed.error, input, schema));
   const issues = parsed.data.policies.flatMap((entry, index) => {
     const found = actionAt(entry.action, `policies.${index}.action`);
     return 'issue' in found ? [found.issue] : boundIssues(found.action, entry.rules, `policies.${index}.rules`);
@@ -27,20 +28,22 @@ function parseDocument(input: unknown): PolicyEntry[] {
   if (issues.length > 0) throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', issues);
   // Registry order, so two saves touching the same actions take their version locks in one order.
   const order = allActions().map((action) => action.name);
-  return [...parsed.data.policies].sort((a, b) => order.indexOf(a.action) - order.indexOf(b.action));
+  const entries = [...parsed.data.policies].sort((a, b) => order.indexOf(a.action) - order.indexOf(b.action));
+  return { entries, note: parsed.data.note };
 }
 
 /**
  * `PUT /api/v1/admin/policies`: for each action whose rules or expiry changed, a new immutable
  * version (the edited one + 1) through `publishPolicy`, all in one transaction with their
- * `policy.published` events. Optimistic concurrency: every entry names the version it was edited
+ * `policy.published` events, each version and event carrying the document's change note.
+ * Optimistic concurrency: every entry names the version it was edited
  * from; if that is no longer the newest, or another save publishes the same next version first
  * (the unique version index decides), nothing is saved and the answer is 409 `stale_policy`.
  * An unchanged action gets no version. New versions route new proposals only: a pending proposal
  * keeps the routing stored on it.
  */
 export async function savePolicies(db: Database, tenantId: string, by: Publisher, input: unknown): Promise<PolicySaveResult> {
-  const entries = parseDocument(input);
+  const { entries, note } = parseDocument(input, policyDocumentSchema);
   const saved = await changeTransaction(db, async (tx, announce) => {
     const changes: PolicyChange[] = [];
     for (const entry of entries) {
@@ -50,7 +53,7 @@ export async function savePolicies(db: Database, tenantId: string, by: Publisher
       const after = { rules: entry.rules, expiryHours: entry.expiryHours };
       if (samePolicy(current, after)) continue;
       const version = current.version + 1;
-      const published = await publishPolicy(tx, { tenantId, action: entry.action, version, ...after }, by);
+      const published = await publishPolicy(tx, { tenantId, action: entry.action, version, ...after, note }, by);
       if (!published) throw stalePolicy(entry.action, version, entry.version);
       // publishPolicy announced it in this transaction too; announced here, this process forgets it once it commits.
       await announce({ kind: 'policy', tenantId, action: entry.action, version });

@@ -135,6 +135,19 @@ export const policyPreviewAnswerSchema = z.strictObject({
   usesAggregates: z.boolean(),
 });
 
+const routedAs = z.strictObject({ rule: z.string(), outcome: z.enum(['auto_approve', 'needs_approval', 'deny']), approvals: z.int(), role: z.enum(['approver', 'admin']) });
+export const policyPlanAnswerSchema = z.strictObject({
+  changes: z.array(z.strictObject({ action: z.string(), version: z.int(), nextVersion: z.int(), words: z.array(z.string()).describe('The change in sentences.') })).describe('Each action the draft changes; an unchanged one is left out.'),
+  backtest: z.strictObject({
+    days: z.int(),
+    since: isoText,
+    proposals: z.int().describe('How many proposals of the changed actions were replayed.'),
+    limit: z.int(),
+    truncated: z.boolean().describe('More than `limit` proposals in the period: only the newest `limit` were replayed.'),
+    flips: z.array(z.strictObject({ proposalId: z.string(), action: z.string(), createdAt: isoText, summary: z.string().describe('The action and resource id, never a value.'), before: routedAs, after: routedAs })),
+  }),
+});
+
 export type AgentKeyList = z.infer<typeof agentKeyListSchema>;
 export type IssuedAgentKey = z.infer<typeof issuedAgentKeySchema>;
 export type RevokedAgentKey = z.infer<typeof revokedAgentKeySchema>;
@@ -158,3 +171,4 @@ export type ExecutionsChanged = z.infer<typeof executionsChangedSchema>;
 export type PolicyList = z.infer<typeof policyListSchema>;
 export type PolicySaveAnswer = z.infer<typeof policySaveResultSchema>;
 export type PolicyPreviewAnswer = z.infer<typeof policyPreviewAnswerSchema>;
+export type PolicyPlanAnswer = z.infer<typeof policyPlanAnswerSchema>;

@@ -35,3 +35,16 @@ export function diffRules(before: RoutingRule[], after: RoutingRule[]): RuleDiff
   for (const old of before) if (!after.some((rule) => rule.id === old.id)) lines.push({ kind: 'removed', id: old.id, before: full(old) });
   return lines;
 }
+
+/** A policy's change as sentences, one per rule that changed (matched by id) and one for the expiry: the plan's "change in words". */
+export function changesInWords(before: { rules: RoutingRule[]; expiryHours: number }, after: { rules: RoutingRule[]; expiryHours: number }): string[] {
+  const words = diffRules(before.rules, after.rules).flatMap((line): string[] => {
+    if (line.kind === 'added') return [`Adds rule ${line.id}: ${line.after}.`];
+    if (line.kind === 'removed') return [`Removes rule ${line.id}: ${line.before}.`];
+    if (line.kind === 'changed') return [`Rule ${line.id} becomes: ${line.after} (was: ${line.before}).`];
+    if (line.kind === 'moved') return [`Rule ${line.id} moves to position ${after.rules.findIndex((rule) => rule.id === line.id) + 1} (was ${before.rules.findIndex((rule) => rule.id === line.id) + 1}).`];
+    return [];
+  });
+  if (before.expiryHours !== after.expiryHours) words.push(`Proposals expire after ${after.expiryHours} h (was ${before.expiryHours} h).`);
+  return words;
+}
