@@ -24,6 +24,8 @@ test.describe('the administration CLI', () => {
     { args: ['frobnicate'], says: 'Error: unknown command "frobnicate"', viaNpm: true },
     { args: ['grant', 'ops@acme.test', 'acme-e2e', 'boss'], says: 'Error: role must be one of viewer, approver, admin' },
     { args: ['create-tenant', 'x', '--colour', 'red'], says: "Unknown option '--colour'" },
+    { args: ['policy:plan', 'draft.json'], says: 'Error: missing --tenant' },
+    { args: ['policy:plan', 'draft.json', '--tenant', 'acme-e2e', '--days', '400'], says: 'Error: --days takes a whole number of days from 1 to 365' },
   ];
   test('usage errors exit 2 with the reason and the usage', async () => {
     for (const { args, says, viaNpm } of USAGE_ERRORS) {

@@ -25,6 +25,9 @@ import { ROLES } from '@/lib/auth/roles';
 import { env, SettingsError } from '@/lib/env';
 import { tenants, type Role } from '@/db/schema';
 import { eq } from 'drizzle-orm';
+import { DomainError } from '@/lib/errors/domain-error';
+import { backtestDays, planPolicies, type PolicyPlan } from '@/lib/policy/plan';
+import { outcomeInWords } from '@/lib/policy/words';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -50,6 +53,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   bundle:verify FILE [--keys FILE]                        (checks an evidence bundle offline, no database needed)
   contracts:lint [--schema FILE] [--json]                 (lints every contract version's JSON Schema, or one schema file, against what
                                                           strict tool-calling runtimes enforce; exits 1 on an error; no database needed)
+  policy:plan FILE --tenant <id> [--days N]               (what publishing the policy document in FILE would change, in words, and the
+                                                          proposals of the last N days (1–365, default 30) whose routing would flip; writes nothing)
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
   rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
   retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
@@ -184,6 +189,28 @@ async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], pi
   }
 }
 
+/** A policy plan for a person: each change in words, then the backtest's flips counted by kind and listed. */
+function planLines({ changes, backtest }: PolicyPlan): string[] {
+  const lines = changes.length === 0 ? ['The document changes nothing: publishing it would make no new version.'] : [];
+  for (const change of changes) lines.push(`${change.action} v${change.version} → v${change.nextVersion}:`, ...change.words.map((words) => `  ${words}`));
+  const capped = backtest.truncated ? ` (the newest ${backtest.limit}; there were more)` : '';
+  lines.push(`Backtest: ${backtest.proposals} proposal(s) of the last ${backtest.days} day(s) replayed${capped}; ${backtest.flips.length} would be routed differently.`);
+  const kinds = new Map<string, number>();
+  for (const flip of backtest.flips) {
+    const kind = `${outcomeInWords(flip.before)} → ${outcomeInWords(flip.after)}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  for (const [kind, count] of kinds) lines.push(`  ${count} × ${kind}`);
+  for (const flip of backtest.flips) lines.push(`  ${flip.proposalId}  ${flip.summary}  ${outcomeInWords(flip.before)} → ${outcomeInWords(flip.after)} (rule ${flip.before.rule} → ${flip.after.rule})`);
+  return lines;
+}
+
+/** A refusal of the policy document with its issues, one line each, naming the field. */
+function refusedDocument(error: DomainError): RefusedError {
+  const issues = ((error.extra.issues as { message: string }[] | undefined) ?? []).map((issue) => `\n  ${issue.message}`);
+  return new RefusedError(`${error.message}${issues.join('')}`);
+}
+
 async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const settings = env();
   const handle = await openDatabase(
@@ -216,6 +243,7 @@ async function run(argv: string[]): Promise<void> {
       keys: { type: 'string' },
       schema: { type: 'string' },
       json: { type: 'boolean' },
+      days: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -400,6 +428,27 @@ async function run(argv: string[]): Promise<void> {
       else for (const version of report) console.log(lintLines(version).join('\n'));
       const failing = report.filter((version) => version.errors > 0);
       if (failing.length > 0) throw new RefusedError(`${failing.map((version) => `${version.action}${values.schema ? '' : ` v${version.version}`}`).join(', ')}: a strict runtime refuses the schema or no value satisfies it (see the errors above)`);
+      return;
+    }
+    case 'policy:plan': {
+      const file = need(rest[0], 'policy document file');
+      const tenantId = need(values.tenant, '--tenant');
+      let days: number;
+      try {
+        days = backtestDays(values.days ?? null);
+      } catch {
+        throw new UsageError('--days takes a whole number of days from 1 to 365');
+      }
+      const document = await readJsonFile(file);
+      await withDatabase(async ({ db }) => {
+        const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
+        if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
+        try {
+          console.log(planLines(await planPolicies(db, tenantId, document, days)).join('\n'));
+        } catch (error) {
+          throw error instanceof DomainError ? refusedDocument(error) : error;
+        }
+      });
       return;
     }
     case 'signing-key': {

@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runNode } from '@/test/cli';
+import { setupTestDatabase, testDatabaseUrl } from '@/test/db';
+import { submitAs } from '@/test/intake';
+import { setupDemoSystems } from '@/test/systems';
+import { seededWorld } from '@/test/world';
+import { currentPolicies } from './current';
+
+/** `npm run cli -- policy:plan FILE --tenant <id> [--days N]` on a real database: the plan printed, refusals with their issues. */
+const t = setupTestDatabase();
+const systems = setupDemoSystems();
+const seeded = seededWorld(t);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-plan-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const plan = (...args: string[]) => runNode(['scripts/cli.ts', 'policy:plan', ...args], { DATABASE_URL: testDatabaseUrl(t.handle) });
+const write = (name: string, value: unknown) => {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
+  return file;
+};
+
+describe('policy:plan', () => {
+  it('prints the change in words and each flipping proposal with counts, exit 0; refusals exit 1 with the issues, usage errors 2', async () => {
+    const ids: string[] = [];
+    for (const [n, amountMinor] of [[1, 3000], [2, 6000], [3, 9000]] as const) {
+      const body = { requestId: `req_cli_plan_${n}`, action: 'issue_refund', contractVersion: 1, args: { orderId: `ord_q500${n}`, amountMinor, currency: 'EUR', reason: 'Partial refund' } };
+      ids.push((await submitAs(t.db, systems.client, seeded.acme, body)).proposal.id);
+    }
+    const entry = (await currentPolicies(t.db, 'acme')).find((view) => view.action === 'issue_refund')!;
+    entry.rules = [{ ...entry.rules[0]!, when: { ...entry.rules[0]!.when!, above: 5000 } }, entry.rules[1]!];
+    const file = write('draft.json', { policies: [entry] });
+
+    const done = await plan(file, '--tenant', 'acme', '--days', '7');
+    expect(done.code, done.stderr).toBe(0);
+    const lines = done.stdout.trim().split('\n');
+    expect(lines[0]).toBe('issue_refund v2 → v3:');
+    expect(lines[1]).toMatch(/^ {2}Rule refunds-over-100 becomes: .* above 5000 /);
+    expect(lines.slice(2)).toEqual([
+      'Backtest: 3 proposal(s) of the last 7 day(s) replayed; 2 would be routed differently.',
+      '  2 × needs 1 distinct approver → needs 2 distinct approvers',
+      `  ${ids[1]}  issue_refund on ord_q5002  needs 1 distinct approver → needs 2 distinct approvers (rule refunds-up-to-100 → refunds-over-100)`,
+      `  ${ids[2]}  issue_refund on ord_q5003  needs 1 distinct approver → needs 2 distinct approvers (rule refunds-up-to-100 → refunds-over-100)`,
+    ]);
+
+    const bad = await plan(write('bad.json', { policies: [{ ...entry, expiryHours: 0 }] }), '--tenant', 'acme');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('Error: The policy is not valid');
+    expect(bad.stderr).toContain('"policies.0.expiryHours"');
+    for (const [args, says] of [
+      [[path.join(dir, 'missing.json'), '--tenant', 'acme'], 'cannot read'],
+      [[write('text.json', 'not json'), '--tenant', 'acme'], 'is not JSON'],
+      [[file, '--tenant', 'nowhere'], 'No tenant "nowhere"'],
+    ] as const) {
+      const refused = await plan(...args);
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toContain(says);
+    }
+    for (const [args, says] of [
+      [[], 'missing policy document file'],
+      [[file], 'missing --tenant'],
+      [[file, '--tenant', 'acme', '--days', '0'], '--days takes a whole number of days from 1 to 365'],
+      [[file, '--tenant', 'acme', '--days', '366'], '--days takes'],
+    ] as const) {
+      const usage = await plan(...args);
+      expect(usage.code, usage.stderr).toBe(2);
+      expect(usage.stderr).toContain(says);
+    }
+  });
+});
