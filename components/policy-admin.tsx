@@ -21,13 +21,14 @@ function Skeleton() {
   );
 }
 
-/** Which version this is and who published it, when (in the viewer's zone). */
+/** Which version this is and who published it, when (in the viewer's zone), and why. */
 function VersionLine({ view }: { view: PolicyView }) {
   if (view.version === 0) return <p data-testid="policy-version" data-version={0} className="text-sm text-zinc-600 dark:text-zinc-400">Built-in defaults (v0): nobody has published a version in this tenant yet.</p>;
   return (
     <p data-testid="policy-version" data-version={view.version} className="text-sm text-zinc-600 dark:text-zinc-400">
       v{view.version} · published by {view.createdBy ? `${view.createdBy.name} (${view.createdBy.email})` : 'the system (seed)'}
       {view.createdAt ? <> · <ViewerTime value={view.createdAt} /></> : null} · expires pending proposals after {view.expiryHours} h
+      {view.note !== null ? <span data-testid="policy-version-note" className="block whitespace-pre-wrap break-words">Why: “{view.note}”</span> : null}
     </p>
   );
 }

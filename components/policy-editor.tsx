@@ -3,10 +3,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { OperatorApiError, valueOrThrow, type FieldProblem } from '@/lib/client/operator-api';
-import { fetchPolicies, savePolicies } from '@/lib/client/policies-api';
+import { fetchPolicies, planPolicies, savePolicies } from '@/lib/client/policies-api';
+import type { PolicyPlan } from '@/lib/policy/plan';
 import type { PolicyChange, PolicyView } from '@/lib/policy/requests';
 import { INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notification-ui';
 import { PolicyDiff } from './policy-diff';
+import { PolicyPlanView } from './policy-plan';
 import { PolicyPreview } from './policy-preview';
 import { draftOf, issuesUnder, newRuleDraft, ruleOf, RuleFields, type RuleDraft } from './policy-rule';
 
@@ -14,7 +16,17 @@ export const POLICIES_KEY = ['admin', 'policies'] as const;
 
 const numberOr = (text: string): number => (/^\d+$/.test(text.trim()) ? Number(text) : (text as unknown as number));
 
-/** An admin's editor of one action's ordered rules and expiry; saving publishes the next version. */
+const NOTE_MAX = 500;
+
+/** Field issues from a refusal, named as this form names them (the entry's prefix dropped). */
+const formIssues = (error: Error): FieldProblem[] =>
+  error instanceof OperatorApiError ? error.problem.issues.map((issue) => ({ ...issue, field: issue.field.replace(/^policies\.0\./, ''), message: issue.message.replaceAll('"policies.0.', '"') })) : [];
+
+/**
+ * An admin's editor of one action's ordered rules and expiry. Publishing comes after a plan of the
+ * draft as it stands (the change in words and the backtest) and needs a change note; any edit
+ * makes the plan old, and publishing waits for a new one.
+ */
 export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; fields: string[]; sampleArgs: Record<string, unknown> }) {
   const client = useQueryClient();
   const [rules, setRules] = useState<RuleDraft[]>(() => view.rules.map(draftOf));
@@ -22,24 +34,40 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
   const [baseVersion, setBaseVersion] = useState(view.version);
   const [saved, setSaved] = useState<PolicyChange | null>(null);
   const [issues, setIssues] = useState<FieldProblem[]>([]);
+  const [note, setNote] = useState('');
+  const [days, setDays] = useState('30');
+  const [plan, setPlan] = useState<PolicyPlan | null>(null);
   const entry = () => ({ action: view.action, version: baseVersion, rules: rules.map(ruleOf), expiryHours: numberOr(expiry) });
   const reset = (next: PolicyView) => {
     setRules(next.rules.map(draftOf));
     setExpiry(String(next.expiryHours));
     setBaseVersion(next.version);
     setIssues([]);
+    setPlan(null);
   };
   const save = useMutation({
-    mutationFn: async () => valueOrThrow(await savePolicies([entry()])),
+    mutationFn: async () => valueOrThrow(await savePolicies([entry()], note)),
     onSuccess: (result) => {
       const now = result.policies.find((each) => each.action === view.action);
       if (now) reset(now);
+      setNote('');
       setSaved(result.saved.find((change) => change.action === view.action) ?? null);
       client.setQueryData(POLICIES_KEY, { policies: result.policies });
     },
     onError: (error) => {
       setSaved(null);
-      setIssues(error instanceof OperatorApiError ? error.problem.issues.map((issue) => ({ ...issue, field: issue.field.replace(/^policies\.0\./, ''), message: issue.message.replaceAll('"policies.0.', '"') })) : []);
+      setIssues(formIssues(error));
+    },
+  });
+  const planning = useMutation({
+    mutationFn: async () => valueOrThrow(await planPolicies([entry()], days)),
+    onSuccess: (result) => {
+      setPlan(result);
+      setIssues([]);
+    },
+    onError: (error) => {
+      setPlan(null);
+      setIssues(formIssues(error));
     },
   });
   const reload = async () => {
@@ -49,13 +77,17 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
     const now = result.value.policies.find((each) => each.action === view.action);
     if (now) reset(now);
     save.reset();
+    planning.reset();
   };
-  const stale = save.error instanceof OperatorApiError && save.error.problem.code === 'stale_policy';
+  const failed = save.error ?? planning.error;
+  const stale = failed instanceof OperatorApiError && failed.problem.code === 'stale_policy';
   /** Any edit: the last answer (diff, refusal, field issues) no longer describes the form. */
   const touched = () => {
     setSaved(null);
     setIssues([]);
+    setPlan(null);
     if (save.isError) save.reset();
+    if (planning.isError) planning.reset();
   };
   const edit = (next: RuleDraft[]) => {
     setRules(next);
@@ -67,7 +99,10 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
     edit(next);
   };
   const expiryIssues = issuesUnder(issues, 'expiryHours');
-  const otherIssues = issues.filter((issue) => !issue.field.startsWith('rules.') && issue.field !== 'expiryHours' && !issue.field.startsWith('sample.'));
+  const noteIssues = issuesUnder(issues, 'note');
+  const daysIssues = issuesUnder(issues, 'days');
+  const otherIssues = issues.filter((issue) => !issue.field.startsWith('rules.') && !['expiryHours', 'note', 'days'].includes(issue.field) && !issue.field.startsWith('sample.'));
+  const canPublish = plan !== null && plan.changes.length > 0;
 
   return (
     <form
@@ -76,7 +111,8 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
       className="space-y-4"
       onSubmit={(event) => {
         event.preventDefault();
-        save.mutate();
+        if (canPublish) save.mutate();
+        else planning.mutate();
       }}
     >
       <p className="text-sm text-zinc-600 dark:text-zinc-400">Rules are checked in order; the first that matches decides. A proposal no rule matches is denied.</p>
@@ -104,20 +140,39 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
       </div>
       {expiryIssues.length > 0 ? <p role="alert" data-testid="expiry-error" className="text-sm text-red-700 dark:text-red-300">{expiryIssues.map((issue) => issue.message).join(' ')}</p> : null}
       <PolicyPreview action={view.action} rules={() => rules.map(ruleOf)} expiryHours={() => numberOr(expiry)} sampleArgs={sampleArgs} onIssues={(found) => setIssues(found)} />
-      {save.error && issues.length > 0 && otherIssues.length === 0 ? (
-        <p role="alert" data-testid="policy-error" className="text-sm text-red-700 dark:text-red-300">Not saved: fix the fields marked above.</p>
+      {failed && issues.length > 0 && otherIssues.length === 0 ? (
+        <p role="alert" data-testid="policy-error" className="text-sm text-red-700 dark:text-red-300">{save.error ? 'Not published' : 'Not planned'}: fix the fields marked above.</p>
       ) : (
-        <ProblemText error={save.error} testId="policy-error" />
+        <ProblemText error={failed} testId="policy-error" />
       )}
       {stale ? (
         <button type="button" data-testid="policy-reload" className={SECONDARY_BUTTON} onClick={() => void reload()}>Load the newest version (discards this draft)</button>
       ) : null}
       {saved ? <PolicyDiff change={saved} /> : null}
       {save.isSuccess && !saved && !save.isPending ? <p role="status" data-testid="policy-unchanged" className="text-sm">Nothing changed, so no new version was published.</p> : null}
-      <div className="flex flex-wrap items-center gap-3">
-        <button type="submit" data-testid="policy-save" disabled={save.isPending} className={PRIMARY_BUTTON}>{save.isPending ? 'Saving…' : `Save as v${baseVersion + 1}`}</button>
-        <button type="button" data-testid="policy-discard" className={SECONDARY_BUTTON} onClick={() => { reset(view); save.reset(); setSaved(null); }}>Discard changes</button>
+      <div className="flex flex-wrap items-end gap-3">
+        <label htmlFor={`days-${view.action}`} className="block text-sm font-medium">
+          Backtest the last (days, 1–365)
+          <input id={`days-${view.action}`} data-testid="policy-plan-days" inputMode="numeric" value={days} onChange={(e) => { setDays(e.target.value); setPlan(null); }} className={`${INPUT} w-24 font-mono`} />
+        </label>
+        <button type="button" data-testid="policy-plan-run" disabled={planning.isPending} onClick={() => planning.mutate()} className={canPublish ? SECONDARY_BUTTON : PRIMARY_BUTTON}>
+          {planning.isPending ? 'Planning…' : plan ? 'Plan again' : 'Plan: what would change'}
+        </button>
+        <button type="button" data-testid="policy-discard" className={SECONDARY_BUTTON} onClick={() => { reset(view); save.reset(); planning.reset(); setSaved(null); }}>Discard changes</button>
       </div>
+      {daysIssues.length > 0 ? <p role="alert" data-testid="days-error" className="text-sm text-red-700 dark:text-red-300">{daysIssues.map((issue) => issue.message).join(' ')}</p> : null}
+      {plan ? <PolicyPlanView plan={plan} /> : null}
+      {canPublish ? (
+        <div className="space-y-2">
+          <label htmlFor={`note-${view.action}`} className="block text-sm font-medium">
+            Why this change? (1–{NOTE_MAX} characters, shown beside the version and in the audit trail)
+            <textarea id={`note-${view.action}`} data-testid="policy-note" rows={2} value={note} onChange={(e) => { setNote(e.target.value); if (save.isError) save.reset(); setIssues([]); }} aria-describedby={`note-count-${view.action}`} className={INPUT} />
+            <span id={`note-count-${view.action}`} className={`mt-1 block text-xs font-normal ${[...note].length > NOTE_MAX ? 'text-red-700 dark:text-red-300' : 'text-zinc-600 dark:text-zinc-400'}`}>{[...note].length}/{NOTE_MAX}</span>
+          </label>
+          {noteIssues.length > 0 ? <p role="alert" data-testid="note-error" className="text-sm text-red-700 dark:text-red-300">{noteIssues.map((issue) => issue.message).join(' ')}</p> : null}
+          <button type="submit" data-testid="policy-save" disabled={save.isPending} className={PRIMARY_BUTTON}>{save.isPending ? 'Publishing…' : `Publish as v${baseVersion + 1}`}</button>
+        </div>
+      ) : null}
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { agentKey, apiSession, proposeHold, signInWithForm, uniqueRequestId } from './support';
+import { PLAN_ORDERS } from '@/demo/systems/world';
+import { agentKey, apiSession, proposeHold, proposeRefund, signInWithForm, uniqueRequestId } from './support';
 
 /**
  * Settings → Routing policies against the production server: carol (admin) edits hold_stock in the
@@ -14,7 +15,7 @@ const API = '/api/v1/admin/policies';
 const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
 
 type Rule = { id: string; description: string; when: unknown; outcome: string; approvals: number; role: string };
-type View = { action: string; version: number; rules: Rule[]; expiryHours: number; createdAt: string | null; createdBy: { name: string; email: string } | null };
+type View = { action: string; version: number; rules: Rule[]; expiryHours: number; createdAt: string | null; createdBy: { name: string; email: string } | null; note: string | null };
 
 async function documentOf(api: APIRequestContext): Promise<View[]> {
   const response = await api.get(API);
@@ -79,8 +80,9 @@ test('an admin edits hold_stock in the form, previews, saves a new version that 
 
     // An invalid entry comes back inline, on its rule's field, and nothing is saved.
     await card.getByTestId('policy-expiry').fill('0');
-    await card.getByTestId('policy-save').click();
+    await card.getByTestId('policy-plan-run').click();
     await expect(card.getByTestId('expiry-error')).toContainText('expiryHours');
+    await expect(card.getByTestId('policy-save')).toHaveCount(0);
     await card.getByTestId('policy-expiry').fill(String(original.expiryHours));
 
     // What would happen: a sample of 4 is denied by the new first rule, 2 needs two approvers.
@@ -95,6 +97,15 @@ test('an admin edits hold_stock in the form, previews, saves a new version that 
     await shoot(page, 'settings-policies');
     await card.getByTestId('policy-preview').screenshot({ path: path.join(dir, 'settings-policies-preview.png') });
 
+    // The plan: the change in words, then the note; publishing without one is refused on the note.
+    await card.getByTestId('policy-plan-run').click();
+    await expect(card.getByTestId('plan-changes')).toContainText('Adds rule no-holds-above-3: When quantity is above 3 → deny');
+    await expect(card.getByTestId('plan-changes')).toContainText('needs 2 distinct approvers');
+    await expect(card.getByTestId('plan-backtest')).toContainText('of the last 30 days replayed');
+    await card.getByTestId('policy-save').click();
+    await expect(card.getByTestId('note-error')).toContainText('"note"');
+    await expect(card.getByTestId('policy-version')).toHaveAttribute('data-version', String(original.version));
+    await card.getByTestId('policy-note').fill('Big holds emptied the north shelf');
     await card.getByTestId('policy-save').click();
     const saved = card.getByTestId('policy-saved');
     await expect(saved).toHaveAttribute('data-version', String(original.version + 1));
@@ -103,6 +114,8 @@ test('an admin edits hold_stock in the form, previews, saves a new version that 
     await expect(saved.locator('[data-kind="changed"]')).toContainText('needs 2 distinct approvers');
     await expect(card.getByTestId('policy-version')).toHaveAttribute('data-version', String(original.version + 1));
     await expect(card.getByTestId('policy-version')).toContainText('Carol');
+    await expect(card.getByTestId('policy-version-note')).toHaveText('Why: “Big holds emptied the north shelf”');
+    expect(holdOf(await documentOf(carol)).note).toBe('Big holds emptied the north shelf');
     await shoot(page, 'settings-policies-saved');
     await saved.screenshot({ path: path.join(dir, 'settings-policies-diff.png') });
 
@@ -120,7 +133,7 @@ test('an admin edits hold_stock in the form, previews, saves a new version that 
     // Another admin's save in between makes this page's draft stale: 409, and nothing is saved.
     await restore(carol, baseURL!, original);
     await card.getByTestId('rule-description').first().fill('Edited on an old version');
-    await card.getByTestId('policy-save').click();
+    await card.getByTestId('policy-plan-run').click();
     await expect(card.getByTestId('policy-error')).toContainText('is at v');
     await card.getByTestId('policy-reload').click();
     await expect(card.getByTestId('policy-rule')).toHaveCount(original.rules.length);
@@ -135,8 +148,10 @@ test('approvers and viewers read the policy with its version and author, and PUT
     const api = await apiSession(baseURL!, email);
     const views = await documentOf(api);
     expect(views.map((view) => view.action)).toEqual(['hold_stock', 'issue_refund']);
-    const put = await api.put(API, { headers: { origin: baseURL! }, data: { policies: [holdOf(views)] } });
+    const put = await api.put(API, { headers: { origin: baseURL! }, data: { policies: [holdOf(views)], note: 'Not mine to change' } });
     expect(put.status(), `${email} may not save`).toBe(403);
+    const plan = await api.post(`${API}/plan`, { headers: { origin: baseURL! }, data: { policies: [holdOf(views)] } });
+    expect(plan.status(), `${email} may not plan`).toBe(403);
     const preview = await api.post(`${API}/preview`, { headers: { origin: baseURL! }, data: { action: 'hold_stock', rules: holdOf(views).rules, expiryHours: 24, sample: { args: { sku: 'filter-blue', quantity: 1 } } } });
     expect(preview.status()).toBe(403);
     await api.dispose();
@@ -153,4 +168,62 @@ test('approvers and viewers read the policy with its version and author, and PUT
   await expect(card.getByTestId('policy-version')).toContainText(/v\d+ · published by/);
   await expect(page.getByTestId('policy-editor')).toHaveCount(0);
   await shoot(page, 'settings-policies-viewer');
+});
+
+type Flip = { proposalId: string; summary: string; before: { outcome: string; approvals: number }; after: { outcome: string; approvals: number } };
+
+test('a draft lowering the refund bound lists exactly the proposals that flip, and the plan shows them before publishing', async ({ page, baseURL, request }) => {
+  const carol = await apiSession(baseURL!, 'carol@acme.test');
+  const alice = await apiSession(baseURL!, 'alice@acme.test');
+  // acme's refunds above 100.00 per order in 24 h need two approvers; the draft lowers that to 50.00.
+  const amounts = [3000, 6000, 9000, 12000];
+  const proposals = [];
+  for (const [index, amountMinor] of amounts.entries()) {
+    proposals.push(await proposeRefund(request, { orderId: PLAN_ORDERS[index], amountMinor, currency: 'EUR', reason: 'Backtest sample' }));
+  }
+  const [small, middle, upper, big] = proposals;
+  try {
+    const refund = (await documentOf(carol)).find((view) => view.action === 'issue_refund')!;
+    const [bound, rest] = refund.rules as [Rule & { when: Record<string, unknown> }, Rule];
+    const draft = { ...refund, rules: [{ ...bound, when: { ...bound.when, above: 5000 } }, rest] };
+    const answer = await carol.post(`${API}/plan`, { headers: { origin: baseURL! }, data: { policies: [draft] } });
+    expect(answer.status()).toBe(200);
+    const plan = (await answer.json()) as { changes: { action: string; words: string[] }[]; backtest: { days: number; proposals: number; flips: Flip[] } };
+    expect(plan.changes.map((change) => change.action)).toEqual(['issue_refund']);
+    const mine = new Set(proposals.map((proposal) => proposal.id));
+    const flipped = plan.backtest.flips.filter((flip) => mine.has(flip.proposalId));
+    expect(flipped.map((flip) => flip.proposalId).sort()).toEqual([middle!.id, upper!.id].sort());
+    for (const flip of flipped) expect(flip).toMatchObject({ before: { outcome: 'needs_approval', approvals: 1 }, after: { outcome: 'needs_approval', approvals: 2 } });
+    expect(flipped.map((flip) => flip.summary).sort()).toEqual([`issue_refund on ${PLAN_ORDERS[1]}`, `issue_refund on ${PLAN_ORDERS[2]}`]);
+    expect(plan.backtest.days).toBe(30);
+    expect(plan.backtest.proposals).toBeGreaterThanOrEqual(4);
+    expect(JSON.stringify(plan)).not.toContain('Backtest sample');
+    expect((await carol.post(`${API}/plan?days=0`, { headers: { origin: baseURL! }, data: { policies: [draft] } })).status()).toBe(422);
+    // The plan wrote nothing.
+    expect((await documentOf(carol)).find((view) => view.action === 'issue_refund')!.version).toBe(refund.version);
+
+    // The same in the dashboard: counts and a link to each flipping proposal, before any publishing.
+    await page.goto('/settings/policies');
+    await signInWithForm(page, 'carol@acme.test');
+    const card = page.getByTestId('policy-issue_refund');
+    await card.getByTestId('rule-bound').first().fill('5000');
+    await card.getByTestId('policy-plan-run').click();
+    await expect(card.getByTestId('plan-changes')).toContainText('above 5000');
+    for (const proposal of [middle!, upper!]) await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toBeVisible();
+    for (const proposal of [small!, big!]) await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toHaveCount(0);
+    await expect(card.getByTestId('plan-counts')).toContainText('needs 1 distinct approver → needs 2 distinct approvers');
+    await expect(card.getByTestId('policy-note')).toBeVisible();
+    await card.getByTestId('policy-plan').screenshot({ path: path.join(dir, 'settings-policies-plan.png') });
+    await shoot(page, 'settings-policies-plan');
+    await card.locator(`[data-testid="plan-flip"][data-proposal-id="${middle!.id}"] a`).click();
+    await expect(page).toHaveURL(new RegExp(`/proposals/${middle!.id}$`));
+  } finally {
+    // Rejected, so no other spec's queue sees them.
+    for (const proposal of proposals) {
+      const rejected = await alice.post(`/api/v1/proposals/${proposal.id}/decisions`, { headers: { origin: baseURL! }, data: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'Needs more evidence' } });
+      expect(rejected.status()).toBe(200);
+    }
+    await alice.dispose();
+    await carol.dispose();
+  }
 });

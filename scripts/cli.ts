@@ -27,7 +27,7 @@ import { tenants, type Role } from '@/db/schema';
 import { eq } from 'drizzle-orm';
 import { DomainError } from '@/lib/errors/domain-error';
 import { backtestDays, planPolicies, type PolicyPlan } from '@/lib/policy/plan';
-import { outcomeInWords } from '@/lib/policy/words';
+import { flipCounts, flipInWords } from '@/lib/policy/words';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -195,13 +195,8 @@ function planLines({ changes, backtest }: PolicyPlan): string[] {
   for (const change of changes) lines.push(`${change.action} v${change.version} → v${change.nextVersion}:`, ...change.words.map((words) => `  ${words}`));
   const capped = backtest.truncated ? ` (the newest ${backtest.limit}; there were more)` : '';
   lines.push(`Backtest: ${backtest.proposals} proposal(s) of the last ${backtest.days} day(s) replayed${capped}; ${backtest.flips.length} would be routed differently.`);
-  const kinds = new Map<string, number>();
-  for (const flip of backtest.flips) {
-    const kind = `${outcomeInWords(flip.before)} → ${outcomeInWords(flip.after)}`;
-    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-  }
-  for (const [kind, count] of kinds) lines.push(`  ${count} × ${kind}`);
-  for (const flip of backtest.flips) lines.push(`  ${flip.proposalId}  ${flip.summary}  ${outcomeInWords(flip.before)} → ${outcomeInWords(flip.after)} (rule ${flip.before.rule} → ${flip.after.rule})`);
+  for (const { words, count } of flipCounts(backtest.flips)) lines.push(`  ${count} × ${words}`);
+  for (const flip of backtest.flips) lines.push(`  ${flip.proposalId}  ${flip.summary}  ${flipInWords(flip)} (rule ${flip.before.rule} → ${flip.after.rule})`);
   return lines;
 }
 

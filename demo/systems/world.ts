@@ -45,12 +45,16 @@ export const QUEUE_FIFTY_SKU = 'queue-fifty-filter';
  */
 export const EXAMPLE_ORDERS = Object.freeze({ agent: 'ord_ex001', aiSdk: 'ord_ex002', agentsSdk: 'ord_ex003' });
 
+/** Orders only e2e/admin-policies.spec.ts refunds, one refund each, to backtest a lowered bound on known amounts. */
+export const PLAN_ORDERS: readonly string[] = Object.freeze(['ord_pl01', 'ord_pl02', 'ord_pl03', 'ord_pl04']);
+
 export const SEEDED_ORDERS: readonly Readonly<Order>[] = Object.freeze([
   Object.freeze({ id: 'ord_1842', tenant: 'acme', currency: 'USD', chargedMinor: 4999 }),
   Object.freeze({ id: 'ord_1843', tenant: 'acme', currency: 'EUR', chargedMinor: 60000 }),
   Object.freeze({ id: 'ord_9001', tenant: 'globex', currency: 'USD', chargedMinor: 100000 }),
   ...QUEUE_FIFTY_ORDERS.map((id) => Object.freeze({ id, tenant: 'acme', currency: 'EUR', chargedMinor: 30000 })),
   ...Object.values(EXAMPLE_ORDERS).map((id) => Object.freeze({ id, tenant: 'acme', currency: 'USD', chargedMinor: 50000 })),
+  ...PLAN_ORDERS.map((id) => Object.freeze({ id, tenant: 'acme', currency: 'EUR', chargedMinor: 30000 })),
 ]);
 
 export const SEEDED_SKUS: readonly Readonly<Sku>[] = Object.freeze([

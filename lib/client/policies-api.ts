@@ -1,3 +1,4 @@
+import type { PolicyPlan } from '@/lib/policy/plan';
 import type { PolicyEntry, PolicyPreview, PolicyPreviewRequest, PolicySaveResult, PolicyView } from '@/lib/policy/requests';
 import { call, sendJson, type ApiResult } from './operator-api';
 
@@ -13,9 +14,14 @@ export function fetchPolicies(): Promise<ApiResult<{ policies: PolicyView[] }>> 
   return call(BASE, { headers: { accept: 'application/json' } }, 'The routing policies could not be loaded');
 }
 
-/** Publishes a new version of each changed entry; 409 `stale_policy` when one was edited from an old version. */
-export function savePolicies(entries: PolicyEntry[]): Promise<ApiResult<PolicySaveResult>> {
-  return call(BASE, sendJson({ policies: entries }, 'PUT'), 'The policy was not saved');
+/** Publishes a new version of each changed entry with the change note; 409 `stale_policy` when one was edited from an old version. */
+export function savePolicies(entries: PolicyEntry[], note: string): Promise<ApiResult<PolicySaveResult>> {
+  return call(BASE, sendJson({ policies: entries, note }, 'PUT'), 'The policy was not saved');
+}
+
+/** The change in words and the backtest of the last `days` days; writes nothing. */
+export function planPolicies(entries: PolicyEntry[], days: string): Promise<ApiResult<PolicyPlan>> {
+  return call(`${BASE}/plan?days=${encodeURIComponent(days)}`, sendJson({ policies: entries }), 'The plan could not be computed');
 }
 
 /** What a draft would do with a sample proposal; writes nothing. */

@@ -48,3 +48,15 @@ export function changesInWords(before: { rules: RoutingRule[]; expiryHours: numb
   if (before.expiryHours !== after.expiryHours) words.push(`Proposals expire after ${after.expiryHours} h (was ${before.expiryHours} h).`);
   return words;
 }
+
+/** A routing flip in words ("needs 1 distinct approver → needs 2 distinct approvers"). */
+export function flipInWords(flip: { before: Pick<Routing, 'outcome' | 'approvals' | 'role'>; after: Pick<Routing, 'outcome' | 'approvals' | 'role'> }): string {
+  return `${outcomeInWords(flip.before)} → ${outcomeInWords(flip.after)}`;
+}
+
+/** The backtest's flips counted by kind, in words, most frequent first. */
+export function flipCounts(flips: Parameters<typeof flipInWords>[0][]): { words: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const flip of flips) counts.set(flipInWords(flip), (counts.get(flipInWords(flip)) ?? 0) + 1);
+  return [...counts].map(([words, count]) => ({ words, count })).sort((a, b) => b.count - a.count);
+}
