@@ -9,7 +9,8 @@ import { RulesInWords } from './policy-diff';
 import { PolicyEditor, POLICIES_KEY } from './policy-editor';
 import { ViewerTime } from './viewer-time';
 
-export type ActionOption = { name: string; title: string; fields: string[]; sampleArgs: Record<string, unknown> };
+/** `money`: the numeric fields holding minor units; `currency`: the one their bounds are typed in at first. */
+export type ActionOption = { name: string; title: string; fields: string[]; money: string[]; currency: string; sampleArgs: Record<string, unknown> };
 
 function Skeleton() {
   return (
@@ -54,7 +55,7 @@ export function PolicyAdmin({ actions, canEdit }: { actions: ActionOption[]; can
               <VersionLine view={view} />
             </div>
             {canEdit ? (
-              <PolicyEditor view={view} fields={action?.fields ?? []} sampleArgs={action?.sampleArgs ?? {}} />
+              <PolicyEditor view={view} fields={action?.fields ?? []} money={action?.money ?? []} currency={action?.currency ?? 'USD'} sampleArgs={action?.sampleArgs ?? {}} />
             ) : (
               <RulesInWords rules={view.rules} />
             )}

@@ -10,7 +10,9 @@ import { INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notifica
 import { PolicyDiff } from './policy-diff';
 import { PolicyPlanView } from './policy-plan';
 import { PolicyPreview } from './policy-preview';
-import { draftOf, issuesUnder, newRuleDraft, ruleOf, RuleFields, type RuleDraft } from './policy-rule';
+import { CURRENCY_CODES } from '@/lib/money';
+import { changesInWords } from '@/lib/policy/words';
+import { boundFormat, draftOf, issuesUnder, newRuleDraft, retypeBounds, ruleOf, RuleFields, type CurrencyOf, type RuleDraft } from './policy-rule';
 
 export const POLICIES_KEY = ['admin', 'policies'] as const;
 
@@ -27,9 +29,14 @@ const formIssues = (error: Error): FieldProblem[] =>
  * draft as it stands (the change in words and the backtest) and needs a change note; any edit
  * makes the plan old, and publishing waits for a new one.
  */
-export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; fields: string[]; sampleArgs: Record<string, unknown> }) {
+type EditorProps = { view: PolicyView; fields: string[]; money: string[]; currency: string; sampleArgs: Record<string, unknown> };
+
+export function PolicyEditor({ view, fields, money, currency: initialCurrency, sampleArgs }: EditorProps) {
   const client = useQueryClient();
-  const [rules, setRules] = useState<RuleDraft[]>(() => view.rules.map(draftOf));
+  const [currency, setCurrency] = useState(initialCurrency);
+  const inCurrency = (code: string): CurrencyOf => (field) => (money.includes(field) ? code : undefined);
+  const currencyOf = inCurrency(currency);
+  const [rules, setRules] = useState<RuleDraft[]>(() => view.rules.map((rule) => draftOf(rule, currencyOf)));
   const [expiry, setExpiry] = useState(String(view.expiryHours));
   const [baseVersion, setBaseVersion] = useState(view.version);
   const [saved, setSaved] = useState<PolicyChange | null>(null);
@@ -37,9 +44,9 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
   const [note, setNote] = useState('');
   const [days, setDays] = useState('30');
   const [plan, setPlan] = useState<PolicyPlan | null>(null);
-  const entry = () => ({ action: view.action, version: baseVersion, rules: rules.map(ruleOf), expiryHours: numberOr(expiry) });
+  const entry = () => ({ action: view.action, version: baseVersion, rules: rules.map((draft) => ruleOf(draft, currencyOf)), expiryHours: numberOr(expiry) });
   const reset = (next: PolicyView) => {
-    setRules(next.rules.map(draftOf));
+    setRules(next.rules.map((rule) => draftOf(rule, currencyOf)));
     setExpiry(String(next.expiryHours));
     setBaseVersion(next.version);
     setIssues([]);
@@ -124,6 +131,7 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
             index={index}
             count={rules.length}
             fields={fields}
+            currencyOf={currencyOf}
             issues={issuesUnder(issues, `rules.${index}`)}
             onChange={(next) => edit(rules.map((each) => (each.key === draft.key ? next : each)))}
             onMove={(by) => move(index, by)}
@@ -137,9 +145,17 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
           Proposals expire after (hours, 1–720)
           <input id={`expiry-${view.action}`} data-testid="policy-expiry" inputMode="numeric" value={expiry} onChange={(e) => { setExpiry(e.target.value); touched(); }} className={`${INPUT} w-32 font-mono`} />
         </label>
+        {money.length > 0 ? (
+          <label htmlFor={`currency-${view.action}`} className="block text-sm font-medium">
+            Money bounds typed in
+            <select id={`currency-${view.action}`} data-testid="policy-currency" value={currency} onChange={(e) => { setRules(retypeBounds(rules, currencyOf, inCurrency(e.target.value))); setCurrency(e.target.value); touched(); }} className={`${INPUT} w-28 pr-8 font-mono`}>
+              {CURRENCY_CODES.map((code) => <option key={code} value={code}>{code}</option>)}
+            </select>
+          </label>
+        ) : null}
       </div>
       {expiryIssues.length > 0 ? <p role="alert" data-testid="expiry-error" className="text-sm text-red-700 dark:text-red-300">{expiryIssues.map((issue) => issue.message).join(' ')}</p> : null}
-      <PolicyPreview action={view.action} rules={() => rules.map(ruleOf)} expiryHours={() => numberOr(expiry)} sampleArgs={sampleArgs} onIssues={(found) => setIssues(found)} />
+      <PolicyPreview action={view.action} rules={() => rules.map((draft) => ruleOf(draft, currencyOf))} expiryHours={() => numberOr(expiry)} sampleArgs={sampleArgs} onIssues={(found) => setIssues(found)} />
       {failed && issues.length > 0 && otherIssues.length === 0 ? (
         <p role="alert" data-testid="policy-error" className="text-sm text-red-700 dark:text-red-300">{save.error ? 'Not published' : 'Not planned'}: fix the fields marked above.</p>
       ) : (
@@ -161,7 +177,7 @@ export function PolicyEditor({ view, fields, sampleArgs }: { view: PolicyView; f
         <button type="button" data-testid="policy-discard" className={SECONDARY_BUTTON} onClick={() => { reset(view); save.reset(); planning.reset(); setSaved(null); }}>Discard changes</button>
       </div>
       {daysIssues.length > 0 ? <p role="alert" data-testid="days-error" className="text-sm text-red-700 dark:text-red-300">{daysIssues.map((issue) => issue.message).join(' ')}</p> : null}
-      {plan ? <PolicyPlanView plan={plan} /> : null}
+      {plan ? <PolicyPlanView plan={plan} words={changesInWords({ rules: view.rules, expiryHours: view.expiryHours }, { rules: entry().rules, expiryHours: numberOr(expiry) }, boundFormat(currencyOf))} /> : null}
       {canPublish ? (
         <div className="space-y-2">
           <label htmlFor={`note-${view.action}`} className="block text-sm font-medium">

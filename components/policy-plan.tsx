@@ -2,8 +2,12 @@ import Link from 'next/link';
 import type { PolicyPlan } from '@/lib/policy/plan';
 import { flipCounts, flipInWords } from '@/lib/policy/words';
 
-/** Before publishing: the change in words and the backtest — counts by kind, then each flipping proposal with a link. */
-export function PolicyPlanView({ plan }: { plan: PolicyPlan }) {
+/**
+ * Before publishing: the change in words and the backtest — counts by kind, then each flipping
+ * proposal with a link. `words`: the editor's own wording of the change (money in major units
+ * beside the currency) in place of the server's, which writes bounds as stored.
+ */
+export function PolicyPlanView({ plan, words }: { plan: PolicyPlan; words?: string[] }) {
   const { changes, backtest } = plan;
   return (
     <div role="status" data-testid="policy-plan" data-flips={backtest.flips.length} className="space-y-3 rounded-md border border-blue-300 bg-blue-50 p-3 text-sm dark:border-blue-800 dark:bg-blue-950">
@@ -14,7 +18,7 @@ export function PolicyPlanView({ plan }: { plan: PolicyPlan }) {
           <div key={change.action} className="space-y-1">
             <p className="font-medium">The change, v{change.version} → v{change.nextVersion}</p>
             <ul data-testid="plan-changes" className="list-disc space-y-1 pl-5">
-              {change.words.map((words) => <li key={words} className="break-words">{words}</li>)}
+              {(words ?? change.words).map((line) => <li key={line} className="break-words">{line}</li>)}
             </ul>
           </div>
         ))

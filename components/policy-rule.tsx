@@ -1,8 +1,23 @@
 'use client';
 
 import type { FieldProblem } from '@/lib/client/operator-api';
+import { formatMinor, parseMoney } from '@/lib/money';
+import { descriptionMismatch, ruleInWords, type BoundFormat } from '@/lib/policy/words';
 import type { RoutingRule } from '@/lib/routing-rules';
 import { INPUT, SECONDARY_BUTTON } from './notification-ui';
+
+/**
+ * The currency a money field's bound is typed in (major units, parsed exactly as the revision
+ * form parses money), or undefined for a plain number. The stored bound stays in minor units and
+ * compares the minor units of every currency alike.
+ */
+export type CurrencyOf = (field: string) => string | undefined;
+
+/** A bound as a person reads it: "50.00 EUR" for a money field, the number otherwise. */
+export const boundFormat = (currencyOf: CurrencyOf): BoundFormat => (field, value) => {
+  const currency = currencyOf(field);
+  return currency && Number.isInteger(value) ? `${formatMinor(value, currency)} ${currency}` : String(value);
+};
 
 /** One rule as the form holds it: every number as typed, so a bad entry reaches the server and comes back as that field's issue. */
 export type RuleDraft = {
@@ -20,8 +35,10 @@ export type RuleDraft = {
 
 let nextKey = 0;
 
-export function draftOf(rule: RoutingRule): RuleDraft {
+export function draftOf(rule: RoutingRule, currencyOf: CurrencyOf = () => undefined): RuleDraft {
   const when = rule.when;
+  const value = when?.below ?? when?.above;
+  const currency = when ? currencyOf(when.field) : undefined;
   const condition = !when ? 'always' : when.below !== undefined ? 'below' : when.aggregate ? 'aggregate' : 'above';
   return {
     key: nextKey++,
@@ -29,7 +46,7 @@ export function draftOf(rule: RoutingRule): RuleDraft {
     description: rule.description,
     condition,
     field: when?.field ?? '',
-    bound: String(when?.below ?? when?.above ?? ''),
+    bound: value === undefined ? '' : currency && Number.isInteger(value) ? formatMinor(value, currency) : String(value),
     windowHours: String(when?.aggregate?.windowHours ?? 24),
     outcome: rule.outcome,
     approvals: String(rule.approvals),
@@ -46,11 +63,28 @@ export function newRuleDraft(existing: RuleDraft[], field: string): RuleDraft {
 /** A number as typed, or the text itself (the server then names the field that is not a number). */
 const numberOr = (text: string): number => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : (text as unknown as number));
 
-export function ruleOf(draft: RuleDraft): RoutingRule {
+/** A money bound typed in major units as minor units, or why it cannot be read (the revision form's parser). */
+export function moneyBound(draft: RuleDraft, currencyOf: CurrencyOf): ReturnType<typeof parseMoney> | undefined {
+  const currency = draft.condition === 'always' ? undefined : currencyOf(draft.field);
+  return currency ? parseMoney(draft.bound, currency) : undefined;
+}
+
+/** Re-types every money bound from one currency's decimals to another's (the stored minor units stay). */
+export function retypeBounds(drafts: RuleDraft[], from: CurrencyOf, to: CurrencyOf): RuleDraft[] {
+  return drafts.map((draft) => {
+    const parsed = moneyBound(draft, from);
+    const currency = to(draft.field);
+    return parsed?.ok && currency ? { ...draft, bound: formatMinor(parsed.minor, currency) } : draft;
+  });
+}
+
+export function ruleOf(draft: RuleDraft, currencyOf: CurrencyOf = () => undefined): RoutingRule {
   const base = { id: draft.id.trim(), description: draft.description, outcome: draft.outcome, role: draft.role };
   const approvals = draft.outcome === 'needs_approval' ? numberOr(draft.approvals) : 0;
   if (draft.condition === 'always') return { ...base, approvals, when: null };
-  const bound = numberOr(draft.bound);
+  const money = moneyBound(draft, currencyOf);
+  // Unreadable money goes as typed: the server names the field, and the form says why beside it.
+  const bound = money ? (money.ok ? money.minor : (draft.bound as unknown as number)) : numberOr(draft.bound);
   const when =
     draft.condition === 'below'
       ? { field: draft.field, below: bound }
@@ -70,6 +104,7 @@ type RuleFieldsProps = {
   index: number;
   count: number;
   fields: string[];
+  currencyOf: CurrencyOf;
   issues: FieldProblem[];
   onChange(next: RuleDraft): void;
   onMove(by: -1 | 1): void;
@@ -77,10 +112,16 @@ type RuleFieldsProps = {
 };
 
 /** One ordered rule: condition → outcome, its description and id, and buttons to move or remove it. */
-export function RuleFields({ draft, index, count, fields, issues, onChange, onMove, onRemove }: RuleFieldsProps) {
+export function RuleFields({ draft, index, count, fields, currencyOf, issues, onChange, onMove, onRemove }: RuleFieldsProps) {
   const id = (name: string) => `rule-${draft.key}-${name}`;
   const set = (patch: Partial<RuleDraft>) => onChange({ ...draft, ...patch });
   const label = `Rule ${index + 1}`;
+  const currency = draft.condition === 'always' ? undefined : currencyOf(draft.field);
+  const money = moneyBound(draft, currencyOf);
+  const rule = ruleOf(draft, currencyOf);
+  const readable = money === undefined || money.ok;
+  const generated = readable ? ruleInWords(rule, boundFormat(currencyOf)) : null;
+  const mismatch = readable ? descriptionMismatch(rule, boundFormat(currencyOf)) : null;
   return (
     <li data-testid="policy-rule" data-index={index} data-rule-id={draft.id} className="space-y-3 rounded-md border border-zinc-200 p-3 dark:border-zinc-800" aria-label={label}>
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -111,7 +152,15 @@ export function RuleFields({ draft, index, count, fields, issues, onChange, onMo
             </label>
             <label htmlFor={id('bound')} className="block text-sm font-medium">
               {draft.condition === 'below' ? 'Below' : 'Above'}
-              <input id={id('bound')} data-testid="rule-bound" inputMode="decimal" value={draft.bound} onChange={(e) => set({ bound: e.target.value })} className={`${INPUT} font-mono`} />
+              <span className="mt-1 flex items-center gap-2">
+                <input id={id('bound')} data-testid="rule-bound" inputMode="decimal" value={draft.bound} onChange={(e) => set({ bound: e.target.value })} aria-describedby={currency ? id('bound-hint') : undefined} className={`${INPUT} mt-0 font-mono`} />
+                {currency ? <span data-testid="rule-bound-currency" className="font-mono font-medium">{currency}</span> : null}
+              </span>
+              {money ? (
+                <span id={id('bound-hint')} data-testid={money.ok ? 'rule-bound-minor' : 'rule-bound-error'} role={money.ok ? undefined : 'alert'} className={`mt-1 block text-xs font-normal ${money.ok ? 'text-zinc-600 dark:text-zinc-400' : 'text-red-700 dark:text-red-300'}`}>
+                  {money.ok ? `= ${money.minor} minor units, compared in every currency` : money.message}
+                </span>
+              ) : null}
             </label>
           </>
         ) : null}
@@ -154,8 +203,15 @@ export function RuleFields({ draft, index, count, fields, issues, onChange, onMo
       </div>
       <label htmlFor={id('description')} className="block text-sm font-medium">
         Description
-        <input id={id('description')} data-testid="rule-description" value={draft.description} onChange={(e) => set({ description: e.target.value })} className={INPUT} />
+        <input id={id('description')} data-testid="rule-description" value={draft.description} onChange={(e) => set({ description: e.target.value })} className={INPUT} aria-describedby={id('terms')} />
       </label>
+      <div id={id('terms')} className="space-y-1 text-xs">
+        {generated ? <p data-testid="rule-terms" className="text-zinc-600 dark:text-zinc-400">From its terms: {generated}</p> : null}
+        {mismatch ? <p role="alert" data-testid="rule-description-mismatch" className="text-amber-800 dark:text-amber-300">⚠ {mismatch}</p> : null}
+        {generated && (mismatch || draft.description === '') ? (
+          <button type="button" data-testid="rule-describe" onClick={() => set({ description: generated })} className={SECONDARY_BUTTON}>Use the words from its terms</button>
+        ) : null}
+      </div>
       {issues.length > 0 ? (
         <ul role="alert" data-testid="rule-error" className="list-disc space-y-0.5 pl-5 text-sm text-red-700 dark:text-red-300">
           {issues.map((issue) => (

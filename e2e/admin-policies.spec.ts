@@ -206,9 +206,22 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
     await page.goto('/settings/policies');
     await signInWithForm(page, 'carol@acme.test');
     const card = page.getByTestId('policy-issue_refund');
-    await card.getByTestId('rule-bound').first().fill('5000');
+    // Money bounds in major units beside the currency, parsed as the revision form parses money.
+    await card.getByTestId('policy-currency').selectOption('EUR');
+    const first = card.getByTestId('policy-rule').first();
+    await expect(first.getByTestId('rule-bound')).toHaveValue('100.00');
+    await expect(first.getByTestId('rule-bound-currency')).toHaveText('EUR');
+    await first.getByTestId('rule-bound').fill('50.001');
+    await expect(first.getByTestId('rule-bound-error')).toContainText('EUR has 2 decimals');
+    await first.getByTestId('rule-bound').fill('50.00');
+    await expect(first.getByTestId('rule-bound-minor')).toHaveText('= 5000 minor units, compared in every currency');
+    // The description still says 100.00: flagged, and rewritten from the rule's terms.
+    await expect(first.getByTestId('rule-description-mismatch')).toContainText('The description says 100.00, but the bound is 50.00 EUR.');
+    await first.getByTestId('rule-describe').click();
+    await expect(first.getByTestId('rule-description')).toHaveValue(/is above 50\.00 EUR → needs 2 distinct approvers$/);
+    await expect(first.getByTestId('rule-description-mismatch')).toHaveCount(0);
     await card.getByTestId('policy-plan-run').click();
-    await expect(card.getByTestId('plan-changes')).toContainText('above 5000');
+    await expect(card.getByTestId('plan-changes')).toContainText('is above 50.00 EUR → needs 2 distinct approvers (was above 100.00 EUR).');
     for (const proposal of [middle!, upper!]) await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toBeVisible();
     for (const proposal of [small!, big!]) await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toHaveCount(0);
     await expect(card.getByTestId('plan-counts')).toContainText('needs 1 distinct approver → needs 2 distinct approvers');

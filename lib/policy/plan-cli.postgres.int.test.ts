@@ -38,7 +38,7 @@ describe('policy:plan', () => {
     expect(done.code, done.stderr).toBe(0);
     const lines = done.stdout.trim().split('\n');
     expect(lines[0]).toBe('issue_refund v2 → v3:');
-    expect(lines[1]).toMatch(/^ {2}Rule refunds-over-100 becomes: .* above 5000 /);
+    expect(lines[1]).toMatch(/^ {2}Rule refunds-over-100: When amountMinor .* is above 5000 → needs 2 distinct approvers \(was above 10000\)\.$/);
     expect(lines.slice(2)).toEqual([
       'Backtest: 3 proposal(s) of the last 7 day(s) replayed; 2 would be routed differently.',
       '  2 × needs 1 distinct approver → needs 2 distinct approvers',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { changesInWords, diffRules, ruleInWords } from './words';
+import { changesInWords, descriptionMismatch, diffRules, ruleInWords } from './words';
 
 const one: RoutingRule = { id: 'one', description: 'One approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };
 const denyBig: RoutingRule = { id: 'big', description: 'No big holds', when: { field: 'quantity', above: 3 }, outcome: 'deny', approvals: 0, role: 'approver' };
@@ -30,11 +30,33 @@ describe('policies in words', () => {
   it('words a change as sentences: each changed, added, moved or removed rule, and the expiry', () => {
     const words = changesInWords({ rules: [one, denyBig], expiryHours: 24 }, { rules: [{ ...denyBig, when: { field: 'quantity', above: 2 } }, { ...one, id: 'new' }], expiryHours: 12 });
     expect(words).toEqual([
-      'Rule big becomes: When quantity is above 2 → deny (“No big holds”) (was: When quantity is above 3 → deny (“No big holds”)).',
+      'Rule big: When quantity is above 2 → deny (was above 3).',
+      'Rule big moves to position 1 (was 2).',
       'Adds rule new: Always → needs 1 distinct approver (“One approver”).',
       'Removes rule one: Always → needs 1 distinct approver (“One approver”).',
       'Proposals expire after 12 h (was 24 h).',
     ]);
     expect(changesInWords({ rules: [one, denyBig], expiryHours: 24 }, { rules: [denyBig, one], expiryHours: 24 })).toEqual(['Rule big moves to position 1 (was 2).', 'Rule one moves to position 2 (was 1).']);
+    expect(changesInWords({ rules: [denyBig], expiryHours: 24 }, { rules: [{ ...denyBig, outcome: 'needs_approval', approvals: 2, description: 'Big holds need two' }], expiryHours: 24 })).toEqual([
+      'Rule big becomes: When quantity is above 3 → needs 2 distinct approvers (was: When quantity is above 3 → deny).',
+      'Rule big is described as “Big holds need two” (was “No big holds”).',
+    ]);
+  });
+
+  it('writes money bounds in major units beside the currency when told how, and flags a description naming another amount', () => {
+    const euros = (field: string, value: number) => (field === 'amountMinor' ? `${(value / 100).toFixed(2)} EUR` : String(value));
+    const refunds: RoutingRule = { id: 'refunds-over-100', description: 'Refunds above 100.00 per order in 24 h need two approvers', when: { field: 'amountMinor', above: 5000, aggregate: { windowHours: 24 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' };
+    expect(ruleInWords(refunds, euros)).toContain('is above 50.00 EUR → needs 2 distinct approvers');
+    expect(descriptionMismatch(refunds, euros)).toBe('The description says 100.00, but the bound is 50.00 EUR.');
+    const before = { rules: [{ ...refunds, when: { ...refunds.when!, above: 10000 } }], expiryHours: 24 };
+    expect(changesInWords(before, { rules: [refunds], expiryHours: 24 }, euros)).toEqual([
+      "Rule refunds-over-100: When amountMinor summed with this action's open and executed proposals on the same resource in the last 24 h is above 50.00 EUR → needs 2 distinct approvers (was above 100.00 EUR).",
+    ]);
+    expect(descriptionMismatch({ ...refunds, description: 'Refunds above 50.00 per order in 24 h' }, euros)).toBeNull();
+    expect(descriptionMismatch({ ...refunds, description: 'Refunds above 5000 minor units' }, euros)).toBeNull();
+    expect(descriptionMismatch({ ...refunds, description: 'Big refunds need two approvers' }, euros)).toBeNull();
+    expect(descriptionMismatch(denyBig)).toBeNull();
+    expect(descriptionMismatch({ ...denyBig, description: 'Holds above 4 are denied' })).toBe('The description says 4, but the bound is 3.');
+    expect(descriptionMismatch(one)).toBeNull();
   });
 });

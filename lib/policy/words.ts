@@ -3,11 +3,16 @@ import type { RoutingRule } from '@/lib/routing-rules';
 
 /** Routing policies in words, for the editor, the read-only view and the diff after a save. Client-safe: types only from the server side. */
 
-export function conditionInWords(when: RoutingRule['when']): string {
+/** How a bound's value reads: as stored (minor units), or in major units beside a currency (`boundFormat`). */
+export type BoundFormat = (field: string, value: number) => string;
+
+const asStored: BoundFormat = (_field, value) => String(value);
+
+export function conditionInWords(when: RoutingRule['when'], format: BoundFormat = asStored): string {
   if (!when) return 'Always';
-  if (when.below !== undefined) return `When ${when.field} is below ${when.below}`;
+  if (when.below !== undefined) return `When ${when.field} is below ${format(when.field, when.below)}`;
   const sum = when.aggregate ? ` summed with this action's open and executed proposals on the same resource in the last ${when.aggregate.windowHours} h` : '';
-  return `When ${when.field}${sum} is above ${when.above ?? '?'}`;
+  return `When ${when.field}${sum} is above ${when.above === undefined ? '?' : format(when.field, when.above)}`;
 }
 
 export function outcomeInWords(rule: Pick<Routing, 'outcome' | 'approvals' | 'role'>): string {
@@ -16,8 +21,24 @@ export function outcomeInWords(rule: Pick<Routing, 'outcome' | 'approvals' | 'ro
   return `needs ${rule.approvals} distinct ${rule.role}${rule.approvals === 1 ? '' : 's'}`;
 }
 
-export function ruleInWords(rule: RoutingRule): string {
-  return `${conditionInWords(rule.when)} → ${outcomeInWords(rule)}`;
+export function ruleInWords(rule: RoutingRule, format: BoundFormat = asStored): string {
+  return `${conditionInWords(rule.when, format)} → ${outcomeInWords(rule)}`;
+}
+
+/**
+ * Where a rule's description contradicts its bound: the numbers it names (its window's hours
+ * aside) include neither the bound as stored nor as `format` writes it ("100.00" on a bound of
+ * 5000 minor units). Null when it names no number, or the bound's.
+ */
+export function descriptionMismatch(rule: RoutingRule, format: BoundFormat = asStored): string | null {
+  const value = rule.when?.above ?? rule.when?.below;
+  if (!rule.when || value === undefined) return null;
+  const hours = rule.when.aggregate ? String(rule.when.aggregate.windowHours) : null;
+  const named = (rule.description.match(/\d+(?:[.,]\d+)*/g) ?? []).filter((number) => number !== hours);
+  const shown = format(rule.when.field, value);
+  const accepted = new Set([String(value), shown.split(' ')[0]!]);
+  if (named.length === 0 || named.some((number) => accepted.has(number.replaceAll(',', '')))) return null;
+  return `The description says ${named.join(', ')}, but the bound is ${shown}.`;
 }
 
 export type RuleDiffLine = { kind: 'added' | 'removed' | 'changed' | 'moved' | 'same'; id: string; before?: string; after?: string };
@@ -36,14 +57,45 @@ export function diffRules(before: RoutingRule[], after: RoutingRule[]): RuleDiff
   return lines;
 }
 
+/** "above 10000" / "below 3": a bound's direction and value, as `format` writes it. */
+function boundWords(when: NonNullable<RoutingRule['when']>, format: BoundFormat): string {
+  return when.below !== undefined ? `below ${format(when.field, when.below)}` : `above ${when.above === undefined ? '?' : format(when.field, when.above)}`;
+}
+
+/** The rule as it was with only the bound's value changed: then the sentence says "(was above …)". */
+function onlyBoundMoved(before: RoutingRule, after: RoutingRule): boolean {
+  if (!before.when || !after.when || (before.when.below === undefined) !== (after.when.below === undefined)) return false;
+  const value = after.when.below ?? after.when.above;
+  const moved: RoutingRule = { ...before, description: after.description, when: { ...before.when, ...(before.when.below !== undefined ? { below: value } : { above: value }) } };
+  return ruleInWords(moved) === ruleInWords(after);
+}
+
+/** One changed rule in sentences: its new terms (only the old bound when nothing else moved), and its new description. */
+function changedRuleWords(before: RoutingRule, after: RoutingRule, format: BoundFormat): string[] {
+  const words: string[] = [];
+  if (ruleInWords(before) !== ruleInWords(after)) {
+    words.push(
+      onlyBoundMoved(before, after)
+        ? `Rule ${after.id}: ${ruleInWords(after, format)} (was ${boundWords(before.when!, format)}).`
+        : `Rule ${after.id} becomes: ${ruleInWords(after, format)} (was: ${ruleInWords(before, format)}).`,
+    );
+  }
+  if (before.description !== after.description) words.push(`Rule ${after.id} is described as “${after.description}” (was “${before.description}”).`);
+  return words;
+}
+
+type Terms = { rules: RoutingRule[]; expiryHours: number };
+
 /** A policy's change as sentences, one per rule that changed (matched by id) and one for the expiry: the plan's "change in words". */
-export function changesInWords(before: { rules: RoutingRule[]; expiryHours: number }, after: { rules: RoutingRule[]; expiryHours: number }): string[] {
+export function changesInWords(before: Terms, after: Terms, format: BoundFormat = asStored): string[] {
+  const position = (rules: RoutingRule[], id: string) => rules.findIndex((rule) => rule.id === id) + 1;
   const words = diffRules(before.rules, after.rules).flatMap((line): string[] => {
-    if (line.kind === 'added') return [`Adds rule ${line.id}: ${line.after}.`];
-    if (line.kind === 'removed') return [`Removes rule ${line.id}: ${line.before}.`];
-    if (line.kind === 'changed') return [`Rule ${line.id} becomes: ${line.after} (was: ${line.before}).`];
-    if (line.kind === 'moved') return [`Rule ${line.id} moves to position ${after.rules.findIndex((rule) => rule.id === line.id) + 1} (was ${before.rules.findIndex((rule) => rule.id === line.id) + 1}).`];
-    return [];
+    const old = before.rules.find((rule) => rule.id === line.id);
+    const now = after.rules.find((rule) => rule.id === line.id);
+    if (line.kind === 'added') return [`Adds rule ${line.id}: ${ruleInWords(now!, format)} (“${now!.description}”).`];
+    if (line.kind === 'removed') return [`Removes rule ${line.id}: ${ruleInWords(old!, format)} (“${old!.description}”).`];
+    const moved = position(before.rules, line.id) !== position(after.rules, line.id) ? [`Rule ${line.id} moves to position ${position(after.rules, line.id)} (was ${position(before.rules, line.id)}).`] : [];
+    return [...(line.kind === 'changed' ? changedRuleWords(old!, now!, format) : []), ...moved];
   });
   if (before.expiryHours !== after.expiryHours) words.push(`Proposals expire after ${after.expiryHours} h (was ${before.expiryHours} h).`);
   return words;

@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import { getDb } from '@/lib/database';
 import { PolicyAdmin, type ActionOption } from '@/components/policy-admin';
 import { allActions } from '@/lib/actions/registry';
+import { CURRENCY_CODES } from '@/lib/money';
 import { SettingsHeader } from '@/components/settings-header';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { recentSampleArgs } from '@/lib/policy/current';
@@ -15,12 +16,13 @@ export default async function PoliciesSettingsPage() {
   const canEdit = context.role === 'admin';
   const db = await getDb();
   const actions: ActionOption[] = await Promise.all(
-    allActions().map(async (action) => ({
-      name: action.name,
-      title: action.title,
-      fields: numericFields(action),
-      sampleArgs: canEdit ? await recentSampleArgs(db, context.tenantId, action.name) : {},
-    })),
+    allActions().map(async (action) => {
+      const sampleArgs = canEdit ? await recentSampleArgs(db, context.tenantId!, action.name) : {};
+      const money = action.editing?.money ?? [];
+      // Money bounds are typed in the currency of the newest proposal at first (else USD); the editor can switch.
+      const sampled = money.map((each) => sampleArgs[each.currencyField]).find((value): value is string => typeof value === 'string' && CURRENCY_CODES.includes(value));
+      return { name: action.name, title: action.title, fields: numericFields(action), money: money.map((each) => each.field), currency: sampled ?? 'USD', sampleArgs };
+    }),
   );
   return (
     <section aria-labelledby="policies-heading" className="space-y-6" data-testid="policies-page">
