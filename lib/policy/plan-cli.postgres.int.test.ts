@@ -8,6 +8,7 @@ import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { currentPolicies } from './current';
+import type { PolicyView } from './requests';
 
 /** `npm run cli -- policy:plan FILE --tenant <id> [--days N]` on a real database: the plan printed, refusals with their issues. */
 const t = setupTestDatabase();
@@ -24,50 +25,58 @@ const write = (name: string, value: unknown) => {
 };
 
 describe('policy:plan', () => {
-  it('prints the change in words and each flipping proposal with counts, exit 0; refusals exit 1 with the issues, usage errors 2', async () => {
+  let file = '';
+  let entry: PolicyView;
+
+  it('prints the change in words and each flipping proposal with counts, exit 0', async () => {
     const ids: string[] = [];
     for (const [n, amountMinor] of [[1, 3000], [2, 6000], [3, 9000]] as const) {
       const body = { requestId: `req_cli_plan_${n}`, action: 'issue_refund', contractVersion: 1, args: { orderId: `ord_q500${n}`, amountMinor, currency: 'EUR', reason: 'Partial refund' } };
       ids.push((await submitAs(t.db, systems.client, seeded.acme, body)).proposal.id);
     }
-    const entry = (await currentPolicies(t.db, 'acme')).find((view) => view.action === 'issue_refund')!;
+    entry = (await currentPolicies(t.db, 'acme')).find((view) => view.action === 'issue_refund')!;
     entry.rules = [{ ...entry.rules[0]!, when: { ...entry.rules[0]!.when!, above: 5000 } }, entry.rules[1]!];
-    const file = write('draft.json', { policies: [entry] });
+    file = write('draft.json', { policies: [entry] });
 
     const done = await plan(file, '--tenant', 'acme', '--days', '7');
     expect(done.code, done.stderr).toBe(0);
     const lines = done.stdout.trim().split('\n');
     expect(lines[0]).toBe('issue_refund v2 → v3:');
-    expect(lines[1]).toMatch(/^ {2}Rule refunds-over-100: When amountMinor .* is above 5000 → needs 2 distinct approvers \(was above 10000\)\.$/);
+    expect(lines[1]).toMatch(/^ {2}Rule refunds-over-100: When amountMinor .* is above 5000 minor units → needs 2 distinct approvers \(was above 10000 minor units\)\.$/);
     expect(lines.slice(2)).toEqual([
       'Backtest: 3 proposal(s) of the last 7 day(s) replayed; 2 would be routed differently.',
       '  2 × needs 1 distinct approver → needs 2 distinct approvers',
       `  ${ids[1]}  issue_refund on ord_q5002  needs 1 distinct approver → needs 2 distinct approvers (rule refunds-up-to-100 → refunds-over-100)`,
       `  ${ids[2]}  issue_refund on ord_q5003  needs 1 distinct approver → needs 2 distinct approvers (rule refunds-up-to-100 → refunds-over-100)`,
     ]);
+  });
 
+  it('refuses a document that does not validate, with its issues: exit 1', async () => {
     const bad = await plan(write('bad.json', { policies: [{ ...entry, expiryHours: 0 }] }), '--tenant', 'acme');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Error: The policy is not valid');
     expect(bad.stderr).toContain('"policies.0.expiryHours"');
-    for (const [args, says] of [
-      [[path.join(dir, 'missing.json'), '--tenant', 'acme'], 'cannot read'],
-      [[write('text.json', 'not json'), '--tenant', 'acme'], 'is not JSON'],
-      [[file, '--tenant', 'nowhere'], 'No tenant "nowhere"'],
-    ] as const) {
-      const refused = await plan(...args);
-      expect(refused.code, refused.stderr).toBe(1);
-      expect(refused.stderr).toContain(says);
-    }
-    for (const [args, says] of [
-      [[], 'missing policy document file'],
-      [[file], 'missing --tenant'],
-      [[file, '--tenant', 'acme', '--days', '0'], '--days takes a whole number of days from 1 to 365'],
-      [[file, '--tenant', 'acme', '--days', '366'], '--days takes'],
-    ] as const) {
-      const usage = await plan(...args);
-      expect(usage.code, usage.stderr).toBe(2);
-      expect(usage.stderr).toContain(says);
-    }
+  });
+
+  // Each a process of its own: the arguments are made when the row runs (the draft file is the first test's).
+  it.each([
+    ['a missing file', () => [path.join(dir, 'missing.json'), '--tenant', 'acme'], 'cannot read'],
+    ['a file that is not JSON', () => [write('text.json', 'not json'), '--tenant', 'acme'], 'is not JSON'],
+    ['an unknown tenant', () => [file, '--tenant', 'nowhere'], 'No tenant "nowhere"'],
+  ])('refuses %s: exit 1', async (_label, args, says) => {
+    const refused = await plan(...args());
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain(says);
+  });
+
+  it.each([
+    ['no file', () => [], 'missing policy document file'],
+    ['no --tenant', () => [file], 'missing --tenant'],
+    ['--days 0', () => [file, '--tenant', 'acme', '--days', '0'], '--days takes a whole number of days from 1 to 365'],
+    ['--days 366', () => [file, '--tenant', 'acme', '--days', '366'], '--days takes'],
+  ])('%s is a usage error: exit 2', async (_label, args, says) => {
+    const usage = await plan(...args());
+    expect(usage.code, usage.stderr).toBe(2);
+    expect(usage.stderr).toContain(says);
   });
 });

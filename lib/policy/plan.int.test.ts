@@ -59,7 +59,7 @@ describe('plan: the change in words and the backtest', () => {
 
     const plan = await planPolicies(t.db, 'acme', await refundDraft(5000), 30);
     expect(plan.changes).toEqual([
-      { action: 'issue_refund', version: 2, nextVersion: 3, words: [expect.stringMatching(/^Rule refunds-over-100: When amountMinor .* is above 5000 → needs 2 distinct approvers \(was above 10000\)\.$/)] },
+      { action: 'issue_refund', version: 2, nextVersion: 3, words: [expect.stringMatching(/^Rule refunds-over-100: When amountMinor .* is above 5000 minor units → needs 2 distinct approvers \(was above 10000 minor units\)\.$/)] },
     ]);
     expect(plan.backtest).toMatchObject({ days: 30, proposals: 6, truncated: false, limit: 10_000 });
     const oneToTwo = { before: { rule: 'refunds-up-to-100', outcome: 'needs_approval', approvals: 1, role: 'approver' }, after: { rule: 'refunds-over-100', outcome: 'needs_approval', approvals: 2, role: 'approver' } };

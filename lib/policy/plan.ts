@@ -42,7 +42,10 @@ export async function planPolicies(db: Database, tenantId: string, input: unknow
     if (stored.version !== entry.version) throw stalePolicy(entry.action, stored.version, entry.version);
     const draft = { rules: entry.rules, expiryHours: entry.expiryHours };
     if (samePolicy(stored, draft)) continue;
-    const words = changesInWords({ rules: storedRules(stored.rules), expiryHours: stored.expiryHours }, draft);
+    // Money is stored in minor units of whatever currency a proposal names: said so, since no one currency is the bound's.
+    const money = new Set((action.editing?.money ?? []).map((each) => each.field));
+    const format = (field: string, value: number) => (money.has(field) ? `${value} minor units` : String(value));
+    const words = changesInWords({ rules: storedRules(stored.rules), expiryHours: stored.expiryHours }, draft, format);
     changes.push({ action: entry.action, version: stored.version, nextVersion: stored.version + 1, words });
     pairs.set(entry.action, { current: await loadPolicy(db, tenantId, action), draft: { version: stored.version + 1, ...draft } });
   }
