@@ -2,7 +2,7 @@ import 'server-only';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, memberships, users } from '@/db/schema';
-import { actorLabel, type ActorShown } from './actor-label';
+import { actorLabel, type ActorShown } from '@/lib/events/actor-label';
 
 /** Who did something, as an audit event records it (`actorName`: the name it recorded, null on older events). */
 export type ActorRef = { actorType: string; actorId: string; actorName?: string | null };

@@ -102,7 +102,7 @@ export type EventRowView = {
   actorId: string;
   /** users.name, the agent's name, or "system". */
   actorName: string;
-  /** The actor in words: "Alice", "agent acme-support-bot", "Countersign" (lib/audit/actor-label.ts). */
+  /** The actor in words: "Alice", "agent acme-support-bot", "Countersign" (lib/events/actor-label.ts). */
   actorLabel: string;
   proposalId: string | null;
   payloadHash: string | null;

@@ -1,3 +1,4 @@
+import { agentLabel } from '@/lib/events/actor-label';
 import { factLines, htmlEscape, text, unlinked, type RenderInput } from '../render';
 import { guard, transportTo } from '../send';
 import type { ChannelKindModule } from './types';
@@ -13,7 +14,7 @@ const htmlText = (value: string) => htmlEscape(unlinked(value));
  */
 export function emailContent(input: RenderInput, host: string) {
   const { data } = input;
-  const threadTopic = data.proposalId ? `[Countersign] ${text(data.title)} proposed by ${text(data.agent)} (${text(data.proposalId)})` : `[Countersign] ${text(data.headline)}`;
+  const threadTopic = data.proposalId ? `[Countersign] ${text(data.title)} proposed by ${agentLabel(text(data.agent))} (${text(data.proposalId)})` : `[Countersign] ${text(data.headline)}`;
   const first = input.event === 'proposal.waiting' || !data.proposalId;
   const lines = factLines(input);
   const root = data.proposalId ? `<proposal.${text(data.proposalId)}@${host}>` : undefined;

@@ -22,6 +22,8 @@ export function slackBody(input: RenderInput) {
   const { data } = input;
   const heading = `${text(data.headline)}: ${text(data.title || data.summary)}`;
   const fields = factLines(input).map(({ label, value }) => plain(`${label}\n${value}`, 2000));
+  // Slack takes at most 10 fields a section: the facts go on in a second one.
+  const more = fields.length > 10 ? [{ type: 'section' as const, text: plain('More', 3000), fields: fields.slice(10, 20) }] : [];
   return {
     text: clip(slackText(`${heading} — ${text(data.summary)}`), 3000),
     mrkdwn: false,
@@ -32,6 +34,7 @@ export function slackBody(input: RenderInput) {
         text: plain(text(data.summary), 3000),
         ...(fields.length > 0 ? { fields: fields.slice(0, 10) } : {}),
       },
+      ...more,
       {
         type: 'actions',
         elements: [{ type: 'button', action_id: 'review', text: { type: 'plain_text', text: 'Review', emoji: false }, url: text(data.url), style: 'primary' }],
