@@ -144,3 +144,14 @@ export const NOTIFICATION_EVENT_NAMES = Object.keys(NOTIFICATION_EVENTS) as Noti
 export function isNotificationEvent(name: string): name is NotificationEvent {
   return Object.hasOwn(NOTIFICATION_EVENTS, name);
 }
+
+/**
+ * Deliveries no outbox row stands for: a channel's test message, and a digest of a burst (one
+ * message listing the messages that arrived for a channel beyond its threshold within a minute).
+ */
+export const DELIVERY_EVENTS = {
+  'channel.test': 'an admin sent a test message to a channel',
+  'notification.digest': 'more messages than the channel takes in a minute, sent as one',
+} as const satisfies Record<string, string>;
+
+export type DeliveryEvent = keyof typeof DELIVERY_EVENTS;

@@ -1,14 +1,15 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { auditEvents, auditHeads, notificationDeliveries, outbox, proposals, type NotificationDelivery } from '@/db/schema';
-import { startHttpSink, type HttpSink } from '@/demo/receivers/http-sink';
-import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
+import type { HttpSink } from '@/demo/receivers/http-sink';
+import type { MailCatcher } from '@/demo/receivers/mail-catcher';
 import { executeCommand } from '@/lib/commands/execute';
 import { decide } from '@/lib/decisions/decide';
 import { reviseProposal } from '@/lib/decisions/revise';
 import { chainStatus, watchAuditChains } from '@/lib/jobs/watch-audit-chain';
 import { setupTestDatabase } from '@/test/db';
+import { setupReceivers } from '@/test/fixtures/notifications';
 import { approvedCommand, executeToUnknownOutcome, writeClients } from '@/test/fixtures/jobs';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
@@ -23,27 +24,13 @@ import { chainAllPending } from '@/lib/events/chainer';
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);
+const receivers = setupReceivers(() => t.db);
 let sink: HttpSink;
 let mail: MailCatcher;
+beforeAll(() => void ({ sink, mail } = receivers));
 const BASE = 'https://countersign.example';
-const ADMIN = { type: 'user' as const, id: 'test-admin' };
-const opened: string[] = [];
+const { admin: ADMIN, opened, targets, options: mailOptions } = receivers;
 let sequence = 0;
-
-beforeAll(async () => {
-  [sink, mail] = await Promise.all([startHttpSink(), startMailCatcher()]);
-});
-afterAll(async () => {
-  await Promise.all([sink?.close(), mail?.close()]);
-});
-// Each test's channels stop receiving when it ends, so later tests see only their own.
-afterEach(async () => {
-  for (const id of opened.splice(0)) await updateChannel(t.db, 'acme', id, ADMIN, { enabled: false }).catch(() => undefined);
-});
-
-// The local sink and mail catcher are the only private origins these tests may reach.
-const targets = () => ({ allowedPrivateOrigins: [sink.url, mail.url] });
-const mailOptions = (): DeliveryOptions => ({ mail: { smtpUrl: mail.url, from: 'Countersign <notify@countersign.example>' }, targets: targets() });
 
 async function channel(input: ChannelInput, tenant = 'acme') {
   const created = await createChannel(t.db, tenant, ADMIN, input, { targets: targets() });

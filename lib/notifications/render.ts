@@ -5,7 +5,7 @@ import { timeLeft } from './message';
 /** What every channel kind's rendering shares; each kind renders its own format (./kinds/<kind>.ts). */
 
 /** The delivery a message is rendered for: its id is the message id receivers de-duplicate on. */
-export type RenderInput = { id: string; event: string; data: MessageData; createdAt: Date; now: Date };
+export type RenderInput = { id: string; event: string; data: MessageData; createdAt: Date; now: Date; /** A digest's messages (./digest.ts). */ items?: RenderInput[] };
 
 export const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
 
@@ -48,6 +48,11 @@ export function factLine(input: RenderInput): string {
     .map(({ label, value }) => `${label} ${value}`);
   const heading = `${text(input.data.headline)}: ${text(input.data.title || input.data.summary)}`;
   return facts.length > 0 ? `${heading} — ${facts.join(' · ')}` : heading;
+}
+
+/** A digest's list: each message's one line of facts and its link. */
+export function digestLines(input: RenderInput): { line: string; url: string }[] {
+  return (input.items ?? []).map((item) => ({ line: factLine(item), url: text(item.data.url) }));
 }
 
 const WORD_JOINER = '\u2060';

@@ -17,8 +17,10 @@ export function newWebhookSecret(): string {
  * as of when the message was written (so "Time left" does not change between retries).
  */
 export function webhookBody(input: RenderInput): string {
-  const facts = factLines({ ...input, now: input.createdAt }).map(({ label, value }) => ({ label, value }));
-  return JSON.stringify({ type: input.event, timestamp: input.createdAt.toISOString(), data: input.data, facts });
+  const payload = (message: RenderInput) => ({ data: message.data, facts: factLines({ ...message, now: message.createdAt }).map(({ label, value }) => ({ label, value })) });
+  // A digest lists its messages, each as it would have gone on its own: {id, type, data, facts}.
+  const items = input.items ? { items: input.items.map((item) => ({ id: item.id, type: item.event, ...payload(item) })) } : {};
+  return JSON.stringify({ type: input.event, timestamp: input.createdAt.toISOString(), ...payload(input), ...items });
 }
 
 /** A signed Standard Webhooks POST: `webhook-id` (the delivery's id), `webhook-timestamp`, `webhook-signature`. */
