@@ -212,6 +212,7 @@ export async function recentDeliveries(db: Database, tenantId: string, options: 
     deliveredAt: delivery.deliveredAt,
     deadAt: delivery.deadAt,
     nextAttemptAt: delivery.status === 'pending' ? delivery.availableAt : null,
+    digestId: delivery.digestId,
     channelKind: channel.kind,
     channelTarget: displayTarget(channel),
   }));
