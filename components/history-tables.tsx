@@ -107,11 +107,10 @@ export function EventsTable({ rows }: { rows: EventRowView[] }) {
           <CardCell label="#" mono>{event.seq}</CardCell>
           <CardCell label="Time"><ViewerTime value={event.occurredAt} /></CardCell>
           <CardCell label="Actor">
-            <span data-testid="history-event-actor"><PayloadText value={event.actorName} mono={false} /></span>
-            <span className="block text-xs text-zinc-500">{event.actorType}</span>
+            <span data-testid="history-event-actor" title={event.actorId}><PayloadText value={event.actorLabel} mono={false} /></span>
           </CardCell>
           <CardCell label="Event" wide>
-            <span className="block font-mono text-xs">{event.type}</span>
+            <span className="block font-medium" data-testid="history-event-title" title={event.type}>{event.title}</span>
             <span data-testid="history-event-text"><PayloadText value={event.text} mono={false} /></span>
           </CardCell>
           <CardCell label="Proposal" mono>

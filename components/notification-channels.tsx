@@ -39,6 +39,7 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
   const [editing, setEditing] = useState(false);
   const [target, setTarget] = useState('');
   const [selected, setSelected] = useState<string[]>(channel.events);
+  const [digest, setDigest] = useState(String(channel.digestThreshold));
   const test = useMutation({ mutationFn: async () => valueOrThrow(await sendTest(channel.id)).delivery, onSettled: invalidate });
   const change = useMutation({
     mutationFn: async (patch: Parameters<typeof updateChannel>[1]) => valueOrThrow(await updateChannel(channel.id, patch)),
@@ -59,13 +60,15 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
       <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="channel-events">
         {channel.events.length === events.length ? 'All events' : channel.events.join(', ')}
       </p>
+      <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="channel-digest">{digestWords(channel.digestThreshold)}</p>
       {editing ? (
         <form
           aria-label={`Edit ${kind.label} channel`}
           className="space-y-3"
           onSubmit={(event) => {
             event.preventDefault();
-            change.mutate({ ...(target !== '' ? { target } : {}), events: selected });
+            // The server checks the number (a whole number 0–100) and says what is wrong; left empty, it stays as it is.
+            change.mutate({ ...(target !== '' ? { target } : {}), events: selected, ...(digest !== '' ? { digestThreshold: Number(digest) } : {}) });
           }}
         >
           <label htmlFor={`${fieldId}-target`} className="block text-sm font-medium">
@@ -81,6 +84,24 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
             />
           </label>
           <EventsFieldset events={events} selected={selected} onChange={setSelected} idPrefix={`${fieldId}-edit`} />
+          <label htmlFor={`${fieldId}-digest`} className="block text-sm font-medium">
+            Digest above
+            <input
+              id={`${fieldId}-digest`}
+              data-testid="channel-edit-digest"
+              type="number"
+              inputMode="numeric"
+              min={0}
+              max={100}
+              value={digest}
+              onChange={(e) => setDigest(e.target.value)}
+              aria-describedby={`${fieldId}-digest-hint`}
+              className={`${INPUT} w-24`}
+            />
+            <span id={`${fieldId}-digest-hint`} className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">
+              More messages than this within a minute, and the rest of that minute arrive as one digest. 0 sends each on its own.
+            </span>
+          </label>
           <ProblemText error={change.error} testId="channel-edit-error" />
           <div className="flex flex-wrap gap-2">
             <button type="submit" data-testid="channel-save" disabled={change.isPending} className={PRIMARY_BUTTON}>{change.isPending ? 'Saving…' : 'Save changes'}</button>
@@ -98,6 +119,7 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
             onClick={() => {
               setTarget(kind.targetShownInPart ? '' : channel.target);
               setSelected(channel.events);
+              setDigest(String(channel.digestThreshold));
               change.reset();
               setEditing(true);
             }}
@@ -115,6 +137,11 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
       <ProblemText error={test.error} testId="channel-test-error" />
     </li>
   );
+}
+
+/** The channel's digest setting in words. */
+function digestWords(threshold: number): string {
+  return threshold === 0 ? 'Every message on its own (no digest)' : `More than ${threshold} a minute arrive as one digest`;
 }
 
 /** A webhook's signing secret, shown once after adding it. */

@@ -505,6 +505,11 @@ export const notificationChannels = pgTable(
     /** The notification events this channel receives. */
     events: text('events').array().notNull(),
     enabled: boolean('enabled').notNull().default(true),
+    /**
+     * More than this many messages to the channel within a minute, and the rest of that minute's
+     * wait and go as one digest when it is up (lib/notifications/digest.ts); 0 sends each on its own.
+     */
+    digestThreshold: integer('digest_threshold').notNull().default(5),
     createdAt: createdAt(),
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
@@ -532,6 +537,8 @@ export const notificationDeliveries = pgTable(
     proposalId: text('proposal_id'),
     /** The message's facts as they stood when it was written (no argument values unless the tenant opted in). */
     data: jsonb('data').$type<Record<string, string | number | boolean | null>>().notNull(),
+    /** The digest this message waits in (and is sent with); null when it goes on its own, and on a digest itself. */
+    digestId: text('digest_id'),
     /** Email only: who it goes to besides the channel's own address. */
     recipients: text('recipients').array().notNull().default(sql`'{}'::text[]`),
     status: deliveryStatusEnum('status').notNull().default('pending'),
@@ -551,6 +558,7 @@ export const notificationDeliveries = pgTable(
     index('notification_deliveries_due_idx').on(t.availableAt).where(sql`${t.status} = 'pending'`),
     index('notification_deliveries_channel_idx').on(t.channelId, t.createdAt),
     index('notification_deliveries_tenant_idx').on(t.tenantId, t.createdAt),
+    index('notification_deliveries_digest_idx').on(t.digestId).where(sql`${t.digestId} is not null`),
   ],
 );
 

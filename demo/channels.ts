@@ -47,7 +47,8 @@ export async function seedDemoChannels(db: Database, sinkUrl: string, previous: 
       if (kind === 'webhook') await updateChannel(db, DEMO_CHANNEL_TENANT, stale.id, SEED, { enabled: false }, { targets: policy });
       else return { id: stale.id, secret: null };
     }
-    const created = await createChannel(db, DEMO_CHANNEL_TENANT, SEED, { kind, target: targets[kind] }, { targets: policy });
+    // Every message on its own, as it comes: the receivers page shows each proposal's (Settings → Notifications sets a digest threshold).
+    const created = await createChannel(db, DEMO_CHANNEL_TENANT, SEED, { kind, target: targets[kind], digestThreshold: 0 }, { targets: policy });
     return created && { id: created.channel.id, secret: created.secret };
   };
 

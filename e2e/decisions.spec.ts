@@ -33,8 +33,8 @@ test('a refund outside Countersign that the balance still covers does not make t
   await page.getByTestId('approve').click();
   await page.getByTestId('confirm-approve').click();
   await expect(page.getByTestId('status-chip')).not.toHaveText(/pending approval|stale/);
-  await expect(page.getByTestId('proposal-history')).toContainText('proposal.approved');
-  await expect(page.getByTestId('proposal-history')).not.toContainText('proposal.stale');
+  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.approved"]')).toContainText('Approved by');
+  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.stale"]')).toHaveCount(0);
 });
 
 test('an approver extends a proposal once', async ({ page, baseURL }) => {
@@ -54,7 +54,7 @@ test('an approver extends a proposal once', async ({ page, baseURL }) => {
   const again = await page.request.post(`/api/v1/proposals/${proposal.id}/extend`, { headers: { origin: baseURL!, 'content-type': 'application/json' }, data: {} });
   expect(again.status()).toBe(409);
   expect(((await again.json()) as { error: { code: string } }).error.code).toBe('already_extended');
-  await expect(page.getByTestId('proposal-history')).toContainText('proposal.extended');
+  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.extended"]')).toContainText('Expiry extended by');
 });
 
 test('two approvers in two browsers reach the quorum of a refund above 100.00', async ({ browser, request }) => {

@@ -56,7 +56,7 @@ test('carol filters the decisions by action and person, exports the filtered eve
   const csv = await download(page, 'history-export-csv');
   expect(csv.name).toMatch(/^countersign-audit-acme-\d{4}-\d{2}-\d{2}\.csv$/);
   const [header, ...lines] = csv.text.trimEnd().split('\r\n');
-  expect(header).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash');
+  expect(header).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash,actorLabel');
   expect(lines.length).toBeGreaterThan(0);
   for (const line of lines) expect(line).toMatch(/^acme,\d+,(proposal|command|execution)\.\w+,(user|agent|system),/);
   expect(csv.text).toContain(`,proposal.approved,user,${aliceId},Alice,${hold.id},`);
@@ -66,9 +66,10 @@ test('carol filters the decisions by action and person, exports the filtered eve
   expect(records.length).toBe(lines.length);
   for (const record of records) {
     expect(record).toMatchObject({ tenantId: 'acme', proposalId: expect.stringMatching(/^prp_/) });
-    expect(Object.keys(record)).toEqual(['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash']);
+    expect(Object.keys(record)).toEqual(['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash', 'actorLabel']);
   }
-  expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.approved' && record.actorName === 'Alice')).toBe(true);
+  expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.approved' && record.actorName === 'Alice' && record.actorLabel === 'Alice')).toBe(true);
+  expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.created' && record.actorLabel === 'agent acme-support-bot')).toBe(true);
   expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.created')).toBe(true);
 
   // A bad filter in the URL is a message, not an error page; the API answers 400.
@@ -83,7 +84,8 @@ test('carol filters the decisions by action and person, exports the filtered eve
   // The Events view: names, words, and the hashed fields of one event.
   await page.goto(`/history?tab=events&q=${hold.id}`);
   const created = page.locator('[data-testid="history-event"][data-type="proposal.created"]');
-  await expect(created.getByTestId('history-event-actor')).toHaveText('acme-support-bot');
+  await expect(created.getByTestId('history-event-actor')).toHaveText('agent acme-support-bot');
+  await expect(created.getByTestId('history-event-title')).toHaveText('Proposed');
   await created.getByTestId('history-event-details').locator('summary').click();
   await expect(created.getByTestId('history-event-field-hash')).toContainText(/sha256:[0-9a-f]{64}/);
   await expect(created.getByTestId('history-event-field-prevHash')).toContainText('sha256:');

@@ -9,8 +9,9 @@ import { proposeHold } from './support';
 
 const sinkUrl = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 4}`;
 const APPROVERS = ['alice@acme.test', 'bob@acme.test', 'carol@acme.test', 'ops@acme.test'];
-/** The hold's argument values and the opt-in details line that would name them. */
+/** The hold's argument values and the opt-in details line that would name them (the SKU is the resource's id: it may stand only as "sku filter-gray"). */
 const VALUES = ['filter-gray', 'quantity', 'Hold 2', '2 ×', 'Details'];
+const withoutResource = (text: string | undefined) => (text ?? '').replaceAll('sku filter-gray', '');
 
 test('a proposal waiting for a decision reaches the webhook, Slack and the approvers by email within 5 s', async ({ request, baseURL }) => {
   const proposal = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 2 });
@@ -45,12 +46,16 @@ test('a proposal waiting for a decision reaches the webhook, Slack and the appro
 
   const email = received!.emails.find((mail) => mail.link === link)!;
   expect([...email.to].sort()).toEqual(APPROVERS);
-  expect(email.subject).toContain('Hold stock proposed by acme-support-bot');
+  expect(email.subject).toContain('Hold stock proposed by agent acme-support-bot');
+  // The facts a person acts on, the same in every channel.
+  for (const fact of ['Needs you: yes: 1 more approval needed', 'Resource: sku filter-gray', 'Approvals: 0 of 1']) expect(email.text).toContain(fact);
+  expect((JSON.parse(webhook.body) as { facts: { label: string; value: string }[] }).facts).toContainEqual({ label: 'Resource', value: 'sku filter-gray' });
+  expect(slack.body).toContain('Resource\\nsku filter-gray');
   expect(email.text).toContain(`Review: ${link}`);
   expect(email.html).toContain(`href="${link}"`);
 
   for (const [what, text] of [['webhook', webhook.body], ['Slack', slack.body], ['email text', email.text], ['email HTML', email.html], ['email subject', email.subject]]) {
-    for (const value of VALUES) expect(text, `${what} carries "${value}"`).not.toContain(value);
+    for (const value of VALUES) expect(withoutResource(text), `${what} carries "${value}"`).not.toContain(value);
   }
 });
 

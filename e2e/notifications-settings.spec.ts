@@ -10,7 +10,7 @@ import { apiSession, E2E_SINK_PORT, signInWithForm } from './support';
 
 const API = '/api/v1/admin/notifications';
 
-type Channel = { id: string; kind: string; target: string; events: string[]; enabled: boolean; hasSecret: boolean };
+type Channel = { id: string; kind: string; target: string; events: string[]; enabled: boolean; digestThreshold: number; hasSecret: boolean };
 type Delivery = { id: string; channelId: string; event: string; status: string; latencyMs: number | null; lastError: string | null };
 type Overview = { settings: { reminderLeadMinutes: number; escalateAfterMinutes: number; notifyWithValues: boolean }; channels: Channel[]; deliveries: Delivery[] };
 type Problem = { error: { kind: string; code: string; issues?: { field: string; code: string }[] } };
@@ -113,6 +113,16 @@ test('an admin adds channels, sends tests, retries a dead delivery and saves the
     await slack.getByTestId(`channel-${added[1]}-edit-event-proposal.waiting`).uncheck();
     await slack.getByTestId('channel-save').click();
     await expect(slack.getByTestId('channel-events')).not.toContainText('proposal.waiting');
+    // Its digest threshold: 5 unless set; a bad value is refused with the server's words and changes nothing.
+    await expect(slack.getByTestId('channel-digest')).toHaveText('More than 5 a minute arrive as one digest');
+    await slack.getByTestId('channel-edit').click();
+    await slack.getByTestId('channel-edit-digest').fill('101');
+    await slack.getByTestId('channel-save').click();
+    await expect(slack.getByTestId('channel-edit-error')).toContainText('digestThreshold');
+    await slack.getByTestId('channel-edit-digest').fill('0');
+    await slack.getByTestId('channel-save').click();
+    await expect(slack.getByTestId('channel-digest')).toHaveText('Every message on its own (no digest)');
+    expect((await overview(page.request)).channels.find((c) => c.id === added[1])).toMatchObject({ digestThreshold: 0 });
     await slack.getByTestId('channel-toggle').click();
     await expect(slack.getByTestId('channel-state')).toHaveText('disabled');
     await expect(slack.getByTestId('channel-toggle')).toHaveText('Enable');
@@ -151,6 +161,10 @@ const CASES: { label: string; method?: 'post' | 'patch' | 'put' | 'get'; path?: 
   { label: 'an unknown event', body: { kind: 'webhook', target: HOOK, events: ['proposal.deleted'] }, status: 422, code: 'invalid_channel', field: 'events.0' },
   { label: 'a repeated event', body: { kind: 'webhook', target: HOOK, events: ['proposal.waiting', 'proposal.waiting'] }, status: 422, code: 'invalid_channel', field: 'events' },
   { label: 'no events', body: { kind: 'webhook', target: HOOK, events: [] }, status: 422, code: 'invalid_channel', field: 'events' },
+  { label: 'a negative digest threshold', body: { kind: 'webhook', target: HOOK, digestThreshold: -1 }, status: 422, code: 'invalid_channel', field: 'digestThreshold' },
+  { label: 'a digest threshold over 100', body: { kind: 'webhook', target: HOOK, digestThreshold: 101 }, status: 422, code: 'invalid_channel', field: 'digestThreshold' },
+  { label: 'a fractional digest threshold', body: { kind: 'webhook', target: HOOK, digestThreshold: 2.5 }, status: 422, code: 'invalid_channel', field: 'digestThreshold' },
+  { label: 'a digest threshold as a string', body: { kind: 'webhook', target: HOOK, digestThreshold: '5' }, status: 422, code: 'invalid_channel', field: 'digestThreshold' },
   { label: 'a foreign Origin', body: { kind: 'webhook', target: HOOK }, origin: 'https://evil.example', status: 403, code: 'cross_origin' },
   { label: 'PATCH of an unknown channel', method: 'patch', path: `${API}/channels/chn_doesnotexist000000`, body: { enabled: false }, status: 404, code: 'not_found' },
   { label: 'a test of an unknown channel', path: `${API}/channels/chn_doesnotexist000000/test`, body: {}, status: 404, code: 'not_found' },
@@ -188,6 +202,12 @@ test('the admin API refuses bad requests and changes nothing', async ({ page, ba
       expect((await overview(carol)).channels, `${each.label}: nothing changed`).toEqual(before.channels);
     }
     // A target that does not fit the channel's kind is refused on PATCH too.
+    for (const digestThreshold of [-1, 101, 1.5, '5', null]) {
+      const badDigest = await carol.patch(`${API}/channels/${channel.id}`, { headers: { origin: baseURL! }, data: { digestThreshold } });
+      expect(badDigest.status(), `digestThreshold ${JSON.stringify(digestThreshold)}`).toBe(422);
+      expect(((await badDigest.json()) as Problem).error.issues?.map((i) => i.field)).toContain('digestThreshold');
+    }
+    expect((await overview(carol)).channels.find((c) => c.id === channel.id)).toMatchObject({ digestThreshold: 5 });
     const badTarget = await carol.patch(`${API}/channels/${channel.id}`, { headers: { origin: baseURL! }, data: { target: 'ftp://x' } });
     expect(badTarget.status()).toBe(422);
     expect(((await badTarget.json()) as Problem).error.code).toBe('invalid_target');

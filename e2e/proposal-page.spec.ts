@@ -150,11 +150,23 @@ test.describe('on a phone', () => {
 test.describe('in Berlin', () => {
   test.use({ timezoneId: 'Europe/Berlin' });
 
-  test('the tab is titled with the summary (never another tenant’s), and times are in the viewer’s zone, named once', async ({ page, request, baseURL }) => {
+  test('the tab is titled with the summary (never another tenant’s), times are in the viewer’s zone, named once, and the timeline names people and agents', async ({ page, request, baseURL }) => {
     const hold = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 2 });
     const foreign = await proposeGlobexRefund(request);
     try {
+      const alice = await apiSession(baseURL!, 'alice@acme.test');
+      // Alice extends it (nothing runs; it stays pending for the clean-up's rejection).
+      expect((await alice.post(`/api/v1/proposals/${hold.id}/extend`, { headers: { origin: baseURL!, 'content-type': 'application/json' }, data: {} })).status()).toBe(200);
+      await alice.dispose();
       await openAs(page, hold.id, 'bob@acme.test');
+      // People by name (the id on hover), the agent as an agent, events in words.
+      const timeline = page.getByTestId('proposal-history');
+      await expect(timeline.locator('[data-type="proposal.created"]')).toContainText('Proposed by agent acme-support-bot');
+      const extended = timeline.locator('[data-type="proposal.extended"]');
+      await expect(extended).toContainText('Expiry extended by Alice');
+      await expect(extended.getByTestId('proposal-history-actor')).toHaveAttribute('title', /^usr_/);
+      await expect(timeline).not.toContainText('usr_');
+      await expect(timeline).not.toContainText('proposal.');
       await expect(page).toHaveTitle(/^Hold 2 × filter-gray.* · Countersign$/);
       await expect(page.getByTestId('viewer-zone')).toContainText('Europe/Berlin');
       await expect(page.getByTestId('viewer-zone')).toHaveCount(1);

@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import type { AuditEvent } from '@/db/schema';
 import { chainPending } from '@/lib/events/chainer';
 import type { ExportOf, HistoryFilters } from './history-filters';
+import { actorResolver } from './actors';
 import { decisionEventsQuery, eventsQuery } from './history';
 
 /**
@@ -13,14 +14,19 @@ import { decisionEventsQuery, eventsQuery } from './history';
  */
 export const EXPORT_PAGE_SIZE = 1_000;
 
-export const EXPORT_FIELDS = ['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash'] as const;
+export const EXPORT_FIELDS = ['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash', 'actorLabel'] as const;
 
 export type ExportFormat = 'csv' | 'jsonl';
 
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' };
 
-/** One event as exported: the stored fields, the instant as ISO 8601 (what the hash covers). */
-export function exportRecord(row: AuditEvent): Record<(typeof EXPORT_FIELDS)[number], unknown> {
+/**
+ * One event as exported: the stored fields, the instant as ISO 8601 (what the hash covers), then
+ * `actorLabel`, the actor in words as the dashboard shows it now ("Alice", "agent acme-support-bot",
+ * "Countersign"). It is last and not hashed: the columns before it keep their places, and a verifier
+ * reads only the hashed fields.
+ */
+export function exportRecord(row: AuditEvent, actorLabel: string): Record<(typeof EXPORT_FIELDS)[number], unknown> {
   return {
     tenantId: row.tenantId,
     seq: row.seq,
@@ -36,6 +42,7 @@ export function exportRecord(row: AuditEvent): Record<(typeof EXPORT_FIELDS)[num
     occurredAt: new Date(row.occurredAt).toISOString(),
     prevHash: row.prevHash,
     hash: row.hash,
+    actorLabel,
   };
 }
 
@@ -52,9 +59,12 @@ export function csvCell(value: unknown): string {
 
 const csvLine = (cells: readonly unknown[]) => `${cells.map(csvCell).join(',')}\r\n`;
 
-function encodePage(rows: AuditEvent[], format: ExportFormat): string {
-  if (format === 'jsonl') return rows.map((row) => `${JSON.stringify(exportRecord(row))}\n`).join('');
-  return rows.map((row) => csvLine(Object.values(exportRecord(row)))).join('');
+/** One page encoded, its actors named by one batched look-up inside the tenant (lib/audit/actors.ts). */
+async function encodePage(db: Database, tenantId: string, rows: AuditEvent[], format: ExportFormat): Promise<string> {
+  const actorOf = await actorResolver(db, tenantId, rows);
+  const records = rows.map((row) => exportRecord(row, actorOf(row).label));
+  if (format === 'jsonl') return records.map((record) => `${JSON.stringify(record)}\n`).join('');
+  return records.map((record) => csvLine(Object.values(record))).join('');
 }
 
 /** What an export selects: the history's filters, applied as the view it was asked from applies them. */
@@ -86,7 +96,7 @@ export function auditExportStream(db: Database, tenantId: string, selection: Exp
         const rows = await exportPage(db, tenantId, selection, after, pageSize);
         if (rows.length > 0) {
           after = rows.at(-1)!.seq;
-          controller.enqueue(encoder.encode(encodePage(rows, format)));
+          controller.enqueue(encoder.encode(await encodePage(db, tenantId, rows, format)));
         }
         if (rows.length < pageSize) controller.close();
       },

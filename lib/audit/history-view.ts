@@ -96,10 +96,14 @@ export type EventRowView = {
   type: string;
   /** The event in words: the registry's description plus what its data says. */
   text: string;
+  /** The event's name in words ("Approval added"). */
+  title: string;
   actorType: string;
   actorId: string;
   /** users.name, the agent's name, or "system". */
   actorName: string;
+  /** The actor in words: "Alice", "agent acme-support-bot", "Countersign" (lib/events/actor-label.ts). */
+  actorLabel: string;
   proposalId: string | null;
   payloadHash: string | null;
   reasonCode: string | null;

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditHeads } from '@/db/schema';
+import { agentKeys, auditHeads } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
 import { setupTestDatabase } from '@/test/db';
 import { BULK_PERSON, insertBulkAuditEvents } from '@/test/fixtures/audit';
@@ -8,6 +8,7 @@ import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
 import { appendAudit } from '@/lib/events/append';
+import { actorResolver } from './actors';
 import { auditExportStream } from './export';
 import { parseHistoryParams, type HistoryFilters } from './history-filters';
 import { exportHref, historySearch, type HistoryView } from './history-view';
@@ -116,6 +117,11 @@ describe('the Events view', () => {
     const rejected = acme.find((event) => event.type === 'proposal.rejected')!;
     expect(rejected.actorName).toMatch(/bob/i);
     expect(acme.find((event) => event.type === 'auth.sign_in_locked')!.actorName).toBe('system');
+    // In words: people by name, agents as agents, Countersign's own jobs as Countersign; events by their title.
+    expect(created).toMatchObject({ actorLabel: 'agent acme-support-bot', title: 'Proposed' });
+    expect(rejected).toMatchObject({ actorLabel: rejected.actorName, title: 'Rejected' });
+    expect(rejected.actorLabel).not.toMatch(/^usr_|^person /);
+    expect(acme.find((event) => event.type === 'auth.sign_in_locked')!.actorLabel).toBe('Countersign');
     expect((await allEvents('globex', {})).every((event) => event.tenantId === 'globex')).toBe(true);
     expect(await allEvents('acme', { q: ids.globex })).toEqual([]);
   });
@@ -145,6 +151,31 @@ describe('the Events view', () => {
   });
 });
 
+describe('actor names', () => {
+  it('are looked up in one query inside the tenant: another tenant’s person or key is never named, the recorded name or the id stands in', async () => {
+    const [globexKey] = await t.db.select({ id: agentKeys.id }).from(agentKeys).where(eq(agentKeys.tenantId, 'globex'));
+    const rows = [
+      { actorType: 'user', actorId: world.userId('alice') },
+      { actorType: 'agent', actorId: (await world.agent('acme')).keyId },
+      { actorType: 'user', actorId: world.userId('erin') },
+      { actorType: 'user', actorId: world.userId('erin'), actorName: 'Erin (as recorded)' },
+      { actorType: 'agent', actorId: globexKey!.id },
+      { actorType: 'system', actorId: 'reconciliation' },
+    ];
+    const actorOf = await actorResolver(t.db, 'acme', rows);
+    expect(rows.map((row) => actorOf(row).label)).toEqual([
+      expect.stringMatching(/^alice$/i),
+      'agent acme-support-bot',
+      `person ${world.userId('erin')}`,
+      'Erin (as recorded)',
+      `agent ${globexKey!.id}`,
+      'Countersign',
+    ]);
+    expect(actorOf(rows[0]!)).toMatchObject({ id: world.userId('alice'), type: 'user' });
+    expect(actorOf(rows[5]!)).toMatchObject({ id: 'reconciliation', name: 'system' });
+  });
+});
+
 describe('the export', () => {
   it('JSONL re-verifies with chainVerifier against the head', async () => {
     const text = await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', 7));
@@ -164,7 +195,7 @@ describe('the export', () => {
   it('CSV is RFC 4180 with every hashed field, and formula-like cells are defused', async () => {
     const text = await readText(auditExportStream(t.db, 'acme', { filters: { type: 'auth.sign_in_locked' }, of: 'events' }, 'csv'));
     const lines = text.split('\r\n');
-    expect(lines[0]).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash');
+    expect(lines[0]).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash,actorLabel');
     expect(text).toContain(`,system,"'=HYPERLINK(""x"")","'=HYPERLINK(""x"")",,,"line\nbreak ""q""",,"{""note"":""+1, @x""}",`);
     expect(text.endsWith('\r\n')).toBe(true);
   });
@@ -217,9 +248,17 @@ describe('the export', () => {
     expect(jsonLines(await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl'))).length).toBe(head!.seq);
   });
 
-  it.each(['csv', 'jsonl'] as const)('%s carries the name the event recorded beside the actor id', async (format) => {
+  it.each(['csv', 'jsonl'] as const)('%s carries the name the event recorded beside the actor id, and the actor in words last', async (format) => {
     const text = await exportOfView({ tab: 'decisions', q: 'Duplicate' }, format);
-    if (format === 'csv') expect(text).toContain(`,proposal.rejected,user,${world.userId('bob')},Bob,${ids.refund},`);
-    else expect(jsonLines(text).find((row) => row.type === 'proposal.rejected')).toMatchObject({ actorId: world.userId('bob'), actorName: 'Bob' });
+    if (format === 'csv') {
+      const rejected = text.split('\r\n').find((line) => line.includes(',proposal.rejected,'))!;
+      expect(rejected).toContain(`,proposal.rejected,user,${world.userId('bob')},Bob,${ids.refund},`);
+      expect(rejected.endsWith(',Bob')).toBe(true);
+      expect(text.split('\r\n').find((line) => line.includes(',proposal.created,'))!.endsWith(',agent acme-support-bot')).toBe(true);
+    } else {
+      const rows = jsonLines(text) as (ChainRow & { actorLabel: string })[];
+      expect(rows.find((row) => row.type === 'proposal.rejected')).toMatchObject({ actorId: world.userId('bob'), actorName: 'Bob', actorLabel: 'Bob' });
+      expect(rows.find((row) => row.type === 'proposal.created')).toMatchObject({ actorType: 'agent', actorLabel: 'agent acme-support-bot' });
+    }
   });
 });

@@ -4,10 +4,11 @@ import type { Database } from '@/db';
 import { agentKeys, auditEvents, commands, decisions, executions, memberships, proposals, users, type AuditEvent, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { chainPending } from '@/lib/events/chainer';
-import { AUDIT_EVENTS } from '@/lib/events/registry';
+import { AUDIT_EVENTS, auditEventTitle } from '@/lib/events/registry';
 import { isProposalId, isRowId } from '@/lib/ids';
 import { isCursorInstant, parseSequence } from '@/lib/paging/fields';
 import { cursorInstant } from '@/lib/paging/sql';
+import { actorResolver } from './actors';
 import type { HistoryFilters } from './history-filters';
 import { OUTCOME_STATUSES, type DecisionRowView, type EventRowView, type HistoryPage } from './history-view';
 
@@ -78,19 +79,6 @@ export function eventText(event: Pick<AuditEvent, 'type' | 'data'>): string {
   return details.length > 0 ? `${about} — ${details.join('; ')}` : about;
 }
 
-/** Names for the actors of some events: users by name, agent keys by their agent's name (inside the tenant). */
-async function actorNames(db: Database, tenantId: string, rows: Pick<AuditEvent, 'actorType' | 'actorId'>[]): Promise<(row: Pick<AuditEvent, 'actorType' | 'actorId'>) => string> {
-  const userIds = [...new Set(rows.filter((row) => row.actorType === 'user').map((row) => row.actorId))];
-  const keyIds = [...new Set(rows.filter((row) => row.actorType === 'agent').map((row) => row.actorId))];
-  const [people, keys] = await Promise.all([
-    userIds.length ? db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, userIds)) : [],
-    keyIds.length ? db.select({ id: agentKeys.id, name: agentKeys.agentName }).from(agentKeys).where(and(eq(agentKeys.tenantId, tenantId), inArray(agentKeys.id, keyIds))) : [],
-  ]);
-  const userName = new Map(people.map((row) => [row.id, row.name]));
-  const agentName = new Map(keys.map((row) => [row.id, row.name]));
-  return (row) => (row.actorType === 'user' ? userName.get(row.actorId) : row.actorType === 'agent' ? agentName.get(row.actorId) : undefined) ?? (row.actorType === 'system' ? 'system' : `unknown ${row.actorType}`);
-}
-
 /** The stored text of a timestamp column as an ISO instant (`2030-01-01T10:00:00.123Z`). */
 const isoInstant = (value: string) => new Date(value).toISOString();
 
@@ -101,9 +89,12 @@ export async function eventsPage(db: Database, tenantId: string, filters: Histor
   if (before === undefined) await chainPending(db, tenantId);
   const rows = await eventsQuery(db, tenantId, filters, { order: 'desc', before }, HISTORY_PAGE_SIZE + 1);
   const page = rows.slice(0, HISTORY_PAGE_SIZE);
-  const nameOf = await actorNames(db, tenantId, page);
+  const actorOf = await actorResolver(db, tenantId, page);
   return {
-    items: page.map((row) => ({ ...row, occurredAt: isoInstant(row.occurredAt), text: eventText(row), actorName: nameOf(row) })),
+    items: page.map((row) => {
+      const actor = actorOf(row);
+      return { ...row, occurredAt: isoInstant(row.occurredAt), text: eventText(row), title: auditEventTitle(row.type), actorName: actor.name, actorLabel: actor.label };
+    }),
     nextCursor: rows.length > HISTORY_PAGE_SIZE ? String(page.at(-1)!.seq) : null,
   };
 }

@@ -51,6 +51,53 @@ export const AUDIT_EVENTS = {
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;
 
+/** Each audit event's name in words, as a timeline or a table row reads it ("Approval added", not `proposal.approval_added`). */
+export const AUDIT_EVENT_TITLES = {
+  'tenant.created': 'Tenant created',
+  'tenant.settings_changed': 'Notification settings changed',
+  'channel.created': 'Channel added',
+  'channel.updated': 'Channel changed',
+  'delivery.retried': 'Delivery sent again',
+  'membership.granted': 'Role granted',
+  'membership.removed': 'Membership removed',
+  'membership.invited': 'Invitation sent',
+  'membership.invitation_cancelled': 'Invitation cancelled',
+  'executions.paused': 'Executions paused',
+  'executions.resumed': 'Executions resumed',
+  'agent_key.created': 'Agent key issued',
+  'agent_key.revoked': 'Agent key revoked',
+  'agent_key.rotated': 'Agent key rotated',
+  'auth.signed_in': 'Signed in',
+  'auth.sign_in_failed': 'Sign-in refused',
+  'auth.sign_in_locked': 'Sign-in locked',
+  'auth.email_code_sent': 'Email code sent',
+  'auth.email_verified': 'Email verified',
+  'auth.password_changed': 'Password changed',
+  'session.ended': 'Session ended',
+  'policy.published': 'Policy published',
+  'contract.status_changed': 'Contract rollout changed',
+  'proposal.created': 'Proposed',
+  'proposal.approval_added': 'Approval added',
+  'proposal.approved': 'Approved',
+  'proposal.rejected': 'Rejected',
+  'proposal.extended': 'Expiry extended',
+  'proposal.revised': 'Revised',
+  'proposal.expired': 'Expired',
+  'proposal.stale': 'Went stale',
+  'proposal.repropose_requested': 'Asked to propose again',
+  'command.minted': 'Command signed',
+  'execution.started': 'Execution started',
+  'execution.succeeded': 'Executed',
+  'execution.failed': 'Execution failed',
+  'execution.outcome_unknown': 'Outcome unknown',
+  'execution.checked': 'Outcome checked',
+} as const satisfies Record<AuditEventType, string>;
+
+/** An event type in words; a type this build does not know (an old export) reads as itself. */
+export function auditEventTitle(type: string): string {
+  return (AUDIT_EVENT_TITLES as Record<string, string>)[type] ?? type;
+}
+
 /** Notifications written to the outbox beside a state change; `command.minted` feeds dispatch. */
 export const OUTBOX_TOPICS = {
   'proposal.created': 'a proposal awaits a decision, or was auto-approved',
@@ -97,3 +144,14 @@ export const NOTIFICATION_EVENT_NAMES = Object.keys(NOTIFICATION_EVENTS) as Noti
 export function isNotificationEvent(name: string): name is NotificationEvent {
   return Object.hasOwn(NOTIFICATION_EVENTS, name);
 }
+
+/**
+ * Deliveries no outbox row stands for: a channel's test message, and a digest of a burst (one
+ * message listing the messages that arrived for a channel beyond its threshold within a minute).
+ */
+export const DELIVERY_EVENTS = {
+  'channel.test': 'an admin sent a test message to a channel',
+  'notification.digest': 'more messages than the channel takes in a minute, sent as one',
+} as const satisfies Record<string, string>;
+
+export type DeliveryEvent = keyof typeof DELIVERY_EVENTS;

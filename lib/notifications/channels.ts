@@ -26,21 +26,31 @@ function checkTargetShape(kind: NotificationChannel['kind'], value: string, ctx:
   if (problem) ctx.addIssue({ code: 'custom', path: ['target'], message: problem });
 }
 
-/** A new channel, from the dashboard or `cli add-channel`; `events` defaults to every event. */
+/** The most a digest threshold may be: above it, a burst would be a wall of messages anyway. */
+export const MAX_DIGEST_THRESHOLD = 100;
+
+/** More than this many messages within a minute go as one digest; 0 turns digests off. */
+const digestThreshold = z
+  .int({ error: `must be a whole number from 0 (off) to ${MAX_DIGEST_THRESHOLD}` })
+  .min(0, `must be a whole number from 0 (off) to ${MAX_DIGEST_THRESHOLD}`)
+  .max(MAX_DIGEST_THRESHOLD, `must be a whole number from 0 (off) to ${MAX_DIGEST_THRESHOLD}`);
+
+/** A new channel, from the dashboard or `cli add-channel`; `events` defaults to every event, `digestThreshold` to 5. */
 export const channelInput = z
   .strictObject({
     kind: z.enum(CHANNEL_KIND_NAMES, { error: `must be ${CHANNEL_KINDS_IN_WORDS}` }),
     target,
     events: eventList.optional(),
+    digestThreshold: digestThreshold.optional(),
   })
   .superRefine((value, ctx) => checkTargetShape(value.kind, value.target, ctx));
 
 export type ChannelInput = z.infer<typeof channelInput>;
 
-/** A change to a channel: its target, its events, or whether it is enabled. */
+/** A change to a channel: its target, its events, its digest threshold, or whether it is enabled. */
 export const channelPatch = z
-  .strictObject({ target: target.optional(), events: eventList.optional(), enabled: z.boolean().optional() })
-  .refine((value) => Object.keys(value).length > 0, 'must change target, events or enabled');
+  .strictObject({ target: target.optional(), events: eventList.optional(), enabled: z.boolean().optional(), digestThreshold: digestThreshold.optional() })
+  .refine((value) => Object.keys(value).length > 0, 'must change target, events, digestThreshold or enabled');
 
 export type ChannelPatch = z.infer<typeof channelPatch>;
 
@@ -88,7 +98,17 @@ export async function createChannel(db: Database, tenantId: string, actor: Actor
     if (!tenant) return undefined;
     const [channel] = await tx
       .insert(notificationChannels)
-      .values({ id: newId('chn'), tenantId, kind: input.kind, target: input.target, secret, events: input.events ?? NOTIFICATION_EVENT_NAMES, createdAt: now, updatedAt: now })
+      .values({
+        id: newId('chn'),
+        tenantId,
+        kind: input.kind,
+        target: input.target,
+        secret,
+        events: input.events ?? NOTIFICATION_EVENT_NAMES,
+        ...(input.digestThreshold !== undefined ? { digestThreshold: input.digestThreshold } : {}),
+        createdAt: now,
+        updatedAt: now,
+      })
       .returning();
     await recordStateChange(tx, { tenantId, type: 'channel.created', actor, data: { channel: channel!.id, kind: input.kind }, occurredAt: now, outbox: false });
     return { channel: publicChannel(channel!), secret };
@@ -192,6 +212,7 @@ export async function recentDeliveries(db: Database, tenantId: string, options: 
     deliveredAt: delivery.deliveredAt,
     deadAt: delivery.deadAt,
     nextAttemptAt: delivery.status === 'pending' ? delivery.availableAt : null,
+    digestId: delivery.digestId,
     channelKind: channel.kind,
     channelTarget: displayTarget(channel),
   }));
@@ -214,7 +235,8 @@ export async function retryDelivery(db: Database, tenantId: string, deliveryId: 
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(notificationDeliveries)
-      .set({ status: 'pending', attempts: 0, availableAt: now, deadAt: null })
+      // A message that died with its digest is sent on its own.
+      .set({ status: 'pending', attempts: 0, availableAt: now, deadAt: null, digestId: null })
       .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.tenantId, tenantId), eq(notificationDeliveries.status, 'dead')))
       .returning({ id: notificationDeliveries.id, channelId: notificationDeliveries.channelId, event: notificationDeliveries.event });
     if (!row) return undefined;

@@ -1,9 +1,10 @@
-import { and, asc, eq, lte, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { notificationChannels, notificationDeliveries, type NotificationChannel, type NotificationDelivery } from '@/db/schema';
 import { newId } from '@/lib/ids';
 import type { MessageData } from './message';
 import type { TargetPolicy } from './outbound';
+import { DIGEST_EVENT, digestInput, digestItems, holdForDigests, settleDigestItems } from './digest';
 import { channelKind } from './kinds/registry';
 import type { MailSettings, SendResult } from './send';
 
@@ -32,7 +33,8 @@ export type DeliveryOptions = {
   random?: () => number;
 };
 
-export type DeliveryResult = { claimed: number; delivered: number; retrying: number; dead: number };
+/** `held`: claimed messages past their channel's threshold, put into its digest instead of sent. */
+export type DeliveryResult = { claimed: number; delivered: number; retrying: number; dead: number; held: number };
 
 type Claim = { delivery: NotificationDelivery; channel: NotificationChannel };
 
@@ -43,7 +45,8 @@ async function claim(db: Database, where: SQL | undefined, now: Date, limit: num
       .select({ delivery: notificationDeliveries, channel: notificationChannels })
       .from(notificationDeliveries)
       .innerJoin(notificationChannels, eq(notificationChannels.id, notificationDeliveries.channelId))
-      .where(and(eq(notificationDeliveries.status, 'pending'), lte(notificationDeliveries.availableAt, now), where))
+      // A message waiting in a digest is sent with it, never on its own.
+      .where(and(eq(notificationDeliveries.status, 'pending'), lte(notificationDeliveries.availableAt, now), isNull(notificationDeliveries.digestId), where))
       .orderBy(asc(notificationDeliveries.availableAt), asc(notificationDeliveries.id))
       .limit(limit)
       .for('update', { of: notificationDeliveries, skipLocked: true });
@@ -57,7 +60,9 @@ async function claim(db: Database, where: SQL | undefined, now: Date, limit: num
 }
 
 /** Records one attempt's result, unless another worker has claimed the delivery since (its lease ran out). */
-async function settle(db: Database, { delivery }: Claim, result: SendResult, latencyMs: number, at: Date, random: () => number): Promise<keyof Omit<DeliveryResult, 'claimed'>> {
+type Outcome = 'delivered' | 'retrying' | 'dead';
+
+async function settle(db: Database, { delivery }: Claim, result: SendResult, latencyMs: number, at: Date, random: () => number): Promise<Outcome> {
   const mine = and(eq(notificationDeliveries.id, delivery.id), eq(notificationDeliveries.attempts, delivery.attempts), eq(notificationDeliveries.status, 'pending'));
   // A refused target was never contacted: nothing about it (status, timing) is recorded.
   const seen = result.ok || !result.refused ? { latencyMs, lastStatus: result.status ?? null } : { latencyMs: null, lastStatus: null };
@@ -74,20 +79,24 @@ async function settle(db: Database, { delivery }: Claim, result: SendResult, lat
   return 'retrying';
 }
 
-async function attempt(db: Database, claimed: Claim, options: DeliveryOptions, fixedNow: Date | undefined): Promise<keyof Omit<DeliveryResult, 'claimed'>> {
+async function attempt(db: Database, claimed: Claim, options: DeliveryOptions, fixedNow: Date | undefined): Promise<Outcome> {
   const { delivery, channel } = claimed;
   const random = options.random ?? Math.random;
   const sentAt = fixedNow ?? new Date();
-  if (!channel.enabled) return settle(db, claimed, { ok: false, error: 'channel_disabled', final: true }, 0, sentAt, random);
+  const digest = delivery.event === DIGEST_EVENT;
+  const ended = async (outcome: Outcome) => {
+    if (digest && outcome !== 'retrying') await settleDigestItems(db, delivery.id, outcome, fixedNow ?? new Date());
+    return outcome;
+  };
+  if (!channel.enabled) return ended(await settle(db, claimed, { ok: false, error: 'channel_disabled', final: true }, 0, sentAt, random));
+  const message = digest
+    ? digestInput(delivery, await digestItems(db, delivery.id), sentAt)
+    : { id: delivery.id, event: delivery.event, data: delivery.data as MessageData, createdAt: delivery.createdAt, now: sentAt, recipients: delivery.recipients };
   const started = performance.now();
-  const result = await channelKind(channel.kind).send(
-    channel,
-    { id: delivery.id, event: delivery.event, data: delivery.data as MessageData, createdAt: delivery.createdAt, now: sentAt, recipients: delivery.recipients },
-    { mail: options.mail, targets: options.targets, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS },
-  );
+  const result = await channelKind(channel.kind).send(channel, message, { mail: options.mail, targets: options.targets, timeoutMs: options.timeoutMs ?? DELIVERY_TIMEOUT_MS });
   const latencyMs = Math.round(performance.now() - started);
   // The answer's own time, so a slow attempt cannot make its backoff already past.
-  return settle(db, claimed, result, latencyMs, fixedNow ?? new Date(), random);
+  return ended(await settle(db, claimed, result, latencyMs, fixedNow ?? new Date(), random));
 }
 
 /**
@@ -99,8 +108,9 @@ async function attempt(db: Database, claimed: Claim, options: DeliveryOptions, f
 export async function deliverNotifications(db: Database, options: DeliveryOptions): Promise<DeliveryResult> {
   const now = options.now ?? new Date();
   const claims = await claim(db, undefined, now, options.limit ?? 20);
-  const result: DeliveryResult = { claimed: claims.length, delivered: 0, retrying: 0, dead: 0 };
-  const outcomes = await Promise.all(claims.map((claimed) => attempt(db, claimed, options, options.now)));
+  const sending = await holdForDigests(db, claims, now);
+  const result: DeliveryResult = { claimed: claims.length, delivered: 0, retrying: 0, dead: 0, held: claims.length - sending.length };
+  const outcomes = await Promise.all(sending.map((claimed) => attempt(db, claimed, options, options.now)));
   for (const outcome of outcomes) result[outcome] += 1;
   return result;
 }

@@ -20,7 +20,7 @@ export type FanOutOptions = {
 
 type TenantSettings = { id: string; notifyWithValues: boolean };
 type Member = { tenantId: string; userId: string; role: string; email: string };
-type Decider = { proposalId: string; userId: string; name: string; createdAt: Date };
+type Decider = { proposalId: string; userId: string; name: string; decision: 'approve' | 'reject'; createdAt: Date };
 
 /** What one batch of outbox rows needs to know about its proposals and people, read in a few queries, not per row. */
 type BatchFacts = {
@@ -28,6 +28,8 @@ type BatchFacts = {
   membersOf: (tenantId: string) => Member[];
   decidersOf: (proposalId: string) => Decider[];
   onBehalfOf: Map<string, string | null>;
+  /** The name of the person who edited a revision (a member of its tenant). */
+  editorOf: (proposal: Proposal) => string | undefined;
 };
 
 async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], tenantIds: string[]): Promise<BatchFacts> {
@@ -41,7 +43,7 @@ async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], te
       .where(and(inArray(memberships.tenantId, tenantIds), ne(memberships.role, 'viewer'))),
     proposalIds.length > 0
       ? tx
-          .select({ proposalId: decisions.proposalId, userId: decisions.userId, name: users.name, createdAt: decisions.createdAt })
+          .select({ proposalId: decisions.proposalId, userId: decisions.userId, name: users.name, decision: decisions.decision, createdAt: decisions.createdAt })
           .from(decisions)
           .innerJoin(users, eq(users.id, decisions.userId))
           .where(inArray(decisions.proposalId, proposalIds))
@@ -49,9 +51,20 @@ async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], te
       : [],
   ]);
   const keyIds = [...new Set(proposalRows.flatMap((proposal) => (proposal.agentKeyId ? [proposal.agentKeyId] : [])))];
-  const keys = keyIds.length > 0 ? await tx.select({ id: agentKeys.id, onBehalfOf: agentKeys.onBehalfOfUserId }).from(agentKeys).where(inArray(agentKeys.id, keyIds)) : [];
+  const editorIds = [...new Set(proposalRows.flatMap((proposal) => (proposal.initiatedByUserId ? [proposal.initiatedByUserId] : [])))];
+  const [keys, editors] = await Promise.all([
+    keyIds.length > 0 ? tx.select({ id: agentKeys.id, onBehalfOf: agentKeys.onBehalfOfUserId }).from(agentKeys).where(inArray(agentKeys.id, keyIds)) : [],
+    editorIds.length > 0
+      ? tx
+          .select({ id: users.id, name: users.name, tenantId: memberships.tenantId })
+          .from(users)
+          .innerJoin(memberships, eq(memberships.userId, users.id))
+          .where(and(inArray(users.id, editorIds), inArray(memberships.tenantId, tenantIds)))
+      : [],
+  ]);
   return {
     proposals: new Map(proposalRows.map((proposal) => [proposal.id, proposal])),
+    editorOf: (proposal) => editors.find((editor) => editor.id === proposal.initiatedByUserId && editor.tenantId === proposal.tenantId)?.name,
     membersOf: (tenantId) => members.filter((member) => member.tenantId === tenantId),
     decidersOf: (proposalId) => deciders.filter((decider) => decider.proposalId === proposalId),
     onBehalfOf: new Map(keys.map((key) => [key.id, key.onBehalfOf])),
@@ -82,7 +95,8 @@ function messageFor(facts: BatchFacts, row: typeof outbox.$inferSelect, event: N
   const proposal = facts.proposals.get(row.proposalId);
   if (proposal?.tenantId !== row.tenantId) return undefined;
   const status = typeof body.status === 'string' ? body.status : event === 'proposal.executed' ? row.topic.replace('execution.', '') : undefined;
-  const data: MessageData = proposalMessage(event, proposal, { baseUrl, withValues: tenant.notifyWithValues, status });
+  const approvals = facts.decidersOf(proposal.id).filter((decider) => decider.decision === 'approve').length;
+  const data: MessageData = proposalMessage(event, proposal, { baseUrl, withValues: tenant.notifyWithValues, status, approvals, editedBy: facts.editorOf(proposal) });
   if (event === 'proposal.decided' && (status === 'approved' || status === 'rejected')) {
     // The latest decision (deciders are read newest first).
     data.decidedBy = facts.decidersOf(proposal.id)[0]?.name ?? 'policy (automatic)';

@@ -1,6 +1,8 @@
 import type { Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
+import { agentLabel } from '@/lib/events/actor-label';
 import type { NotificationEvent, OutboxTopic } from '@/lib/events/registry';
+import { proposalFacts, type FactsContext } from './facts';
 
 /** What every message is built from: flat facts, stored with the delivery, rendered per channel. */
 export type MessageData = Record<string, string | number | boolean | null>;
@@ -57,13 +59,14 @@ export function headline(event: string, status: string): string {
 
 /**
  * The facts of a message about a proposal. By default no argument value leaves: the summary is the
- * action's title and who proposed it; `withValues` (the tenant's opt-in) adds the action's own
- * one-line summary, which names amounts and resources.
+ * action's title and who proposed it, then the value-free facts of ./facts.ts (resource id, flags,
+ * severity, quorum, "needs you", revision and editor); `withValues` (the tenant's opt-in) adds the
+ * action's own one-line summary, which names amounts and resources.
  */
 export function proposalMessage(
   event: NotificationEvent,
-  proposal: Pick<Proposal, 'id' | 'tenantId' | 'action' | 'agentName' | 'risk' | 'status' | 'expiresAt' | 'payload' | 'facts' | 'revisionReason'>,
-  options: { baseUrl: string; withValues: boolean; status?: string },
+  proposal: Pick<Proposal, 'id' | 'tenantId' | 'action' | 'agentName' | 'risk' | 'status' | 'expiresAt' | 'payload' | 'facts' | 'revisionReason' | 'flags' | 'routing' | 'resourceKey' | 'parentId'>,
+  options: { baseUrl: string; withValues: boolean; status?: string } & FactsContext,
 ): MessageData {
   const action = findAction(proposal.action);
   const title = action?.title ?? proposal.action;
@@ -79,8 +82,9 @@ export function proposalMessage(
     risk: proposal.risk,
     status,
     expiresAt: proposal.expiresAt.toISOString(),
-    summary: `${title} proposed by ${proposal.agentName}`,
+    summary: `${title} proposed by ${agentLabel(proposal.agentName)}`,
     url: new URL(`/proposals/${encodeURIComponent(proposal.id)}`, options.baseUrl).toString(),
+    ...proposalFacts(event, proposal, status, options),
   };
   // The editor's own words, not the agent's arguments: a revision says why it was made even without values.
   if (proposal.revisionReason) data.revisionReason = proposal.revisionReason;

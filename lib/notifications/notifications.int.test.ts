@@ -1,19 +1,22 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { auditEvents, auditHeads, notificationDeliveries, outbox, proposals, type NotificationDelivery } from '@/db/schema';
-import { startHttpSink, type HttpSink } from '@/demo/receivers/http-sink';
-import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
+import type { HttpSink } from '@/demo/receivers/http-sink';
+import type { MailCatcher } from '@/demo/receivers/mail-catcher';
 import { executeCommand } from '@/lib/commands/execute';
 import { decide } from '@/lib/decisions/decide';
+import { reviseProposal } from '@/lib/decisions/revise';
 import { chainStatus, watchAuditChains } from '@/lib/jobs/watch-audit-chain';
 import { setupTestDatabase } from '@/test/db';
+import { setupReceivers } from '@/test/fixtures/notifications';
 import { approvedCommand, executeToUnknownOutcome, writeClients } from '@/test/fixtures/jobs';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { createChannel, retryDelivery, updateChannel, updateNotificationSettings, type ChannelInput } from './channels';
 import { deliverNotifications, MAX_DELIVERY_ATTEMPTS, sendTestDelivery, type DeliveryOptions } from './deliver';
+import { severityOf } from './facts';
 import { fanOutNotifications } from './fanout';
 import { sweepReminders } from './schedule';
 import { chainAllPending } from '@/lib/events/chainer';
@@ -21,27 +24,13 @@ import { chainAllPending } from '@/lib/events/chainer';
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);
+const receivers = setupReceivers(() => t.db);
 let sink: HttpSink;
 let mail: MailCatcher;
+beforeAll(() => void ({ sink, mail } = receivers));
 const BASE = 'https://countersign.example';
-const ADMIN = { type: 'user' as const, id: 'test-admin' };
-const opened: string[] = [];
+const { admin: ADMIN, opened, targets, options: mailOptions } = receivers;
 let sequence = 0;
-
-beforeAll(async () => {
-  [sink, mail] = await Promise.all([startHttpSink(), startMailCatcher()]);
-});
-afterAll(async () => {
-  await Promise.all([sink?.close(), mail?.close()]);
-});
-// Each test's channels stop receiving when it ends, so later tests see only their own.
-afterEach(async () => {
-  for (const id of opened.splice(0)) await updateChannel(t.db, 'acme', id, ADMIN, { enabled: false }).catch(() => undefined);
-});
-
-// The local sink and mail catcher are the only private origins these tests may reach.
-const targets = () => ({ allowedPrivateOrigins: [sink.url, mail.url] });
-const mailOptions = (): DeliveryOptions => ({ mail: { smtpUrl: mail.url, from: 'Countersign <notify@countersign.example>' }, targets: targets() });
 
 async function channel(input: ChannelInput, tenant = 'acme') {
   const created = await createChannel(t.db, tenant, ADMIN, input, { targets: targets() });
@@ -74,7 +63,7 @@ async function makeDue(id: string) {
   await t.db.update(notificationDeliveries).set({ availableAt: new Date() }).where(eq(notificationDeliveries.id, id));
 }
 
-const webhookBody = (request: { body: string }) => JSON.parse(request.body) as { type: string; timestamp: string; data: Record<string, unknown> };
+const webhookBody = (request: { body: string }) => JSON.parse(request.body) as { type: string; timestamp: string; data: Record<string, unknown>; facts: { label: string; value: string }[] };
 
 // Slack's Block Kit limits for the blocks we send (api.slack.com/reference/block-kit/blocks).
 // Only plain text: nothing from a name is ever formatted (mrkdwn), mentioned or linked.
@@ -129,7 +118,11 @@ describe('notifications', () => {
     const [delivery] = await deliveriesTo(hook.channel.id);
     expect(webhook!.headers['webhook-id']).toBe(delivery!.id);
     expect(webhook!.headers['content-type']).toBe('application/json');
-    expect(webhookBody(webhook!)).toMatchObject({ type: 'proposal.waiting', data: { proposalId: proposal.id, url: link, risk: 'low', agent: proposal.agentName, status: 'pending_approval' } });
+    expect(webhookBody(webhook!)).toMatchObject({
+      type: 'proposal.waiting',
+      data: { proposalId: proposal.id, url: link, risk: 'low', agent: proposal.agentName, status: 'pending_approval', resource: 'sku filter-blue', approvals: 0, approvalsNeeded: 1, needsYou: true },
+    });
+    expect(webhookBody(webhook!).facts).toContainEqual({ label: 'Approvals', value: '0 of 1' });
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200 });
     expect(delivery!.latencyMs).toBeGreaterThanOrEqual(0);
 
@@ -138,20 +131,22 @@ describe('notifications', () => {
     expect(message.blocks[0]).toMatchObject({ type: 'header', text: { text: 'Waiting for a decision: Hold stock' } });
     expect(message.blocks.at(-1)).toMatchObject({ type: 'actions', elements: [{ text: { text: 'Review' }, url: link }] });
     const fields = JSON.stringify(message.blocks[1]);
-    for (const fact of ['Risk\\nlow', 'Proposed by\\nacme-support-bot', 'Time left\\n24 h']) expect(fields).toContain(fact);
+    for (const fact of ['Needs you\\nyes: 1 more approval needed', 'Resource\\nsku filter-blue', 'Approvals\\n0 of 1', 'Proposed by\\nagent acme-support-bot', 'Time left\\n24 h']) expect(fields).toContain(fact);
 
     const [letter] = mail.received();
     expect(mail.received()).toHaveLength(1);
     expect(letter!.to.sort()).toEqual(['alice@acme.test', 'bob@acme.test', 'carol@acme.test', 'ops@acme.test']);
-    expect(letter!.subject).toBe(`[Countersign] Hold stock proposed by ${proposal.agentName} (${proposal.id})`);
+    expect(letter!.subject).toBe(`[Countersign] Hold stock proposed by agent ${proposal.agentName} (${proposal.id})`);
+    expect(letter!.text).toContain('Needs you: yes: 1 more approval needed');
+    expect(letter!.text).toContain('Resource: sku filter-blue');
     expect(letter!.messageId).toBe(`<proposal.${proposal.id}@countersign.example>`);
     expect(letter!.text).toContain(`Review: ${link}`);
     expect(letter!.html).toContain(`href="${link}"`);
     expect(letter!.headers['x-countersign-event']).toBe('proposal.waiting');
 
-    // By default no argument value leaves: not the SKU, not the quantity.
+    // By default no argument value leaves but the resource's id (the SKU, as the catalog named it at intake): not the quantity.
     for (const text of [webhook!.body, slackRequest!.body, letter!.text, letter!.html, letter!.subject]) {
-      expect(text).not.toContain('filter-blue');
+      expect(text.replaceAll('sku filter-blue', '').replaceAll('sku filter\u2060-blue', '')).not.toContain('filter-blue');
       expect(text).not.toMatch(/\b3 ×|quantity/i);
     }
     // Nothing is due any more: each delivery went out once.
@@ -368,6 +363,36 @@ describe('notifications', () => {
     await sweepReminders(t.db, at(24 * 60 - 5));
     expect(await t.db.select().from(outbox).where(and(eq(outbox.proposalId, quiet.id), eq(outbox.topic, 'proposal.reminder')))).toHaveLength(0);
     await updateNotificationSettings(t.db, 'acme', ADMIN, { reminderLeadMinutes: 60, escalateAfterMinutes: 120, notifyWithValues: false });
+  });
+
+  it('a revision says it is one, who edited it and why; a reminder of a half-approved refund says "1 of 2" and who it still needs — value-free', async () => {
+    const hook = await channel({ kind: 'webhook', target: `${sink.url}/w-facts`, events: ['proposal.waiting', 'proposal.reminder'] });
+    const parent = await proposeHold();
+    const revision = await reviseProposal(t.db, systems.client, { userId: seeded.world.userId('alice'), proposalId: parent.id, args: { sku: 'filter-blue', quantity: 2 }, reason: 'Customer kept one filter' });
+    await runJob();
+    const revised = sink.received('/w-facts').map(webhookBody).find((body) => body.data.proposalId === revision.id)!;
+    expect(revised.data).toMatchObject({ revisionOf: parent.id, editedBy: expect.stringMatching(/^alice$/i), revisionReason: 'Customer kept one filter', needsYou: true, approvals: 0, approvalsNeeded: 1 });
+    expect(revised.facts).toContainEqual({ label: 'Revision', value: `of ${parent.id}, edited by ${String(revised.data.editedBy)}` });
+
+    const created = new Date('2035-04-01T09:00:00Z');
+    const refund = (await submitAs(t.db, systems.client, seeded.acme, { requestId: `req_notify_${++sequence}`, action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1843', amountMinor: 15000, currency: 'EUR', reason: 'Two items arrived broken' } }, { now: created })).proposal;
+    await decide(t.db, systems.client, { userId: seeded.world.userId('bob'), proposalId: refund.id, request: { decision: 'approve', payloadHash: refund.payloadHash } }, new Date(created.getTime() + 60_000));
+    const soon = new Date(refund.expiresAt.getTime() - 30 * 60_000);
+    await sweepReminders(t.db, soon);
+    await runJob(soon);
+    const reminder = sink.received('/w-facts').map(webhookBody).find((body) => body.type === 'proposal.reminder' && body.data.proposalId === refund.id)!;
+    expect(reminder.data).toMatchObject({ resource: 'order ord_1843', approvals: 1, approvalsNeeded: 2, needsYou: true });
+    // Two approvers make it at least medium, whatever its stored risk.
+    expect(reminder.data.severity).toBe(severityOf(String(reminder.data.risk), [], 2));
+    expect(reminder.data.severity).not.toBe('low');
+    expect(reminder.facts).toEqual(expect.arrayContaining([
+      { label: 'Needs you', value: 'yes: 1 more approval needed' },
+      { label: 'Approvals', value: '1 of 2' },
+      { label: 'Time left', value: '30 min' },
+    ]));
+    const body = JSON.stringify(reminder);
+    for (const value of ['15000', '150.00', 'Two items arrived broken']) expect(body).not.toContain(value);
+    expect((await deliveriesTo(hook.channel.id)).every((row) => row.status === 'delivered')).toBe(true);
   });
 
   it('tells admins once when an agent’s repair chain runs out', async () => {

@@ -4,18 +4,18 @@ import { channelInput, channelPatch, notificationSettingsInput, type ChannelInpu
 
 /** The request bodies of the notification admin API (`/api/v1/admin/notifications/…`). */
 
-/** `POST …/channels`: `{kind, target, events?}`. */
+/** `POST …/channels`: `{kind, target, events?, digestThreshold?}`. */
 export const channelCreateRequest: RequestBody<ChannelInput> = {
   schema: channelInput,
   code: 'invalid_channel',
-  message: `The channel is not valid: send {"kind": ${CHANNEL_KIND_NAMES.map((kind) => `"${kind}"`).join(' | ')}, "target": …, "events": [...]}.`,
+  message: `The channel is not valid: send {"kind": ${CHANNEL_KIND_NAMES.map((kind) => `"${kind}"`).join(' | ')}, "target": …, "events": [...], "digestThreshold": 0–100}.`,
 };
 
-/** `PATCH …/channels/:id`: any of `{target, events, enabled}`. */
+/** `PATCH …/channels/:id`: any of `{target, events, enabled, digestThreshold}`. */
 export const channelChangeRequest: RequestBody<ChannelPatch> = {
   schema: channelPatch,
   code: 'invalid_channel',
-  message: 'The change is not valid: send any of {"target", "events", "enabled"}.',
+  message: 'The change is not valid: send any of {"target", "events", "enabled", "digestThreshold"}.',
 };
 
 /** `PUT …/settings`: all three settings. */

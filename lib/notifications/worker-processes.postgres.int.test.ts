@@ -24,7 +24,8 @@ const workers: ChildProcess[] = [];
 beforeAll(async () => {
   sink = await startHttpSink({ keep: 10_000 });
   const world = await seedWorld(t.db);
-  const created = await createChannel(t.db, 'acme', { type: 'system', id: 'test' }, { kind: 'webhook', target: `${sink.url}/load`, events: ['proposal.waiting'] }, { targets: { allowedPrivateOrigins: [sink.url] } });
+  // Each message on its own: this counts deliveries, not digests (lib/notifications/digest.int.test.ts).
+  const created = await createChannel(t.db, 'acme', { type: 'system', id: 'test' }, { kind: 'webhook', target: `${sink.url}/load`, events: ['proposal.waiting'], digestThreshold: 0 }, { targets: { allowedPrivateOrigins: [sink.url] } });
   channelId = created!.channel.id;
   sink.expectSecret('/load', created!.secret!);
   const agent = await world.agent('acme');

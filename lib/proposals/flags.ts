@@ -10,7 +10,7 @@ import { invisibleName, tagValue } from '@/lib/text/characters';
 import { codePointName, hiddenCharacterIndexes } from '@/lib/text/invisible';
 import { findLookalikes } from '@/lib/text/lookalike';
 import { step } from '@/lib/text/scan-steps';
-import { visibleText } from '@/lib/text/visible';
+import { resourceWords, visibleText } from '@/lib/text/visible';
 import type { FlagKind, ProposalFlag } from '@/db/proposal-flags';
 import { suspiciousPhrases } from './suspicious';
 
@@ -204,11 +204,6 @@ export async function resourceUsedBefore(db: Database, tenantId: string, resourc
     .where(and(eq(proposals.tenantId, tenantId), eq(proposals.resourceKey, resourceKey), chain.length > 0 ? notInArray(proposals.id, chain) : undefined))
     .limit(1);
   return row !== undefined;
-}
-
-/** `order:ord_1842` as words: "order ord_1842". */
-function resourceWords(resourceKey: string): string {
-  return visibleText(resourceKey.replace(':', ' '));
 }
 
 export type FlagContext = {

@@ -66,3 +66,8 @@ export function visibleText(value: string): string {
     .map((segment) => ('mark' in segment ? `⟦${segment.mark}⟧` : 'text' in segment ? segment.text : segment.lookalike))
     .join('');
 }
+
+/** A resource key (`order:ord_1842`) as words: "order ord_1842", anything hidden in it made visible. */
+export function resourceWords(resourceKey: string): string {
+  return visibleText(resourceKey.replace(':', ' '));
+}

@@ -74,6 +74,7 @@ const channelSchema = z.strictObject({
   target: z.string().describe('A Slack URL (itself a credential) only in part.'),
   events: z.array(z.string()),
   enabled: z.boolean(),
+  digestThreshold: z.int().describe('More than this many messages within a minute, and the rest of that minute go as one digest when it is up; 0 sends each on its own.'),
   createdAt: instant,
   updatedAt: instant,
   hasSecret: z.boolean(),
@@ -93,6 +94,7 @@ const deliverySchema = z.strictObject({
   deliveredAt: instant.nullable(),
   deadAt: instant.nullable(),
   nextAttemptAt: instant.nullable(),
+  digestId: z.string().nullable().describe('The digest this message waits in and is sent with (its own delivery, event `notification.digest`); null when it goes on its own.'),
   channelKind: z.enum(channelKindEnum.enumValues),
   channelTarget: z.string(),
 });

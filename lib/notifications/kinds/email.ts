@@ -1,4 +1,5 @@
-import { factLines, htmlEscape, text, unlinked, type RenderInput } from '../render';
+import { agentLabel } from '@/lib/events/actor-label';
+import { digestLines, factLines, htmlEscape, text, unlinked, type RenderInput } from '../render';
 import { guard, transportTo } from '../send';
 import type { ChannelKindModule } from './types';
 
@@ -12,8 +13,9 @@ const htmlText = (value: string) => htmlEscape(unlinked(value));
  * refers to the same thread root, so mail clients keep them in one conversation.
  */
 export function emailContent(input: RenderInput, host: string) {
+  if (input.items) return digestEmail(input, host);
   const { data } = input;
-  const threadTopic = data.proposalId ? `[Countersign] ${text(data.title)} proposed by ${text(data.agent)} (${text(data.proposalId)})` : `[Countersign] ${text(data.headline)}`;
+  const threadTopic = data.proposalId ? `[Countersign] ${text(data.title)} proposed by ${agentLabel(text(data.agent))} (${text(data.proposalId)})` : `[Countersign] ${text(data.headline)}`;
   const first = input.event === 'proposal.waiting' || !data.proposalId;
   const lines = factLines(input);
   const root = data.proposalId ? `<proposal.${text(data.proposalId)}@${host}>` : undefined;
@@ -34,6 +36,22 @@ export function emailContent(input: RenderInput, host: string) {
     ...(root && !first ? { inReplyTo: root, references: [root] } : {}),
     ...(root && first && input.event === 'proposal.waiting' ? { messageId: root } : {}),
   };
+}
+
+/** A digest: one email listing each message's one line of facts with its own link, then the queue. */
+function digestEmail(input: RenderInput, host: string) {
+  const { data } = input;
+  const items = digestLines(input);
+  const plain = [text(data.headline), '', text(data.summary), '', ...items.flatMap(({ line, url }) => [`- ${line}`, `  Review: ${url}`]), '', `Queue: ${text(data.url)}`, ''].join('\n');
+  const html = [
+    '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">',
+    `<p><strong>${htmlText(text(data.headline))}</strong></p>`,
+    `<p>${htmlText(text(data.summary))}</p>`,
+    `<ol>${items.map(({ line, url }) => `<li>${htmlText(line)} — <a href="${htmlEscape(url)}">Review</a></li>`).join('')}</ol>`,
+    data.url ? `<p><a href="${htmlEscape(text(data.url))}">Open the queue in Countersign</a></p>` : '',
+    '</body></html>',
+  ].join('');
+  return { subject: `[Countersign] ${text(data.headline)}`, text: plain, html, messageId: `<${input.id}@${host}>` };
 }
 
 export const emailChannel: ChannelKindModule = {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { NotificationChannel } from '@/db/schema';
-import type { RenderInput } from '../render';
+import { factLines, type RenderInput } from '../render';
 import { postJson } from '../send';
 import type { ChannelKindModule } from './types';
 import { urlTargetProblem } from './url-target';
@@ -11,9 +11,16 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** The Standard Webhooks payload: `{type, timestamp, data}`, the same bytes on every retry. */
+/**
+ * The Standard Webhooks payload: `{type, timestamp, data, facts}`, the same bytes on every retry:
+ * `data` the message's fields, `facts` the lines Slack and email show (`[{label, value}]`), worded
+ * as of when the message was written (so "Time left" does not change between retries).
+ */
 export function webhookBody(input: RenderInput): string {
-  return JSON.stringify({ type: input.event, timestamp: input.createdAt.toISOString(), data: input.data });
+  const payload = (message: RenderInput) => ({ data: message.data, facts: factLines({ ...message, now: message.createdAt }).map(({ label, value }) => ({ label, value })) });
+  // A digest lists its messages, each as it would have gone on its own: {id, type, data, facts}.
+  const items = input.items ? { items: input.items.map((item) => ({ id: item.id, type: item.event, ...payload(item) })) } : {};
+  return JSON.stringify({ type: input.event, timestamp: input.createdAt.toISOString(), ...payload(input), ...items });
 }
 
 /** A signed Standard Webhooks POST: `webhook-id` (the delivery's id), `webhook-timestamp`, `webhook-signature`. */

@@ -20,6 +20,8 @@ import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
 import { ViewerClock, ViewerZone } from '@/components/viewer-time';
+import { actorResolver } from '@/lib/audit/actors';
+import { auditEventTitle } from '@/lib/events/registry';
 import { auditTrailFor } from '@/lib/events/trail';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { canonicalJson } from '@/lib/payload-hash';
@@ -80,6 +82,8 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
     neighboursOf(db, proposal.tenantId, proposal.id, viewer, now),
     proposal.resourceKey ? resourceHistory(db, proposal.tenantId, proposal.resourceKey, proposal.id) : Promise.resolve(null),
   ]);
+  // Every actor of the timeline named in one look-up inside the tenant.
+  const actorOf = await actorResolver(db, proposal.tenantId, trail);
   const { decisions, state: execution, wording, viewer: rights } = view;
   if (!rights) notFound();
   const earlier = routingContext(proposal);
@@ -182,12 +186,15 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           <ViewerZone />
         </div>
         <ol className="space-y-1 text-zinc-600 dark:text-zinc-400" data-testid="proposal-history">
-          {trail.map((event) => (
-            <li key={event.seq}>
-              <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> · {event.type} by {event.actorType}{' '}
-              <PayloadText value={typeof event.data.agent === 'string' ? event.data.agent : event.actorId} />
-            </li>
-          ))}
+          {trail.map((event) => {
+            const actor = actorOf(event);
+            return (
+              <li key={event.seq} data-testid="proposal-history-event" data-type={event.type}>
+                <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> · <span title={event.type}>{auditEventTitle(event.type)}</span> by{' '}
+                <span title={actor.id} data-testid="proposal-history-actor"><PayloadText value={actor.label} mono={false} /></span>
+              </li>
+            );
+          })}
         </ol>
         <p className="mt-3 text-zinc-600 dark:text-zinc-400" data-testid="evidence-bundle">
           <a href={`/api/v1/proposals/${proposal.id}/evidence-bundle`} download={`evidence-${proposal.id}.json`} className="font-medium text-zinc-900 underline dark:text-zinc-100" data-testid="evidence-bundle-download">

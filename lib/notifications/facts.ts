@@ -1,0 +1,74 @@
+import type { Proposal } from '@/db/schema';
+import type { ProposalFlag } from '@/db/proposal-flags';
+import { NOTIFICATION_EVENTS, type NotificationEvent } from '@/lib/events/registry';
+import { resourceWords } from '@/lib/text/visible';
+
+/**
+ * The value-free facts of a message about a proposal (docs/notifications.md, "What a message
+ * says"): what a person needs to decide whether to open it, and nothing an agent or an external
+ * party wrote. Built once, at fan-out, and stored with each delivery; every channel kind renders
+ * the same facts (`factLines` in ./render.ts).
+ *
+ * - `resource`: the record the proposal acts on, as the system of record named it at intake
+ *   ("order ord_1842", "sku filter-blue") — an identifier, never an amount, a reason or evidence.
+ * - `flags`: the flags' chip labels (our words), never their details (which quote agent text).
+ * - `severity`: the stored risk folded with the flags and the quorum (see `severityOf`).
+ * - `approvals` / `approvalsNeeded`: the quorum so far ("1 of 2").
+ * - `needsYou`: the message is for those who can decide it, and a decision is still missing.
+ * - `revisionOf` / `editedBy`: a revision names its parent and its editor (the editor's reason,
+ *   their own words, rides along as `revisionReason`).
+ */
+export type ProposalFacts = {
+  resource?: string;
+  flags?: string;
+  severity: Severity;
+  approvals: number;
+  approvalsNeeded: number;
+  needsYou: boolean;
+  revisionOf?: string;
+  editedBy?: string;
+};
+
+export type Severity = 'low' | 'medium' | 'high';
+
+/** Flags that mean someone may be steering the proposal: they make it high whatever its risk. */
+const ALARMING: ReadonlySet<ProposalFlag['kind']> = new Set(['suspicious_evidence', 'invisible_characters', 'lookalike_characters']);
+
+/**
+ * One severity from the stored risk, the flags and the quorum, until a shared severity exists:
+ * high when the risk is high or a flag suggests steering (suspicious evidence, hidden or look-alike
+ * characters); medium when the risk is medium, any other flag is on, or two or more people must
+ * approve; else low.
+ */
+export function severityOf(risk: string, flags: readonly Pick<ProposalFlag, 'kind'>[], approvalsNeeded: number): Severity {
+  if (risk === 'high' || flags.some((flag) => ALARMING.has(flag.kind))) return 'high';
+  if (risk === 'medium' || flags.length > 0 || approvalsNeeded >= 2) return 'medium';
+  return 'low';
+}
+
+export type FactsContext = {
+  /** Approvals recorded so far. */
+  approvals: number;
+  /** The editor's name, for a revision. */
+  editedBy?: string;
+};
+
+export function proposalFacts(
+  event: NotificationEvent,
+  proposal: Pick<Proposal, 'risk' | 'flags' | 'routing' | 'resourceKey' | 'parentId' | 'status'>,
+  status: string,
+  context: FactsContext,
+): ProposalFacts {
+  const approvalsNeeded = proposal.routing.outcome === 'needs_approval' ? proposal.routing.approvals : 0;
+  const facts: ProposalFacts = {
+    severity: severityOf(proposal.risk, proposal.flags, approvalsNeeded),
+    approvals: context.approvals,
+    approvalsNeeded,
+    needsYou: NOTIFICATION_EVENTS[event].audience === 'deciders' && status === 'pending_approval' && context.approvals < approvalsNeeded,
+  };
+  if (proposal.resourceKey) facts.resource = resourceWords(proposal.resourceKey);
+  if (proposal.flags.length > 0) facts.flags = proposal.flags.map((flag) => flag.label).join(', ');
+  if (proposal.parentId) facts.revisionOf = proposal.parentId;
+  if (proposal.parentId && context.editedBy) facts.editedBy = context.editedBy;
+  return facts;
+}
