@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { decisionResultWords, payloadTitle } from './words';
+
+describe('payloadTitle says what the payload is for in the proposal’s state', () => {
+  it.each([
+    ['pending_approval', 'What will run'],
+    ['approved', 'What will run'],
+    ['executing', 'What ran'],
+    ['succeeded', 'What ran'],
+    ['failed', 'What ran'],
+    ['outcome_unknown', 'What ran'],
+    ['rejected', 'What was proposed (it did not run)'],
+    ['expired', 'What was proposed (it did not run)'],
+    ['stale', 'What was proposed (it did not run)'],
+    ['cancelled', 'What was proposed (it did not run)'],
+  ])('%s → %s', (status, title) => expect(payloadTitle(status)).toBe(title));
+});
+
+describe('decisionResultWords never repeats itself', () => {
+  it.each([
+    ['approve', 'approved', 'approved'],
+    ['reject', 'rejected', 'rejected'],
+    ['approve', 'executing', 'approved · now executing'],
+    ['approve', 'outcome_unknown', 'approved · now outcome unknown'],
+    ['reject', 'stale', 'rejected · now stale'],
+  ] as const)('%s leading to %s reads "%s"', (decision, status, words) => expect(decisionResultWords(decision, status)).toBe(words));
+});

@@ -1,0 +1,24 @@
+/**
+ * Small pieces of the dashboard's wording that must not contradict the proposal's state. Type-free
+ * and import-free: client and server components use them.
+ */
+
+const RAN = new Set(['executing', 'succeeded', 'failed', 'outcome_unknown']);
+const ENDED_UNRUN = new Set(['rejected', 'expired', 'stale', 'cancelled']);
+
+/** The payload's heading: what will run while it may still run, what ran once it did, what was proposed when it never will. */
+export function payloadTitle(status: string): string {
+  if (RAN.has(status)) return 'What ran';
+  if (ENDED_UNRUN.has(status)) return 'What was proposed (it did not run)';
+  return 'What will run';
+}
+
+/**
+ * A decision's result in words: "approved", "rejected", or where it led when that says more
+ * ("approved · executing"), never the same word twice ("approved · now approved").
+ */
+export function decisionResultWords(decision: 'approve' | 'reject', status: string): string {
+  const did = decision === 'approve' ? 'approved' : 'rejected';
+  const now = status.replaceAll('_', ' ');
+  return now === did ? did : `${did} · now ${now}`;
+}
