@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionResultWords, payloadTitle } from './words';
+import { alreadyWords, decisionResultWords, payloadTitle } from './words';
 
 describe('payloadTitle says what the payload is for in the proposal’s state', () => {
   it.each([
@@ -24,4 +24,14 @@ describe('decisionResultWords never repeats itself', () => {
     ['approve', 'outcome_unknown', 'approved · now outcome unknown'],
     ['reject', 'stale', 'rejected · now stale'],
   ] as const)('%s leading to %s reads "%s"', (decision, status, words) => expect(decisionResultWords(decision, status)).toBe(words));
+});
+
+describe('alreadyWords says where a proposal is in a sentence', () => {
+  it.each([
+    ['succeeded', 'This proposal already ran: it was approved and succeeded'],
+    ['approved', 'This proposal was already approved'],
+    ['outcome_unknown', 'This proposal was already approved and ran; its outcome is being checked'],
+    ['stale', 'This proposal already went stale'],
+    ['something_new', 'This proposal is already something new'],
+  ])('%s', (status, words) => expect(alreadyWords(status)).toBe(words));
 });

@@ -22,3 +22,21 @@ export function decisionResultWords(decision: 'approve' | 'reject', status: stri
   const now = status.replaceAll('_', ' ');
   return now === did ? did : `${did} · now ${now}`;
 }
+
+const WHERE_IT_IS: Record<string, string> = {
+  pending_approval: 'is still waiting for approval',
+  approved: 'was already approved',
+  executing: 'was already approved and is running',
+  succeeded: 'already ran: it was approved and succeeded',
+  failed: 'already ran: it was approved and failed',
+  outcome_unknown: 'was already approved and ran; its outcome is being checked',
+  rejected: 'was already rejected',
+  expired: 'already expired',
+  stale: 'already went stale',
+  cancelled: 'was already cancelled (replaced by a revision)',
+};
+
+/** Where a proposal already is, as a sentence ("This proposal already ran: it was approved and succeeded"), never "is already succeeded". */
+export function alreadyWords(status: string): string {
+  return `This proposal ${WHERE_IT_IS[status] ?? `is already ${status.replaceAll('_', ' ')}`}`;
+}
