@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alreadyWords, decisionResultWords, payloadTitle } from './words';
+import { alreadyWords, decisionResultWords, payloadTitle, urgencyOf } from './words';
 
 describe('payloadTitle says what the payload is for in the proposal’s state', () => {
   it.each([
@@ -34,4 +34,17 @@ describe('alreadyWords says where a proposal is in a sentence', () => {
     ['stale', 'This proposal already went stale'],
     ['something_new', 'This proposal is already something new'],
   ])('%s', (status, words) => expect(alreadyWords(status)).toBe(words));
+});
+
+describe('urgencyOf: under 1 h a warning, under 10 min danger', () => {
+  const minute = 60_000;
+  it.each([
+    [23 * 60 * minute, 'calm'],
+    [60 * minute, 'calm'],
+    [59 * minute, 'warning'],
+    [10 * minute, 'warning'],
+    [10 * minute - 1, 'danger'],
+    [0, 'danger'],
+    [-minute, 'danger'],
+  ])('%d ms left is %s', (ms, urgency) => expect(urgencyOf(ms)).toBe(urgency));
 });

@@ -40,3 +40,15 @@ const WHERE_IT_IS: Record<string, string> = {
 export function alreadyWords(status: string): string {
   return `This proposal ${WHERE_IT_IS[status] ?? `is already ${status.replaceAll('_', ' ')}`}`;
 }
+
+/** How urgent a proposal's time left is: a warning under 1 h, danger under 10 min (shown in words too, never colour alone). */
+export type Urgency = 'calm' | 'warning' | 'danger';
+
+export function urgencyOf(msLeft: number): Urgency {
+  if (msLeft < 10 * 60_000) return 'danger';
+  if (msLeft < 60 * 60_000) return 'warning';
+  return 'calm';
+}
+
+/** The word beside an urgent time left ("59 m left · soon"); empty when calm. */
+export const URGENCY_WORDS: Record<Urgency, string> = { calm: '', warning: 'soon', danger: 'expiring' };

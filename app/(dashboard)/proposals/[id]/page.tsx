@@ -183,7 +183,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         </div>
       </div>
 
-      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={viewer.role} nextId={neighbours.next} now={now} />
+      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={viewer.role} nextId={neighbours.next} now={now} extendedBy={trail.findLast((event) => event.type === 'proposal.extended')?.actorName ?? null} />
       <ReproposeButton proposalId={proposal.id} requestedAt={view.reproposal?.requestedAt ?? null} canAsk={rights.mayDecide && reproposable(proposal)} />
 
       <ExecutionSection status={proposal.status} receiptNoun={wording.receiptNoun} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />
