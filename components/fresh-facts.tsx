@@ -13,7 +13,7 @@ const SHARED_FOR_MS = 5_000;
 /** While a proposal stays in view its facts are read again this often. */
 const AGAIN_EVERY_MS = 30_000;
 /** `a` approves in one key only on a check younger than this. */
-const ONE_KEY_WITHIN_MS = 60_000;
+const ONE_KEY_WITHIN_MS = 45_000;
 
 export const factsQueryKey = (proposalId: string) => ['facts', proposalId] as const;
 
@@ -31,7 +31,7 @@ export function useFreshFacts(proposalId: string | undefined, enabled = true) {
 }
 
 /**
- * Whether `a` may approve this proposal in one key: its facts were checked within the last minute
+ * Whether `a` may approve this proposal in one key: its facts were checked within the last 45 s
  * and the answer was clear (lib/proposals/fresh-facts.ts). No answer yet, an old one, a failed
  * request, or anything but "fresh" stops at the approve dialog.
  */

@@ -45,12 +45,16 @@ export const QUEUE_FIFTY_SKU = 'queue-fifty-filter';
  */
 export const EXAMPLE_ORDERS = Object.freeze({ agent: 'ord_ex001', aiSdk: 'ord_ex002', agentsSdk: 'ord_ex003' });
 
+/** The order only e2e/fresh-facts.spec.ts refunds (and refunds outside Countersign, to move its facts). */
+export const FRESH_FACTS_ORDER = 'ord_fresh01';
+
 export const SEEDED_ORDERS: readonly Readonly<Order>[] = Object.freeze([
   Object.freeze({ id: 'ord_1842', tenant: 'acme', currency: 'USD', chargedMinor: 4999 }),
   Object.freeze({ id: 'ord_1843', tenant: 'acme', currency: 'EUR', chargedMinor: 60000 }),
   Object.freeze({ id: 'ord_9001', tenant: 'globex', currency: 'USD', chargedMinor: 100000 }),
   ...QUEUE_FIFTY_ORDERS.map((id) => Object.freeze({ id, tenant: 'acme', currency: 'EUR', chargedMinor: 30000 })),
   ...Object.values(EXAMPLE_ORDERS).map((id) => Object.freeze({ id, tenant: 'acme', currency: 'USD', chargedMinor: 50000 })),
+  Object.freeze({ id: FRESH_FACTS_ORDER, tenant: 'acme', currency: 'EUR', chargedMinor: 50000 }),
 ]);
 
 export const SEEDED_SKUS: readonly Readonly<Sku>[] = Object.freeze([
