@@ -44,7 +44,8 @@ test('a refund whose order moved outside Countersign: the page shows at proposal
   await expect(page.getByTestId('drift-note')).toHaveText('Changed since proposed: order balance changed from 500.00 EUR to 480.00 EUR since it was proposed; it still holds.');
   // Meaning speaks of the facts at proposal, and says so: no "passed — 500.00 not yet refunded" standing alone.
   await expect(page.getByTestId('gate-meaning').getByTestId('gate-verdict')).toContainText('passed at proposal');
-  await expect(page.getByTestId('proposal-severity')).toHaveText('● low risk');
+  await expect(page.getByTestId('proposal-severity')).toHaveAttribute('data-severity', 'low');
+  await expect(page.getByTestId('proposal-severity')).toContainText('low risk');
   await expect(page.getByTestId('payload-title')).toHaveText('What will run');
 
   // In the queue the preview checks it too, and `a` stops at the dialog, which shows the change.
@@ -71,11 +72,14 @@ test('a refund whose order moved outside Countersign: the page shows at proposal
   await expect(page.getByTestId('fresh-facts')).toHaveAttribute('data-state', 'closed');
 });
 
-test('a clear hold whose facts were just checked fresh approves with one key', async ({ page, request }) => {
+test('a clear hold whose facts were just checked fresh approves with one key', async ({ page, request, baseURL }) => {
+  // Clear means no flags: not the SKU's first use (the earlier one is), far from its hold limit (4).
+  const earlier = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   await signIn(page, 'alice@acme.test', '/?sort=newest&action=hold_stock');
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
   await expect(row(page, hold.id)).toHaveAttribute('data-focused', 'true');
+  await expect(row(page, hold.id).getByTestId('flag')).toHaveCount(0);
   const preview = page.getByTestId('queue-preview-facts');
   await expect(preview).toHaveAttribute('data-state', 'fresh');
   await expect(preview.getByTestId('facts-note')).toHaveText('Checked just now with the system of record: nothing changed since it was proposed.');
@@ -83,6 +87,7 @@ test('a clear hold whose facts were just checked fresh approves with one key', a
   await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();
   await expect(page.getByTestId(`queue-result-${hold.id}`)).toHaveAttribute('data-outcome', 'done');
   await expect(page.getByTestId(`queue-result-${hold.id}`)).toContainText(/^✓ approved( · now executing)?/);
+  await rejectAs(baseURL!, 'bob@acme.test', earlier, 'Fresh facts e2e clean-up');
 });
 
 test('the re-check is any member’s to ask, and another tenant’s proposal is not found', async ({ request, baseURL }) => {
