@@ -3,12 +3,13 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
-import { REJECT_PRESETS, type DecisionRequest } from '@/lib/decisions/requests';
+import { rejectPresets, type DecisionRequest } from '@/lib/decisions/requests';
 import { OperatorApiError, postDecision, postExtension, valueOrThrow } from '@/lib/client/operator-api';
 import { isSessionEnded, markSessionEnded, signInAgainHref, useSessionEnded } from '@/lib/client/session';
 import { PayloadText } from './payload-text';
 import { leaveFlash } from './proposal-flash';
 import { useDecisionKeys } from './proposal-keys';
+import { ViewerClock } from './viewer-time';
 
 type Props = {
   proposalId: string;
@@ -20,6 +21,8 @@ type Props = {
   canApprove: boolean;
   /** The next proposal waiting for this person (lib/proposals/neighbours.ts), for "Approve & next". */
   nextId: string | null;
+  /** The kinds of the proposal's flags: a suspicious-evidence preset leads the reject reasons when it has that flag. */
+  flagKinds: string[];
 };
 
 /** Refusals after which the proposal itself changed (or was changed by someone else): show it. */
@@ -50,7 +53,7 @@ const secondary = 'rounded-md border border-zinc-300 px-4 py-2 font-medium hover
  * person) or reject with a reason. On a phone the buttons stay at the bottom of the screen; the
  * page leaves room for them. `a`, `r` and Escape arrive from ProposalKeys.
  */
-export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, canApprove, nextId }: Props) {
+export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, canApprove, nextId, flagKinds }: Props) {
   const router = useRouter();
   const sessionEnded = useSessionEnded();
   const [confirming, setConfirming] = useState(false);
@@ -61,8 +64,14 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
     mutationFn: async ({ request }: { request: DecisionRequest; andNext: boolean }) => valueOrThrow(await postDecision(proposalId, request)),
     onSuccess: (_result, { andNext }) => {
       if (!andNext) return router.refresh();
-      if (nextId) return router.push(`/proposals/${encodeURIComponent(nextId)}`);
-      leaveFlash(`Approved: ${summary}. Nothing else is waiting for you.`);
+      // The next page says the previous one was approved, with a way back to it.
+      const back = { href: `/proposals/${encodeURIComponent(proposalId)}`, label: 'View' };
+      if (nextId) {
+        const next = `/proposals/${encodeURIComponent(nextId)}`;
+        leaveFlash(`Approved: ${summary}`, next, back);
+        return router.push(next);
+      }
+      leaveFlash(`Approved: ${summary}. Nothing else is waiting for you.`, '/', back);
       router.push('/');
     },
     onError: (error) => onRefusal(error, () => router.refresh()),
@@ -146,7 +155,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
             }}
           >
             <div className="flex flex-wrap gap-2">
-              {REJECT_PRESETS.map((preset) => (
+              {rejectPresets(flagKinds).map((preset) => (
                 <button key={preset} type="button" data-testid="reject-preset" data-preset={preset} onClick={() => setReason(preset)} className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs dark:border-zinc-700">{preset}</button>
               ))}
             </div>
@@ -166,26 +175,39 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
   );
 }
 
-/** "Extend by 24 h": once per proposal, for whoever may decide it. `announce`: say so here when the session ended (no decision panel on the page). */
-export function ExtendButton({ proposalId, hours, announce = false }: { proposalId: string; hours: number; announce?: boolean }) {
+/**
+ * "Extend by 24 h": once per proposal, for whoever may decide it, after a confirmation that says
+ * the new expiry in the viewer's time. `announce`: say so here when the session ended (no decision
+ * panel on the page).
+ */
+export function ExtendButton({ proposalId, hours, expiresAt, announce = false }: { proposalId: string; hours: number; expiresAt: string; announce?: boolean }) {
   const router = useRouter();
   const sessionEnded = useSessionEnded();
+  const [asking, setAsking] = useState(false);
   const mutation = useMutation({
     mutationFn: async () => valueOrThrow(await postExtension(proposalId)),
     onSuccess: () => router.refresh(),
     onError: (error) => onRefusal(error, () => router.refresh()),
   });
+  const until = new Date(new Date(expiresAt).getTime() + hours * 3_600_000).toISOString();
+  const small = 'rounded-md border border-zinc-300 px-3 py-1 text-sm font-medium hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800';
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <button
-        type="button"
-        data-testid="extend"
-        disabled={mutation.isPending || mutation.isSuccess || sessionEnded}
-        onClick={() => mutation.mutate()}
-        className="rounded-md border border-zinc-300 px-3 py-1 text-sm font-medium hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800"
-      >
-        {mutation.isPending ? 'Extending…' : `Extend by ${hours} h`}
-      </button>
+      {asking && !mutation.isSuccess ? (
+        <div role="group" aria-label="Confirm extension" data-testid="extend-confirm-group" className="flex flex-wrap items-center gap-2">
+          <span>
+            Extend by {hours} h, to <ViewerClock value={until} testId="extend-until" />?
+          </span>
+          <button type="button" autoFocus data-testid="extend-confirm" disabled={mutation.isPending || sessionEnded} onClick={() => mutation.mutate()} className={small}>
+            {mutation.isPending ? 'Extending…' : 'Extend'}
+          </button>
+          <button type="button" data-testid="extend-cancel" onClick={() => setAsking(false)} className="px-2 py-1 text-sm underline">Cancel</button>
+        </div>
+      ) : (
+        <button type="button" data-testid="extend" disabled={mutation.isSuccess || sessionEnded} onClick={() => setAsking(true)} className={small}>
+          {`Extend by ${hours} h…`}
+        </button>
+      )}
       <div role="alert" className="empty:hidden">
         {sessionEnded ? (
           announce ? <SessionEndedNotice /> : null

@@ -44,10 +44,12 @@ type Props = {
   role: Role;
   nextId: string | null;
   now: Date;
+  /** Who extended it (the audit event's name), when someone did. */
+  extendedBy: string | null;
 };
 
 /** The DECISION section: the outcome once it ended, each person's decision once, and the buttons while it is open. */
-export function ProposalDecision({ proposal, decisions, wording, rights, role, nextId, now }: Props) {
+export function ProposalDecision({ proposal, decisions, wording, rights, role, nextId, now, extendedBy }: Props) {
   const outcome = outcomeOf(proposal, decisions);
   const listed = decisions.filter((d) => !outcome?.covered.includes(d));
   const approvals = decisions.filter((d) => d.decision === 'approve').length;
@@ -74,16 +76,16 @@ export function ProposalDecision({ proposal, decisions, wording, rights, role, n
           <span data-testid="approval-progress" className="font-medium">
             {approvals} of {need} approval{need === 1 ? '' : 's'}
           </span>
-          {rights.canExtend ? <ExtendButton proposalId={proposal.id} hours={rights.extendByHours} announce={!rights.canReject} /> : null}
+          {rights.canExtend ? <ExtendButton proposalId={proposal.id} hours={rights.extendByHours} expiresAt={proposal.expiresAt.toISOString()} announce={!rights.canReject} /> : null}
           {proposal.extendedAt ? (
-            <span data-testid="extended-note" className="text-zinc-600 dark:text-zinc-400">
-              extended once (<ViewerClock value={proposal.extendedAt.toISOString()} />); it cannot be extended again
+            <span data-testid="extended-note" className="text-zinc-600 dark:text-zinc-400" title="A proposal is extended once; it cannot be extended again.">
+              Extended by <PayloadText value={extendedBy ?? 'someone'} mono={false} /> → now expires <ViewerClock value={proposal.expiresAt.toISOString()} testId="extended-until" />
             </span>
           ) : null}
         </div>
       ) : null}
       {rights.canReject ? (
-        <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} summary={wording.summary} canApprove={rights.canApprove} nextId={nextId} />
+        <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} summary={wording.summary} canApprove={rights.canApprove} nextId={nextId} flagKinds={proposal.flags.map((flag) => flag.kind)} />
       ) : !outcome ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="decision-state">
           {proposal.status !== 'pending_approval'

@@ -1,10 +1,11 @@
 'use client';
 
+import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useSyncExternalStore } from 'react';
 
-/** One message for the page this tab navigates to next ("Approved … Nothing else is waiting for you."). */
-type Flash = { text: string; path: string };
+/** One message for the page this tab navigates to next ("Approved refund … · View"), with a link back when it has one. */
+type Flash = { text: string; path: string; link?: { href: string; label: string } };
 
 let flash: Flash | null = null;
 const listeners = new Set<() => void>();
@@ -19,9 +20,9 @@ function subscribe(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Leaves `text` for the page at `path`, shown once the app navigates there (client-side). */
-export function leaveFlash(text: string, path = '/'): void {
-  setFlash({ text, path });
+/** Leaves `text` for the page at `path`, shown once the app navigates there (client-side); `link` points back at what it tells of. */
+export function leaveFlash(text: string, path = '/', link?: Flash['link']): void {
+  setFlash({ text, path, ...(link ? { link } : {}) });
 }
 
 /** Shows the message left for this page; it goes away when dismissed or when the reader moves on. */
@@ -38,7 +39,15 @@ export function ProposalFlash() {
   if (!shown) return null;
   return (
     <div role="status" data-testid="flash" className="mb-4 flex items-start justify-between gap-3 rounded-lg border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-200">
-      <span>{shown.text}</span>
+      <span>
+        {shown.text}
+        {shown.link ? (
+          <>
+            {' · '}
+            <Link href={shown.link.href} data-testid="flash-link" className="font-medium underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-blue-600">{shown.link.label}</Link>
+          </>
+        ) : null}
+      </span>
       <button type="button" data-testid="flash-dismiss" onClick={() => setFlash(null)} className="underline focus-visible:outline-2 focus-visible:outline-blue-600">Dismiss</button>
     </div>
   );

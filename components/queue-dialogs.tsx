@@ -1,8 +1,9 @@
 'use client';
 
 import { useEffect, useRef, useState, type ReactNode } from 'react';
-import { REJECT_PRESETS } from '@/lib/decisions/requests';
+import { rejectPresets } from '@/lib/decisions/requests';
 import type { QueueItem } from '@/lib/proposals/queue-view';
+import { FactsView, useFreshFacts } from './fresh-facts';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';
 import { ChangedChip, ItemSignals, quorumAfterYours, RiskBadge } from './queue-signals';
@@ -37,24 +38,29 @@ const button = 'rounded-md px-4 py-2 font-medium focus-visible:outline-2 focus-v
 
 /**
  * The items a dialog acts on. One item shows everything that should stop a fast approval (risk,
- * flags spelled out, what changed, the reason, the evidence's start); a batch shows each item's
- * risk and flag chips. Each repeats the hash it signs, and says when an approval runs nothing yet.
+ * flags spelled out, its facts at proposal and now, the reason, the evidence's start); a batch
+ * shows each item's risk and flag chips. Each repeats the hash it signs, and says when an approval
+ * runs nothing yet. A rejection leads with what the proposal does, never with "Approve …".
  */
 function ItemList({ items, approving }: { items: QueueItem[]; approving: boolean }) {
-  const single = items.length === 1;
+  const single = items.length === 1 ? items[0] : undefined;
+  // The same answer the preview asked for (shared by id): why `a` stopped here, in words.
+  const facts = useFreshFacts(single?.id);
   return (
     <ul className={`my-3 space-y-2 overflow-y-auto text-sm ${single ? 'max-h-[60vh]' : 'max-h-72'}`}>
       {items.map((item) => {
         const after = approving ? quorumAfterYours(item) : null;
         return (
           <li key={item.id} data-testid="queue-confirm-item" data-proposal-id={item.id} className="grid gap-1.5 rounded border border-zinc-200 p-2 dark:border-zinc-700">
-            <span className="block font-medium"><PayloadText value={item.approveLabel} mono={false} /></span>
-            <span className="block text-zinc-600 dark:text-zinc-400"><PayloadText value={item.summary} mono={false} /></span>
+            {approving ? <span className="block font-medium"><PayloadText value={item.approveLabel} mono={false} /></span> : null}
+            <span className={approving ? 'block text-zinc-600 dark:text-zinc-400' : 'block font-medium'}><PayloadText value={item.summary} mono={false} /></span>
             {single ? (
-              <ItemSignals item={item} testId="queue-confirm-signals" />
+              <ItemSignals item={item} testId="queue-confirm-signals" changed={facts.data && facts.data.state !== 'unavailable' ? null : item.changedSinceProposed}>
+                {approving ? <FactsView facts={facts.data} failed={facts.isError} testId="queue-confirm-facts" /> : null}
+              </ItemSignals>
             ) : (
               <span className="flex flex-wrap gap-1">
-                <RiskBadge risk={item.risk} testId="signals-risk" />
+                <RiskBadge item={item} testId="signals-risk" />
                 <FlagChips flags={item.flags} testId="signals-flags" />
                 <ChangedChip description={item.changedSinceProposed} />
               </span>
@@ -68,9 +74,16 @@ function ItemList({ items, approving }: { items: QueueItem[]; approving: boolean
   );
 }
 
+/** Whether this one item can no longer be approved, per its fresh check (it went stale or is no longer pending). */
+function useEndedMeanwhile(item: QueueItem | undefined): boolean {
+  const state = useFreshFacts(item?.id).data?.state;
+  return state === 'stale' || state === 'closed';
+}
+
 /** Names the effect of each approval and repeats the hash it signs. */
 export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[]; onConfirm: () => void; onClose: () => void }) {
   const single = items.length === 1 ? items[0] : undefined;
+  const ended = useEndedMeanwhile(single);
   const title = single ? `${single.approveLabel}?` : `Approve ${items.length} proposals?`;
   return (
     <Modal open={items.length > 0} onClose={onClose} label="Confirm approval" testId="queue-approve-dialog">
@@ -79,9 +92,9 @@ export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[
         {single ? 'Approving signs this hash — the exact payload behind it:' : 'Each approval signs its own hash — the exact payload behind it:'}
       </p>
       <ItemList items={items} approving />
-      <form method="dialog" className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); onConfirm(); }}>
+      <form method="dialog" className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); if (!ended) onConfirm(); }}>
         <button type="button" data-testid="queue-cancel-approve" onClick={onClose} className={`${button} border border-zinc-300 dark:border-zinc-700`}>Cancel</button>
-        <button type="submit" data-autofocus data-testid="queue-confirm-approve" className={`${button} bg-blue-700 text-white hover:bg-blue-800`}>
+        <button type="submit" data-autofocus data-testid="queue-confirm-approve" disabled={ended} className={`${button} bg-blue-700 text-white hover:bg-blue-800`}>
           {single ? <PayloadText value={single.approveLabel} mono={false} /> : `Approve ${items.length}`}
         </button>
       </form>
@@ -92,6 +105,7 @@ export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[
 /** A rejection needs a reason: a preset or free text, one for every item. */
 export function RejectDialog({ items, onConfirm, onClose }: { items: QueueItem[]; onConfirm: (reason: string) => void; onClose: () => void }) {
   const [reason, setReason] = useState('');
+  const presets = rejectPresets(items.flatMap((item) => item.flags.map((flag) => flag.kind)));
   const trimmed = reason.trim();
   return (
     <Modal open={items.length > 0} onClose={() => { setReason(''); onClose(); }} label="Reject with a reason" testId="queue-reject-dialog">
@@ -108,11 +122,12 @@ export function RejectDialog({ items, onConfirm, onClose }: { items: QueueItem[]
         <fieldset>
           <legend className="text-sm font-medium">Reason (required{items.length > 1 ? ', one for all' : ''})</legend>
           <div className="mt-2 flex flex-wrap gap-2">
-            {REJECT_PRESETS.map((preset, index) => (
+            {presets.map((preset, index) => (
               <button
                 key={preset}
                 type="button"
                 data-testid={`queue-reject-preset-${index}`}
+                data-preset={preset}
                 aria-pressed={reason === preset}
                 onClick={() => setReason(preset)}
                 className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs focus-visible:outline-2 focus-visible:outline-blue-600 aria-pressed:bg-zinc-200 dark:border-zinc-700 dark:aria-pressed:bg-zinc-700"

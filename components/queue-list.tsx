@@ -5,6 +5,7 @@ import { usePathname, useRouter } from 'next/navigation';
 import { useCallback, useEffect, useMemo, useRef, useState, useTransition } from 'react';
 import { fetchQueuePage, OperatorApiError, postDecision } from '@/lib/client/operator-api';
 import { countText, isMine, needsLook, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueGroup, type QueueItem, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
+import { oneKeyReady } from './fresh-facts';
 import { ApproveDialog, RejectDialog } from './queue-dialogs';
 import { QueueFilters } from './queue-filters';
 import { QueuePreview } from './queue-preview';
@@ -179,11 +180,11 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
     setPending((current) => new Map([...current].filter(([id]) => !ids.has(id))));
   }, [focused, focusIndex, nextNeedingYou, moveTo, queryClient, queryKey]);
 
-  /** `a`: a clear item is approved at once; one that needs a look asks first, with what to look at. */
+  /** `a`: a clear item whose facts were just checked clear is approved at once; anything else asks first, with what to look at. */
   const approveOne = useCallback((item: QueueItem) => {
-    if (needsLook(item)) setApproving([item]);
+    if (needsLook(item) || !oneKeyReady(queryClient, item.id)) setApproving([item]);
     else void decide([item], 'approve');
-  }, [decide]);
+  }, [decide, queryClient]);
 
   const actionable = useCallback((item: QueueItem | undefined): item is QueueItem => (
     Boolean(item) && canDecide && !sessionEnded && isMine(item!) && !pending.has(item!.id)

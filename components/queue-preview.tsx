@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { isMine, partWords, type QueueItem } from '@/lib/proposals/queue-view';
+import { FactsView, useFreshFacts } from './fresh-facts';
 import { PayloadText } from './payload-text';
 import { ItemSignals, quorumAfterYours } from './queue-signals';
 import { ClockTime, RelativeTime } from './queue-times';
@@ -17,10 +18,13 @@ export type QueuePreviewProps = {
 
 /**
  * The focused proposal beside the list (large screens): what it does, the arguments with their
- * words, the gates' flags, what changed, the evidence's start (untrusted), quorum, rule, time left
- * and a link to the full page. Everything comes with the queue page: no request per focus.
+ * words, the gates' flags, its facts at proposal and now, the evidence's start (untrusted),
+ * quorum, rule, time left and a link to the full page. Everything but the facts comes with the
+ * queue page; the facts are read again from the system of record for the focused item (bounded,
+ * shared a few seconds), and `a` approves in one key only once that check came back clear.
  */
 export function QueuePreview({ item, now, disabled, onApprove, onReject }: QueuePreviewProps) {
+  const facts = useFreshFacts(item?.id);
   if (!item) {
     return (
       <aside aria-label="Preview" data-testid="queue-preview" className="rounded-lg border border-dashed border-zinc-300 p-6 text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">
@@ -46,7 +50,9 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
         <p data-testid="queue-preview-part" className="rounded-md bg-zinc-100 px-2 py-1 text-sm dark:bg-zinc-800">{partWords(item.mine)}</p>
       ) : null}
 
-      <ItemSignals item={item} testId="queue-preview-signals" />
+      <ItemSignals item={item} testId="queue-preview-signals" changed={facts.data && facts.data.state !== 'unavailable' ? null : item.changedSinceProposed}>
+        <FactsView facts={facts.data} failed={facts.isError} testId="queue-preview-facts" />
+      </ItemSignals>
 
       <table className="w-full text-sm" data-testid="queue-preview-args">
         <caption className="sr-only">Arguments{item.reason !== null ? ' (the reason is above)' : ''}</caption>

@@ -1,5 +1,6 @@
 'use client';
 
+import { decisionResultWords } from '@/lib/proposals/words';
 import { PayloadText } from './payload-text';
 
 export type DecisionOutcome =
@@ -17,8 +18,7 @@ export function describeOutcome(outcome: DecisionOutcome): string {
     if (outcome.decision === 'approve' && outcome.status === 'pending_approval') {
       return `Approved by you · ${outcome.more} more needed — nothing runs yet`;
     }
-    const did = outcome.decision === 'approve' ? 'approved' : 'rejected';
-    return `${did} · now ${outcome.status.replaceAll('_', ' ')}`;
+    return decisionResultWords(outcome.decision, outcome.status);
   }
   return `${outcome.code} — ${outcome.message}`;
 }

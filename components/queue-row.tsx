@@ -68,7 +68,7 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
       ) : null}
       <span role="gridcell" className="grid min-w-0 flex-1 gap-1">
         <span className="flex min-w-0 flex-wrap items-start gap-x-2 gap-y-1">
-          <RiskBadge risk={item.risk} />
+          <RiskBadge item={item} />
           <Link
             href={`/proposals/${item.id}`}
             tabIndex={focused ? 0 : -1}

@@ -1,4 +1,6 @@
-import type { QueueItem } from '@/lib/proposals/queue-view';
+import type { ReactNode } from 'react';
+import { itemSeverity, type QueueItem } from '@/lib/proposals/queue-view';
+import { severityTitle } from '@/lib/proposals/severity';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';
 
@@ -8,12 +10,18 @@ const RISK_LOOK: Record<string, string> = {
   low: 'bg-zinc-100 text-zinc-700 ring-zinc-300 dark:bg-zinc-800 dark:text-zinc-300 dark:ring-zinc-700',
 };
 
-/** Risk with its word: colour is never the only signal. */
-export function RiskBadge({ risk, testId = 'queue-item-risk' }: { risk: string; testId?: string }) {
+/**
+ * The one severity (lib/proposals/severity.ts: risk raised by flags and quorum) with its word:
+ * colour is never the only signal; what raised it is said on hover and to screen readers.
+ */
+export function RiskBadge({ item, testId = 'queue-item-risk' }: { item: Pick<QueueItem, 'risk' | 'flags' | 'approvals'>; testId?: string }) {
+  const severity = itemSeverity(item);
+  const title = severityTitle(severity, item.risk);
   return (
-    <span data-testid={testId} className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${RISK_LOOK[risk] ?? RISK_LOOK.low}`}>
+    <span data-testid={testId} data-severity={severity.level} title={title} className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${RISK_LOOK[severity.level] ?? RISK_LOOK.low}`}>
       <span aria-hidden="true">●</span>
-      {risk} risk
+      {severity.level} risk
+      {severity.raisedBy.length > 0 ? <span className="sr-only">{title.slice(`${severity.level} risk`.length)}</span> : null}
     </span>
   );
 }
@@ -48,17 +56,24 @@ export function quorumAfterYours(item: Pick<QueueItem, 'approvals'>): string | n
  * spelled out, what changed since it was proposed, the agent's reason and the start of each cited
  * evidence item (untrusted, inert text).
  */
-export function ItemSignals({ item, testId }: { item: QueueItem; testId?: string }) {
+export function ItemSignals({ item, testId, changed, children }: { item: QueueItem; testId?: string; changed?: string | null; children?: ReactNode }) {
+  const severity = itemSeverity(item);
   return (
     <div data-testid={testId} className="grid gap-2">
       <div className="flex flex-wrap items-center gap-2">
-        <RiskBadge risk={item.risk} testId="signals-risk" />
+        <RiskBadge item={item} testId="signals-risk" />
         <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="signals-quorum">
           {item.approvals.have} of {item.approvals.need} approvals
         </span>
+        {severity.raisedBy.length > 0 ? (
+          <span className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="signals-raised-by">
+            {severity.level} because: {severity.raisedBy.join(' · ')}
+          </span>
+        ) : null}
       </div>
       <FlagChips flags={item.flags} detailed testId="signals-flags" />
-      <ChangedChip description={item.changedSinceProposed} detailed />
+      {children}
+      <ChangedChip description={changed === undefined ? item.changedSinceProposed : changed} detailed />
       {item.reason !== null ? (
         <p className="text-sm" data-testid="signals-reason">
           <span className="text-zinc-600 dark:text-zinc-400">Reason given by the agent: </span>

@@ -117,7 +117,7 @@ test('decisions through the operator API: hash, origin, tenant and replay are en
 test('mutation routes refuse GET (no state change through a link or a prefetch)', async ({ baseURL, request }) => {
   const proposal = await proposeHold(request, 'acme');
   const alice = await apiSession(baseURL!, 'alice@acme.test');
-  for (const verb of ['decisions', 'extend', 'revisions']) {
+  for (const verb of ['decisions', 'extend', 'revisions', 'recheck']) {
     const response = await alice.get(`/api/v1/proposals/${proposal.id}/${verb}`);
     expect(response.status(), verb).toBe(405);
   }

@@ -44,9 +44,16 @@ test('an approver extends a proposal once', async ({ page, baseURL }) => {
   await expect(countdown).toHaveText(/^expires in 2[34] h \d+ m$/);
   await expect(countdown).toHaveAttribute('title', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
 
-  await expect(page.getByTestId('extend')).toHaveText('Extend by 24 h');
+  await expect(page.getByTestId('extend')).toHaveText('Extend by 24 h…');
+  // Extend asks first, saying the new expiry in the viewer's time; Cancel changes nothing.
   await page.getByTestId('extend').click();
-  await expect(page.getByTestId('extended-note')).toContainText('extended once');
+  await expect(page.getByTestId('extend-confirm-group')).toContainText('Extend by 24 h, to');
+  await page.getByTestId('extend-cancel').click();
+  await expect(countdown).toHaveText(/^expires in 2[34] h \d+ m$/);
+  await page.getByTestId('extend').click();
+  const until = await page.getByTestId('extend-until').textContent();
+  await page.getByTestId('extend-confirm').click();
+  await expect(page.getByTestId('extended-note')).toHaveText(`Extended by Bob → now expires ${until}`);
   await expect(countdown).toHaveText(/^expires in (1 d 23 h|2 d 0 h)$/);
   await expect(page.getByTestId('extend')).toHaveCount(0);
 

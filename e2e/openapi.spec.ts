@@ -199,6 +199,8 @@ test('every documented status of every operation is produced live and matches it
     await check('extendProposal', await as(alice, 'extendProposal', extended.id, { data: {} }), 200);
     await check('extendProposal', await as(alice, 'extendProposal', extended.id, { data: {} }), 409);
     await check('extendProposal', await as(alice, 'extendProposal', 'prp_nope', { data: {} }), 404);
+    await check('recheckProposal', await as(alice, 'recheckProposal', extended.id, { data: {} }), 200);
+    await check('recheckProposal', await as(alice, 'recheckProposal', 'prp_nope', { data: {} }), 404);
     // A pending proposal whose resource did not move has nothing to re-propose.
     await check('requestReproposal', await as(alice, 'requestReproposal', extended.id, { data: {} }), 409);
     await check('requestReproposal', await as(alice, 'requestReproposal', 'prp_nope', { data: {} }), 404);

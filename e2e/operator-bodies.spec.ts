@@ -11,6 +11,7 @@ const VERBS = [
   ['revisions', 'invalid_revision'],
   ['extend', 'invalid_extension'],
   ['repropose-request', 'invalid_repropose_request'],
+  ['recheck', 'invalid_recheck'],
 ] as const;
 
 type Problem = { error: { kind: string; code: string; issues?: { field: string; code: string; expected: string; received: string; message: string }[] } };

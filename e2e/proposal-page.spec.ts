@@ -50,6 +50,12 @@ test('a, Enter approves and goes on to the next proposal waiting; j and k move i
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(new RegExp(`/proposals/${second.id}$`));
     await expect(page.getByTestId('status-chip')).toHaveText('pending approval');
+    // The next page says the previous one was approved, as a status message with a link back to it.
+    const flash = page.getByTestId('flash');
+    await expect(flash).toHaveAttribute('role', 'status');
+    await expect(flash).toContainText('Approved: Hold 1 × filter-blue');
+    await expect(flash.getByTestId('flash-link')).toHaveAttribute('href', `/proposals/${first.id}`);
+    await expect(flash.getByTestId('flash-link')).toHaveText('View');
     await expect(page.getByTestId('proposal-keys')).toHaveAttribute('data-keys-ready', 'true');
 
     // r opens the rejection with the reason focused; typing there is not a key; Escape cancels.

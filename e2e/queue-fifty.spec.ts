@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { QUEUE_FIFTY_ORDERS, QUEUE_FIFTY_SKU } from '@/demo/systems/world';
-import { needsLook, type QueueItem, type QueuePage } from '@/lib/proposals/queue-view';
+import { itemSeverity, needsLook, type QueueItem, type QueuePage } from '@/lib/proposals/queue-view';
 import { apiSession, signInWithForm, uniqueRequestId } from './support';
 
 /**
@@ -121,10 +121,11 @@ test('an approver clears a 50-item mixed queue with the keyboard: risky items st
       await press('a');
       await expect(dialog).toBeVisible();
       const signals = dialog.getByTestId('queue-confirm-signals');
-      await expect(signals.getByTestId('signals-risk')).toContainText(`${item.risk} risk`);
+      // One severity: the risk raised by flags and quorum.
+      await expect(signals.getByTestId('signals-risk')).toContainText(`${itemSeverity(item).level} risk`);
       await expect(signals.getByTestId('flag')).toHaveCount(item.flags.length);
       for (const flag of item.flags) await expect(signals.locator(`[data-flag="${flag.kind}"]`).first()).toBeVisible();
-      if (item.changedSinceProposed) await expect(signals.getByTestId('changed-since')).toContainText(item.changedSinceProposed);
+      if (item.changedSinceProposed) await expect(dialog).toContainText(item.changedSinceProposed);
       if (item.reason) await expect(signals.getByTestId('signals-reason')).toContainText(item.reason);
       if (item.evidence.length > 0) await expect(signals.getByTestId('signals-evidence-item')).toHaveCount(item.evidence.length);
       await expect(dialog.getByTestId(`queue-confirm-hash-${id}`)).toHaveText(item.payloadHash);
@@ -132,6 +133,8 @@ test('an approver clears a 50-item mixed queue with the keyboard: risky items st
       await press('Enter');
       await expect(dialog).toBeHidden();
     } else {
+      // One key only once the preview's live check of its facts came back clear.
+      await expect(page.getByTestId('queue-preview-facts')).toHaveAttribute('data-state', 'fresh');
       await press('a');
       await expect(dialog).toBeHidden();
     }

@@ -151,6 +151,9 @@ test('a clear item approves with one key, with a pending indicator; arrows, Home
     await released;
     await route.continue();
   });
+  // One key only once the preview's live check of its facts came back clear.
+  await expect(page.getByTestId('queue-preview')).toHaveAttribute('data-proposal-id', clear.id);
+  await expect(page.getByTestId('queue-preview-facts')).toHaveAttribute('data-state', 'fresh');
   await page.keyboard.press('a');
   await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();
   await expect(row(page, clear.id).getByTestId('queue-item-pending')).toHaveText('Approving…');

@@ -1,31 +1,15 @@
 import AxeBuilder from '@axe-core/playwright';
-import fs from 'node:fs';
-import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { agentKey, apiSession, credentials, proposeRefund, signInWithForm, uniqueRequestId } from './support';
+import { agentKey, apiSession, credentials, proposeRefund, refundDirectly, signInWithForm, uniqueRequestId } from './support';
 
 /** Stale only when it matters; a change that still holds is shown; the agent can be asked to re-propose. */
 type Order = { chargedMinor: number; refundedMinor: number };
 
 const systemsUrl = () => credentials().systemsOfRecordUrl;
 
-function paymentsCredential(): string {
-  const file = path.join(process.env.E2E_DATA_DIR ?? '.data/e2e', 'secrets.json');
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { scopeCredentials: { payments: string } }).scopeCredentials.payments;
-}
-
 async function balanceOf(request: APIRequestContext, orderId: string): Promise<number> {
   const order = (await (await request.get(`${systemsUrl()}/orders/${orderId}`)).json()) as Order;
   return order.chargedMinor - order.refundedMinor;
-}
-
-/** Someone refunds outside Countersign. */
-async function refundDirectly(request: APIRequestContext, orderId: string, amountMinor: number) {
-  const response = await request.post(`${systemsUrl()}/refunds`, {
-    headers: { authorization: `Bearer ${paymentsCredential()}` },
-    data: { orderId, amountMinor, currency: 'USD', idempotencyKey: uniqueRequestId('direct') },
-  });
-  expect(response.status()).toBeLessThan(300);
 }
 
 /** The failed check, the drift note and the re-propose form stay axe-clean (serious or critical), light and dark. */

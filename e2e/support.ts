@@ -91,3 +91,18 @@ export async function checkpointOf(api: APIRequestContext): Promise<CheckpointAn
  * (NOTIFY_ALLOWED_PRIVATE_ORIGINS), nothing else on this machine is a reachable target.
  */
 export const E2E_SINK_PORT = Number(process.env.E2E_PORT ?? 3210) + 5;
+
+/** The payments scope's credential of the e2e systems of record (for writes made outside Countersign). */
+function paymentsCredential(): string {
+  const file = path.join(e2eDataDir(), 'secrets.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { scopeCredentials: { payments: string } }).scopeCredentials.payments;
+}
+
+/** Someone refunds outside Countersign: the order's facts move under any open proposal on it. */
+export async function refundDirectly(request: APIRequestContext, orderId: string, amountMinor: number, currency = 'USD') {
+  const response = await request.post(`${credentials().systemsOfRecordUrl}/refunds`, {
+    headers: { authorization: `Bearer ${paymentsCredential()}` },
+    data: { orderId, amountMinor, currency, idempotencyKey: uniqueRequestId('direct') },
+  });
+  expect(response.status()).toBeLessThan(300);
+}

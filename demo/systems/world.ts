@@ -47,6 +47,8 @@ export const EXAMPLE_ORDERS = Object.freeze({ agent: 'ord_ex001', aiSdk: 'ord_ex
 
 /** Orders only e2e/admin-policies.spec.ts refunds, one refund each, to backtest a lowered bound on known amounts. */
 export const PLAN_ORDERS: readonly string[] = Object.freeze(['ord_pl01', 'ord_pl02', 'ord_pl03', 'ord_pl04']);
+/** The order only e2e/fresh-facts.spec.ts refunds (and refunds outside Countersign, to move its facts). */
+export const FRESH_FACTS_ORDER = 'ord_fresh01';
 
 export const SEEDED_ORDERS: readonly Readonly<Order>[] = Object.freeze([
   Object.freeze({ id: 'ord_1842', tenant: 'acme', currency: 'USD', chargedMinor: 4999 }),
@@ -55,6 +57,7 @@ export const SEEDED_ORDERS: readonly Readonly<Order>[] = Object.freeze([
   ...QUEUE_FIFTY_ORDERS.map((id) => Object.freeze({ id, tenant: 'acme', currency: 'EUR', chargedMinor: 30000 })),
   ...Object.values(EXAMPLE_ORDERS).map((id) => Object.freeze({ id, tenant: 'acme', currency: 'USD', chargedMinor: 50000 })),
   ...PLAN_ORDERS.map((id) => Object.freeze({ id, tenant: 'acme', currency: 'EUR', chargedMinor: 30000 })),
+  Object.freeze({ id: FRESH_FACTS_ORDER, tenant: 'acme', currency: 'EUR', chargedMinor: 50000 }),
 ]);
 
 export const SEEDED_SKUS: readonly Readonly<Sku>[] = Object.freeze([

@@ -1,5 +1,6 @@
 import type { DecisionRequest, ReproposeRequest, RevisionRequest } from '@/lib/decisions/requests';
 import { queueViewSearch, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
+import type { FreshFacts } from '@/lib/proposals/fresh-facts';
 
 /**
  * The dashboard's one client for the operator API (docs/design.md §12): every fetch a component makes
@@ -30,7 +31,7 @@ const NETWORK: ApiProblem = {
   issues: [],
 };
 
-const proposalPath = (proposalId: string, verb: 'decisions' | 'extend' | 'revisions' | 'repropose-request') => `/api/v1/proposals/${encodeURIComponent(proposalId)}/${verb}`;
+const proposalPath = (proposalId: string, verb: 'decisions' | 'extend' | 'revisions' | 'repropose-request' | 'recheck') => `/api/v1/proposals/${encodeURIComponent(proposalId)}/${verb}`;
 
 function problemOf(status: number, body: unknown, fallback: string): ApiProblem {
   const error = (body as ErrorBody | null)?.error;
@@ -68,6 +69,11 @@ export function postDecision(proposalId: string, request: DecisionRequest): Prom
 /** Extend a pending proposal once, by its original duration. */
 export function postExtension(proposalId: string): Promise<ApiResult<ProposalResult>> {
   return call(proposalPath(proposalId, 'extend'), postJson({}), 'The proposal was not extended');
+}
+
+/** Read the proposal's facts again from the system of record (bounded, shared a few seconds): at proposal beside now. */
+export function postRecheck(proposalId: string): Promise<ApiResult<FreshFacts>> {
+  return call(proposalPath(proposalId, 'recheck'), postJson({}), 'The facts could not be checked');
 }
 
 /** Edit the arguments: a new revision that replaces the proposal (201 with the revision). */

@@ -13,6 +13,7 @@ import type { SystemsClient } from '@/lib/systems/client';
 import { initiatorsOf } from './initiators';
 import { describeDrift, readLive, staleReason, type LiveRead } from './live';
 import { endProposal, endStale, EXPIRY_ACTOR, expiryReason } from './transitions';
+import { alreadyWords } from '@/lib/proposals/words';
 
 export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
 
@@ -75,7 +76,7 @@ async function checkDecider(tx: Database, proposal: Proposal, userId: string, re
   await requireDecider(tx, proposal, userId, 'Deciding');
   const overrulable = request.decision === 'reject' && proposal.status === 'approved' && !(await executionStarted(tx, proposal.id));
   if (proposal.status !== 'pending_approval' && !overrulable) {
-    throw refuse(409, 'already_decided', `This proposal is already ${proposal.status.replace('_', ' ')}; nothing was changed.`);
+    throw refuse(409, 'already_decided', `${alreadyWords(proposal.status)}; nothing was changed.`);
   }
   if (proposal.status === 'pending_approval' && proposal.expiresAt.getTime() <= now.getTime()) return 'expired';
   if (request.payloadHash !== proposal.payloadHash || payloadHash(proposal.payload) !== proposal.payloadHash) {

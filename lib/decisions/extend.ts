@@ -6,6 +6,7 @@ import { proposals, type Proposal } from '@/db/schema';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
+import { alreadyWords } from '@/lib/proposals/words';
 
 
 /** How long a proposal was first given to be decided (createdAt → expiresAt before any extension). */
@@ -24,7 +25,7 @@ export async function extendExpiry(db: Database, input: { userId: string; propos
     // Whoever may decide it (an approver, or an admin when the rule asks for one) may extend it.
     await requireDecider(tx, proposal, input.userId, 'Extending');
     if (proposal.status !== 'pending_approval') {
-      throw refuse(409, 'already_decided', `This proposal is already ${proposal.status.replace('_', ' ')}; it cannot be extended.`);
+      throw refuse(409, 'already_decided', `${alreadyWords(proposal.status)}; it cannot be extended.`);
     }
     if (proposal.expiresAt.getTime() <= now.getTime()) {
       await endProposal(tx, proposal, { status: 'expired', reason: expiryReason(proposal), actor: EXPIRY_ACTOR, reasonCode: 'expired' }, now);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decisionRequestSchema } from './requests';
+import { decisionRequestSchema, REJECT_PRESETS, rejectPresets, SUSPICIOUS_EVIDENCE_PRESET } from './requests';
 
 const HASH = `sha256:${'a'.repeat(64)}`;
 
@@ -27,5 +27,15 @@ describe('decisionRequestSchema', () => {
     const parsed = decisionRequestSchema.safeParse(input);
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues.map((issue) => issue.path.join('.'))).toContain(field);
+  });
+});
+
+describe('rejectPresets', () => {
+  it('leads with the suspicious-evidence preset when a proposal carries that flag', () => {
+    expect(rejectPresets(['near_bound', 'suspicious_evidence'])).toEqual([SUSPICIOUS_EVIDENCE_PRESET, ...REJECT_PRESETS]);
+  });
+  it('offers the usual presets otherwise', () => {
+    expect(rejectPresets([])).toBe(REJECT_PRESETS);
+    expect(rejectPresets(['first_use'])).toBe(REJECT_PRESETS);
   });
 });

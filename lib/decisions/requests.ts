@@ -33,6 +33,14 @@ export const decisionRequest: RequestBody<DecisionRequest> = {
 /** A rejection's reason: one of these, or free text of 1–500 characters. */
 export const REJECT_PRESETS: readonly string[] = ['Not requested by the customer', 'Wrong amount or quantity', 'Needs more evidence', 'Duplicate of another proposal'];
 
+/** The preset offered first when a proposal cites evidence the gates flagged as suspicious. */
+export const SUSPICIOUS_EVIDENCE_PRESET = 'Cites suspicious evidence (possible prompt injection)';
+
+/** The reject presets for proposals with these flags: the suspicious-evidence one first when any carries that flag. */
+export function rejectPresets(flagKinds: readonly string[]): readonly string[] {
+  return flagKinds.includes('suspicious_evidence') ? [SUSPICIOUS_EVIDENCE_PRESET, ...REJECT_PRESETS] : REJECT_PRESETS;
+}
+
 /** The most characters a revision's reason may have, as sent (never trimmed). */
 export const REVISION_REASON_MAX = 500;
 
@@ -59,6 +67,9 @@ export type ExtendRequest = EmptyRequest;
 
 /** `POST /api/v1/proposals/:id/extend`. */
 export const extendRequest = noFields('invalid_extension', 'An extension takes no fields; send {} or no body.');
+
+/** `POST /api/v1/proposals/:id/recheck`. */
+export const recheckRequest = noFields('invalid_recheck', 'A re-check takes no fields; send {} or no body.');
 
 /** An optional word to the agent; the reason (what went stale or changed) is the proposal's own. */
 export const reproposeRequestSchema = z.strictObject({ note: z.string().min(1).max(500).optional() });

@@ -13,6 +13,7 @@ import { canonicalJson, payloadHash } from '@/lib/payload-hash';
 import type { ActionModule } from '@/lib/actions/types';
 import type { SystemsClient } from '@/lib/systems/client';
 import { revisionChanges, type RevisionChange } from '@/lib/decisions/revision-view';
+import { alreadyWords } from '@/lib/proposals/words';
 
 /**
  * An approver's edit: never a change in place, but a new revision of the proposal that goes
@@ -92,7 +93,7 @@ function assertUnlocked(action: ActionModule, before: Record<string, unknown>, a
 
 function assertRevisable(proposal: Proposal, now: Date): void {
   if (proposal.status !== 'pending_approval') {
-    throw refuse(409, 'already_decided', `This proposal is already ${proposal.status.replace('_', ' ')}; it can no longer be edited.`);
+    throw refuse(409, 'already_decided', `${alreadyWords(proposal.status)}; it can no longer be edited.`);
   }
   if (proposal.expiresAt.getTime() <= now.getTime()) throw refuse(409, 'expired', 'This proposal has expired; it can no longer be edited.');
 }

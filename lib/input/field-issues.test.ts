@@ -159,7 +159,7 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
 
   it('describes what came in words without the value', async () => {
     const [issue] = await schemaIssues(withArgs({ quantity: '2' }));
-    expect(issue?.received).toBe('string of 1 characters');
+    expect(issue?.received).toBe('string of 1 character');
     expect(issue?.message).toContain('"quantity"');
     const [big] = await schemaIssues(withArgs({ quantity: 5 }));
     expect(big).toMatchObject({ expected: 'a number at most 4', received: 'integer 5' });

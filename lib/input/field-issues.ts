@@ -23,11 +23,14 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
+/** "1 character", "2 characters", "0 items". */
+export const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 /** What was received, described without echoing strings (they may hold secrets or instructions). */
 function describeReceived(value: unknown): string {
-  if (typeof value === 'string') return `string of ${[...value].length} characters`;
+  if (typeof value === 'string') return `string of ${counted([...value].length, 'character')}`;
   if (typeof value === 'number' || typeof value === 'boolean') return `${describeType(value)} ${String(value)}`;
-  if (Array.isArray(value)) return `array of ${value.length} items`;
+  if (Array.isArray(value)) return `array of ${counted(value.length, 'item')}`;
   return describeType(value);
 }
 
@@ -37,9 +40,9 @@ function bound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, word: '
   const relation = inclusive ? word : word === 'at most' ? 'less than' : 'more than';
   switch (issue.origin) {
     case 'string':
-      return `a string of ${relation} ${limit} characters`;
+      return `a string of ${relation} ${counted(Number(limit), 'character')}`;
     case 'array':
-      return `an array of ${relation} ${limit} items`;
+      return `an array of ${relation} ${counted(Number(limit), 'item')}`;
     default:
       return `a number ${relation} ${limit}`;
   }

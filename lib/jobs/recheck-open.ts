@@ -2,9 +2,8 @@ import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '@/db';
 import { proposals, tenants, type Proposal } from '@/db/schema';
-import { describeDrift, readLive, staleReason, type LiveRead } from '@/lib/decisions/live';
-import { endStale, RECHECK_ACTOR } from '@/lib/decisions/transitions';
-import type { ProposalDrift } from '@/db/proposal-flags';
+import { readLive, type LiveRead } from '@/lib/decisions/live';
+import { judgeLive } from '@/lib/decisions/recheck';
 import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
 
 /** A pending proposal nothing triggered is still re-checked this long after its last check. */
@@ -82,24 +81,14 @@ async function claim(db: Database, tenantId: string, now: Date, limit: number, s
 }
 
 /**
- * Applies one live read to a claimed proposal, with its row locked: stale when it no longer holds
- * (ended as a system actor, audited, outbox, the failed check flipped); otherwise `drift` says in
- * words what moved since intake, or is cleared. A row someone else touched meanwhile (a decision,
- * another worker) is left alone.
+ * Applies one live read to a claimed proposal, with its row locked (lib/decisions/recheck.ts judges
+ * it). A row someone else touched meanwhile (a decision, another worker) is left alone.
  */
 async function apply(db: Database, claimed: Proposal, stamp: Date, live: LiveRead): Promise<'stale' | 'drifted' | 'holds' | 'skipped'> {
   return db.transaction(async (tx) => {
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, claimed.id)).for('update', { skipLocked: true }).limit(1);
     if (!proposal || proposal.status !== 'pending_approval' || proposal.updatedAt.getTime() !== stamp.getTime()) return 'skipped';
-    const verdict = await staleReason(tx, proposal, live);
-    if (verdict) {
-      await endStale(tx, proposal, verdict, RECHECK_ACTOR, stamp);
-      return 'stale';
-    }
-    const description = describeDrift(proposal, live);
-    const drift: ProposalDrift | null = description && live.resolution ? { checkedAt: stamp.toISOString(), facts: live.resolution.facts, description } : null;
-    if (drift || proposal.drift) await tx.update(proposals).set({ drift }).where(eq(proposals.id, proposal.id));
-    return drift ? 'drifted' : 'holds';
+    return (await judgeLive(tx, proposal, live, stamp)).outcome;
   });
 }
 

@@ -203,7 +203,7 @@ describe('MCP tools', () => {
   });
 
   it.each([
-    ['a numeric string (never coerced)', { sku: 'filter-blue', quantity: '2' }, 422, ['quantity: expected integer; received string of 1 characters'], 'contract_violation'],
+    ['a numeric string (never coerced)', { sku: 'filter-blue', quantity: '2' }, 422, ['quantity: expected integer; received string of 1 character'], 'contract_violation'],
     ['over the contract bound', { sku: 'filter-blue', quantity: 9 }, 422, ['quantity: expected a number at most 4; received integer 9'], 'contract_violation'],
     ['an unknown field (a body field named like the tenant)', { sku: 'filter-blue', quantity: 1, tenantId: 'globex' }, 422, ['tenantId: expected no such field'], 'contract_violation'],
     ['a missing argument', { quantity: 1 }, 422, ['sku: expected string; received nothing'], 'contract_violation'],
@@ -220,6 +220,8 @@ describe('MCP tools', () => {
     const text = textOf(answer);
     expect(text).toMatch(new RegExp(`^Refused: ${code} \\(`));
     for (const line of fieldLines) expect(text).toContain(`- ${line}`);
+    // Each field is named once: its line does not say the same again in other words.
+    for (const line of fieldLines) expect(text.split(line.split(':')[0]!).length - 1, text).toBe(1);
     if (code === 'not_authorized') {
       // Exactly the HTTP API's words: missing and foreign resources cannot be told apart.
       expect(text).toBe('Refused: not_authorized (authorization). A referenced resource does not exist or may not be used by this key.');

@@ -44,6 +44,17 @@ function repairLine(repair: RepairAdvice | undefined, requestId: string | undefi
 }
 
 /**
+ * One field's problem on one line, naming it once: what was expected and what came, plus what
+ * intake's message adds beyond that (it mostly says the same again, naming the field a second time).
+ */
+function issueLine(issue: FieldIssue): string {
+  const said = `- ${issue.field}: expected ${issue.expected}; received ${issue.received}`;
+  if (issue.code === 'unknown_field') return `${said}; remove it.`;
+  if (issue.message.includes(issue.expected) && issue.message.includes(issue.field)) return `${said}.`;
+  return `${said}. ${issue.message}`;
+}
+
+/**
  * A refusal as a tool error a model can act on: the code, the reason, each field with what was
  * expected and what came (intake's issues, which never echo argument text), and the repair advice.
  */
@@ -51,7 +62,7 @@ export function refusalResult(error: Refusal, requestId?: string): ToolResult {
   const issues = (error.extra.issues as FieldIssue[] | undefined) ?? [];
   const lines = [
     `Refused: ${error.code} (${error.kind}). ${error.message}`,
-    ...issues.map((issue) => `- ${issue.field}: expected ${issue.expected}; received ${issue.received}. ${issue.message}`),
+    ...issues.map(issueLine),
     repairLine(error.extra.repair as RepairAdvice | undefined, requestId),
   ];
   return errorResult(lines.filter((line) => line !== undefined).join('\n'));

@@ -1,4 +1,5 @@
 import type { ProposalFlag } from '@/db/proposal-flags';
+import { severityOf, type Severity } from './severity';
 
 /**
  * The queue's view (group, filters and sort) as the URL carries it, and the items it shows. Type
@@ -104,12 +105,17 @@ export type QueueItem = {
   evidence: QueueEvidence[];
 };
 
+/** The item's one severity (./severity.ts): its risk raised by its flags and quorum. */
+export const itemSeverity = (item: Pick<QueueItem, 'flags' | 'risk' | 'approvals'>): Severity =>
+  severityOf({ risk: item.risk, flags: item.flags, approvalsNeeded: item.approvals.need });
+
 /**
- * Whether approving should stop for a look first: it carries flags, its risk is not low, or its
- * resource changed since it was proposed. Anything else approves with one key.
+ * Whether approving should stop for a look first: its severity is not low (risk, flags, quorum) or
+ * its resource changed since it was proposed. Anything else approves with one key once its facts
+ * were checked fresh (./fresh-facts.ts).
  */
-export function needsLook(item: Pick<QueueItem, 'flags' | 'risk' | 'changedSinceProposed'>): boolean {
-  return item.flags.length > 0 || item.risk !== 'low' || item.changedSinceProposed !== null;
+export function needsLook(item: Pick<QueueItem, 'flags' | 'risk' | 'approvals' | 'changedSinceProposed'>): boolean {
+  return item.flags.length > 0 || itemSeverity(item).level !== 'low' || item.changedSinceProposed !== null;
 }
 
 /** Whether the viewer may act on the item now (select, approve, reject). */

@@ -79,12 +79,14 @@ describe('queue parameters', () => {
 
 describe('which items stop for a look before approving', () => {
   const flag = { kind: 'suspicious_evidence' as const, label: 'Suspicious evidence', detail: 'ticket_message_74 addresses the agent' };
+  const one = { have: 0, need: 1 };
   const cases: [string, Parameters<typeof needsLook>[0], boolean][] = [
-    ['low risk, no flags, unchanged', { risk: 'low', flags: [], changedSinceProposed: null }, false],
-    ['medium risk', { risk: 'medium', flags: [], changedSinceProposed: null }, true],
-    ['high risk', { risk: 'high', flags: [], changedSinceProposed: null }, true],
-    ['a flag on a low-risk item', { risk: 'low', flags: [flag], changedSinceProposed: null }, true],
-    ['changed since proposed', { risk: 'low', flags: [], changedSinceProposed: 'order balance changed from 50.00 to 40.00 USD' }, true],
+    ['low risk, no flags, unchanged', { risk: 'low', flags: [], approvals: one, changedSinceProposed: null }, false],
+    ['medium risk', { risk: 'medium', flags: [], approvals: one, changedSinceProposed: null }, true],
+    ['high risk', { risk: 'high', flags: [], approvals: one, changedSinceProposed: null }, true],
+    ['a flag on a low-risk item', { risk: 'low', flags: [flag], approvals: one, changedSinceProposed: null }, true],
+    ['low risk but two approvers needed', { risk: 'low', flags: [], approvals: { have: 0, need: 2 }, changedSinceProposed: null }, true],
+    ['changed since proposed', { risk: 'low', flags: [], approvals: one, changedSinceProposed: 'order balance changed from 50.00 to 40.00 USD' }, true],
   ];
   it.each(cases)('%s', (_why, item, expected) => expect(needsLook(item)).toBe(expected));
 });

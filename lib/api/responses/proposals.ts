@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { proposalStatusEnum, roleEnum } from '@/db/schema';
 import { FLAG_KINDS } from '@/db/proposal-flags';
+import { FRESH_STATES, type FreshFacts } from '@/lib/proposals/fresh-facts';
 
 /**
  * The proposal answers of the agent API (docs/design.md §4) and the operator API (§12). The builders in
@@ -133,6 +134,21 @@ export const operatorProposalViewSchema = operatorProposalDetailSchema.extend({ 
 
 /** `POST /api/v1/proposals/:id/repropose-request`. */
 export const reproposalCreatedSchema = z.object({ reproposal: reproposalSchema });
+
+const factsSnapshotSchema = z.object({
+  detail: z.string().nullable().describe('The facts in words, or null when not known.'),
+  facts: z.record(z.string(), z.union([z.string(), z.number()])),
+});
+
+/** `POST /api/v1/proposals/:id/recheck`: the facts at proposal beside the facts now (lib/proposals/fresh-facts.ts). */
+export const freshFactsSchema = z.object({
+  proposalId: z.string(),
+  state: z.enum(FRESH_STATES).describe('fresh: nothing moved; changed: moved but still holds; stale: no longer holds (now ended stale); unavailable: the system of record did not answer in time; closed: not pending, nothing read.'),
+  checkedAt: timestamp,
+  atProposal: factsSnapshotSchema.extend({ at: timestamp }),
+  now: factsSnapshotSchema.nullable(),
+  note: z.string().nullable().describe('What moved, why it no longer holds, or what could not be read, in words.'),
+}) satisfies z.ZodType<FreshFacts>;
 
 export type ProposalSummary = z.infer<typeof proposalSummarySchema>;
 export type ProposalCreated = z.infer<typeof proposalCreatedSchema>;

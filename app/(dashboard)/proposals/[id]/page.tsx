@@ -6,7 +6,10 @@ import { getDb } from '@/lib/database';
 import { Countdown } from '@/components/countdown';
 import { ExecutionSection } from '@/components/execution-section';
 import { FlagChips } from '@/components/flag-chips';
+import { LiveFacts } from '@/components/fresh-facts';
 import { ProposalChecks } from '@/components/proposal-checks';
+import { RiskBadge } from '@/components/queue-signals';
+import { payloadTitle } from '@/lib/proposals/words';
 import { ReproposeButton } from '@/components/repropose-button';
 import { reproposable } from '@/lib/decisions/repropose';
 import { ProposalDecision } from '@/components/proposal-decision';
@@ -99,6 +102,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         <div className="flex flex-wrap items-center gap-3">
           <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={wording.summary} mono={false} /></h1>
           <StatusChip status={proposal.status} />
+          <RiskBadge item={{ risk: proposal.risk, flags: proposal.flags, approvals: { have: decisions.filter((d) => d.decision === 'approve').length, need: proposal.routing.approvals } }} testId="proposal-severity" />
           {proposal.status === 'pending_approval' ? <Countdown expiresAt={proposal.expiresAt.toISOString()} renderedAt={now.toISOString()} /> : null}
         </div>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
@@ -119,7 +123,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
       <div className="grid gap-6 lg:grid-cols-[3fr_2fr]">
         <section aria-labelledby="will-run" className="rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
           <div className="mb-2 flex items-baseline justify-between gap-2">
-            <h2 id="will-run" className="font-semibold">What will run</h2>
+            <h2 id="will-run" className="font-semibold" data-testid="payload-title">{payloadTitle(proposal.status)}</h2>
             {rights.canEdit ? (
               <Link href={`/proposals/${proposal.id}/edit`} data-testid="edit-proposal" className="text-sm underline">Edit…</Link>
             ) : null}
@@ -169,11 +173,21 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
               </ul>
             )}
           </section>
-          <ProposalChecks gates={proposal.gates} drift={proposal.drift} />
+          <ProposalChecks
+            gates={proposal.gates}
+            facts={
+              <LiveFacts
+                proposalId={proposal.id}
+                pending={proposal.status === 'pending_approval'}
+                knownChanged={proposal.drift !== null}
+                atProposal={{ at: proposal.createdAt.toISOString(), detail: proposal.gates.find((gate) => gate.gate === 'meaning' && gate.ok)?.detail ?? null }}
+              />
+            }
+          />
         </div>
       </div>
 
-      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={viewer.role} nextId={neighbours.next} now={now} />
+      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={viewer.role} nextId={neighbours.next} now={now} extendedBy={trail.findLast((event) => event.type === 'proposal.extended')?.actorName ?? null} />
       <ReproposeButton proposalId={proposal.id} requestedAt={view.reproposal?.requestedAt ?? null} canAsk={rights.mayDecide && reproposable(proposal)} />
 
       <ExecutionSection status={proposal.status} receiptNoun={wording.receiptNoun} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />

@@ -1,5 +1,5 @@
-import { decisionRequest, extendRequest, reproposeRequest, revisionRequest } from '@/lib/decisions/requests';
-import { operatorProposalDetailSchema, reproposalCreatedSchema } from '@/lib/api/responses/proposals';
+import { decisionRequest, extendRequest, recheckRequest, reproposeRequest, revisionRequest } from '@/lib/decisions/requests';
+import { freshFactsSchema, operatorProposalDetailSchema, reproposalCreatedSchema } from '@/lib/api/responses/proposals';
 import { bundleSchema } from '@/lib/audit/bundle-verify';
 import { component } from '../components';
 import { GATE_REFUSALS } from './agent';
@@ -75,6 +75,19 @@ export const proposalOperations: Operation[] = [
       { status: 404, codes: ['not_found'] },
       { status: 409, codes: ['not_changed', 'already_requested'] },
     ],
+  },
+  {
+    operationId: 'recheckProposal',
+    method: 'post',
+    path: proposalPath('recheck'),
+    tag: 'Operator API',
+    summary: "Read a proposal's facts again from the system of record",
+    description:
+      'What the dashboard asks when someone previews or opens a proposal: the facts at proposal beside the facts now. Any member of the tenant may ask. The read is bounded (about 2 s; `unavailable` when the system of record does not answer, nothing changed) and one answer is shared for about 5 s per proposal. What it finds is judged as the background re-check judges it: a proposal that no longer holds ends `stale`, one whose resource moved is marked changed since proposed.',
+    access: 'session',
+    body: bodyOf(recheckRequest, 'EmptyRequest'),
+    success: [{ status: 200, description: 'The facts at proposal and now, and what the check came to.', body: { json: component(freshFactsSchema, 'FreshFacts') } }],
+    errors: [{ status: 404, codes: ['not_found'] }],
   },
   {
     operationId: 'getEvidenceBundle',
