@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import type { DecisionRowView, EventRowView } from '@/lib/audit/history-view';
 import type { ProposalStatus } from '@/lib/records';
-import { CARD_ROW, CardCell, Table } from './table';
+import { CARD_ROW, CardCell, Table } from './ui/table';
 import { Hash } from './hash';
 import { PayloadText } from './payload-text';
 import { StatusChip } from './status-chip';
