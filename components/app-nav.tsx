@@ -28,7 +28,7 @@ export function MainNav() {
       </nav>
       <Sheet open={open} onOpenChange={setOpen}>
         <SheetTrigger asChild>
-          <Button variant="secondary" size="md" data-testid="nav-menu" className="md:hidden">
+          <Button variant="secondary" size="md" data-testid="nav-menu" className="-order-1 md:hidden">
             <span aria-hidden="true">☰</span> Menu
           </Button>
         </SheetTrigger>
@@ -58,7 +58,7 @@ export function AccountMenu({ name, role, signOut, signOutEverywhere }: { name: 
         <Button variant="ghost" data-testid="account-menu" className="min-w-0 max-w-48 sm:max-w-64">
           <span data-testid="signed-in-as" className="truncate">
             {name}
-            {role ? <span className="text-zinc-500"> · {role}</span> : null}
+            {role ? <span className="hidden text-zinc-500 sm:inline"> · {role}</span> : null}
           </span>
           <span aria-hidden="true" className="text-xs">▾</span>
         </Button>

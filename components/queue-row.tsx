@@ -32,9 +32,10 @@ export type QueueRowProps = {
 export const ROW_TITLE = 'block min-w-0 flex-1 truncate [overflow-wrap:normal] [word-break:normal]';
 
 /**
- * One proposal in two compact lines (about 56 px): risk, the summary sentence (one line, the whole
+ * One proposal in two compact lines (about 56 px: 12 fit above the fold at 1440×900): risk, the summary sentence (one line, the whole
  * of it in the preview pane and the link's title) and, on large screens, time left and age; then
- * the gates' flags, whose move it is when not the viewer's, action, agent, quorum and rule. On a
+ * the gates' flags, whose move it is when not the viewer's, quorum, action, agent and rule (on a
+ * phone, time left and age lead this line). On a
  * phone a third line gives the agent's reason's first line (large screens show it in the preview).
  * A row that is not the viewer's to decide says why and has no box.
  */
@@ -61,7 +62,7 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
       data-focused={focused ? 'true' : undefined}
       onFocus={() => onFocusRow(item.id)}
       className={cn(
-        'flex items-center gap-3 px-3 py-2 outline-none focus-within:bg-blue-50 focus-within:ring-2 focus-within:ring-inset focus-within:ring-blue-600 dark:focus-within:bg-blue-950/40',
+        'flex items-center gap-3 px-3 py-1.5 outline-none focus-within:bg-blue-50 focus-within:ring-2 focus-within:ring-inset focus-within:ring-blue-600 dark:focus-within:bg-blue-950/40',
         focused && 'bg-zinc-50 dark:bg-zinc-800/50',
         selected && 'bg-blue-50/60 dark:bg-blue-950/30',
         pending && 'opacity-70',
@@ -92,7 +93,7 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
             title={summary}
             data-testid="queue-item-link"
             aria-disabled={disabled || undefined}
-            className={cn(ROW_TITLE, 'text-sm font-medium leading-6 hover:underline focus-visible:rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600')}
+            className={cn(ROW_TITLE, 'text-sm font-medium leading-5 hover:underline focus-visible:rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600')}
           >
             <PayloadText value={item.summary} mono={false} />
           </Link>
@@ -114,10 +115,11 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
           {!mine ? (
             <span data-testid="queue-item-part" className="shrink-0 font-medium text-zinc-700 dark:text-zinc-300">{partWords(item.mine)}</span>
           ) : null}
+          {/* On a phone, time left comes first: the line is cut at the screen's edge. */}
+          <span className="flex shrink-0 gap-3 lg:hidden">{times}</span>
+          <span data-testid="queue-item-quorum" className="shrink-0" title="approvals so far of those needed">{item.approvals.have} of {item.approvals.need}</span>
           <span className="shrink-0 font-mono" data-testid="queue-item-action">{item.action}</span>
           <span data-testid="queue-item-agent" className="shrink-0"><PayloadText value={item.agent} mono={false} /></span>
-          <span data-testid="queue-item-quorum" className="shrink-0" title="approvals so far of those needed">{item.approvals.have} of {item.approvals.need}</span>
-          <span className="flex shrink-0 gap-3 lg:hidden">{times}</span>
           <span data-testid="queue-item-rule" className="min-w-0 truncate" title="routing rule and policy version">rule {item.rule}</span>
         </span>
         {reasonLine ? (
@@ -135,10 +137,10 @@ export function QueueSkeleton({ rows = 12 }: { rows?: number }) {
   return (
     <div aria-busy="true" aria-label="Loading the queue" data-testid="queue-loading" className="divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
       {Array.from({ length: rows }, (_, row) => (
-        <div key={row} className="flex items-center gap-3 px-3 py-2">
+        <div key={row} className="flex items-center gap-3 px-3 py-1.5">
           <span className="h-6 w-6 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
           <span className="grid flex-1 gap-0.5">
-            <span className="h-6 w-3/4 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
+            <span className="h-5 w-3/4 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
             <span className="h-5 w-80 max-w-full animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
           </span>
         </div>

@@ -16,7 +16,7 @@ const PHONE = { width: 390, height: 844 };
 async function seed(baseURL: string, request: APIRequestContext, count: number): Promise<{ agent: string; ids: string[]; made: Made[] }> {
   const carol = await apiSession(baseURL, 'carol@acme.test');
   const agent = `density-support-bot-${Date.now()}`;
-  const created = await carol.post('/api/v1/admin/agent-keys', { headers: { origin: baseURL }, data: { name: agent, actions: ['hold_stock'], grants: { warehouses: ['east'] } } });
+  const created = await carol.post('/api/v1/admin/agent-keys', { headers: { origin: baseURL }, data: { name: agent, actions: ['hold_stock'], grants: { warehouses: ['north'] } } });
   expect(created.status()).toBe(201);
   const { key } = (await created.json()) as { key: string };
   await carol.dispose();
@@ -24,7 +24,7 @@ async function seed(baseURL: string, request: APIRequestContext, count: number):
   for (let i = 0; i < count; i++) {
     const response = await request.post('/api/v1/proposals', {
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      data: { requestId: uniqueRequestId('density'), action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-gray', quantity: 1 + (i % 3) }, evidenceRefs: [] },
+      data: { requestId: uniqueRequestId('density'), action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-gray', quantity: 1 + (i % 2) }, evidenceRefs: [] },
     });
     expect(response.status()).toBe(201);
     made.push(((await response.json()) as { proposal: Made }).proposal);

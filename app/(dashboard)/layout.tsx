@@ -55,7 +55,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           isAdmin={context.tenantId !== null && context.role === 'admin'}
         />
       ) : null}
-      <main id="main" tabIndex={-1} className="mx-auto w-full min-w-0 max-w-7xl flex-1 px-4 py-4 focus:outline-none md:py-5">
+      <main id="main" tabIndex={-1} className="mx-auto w-full min-w-0 max-w-7xl flex-1 px-4 py-4 focus:outline-none">
         <ProposalFlash />
         {context.tenantId ? children : (
           <p data-testid="no-membership" className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">

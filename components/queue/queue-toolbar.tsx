@@ -52,7 +52,7 @@ type SelectionProps = {
 /** The list's header: Select all, and the batch buttons only while something is selected. */
 export function QueueSelectionBar({ selected, allSelected, disabled, locked, onToggleAll, onApprove, onReject }: SelectionProps) {
   return (
-    <div className="flex min-h-10 flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-1.5 text-sm dark:border-zinc-800">
+    <div className="flex min-h-9 flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-1 text-sm dark:border-zinc-800">
       <label className="flex items-center gap-2">
         <span className="flex h-6 w-6 items-center justify-center">
           <input type="checkbox" data-testid="queue-select-all" checked={allSelected} disabled={disabled} onChange={onToggleAll} className="h-5 w-5 accent-blue-700" />
