@@ -8,7 +8,7 @@ export type PausedView = { pausedAt: string; pausedBy: string | null; reason: st
 export function ExecutionsBanner({ paused, isAdmin }: { paused: PausedView; isAdmin: boolean }) {
   return (
     <div role="status" data-testid="executions-paused-banner" className="border-b border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100">
-      <p className="mx-auto max-w-6xl px-4 py-2 text-sm">
+      <p className="mx-auto max-w-7xl px-4 py-2 text-sm">
         <strong>Executions are paused.</strong> Paused by <span data-testid="executions-paused-by">{paused.pausedBy ?? 'the command line'}</span> at{' '}
         <ViewerTime value={paused.pausedAt} testId="executions-paused-at" />. Approved commands wait and no proposal expires until an admin resumes.
         {paused.reason ? <> Reason: <PayloadText value={paused.reason} mono={false} /></> : null}

@@ -1,11 +1,12 @@
 import type { ProposalFlag } from '@/lib/records';
+import { Badge, type BadgeTone } from './ui/badge';
 
-const LOOK: Record<ProposalFlag['kind'], string> = {
-  suspicious_evidence: 'bg-red-100 text-red-900 ring-red-300 dark:bg-red-950 dark:text-red-200 dark:ring-red-800',
-  invisible_characters: 'bg-red-100 text-red-900 ring-red-300 dark:bg-red-950 dark:text-red-200 dark:ring-red-800',
-  lookalike_characters: 'bg-red-100 text-red-900 ring-red-300 dark:bg-red-950 dark:text-red-200 dark:ring-red-800',
-  near_bound: 'bg-amber-100 text-amber-900 ring-amber-300 dark:bg-amber-950 dark:text-amber-200 dark:ring-amber-800',
-  first_use: 'bg-sky-100 text-sky-900 ring-sky-300 dark:bg-sky-950 dark:text-sky-200 dark:ring-sky-800',
+const TONE: Record<ProposalFlag['kind'], BadgeTone> = {
+  suspicious_evidence: 'danger',
+  invisible_characters: 'danger',
+  lookalike_characters: 'danger',
+  near_bound: 'warning',
+  first_use: 'info',
 };
 
 /**
@@ -37,9 +38,9 @@ export function FlagChips({ flags, detailed = false, testId = 'flags' }: { flags
 
 function Chip({ flag }: { flag: ProposalFlag }) {
   return (
-    <span data-testid="flag-chip" data-flag={flag.kind} title={flag.detail} className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${LOOK[flag.kind]}`}>
+    <Badge tone={TONE[flag.kind]} data-testid="flag-chip" data-flag={flag.kind} title={flag.detail}>
       <span aria-hidden="true">⚑</span>
       {flag.label}
-    </span>
+    </Badge>
   );
 }

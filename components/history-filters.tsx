@@ -1,14 +1,18 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useSyncExternalStore, useTransition, type FormEvent } from 'react';
+import { useState, useSyncExternalStore, useTransition, type FormEvent } from 'react';
 import { EVENT_TYPES, FILTER_KEYS, HISTORY_OUTCOMES, historySearch, type HistoryView } from '@/lib/audit/history-view';
+import { dayFormat, formatDay, parseDay, type DayFormat } from '@/lib/client/locale-date';
 import { visibleText } from '@/lib/text/visible';
+import { Button } from './ui/button';
 
 const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 
 const subscribe = () => () => {};
 const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+// The locale the page's times are formatted in (components/viewer-time.tsx): dates are typed in it too.
+const browserLocale = () => Intl.DateTimeFormat().resolvedOptions().locale;
 
 const LABEL = 'flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-400';
 
@@ -25,6 +29,32 @@ function Choice({ name, label, any, value, choices }: { name: string; label: str
   );
 }
 
+/**
+ * A calendar day typed in the viewer's locale (its pattern in the label); before JavaScript runs (or
+ * without it) the same field takes ISO 2030-01-31, which is what the URL carries.
+ */
+function DayInput({ name, label, value, format, invalid }: { name: 'from' | 'to'; label: string; value?: string; format: DayFormat | null; invalid: boolean }) {
+  const pattern = format?.pattern ?? 'yyyy-mm-dd';
+  return (
+    <label className={LABEL}>
+      <span>{label} <span className="font-normal">({pattern})</span></span>
+      <input
+        key={pattern}
+        type="text"
+        inputMode="numeric"
+        autoComplete="off"
+        name={name}
+        defaultValue={value && format ? formatDay(value, format) : (value ?? '')}
+        placeholder={pattern}
+        aria-invalid={invalid || undefined}
+        data-testid={`history-filter-${name}`}
+        data-pattern={pattern}
+        className={`${field} w-32`}
+      />
+    </label>
+  );
+}
+
 type Props = { view: HistoryView; people: { id: string; name: string }[]; agents: string[]; actions: string[] };
 
 /**
@@ -36,15 +66,27 @@ export function HistoryFilters({ view, people, agents, actions }: Props) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const tz = useSyncExternalStore(subscribe, browserZone, () => view.tz ?? 'UTC');
+  const locale = useSyncExternalStore(subscribe, browserLocale, () => null);
+  const format = locale ? dayFormat(locale) : null;
+  const [dateError, setDateError] = useState<{ name: string; message: string } | null>(null);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const next: HistoryView = { tab: view.tab };
     for (const key of FILTER_KEYS) {
-      const value = form.get(key);
-      if (typeof value === 'string' && value !== '') Object.assign(next, { [key]: value });
+      let value = form.get(key);
+      if ((key === 'from' || key === 'to') && typeof value === 'string' && value.trim() !== '') {
+        const day = parseDay(value, format ?? dayFormat('sv-SE'), key === 'from' ? 'From' : 'To');
+        if (!day.ok) {
+          setDateError({ name: key, message: day.message });
+          return;
+        }
+        value = day.iso;
+      }
+      if (typeof value === 'string' && value.trim() !== '') Object.assign(next, { [key]: value });
     }
+    setDateError(null);
     if (!next.from && !next.to) delete next.tz;
     startTransition(() => router.push(`/history${historySearch(next)}`));
   };
@@ -59,27 +101,22 @@ export function HistoryFilters({ view, people, agents, actions }: Props) {
       <Choice name="action" label="Action" any="Any action" value={view.action} choices={actions.map((action) => [action, action])} />
       <Choice name="outcome" label="Outcome" any="Any outcome" value={view.outcome} choices={HISTORY_OUTCOMES.map((outcome) => [outcome, outcome.replace('_', ' ')])} />
       {view.tab === 'events' ? <Choice name="type" label="Event" any="Any event" value={view.type} choices={EVENT_TYPES.map((type) => [type, type])} /> : null}
-      <label className={LABEL}>
-        From
-        <input type="date" name="from" defaultValue={view.from ?? ''} data-testid="history-filter-from" className={field} />
-      </label>
-      <label className={LABEL}>
-        To
-        <input type="date" name="to" defaultValue={view.to ?? ''} data-testid="history-filter-to" className={field} />
-      </label>
+      <DayInput name="from" label="From" value={view.from} format={format} invalid={dateError?.name === 'from'} />
+      <DayInput name="to" label="To" value={view.to} format={format} invalid={dateError?.name === 'to'} />
       <label className={LABEL}>
         Proposal id or text
         <input type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="prp_… or words" data-testid="history-filter-q" className={`${field} w-48`} />
       </label>
-      <button type="submit" data-testid="history-filter-apply" disabled={pending} className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900">
+      <Button type="submit" variant="primary" data-testid="history-filter-apply" disabled={pending}>
         {pending ? 'Applying…' : 'Apply'}
-      </button>
+      </Button>
       {filtered ? (
         <a href={`/history${historySearch({ tab: view.tab })}`} data-testid="history-filter-clear" className="py-1.5 text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600">
           Clear filters
         </a>
       ) : null}
-      <p className="w-full text-xs text-zinc-500">Dates are days in your time zone ({tz}).</p>
+      {dateError ? <p role="alert" data-testid="history-filter-date-error" className="w-full text-sm text-red-700 dark:text-red-300">{dateError.message}</p> : null}
+      <p className="w-full text-xs text-zinc-500">Dates are days in your time zone ({tz}), written {format?.pattern ?? 'yyyy-mm-dd'} as your times are.</p>
     </form>
   );
 }

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import type { DecisionRowView, EventRowView } from '@/lib/audit/history-view';
 import type { ProposalStatus } from '@/lib/records';
-import { CARD_ROW, CardCell, Table } from './table';
+import { CARD_ROW, CardCell, Table } from './ui/table';
 import { Hash } from './hash';
 import { PayloadText } from './payload-text';
 import { StatusChip } from './status-chip';
@@ -31,7 +31,7 @@ function outcomeWords(row: DecisionRowView): string {
 function executionWords(row: DecisionRowView): string {
   const execution = row.execution;
   if (!execution) return ['approved', 'executing'].includes(row.status) ? 'not executed yet' : '—';
-  if (execution.status === 'succeeded') return `succeeded${execution.receiptId ? ` (${execution.receiptId})` : ''}`;
+  if (execution.status === 'succeeded') return 'succeeded';
   if (execution.status === 'outcome_unknown') return 'outcome unknown — checking';
   return `${execution.status.replace('_', ' ')}${execution.errorCode ? ` (${execution.errorCode})` : ''}`;
 }
@@ -49,7 +49,7 @@ export function DecisionsTable({ rows }: { rows: DecisionRowView[] }) {
             <Link href={proposalHref(row.id)} data-testid="history-decision-link" className="font-medium underline">
               <PayloadText value={row.summary} mono={false} />
             </Link>
-            <span className="block font-mono text-xs text-zinc-500">{row.action} · {row.id}</span>
+            <span className="block break-all font-mono text-xs text-zinc-500">{row.action} · {row.id}</span>
             {row.revisionReason ? (
               <span className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400" data-testid="history-decision-revision-reason">
                 Edited because: <PayloadText value={row.revisionReason} mono={false} />
@@ -68,7 +68,13 @@ export function DecisionsTable({ rows }: { rows: DecisionRowView[] }) {
               </span>
             ) : null}
           </CardCell>
-          <CardCell label="Execution"><span data-testid="history-decision-execution">{executionWords(row)}</span></CardCell>
+          <CardCell label="Execution">
+            <span data-testid="history-decision-execution">
+              {executionWords(row)}
+              {/* An id, so it may break anywhere: the table then fits its width. */}
+              {row.execution?.status === 'succeeded' && row.execution.receiptId ? <> (<span className="break-all font-mono text-xs">{row.execution.receiptId}</span>)</> : null}
+            </span>
+          </CardCell>
           <CardCell label="Payload hash"><Hash value={row.payloadHash} testId="history-decision-hash" /></CardCell>
           <CardCell label="Time to decision">{humanDuration(row.timeToDecisionMs)}</CardCell>
         </tr>

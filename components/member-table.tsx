@@ -7,7 +7,7 @@ import { valueOrThrow } from '@/lib/client/operator-api';
 import { changeMemberRole, removeMember, type MemberRole, type MemberView } from '@/lib/client/members-api';
 import { ROLE_ORDER } from './member-roles';
 import { INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notification-ui';
-import { CARD_ROW, CardCell, Table } from './table';
+import { CARD_ROW, CardCell, Table } from './ui/table';
 import { Time } from './time';
 
 export const MEMBERS_KEY = ['admin', 'members'] as const;

@@ -10,14 +10,14 @@ type Props = {
 
 /**
  * The one renderer for untrusted text (arguments, bodies as received, evidence, agent names,
- * request ids, reasons): text only, never HTML; invisible and direction-changing characters
+ * request ids, reasons): text only, never HTML; it breaks inside a word only when that word cannot fit a line; invisible and direction-changing characters
  * become visible badges; look-alikes of ASCII (Cyrillic а, fullwidth ｏ) are named right after
  * their run; and the run is bidi-isolated, so it cannot reorder what surrounds it.
  */
 export function PayloadText({ value, mono = true, multiline = false }: Props) {
   const segments = visibleSegments(value, { multiline });
   return (
-    <span dir={mono ? 'ltr' : 'auto'} className={`[unicode-bidi:isolate] ${mono ? 'font-mono break-all' : ''}`}>
+    <span dir={mono ? 'ltr' : 'auto'} className={`[unicode-bidi:isolate] ${mono ? 'font-mono break-words' : ''}`}>
       {segments.map((segment, index) =>
         'text' in segment ? (
           segment.text

@@ -4,7 +4,7 @@ import type { ProposalListItem, ProposalListView, SearchTarget } from '@/lib/pro
 import { ProposalListTime } from './proposal-list-time';
 import { PayloadText } from './payload-text';
 import { StatusChip } from './status-chip';
-import { CARD_ROW, CardCell, Table } from './table';
+import { CARD_ROW, CardCell, Table } from './ui/table';
 
 const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 const LABEL = 'flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-400';

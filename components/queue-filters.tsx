@@ -5,35 +5,40 @@ import { visibleText } from '@/lib/text/visible';
 
 const select = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 
-/** Action, agent, risk and sort; every change becomes the URL, so a view can be shared. */
-export function QueueFilters({ view, actions, agents, onChange }: { view: QueueView; actions: string[]; agents: string[]; onChange: (view: QueueView) => void }) {
+/**
+ * Action, agent, risk and sort; every change becomes the URL, so a view can be shared. `stacked`:
+ * one labelled field a line (the phone's filters sheet).
+ */
+export function QueueFilters({ view, actions, agents, onChange, stacked = false }: { view: QueueView; actions: string[]; agents: string[]; onChange: (view: QueueView) => void; stacked?: boolean }) {
+  const label = stacked ? 'flex flex-col gap-1 text-sm' : 'flex items-center gap-1 text-sm';
+  const name = stacked ? 'text-xs font-medium text-zinc-600 dark:text-zinc-400' : 'sr-only';
   const agentChoices = view.agent && !agents.includes(view.agent) ? [...agents, view.agent] : agents;
   const filtered = Boolean(view.action || view.agent || view.risk);
   return (
-    <div role="group" aria-label="Filters and sort" className="flex flex-wrap items-center gap-2">
-      <label className="flex items-center gap-1 text-sm">
-        <span className="sr-only">Action</span>
+    <div role="group" aria-label="Filters and sort" className={stacked ? 'flex flex-col gap-3' : 'flex flex-wrap items-center gap-2'}>
+      <label className={label}>
+        <span className={name}>Action</span>
         <select data-testid="queue-filter-action" value={view.action ?? ''} onChange={(e) => onChange({ ...view, action: e.target.value || undefined })} className={select}>
           <option value="">Any action</option>
           {actions.map((action) => <option key={action} value={action}>{action}</option>)}
         </select>
       </label>
-      <label className="flex items-center gap-1 text-sm">
-        <span className="sr-only">Agent</span>
+      <label className={label}>
+        <span className={name}>Agent</span>
         <select data-testid="queue-filter-agent" value={view.agent ?? ''} onChange={(e) => onChange({ ...view, agent: e.target.value || undefined })} className={select}>
           <option value="">Any agent</option>
           {agentChoices.map((agent) => <option key={agent} value={agent}>{visibleText(agent)}</option>)}
         </select>
       </label>
-      <label className="flex items-center gap-1 text-sm">
-        <span className="sr-only">Risk</span>
+      <label className={label}>
+        <span className={name}>Risk</span>
         <select data-testid="queue-filter-risk" value={view.risk ?? ''} onChange={(e) => onChange({ ...view, risk: (e.target.value || undefined) as QueueView['risk'] })} className={select}>
           <option value="">Any risk</option>
           {QUEUE_RISKS.map((risk) => <option key={risk} value={risk}>{risk} risk</option>)}
         </select>
       </label>
-      <label className="flex items-center gap-1 text-sm sm:ml-auto">
-        Sort:
+      <label className={label}>
+        <span className={stacked ? name : ''}>Sort:</span>
         <select data-testid="queue-sort" value={view.sort} onChange={(e) => onChange({ ...view, sort: e.target.value as QueueView['sort'] })} className={select}>
           {QUEUE_SORTS.map((sort) => <option key={sort} value={sort}>{SORT_LABELS[sort]}</option>)}
         </select>

@@ -7,6 +7,7 @@ import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';
 import { ChangedChip, RiskBadge } from './queue-signals';
 import { RelativeTime } from './queue-times';
+import { cn } from './ui/cn';
 
 export { RiskBadge } from './queue-signals';
 
@@ -27,16 +28,28 @@ export type QueueRowProps = {
   onFocusRow: (id: string) => void;
 };
 
+/** Row titles never break inside a word: one line, cut with an ellipsis (the whole sentence is the link's title and in the preview). */
+export const ROW_TITLE = 'block min-w-0 flex-1 truncate [overflow-wrap:normal] [word-break:normal]';
+
 /**
- * One proposal: risk and the whole summary sentence lead, then the gates' flags; on a phone the
- * agent's reason's first line (large screens show it in the preview); then one meta line (it wraps):
- * action, agent, quorum, rule, time left, age. A row that is not the viewer's to decide says why
- * and has no box.
+ * One proposal in two compact lines (about 56 px: 12 fit above the fold at 1440×900): risk, the summary sentence (one line, the whole
+ * of it in the preview pane and the link's title) and, on large screens, time left and age; then
+ * the gates' flags, whose move it is when not the viewer's, quorum, action, agent and rule (on a
+ * phone, time left and age lead this line). On a
+ * phone a third line gives the agent's reason's first line (large screens show it in the preview).
+ * A row that is not the viewer's to decide says why and has no box.
  */
 export function QueueRow({ item, focused, selected, canDecide, disabled, pending, now, onToggle, onFocusRow }: QueueRowProps) {
   const mine = isMine(item);
   const selectable = canDecide && mine;
   const reasonLine = item.reason?.split('\n')[0] ?? null;
+  const summary = visibleText(item.summary);
+  const times = (
+    <>
+      <RelativeTime value={item.expiresAt} now={now} kind="left" label="Expires" testId="queue-item-left" />
+      <RelativeTime value={item.createdAt} now={now} kind="age" label="Proposed" testId="queue-item-age" />
+    </>
+  );
   return (
     <div
       role="row"
@@ -48,7 +61,12 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
       data-mine={mine ? 'true' : 'false'}
       data-focused={focused ? 'true' : undefined}
       onFocus={() => onFocusRow(item.id)}
-      className={`flex items-start gap-3 px-3 py-3 outline-none focus-within:bg-blue-50 focus-within:ring-2 focus-within:ring-inset focus-within:ring-blue-600 dark:focus-within:bg-blue-950/40 sm:px-4 ${focused ? 'bg-zinc-50 dark:bg-zinc-800/50' : ''} ${selected ? 'bg-blue-50/60 dark:bg-blue-950/30' : ''} ${pending ? 'opacity-70' : ''}`}
+      className={cn(
+        'flex items-center gap-3 px-3 py-1.5 outline-none focus-within:bg-blue-50 focus-within:ring-2 focus-within:ring-inset focus-within:ring-blue-600 dark:focus-within:bg-blue-950/40',
+        focused && 'bg-zinc-50 dark:bg-zinc-800/50',
+        selected && 'bg-blue-50/60 dark:bg-blue-950/30',
+        pending && 'opacity-70',
+      )}
     >
       {canDecide ? (
         <span role="gridcell" className="flex h-6 w-6 shrink-0 items-center justify-center">
@@ -57,70 +75,72 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
               type="checkbox"
               tabIndex={-1}
               data-testid={`queue-select-${item.id}`}
-              aria-label={`Select: ${visibleText(item.summary)}`}
+              aria-label={`Select: ${summary}`}
               checked={selected}
               disabled={disabled || pending !== undefined}
               onChange={() => onToggle(item.id)}
-              className="h-6 w-6 rounded border-zinc-400 accent-blue-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
+              className="h-5 w-5 rounded border-zinc-400 accent-blue-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
             />
           ) : null}
         </span>
       ) : null}
-      <span role="gridcell" className="grid min-w-0 flex-1 gap-1">
-        <span className="flex min-w-0 flex-wrap items-start gap-x-2 gap-y-1">
+      <span role="gridcell" className="grid min-w-0 flex-1 gap-0.5">
+        <span className="flex min-w-0 items-center gap-2">
           <RiskBadge item={item} />
           <Link
             href={`/proposals/${item.id}`}
             tabIndex={focused ? 0 : -1}
+            title={summary}
             data-testid="queue-item-link"
             aria-disabled={disabled || undefined}
-            className="min-w-0 break-words font-medium hover:underline focus-visible:rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
+            className={cn(ROW_TITLE, 'text-sm font-medium leading-5 hover:underline focus-visible:rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600')}
           >
             <PayloadText value={item.summary} mono={false} />
           </Link>
           {pending ? (
-            <span data-testid="queue-item-pending" className="ml-auto inline-flex items-center gap-1.5 text-sm text-zinc-700 dark:text-zinc-300">
+            <span data-testid="queue-item-pending" className="inline-flex shrink-0 items-center gap-1.5 text-xs text-zinc-700 dark:text-zinc-300">
               <span aria-hidden="true" className="h-3.5 w-3.5 animate-spin rounded-full border-2 border-zinc-400 border-t-transparent" />
               {pending === 'approve' ? 'Approving…' : 'Rejecting…'}
             </span>
           ) : null}
+          <span className="hidden shrink-0 gap-3 text-xs text-zinc-600 lg:flex dark:text-zinc-400">{times}</span>
         </span>
-        {item.flags.length > 0 || item.changedSinceProposed ? (
-          <span className="flex flex-wrap gap-1" data-testid="queue-item-flags">
-            <FlagChips flags={item.flags} testId="queue-item-flag-chips" />
-            <ChangedChip description={item.changedSinceProposed} />
-          </span>
-        ) : null}
+        <span className="flex min-w-0 items-center gap-x-3 overflow-hidden whitespace-nowrap text-xs leading-5 text-zinc-600 dark:text-zinc-400">
+          {item.flags.length > 0 || item.changedSinceProposed ? (
+            <span className="flex shrink-0 gap-1" data-testid="queue-item-flags">
+              <FlagChips flags={item.flags} testId="queue-item-flag-chips" />
+              <ChangedChip description={item.changedSinceProposed} />
+            </span>
+          ) : null}
+          {!mine ? (
+            <span data-testid="queue-item-part" className="shrink-0 font-medium text-zinc-700 dark:text-zinc-300">{partWords(item.mine)}</span>
+          ) : null}
+          {/* On a phone, time left comes first: the line is cut at the screen's edge. */}
+          <span className="flex shrink-0 gap-3 lg:hidden">{times}</span>
+          <span data-testid="queue-item-quorum" className="shrink-0" title="approvals so far of those needed">{item.approvals.have} of {item.approvals.need}</span>
+          <span className="shrink-0 font-mono" data-testid="queue-item-action">{item.action}</span>
+          <span data-testid="queue-item-agent" className="shrink-0"><PayloadText value={item.agent} mono={false} /></span>
+          <span data-testid="queue-item-rule" className="min-w-0 truncate" title="routing rule and policy version">rule {item.rule}</span>
+        </span>
         {reasonLine ? (
-          <span data-testid="queue-item-reason" className="line-clamp-1 text-sm text-zinc-700 lg:hidden dark:text-zinc-300">
+          <span data-testid="queue-item-reason" className="truncate text-xs text-zinc-700 lg:hidden dark:text-zinc-300">
             <PayloadText value={reasonLine} mono={false} />
           </span>
         ) : null}
-        {!mine ? (
-          <span data-testid="queue-item-part" className="text-sm font-medium text-zinc-700 dark:text-zinc-300">{partWords(item.mine)}</span>
-        ) : null}
-        <span className="flex flex-wrap gap-x-4 gap-y-0.5 text-sm text-zinc-600 dark:text-zinc-400">
-          <span className="font-mono text-xs leading-5" data-testid="queue-item-action">{item.action}</span>
-          <span data-testid="queue-item-agent"><PayloadText value={item.agent} mono={false} /></span>
-          <span data-testid="queue-item-quorum" title="approvals so far of those needed">{item.approvals.have} of {item.approvals.need}</span>
-          <span data-testid="queue-item-rule" title="routing rule and policy version">rule {item.rule}</span>
-          <RelativeTime value={item.expiresAt} now={now} kind="left" label="Expires" testId="queue-item-left" />
-          <RelativeTime value={item.createdAt} now={now} kind="age" label="Proposed" testId="queue-item-age" />
-        </span>
       </span>
     </div>
   );
 }
 
 /** Placeholder rows of the final row's size, so nothing jumps when the data arrives. */
-export function QueueSkeleton({ rows = 5 }: { rows?: number }) {
+export function QueueSkeleton({ rows = 12 }: { rows?: number }) {
   return (
     <div aria-busy="true" aria-label="Loading the queue" data-testid="queue-loading" className="divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
       {Array.from({ length: rows }, (_, row) => (
-        <div key={row} className="flex items-start gap-3 px-4 py-3">
+        <div key={row} className="flex items-center gap-3 px-3 py-1.5">
           <span className="h-6 w-6 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
-          <span className="grid flex-1 gap-1">
-            <span className="h-6 w-3/4 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
+          <span className="grid flex-1 gap-0.5">
+            <span className="h-5 w-3/4 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
             <span className="h-5 w-80 max-w-full animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />
           </span>
         </div>

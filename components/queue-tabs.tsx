@@ -10,7 +10,7 @@ import { countText, GROUP_LABELS, QUEUE_GROUPS, queueViewSearch, type QueueCount
  */
 export function QueueTabs({ view, counts, exact, onChange }: { view: QueueView; counts: QueueCounts; exact: boolean; onChange: (group: QueueGroup) => void }) {
   return (
-    <nav aria-label="Queue groups" className="mb-3 flex flex-wrap gap-x-1 border-b border-zinc-200 dark:border-zinc-800">
+    <nav aria-label="Queue groups" className="-mb-px flex min-w-0 gap-x-1 overflow-x-auto">
       {QUEUE_GROUPS.map((group) => {
         const current = group === view.group;
         return (
@@ -25,7 +25,7 @@ export function QueueTabs({ view, counts, exact, onChange }: { view: QueueView; 
               event.preventDefault();
               onChange(group);
             }}
-            className={`-mb-px whitespace-nowrap rounded-t-md border-b-2 px-2.5 py-2 text-sm sm:px-3 focus-visible:outline-2 focus-visible:outline-blue-600 ${current ? 'border-blue-700 font-semibold text-zinc-900 dark:border-blue-400 dark:text-zinc-100' : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100'}`}
+            className={`whitespace-nowrap rounded-t-md border-b-2 px-2.5 py-2 text-sm sm:px-3 focus-visible:outline-2 focus-visible:outline-blue-600 ${current ? 'border-blue-700 font-semibold text-zinc-900 dark:border-blue-400 dark:text-zinc-100' : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100'}`}
           >
             {GROUP_LABELS[group]} · {countText(counts[group], exact)}
           </Link>

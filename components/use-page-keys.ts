@@ -9,6 +9,9 @@ export function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit'].includes(target.type);
 }
 
+/** A native dialog, or a sheet, dialog or menu of components/ui (Radix marks it open), is open: page keys rest. */
+const OPEN_OVERLAY = 'dialog[open], [role="dialog"][data-state="open"], [role="menu"][data-state="open"]';
+
 /**
  * A page's single-letter keys: `onKey` hears a key unless a modifier is held or a dialog is open,
  * and, except Escape, unless the person is typing in a field. Once it listens (after hydration),
@@ -21,7 +24,7 @@ export function usePageKeys(onKey: (event: KeyboardEvent) => void, ready: RefObj
   });
   useEffect(() => {
     const listener = (event: KeyboardEvent) => {
-      if (event.metaKey || event.ctrlKey || event.altKey || document.querySelector('dialog[open]')) return;
+      if (event.metaKey || event.ctrlKey || event.altKey || document.querySelector(OPEN_OVERLAY)) return;
       if (event.key !== 'Escape' && isTyping(event.target)) return;
       handler.current(event);
     };

@@ -112,6 +112,8 @@ test.describe('sessions end on the server', () => {
     await expect(page.getByTestId('signed-in-as')).toContainText('Dave');
     const saved = await page.context().storageState();
 
+    // Sign out lives in the account menu (the name · role button).
+    await page.getByTestId('account-menu').click();
     await page.getByTestId('sign-out').click();
     await expect(page).toHaveURL(/\/signin/);
 
@@ -133,6 +135,7 @@ test.describe('sessions end on the server', () => {
       await signInWithForm(page, 'dave@acme.test');
       await expect(page.getByTestId('signed-in-as')).toContainText('Dave');
     }
+    await a.getByTestId('account-menu').click();
     await a.getByTestId('sign-out-everywhere').click();
     await expect(a).toHaveURL(/\/signin/);
     await b.reload();

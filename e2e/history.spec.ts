@@ -55,7 +55,9 @@ test('carol filters the decisions by action and person, exports the filtered eve
   await expect(page.getByTestId('history-export-csv')).toHaveAttribute('href', new RegExp(`tab=decisions.*action=hold_stock.*format=csv`));
   const csv = await download(page, 'history-export-csv');
   expect(csv.name).toMatch(/^countersign-audit-acme-\d{4}-\d{2}-\d{2}\.csv$/);
-  const [header, ...lines] = csv.text.trimEnd().split('\r\n');
+  // A UTF-8 byte order mark first, so a spreadsheet reads non-ASCII names as UTF-8.
+  expect(csv.text.startsWith('\uFEFF')).toBe(true);
+  const [header, ...lines] = csv.text.slice(1).trimEnd().split('\r\n');
   expect(header).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash,actorLabel');
   expect(lines.length).toBeGreaterThan(0);
   for (const line of lines) expect(line).toMatch(/^acme,\d+,(proposal|command|execution)\.\w+,(user|agent|system),/);

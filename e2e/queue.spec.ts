@@ -217,6 +217,9 @@ test('when the session ends, the queue says so, links back to the same view and 
   await page.goto('/?sort=newest');
   await expect(row(page, proposal.id)).toBeVisible();
   await expect(page.getByTestId('queue-zone')).toHaveText(/^Times in \S+$/);
+  // Batch buttons show only while something is selected: tick one so they are there to be disabled.
+  await expect(page.getByTestId('queue-approve-selected')).toHaveCount(0);
+  await page.getByTestId(`queue-select-${proposal.id}`).check();
   await context.clearCookies();
   const banner = page.getByTestId('queue-session-ended');
   await expect(banner).toBeVisible({ timeout: 15_000 });
@@ -225,6 +228,7 @@ test('when the session ends, the queue says so, links back to the same view and 
   await expect(page.getByTestId(`queue-select-${proposal.id}`)).toBeDisabled();
   await expect(page.getByTestId('queue-select-all')).toBeDisabled();
   await expect(page.getByTestId('queue-approve-selected')).toBeDisabled();
+  await expect(page.getByTestId('queue-reject-selected')).toBeDisabled();
   await expect(page.getByTestId('queue-preview-approve')).toBeDisabled();
   await page.keyboard.press('a');
   await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { startHttpSink } from '../demo/receivers/http-sink';
-import { E2E_SINK_PORT, proposeHold, proposeRefund, signInWithForm } from './support';
+import { apiSession, E2E_SINK_PORT, proposeHold, proposeRefund, signInWithForm } from './support';
 
 // `npm run screenshots` writes these into e2e/screenshots for the README; a normal run keeps
 // them with the test results so the pages are still looked at on every run.
@@ -127,5 +127,40 @@ test('settings → notifications, light and dark, at desktop and phone widths', 
   } finally {
     for (const id of added) await page.request.patch(`/api/v1/admin/notifications/channels/${id}`, { headers: { origin: baseURL! }, data: { enabled: false } });
     await sink.close();
+  }
+});
+
+test('issue 24 density: queue, proposal, History and Settings at 1440×900 and 390×844, light and dark', async ({ page, request, baseURL }) => {
+  test.setTimeout(240_000);
+  const made: { id: string; payloadHash: string }[] = [];
+  for (let i = 0; i < 20; i++) made.push(await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 + (i % 2) }));
+  const refund = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 1500, currency: 'EUR', reason: 'Damaged on arrival, customer sent photos' }, ['ticket_message_73', 'ticket_message_74']);
+  made.push(refund);
+  const reject = async (which: typeof made, reason: string) => {
+    const bob = await apiSession(baseURL!, 'bob@acme.test');
+    for (const { id, payloadHash } of which) await bob.post(`/api/v1/proposals/${id}/decisions`, { headers: { origin: baseURL! }, data: { decision: 'reject', payloadHash, reason } });
+    await bob.dispose();
+  };
+  // A few decided ones, so History has rows.
+  await reject(made.splice(0, 6), 'Duplicate of an earlier hold');
+  try {
+    await page.goto('/?group=all&sort=newest');
+    await signInWithForm(page, 'carol@acme.test');
+    await expect(page.getByTestId('queue-list')).toBeVisible();
+    const pages = [['queue', '/?group=all&sort=newest', 'queue-list'], ['proposal', `/proposals/${refund.id}`, 'proposal-page'], ['history', '/history', 'history-page'], ['settings', '/settings', 'agent-keys']] as const;
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [width, height] of [[1440, 900], [390, 844]] as const) {
+        await page.setViewportSize({ width, height });
+        for (const [name, path, testId] of pages) {
+          await page.goto(path);
+          await expect(page.getByTestId(testId)).toBeVisible();
+          await noSidewaysScroll(page);
+          await shoot(page, `i24-${name}-${width}-${scheme}`, false);
+        }
+      }
+    }
+  } finally {
+    await reject(made, 'Screenshots taken');
   }
 });

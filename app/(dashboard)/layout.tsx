@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { getDb } from '@/lib/database';
 import { ExecutionsBanner } from '@/components/executions-banner';
-import { NavLink } from '@/components/nav-link';
+import { AccountMenu, MainNav } from '@/components/app-nav';
 import { ProposalFlash } from '@/components/proposal-flash';
 import { executionsState } from '@/lib/commands/executions-pause';
 import { dashboardContext } from '@/lib/dashboard/context';
@@ -21,8 +21,8 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         Skip to main content
       </a>
       <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
-        <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
-          <div className="flex items-center gap-2">
+        <div className="mx-auto flex max-w-7xl items-center gap-x-3 px-4 py-2 md:gap-x-6">
+          <div className="flex min-w-0 items-center gap-2">
             <span className="font-semibold tracking-tight">Countersign</span>
             {context.tenantId && operator.memberships.length > 1 ? (
               <form action={chooseTenant} className="flex items-center gap-1">
@@ -35,31 +35,17 @@ export default async function DashboardLayout({ children }: { children: ReactNod
                 <button type="submit" className="text-xs underline">switch</button>
               </form>
             ) : context.tenantId ? (
-              <span data-testid="tenant-name" className="text-sm text-zinc-500">· {context.tenantName}</span>
+              <span data-testid="tenant-name" className="truncate text-sm text-zinc-500">· {context.tenantName}</span>
             ) : null}
           </div>
-          <nav aria-label="Main" className="flex flex-wrap gap-1">
-            <NavLink href="/" label="Queue" testId="nav-queue" />
-            <NavLink href="/proposals" label="Proposals" testId="nav-proposals" exact />
-            <NavLink href="/history" label="History" testId="nav-history" />
-            <NavLink href="/contracts" label="Contracts" testId="nav-contracts" />
-            <NavLink href="/settings" label="Settings" testId="nav-settings" />
-          </nav>
-          <div className="ml-auto flex items-center gap-3 text-sm">
-            <span data-testid="signed-in-as">
-              {operator.name}
-              {context.tenantId ? <span className="text-zinc-500"> · {context.role}</span> : null}
-            </span>
-            <form action={signOutAction}>
-              <button type="submit" data-testid="sign-out" className="rounded-md border border-zinc-300 px-2 py-1 hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800">
-                Sign out
-              </button>
-            </form>
-            <form action={signOutEverywhereAction}>
-              <button type="submit" data-testid="sign-out-everywhere" title="End your sessions on every browser and device" className="text-xs text-zinc-600 underline underline-offset-2 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100">
-                Sign out everywhere
-              </button>
-            </form>
+          <MainNav />
+          <div className="ml-auto flex min-w-0 items-center text-sm">
+            <AccountMenu
+              name={operator.name}
+              role={context.tenantId ? context.role : null}
+              signOut={signOutAction}
+              signOutEverywhere={signOutEverywhereAction}
+            />
           </div>
         </div>
       </header>
@@ -69,7 +55,7 @@ export default async function DashboardLayout({ children }: { children: ReactNod
           isAdmin={context.tenantId !== null && context.role === 'admin'}
         />
       ) : null}
-      <main id="main" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 focus:outline-none">
+      <main id="main" tabIndex={-1} className="mx-auto w-full min-w-0 max-w-7xl flex-1 px-4 py-4 focus:outline-none">
         <ProposalFlash />
         {context.tenantId ? children : (
           <p data-testid="no-membership" className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">

@@ -20,7 +20,7 @@ export default async function QueuePage({ searchParams }: { searchParams: Promis
   const [initial, choices] = await Promise.all([pendingQueue(db, context.tenantId, viewer, view), queueFilterChoices(db, context.tenantId)]);
   return (
     <section aria-labelledby="queue-heading">
-      <h1 id="queue-heading" className="mb-4 text-xl font-semibold">Pending approval</h1>
+      <h1 id="queue-heading" className="mb-2 text-lg font-semibold">Pending approval</h1>
       <QueueList
         key={`${context.tenantId}${queueViewSearch(view)}`}
         tenantId={context.tenantId}

@@ -10,7 +10,8 @@ import { decisionEventsQuery, eventsQuery } from './history';
  * The audit export (docs/design.md §8): every hashed field of each event (the actor's name beside its
  * id, as the event recorded it; empty on events written before names were recorded) plus
  * `prevHash` and `hash`, oldest first, so an auditor re-verifies it offline (`chainVerifier`, or the CLI). Streamed one
- * keyset page at a time as the reader pulls: memory stays constant however many events match.
+ * keyset page at a time as the reader pulls: memory stays constant however many events match. The CSV
+ * starts with a UTF-8 byte order mark (for spreadsheets); JSON Lines has none.
  */
 export const EXPORT_PAGE_SIZE = 1_000;
 
@@ -59,6 +60,9 @@ export function csvCell(value: unknown): string {
 
 const csvLine = (cells: readonly unknown[]) => `${cells.map(csvCell).join(',')}\r\n`;
 
+/** A UTF-8 byte order mark before the CSV header: Excel then reads non-ASCII names as UTF-8, not the system code page. */
+export const CSV_BOM = '\uFEFF';
+
 /** One page encoded, its actors named by one batched look-up inside the tenant (lib/audit/actors.ts). */
 async function encodePage(db: Database, tenantId: string, rows: AuditEvent[], format: ExportFormat): Promise<string> {
   const actorOf = await actorResolver(db, tenantId, rows);
@@ -89,7 +93,7 @@ export function auditExportStream(db: Database, tenantId: string, selection: Exp
           // Every event committed before the download began is in it.
           await chainPending(db, tenantId);
           if (format === 'csv') {
-            controller.enqueue(encoder.encode(csvLine(EXPORT_FIELDS)));
+            controller.enqueue(encoder.encode(`${CSV_BOM}${csvLine(EXPORT_FIELDS)}`));
             return;
           }
         }

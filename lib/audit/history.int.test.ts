@@ -200,6 +200,19 @@ describe('the export', () => {
     expect(text.endsWith('\r\n')).toBe(true);
   });
 
+  it('CSV starts with a UTF-8 byte order mark, so a spreadsheet keeps non-ASCII names; JSON Lines has none', async () => {
+    await appendAudit(t.db, { tenantId: 'acme', type: 'auth.email_verified', actor: { type: 'user', id: 'usr_bom', name: 'Zoë Ångström 李' } });
+    const bytes = async (format: 'csv' | 'jsonl') => new Uint8Array(await new Response(auditExportStream(t.db, 'acme', { filters: { type: 'auth.email_verified' }, of: 'events' }, format)).arrayBuffer());
+    const csv = await bytes('csv');
+    expect([...csv.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(csv);
+    expect(text.startsWith('\uFEFFtenantId,seq,type,')).toBe(true);
+    expect(text).toContain(',auth.email_verified,user,usr_bom,Zoë Ångström 李,');
+    const jsonl = await bytes('jsonl');
+    expect(jsonl[0]).toBe('{'.charCodeAt(0));
+    expect(new TextDecoder().decode(jsonl)).toContain('"actorName":"Zoë Ångström 李"');
+  });
+
   it('exports only the filtered events of the tenant, oldest first', async () => {
     const text = await readText(auditExportStream(t.db, 'acme', { filters: { action: 'hold_stock' }, of: 'events' }, 'jsonl'));
     const rows = text.trimEnd().split('\n').map((line) => JSON.parse(line) as ChainRow);

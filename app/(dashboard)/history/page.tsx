@@ -4,6 +4,7 @@ import { getDb } from '@/lib/database';
 import { HistoryChain } from '@/components/history-chain';
 import { HistoryFilters } from '@/components/history-filters';
 import { DecisionsTable, EventsTable } from '@/components/history-tables';
+import { Button } from '@/components/ui/button';
 import { allActions } from '@/lib/actions/registry';
 import { decisionsPage, eventsPage, historyChoices } from '@/lib/audit/history';
 import { parseHistoryParams, searchParamsOf } from '@/lib/audit/history-filters';
@@ -18,8 +19,6 @@ const TABS = [
   { tab: 'decisions', label: 'Decisions' },
   { tab: 'events', label: 'Events' },
 ] as const;
-
-const button = 'rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-zinc-700 dark:hover:bg-zinc-800';
 
 /**
  * The decision history (docs/design.md §8): Decisions (one row per decided or ended proposal) and
@@ -67,8 +66,8 @@ export default async function HistoryPage({ searchParams }: { searchParams: Prom
       {parsed.ok ? (
         <div className="flex flex-wrap items-center gap-2 text-sm">
           <span className="text-zinc-500">Export the events {view.tab === 'decisions' ? 'behind these decisions' : 'shown'} (every hashed field, to re-verify offline):</span>
-          <a href={exportHref(view, 'csv')} download data-testid="history-export-csv" className={button}>Export CSV</a>
-          <a href={exportHref(view, 'jsonl')} download data-testid="history-export-jsonl" className={button}>Export JSON Lines</a>
+          <Button asChild><a href={exportHref(view, 'csv')} download data-testid="history-export-csv">Export CSV</a></Button>
+          <Button asChild><a href={exportHref(view, 'jsonl')} download data-testid="history-export-jsonl">Export JSON Lines</a></Button>
         </div>
       ) : (
         <div role="alert" data-testid="history-filter-error" className="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">

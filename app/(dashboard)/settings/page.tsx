@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { getDb } from '@/lib/database';
 import { ExecutionsControl } from '@/components/executions-control';
 import { PayloadText } from '@/components/payload-text';
-import { Cell, Table } from '@/components/table';
+import { Cell, Table } from '@/components/ui/table';
 import { absoluteTime } from '@/components/time';
 import { executionsState } from '@/lib/commands/executions-pause';
 import { listAgentKeys, listMembers } from '@/lib/admin/listing';
