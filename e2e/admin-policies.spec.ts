@@ -220,7 +220,7 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
     await expect(first.getByTestId('rule-description-mismatch')).toContainText('The description says 100.00, but the bound is 50.00 EUR.');
     expect(await violations(page), 'the flagged rule').toEqual([]);
     await first.getByTestId('rule-describe').click();
-    await expect(first.getByTestId('rule-description')).toHaveValue(/is above 50\.00 EUR → needs 2 distinct approvers$/);
+    await expect(first.getByTestId('rule-description')).toHaveValue('amountMinor summed per resource over 24 h above 50.00 EUR: needs 2 distinct approvers');
     await expect(first.getByTestId('rule-description-mismatch')).toHaveCount(0);
     await card.getByTestId('policy-plan-run').click();
     await expect(card.getByTestId('plan-changes')).toContainText('is above 50.00 EUR → needs 2 distinct approvers (was above 100.00 EUR).');
