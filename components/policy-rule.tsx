@@ -2,7 +2,7 @@
 
 import type { FieldProblem } from '@/lib/client/operator-api';
 import { formatMinor, parseMoney } from '@/lib/money';
-import { descriptionMismatch, ruleInWords, type BoundFormat } from '@/lib/policy/words';
+import { describeRule, descriptionMismatch, ruleInWords, type BoundFormat } from '@/lib/policy/words';
 import type { RoutingRule } from '@/lib/routing-rules';
 import { INPUT, SECONDARY_BUTTON } from './notification-ui';
 
@@ -121,6 +121,7 @@ export function RuleFields({ draft, index, count, fields, currencyOf, issues, on
   const rule = ruleOf(draft, currencyOf);
   const readable = money === undefined || money.ok;
   const generated = readable ? ruleInWords(rule, boundFormat(currencyOf)) : null;
+  const described = readable ? describeRule(rule, boundFormat(currencyOf)) : null;
   const mismatch = readable ? descriptionMismatch(rule, boundFormat(currencyOf)) : null;
   return (
     <li data-testid="policy-rule" data-index={index} data-rule-id={draft.id} className="space-y-3 rounded-md border border-zinc-200 p-3 dark:border-zinc-800" aria-label={label}>
@@ -208,8 +209,8 @@ export function RuleFields({ draft, index, count, fields, currencyOf, issues, on
       <div id={id('terms')} className="space-y-1 text-xs">
         {generated ? <p data-testid="rule-terms" className="text-zinc-600 dark:text-zinc-400">From its terms: {generated}</p> : null}
         {mismatch ? <p role="alert" data-testid="rule-description-mismatch" className="text-amber-800 dark:text-amber-300">⚠ {mismatch}</p> : null}
-        {generated && (mismatch || draft.description === '') ? (
-          <button type="button" data-testid="rule-describe" onClick={() => set({ description: generated })} className={SECONDARY_BUTTON}>Use the words from its terms</button>
+        {described && (mismatch || draft.description === '') ? (
+          <button type="button" data-testid="rule-describe" onClick={() => set({ description: described })} className={SECONDARY_BUTTON}>Describe it as “{described}”</button>
         ) : null}
       </div>
       {issues.length > 0 ? (

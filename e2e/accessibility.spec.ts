@@ -1,15 +1,8 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
+import { violations } from './axe';
 import { proposeHold, signInWithForm } from './support';
 
 // axe-core on every page an operator uses, light and dark: no serious or critical violation.
-
-async function violations(page: Page) {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => `${node.target.join(' ')} ${node.failureSummary ?? ''}`).slice(0, 3).join(' | ')}`);
-}
 
 test('the sign-in page has no serious accessibility violation', async ({ page }) => {
   await page.goto('/signin');

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { PLAN_ORDERS } from '@/demo/systems/world';
+import { violations } from './axe';
 import { agentKey, apiSession, proposeHold, proposeRefund, signInWithForm, uniqueRequestId } from './support';
 
 /**
@@ -217,8 +218,9 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
     await expect(first.getByTestId('rule-bound-minor')).toHaveText('= 5000 minor units, compared in every currency');
     // The description still says 100.00: flagged, and rewritten from the rule's terms.
     await expect(first.getByTestId('rule-description-mismatch')).toContainText('The description says 100.00, but the bound is 50.00 EUR.');
+    expect(await violations(page), 'the flagged rule').toEqual([]);
     await first.getByTestId('rule-describe').click();
-    await expect(first.getByTestId('rule-description')).toHaveValue(/is above 50\.00 EUR → needs 2 distinct approvers$/);
+    await expect(first.getByTestId('rule-description')).toHaveValue('amountMinor summed per resource over 24 h above 50.00 EUR: needs 2 distinct approvers');
     await expect(first.getByTestId('rule-description-mismatch')).toHaveCount(0);
     await card.getByTestId('policy-plan-run').click();
     await expect(card.getByTestId('plan-changes')).toContainText('is above 50.00 EUR → needs 2 distinct approvers (was above 100.00 EUR).');
@@ -226,6 +228,11 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
     for (const proposal of [small!, big!]) await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toHaveCount(0);
     await expect(card.getByTestId('plan-counts')).toContainText('needs 1 distinct approver → needs 2 distinct approvers');
     await expect(card.getByTestId('policy-note')).toBeVisible();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      expect(await violations(page), `the plan (${scheme})`).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
     await card.getByTestId('policy-plan').screenshot({ path: path.join(dir, 'settings-policies-plan.png') });
     await shoot(page, 'settings-policies-plan');
     await card.locator(`[data-testid="plan-flip"][data-proposal-id="${middle!.id}"] a`).click();

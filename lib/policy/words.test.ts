@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { changesInWords, descriptionMismatch, diffRules, ruleInWords } from './words';
+import { changesInWords, describeRule, descriptionMismatch, diffRules, ruleInWords } from './words';
 
 const one: RoutingRule = { id: 'one', description: 'One approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };
 const denyBig: RoutingRule = { id: 'big', description: 'No big holds', when: { field: 'quantity', above: 3 }, outcome: 'deny', approvals: 0, role: 'approver' };
@@ -58,5 +58,10 @@ describe('policies in words', () => {
     expect(descriptionMismatch(denyBig)).toBeNull();
     expect(descriptionMismatch({ ...denyBig, description: 'Holds above 4 are denied' })).toBe('The description says 4, but the bound is 3.');
     expect(descriptionMismatch(one)).toBeNull();
+    expect(describeRule(refunds, euros)).toBe('amountMinor summed per resource over 24 h above 50.00 EUR: needs 2 distinct approvers');
+    expect(describeRule(denyBig)).toBe('quantity above 3: deny');
+    expect(describeRule({ ...denyBig, when: { field: 'quantity', below: 2 }, outcome: 'auto_approve' })).toBe('quantity below 2: auto-approve');
+    expect(describeRule(one)).toBe('Every proposal: needs 1 distinct approver');
+    expect(descriptionMismatch({ ...refunds, description: describeRule(refunds, euros) }, euros)).toBeNull();
   });
 });

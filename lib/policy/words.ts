@@ -25,6 +25,14 @@ export function ruleInWords(rule: RoutingRule, format: BoundFormat = asStored): 
   return `${conditionInWords(rule.when, format)} → ${outcomeInWords(rule)}`;
 }
 
+/** A short description written from the rule's terms ("amountMinor summed per resource over 24 h above 50.00 EUR: needs 2 distinct approvers"). */
+export function describeRule(rule: RoutingRule, format: BoundFormat = asStored): string {
+  const outcome = outcomeInWords(rule);
+  if (!rule.when) return `Every proposal: ${outcome}`;
+  const sum = rule.when.aggregate ? ` summed per resource over ${rule.when.aggregate.windowHours} h` : '';
+  return `${rule.when.field}${sum} ${boundWords(rule.when, format)}: ${outcome}`;
+}
+
 /**
  * Where a rule's description contradicts its bound: the numbers it names (its window's hours
  * aside) include neither the bound as stored nor as `format` writes it ("100.00" on a bound of
