@@ -7,7 +7,7 @@ export const QUEUE_SHORTCUTS: [string, string][] = [
   ['k or ↑', 'previous proposal'],
   ['Home / End', 'first / last proposal'],
   ['Enter or o', 'open the proposal'],
-  ['a', 'approve: a low-risk item with no flags, unchanged since proposed, at once; anything else asks to confirm first and shows its flags, risk, reason and evidence (Enter confirms)'],
+  ['a', 'approve: a low-risk item with no flags whose facts were just checked unchanged, at once; anything else asks to confirm first and shows its flags, risk, facts, reason and evidence (Enter confirms)'],
   ['r', 'reject (asks for a reason)'],
   ['x or Space', 'select or unselect for a batch (a batch always asks to confirm)'],
   ['?', 'this list'],

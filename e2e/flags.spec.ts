@@ -1,4 +1,5 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
+import { SUSPICIOUS_EVIDENCE_PRESET } from '@/lib/decisions/requests';
 import { agentKey, apiSession, proposeHold, proposeRefund, signInWithForm } from './support';
 
 // Risk flags come from the gates and travel with the proposal: its page names what was noticed
@@ -28,6 +29,13 @@ test('a refund citing ticket_message_74 with a zero width space in its reason sh
   await expect(invisible).toContainText('reason: U+200B ZERO WIDTH SPACE');
   // The argument itself still shows the character as a mark where it is.
   await expect(page.getByTestId('arg-reason').getByTestId('invisible-char')).toHaveText('⟦U+200B⟧');
+  // One severity: a 3.00 EUR refund is low risk by itself; what the gates flagged makes it high.
+  await expect(page.getByTestId('proposal-severity')).toHaveAttribute('data-severity', 'high');
+  await expect(page.getByTestId('proposal-severity')).toHaveAttribute('title', /raised by suspicious evidence, invisible characters/);
+  // Rejecting offers the suspicious-evidence reason first.
+  await page.getByTestId('reject').click();
+  await expect(page.getByTestId('reject-preset').first()).toHaveAttribute('data-preset', SUSPICIOUS_EVIDENCE_PRESET);
+  await page.getByTestId('cancel-reject').click();
 
   // Operators get the flags in the API too; the agent whose text they read does not.
   const alice = await apiSession(baseURL!, 'alice@acme.test');
@@ -53,4 +61,28 @@ test('a hold, "Hold 2 × filter-blue", shows no look-alike chip and no non-ASCII
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   await rejectAs(alice, baseURL!, proposal);
   await alice.dispose();
+});
+
+test('in the queue a flagged refund reads high risk, and its reject dialog leads with what it does and a suspicious-evidence reason', async ({ page, request }) => {
+  const proposal = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 300, currency: 'EUR', reason: 'Customer requested a refund' }, ['ticket_message_74']);
+  await page.goto('/?sort=newest&action=issue_refund');
+  await signInWithForm(page, 'alice@acme.test');
+  await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
+  const row = page.locator(`[data-testid="queue-item"][data-proposal-id="${proposal.id}"]`);
+  await expect(row).toHaveAttribute('data-focused', 'true');
+  await expect(row.getByTestId('queue-item-risk')).toHaveAttribute('data-severity', 'high');
+  await expect(row.getByTestId('queue-item-risk')).toContainText('high risk');
+
+  await page.keyboard.press('r');
+  const dialog = page.getByTestId('queue-reject-dialog');
+  await expect(dialog).toBeVisible();
+  const item = dialog.getByTestId('queue-confirm-item');
+  // It says what is being rejected, never "Approve refund of 3.00 EUR".
+  await expect(item).toContainText('Refund 3.00 EUR on order ord_1843');
+  await expect(item).not.toContainText('Approve');
+  await expect(dialog.getByTestId('queue-reject-preset-0')).toHaveText(SUSPICIOUS_EVIDENCE_PRESET);
+  await dialog.getByTestId('queue-reject-preset-0').click();
+  await dialog.getByTestId('queue-confirm-reject').click();
+  await expect(page.getByTestId(`queue-result-${proposal.id}`)).toContainText(/^✓ rejected/);
+  await expect(page.getByTestId(`queue-result-${proposal.id}`)).not.toContainText('now rejected');
 });

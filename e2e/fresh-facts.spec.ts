@@ -90,6 +90,30 @@ test('a clear hold whose facts were just checked fresh approves with one key', a
   await rejectAs(baseURL!, 'bob@acme.test', earlier, 'Fresh facts e2e clean-up');
 });
 
+test('when the system of record does not answer, the preview says "unavailable" and `a` stops at the dialog', async ({ page, request, baseURL }) => {
+  const earlier = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
+  const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
+  // The demo systems cannot be slowed for reads: the server's own answer is turned into the one it gives on a timeout.
+  await page.route('**/api/v1/proposals/*/recheck', async (route) => {
+    const real = await route.fetch();
+    const body = (await real.json()) as Record<string, unknown>;
+    await route.fulfill({ response: real, json: { ...body, state: 'unavailable', now: null, note: 'no answer in time' } });
+  });
+  await signIn(page, 'alice@acme.test', '/?sort=newest&action=hold_stock');
+  await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
+  await expect(row(page, hold.id)).toHaveAttribute('data-focused', 'true');
+  const preview = page.getByTestId('queue-preview-facts');
+  await expect(preview).toHaveAttribute('data-state', 'unavailable');
+  await expect(preview.getByTestId('facts-now')).toHaveText('unavailable');
+  await page.keyboard.press('a');
+  const dialog = page.getByTestId('queue-approve-dialog');
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByTestId('facts-note')).toHaveText('The system of record did not answer in time: the facts could not be checked just now.');
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  for (const proposal of [earlier, hold]) await rejectAs(baseURL!, 'bob@acme.test', proposal, 'Fresh facts e2e clean-up');
+});
+
 test('the re-check is any member’s to ask, and another tenant’s proposal is not found', async ({ request, baseURL }) => {
   const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const recheck = async (email: string, id: string) => {
