@@ -202,7 +202,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
       </p>
       {canDecide ? (
         <p data-testid="queue-approve-rule" className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
-          <kbd className="font-mono">a</kbd> approves a low-severity item at once once its facts were just re-checked and found unchanged; anything flagged, riskier, changed or not yet re-checked opens a confirmation first, and batches always do.
+          <kbd className="font-mono">a</kbd> approves at once only a low-severity item whose facts were just re-checked and found unchanged; anything flagged, riskier, changed or not yet re-checked opens a confirmation first, and batches always do.
         </p>
       ) : null}
 

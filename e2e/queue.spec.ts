@@ -162,7 +162,7 @@ test('a clear item approves with one key, with a pending indicator; arrows, Home
   await expect(page.getByTestId(`queue-result-${clear.id}`)).toHaveAttribute('data-outcome', 'done');
   await expect(row(page, clear.id)).toHaveCount(0);
   await expect(row(page, older.id)).toHaveAttribute('data-focused', 'true');
-  await expect(page.getByTestId('queue-approve-rule')).toContainText('approves a low-severity item at once once its facts were just re-checked');
+  await expect(page.getByTestId('queue-approve-rule')).toContainText('approves at once only a low-severity item whose facts were just re-checked');
 });
 
 test('an item alice approved waits on others and says why; the first of two approvals runs nothing', async ({ page, request, baseURL }) => {
