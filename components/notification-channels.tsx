@@ -95,7 +95,7 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
                 value={digest}
                 onChange={(e) => setDigest(e.target.value)}
                 aria-describedby={`${fieldId}-digest-hint`}
-                className={`${INPUT} w-24`}
+                className={INPUT.replace('w-full', 'w-24')}
                 autoComplete="off"
               />
             </label>
