@@ -68,7 +68,7 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
           onSubmit={(event) => {
             event.preventDefault();
             // The server checks the number (a whole number 0–100) and says what is wrong; left empty, it stays as it is.
-            change.mutate({ ...(target !== '' ? { target } : {}), events: selected, ...(digest !== '' ? { digestThreshold: Number(digest) } : {}) });
+            change.mutate({ ...(target !== '' ? { target } : {}), events: selected, ...(digest.trim() !== '' ? { digestThreshold: Number(digest) } : {}) });
           }}
         >
           <label htmlFor={`${fieldId}-target`} className="block text-sm font-medium">
@@ -84,24 +84,25 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
             />
           </label>
           <EventsFieldset events={events} selected={selected} onChange={setSelected} idPrefix={`${fieldId}-edit`} />
-          <label htmlFor={`${fieldId}-digest`} className="block text-sm font-medium">
-            Digest above
-            <input
-              id={`${fieldId}-digest`}
-              data-testid="channel-edit-digest"
-              type="number"
-              inputMode="numeric"
-              min={0}
-              max={100}
-              value={digest}
-              onChange={(e) => setDigest(e.target.value)}
-              aria-describedby={`${fieldId}-digest-hint`}
-              className={`${INPUT} w-24`}
-            />
-            <span id={`${fieldId}-digest-hint`} className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">
+          <div>
+            {/* Checked by the server (a whole number 0–100), which says what is wrong: no browser-only limits. */}
+            <label htmlFor={`${fieldId}-digest`} className="block text-sm font-medium">
+              Digest above
+              <input
+                id={`${fieldId}-digest`}
+                data-testid="channel-edit-digest"
+                inputMode="numeric"
+                value={digest}
+                onChange={(e) => setDigest(e.target.value)}
+                aria-describedby={`${fieldId}-digest-hint`}
+                className={INPUT.replace('w-full', 'w-24')}
+                autoComplete="off"
+              />
+            </label>
+            <p id={`${fieldId}-digest-hint`} className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
               More messages than this within a minute, and the rest of that minute arrive as one digest. 0 sends each on its own.
-            </span>
-          </label>
+            </p>
+          </div>
           <ProblemText error={change.error} testId="channel-edit-error" />
           <div className="flex flex-wrap gap-2">
             <button type="submit" data-testid="channel-save" disabled={change.isPending} className={PRIMARY_BUTTON}>{change.isPending ? 'Saving…' : 'Save changes'}</button>

@@ -139,7 +139,7 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     const fanned = await fanOutNotifications(db, { baseUrl: settings.executorBaseUrl });
     const sent = await deliverNotifications(db, { mail, targets });
     if (fanned.events === 0 && sent.claimed === 0) return undefined;
-    return `notifications: ${plural(fanned.deliveries, 'delivery')} from ${plural(fanned.events, 'event')}; sent ${sent.delivered}, ${sent.retrying} to retry, ${sent.dead} dead`;
+    return `notifications: ${plural(fanned.deliveries, 'delivery')} from ${plural(fanned.events, 'event')}; sent ${sent.delivered}, ${sent.retrying} to retry, ${sent.dead} dead, ${sent.held} held for a digest`;
   });
   every('reminders', intervals.reminders, async () => {
     const result = await sweepReminders(db, new Date());
