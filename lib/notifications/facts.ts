@@ -1,6 +1,6 @@
 import type { Proposal } from '@/db/schema';
-import type { ProposalFlag } from '@/db/proposal-flags';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '@/lib/events/registry';
+import { severityOf, type SeverityLevel } from '@/lib/proposals/severity';
 import { resourceWords } from '@/lib/text/visible';
 
 /**
@@ -12,7 +12,7 @@ import { resourceWords } from '@/lib/text/visible';
  * - `resource`: the record the proposal acts on, as the system of record named it at intake
  *   ("order ord_1842", "sku filter-blue") — an identifier, never an amount, a reason or evidence.
  * - `flags`: the flags' chip labels (our words), never their details (which quote agent text).
- * - `severity`: the stored risk folded with the flags and the quorum (see `severityOf`).
+ * - `severity`: the one severity the dashboard shows (lib/proposals/severity.ts).
  * - `approvals` / `approvalsNeeded`: the quorum so far ("1 of 2").
  * - `needsYou`: the message is for those who can decide it, and a decision is still missing.
  * - `revisionOf` / `editedBy`: a revision names its parent and its editor (the editor's reason,
@@ -21,30 +21,13 @@ import { resourceWords } from '@/lib/text/visible';
 export type ProposalFacts = {
   resource?: string;
   flags?: string;
-  severity: Severity;
+  severity: SeverityLevel;
   approvals: number;
   approvalsNeeded: number;
   needsYou: boolean;
   revisionOf?: string;
   editedBy?: string;
 };
-
-export type Severity = 'low' | 'medium' | 'high';
-
-/** Flags that mean someone may be steering the proposal: they make it high whatever its risk. */
-const ALARMING: ReadonlySet<ProposalFlag['kind']> = new Set(['suspicious_evidence', 'invisible_characters', 'lookalike_characters']);
-
-/**
- * One severity from the stored risk, the flags and the quorum, until a shared severity exists:
- * high when the risk is high or a flag suggests steering (suspicious evidence, hidden or look-alike
- * characters); medium when the risk is medium, any other flag is on, or two or more people must
- * approve; else low.
- */
-export function severityOf(risk: string, flags: readonly Pick<ProposalFlag, 'kind'>[], approvalsNeeded: number): Severity {
-  if (risk === 'high' || flags.some((flag) => ALARMING.has(flag.kind))) return 'high';
-  if (risk === 'medium' || flags.length > 0 || approvalsNeeded >= 2) return 'medium';
-  return 'low';
-}
 
 export type FactsContext = {
   /** Approvals recorded so far. */
@@ -61,7 +44,7 @@ export function proposalFacts(
 ): ProposalFacts {
   const approvalsNeeded = proposal.routing.outcome === 'needs_approval' ? proposal.routing.approvals : 0;
   const facts: ProposalFacts = {
-    severity: severityOf(proposal.risk, proposal.flags, approvalsNeeded),
+    severity: severityOf({ risk: proposal.risk, flags: proposal.flags, approvalsNeeded }).level,
     approvals: context.approvals,
     approvalsNeeded,
     needsYou: NOTIFICATION_EVENTS[event].audience === 'deciders' && status === 'pending_approval' && context.approvals < approvalsNeeded,

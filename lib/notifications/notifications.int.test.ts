@@ -16,7 +16,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { createChannel, retryDelivery, updateChannel, updateNotificationSettings, type ChannelInput } from './channels';
 import { deliverNotifications, MAX_DELIVERY_ATTEMPTS, sendTestDelivery, type DeliveryOptions } from './deliver';
-import { severityOf } from './facts';
+import { severityOf } from '@/lib/proposals/severity';
 import { fanOutNotifications } from './fanout';
 import { sweepReminders } from './schedule';
 import { chainAllPending } from '@/lib/events/chainer';
@@ -383,7 +383,7 @@ describe('notifications', () => {
     const reminder = sink.received('/w-facts').map(webhookBody).find((body) => body.type === 'proposal.reminder' && body.data.proposalId === refund.id)!;
     expect(reminder.data).toMatchObject({ resource: 'order ord_1843', approvals: 1, approvalsNeeded: 2, needsYou: true });
     // Two approvers make it at least medium, whatever its stored risk.
-    expect(reminder.data.severity).toBe(severityOf(String(reminder.data.risk), [], 2));
+    expect(reminder.data.severity).toBe(severityOf({ risk: String(reminder.data.risk), flags: [], approvalsNeeded: 2 }).level);
     expect(reminder.data.severity).not.toBe('low');
     expect(reminder.facts).toEqual(expect.arrayContaining([
       { label: 'Needs you', value: 'yes: 1 more approval needed' },

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { headline, notificationOf, proposalMessage, timeLeft } from './message';
-import { severityOf } from './facts';
 import { factLine, factLines, unlinked } from './render';
 import { emailContent } from './kinds/email';
 import { slackBody } from './kinds/slack';
@@ -110,22 +109,6 @@ describe('proposalMessage', () => {
     expect(message).not.toHaveProperty('revisionOf');
     expect(message).not.toHaveProperty('editedBy');
     expect(message).toMatchObject({ approvalsNeeded: 0, needsYou: false });
-  });
-});
-
-describe('severityOf', () => {
-  it.each([
-    ['low', [], 1, 'low'],
-    ['low', [], 2, 'medium'],
-    ['medium', [], 1, 'medium'],
-    ['low', [{ kind: 'first_use' }], 1, 'medium'],
-    ['low', [{ kind: 'near_bound' }], 1, 'medium'],
-    ['low', [{ kind: 'suspicious_evidence' }], 1, 'high'],
-    ['low', [{ kind: 'invisible_characters' }], 1, 'high'],
-    ['low', [{ kind: 'lookalike_characters' }], 1, 'high'],
-    ['high', [], 1, 'high'],
-  ] as const)('risk %s with flags %j and %d approver(s) is %s', (risk, flags, approvals, severity) => {
-    expect(severityOf(risk, flags, approvals)).toBe(severity);
   });
 });
 
