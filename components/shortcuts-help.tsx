@@ -1,6 +1,7 @@
 'use client';
 
-import { Modal } from './queue-dialogs';
+import { Button } from './ui/button';
+import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle } from './ui/dialog';
 
 export const QUEUE_SHORTCUTS: [string, string][] = [
   ['j or ↓', 'next proposal'],
@@ -14,23 +15,27 @@ export const QUEUE_SHORTCUTS: [string, string][] = [
   ['Escape', 'close a dialog'],
 ];
 
-/** The keys of a page, opened with `?`; Escape closes it. */
+/** The keys of a page, opened with `?`; Escape closes it (a components/ui dialog: focus stays inside and returns after). */
 export function ShortcutsHelp({ open, onClose, shortcuts = QUEUE_SHORTCUTS }: { open: boolean; onClose: () => void; shortcuts?: [string, string][] }) {
   return (
-    <Modal open={open} onClose={onClose} label="Keyboard shortcuts" testId="shortcuts-help">
-      <h2 className="text-lg font-semibold">Keyboard shortcuts</h2>
-      <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
-        {shortcuts.map(([keys, what]) => (
-          <div key={keys} className="contents">
-            <dt><kbd className="rounded border border-zinc-300 px-1.5 font-mono text-xs dark:border-zinc-600">{keys}</kbd></dt>
-            <dd>{what}</dd>
-          </div>
-        ))}
-      </dl>
-      <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400">a, r and x act only on proposals that need you; rows waiting on others are skipped. Keys do nothing while you type in a field.</p>
-      <div className="mt-4 flex justify-end">
-        <button type="button" data-testid="shortcuts-help-close" onClick={onClose} className="rounded-md border border-zinc-300 px-4 py-2 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-zinc-700">Close</button>
-      </div>
-    </Modal>
+    <Dialog open={open} onOpenChange={(next) => { if (!next) onClose(); }}>
+      <DialogContent data-testid="shortcuts-help">
+        <DialogTitle className="text-lg">Keyboard shortcuts</DialogTitle>
+        <dl className="mt-3 grid grid-cols-[auto_1fr] gap-x-4 gap-y-2 text-sm">
+          {shortcuts.map(([keys, what]) => (
+            <div key={keys} className="contents">
+              <dt><kbd className="rounded border border-zinc-300 px-1.5 font-mono text-xs dark:border-zinc-600">{keys}</kbd></dt>
+              <dd>{what}</dd>
+            </div>
+          ))}
+        </dl>
+        <DialogDescription className="mt-3 text-xs">a, r and x act only on proposals that need you; rows waiting on others are skipped. Keys do nothing while you type in a field.</DialogDescription>
+        <div className="mt-4 flex justify-end">
+          <DialogClose asChild>
+            <Button data-testid="shortcuts-help-close" className="px-4 py-2">Close</Button>
+          </DialogClose>
+        </div>
+      </DialogContent>
+    </Dialog>
   );
 }

@@ -25,3 +25,21 @@ test('every dashboard page has no serious accessibility violation, light and dar
     }
   }
 });
+
+test('on a phone, the navigation sheet, the filters sheet and the account menu have no serious accessibility violation', async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/');
+  await signInWithForm(page, 'alice@acme.test');
+  for (const [open, testId] of [['nav-menu', 'nav-sheet'], ['queue-filters-open', 'queue-filters-sheet'], ['account-menu', 'account-menu-content']] as const) {
+    await page.getByTestId(open).click();
+    await expect(page.getByTestId(testId)).toBeVisible();
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      expect.soft(await violations(page), `${testId} (${scheme})`).toEqual([]);
+    }
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId(testId)).toBeHidden();
+    // Focus goes back to the button that opened it.
+    await expect(page.getByTestId(open)).toBeFocused();
+  }
+});

@@ -125,3 +125,26 @@ test('erin (globex) never sees acme rows, in either view or the export', async (
   const withKey = await request.get('/api/v1/audit/events?format=csv', { headers: { authorization: 'Bearer cs_whatever' } });
   expect(withKey.status()).toBe(401);
 });
+
+test.describe('dates in the viewer’s locale', () => {
+  test.use({ locale: 'en-GB', timezoneId: 'Europe/London' });
+
+  test('History’s date fields read and show dd/mm/yyyy for an en-GB viewer; the URL keeps ISO; a day that does not exist is refused', async ({ page }) => {
+    await page.goto('/history');
+    await signInWithForm(page, 'carol@acme.test');
+    const from = page.getByTestId('history-filter-from');
+    await expect(from).toHaveAttribute('data-pattern', 'dd/mm/yyyy');
+    await expect(from).toHaveAttribute('placeholder', 'dd/mm/yyyy');
+
+    await from.fill('31/02/2030');
+    await page.getByTestId('history-filter-apply').click();
+    await expect(page.getByTestId('history-filter-date-error')).toHaveText('From must be a date written dd/mm/yyyy (or 2030-01-31); got "31/02/2030".');
+    await expect(page).toHaveURL(/\/history$/);
+
+    await from.fill('02/01/2030');
+    await page.getByTestId('history-filter-apply').click();
+    await expect(page).toHaveURL(/[?&]from=2030-01-02(&|$)/);
+    await expect(page).toHaveURL(/[?&]tz=Europe%2FLondon(&|$)/);
+    await expect(page.getByTestId('history-filter-from')).toHaveValue('02/01/2030');
+  });
+});

@@ -4,7 +4,14 @@ import * as MenuPrimitive from '@radix-ui/react-dropdown-menu';
 import type { ComponentPropsWithRef } from 'react';
 import { cn } from './cn';
 
-export const Menu = MenuPrimitive.Root;
+/**
+ * Not modal: the page behind stays in the accessibility tree (a modal menu hides it with aria-hidden
+ * while its links stay focusable, which axe reports as serious); Escape and an outside click still close it.
+ */
+export function Menu({ modal = false, ...props }: ComponentPropsWithRef<typeof MenuPrimitive.Root>) {
+  return <MenuPrimitive.Root modal={modal} {...props} />;
+}
+
 export const MenuTrigger = MenuPrimitive.Trigger;
 export const MenuGroup = MenuPrimitive.Group;
 
