@@ -39,17 +39,29 @@ afterAll(async () => {
   await sink?.close();
 });
 
+/** Whether each worker has said it is running (its signal handlers are in place from then on). */
+const running = new WeakMap<ChildProcess, Promise<void>>();
+
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), APP_URL: 'https://countersign.example', NOTIFY_ALLOWED_PRIVATE_ORIGINS: sink.url },
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
+  let output = '';
+  running.set(child, new Promise((resolve) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (output.includes('worker running')) resolve();
+    });
+  }));
   workers.push(child);
   return child;
 }
 
+/** SIGTERM once the worker runs: a signal while it is still loading would end it before it could finish cleanly. */
 async function stop(worker: ChildProcess): Promise<number | null> {
   const exited = new Promise<number | null>((resolve) => worker.once('exit', resolve));
+  await running.get(worker);
   worker.kill('SIGTERM');
   return exited;
 }
