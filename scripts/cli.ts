@@ -190,9 +190,10 @@ async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], pi
 }
 
 /** A policy plan for a person: each change in words, then the backtest's flips counted by kind and listed. */
-function planLines({ changes, backtest }: PolicyPlan): string[] {
+function planLines({ changes, warnings, backtest }: PolicyPlan): string[] {
   const lines = changes.length === 0 ? ['The document changes nothing: publishing it would make no new version.'] : [];
   for (const change of changes) lines.push(`${change.action} v${change.version} → v${change.nextVersion}:`, ...change.words.map((words) => `  ${words}`));
+  for (const warning of warnings) lines.push(`Warning (${warning.action}): ${warning.message}`);
   const capped = backtest.truncated ? ` (the newest ${backtest.limit}; there were more)` : '';
   lines.push(`Backtest: ${backtest.proposals} proposal(s) of the last ${backtest.days} day(s) replayed${capped}; ${backtest.flips.length} would be routed differently.`);
   for (const { words, count } of flipCounts(backtest.flips)) lines.push(`  ${count} × ${words}`);
