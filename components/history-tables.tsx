@@ -56,7 +56,9 @@ export function DecisionsTable({ rows }: { rows: DecisionRowView[] }) {
               </span>
             ) : null}
           </CardCell>
-          <CardCell label="Agent"><PayloadText value={row.agent} /></CardCell>
+          <CardCell label="Agent">
+            <span data-testid="history-decision-agent" title={row.agentKeyId ?? undefined}><PayloadText value={row.agentLabel} mono={false} /></span>
+          </CardCell>
           <CardCell label="Outcome">
             <span className="flex flex-wrap items-center gap-2">
               <StatusChip status={row.status as ProposalStatus} />

@@ -132,6 +132,7 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
             count={rules.length}
             fields={fields}
             currencyOf={currencyOf}
+            earlier={rules.slice(0, index).map((each) => ruleOf(each, currencyOf))}
             issues={issuesUnder(issues, `rules.${index}`)}
             onChange={(next) => edit(rules.map((each) => (each.key === draft.key ? next : each)))}
             onMove={(by) => move(index, by)}

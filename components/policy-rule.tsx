@@ -2,7 +2,7 @@
 
 import type { FieldProblem } from '@/lib/client/operator-api';
 import { formatMinor, parseMoney } from '@/lib/money';
-import { describeRule, descriptionMismatch, ruleInWords, type BoundFormat } from '@/lib/policy/words';
+import { describeRule, descriptionMismatch, idMismatch, ruleInWords, type BoundFormat } from '@/lib/policy/words';
 import type { RoutingRule } from '@/lib/routing-rules';
 import { INPUT, SECONDARY_BUTTON } from './notification-ui';
 
@@ -105,6 +105,8 @@ type RuleFieldsProps = {
   count: number;
   fields: string[];
   currencyOf: CurrencyOf;
+  /** The rules before this one as they stand: a rule with no bound is described by what they leave. */
+  earlier: RoutingRule[];
   issues: FieldProblem[];
   onChange(next: RuleDraft): void;
   onMove(by: -1 | 1): void;
@@ -112,7 +114,7 @@ type RuleFieldsProps = {
 };
 
 /** One ordered rule: condition → outcome, its description and id, and buttons to move or remove it. */
-export function RuleFields({ draft, index, count, fields, currencyOf, issues, onChange, onMove, onRemove }: RuleFieldsProps) {
+export function RuleFields({ draft, index, count, fields, currencyOf, earlier, issues, onChange, onMove, onRemove }: RuleFieldsProps) {
   const id = (name: string) => `rule-${draft.key}-${name}`;
   const set = (patch: Partial<RuleDraft>) => onChange({ ...draft, ...patch });
   const label = `Rule ${index + 1}`;
@@ -121,8 +123,9 @@ export function RuleFields({ draft, index, count, fields, currencyOf, issues, on
   const rule = ruleOf(draft, currencyOf);
   const readable = money === undefined || money.ok;
   const generated = readable ? ruleInWords(rule, boundFormat(currencyOf)) : null;
-  const described = readable ? describeRule(rule, boundFormat(currencyOf)) : null;
-  const mismatch = readable ? descriptionMismatch(rule, boundFormat(currencyOf)) : null;
+  const described = readable ? describeRule(rule, boundFormat(currencyOf), earlier) : null;
+  const mismatch = readable ? descriptionMismatch(rule, boundFormat(currencyOf), earlier) : null;
+  const idWarning = readable ? idMismatch(rule, boundFormat(currencyOf), earlier) : null;
   return (
     <li data-testid="policy-rule" data-index={index} data-rule-id={draft.id} className="space-y-3 rounded-md border border-zinc-200 p-3 dark:border-zinc-800" aria-label={label}>
       <div className="flex flex-wrap items-center justify-between gap-2">
@@ -200,6 +203,7 @@ export function RuleFields({ draft, index, count, fields, currencyOf, issues, on
           Rule id
           <input id={id('id')} data-testid="rule-id" value={draft.id} onChange={(e) => set({ id: e.target.value })} className={`${INPUT} font-mono`} aria-describedby={id('id-hint')} />
           <span id={id('id-hint')} className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">Shown on proposals it routes.</span>
+          {idWarning ? <span data-testid="rule-id-mismatch" className="mt-1 block text-xs font-normal text-amber-800 dark:text-amber-300">⚠ {idWarning}</span> : null}
         </label>
       </div>
       <label htmlFor={id('description')} className="block text-sm font-medium">

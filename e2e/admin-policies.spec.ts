@@ -189,8 +189,12 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
     const draft = { ...refund, rules: [{ ...bound, when: { ...bound.when, above: 5000 } }, rest] };
     const answer = await carol.post(`${API}/plan`, { headers: { origin: baseURL! }, data: { policies: [draft] } });
     expect(answer.status()).toBe(200);
-    const plan = (await answer.json()) as { changes: { action: string; words: string[] }[]; backtest: { days: number; proposals: number; flips: Flip[] } };
+    const plan = (await answer.json()) as { changes: { action: string; words: string[] }[]; warnings: { action: string; ruleId: string; message: string }[]; backtest: { days: number; proposals: number; flips: Flip[] } };
     expect(plan.changes.map((change) => change.action)).toEqual(['issue_refund']);
+    // Both descriptions and both ids still name 100.00: warnings, the catch-all's included; ids are not renamed.
+    expect(plan.warnings.map((warning) => warning.ruleId)).toEqual(['refunds-over-100', 'refunds-over-100', 'refunds-up-to-100', 'refunds-up-to-100']);
+    expect(plan.warnings[2]!.message).toMatch(/^Rule refunds-up-to-100: The description says 100\.00, but the rules before it are bounded at /);
+    expect(plan.warnings[3]!.message).toContain('Ids are not renamed, since past proposals cite them');
     const mine = new Set(proposals.map((proposal) => proposal.id));
     const flipped = plan.backtest.flips.filter((flip) => mine.has(flip.proposalId));
     expect(flipped.map((flip) => flip.proposalId).sort()).toEqual([middle!.id, upper!.id].sort());
@@ -222,6 +226,13 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
     await first.getByTestId('rule-describe').click();
     await expect(first.getByTestId('rule-description')).toHaveValue('amountMinor summed per resource over 24 h above 50.00 EUR: needs 2 distinct approvers');
     await expect(first.getByTestId('rule-description-mismatch')).toHaveCount(0);
+    await expect(first.getByTestId('rule-id-mismatch')).toContainText('The id refunds-over-100 names 100, but the bound is 50.00 EUR.');
+    // The catch-all describes what the bound leaves: flagged too, and rewritten from the terms.
+    const catchAll = card.getByTestId('policy-rule').nth(1);
+    await expect(catchAll.getByTestId('rule-description-mismatch')).toContainText('The description says 100.00, but the rules before it are bounded at 50.00 EUR.');
+    await catchAll.getByTestId('rule-describe').click();
+    await expect(catchAll.getByTestId('rule-description')).toHaveValue('Every other proposal (amountMinor summed per resource over 24 h up to 50.00 EUR): needs 1 distinct approver');
+    await expect(catchAll.getByTestId('rule-description-mismatch')).toHaveCount(0);
     await card.getByTestId('policy-plan-run').click();
     await expect(card.getByTestId('plan-changes')).toContainText('is above 50.00 EUR → needs 2 distinct approvers (was above 100.00 EUR).');
     for (const proposal of [middle!, upper!]) await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toBeVisible();

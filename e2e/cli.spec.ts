@@ -143,6 +143,7 @@ test.describe('notification channels from the CLI', () => {
     { args: ['--tenant', 'acme-e2e', '--kind', 'email', '--target', 'https://hooks.example/x'], says: 'Error: --target of an email channel must be an email address like ops@example.com' },
     { args: ['--tenant', 'acme-e2e', '--kind', 'slack', '--target', 'https://hooks.example/x', '--events', 'proposal.waiting,proposal.exploded'], says: 'Error: --events: "proposal.exploded" is not a notification event (known: proposal.waiting,' },
     { args: ['--tenant', 'nowhere', '--kind', 'email', '--target', 'ops@acme.test'], says: 'Error: No tenant "nowhere".' },
+    { args: ['--tenant', 'acme-e2e', '--kind', 'email', '--target', 'ops@acme.test', '--digest', '101'], says: 'Error: --digest must be a whole number from 0 (off) to 100' },
   ];
   test('add-channel refuses bad input with exit 1 and a specific message, creating nothing', async () => {
     test.setTimeout(240_000);
@@ -159,7 +160,7 @@ test.describe('notification channels from the CLI', () => {
     const result = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'webhook']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Error: missing --target');
-    expect(result.stderr).toContain('add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>]');
+    expect(result.stderr).toContain('add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>] [--digest <0-100>]');
     expect(await listed()).toContain('No notification channels in acme-e2e.');
   });
 
@@ -170,6 +171,7 @@ test.describe('notification channels from the CLI', () => {
     expect(webhookId).toBeTruthy();
     expect(webhook.stdout).toContain('  target: https://hooks.example/countersign');
     expect(webhook.stdout).toContain('  events: proposal.waiting, proposal.decided');
+    expect(webhook.stdout).toContain('  digest: more than 5 messages within a minute go as one');
     const secret = webhook.stdout.match(/^Signing secret \(shown once, store it now\): (\S+)$/m)?.[1];
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(webhook.stdout.split(secret!)).toHaveLength(2);
@@ -181,8 +183,9 @@ test.describe('notification channels from the CLI', () => {
     expect(slack.stdout).toContain('  events: proposal.waiting, proposal.reminder');
     expect(slack.stdout).not.toContain('whsec_');
 
-    const email = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'email', '--target', 'ops@acme.test', '--events', 'proposal.waiting']);
+    const email = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'email', '--target', 'ops@acme.test', '--events', 'proposal.waiting', '--digest', '0']);
     expect(email.code, email.stderr).toBe(0);
+    expect(email.stdout).toContain('  digest: never');
     expect(email.stdout).toMatch(/^Created email channel chn_\S+ in acme-e2e\.$/m);
     expect(email.stdout).toContain('  target: ops@acme.test');
     expect(email.stdout).not.toContain('whsec_');

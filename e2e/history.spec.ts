@@ -36,6 +36,9 @@ test('carol filters the decisions by action and person, exports the filtered eve
   await expect(rejected.getByTestId('history-decision-outcome')).toHaveText('Rejected by Bob');
   await expect(rejected.getByTestId('history-decision-reason')).toHaveText('Not needed after all');
   await expect(rejected).toContainText('Refund 1.00 USD on order ord_1842');
+  // The agent as the timeline says it, its key id on hover.
+  await expect(rejected.getByTestId('history-decision-agent')).toHaveText('agent acme-support-bot');
+  await expect(rejected.getByTestId('history-decision-agent')).toHaveAttribute('title', /^\S+$/);
 
   // Filter through the form: the URL carries the filters.
   await page.getByTestId('history-filter-action').selectOption('hold_stock');

@@ -39,8 +39,9 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   end-sessions <email>                                    (signs the person out everywhere)
   create-agent-key <tenant> <agent-name> --actions <a,b> [--grant <name=v1,v2>]...
   revoke-agent-key <key-id>
-  add-channel --tenant <id> --kind <${CHANNEL_KIND_NAMES.join('|')}> --target <url-or-address> [--events <a,b>]
-                                                          (a webhook's signing secret is printed once; events default to all)
+  add-channel --tenant <id> --kind <${CHANNEL_KIND_NAMES.join('|')}> --target <url-or-address> [--events <a,b>] [--digest <0-100>]
+                                                          (a webhook's signing secret is printed once; events default to all; more than
+                                                          --digest messages within a minute go as one digest, 0 never, default 5)
   list-channels <tenant>                                  (never prints secrets)
   executions:pause --tenant <id> [--reason <text>]        (emergency stop: approved commands wait, no expiry is counted)
   executions:resume --tenant <id>                         (pending deadlines move on by the time paused; waiting commands go out)
@@ -73,10 +74,10 @@ class KeySetError extends Error {}
 /** Input the command understood but refuses (exit 1), one line per problem. */
 class RefusedError extends Error {}
 
-const CHANNEL_FLAGS: Record<string, string> = { kind: '--kind', target: '--target', events: '--events' };
+const CHANNEL_FLAGS: Record<string, string> = { kind: '--kind', target: '--target', events: '--events', digestThreshold: '--digest' };
 
 /** What is wrong with a channel's flags, one sentence per problem, naming the flag. */
-function channelProblems(input: { kind: string; target: string; events?: string[] }): string[] {
+function channelProblems(input: { kind: string; target: string; events?: string[]; digestThreshold?: unknown }): string[] {
   const parsed = channelInput.safeParse(input);
   if (parsed.success) return [];
   return parsed.error.issues.map((issue) => {
@@ -190,9 +191,10 @@ async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], pi
 }
 
 /** A policy plan for a person: each change in words, then the backtest's flips counted by kind and listed. */
-function planLines({ changes, backtest }: PolicyPlan): string[] {
+function planLines({ changes, warnings, backtest }: PolicyPlan): string[] {
   const lines = changes.length === 0 ? ['The document changes nothing: publishing it would make no new version.'] : [];
   for (const change of changes) lines.push(`${change.action} v${change.version} → v${change.nextVersion}:`, ...change.words.map((words) => `  ${words}`));
+  for (const warning of warnings) lines.push(`Warning (${warning.action}): ${warning.message}`);
   const capped = backtest.truncated ? ` (the newest ${backtest.limit}; there were more)` : '';
   lines.push(`Backtest: ${backtest.proposals} proposal(s) of the last ${backtest.days} day(s) replayed${capped}; ${backtest.flips.length} would be routed differently.`);
   for (const { words, count } of flipCounts(backtest.flips)) lines.push(`  ${count} × ${words}`);
@@ -233,6 +235,7 @@ async function run(argv: string[]): Promise<void> {
       kind: { type: 'string' },
       target: { type: 'string' },
       events: { type: 'string' },
+      digest: { type: 'string' },
       checkpoint: { type: 'string', multiple: true },
       export: { type: 'string' },
       keys: { type: 'string' },
@@ -333,6 +336,8 @@ async function run(argv: string[]): Promise<void> {
         kind: need(values.kind, '--kind'),
         target: need(values.target, '--target'),
         ...(values.events === undefined ? {} : { events: values.events.split(',').map((name) => name.trim()) }),
+        // Digits as the number; anything else as typed, so the API's own words refuse it.
+        ...(values.digest === undefined ? {} : { digestThreshold: /^\d{1,3}$/.test(values.digest) ? Number(values.digest) : values.digest }),
       };
       const problems = channelProblems(input);
       if (problems.length > 0) throw new RefusedError(problems.join('\nError: '));
@@ -343,6 +348,7 @@ async function run(argv: string[]): Promise<void> {
         console.log(`Created ${channel.kind} channel ${channel.id} in ${tenantId}.`);
         console.log(`  target: ${channel.target}`);
         console.log(`  events: ${channel.events.join(', ')}`);
+        console.log(`  digest: ${channel.digestThreshold === 0 ? 'never' : `more than ${channel.digestThreshold} messages within a minute go as one`}`);
         if (secret) {
           console.log(`Signing secret (shown once, store it now): ${secret}`);
           console.log('It is not shown again: the receiver verifies the webhook-signature header with it (Standard Webhooks).');

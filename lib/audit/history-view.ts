@@ -77,6 +77,10 @@ export type DecisionRowView = {
   summary: string;
   action: string;
   agent: string;
+  /** The agent in words, as everywhere else: "agent acme-support-bot" (lib/events/actor-label.ts). */
+  agentLabel: string;
+  /** The id of the agent key that proposed it (null when none is stored): the hover title. */
+  agentKeyId: string | null;
   status: string;
   /** Who decided, in order ("alice approved", "bob rejected"). */
   deciders: { name: string; decision: 'approve' | 'reject' }[];

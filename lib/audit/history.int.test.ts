@@ -23,6 +23,7 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   world = await seedWorld(t.db);
   const acme = await world.agent('acme');
+  ids.acmeKey = acme.keyId;
   const globex = await world.agent('globex');
   const submit = async (name: string, agent: typeof acme, body: Record<string, unknown>) => {
     const { proposal } = await submitAs(t.db, systems.client, agent, { requestId: `req_hist_${name}`, contractVersion: 1, ...body });
@@ -67,6 +68,8 @@ describe('the Decisions view', () => {
     expect(rows.map((row) => row.id).sort()).toEqual([ids.hold, ids.refund].sort());
     const refund = rows.find((row) => row.id === ids.refund)!;
     expect(refund).toMatchObject({ summary: 'Refund 49.99 USD on order ord_1842', action: 'issue_refund', agent: 'acme-support-bot', status: 'rejected', reason: 'Duplicate of an earlier refund', deciders: [{ decision: 'reject' }] });
+    // The agent as everywhere else, with its key's id for the hover.
+    expect(refund).toMatchObject({ agentLabel: 'agent acme-support-bot', agentKeyId: ids.acmeKey });
     expect(refund.deciders[0]!.name).toMatch(/bob/i);
     const hold = rows.find((row) => row.id === ids.hold)!;
     expect(hold.deciders[0]!.name).toMatch(/alice/i);

@@ -4,6 +4,7 @@ import type { Database } from '@/db';
 import { agentKeys, auditEvents, commands, decisions, executions, memberships, proposals, users, type AuditEvent, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { chainPending } from '@/lib/events/chainer';
+import { agentLabel } from '@/lib/events/actor-label';
 import { AUDIT_EVENTS, auditEventTitle } from '@/lib/events/registry';
 import { isProposalId, isRowId } from '@/lib/ids';
 import { isCursorInstant, parseSequence } from '@/lib/paging/fields';
@@ -222,6 +223,8 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
         summary: summaryOf(proposal),
         action: proposal.action,
         agent: proposal.agentName,
+        agentLabel: agentLabel(proposal.agentName),
+        agentKeyId: proposal.agentKeyId,
         status: proposal.status,
         deciders: decided.filter((row) => row.proposalId === proposal.id).map(({ name, decision }) => ({ name, decision })),
         reason: proposal.statusReason,

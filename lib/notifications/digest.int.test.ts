@@ -144,7 +144,7 @@ describe('digests', () => {
     expect(sections.map((block) => [block.text!.text, block.accessory!.url])).toEqual(lines.map(({ line, url }) => [unlinked(line), url]));
     expect(slack.blocks.length).toBeLessThanOrEqual(50);
 
-    const letter = receivers.mail.received().find((each) => each.subject === '[Countersign] 2 notifications in one minute')!;
+    const letter = receivers.mail.received().find((each) => each.subject === 'Needs you: [Countersign] 2 notifications in one minute')!;
     for (const { line, url } of lines) {
       expect(letter.text).toContain(`- ${line}\n  Review: ${url}`);
       expect(letter.html).toContain(`href="${url}"`);

@@ -136,7 +136,7 @@ describe('notifications', () => {
     const [letter] = mail.received();
     expect(mail.received()).toHaveLength(1);
     expect(letter!.to.sort()).toEqual(['alice@acme.test', 'bob@acme.test', 'carol@acme.test', 'ops@acme.test']);
-    expect(letter!.subject).toBe(`[Countersign] Hold stock proposed by agent ${proposal.agentName} (${proposal.id})`);
+    expect(letter!.subject).toBe(`Needs you: [Countersign] Hold stock proposed by agent ${proposal.agentName} (${proposal.id})`);
     expect(letter!.text).toContain('Needs you: yes: 1 more approval needed');
     expect(letter!.text).toContain('Resource: sku filter-blue');
     expect(letter!.messageId).toBe(`<proposal.${proposal.id}@countersign.example>`);
@@ -273,7 +273,9 @@ describe('notifications', () => {
     await runJob();
     const [waiting, decided] = mail.received();
     expect(mail.received()).toHaveLength(2);
-    expect(decided!.subject).toBe(`Re: ${waiting!.subject}`);
+    // The decision needs no one: the thread's topic without "Needs you".
+    expect(waiting!.subject).toMatch(/^Needs you: \[Countersign\] /);
+    expect(decided!.subject).toBe(`Re: ${waiting!.subject.replace(/^Needs you: /, '')}`);
     expect(decided!.inReplyTo).toBe(waiting!.messageId);
     expect(decided!.references).toEqual([waiting!.messageId]);
     expect(decided!.text).toMatch(/^Approved\n/);

@@ -198,6 +198,17 @@ describe('rendering', () => {
     const later = emailContent({ ...input, id: 'msg_2', event: 'proposal.decided' }, 'cs.example');
     expect(later).toMatchObject({ messageId: '<msg_2@cs.example>', inReplyTo: '<proposal.prp_1@cs.example>', references: ['<proposal.prp_1@cs.example>'], subject: `Re: ${mail.subject}` });
   });
+
+  it('an email subject says "Needs you" first when the message (or one in a digest) needs the recipient', () => {
+    const mine = { ...input, data: { ...input.data, needsYou: true } };
+    const topic = emailContent(input, 'cs.example').subject;
+    expect(emailContent(mine, 'cs.example').subject).toBe(`Needs you: ${topic}`);
+    expect(emailContent({ ...mine, id: 'msg_2', event: 'proposal.reminder' }, 'cs.example').subject).toBe(`Needs you: Re: ${topic}`);
+    expect(emailContent({ ...input, data: { ...input.data, needsYou: false } }, 'cs.example').subject).toBe(topic);
+    const digest = { ...input, data: { ...input.data, headline: '2 notifications in one minute' } };
+    expect(emailContent({ ...digest, items: [input, mine] }, 'cs.example').subject).toBe('Needs you: [Countersign] 2 notifications in one minute');
+    expect(emailContent({ ...digest, items: [input, input] }, 'cs.example').subject).toBe('[Countersign] 2 notifications in one minute');
+  });
 });
 
 /** Names come from people and agents: in Slack and email they are text, never markup, mentions or links. */

@@ -42,8 +42,15 @@ describe('policy:plan', () => {
     expect(done.code, done.stderr).toBe(0);
     const lines = done.stdout.trim().split('\n');
     expect(lines[0]).toBe('issue_refund v2 → v3:');
-    expect(lines[1]).toMatch(/^ {2}Rule refunds-over-100: When amountMinor .* is above 5000 minor units → needs 2 distinct approvers \(was above 10000 minor units\)\.$/);
-    expect(lines.slice(2)).toEqual([
+    expect(lines[1]).toMatch(/^ {2}Rule refunds-over-100: When amountMinor .* is above 50\.00 EUR \(5000 minor units\) → needs 2 distinct approvers \(was above 100\.00 EUR \(10000 minor units\)\)\.$/);
+    // The descriptions and ids that still name 100.00, one warning a line.
+    expect(lines.slice(2, 6)).toEqual([
+      'Warning (issue_refund): Rule refunds-over-100: The description says 100.00, but the bound is 50.00 EUR (5000 minor units).',
+      expect.stringMatching(/^Warning \(issue_refund\): Rule refunds-over-100: The id refunds-over-100 names 100, .* Ids are not renamed/),
+      'Warning (issue_refund): Rule refunds-up-to-100: The description says 100.00, but the rules before it are bounded at 50.00 EUR (5000 minor units).',
+      expect.stringMatching(/^Warning \(issue_refund\): Rule refunds-up-to-100: The id refunds-up-to-100 names 100, /),
+    ]);
+    expect(lines.slice(6)).toEqual([
       'Backtest: 3 proposal(s) of the last 7 day(s) replayed; 2 would be routed differently.',
       '  2 × needs 1 distinct approver → needs 2 distinct approvers',
       `  ${ids[1]}  issue_refund on ord_q5002  needs 1 distinct approver → needs 2 distinct approvers (rule refunds-up-to-100 → refunds-over-100)`,

@@ -59,7 +59,15 @@ describe('plan: the change in words and the backtest', () => {
 
     const plan = await planPolicies(t.db, 'acme', await refundDraft(5000), 30);
     expect(plan.changes).toEqual([
-      { action: 'issue_refund', version: 2, nextVersion: 3, words: [expect.stringMatching(/^Rule refunds-over-100: When amountMinor .* is above 5000 minor units → needs 2 distinct approvers \(was above 10000 minor units\)\.$/)] },
+      // Every refund of the period is in EUR: the bound in euros, with its minor units.
+      { action: 'issue_refund', version: 2, nextVersion: 3, words: [expect.stringMatching(/^Rule refunds-over-100: When amountMinor .* is above 50\.00 EUR \(5000 minor units\) → needs 2 distinct approvers \(was above 100\.00 EUR \(10000 minor units\)\)\.$/)] },
+    ]);
+    // Both descriptions and both ids still name 100.00: warned, ids not renamed.
+    expect(plan.warnings).toEqual([
+      { action: 'issue_refund', ruleId: 'refunds-over-100', message: 'Rule refunds-over-100: The description says 100.00, but the bound is 50.00 EUR (5000 minor units).' },
+      { action: 'issue_refund', ruleId: 'refunds-over-100', message: expect.stringMatching(/^Rule refunds-over-100: The id refunds-over-100 names 100, .* Ids are not renamed, since past proposals cite them/) },
+      { action: 'issue_refund', ruleId: 'refunds-up-to-100', message: 'Rule refunds-up-to-100: The description says 100.00, but the rules before it are bounded at 50.00 EUR (5000 minor units).' },
+      { action: 'issue_refund', ruleId: 'refunds-up-to-100', message: expect.stringMatching(/^Rule refunds-up-to-100: The id refunds-up-to-100 names 100, /) },
     ]);
     expect(plan.backtest).toMatchObject({ days: 30, proposals: 6, truncated: false, limit: 10_000 });
     const oneToTwo = { before: { rule: 'refunds-up-to-100', outcome: 'needs_approval', approvals: 1, role: 'approver' }, after: { rule: 'refunds-over-100', outcome: 'needs_approval', approvals: 2, role: 'approver' } };
@@ -89,6 +97,7 @@ describe('plan: the change in words and the backtest', () => {
     const hold = (await currentPolicies(t.db, 'acme')).find((view) => view.action === 'hold_stock')!;
     const plan = await planPolicies(t.db, 'acme', { policies: [hold, entry], note: 'Deny big refunds' }, 30);
     expect(plan.changes.map((change) => change.action)).toEqual(['issue_refund']);
+    expect(plan.warnings).toEqual([]);
     const byId = new Map(plan.backtest.flips.map((flip) => [flip.proposalId, flip.after.outcome]));
     expect(byId).toEqual(new Map([[ids.small, 'auto_approve'], [ids.big, 'deny'], [ids.split1, 'auto_approve'], [ids.split2, 'auto_approve']]));
   });
@@ -97,6 +106,13 @@ describe('plan: the change in words and the backtest', () => {
     const later = new Date(Date.now() + 40 * 86_400_000);
     expect((await planPolicies(t.db, 'acme', await refundDraft(5000), 30, later)).backtest).toMatchObject({ proposals: 0, flips: [] });
     expect((await planPolicies(t.db, 'acme', await refundDraft(5000), 60, later)).backtest).toMatchObject({ proposals: 6 });
+
+    // No proposal in the period, so no currency known: the bound in minor units, and a description is read in any currency's decimals.
+    const unknown = await planPolicies(t.db, 'acme', await refundDraft(5000), 30, later);
+    expect(unknown.changes[0]!.words).toEqual([expect.stringMatching(/is above 5000 minor units → .* \(was above 10000 minor units\)\.$/)]);
+    expect(unknown.warnings.map((warning) => warning.ruleId)).toEqual(['refunds-over-100', 'refunds-over-100', 'refunds-up-to-100', 'refunds-up-to-100']);
+    const expiryOnly = { policies: (await refundDraft(10000)).policies.map((entry) => ({ ...entry, expiryHours: entry.expiryHours + 1 })) };
+    expect((await planPolicies(t.db, 'acme', expiryOnly, 30, later)).warnings).toEqual([]);
 
     const action = findAction('issue_refund')!;
     const current = await loadPolicy(t.db, 'acme', action);

@@ -1,6 +1,10 @@
+import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
+import { proposals } from '@/db/schema';
+import type { ActionModule } from '@/lib/actions/types';
 import { findAction } from '@/lib/actions/registry';
-import { changesInWords } from './words';
+import { formatMinor, minorDigits } from '@/lib/money';
+import { changesInWords, ruleWarnings, type BoundFormat } from './words';
 import { backtest, BACKTEST_DEFAULT_DAYS, BACKTEST_MAX_DAYS, type Backtest } from './backtest';
 import { newestPolicy, samePolicy, storedRules } from './current';
 import { policyDraftSchema } from './requests';
@@ -11,8 +15,57 @@ import { invalid } from './validate';
 /** One action the draft changes: the version it replaces, the one it would publish, and the change in sentences. */
 export type PlannedChange = { action: string; version: number; nextVersion: number; words: string[] };
 
+/** A rule of a changed action whose description or id names an amount its bounds no longer have. */
+export type PlanWarning = { action: string; ruleId: string; message: string };
+
 /** What `POST /api/v1/admin/policies/plan` answers. */
-export type PolicyPlan = { changes: PlannedChange[]; backtest: Backtest };
+export type PolicyPlan = { changes: PlannedChange[]; warnings: PlanWarning[]; backtest: Backtest };
+
+/** The currencies the action's proposals of the period name in `currencyField`, sorted. */
+async function currenciesSeen(db: Database, tenantId: string, action: string, currencyField: string, since: Date): Promise<string[]> {
+  const currency = sql<string | null>`${proposals.payload}->'args'->>${currencyField}`;
+  const rows = await db.selectDistinct({ currency }).from(proposals).where(and(eq(proposals.tenantId, tenantId), eq(proposals.action, action), gte(proposals.createdAt, since)));
+  return rows.flatMap((row) => (row.currency ? [row.currency] : [])).sort();
+}
+
+/** Money bound in `currency`'s major units beside the currencies named, and in minor units. */
+const inMajor = (value: number, currency: string, named: string) => `${formatMinor(value, currency)} ${named} (${value} minor units)`;
+
+/** Currencies with 0, 2 and 3 decimals: the readings of a bound when no one currency is known. */
+const DECIMALS_OF = ['JPY', 'EUR', 'BHD'];
+
+/**
+ * How the plan writes a bound: a money field's in major units when every proposal of the period
+ * names currencies with one number of decimals ("50.00 EUR (5000 minor units)", "50.00 EUR/USD
+ * (5000 minor units)"), else in minor units ("5000 minor units"), since no one currency is the
+ * bound's. `otherReadings`: for the warnings, the bound in 0, 2 and 3 decimals when not known.
+ */
+export async function planBoundFormat(db: Database, tenantId: string, action: ActionModule, since: Date): Promise<{ format: BoundFormat; otherReadings: BoundFormat[] }> {
+  const currencies = new Map<string, string[]>();
+  for (const money of action.editing?.money ?? []) {
+    const seen = await currenciesSeen(db, tenantId, action.name, money.currencyField, since);
+    const digits = new Set(seen.map(safeDigits));
+    if (seen.length > 0 && digits.size === 1 && !digits.has(null)) currencies.set(money.field, seen);
+  }
+  const money = new Set((action.editing?.money ?? []).map((each) => each.field));
+  const format: BoundFormat = (field, value) => {
+    const seen = currencies.get(field);
+    if (seen && Number.isInteger(value)) return inMajor(value, seen[0]!, seen.join('/'));
+    return money.has(field) ? `${value} minor units` : String(value);
+  };
+  const unknown = [...money].some((field) => !currencies.has(field));
+  const otherReadings = unknown ? DECIMALS_OF.map((code): BoundFormat => (field, value) => (money.has(field) && Number.isInteger(value) ? inMajor(value, code, code) : format(field, value))) : [];
+  return { format, otherReadings };
+}
+
+/** A currency's decimals, or null for a code this runtime does not know. */
+function safeDigits(code: string): number | null {
+  try {
+    return minorDigits(code);
+  } catch {
+    return null;
+  }
+}
 
 /** The `days` query parameter: absent is 30; otherwise digits for 1–365, else 422 `invalid_days` naming `days`. */
 export function backtestDays(value: string | null): number {
@@ -35,6 +88,8 @@ export function backtestDays(value: string | null): number {
 export async function planPolicies(db: Database, tenantId: string, input: unknown, days: number, now = new Date()): Promise<PolicyPlan> {
   const { entries } = parseDocument(input, policyDraftSchema);
   const changes: PlannedChange[] = [];
+  const warnings: PlanWarning[] = [];
+  const since = new Date(now.getTime() - days * 86_400_000);
   const pairs = new Map<string, { current: LoadedPolicy; draft: LoadedPolicy }>();
   for (const entry of entries) {
     const action = findAction(entry.action)!;
@@ -42,12 +97,11 @@ export async function planPolicies(db: Database, tenantId: string, input: unknow
     if (stored.version !== entry.version) throw stalePolicy(entry.action, stored.version, entry.version);
     const draft = { rules: entry.rules, expiryHours: entry.expiryHours };
     if (samePolicy(stored, draft)) continue;
-    // Money is stored in minor units of whatever currency a proposal names: said so, since no one currency is the bound's.
-    const money = new Set((action.editing?.money ?? []).map((each) => each.field));
-    const format = (field: string, value: number) => (money.has(field) ? `${value} minor units` : String(value));
+    const { format, otherReadings } = await planBoundFormat(db, tenantId, action, since);
     const words = changesInWords({ rules: storedRules(stored.rules), expiryHours: stored.expiryHours }, draft, format);
     changes.push({ action: entry.action, version: stored.version, nextVersion: stored.version + 1, words });
+    warnings.push(...ruleWarnings(draft.rules, format, otherReadings).map((warning) => ({ action: entry.action, ...warning })));
     pairs.set(entry.action, { current: await loadPolicy(db, tenantId, action), draft: { version: stored.version + 1, ...draft } });
   }
-  return { changes, backtest: await backtest(db, tenantId, pairs, days, now) };
+  return { changes, warnings, backtest: await backtest(db, tenantId, pairs, days, now) };
 }

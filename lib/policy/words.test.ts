@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { changesInWords, describeRule, descriptionMismatch, diffRules, ruleInWords } from './words';
+import { changesInWords, describeRule, descriptionMismatch, diffRules, idMismatch, ruleInWords, ruleWarnings } from './words';
 
 const one: RoutingRule = { id: 'one', description: 'One approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };
 const denyBig: RoutingRule = { id: 'big', description: 'No big holds', when: { field: 'quantity', above: 3 }, outcome: 'deny', approvals: 0, role: 'approver' };
@@ -63,5 +63,35 @@ describe('policies in words', () => {
     expect(describeRule({ ...denyBig, when: { field: 'quantity', below: 2 }, outcome: 'auto_approve' })).toBe('quantity below 2: auto-approve');
     expect(describeRule(one)).toBe('Every proposal: needs 1 distinct approver');
     expect(descriptionMismatch({ ...refunds, description: describeRule(refunds, euros) }, euros)).toBeNull();
+  });
+
+  it('reads a rule with no bound against the bounds before it, flags ids naming another amount, and writes what the catch-all leaves', () => {
+    const euros = (field: string, value: number) => (field === 'amountMinor' ? `${(value / 100).toFixed(2)} EUR` : String(value));
+    const over: RoutingRule = { id: 'refunds-over-100', description: 'Refunds above 100.00 per order in 24 h need two approvers', when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 24 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' };
+    const rest: RoutingRule = { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 per order in 24 h need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };
+    // As seeded: everything agrees, in major units, in minor units, and with "100" for 100.00.
+    expect(ruleWarnings([over, rest], euros)).toEqual([]);
+    // Read as stored only, "100.00" and "100" are not 10000; another reading (a currency's decimals) that accepts them clears them.
+    expect(ruleWarnings([over, rest])).toHaveLength(4);
+    expect(ruleWarnings([over, rest], undefined, [euros])).toEqual([]);
+    expect(descriptionMismatch({ ...rest, description: 'Refunds up to 100 need one approver' }, euros, [over])).toBeNull();
+
+    const lowered: RoutingRule = { ...over, when: { ...over.when!, above: 5000 } };
+    expect(descriptionMismatch(rest, euros, [lowered])).toBe('The description says 100.00, but the rules before it are bounded at 50.00 EUR.');
+    expect(descriptionMismatch(rest, euros)).toBeNull();
+    expect(idMismatch(lowered, euros)).toBe('The id refunds-over-100 names 100, but the bound is 50.00 EUR. Ids are not renamed, since past proposals cite them: add a rule with a new id and remove this one to change it.');
+    expect(idMismatch(rest, euros, [lowered])).toMatch(/^The id refunds-up-to-100 names 100, but the rules before it are bounded at 50.00 EUR\. Ids are not renamed/);
+    expect(idMismatch({ ...rest, id: 'rule-3', approvals: 2 }, euros, [lowered])).toBeNull();
+    expect(ruleWarnings([lowered, rest], euros).map((warning) => warning.message)).toEqual([
+      'Rule refunds-over-100: The description says 100.00, but the bound is 50.00 EUR.',
+      expect.stringMatching(/^Rule refunds-over-100: The id refunds-over-100 names 100, but the bound is 50.00 EUR\./),
+      'Rule refunds-up-to-100: The description says 100.00, but the rules before it are bounded at 50.00 EUR.',
+      expect.stringMatching(/^Rule refunds-up-to-100: The id refunds-up-to-100 names 100, but the rules before it are bounded at 50.00 EUR\./),
+    ]);
+
+    const rewritten = describeRule(rest, euros, [lowered]);
+    expect(rewritten).toBe('Every other proposal (amountMinor summed per resource over 24 h up to 50.00 EUR): needs 1 distinct approver');
+    expect(descriptionMismatch({ ...rest, description: rewritten }, euros, [lowered])).toBeNull();
+    expect(describeRule(rest, euros, [{ ...denyBig, when: { field: 'quantity', below: 2 } }])).toBe('Every other proposal (quantity 2 or more): needs 1 distinct approver');
   });
 });

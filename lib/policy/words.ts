@@ -25,28 +25,84 @@ export function ruleInWords(rule: RoutingRule, format: BoundFormat = asStored): 
   return `${conditionInWords(rule.when, format)} → ${outcomeInWords(rule)}`;
 }
 
-/** A short description written from the rule's terms ("amountMinor summed per resource over 24 h above 50.00 EUR: needs 2 distinct approvers"). */
-export function describeRule(rule: RoutingRule, format: BoundFormat = asStored): string {
+/** The bounds a rule answers for: its own, or for a rule with no bound (it takes what the rules before it leave) theirs. */
+function boundsOf(rule: RoutingRule, earlier: RoutingRule[]): NonNullable<RoutingRule['when']>[] {
+  const bounded = (each: RoutingRule) => (each.when && (each.when.above ?? each.when.below) !== undefined ? [each.when] : []);
+  return rule.when ? bounded(rule) : earlier.flatMap(bounded);
+}
+
+/** "up to 50.00 EUR" / "3 or more": what a bound leaves to the rules after it. */
+function complementWords(when: NonNullable<RoutingRule['when']>, format: BoundFormat): string {
+  const sum = when.aggregate ? ` summed per resource over ${when.aggregate.windowHours} h` : '';
+  return when.below !== undefined ? `${when.field}${sum} ${format(when.field, when.below)} or more` : `${when.field}${sum} up to ${format(when.field, when.above ?? 0)}`;
+}
+
+/**
+ * A short description written from the rule's terms ("amountMinor summed per resource over 24 h
+ * above 50.00 EUR: needs 2 distinct approvers"); a rule with no bound after bounded ones describes
+ * what they leave ("Every other proposal (amountMinor … up to 50.00 EUR): needs 1 distinct approver").
+ */
+export function describeRule(rule: RoutingRule, format: BoundFormat = asStored, earlier: RoutingRule[] = []): string {
   const outcome = outcomeInWords(rule);
-  if (!rule.when) return `Every proposal: ${outcome}`;
+  if (!rule.when) {
+    const left = boundsOf(rule, earlier).map((when) => complementWords(when, format));
+    return left.length === 0 ? `Every proposal: ${outcome}` : `Every other proposal (${left.join(' and ')}): ${outcome}`;
+  }
   const sum = rule.when.aggregate ? ` summed per resource over ${rule.when.aggregate.windowHours} h` : '';
   return `${rule.when.field}${sum} ${boundWords(rule.when, format)}: ${outcome}`;
 }
 
-/**
- * Where a rule's description contradicts its bound: the numbers it names (its window's hours
- * aside) include neither the bound as stored nor as `format` writes it ("100.00" on a bound of
- * 5000 minor units). Null when it names no number, or the bound's.
- */
-export function descriptionMismatch(rule: RoutingRule, format: BoundFormat = asStored): string | null {
-  const value = rule.when?.above ?? rule.when?.below;
-  if (!rule.when || value === undefined) return null;
-  const hours = rule.when.aggregate ? String(rule.when.aggregate.windowHours) : null;
-  const named = (rule.description.match(/\d+(?:[.,]\d+)*/g) ?? []).filter((number) => number !== hours);
-  const shown = format(rule.when.field, value);
-  const accepted = new Set([String(value), shown.split(' ')[0]!]);
+/** Where `text` names numbers (hours and approver counts aside) none of which is one of the bounds' ("100.00" or "100" on 10000 minor units of EUR): those numbers, and the bounds as shown. */
+function namedAmountMismatch(text: string, rule: RoutingRule, earlier: RoutingRule[], format: BoundFormat): { named: string; shown: string } | null {
+  const bounds = boundsOf(rule, earlier);
+  if (bounds.length === 0) return null;
+  const ignored = new Set([String(rule.approvals), ...bounds.flatMap((when) => (when.aggregate ? [String(when.aggregate.windowHours)] : []))]);
+  const named = (text.match(/\d+(?:[.,]\d+)*/g) ?? []).filter((number) => !ignored.has(number));
+  const accepted = new Set<string>();
+  const shown: string[] = [];
+  for (const when of bounds) {
+    const value = (when.above ?? when.below)!;
+    const major = format(when.field, value);
+    const number = major.split(' ')[0]!;
+    shown.push(major);
+    for (const each of [String(value), number, number.replace(/\.0+$/, '')]) accepted.add(each);
+  }
   if (named.length === 0 || named.some((number) => accepted.has(number.replaceAll(',', '')))) return null;
-  return `The description says ${named.join(', ')}, but the bound is ${shown}.`;
+  return { named: named.join(', '), shown: shown.join(' and ') };
+}
+
+/**
+ * Where a rule's description contradicts its bound: the numbers it names (its window's hours and
+ * approver count aside) include neither the bound as stored nor as `format` writes it ("100.00" on
+ * a bound of 5000 minor units). A rule with no bound is read against the bounds of the rules
+ * before it (`earlier`), since it takes what they leave. Null when it names no number, or a bound's.
+ */
+export function descriptionMismatch(rule: RoutingRule, format: BoundFormat = asStored, earlier: RoutingRule[] = []): string | null {
+  const found = namedAmountMismatch(rule.description, rule, earlier, format);
+  if (!found) return null;
+  return rule.when ? `The description says ${found.named}, but the bound is ${found.shown}.` : `The description says ${found.named}, but the rules before it are bounded at ${found.shown}.`;
+}
+
+/** Where a rule's id names an amount that is not its bound (`refunds-over-100` on 5000 minor units). Ids are never renamed: past proposals cite them. */
+export function idMismatch(rule: RoutingRule, format: BoundFormat = asStored, earlier: RoutingRule[] = []): string | null {
+  // "rule-3", the editor's name for a new rule, counts rules and names no amount.
+  const found = /^rule[-_]\d+$/.test(rule.id) ? null : namedAmountMismatch(rule.id.replaceAll(/[-_]/g, ' '), rule, earlier, format);
+  if (!found) return null;
+  const bound = rule.when ? `the bound is ${found.shown}` : `the rules before it are bounded at ${found.shown}`;
+  return `The id ${rule.id} names ${found.named}, but ${bound}. Ids are not renamed, since past proposals cite them: add a rule with a new id and remove this one to change it.`;
+}
+
+/**
+ * Each rule whose description or id names an amount its bounds no longer have, in order: the plan's
+ * warnings. With `otherReadings` (the bound in other currencies' decimals, when no one currency is
+ * known) a number any reading accepts is no mismatch; the message words the bound as `format` does.
+ */
+export function ruleWarnings(rules: RoutingRule[], format: BoundFormat = asStored, otherReadings: BoundFormat[] = []): { ruleId: string; message: string }[] {
+  return rules.flatMap((rule, index) => {
+    const earlier = rules.slice(0, index);
+    const wrong = (check: typeof descriptionMismatch) => (otherReadings.some((reading) => check(rule, reading, earlier) === null) ? null : check(rule, format, earlier));
+    return [wrong(descriptionMismatch), wrong(idMismatch)].flatMap((message) => (message ? [{ ruleId: rule.id, message: `Rule ${rule.id}: ${message}` }] : []));
+  });
 }
 
 export type RuleDiffLine = { kind: 'added' | 'removed' | 'changed' | 'moved' | 'same'; id: string; before?: string; after?: string };

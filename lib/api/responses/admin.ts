@@ -140,6 +140,9 @@ export const policyPreviewAnswerSchema = z.strictObject({
 const routedAs = z.strictObject({ rule: z.string(), outcome: z.enum(['auto_approve', 'needs_approval', 'deny']), approvals: z.int(), role: z.enum(['approver', 'admin']) });
 export const policyPlanAnswerSchema = z.strictObject({
   changes: z.array(z.strictObject({ action: z.string(), version: z.int(), nextVersion: z.int(), words: z.array(z.string()).describe('The change in sentences.') })).describe('Each action the draft changes; an unchanged one is left out.'),
+  warnings: z
+    .array(z.strictObject({ action: z.string(), ruleId: z.string(), message: z.string() }))
+    .describe("Rules of the changed actions whose description or id names an amount their bounds no longer have (a rule with no bound is read against the bounds of the rules before it). Ids are never renamed: past proposals cite them. Publishing is not refused."),
   backtest: z.strictObject({
     days: z.int(),
     since: isoText,

@@ -8,9 +8,13 @@ const EMAIL = /^[^\s@<>(),;:"]{1,64}@[A-Za-z0-9.-]{1,189}\.[A-Za-z]{2,63}$/;
 /** Outside text in the HTML body: escaped, and never a link (mail clients link what looks like an address). */
 const htmlText = (value: string) => htmlEscape(unlinked(value));
 
+/** "Needs you: " before a subject whose message (or one of a digest's) is for someone who can decide and a decision is missing (./facts.ts `needsYou`). */
+const needsYouPrefix = (inputs: RenderInput[]) => (inputs.some((each) => each.data.needsYou === true) ? 'Needs you: ' : '');
+
 /**
  * One email: plain text and HTML with the same facts and link. Every message about one proposal
- * refers to the same thread root, so mail clients keep them in one conversation.
+ * refers to the same thread root, so mail clients keep them in one conversation; a message that
+ * needs the recipient says so first in its subject ("Needs you: [Countersign] …").
  */
 export function emailContent(input: RenderInput, host: string) {
   if (input.items) return digestEmail(input, host);
@@ -29,7 +33,7 @@ export function emailContent(input: RenderInput, host: string) {
     '</body></html>',
   ].join('');
   return {
-    subject: first ? threadTopic : `Re: ${threadTopic}`,
+    subject: `${needsYouPrefix([input])}${first ? threadTopic : `Re: ${threadTopic}`}`,
     text: plain,
     html,
     messageId: `<${input.id}@${host}>`,
@@ -51,7 +55,7 @@ function digestEmail(input: RenderInput, host: string) {
     data.url ? `<p><a href="${htmlEscape(text(data.url))}">Open the queue in Countersign</a></p>` : '',
     '</body></html>',
   ].join('');
-  return { subject: `[Countersign] ${text(data.headline)}`, text: plain, html, messageId: `<${input.id}@${host}>` };
+  return { subject: `${needsYouPrefix(input.items ?? [])}[Countersign] ${text(data.headline)}`, text: plain, html, messageId: `<${input.id}@${host}>` };
 }
 
 export const emailChannel: ChannelKindModule = {
