@@ -47,6 +47,9 @@ export default defineConfig({
           include: [`${FOLDERS}/**/*.test.ts`],
           exclude: [...configDefaults.exclude, INTEGRATION],
           environment: 'node',
+          // The first import of a route's module graph can take seconds on a loaded machine; the
+          // default 5 s made test/api-routes.test.ts fail on a busy CI run.
+          testTimeout: 30_000,
         },
       },
       {
