@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Three projects (run one with `vitest run --project <name>`), each over the product (`lib/`), the
+ * Four projects (run one with `vitest run --project <name>`), each over the product (`lib/`), the
  * demo world and its systems of record (`demo/`), the corpus runner (`corpus/`) and the test kit
  * (`test/`):
  * - unit: `*.test.ts`, no database.
@@ -11,6 +11,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * - integration-postgres: the same files plus the PostgreSQL-only ones (`*.postgres.int.test.ts`:
  *   real concurrency), each file in its own `cs_test_<random>` database on DATABASE_URL. Without
  *   DATABASE_URL this project fails before running anything (test/postgres-global-setup.ts).
+ * - components: `*.test.tsx` under components/, React hooks and components in jsdom with Testing Library.
  */
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -50,6 +51,15 @@ export default defineConfig({
           // The first import of a route's module graph can take seconds on a loaded machine; the
           // default 5 s made test/api-routes.test.ts fail on a busy CI run.
           testTimeout: 30_000,
+        },
+      },
+      {
+        resolve,
+        test: {
+          name: 'components',
+          include: ['components/**/*.test.tsx'],
+          environment: 'jsdom',
+          setupFiles: ['test/components-setup.ts'],
         },
       },
       {

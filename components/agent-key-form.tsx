@@ -4,7 +4,8 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { createAgentKey, type IssuedKey } from '@/lib/client/agent-keys-api';
-import { CardForm, CheckboxFieldset, INPUT, PRIMARY_BUTTON, ProblemText } from './notification-ui';
+import { CardForm, CheckboxFieldset, INPUT, ProblemText } from './notification-ui';
+import { Button } from './ui/button';
 
 /** A grant an action reads, as its module describes it (lib/actions/types.ts GrantSpec). */
 export type GrantOption = { name: string; label: string; values?: string[] };
@@ -116,7 +117,7 @@ export function AgentKeyForm({ actions, onIssued }: { actions: ActionOption[]; o
         </div>
       ) : null}
       <ProblemText error={create.error} testId="agent-key-create-error" />
-      <button type="submit" data-testid="agent-key-create" disabled={create.isPending} className={PRIMARY_BUTTON}>{create.isPending ? 'Creating…' : 'Create key'}</button>
+      <Button variant="primary" type="submit" data-testid="agent-key-create" disabled={create.isPending}>{create.isPending ? 'Creating…' : 'Create key'}</Button>
     </CardForm>
   );
 }

@@ -5,7 +5,8 @@ import { useState, type ReactNode } from 'react';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { revokeAgentKey, rotateAgentKey, type AgentKeyView, type IssuedKey } from '@/lib/client/agent-keys-api';
 import { LocalTime } from './time';
-import { CARD, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notification-ui';
+import { CARD, ProblemText } from './notification-ui';
+import { Button } from './ui/button';
 
 export const AGENT_KEYS_KEY = ['admin', 'agent-keys'] as const;
 
@@ -23,8 +24,6 @@ const STATE_LOOK: Record<AgentKeyView['state'], { word: string; ring: string }> 
   expired: { word: 'expired', ring: 'text-zinc-700 ring-zinc-300 dark:text-zinc-300 dark:ring-zinc-700' },
   revoked: { word: 'revoked', ring: 'text-red-900 ring-red-300 dark:text-red-200 dark:ring-red-800' },
 };
-
-const DANGER_BUTTON = 'rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-600 disabled:opacity-60 dark:bg-red-600 dark:hover:bg-red-500';
 
 function useInvalidate() {
   const client = useQueryClient();
@@ -58,10 +57,10 @@ function RevokeConfirm({ agentKey, onClose }: { agentKey: AgentKeyView; onClose:
       </p>
       <ProblemText error={revoke.error} testId="agent-key-revoke-error" />
       <div className="flex flex-wrap gap-2">
-        <button type="button" data-testid="agent-key-revoke-confirm" ref={(el) => el?.focus()} disabled={revoke.isPending} onClick={() => revoke.mutate()} className={DANGER_BUTTON}>
+        <Button variant="destructive" data-testid="agent-key-revoke-confirm" ref={(el) => el?.focus()} disabled={revoke.isPending} onClick={() => revoke.mutate()}>
           {revoke.isPending ? 'Revoking…' : 'Revoke key'}
-        </button>
-        <button type="button" data-testid="agent-key-revoke-cancel" onClick={onClose} className={SECONDARY_BUTTON}>Cancel</button>
+        </Button>
+        <Button variant="secondary" data-testid="agent-key-revoke-cancel" onClick={onClose}>Cancel</Button>
       </div>
     </div>
   );
@@ -106,8 +105,8 @@ function RotateChooser({ agentKey, onClose, onIssued }: { agentKey: AgentKeyView
       </fieldset>
       <ProblemText error={rotate.error} testId="agent-key-rotate-error" />
       <div className="flex flex-wrap gap-2">
-        <button type="submit" data-testid="agent-key-rotate-confirm" disabled={rotate.isPending} className={PRIMARY_BUTTON}>{rotate.isPending ? 'Rotating…' : 'Rotate key'}</button>
-        <button type="button" data-testid="agent-key-rotate-cancel" onClick={onClose} className={SECONDARY_BUTTON}>Cancel</button>
+        <Button variant="primary" type="submit" data-testid="agent-key-rotate-confirm" disabled={rotate.isPending}>{rotate.isPending ? 'Rotating…' : 'Rotate key'}</Button>
+        <Button variant="secondary" data-testid="agent-key-rotate-cancel" onClick={onClose}>Cancel</Button>
       </div>
     </form>
   );
@@ -135,11 +134,11 @@ function AgentKeyCard({ agentKey, onIssued }: { agentKey: AgentKeyView; onIssued
       {live && open === null ? (
         <div className="flex flex-wrap gap-2">
           {agentKey.state === 'active' ? (
-            <button type="button" data-testid="agent-key-rotate" onClick={() => setOpen('rotate')} className={SECONDARY_BUTTON}>Rotate…</button>
+            <Button variant="secondary" data-testid="agent-key-rotate" onClick={() => setOpen('rotate')}>Rotate…</Button>
           ) : null}
-          <button type="button" data-testid="agent-key-revoke" onClick={() => setOpen('revoke')} className={SECONDARY_BUTTON}>
+          <Button variant="secondary" data-testid="agent-key-revoke" onClick={() => setOpen('revoke')}>
             {agentKey.state === 'expiring' ? 'Revoke now…' : 'Revoke…'}
-          </button>
+          </Button>
         </div>
       ) : null}
       {open === 'revoke' ? <RevokeConfirm agentKey={agentKey} onClose={() => setOpen(null)} /> : null}

@@ -6,9 +6,8 @@ import type { ContractStatus } from '@/lib/actions/types';
 import { postContractStatus } from '@/lib/client/contracts-api';
 import type { ApiProblem } from '@/lib/client/operator-api';
 import type { ContractStatusRequest } from '@/lib/contracts/requests';
+import { Button } from './ui/button';
 
-const BUTTON = 'rounded-md border border-zinc-300 px-2 py-1 text-xs hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800';
-const DANGER = 'rounded-md border border-red-300 px-2 py-1 text-xs text-red-800 hover:bg-red-50 disabled:opacity-50 dark:border-red-800 dark:text-red-300 dark:hover:bg-red-950';
 
 type Move = { label: string; request: ContractStatusRequest; testId: string; danger?: boolean };
 
@@ -63,18 +62,18 @@ export function ContractRolloutControls({ action, version, status, sunsetAt }: {
         {movesFor(status, version).map((move) =>
           move.danger ? (
             confirming ? (
-              <button key={move.testId} type="button" disabled={pending} className={DANGER} data-testid="confirm-retire" onClick={() => send(move.request)}>
+              <Button variant="danger" size="sm" key={move.testId} disabled={pending} data-testid="confirm-retire" onClick={() => send(move.request)}>
                 Confirm: refuse every v{version} request
-              </button>
+              </Button>
             ) : (
-              <button key={move.testId} type="button" disabled={pending} className={DANGER} data-testid={move.testId} onClick={() => setConfirming(true)}>
+              <Button variant="danger" size="sm" key={move.testId} disabled={pending} data-testid={move.testId} onClick={() => setConfirming(true)}>
                 {move.label}
-              </button>
+              </Button>
             )
           ) : (
-            <button key={move.testId} type="button" disabled={pending} className={BUTTON} data-testid={move.testId} onClick={() => send(move.request)}>
+            <Button variant="secondary" size="sm" key={move.testId} disabled={pending} data-testid={move.testId} onClick={() => send(move.request)}>
               {move.label}
-            </button>
+            </Button>
           ),
         )}
       </div>
@@ -96,11 +95,11 @@ export function ContractRolloutControls({ action, version, status, sunsetAt }: {
             data-testid="sunset-input"
             className="rounded border border-zinc-300 bg-transparent px-1 py-0.5 dark:border-zinc-700"
           />
-          <button type="submit" disabled={pending} className={BUTTON} data-testid="set-sunset">Set sunset</button>
+          <Button variant="secondary" size="sm" type="submit" disabled={pending} data-testid="set-sunset">Set sunset</Button>
           {sunsetAt ? (
-            <button type="button" disabled={pending} className={BUTTON} data-testid="clear-sunset" onClick={() => send({ status: 'supported', sunsetAt: null })}>
+            <Button variant="secondary" size="sm" disabled={pending} data-testid="clear-sunset" onClick={() => send({ status: 'supported', sunsetAt: null })}>
               Clear sunset
-            </button>
+            </Button>
           ) : null}
         </form>
       ) : null}

@@ -10,6 +10,7 @@ import { PayloadText } from './payload-text';
 import { leaveFlash } from './proposal-flash';
 import { useDecisionKeys } from './proposal-keys';
 import { ViewerClock } from './viewer-time';
+import { Button } from './ui/button';
 
 type Props = {
   proposalId: string;
@@ -45,8 +46,6 @@ export function SessionEndedNotice() {
   );
 }
 
-const primary = 'rounded-md bg-blue-700 px-4 py-2 font-medium text-white hover:bg-blue-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-60';
-const secondary = 'rounded-md border border-zinc-300 px-4 py-2 font-medium hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800';
 
 /**
  * Approve (confirming the hash; "Approve & next" goes on to the next proposal waiting for this
@@ -115,17 +114,17 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
         {!confirming && !rejecting ? (
           <div className="flex flex-wrap items-center gap-2">
             {canApprove ? (
-              <button type="button" data-testid="approve" disabled={busy} onClick={() => setConfirming(true)} className={`${primary} max-lg:flex-1`}>
+              <Button variant="primary" size="lg" className="max-lg:flex-1" data-testid="approve" disabled={busy} onClick={() => setConfirming(true)}>
                 <PayloadText value={approveLabel} mono={false} />
-              </button>
+              </Button>
             ) : (
               <p data-testid="approve-barred" className="text-sm text-zinc-600 dark:text-zinc-400">
                 You initiated or edited this proposal (or a revision before it), so someone else must approve it. You may still reject it.
               </p>
             )}
-            <button type="button" data-testid="reject" disabled={busy} onClick={startRejecting} className={secondary}>
+            <Button variant="secondary" size="lg" data-testid="reject" disabled={busy} onClick={startRejecting}>
               Reject…
-            </button>
+            </Button>
           </div>
         ) : null}
         {confirming ? (
@@ -134,13 +133,13 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
               You are signing <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload shown above.
             </p>
             <div className="mt-2 flex flex-wrap gap-2">
-              <button type="button" autoFocus data-testid="confirm-approve-next" disabled={busy} onClick={() => approve(true)} className={primary}>
+              <Button variant="primary" size="lg" autoFocus data-testid="confirm-approve-next" disabled={busy} onClick={() => approve(true)}>
                 {mutation.isPending ? 'Approving…' : nextId ? 'Approve & next' : 'Approve & back to the queue'}
-              </button>
-              <button type="button" data-testid="confirm-approve" disabled={busy} onClick={() => approve(false)} className={secondary}>
+              </Button>
+              <Button variant="secondary" size="lg" data-testid="confirm-approve" disabled={busy} onClick={() => approve(false)}>
                 Approve and stay
-              </button>
-              <button type="button" data-testid="cancel-approve" onClick={() => setConfirming(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
+              </Button>
+              <Button variant="link" className="rounded-md px-3 py-2 text-sm" data-testid="cancel-approve" onClick={() => setConfirming(false)}>Cancel</Button>
             </div>
           </div>
         ) : null}
@@ -164,8 +163,8 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
               <textarea autoFocus data-testid="reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent p-2 dark:border-zinc-700" rows={2} />
             </label>
             <div className="flex gap-2">
-              <button type="submit" data-testid="confirm-reject" disabled={busy || reason.length === 0} className="rounded-md bg-red-700 px-4 py-2 font-medium text-white hover:bg-red-800 disabled:opacity-60">Reject proposal</button>
-              <button type="button" data-testid="cancel-reject" onClick={() => setRejecting(false)} className="rounded-md px-3 py-2 text-sm underline">Cancel</button>
+              <Button variant="destructive" size="lg" type="submit" data-testid="confirm-reject" disabled={busy || reason.length === 0}>Reject proposal</Button>
+              <Button variant="link" className="rounded-md px-3 py-2 text-sm" data-testid="cancel-reject" onClick={() => setRejecting(false)}>Cancel</Button>
             </div>
           </form>
         ) : null}
@@ -190,7 +189,6 @@ export function ExtendButton({ proposalId, hours, expiresAt, announce = false }:
     onError: (error) => onRefusal(error, () => router.refresh()),
   });
   const until = new Date(new Date(expiresAt).getTime() + hours * 3_600_000).toISOString();
-  const small = 'rounded-md border border-zinc-300 px-3 py-1 text-sm font-medium hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800';
   return (
     <div className="flex flex-wrap items-center gap-2">
       {asking && !mutation.isSuccess ? (
@@ -198,15 +196,15 @@ export function ExtendButton({ proposalId, hours, expiresAt, announce = false }:
           <span>
             Extend by {hours} h, to <ViewerClock value={until} testId="extend-until" />?
           </span>
-          <button type="button" autoFocus data-testid="extend-confirm" disabled={mutation.isPending || sessionEnded} onClick={() => mutation.mutate()} className={small}>
+          <Button variant="secondary" autoFocus data-testid="extend-confirm" disabled={mutation.isPending || sessionEnded} onClick={() => mutation.mutate()}>
             {mutation.isPending ? 'Extending…' : 'Extend'}
-          </button>
-          <button type="button" data-testid="extend-cancel" onClick={() => setAsking(false)} className="px-2 py-1 text-sm underline">Cancel</button>
+          </Button>
+          <Button variant="link" className="px-2 py-1 text-sm" data-testid="extend-cancel" onClick={() => setAsking(false)}>Cancel</Button>
         </div>
       ) : (
-        <button type="button" data-testid="extend" disabled={mutation.isSuccess || sessionEnded} onClick={() => setAsking(true)} className={small}>
+        <Button variant="secondary" data-testid="extend" disabled={mutation.isSuccess || sessionEnded} onClick={() => setAsking(true)}>
           {`Extend by ${hours} h…`}
-        </button>
+        </Button>
       )}
       <div role="alert" className="empty:hidden">
         {sessionEnded ? (

@@ -4,7 +4,8 @@ import { useRouter } from 'next/navigation';
 import { useState, useTransition } from 'react';
 import { pauseExecutions, resumeExecutions } from '@/lib/client/executions-api';
 import type { ApiProblem } from '@/lib/client/operator-api';
-import { CARD, INPUT, PRIMARY_BUTTON, SECONDARY_BUTTON } from './notification-ui';
+import { CARD, INPUT } from './notification-ui';
+import { Button } from './ui/button';
 
 /** An admin's emergency stop: pause the tenant's executions (with an optional reason) or resume them. */
 export function ExecutionsControl({ paused }: { paused: boolean }) {
@@ -29,18 +30,18 @@ export function ExecutionsControl({ paused }: { paused: boolean }) {
           : 'Pausing stops every approved command of this tenant before it runs: nothing is written to a system of record until you resume, and no proposal expires meanwhile.'}
       </p>
       {paused ? (
-        <button type="button" className={PRIMARY_BUTTON} disabled={pending} onClick={() => send(resumeExecutions)} data-testid="executions-resume">
+        <Button variant="primary" disabled={pending} onClick={() => send(resumeExecutions)} data-testid="executions-resume">
           Resume executions
-        </button>
+        </Button>
       ) : (
         <div className="flex flex-wrap items-end gap-2">
           <label htmlFor="pause-reason" className="block grow text-sm font-medium">
             Reason (optional)
             <input id="pause-reason" data-testid="executions-pause-reason" maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className={INPUT} />
           </label>
-          <button type="button" className={SECONDARY_BUTTON} disabled={pending} onClick={() => send(() => pauseExecutions(reason.trim()))} data-testid="executions-pause">
+          <Button variant="secondary" disabled={pending} onClick={() => send(() => pauseExecutions(reason.trim()))} data-testid="executions-pause">
             Pause executions
-          </button>
+          </Button>
         </div>
       )}
       {problem ? <p role="alert" className="text-sm text-red-700 dark:text-red-400" data-testid="executions-problem">{problem.message}</p> : null}

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { DecisionRowView, EventRowView } from '@/lib/audit/history-view';
 import type { ProposalStatus } from '@/lib/records';
+import { ActorName } from './actor-name';
 import { CARD_ROW, CardCell, Table } from './ui/table';
 import { Hash } from './hash';
 import { PayloadText } from './payload-text';
@@ -115,7 +116,7 @@ export function EventsTable({ rows }: { rows: EventRowView[] }) {
           <CardCell label="#" mono>{event.seq}</CardCell>
           <CardCell label="Time"><ViewerTime value={event.occurredAt} /></CardCell>
           <CardCell label="Actor">
-            <span data-testid="history-event-actor" title={event.actorId}><PayloadText value={event.actorLabel} mono={false} /></span>
+            <ActorName id={event.actorId} label={event.actorLabel} testId="history-event-actor" />
           </CardCell>
           <CardCell label="Event" wide>
             <span className="block font-medium" data-testid="history-event-title" title={event.type}>{event.title}</span>

@@ -5,7 +5,8 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { OperatorApiError, valueOrThrow } from '@/lib/client/operator-api';
 import { acceptInvitation, sendEmailCode, verifyEmailCode, type Accepted } from '@/lib/client/members-api';
-import { INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notification-ui';
+import { INPUT, ProblemText } from './notification-ui';
+import { Button } from './ui/button';
 
 type Props = { token: string; email: string; signedInAs: string | null; sso: string | null; minPassword: number; maxPassword: number };
 
@@ -48,9 +49,9 @@ function ProveAddress({ email, onProven }: { email: string; onProven: () => void
     <div data-testid="invitation-prove" className="space-y-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
       <p className="text-sm">To join another team, first prove that <strong>{email}</strong> is yours: we email it a six-digit code.</p>
       <ProblemText error={send.error} testId="invitation-code-send-error" />
-      <button type="button" data-testid="invitation-code-send" disabled={send.isPending} onClick={() => send.mutate()} className={`w-full ${SECONDARY_BUTTON} py-2`}>
+      <Button variant="secondary" className="w-full" data-testid="invitation-code-send" disabled={send.isPending} onClick={() => send.mutate()}>
         {send.isSuccess ? 'Send another code' : 'Send code'}
-      </button>
+      </Button>
       {send.isSuccess ? (
         <form
           aria-label="Enter the code"
@@ -65,7 +66,7 @@ function ProveAddress({ email, onProven }: { email: string; onProven: () => void
             <input id="invitation-code" data-testid="invitation-code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onChange={(e) => setCode(e.target.value.trim())} className={INPUT} />
           </label>
           <ProblemText error={check.error} testId="invitation-code-error" />
-          <button type="submit" data-testid="invitation-code-check" disabled={check.isPending} className={`w-full ${PRIMARY_BUTTON} py-2`}>Prove address</button>
+          <Button variant="primary" className="w-full" type="submit" data-testid="invitation-code-check" disabled={check.isPending}>Prove address</Button>
         </form>
       ) : null}
     </div>
@@ -86,9 +87,9 @@ function AcceptSignedIn({ token, email, signedInAs }: { token: string; email: st
     <div className="space-y-3">
       <p className="text-sm">You are signed in as {email}. Accept to join with this account.</p>
       {needsProof(accept.error) ? <ProveAddress email={email} onProven={() => accept.mutate()} /> : <ProblemText error={accept.error} testId="invitation-error" />}
-      <button type="button" data-testid="invitation-accept" disabled={pending} onClick={() => accept.mutate()} className={`w-full ${PRIMARY_BUTTON} py-2`}>
+      <Button variant="primary" className="w-full" data-testid="invitation-accept" disabled={pending} onClick={() => accept.mutate()}>
         {pending ? 'Accepting…' : 'Accept invitation'}
-      </button>
+      </Button>
     </div>
   );
 }
@@ -135,16 +136,16 @@ export function InvitationAccept({ token, email, signedInAs, sso, minPassword, m
         <PasswordField id="invitation-confirm" label="Type it again" value={confirm} onChange={setConfirm} maxLength={maxPassword} invalid={mismatch} />
         {mismatch ? <p role="alert" data-testid="invitation-mismatch" className="text-sm text-red-700 dark:text-red-300">The two passwords differ; type the same one twice.</p> : null}
         <ProblemText error={accept.error} testId="invitation-error" />
-        <button type="submit" data-testid="invitation-accept" disabled={pending} className={`w-full ${PRIMARY_BUTTON} py-2`}>
+        <Button variant="primary" className="w-full" type="submit" data-testid="invitation-accept" disabled={pending}>
           {pending ? 'Accepting…' : 'Accept and set password'}
-        </button>
+        </Button>
       </form>
       {sso ? (
         <div className="space-y-2 border-t border-zinc-200 pt-4 dark:border-zinc-800">
           <p className="text-sm text-zinc-600 dark:text-zinc-400">Or skip the password and sign in with {sso}: it recognises you by this email address.</p>
-          <button type="button" data-testid="invitation-accept-sso" disabled={pending} onClick={() => accept.mutate({ sso: true })} className={`w-full ${SECONDARY_BUTTON} py-2`}>
+          <Button variant="secondary" className="w-full" data-testid="invitation-accept-sso" disabled={pending} onClick={() => accept.mutate({ sso: true })}>
             Accept and use {sso}
-          </button>
+          </Button>
         </div>
       ) : null}
       {done}

@@ -6,13 +6,12 @@ import { useEffect, useRef, useState } from 'react';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { changeMemberRole, removeMember, type MemberRole, type MemberView } from '@/lib/client/members-api';
 import { ROLE_ORDER } from './member-roles';
-import { INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notification-ui';
+import { INPUT, ProblemText } from './notification-ui';
 import { CARD_ROW, CardCell, Table } from './ui/table';
 import { Time } from './time';
+import { Button } from './ui/button';
 
 export const MEMBERS_KEY = ['admin', 'members'] as const;
-
-const DANGER_BUTTON = 'rounded-md bg-red-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-red-600 disabled:opacity-60 dark:bg-red-600 dark:hover:bg-red-500';
 
 /** What an admin may do on the table: who they are (their own row says "you") and the tenant's name. */
 export type Manage = { currentUserId: string; tenantName: string };
@@ -50,10 +49,10 @@ function RoleControl({ member, lastAdmin, manage }: { member: MemberView; lastAd
         </select>
         {role !== member.role ? (
           <>
-            <button type="button" data-testid="member-role-save" disabled={change.isPending} onClick={() => change.mutate()} className={PRIMARY_BUTTON}>
+            <Button variant="primary" data-testid="member-role-save" disabled={change.isPending} onClick={() => change.mutate()}>
               {change.isPending ? 'Saving…' : `Make ${role}`}
-            </button>
-            <button type="button" data-testid="member-role-undo" onClick={() => setRole(member.role)} className={SECONDARY_BUTTON}>Undo</button>
+            </Button>
+            <Button variant="secondary" data-testid="member-role-undo" onClick={() => setRole(member.role)}>Undo</Button>
           </>
         ) : null}
       </div>
@@ -80,16 +79,15 @@ function RemoveControl({ member, lastAdmin, manage }: { member: MemberView; last
   }, [confirming]);
   if (!confirming) {
     return (
-      <button
-        type="button"
+      <Button
+        variant="secondary"
         data-testid="member-remove"
         disabled={lastAdmin}
         aria-describedby={lastAdmin ? `member-last-admin-${member.userId}` : undefined}
         onClick={() => setConfirming(true)}
-        className={SECONDARY_BUTTON}
       >
         Remove…
-      </button>
+      </Button>
     );
   }
   return (
@@ -98,10 +96,10 @@ function RemoveControl({ member, lastAdmin, manage }: { member: MemberView; last
         Remove {member.name} from {manage.tenantName}? {member.userId === manage.currentUserId ? 'You lose access at once.' : 'They lose access to it at their next click.'}
       </p>
       <div className="flex flex-wrap gap-2">
-        <button type="button" data-testid="member-remove-yes" disabled={remove.isPending} onClick={() => remove.mutate()} className={DANGER_BUTTON}>
+        <Button variant="destructive" data-testid="member-remove-yes" disabled={remove.isPending} onClick={() => remove.mutate()}>
           {remove.isPending ? 'Removing…' : 'Remove'}
-        </button>
-        <button ref={keep} type="button" data-testid="member-remove-no" onClick={() => setConfirming(false)} className={SECONDARY_BUTTON}>Keep</button>
+        </Button>
+        <Button variant="secondary" ref={keep} type="button" data-testid="member-remove-no" onClick={() => setConfirming(false)}>Keep</Button>
       </div>
       <ProblemText error={remove.error} testId="member-remove-error" />
     </div>

@@ -8,9 +8,10 @@ import { cancelInvitation, fetchMembers, inviteMember, type MemberRole, type Pen
 import { AdminQuery } from './admin-query';
 import { ROLE_ABOUT, ROLE_ORDER } from './member-roles';
 import { MEMBERS_KEY, MemberTable, type Manage } from './member-table';
-import { CARD, CardForm, INPUT, Panel, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notification-ui';
+import { CARD, CardForm, INPUT, Panel, ProblemText } from './notification-ui';
 import { Time } from './time';
 import { ViewerTime } from './viewer-time';
+import { Button } from './ui/button';
 
 function useInvalidate() {
   const client = useQueryClient();
@@ -32,7 +33,7 @@ function LinkNotice({ created, onDone }: { created: Created; onDone: () => void 
         Send it to them yourself (Countersign sends no email). It works once, until <ViewerTime value={created.invitation.expiresAt} />, and is shown only now:
         if it gets lost, invite them again and the old link stops working.
       </p>
-      <button type="button" data-testid="invitation-link-done" onClick={onDone} className={SECONDARY_BUTTON}>I have sent it</button>
+      <Button variant="secondary" data-testid="invitation-link-done" onClick={onDone}>I have sent it</Button>
     </div>
   );
 }
@@ -74,7 +75,7 @@ function InviteForm() {
       </div>
       <p id="invite-role-hint" className="text-xs text-zinc-600 dark:text-zinc-400">As {role === 'admin' ? 'an' : 'a'} {role}, {ROLE_ABOUT[role]}.</p>
       <ProblemText error={invite.error} testId="invite-error" />
-      <button type="submit" data-testid="invite-submit" disabled={invite.isPending} className={PRIMARY_BUTTON}>{invite.isPending ? 'Creating the link…' : 'Create invitation link'}</button>
+      <Button variant="primary" type="submit" data-testid="invite-submit" disabled={invite.isPending}>{invite.isPending ? 'Creating the link…' : 'Create invitation link'}</Button>
     </CardForm>
   );
 }
@@ -89,9 +90,9 @@ function PendingInvitation({ invitation }: { invitation: PendingInvitationView }
         <p className="break-all font-mono text-xs">{invitation.email}</p>
         <p className="text-xs text-zinc-600 dark:text-zinc-400">Link expires <Time value={invitation.expiresAt} /></p>
       </div>
-      <button type="button" data-testid="invitation-cancel" aria-label={`Cancel the invitation of ${invitation.email}`} disabled={cancel.isPending} onClick={() => cancel.mutate()} className={SECONDARY_BUTTON}>
+      <Button variant="secondary" data-testid="invitation-cancel" aria-label={`Cancel the invitation of ${invitation.email}`} disabled={cancel.isPending} onClick={() => cancel.mutate()}>
         {cancel.isPending ? 'Cancelling…' : 'Cancel invitation'}
-      </button>
+      </Button>
       <div className="basis-full empty:hidden"><ProblemText error={cancel.error} testId="invitation-cancel-error" /></div>
     </li>
   );

@@ -6,7 +6,8 @@ import { DeliveryChip } from '@/components/status-chip';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { createChannel, sendTest, updateChannel, type ChannelView, type DeliveryView } from '@/lib/client/notifications-api';
 import type { ChannelKindForm } from '@/lib/notifications/kinds/types';
-import { CARD, CardForm, EventsFieldset, INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON, ShownOnce, type EventOption } from './notification-ui';
+import { CARD, CardForm, EventsFieldset, INPUT, ProblemText, ShownOnce, type EventOption } from './notification-ui';
+import { Button } from './ui/button';
 
 export const NOTIFICATIONS_KEY = ['admin', 'notifications'] as const;
 
@@ -105,17 +106,17 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
           </div>
           <ProblemText error={change.error} testId="channel-edit-error" />
           <div className="flex flex-wrap gap-2">
-            <button type="submit" data-testid="channel-save" disabled={change.isPending} className={PRIMARY_BUTTON}>{change.isPending ? 'Saving…' : 'Save changes'}</button>
-            <button type="button" data-testid="channel-edit-cancel" onClick={() => setEditing(false)} className={SECONDARY_BUTTON}>Cancel</button>
+            <Button variant="primary" type="submit" data-testid="channel-save" disabled={change.isPending}>{change.isPending ? 'Saving…' : 'Save changes'}</Button>
+            <Button variant="secondary" data-testid="channel-edit-cancel" onClick={() => setEditing(false)}>Cancel</Button>
           </div>
         </form>
       ) : (
         <div className="flex flex-wrap gap-2">
-          <button type="button" data-testid="channel-test" disabled={test.isPending} onClick={() => test.mutate()} className={PRIMARY_BUTTON}>
+          <Button variant="primary" data-testid="channel-test" disabled={test.isPending} onClick={() => test.mutate()}>
             {test.isPending ? 'Sending…' : 'Send a test'}
-          </button>
-          <button
-            type="button"
+          </Button>
+          <Button
+            variant="secondary"
             data-testid="channel-edit"
             onClick={() => {
               setTarget(kind.targetShownInPart ? '' : channel.target);
@@ -124,13 +125,12 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
               change.reset();
               setEditing(true);
             }}
-            className={SECONDARY_BUTTON}
           >
             Edit
-          </button>
-          <button type="button" data-testid="channel-toggle" disabled={change.isPending} onClick={() => change.mutate({ enabled: !channel.enabled })} className={SECONDARY_BUTTON}>
+          </Button>
+          <Button variant="secondary" data-testid="channel-toggle" disabled={change.isPending} onClick={() => change.mutate({ enabled: !channel.enabled })}>
             {channel.enabled ? 'Disable' : 'Enable'}
-          </button>
+          </Button>
         </div>
       )}
       {!editing ? <ProblemText error={change.error} testId="channel-error" /> : null}
@@ -207,7 +207,7 @@ function AddChannelForm({ kinds, events }: { kinds: ChannelKindForm[]; events: E
       <p id="channel-kind-hint" className="text-xs text-zinc-600 dark:text-zinc-400">{chosen.hint}</p>
       <EventsFieldset events={events} selected={selected} onChange={setSelected} idPrefix="channel-add" />
       <ProblemText error={add.error} testId="channel-add-error" />
-      <button type="submit" data-testid="channel-add" disabled={add.isPending} className={PRIMARY_BUTTON}>{add.isPending ? 'Adding…' : 'Add channel'}</button>
+      <Button variant="primary" type="submit" data-testid="channel-add" disabled={add.isPending}>{add.isPending ? 'Adding…' : 'Add channel'}</Button>
     </CardForm>
   );
 }

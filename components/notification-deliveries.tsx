@@ -8,7 +8,8 @@ import { LocalTime } from '@/components/time';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { retryDelivery, type DeliveryView } from '@/lib/client/notifications-api';
 import { NOTIFICATIONS_KEY } from './notification-channels';
-import { ProblemText, SECONDARY_BUTTON } from './notification-ui';
+import { ProblemText } from './notification-ui';
+import { Button } from './ui/button';
 
 function RetryButton({ delivery }: { delivery: DeliveryView }) {
   const client = useQueryClient();
@@ -18,9 +19,9 @@ function RetryButton({ delivery }: { delivery: DeliveryView }) {
   });
   return (
     <div className="space-y-1">
-      <button type="button" data-testid="delivery-retry" disabled={retry.isPending} onClick={() => retry.mutate()} className={SECONDARY_BUTTON}>
+      <Button variant="secondary" data-testid="delivery-retry" disabled={retry.isPending} onClick={() => retry.mutate()}>
         {retry.isPending ? 'Retrying…' : 'Retry'}
-      </button>
+      </Button>
       <ProblemText error={retry.error} testId="delivery-retry-error" />
     </div>
   );

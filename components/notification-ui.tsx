@@ -3,13 +3,10 @@
 import type { ReactNode } from 'react';
 import { OperatorApiError } from '@/lib/client/operator-api';
 import { CopyButton } from './execution-live';
+import { Button } from './ui/button';
 
 /** Pieces the Settings forms (notifications, agent keys) share. */
 
-export const PRIMARY_BUTTON =
-  'rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900 dark:hover:bg-zinc-300';
-export const SECONDARY_BUTTON =
-  'rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 disabled:opacity-60 dark:border-zinc-700 dark:hover:bg-zinc-800';
 export const CARD = 'rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900';
 export const INPUT = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
@@ -123,7 +120,7 @@ export function LoadError({ testId, what, error, onRetry }: { testId: string; wh
   return (
     <div role="alert" data-testid={testId} className="space-y-2 rounded-md border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
       <p>{what} could not be loaded: {error?.message}</p>
-      <button type="button" onClick={onRetry} className={SECONDARY_BUTTON}>Try again</button>
+      <Button variant="secondary" onClick={onRetry}>Try again</Button>
     </div>
   );
 }
@@ -150,7 +147,7 @@ export function ShownOnce({ title, value, copyLabel, testId, onDone, children }:
         <CopyButton value={value} label={copyLabel} testId={`${testId}-copy`} />
       </div>
       {children}
-      <button type="button" data-testid={`${testId}-done`} onClick={onDone} className={SECONDARY_BUTTON}>I have stored it</button>
+      <Button variant="secondary" data-testid={`${testId}-done`} onClick={onDone}>I have stored it</Button>
     </div>
   );
 }

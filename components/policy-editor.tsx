@@ -6,13 +6,14 @@ import { OperatorApiError, valueOrThrow, type FieldProblem } from '@/lib/client/
 import { fetchPolicies, planPolicies, savePolicies } from '@/lib/client/policies-api';
 import type { PolicyPlan } from '@/lib/policy/plan';
 import type { PolicyChange, PolicyView } from '@/lib/policy/requests';
-import { INPUT, PRIMARY_BUTTON, ProblemText, SECONDARY_BUTTON } from './notification-ui';
+import { INPUT, ProblemText } from './notification-ui';
 import { PolicyDiff } from './policy-diff';
 import { PolicyPlanView } from './policy-plan';
 import { PolicyPreview } from './policy-preview';
 import { CURRENCY_CODES } from '@/lib/money';
 import { changesInWords } from '@/lib/policy/words';
 import { boundFormat, draftOf, issuesUnder, newRuleDraft, retypeBounds, ruleOf, RuleFields, type CurrencyOf, type RuleDraft } from './policy-rule';
+import { Button } from './ui/button';
 
 export const POLICIES_KEY = ['admin', 'policies'] as const;
 
@@ -141,7 +142,7 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
         ))}
       </ol>
       <div className="flex flex-wrap items-end gap-4">
-        <button type="button" data-testid="policy-add-rule" onClick={() => edit([...rules, newRuleDraft(rules, fields[0] ?? '')])} className={SECONDARY_BUTTON}>Add a rule</button>
+        <Button variant="secondary" data-testid="policy-add-rule" onClick={() => edit([...rules, newRuleDraft(rules, fields[0] ?? '')])}>Add a rule</Button>
         <label htmlFor={`expiry-${view.action}`} className="block text-sm font-medium">
           Proposals expire after (hours, 1–720)
           <input id={`expiry-${view.action}`} data-testid="policy-expiry" inputMode="numeric" value={expiry} onChange={(e) => { setExpiry(e.target.value); touched(); }} className={`${INPUT} w-32 font-mono`} />
@@ -163,7 +164,7 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
         <ProblemText error={failed} testId="policy-error" />
       )}
       {stale ? (
-        <button type="button" data-testid="policy-reload" className={SECONDARY_BUTTON} onClick={() => void reload()}>Load the newest version (discards this draft)</button>
+        <Button variant="secondary" data-testid="policy-reload" onClick={() => void reload()}>Load the newest version (discards this draft)</Button>
       ) : null}
       {saved ? <PolicyDiff change={saved} /> : null}
       {save.isSuccess && !saved && !save.isPending ? <p role="status" data-testid="policy-unchanged" className="text-sm">Nothing changed, so no new version was published.</p> : null}
@@ -172,10 +173,10 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
           Backtest the last (days, 1–365)
           <input id={`days-${view.action}`} data-testid="policy-plan-days" inputMode="numeric" value={days} onChange={(e) => { setDays(e.target.value); setPlan(null); }} className={`${INPUT} w-24 font-mono`} />
         </label>
-        <button type="button" data-testid="policy-plan-run" disabled={planning.isPending} onClick={() => planning.mutate()} className={canPublish ? SECONDARY_BUTTON : PRIMARY_BUTTON}>
+        <Button variant={canPublish ? 'secondary' : 'primary'} data-testid="policy-plan-run" disabled={planning.isPending} onClick={() => planning.mutate()}>
           {planning.isPending ? 'Planning…' : plan ? 'Plan again' : 'Plan: what would change'}
-        </button>
-        <button type="button" data-testid="policy-discard" className={SECONDARY_BUTTON} onClick={() => { reset(view); save.reset(); planning.reset(); setSaved(null); }}>Discard changes</button>
+        </Button>
+        <Button variant="secondary" data-testid="policy-discard" onClick={() => { reset(view); save.reset(); planning.reset(); setSaved(null); }}>Discard changes</Button>
       </div>
       {daysIssues.length > 0 ? <p role="alert" data-testid="days-error" className="text-sm text-red-700 dark:text-red-300">{daysIssues.map((issue) => issue.message).join(' ')}</p> : null}
       {plan ? <PolicyPlanView plan={plan} words={changesInWords({ rules: view.rules, expiryHours: view.expiryHours }, { rules: entry().rules, expiryHours: numberOr(expiry) }, boundFormat(currencyOf))} /> : null}
@@ -187,7 +188,7 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
             <span id={`note-count-${view.action}`} className={`mt-1 block text-xs font-normal ${[...note].length > NOTE_MAX ? 'text-red-700 dark:text-red-300' : 'text-zinc-600 dark:text-zinc-400'}`}>{[...note].length}/{NOTE_MAX}</span>
           </label>
           {noteIssues.length > 0 ? <p role="alert" data-testid="note-error" className="text-sm text-red-700 dark:text-red-300">{noteIssues.map((issue) => issue.message).join(' ')}</p> : null}
-          <button type="submit" data-testid="policy-save" disabled={save.isPending} className={PRIMARY_BUTTON}>{save.isPending ? 'Publishing…' : `Publish as v${baseVersion + 1}`}</button>
+          <Button variant="primary" type="submit" data-testid="policy-save" disabled={save.isPending}>{save.isPending ? 'Publishing…' : `Publish as v${baseVersion + 1}`}</Button>
         </div>
       ) : null}
     </form>

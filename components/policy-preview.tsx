@@ -6,7 +6,8 @@ import { OperatorApiError, valueOrThrow } from '@/lib/client/operator-api';
 import { previewPolicy } from '@/lib/client/policies-api';
 import type { RoutingRule } from '@/lib/routing-rules';
 import { outcomeInWords } from '@/lib/policy/words';
-import { CARD, INPUT, ProblemText, SECONDARY_BUTTON } from './notification-ui';
+import { CARD, INPUT, ProblemText } from './notification-ui';
+import { Button } from './ui/button';
 
 type Props = { action: string; rules: () => RoutingRule[]; expiryHours: () => number; sampleArgs: Record<string, unknown>; onIssues(issues: OperatorApiError['problem']['issues']): void };
 
@@ -43,9 +44,9 @@ export function PolicyPreview({ action, rules, expiryHours, sampleArgs, onIssues
         A sample proposal’s arguments (JSON)
         <textarea id={argsId} data-testid="preview-args" rows={4} value={text} onChange={(e) => setText(e.target.value)} className={`${INPUT} font-mono`} spellCheck={false} />
       </label>
-      <button type="button" data-testid="preview-run" onClick={run} disabled={preview.isPending} className={SECONDARY_BUTTON}>
+      <Button variant="secondary" data-testid="preview-run" onClick={run} disabled={preview.isPending}>
         {preview.isPending ? 'Routing…' : 'Route this sample through the draft'}
-      </button>
+      </Button>
       {local ? <p role="alert" data-testid="preview-local-error" className="text-sm text-red-700 dark:text-red-300">{local}</p> : null}
       <ProblemText error={preview.error} testId="preview-error" />
       {result && !preview.isPending ? (

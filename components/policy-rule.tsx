@@ -4,7 +4,8 @@ import type { FieldProblem } from '@/lib/client/operator-api';
 import { formatMinor, parseMoney } from '@/lib/money';
 import { describeRule, descriptionMismatch, idMismatch, ruleInWords, type BoundFormat } from '@/lib/policy/words';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { INPUT, SECONDARY_BUTTON } from './notification-ui';
+import { INPUT } from './notification-ui';
+import { Button } from './ui/button';
 
 /**
  * The currency a money field's bound is typed in (major units, parsed exactly as the revision
@@ -131,9 +132,9 @@ export function RuleFields({ draft, index, count, fields, currencyOf, earlier, i
       <div className="flex flex-wrap items-center justify-between gap-2">
         <span className="text-sm font-semibold">{label}{index === 0 ? ' · checked first' : ''}</span>
         <div className="flex gap-1">
-          <button type="button" data-testid="rule-up" aria-label={`Move ${label.toLowerCase()} up`} disabled={index === 0} onClick={() => onMove(-1)} className={SECONDARY_BUTTON}>↑</button>
-          <button type="button" data-testid="rule-down" aria-label={`Move ${label.toLowerCase()} down`} disabled={index === count - 1} onClick={() => onMove(1)} className={SECONDARY_BUTTON}>↓</button>
-          <button type="button" data-testid="rule-remove" aria-label={`Remove ${label.toLowerCase()}`} onClick={onRemove} className={SECONDARY_BUTTON}>Remove</button>
+          <Button variant="secondary" data-testid="rule-up" aria-label={`Move ${label.toLowerCase()} up`} disabled={index === 0} onClick={() => onMove(-1)}>↑</Button>
+          <Button variant="secondary" data-testid="rule-down" aria-label={`Move ${label.toLowerCase()} down`} disabled={index === count - 1} onClick={() => onMove(1)}>↓</Button>
+          <Button variant="secondary" data-testid="rule-remove" aria-label={`Remove ${label.toLowerCase()}`} onClick={onRemove}>Remove</Button>
         </div>
       </div>
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
@@ -214,7 +215,7 @@ export function RuleFields({ draft, index, count, fields, currencyOf, earlier, i
         {generated ? <p data-testid="rule-terms" className="text-zinc-600 dark:text-zinc-400">From its terms: {generated}</p> : null}
         {mismatch ? <p role="alert" data-testid="rule-description-mismatch" className="text-amber-800 dark:text-amber-300">⚠ {mismatch}</p> : null}
         {described && (mismatch || draft.description === '') ? (
-          <button type="button" data-testid="rule-describe" onClick={() => set({ description: described })} className={SECONDARY_BUTTON}>Describe it as “{described}”</button>
+          <Button variant="secondary" data-testid="rule-describe" onClick={() => set({ description: described })}>Describe it as “{described}”</Button>
         ) : null}
       </div>
       {issues.length > 0 ? (

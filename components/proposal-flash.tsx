@@ -3,6 +3,8 @@
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useEffect, useSyncExternalStore } from 'react';
+import { FOCUS_RING } from './ui/cn';
+import { Toast } from './ui/toast';
 
 /** One message for the page this tab navigates to next ("Approved refund … · View"), with a link back when it has one. */
 type Flash = { text: string; path: string; link?: { href: string; label: string } };
@@ -25,7 +27,13 @@ export function leaveFlash(text: string, path = '/', link?: Flash['link']): void
   setFlash({ text, path, ...(link ? { link } : {}) });
 }
 
-/** Shows the message left for this page; it goes away when dismissed or when the reader moves on. */
+/** A toast with a link stays long enough to be read and reached (it also pauses while hovered or focused). */
+const FLASH_MS = 12_000;
+
+/**
+ * Shows the message left for this page as a toast (announced politely; F8 reaches it from the
+ * keyboard); it goes away when dismissed, after a while, or when the reader moves on.
+ */
 export function ProposalFlash() {
   const pathname = usePathname();
   const current = useSyncExternalStore(subscribe, () => flash, () => null);
@@ -38,17 +46,19 @@ export function ProposalFlash() {
   }, [pathname]);
   if (!shown) return null;
   return (
-    <div role="status" data-testid="flash" className="mb-4 flex items-start justify-between gap-3 rounded-lg border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-200">
-      <span>
-        {shown.text}
-        {shown.link ? (
-          <>
-            {' · '}
-            <Link href={shown.link.href} data-testid="flash-link" className="font-medium underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-blue-600">{shown.link.label}</Link>
-          </>
-        ) : null}
-      </span>
-      <button type="button" data-testid="flash-dismiss" onClick={() => setFlash(null)} className="underline focus-visible:outline-2 focus-visible:outline-blue-600">Dismiss</button>
-    </div>
+    <Toast
+      type="background"
+      duration={FLASH_MS}
+      open
+      onOpenChange={(open) => {
+        if (!open) setFlash(null);
+      }}
+      data-testid="flash"
+      closeTestId="flash-dismiss"
+      title={shown.text}
+      description={shown.link ? (
+        <Link href={shown.link.href} data-testid="flash-link" className={`rounded font-medium text-blue-800 underline underline-offset-2 dark:text-blue-300 ${FOCUS_RING}`}>{shown.link.label}</Link>
+      ) : undefined}
+    />
   );
 }

@@ -4,6 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { ShortcutsHelp } from './shortcuts-help';
 import { usePageKeys } from './use-page-keys';
+import { Button } from './ui/button';
 
 export const PROPOSAL_SHORTCUTS: [string, string][] = [
   ['a', 'approve (asks to confirm, shows the hash)'],
@@ -86,7 +87,7 @@ export function ProposalKeys({ previousId, nextId, canDecide }: Props) {
   return (
     <div ref={rootRef} data-testid="proposal-keys" className="flex flex-wrap max-sm:hidden items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400">
       <span>{canDecide ? 'a approve · r reject · ' : ''}j/k next/previous waiting for you ·</span>
-      <button type="button" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)} className="underline focus-visible:outline-2 focus-visible:outline-blue-600">? keys</button>
+      <Button variant="link" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)}>? keys</Button>
       <span role="status" data-testid="proposal-keys-notice">{notice}</span>
       <ShortcutsHelp open={helpOpen} onClose={() => setHelpOpen(false)} shortcuts={PROPOSAL_SHORTCUTS} />
     </div>

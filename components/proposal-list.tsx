@@ -5,6 +5,7 @@ import { ProposalListTime } from './proposal-list-time';
 import { PayloadText } from './payload-text';
 import { StatusChip } from './status-chip';
 import { CARD_ROW, CardCell, Table } from './ui/table';
+import { Button } from './ui/button';
 
 const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 const LABEL = 'flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-400';
@@ -24,9 +25,9 @@ export function ProposalListFilters({ view, statuses }: { view: ProposalListView
         Order id, SKU, agent or decider
         <input type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="ord_1843, filter-blue, an agent, a person" data-testid="proposal-list-q" className={`${field} w-full`} />
       </label>
-      <button type="submit" data-testid="proposal-list-apply" className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 dark:bg-zinc-100 dark:text-zinc-900">
+      <Button variant="primary" type="submit" data-testid="proposal-list-apply">
         Apply
-      </button>
+      </Button>
       {view.status || view.q ? <Link href="/proposals" data-testid="proposal-list-clear" className="py-1.5 text-sm underline">Clear</Link> : null}
     </form>
   );

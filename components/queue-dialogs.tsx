@@ -7,6 +7,7 @@ import { FactsView, useFreshFacts } from './fresh-facts';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';
 import { ChangedChip, ItemSignals, quorumAfterYours, RiskBadge } from './queue-signals';
+import { Button } from './ui/button';
 
 /** A modal <dialog>: focus stays inside, Escape closes it, focus returns where it was. */
 export function Modal({ open, onClose, label, testId, children }: { open: boolean; onClose: () => void; label: string; testId: string; children: ReactNode }) {
@@ -34,7 +35,6 @@ export function Modal({ open, onClose, label, testId, children }: { open: boolea
   );
 }
 
-const button = 'rounded-md px-4 py-2 font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-60';
 
 /**
  * The items a dialog acts on. One item shows everything that should stop a fast approval (risk,
@@ -93,10 +93,10 @@ export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[
       </p>
       <ItemList items={items} approving />
       <form method="dialog" className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); if (!ended) onConfirm(); }}>
-        <button type="button" data-testid="queue-cancel-approve" onClick={onClose} className={`${button} border border-zinc-300 dark:border-zinc-700`}>Cancel</button>
-        <button type="submit" data-autofocus data-testid="queue-confirm-approve" disabled={ended} className={`${button} bg-blue-700 text-white hover:bg-blue-800`}>
+        <Button variant="secondary" size="lg" data-testid="queue-cancel-approve" onClick={onClose}>Cancel</Button>
+        <Button variant="primary" size="lg" type="submit" data-autofocus data-testid="queue-confirm-approve" disabled={ended}>
           {single ? <PayloadText value={single.approveLabel} mono={false} /> : `Approve ${items.length}`}
-        </button>
+        </Button>
       </form>
     </Modal>
   );
@@ -142,10 +142,10 @@ export function RejectDialog({ items, onConfirm, onClose }: { items: QueueItem[]
           </label>
         </fieldset>
         <div className="mt-3 flex flex-wrap justify-end gap-2">
-          <button type="button" data-testid="queue-cancel-reject" onClick={() => { setReason(''); onClose(); }} className={`${button} border border-zinc-300 dark:border-zinc-700`}>Cancel</button>
-          <button type="submit" data-testid="queue-confirm-reject" disabled={!trimmed} className={`${button} bg-red-700 text-white hover:bg-red-800`}>
+          <Button variant="secondary" size="lg" data-testid="queue-cancel-reject" onClick={() => { setReason(''); onClose(); }}>Cancel</Button>
+          <Button variant="destructive" size="lg" type="submit" data-testid="queue-confirm-reject" disabled={!trimmed}>
             {items.length === 1 ? 'Reject proposal' : `Reject ${items.length}`}
-          </button>
+          </Button>
         </div>
       </form>
     </Modal>

@@ -2,6 +2,7 @@
 
 import { QUEUE_RISKS, QUEUE_SORTS, SORT_LABELS, type QueueView } from '@/lib/proposals/queue-view';
 import { visibleText } from '@/lib/text/visible';
+import { Button } from './ui/button';
 
 const select = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 
@@ -44,9 +45,9 @@ export function QueueFilters({ view, actions, agents, onChange, stacked = false 
         </select>
       </label>
       {filtered ? (
-        <button type="button" data-testid="queue-filter-clear" onClick={() => onChange({ group: view.group, sort: view.sort })} className="text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600">
+        <Button variant="link" className="text-sm" data-testid="queue-filter-clear" onClick={() => onChange({ group: view.group, sort: view.sort })}>
           Clear filters
-        </button>
+        </Button>
       ) : null}
     </div>
   );

@@ -196,7 +196,7 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
 
       <p data-testid="queue-keys" className="mt-3 flex flex-wrap items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400">
         <span>j/k or ↑/↓ move · enter open{canDecide ? ' · a approve · r reject · x select' : ''} ·</span>
-        <button type="button" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)} className="underline focus-visible:outline-2 focus-visible:outline-blue-600">? keys</button>
+        <Button variant="link" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)}>? keys</Button>
         <span aria-hidden="true">·</span>
         <ZoneNote />
       </p>

@@ -6,6 +6,7 @@ import { FactsView, useFreshFacts } from './fresh-facts';
 import { PayloadText } from './payload-text';
 import { ItemSignals, quorumAfterYours } from './queue-signals';
 import { ClockTime, RelativeTime } from './queue-times';
+import { Button } from './ui/button';
 
 export type QueuePreviewProps = {
   item: QueueItem | undefined;
@@ -86,12 +87,12 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
       <div className="flex flex-wrap items-center gap-2">
         {mine ? (
           <>
-            <button type="button" data-testid="queue-preview-approve" disabled={disabled} onClick={() => onApprove(item)} className="rounded-md bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-50">
+            <Button variant="primary" data-testid="queue-preview-approve" disabled={disabled} onClick={() => onApprove(item)}>
               <PayloadText value={item.approveLabel} mono={false} />
-            </button>
-            <button type="button" data-testid="queue-preview-reject" disabled={disabled} onClick={() => onReject(item)} className="rounded-md border border-red-700 px-3 py-1.5 text-sm font-medium text-red-800 hover:bg-red-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600 disabled:opacity-50 dark:text-red-300 dark:hover:bg-red-950">
+            </Button>
+            <Button variant="danger" data-testid="queue-preview-reject" disabled={disabled} onClick={() => onReject(item)}>
               Reject…
-            </button>
+            </Button>
           </>
         ) : null}
         <Link href={`/proposals/${item.id}`} data-testid="queue-preview-open" className="ml-auto text-sm underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-blue-600">

@@ -2,6 +2,7 @@
 
 import { decisionResultWords } from '@/lib/proposals/words';
 import { PayloadText } from './payload-text';
+import { Button } from './ui/button';
 
 export type DecisionOutcome =
   | { state: 'sending'; decision: 'approve' | 'reject' }
@@ -48,7 +49,7 @@ export function QueueResults({ results, onDismiss }: { results: DecisionResult[]
           <>
             <div className="flex items-center justify-between gap-2">
               <h2 className="font-medium text-red-900 dark:text-red-200">{errors.length === 1 ? 'A decision was not recorded' : `${errors.length} decisions were not recorded`}</h2>
-              {others.length === 0 ? <button type="button" data-testid="queue-results-dismiss" onClick={onDismiss} className="text-xs underline focus-visible:outline-2 focus-visible:outline-blue-600">Dismiss</button> : null}
+              {others.length === 0 ? <Button variant="link" className="text-xs" data-testid="queue-results-dismiss" onClick={onDismiss}>Dismiss</Button> : null}
             </div>
             <ul className="mt-1 space-y-1">{errors.map((result) => <ResultLine key={result.id} {...result} />)}</ul>
           </>
@@ -58,7 +59,7 @@ export function QueueResults({ results, onDismiss }: { results: DecisionResult[]
         <section aria-label="Decision results" data-testid="queue-results" className="mb-3 rounded-lg border border-zinc-200 bg-white p-3 text-sm dark:border-zinc-800 dark:bg-zinc-900">
           <div className="flex items-center justify-between gap-2">
             <h2 className="font-medium">Results</h2>
-            <button type="button" data-testid="queue-results-dismiss" onClick={onDismiss} className="text-xs underline focus-visible:outline-2 focus-visible:outline-blue-600">Dismiss</button>
+            <Button variant="link" className="text-xs" data-testid="queue-results-dismiss" onClick={onDismiss}>Dismiss</Button>
           </div>
           <ul role="status" aria-live="polite" className="mt-2 max-h-40 space-y-1 overflow-y-auto">
             {others.map((result) => <ResultLine key={result.id} {...result} />)}

@@ -5,6 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { postReproposeRequest, valueOrThrow } from '@/lib/client/operator-api';
 import { ViewerClock } from './viewer-time';
+import { Button } from './ui/button';
 
 type Props = {
   proposalId: string;
@@ -40,14 +41,9 @@ export function ReproposeButton({ proposalId, requestedAt, canAsk }: Props) {
   return (
     <div className="mt-3 space-y-2" data-testid="repropose">
       {!open ? (
-        <button
-          type="button"
-          data-testid="repropose-open"
-          onClick={() => setOpen(true)}
-          className="rounded-md border border-zinc-300 px-3 py-1.5 text-sm font-medium hover:bg-zinc-100 dark:border-zinc-700 dark:hover:bg-zinc-800"
-        >
+        <Button variant="secondary" data-testid="repropose-open" onClick={() => setOpen(true)}>
           Ask the agent to re-propose…
-        </button>
+        </Button>
       ) : (
         <form
           aria-label="Ask the agent to re-propose"
@@ -70,12 +66,12 @@ export function ReproposeButton({ proposalId, requestedAt, canAsk }: Props) {
             className="w-full rounded-md border border-zinc-300 bg-white p-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
           />
           <div className="flex flex-wrap gap-2">
-            <button type="submit" data-testid="repropose-send" disabled={mutation.isPending} className="rounded-md bg-zinc-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-zinc-700 disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900 dark:hover:bg-zinc-300">
+            <Button variant="primary" type="submit" data-testid="repropose-send" disabled={mutation.isPending}>
               {mutation.isPending ? 'Asking…' : 'Ask the agent to re-propose'}
-            </button>
-            <button type="button" onClick={() => setOpen(false)} className="rounded-md px-3 py-1.5 text-sm underline">
+            </Button>
+            <Button variant="link" className="px-3 py-1.5 text-sm" onClick={() => setOpen(false)}>
               Cancel
-            </button>
+            </Button>
           </div>
         </form>
       )}

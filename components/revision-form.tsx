@@ -8,6 +8,7 @@ import { REVISION_REASON_MAX } from '@/lib/decisions/requests';
 import { formatMinor, parseMoney } from '@/lib/money';
 import type { EditingView, MoneyFieldView } from '@/lib/decisions/revision-view';
 import { PayloadText } from './payload-text';
+import { Button } from './ui/button';
 
 type FieldSchema = { type?: string; enum?: string[]; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; pattern?: string };
 
@@ -169,9 +170,9 @@ export function RevisionForm({ proposalId, fields, args, editing }: { proposalId
       </label>
       {mutation.error && !shownBeside ? <p role="alert" data-testid="revision-error" className="text-sm text-red-700 dark:text-red-300">{mutation.error.message}</p> : null}
       <p className="text-sm text-zinc-600 dark:text-zinc-400">Saving creates a new revision that goes through every check again and replaces this proposal. Someone other than you must approve it.</p>
-      <button type="submit" data-testid="revision-submit" disabled={mutation.isPending} className="rounded-md bg-zinc-900 px-4 py-2 font-medium text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900">
+      <Button variant="primary" size="lg" type="submit" data-testid="revision-submit" disabled={mutation.isPending}>
         {mutation.isPending ? 'Checking…' : 'Create revision'}
-      </button>
+      </Button>
     </form>
   );
 }

@@ -50,12 +50,18 @@ test('a, Enter approves and goes on to the next proposal waiting; j and k move i
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(new RegExp(`/proposals/${second.id}$`));
     await expect(page.getByTestId('status-chip')).toHaveText('pending approval');
-    // The next page says the previous one was approved, as a status message with a link back to it.
-    const flash = page.getByTestId('flash');
-    await expect(flash).toHaveAttribute('role', 'status');
+    // The next page says the previous one was approved, in a toast with a link back to it; F8 reaches it.
+    const flash = page.getByRole('region', { name: 'Notifications (F8)' }).getByTestId('flash');
     await expect(flash).toContainText('Approved: Hold 1 × filter-blue');
     await expect(flash.getByTestId('flash-link')).toHaveAttribute('href', `/proposals/${first.id}`);
     await expect(flash.getByTestId('flash-link')).toHaveText('View');
+    await page.keyboard.press('F8');
+    await page.keyboard.press('Tab');
+    await expect(flash).toBeFocused();
+    await page.keyboard.press('Tab');
+    await expect(flash.getByTestId('flash-link')).toBeFocused();
+    await page.keyboard.press('Escape');
+    await expect(flash).toHaveCount(0);
     await expect(page.getByTestId('proposal-keys')).toHaveAttribute('data-keys-ready', 'true');
 
     // r opens the rejection with the reason focused; typing there is not a key; Escape cancels.
@@ -170,7 +176,11 @@ test.describe('in Berlin', () => {
       await expect(timeline.locator('[data-type="proposal.created"]')).toContainText('Proposed by agent acme-support-bot');
       const extended = timeline.locator('[data-type="proposal.extended"]');
       await expect(extended).toContainText('Expiry extended by Alice');
-      await expect(extended.getByTestId('proposal-history-actor')).toHaveAttribute('title', /^usr_/);
+      // The id is on hover (and on keyboard focus), in a tooltip.
+      const actor = extended.getByTestId('proposal-history-actor');
+      await expect(actor).toHaveAttribute('data-actor-id', /^usr_/);
+      await actor.hover();
+      await expect(page.getByRole('tooltip')).toHaveText(/^usr_/);
       await expect(timeline).not.toContainText('usr_');
       await expect(timeline).not.toContainText('proposal.');
       await expect(page).toHaveTitle(/^Hold 2 × filter-gray.* · Countersign$/);

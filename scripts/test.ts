@@ -1,7 +1,7 @@
 /**
- * `npm test`: type check, lint, the layers (dependency-cruiser), unit, contracts lint and the production build; integration on
+ * `npm test`: type check, lint, the layers (dependency-cruiser), unit, components (jsdom), contracts lint and the production build; integration on
  * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then (with PostgreSQL) short
- * runs of the bench and the resilience checks. Steps in one stage run side by side (the five
+ * runs of the bench and the resilience checks. Steps in one stage run side by side (the six
  * checks; the bench and resilience runs); a stage starts when the one before it passed. Each step's output is printed when it ends, never interleaved.
  */
 import { spawn } from 'node:child_process';
@@ -21,6 +21,7 @@ const stages: Step[][] = [
     { name: 'lint', command: npx('eslint/bin/eslint.js', '.', '--max-warnings=0') },
     { name: 'layers', command: npx('dependency-cruiser/bin/dependency-cruise.mjs', 'lib', 'db', 'components', 'app', '--output-type', 'err') },
     { name: 'unit', command: npx('vitest/vitest.mjs', 'run', '--project', 'unit') },
+    { name: 'components', command: npx('vitest/vitest.mjs', 'run', '--project', 'components') },
     { name: 'contracts lint', command: tsx('scripts/cli.ts', 'contracts:lint') },
   ],
   // One after the other: side by side they take as long (both are CPU-bound on two cores) and

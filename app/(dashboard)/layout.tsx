@@ -3,6 +3,7 @@ import { getDb } from '@/lib/database';
 import { ExecutionsBanner } from '@/components/executions-banner';
 import { AccountMenu, MainNav } from '@/components/app-nav';
 import { ProposalFlash } from '@/components/proposal-flash';
+import { ToastProvider } from '@/components/ui/toast';
 import { executionsState } from '@/lib/commands/executions-pause';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { chooseTenant, signOutAction, signOutEverywhereAction } from './actions';
@@ -56,7 +57,10 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         />
       ) : null}
       <main id="main" tabIndex={-1} className="mx-auto w-full min-w-0 max-w-7xl flex-1 px-4 py-4 focus:outline-none">
-        <ProposalFlash />
+        {/* The toast region is fixed to a corner of the screen; only the message left for this page uses it. */}
+        <ToastProvider>
+          <ProposalFlash />
+        </ToastProvider>
         {context.tenantId ? children : (
           <p data-testid="no-membership" className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">
             You are signed in, but not a member of any tenant yet. Ask an administrator to grant you a role

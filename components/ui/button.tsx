@@ -7,12 +7,13 @@ import { cn, FOCUS_RING } from './cn';
 const VARIANTS = {
   primary: 'bg-blue-700 text-white hover:bg-blue-800',
   secondary: 'border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
+  destructive: 'bg-red-700 text-white hover:bg-red-600 dark:bg-red-600 dark:hover:bg-red-500',
   danger: 'border border-red-700 text-red-800 hover:bg-red-50 dark:text-red-300 dark:hover:bg-red-950',
   ghost: 'text-zinc-700 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800',
   link: 'underline underline-offset-2',
 } as const;
 
-const SIZES = { sm: 'px-2 py-1 text-xs', md: 'px-3 py-1.5 text-sm', icon: 'h-9 w-9 justify-center' } as const;
+const SIZES = { sm: 'px-2 py-1 text-xs', md: 'px-3 py-1.5 text-sm', lg: 'px-4 py-2', icon: 'h-9 w-9 justify-center' } as const;
 
 export type ButtonProps = ComponentPropsWithRef<'button'> & {
   variant?: keyof typeof VARIANTS;
@@ -27,7 +28,7 @@ export function Button({ variant = 'secondary', size = 'md', asChild = false, cl
   return (
     <Component
       {...(asChild ? {} : { type: type ?? 'button' })}
-      className={cn('inline-flex items-center gap-1.5 rounded-md font-medium disabled:opacity-50', variant === 'link' ? '' : SIZES[size], VARIANTS[variant], FOCUS_RING, className)}
+      className={cn('inline-flex items-center justify-center gap-1.5 rounded-md font-medium disabled:opacity-50', variant === 'link' ? '' : SIZES[size], VARIANTS[variant], FOCUS_RING, className)}
       {...props}
     />
   );

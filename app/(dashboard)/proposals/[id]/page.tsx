@@ -18,6 +18,7 @@ import { ProposalResourceHistory } from '@/components/proposal-resource-history'
 import { RevisionDiff } from '@/components/revision-diff';
 import { appliedDefaults } from '@/lib/proposals/defaults';
 import { revisionOrigin } from '@/lib/decisions/revise';
+import { ActorName } from '@/components/actor-name';
 import { Hash } from '@/components/hash';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
@@ -205,7 +206,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
             return (
               <li key={event.seq} data-testid="proposal-history-event" data-type={event.type}>
                 <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> · <span title={event.type}>{auditEventTitle(event.type)}</span> by{' '}
-                <span title={actor.id} data-testid="proposal-history-actor"><PayloadText value={actor.label} mono={false} /></span>
+                <ActorName id={actor.id} label={actor.label} testId="proposal-history-actor" />
               </li>
             );
           })}
