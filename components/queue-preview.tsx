@@ -42,7 +42,7 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
           <PayloadText value={item.summary} mono={false} />
         </h2>
         <p className="mt-0.5 text-xs text-zinc-600 dark:text-zinc-400">
-          <span className="font-mono">{item.action}</span> · proposed by <PayloadText value={item.agent} mono={false} />{' '}
+          <span className="font-mono">{item.action}</span> · proposed by agent <PayloadText value={item.agent} mono={false} />{' '}
           <RelativeTime value={item.createdAt} now={now} kind="age" label="Proposed" />
         </p>
       </div>

@@ -107,7 +107,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
           {proposal.status === 'pending_approval' ? <Countdown expiresAt={proposal.expiresAt.toISOString()} renderedAt={now.toISOString()} /> : null}
         </div>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          Proposed by <span className="font-medium"><PayloadText value={proposal.agentName} mono={false} /></span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
+          Proposed by agent <span className="font-medium"><PayloadText value={proposal.agentName} mono={false} /></span> · <Time value={proposal.createdAt} now={now} /> · rule{' '}
           <span className="font-mono">{proposal.routing.rule}</span> v{proposal.routing.policyVersion} · needs {proposal.routing.approvals} {proposal.routing.role}
           {proposal.routing.approvals === 1 ? '' : 's'}
         </p>
