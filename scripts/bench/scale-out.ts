@@ -185,6 +185,10 @@ export async function runScaleOut(options: {
     const approvals = await measureApprovals({ apps, session, databaseUrl: options.databaseUrl, proposals, concurrency: 8 });
     options.progress(`Scale-out ${approvalRow('both servers', approvals)}`);
     const ids = proposals.map((proposal) => proposal.id);
+    // The workers finish what they claimed before the counts: an execution can read `succeeded`
+    // a moment before its dispatcher marks the command's outbox row delivered.
+    const peakRssMb = peakRssSummary([...servers, ...workers].map((child) => child.pid!));
+    for (const worker of workers) await stopChild(worker);
     const [executed] = await sql<{ once: number }[]>`
       select count(*)::int as once from (select proposal_id from executions where proposal_id = any(${ids}::text[])
         group by proposal_id having count(*) = 1 and bool_and(status::text = 'succeeded')) as single`;
@@ -201,8 +205,6 @@ export async function runScaleOut(options: {
       const refunds = order.refunds ?? [];
       if (refunds.length === 1 && refunds[0]?.idempotencyKey === `cs.${proposal.id}`) refundedOnce++;
     }
-    const peakRssMb = peakRssSummary([...servers, ...workers].map((child) => child.pid!));
-    for (const worker of workers) await stopChild(worker);
     const dispatchedByWorker = [1, 2].map((i) => deliveredInLog(path.join(dataDir, `scale-out-worker-${i}.log`)));
     const approvalCheck = {
       approved: proposals.length,
