@@ -1,8 +1,8 @@
 /**
  * `npm test`: type check, lint, the layers (dependency-cruiser), unit, components (jsdom), contracts lint and the production build; integration on
- * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then (with PostgreSQL) short
- * runs of the bench and the resilience checks. Steps in one stage run side by side (the six
- * checks; the bench and resilience runs); a stage starts when the one before it passed. Each step's output is printed when it ends, never interleaved.
+ * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then the Python client's tests
+ * against a live server and (with PostgreSQL) short runs of the bench and the resilience checks.
+ * Steps in one stage run side by side (the six checks; the last three); a stage starts when the one before it passed. Each step's output is printed when it ends, never interleaved.
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
@@ -32,16 +32,18 @@ const stages: Step[][] = [
   // Traces cost every test its recording and nobody reads them from a full run: rerun a failing
   // spec alone (`npm run test:e2e -- e2e/x.spec.ts`) to get its trace.
   [{ name: 'e2e', command: tsx('scripts/e2e.ts'), env: { E2E_TRACE: 'off' } }],
-  // Short runs, so neither script rots; their numbers go to a temporary folder, never over the
-  // published ones. Each starts its own servers on its own ports.
-  ...(postgres
-    ? [
-        [
+  // The Python client against its own demo server (PGlite, or a fresh PostgreSQL database), and
+  // with PostgreSQL short runs of the bench and resilience, so neither script rots: their numbers go
+  // to a temporary folder, never over the published ones. Each starts its own servers on its own ports.
+  [
+    { name: 'python client', command: tsx('scripts/python-client.ts') },
+    ...(postgres
+      ? [
           { name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build') },
           { name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30') },
-        ],
-      ]
-    : []),
+        ]
+      : []),
+  ],
 ];
 
 /** Runs a step to its end, keeping its output to print in one piece. */
