@@ -7,7 +7,7 @@ import random
 import secrets
 import time
 import urllib.parse
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterable, List, Literal, Mapping, Optional
 
 from ._http import NOT_JSON, Answer, exchange
 from ._version import __version__
@@ -24,6 +24,8 @@ from .errors import (
 )
 from .models import Proposal, proposal_from
 
+Until = Literal["decided", "final"]
+"""What ``wait_for_decision`` waits for."""
 UNTIL = ("decided", "final")
 
 
@@ -82,6 +84,13 @@ class Client:
             headers["Content-Type"] = "application/json"
             body = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
         answer = exchange(method, f"{self.base_url}{path}", headers, body=body, timeout_s=self._timeout_s, request_id=request_id)
+        if 300 <= answer.status < 400:
+            raise MalformedResponseError(
+                f"HTTP {answer.status}: a redirect, not followed (the agent key goes to base_url only); check base_url",
+                code="malformed_response",
+                status=answer.status,
+                request_id=request_id,
+            )
         if answer.body is NOT_JSON:
             raise MalformedResponseError(
                 f"HTTP {answer.status} with a body that is not JSON",
@@ -182,7 +191,7 @@ class Client:
     def wait_for_decision(
         self,
         proposal_id: str,
-        until: str = "decided",
+        until: Until = "decided",
         deadline_s: float = 600.0,
         *,
         initial_delay_s: float = 0.5,

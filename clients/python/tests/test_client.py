@@ -156,8 +156,10 @@ class ErrorsTest(FakeServerCase):
         elsewhere = FakeCountersign()
         self.addCleanup(elsewhere.close)
         self.fake.answer(302, raw=b"", headers={"Location": f"{elsewhere.url}/api/v1/proposals/prp_x"})
-        with self.assertRaises(errors.MalformedResponseError):
+        with self.assertRaises(errors.MalformedResponseError) as raised:
             self.client.get("prp_x")
+        self.assertEqual(raised.exception.status, 302)
+        self.assertIn("redirect", raised.exception.message)
         self.assertEqual(elsewhere.requests, [])
 
     def test_the_id_is_one_path_segment(self) -> None:
@@ -264,7 +266,7 @@ class WaitTest(FakeServerCase):
 
     def test_bad_arguments_are_refused(self) -> None:
         with self.assertRaises(ValueError):
-            self.client.wait_for_decision("prp_x", until="approved")
+            self.client.wait_for_decision("prp_x", until="approved")  # type: ignore[arg-type]
         with self.assertRaises(ValueError):
             self.client.wait_for_decision("prp_x", deadline_s=-1)
         with self.assertRaises(ValueError):
