@@ -27,6 +27,7 @@ from .models import Proposal, proposal_from
 Until = Literal["decided", "final"]
 """What ``wait_for_decision`` waits for."""
 UNTIL = ("decided", "final")
+GATEWAY_STATUSES = (502, 503, 504)
 
 
 def new_request_id() -> str:
@@ -91,15 +92,16 @@ class Client:
                 status=answer.status,
                 request_id=request_id,
             )
+        retry_after = parse_retry_after(answer.headers.get("Retry-After"))
         if answer.body is NOT_JSON:
             raise MalformedResponseError(
                 f"HTTP {answer.status} with a body that is not JSON",
                 code="malformed_response",
                 status=answer.status,
+                retry_after=retry_after,
                 request_id=request_id,
             )
         if not 200 <= answer.status < 300:
-            retry_after = parse_retry_after(answer.headers.get("Retry-After"))
             raise error_from_body(answer.status, answer.body, retry_after=retry_after, request_id=request_id)
         return answer
 
@@ -203,8 +205,9 @@ class Client:
         *decided* is any status but ``pending_approval``; *final* is one of ``FINAL_STATUSES``
         (``outcome_unknown`` is not: reconciliation settles it). Between reads it pauses with capped
         exponential backoff and jitter (``initial_delay_s`` doubling up to ``max_delay_s``), never
-        less than a ``429``/``503`` answer's ``Retry-After``; a request that got no answer is tried
-        again the same way. Any other error ends the wait at once. When ``deadline_s`` passes it
+        less than a ``429``/``503`` answer's ``Retry-After``; a request that got no answer, or a
+        proxy's ``502``/``503``/``504`` page, is read again the same way. Any other error ends the
+        wait at once. When ``deadline_s`` passes it
         raises ``DeadlineExceededError`` with the last state read; when the server asks to wait past
         the deadline it raises at once rather than ask too early.
         """
@@ -224,6 +227,12 @@ class Client:
             try:
                 state = self.get(proposal_id)
             except (RateLimitedError, UnavailableError) as failure:
+                last_failure = failure
+                at_least = failure.retry_after or 0.0
+            except MalformedResponseError as failure:
+                # A proxy's page for a server that is restarting or overloaded: worth another read.
+                if failure.status not in GATEWAY_STATUSES:
+                    raise
                 last_failure = failure
                 at_least = failure.retry_after or 0.0
             except ConnectionFailedError as failure:

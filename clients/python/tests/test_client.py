@@ -236,6 +236,19 @@ class WaitTest(FakeServerCase):
         state = self.client.wait_for_decision("prp_fake1")
         self.assertEqual(state.status, "rejected")
 
+    def test_a_proxys_gateway_page_is_read_again(self) -> None:
+        self.fake.answer(502, raw=b"<html>Bad gateway</html>", headers={"Content-Type": "text/html"})
+        self.fake.answer(504, raw=b"<html>Gateway timeout</html>", headers={"Content-Type": "text/html", "Retry-After": "3"})
+        self.fake.answer(200, proposal_json("approved"))
+        self.assertEqual(self.client.wait_for_decision("prp_fake1").status, "approved")
+        self.assertEqual(self.time.pauses, [0.5, 3.0])
+
+    def test_another_page_that_is_not_the_apis_ends_the_wait(self) -> None:
+        self.fake.answer(200, raw=b"<html>Sign in to the corporate proxy</html>", headers={"Content-Type": "text/html"})
+        with self.assertRaises(errors.MalformedResponseError):
+            self.client.wait_for_decision("prp_fake1")
+        self.assertEqual(self.time.pauses, [])
+
     def test_the_deadline_ends_the_wait_with_the_last_state_and_never_spins(self) -> None:
         for _ in range(40):
             self.fake.answer(200, proposal_json())
