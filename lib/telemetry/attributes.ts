@@ -42,3 +42,16 @@ export function spanAttributes(facts: SpanFacts): Record<string, string> {
   }
   return attributes;
 }
+
+const ON = Symbol.for('countersign.telemetry.on');
+
+/**
+ * Whether the SDK is running in this process. A global, not module state: Next bundles lib/ into
+ * several chunks, each with its own copy of this module. Off, every span and metric call returns
+ * after this one read, before the OpenTelemetry API is asked for anything.
+ */
+export const telemetryOn = (): boolean => (globalThis as Record<symbol, unknown>)[ON] === true;
+
+export function markTelemetry(on: boolean): void {
+  (globalThis as Record<symbol, unknown>)[ON] = on;
+}

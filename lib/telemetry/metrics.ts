@@ -1,9 +1,10 @@
 import { metrics, type Counter, type Histogram, type Meter } from '@opentelemetry/api';
-import { METRIC, SCOPE } from './attributes';
+import { METRIC, SCOPE, telemetryOn } from './attributes';
 
 /**
  * The four instruments. The metrics API has no proxy: a meter taken before the SDK starts stays a
- * no-op, so instruments are looked up at each recording (cached per meter: one lookup when off).
+ * no-op, so instruments are looked up at each recording (cached per meter). Off, nothing is recorded
+ * or looked up.
  */
 
 type Instruments = { proposals: Counter; timeToDecision: Histogram; executions: Counter; deliveryFailures: Counter };
@@ -31,18 +32,18 @@ function instruments(): Instruments {
 
 /** `outcome`: auto_approved, pending_approval, replayed, or the refusal's category; `action` only once Shape named a catalog action. */
 export function countProposal(outcome: string, action: string | undefined): void {
-  instruments().proposals.add(1, { outcome, action: action ?? 'unknown' });
+  if (telemetryOn()) instruments().proposals.add(1, { outcome, action: action ?? 'unknown' });
 }
 
 export function recordTimeToDecision(seconds: number, action: string, decision: 'approved' | 'rejected'): void {
-  instruments().timeToDecision.record(Math.max(0, seconds), { action, decision });
+  if (telemetryOn()) instruments().timeToDecision.record(Math.max(0, seconds), { action, decision });
 }
 
 export function countExecution(status: string, action: string): void {
-  instruments().executions.add(1, { status, action });
+  if (telemetryOn()) instruments().executions.add(1, { status, action });
 }
 
 /** `kind`: the channel kind (webhook, slack, email). */
 export function countDeliveryFailure(kind: string): void {
-  instruments().deliveryFailures.add(1, { kind });
+  if (telemetryOn()) instruments().deliveryFailures.add(1, { kind });
 }

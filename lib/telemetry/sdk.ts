@@ -6,6 +6,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, SamplingDecision, TracerProvider, type Sampler, type SamplingResult } from '@opentelemetry/sdk-trace';
+import { markTelemetry } from './attributes';
 import type { Telemetry, TelemetrySettings } from './types';
 
 /**
@@ -45,12 +46,14 @@ export function startSdk(settings: TelemetrySettings): Telemetry {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
+  markTelemetry(true);
 
   return {
     async flush() {
       await Promise.all([tracerProvider.forceFlush(), meterProvider.forceFlush()]);
     },
     async shutdown() {
+      markTelemetry(false);
       await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
       trace.disable();
       metrics.disable();

@@ -1,5 +1,6 @@
 import { metrics, propagation, trace } from '@opentelemetry/api';
 import { describe, expect, it, vi } from 'vitest';
+import { telemetryOn } from './attributes';
 import { countDeliveryFailure, countExecution, countProposal, recordTimeToDecision } from './metrics';
 import { startTelemetry } from './start';
 import { traceHeaders, withSpan, withSpanSync } from './trace';
@@ -35,6 +36,7 @@ describe('telemetry when OTEL_EXPORTER_OTLP_ENDPOINT is unset (the default)', ()
     expect(trace.getTracer('probe').startSpan('probe').isRecording()).toBe(false);
     expect(metrics.getMeterProvider().constructor.name).toBe('NoopMeterProvider');
     expect(propagation.fields()).toEqual([]);
+    expect(telemetryOn()).toBe(false);
     expect(sdk).toEqual({ loads: 0, starts: 0 });
   });
 

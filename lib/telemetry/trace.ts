@@ -1,9 +1,9 @@
 import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { SCOPE, spanAttributes, type SpanFacts } from './attributes';
+import { SCOPE, spanAttributes, telemetryOn, type SpanFacts } from './attributes';
 
 /**
- * Spans over @opentelemetry/api. Without a registered tracer provider (telemetry off, the default)
- * the API hands out non-recording spans and every call here is a few property reads.
+ * Spans over @opentelemetry/api. With telemetry off (the default) `fn` runs as it is, with a note
+ * that does nothing: one global read per call.
  */
 
 export type SpanNote = {
@@ -12,6 +12,8 @@ export type SpanNote = {
 };
 
 const noted = (span: Span): SpanNote => ({ note: (facts) => span.setAttributes(spanAttributes(facts)) });
+
+const UNNOTED: SpanNote = { note: () => undefined };
 
 /**
  * The parent for a new span: the active one when it is ours (recording) or a caller's remote one
@@ -25,7 +27,8 @@ function parentContext(): Context {
 }
 
 /** Runs `fn` inside a span; a throw is recorded as an error by its name only (messages can carry values). */
-export async function withSpan<T>(name: string, facts: SpanFacts, fn: (span: SpanNote) => Promise<T>): Promise<T> {
+export function withSpan<T>(name: string, facts: SpanFacts, fn: (span: SpanNote) => Promise<T>): Promise<T> {
+  if (!telemetryOn()) return fn(UNNOTED);
   return trace.getTracer(SCOPE).startActiveSpan(name, { attributes: spanAttributes(facts) }, parentContext(), async (span) => {
     try {
       return await fn(noted(span));
@@ -40,6 +43,7 @@ export async function withSpan<T>(name: string, facts: SpanFacts, fn: (span: Spa
 
 /** withSpan for synchronous work (the Shape gate). */
 export function withSpanSync<T>(name: string, facts: SpanFacts, fn: (span: SpanNote) => T): T {
+  if (!telemetryOn()) return fn(UNNOTED);
   return trace.getTracer(SCOPE).startActiveSpan(name, { attributes: spanAttributes(facts) }, parentContext(), (span) => {
     try {
       return fn(noted(span));
@@ -61,12 +65,14 @@ function errorName(error: unknown): string {
 /** The W3C trace context of the active span, as headers for an outgoing request (none when off). */
 export function traceHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
+  if (!telemetryOn()) return headers;
   propagation.inject(context.active(), headers);
   return headers;
 }
 
 /** Runs `fn` as a continuation of the trace named by an incoming request's `traceparent` (dispatch → executor). */
 export function continuingTrace<T>(headers: Headers, fn: () => T): T {
+  if (!telemetryOn()) return fn();
   const carrier: Record<string, string> = {};
   headers.forEach((value, key) => {
     if (key === 'traceparent' || key === 'tracestate') carrier[key] = value;
