@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseSettings, serverProblems, SettingsError } from './env';
+import { parseSettings, serverProblems, SettingsError, telemetrySettings } from './env';
 
 const GOOD_SECRET = 'x'.repeat(32);
 
@@ -125,6 +125,14 @@ describe('parseSettings', () => {
 
   it('reads SYSTEMS_OF_RECORD_MAX_SOCKETS as a number of connections', () => {
     expect(parseSettings({ SYSTEMS_OF_RECORD_MAX_SOCKETS: '8' }).SYSTEMS_OF_RECORD_MAX_SOCKETS).toBe(8);
+  });
+
+  it('reads the OpenTelemetry settings: off without an endpoint, on with one unless OTEL_SDK_DISABLED', () => {
+    expect(telemetrySettings(parseSettings({}))).toEqual({ endpoint: undefined, disabled: false, serviceName: 'countersign', metricExportIntervalMs: 60_000 });
+    const on = parseSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'countersign-eu', OTEL_METRIC_EXPORT_INTERVAL: '15000', OTEL_SDK_DISABLED: 'true' });
+    expect(telemetrySettings(on)).toEqual({ endpoint: 'http://collector:4318', disabled: true, serviceName: 'countersign-eu', metricExportIntervalMs: 15_000 });
+    const [problem] = settingsError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }).problems;
+    expect(problem).toMatch(/^OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL — set it to your collector's OTLP\/HTTP base URL/);
   });
 
   it('reads SIGNING_KEYS as the list of keys, first one first', () => {

@@ -133,6 +133,17 @@ const settingsSchema = z.object({
   OIDC_CLIENT_ID: optionalText,
   OIDC_CLIENT_SECRET: optionalText,
   OIDC_NAME: optionalText.transform((value) => value ?? 'Single sign-on'),
+  /**
+   * OpenTelemetry over OTLP/HTTP (docs/observability.md): set, the web server and the worker export
+   * traces and metrics there; unset, no SDK is loaded. The exporters also read the other standard
+   * OTEL_EXPORTER_OTLP_* variables (per-signal endpoints, headers, timeout) themselves.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  OTEL_SERVICE_NAME: optionalText.transform((value) => value ?? 'countersign'),
+  /** The standard switch: telemetry stays off even with an endpoint. */
+  OTEL_SDK_DISABLED: flag,
+  /** How often metrics are exported, in milliseconds. */
+  OTEL_METRIC_EXPORT_INTERVAL: wholeNumber('60000', 'milliseconds').pipe(z.number().int().min(100, 'must be at least 100')),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -149,6 +160,7 @@ const HOW_TO_FIX: Record<string, string> = {
   NOTIFY_ALLOWED_PRIVATE_ORIGINS: 'set it to comma-separated origins like http://127.0.0.1:4030,smtp://127.0.0.1:4025, or unset it',
   SMTP_URL: 'set it like smtp://user:password@mail.example.com:587, or unset it to send no email',
   OIDC_ISSUER: 'set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together, or none of them',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'set it to your collector\'s OTLP/HTTP base URL like http://127.0.0.1:4318, or unset it to export nothing',
 };
 
 export class SettingsError extends Error {
@@ -210,6 +222,16 @@ export function oidcEnabled(settings: Settings = env()): boolean {
 /** The environment for a child process (the demo starts the server): ours plus overrides. */
 export function childEnvironment(overrides: Record<string, string>): NodeJS.ProcessEnv {
   return { ...process.env, ...overrides };
+}
+
+/** What lib/telemetry/start.ts needs: telemetry is on with an endpoint, unless the SDK is disabled. */
+export function telemetrySettings(settings: Settings = env()) {
+  return {
+    endpoint: settings.OTEL_EXPORTER_OTLP_ENDPOINT,
+    disabled: settings.OTEL_SDK_DISABLED,
+    serviceName: settings.OTEL_SERVICE_NAME,
+    metricExportIntervalMs: settings.OTEL_METRIC_EXPORT_INTERVAL,
+  };
 }
 
 /** Where the systems of record answer: the configured URL, else the demo service on this machine. */

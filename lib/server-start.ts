@@ -1,8 +1,9 @@
 import { closeDatabase, databaseHandle } from '@/lib/database';
-import { env, serverProblems, SettingsError } from '@/lib/env';
+import { env, serverProblems, SettingsError, telemetrySettings } from '@/lib/env';
 import { stampPeerAddresses } from '@/lib/http/peer';
 import { warnIfOldNode } from '@/lib/node-version';
 import { startWorker, workerSettings, type Worker } from '@/lib/jobs/worker';
+import { startTelemetry, stopTelemetry } from '@/lib/telemetry/start';
 
 export async function startServer(): Promise<void> {
   warnIfOldNode();
@@ -13,6 +14,8 @@ export async function startServer(): Promise<void> {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);
   }
+  // Before any request or job: spans and metrics go to OTEL_EXPORTER_OTLP_ENDPOINT when it is set.
+  if (await startTelemetry(telemetrySettings())) console.log('[countersign] OpenTelemetry export on');
   stampPeerAddresses();
   const handle = await databaseHandle();
   try {
@@ -38,6 +41,8 @@ export async function startServer(): Promise<void> {
     (worker?.stop() ?? Promise.resolve())
       .then(() => closeDatabase())
       .catch((error: unknown) => console.error('[countersign] error while closing the database', error))
+      // The last spans and metrics are exported before the process ends.
+      .then(() => stopTelemetry())
       .finally(() => process.exit(0));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

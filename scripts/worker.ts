@@ -6,8 +6,9 @@
  * database belongs to one process (the web server's, which runs the jobs itself by default).
  */
 import { closeDatabase, databaseHandle } from '@/lib/database';
-import { env, SettingsError } from '@/lib/env';
+import { env, SettingsError, telemetrySettings } from '@/lib/env';
 import { executorBaseUrl, startWorker, workerSettings } from '@/lib/jobs/worker';
+import { startTelemetry, stopTelemetry } from '@/lib/telemetry/start';
 
 async function main(): Promise<void> {
   const settings = env();
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
       'DATABASE_URL is missing — a separate worker needs PostgreSQL; with the embedded PGlite database the web server runs the jobs itself (WORKER_IN_PROCESS, on by default)',
     ]);
   }
+  if (await startTelemetry(telemetrySettings(settings))) console.log('[countersign] OpenTelemetry export on');
   const handle = await databaseHandle();
   await handle.migrate();
   const baseUrl = executorBaseUrl(settings);
@@ -33,6 +35,7 @@ async function main(): Promise<void> {
       .stop()
       .then(() => closeDatabase())
       .catch((error: unknown) => console.error('[countersign] error while stopping the worker', error))
+      .then(() => stopTelemetry())
       .finally(() => process.exit(0));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

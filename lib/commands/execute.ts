@@ -13,6 +13,9 @@ import { SystemsUnavailableError, systemsClient, systemsWriteClient, type System
 import { commandKeys, type VerificationKeys } from './keys';
 import { commandIssuer } from './mint';
 import { CommandRefusal, verifyCommand, type VerifiedCommand } from './verify';
+import { SPAN } from '@/lib/telemetry/attributes';
+import { countExecution } from '@/lib/telemetry/metrics';
+import { withSpan, type SpanNote } from '@/lib/telemetry/trace';
 
 export type ExecutionStatus = 'succeeded' | 'failed' | 'outcome_unknown';
 
@@ -63,6 +66,18 @@ function logRefusal(scope: string, code: string): void {
  * A replay answers the recorded outcome and causes no second effect.
  */
 export async function executeCommand(db: Database, options: ExecuteOptions): Promise<ExecutionAnswer> {
+  return withSpan(SPAN.execution, {}, async (span) => {
+    try {
+      return await executeTraced(db, options, span);
+    } catch (error) {
+      // A refusal's code (expired, replayed_jti, executions_paused, …), never the token or its claims.
+      span.note({ outcome: error instanceof CommandRefusal ? error.code : 'error' });
+      throw error;
+    }
+  });
+}
+
+async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNote): Promise<ExecutionAnswer> {
   const clock = options.clock ?? (() => new Date());
   const { scope } = options;
   let verified: VerifiedCommand;
@@ -79,12 +94,14 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
   }
   const { claims, action } = verified;
   const base = { commandId: claims.jti, proposalId: claims.sub };
+  span.note({ proposalId: claims.sub, action: action.name });
 
   const start = await db.transaction(async (tx) => {
     const now = clock();
     // The proposal row first (as decide locks it), so a late reject and the start serialize.
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, claims.sub)).for('update').limit(1);
     if (!proposal) throw new Error('verified command without its proposal');
+    span.note({ tenantId: proposal.tenantId });
     // The tenant's emergency stop: the command is deferred, not consumed (a 503 dispatch retries).
     if (await executionsPaused(tx, proposal.tenantId)) {
       logRefusal(scope, 'executions_paused');
@@ -136,8 +153,15 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
     return { kind: 'started' as const, proposal, executionId };
   });
 
-  if (start.kind === 'replay') return { ...base, ...(await recordedOutcome(db, claims.jti, claims.sub)) };
-  if (start.kind === 'done') return { ...base, ...start.outcome };
+  if (start.kind === 'replay') {
+    span.note({ outcome: 'replayed' });
+    return { ...base, ...(await recordedOutcome(db, claims.jti, claims.sub)) };
+  }
+  if (start.kind === 'done') {
+    span.note({ outcome: start.outcome.status });
+    countExecution(start.outcome.status, action.name);
+    return { ...base, ...start.outcome };
+  }
 
   const args = claims.args;
   const outcome = await run(db, action, start.proposal, args, claims.idempotencyKey, options, scope);
@@ -163,6 +187,8 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
     if (ended.length > 0) await adjustClaims(tx, start.proposal, 'executing', outcome.status);
     await recordOutcomeEvents(tx, start.proposal, scope, claims.jti, start.executionId, outcome, now);
   });
+  span.note({ outcome: outcome.status });
+  countExecution(outcome.status, action.name);
   return { ...base, ...outcome };
 }
 

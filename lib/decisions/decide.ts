@@ -6,14 +6,17 @@ import type { DecisionRequest } from '@/lib/decisions/requests';
 import { mintCommand } from '@/lib/commands/mint';
 import { recordStateChange } from '@/lib/events/record';
 import { adjustClaims } from '@/lib/gates/claims';
-import { notFound, type DomainError } from '@/lib/errors/domain-error';
-import { newId } from '@/lib/ids';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { isProposalId, newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import type { SystemsClient } from '@/lib/systems/client';
 import { initiatorsOf } from './initiators';
 import { describeDrift, readLive, staleReason, type LiveRead } from './live';
 import { endProposal, endStale, EXPIRY_ACTOR, expiryReason } from './transitions';
 import { alreadyWords } from '@/lib/proposals/words';
+import { SPAN } from '@/lib/telemetry/attributes';
+import { recordTimeToDecision } from '@/lib/telemetry/metrics';
+import { withSpan } from '@/lib/telemetry/trace';
 
 export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
 
@@ -31,6 +34,25 @@ type Ended = { ended: DomainError };
  * at once, and also an approved one whose command has not started executing: deny wins.
  */
 export async function decide(db: Database, systems: SystemsClient, input: DecisionInput, now = new Date()): Promise<Proposal> {
+  // The id comes from a URL: named only when it is one.
+  return withSpan(SPAN.decision, isProposalId(input.proposalId) ? { proposalId: input.proposalId } : {}, async (span) => {
+    try {
+      const decided = await decideOnce(db, systems, input, now);
+      // outcome: the status the decision led to (approved, rejected, or still pending_approval).
+      span.note({ tenantId: decided.tenantId, action: decided.action, outcome: decided.status });
+      if (decided.status === 'approved' || decided.status === 'rejected') {
+        recordTimeToDecision((now.getTime() - decided.createdAt.getTime()) / 1000, decided.action, decided.status);
+      }
+      return decided;
+    } catch (error) {
+      // A refusal's code (stale, expired, already_decided, hash_mismatch, …), never its message.
+      span.note({ outcome: error instanceof DomainError ? error.code : 'error' });
+      throw error;
+    }
+  });
+}
+
+async function decideOnce(db: Database, systems: SystemsClient, input: DecisionInput, now: Date): Promise<Proposal> {
   const { userId, proposalId, request } = input;
 
   let live: LiveRead | undefined;

@@ -9,7 +9,9 @@ import { besides, lockClaims, openingClaim } from '@/lib/gates/claims';
 import { meaningGate } from '@/lib/gates/meaning';
 import { routingGate } from '@/lib/gates/routing';
 import { rulesGate } from '@/lib/gates/rules';
-import type { GateSubject } from '@/lib/gates/types';
+import type { GateSubject, Verdict } from '@/lib/gates/types';
+import { SPAN } from '@/lib/telemetry/attributes';
+import { withSpan } from '@/lib/telemetry/trace';
 import { DomainError, notAuthorized } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
@@ -52,6 +54,15 @@ export type AdmitHooks = {
   afterInsert?(tx: Database, admitted: Pick<Proposal, 'id' | 'payloadHash' | 'status'>): Promise<void>;
 };
 
+/** One gate's run as a child span of the intake, named by the gate and ended with its verdict. */
+function traced<T>(id: string, subject: GateSubject, run: () => Promise<Verdict<T>>): Promise<Verdict<T>> {
+  return withSpan(SPAN.gate(id), { tenantId: subject.tenantId, action: subject.action.name }, async (span) => {
+    const verdict = await run();
+    span.note({ outcome: verdict.ok ? 'passed' : 'refused' });
+    return verdict;
+  });
+}
+
 /**
  * The gate pipeline (lib/gates/, in docs/design.md §1 order): Meaning and Authority, then the rules and
  * Routing under a per-resource lock; then the proposal with its outbox row and audit event, in one
@@ -75,10 +86,10 @@ export async function admitShaped(
   // Meaning and Authority read the system of record, before any lock. Missing, another tenant's
   // and out of the key's scope are one answer; Authority runs before the rules, so an
   // out-of-scope resource reveals nothing, not even its limits.
-  const meant = await meaningGate(subject, { systems, evidenceRefs: candidate.evidenceRefs });
+  const meant = await traced('meaning', subject, () => meaningGate(subject, { systems, evidenceRefs: candidate.evidenceRefs }));
   if (!meant.ok) throw notAuthorized();
   const { resolution, evidence } = meant.value;
-  if (!(await authorityGate(subject, { grants: agent.grants, resolution })).ok) throw notAuthorized();
+  if (!(await traced('authority', subject, () => authorityGate(subject, { grants: agent.grants, resolution }))).ok) throw notAuthorized();
   const policy = await loadPolicy(db, agent.tenantId, action);
   const id = newId('prp');
 
@@ -91,11 +102,11 @@ export async function admitShaped(
       lockClaims(tx, agent.tenantId, resolution.resourceKey),
       hooks.existing?.(tx),
       // Under the same lock: concurrent slices of one split request each see the ones before them.
-      routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId }),
+      traced('routing', subject, () => routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId })),
       resourceUsedBefore(tx, agent.tenantId, resolution.resourceKey, excludeId),
     ]);
     const open = replaced ? besides(claimed, replaced) : claimed;
-    const ruled = await rulesGate(subject, { resolution, open });
+    const ruled = await traced('rules', subject, () => rulesGate(subject, { resolution, open }));
     if (found) return { created: false, proposal: found };
     if (!ruled.ok) throw new DomainError('refused', ruled.refusal.code, ruled.refusal.message);
     if (!routed.ok) throw new DomainError('not_permitted', routed.refusal.code, routed.refusal.message);

@@ -13,6 +13,9 @@ import { assertRepairAllowed, repairAdvice, repairState, type RepairState } from
 import { deprecationHeadersIn, tenantActions } from '@/lib/contracts/catalog';
 import { checkShape, shadowVerdicts, type ShadowVerdict } from './shape';
 import { writeIntakeAttempt } from './write-attempt';
+import { SPAN } from '@/lib/telemetry/attributes';
+import { countProposal } from '@/lib/telemetry/metrics';
+import { withSpan, withSpanSync } from '@/lib/telemetry/trace';
 
 export type IntakeOutcome = {
   created: boolean;
@@ -34,6 +37,35 @@ function requestIdOf(value: unknown): string | undefined {
  * as an intake attempt and thrown as a DomainError (the system of record's unavailability among them); a repairable one says how many repairs are left.
  */
 export async function submitProposal(db: Database, agent: AgentPrincipal, body: IntakeBody, systems: SystemsClient, now = new Date()): Promise<IntakeOutcome> {
+  return withSpan(SPAN.intake, { tenantId: agent.tenantId }, async (span) => {
+    // The action is named only once Shape matched it to the catalog: never the agent's own text.
+    let action: string | undefined;
+    try {
+      const outcome = await intake(db, agent, body, systems, now, (name) => {
+        action = name;
+        span.note({ action: name });
+      });
+      const result = !outcome.created ? 'replayed' : outcome.proposal.status === 'approved' ? 'auto_approved' : outcome.proposal.status;
+      span.note({ proposalId: outcome.proposal.id, action: outcome.proposal.action, outcome: result });
+      countProposal(result, outcome.proposal.action);
+      return outcome;
+    } catch (error) {
+      const result = error instanceof DomainError ? error.category : 'error';
+      span.note({ outcome: result });
+      countProposal(result, action);
+      throw error;
+    }
+  });
+}
+
+async function intake(
+  db: Database,
+  agent: AgentPrincipal,
+  body: IntakeBody,
+  systems: SystemsClient,
+  now: Date,
+  named: (action: string) => void,
+): Promise<IntakeOutcome> {
   const startedAt = performance.now();
   let chain: RepairState | undefined;
   let shadow: ShadowVerdict[] | undefined;
@@ -47,7 +79,17 @@ export async function submitProposal(db: Database, agent: AgentPrincipal, body: 
     shadow = shadowVerdicts(body.value, actions);
     let shaped;
     try {
-      shaped = checkShape(body.value, agent, actions);
+      shaped = withSpanSync(SPAN.gate('shape'), { tenantId: agent.tenantId }, (gate) => {
+        try {
+          const checked = checkShape(body.value, agent, actions);
+          gate.note({ action: checked.action.name, outcome: 'passed' });
+          return checked;
+        } catch (error) {
+          gate.note({ outcome: 'refused' });
+          throw error;
+        }
+      });
+      named(shaped.action.name);
     } catch (error) {
       // Idempotency before the version gate: a retry of an accepted request is answered even after
       // its contract version was retired, or an agent told "unsupported" would submit it anew.

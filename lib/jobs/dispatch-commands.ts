@@ -4,6 +4,8 @@ import { commands, executions, outbox, proposals } from '@/db/schema';
 import { tenantRunning } from '@/lib/commands/executions-pause';
 import { mintCommand } from '@/lib/commands/mint';
 import type { OutboxTopic } from '@/lib/events/registry';
+import { SPAN } from '@/lib/telemetry/attributes';
+import { traceHeaders, withSpan } from '@/lib/telemetry/trace';
 
 /** The outbox topic A's minting writes beside each command, in the same transaction. */
 export const COMMAND_MINTED = 'command.minted' satisfies OutboxTopic;
@@ -49,7 +51,7 @@ async function renewCommand(tx: Database, oldCommandId: string, outboxId: string
   await mintCommand(tx, proposal, now);
 }
 
-type Claim = { outboxId: string; attempts: number; commandId: string; scope: string; jws: string | undefined };
+type Claim = { outboxId: string; attempts: number; commandId: string; scope: string; jws: string | undefined; tenantId: string; proposalId: string | undefined };
 
 type Outcome = { kind: 'delivered' } | { kind: 'refused'; code: string } | { kind: 'retry'; error: string };
 
@@ -63,7 +65,8 @@ async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws
   try {
     response = await fetcher(new URL(`/api/executor/${encodeURIComponent(claim.scope)}`, baseUrl), {
       method: 'POST',
-      headers: { 'content-type': 'application/jose', accept: 'application/json' },
+      // traceparent (when telemetry is on): the execution's span continues the dispatch's trace.
+      headers: { 'content-type': 'application/jose', accept: 'application/json', ...traceHeaders() },
       body: claim.jws,
       signal: AbortSignal.timeout(POST_TIMEOUT_MS),
     });
@@ -100,7 +103,7 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
 
   const claims = await db.transaction(async (tx) => {
     const rows = await tx
-      .select({ id: outbox.id, attempts: outbox.attempts, body: outbox.body })
+      .select({ id: outbox.id, attempts: outbox.attempts, body: outbox.body, tenantId: outbox.tenantId })
       .from(outbox)
       .where(and(eq(outbox.topic, COMMAND_MINTED), isNull(outbox.deliveredAt), isNull(outbox.deadAt), lte(outbox.availableAt, now), tenantRunning(outbox.tenantId)))
       .orderBy(asc(outbox.availableAt), asc(outbox.id))
@@ -114,9 +117,9 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
       const body = row.body as { commandId?: unknown; scope?: unknown };
       const commandId = typeof body.commandId === 'string' ? body.commandId : '';
       const [command] = commandId
-        ? await tx.select({ scope: commands.scope, jws: commands.jws }).from(commands).where(eq(commands.id, commandId))
+        ? await tx.select({ scope: commands.scope, jws: commands.jws, proposalId: commands.proposalId }).from(commands).where(eq(commands.id, commandId))
         : [];
-      claimed.push({ outboxId: row.id, attempts, commandId, scope: command?.scope ?? String(body.scope ?? ''), jws: command?.jws });
+      claimed.push({ outboxId: row.id, attempts, commandId, scope: command?.scope ?? String(body.scope ?? ''), jws: command?.jws, tenantId: row.tenantId, proposalId: command?.proposalId });
     }
     return claimed;
   });
@@ -126,7 +129,7 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
   // call does not hold back the approvals claimed with it. All settle before any failure is thrown,
   // so none is still running when the job reports back.
   const settled = await Promise.allSettled(
-    claims.map(async (claim) => {
+    claims.map((claim) => withSpan(SPAN.dispatch, { tenantId: claim.tenantId, proposalId: claim.proposalId }, async (span) => {
       const outcome: Outcome = claim.jws ? await post(fetcher, options.executorBaseUrl, { ...claim, jws: claim.jws }) : { kind: 'refused', code: 'unknown_command' };
       // The answer's own time, so a slow POST cannot make the backoff already past.
       const at = options.now ? now : new Date();
@@ -134,22 +137,26 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
         // Nobody delivered it in time (every worker was down): the approval still stands, so a fresh
         // command replaces the stale one — same payload, hash and idempotency key — and goes next.
         await db.transaction((tx) => renewCommand(tx, claim.commandId, claim.outboxId, at));
+        span.note({ outcome: 'renewed' });
         result.dead++;
       } else if (outcome.kind === 'delivered') {
         await db.update(outbox).set({ deliveredAt: at, lastError: null }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+        span.note({ outcome: 'delivered' });
         result.delivered++;
       } else if (outcome.kind === 'refused' || claim.attempts >= MAX_DISPATCH_ATTEMPTS) {
         const lastError = outcome.kind === 'refused' ? outcome.code : outcome.error;
         await db.update(outbox).set({ deadAt: at, lastError }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+        span.note({ outcome: 'dead' });
         result.dead++;
       } else {
         await db
           .update(outbox)
           .set({ availableAt: new Date(at.getTime() + dispatchBackoffMs(claim.attempts)), lastError: outcome.error })
           .where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+        span.note({ outcome: 'retrying' });
         result.retrying++;
       }
-    }),
+    })),
   );
   const failure = settled.find((outcome) => outcome.status === 'rejected');
   if (failure) throw failure.reason;

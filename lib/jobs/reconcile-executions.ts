@@ -6,6 +6,7 @@ import { recordStateChange } from '@/lib/events/record';
 import { adjustClaims } from '@/lib/gates/claims';
 import type { AuditEventType } from '@/lib/events/registry';
 import { SystemsUnavailableError, systemsWriteClient, type SystemsWriteClient } from '@/lib/systems/client';
+import { countExecution } from '@/lib/telemetry/metrics';
 
 /** Who acts when reconciliation settles an outcome nobody could see at the time. */
 export const RECONCILIATION_ACTOR = { type: 'system' as const, id: 'reconciliation' };
@@ -147,9 +148,14 @@ export async function reconcileExecutions(db: Database, options: ReconcileOption
     const settled = await record(db, claim, verdict, at);
     if (!settled) continue;
     result.checked++;
-    if (verdict.outcome === 'confirmed') result.succeeded++;
-    else if (verdict.outcome === 'not_committed') result.failed++;
-    else result.pending++;
+    // An unknown outcome settled: counted with the executor's (countersign.executions).
+    if (verdict.outcome === 'confirmed') {
+      result.succeeded++;
+      countExecution('succeeded', claim.action);
+    } else if (verdict.outcome === 'not_committed') {
+      result.failed++;
+      countExecution('failed', claim.action);
+    } else result.pending++;
   }
   return result;
 }

@@ -1,12 +1,15 @@
 import { and, asc, eq, isNull, lte, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { notificationChannels, notificationDeliveries, type NotificationChannel, type NotificationDelivery } from '@/db/schema';
-import { newId } from '@/lib/ids';
 import type { MessageData } from './message';
 import type { TargetPolicy } from './outbound';
 import { DIGEST_EVENT, digestInput, digestItems, holdForDigests, settleDigestItems } from './digest';
 import { channelKind } from './kinds/registry';
 import type { MailSettings, SendResult } from './send';
+import { isProposalId, newId } from '@/lib/ids';
+import { SPAN } from '@/lib/telemetry/attributes';
+import { countDeliveryFailure } from '@/lib/telemetry/metrics';
+import { withSpan } from '@/lib/telemetry/trace';
 
 /** Waits before retry n (after n failed attempts), before jitter: 5 s, 30 s, 2 min, 10 min, 30 min, 2 h, 5 h. */
 export const DELIVERY_BACKOFF_MS = [5_000, 30_000, 120_000, 600_000, 1_800_000, 7_200_000, 18_000_000] as const;
@@ -79,7 +82,24 @@ async function settle(db: Database, { delivery }: Claim, result: SendResult, lat
   return 'retrying';
 }
 
-async function attempt(db: Database, claimed: Claim, options: DeliveryOptions, fixedNow: Date | undefined): Promise<Outcome> {
+/** One attempt as a span (outcome: delivered, retrying or dead); each failed attempt is counted by channel kind. */
+function attempt(db: Database, claimed: Claim, options: DeliveryOptions, fixedNow: Date | undefined): Promise<Outcome> {
+  const { delivery, channel } = claimed;
+  const data = (delivery.data ?? {}) as MessageData;
+  const facts = {
+    tenantId: delivery.tenantId,
+    ...(typeof data.proposalId === 'string' && isProposalId(data.proposalId) ? { proposalId: data.proposalId } : {}),
+    ...(typeof data.action === 'string' ? { action: data.action } : {}),
+  };
+  return withSpan(SPAN.notificationDelivery, facts, async (span) => {
+    const outcome = await attemptOnce(db, claimed, options, fixedNow);
+    span.note({ outcome });
+    if (outcome !== 'delivered') countDeliveryFailure(channel.kind);
+    return outcome;
+  });
+}
+
+async function attemptOnce(db: Database, claimed: Claim, options: DeliveryOptions, fixedNow: Date | undefined): Promise<Outcome> {
   const { delivery, channel } = claimed;
   const random = options.random ?? Math.random;
   const sentAt = fixedNow ?? new Date();

@@ -5,6 +5,7 @@ import { allActions } from '@/lib/actions/registry';
 import { readCappedBody } from '@/lib/http/body';
 import { errorResponse } from '@/lib/http/errors';
 import { otherMethods } from '@/lib/http/methods';
+import { continuingTrace } from '@/lib/telemetry/trace';
 
 export const dynamic = 'force-dynamic';
 
@@ -22,7 +23,8 @@ export async function POST(request: Request, context: { params: Promise<{ scope:
     if (type !== 'application/jose') throw new CommandRefusal('unsupported_media_type', 'Send the compact JWS with "Content-Type: application/jose".', 415);
     const bytes = await readCappedBody(request, MAX_BYTES, () => new CommandRefusal('too_large', 'A command is at most 64 KiB.', 413));
     const jws = new TextDecoder().decode(bytes).trim();
-    const execution = await executeCommand(await getDb(), { scope, jws });
+    // The dispatcher's traceparent, when telemetry is on: this execution continues its trace.
+    const execution = await continuingTrace(request.headers, async () => executeCommand(await getDb(), { scope, jws }));
     return Response.json({ execution });
   } catch (error) {
     if (error instanceof CommandRefusal) return error.toResponse();
