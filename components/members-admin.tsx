@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { CopyButton } from '@/components/execution-live';
+import { CopyButton } from '@/components/copy-button';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { cancelInvitation, fetchMembers, inviteMember, type MemberRole, type PendingInvitationView } from '@/lib/client/members-api';
 import { AdminQuery } from './admin-query';

@@ -2,7 +2,7 @@
 
 import type { ReactNode } from 'react';
 import { OperatorApiError } from '@/lib/client/operator-api';
-import { CopyButton } from './execution-live';
+import { CopyButton } from './copy-button';
 import { Button } from './ui/button';
 
 /** Pieces the Settings forms (notifications, agent keys) share. */
