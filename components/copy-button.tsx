@@ -13,7 +13,8 @@ export function CopyButton({ value, label, testId }: { value: string; label: str
         data-testid={testId}
         aria-label={label}
         onClick={() => {
-          void navigator.clipboard?.writeText(value).then(() => setCopied(true));
+          // A refused clipboard (no permission, no focus) leaves it saying "copy": nothing was copied.
+          void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false));
         }}
       >
         {copied ? 'copied' : 'copy'}

@@ -3,7 +3,6 @@
 import { QUEUE_RISKS, QUEUE_SORTS, SORT_LABELS, type QueueView } from '@/lib/proposals/queue-view';
 import { visibleText } from '@/lib/text/visible';
 import { Button } from './ui/button';
-import { Input } from './ui/input';
 import { Select } from './ui/select';
 
 
