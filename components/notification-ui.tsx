@@ -4,13 +4,10 @@ import type { ReactNode } from 'react';
 import { OperatorApiError } from '@/lib/client/operator-api';
 import { CopyButton } from './copy-button';
 import { Button } from './ui/button';
-import { fieldClass } from './ui/field';
 
 /** Pieces the Settings forms (notifications, agent keys) share. */
 
 export const CARD = 'rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900';
-/** A form field's classes for the places that add their own width or font (prefer ui/Input, Select, Textarea). */
-export const INPUT = fieldClass(false, 'mt-1');
 
 /** What failed, in the server's words, with each field's problem. */
 export function ProblemText({ error, testId }: { error: Error | null; testId: string }) {

@@ -41,4 +41,18 @@ describe('Input, Select, Textarea', () => {
     expect(screen.getByTestId('compact').className).toContain('px-2');
     expect(screen.getByTestId('area').className).toContain('w-full');
   });
+
+  it('lets a caller’s width replace the full width (joined classes would otherwise leave it to the stylesheet’s order)', () => {
+    render(
+      <>
+        <Input data-testid="narrow" className="mt-1 w-32 font-mono" />
+        <Select data-testid="responsive" className="sm:w-48" />
+        <Textarea data-testid="wide" className="max-h-40" />
+      </>,
+    );
+    expect(screen.getByTestId('narrow').className.split(' ')).not.toContain('w-full');
+    expect(screen.getByTestId('narrow').className).toContain('w-32');
+    expect(screen.getByTestId('responsive').className.split(' ')).not.toContain('w-full');
+    expect(screen.getByTestId('wide').className.split(' ')).toContain('w-full');
+  });
 });
