@@ -4,8 +4,9 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { createAgentKey, type IssuedKey } from '@/lib/client/agent-keys-api';
-import { CardForm, CheckboxFieldset, INPUT, ProblemText } from './notification-ui';
+import { CardForm, CheckboxFieldset, ProblemText } from './notification-ui';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
 
 /** A grant an action reads, as its module describes it (lib/actions/types.ts GrantSpec). */
 export type GrantOption = { name: string; label: string; values?: string[] };
@@ -49,7 +50,7 @@ function GrantInput({ grant, value, onChange }: { grant: GrantOption; value: str
   return (
     <label htmlFor={id} className="block text-sm font-medium">
       {grant.label} <span className="font-mono text-xs text-zinc-500">{grant.name}</span>
-      <input id={id} data-testid={id} value={value} onChange={(e) => onChange(e.target.value)} className={`${INPUT} font-mono`} placeholder="north, south" autoComplete="off" aria-describedby={`${id}-hint`} />
+      <Input id={id} data-testid={id} value={value} onChange={(e) => onChange(e.target.value)} className="mt-1 font-mono" placeholder="north, south" autoComplete="off" aria-describedby={`${id}-hint`} />
       <span id={`${id}-hint`} className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">
         Separate values with commas. Leave it empty and the key may not use any (Authority refuses with not_authorized).
       </span>
@@ -85,13 +86,13 @@ export function AgentKeyForm({ actions, onIssued }: { actions: ActionOption[]; o
       <h3 id="agent-key-form-heading" className="font-semibold">Create a key</h3>
       <label htmlFor="agent-key-name" className="block text-sm font-medium">
         Agent name
-        <input
+        <Input
           id="agent-key-name"
           data-testid="agent-key-name"
           required
           value={name}
           onChange={(e) => setName(e.target.value)}
-          className={`${INPUT} font-mono`}
+          className="mt-1 font-mono"
           placeholder="acme-support-bot"
           autoComplete="off"
           maxLength={64}

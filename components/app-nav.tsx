@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { NavLink } from './nav-link';
 import { Button } from './ui/button';
-import { Menu, MenuContent, MenuItem, MenuLabel, MenuSeparator, MenuTrigger } from './ui/menu';
+import { Menu, MenuContent, MenuLabel, MenuSeparator, MenuSubmitItem, MenuTrigger } from './ui/menu';
 import { Sheet, SheetContent, SheetTrigger } from './ui/sheet';
 
 function NavLinks({ vertical = false }: { vertical?: boolean }) {
@@ -50,8 +50,6 @@ type FormAction = (formData: FormData) => void | Promise<void>;
  * explained, Sign out everywhere (no longer beside the main navigation).
  */
 export function AccountMenu({ name, role, signOut, signOutEverywhere }: { name: string; role: string | null; signOut: FormAction; signOutEverywhere: FormAction }) {
-  // Selecting an item submits its form; the menu stays open (and its form mounted) until the page leaves.
-  const keepOpen = (event: Event) => event.preventDefault();
   return (
     <Menu>
       <MenuTrigger asChild>
@@ -67,17 +65,13 @@ export function AccountMenu({ name, role, signOut, signOutEverywhere }: { name: 
         <MenuLabel>Signed in as {name}</MenuLabel>
         <MenuSeparator />
         <form action={signOut}>
-          <MenuItem asChild onSelect={keepOpen}>
-            <button type="submit" data-testid="sign-out">Sign out</button>
-          </MenuItem>
+          <MenuSubmitItem data-testid="sign-out">Sign out</MenuSubmitItem>
         </form>
         <form action={signOutEverywhere}>
-          <MenuItem asChild onSelect={keepOpen}>
-            <button type="submit" data-testid="sign-out-everywhere" className="flex-col items-start gap-0">
-              <span>Sign out everywhere</span>
-              <span className="text-xs text-zinc-600 dark:text-zinc-400">Ends your sessions on every browser and device</span>
-            </button>
-          </MenuItem>
+          <MenuSubmitItem data-testid="sign-out-everywhere" className="flex-col items-start gap-0">
+            <span>Sign out everywhere</span>
+            <span className="text-xs text-zinc-600 dark:text-zinc-400">Ends your sessions on every browser and device</span>
+          </MenuSubmitItem>
         </form>
       </MenuContent>
     </Menu>

@@ -4,6 +4,7 @@ import type { CorpusFigures } from '@/lib/contracts/corpus-figures';
 import { RejectionRateChart, TopFieldsChart } from './contract-charts';
 import { PayloadText } from './payload-text';
 import { Time } from './time';
+import { Table, type Column } from './ui/table';
 
 const percent = (part: number, whole: number) => (whole === 0 ? '—' : `${((part / whole) * 100).toFixed(1)} %`);
 const ratio = (part: number, whole: number) => (whole === 0 ? '—' : (part / whole).toFixed(2));
@@ -16,24 +17,24 @@ function VersionRow({ counts }: { counts: VersionCounts }) {
   const v = counts.version;
   const rejected = counts.rejected.schema + counts.rejected.authorization + counts.rejected.businessRule + counts.rejected.other;
   return (
-    <tr data-testid={`measure-v${v}`} className="border-t border-zinc-100 dark:border-zinc-800">
-      <th scope="row" className="px-2 py-1 text-left font-mono">v{v}</th>
-      <td className="px-2 py-1 text-right"><Num value={counts.attempts} testId="m-attempts" /></td>
-      <td className="px-2 py-1 text-right"><Num value={counts.accepted} testId="m-accepted" /></td>
-      <td className="px-2 py-1 text-right"><Num value={counts.rejected.schema} testId="m-schema" /></td>
-      <td className="px-2 py-1 text-right"><Num value={counts.rejected.authorization} testId="m-authorization" /></td>
-      <td className="px-2 py-1 text-right"><Num value={counts.rejected.businessRule} testId="m-business" /></td>
-      <td className="px-2 py-1 text-right"><Num value={counts.rejected.other} testId="m-other" /></td>
-      <td className="px-2 py-1 text-right tabular-nums" title={`${rejected} of ${counts.attempts}`}>{percent(rejected, counts.attempts)}</td>
-      <td className="px-2 py-1 text-right tabular-nums" data-testid="m-repairs" title={`${counts.repairs} repairs over ${counts.originals} original attempts`}>{ratio(counts.repairs, counts.originals)}</td>
-      <td className="px-2 py-1 text-right tabular-nums" data-testid="m-repair-success" title={`${counts.repairedAccepted} of ${counts.repairedChains} repaired chains ended accepted`}>
+    <tr data-testid={`measure-v${v}`}>
+      <th scope="row" className="px-3 py-1.5 text-left font-mono">v{v}</th>
+      <td className="px-3 py-1.5 text-right"><Num value={counts.attempts} testId="m-attempts" /></td>
+      <td className="px-3 py-1.5 text-right"><Num value={counts.accepted} testId="m-accepted" /></td>
+      <td className="px-3 py-1.5 text-right"><Num value={counts.rejected.schema} testId="m-schema" /></td>
+      <td className="px-3 py-1.5 text-right"><Num value={counts.rejected.authorization} testId="m-authorization" /></td>
+      <td className="px-3 py-1.5 text-right"><Num value={counts.rejected.businessRule} testId="m-business" /></td>
+      <td className="px-3 py-1.5 text-right"><Num value={counts.rejected.other} testId="m-other" /></td>
+      <td className="px-3 py-1.5 text-right tabular-nums" title={`${rejected} of ${counts.attempts}`}>{percent(rejected, counts.attempts)}</td>
+      <td className="px-3 py-1.5 text-right tabular-nums" data-testid="m-repairs" title={`${counts.repairs} repairs over ${counts.originals} original attempts`}>{ratio(counts.repairs, counts.originals)}</td>
+      <td className="px-3 py-1.5 text-right tabular-nums" data-testid="m-repair-success" title={`${counts.repairedAccepted} of ${counts.repairedChains} repaired chains ended accepted`}>
         {counts.repairedChains === 0 ? '—' : `${counts.repairedAccepted} / ${counts.repairedChains}`}
       </td>
     </tr>
   );
 }
 
-const HEAD = ['version', 'attempts', 'accepted', 'schema', 'authorization', 'business rule', 'other', 'rejected', 'repairs / original', 'repaired → accepted'];
+const HEAD: Column[] = ['version', ...['attempts', 'accepted', 'schema', 'authorization', 'business rule', 'other', 'rejected', 'repairs / original', 'repaired → accepted'].map((label) => ({ label, numeric: true }))];
 
 function exampleHref(example: ShadowExample) {
   return example.proposalId ? `/proposals/${encodeURIComponent(example.proposalId)}` : `/contracts/attempts?attempt=${encodeURIComponent(example.id)}`;
@@ -59,15 +60,9 @@ export function ActionMeasurementsView({ measured, longWindow }: { measured: Act
   const versions = measured.versions.map((v) => v.version);
   return (
     <div className="space-y-4" data-testid={`measurements-${measured.action}`}>
-      <div className="overflow-x-auto">
-        <table className="w-full min-w-[40rem] text-sm">
-          <caption className="sr-only">Attempts per version, rejections by kind</caption>
-          <thead className="text-xs text-zinc-500">
-            <tr>{HEAD.map((h) => <th key={h} scope="col" className={`px-2 py-1 font-medium ${h === 'version' ? 'text-left' : 'text-right'}`}>{h}</th>)}</tr>
-          </thead>
-          <tbody>{measured.versions.map((counts) => <VersionRow key={counts.version} counts={counts} />)}</tbody>
-        </table>
-      </div>
+      <Table head={HEAD} caption="Attempts per version, rejections by kind" className="min-w-[40rem]">
+        {measured.versions.map((counts) => <VersionRow key={counts.version} counts={counts} />)}
+      </Table>
       <div className="grid gap-4 md:grid-cols-2">
         <RejectionRateChart points={measured.rate} versions={versions} longWindow={longWindow} testId={`rate-chart-${measured.action}`} />
         <TopFieldsChart fields={measured.topFields} versions={versions} testId={`fields-chart-${measured.action}`} />
@@ -99,6 +94,8 @@ export function ActionMeasurementsView({ measured, longWindow }: { measured: Act
   );
 }
 
+const CORPUS_HEAD: Column[] = ['contract', ...['invalid accepted · gates', '· permissive baseline', 'valid rejected · gates', '· permissive baseline'].map((label) => ({ label, numeric: true }))];
+
 /** The last `npm run corpus`: the gates beside the permissive baseline, with when it was measured. */
 export function CorpusFiguresView({ figures }: { figures: CorpusFigures | undefined }) {
   if (!figures) {
@@ -110,30 +107,17 @@ export function CorpusFiguresView({ figures }: { figures: CorpusFigures | undefi
         Measured <Time value={figures.measuredAt} /> by <code className="font-mono">npm run corpus</code> on a fresh database with the module&apos;s default statuses — the versioned test
         corpus, not this tenant&apos;s traffic. {figures.passed ? 'Every expectation was met.' : 'That run had failures.'}
       </p>
-      <div className="overflow-x-auto">
-        <table className="w-full min-w-[32rem] text-sm">
-          <thead className="text-xs text-zinc-500">
-            <tr>
-              <th scope="col" className="px-2 py-1 text-left font-medium">contract</th>
-              <th scope="col" className="px-2 py-1 text-right font-medium">invalid accepted · gates</th>
-              <th scope="col" className="px-2 py-1 text-right font-medium">· permissive baseline</th>
-              <th scope="col" className="px-2 py-1 text-right font-medium">valid rejected · gates</th>
-              <th scope="col" className="px-2 py-1 text-right font-medium">· permissive baseline</th>
-            </tr>
-          </thead>
-          <tbody>
-            {figures.suites.map((s) => (
-              <tr key={`${s.action}-${s.version}`} className="border-t border-zinc-100 dark:border-zinc-800" data-testid={`corpus-${s.action}-v${s.version}`}>
-                <th scope="row" className="px-2 py-1 text-left font-mono font-normal">{s.action} v{s.version}</th>
-                <td className="px-2 py-1 text-right tabular-nums">{s.gates.invalidAccepted} / {s.gates.invalidTotal}</td>
-                <td className="px-2 py-1 text-right tabular-nums text-zinc-500">{s.baseline.invalidAccepted} / {s.baseline.invalidTotal} ({percent(s.baseline.invalidAccepted, s.baseline.invalidTotal)})</td>
-                <td className="px-2 py-1 text-right tabular-nums">{s.gates.validRejected} / {s.gates.validTotal}</td>
-                <td className="px-2 py-1 text-right tabular-nums text-zinc-500">{s.baseline.validRejected} / {s.baseline.validTotal}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table head={CORPUS_HEAD} caption="The corpus: what the gates and a permissive baseline let through" className="min-w-[32rem]">
+        {figures.suites.map((s) => (
+          <tr key={`${s.action}-${s.version}`} data-testid={`corpus-${s.action}-v${s.version}`}>
+            <th scope="row" className="px-3 py-1.5 text-left font-mono font-normal">{s.action} v{s.version}</th>
+            <td className="px-3 py-1.5 text-right tabular-nums">{s.gates.invalidAccepted} / {s.gates.invalidTotal}</td>
+            <td className="px-3 py-1.5 text-right tabular-nums text-zinc-500">{s.baseline.invalidAccepted} / {s.baseline.invalidTotal} ({percent(s.baseline.invalidAccepted, s.baseline.invalidTotal)})</td>
+            <td className="px-3 py-1.5 text-right tabular-nums">{s.gates.validRejected} / {s.gates.validTotal}</td>
+            <td className="px-3 py-1.5 text-right tabular-nums text-zinc-500">{s.baseline.validRejected} / {s.baseline.validTotal}</td>
+          </tr>
+        ))}
+      </Table>
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { postContractStatus } from '@/lib/client/contracts-api';
 import type { ApiProblem } from '@/lib/client/operator-api';
 import type { ContractStatusRequest } from '@/lib/contracts/requests';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
 
 
 type Move = { label: string; request: ContractStatusRequest; testId: string; danger?: boolean };
@@ -86,14 +87,14 @@ export function ContractRolloutControls({ action, version, status, sunsetAt }: {
           }}
         >
           <label htmlFor={`sunset-${action}-${version}`}>Sunset (your time zone)</label>
-          <input
+          <Input
+            compact
             id={`sunset-${action}-${version}`}
             type="datetime-local"
             required
             value={sunset}
             onChange={(event) => setSunset(event.target.value)}
             data-testid="sunset-input"
-            className="rounded border border-zinc-300 bg-transparent px-1 py-0.5 dark:border-zinc-700"
           />
           <Button variant="secondary" size="sm" type="submit" disabled={pending} data-testid="set-sunset">Set sunset</Button>
           {sunsetAt ? (

@@ -10,7 +10,9 @@ import { PayloadText } from './payload-text';
 import { leaveFlash } from './proposal-flash';
 import { useDecisionKeys } from './proposal-keys';
 import { ViewerClock } from './viewer-time';
+import { ReasonPresets } from './reason-presets';
 import { Button } from './ui/button';
+import { Textarea } from './ui/textarea';
 
 type Props = {
   proposalId: string;
@@ -153,14 +155,10 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
               mutation.mutate({ request: { decision: 'reject', payloadHash, reason }, andNext: false });
             }}
           >
-            <div className="flex flex-wrap gap-2">
-              {rejectPresets(flagKinds).map((preset) => (
-                <button key={preset} type="button" data-testid="reject-preset" data-preset={preset} onClick={() => setReason(preset)} className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs dark:border-zinc-700">{preset}</button>
-              ))}
-            </div>
+            <ReasonPresets presets={rejectPresets(flagKinds)} reason={reason} onPick={setReason} testId={() => 'reject-preset'} />
             <label className="block text-sm">
               Reason (required)
-              <textarea autoFocus data-testid="reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent p-2 dark:border-zinc-700" rows={2} />
+              <Textarea autoFocus data-testid="reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1" rows={2} />
             </label>
             <div className="flex gap-2">
               <Button variant="destructive" size="lg" type="submit" data-testid="confirm-reject" disabled={busy || reason.length === 0}>Reject proposal</Button>

@@ -1,7 +1,7 @@
 'use client';
 
 import { useRouter } from 'next/navigation';
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useNow } from '@/components/use-now';
 
 /** Refreshes the page every few seconds while the outcome can still change (approved, executing, checking). */
@@ -23,23 +23,5 @@ export function NextCheckIn({ at, renderedAt }: { at: string; renderedAt: string
     <span data-testid="execution-next-check" suppressHydrationWarning className="tabular-nums">
       {text}
     </span>
-  );
-}
-
-/** A copy button for long values (the JWS). */
-export function CopyButton({ value, label, testId }: { value: string; label: string; testId: string }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <button
-      type="button"
-      data-testid={testId}
-      aria-label={label}
-      className="rounded border border-zinc-300 px-1.5 text-xs text-zinc-600 hover:bg-zinc-100 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
-      onClick={() => {
-        void navigator.clipboard?.writeText(value).then(() => setCopied(true));
-      }}
-    >
-      {copied ? 'copied' : 'copy'}
-    </button>
   );
 }

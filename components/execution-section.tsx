@@ -1,7 +1,8 @@
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import type { ExecutionState } from '@/lib/proposals/execution-state';
 import type { ProposalStatus } from '@/lib/records';
-import { CopyButton, ExecutionRefresher, NextCheckIn } from './execution-live';
+import { CopyButton } from './copy-button';
+import { ExecutionRefresher, NextCheckIn } from './execution-live';
 import { ViewerClock } from './viewer-time';
 
 const CHECK_WORDS: Record<string, string> = {

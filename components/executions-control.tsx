@@ -4,8 +4,9 @@ import { useRouter } from 'next/navigation';
 import { useState, useTransition } from 'react';
 import { pauseExecutions, resumeExecutions } from '@/lib/client/executions-api';
 import type { ApiProblem } from '@/lib/client/operator-api';
-import { CARD, INPUT } from './notification-ui';
+import { CARD} from './notification-ui';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
 
 /** An admin's emergency stop: pause the tenant's executions (with an optional reason) or resume them. */
 export function ExecutionsControl({ paused }: { paused: boolean }) {
@@ -37,7 +38,7 @@ export function ExecutionsControl({ paused }: { paused: boolean }) {
         <div className="flex flex-wrap items-end gap-2">
           <label htmlFor="pause-reason" className="block grow text-sm font-medium">
             Reason (optional)
-            <input id="pause-reason" data-testid="executions-pause-reason" maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className={INPUT} />
+            <Input id="pause-reason" data-testid="executions-pause-reason" maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1" />
           </label>
           <Button variant="secondary" disabled={pending} onClick={() => send(() => pauseExecutions(reason.trim()))} data-testid="executions-pause">
             Pause executions

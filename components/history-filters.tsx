@@ -6,8 +6,9 @@ import { EVENT_TYPES, FILTER_KEYS, HISTORY_OUTCOMES, historySearch, type History
 import { dayFormat, formatDay, parseDay, type DayFormat } from '@/lib/client/locale-date';
 import { visibleText } from '@/lib/text/visible';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
+import { Select } from './ui/select';
 
-const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 
 const subscribe = () => () => {};
 const browserZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -21,10 +22,10 @@ function Choice({ name, label, any, value, choices }: { name: string; label: str
   return (
     <label className={LABEL}>
       {label}
-      <select name={name} defaultValue={value ?? ''} data-testid={`history-filter-${name}`} className={field}>
+      <Select compact name={name} defaultValue={value ?? ''} data-testid={`history-filter-${name}`}>
         <option value="">{any}</option>
         {choices.map(([choice, words]) => <option key={choice} value={choice}>{words}</option>)}
-      </select>
+      </Select>
     </label>
   );
 }
@@ -38,7 +39,8 @@ function DayInput({ name, label, value, format, invalid }: { name: 'from' | 'to'
   return (
     <label className={LABEL}>
       <span>{label} <span className="font-normal">({pattern})</span></span>
-      <input
+      <Input
+        compact
         key={pattern}
         type="text"
         inputMode="numeric"
@@ -49,7 +51,7 @@ function DayInput({ name, label, value, format, invalid }: { name: 'from' | 'to'
         aria-invalid={invalid || undefined}
         data-testid={`history-filter-${name}`}
         data-pattern={pattern}
-        className={`${field} w-32`}
+        className="w-32"
       />
     </label>
   );
@@ -105,7 +107,7 @@ export function HistoryFilters({ view, people, agents, actions }: Props) {
       <DayInput name="to" label="To" value={view.to} format={format} invalid={dateError?.name === 'to'} />
       <label className={LABEL}>
         Proposal id or text
-        <input type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="prp_… or words" data-testid="history-filter-q" className={`${field} w-48`} />
+        <Input compact type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="prp_… or words" data-testid="history-filter-q" className="w-48" />
       </label>
       <Button type="submit" variant="primary" data-testid="history-filter-apply" disabled={pending}>
         {pending ? 'Applying…' : 'Apply'}

@@ -5,8 +5,9 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { OperatorApiError, valueOrThrow } from '@/lib/client/operator-api';
 import { acceptInvitation, sendEmailCode, verifyEmailCode, type Accepted } from '@/lib/client/members-api';
-import { INPUT, ProblemText } from './notification-ui';
+import { ProblemText } from './notification-ui';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
 
 type Props = { token: string; email: string; signedInAs: string | null; sso: string | null; minPassword: number; maxPassword: number };
 
@@ -19,7 +20,7 @@ function PasswordField({ id, label, value, onChange, minLength, maxLength, descr
   return (
     <label htmlFor={id} className="block text-sm font-medium">
       {label}
-      <input
+      <Input
         id={id}
         data-testid={id}
         type="password"
@@ -31,7 +32,7 @@ function PasswordField({ id, label, value, onChange, minLength, maxLength, descr
         onChange={(e) => onChange(e.target.value)}
         aria-describedby={describedBy}
         aria-invalid={invalid}
-        className={INPUT}
+        className="mt-1"
       />
     </label>
   );
@@ -63,7 +64,7 @@ function ProveAddress({ email, onProven }: { email: string; onProven: () => void
         >
           <label htmlFor="invitation-code" className="block text-sm font-medium">
             Code from the email
-            <input id="invitation-code" data-testid="invitation-code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onChange={(e) => setCode(e.target.value.trim())} className={INPUT} />
+            <Input id="invitation-code" data-testid="invitation-code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" maxLength={6} required value={code} onChange={(e) => setCode(e.target.value.trim())} className="mt-1" />
           </label>
           <ProblemText error={check.error} testId="invitation-code-error" />
           <Button variant="primary" className="w-full" type="submit" data-testid="invitation-code-check" disabled={check.isPending}>Prove address</Button>

@@ -6,10 +6,11 @@ import { useEffect, useRef, useState } from 'react';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { changeMemberRole, removeMember, type MemberRole, type MemberView } from '@/lib/client/members-api';
 import { ROLE_ORDER } from './member-roles';
-import { INPUT, ProblemText } from './notification-ui';
+import { ProblemText } from './notification-ui';
 import { CARD_ROW, CardCell, Table } from './ui/table';
 import { Time } from './time';
 import { Button } from './ui/button';
+import { Select } from './ui/select';
 
 export const MEMBERS_KEY = ['admin', 'members'] as const;
 
@@ -33,7 +34,8 @@ function RoleControl({ member, lastAdmin, manage }: { member: MemberView; lastAd
     <div className="space-y-1">
       <div className="flex flex-wrap items-center gap-2">
         <label htmlFor={id} className="sr-only">Role of {member.name}</label>
-        <select
+        <Select
+          compact
           id={id}
           data-testid="member-role"
           value={role}
@@ -43,10 +45,9 @@ function RoleControl({ member, lastAdmin, manage }: { member: MemberView; lastAd
             change.reset();
             setRole(e.target.value as MemberRole);
           }}
-          className={`${INPUT} mt-0 w-auto py-1`}
         >
           {ROLE_ORDER.map((r) => <option key={r} value={r}>{r}</option>)}
-        </select>
+        </Select>
         {role !== member.role ? (
           <>
             <Button variant="primary" data-testid="member-role-save" disabled={change.isPending} onClick={() => change.mutate()}>

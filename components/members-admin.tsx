@@ -2,16 +2,18 @@
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { CopyButton } from '@/components/execution-live';
+import { CopyButton } from '@/components/copy-button';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { cancelInvitation, fetchMembers, inviteMember, type MemberRole, type PendingInvitationView } from '@/lib/client/members-api';
 import { AdminQuery } from './admin-query';
 import { ROLE_ABOUT, ROLE_ORDER } from './member-roles';
 import { MEMBERS_KEY, MemberTable, type Manage } from './member-table';
-import { CARD, CardForm, INPUT, Panel, ProblemText } from './notification-ui';
+import { CARD, CardForm, Panel, ProblemText } from './notification-ui';
 import { Time } from './time';
 import { ViewerTime } from './viewer-time';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
+import { Select } from './ui/select';
 
 function useInvalidate() {
   const client = useQueryClient();
@@ -60,17 +62,17 @@ function InviteForm() {
       <div className="grid gap-3 sm:grid-cols-[1fr_1fr_10rem]">
         <label htmlFor="invite-email" className="block text-sm font-medium">
           Email
-          <input id="invite-email" data-testid="invite-email" type="email" required maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} className={`${INPUT} font-mono`} autoComplete="off" placeholder="name@example.com" />
+          <Input id="invite-email" data-testid="invite-email" type="email" required maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} className="mt-1 font-mono" autoComplete="off" placeholder="name@example.com" />
         </label>
         <label htmlFor="invite-name" className="block text-sm font-medium">
           Name
-          <input id="invite-name" data-testid="invite-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} className={INPUT} autoComplete="off" />
+          <Input id="invite-name" data-testid="invite-name" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} className="mt-1" autoComplete="off" />
         </label>
         <label htmlFor="invite-role" className="block text-sm font-medium">
           Role
-          <select id="invite-role" data-testid="invite-role" value={role} onChange={(e) => setRole(e.target.value as MemberRole)} className={INPUT} aria-describedby="invite-role-hint">
+          <Select id="invite-role" data-testid="invite-role" value={role} onChange={(e) => setRole(e.target.value as MemberRole)} className="mt-1" aria-describedby="invite-role-hint">
             {ROLE_ORDER.map((r) => <option key={r} value={r}>{r}</option>)}
-          </select>
+          </Select>
         </label>
       </div>
       <p id="invite-role-hint" className="text-xs text-zinc-600 dark:text-zinc-400">As {role === 'admin' ? 'an' : 'a'} {role}, {ROLE_ABOUT[role]}.</p>

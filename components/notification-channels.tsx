@@ -6,8 +6,10 @@ import { DeliveryChip } from '@/components/status-chip';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { createChannel, sendTest, updateChannel, type ChannelView, type DeliveryView } from '@/lib/client/notifications-api';
 import type { ChannelKindForm } from '@/lib/notifications/kinds/types';
-import { CARD, CardForm, EventsFieldset, INPUT, ProblemText, ShownOnce, type EventOption } from './notification-ui';
+import { CARD, CardForm, EventsFieldset, ProblemText, ShownOnce, type EventOption } from './notification-ui';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
+import { Select } from './ui/select';
 
 export const NOTIFICATIONS_KEY = ['admin', 'notifications'] as const;
 
@@ -74,13 +76,13 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
         >
           <label htmlFor={`${fieldId}-target`} className="block text-sm font-medium">
             Target
-            <input
+            <Input
               id={`${fieldId}-target`}
               data-testid="channel-edit-target"
               value={target}
               placeholder={kind.targetShownInPart ? `Leave empty to keep the current ${kind.targetLabel}` : kind.placeholder}
               onChange={(e) => setTarget(e.target.value)}
-              className={`${INPUT} font-mono`}
+              className="mt-1 font-mono"
               autoComplete="off"
             />
           </label>
@@ -89,14 +91,14 @@ function ChannelCard({ channel, kind, events }: { channel: ChannelView; kind: Ch
             {/* Checked by the server (a whole number 0–100), which says what is wrong: no browser-only limits. */}
             <label htmlFor={`${fieldId}-digest`} className="block text-sm font-medium">
               Digest above
-              <input
+              <Input
                 id={`${fieldId}-digest`}
                 data-testid="channel-edit-digest"
                 inputMode="numeric"
                 value={digest}
                 onChange={(e) => setDigest(e.target.value)}
                 aria-describedby={`${fieldId}-digest-hint`}
-                className={INPUT.replace('w-full', 'w-24')}
+                className="mt-1 w-24"
                 autoComplete="off"
               />
             </label>
@@ -184,20 +186,20 @@ function AddChannelForm({ kinds, events }: { kinds: ChannelKindForm[]; events: E
       <div className="grid gap-3 sm:grid-cols-[10rem_1fr]">
         <label htmlFor="channel-kind" className="block text-sm font-medium">
           Kind
-          <select id="channel-kind" data-testid="channel-kind" value={kind} onChange={(e) => setKind(kinds.find((k) => k.kind === e.target.value)?.kind ?? kind)} className={INPUT}>
+          <Select id="channel-kind" data-testid="channel-kind" value={kind} onChange={(e) => setKind(kinds.find((k) => k.kind === e.target.value)?.kind ?? kind)} className="mt-1">
             {kinds.map((k) => <option key={k.kind} value={k.kind}>{k.label}</option>)}
-          </select>
+          </Select>
         </label>
         <label htmlFor="channel-target" className="block text-sm font-medium">
           {chosen.targetLabel}
-          <input
+          <Input
             id="channel-target"
             data-testid="channel-target-input"
             required
             value={target}
             placeholder={chosen.placeholder}
             onChange={(e) => setTarget(e.target.value)}
-            className={`${INPUT} font-mono`}
+            className="mt-1 font-mono"
             autoComplete="off"
             inputMode={chosen.inputMode}
             aria-describedby="channel-kind-hint"

@@ -6,8 +6,9 @@ import { valueOrThrow } from '@/lib/client/operator-api';
 import { saveNotificationSettings } from '@/lib/client/notifications-api';
 import type { NotificationSettings } from '@/lib/notifications/channels';
 import { NOTIFICATIONS_KEY } from './notification-channels';
-import { CardForm, INPUT, ProblemText } from './notification-ui';
+import { CardForm, ProblemText } from './notification-ui';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
 
 const WHOLE = /^\d+$/;
 
@@ -39,12 +40,12 @@ export function NotificationSettingsForm({ initial }: { initial: NotificationSet
       <div className="grid gap-4 sm:grid-cols-2">
         <label htmlFor="reminder-lead" className="block text-sm font-medium">
           Remind before expiry (minutes)
-          <input id="reminder-lead" data-testid="settings-reminder" inputMode="numeric" value={reminder} onChange={(e) => setReminder(e.target.value)} className={`${INPUT} font-mono`} aria-describedby="reminder-hint" />
+          <Input id="reminder-lead" data-testid="settings-reminder" inputMode="numeric" value={reminder} onChange={(e) => setReminder(e.target.value)} className="mt-1 font-mono" aria-describedby="reminder-hint" />
           <span id="reminder-hint" className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">A pending proposal this close to expiring is sent again to deciders. 0 = off.</span>
         </label>
         <label htmlFor="escalate-after" className="block text-sm font-medium">
           Escalate after (minutes)
-          <input id="escalate-after" data-testid="settings-escalate" inputMode="numeric" value={escalate} onChange={(e) => setEscalate(e.target.value)} className={`${INPUT} font-mono`} aria-describedby="escalate-hint" />
+          <Input id="escalate-after" data-testid="settings-escalate" inputMode="numeric" value={escalate} onChange={(e) => setEscalate(e.target.value)} className="mt-1 font-mono" aria-describedby="escalate-hint" />
           <span id="escalate-hint" className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">Admins are told when nobody has decided a proposal this long after it was created. 0 = off.</span>
         </label>
       </div>

@@ -2,13 +2,12 @@
 
 import type { ReactNode } from 'react';
 import { OperatorApiError } from '@/lib/client/operator-api';
-import { CopyButton } from './execution-live';
+import { CopyButton } from './copy-button';
 import { Button } from './ui/button';
 
 /** Pieces the Settings forms (notifications, agent keys) share. */
 
 export const CARD = 'rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900';
-export const INPUT = 'mt-1 block w-full rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm dark:border-zinc-700 dark:bg-zinc-950';
 
 /** What failed, in the server's words, with each field's problem. */
 export function ProblemText({ error, testId }: { error: Error | null; testId: string }) {

@@ -6,7 +6,7 @@ import { OperatorApiError, valueOrThrow, type FieldProblem } from '@/lib/client/
 import { fetchPolicies, planPolicies, savePolicies } from '@/lib/client/policies-api';
 import type { PolicyPlan } from '@/lib/policy/plan';
 import type { PolicyChange, PolicyView } from '@/lib/policy/requests';
-import { INPUT, ProblemText } from './notification-ui';
+import { ProblemText } from './notification-ui';
 import { PolicyDiff } from './policy-diff';
 import { PolicyPlanView } from './policy-plan';
 import { PolicyPreview } from './policy-preview';
@@ -14,6 +14,9 @@ import { CURRENCY_CODES } from '@/lib/money';
 import { changesInWords } from '@/lib/policy/words';
 import { boundFormat, draftOf, issuesUnder, newRuleDraft, retypeBounds, ruleOf, RuleFields, type CurrencyOf, type RuleDraft } from './policy-rule';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
+import { Select } from './ui/select';
+import { Textarea } from './ui/textarea';
 
 export const POLICIES_KEY = ['admin', 'policies'] as const;
 
@@ -145,14 +148,14 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
         <Button variant="secondary" data-testid="policy-add-rule" onClick={() => edit([...rules, newRuleDraft(rules, fields[0] ?? '')])}>Add a rule</Button>
         <label htmlFor={`expiry-${view.action}`} className="block text-sm font-medium">
           Proposals expire after (hours, 1–720)
-          <input id={`expiry-${view.action}`} data-testid="policy-expiry" inputMode="numeric" value={expiry} onChange={(e) => { setExpiry(e.target.value); touched(); }} className={`${INPUT} w-32 font-mono`} />
+          <Input id={`expiry-${view.action}`} data-testid="policy-expiry" inputMode="numeric" value={expiry} onChange={(e) => { setExpiry(e.target.value); touched(); }} className="mt-1 w-32 font-mono" />
         </label>
         {money.length > 0 ? (
           <label htmlFor={`currency-${view.action}`} className="block text-sm font-medium">
             Money bounds typed in
-            <select id={`currency-${view.action}`} data-testid="policy-currency" value={currency} onChange={(e) => { setRules(retypeBounds(rules, currencyOf, inCurrency(e.target.value))); setCurrency(e.target.value); touched(); }} className={`${INPUT} w-28 pr-8 font-mono`}>
+            <Select id={`currency-${view.action}`} data-testid="policy-currency" value={currency} onChange={(e) => { setRules(retypeBounds(rules, currencyOf, inCurrency(e.target.value))); setCurrency(e.target.value); touched(); }} className="mt-1 w-28 pr-8 font-mono">
               {CURRENCY_CODES.map((code) => <option key={code} value={code}>{code}</option>)}
-            </select>
+            </Select>
           </label>
         ) : null}
       </div>
@@ -171,7 +174,7 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
       <div className="flex flex-wrap items-end gap-3">
         <label htmlFor={`days-${view.action}`} className="block text-sm font-medium">
           Backtest the last (days, 1–365)
-          <input id={`days-${view.action}`} data-testid="policy-plan-days" inputMode="numeric" value={days} onChange={(e) => { setDays(e.target.value); setPlan(null); }} className={`${INPUT} w-24 font-mono`} />
+          <Input id={`days-${view.action}`} data-testid="policy-plan-days" inputMode="numeric" value={days} onChange={(e) => { setDays(e.target.value); setPlan(null); }} className="mt-1 w-24 font-mono" />
         </label>
         <Button variant={canPublish ? 'secondary' : 'primary'} data-testid="policy-plan-run" disabled={planning.isPending} onClick={() => planning.mutate()}>
           {planning.isPending ? 'Planning…' : plan ? 'Plan again' : 'Plan: what would change'}
@@ -184,7 +187,7 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
         <div className="space-y-2">
           <label htmlFor={`note-${view.action}`} className="block text-sm font-medium">
             Why this change? (1–{NOTE_MAX} characters, shown beside the version and in the audit trail)
-            <textarea id={`note-${view.action}`} data-testid="policy-note" rows={2} value={note} onChange={(e) => { setNote(e.target.value); if (save.isError) save.reset(); setIssues([]); }} aria-describedby={`note-count-${view.action}`} className={INPUT} />
+            <Textarea id={`note-${view.action}`} data-testid="policy-note" rows={2} value={note} onChange={(e) => { setNote(e.target.value); if (save.isError) save.reset(); setIssues([]); }} aria-describedby={`note-count-${view.action}`} className="mt-1" />
             <span id={`note-count-${view.action}`} className={`mt-1 block text-xs font-normal ${[...note].length > NOTE_MAX ? 'text-red-700 dark:text-red-300' : 'text-zinc-600 dark:text-zinc-400'}`}>{[...note].length}/{NOTE_MAX}</span>
           </label>
           {noteIssues.length > 0 ? <p role="alert" data-testid="note-error" className="text-sm text-red-700 dark:text-red-300">{noteIssues.map((issue) => issue.message).join(' ')}</p> : null}

@@ -6,8 +6,9 @@ import { OperatorApiError, valueOrThrow } from '@/lib/client/operator-api';
 import { previewPolicy } from '@/lib/client/policies-api';
 import type { RoutingRule } from '@/lib/routing-rules';
 import { outcomeInWords } from '@/lib/policy/words';
-import { CARD, INPUT, ProblemText } from './notification-ui';
+import { CARD, ProblemText } from './notification-ui';
 import { Button } from './ui/button';
+import { Textarea } from './ui/textarea';
 
 type Props = { action: string; rules: () => RoutingRule[]; expiryHours: () => number; sampleArgs: Record<string, unknown>; onIssues(issues: OperatorApiError['problem']['issues']): void };
 
@@ -42,7 +43,7 @@ export function PolicyPreview({ action, rules, expiryHours, sampleArgs, onIssues
       <h4 id={`preview-heading-${action}`} className="font-semibold">What would happen</h4>
       <label htmlFor={argsId} className="block text-sm font-medium">
         A sample proposal’s arguments (JSON)
-        <textarea id={argsId} data-testid="preview-args" rows={4} value={text} onChange={(e) => setText(e.target.value)} className={`${INPUT} font-mono`} spellCheck={false} />
+        <Textarea id={argsId} data-testid="preview-args" rows={4} value={text} onChange={(e) => setText(e.target.value)} className="mt-1 font-mono" spellCheck={false} />
       </label>
       <Button variant="secondary" data-testid="preview-run" onClick={run} disabled={preview.isPending}>
         {preview.isPending ? 'Routing…' : 'Route this sample through the draft'}

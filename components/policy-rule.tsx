@@ -4,8 +4,9 @@ import type { FieldProblem } from '@/lib/client/operator-api';
 import { formatMinor, parseMoney } from '@/lib/money';
 import { describeRule, descriptionMismatch, idMismatch, ruleInWords, type BoundFormat } from '@/lib/policy/words';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { INPUT } from './notification-ui';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
+import { Select } from './ui/select';
 
 /**
  * The currency a money field's bound is typed in (major units, parsed exactly as the revision
@@ -93,8 +94,6 @@ export function ruleOf(draft: RuleDraft, currencyOf: CurrencyOf = () => undefine
   return { ...base, approvals, when };
 }
 
-const SELECT = `${INPUT} pr-8`;
-
 /** Issues whose field starts with `prefix`, with the rest of the field name. */
 export function issuesUnder(issues: FieldProblem[], prefix: string): FieldProblem[] {
   return issues.filter((issue) => issue.field === prefix || issue.field.startsWith(`${prefix}.`)).map((issue) => ({ ...issue, field: issue.field.slice(prefix.length + 1) || '(rule)' }));
@@ -140,25 +139,25 @@ export function RuleFields({ draft, index, count, fields, currencyOf, earlier, i
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
         <label htmlFor={id('condition')} className="block text-sm font-medium">
           When
-          <select id={id('condition')} data-testid="rule-condition" value={draft.condition} onChange={(e) => set({ condition: e.target.value as RuleDraft['condition'], field: draft.field || fields[0] || '' })} className={SELECT}>
+          <Select id={id('condition')} data-testid="rule-condition" value={draft.condition} onChange={(e) => set({ condition: e.target.value as RuleDraft['condition'], field: draft.field || fields[0] || '' })} className="mt-1 pr-8">
             <option value="always">always</option>
             <option value="above">field above</option>
             <option value="below">field below</option>
             <option value="aggregate">sum per resource above</option>
-          </select>
+          </Select>
         </label>
         {draft.condition !== 'always' ? (
           <>
             <label htmlFor={id('field')} className="block text-sm font-medium">
               Field
-              <select id={id('field')} data-testid="rule-field" value={draft.field} onChange={(e) => set({ field: e.target.value })} className={`${SELECT} font-mono`}>
+              <Select id={id('field')} data-testid="rule-field" value={draft.field} onChange={(e) => set({ field: e.target.value })} className="mt-1 pr-8 font-mono">
                 {[...new Set([...fields, draft.field].filter(Boolean))].map((name) => <option key={name} value={name}>{name}</option>)}
-              </select>
+              </Select>
             </label>
             <label htmlFor={id('bound')} className="block text-sm font-medium">
               {draft.condition === 'below' ? 'Below' : 'Above'}
               <span className="mt-1 flex items-center gap-2">
-                <input id={id('bound')} data-testid="rule-bound" inputMode="decimal" value={draft.bound} onChange={(e) => set({ bound: e.target.value })} aria-describedby={currency ? id('bound-hint') : undefined} className={`${INPUT} mt-0 font-mono`} />
+                <Input id={id('bound')} data-testid="rule-bound" inputMode="decimal" value={draft.bound} onChange={(e) => set({ bound: e.target.value })} aria-describedby={currency ? id('bound-hint') : undefined} className="font-mono" />
                 {currency ? <span data-testid="rule-bound-currency" className="font-mono font-medium">{currency}</span> : null}
               </span>
               {money ? (
@@ -172,44 +171,44 @@ export function RuleFields({ draft, index, count, fields, currencyOf, earlier, i
         {draft.condition === 'aggregate' ? (
           <label htmlFor={id('window')} className="block text-sm font-medium">
             Window (hours)
-            <input id={id('window')} data-testid="rule-window" inputMode="numeric" value={draft.windowHours} onChange={(e) => set({ windowHours: e.target.value })} className={`${INPUT} font-mono`} />
+            <Input id={id('window')} data-testid="rule-window" inputMode="numeric" value={draft.windowHours} onChange={(e) => set({ windowHours: e.target.value })} className="mt-1 font-mono" />
           </label>
         ) : null}
       </div>
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
         <label htmlFor={id('outcome')} className="block text-sm font-medium">
           Then
-          <select id={id('outcome')} data-testid="rule-outcome" value={draft.outcome} onChange={(e) => set({ outcome: e.target.value as RuleDraft['outcome'], approvals: e.target.value === 'needs_approval' ? draft.approvals === '0' ? '1' : draft.approvals : '0' })} className={SELECT}>
+          <Select id={id('outcome')} data-testid="rule-outcome" value={draft.outcome} onChange={(e) => set({ outcome: e.target.value as RuleDraft['outcome'], approvals: e.target.value === 'needs_approval' ? draft.approvals === '0' ? '1' : draft.approvals : '0' })} className="mt-1 pr-8">
             <option value="needs_approval">needs approval</option>
             <option value="auto_approve">auto-approve</option>
             <option value="deny">deny</option>
-          </select>
+          </Select>
         </label>
         {draft.outcome === 'needs_approval' ? (
           <>
             <label htmlFor={id('approvals')} className="block text-sm font-medium">
               Distinct approvers (1–5)
-              <input id={id('approvals')} data-testid="rule-approvals" inputMode="numeric" value={draft.approvals} onChange={(e) => set({ approvals: e.target.value })} className={`${INPUT} font-mono`} />
+              <Input id={id('approvals')} data-testid="rule-approvals" inputMode="numeric" value={draft.approvals} onChange={(e) => set({ approvals: e.target.value })} className="mt-1 font-mono" />
             </label>
             <label htmlFor={id('role')} className="block text-sm font-medium">
               Of role
-              <select id={id('role')} data-testid="rule-role" value={draft.role} onChange={(e) => set({ role: e.target.value as RuleDraft['role'] })} className={SELECT}>
+              <Select id={id('role')} data-testid="rule-role" value={draft.role} onChange={(e) => set({ role: e.target.value as RuleDraft['role'] })} className="mt-1 pr-8">
                 <option value="approver">approver (or admin)</option>
                 <option value="admin">admin</option>
-              </select>
+              </Select>
             </label>
           </>
         ) : null}
         <label htmlFor={id('id')} className="block text-sm font-medium">
           Rule id
-          <input id={id('id')} data-testid="rule-id" value={draft.id} onChange={(e) => set({ id: e.target.value })} className={`${INPUT} font-mono`} aria-describedby={id('id-hint')} />
+          <Input id={id('id')} data-testid="rule-id" value={draft.id} onChange={(e) => set({ id: e.target.value })} className="mt-1 font-mono" aria-describedby={id('id-hint')} />
           <span id={id('id-hint')} className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">Shown on proposals it routes.</span>
           {idWarning ? <span data-testid="rule-id-mismatch" className="mt-1 block text-xs font-normal text-amber-800 dark:text-amber-300">⚠ {idWarning}</span> : null}
         </label>
       </div>
       <label htmlFor={id('description')} className="block text-sm font-medium">
         Description
-        <input id={id('description')} data-testid="rule-description" value={draft.description} onChange={(e) => set({ description: e.target.value })} className={INPUT} aria-describedby={id('terms')} />
+        <Input id={id('description')} data-testid="rule-description" value={draft.description} onChange={(e) => set({ description: e.target.value })} className="mt-1" aria-describedby={id('terms')} />
       </label>
       <div id={id('terms')} className="space-y-1 text-xs">
         {generated ? <p data-testid="rule-terms" className="text-zinc-600 dark:text-zinc-400">From its terms: {generated}</p> : null}

@@ -6,8 +6,9 @@ import { PayloadText } from './payload-text';
 import { StatusChip } from './status-chip';
 import { CARD_ROW, CardCell, Table } from './ui/table';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
+import { Select } from './ui/select';
 
-const field = 'rounded-md border border-zinc-300 bg-white px-2 py-1.5 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 const LABEL = 'flex flex-col gap-1 text-xs font-medium text-zinc-600 dark:text-zinc-400';
 
 /** The filters: a plain GET form, so the URL carries the view and it works without JavaScript. */
@@ -16,14 +17,14 @@ export function ProposalListFilters({ view, statuses }: { view: ProposalListView
     <form method="get" action="/proposals" role="search" aria-label="Find proposals" data-testid="proposal-list-filters" className="flex flex-wrap items-end gap-3">
       <label className={LABEL}>
         Status
-        <select name="status" defaultValue={view.status ?? 'all'} data-testid="proposal-list-status" className={field}>
+        <Select compact name="status" defaultValue={view.status ?? 'all'} data-testid="proposal-list-status">
           <option value="all">All statuses</option>
           {statuses.map((status) => <option key={status} value={status}>{status.replace(/_/g, ' ')}</option>)}
-        </select>
+        </Select>
       </label>
       <label className={`${LABEL} w-full sm:w-auto sm:min-w-72 sm:flex-1 sm:max-w-sm`}>
         Order id, SKU, agent or decider
-        <input type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="ord_1843, filter-blue, an agent, a person" data-testid="proposal-list-q" className={`${field} w-full`} />
+        <Input compact type="search" name="q" defaultValue={view.q ?? ''} maxLength={200} placeholder="ord_1843, filter-blue, an agent, a person" data-testid="proposal-list-q" className="w-full" />
       </label>
       <Button variant="primary" type="submit" data-testid="proposal-list-apply">
         Apply

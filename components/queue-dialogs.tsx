@@ -1,40 +1,54 @@
 'use client';
 
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import { rejectPresets } from '@/lib/decisions/requests';
 import type { QueueItem } from '@/lib/proposals/queue-view';
 import { FactsView, useFreshFacts } from './fresh-facts';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';
 import { ChangedChip, ItemSignals, quorumAfterYours, RiskBadge } from './queue-signals';
+import { ReasonPresets } from './reason-presets';
 import { Button } from './ui/button';
+import { Dialog, DialogContent, DialogDescription, DialogTitle } from './ui/dialog';
+import { Textarea } from './ui/textarea';
 
-/** A modal <dialog>: focus stays inside, Escape closes it, focus returns where it was. */
-export function Modal({ open, onClose, label, testId, children }: { open: boolean; onClose: () => void; label: string; testId: string; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      dialog.showModal();
-      // React's autoFocus would run before showModal, whose own focusing picks the first button.
-      dialog.querySelector<HTMLElement>('[data-autofocus]')?.focus();
-    }
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+/**
+ * A queue confirmation on the components/ui dialog: it opens on its `[data-autofocus]` control (so
+ * Enter confirms an approval and a reason can be typed at once), Escape and Cancel close it, and focus
+ * goes back where it was unless the queue moved it meanwhile (a decided row's focus moves on to the
+ * next item that needs the viewer).
+ */
+function QueueDialog({ open, onClose, testId, title, description, children }: { open: boolean; onClose: () => void; testId: string; title: ReactNode; description?: ReactNode; children: ReactNode }) {
+  const content = useRef<HTMLDivElement>(null);
+  const returnTo = useRef<HTMLElement | null>(null);
   return (
-    <dialog
-      ref={ref}
-      aria-label={label}
-      data-testid={testId}
-      onClose={onClose}
-      className="m-auto w-[min(36rem,calc(100vw-2rem))] rounded-lg border border-zinc-200 bg-white p-5 text-zinc-900 shadow-xl backdrop:bg-black/40 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100"
-    >
-      {open ? children : null}
-    </dialog>
+    <Dialog open={open} onOpenChange={(next) => { if (!next) onClose(); }}>
+      <DialogContent
+        ref={content}
+        data-testid={testId}
+        {...(description ? {} : { 'aria-describedby': undefined })}
+        onOpenAutoFocus={(event) => {
+          returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+          const first = content.current?.querySelector<HTMLElement>('[data-autofocus]');
+          if (!first) return;
+          event.preventDefault();
+          first.focus();
+        }}
+        onCloseAutoFocus={(event) => {
+          event.preventDefault();
+          const back = returnTo.current;
+          returnTo.current = null;
+          const unclaimed = !document.activeElement || document.activeElement === document.body;
+          if (unclaimed && back?.isConnected) back.focus({ preventScroll: true });
+        }}
+      >
+        <DialogTitle className="text-lg">{title}</DialogTitle>
+        {description ? <DialogDescription className="mt-1">{description}</DialogDescription> : null}
+        {children}
+      </DialogContent>
+    </Dialog>
   );
 }
-
 
 /**
  * The items a dialog acts on. One item shows everything that should stop a fast approval (risk,
@@ -86,19 +100,21 @@ export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[
   const ended = useEndedMeanwhile(single);
   const title = single ? `${single.approveLabel}?` : `Approve ${items.length} proposals?`;
   return (
-    <Modal open={items.length > 0} onClose={onClose} label="Confirm approval" testId="queue-approve-dialog">
-      <h2 className="text-lg font-semibold"><PayloadText value={title} mono={false} /></h2>
-      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">
-        {single ? 'Approving signs this hash — the exact payload behind it:' : 'Each approval signs its own hash — the exact payload behind it:'}
-      </p>
+    <QueueDialog
+      open={items.length > 0}
+      onClose={onClose}
+      testId="queue-approve-dialog"
+      title={<PayloadText value={title} mono={false} />}
+      description={single ? 'Approving signs this hash — the exact payload behind it:' : 'Each approval signs its own hash — the exact payload behind it:'}
+    >
       <ItemList items={items} approving />
-      <form method="dialog" className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); if (!ended) onConfirm(); }}>
+      <form className="flex flex-wrap justify-end gap-2" onSubmit={(event) => { event.preventDefault(); if (!ended) onConfirm(); }}>
         <Button variant="secondary" size="lg" data-testid="queue-cancel-approve" onClick={onClose}>Cancel</Button>
         <Button variant="primary" size="lg" type="submit" data-autofocus data-testid="queue-confirm-approve" disabled={ended}>
           {single ? <PayloadText value={single.approveLabel} mono={false} /> : `Approve ${items.length}`}
         </Button>
       </form>
-    </Modal>
+    </QueueDialog>
   );
 }
 
@@ -108,8 +124,12 @@ export function RejectDialog({ items, onConfirm, onClose }: { items: QueueItem[]
   const presets = rejectPresets(items.flatMap((item) => item.flags.map((flag) => flag.kind)));
   const trimmed = reason.trim();
   return (
-    <Modal open={items.length > 0} onClose={() => { setReason(''); onClose(); }} label="Reject with a reason" testId="queue-reject-dialog">
-      <h2 className="text-lg font-semibold">{items.length === 1 ? 'Reject this proposal?' : `Reject ${items.length} proposals?`}</h2>
+    <QueueDialog
+      open={items.length > 0}
+      onClose={() => { setReason(''); onClose(); }}
+      testId="queue-reject-dialog"
+      title={items.length === 1 ? 'Reject this proposal?' : `Reject ${items.length} proposals?`}
+    >
       <ItemList items={items} approving={false} />
       <form
         onSubmit={(event) => {
@@ -121,24 +141,12 @@ export function RejectDialog({ items, onConfirm, onClose }: { items: QueueItem[]
       >
         <fieldset>
           <legend className="text-sm font-medium">Reason (required{items.length > 1 ? ', one for all' : ''})</legend>
-          <div className="mt-2 flex flex-wrap gap-2">
-            {presets.map((preset, index) => (
-              <button
-                key={preset}
-                type="button"
-                data-testid={`queue-reject-preset-${index}`}
-                data-preset={preset}
-                aria-pressed={reason === preset}
-                onClick={() => setReason(preset)}
-                className="rounded-full border border-zinc-300 px-2 py-0.5 text-xs focus-visible:outline-2 focus-visible:outline-blue-600 aria-pressed:bg-zinc-200 dark:border-zinc-700 dark:aria-pressed:bg-zinc-700"
-              >
-                {preset}
-              </button>
-            ))}
+          <div className="mt-2">
+            <ReasonPresets presets={presets} reason={reason} onPick={setReason} testId={(index) => `queue-reject-preset-${index}`} />
           </div>
           <label className="mt-3 block text-sm">
             Or in your words
-            <textarea data-autofocus data-testid="queue-reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} rows={2} className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent p-2 dark:border-zinc-700" />
+            <Textarea data-autofocus data-testid="queue-reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} rows={2} className="mt-1" />
           </label>
         </fieldset>
         <div className="mt-3 flex flex-wrap justify-end gap-2">
@@ -148,6 +156,6 @@ export function RejectDialog({ items, onConfirm, onClose }: { items: QueueItem[]
           </Button>
         </div>
       </form>
-    </Modal>
+    </QueueDialog>
   );
 }

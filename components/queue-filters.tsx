@@ -3,8 +3,8 @@
 import { QUEUE_RISKS, QUEUE_SORTS, SORT_LABELS, type QueueView } from '@/lib/proposals/queue-view';
 import { visibleText } from '@/lib/text/visible';
 import { Button } from './ui/button';
+import { Select } from './ui/select';
 
-const select = 'rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm focus-visible:outline-2 focus-visible:outline-offset-1 focus-visible:outline-blue-600 dark:border-zinc-700 dark:bg-zinc-900';
 
 /**
  * Action, agent, risk and sort; every change becomes the URL, so a view can be shared. `stacked`:
@@ -19,30 +19,30 @@ export function QueueFilters({ view, actions, agents, onChange, stacked = false 
     <div role="group" aria-label="Filters and sort" className={stacked ? 'flex flex-col gap-3' : 'flex flex-wrap items-center gap-2'}>
       <label className={label}>
         <span className={name}>Action</span>
-        <select data-testid="queue-filter-action" value={view.action ?? ''} onChange={(e) => onChange({ ...view, action: e.target.value || undefined })} className={select}>
+        <Select compact data-testid="queue-filter-action" value={view.action ?? ''} onChange={(e) => onChange({ ...view, action: e.target.value || undefined })}>
           <option value="">Any action</option>
           {actions.map((action) => <option key={action} value={action}>{action}</option>)}
-        </select>
+        </Select>
       </label>
       <label className={label}>
         <span className={name}>Agent</span>
-        <select data-testid="queue-filter-agent" value={view.agent ?? ''} onChange={(e) => onChange({ ...view, agent: e.target.value || undefined })} className={select}>
+        <Select compact data-testid="queue-filter-agent" value={view.agent ?? ''} onChange={(e) => onChange({ ...view, agent: e.target.value || undefined })}>
           <option value="">Any agent</option>
           {agentChoices.map((agent) => <option key={agent} value={agent}>{visibleText(agent)}</option>)}
-        </select>
+        </Select>
       </label>
       <label className={label}>
         <span className={name}>Risk</span>
-        <select data-testid="queue-filter-risk" value={view.risk ?? ''} onChange={(e) => onChange({ ...view, risk: (e.target.value || undefined) as QueueView['risk'] })} className={select}>
+        <Select compact data-testid="queue-filter-risk" value={view.risk ?? ''} onChange={(e) => onChange({ ...view, risk: (e.target.value || undefined) as QueueView['risk'] })}>
           <option value="">Any risk</option>
           {QUEUE_RISKS.map((risk) => <option key={risk} value={risk}>{risk} risk</option>)}
-        </select>
+        </Select>
       </label>
       <label className={label}>
         <span className={stacked ? name : ''}>Sort:</span>
-        <select data-testid="queue-sort" value={view.sort} onChange={(e) => onChange({ ...view, sort: e.target.value as QueueView['sort'] })} className={select}>
+        <Select compact data-testid="queue-sort" value={view.sort} onChange={(e) => onChange({ ...view, sort: e.target.value as QueueView['sort'] })}>
           {QUEUE_SORTS.map((sort) => <option key={sort} value={sort}>{SORT_LABELS[sort]}</option>)}
-        </select>
+        </Select>
       </label>
       {filtered ? (
         <Button variant="link" className="text-sm" data-testid="queue-filter-clear" onClick={() => onChange({ group: view.group, sort: view.sort })}>

@@ -111,14 +111,9 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
       <div className="lg:grid lg:grid-cols-[minmax(0,1fr)_22rem] lg:items-start lg:gap-4 xl:grid-cols-[minmax(0,1fr)_26rem]">
         <div className="min-w-0">
           {paging.newCount > 0 ? (
-            <button
-              type="button"
-              data-testid="queue-new-bar"
-              onClick={paging.showNew}
-              className="mb-2 w-full rounded-lg border border-blue-300 bg-blue-50 px-4 py-2 text-sm font-medium text-blue-900 hover:bg-blue-100 focus-visible:outline-2 focus-visible:outline-blue-600 dark:border-blue-800 dark:bg-blue-950 dark:text-blue-200"
-            >
+            <Button variant="notice" size="lg" data-testid="queue-new-bar" onClick={paging.showNew} className="mb-2 w-full text-sm">
               {paging.newCount} new — show
-            </button>
+            </Button>
           ) : null}
 
           {navigating || (query.isPending && paging.all.length === 0) ? (

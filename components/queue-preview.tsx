@@ -7,6 +7,7 @@ import { PayloadText } from './payload-text';
 import { ItemSignals, quorumAfterYours } from './queue-signals';
 import { ClockTime, RelativeTime } from './queue-times';
 import { Button } from './ui/button';
+import { PropertyRow, PropertyTable } from './ui/table';
 
 export type QueuePreviewProps = {
   item: QueueItem | undefined;
@@ -55,20 +56,14 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
         <FactsView facts={facts.data} failed={facts.isError} testId="queue-preview-facts" />
       </ItemSignals>
 
-      <table className="w-full text-sm" data-testid="queue-preview-args">
-        <caption className="sr-only">Arguments{item.reason !== null ? ' (the reason is above)' : ''}</caption>
-        <tbody>
-          {item.args.filter((arg) => item.reason === null || arg.name !== 'reason').map((arg) => (
-            <tr key={arg.name} className="align-top" data-testid={`queue-preview-arg-${arg.name}`}>
-              <th scope="row" className="py-0.5 pr-3 text-left font-mono text-xs font-normal text-zinc-600 dark:text-zinc-400">{arg.name}</th>
-              <td className="py-0.5 break-words">
-                <PayloadText value={arg.value} />
-                {arg.hint ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">({arg.hint})</span> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <PropertyTable caption={`Arguments${item.reason !== null ? ' (the reason is above)' : ''}`} testId="queue-preview-args">
+        {item.args.filter((arg) => item.reason === null || arg.name !== 'reason').map((arg) => (
+          <PropertyRow key={arg.name} name={arg.name} dense testId={`queue-preview-arg-${arg.name}`}>
+            <PayloadText value={arg.value} />
+            {arg.hint ? <span className="ml-2 text-zinc-600 dark:text-zinc-400">({arg.hint})</span> : null}
+          </PropertyRow>
+        ))}
+      </PropertyTable>
 
       <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-sm">
         <dt className="text-zinc-600 dark:text-zinc-400">Quorum</dt>

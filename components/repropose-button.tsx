@@ -6,6 +6,7 @@ import { useState } from 'react';
 import { postReproposeRequest, valueOrThrow } from '@/lib/client/operator-api';
 import { ViewerClock } from './viewer-time';
 import { Button } from './ui/button';
+import { Textarea } from './ui/textarea';
 
 type Props = {
   proposalId: string;
@@ -56,14 +57,13 @@ export function ReproposeButton({ proposalId, requestedAt, canAsk }: Props) {
           <label htmlFor="repropose-note" className="block text-sm font-medium">
             A note for the agent (optional)
           </label>
-          <textarea
+          <Textarea
             id="repropose-note"
             data-testid="repropose-note"
             value={note}
             maxLength={500}
             rows={2}
             onChange={(event) => setNote(event.target.value)}
-            className="w-full rounded-md border border-zinc-300 bg-white p-2 text-sm dark:border-zinc-700 dark:bg-zinc-950"
           />
           <div className="flex flex-wrap gap-2">
             <Button variant="primary" type="submit" data-testid="repropose-send" disabled={mutation.isPending}>

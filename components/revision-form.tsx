@@ -9,13 +9,15 @@ import { formatMinor, parseMoney } from '@/lib/money';
 import type { EditingView, MoneyFieldView } from '@/lib/decisions/revision-view';
 import { PayloadText } from './payload-text';
 import { Button } from './ui/button';
+import { Input } from './ui/input';
+import { Select } from './ui/select';
+import { Textarea } from './ui/textarea';
 
 type FieldSchema = { type?: string; enum?: string[]; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; pattern?: string };
 
 /** The edited arguments, or the first problem per field the form can see before sending anything. */
 type Built = { ok: true; args: Record<string, unknown> } | { ok: false; problems: Record<string, string> };
 
-const input = 'block w-full rounded-md border border-zinc-300 bg-transparent px-3 py-2 font-mono dark:border-zinc-700';
 
 /** Reads a field's text as the contract's type; anything else is sent as typed, for the gates to refuse. */
 function valueFor(schema: FieldSchema, text: string): unknown {
@@ -136,11 +138,11 @@ export function RevisionForm({ proposalId, fields, args, editing }: { proposalId
             {money ? <span className="ml-1 font-mono text-xs text-zinc-600 dark:text-zinc-400">({name}, sent in minor units)</span> : null}
             <span className="mt-1 flex items-center gap-2">
               {schema.enum ? (
-                <select {...common} className={input}>
+                <Select {...common} className="font-mono">
                   {schema.enum.map((option) => <option key={option} value={option}>{option}</option>)}
-                </select>
+                </Select>
               ) : (
-                <input {...common} inputMode={money ? 'decimal' : schema.type === 'integer' ? 'numeric' : undefined} autoComplete="off" maxLength={money ? 20 : schema.maxLength} className={input} />
+                <Input {...common} inputMode={money ? 'decimal' : schema.type === 'integer' ? 'numeric' : undefined} autoComplete="off" maxLength={money ? 20 : schema.maxLength} className="font-mono" />
               )}
               {money ? <span data-testid={`revision-currency-${name}`} className="font-mono font-medium">{money.currency}</span> : null}
             </span>
@@ -151,7 +153,7 @@ export function RevisionForm({ proposalId, fields, args, editing }: { proposalId
       })}
       <label className="block text-sm">
         <span>Reason for the change</span>
-        <textarea
+        <Textarea
           data-testid="revision-why"
           value={reason}
           required
@@ -163,7 +165,7 @@ export function RevisionForm({ proposalId, fields, args, editing }: { proposalId
             setReason(e.target.value);
             setReasonProblem(undefined);
           }}
-          className={`${input} mt-1 font-sans`}
+          className="mt-1"
         />
         <span id="revision-why-note" className="block text-xs text-zinc-600 dark:text-zinc-400">Shown with the revision, in History and in its notification; up to {REVISION_REASON_MAX} characters.</span>
         {reasonProblem ? <span id="revision-why-problem" role="alert" data-testid="revision-why-problem" className="block text-xs text-red-700 dark:text-red-300">{reasonProblem}</span> : null}

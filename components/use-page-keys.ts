@@ -9,8 +9,8 @@ export function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit'].includes(target.type);
 }
 
-/** A native dialog, or a sheet, dialog or menu of components/ui (Radix marks it open), is open: page keys rest. */
-const OPEN_OVERLAY = 'dialog[open], [role="dialog"][data-state="open"], [role="menu"][data-state="open"]';
+/** A sheet, dialog or menu of components/ui (Radix marks it open) is open: page keys rest. */
+const OPEN_OVERLAY = '[role="dialog"][data-state="open"], [role="menu"][data-state="open"]';
 
 /**
  * A page's single-letter keys: `onKey` hears a key unless a modifier is held or a dialog is open,

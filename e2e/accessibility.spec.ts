@@ -43,3 +43,29 @@ test('on a phone, the navigation sheet, the filters sheet and the account menu h
     await expect(page.getByTestId(open)).toBeFocused();
   }
 });
+
+test('the queue’s approve and reject dialogs have no serious accessibility violation, light and dark, at 1440 and 390 px', async ({ page, request }) => {
+  // Four of filter-blue is medium risk: `a` stops at the dialog.
+  const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 4 });
+  await page.goto('/');
+  await signInWithForm(page, 'alice@acme.test');
+  await expect(page.getByTestId('queue')).toBeVisible();
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await page.goto('/?sort=newest');
+    await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
+    const link = page.locator(`[data-testid="queue-item"][data-proposal-id="${hold.id}"]`).getByTestId('queue-item-link');
+    for (const [key, testId] of [['a', 'queue-approve-dialog'], ['r', 'queue-reject-dialog']] as const) {
+      await link.focus();
+      await page.keyboard.press(key);
+      await expect(page.getByTestId(testId)).toBeVisible();
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        expect.soft(await violations(page), `${testId} at ${width} (${scheme})`).toEqual([]);
+      }
+      await page.keyboard.press('Escape');
+      await expect(page.getByTestId(testId)).toBeHidden();
+      await expect(link).toBeFocused();
+    }
+  }
+});

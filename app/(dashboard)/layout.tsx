@@ -3,6 +3,8 @@ import { getDb } from '@/lib/database';
 import { ExecutionsBanner } from '@/components/executions-banner';
 import { AccountMenu, MainNav } from '@/components/app-nav';
 import { ProposalFlash } from '@/components/proposal-flash';
+import { Button } from '@/components/ui/button';
+import { Select } from '@/components/ui/select';
 import { ToastProvider } from '@/components/ui/toast';
 import { executionsState } from '@/lib/commands/executions-pause';
 import { dashboardContext } from '@/lib/dashboard/context';
@@ -28,12 +30,12 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             {context.tenantId && operator.memberships.length > 1 ? (
               <form action={chooseTenant} className="flex items-center gap-1">
                 <label htmlFor="tenant" className="sr-only">Tenant</label>
-                <select id="tenant" name="tenantId" defaultValue={context.tenantId} data-testid="tenant-select" className="rounded border border-zinc-300 bg-transparent px-1 text-sm dark:border-zinc-700">
+                <Select compact id="tenant" name="tenantId" defaultValue={context.tenantId} data-testid="tenant-select" className="max-w-40">
                   {operator.memberships.map((m) => (
                     <option key={m.tenantId} value={m.tenantId}>{m.tenantName}</option>
                   ))}
-                </select>
-                <button type="submit" className="text-xs underline">switch</button>
+                </Select>
+                <Button type="submit" size="sm" data-testid="tenant-switch">Switch<span className="sr-only"> tenant</span></Button>
               </form>
             ) : context.tenantId ? (
               <span data-testid="tenant-name" className="truncate text-sm text-zinc-500">· {context.tenantName}</span>

@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { redirect } from 'next/navigation';
+import { Button } from '@/components/ui/button';
 import { auth } from '@/lib/auth';
 import { safeReturnPath } from '@/lib/auth/return-to';
 import { env, oidcEnabled } from '@/lib/env';
@@ -35,9 +36,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       {sso ? (
         <form action={signInWithSso} className="mt-4">
           <input type="hidden" name="callbackUrl" value={callbackUrl} />
-          <button type="submit" data-testid="signin-sso" className="w-full rounded-md border border-zinc-300 px-4 py-2 font-medium dark:border-zinc-700">
+          <Button type="submit" size="lg" data-testid="signin-sso" className="w-full">
             Continue with {env().OIDC_NAME}
-          </button>
+          </Button>
         </form>
       ) : null}
     </main>

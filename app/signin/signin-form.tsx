@@ -1,6 +1,8 @@
 'use client';
 
 import { useActionState } from 'react';
+import { Button } from '@/components/ui/button';
+import { Input } from '@/components/ui/input';
 import { signInWithPassword, type SignInState } from './actions';
 
 export function SignInForm({ callbackUrl, email }: { callbackUrl: string; email?: string }) {
@@ -10,16 +12,16 @@ export function SignInForm({ callbackUrl, email }: { callbackUrl: string; email?
       <input type="hidden" name="callbackUrl" value={callbackUrl} />
       <label className="block text-sm font-medium">
         Email
-        <input name="email" type="email" autoComplete="username" required defaultValue={email} data-testid="signin-email" className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent px-3 py-2 dark:border-zinc-700" />
+        <Input name="email" type="email" autoComplete="username" required defaultValue={email} data-testid="signin-email" className="mt-1" />
       </label>
       <label className="block text-sm font-medium">
         Password
-        <input name="password" type="password" autoComplete="current-password" required data-testid="signin-password" className="mt-1 block w-full rounded-md border border-zinc-300 bg-transparent px-3 py-2 dark:border-zinc-700" />
+        <Input name="password" type="password" autoComplete="current-password" required data-testid="signin-password" className="mt-1" />
       </label>
       <div role="alert">{state.error ? <p data-testid="signin-error" className="text-sm text-red-700 dark:text-red-300">{state.error}</p> : null}</div>
-      <button type="submit" disabled={pending} data-testid="signin-submit" className="w-full rounded-md bg-zinc-900 px-4 py-2 font-medium text-white disabled:opacity-60 dark:bg-zinc-100 dark:text-zinc-900">
+      <Button variant="primary" size="lg" type="submit" disabled={pending} data-testid="signin-submit" className="w-full">
         {pending ? 'Signing in…' : 'Sign in'}
-      </button>
+      </Button>
     </form>
   );
 }

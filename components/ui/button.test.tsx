@@ -30,4 +30,13 @@ describe('Button', () => {
     expect(button.disabled).toBe(true);
     expect(button.className).toContain('disabled:opacity-50');
   });
+
+  it('has one shape per size: a chip is a pill (never also rounded-md) and shows when it is pressed', () => {
+    render(<Button size="chip" aria-pressed>Wrong order</Button>);
+    const chip = screen.getByRole('button', { name: 'Wrong order' });
+    expect(chip.className).toContain('rounded-full');
+    expect(chip.className).not.toContain('rounded-md');
+    expect(chip.className).toContain('aria-pressed:bg-zinc-200');
+    expect(chip.getAttribute('aria-pressed')).toBe('true');
+  });
 });

@@ -45,3 +45,15 @@ export function MenuLabel({ className, ...props }: ComponentPropsWithRef<typeof 
 export function MenuSeparator({ className, ...props }: ComponentPropsWithRef<typeof MenuPrimitive.Separator>) {
   return <MenuPrimitive.Separator className={cn('my-1 h-px bg-zinc-200 dark:bg-zinc-800', className)} {...props} />;
 }
+
+/**
+ * A menu item that submits the <form> around it, so the action works before (and without)
+ * JavaScript; picking it keeps the menu open (and its form mounted) until the page leaves.
+ */
+export function MenuSubmitItem({ className, children, ...props }: Omit<ComponentPropsWithRef<'button'>, 'type'>) {
+  return (
+    <MenuItem asChild onSelect={(event) => event.preventDefault()} className={className}>
+      <button type="submit" {...props}>{children}</button>
+    </MenuItem>
+  );
+}

@@ -20,6 +20,7 @@ import { appliedDefaults } from '@/lib/proposals/defaults';
 import { revisionOrigin } from '@/lib/decisions/revise';
 import { ActorName } from '@/components/actor-name';
 import { Hash } from '@/components/hash';
+import { PropertyRow, PropertyTable } from '@/components/ui/table';
 import { PayloadBlock, PayloadText } from '@/components/payload-text';
 import { StatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
@@ -61,13 +62,10 @@ export async function generateMetadata({ params }: { params: Promise<{ id: strin
 
 function Field({ name, value, note }: { name: string; value: unknown; note?: string }) {
   return (
-    <tr className="border-t border-zinc-100 dark:border-zinc-800">
-      <th scope="row" className="py-1.5 pr-4 text-left align-top font-mono text-sm font-normal text-zinc-500">{name}</th>
-      <td className="py-1.5 text-sm" data-testid={`arg-${name}`}>
-        <PayloadText value={typeof value === 'string' ? value : JSON.stringify(value)} />
-        {note ? <span className="ml-2 text-zinc-500">· {note}</span> : null}
-      </td>
-    </tr>
+    <PropertyRow name={name} valueTestId={`arg-${name}`}>
+      <PayloadText value={typeof value === 'string' ? value : JSON.stringify(value)} />
+      {note ? <span className="ml-2 text-zinc-500">· {note}</span> : null}
+    </PropertyRow>
   );
 }
 
@@ -129,19 +127,14 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
               <Link href={`/proposals/${proposal.id}/edit`} data-testid="edit-proposal" className="text-sm underline">Edit…</Link>
             ) : null}
           </div>
-          <table className="w-full">
-            <tbody>
-              <Field name="action" value={payload.action} note={`contract v${payload.contractVersion}`} />
-              <Field name="tenant" value={payload.tenantId} />
-              {Object.entries(payload.args).map(([name, value]) => (
-                <Field key={name} name={name} value={value} note={wording.argHints[name]} />
-              ))}
-              <tr className="border-t border-zinc-100 dark:border-zinc-800">
-                <th scope="row" className="py-1.5 pr-4 text-left font-mono text-sm font-normal text-zinc-500">hash</th>
-                <td className="py-1.5"><Hash value={proposal.payloadHash} /></td>
-              </tr>
-            </tbody>
-          </table>
+          <PropertyTable caption="The payload that runs on approval, and its hash">
+            <Field name="action" value={payload.action} note={`contract v${payload.contractVersion}`} />
+            <Field name="tenant" value={payload.tenantId} />
+            {Object.entries(payload.args).map(([name, value]) => (
+              <Field key={name} name={name} value={value} note={wording.argHints[name]} />
+            ))}
+            <PropertyRow name="hash"><Hash value={proposal.payloadHash} /></PropertyRow>
+          </PropertyTable>
           {defaults.length > 0 ? (
             <p className="mt-3 text-xs text-zinc-600 dark:text-zinc-400" data-testid="applied-defaults">
               Filled in by the contract (the agent did not send them; they are hashed and run like the rest):{' '}

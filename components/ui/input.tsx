@@ -1,0 +1,7 @@
+import type { ComponentPropsWithRef } from 'react';
+import { fieldClass, type FieldProps } from './field';
+
+/** The one text field: full width in a form, or `compact` in a filter bar. */
+export function Input({ compact = false, className, ...props }: ComponentPropsWithRef<'input'> & FieldProps) {
+  return <input className={fieldClass(compact, className)} {...props} />;
+}
