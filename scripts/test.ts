@@ -42,6 +42,9 @@ const stages: Step[][] = [
         ],
       ]
     : []),
+  // The container image end to end (build, migrate, cli, dashboard and worker containers, an
+  // approval through them, compose.yaml validated); it says why and passes when no engine runs.
+  [{ name: 'container', command: tsx('scripts/container-test.ts') }],
 ];
 
 /** Runs a step to its end, keeping its output to print in one piece. */
