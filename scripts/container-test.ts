@@ -7,10 +7,11 @@
  * its HEALTHCHECK says healthy, and a `worker`. An agent proposes a stock hold through the
  * dashboard's HTTP API, the operator signs in and approves it over HTTP, and the proposal must
  * reach `succeeded`, which only the worker container can cause by dispatching the signed command.
- * Then: both containers run as a user other than root, the worker's log says it dispatched, and
- * compose.yaml validates. Containers use the host's network (the database and the demo systems of
- * record, run here from scripts/systems.ts, are on loopback). Without an engine, or without
- * DATABASE_URL, it says why and exits 0.
+ * Then: both containers run as a user other than root and the worker's log says it dispatched.
+ * Last, compose.yaml validates and comes up in health order (PostgreSQL → migrate → dashboard →
+ * worker) with the same image. The other containers use the host's network (the database and the
+ * demo systems of record, run here from scripts/systems.ts, are on loopback). Without an engine,
+ * or without DATABASE_URL, it says why and exits 0.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -84,17 +85,47 @@ function shownOnce(output: string, label: string): string {
   return value;
 }
 
-/** compose.yaml with .env.example as its .env, checked by whichever Compose is installed. */
-function validateCompose(): string {
+/** Compose: the plugin (`docker compose`) or Debian's Compose v1 (`docker-compose`), with its name. */
+function composeTool(): { run: (...args: string[]) => Ran; name: string } {
+  if (docker('compose', 'version').ok) return { run: (...args) => docker('compose', ...args), name: 'docker compose' };
+  if (hasCommand('docker-compose')) return { run: (...args) => sh('docker-compose', args), name: 'docker-compose (Compose v1)' };
+  throw new Error('compose.yaml not checked: neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)');
+}
+
+/**
+ * compose.yaml with .env.example filled in as its .env: validated, then `up` as a project of its
+ * own (the image just built, PostgreSQL from postgres:15-bookworm), until migrate has exited 0, the
+ * dashboard is healthy and the worker runs; then `down` with its volume.
+ */
+async function composeUp(signingKeys: string): Promise<string> {
+  const tool = composeTool();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-compose-'));
+  const settings = {
+    POSTGRES_PASSWORD: randomBytes(12).toString('hex'),
+    AUTH_SECRET: randomBytes(33).toString('base64'),
+    SIGNING_KEYS: signingKeys,
+    COUNTERSIGN_TAG: IMAGE.split(':')[1]!,
+    COUNTERSIGN_HTTP_PORT: String(PORT + 2),
+  };
+  fs.copyFileSync('compose.yaml', path.join(dir, 'compose.yaml'));
+  fs.writeFileSync(path.join(dir, '.env'), `${fs.readFileSync('.env.example', 'utf8')}
+${Object.entries(settings).map(([name, value]) => `${name}=${value}
+`).join('')}`, { mode: 0o600 });
+  const compose = (...args: string[]) => tool.run('--project-directory', dir, '-f', path.join(dir, 'compose.yaml'), '-p', `countersign-test-${run}`, ...args);
+  const container = (service: string) => must(`finding the ${service} container`, compose('ps', '-q', service)).trim();
   try {
-    fs.copyFileSync('compose.yaml', path.join(dir, 'compose.yaml'));
-    fs.writeFileSync(path.join(dir, '.env'), `${fs.readFileSync('.env.example', 'utf8')}\nPOSTGRES_PASSWORD=container-test\n`);
-    const file = path.join(dir, 'compose.yaml');
-    if (docker('compose', 'version').ok) return (must('docker compose config', docker('compose', '-f', file, 'config', '-q')), 'docker compose config');
-    if (hasCommand('docker-compose')) return (must('docker-compose config', sh('docker-compose', ['-f', file, 'config', '-q'])), 'docker-compose config (Compose v1)');
-    throw new Error('compose.yaml not validated: neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)');
+    must(`${tool.name} config`, compose('config', '-q'));
+    must(`${tool.name} up`, compose('up', '--detach'));
+    await until('compose: the dashboard healthy and the worker running', 180_000, () => {
+      const dashboard = docker('inspect', container('dashboard'), '--format', '{{.State.Health.Status}}').out.trim();
+      if (dashboard === 'unhealthy') throw new Error(`the compose dashboard is unhealthy:\n${compose('logs', '--no-color').out}`);
+      return dashboard === 'healthy' && docker('logs', container('worker')).out.includes('worker running');
+    });
+    const migrated = docker('inspect', container('migrate'), '--format', '{{.State.Status}} {{.State.ExitCode}}').out.trim();
+    if (migrated !== 'exited 0') throw new Error(`the compose migrate service is "${migrated}", not exited 0`);
+    return tool.name;
   } finally {
+    compose('down', '--volumes', '--timeout', '20');
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -204,7 +235,9 @@ async function main(): Promise<number> {
     const dispatched = /dispatched 1 command: 1 delivered/.exec(docker('logs', names.worker).out);
     if (!dispatched) throw new Error(`the worker's log does not show the dispatch:\n${docker('logs', names.worker).out}`);
     console.log(`the worker container ${dispatched[0]}`);
-    console.log(`compose.yaml valid (${validateCompose()})`);
+    phase = Date.now();
+    const tool = await composeUp(signingKeys);
+    console.log(`compose.yaml valid and up (${tool}): postgres healthy → migrate exited 0 → dashboard healthy → worker running, in ${seconds(phase)} s`);
     console.log(`container test passed in ${seconds(started)} s`);
     return 0;
   } finally {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds local stand-ins for the images the Dockerfile's FROM lines name, for machines that reach
-# no container registry (this CI's): debian:bookworm-slim from Debian's own packages (debootstrap)
-# and node:24-bookworm-slim from it plus the npm registry's Node 24 binary, npm and a `node` user
-# (uid 1000), as the official image has. An image that already exists is left alone, so a machine
+# Builds local stand-ins for the images the Dockerfile's FROM lines and compose.yaml name, for
+# machines that reach no container registry (this CI's): debian:bookworm-slim from Debian's own
+# packages (debootstrap), node:24-bookworm-slim from it plus the npm registry's Node 24 binary, npm
+# and a `node` user (uid 1000), as the official image has, and postgres:15-bookworm from Debian's
+# postgresql-15 with the official image's POSTGRES_USER/PASSWORD/DB start-up (docker/postgres-stand-in.sh). An image that already exists is left alone, so a machine
 # that can pull the official images (or ran this before) skips it. Needs root (debootstrap).
 #   scripts/ci/base-images.sh            build what is missing
 #   NODE_VERSION=24.22.3 scripts/ci/base-images.sh
@@ -10,6 +11,7 @@ set -euo pipefail
 
 DEBIAN_IMAGE=debian:bookworm-slim
 NODE_IMAGE=node:24-bookworm-slim
+POSTGRES_IMAGE=postgres:15-bookworm
 NODE_VERSION="${NODE_VERSION:-24}"
 NPM_VERSION="${NPM_VERSION:-11}"
 
@@ -62,4 +64,26 @@ CMD ["node"]
 DOCKERFILE
   docker build --quiet --tag "$NODE_IMAGE" "$work/node/ctx" >/dev/null
   echo "$NODE_IMAGE: built ($(docker run --rm "$NODE_IMAGE" node --version))"
+fi
+
+if have "$POSTGRES_IMAGE"; then
+  echo "$POSTGRES_IMAGE: present"
+else
+  echo "$POSTGRES_IMAGE: building from Debian's postgresql-15"
+  mkdir -p "$work/postgres"
+  cp "$(dirname "$0")/postgres-stand-in.sh" "$work/postgres/entrypoint.sh"
+  cat >"$work/postgres/Dockerfile" <<'DOCKERFILE'
+FROM debian:bookworm-slim
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null \
+ && rm -rf /var/lib/apt/lists/* /var/lib/postgresql/15 /etc/postgresql/15/main \
+ && mkdir -p /var/lib/postgresql/data /var/run/postgresql && chown -R postgres:postgres /var/lib/postgresql /var/run/postgresql
+COPY entrypoint.sh /usr/local/bin/docker-entrypoint.sh
+ENV PATH=/usr/lib/postgresql/15/bin:$PATH PGDATA=/var/lib/postgresql/data
+USER postgres
+EXPOSE 5432
+ENTRYPOINT ["docker-entrypoint.sh"]
+CMD ["postgres"]
+DOCKERFILE
+  docker build --quiet --network host --tag "$POSTGRES_IMAGE" "$work/postgres" >/dev/null
+  echo "$POSTGRES_IMAGE: built"
 fi
