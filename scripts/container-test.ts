@@ -159,6 +159,12 @@ async function main(): Promise<number> {
     const size = Number(docker('image', 'inspect', IMAGE, '--format', '{{.Size}}').out.trim());
     console.log(`base images ${baseSeconds} s, image built in ${buildSeconds} s: ${IMAGE}, ${Math.round(size / 1e6)} MB`);
 
+    const refused = docker('run', '--rm', '--network', 'host', '--env', `PORT=${PORT}`, IMAGE, 'start');
+    if (refused.ok || !refused.out.includes('AUTH_SECRET is missing') || !refused.out.includes('SIGNING_KEYS is missing')) {
+      throw new Error(`the image started without AUTH_SECRET and SIGNING_KEYS, or did not name them:\n${refused.out}`);
+    }
+    console.log('without AUTH_SECRET and SIGNING_KEYS the image refuses to start, naming both');
+
     await database.create();
     const credentials = { payments: randomBytes(16).toString('hex'), inventory: randomBytes(16).toString('hex') };
     fs.writeFileSync(envFile, `DATABASE_URL=${database.url}\n`, { mode: 0o600 });
