@@ -14,9 +14,23 @@ const securityHeaders = [
 // that rewrites Host, the configured public origin is the one browsers use.
 const appUrl = env().APP_URL;
 
+// The container image (Dockerfile) builds a self-contained server; `npm start` and the tests use the usual build.
+const standalone = process.env.NEXT_OUTPUT === 'standalone';
+
 const nextConfig: NextConfig = {
   // PGlite's WASM and data files must stay server-side, never copied into public static output.
   serverExternalPackages: ['@electric-sql/pglite', '@node-rs/argon2'],
+  ...(standalone
+    ? {
+        output: 'standalone' as const,
+        // The contracts page reads the corpus figures at run time; the image needs no image
+        // optimizer (no next/image) and none of PGlite's extensions or source maps.
+        outputFileTracingIncludes: { '**': ['corpus/last-run.json'] },
+        outputFileTracingExcludes: {
+          '**': ['node_modules/sharp/**', 'node_modules/@img/**', 'node_modules/@electric-sql/pglite/dist/**/*.{map,tar.gz}', 'node_modules/@electric-sql/pglite/dist/contrib/**'],
+        },
+      }
+    : {}),
   poweredByHeader: false,
   experimental: appUrl ? { serverActions: { allowedOrigins: [new URL(appUrl).host] } } : {},
   async headers() {

@@ -148,6 +148,9 @@ const settingsSchema = z.object({
 
 export type Settings = z.infer<typeof settingsSchema>;
 
+/** The name of every setting, for what must list them all (.env.example). */
+export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof Settings)[];
+
 const HOW_TO_FIX: Record<string, string> = {
   DATABASE_URL: 'unset it to use the embedded PGlite database, or set postgres://user@host:5432/db',
   AUTH_SECRET: 'generate one with `openssl rand -base64 33` and set AUTH_SECRET',

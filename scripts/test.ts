@@ -1,7 +1,8 @@
 /**
  * `npm test`: type check, lint, the layers (dependency-cruiser), unit, components (jsdom), contracts lint and the production build; integration on
  * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then the Python client's tests
- * against a live server and (with PostgreSQL) short runs of the bench and the resilience checks.
+ * against a live server and (with PostgreSQL) short runs of the bench and the resilience checks;
+ * last, the container image end to end (skipped, with the reason, where no Docker engine runs).
  * Steps in one stage run side by side (the six checks; the last three); a stage starts when the one before it passed. Each step's output is printed when it ends, never interleaved.
  */
 import { spawn } from 'node:child_process';
@@ -44,6 +45,9 @@ const stages: Step[][] = [
         ]
       : []),
   ],
+  // The container image end to end (build, migrate, cli, dashboard and worker containers, an
+  // approval through them, compose.yaml validated); it says why and passes when no engine runs.
+  [{ name: 'container', command: tsx('scripts/container-test.ts') }],
 ];
 
 /** Runs a step to its end, keeping its output to print in one piece. */

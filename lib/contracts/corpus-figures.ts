@@ -21,7 +21,8 @@ export const CORPUS_FIGURES_FILE = path.join('corpus', 'last-run.json');
 
 /** The last run's figures, or undefined when the corpus was never run here (or the file is not ours). */
 export async function lastCorpusFigures(file = path.join(process.cwd(), CORPUS_FIGURES_FILE)): Promise<CorpusFigures | undefined> {
-  const text = await readFile(file, 'utf8').catch(() => undefined);
+  // Not a build input: without the comment the standalone build traces the whole project for it.
+  const text = await readFile(/* turbopackIgnore: true */ file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
     const parsed = corpusFiguresSchema.safeParse(JSON.parse(text));
