@@ -1,29 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
 import type { Proposal } from '@/db/schema';
 import { canonicalJson, sha256Hex } from '@/lib/payload-hash';
+import type { DecisionStatement } from './requests';
 
-/** How long a decision's challenge may be answered (docs/passkeys.md). */
-export const STATEMENT_LIFETIME_MS = 2 * 60_000;
-
-/**
- * What a person signs with their passkey when they decide (docs/passkeys.md): this proposal, this
- * decision, the stored payload hash, the revision it replaced, who decides, and a window. Its
- * RFC 8785 text's SHA-256 is the WebAuthn challenge, so the authenticator's signature covers it.
+/*
+ * A decision's statement (lib/passkeys/requests.ts): its RFC 8785 text's SHA-256 is the WebAuthn
+ * challenge, so the authenticator's signature covers it (docs/passkeys.md).
  */
-export const decisionStatementSchema = z.strictObject({
-  proposalId: z.string().min(1).max(100),
-  tenantId: z.string().min(1).max(100),
-  decision: z.enum(['approve', 'reject']),
-  payloadHash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
-  revisionOf: z.string().min(1).max(100).nullable(),
-  userId: z.string().min(1).max(100),
-  issuedAt: z.iso.datetime(),
-  expiresAt: z.iso.datetime(),
-  nonce: z.string().regex(/^[A-Za-z0-9_-]{22,64}$/),
-});
 
-export type DecisionStatement = z.infer<typeof decisionStatementSchema>;
+/** How long a decision's challenge may be answered. */
+export const STATEMENT_LIFETIME_MS = 2 * 60_000;
 
 /** A fresh statement for `userId` deciding `proposal` now. */
 export function buildStatement(proposal: Pick<Proposal, 'id' | 'tenantId' | 'payloadHash' | 'parentId'>, userId: string, decision: 'approve' | 'reject', now: Date): DecisionStatement {
@@ -49,6 +35,6 @@ export function statementChallenge(statement: unknown): string {
  * The fields of a statement that differ from the decision it is presented with (empty when it is
  * this decision): the offline verifier and the server ask the same question.
  */
-export function statementMismatches(statement: DecisionStatement, decided: { proposalId: string; tenantId: string; decision: string; payloadHash: string | null; userId: string }): string[] {
-  return (['proposalId', 'tenantId', 'decision', 'payloadHash', 'userId'] as const).filter((field) => statement[field] !== decided[field]);
+export function statementMismatches(statement: DecisionStatement, decided: Omit<DecisionStatement, 'issuedAt' | 'expiresAt' | 'nonce' | 'decision' | 'payloadHash'> & { decision: string; payloadHash: string | null }): string[] {
+  return (['proposalId', 'tenantId', 'decision', 'payloadHash', 'revisionOf', 'userId'] as const).filter((field) => statement[field] !== decided[field]);
 }
