@@ -24,7 +24,7 @@ export const passkeyView = (row: typeof passkeys.$inferSelect): PasskeyView => (
 /** Passkeys cannot be used at this address: the page shows the words and offers `localhost`. */
 export function requireHostName(rp: RelyingParty | undefined): RelyingParty {
   const problem = hostProblem(rp);
-  if (problem || !rp) throw new DomainError('refused', 'passkey_host', problem?.message ?? 'Passkeys need a host name.', problem?.localhost ? { localhost: problem.localhost } : {});
+  if (problem || !rp) throw new DomainError('refused', 'passkey_host', problem?.message ?? 'Passkeys need a host name.', problem?.useInstead ? { useInstead: problem.useInstead } : {});
   return rp;
 }
 

@@ -6,7 +6,7 @@ import { targetedOrigin } from '@/lib/http/origin';
 export type RelyingParty = { id: string; origin: string; name: string };
 
 /** Why passkeys cannot be used here, in words the page shows, or undefined. */
-export type PasskeyHostProblem = { code: 'passkey_host'; message: string; localhost?: string };
+export type PasskeyHostProblem = { code: 'passkey_host'; message: string; useInstead?: string };
 
 /**
  * The relying party: APP_URL's host when it is set (passkeys are bound to one host name, so every
@@ -25,5 +25,5 @@ export function hostProblem(rp: RelyingParty | undefined): PasskeyHostProblem | 
   if (isIP(host) === 0) return undefined;
   const url = new URL(rp.origin);
   url.hostname = 'localhost';
-  return { code: 'passkey_host', message: `Passkeys need a host name, and this app is served at the IP address ${host}. Open it at a host name (on this machine, ${url.origin}).`, localhost: url.origin };
+  return { code: 'passkey_host', message: `Passkeys need a host name, and this app is served at the IP address ${host}. Open it at a host name (on this machine, ${url.origin}).`, useInstead: url.origin };
 }
