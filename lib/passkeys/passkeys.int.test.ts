@@ -5,6 +5,9 @@
  * route derives, and the evidence bundle checked offline. The authenticator is a software one
  * (test/passkey-authenticator.ts) that makes the bytes a browser would send.
  */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DELETE as removeAsAdmin } from '@/app/api/v1/admin/passkeys/[id]/route';
@@ -23,6 +26,7 @@ import type { DecisionRequest } from '@/lib/decisions/requests';
 import { chainAllPending } from '@/lib/events/chainer';
 import { newestPolicy } from '@/lib/policy/current';
 import { publishPolicy } from '@/lib/policy/publish';
+import { runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { submitAs } from '@/test/intake';
@@ -323,6 +327,24 @@ describe('a signed decision in the evidence bundle, offline', () => {
     const check = await passkeyCheck(tampered(field, change));
     expect(check.ok).toBe(false);
     expect(check.detail).toContain(reason);
+  });
+
+  it('bundle:verify prints who approved with which passkey, offline, and refuses a changed signature', async () => {
+    const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'passkey-bundle-'));
+    const noDatabase = path.join(folder, 'no-database');
+    const good = path.join(folder, 'good.json');
+    const bad = path.join(folder, 'bad.json');
+    await fs.writeFile(good, JSON.stringify(signedBundle));
+    await fs.writeFile(bad, JSON.stringify(tampered('passkeySignature', flipByte(20))));
+    const passed = await runCli(['bundle:verify', good], noDatabase);
+    expect(passed.code).toBe(0);
+    expect(passed.stdout).toMatch(/^ok {3}passkeys: approved by Alice \(usr_[a-z0-9]+\) with passkey ‘YubiKey 5’ \(verified\)$/m);
+    expect(passed.stdout).toMatch(/^ {2}approved by Alice \(usr_[a-z0-9]+\) with passkey ‘YubiKey 5’ \(verified\) at /m);
+    const refused = await runCli(['bundle:verify', bad], noDatabase);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('with passkey ‘YubiKey 5’ (not verified: the signature does not verify with the registered public key)');
+    expect(refused.stderr).toContain('passkeys');
+    await expect(fs.stat(noDatabase)).rejects.toThrow();
   });
 
   it('fails without the registration that binds the key to the person', async () => {
