@@ -14,7 +14,7 @@ import { initiatorsOf } from './initiators';
 import { describeDrift, readLive, staleReason, type LiveRead } from './live';
 import { endProposal, endStale, EXPIRY_ACTOR, expiryReason } from './transitions';
 import { alreadyWords } from '@/lib/proposals/words';
-import { passkeyRequired, passkeyRequiredError, verifySignedDecision, type PasskeyEvidence } from '@/lib/passkeys/decision';
+import { passkeyRequired, passkeyRequiredError, verifySignedDecision, type PasskeyEvidence } from '@/lib/decisions/passkey-signature';
 import type { RelyingParty } from '@/lib/passkeys/relying-party';
 
 /** `relyingParty`: where a signed decision's passkey assertion must come from (lib/passkeys/relying-party.ts). */

@@ -34,7 +34,7 @@ import { SoftwareAuthenticator } from '@/test/passkey-authenticator';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld, type PersonName } from '@/test/world';
-import { verifySignedDecision } from './decision';
+import { verifySignedDecision } from '@/lib/decisions/passkey-signature';
 import type { DecisionStatement, SignedDecision } from './requests';
 import { statementChallenge } from './statement';
 

@@ -1,21 +1,14 @@
 import { isIP } from 'node:net';
-import { env, type Settings } from '@/lib/env';
-import { targetedOrigin } from '@/lib/http/origin';
 
-/** Who the passkeys are for: WebAuthn's relying party, the origin its ceremonies run on. */
+/** Who the passkeys are for: WebAuthn's relying party, the origin its ceremonies run on (lib/http/relying-party.ts finds it for a request). */
 export type RelyingParty = { id: string; origin: string; name: string };
 
-/** Why passkeys cannot be used here, in words the page shows, or undefined. */
+/** Why passkeys cannot be used here, in words the page shows, and the address to use instead. */
 export type PasskeyHostProblem = { code: 'passkey_host'; message: string; useInstead?: string };
 
-/**
- * The relying party: APP_URL's host when it is set (passkeys are bound to one host name, so every
- * address of the app must agree), else the host the browser targeted.
- */
-export function relyingParty(request: Request, settings: Pick<Settings, 'APP_URL' | 'TRUST_PROXY'> = env()): RelyingParty | undefined {
-  const origin = settings.APP_URL ? new URL(settings.APP_URL).origin : targetedOrigin(request, settings);
-  if (!origin) return undefined;
-  return { id: new URL(origin).hostname, origin, name: 'Countersign' };
+/** The relying party of an origin: its host name. */
+export function relyingPartyOf(origin: string | undefined): RelyingParty | undefined {
+  return origin ? { id: new URL(origin).hostname, origin, name: 'Countersign' } : undefined;
 }
 
 /** Passkeys need a host name: an IP address cannot be a WebAuthn relying party. */

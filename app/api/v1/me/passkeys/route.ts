@@ -1,6 +1,7 @@
 import { listPasskeys, registerPasskey, requireHostName } from '@/lib/passkeys/registration';
 import { passkeyRegisterRequest } from '@/lib/passkeys/requests';
-import { hostProblem, relyingParty } from '@/lib/passkeys/relying-party';
+import { hostProblem } from '@/lib/passkeys/relying-party';
+import { relyingParty } from '@/lib/http/relying-party';
 import { accountMutation, viewerRead } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
 

@@ -1,6 +1,6 @@
 import { registrationOptions, requireHostName } from '@/lib/passkeys/registration';
 import { passkeyOptionsRequest } from '@/lib/passkeys/requests';
-import { relyingParty } from '@/lib/passkeys/relying-party';
+import { relyingParty } from '@/lib/http/relying-party';
 import { accountMutation } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
 

@@ -6,7 +6,7 @@ import { decisionsFor } from '@/lib/proposals/decision-rows';
 import { proposalDetail } from '@/lib/api/responses/proposal-json';
 import { systemsClient } from '@/lib/systems/client';
 import { otherMethods } from '@/lib/http/methods';
-import { relyingParty } from '@/lib/passkeys/relying-party';
+import { relyingParty } from '@/lib/http/relying-party';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
-import { decisionChallenge } from '@/lib/passkeys/decision';
+import { decisionChallenge } from '@/lib/decisions/passkey-signature';
 import { decisionChallengeRequest } from '@/lib/passkeys/requests';
-import { relyingParty } from '@/lib/passkeys/relying-party';
+import { relyingParty } from '@/lib/http/relying-party';
 import { operatorMutation } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
 

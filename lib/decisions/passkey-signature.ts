@@ -2,14 +2,14 @@ import { generateAuthenticationOptions, verifyAuthenticationResponse } from '@si
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { passkeyChallenges, passkeys, proposals, tenants, type Proposal } from '@/db/schema';
-import { refuse, requireDecider } from '@/lib/decisions/deciders';
+import { refuse, requireDecider } from './deciders';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { canonicalJson } from '@/lib/payload-hash';
-import { requireHostName } from './registration';
-import type { RelyingParty } from './relying-party';
-import type { SignedDecision } from './requests';
-import { buildStatement, statementChallenge, statementMismatches, STATEMENT_LIFETIME_MS } from './statement';
+import { requireHostName } from '@/lib/passkeys/registration';
+import type { RelyingParty } from '@/lib/passkeys/relying-party';
+import type { SignedDecision } from '@/lib/passkeys/requests';
+import { buildStatement, statementChallenge, statementMismatches, STATEMENT_LIFETIME_MS } from '@/lib/passkeys/statement';
 
 /**
  * What a signed decision adds to its audit event (docs/passkeys.md), flat, so the tenant's hash
@@ -67,6 +67,12 @@ export async function passkeyRequired(db: Database, proposal: Pick<Proposal, 'te
   if (proposal.routing.passkey) return true;
   const [tenant] = await db.select({ required: tenants.requirePasskeys }).from(tenants).where(eq(tenants.id, proposal.tenantId));
   return tenant?.required === true;
+}
+
+/** What the proposal page needs to offer signing: whether this approval must be signed, and whether the person has a passkey. */
+export async function passkeyStateFor(db: Database, proposal: Pick<Proposal, 'tenantId' | 'routing'>, userId: string): Promise<{ required: boolean; registered: boolean }> {
+  const [required, [owned]] = await Promise.all([passkeyRequired(db, proposal), db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).limit(1)]);
+  return { required, registered: owned !== undefined };
 }
 
 export const passkeyRequiredError = () =>

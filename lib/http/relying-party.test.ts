@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hostProblem, relyingParty } from './relying-party';
+import { hostProblem } from '@/lib/passkeys/relying-party';
+import { relyingParty } from './relying-party';
 
 const request = (host: string) => new Request(`http://${host}/api/v1/me/passkeys`, { headers: { host } });
 
