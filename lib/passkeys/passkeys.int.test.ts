@@ -139,6 +139,12 @@ describe('passkeys', () => {
     // A registration answers one challenge once; without user verification it is refused.
     const authenticator = new SoftwareAuthenticator(HOST, ORIGIN);
     const options = (await call('alice', registrationOptionsRoute, 'POST', '/api/v1/me/passkeys/options', {})).body as { challenge: string };
+    expect(options).toMatchObject({
+      rp: { id: HOST },
+      pubKeyCredParams: [-7, -8, -257].map((alg) => ({ alg, type: 'public-key' })),
+      authenticatorSelection: { userVerification: 'required' },
+      excludeCredentials: [{ id: alice.authenticator.id }],
+    });
     const unverified = await call('alice', registerRoute, 'POST', '/api/v1/me/passkeys', { name: 'No PIN', response: authenticator.register(options, false) });
     expect(unverified).toMatchObject({ status: 422, body: { error: { code: 'passkey_invalid' } } });
     const answer = authenticator.register(options);

@@ -8,6 +8,13 @@ import { newId } from '@/lib/ids';
 import type { PasskeyRegisterRequest } from './requests';
 import { hostProblem, type RelyingParty } from './relying-party';
 
+/**
+ * The signature algorithms a passkey may use: ES256, EdDSA and RS256, which every supported Node
+ * verifies (the offline verifier too). Newer ones the library offers (ML-DSA) are left out until
+ * Node verifies them without an experimental flag.
+ */
+const ALGORITHMS = [-7, -8, -257];
+
 /** How long the browser has to create a passkey after asking for the options. */
 const REGISTRATION_LIFETIME_MS = 5 * 60_000;
 
@@ -52,6 +59,7 @@ export async function registrationOptions(db: Database, userId: string, rp: Rely
     timeout: REGISTRATION_LIFETIME_MS,
     excludeCredentials: existing.map((row) => ({ id: row.credentialId, transports: row.transports })),
     authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+    supportedAlgorithmIDs: ALGORITHMS,
   });
   await db.insert(passkeyChallenges).values({
     id: newId('chl'),
@@ -99,6 +107,7 @@ export async function registerPasskey(db: Database, userId: string, rp: RelyingP
         expectedOrigin: rp.origin,
         expectedRPID: rp.id,
         requireUserVerification: true,
+        supportedAlgorithmIDs: ALGORITHMS,
       });
     } catch (error) {
       throw invalidPasskey(`The passkey could not be verified: ${error instanceof Error ? error.message : 'unknown reason'}.`);

@@ -37,7 +37,7 @@ export const authenticationResponseSchema = z.strictObject({
   response: z.strictObject({
     clientDataJSON: base64url(8192),
     authenticatorData: base64url(8192),
-    signature: base64url(1024),
+    signature: base64url(2048),
     userHandle: base64url(1024).optional(),
   }),
 });
