@@ -35,6 +35,8 @@ import { auditRowsFor, proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld, type PersonName } from '@/test/world';
 import { verifySignedDecision } from '@/lib/decisions/passkey-signature';
+import { removePasskey } from './removal';
+import { setPasskeysRequired } from './tenant-setting';
 import type { DecisionStatement, SignedDecision } from './requests';
 import { statementChallenge } from './statement';
 
@@ -299,6 +301,24 @@ describe('passkeys', () => {
     } finally {
       await t.db.update(tenants).set({ requirePasskeys: false }).where(eq(tenants.id, 'acme'));
     }
+  });
+});
+
+describe('the operator’s commands (npm run cli -- passkeys:…)', () => {
+  it('passkeys:require turns the tenant setting on and off, audited; passkeys:remove resets even a last passkey', async () => {
+    const cli = { type: 'system' as const, id: 'cli' };
+    expect(await setPasskeysRequired(t.db, 'globex', true, cli)).toEqual({ changed: true });
+    expect(await setPasskeysRequired(t.db, 'globex', true, cli)).toEqual({ changed: false });
+    expect(await setPasskeysRequired(t.db, 'nowhere', true, cli)).toBeUndefined();
+    await chainAllPending(t.db);
+    const [changed] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'globex'), eq(auditEvents.type, 'tenant.settings_changed')));
+    expect(changed).toMatchObject({ actorType: 'system', actorId: 'cli', data: { requirePasskeys: true } });
+
+    const erin = await addPasskey('erin', 'Only key');
+    expect((await call('erin', removeOwn, 'DELETE', `/api/v1/me/passkeys/${erin.id}`, undefined, { id: erin.id })).body.error?.code).toBe('last_passkey');
+    expect(await removePasskey(t.db, { kind: 'operator' }, erin.id)).toMatchObject({ id: erin.id, name: 'Only key' });
+    await expectApiError(removePasskey(t.db, { kind: 'operator' }, erin.id), { status: 404, code: 'not_found' });
+    await setPasskeysRequired(t.db, 'globex', false, cli);
   });
 });
 
