@@ -72,7 +72,30 @@ test('alice adds a passkey, approves with it where the rule asks, and the bundle
     const report = await verifyBundle(await bundle.json());
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
     expect(report.verified.join('\n')).toMatch(/approved by Alice[^\n]* with passkey ‘YubiKey 5’ \(verified\)/);
+
+    // Where no rule asks for it, a rejection may be signed too: the box is ticked for someone with a passkey.
+    const small = await proposeHold(page.request, 'acme', { sku: 'filter-gray', quantity: 1 });
+    await page.goto(`/proposals/${small.id}`);
+    await page.getByTestId('reject').click();
+    await page.getByTestId('reject-reason').fill('Customer withdrew the request');
+    await expect(page.getByTestId('passkey-sign-choice')).toBeChecked();
+    await expect(page.getByTestId('passkey-statement')).toContainText('Reject: Hold 1 × filter-gray');
+    await page.getByTestId('confirm-reject').click();
+    await expect(page.getByTestId('status-chip')).toHaveText('rejected');
+    const rejected = await verifyBundle(await (await page.request.get(`/api/v1/proposals/${small.id}/evidence-bundle`)).json());
+    expect(rejected.checks.filter((check) => !check.ok)).toEqual([]);
+    expect(rejected.verified.join('\n')).toMatch(/rejected by Alice[^\n]* with passkey ‘YubiKey 5’ \(verified\)/);
   } finally {
     await publishHold(carol, baseURL!, original.rules, 'Restore the rules the other specs expect');
   }
+});
+
+test('on an IP address the Security page says passkeys need a host name and offers localhost', async ({ page, baseURL }) => {
+  const byAddress = baseURL!.replace('//localhost:', '//127.0.0.1:');
+  await page.goto(`${byAddress}/settings/security`);
+  await signInWithForm(page, 'bob@acme.test');
+  await expect(page).toHaveURL(`${byAddress}/settings/security`);
+  await expect(page.getByTestId('passkey-host-problem')).toContainText('Passkeys need a host name');
+  await expect(page.getByTestId('passkey-host-problem').getByRole('link')).toHaveAttribute('href', `${baseURL}/settings/security`);
+  await expect(page.getByTestId('passkey-add')).toBeDisabled();
 });

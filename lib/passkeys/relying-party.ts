@@ -11,12 +11,23 @@ export function relyingPartyOf(origin: string | undefined): RelyingParty | undef
   return origin ? { id: new URL(origin).hostname, origin, name: 'Countersign' } : undefined;
 }
 
-/** Passkeys need a host name: an IP address cannot be a WebAuthn relying party. */
-export function hostProblem(rp: RelyingParty | undefined): PasskeyHostProblem | undefined {
+const bare = (host: string) => host.replace(/^\[|\]$/g, '');
+
+/**
+ * Why passkeys cannot be used from `browsed` (the origin the browser is at), if so: an IP address
+ * cannot be a WebAuthn relying party, and a passkey works only on its relying party's host and
+ * its subdomains (APP_URL's host when that is set).
+ */
+export function hostProblem(rp: RelyingParty | undefined, browsed?: string): PasskeyHostProblem | undefined {
   if (!rp) return { code: 'passkey_host', message: 'Passkeys need the address the app is served at; set APP_URL.' };
-  const host = rp.id.replace(/^\[|\]$/g, '');
-  if (isIP(host) === 0) return undefined;
-  const url = new URL(rp.origin);
-  url.hostname = 'localhost';
-  return { code: 'passkey_host', message: `Passkeys need a host name, and this app is served at the IP address ${host}. Open it at a host name (on this machine, ${url.origin}).`, useInstead: url.origin };
+  const browsedHost = browsed ? bare(new URL(browsed).hostname) : bare(rp.id);
+  if (isIP(browsedHost) !== 0 || isIP(bare(rp.id)) !== 0) {
+    const url = new URL(browsed ?? rp.origin);
+    url.hostname = isIP(bare(rp.id)) === 0 ? rp.id : 'localhost';
+    return { code: 'passkey_host', message: `Passkeys need a host name, and this page is open at the IP address ${browsedHost}. Open it at a host name (${url.origin}).`, useInstead: url.origin };
+  }
+  if (browsedHost !== rp.id && !browsedHost.endsWith(`.${rp.id}`)) {
+    return { code: 'passkey_host', message: `Passkeys here belong to ${rp.id} (APP_URL); open this page at ${rp.origin}.`, useInstead: rp.origin };
+  }
+  return undefined;
 }

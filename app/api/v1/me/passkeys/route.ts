@@ -1,7 +1,6 @@
 import { listPasskeys, registerPasskey, requireHostName } from '@/lib/passkeys/registration';
 import { passkeyRegisterRequest } from '@/lib/passkeys/requests';
-import { hostProblem } from '@/lib/passkeys/relying-party';
-import { relyingParty } from '@/lib/http/relying-party';
+import { passkeyHostProblem, relyingParty } from '@/lib/http/relying-party';
 import { accountMutation, viewerRead } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
 
@@ -9,7 +8,7 @@ export const dynamic = 'force-dynamic';
 
 /** Settings → Security: the signed-in person's passkeys (never key material), and why passkeys cannot be used at this address, if so. */
 export const GET = viewerRead(async ({ db, request, viewer }) => {
-  const problem = hostProblem(relyingParty(request));
+  const problem = passkeyHostProblem(request);
   return Response.json({ passkeys: await listPasskeys(db, viewer.operator.userId), hostProblem: problem ?? null }, { headers: { 'cache-control': 'no-store' } });
 });
 
