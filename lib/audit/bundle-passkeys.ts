@@ -13,7 +13,8 @@ const EVIDENCE_FIELDS = ['passkeyStatement', 'passkeyAuthenticatorData', 'passke
 export const isSigned = (row: ChainRow) => DECISION_TYPES.has(row.type) && row.data.passkeyStatement !== undefined;
 
 /**
- * Each passkey-signed decision among `events` (docs/passkeys.md): the WebAuthn signature verifies
+ * Each passkey-signed decision among `events` (docs/passkeys.md), and each approval left unsigned
+ * where the proposal's routing rule asked for a passkey: the WebAuthn signature verifies
  * offline with the public key its event holds; the statement is this event's proposal, tenant,
  * decision, payload hash, person and revision, and the decision was recorded within the
  * statement's window; and a `passkey.registered` event of the tenant, which re-hashes and comes
@@ -21,6 +22,12 @@ export const isSigned = (row: ChainRow) => DECISION_TYPES.has(row.type) && row.d
  */
 export async function checkPasskeyDecisions(input: { tenant: string; events: readonly ChainRow[]; registrations: readonly ChainRow[]; revisionOf: string | null }): Promise<PasskeyCheck[]> {
   const checks: PasskeyCheck[] = [];
+  // The creation event records a rule's "passkey": true: then every approval must carry a signature.
+  if (input.events.find((row) => row.type === 'proposal.created')?.data.passkey === true) {
+    for (const row of input.events.filter((event) => DECISION_TYPES.has(event.type) && event.reasonCode === 'approve' && !isSigned(event))) {
+      checks.push({ seq: row.seq, ok: false, label: `approved by ${actorLabel(row.actorName, row.actorId)}`, detail: 'without a passkey, which the routing rule required' });
+    }
+  }
   for (const row of input.events.filter(isSigned)) {
     const label = `${row.reasonCode === 'reject' ? 'rejected' : 'approved'} by ${actorLabel(row.actorName, row.actorId)}`;
     const fail = (detail: string) => checks.push({ seq: row.seq, ok: false, label, detail });

@@ -373,6 +373,17 @@ describe('a signed decision in the evidence bundle, offline', () => {
     await expect(fs.stat(noDatabase)).rejects.toThrow();
   });
 
+  it('fails where the rule asked for a passkey and an approval carries none', async () => {
+    const bundle = structuredClone(signedBundle);
+    expect(bundle.events.find((row) => row.type === 'proposal.created')?.data.passkey).toBe(true);
+    const event = signedEvent(bundle);
+    const stripped: Event = { ...event, data: Object.fromEntries(Object.entries(event.data).filter(([field]) => !field.startsWith('passkey'))) };
+    bundle.events = bundle.events.map((row) => (row === event ? { ...stripped, hash: rowHash(stripped) } : row));
+    const check = await passkeyCheck(bundle);
+    expect(check).toMatchObject({ ok: false });
+    expect(check.detail).toContain('without a passkey, which the routing rule required');
+  });
+
   it('fails without the registration that binds the key to the person', async () => {
     const check = await passkeyCheck({ ...structuredClone(signedBundle), passkeyRegistrations: [] });
     expect(check).toMatchObject({ ok: false });
