@@ -26,7 +26,7 @@ async function publishHold(api: APIRequestContext, baseURL: string, rules: Recor
   expect(response.status()).toBe(200);
 }
 
-test('alice adds a passkey, approves with it where the rule asks, and the bundle verifies her signature offline', async ({ page, baseURL }) => {
+test('alice adds a passkey, approves with it where the rule asks, and the bundle verifies her signature offline', async ({ page, baseURL, browser }) => {
   const carol = await apiSession(baseURL!, 'carol@acme.test');
   const original = await holdPolicy(carol);
   const signedRule = { id: 'holds-above-3-signed', description: 'Holds above 3 need a passkey', when: { field: 'quantity', above: 3 }, outcome: 'needs_approval', approvals: 1, role: 'approver', passkey: true };
@@ -85,6 +85,19 @@ test('alice adds a passkey, approves with it where the rule asks, and the bundle
     const rejected = await verifyBundle(await (await page.request.get(`/api/v1/proposals/${small.id}/evidence-bundle`)).json());
     expect(rejected.checks.filter((check) => !check.ok)).toEqual([]);
     expect(rejected.verified.join('\n')).toMatch(/rejected by Alice[^\n]* with passkey ‘YubiKey 5’ \(verified\)/);
+
+    // Alice lost it: carol (admin) resets it in Settings → Members.
+    const admin = await browser.newPage({ baseURL });
+    await admin.goto('/settings/members');
+    await signInWithForm(admin, 'carol@acme.test');
+    const aliceRow = admin.locator('[data-testid="member"][data-email="alice@acme.test"]');
+    await aliceRow.getByTestId('member-passkeys').click();
+    await expect(aliceRow.locator('[data-testid="member-passkey"][data-name="YubiKey 5"]')).toContainText('last used');
+    await aliceRow.getByTestId('member-passkey-reset').click();
+    await expect(aliceRow.getByTestId('member-passkeys-list')).toContainText('No passkey.');
+    await admin.close();
+    await page.goto('/settings/security');
+    await expect(page.getByTestId('passkeys-none')).toBeVisible();
   } finally {
     await publishHold(carol, baseURL!, original.rules, 'Restore the rules the other specs expect');
   }

@@ -56,3 +56,13 @@ export async function signDecision(proposalId: string, decision: 'approve' | 're
     return { ok: false, problem: promptProblem(error) };
   }
 }
+
+/** An admin reads a member's passkeys (names and dates). */
+export function fetchMemberPasskeys(userId: string): Promise<ApiResult<{ passkeys: PasskeyList['passkeys'] }>> {
+  return call(`/api/v1/admin/members/${encodeURIComponent(userId)}/passkeys`, { headers: { accept: 'application/json' } }, "The member's passkeys could not be read");
+}
+
+/** An admin removes a member's passkey (lost, or their last where passkeys are required). */
+export function resetPasskey(id: string): Promise<ApiResult<PasskeyAnswer>> {
+  return call(`/api/v1/admin/passkeys/${encodeURIComponent(id)}`, { method: 'DELETE' }, 'The passkey was not removed');
+}
