@@ -53,6 +53,14 @@ test('alice adds a passkey, approves with it where the rule asks, and the bundle
     const refused = await bob.post(`/api/v1/proposals/${proposal.id}/decisions`, { headers: { origin: baseURL! }, data: { decision: 'approve', payloadHash: proposal.payloadHash } });
     expect(refused.status()).toBe(403);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('passkey_required');
+    // On the page, bob is told before he tries, and offered to add one.
+    const bobPage = await browser.newPage({ baseURL });
+    await bobPage.goto(`/proposals/${proposal.id}`);
+    await signInWithForm(bobPage, 'bob@acme.test');
+    await bobPage.getByTestId('approve').click();
+    await expect(bobPage.getByTestId('passkey-needed')).toContainText('must be signed with your passkey, and you have none yet');
+    await expect(bobPage.getByTestId('add-passkey-offer')).toHaveAttribute('href', '/settings/security');
+    await bobPage.close();
 
     await page.goto(`/proposals/${proposal.id}`);
     await page.getByTestId('approve').click();
