@@ -322,6 +322,21 @@ describe('the operator’s commands (npm run cli -- passkeys:…)', () => {
   });
 });
 
+describe('the passkeys commands as a process', () => {
+  // Each run opens its own embedded database (the library functions are tested above).
+  it('passkeys:require, passkeys:list and passkeys:remove refuse what does not exist, and a bad setting is a usage error', { timeout: 180_000 }, async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'passkey-cli-'));
+    try {
+      expect((await runCli(['passkeys:require', '--tenant', 'initech', 'maybe'], dataDir)).code).toBe(2);
+      expect(await runCli(['passkeys:require', '--tenant', 'initech', 'on'], dataDir)).toMatchObject({ code: 1, stderr: 'Error: No tenant "initech".\n' });
+      expect(await runCli(['passkeys:list', 'nobody@initech.test'], dataDir)).toMatchObject({ code: 1, stderr: 'Error: No user "nobody@initech.test".\n' });
+      expect(await runCli(['passkeys:remove', 'psk_unknown'], dataDir)).toMatchObject({ code: 1, stderr: 'Error: No passkey with that id.\n' });
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 let signedBundle: EvidenceBundle;
 
 describe('a signed decision in the evidence bundle, offline', () => {
