@@ -6,7 +6,7 @@ import { refuse, requireDecider } from './deciders';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { canonicalJson } from '@/lib/payload-hash';
-import { requireHostName } from '@/lib/passkeys/registration';
+import { ensureRegisteredIn, requireHostName } from '@/lib/passkeys/registration';
 import type { RelyingParty } from '@/lib/passkeys/relying-party';
 import type { SignedDecision } from '@/lib/passkeys/requests';
 import { buildStatement, statementChallenge, statementMismatches, STATEMENT_LIFETIME_MS } from '@/lib/passkeys/statement';
@@ -133,6 +133,7 @@ export async function verifySignedDecision(
   }
   if (!verified.verified) throw refuse(403, 'passkey_invalid', 'The passkey signature does not verify.');
   await tx.update(passkeys).set({ counter: verified.authenticationInfo.newCounter, lastUsedAt: now }).where(eq(passkeys.id, credential.id));
+  await ensureRegisteredIn(tx, proposal.tenantId, credential, rp.id, now);
   return {
     passkey: credential.id,
     passkeyName: credential.name,

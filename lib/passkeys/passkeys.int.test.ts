@@ -15,7 +15,8 @@ import { DELETE as removeOwn } from '@/app/api/v1/me/passkeys/[id]/route';
 import { POST as registrationOptionsRoute } from '@/app/api/v1/me/passkeys/options/route';
 import { GET as listRoute, POST as registerRoute } from '@/app/api/v1/me/passkeys/route';
 import { POST as challengeRoute } from '@/app/api/v1/proposals/[id]/decisions/challenge/route';
-import { auditEvents, decisions, passkeys, tenants, type Proposal } from '@/db/schema';
+import { auditEvents, decisions, memberships, passkeys, tenants, type Proposal } from '@/db/schema';
+import { grantRole } from '@/lib/admin/accounts';
 import { findAction } from '@/lib/actions/registry';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { verifyBundle, type EvidenceBundle } from '@/lib/audit/bundle-verify';
@@ -227,6 +228,28 @@ describe('passkeys', () => {
     const report = await verifyBundle((await buildEvidenceBundle(t.db, 'acme', proposal.id, await commandKeys()))!);
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
     expect(report.verified.join('\n')).toMatch(/rejected by Bob[^\n]* with passkey ‘Laptop’ \(verified\)/);
+  });
+
+  it('a passkey added before its owner joined a tenant is registered in that tenant at its first signature there, so the bundle binds it', async () => {
+    await grantRole(t.db, { tenantId: 'globex', email: 'alice@acme.test', role: 'approver' });
+    try {
+      const body = { requestId: `req_passkey_globex_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-green', quantity: 1 } };
+      const { proposal } = await submitAs(t.db, systems.client, seeded.globex, body);
+      expect(proposal.status).toBe('pending_approval');
+      await decideAs('alice', proposal, request(proposal, 'approve', await signed('alice', alice.authenticator, proposal, 'approve')));
+      const report = await verifyBundle((await buildEvidenceBundle(t.db, 'globex', proposal.id, await commandKeys()))!);
+      expect(report.checks.filter((check) => !check.ok)).toEqual([]);
+      expect(report.checks.find((check) => check.check === 'passkeys')?.detail).toContain('with passkey ‘YubiKey 5’ (verified)');
+      const registered = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'globex'), eq(auditEvents.type, 'passkey.registered'), eq(auditEvents.actorId, seeded.world.userId('alice'))));
+      expect(registered).toMatchObject([{ reasonCode: 'first_use', data: { credential: alice.authenticator.id } }]);
+      // A second signature there adds no second registration.
+      const again = await submitAs(t.db, systems.client, seeded.globex, { ...body, requestId: `req_passkey_globex_${++sequence}` });
+      await decideAs('alice', again.proposal, request(again.proposal, 'approve', await signed('alice', alice.authenticator, again.proposal, 'approve')));
+      await chainAllPending(t.db);
+      expect(await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'globex'), eq(auditEvents.type, 'passkey.registered'), eq(auditEvents.actorId, seeded.world.userId('alice'))))).toHaveLength(1);
+    } finally {
+      await t.db.delete(memberships).where(and(eq(memberships.tenantId, 'globex'), eq(memberships.userId, seeded.world.userId('alice'))));
+    }
   });
 
   it('refuses a counter that does not move forward (a copied key, a replayed count)', async () => {

@@ -1,8 +1,9 @@
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { passkeyChallenges, passkeys, users } from '@/db/schema';
+import { auditEvents, auditPending, passkeyChallenges, passkeys, users, type Passkey } from '@/db/schema';
 import { recordAccountEvent } from '@/lib/auth/account-events';
+import { recordStateChange } from '@/lib/events/record';
 import { DomainError } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import type { PasskeyRegisterRequest } from './requests';
@@ -129,12 +130,33 @@ export async function registerPasskey(db: Database, userId: string, rp: RelyingP
         createdAt: now,
       })
       .returning();
-    await recordAccountEvent(tx, userId, {
-      type: 'passkey.registered',
-      actor: { type: 'user', id: userId },
-      data: { user: userId, passkey: row!.id, credential: row!.credentialId, publicKey: row!.publicKey, name: row!.name, rpId: rp.id },
-      occurredAt: now,
-    });
+    await recordAccountEvent(tx, userId, registeredEvent(row!, rp.id, now));
     return passkeyView(row!);
   });
+}
+
+/** The `passkey.registered` event of a passkey: who it belongs to, its credential id, public key and name. */
+function registeredEvent(row: Passkey, rpId: string, now: Date) {
+  return {
+    type: 'passkey.registered' as const,
+    actor: { type: 'user' as const, id: row.userId },
+    data: { user: row.userId, passkey: row.id, credential: row.credentialId, publicKey: row.publicKey, name: row.name, rpId },
+    occurredAt: now,
+  };
+}
+
+/**
+ * A passkey's registration in `tenantId`'s trail, recorded now if that trail has none (the person
+ * joined the tenant after adding the passkey), in the caller's transaction: a signed decision's
+ * key is then bound to the person in the chain its bundle is checked against. `first_use` says
+ * the event was written at the passkey's first signature in the tenant, not when it was added.
+ */
+export async function ensureRegisteredIn(tx: Database, tenantId: string, row: Passkey, rpId: string, now: Date): Promise<void> {
+  const ofThisKey = (table: typeof auditEvents | typeof auditPending) =>
+    and(eq(table.tenantId, tenantId), eq(table.type, 'passkey.registered'), sql`${table.data}->>'credential' = ${row.credentialId}`, sql`${table.data}->>'publicKey' = ${row.publicKey}`);
+  const [chained] = await tx.select({ id: auditEvents.seq }).from(auditEvents).where(ofThisKey(auditEvents)).limit(1);
+  if (chained) return;
+  const [waiting] = await tx.select({ id: auditPending.id }).from(auditPending).where(ofThisKey(auditPending)).limit(1);
+  if (waiting) return;
+  await recordStateChange(tx, { ...registeredEvent(row, rpId, now), tenantId, reasonCode: 'first_use', outbox: false });
 }
