@@ -13,6 +13,7 @@ import { ViewerClock } from './viewer-time';
 import { ReasonPresets } from './reason-presets';
 import { Button } from './ui/button';
 import { Textarea } from './ui/textarea';
+import { PasskeyHelp, PasskeySigning, signedRequest, willSign, type PasskeyState } from './passkey-sign';
 
 type Props = {
   proposalId: string;
@@ -26,7 +27,11 @@ type Props = {
   nextId: string | null;
   /** The kinds of the proposal's flags: a suspicious-evidence preset leads the reject reasons when it has that flag. */
   flagKinds: string[];
+  /** Whether the decision must or may be signed with the person's passkey (components/passkey-sign.tsx). */
+  passkey?: PasskeyState;
 };
+
+const NO_PASSKEY: PasskeyState = { required: false, registered: false };
 
 /** Refusals after which the proposal itself changed (or was changed by someone else): show it. */
 const PROPOSAL_MOVED = new Set(['stale', 'expired', 'already_decided']);
@@ -54,15 +59,17 @@ export function SessionEndedNotice() {
  * person) or reject with a reason. On a phone the buttons stay at the bottom of the screen; the
  * page leaves room for them. `a`, `r` and Escape arrive from ProposalKeys.
  */
-export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, canApprove, nextId, flagKinds }: Props) {
+export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, canApprove, nextId, flagKinds, passkey = NO_PASSKEY }: Props) {
   const router = useRouter();
   const sessionEnded = useSessionEnded();
   const [confirming, setConfirming] = useState(false);
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
+  const [signChosen, setSignChosen] = useState(true);
   const rejectRef = useRef<HTMLFormElement>(null);
   const mutation = useMutation({
-    mutationFn: async ({ request }: { request: DecisionRequest; andNext: boolean }) => valueOrThrow(await postDecision(proposalId, request)),
+    mutationFn: async ({ request }: { request: DecisionRequest; andNext: boolean }) =>
+      valueOrThrow(await postDecision(proposalId, await signedRequest(proposalId, request, willSign(passkey, signChosen)))),
     onSuccess: (_result, { andNext }) => {
       if (!andNext) return router.refresh();
       // The next page says the previous one was approved, with a way back to it.
@@ -110,6 +117,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
           ) : mutation.error ? (
             <p data-testid="decision-error" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
               {mutation.error.message}
+              {mutation.error instanceof OperatorApiError ? <PasskeyHelp code={mutation.error.problem.code} /> : null}
             </p>
           ) : null}
         </div>
@@ -134,6 +142,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
             <p className="text-sm">
               You are signing <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload shown above.
             </p>
+            <PasskeySigning state={passkey} decision="approve" summary={summary} payloadHash={payloadHash} chosen={signChosen} onChoose={setSignChosen} />
             <div className="mt-2 flex flex-wrap gap-2">
               <Button variant="primary" size="lg" autoFocus data-testid="confirm-approve-next" disabled={busy} onClick={() => approve(true)}>
                 {mutation.isPending ? 'Approving…' : nextId ? 'Approve & next' : 'Approve & back to the queue'}
@@ -160,6 +169,7 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
               Reason (required)
               <Textarea autoFocus data-testid="reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1" rows={2} />
             </label>
+            <PasskeySigning state={passkey} decision="reject" summary={summary} payloadHash={payloadHash} chosen={signChosen} onChoose={setSignChosen} />
             <div className="flex gap-2">
               <Button variant="destructive" size="lg" type="submit" data-testid="confirm-reject" disabled={busy || reason.length === 0}>Reject proposal</Button>
               <Button variant="link" className="rounded-md px-3 py-2 text-sm" data-testid="cancel-reject" onClick={() => setRejecting(false)}>Cancel</Button>

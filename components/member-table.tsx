@@ -5,6 +5,7 @@ import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { changeMemberRole, removeMember, type MemberRole, type MemberView } from '@/lib/client/members-api';
+import { MemberPasskeys } from './member-passkeys';
 import { ROLE_ORDER } from './member-roles';
 import { ProblemText } from './notification-ui';
 import { CARD_ROW, CardCell, Table } from './ui/table';
@@ -134,7 +135,12 @@ export function MemberTable({ members, manage }: { members: MemberView[]; manage
               ) : null}
             </CardCell>
             <CardCell label="Joined"><Time value={member.joinedAt} /></CardCell>
-            {manage ? <CardCell label="Access"><RemoveControl member={member} lastAdmin={lastAdmin} manage={manage} /></CardCell> : null}
+            {manage ? (
+              <CardCell label="Access">
+                <RemoveControl member={member} lastAdmin={lastAdmin} manage={manage} />
+                <MemberPasskeys userId={member.userId} name={member.name} />
+              </CardCell>
+            ) : null}
           </tr>
         );
       })}

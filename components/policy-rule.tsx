@@ -33,6 +33,8 @@ export type RuleDraft = {
   outcome: RoutingRule['outcome'];
   approvals: string;
   role: RoutingRule['role'];
+  /** Every approval under the rule must be signed with a passkey. */
+  passkey: boolean;
 };
 
 let nextKey = 0;
@@ -53,6 +55,7 @@ export function draftOf(rule: RoutingRule, currencyOf: CurrencyOf = () => undefi
     outcome: rule.outcome,
     approvals: String(rule.approvals),
     role: rule.role,
+    passkey: rule.passkey === true,
   };
 }
 
@@ -81,7 +84,7 @@ export function retypeBounds(drafts: RuleDraft[], from: CurrencyOf, to: Currency
 }
 
 export function ruleOf(draft: RuleDraft, currencyOf: CurrencyOf = () => undefined): RoutingRule {
-  const base = { id: draft.id.trim(), description: draft.description, outcome: draft.outcome, role: draft.role };
+  const base = { id: draft.id.trim(), description: draft.description, outcome: draft.outcome, role: draft.role, ...(draft.passkey && draft.outcome === 'needs_approval' ? { passkey: true as const } : {}) };
   const approvals = draft.outcome === 'needs_approval' ? numberOr(draft.approvals) : 0;
   if (draft.condition === 'always') return { ...base, approvals, when: null };
   const money = moneyBound(draft, currencyOf);
@@ -196,6 +199,10 @@ export function RuleFields({ draft, index, count, fields, currencyOf, earlier, i
                 <option value="approver">approver (or admin)</option>
                 <option value="admin">admin</option>
               </Select>
+            </label>
+            <label className="flex items-center gap-2 text-sm font-medium">
+              <input type="checkbox" data-testid="rule-passkey" checked={draft.passkey} onChange={(e) => set({ passkey: e.target.checked })} />
+              Each approval signed with a passkey
             </label>
           </>
         ) : null}

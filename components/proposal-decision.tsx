@@ -3,6 +3,7 @@ import type { DecisionRow } from '@/lib/proposals/decision-rows';
 import type { ProposalWording } from '@/lib/proposals/wording';
 import type { ViewerRights } from '@/lib/decisions/viewer-rights';
 import { DecisionPanel, ExtendButton } from './decision-panel';
+import type { PasskeyState } from './passkey-sign';
 import { PayloadText } from './payload-text';
 import { Time } from './time';
 import { ViewerClock } from './viewer-time';
@@ -46,10 +47,12 @@ type Props = {
   now: Date;
   /** Who extended it (the audit event's name), when someone did. */
   extendedBy: string | null;
+  /** Whether deciding must or may be signed with the person's passkey. */
+  passkey?: PasskeyState;
 };
 
 /** The DECISION section: the outcome once it ended, each person's decision once, and the buttons while it is open. */
-export function ProposalDecision({ proposal, decisions, wording, rights, role, nextId, now, extendedBy }: Props) {
+export function ProposalDecision({ proposal, decisions, wording, rights, role, nextId, now, extendedBy, passkey }: Props) {
   const outcome = outcomeOf(proposal, decisions);
   const listed = decisions.filter((d) => !outcome?.covered.includes(d));
   const approvals = decisions.filter((d) => d.decision === 'approve').length;
@@ -85,7 +88,7 @@ export function ProposalDecision({ proposal, decisions, wording, rights, role, n
         </div>
       ) : null}
       {rights.canReject ? (
-        <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} summary={wording.summary} canApprove={rights.canApprove} nextId={nextId} flagKinds={proposal.flags.map((flag) => flag.kind)} />
+        <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} summary={wording.summary} canApprove={rights.canApprove} nextId={nextId} flagKinds={proposal.flags.map((flag) => flag.kind)} passkey={passkey} />
       ) : !outcome ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="decision-state">
           {proposal.status !== 'pending_approval'

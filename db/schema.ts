@@ -50,6 +50,8 @@ export const tenants = pgTable('tenants', {
   executionsPausedAt: at('executions_paused_at'),
   executionsPausedBy: text('executions_paused_by'),
   executionsPauseReason: text('executions_pause_reason'),
+  /** Every approval in the tenant must be signed with the approver's passkey (docs/passkeys.md). */
+  requirePasskeys: boolean('require_passkeys').notNull().default(false),
   createdAt: createdAt(),
 });
 
@@ -155,6 +157,8 @@ export type Routing = {
   role: 'approver' | 'admin';
   /** Present when a rule with an aggregate bound was evaluated (absent on older rows). */
   aggregate?: RoutingAggregate;
+  /** Every approval must be signed with the approver's passkey (a rule's `"passkey": true`). */
+  passkey?: true;
 };
 
 export const proposals = pgTable(
@@ -615,4 +619,49 @@ export const contractRollouts = pgTable(
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.action, t.version] })],
+);
+
+/**
+ * A person's WebAuthn credential (docs/passkeys.md): people are not tenant-scoped, so neither are
+ * their passkeys. The public key is the COSE key the authenticator registered; `counter` is its
+ * signature counter as last seen (a counter that goes backwards is refused).
+ */
+export const passkeys = pgTable(
+  'passkeys',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull().references(() => users.id),
+    /** The credential id, base64url, as the authenticator names it. */
+    credentialId: text('credential_id').notNull(),
+    /** The COSE public key, base64url. */
+    publicKey: text('public_key').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    name: text('name').notNull(),
+    transports: jsonb('transports').$type<string[]>().notNull().default([]),
+    lastUsedAt: at('last_used_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('passkeys_credential_key').on(t.credentialId), index('passkeys_user_idx').on(t.userId)],
+);
+
+export type Passkey = typeof passkeys.$inferSelect;
+
+/**
+ * A WebAuthn challenge the server issued, kept until it is used once or expires: a registration's
+ * random challenge, or a decision's, which is the hash of the statement kept beside it.
+ */
+export const passkeyChallenges = pgTable(
+  'passkey_challenges',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id').notNull().references(() => users.id),
+    purpose: text('purpose').$type<'register' | 'decide'>().notNull(),
+    /** The challenge, base64url. */
+    challenge: text('challenge').notNull(),
+    /** A decision's statement (docs/passkeys.md), null for a registration. */
+    statement: jsonb('statement').$type<Record<string, unknown>>(),
+    expiresAt: at('expires_at').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('passkey_challenges_challenge_key').on(t.challenge), index('passkey_challenges_user_idx').on(t.userId, t.expiresAt)],
 );

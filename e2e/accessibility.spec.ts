@@ -11,11 +11,11 @@ test('the sign-in page has no serious accessibility violation', async ({ page })
 });
 
 test('every dashboard page has no serious accessibility violation, light and dark', async ({ page, request }) => {
-  test.setTimeout(180_000); // 13 pages twice, axe on each, on a shared two-core machine
+  test.setTimeout(180_000); // 14 pages twice, axe on each, on a shared two-core machine
   const proposal = await proposeHold(request, 'acme');
   await page.goto('/');
   await signInWithForm(page, 'carol@acme.test');
-  const pages = ['/', `/proposals/${proposal.id}`, `/proposals/${proposal.id}/edit`, '/proposals', '/history', '/history?view=events', '/contracts', '/contracts/attempts', '/settings', '/settings/agent-keys', '/settings/members', '/settings/policies', '/settings/notifications'];
+  const pages = ['/', `/proposals/${proposal.id}`, `/proposals/${proposal.id}/edit`, '/proposals', '/history', '/history?view=events', '/contracts', '/contracts/attempts', '/settings', '/settings/agent-keys', '/settings/members', '/settings/policies', '/settings/notifications', '/settings/security'];
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const path of pages) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isProposalId, isRequestId, isRowId, isTenantId, newId, requestIdSchema, toRequestId, type IdPrefix } from './ids';
 
-const PREFIXES: IdPrefix[] = ['att', 'chn', 'cmd', 'dec', 'ecd', 'exe', 'hold', 'idem', 'inv', 'key', 'msg', 'obx', 'pol', 'prp', 're', 'ses', 'usr'];
+const PREFIXES: IdPrefix[] = ['att', 'chl', 'chn', 'cmd', 'dec', 'ecd', 'exe', 'hold', 'idem', 'inv', 'key', 'msg', 'obx', 'pol', 'prp', 'psk', 're', 'ses', 'usr'];
 const ATTACKS = ['', "x' or 1=1", 'abc\u0000', '\u202Eabc', 'a b', 'a/b', 'ünïcode'];
 
 /** Each id kind: what it accepts and what it refuses, as docs/design.md and docs/api.md describe them. */

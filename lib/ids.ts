@@ -8,7 +8,7 @@ import { z } from 'zod';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /** The prefixes of the ids we mint, one per kind of row or message. */
-export type IdPrefix = 'att' | 'chn' | 'cmd' | 'dec' | 'ecd' | 'exe' | 'hold' | 'idem' | 'inv' | 'key' | 'msg' | 'obx' | 'pol' | 'prp' | 're' | 'ses' | 'usr';
+export type IdPrefix = 'att' | 'chl' | 'chn' | 'cmd' | 'dec' | 'ecd' | 'exe' | 'hold' | 'idem' | 'inv' | 'key' | 'msg' | 'obx' | 'pol' | 'prp' | 'psk' | 're' | 'ses' | 'usr';
 
 /** A random, prefixed identifier (`prp_…`, `usr_…`): 20 characters of base32, 100 bits. */
 export function newId(prefix: IdPrefix): string {

@@ -47,11 +47,16 @@ export const routingRuleSchema = z
     /** Distinct people needed: 1–5 for needs_approval, 0 otherwise. */
     approvals: z.int().min(0).max(MAX_APPROVALS),
     role: z.enum(['approver', 'admin']),
+    /** Every approval under this rule must be signed with the approver's passkey (docs/passkeys.md). */
+    passkey: z.literal(true).optional(),
   })
   .superRefine((rule, ctx) => {
     // A quorum of zero would approve on nobody's word.
     if (rule.outcome === 'needs_approval' && rule.approvals < 1) {
       ctx.addIssue({ code: 'custom', path: ['approvals'], message: `needs_approval needs 1 to ${MAX_APPROVALS} approvers` });
+    }
+    if (rule.passkey && rule.outcome !== 'needs_approval') {
+      ctx.addIssue({ code: 'custom', path: ['passkey'], message: `${rule.outcome} asks nobody: only needs_approval can ask for a passkey` });
     }
     if (rule.outcome !== 'needs_approval' && rule.approvals !== 0) {
       ctx.addIssue({ code: 'custom', path: ['approvals'], message: `${rule.outcome} asks nobody: approvals must be 0` });

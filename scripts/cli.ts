@@ -23,7 +23,10 @@ import { channelInput, createChannel, listChannels, type PublicChannel } from '@
 import { CHANNEL_KIND_NAMES } from '@/lib/notifications/kinds/registry';
 import { ROLES } from '@/lib/auth/roles';
 import { env, SettingsError } from '@/lib/env';
-import { tenants, type Role } from '@/db/schema';
+import { tenants, users, type Role } from '@/db/schema';
+import { listPasskeys } from '@/lib/passkeys/registration';
+import { removePasskey } from '@/lib/passkeys/removal';
+import { setPasskeysRequired } from '@/lib/passkeys/tenant-setting';
 import { eq } from 'drizzle-orm';
 import { DomainError } from '@/lib/errors/domain-error';
 import { backtestDays, planPolicies, type PolicyPlan } from '@/lib/policy/plan';
@@ -51,7 +54,10 @@ const USAGE = `Usage: npm run cli -- <command> [options]
                                                           (verifies a saved JSON Lines export against saved checkpoints, no database needed)
   claims:reconcile                                        (sets every resource's claims row that differs from the sum over its open
                                                           proposals to that sum, printing each repair; the worker also runs it every 10 min)
-  bundle:verify FILE [--keys FILE]                        (checks an evidence bundle offline, no database needed)
+  bundle:verify FILE [--keys FILE]                        (checks an evidence bundle offline, no database needed, each passkey signature too)
+  passkeys:list <email>                                   (the person's passkeys: id, name, added, last used)
+  passkeys:remove <passkey-id>                            (removes a lost passkey, even someone's last; audited as an admin reset)
+  passkeys:require --tenant <id> <on|off>                 (whether every approval in the tenant must be signed with a passkey)
   contracts:lint [--schema FILE] [--json]                 (lints every contract version's JSON Schema, or one schema file, against what
                                                           strict tool-calling runtimes enforce; exits 1 on an error; no database needed)
   policy:plan FILE --tenant <id> [--days N]               (what publishing the policy document in FILE would change, in words, and the
@@ -419,6 +425,37 @@ async function run(argv: string[]): Promise<void> {
       console.log('Not verified (shown by the bundle, covered by no hash or signature):');
       for (const field of report.unverified) console.log(`  ${field}`);
       console.log('The bundle verifies.');
+      return;
+    }
+    case 'passkeys:list': {
+      const email = need(rest[0], 'email').toLowerCase();
+      await withDatabase(async ({ db }) => {
+        const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
+        if (!user) throw new AdminError(`No user "${email}".`);
+        const owned = await listPasskeys(db, user.id);
+        if (owned.length === 0) console.log(`${email} has no passkey.`);
+        for (const passkey of owned) console.log(`${passkey.id}  ${JSON.stringify(passkey.name)}  added ${passkey.createdAt}  last used ${passkey.lastUsedAt ?? 'never'}`);
+      });
+      return;
+    }
+    case 'passkeys:remove': {
+      const id = need(rest[0], 'passkey id');
+      await withDatabase(async ({ db }) => {
+        const removed = await removePasskey(db, { kind: 'operator' }, id);
+        console.log(`Removed passkey ${removed.id} (${JSON.stringify(removed.name)}).`);
+      });
+      return;
+    }
+    case 'passkeys:require': {
+      const tenantId = need(values.tenant, '--tenant');
+      const setting = need(rest[0], 'on or off');
+      if (setting !== 'on' && setting !== 'off') throw new UsageError('passkeys:require takes on or off');
+      await withDatabase(async ({ db }) => {
+        const result = await setPasskeysRequired(db, tenantId, setting === 'on', CLI_ACTOR);
+        if (!result) throw new AdminError(`No tenant "${tenantId}".`);
+        const now = setting === 'on' ? 'must be signed with a passkey' : 'need no passkey unless their rule asks for one';
+        console.log(result.changed ? `Approvals in ${tenantId} now ${now}.` : `Approvals in ${tenantId} already ${now}; nothing changed.`);
+      });
       return;
     }
     case 'contracts:lint': {

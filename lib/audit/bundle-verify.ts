@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { findAction } from '@/lib/actions/registry';
 import { verificationKeys, type PublicJwk } from '@/lib/commands/keys';
 import { canonicalJson, payloadHash } from '@/lib/payload-hash';
+import { checkPasskeyDecisions, type PasskeyCheck } from './bundle-passkeys';
 import { actorLabel, storyOf, UNVERIFIED_FIELDS, type Story } from './bundle-story';
 import { CHECKPOINT_TYP, verifyCheckpoint } from './checkpoint';
 import { chainRowSchema, describeBreak, rowHashMatches, verifyChain } from './verify';
@@ -52,6 +53,11 @@ export const bundleSchema = z.object({
   interleaved: z.array(chainRowSchema),
   /** The server's signed word on the chain at the proposal's last event. */
   checkpoint: z.string(),
+  /**
+   * The `passkey.registered` events of the tenant for each passkey that signed a decision: each
+   * binds the credential and its public key to a person (docs/passkeys.md).
+   */
+  passkeyRegistrations: z.array(chainRowSchema).default([]),
 });
 
 export type EvidenceBundle = z.infer<typeof bundleSchema>;
@@ -158,10 +164,19 @@ export async function verifyBundle(input: unknown, trustedKeys?: readonly Public
   check('execution', ...checkExecution(bundle, story));
   check('proposal', ...checkProposal(bundle, story));
 
+  // 9. Each passkey-signed decision: the WebAuthn signature over its statement, offline.
+  const created = story.created;
+  const signedDecisions = await checkPasskeyDecisions({ tenant: bundle.tenant, events: bundle.events, registrations: bundle.passkeyRegistrations, revisionOf: typeof created?.data.parent === 'string' ? created.data.parent : null });
+  if (signedDecisions.length > 0) {
+    const bad = signedDecisions.find((signed) => !signed.ok);
+    check('passkeys', !bad, bad ? `event #${bad.seq}: ${bad.label} ${bad.detail}` : signedDecisions.map((signed) => `${signed.label} ${signed.detail}`).join('; '));
+  }
+
   const unverified: string[] = [...UNVERIFIED_FIELDS];
   for (const decision of story.decisions) if (!decision.name) unverified.push(`the name of ${decision.userId} (event #${decision.seq} was written before names were recorded)`);
+  for (const registration of bundle.passkeyRegistrations) unverified.push(`the place in the chain of passkey registration #${registration.seq} (it re-hashes; the tenant's full export shows it is linked)`);
   if (!trustedKeys) unverified.push("keys (the bundle's own: they prove integrity, not who signed; pin them with --keys)");
-  return { checks, verified: signed ? storyLines(bundle, story, signed) : [], unverified };
+  return { checks, verified: signed ? storyLines(bundle, story, signed, signedDecisions) : [], unverified };
 }
 
 /** Each decision of the bundle is one decision event (same person, decision, payload hash, time and recorded name), and none is missing. */
@@ -218,7 +233,8 @@ function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] 
 }
 
 /** The verified story in words: only what the checks above vouch for. */
-function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string | undefined; at: string }): string[] {
+function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string | undefined; at: string }, passkeys: readonly PasskeyCheck[]): string[] {
+  const withPasskey = new Map(passkeys.map((check) => [check.seq, ` ${check.detail}`]));
   const created = story.created;
   const lines = [
     `proposal ${bundle.proposal.id} (${bundle.tenant}): ${bundle.payload.action} v${bundle.payload.contractVersion}, payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
@@ -226,7 +242,7 @@ function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string 
       ? `proposed by ${created.actorType} ${actorLabel(created.actorName, created.actorId)} at ${new Date(created.occurredAt).toISOString()}`
       : 'proposed: no event',
     `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, ${bundle.proposal.routing.outcome}${story.required !== undefined ? `, ${story.required} approval(s) required` : ''}`,
-    ...story.decisions.map((decision) => `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${actorLabel(decision.name, decision.userId)} at ${decision.at} (event #${decision.seq})`),
+    ...story.decisions.map((decision) => `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${actorLabel(decision.name, decision.userId)}${withPasskey.get(decision.seq) ?? ''} at ${decision.at} (event #${decision.seq})`),
     `status: ${bundle.proposal.status} (event #${story.status?.seq})`,
     story.execution ? `execution: ${story.execution.status} at ${story.execution.at} (event #${story.execution.seq})${story.execution.status === 'succeeded' ? ', the receipt matches the signed command' : ''}` : `execution: ${bundle.execution?.status ?? 'none'}`,
     `chain: events #${bundle.events[0]?.seq} to #${bundle.events.at(-1)?.seq} of ${bundle.tenant}, vouched for by a checkpoint signed with ${signed.kid ?? '(no kid)'} at ${signed.at}`,

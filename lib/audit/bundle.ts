@@ -1,4 +1,4 @@
-import { and, asc, between, eq, isNull, ne, or } from 'drizzle-orm';
+import { and, asc, between, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, commands, decisions, executions, proposals, users, type AuditEvent } from '@/db/schema';
 import type { CommandKeys } from '@/lib/commands/keys';
@@ -42,6 +42,15 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
     .from(auditEvents)
     .where(and(eq(auditEvents.tenantId, tenantId), between(auditEvents.seq, first, last), or(isNull(auditEvents.proposalId), ne(auditEvents.proposalId, proposal.id))))
     .orderBy(asc(auditEvents.seq));
+  // The registration of each passkey that signed a decision: it binds the key to the person.
+  const credentials = [...new Set(events.flatMap((row) => (DECISION_TYPES.has(row.type) && typeof row.data.passkeyCredential === 'string' ? [row.data.passkeyCredential] : [])))];
+  const registrations = credentials.length
+    ? await db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.type, 'passkey.registered'), inArray(sql<string>`${auditEvents.data}->>'credential'`, credentials)))
+        .orderBy(asc(auditEvents.seq))
+    : [];
   const end = events.at(-1);
   const checkpoint = await signCheckpoint({ tenant: tenantId, seq: end?.seq ?? 0, hash: end?.hash ?? 'sha256:genesis', at: now.toISOString() }, keys.signing);
   return {
@@ -77,6 +86,7 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
     events: events.map(asExported),
     interleaved: interleaved.map(asExported),
     checkpoint,
+    passkeyRegistrations: registrations.map(asExported),
   };
 }
 

@@ -17,8 +17,11 @@ import { alreadyWords } from '@/lib/proposals/words';
 import { SPAN } from '@/lib/telemetry/attributes';
 import { recordTimeToDecision } from '@/lib/telemetry/metrics';
 import { withSpan } from '@/lib/telemetry/trace';
+import { passkeyRequired, passkeyRequiredError, verifySignedDecision, type PasskeyEvidence } from '@/lib/decisions/passkey-signature';
+import type { RelyingParty } from '@/lib/passkeys/relying-party';
 
-export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest };
+/** `relyingParty`: where a signed decision's passkey assertion must come from (lib/passkeys/relying-party.ts). */
+export type DecisionInput = { userId: string; proposalId: string; request: DecisionRequest; relyingParty?: RelyingParty };
 
 
 /** A decision that ended the proposal without deciding it: committed, then answered as a refusal. */
@@ -73,6 +76,9 @@ async function decideOnce(db: Database, systems: SystemsClient, input: DecisionI
       return { ended: refuse(409, 'expired', 'This proposal expired before the decision; a timeout never approves. Nothing was approved.') };
     }
 
+    // A signed decision's statement and assertion are checked (and its challenge used up) with the row locked.
+    const signed = request.passkey ? await verifySignedDecision(tx, { userId, proposal, decision: request.decision, signed: request.passkey, rp: input.relyingParty }, now) : undefined;
+
     if (request.decision === 'approve') {
       // Only a pending proposal reaches here; it was pending before too, so the system of record was read.
       if (!live) throw new Error('approval without a live read');
@@ -82,9 +88,9 @@ async function decideOnce(db: Database, systems: SystemsClient, input: DecisionI
         return { ended: refuse(409, 'stale', `The world moved since this was proposed: ${stale.reason}. It is now stale; nothing was approved.`) };
       }
       // Moved but still valid (a sibling refund the balance still covers): shown, not fatal (docs/design.md §6).
-      if (describeDrift(proposal, live)) return record(tx, proposal, userId, request, now, { factsChanged: true });
+      if (describeDrift(proposal, live)) return record(tx, proposal, userId, request, now, { factsChanged: true, ...signed });
     }
-    return record(tx, proposal, userId, request, now);
+    return record(tx, proposal, userId, request, now, { ...signed });
   });
   if ('ended' in result) throw result.ended;
   return result;
@@ -107,6 +113,7 @@ async function checkDecider(tx: Database, proposal: Proposal, userId: string, re
   if (request.decision === 'approve' && (await initiatorsOf(tx, proposal)).has(userId)) {
     throw refuse(403, 'self_approval', 'You initiated this proposal or edited it (or a revision before it), so someone else must approve it.');
   }
+  if (request.decision === 'approve' && !request.passkey && (await passkeyRequired(tx, proposal))) throw passkeyRequiredError();
   const [previous] = await tx
     .select({ id: decisions.id })
     .from(decisions)
@@ -122,7 +129,7 @@ async function executionStarted(tx: Database, proposalId: string): Promise<boole
 }
 
 /** The decision row, the status it leads to, outbox and audit. */
-async function record(tx: Database, proposal: Proposal, userId: string, request: DecisionRequest, now: Date, noted: { factsChanged?: true } = {}): Promise<Proposal> {
+async function record(tx: Database, proposal: Proposal, userId: string, request: DecisionRequest, now: Date, noted: { factsChanged?: true } & Partial<PasskeyEvidence> = {}): Promise<Proposal> {
   const overruled = proposal.status === 'approved';
   await tx.insert(decisions).values({
     id: newId('dec'),

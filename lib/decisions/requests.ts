@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { noFields, requestBody, type EmptyRequest, type RequestBody } from '@/lib/input/request-body';
+import { signedDecisionSchema } from '@/lib/passkeys/requests';
 
 /**
  * The request bodies of the operator API's decisions on a proposal (docs/design.md §12: decide,
@@ -15,6 +16,8 @@ export const decisionRequestSchema = z
     decision: z.enum(['approve', 'reject']),
     payloadHash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'a payload hash like sha256:<64 hex digits>'),
     reason: z.string().min(1).max(500).optional(),
+    /** The statement and the passkey's assertion over it (docs/passkeys.md), when the decision is signed. */
+    passkey: signedDecisionSchema.optional(),
   })
   .refine((value) => value.decision === 'approve' || value.reason !== undefined, {
     path: ['reason'],

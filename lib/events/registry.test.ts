@@ -43,6 +43,8 @@ describe('the event registry', () => {
       'membership.invitation_cancelled',
       'membership.invited',
       'membership.removed',
+      'passkey.registered',
+      'passkey.removed',
       'policy.published',
       'proposal.approval_added',
       'proposal.approved',

@@ -12,7 +12,7 @@ const EXECUTION_OUTCOMES = {
 
 export const AUDIT_EVENTS = {
   'tenant.created': 'a tenant was created',
-  'tenant.settings_changed': "an admin changed the tenant's notification settings (reminder, escalation, values)",
+  'tenant.settings_changed': "an admin changed the tenant's settings (reminder, escalation, values; whether every approval needs a passkey)",
   'channel.created': 'an admin added a notification channel',
   'channel.updated': 'an admin changed, disabled or re-enabled a notification channel',
   'delivery.retried': 'an admin sent a dead notification delivery again',
@@ -31,6 +31,8 @@ export const AUDIT_EVENTS = {
   'auth.email_code_sent': 'a code to prove their address was emailed to a member (never the code itself)',
   'auth.email_verified': 'a member proved their address with the emailed code; their account may join other tenants',
   'auth.password_changed': "a member's password was set anew; their sessions end with it",
+  'passkey.registered': 'a member added a passkey: its credential id, public key and name, bound to them',
+  'passkey.removed': 'a passkey was removed, by its owner or by an admin of a tenant the owner belongs to (admin_reset: lost, or the last where passkeys are required)',
   'session.ended': "a member's session ended: signed out, signed out everywhere, idle, expired, password changed or removed",
   'policy.published': "a new version of an action's routing policy took effect in the tenant",
   'contract.status_changed': "an admin moved a contract version in the tenant's rollout (shadow, current, supported with or without a sunset, retired)",
@@ -73,6 +75,8 @@ export const AUDIT_EVENT_TITLES = {
   'auth.email_code_sent': 'Email code sent',
   'auth.email_verified': 'Email verified',
   'auth.password_changed': 'Password changed',
+  'passkey.registered': 'Passkey added',
+  'passkey.removed': 'Passkey removed',
   'session.ended': 'Session ended',
   'policy.published': 'Policy published',
   'contract.status_changed': 'Contract rollout changed',

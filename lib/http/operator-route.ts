@@ -99,9 +99,9 @@ export function adminMutation<T, P = NoParams>(body: RequestBody<T>, handler: (i
 }
 
 /** A mutation of the signed-in person's own account (no tenant, no proposal): a session, a same-origin `Origin`, the body read like every mutation's. */
-export function accountMutation<T>(body: RequestBody<T>, handler: (input: { db: Database; operator: Operator; body: T }) => Promise<Response>) {
-  return apiRoute(async (request) => {
+export function accountMutation<T, P = NoParams>(body: RequestBody<T>, handler: (input: Input<P> & { operator: Operator; body: T }) => Promise<Response>) {
+  return apiRoute<P>(async (request, params) => {
     const operator = await requireOperator();
-    return handler({ db: await getDb(), operator, body: await mutationBody(request, body) });
+    return handler({ db: await getDb(), request, params, operator, body: await mutationBody(request, body) });
   });
 }

@@ -165,7 +165,7 @@ export async function admitShaped(
       payloadHash: hash,
       reasonCode: routing.outcome,
       contractVersion: contract.version,
-      data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: candidate.revision?.parentId ?? null, ...(candidate.revision ? { reason: candidate.revision.reason } : {}) },
+      data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: candidate.revision?.parentId ?? null, ...(candidate.revision ? { reason: candidate.revision.reason } : {}), ...(routing.passkey ? { passkey: true } : {}) },
       occurredAt: now,
       outbox: { topic: 'proposal.created', body: { proposalId: id, status, payloadHash: hash } },
     });

@@ -22,11 +22,14 @@ describe('routing rules are validated data', () => {
     ['an auto-approve with no approvers', { ...oneForTheRest, outcome: 'auto_approve', approvals: 0 }],
     ['a lower bound', { ...oneForTheRest, when: { field: 'quantity', below: 2 } }],
     ['five approvers', { ...oneForTheRest, approvals: 5 }],
+    ['approvals signed with a passkey', { ...oneForTheRest, passkey: true }],
   ])('accepts %s', (_name, rule) => {
     expect(routingRulesSchema.safeParse([rule]).success).toBe(true);
   });
 
   it.each([
+    ['a passkey on a rule that asks nobody', { ...oneForTheRest, outcome: 'deny', approvals: 0, passkey: true }],
+    ['a passkey that is not true', { ...oneForTheRest, passkey: false }],
     ['a window of zero hours', { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 0 } } }],
     ['a fractional window', { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 1.5 } } }],
     ['a window as a string', { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: '24' } } }],
@@ -100,5 +103,13 @@ describe('routeProposal with an aggregate bound', () => {
 
   it('an invalid policy denies everything', () => {
     expect(routeProposal(policy(null), { amountMinor: 1 })).toMatchObject({ rule: 'invalid-policy', outcome: 'deny' });
+  });
+});
+
+describe('a rule that asks for a passkey', () => {
+  it('routes with passkey: true, and other rules without it', () => {
+    const signed: RoutingRule = { ...oneForTheRest, id: 'big', when: { field: 'quantity', above: 3 }, passkey: true };
+    expect(routeProposal(policy([signed, oneForTheRest]), { quantity: 4 })).toMatchObject({ rule: 'big', passkey: true });
+    expect(routeProposal(policy([signed, oneForTheRest]), { quantity: 2 })).not.toHaveProperty('passkey');
   });
 });

@@ -65,7 +65,7 @@ export function routeProposal(policy: LoadedPolicy, args: Record<string, unknown
     seen ??= aggregate;
     if (!matched) continue;
     const context = aggregate ?? seen;
-    return { ...base, rule: rule.id, outcome: rule.outcome, approvals: rule.approvals, role: rule.role, ...(context ? { aggregate: context } : {}) };
+    return { ...base, rule: rule.id, outcome: rule.outcome, approvals: rule.approvals, role: rule.role, ...(rule.passkey ? { passkey: true } : {}), ...(context ? { aggregate: context } : {}) };
   }
   return { ...base, rule: 'no-matching-rule', outcome: 'deny', approvals: 0, role: 'admin', ...(seen ? { aggregate: seen } : {}) };
 }

@@ -13,6 +13,7 @@ import { payloadTitle } from '@/lib/proposals/words';
 import { ReproposeButton } from '@/components/repropose-button';
 import { reproposable } from '@/lib/decisions/repropose';
 import { ProposalDecision } from '@/components/proposal-decision';
+import { passkeyStateFor } from '@/lib/decisions/passkey-signature';
 import { ProposalKeys } from '@/components/proposal-keys';
 import { ProposalResourceHistory } from '@/components/proposal-resource-history';
 import { RevisionDiff } from '@/components/revision-diff';
@@ -79,10 +80,11 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
   const origin = await revisionOrigin(db, proposal);
   // A revision stores the edited arguments as sent, not an envelope: nothing was defaulted by an agent.
   const defaults = origin ? [] : appliedDefaults(proposal.rawCandidate, payload);
-  const [trail, neighbours, others] = await Promise.all([
+  const [trail, neighbours, others, passkey] = await Promise.all([
     auditTrailFor(db, proposal.tenantId, proposal.id),
     neighboursOf(db, proposal.tenantId, proposal.id, viewer, now),
     proposal.resourceKey ? resourceHistory(db, proposal.tenantId, proposal.resourceKey, proposal.id) : Promise.resolve(null),
+    view.viewer?.canReject ? passkeyStateFor(db, proposal, viewer.userId) : Promise.resolve(undefined),
   ]);
   // Every actor of the timeline named in one look-up inside the tenant.
   const actorOf = await actorResolver(db, proposal.tenantId, trail);
@@ -181,7 +183,7 @@ export default async function ProposalPage({ params }: { params: Promise<{ id: s
         </div>
       </div>
 
-      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={viewer.role} nextId={neighbours.next} now={now} extendedBy={trail.findLast((event) => event.type === 'proposal.extended')?.actorName ?? null} />
+      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={viewer.role} nextId={neighbours.next} now={now} extendedBy={trail.findLast((event) => event.type === 'proposal.extended')?.actorName ?? null} passkey={passkey} />
       <ReproposeButton proposalId={proposal.id} requestedAt={view.reproposal?.requestedAt ?? null} canAsk={rights.mayDecide && reproposable(proposal)} />
 
       <ExecutionSection status={proposal.status} receiptNoun={wording.receiptNoun} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />

@@ -1,8 +1,9 @@
 import type { Operation } from '../operation';
 import { adminOperations } from './admin';
 import { agentOperations } from './agent';
+import { passkeyOperations } from './passkeys';
 import { protocolOperations } from './protocols';
 import { proposalOperations } from './proposals';
 import { readOperations } from './reads';
 
-export const allOperations: readonly Operation[] = [...agentOperations, ...proposalOperations, ...readOperations, ...adminOperations, ...protocolOperations];
+export const allOperations: readonly Operation[] = [...agentOperations, ...proposalOperations, ...readOperations, ...adminOperations, ...passkeyOperations, ...protocolOperations];

@@ -16,14 +16,15 @@ export const proposalOperations: Operation[] = [
     path: proposalPath('decisions'),
     tag: 'Operator API',
     summary: 'Approve or reject a proposal',
-    description: 'The approval binds the payload hash the person saw; a rejection needs a reason. The world is checked again before an approval counts.',
+    description: 'The approval binds the payload hash the person saw; a rejection needs a reason. The world is checked again before an approval counts. A decision may be signed with the person’s passkey: `passkey: {statement, response}` from `POST …/decisions/challenge` and the browser; an approval whose routing rule says `"passkey": true`, or in a tenant that requires passkeys, must be (`passkey_required`). The statement must be this proposal, decision, stored hash and person, issued to them and unused within 2 minutes; the credential theirs, its counter moving forward, the assertion verified for this origin and relying party with the user verified. The statement and assertion go into the decision’s audit event (docs/passkeys.md).',
     access: 'session',
     body: bodyOf(decisionRequest, 'DecisionRequest'),
     success: [{ status: 200, description: 'The proposal after the decision.', body: { json: detail } }],
     errors: [
-      { status: 403, codes: ['self_approval', 'forbidden_role'] },
+      { status: 403, codes: ['self_approval', 'forbidden_role', 'passkey_required', 'passkey_not_yours', 'passkey_invalid'] },
       { status: 404, codes: ['not_found'] },
-      { status: 409, codes: ['already_decided', 'hash_mismatch', 'expired', 'stale'] },
+      { status: 409, codes: ['already_decided', 'hash_mismatch', 'expired', 'stale', 'passkey_statement_mismatch', 'passkey_challenge_unknown', 'passkey_challenge_expired', 'passkey_counter'] },
+      { status: 422, codes: ['passkey_host'] },
     ],
   },
   {

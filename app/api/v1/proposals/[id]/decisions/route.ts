@@ -6,11 +6,12 @@ import { decisionsFor } from '@/lib/proposals/decision-rows';
 import { proposalDetail } from '@/lib/api/responses/proposal-json';
 import { systemsClient } from '@/lib/systems/client';
 import { otherMethods } from '@/lib/http/methods';
+import { relyingParty } from '@/lib/http/relying-party';
 
 export const dynamic = 'force-dynamic';
 
 export const POST = operatorMutation(decisionRequest, async ({ id, db, operator, request, body }) => {
-  const proposal = await decide(db, systemsClient(), { userId: operator.userId, proposalId: id, request: body });
+  const proposal = await decide(db, systemsClient(), { userId: operator.userId, proposalId: id, request: body, relyingParty: relyingParty(request) });
   return Response.json(proposalDetail(proposal, await decisionsFor(db, proposal.tenantId, proposal.id), publicOrigin(request), 'operator'));
 });
 

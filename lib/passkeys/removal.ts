@@ -1,0 +1,59 @@
+import { and, count, eq } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { memberships, passkeys, tenants, type Passkey } from '@/db/schema';
+import { recordAccountEvent } from '@/lib/auth/account-events';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { passkeyView, type PasskeyView } from './registration';
+
+/** Who removes a passkey: its owner, or an admin of a tenant the owner belongs to (a lost passkey, a reset). */
+export type Remover = { kind: 'owner'; userId: string } | { kind: 'admin'; userId: string; tenantId: string } | { kind: 'operator' };
+
+/** The tenants of this person that require a passkey for every approval. */
+async function tenantsRequiring(db: Database, userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: tenants.id })
+    .from(memberships)
+    .innerJoin(tenants, eq(tenants.id, memberships.tenantId))
+    .where(and(eq(memberships.userId, userId), eq(tenants.requirePasskeys, true)));
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Removes a passkey, audited `passkey.removed` in every tenant of its owner. An owner may not remove
+ * their last passkey while a tenant of theirs requires passkeys (they could not approve there
+ * again): an admin resets it (`admin_reset`), as they remove a lost one. An admin reaches only
+ * the passkeys of their tenant's members; anything else is the same 404 as an unknown id. The
+ * operator's CLI (`kind: 'operator'`) acts as the machine's owner, as its other commands do.
+ */
+export async function removePasskey(db: Database, remover: Remover, passkeyId: string, now = new Date()): Promise<PasskeyView> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select().from(passkeys).where(eq(passkeys.id, passkeyId)).for('update');
+    if (!row || !(await mayRemove(tx, remover, row))) throw notFound('passkey');
+    if (remover.kind === 'owner') {
+      const [owned] = await tx.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, row.userId));
+      const requiring = await tenantsRequiring(tx, row.userId);
+      if ((owned?.n ?? 0) <= 1 && requiring.length > 0) {
+        throw new DomainError('conflict', 'last_passkey', `This is your last passkey and ${requiring.join(', ')} requires one for every approval; add another first, or ask an admin to reset it.`, { tenants: requiring });
+      }
+    }
+    await tx.delete(passkeys).where(eq(passkeys.id, row.id));
+    await recordAccountEvent(tx, row.userId, {
+      type: 'passkey.removed',
+      actor: remover.kind === 'operator' ? { type: 'system', id: 'cli' } : { type: 'user', id: remover.userId },
+      reasonCode: remover.kind === 'owner' ? 'owner' : 'admin_reset',
+      data: { user: row.userId, passkey: row.id, credential: row.credentialId, name: row.name },
+      occurredAt: now,
+    });
+    return passkeyView(row);
+  });
+}
+
+async function mayRemove(tx: Database, remover: Remover, row: Passkey): Promise<boolean> {
+  if (remover.kind === 'operator') return true;
+  if (remover.kind === 'owner') return row.userId === remover.userId;
+  const [member] = await tx
+    .select({ userId: memberships.userId })
+    .from(memberships)
+    .where(and(eq(memberships.tenantId, remover.tenantId), eq(memberships.userId, row.userId)));
+  return member !== undefined;
+}

@@ -1,0 +1,20 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { tenants } from '@/db/schema';
+import type { AuditInput } from '@/lib/events/append';
+import { recordStateChange } from '@/lib/events/record';
+
+/**
+ * Turns the tenant's "every approval needs a passkey" on or off, audited `tenant.settings_changed`.
+ * Undefined when there is no such tenant; `changed` is false when it already was so.
+ */
+export async function setPasskeysRequired(db: Database, tenantId: string, required: boolean, actor: AuditInput['actor'], now = new Date()): Promise<{ changed: boolean } | undefined> {
+  return db.transaction(async (tx) => {
+    const [tenant] = await tx.select({ required: tenants.requirePasskeys }).from(tenants).where(eq(tenants.id, tenantId)).for('update');
+    if (!tenant) return undefined;
+    if (tenant.required === required) return { changed: false };
+    await tx.update(tenants).set({ requirePasskeys: required }).where(eq(tenants.id, tenantId));
+    await recordStateChange(tx, { tenantId, type: 'tenant.settings_changed', actor, data: { requirePasskeys: required }, occurredAt: now, outbox: false });
+    return { changed: true };
+  });
+}
