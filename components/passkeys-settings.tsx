@@ -4,7 +4,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { valueOrThrow, type ApiProblem } from '@/lib/client/operator-api';
 import { addPasskey, fetchPasskeys, removePasskey } from '@/lib/client/passkeys-api';
-import { CARD, INPUT } from './notification-ui';
+import { CARD } from './notification-ui';
+import { Input } from './ui/input';
 import { PayloadText } from './payload-text';
 import { ViewerClock } from './viewer-time';
 import { Button } from './ui/button';
@@ -72,7 +73,7 @@ export function PasskeysSettings() {
       >
         <label htmlFor="passkey-name" className="block grow text-sm font-medium">
           Name (what you call this device or key)
-          <input id="passkey-name" data-testid="passkey-name" required maxLength={64} placeholder="YubiKey 5" value={name} onChange={(e) => setName(e.target.value)} className={INPUT} />
+          <Input id="passkey-name" data-testid="passkey-name" required maxLength={64} placeholder="YubiKey 5" value={name} onChange={(e) => setName(e.target.value)} />
         </label>
         <Button variant="primary" type="submit" disabled={busy || Boolean(host) || name.trim().length === 0} data-testid="passkey-add">
           {busy ? 'Waiting for your passkey…' : 'Add a passkey'}
