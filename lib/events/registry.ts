@@ -12,7 +12,7 @@ const EXECUTION_OUTCOMES = {
 
 export const AUDIT_EVENTS = {
   'tenant.created': 'a tenant was created',
-  'tenant.settings_changed': "an admin changed the tenant's notification settings (reminder, escalation, values)",
+  'tenant.settings_changed': "an admin changed the tenant's notification settings (reminder, escalation, values) or rubber-stamp alarm settings",
   'channel.created': 'an admin added a notification channel',
   'channel.updated': 'an admin changed, disabled or re-enabled a notification channel',
   'delivery.retried': 'an admin sent a dead notification delivery again',
@@ -55,7 +55,7 @@ export type AuditEventType = keyof typeof AUDIT_EVENTS;
 /** Each audit event's name in words, as a timeline or a table row reads it ("Approval added", not `proposal.approval_added`). */
 export const AUDIT_EVENT_TITLES = {
   'tenant.created': 'Tenant created',
-  'tenant.settings_changed': 'Notification settings changed',
+  'tenant.settings_changed': 'Settings changed',
   'channel.created': 'Channel added',
   'channel.updated': 'Channel changed',
   'delivery.retried': 'Delivery sent again',

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { decisions, memberships, proposals, proposalViews, tenants, users } from '@/db/schema';
-import type { SelectedFields } from 'drizzle-orm/pg-core';
+import type { PgSelect } from 'drizzle-orm/pg-core';
 import { DomainError } from '@/lib/errors/domain-error';
 import { daysParam } from '@/lib/input/days';
 
@@ -97,13 +97,10 @@ export async function oversightSettingsOf(db: Database, tenantId: string): Promi
 }
 
 /** Decisions with their proposal and the decider's first look (proposals and views by primary key). */
-function fromDecisions<T extends SelectedFields>(db: Database, select: T) {
-  return db
-    .select(select)
-    .from(decisions)
+function withProposalAndView<T extends PgSelect>(query: T) {
+  return query
     .innerJoin(proposals, and(eq(proposals.id, decisions.proposalId), eq(proposals.tenantId, decisions.tenantId)))
-    .leftJoin(proposalViews, and(eq(proposalViews.proposalId, decisions.proposalId), eq(proposalViews.userId, decisions.userId)))
-    .$dynamic();
+    .leftJoin(proposalViews, and(eq(proposalViews.proposalId, decisions.proposalId), eq(proposalViews.userId, decisions.userId)));
 }
 
 /** The tenant's decisions in [from, to): the one filter of every figure (decisions_tenant_recent_idx). */
@@ -111,8 +108,7 @@ const decidedIn = (tenantId: string, from: Date, to: Date) => and(eq(decisions.t
 
 /** Every approver's figures in [from, to), most decisions first. */
 export async function approverFigures(db: Database, tenantId: string, from: Date, to: Date, settings: OversightSettings): Promise<ApproverFigures[]> {
-  const rows = await fromDecisions(db, { userId: decisions.userId, name: users.name, ...measures })
-    .innerJoin(users, eq(users.id, decisions.userId))
+  const rows = await withProposalAndView(db.select({ userId: decisions.userId, name: users.name, ...measures }).from(decisions).innerJoin(users, eq(users.id, decisions.userId)).$dynamic())
     .where(decidedIn(tenantId, from, to))
     .groupBy(decisions.userId, users.name)
     .orderBy(desc(count()), users.name)
@@ -141,8 +137,8 @@ export async function oversightFigures(db: Database, viewer: { userId: string; t
 
   const [approvers, actionRows, channelRows, ended] = await Promise.all([
     approverFigures(db, tenantId, from, to, settings),
-    fromDecisions(db, { action: proposals.action, ...measures }).where(decidedIn(tenantId, from, to)).groupBy(proposals.action).orderBy(proposals.action).limit(GROUP_LIMIT),
-    fromDecisions(db, { channel: channelOf, ...measures }).where(decidedIn(tenantId, from, to)).groupBy(channelOf).orderBy(channelOf),
+    withProposalAndView(db.select({ action: proposals.action, ...measures }).from(decisions).$dynamic()).where(decidedIn(tenantId, from, to)).groupBy(proposals.action).orderBy(proposals.action).limit(GROUP_LIMIT),
+    withProposalAndView(db.select({ channel: channelOf, ...measures }).from(decisions).$dynamic()).where(decidedIn(tenantId, from, to)).groupBy(channelOf).orderBy(channelOf),
     // Ended undecided (proposals_decided_idx: decided_at is set when a proposal ends, whatever the end).
     db
       .select({ action: proposals.action, status: proposals.status, n: count() })
