@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { decisions, memberships, proposals, proposalViews, tenants, users } from '@/db/schema';
+import { decisions, memberships, proposals, proposalViews, tenants, users, type ViewChannel } from '@/db/schema';
 import type { PgSelect } from 'drizzle-orm/pg-core';
 import { DomainError } from '@/lib/errors/domain-error';
 import { daysParam } from '@/lib/input/days';
@@ -39,7 +39,7 @@ export type DecisionFigures = {
 export type ApproverFigures = DecisionFigures & { userId: string; name: string; rubberStamp: boolean };
 export type ActionFigures = DecisionFigures & { action: string; expired: number; stale: number };
 /** The channel that brought the person: `notification`, `queue`, `page`, or `unknown` (no first look recorded, e.g. an API decision). */
-export type ChannelFigures = DecisionFigures & { channel: string };
+export type ChannelFigures = DecisionFigures & { channel: ViewChannel | 'unknown' };
 
 export type OversightFigures = {
   days: number;
@@ -69,7 +69,7 @@ const measures = {
   dwellMeasured: sql<number>`count(${dwellMs})`.mapWith(Number),
 };
 
-const channelOf = sql<string>`coalesce(${proposalViews.channel}::text, 'unknown')`;
+const channelOf = sql<ViewChannel | 'unknown'>`coalesce(${proposalViews.channel}::text, 'unknown')`;
 
 type Measured = { decisions: number; approvals: number; waitP50Ms: Ms; waitP95Ms: Ms; dwellP50Ms: Ms; dwellP10Ms: Ms; dwellMeasured: number };
 
