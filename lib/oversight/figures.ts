@@ -121,19 +121,28 @@ export async function approverFigures(db: Database, tenantId: string, from: Date
 
 /**
  * The oversight figures of a tenant over the last `days` days before `now` (docs/oversight.md), for
- * a member of it (any role); anyone else gets 404, the answer an unknown tenant gets. Every figure
- * is aggregated in SQL over the window's decisions; nothing is loaded row by row.
+ * a member of it (any role); anyone else gets 404, the answer an unknown tenant gets.
  */
 export async function oversightFigures(db: Database, viewer: { userId: string; tenantId: string }, days: number, now = new Date()): Promise<OversightFigures> {
   const [member] = await db
     .select({ role: memberships.role })
     .from(memberships)
     .where(and(eq(memberships.tenantId, viewer.tenantId), eq(memberships.userId, viewer.userId)));
-  const settings = member ? await oversightSettingsOf(db, viewer.tenantId) : undefined;
-  if (!settings) throw new DomainError('not_found', 'not_found', 'No tenant with that id.');
+  const figures = member ? await tenantOversight(db, viewer.tenantId, days, now) : undefined;
+  if (!figures) throw new DomainError('not_found', 'not_found', 'No tenant with that id.');
+  return figures;
+}
+
+/**
+ * A tenant's oversight figures, undefined for an unknown tenant; who may read them is the caller's
+ * check (`oversightFigures`, or the CLI's database access). Every figure is aggregated in SQL over
+ * the window's decisions; nothing is loaded row by row.
+ */
+export async function tenantOversight(db: Database, tenantId: string, days: number, now = new Date()): Promise<OversightFigures | undefined> {
+  const settings = await oversightSettingsOf(db, tenantId);
+  if (!settings) return undefined;
   const to = now;
   const from = new Date(now.getTime() - days * 86_400_000);
-  const tenantId = viewer.tenantId;
 
   const [approvers, actionRows, channelRows, ended] = await Promise.all([
     approverFigures(db, tenantId, from, to, settings),
