@@ -71,6 +71,13 @@ export function postView(proposalId: string, channel: 'queue' | 'page' | 'notifi
   return call(proposalPath(proposalId, 'views'), postJson({ channel }), 'The view was not recorded');
 }
 
+/** The rubber-stamp alarm's settings (admins); 0 in any turns it off. */
+export type OversightSettingsInput = { minDecisions: number; approvalRatePercent: number; medianDwellSeconds: number };
+
+export function putOversightSettings(settings: OversightSettingsInput): Promise<ApiResult<{ settings: OversightSettingsInput }>> {
+  return call('/api/v1/admin/oversight/settings', sendJson(settings, 'PUT'), 'The settings were not saved');
+}
+
 /** Extend a pending proposal once, by its original duration. */
 export function postExtension(proposalId: string): Promise<ApiResult<ProposalResult>> {
   return call(proposalPath(proposalId, 'extend'), postJson({}), 'The proposal was not extended');

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { getDb } from '@/lib/database';
 import { HistoryTabs } from '@/components/history-tabs';
 import { ApproverCharts } from '@/components/oversight-charts';
+import { OversightSettingsForm } from '@/components/oversight-settings-form';
 import { ActionTable, ApproverTable, ChannelTable } from '@/components/oversight-tables';
 import { ViewerTime } from '@/components/viewer-time';
 import { dashboardContext } from '@/lib/dashboard/context';
@@ -63,6 +64,7 @@ export default async function OversightPage({ searchParams }: { searchParams: Pr
           ? 'The rubber-stamp alarm is off (a setting is 0).'
           : `Admins are told, once a week per person, when someone's last 7 days hold at least ${settings.minDecisions} decisions, ${settings.approvalRatePercent} % or more of them approvals, decided a median under ${settings.medianDwellSeconds} s after first opening.`}
       </p>
+      {context.role === 'admin' ? <OversightSettingsForm initial={settings} /> : null}
       {empty ? (
         <p data-testid="oversight-empty" className="rounded-lg border border-dashed border-zinc-300 p-8 text-center dark:border-zinc-700">
           No decisions, expiries or stale proposals in this window.

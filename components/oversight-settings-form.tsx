@@ -1,0 +1,61 @@
+'use client';
+
+import { useMutation } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { putOversightSettings, valueOrThrow, type OversightSettingsInput } from '@/lib/client/operator-api';
+import { CardForm, INPUT, ProblemText } from './notification-ui';
+import { Button } from './ui/button';
+
+const WHOLE = /^\d+$/;
+
+const FIELDS = [
+  { key: 'minDecisions', id: 'oversight-min', label: 'At least (decisions)', hint: 'in the last 7 days' },
+  { key: 'approvalRatePercent', id: 'oversight-rate', label: 'Approval rate at or above (%)', hint: '0–100' },
+  { key: 'medianDwellSeconds', id: 'oversight-dwell', label: 'Median dwell under (seconds)', hint: 'first opened to decided' },
+] as const;
+
+/** Admins: the rubber-stamp alarm's three thresholds; 0 in any turns it off. The page reloads its figures after a save. */
+export function OversightSettingsForm({ initial }: { initial: OversightSettingsInput }) {
+  const router = useRouter();
+  const [values, setValues] = useState<Record<keyof OversightSettingsInput, string>>({
+    minDecisions: String(initial.minDecisions),
+    approvalRatePercent: String(initial.approvalRatePercent),
+    medianDwellSeconds: String(initial.medianDwellSeconds),
+  });
+  const [localProblem, setLocalProblem] = useState<string | null>(null);
+  const save = useMutation({
+    mutationFn: async (settings: OversightSettingsInput) => valueOrThrow(await putOversightSettings(settings)).settings,
+    onSuccess: () => router.refresh(),
+  });
+  return (
+    <CardForm
+      testId="oversight-settings-form"
+      label="Rubber-stamp alarm"
+      onSubmit={() => {
+        if (!Object.values(values).every((value) => WHOLE.test(value))) {
+          setLocalProblem('Enter whole numbers (0 turns the alarm off).');
+          return;
+        }
+        setLocalProblem(null);
+        save.mutate({ minDecisions: Number(values.minDecisions), approvalRatePercent: Number(values.approvalRatePercent), medianDwellSeconds: Number(values.medianDwellSeconds) });
+      }}
+    >
+      <div className="grid gap-4 sm:grid-cols-3">
+        {FIELDS.map((field) => (
+          <label key={field.key} htmlFor={field.id} className="block text-sm font-medium">
+            {field.label}
+            <input id={field.id} data-testid={field.id} inputMode="numeric" value={values[field.key]} onChange={(e) => setValues({ ...values, [field.key]: e.target.value })} className={`${INPUT} font-mono`} aria-describedby={`${field.id}-hint`} />
+            <span id={`${field.id}-hint`} className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">{field.hint}; 0 = off.</span>
+          </label>
+        ))}
+      </div>
+      {localProblem ? <p role="alert" data-testid="oversight-settings-local-error" className="text-sm text-red-700 dark:text-red-300">{localProblem}</p> : null}
+      <ProblemText error={save.error} testId="oversight-settings-error" />
+      <div className="flex flex-wrap items-center gap-3">
+        <Button variant="primary" type="submit" data-testid="oversight-settings-save" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save alarm settings'}</Button>
+        {save.isSuccess && !save.isPending ? <span role="status" data-testid="oversight-settings-saved" className="text-sm text-green-800 dark:text-green-300">Saved.</span> : null}
+      </div>
+    </CardForm>
+  );
+}
