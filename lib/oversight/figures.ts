@@ -53,10 +53,10 @@ export type OversightFigures = {
   stale: number;
 };
 
-const seconds = (later: SQL, earlier: SQL) => sql`extract(epoch from (${later} - ${earlier})) * 1000`;
-const waitMs = seconds(sql`${decisions.createdAt}`, sql`${proposals.createdAt}`);
+const msBetween = (later: SQL, earlier: SQL) => sql`extract(epoch from (${later} - ${earlier})) * 1000`;
+const waitMs = msBetween(sql`${decisions.createdAt}`, sql`${proposals.createdAt}`);
 /** Only a look before the decision counts; a view row written later (it cannot be, but fail closed) measures nothing. */
-const dwellMs = sql`case when ${proposalViews.firstSeenAt} <= ${decisions.createdAt} then ${seconds(sql`${decisions.createdAt}`, sql`${proposalViews.firstSeenAt}`)} end`;
+const dwellMs = sql`case when ${proposalViews.firstSeenAt} <= ${decisions.createdAt} then ${msBetween(sql`${decisions.createdAt}`, sql`${proposalViews.firstSeenAt}`)} end`;
 const percentile = (fraction: number, of: SQL) => sql<number | null>`percentile_cont(${sql.raw(String(fraction))}) within group (order by ${of})`.mapWith((value) => (value === null ? null : Math.round(Number(value))));
 
 const measures = {
