@@ -1,8 +1,7 @@
 import { and, count, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decisions, outbox, oversightAlarms, proposals, proposalViews, type Proposal } from '@/db/schema';
+import { auditEvents, decisions, outbox, oversightAlarms, proposals, proposalViews, type Proposal } from '@/db/schema';
 import { chainAllPending } from '@/lib/events/chainer';
-import { auditEvents } from '@/db/schema';
 import { newId } from '@/lib/ids';
 import { raiseRubberStampAlarms } from '@/lib/jobs/oversight-alarm';
 import { setupTestDatabase } from '@/test/db';
