@@ -4,8 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { putOversightSettings, valueOrThrow, type OversightSettingsInput } from '@/lib/client/operator-api';
-import { CardForm, INPUT, ProblemText } from './notification-ui';
-import { Button } from './ui/button';
+import { CardForm, INPUT, SettingsFormFooter } from './notification-ui';
 
 const WHOLE = /^\d+$/;
 
@@ -50,12 +49,7 @@ export function OversightSettingsForm({ initial }: { initial: OversightSettingsI
           </label>
         ))}
       </div>
-      {localProblem ? <p role="alert" data-testid="oversight-settings-local-error" className="text-sm text-red-700 dark:text-red-300">{localProblem}</p> : null}
-      <ProblemText error={save.error} testId="oversight-settings-error" />
-      <div className="flex flex-wrap items-center gap-3">
-        <Button variant="primary" type="submit" data-testid="oversight-settings-save" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save alarm settings'}</Button>
-        {save.isSuccess && !save.isPending ? <span role="status" data-testid="oversight-settings-saved" className="text-sm text-green-800 dark:text-green-300">Saved.</span> : null}
-      </div>
+      <SettingsFormFooter localProblem={localProblem} save={save} testIdPrefix="oversight-settings" label="Save alarm settings" />
     </CardForm>
   );
 }
