@@ -106,13 +106,18 @@ function withProposalAndView<T extends PgSelect>(query: T) {
 /** The tenant's decisions in [from, to): the one filter of every figure (decisions_tenant_recent_idx). */
 const decidedIn = (tenantId: string, from: Date, to: Date) => and(eq(decisions.tenantId, tenantId), gte(decisions.createdAt, from), lt(decisions.createdAt, to));
 
-/** Every approver's figures in [from, to), most decisions first. */
-export async function approverFigures(db: Database, tenantId: string, from: Date, to: Date, settings: OversightSettings): Promise<ApproverFigures[]> {
-  const rows = await withProposalAndView(db.select({ userId: decisions.userId, name: users.name, ...measures }).from(decisions).innerJoin(users, eq(users.id, decisions.userId)).$dynamic())
+/** The query behind `approverFigures` (exported for its plan test). */
+export function approverFiguresQuery(db: Database, tenantId: string, from: Date, to: Date) {
+  return withProposalAndView(db.select({ userId: decisions.userId, name: users.name, ...measures }).from(decisions).innerJoin(users, eq(users.id, decisions.userId)).$dynamic())
     .where(decidedIn(tenantId, from, to))
     .groupBy(decisions.userId, users.name)
     .orderBy(desc(count()), users.name)
     .limit(GROUP_LIMIT);
+}
+
+/** Every approver's figures in [from, to), most decisions first. */
+export async function approverFigures(db: Database, tenantId: string, from: Date, to: Date, settings: OversightSettings): Promise<ApproverFigures[]> {
+  const rows = await approverFiguresQuery(db, tenantId, from, to);
   return rows.map(({ userId, name, ...row }) => {
     const figures = figuresOf(row);
     return { userId, name, ...figures, rubberStamp: looksRubberStamped(figures, settings) };
