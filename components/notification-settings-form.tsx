@@ -6,8 +6,7 @@ import { valueOrThrow } from '@/lib/client/operator-api';
 import { saveNotificationSettings } from '@/lib/client/notifications-api';
 import type { NotificationSettings } from '@/lib/notifications/channels';
 import { NOTIFICATIONS_KEY } from './notification-channels';
-import { CardForm, ProblemText } from './notification-ui';
-import { Button } from './ui/button';
+import { CardForm, SettingsFormFooter } from './notification-ui';
 import { Input } from './ui/input';
 
 const WHOLE = /^\d+$/;
@@ -60,12 +59,7 @@ export function NotificationSettingsForm({ initial }: { initial: NotificationSet
           </span>
         </span>
       </label>
-      {localProblem ? <p role="alert" data-testid="settings-local-error" className="text-sm text-red-700 dark:text-red-300">{localProblem}</p> : null}
-      <ProblemText error={save.error} testId="settings-error" />
-      <div className="flex flex-wrap items-center gap-3">
-        <Button variant="primary" type="submit" data-testid="settings-save" disabled={save.isPending}>{save.isPending ? 'Saving…' : 'Save settings'}</Button>
-        {save.isSuccess && !save.isPending ? <span role="status" data-testid="settings-saved" className="text-sm text-green-800 dark:text-green-300">Saved.</span> : null}
-      </div>
+      <SettingsFormFooter localProblem={localProblem} save={save} testIdPrefix="settings" label="Save settings" />
     </CardForm>
   );
 }

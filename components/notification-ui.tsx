@@ -9,6 +9,23 @@ import { Button } from './ui/button';
 
 export const CARD = 'rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900';
 
+/**
+ * The end of a settings form: a problem found before sending, the server's refusal, the save
+ * button and "Saved." once saved. Test ids are `<prefix>-local-error`, `-error`, `-save`, `-saved`.
+ */
+export function SettingsFormFooter({ localProblem, save, testIdPrefix, label }: { localProblem: string | null; save: { error: Error | null; isPending: boolean; isSuccess: boolean }; testIdPrefix: string; label: string }) {
+  return (
+    <>
+      {localProblem ? <p role="alert" data-testid={`${testIdPrefix}-local-error`} className="text-sm text-red-700 dark:text-red-300">{localProblem}</p> : null}
+      <ProblemText error={save.error} testId={`${testIdPrefix}-error`} />
+      <div className="flex flex-wrap items-center gap-3">
+        <Button variant="primary" type="submit" data-testid={`${testIdPrefix}-save`} disabled={save.isPending}>{save.isPending ? 'Saving…' : label}</Button>
+        {save.isSuccess && !save.isPending ? <span role="status" data-testid={`${testIdPrefix}-saved`} className="text-sm text-green-800 dark:text-green-300">Saved.</span> : null}
+      </div>
+    </>
+  );
+}
+
 /** What failed, in the server's words, with each field's problem. */
 export function ProblemText({ error, testId }: { error: Error | null; testId: string }) {
   if (!error) return null;

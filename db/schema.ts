@@ -52,6 +52,12 @@ export const tenants = pgTable('tenants', {
   executionsPauseReason: text('executions_pause_reason'),
   /** Every approval in the tenant must be signed with the approver's passkey (docs/passkeys.md). */
   requirePasskeys: boolean('require_passkeys').notNull().default(false),
+  /** The rubber-stamp alarm (lib/oversight/alarm.ts): at least this many decisions in the window; 0 turns it off. */
+  oversightMinDecisions: integer('oversight_min_decisions').notNull().default(20),
+  /** …an approval rate at or above this percentage; 0 turns it off. */
+  oversightApprovalRatePercent: integer('oversight_approval_rate_percent').notNull().default(98),
+  /** …and a median dwell (first opened to decided) under this many seconds; 0 turns it off. */
+  oversightMedianDwellSeconds: integer('oversight_median_dwell_seconds').notNull().default(5),
   createdAt: createdAt(),
 });
 
@@ -281,7 +287,45 @@ export const decisions = pgTable(
     reason: text('reason'),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('decisions_once_per_person').on(t.proposalId, t.userId)],
+  (t) => [
+    uniqueIndex('decisions_once_per_person').on(t.proposalId, t.userId),
+    /** Oversight figures: a tenant's decisions in a window (lib/oversight/figures.ts). */
+    index('decisions_tenant_recent_idx').on(t.tenantId, t.createdAt),
+  ],
+);
+
+export const viewChannelEnum = pgEnum('view_channel', ['notification', 'queue', 'page']);
+
+/** When a person first opened a proposal (page, queue preview or approve dialog), and what brought them: once per person and proposal. */
+export const proposalViews = pgTable(
+  'proposal_views',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    proposalId: text('proposal_id').notNull().references(() => proposals.id),
+    userId: text('user_id').notNull().references(() => users.id),
+    firstSeenAt: at('first_seen_at').notNull().defaultNow(),
+    channel: viewChannelEnum('channel').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.proposalId, t.userId] })],
+);
+
+export type ViewChannel = (typeof viewChannelEnum.enumValues)[number];
+
+/** One rubber-stamp notice per approver and window (lib/oversight/alarm.ts): the claim row that makes it once under concurrency. */
+export const oversightAlarms = pgTable(
+  'oversight_alarms',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    userId: text('user_id').notNull().references(() => users.id),
+    /** The first day (UTC) of the window the figures were computed over. */
+    windowStart: at('window_start').notNull(),
+    windowDays: integer('window_days').notNull(),
+    decisions: integer('decisions').notNull(),
+    approvalRate: numeric('approval_rate').notNull(),
+    medianDwellMs: integer('median_dwell_ms').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.windowStart, t.windowDays] })],
 );
 
 export const commands = pgTable(

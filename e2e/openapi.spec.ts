@@ -264,6 +264,10 @@ test('every documented status of every operation is produced live and matches it
     await check('exportAuditEvents', await carol.get('/api/v1/audit/events?format=csv&outcome=rejected'), 200);
     await check('exportAuditEvents', await carol.get('/api/v1/audit/events'), 400);
     await check('getAuditCheckpoint', await as(alice, 'getAuditCheckpoint'), 200);
+    await check('getOversight', await alice.get('/api/v1/oversight?days=30'), 200);
+    await check('getOversight', await alice.get('/api/v1/oversight?days=91'), 422);
+    await check('recordProposalView', await as(alice, 'recordProposalView', leftPending[0]!.id, { data: { channel: 'queue' } }), 200);
+    await check('recordProposalView', await as(alice, 'recordProposalView', 'prp_nope', { data: { channel: 'queue' } }), 404);
     for (const operationId of ['getJwks', 'getHealth', 'getOpenApiDocument']) await check(operationId, await as(anon, operationId), 200);
   });
 
@@ -353,6 +357,7 @@ test('every documented status of every operation is produced live and matches it
     await check('getNotifications', await as(carol, 'getNotifications'), 200);
     const { settings } = (await (await as(carol, 'getNotifications')).json()) as { settings: Json };
     await check('putNotificationSettings', await as(carol, 'putNotificationSettings', undefined, { data: settings }), 200);
+    await check('putOversightSettings', await as(carol, 'putOversightSettings', undefined, { data: { minDecisions: 20, approvalRatePercent: 98, medianDwellSeconds: 5 } }), 200);
     // Channels of their own that hear only an event the walk never causes, disabled at the end.
     const events = ['audit.chain_broken'];
     const created = await as(carol, 'createChannel', undefined, { data: { kind: 'email', target: 'openapi-walk@example.test', events } });

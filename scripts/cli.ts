@@ -31,6 +31,8 @@ import { eq } from 'drizzle-orm';
 import { DomainError } from '@/lib/errors/domain-error';
 import { backtestDays, planPolicies, type PolicyPlan } from '@/lib/policy/plan';
 import { flipCounts, flipInWords } from '@/lib/policy/words';
+import { OVERSIGHT_MAX_DAYS, oversightDays, tenantOversight, type DecisionFigures, type OversightFigures } from '@/lib/oversight/figures';
+import { durationWords, percentWords } from '@/lib/oversight/words';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -62,6 +64,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
                                                           strict tool-calling runtimes enforce; exits 1 on an error; no database needed)
   policy:plan FILE --tenant <id> [--days N]               (what publishing the policy document in FILE would change, in words, and the
                                                           proposals of the last N days (1–365, default 30) whose routing would flip; writes nothing)
+  oversight --tenant <id> [--days N]                      (decisions, approval rate, time to decide and dwell per approver, action and
+                                                          channel over the last N days (1–90, default 7); marks rubber-stamp suspects)
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
   rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
   retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
@@ -206,6 +210,25 @@ function planLines({ changes, warnings, backtest }: PolicyPlan): string[] {
   for (const { words, count } of flipCounts(backtest.flips)) lines.push(`  ${count} × ${words}`);
   for (const flip of backtest.flips) lines.push(`  ${flip.proposalId}  ${flip.summary}  ${flipInWords(flip)} (rule ${flip.before.rule} → ${flip.after.rule})`);
   return lines;
+}
+
+/** The oversight figures for a person at a terminal: one block per table, a line per row. */
+function oversightLines(figures: OversightFigures): string[] {
+  const figureWords = (row: DecisionFigures) =>
+    `${row.decisions} decision(s), ${row.decisions === 0 ? '—' : percentWords(row.approvalRate)} approved, waiting → decided p50 ${durationWords(row.waitP50Ms)} p95 ${durationWords(row.waitP95Ms)}, dwell p50 ${durationWords(row.dwellP50Ms)} p10 ${durationWords(row.dwellP10Ms)}`;
+  const { settings } = figures;
+  const off = settings.minDecisions === 0 || settings.approvalRatePercent === 0 || settings.medianDwellSeconds === 0;
+  return [
+    `Oversight of the last ${figures.days} day(s): ${figures.from} to ${figures.to}`,
+    off ? 'Rubber-stamp alarm: off' : `Rubber-stamp alarm: at least ${settings.minDecisions} decisions, ${settings.approvalRatePercent} % approved, median dwell under ${settings.medianDwellSeconds} s`,
+    `Ended undecided: ${figures.expired} expired, ${figures.stale} stale`,
+    'Per approver:',
+    ...(figures.approvers.length === 0 ? ['  (no decisions)'] : figures.approvers.map((row) => `  ${row.name} (${row.userId}): ${figureWords(row)}${row.rubberStamp ? '  [looks like rubber-stamping]' : ''}`)),
+    'Per action:',
+    ...(figures.actions.length === 0 ? ['  (none)'] : figures.actions.map((row) => `  ${row.action}: ${figureWords(row)}; ${row.expired} expired, ${row.stale} stale`)),
+    'By what brought the person:',
+    ...(figures.channels.length === 0 ? ['  (no decisions)'] : figures.channels.map((row) => `  ${row.channel}: ${figureWords(row)}`)),
+  ];
 }
 
 /** A refusal of the policy document with its issues, one line each, naming the field. */
@@ -486,6 +509,21 @@ async function run(argv: string[]): Promise<void> {
         } catch (error) {
           throw error instanceof DomainError ? refusedDocument(error) : error;
         }
+      });
+      return;
+    }
+    case 'oversight': {
+      const tenantId = need(values.tenant, '--tenant');
+      let days: number;
+      try {
+        days = oversightDays(values.days ?? null);
+      } catch {
+        throw new UsageError(`--days takes a whole number of days from 1 to ${OVERSIGHT_MAX_DAYS}`);
+      }
+      await withDatabase(async ({ db }) => {
+        const figures = await tenantOversight(db, tenantId, days);
+        if (!figures) throw new AdminError(`No tenant "${tenantId}".`);
+        console.log(oversightLines(figures).join('\n'));
       });
       return;
     }

@@ -12,7 +12,7 @@ const EXECUTION_OUTCOMES = {
 
 export const AUDIT_EVENTS = {
   'tenant.created': 'a tenant was created',
-  'tenant.settings_changed': "an admin changed the tenant's settings (reminder, escalation, values; whether every approval needs a passkey)",
+  'tenant.settings_changed': "an admin changed the tenant's settings (reminder, escalation, values; the rubber-stamp alarm; whether every approval needs a passkey)",
   'channel.created': 'an admin added a notification channel',
   'channel.updated': 'an admin changed, disabled or re-enabled a notification channel',
   'delivery.retried': 'an admin sent a dead notification delivery again',
@@ -49,6 +49,7 @@ export const AUDIT_EVENTS = {
   'execution.started': 'the executor accepted the command and began the write',
   ...EXECUTION_OUTCOMES,
   'execution.checked': 'reconciliation asked the system of record about an unknown outcome',
+  'oversight.rubber_stamp': "an approver's decisions of the last 7 days met the tenant's rubber-stamp thresholds (once per person and week)",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;
@@ -56,7 +57,7 @@ export type AuditEventType = keyof typeof AUDIT_EVENTS;
 /** Each audit event's name in words, as a timeline or a table row reads it ("Approval added", not `proposal.approval_added`). */
 export const AUDIT_EVENT_TITLES = {
   'tenant.created': 'Tenant created',
-  'tenant.settings_changed': 'Notification settings changed',
+  'tenant.settings_changed': 'Settings changed',
   'channel.created': 'Channel added',
   'channel.updated': 'Channel changed',
   'delivery.retried': 'Delivery sent again',
@@ -95,6 +96,7 @@ export const AUDIT_EVENT_TITLES = {
   'execution.failed': 'Execution failed',
   'execution.outcome_unknown': 'Outcome unknown',
   'execution.checked': 'Outcome checked',
+  'oversight.rubber_stamp': 'Rubber-stamping suspected',
 } as const satisfies Record<AuditEventType, string>;
 
 /** An event type in words; a type this build does not know (an old export) reads as itself. */
@@ -116,6 +118,7 @@ export const OUTBOX_TOPICS = {
   'proposal.escalated': "nobody decided a proposal within the tenant's escalation time",
   'intake.repair_exhausted': "an agent's repair chain ran out: it may not repair that request again",
   'audit.chain_broken': "the tenant's audit chain failed re-verification",
+  'oversight.rubber_stamp': "an approver's recent decisions look like rubber-stamping",
 } as const satisfies Record<string, string>;
 
 export type OutboxTopic = keyof typeof OUTBOX_TOPICS;
@@ -139,6 +142,7 @@ export const NOTIFICATION_EVENTS = {
   'execution.outcome_unknown': { audience: 'admins', about: 'a write may or may not have happened' },
   'intake.repair_exhausted': { audience: 'admins', about: "an agent's repair chain ran out" },
   'audit.chain_broken': { audience: 'admins', about: "the tenant's audit chain failed re-verification" },
+  'oversight.rubber_stamp': { audience: 'admins', about: "an approver's recent decisions look like rubber-stamping" },
 } as const satisfies Record<string, { audience: Audience; about: string }>;
 
 export type NotificationEvent = keyof typeof NOTIFICATION_EVENTS;

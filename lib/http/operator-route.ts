@@ -64,6 +64,15 @@ export function memberRead<P = NoParams>(handler: (input: Input<P> & { member: M
 }
 
 /**
+ * A member's mutation in the tenant they are looking at (recording that they opened a proposal):
+ * `memberRead`'s checks plus a same-origin `Origin` and the body read like every mutation's. The
+ * tenant is the session's, never the body's.
+ */
+export function memberMutation<T, P = NoParams>(body: RequestBody<T>, handler: (input: Input<P> & { member: Member; body: T }) => Promise<Response>) {
+  return memberRead<P>(async (input) => handler({ ...input, body: await mutationBody(input.request, body) }));
+}
+
+/**
  * A dashboard mutation on one proposal (`POST /api/v1/proposals/:id/<verb>`): a session, never
  * an agent key; a same-origin `Origin`; the body read by the one JSON reader and parsed with
  * `body` (lib/input/request-body.ts), so every mutation refuses a bad body the same way (400/413/415

@@ -12,6 +12,7 @@ import { reconcileClaims, describeRepair } from './reconcile-claims';
 import { reconcileExecutions } from './reconcile-executions';
 import { recheckOpen } from './recheck-open';
 import { watchAuditChains } from './watch-audit-chain';
+import { raiseRubberStampAlarms } from './oversight-alarm';
 import { DISPATCH_CHANNEL } from '@/lib/commands/wake';
 import { jobSet, scheduleJob, stopJobs } from './schedule';
 import { AUDIT_CHANNEL } from '@/lib/events/append';
@@ -32,6 +33,7 @@ export const JOB_INTERVALS_MS = {
   recheck: 5_000,
   claims: 600_000,
   auditChain: 1_000,
+  oversight: 300_000,
 } as const;
 
 export type WorkerSettings = {
@@ -89,7 +91,7 @@ const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replac
  * Runs the background jobs on their intervals: expiry (30 s), command dispatch (1 s),
  * reconciliation of unknown outcomes (10 s), notification fan-out and delivery (1 s), reminders
  * and escalations (30 s), the audit-chain watch (60 s) and the re-check of open proposals against
- * live state (5 s), the reconciliation of claims rows (10 min) and the chaining of pending audit
+ * live state (5 s), the reconciliation of claims rows (10 min), the rubber-stamp alarm (5 min) and the chaining of pending audit
  * events (1 s); when `listen` is given, a committed approval wakes dispatch at once and a committed
  * state change has its tenant's events chained at once. No job overlaps itself, except dispatch
  * (up to DISPATCH_OVERLAP runs, so a wake need not wait for a run held by a slow executor); timers are unref'd so they never keep the process alive. Any number of
@@ -158,6 +160,11 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
   every('audit watch', intervals.auditWatch, async () => {
     const result = await watchAuditChains(db, new Date());
     return result.broken.length > 0 ? `audit chain broken in ${result.broken.join(', ')}` : undefined;
+  });
+
+  every('rubber-stamp alarm', intervals.oversight, async () => {
+    const { raised } = await raiseRubberStampAlarms(db, new Date());
+    return raised > 0 ? `raised ${plural(raised, 'rubber-stamp alarm')}` : undefined;
   });
 
   // Woken per tenant by the NOTIFY each recorded event sends at commit; the sweep finds what a lost

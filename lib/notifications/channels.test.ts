@@ -23,7 +23,7 @@ describe('channelInput', () => {
     ['surrounding spaces (never trimmed)', { kind: 'email', target: ' ops@acme.test' }, 'target', 'must not start or end with spaces'],
     ['an empty target', { kind: 'webhook', target: '' }, 'target', 'must not be empty'],
     ['a 2049-character target', { kind: 'webhook', target: `https://x.example/${'a'.repeat(2031)}` }, 'target', 'must be at most 2048 characters'],
-    ['an unknown event', { kind: 'email', target: 'ops@acme.test', events: ['proposal.created'] }, 'events', expect.stringMatching(/^must be one of proposal\.waiting, proposal\.reminder, .*audit\.chain_broken$/)],
+    ['an unknown event', { kind: 'email', target: 'ops@acme.test', events: ['proposal.created'] }, 'events', expect.stringMatching(/^must be one of proposal\.waiting, proposal\.reminder, .*audit\.chain_broken, oversight\.rubber_stamp$/)],
     ['events that are not a list', { kind: 'email', target: 'ops@acme.test', events: 'proposal.waiting' }, 'events', 'must be a list of notification event names'],
     ['a repeated event', { kind: 'email', target: 'ops@acme.test', events: ['proposal.waiting', 'proposal.waiting'] }, 'events', 'must not repeat an event'],
     ['no events', { kind: 'email', target: 'ops@acme.test', events: [] }, 'events', 'must name at least one event'],

@@ -2,6 +2,7 @@ import type { Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { agentLabel } from '@/lib/events/actor-label';
 import type { NotificationEvent, OutboxTopic } from '@/lib/events/registry';
+import { VIA_NOTIFICATION } from '@/lib/oversight/views';
 import { proposalFacts, type FactsContext } from './facts';
 
 /** What every message is built from: flat facts, stored with the delivery, rendered per channel. */
@@ -33,6 +34,7 @@ export function notificationOf(row: OutboxRow): NotificationEvent | undefined {
     case 'execution.outcome_unknown':
     case 'intake.repair_exhausted':
     case 'audit.chain_broken':
+    case 'oversight.rubber_stamp':
       return topic;
     default:
       return undefined;
@@ -51,6 +53,7 @@ const HEADLINES: Record<NotificationEvent, (status: string) => string> = {
   'execution.outcome_unknown': () => 'Outcome unknown: the write may or may not have happened',
   'intake.repair_exhausted': () => "An agent's repair chain ran out",
   'audit.chain_broken': () => 'The audit chain failed verification',
+  'oversight.rubber_stamp': () => 'Decisions that look like rubber-stamping',
 };
 
 export function headline(event: string, status: string): string {
@@ -83,7 +86,7 @@ export function proposalMessage(
     status,
     expiresAt: proposal.expiresAt.toISOString(),
     summary: `${title} proposed by ${agentLabel(proposal.agentName)}`,
-    url: new URL(`/proposals/${encodeURIComponent(proposal.id)}`, options.baseUrl).toString(),
+    url: new URL(`/proposals/${encodeURIComponent(proposal.id)}?via=${VIA_NOTIFICATION}`, options.baseUrl).toString(),
     ...proposalFacts(event, proposal, status, options),
   };
   // The editor's own words, not the agent's arguments: a revision says why it was made even without values.
@@ -98,6 +101,15 @@ export function tenantMessage(event: NotificationEvent, tenantId: string, body: 
   const base = { event, headline: headline(event, ''), tenant: tenantId };
   if (event === 'audit.chain_broken') {
     return { ...base, seq: Number(body.seq ?? 0), summary: `Event #${text(body.seq)} of the audit chain does not match its hash or its predecessor`, url: new URL('/history', baseUrl).toString() };
+  }
+  if (event === 'oversight.rubber_stamp') {
+    const dwell = (Number(body.medianDwellMs ?? 0) / 1000).toFixed(1);
+    return {
+      ...base,
+      approver: text(body.approver),
+      summary: `${text(body.approver)} approved ${text(body.approvalPercent)}% of ${text(body.decisions)} decisions in the last ${text(body.days)} days, a median of ${dwell} s after first opening each`,
+      url: new URL('/history/oversight', baseUrl).toString(),
+    };
   }
   return {
     ...base,

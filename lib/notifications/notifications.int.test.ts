@@ -110,7 +110,7 @@ describe('notifications', () => {
     const proposal = await proposeHold();
     const result = await runJob();
     expect(result).toMatchObject({ claimed: 3, delivered: 3, retrying: 0, dead: 0 });
-    const link = `${BASE}/proposals/${proposal.id}`;
+    const link = `${BASE}/proposals/${proposal.id}?via=notification`;
 
     const [webhook] = sink.received('/w-first');
     expect(sink.received('/w-first')).toHaveLength(1);

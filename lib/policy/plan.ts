@@ -10,7 +10,7 @@ import { newestPolicy, samePolicy, storedRules } from './current';
 import { policyDraftSchema } from './requests';
 import { loadPolicy, type LoadedPolicy } from './routing';
 import { parseDocument, stalePolicy } from './save';
-import { invalid } from './validate';
+import { daysParam } from '@/lib/input/days';
 
 /** One action the draft changes: the version it replaces, the one it would publish, and the change in sentences. */
 export type PlannedChange = { action: string; version: number; nextVersion: number; words: string[] };
@@ -69,14 +69,7 @@ function safeDigits(code: string): number | null {
 
 /** The `days` query parameter: absent is 30; otherwise digits for 1–365, else 422 `invalid_days` naming `days`. */
 export function backtestDays(value: string | null): number {
-  if (value === null) return BACKTEST_DEFAULT_DAYS;
-  const days = /^\d{1,3}$/.test(value) ? Number(value) : NaN;
-  if (days >= 1 && days <= BACKTEST_MAX_DAYS) return days;
-  const expected = `a whole number of days from 1 to ${BACKTEST_MAX_DAYS}`;
-  const received = /^\d+$/.test(value) ? value : `text of ${[...value].length} characters`;
-  throw invalid('invalid_days', `The backtest period is not valid: days must be ${expected}.`, [
-    { field: 'days', code: 'out_of_range', expected, received, message: `"days" must be ${expected}; it is ${received}.` },
-  ]);
+  return daysParam(value, { fallback: BACKTEST_DEFAULT_DAYS, max: BACKTEST_MAX_DAYS, about: 'The backtest period' });
 }
 
 /**

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { getDb } from '@/lib/database';
 import { HistoryChain } from '@/components/history-chain';
 import { HistoryFilters } from '@/components/history-filters';
+import { HistoryTabs } from '@/components/history-tabs';
 import { DecisionsTable, EventsTable } from '@/components/history-tables';
 import { Button } from '@/components/ui/button';
 import { allActions } from '@/lib/actions/registry';
@@ -14,11 +15,6 @@ import { dashboardContext } from '@/lib/dashboard/context';
 import { chainStatus } from '@/lib/jobs/watch-audit-chain';
 
 export const metadata: Metadata = { title: 'History' };
-
-const TABS = [
-  { tab: 'decisions', label: 'Decisions' },
-  { tab: 'events', label: 'Events' },
-] as const;
 
 /**
  * The decision history (docs/design.md §8): Decisions (one row per decided or ended proposal) and
@@ -42,19 +38,10 @@ export default async function HistoryPage({ searchParams }: { searchParams: Prom
     <section aria-labelledby="history-heading" className="space-y-4" data-testid="history-page">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 id="history-heading" className="text-xl font-semibold">History</h1>
-        <nav aria-label="History views" className="flex gap-1">
-          {TABS.map(({ tab, label }) => (
-            <Link
-              key={tab}
-              href={`/history${historySearch({ ...view, tab, ...(tab === 'decisions' ? { type: undefined } : {}) })}`}
-              data-testid={`history-tab-${tab}`}
-              aria-current={view.tab === tab ? 'page' : undefined}
-              className={`rounded-md px-3 py-1.5 text-sm font-medium ${view.tab === tab ? 'bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900' : 'text-zinc-700 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800'}`}
-            >
-              {label}
-            </Link>
-          ))}
-        </nav>
+        <HistoryTabs
+          current={view.tab}
+          hrefOf={(tab) => (tab === 'oversight' ? '/history/oversight' : `/history${historySearch({ ...view, tab, ...(tab === 'decisions' ? { type: undefined } : {}) })}`)}
+        />
       </div>
       <HistoryChain status={chain} reasonWords={chain.state === 'broken' ? describeBreak(chain.reason as BreakReason) : undefined} isAdmin={context.role === 'admin'} />
       <p className="text-sm text-zinc-500">

@@ -36,6 +36,7 @@ import { tenantOfProposal } from '@/lib/proposals/lookup';
 import { resourceHistory, resourceLabel } from '@/lib/proposals/resource-history';
 import { readProposalView } from '@/lib/decisions/proposal-view';
 import { routingContext } from '@/lib/proposals/wording';
+import { pageChannel, recordView } from '@/lib/oversight/views';
 
 /**
  * The proposal's view for the viewer (a member of its tenant), or undefined for an unknown id or one
@@ -70,11 +71,15 @@ function Field({ name, value, note }: { name: string; value: unknown; note?: str
   );
 }
 
-export default async function ProposalPage({ params }: { params: Promise<{ id: string }> }) {
+export default async function ProposalPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const found = await proposalForViewer((await params).id);
   if (!found) notFound();
   const { db, view, viewer, now } = found;
   const { proposal } = view;
+  // The person's first look at a waiting proposal, for the oversight figures (once per person and proposal).
+  if (proposal.status === 'pending_approval') {
+    await recordView(db, { tenantId: proposal.tenantId, userId: viewer.userId, proposalId: proposal.id, channel: pageChannel((await searchParams).via), at: now });
+  }
 
   const { payload } = proposal;
   const origin = await revisionOrigin(db, proposal);

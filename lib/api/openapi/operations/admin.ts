@@ -5,6 +5,8 @@ import { acceptRequest, deletionRequest, emailCodeCheckRequest, emailCodeRequest
 import * as answers from '@/lib/api/responses/admin';
 import { contractStatusRequest } from '@/lib/contracts/requests';
 import { channelChangeRequest, channelCreateRequest, channelTestRequest, deliveryRetryRequest, notificationSettingsRequest } from '@/lib/notifications/requests';
+import { oversightSettingsAnswerSchema } from '@/lib/api/responses/oversight';
+import { oversightSettingsRequest } from '@/lib/oversight/settings';
 import { BACKTEST_LIMIT } from '@/lib/policy/backtest';
 import { policyDocumentSchema, policyDraftSchema, policyJsonBody, policyPreviewSchema } from '@/lib/policy/requests';
 import { component } from '../components';
@@ -67,6 +69,8 @@ export const adminOperations: Operation[] = [
     body: bodyOf(deliveryRetryRequest, 'EmptyRequest'), success: [{ status: 200, description: 'The delivery, pending and due now.', body: { json: delivery } }], errors: [notFound, { status: 409, codes: ['not_dead'] }] }),
   admin({ operationId: 'putNotificationSettings', description: 'The whole settings document (as `GET /api/v1/admin/notifications` shows it) replaces the tenant\'s.', method: 'put', path: '/api/v1/admin/notifications/settings', summary: "Replace the tenant's notification settings",
     body: bodyOf(notificationSettingsRequest, 'NotificationSettings'), success: [ok(200, 'The settings now.', answers.settingsAnswerSchema, 'SettingsAnswer')] }),
+  admin({ operationId: 'putOversightSettings', description: 'The rubber-stamp alarm (docs/oversight.md): admins are told once per person and week when an approver\'s decisions of the last 7 days number at least `minDecisions`, are approved at `approvalRatePercent` or more, and were decided a median under `medianDwellSeconds` after first opening. 0 in any turns the alarm off. Audited as `tenant.settings_changed`.', method: 'put', path: '/api/v1/admin/oversight/settings', summary: "Replace the tenant's rubber-stamp alarm settings",
+    body: bodyOf(oversightSettingsRequest, 'OversightSettings'), success: [ok(200, 'The settings now.', oversightSettingsAnswerSchema, 'OversightSettingsAnswer')] }),
   admin({ operationId: 'getExecutions', description: 'Whether the emergency stop is on, and if so who paused, when and why. Every member sees it as a banner.', method: 'get', path: '/api/v1/admin/executions', summary: "Whether the tenant's executions are paused (the emergency stop)",
     success: [ok(200, 'The stop state: who paused, when and why.', answers.executionsStateSchema, 'ExecutionsState')] }),
   admin({ operationId: 'pauseExecutions', description: 'Every approved command of the tenant waits: dispatch skips it, one that still reaches the executor answers `503 executions_paused` unconsumed, and no proposal expires meanwhile. Decisions stay open. Audited as `executions.paused`.', method: 'post', path: '/api/v1/admin/executions/pause', summary: "Emergency stop: approved commands wait, nothing is dispatched, no expiry is counted",
