@@ -72,7 +72,7 @@ test('a notification’s link, opened after someone else decided, signs in and s
     await page.goto(`${link.pathname}${link.search}`);
     await expect(page).toHaveURL(/\/signin\?callbackUrl=/);
     await signInWithForm(page, 'alice@acme.test');
-    await expect(page).toHaveURL(new RegExp(`/proposals/${proposal.id}$`));
+    await expect(page).toHaveURL(new RegExp(`/proposals/${proposal.id}\\?via=notification$`));
     await expect(page.getByTestId('proposal-page')).toBeVisible();
     await expect(page.getByTestId('status-chip')).toHaveAttribute('data-status', /^(approved|executing|succeeded)$/);
     await expect(page.getByTestId('approve')).toHaveCount(0);

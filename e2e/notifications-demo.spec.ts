@@ -16,7 +16,8 @@ const withoutResource = (text: string | undefined) => (text ?? '').replaceAll('s
 test('a proposal waiting for a decision reaches the webhook, Slack and the approvers by email within 5 s', async ({ request, baseURL }) => {
   const proposal = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 2 });
   expect(proposal.status).toBe('pending_approval');
-  const link = new URL(`/proposals/${proposal.id}`, baseURL).toString();
+  // Notification links say where the look came from (docs/oversight.md).
+  const link = new URL(`/proposals/${proposal.id}?via=notification`, baseURL).toString();
 
   let received: ReceivedView | undefined;
   const arrived = async () => {
@@ -34,7 +35,7 @@ test('a proposal waiting for a decision reaches the webhook, Slack and the appro
   expect(webhook.webhookId).toMatch(/^msg_/);
   const body = JSON.parse(webhook.body) as { type: string; data: { url: string; proposalId: string } };
   expect(body.type).toBe('proposal.waiting');
-  expect(body.data.url.endsWith(`/proposals/${proposal.id}`)).toBe(true);
+  expect(body.data.url).toBe(link);
   expect(body.data.proposalId).toBe(proposal.id);
 
   const slack = received!.slack.find((message) => message.reviewUrl === link)!;

@@ -34,9 +34,18 @@ const GENERIC_BODIES: Record<number, { type: string; body: string }> = {
  * Documented statuses no request of this walk can produce without harming the rest of the run,
  * each with the test that produces it.
  */
+const PASSKEY_NEEDED = "needs a registered passkey, i.e. a WebAuthn authenticator's signature, which this walk has none of: lib/passkeys/passkeys.int.test.ts calls the route with a software authenticator, e2e/passkeys.spec.ts with Chromium's virtual one";
 const PRODUCED_ELSEWHERE: Record<string, string> = {
   'executeCommand 409': 'hash_mismatch needs a correctly signed command whose payload is not the approved one, which only the signing key makes: lib/commands/execute.int.test.ts',
   'acceptInvitation 429': "the sign-in throttle locks the client's address after 50 failures, which would refuse every later sign-in of the run: lib/admin/invitation-routes.int.test.ts",
+  'addPasskey 201': PASSKEY_NEEDED,
+  'addPasskey 409': PASSKEY_NEEDED,
+  'addPasskey 410': PASSKEY_NEEDED,
+  'removeMyPasskey 200': PASSKEY_NEEDED,
+  'removeMyPasskey 409': PASSKEY_NEEDED,
+  'resetPasskey 200': PASSKEY_NEEDED,
+  'decisionChallenge 200': PASSKEY_NEEDED,
+  'decisionChallenge 409': PASSKEY_NEEDED,
 };
 
 /** Loads the document and checks answers against it, remembering each (operation, status) it saw. */
@@ -434,6 +443,17 @@ test('every documented status of every operation is produced live and matches it
     await check('verifyEmailCode', await as(dave, 'verifyEmailCode', undefined, { data: { code: await codeFor('dave@acme.test') } }), 200);
     await check('sendEmailCode', await as(dave, 'sendEmailCode', undefined, { data: {} }), 409);
     await dave.dispose();
+  });
+  await test.step('passkeys (what needs no authenticator)', async () => {
+    await check('listMyPasskeys', await as(alice, 'listMyPasskeys'), 200);
+    await check('passkeyRegistrationOptions', await as(alice, 'passkeyRegistrationOptions', undefined, { data: {} }), 200);
+    await check('removeMyPasskey', await as(alice, 'removeMyPasskey', 'psk_nope', { data: {} }), 404);
+    await check('resetPasskey', await as(carol, 'resetPasskey', 'psk_nope', { data: {} }), 404);
+    const members = (await (await as(carol, 'listMembers')).json()) as { members: { userId: string; email: string }[] };
+    const aliceId = members.members.find((member) => member.email === 'alice@acme.test')!.userId;
+    await check('listMemberPasskeys', await as(carol, 'listMemberPasskeys', aliceId), 200);
+    await check('listMemberPasskeys', await as(carol, 'listMemberPasskeys', 'usr_nope'), 404);
+    await check('decisionChallenge', await as(alice, 'decisionChallenge', 'prp_nope', { data: { decision: 'approve' } }), 404);
   });
   await test.step('the statuses every operation of its kind answers alike', () => walkGenericStatuses(walk, { anon, carol, stranger, origin }));
 
