@@ -25,6 +25,7 @@ function outcomeWords(row: DecisionRowView): string {
     case 'cancelled':
       return 'Cancelled by revision';
     default:
+      if (row.grant) return `Approved under grant ${row.grant.id} from ${row.grant.from}`;
       return approvers.length > 0 ? `Approved by ${approvers.join(', ')}` : 'Approved automatically';
   }
 }

@@ -211,6 +211,8 @@ export const proposals = pgTable(
     remindedAt: at('reminded_at'),
     /** When admins were told nobody decided it in time (once per proposal). */
     escalatedAt: at('escalated_at'),
+    /** The standing grant that approved it (no person decided it). */
+    grantId: text('grant_id'),
     updatedAt: at('updated_at').notNull().defaultNow(),
   },
   (t) => [
@@ -327,6 +329,61 @@ export const oversightAlarms = pgTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.windowStart, t.windowDays] })],
 );
+
+/** Why a standing grant ended before its expiry (lib/grants/end.ts). */
+export const grantEndEnum = pgEnum('grant_end', ['revoked', 'role_changed', 'granter_removed', 'policy_changed']);
+
+/**
+ * A standing grant (docs/grants.md): a person who approved a proposal lets Countersign approve
+ * further ones like it (same action, agent key and rule; optionally the same resource) for a while,
+ * up to a count and, for money, a total. It only narrows: coverage is checked under the resource
+ * lock with this row locked, so the caps hold exactly (lib/grants/cover.ts).
+ */
+export const grants = pgTable(
+  'grants',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    /** The approved proposal the grant was made from (one grant per proposal). */
+    proposalId: text('proposal_id').notNull().references(() => proposals.id),
+    grantedBy: text('granted_by').notNull().references(() => users.id),
+    /** The granter's role when granting: any change of it ends the grant. */
+    granterRole: roleEnum('granter_role').notNull(),
+    action: text('action').notNull(),
+    agentKeyId: text('agent_key_id').notNull().references(() => agentKeys.id),
+    agentName: text('agent_name').notNull(),
+    /** Set when the grant covers only the source proposal's resource. */
+    resourceKey: text('resource_key'),
+    /** The routing rule and policy version the source proposal was routed by; a covered one must match both. */
+    rule: text('rule').notNull(),
+    policyVersion: integer('policy_version').notNull(),
+    /** For an action that moves money: the argument holding the amount (minor units) and the currency covered proposals must have. */
+    moneyField: text('money_field'),
+    currency: text('currency'),
+    maxCount: integer('max_count').notNull(),
+    maxTotalMinor: bigint('max_total_minor', { mode: 'number' }),
+    usedCount: integer('used_count').notNull().default(0),
+    usedTotalMinor: bigint('used_total_minor', { mode: 'number' }).notNull().default(0),
+    reason: text('reason').notNull(),
+    createdAt: createdAt(),
+    expiresAt: at('expires_at').notNull(),
+    endedAt: at('ended_at'),
+    endReason: grantEndEnum('end_reason'),
+    /** Who ended it (a revoker, the admin who changed a role, the publisher of a policy); null for Countersign itself. */
+    endedBy: text('ended_by'),
+    endNote: text('end_note'),
+  },
+  (t) => [
+    uniqueIndex('grants_proposal_key').on(t.proposalId),
+    /** Intake's look-up: the tenant's live grants for one action and agent key. */
+    index('grants_cover_idx').on(t.tenantId, t.action, t.agentKeyId).where(sql`${t.endedAt} is null`),
+    /** The list, newest first. */
+    index('grants_recent_idx').on(t.tenantId, t.createdAt, t.id),
+    index('grants_granter_idx').on(t.tenantId, t.grantedBy).where(sql`${t.endedAt} is null`),
+  ],
+);
+
+export type Grant = typeof grants.$inferSelect;
 
 export const commands = pgTable(
   'commands',

@@ -8,7 +8,7 @@ import { z } from 'zod';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /** The prefixes of the ids we mint, one per kind of row or message. */
-export type IdPrefix = 'att' | 'chl' | 'chn' | 'cmd' | 'dec' | 'ecd' | 'exe' | 'hold' | 'idem' | 'inv' | 'key' | 'msg' | 'obx' | 'pol' | 'prp' | 'psk' | 're' | 'ses' | 'usr';
+export type IdPrefix = 'att' | 'chl' | 'chn' | 'cmd' | 'dec' | 'ecd' | 'exe' | 'g' | 'hold' | 'idem' | 'inv' | 'key' | 'msg' | 'obx' | 'pol' | 'prp' | 'psk' | 're' | 'ses' | 'usr';
 
 /** A random, prefixed identifier (`prp_…`, `usr_…`): 20 characters of base32, 100 bits. */
 export function newId(prefix: IdPrefix): string {
@@ -39,6 +39,9 @@ const NOT_A_REQUEST_ID_CHARACTER = new RegExp(`[^${REQUEST_ID_CLASS}]`, 'g');
 
 export const isRowId = (value: string): boolean => ROW_ID.test(value);
 export const isProposalId = (value: string): boolean => PROPOSAL_ID.test(value);
+/** A standing grant's id (`g_…`). */
+export const GRANT_ID = new RegExp(`^g_${MINTED_BODY}$`);
+export const isGrantId = (value: string): boolean => GRANT_ID.test(value);
 export const isTenantId = (value: string): boolean => TENANT_ID.test(value);
 export const isRequestId = (value: unknown): value is string => typeof value === 'string' && REQUEST_ID.test(value);
 

@@ -17,6 +17,8 @@ export type Story = {
   execution: { status: string; seq: number; at: string } | undefined;
   /** The approvals the routing asked for, as the decision events record it. */
   required: number | undefined;
+  /** The standing grant that approved it instead of a person (docs/grants.md), as its event records it. */
+  grant: { seq: number; grantId: string; userId: string; name: string | null; at: string } | undefined;
 };
 
 export const DECISION_TYPES: ReadonlySet<string> = new Set(['proposal.approval_added', 'proposal.approved', 'proposal.rejected']);
@@ -42,12 +44,15 @@ const STATUS_AFTER: Record<string, (row: ChainRow, current: string | undefined) 
 
 /** The story of `events` (one proposal's, oldest first). */
 export function storyOf(events: readonly ChainRow[]): Story {
-  const story: Story = { created: undefined, decisions: [], status: undefined, execution: undefined, required: undefined };
+  const story: Story = { created: undefined, decisions: [], status: undefined, execution: undefined, required: undefined, grant: undefined };
   for (const row of events) {
     if (row.type === 'proposal.created') story.created ??= row;
     if (DECISION_TYPES.has(row.type) && row.actorType === 'user' && (row.reasonCode === 'approve' || row.reasonCode === 'reject')) {
       story.decisions.push({ seq: row.seq, decision: row.reasonCode, userId: row.actorId, name: row.actorName ?? null, payloadHash: row.payloadHash, at: new Date(row.occurredAt).toISOString() });
       if (typeof row.data.required === 'number') story.required = row.data.required;
+    }
+    if (row.type === 'proposal.approved' && row.reasonCode === 'grant' && typeof row.data.grant === 'string') {
+      story.grant = { seq: row.seq, grantId: row.data.grant, userId: row.actorId, name: row.actorName ?? null, at: new Date(row.occurredAt).toISOString() };
     }
     const next = STATUS_AFTER[row.type]?.(row, story.status?.status);
     if (next && next !== story.status?.status) story.status = { status: next, seq: row.seq };

@@ -243,6 +243,7 @@ function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string 
       : 'proposed: no event',
     `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, ${bundle.proposal.routing.outcome}${story.required !== undefined ? `, ${story.required} approval(s) required` : ''}`,
     ...story.decisions.map((decision) => `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${actorLabel(decision.name, decision.userId)}${withPasskey.get(decision.seq) ?? ''} at ${decision.at} (event #${decision.seq})`),
+    ...(story.grant ? [`approved under grant ${story.grant.grantId} from ${actorLabel(story.grant.name, story.grant.userId)} at ${story.grant.at} (event #${story.grant.seq}); no person looked at it`] : []),
     `status: ${bundle.proposal.status} (event #${story.status?.seq})`,
     story.execution ? `execution: ${story.execution.status} at ${story.execution.at} (event #${story.execution.seq})${story.execution.status === 'succeeded' ? ', the receipt matches the signed command' : ''}` : `execution: ${bundle.execution?.status ?? 'none'}`,
     `chain: events #${bundle.events[0]?.seq} to #${bundle.events.at(-1)?.seq} of ${bundle.tenant}, vouched for by a checkpoint signed with ${signed.kid ?? '(no kid)'} at ${signed.at}`,

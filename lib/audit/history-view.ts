@@ -84,6 +84,8 @@ export type DecisionRowView = {
   status: string;
   /** Who decided, in order ("alice approved", "bob rejected"). */
   deciders: { name: string; decision: 'approve' | 'reject' }[];
+  /** The standing grant that approved it instead of a person, and whose it is (docs/grants.md). */
+  grant: { id: string; from: string } | null;
   /** The reason in words for rejected, stale, expired and cancelled proposals. */
   reason: string | null;
   /** Why the editor made this revision (their own text); null for an agent's proposal. */

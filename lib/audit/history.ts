@@ -1,7 +1,7 @@
 import 'server-only';
 import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, auditEvents, commands, decisions, executions, memberships, proposals, users, type AuditEvent, type Proposal } from '@/db/schema';
+import { agentKeys, auditEvents, commands, decisions, executions, grants, memberships, proposals, users, type AuditEvent, type Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { chainPending } from '@/lib/events/chainer';
 import { agentLabel } from '@/lib/events/actor-label';
@@ -75,7 +75,9 @@ export function eventsQuery(db: Database, tenantId: string, filters: HistoryFilt
 
 /** The event in words: what the registry says it records, then its data. */
 export function eventText(event: Pick<AuditEvent, 'type' | 'data'>): string {
-  const about = (AUDIT_EVENTS as Record<string, string>)[event.type] ?? event.type;
+  const about = event.type === 'proposal.approved' && typeof event.data.grant === 'string'
+    ? `approved under standing grant ${event.data.grant}, in its granter's name: no person looked at it`
+    : ((AUDIT_EVENTS as Record<string, string>)[event.type] ?? event.type);
   const details = Object.entries(event.data).map(([key, value]) => `${key}: ${value === null ? '—' : String(value)}`);
   return details.length > 0 ? `${about} — ${details.join('; ')}` : about;
 }
@@ -194,6 +196,17 @@ export function executionsOfQuery(db: Database, tenantId: string, proposalIds: s
     .where(and(eq(commands.tenantId, tenantId), inArray(commands.proposalId, proposalIds)));
 }
 
+/** Each standing grant's granter by name, for the proposals of a page a grant approved. */
+async function grantsOf(db: Database, tenantId: string, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ id: grants.id, name: users.name })
+    .from(grants)
+    .innerJoin(users, eq(users.id, grants.grantedBy))
+    .where(and(eq(grants.tenantId, tenantId), inArray(grants.id, ids)));
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 /** The Decisions view: one keyset page with who decided, the execution and the summary in words. */
 export async function decisionsPage(db: Database, tenantId: string, filters: HistoryFilters, cursor?: string): Promise<HistoryPage<DecisionRowView>> {
   const rows = await decisionsQuery(db, tenantId, filters, decodeDecisionCursor(cursor), HISTORY_PAGE_SIZE + 1);
@@ -210,6 +223,7 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
         executionsOfQuery(db, tenantId, ids),
       ])
     : [[], []];
+  const granted = await grantsOf(db, tenantId, page.map((row) => row.proposal.grantId).filter((id): id is string => id !== null));
   const last = page.at(-1);
   return {
     items: page.map(({ proposal }) => {
@@ -227,6 +241,7 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
         agentKeyId: proposal.agentKeyId,
         status: proposal.status,
         deciders: decided.filter((row) => row.proposalId === proposal.id).map(({ name, decision }) => ({ name, decision })),
+        grant: proposal.grantId ? { id: proposal.grantId, from: granted.get(proposal.grantId) ?? 'a former member' } : null,
         reason: proposal.statusReason,
         revisionReason: proposal.revisionReason,
         execution: execution ? { status: execution.status, receiptId: typeof receiptId === 'string' ? receiptId : null, errorCode: execution.errorCode } : null,

@@ -50,6 +50,9 @@ export const AUDIT_EVENTS = {
   ...EXECUTION_OUTCOMES,
   'execution.checked': 'reconciliation asked the system of record about an unknown outcome',
   'oversight.rubber_stamp': "an approver's decisions of the last 7 days met the tenant's rubber-stamp thresholds (once per person and week)",
+  'grant.created': 'an approver made a standing grant from a proposal they approved: its terms (action, agent key, rule, resource, expiry, caps) and reason',
+  'grant.revoked': 'the granter or an admin revoked a standing grant',
+  'grant.ended': "a standing grant ended because its granter's role changed, the granter left the tenant, or the action's policy changed",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;
@@ -97,6 +100,9 @@ export const AUDIT_EVENT_TITLES = {
   'execution.outcome_unknown': 'Outcome unknown',
   'execution.checked': 'Outcome checked',
   'oversight.rubber_stamp': 'Rubber-stamping suspected',
+  'grant.created': 'Grant made',
+  'grant.revoked': 'Grant revoked',
+  'grant.ended': 'Grant ended',
 } as const satisfies Record<AuditEventType, string>;
 
 /** An event type in words; a type this build does not know (an old export) reads as itself. */

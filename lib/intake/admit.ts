@@ -17,6 +17,8 @@ import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { loadPolicy } from '@/lib/policy/routing';
 import { proposalFlags, resourceUsedBefore } from '@/lib/proposals/flags';
+import { coveringGrant } from '@/lib/grants/cover';
+import { recordGrantApproval } from '@/lib/grants/approval';
 import type { SystemsClient } from '@/lib/systems/client';
 
 /** A candidate that passed Shape, about to meet Meaning, Authority and Routing. */
@@ -119,7 +121,11 @@ export async function admitShaped(
       { gate: 'authority', ok: true, detail: `${agent.agentName} may ${action.name} here` },
       { gate: 'routing', ok: true, detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}` },
     ];
-    const autoApproved = routing.outcome === 'auto_approve';
+    // A standing grant may approve what would wait for one person (docs/grants.md); never an operator's revision.
+    const grant = routing.outcome === 'needs_approval' && !candidate.revision
+      ? await coveringGrant(tx, { tenantId: agent.tenantId, agentKeyId: agent.keyId, resourceKey: resolution.resourceKey, routing, flags, initiatedByUserId: null, action, args }, now)
+      : undefined;
+    const autoApproved = routing.outcome === 'auto_approve' || grant !== undefined;
     // The new claim joins the locked row in the same statement as the proposal; its created event
     // and the caller's rows (the attempt; a revision's parent) are sent with it, after it, since
     // they name it: the writes cost one round trip, and the lock is released at commit.
@@ -154,6 +160,7 @@ export async function admitShaped(
         updatedAt: now,
         expiresAt: new Date(now.getTime() + policy.expiryHours * 3_600_000),
         decidedAt: autoApproved ? now : null,
+        grantId: grant?.id ?? null,
       })
       .returning()
       .then(([inserted]) => inserted);
@@ -171,7 +178,8 @@ export async function admitShaped(
     });
     const [row] = await Promise.all([inserting, recording, hooks.afterInsert?.(tx, { id, payloadHash: hash, status })]);
     if (!row) throw new Error('proposal insert returned nothing');
-    // Auto-approved: the signed command is minted in this same transaction (docs/design.md §7).
+    if (grant) await recordGrantApproval(tx, row, grant, now);
+    // Auto-approved (or by a grant): the signed command is minted in this same transaction (docs/design.md §7).
     if (autoApproved) await mintCommand(tx, row, now);
     return { created: true, proposal: row };
   });

@@ -2,6 +2,7 @@ import type { Database } from '@/db';
 import { policies } from '@/db/schema';
 import { changeTransaction } from '@/lib/cache/read-cache';
 import { recordStateChange } from '@/lib/events/record';
+import { endGrantsOfAction } from '@/lib/grants/end';
 import { newId } from '@/lib/ids';
 import type { RoutingRule } from '@/lib/routing-rules';
 
@@ -27,6 +28,8 @@ export async function publishPolicy(db: Database, input: PolicyVersion, by: Publ
       .returning({ id: policies.id });
     if (!row) return false;
     await announce({ kind: 'policy', tenantId: input.tenantId, action: input.action, version: input.version });
+    // Grants were made under the rules that routed their proposals: new rules end them at once (docs/grants.md).
+    await endGrantsOfAction(tx, { tenantId: input.tenantId, action: input.action, by });
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'policy.published',

@@ -1,0 +1,78 @@
+import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { grants, memberships, users, type Grant } from '@/db/schema';
+import { roleAtLeast } from '@/lib/auth/roles';
+import { recordStateChange } from '@/lib/events/record';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { isGrantId } from '@/lib/ids';
+import { grantView, type GrantView } from './list';
+import { grantState } from './terms';
+
+type Ender = { type: 'user' | 'system'; id: string };
+type EndReason = NonNullable<Grant['endReason']>;
+
+/**
+ * Ends the live grants `where` selects (locked in id order, so two enders never deadlock), each
+ * audited `grant.revoked` or `grant.ended`, in the caller's transaction: from its commit on no
+ * intake is covered by them (lib/grants/cover.ts reads `ended_at` under the grant's lock).
+ */
+async function endGrants(tx: Database, where: SQL | undefined, end: { reason: EndReason; by: Ender; note?: string }, now: Date): Promise<Grant[]> {
+  const live = await tx.select().from(grants).where(and(where, isNull(grants.endedAt), gt(grants.expiresAt, now))).orderBy(asc(grants.id)).for('update');
+  const ended: Grant[] = [];
+  for (const grant of live) {
+    const [row] = await tx
+      .update(grants)
+      .set({ endedAt: now, endReason: end.reason, endedBy: end.by.type === 'user' ? end.by.id : null, endNote: end.note ?? null })
+      .where(eq(grants.id, grant.id))
+      .returning();
+    if (!row) continue;
+    ended.push(row);
+    await recordStateChange(tx, {
+      tenantId: row.tenantId,
+      type: end.reason === 'revoked' ? 'grant.revoked' : 'grant.ended',
+      actor: end.by,
+      reasonCode: end.reason,
+      data: { grant: row.id, used: row.usedCount, usedTotalMinor: row.usedTotalMinor, ...(end.note ? { note: end.note } : {}) },
+      occurredAt: now,
+      outbox: false,
+    });
+  }
+  return ended;
+}
+
+/**
+ * `POST /api/v1/grants/:id/revoke`: the granter, or an admin of the tenant, ends a grant at once.
+ * Another tenant's or an unknown grant is 404; one already ended, expired or used up is 409.
+ */
+export async function revokeGrant(db: Database, input: { tenantId: string; userId: string; grantId: string; reason?: string }, now = new Date()): Promise<GrantView> {
+  if (!isGrantId(input.grantId)) throw notFound('grant');
+  return db.transaction(async (tx) => {
+    const [found] = await tx
+      .select({ grant: grants, role: memberships.role, granter: users.name })
+      .from(grants)
+      .innerJoin(memberships, and(eq(memberships.tenantId, grants.tenantId), eq(memberships.userId, input.userId)))
+      .leftJoin(users, eq(users.id, grants.grantedBy))
+      .where(and(eq(grants.id, input.grantId), eq(grants.tenantId, input.tenantId)))
+      .for('update', { of: grants });
+    if (!found) throw notFound('grant');
+    const { grant, role } = found;
+    if (grant.grantedBy !== input.userId && !roleAtLeast(role, 'admin')) {
+      throw new DomainError('forbidden', 'forbidden_role', 'Only the person who granted it or an admin may revoke a grant.');
+    }
+    const state = grantState(grant, now);
+    if (state !== 'active') throw new DomainError('conflict', 'grant_ended', `This grant no longer covers anything (${state.replace('_', ' ')}); nothing was changed.`);
+    const [ended] = await endGrants(tx, eq(grants.id, grant.id), { reason: 'revoked', by: { type: 'user', id: input.userId }, note: input.reason }, now);
+    if (!ended) throw new Error('locked grant vanished');
+    return grantView(ended, found.granter, now);
+  });
+}
+
+/** A granter's role changed or they left the tenant: their grants there end in the same transaction. */
+export function endGrantsOfGranter(tx: Database, input: { tenantId: string; userId: string; reason: 'role_changed' | 'granter_removed'; by: Ender }, now = new Date()) {
+  return endGrants(tx, and(eq(grants.tenantId, input.tenantId), eq(grants.grantedBy, input.userId)), { reason: input.reason, by: input.by }, now);
+}
+
+/** A new policy for the action took effect: grants made under an older one end in the same transaction. */
+export function endGrantsOfAction(tx: Database, input: { tenantId: string; action: string; by: Ender }, now = new Date()) {
+  return endGrants(tx, and(eq(grants.tenantId, input.tenantId), eq(grants.action, input.action)), { reason: 'policy_changed', by: input.by }, now);
+}
