@@ -21,7 +21,8 @@ export type Coverable = Pick<Proposal, 'tenantId' | 'agentKeyId' | 'resourceKey'
  * Anything less certain leaves the proposal to a person.
  */
 export async function coveringGrant(tx: Database, proposal: Coverable, now: Date): Promise<Grant | undefined> {
-  if (!proposal.agentKeyId || outsideGrants(proposal, false)) return undefined;
+  // Any risk flag leaves it to a person.
+  if (!proposal.agentKeyId || proposal.flags.length > 0 || outsideGrants(proposal, false)) return undefined;
   const money = moneyOf(proposal.action);
   const priced = money ? amountOf(money, proposal.args) : undefined;
   const amount = priced?.amount ?? 0;

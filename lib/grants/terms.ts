@@ -27,15 +27,15 @@ export function amountOf(money: { field: string; currencyField: string }, args: 
 }
 
 /**
- * Why a proposal's routing and flags keep a grant from it or from covering it: only one approver of
- * one role, no passkey signature, no risk flag, an agent's own proposal. Undefined when they don't.
+ * Why a proposal's routing keeps a grant from it or from covering it: only one approver of one
+ * role, no passkey signature, an agent's own proposal. Undefined when it doesn't. (Flags are held
+ * against covered proposals only: the person who grants looked at the flags of their own.)
  */
-export function outsideGrants(proposal: Pick<Proposal, 'routing' | 'flags' | 'initiatedByUserId'>, tenantRequiresPasskeys: boolean): string | undefined {
+export function outsideGrants(proposal: Pick<Proposal, 'routing' | 'initiatedByUserId'>, tenantRequiresPasskeys: boolean): string | undefined {
   const { routing } = proposal;
   if (routing.outcome !== 'needs_approval') return 'its routing did not ask a person';
   if (routing.approvals !== 1) return `its rule asks for ${routing.approvals} approvers; a grant stands in for one`;
   if (routing.passkey || tenantRequiresPasskeys) return 'its approval must be signed with a passkey';
-  if (proposal.flags.length > 0) return `the gates raised a flag on it (${proposal.flags.map((flag) => flag.kind).join(', ')})`;
   if (proposal.initiatedByUserId) return 'it is an operator’s revision, which a person must approve';
   return undefined;
 }
