@@ -226,6 +226,29 @@ test('every documented status of every operation is produced live and matches it
     leftPending.push(extended);
   });
 
+  await test.step('standing grants (made, refused, revoked: none outlives the step)', async () => {
+    const source = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
+    expect((await as(alice, 'decideProposal', source.id, { data: { decision: 'approve', payloadHash: source.payloadHash } })).status()).toBe(200);
+    const terms = { proposalId: source.id, minutes: 15, maxCount: 1, sameResource: true, reason: 'OpenAPI walk' };
+    const made = await as(alice, 'createGrant', undefined, { data: terms });
+    await check('createGrant', made, 201);
+    const grant = (await made.json()) as { id: string };
+    const dave = await apiSession(origin, 'dave@acme.test');
+    try {
+      await check('createGrant', await as(alice, 'createGrant', undefined, { data: terms }), 409);
+      await check('createGrant', await as(alice, 'createGrant', undefined, { data: { ...terms, proposalId: 'prp_nope' } }), 404);
+      await check('createGrant', await as(dave, 'createGrant', undefined, { data: terms }), 403);
+      await check('listGrants', await as(dave, 'listGrants'), 200);
+      await check('listGrants', await alice.get('/api/v1/grants?state=old'), 400);
+      await check('revokeGrant', await as(dave, 'revokeGrant', grant.id, { data: {} }), 403);
+      await check('revokeGrant', await as(alice, 'revokeGrant', 'g_nope', { data: {} }), 404);
+    } finally {
+      await check('revokeGrant', await as(alice, 'revokeGrant', grant.id, { data: { reason: 'OpenAPI walk done' } }), 200);
+      await dave.dispose();
+    }
+    await check('revokeGrant', await as(alice, 'revokeGrant', grant.id, { data: {} }), 409);
+  });
+
   await test.step('the executor: a command of an approved proposal replayed, misaddressed, tampered with, and held while paused', async () => {
     const held = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
     expect((await as(alice, 'decideProposal', held.id, { data: { decision: 'approve', payloadHash: held.payloadHash } })).status()).toBe(200);

@@ -29,6 +29,9 @@ import { removePasskey } from '@/lib/passkeys/removal';
 import { setPasskeysRequired } from '@/lib/passkeys/tenant-setting';
 import { eq } from 'drizzle-orm';
 import { DomainError } from '@/lib/errors/domain-error';
+import { revokeGrant } from '@/lib/grants/end';
+import { grantsQuery, listGrants } from '@/lib/grants/list';
+import { grantLines, grantUseWords } from '@/lib/grants/words';
 import { backtestDays, planPolicies, type PolicyPlan } from '@/lib/policy/plan';
 import { flipCounts, flipInWords } from '@/lib/policy/words';
 import { OVERSIGHT_MAX_DAYS, oversightDays, tenantOversight, type DecisionFigures, type OversightFigures } from '@/lib/oversight/figures';
@@ -66,6 +69,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
                                                           proposals of the last N days (1–365, default 30) whose routing would flip; writes nothing)
   oversight --tenant <id> [--days N]                      (decisions, approval rate, time to decide and dwell per approver, action and
                                                           channel over the last N days (1–90, default 7); marks rubber-stamp suspects)
+  grants --tenant <id> [--active]                         (standing grants, newest first: state, what each covers, its use, granter, reason)
+  grants:revoke <grant-id> [--reason <text>]              (ends a standing grant at once; audited as grant.revoked by the CLI)
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
   rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
   retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
@@ -271,6 +276,7 @@ async function run(argv: string[]): Promise<void> {
       schema: { type: 'string' },
       json: { type: 'boolean' },
       days: { type: 'string' },
+      active: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -524,6 +530,37 @@ async function run(argv: string[]): Promise<void> {
         const figures = await tenantOversight(db, tenantId, days);
         if (!figures) throw new AdminError(`No tenant "${tenantId}".`);
         console.log(oversightLines(figures).join('\n'));
+      });
+      return;
+    }
+    case 'grants': {
+      const tenantId = need(values.tenant, '--tenant');
+      await withDatabase(async ({ db }) => {
+        const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
+        if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
+        let printed = 0;
+        let cursor: { at: string; id: string } | undefined;
+        // A page at a time (the list's keyset), never the whole table at once.
+        for (;;) {
+          const page = await listGrants(db, tenantId, { state: values.active ? 'active' : 'all', cursor });
+          for (const grant of page.grants) console.log(grantLines(grant).join('\n'));
+          printed += page.grants.length;
+          if (!page.nextCursor) break;
+          cursor = grantsQuery(new URLSearchParams({ cursor: page.nextCursor })).cursor;
+        }
+        if (printed === 0) console.log(`No ${values.active ? 'active ' : ''}grants in ${tenantId}.`);
+      });
+      return;
+    }
+    case 'grants:revoke': {
+      const id = need(rest[0], 'grant id');
+      await withDatabase(async ({ db }) => {
+        try {
+          const grant = await revokeGrant(db, { by: CLI_ACTOR, grantId: id, reason: values.reason });
+          console.log(`Revoked ${grant.id} (${grantUseWords(grant)}).`);
+        } catch (error) {
+          throw error instanceof DomainError ? new RefusedError(error.message) : error;
+        }
       });
       return;
     }

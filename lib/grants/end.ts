@@ -40,28 +40,33 @@ async function endGrants(tx: Database, where: SQL | undefined, end: { reason: En
   return ended;
 }
 
+/** Who revokes: a person in the tenant they act in (its granter or an admin), or the operator's CLI (any tenant). */
+export type Revoker = { type: 'user'; id: string; tenantId: string } | { type: 'system'; id: string };
+
 /**
- * `POST /api/v1/grants/:id/revoke`: the granter, or an admin of the tenant, ends a grant at once.
- * Another tenant's or an unknown grant is 404; one already ended, expired or used up is 409.
+ * Ends a grant at once (`POST /api/v1/grants/:id/revoke`, `grants:revoke`). A person must be its
+ * granter or an admin of its tenant; another tenant's or an unknown grant is 404 for them; one
+ * already ended, expired or used up is 409.
  */
-export async function revokeGrant(db: Database, input: { tenantId: string; userId: string; grantId: string; reason?: string }, now = new Date()): Promise<GrantView> {
+export async function revokeGrant(db: Database, input: { by: Revoker; grantId: string; reason?: string }, now = new Date()): Promise<GrantView> {
+  const { by } = input;
   if (!isGrantId(input.grantId)) throw notFound('grant');
   return db.transaction(async (tx) => {
     const [found] = await tx
       .select({ grant: grants, role: memberships.role, granter: users.name })
       .from(grants)
-      .innerJoin(memberships, and(eq(memberships.tenantId, grants.tenantId), eq(memberships.userId, input.userId)))
+      .leftJoin(memberships, and(eq(memberships.tenantId, grants.tenantId), eq(memberships.userId, by.id)))
       .leftJoin(users, eq(users.id, grants.grantedBy))
-      .where(and(eq(grants.id, input.grantId), eq(grants.tenantId, input.tenantId)))
+      .where(and(eq(grants.id, input.grantId), by.type === 'user' ? eq(grants.tenantId, by.tenantId) : undefined))
       .for('update', { of: grants });
-    if (!found) throw notFound('grant');
+    if (!found || (by.type === 'user' && !found.role)) throw notFound('grant');
     const { grant, role } = found;
-    if (grant.grantedBy !== input.userId && !roleAtLeast(role, 'admin')) {
+    if (by.type === 'user' && grant.grantedBy !== by.id && !(role && roleAtLeast(role, 'admin'))) {
       throw new DomainError('forbidden', 'forbidden_role', 'Only the person who granted it or an admin may revoke a grant.');
     }
     const state = grantState(grant, now);
     if (state !== 'active') throw new DomainError('conflict', 'grant_ended', `This grant no longer covers anything (${state.replace('_', ' ')}); nothing was changed.`);
-    const [ended] = await endGrants(tx, eq(grants.id, grant.id), { reason: 'revoked', by: { type: 'user', id: input.userId }, note: input.reason }, now);
+    const [ended] = await endGrants(tx, eq(grants.id, grant.id), { reason: 'revoked', by: { type: by.type, id: by.id }, note: input.reason }, now);
     if (!ended) throw new Error('locked grant vanished');
     return grantView(ended, found.granter, now);
   });

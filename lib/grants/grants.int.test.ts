@@ -152,19 +152,19 @@ describe('a grant ends', () => {
   it('when revoked: the next proposal waits; revoking twice is 409, a foreign or unknown id 404, a colleague 403', async () => {
     await endAll();
     const grant = await granted('alice');
-    await expectApiError(revokeGrant(t.db, { tenantId: 'acme', userId: world.userId('bob'), grantId: grant.id }), { status: 403, code: 'forbidden_role' });
-    await expectApiError(revokeGrant(t.db, { tenantId: 'globex', userId: world.userId('erin'), grantId: grant.id }), { status: 404, code: 'not_found' });
-    await expectApiError(revokeGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), grantId: 'g_unknown' }), { status: 404, code: 'not_found' });
-    const revoked = await revokeGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), grantId: grant.id, reason: 'Sale over' });
+    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: world.userId('bob'), tenantId: 'acme' }, grantId: grant.id }), { status: 403, code: 'forbidden_role' });
+    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: world.userId('erin'), tenantId: 'globex' }, grantId: grant.id }), { status: 404, code: 'not_found' });
+    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: world.userId('alice'), tenantId: 'acme' }, grantId: 'g_unknown' }), { status: 404, code: 'not_found' });
+    const revoked = await revokeGrant(t.db, { by: { type: 'user', id: world.userId('alice'), tenantId: 'acme' }, grantId: grant.id, reason: 'Sale over' });
     expect(revoked).toMatchObject({ state: 'revoked', endNote: 'Sale over', grantedBy: { name: 'Alice' } });
     expect((await hold()).status).toBe('pending_approval');
-    await expectApiError(revokeGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), grantId: grant.id }), { status: 409, code: 'grant_ended' });
+    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: world.userId('alice'), tenantId: 'acme' }, grantId: grant.id }), { status: 409, code: 'grant_ended' });
   });
 
   it('an admin may revoke anyone’s grant', async () => {
     await endAll();
     const grant = await granted('alice');
-    expect(await revokeGrant(t.db, { tenantId: 'acme', userId: world.userId('carol'), grantId: grant.id })).toMatchObject({ state: 'revoked', endedBy: world.userId('carol') });
+    expect(await revokeGrant(t.db, { by: { type: 'user', id: world.userId('carol'), tenantId: 'acme' }, grantId: grant.id })).toMatchObject({ state: 'revoked', endedBy: world.userId('carol') });
   });
 
   it('when the granter’s role changes, or they leave the tenant', async () => {

@@ -57,7 +57,7 @@ const valid = () => ({ proposalId, minutes: 60, maxCount: 3, sameResource: true,
 
 describe('POST /api/v1/grants', () => {
   it.each([
-    ['malformed JSON', () => '{"proposalId":', 400, 'invalid_json'],
+    ['malformed JSON', (): unknown => '{"proposalId":', 400, 'invalid_json'],
     ['an unknown field', () => ({ ...valid(), tenantId: 'globex' }), 422, 'invalid_grant'],
     ['minutes over 8 hours', () => ({ ...valid(), minutes: 481 }), 422, 'invalid_grant'],
     ['zero minutes', () => ({ ...valid(), minutes: 0 }), 422, 'invalid_grant'],

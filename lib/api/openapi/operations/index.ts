@@ -1,9 +1,10 @@
 import type { Operation } from '../operation';
 import { adminOperations } from './admin';
 import { agentOperations } from './agent';
+import { grantOperations } from './grants';
 import { passkeyOperations } from './passkeys';
 import { protocolOperations } from './protocols';
 import { proposalOperations } from './proposals';
 import { readOperations } from './reads';
 
-export const allOperations: readonly Operation[] = [...agentOperations, ...proposalOperations, ...readOperations, ...adminOperations, ...passkeyOperations, ...protocolOperations];
+export const allOperations: readonly Operation[] = [...agentOperations, ...proposalOperations, ...readOperations, ...grantOperations, ...adminOperations, ...passkeyOperations, ...protocolOperations];

@@ -10,7 +10,7 @@ export const dynamic = 'force-dynamic';
  * grant as it now stands. Another tenant's or an unknown id is 404; an ended one 409 `grant_ended`.
  */
 export const POST = memberMutation<RevokeRequest, { id: string }>(revokeRequest, async ({ db, member, params, body }) => {
-  return Response.json(await revokeGrant(db, { tenantId: member.tenantId, userId: member.operator.userId, grantId: params.id, reason: body.reason }));
+  return Response.json(await revokeGrant(db, { by: { type: 'user', id: member.operator.userId, tenantId: member.tenantId }, grantId: params.id, reason: body.reason }));
 });
 
 /** Every other method: 405 with `Allow` (lib/http/methods.ts). */
