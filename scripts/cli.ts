@@ -30,7 +30,8 @@ import { setPasskeysRequired } from '@/lib/passkeys/tenant-setting';
 import { eq } from 'drizzle-orm';
 import { DomainError } from '@/lib/errors/domain-error';
 import { revokeGrant } from '@/lib/grants/end';
-import { grantsQuery, listGrants } from '@/lib/grants/list';
+import { listGrants } from '@/lib/grants/list';
+import { decodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
 import { grantLines, grantUseWords } from '@/lib/grants/words';
 import { backtestDays, planPolicies, type PolicyPlan } from '@/lib/policy/plan';
 import { flipCounts, flipInWords } from '@/lib/policy/words';
@@ -539,14 +540,14 @@ async function run(argv: string[]): Promise<void> {
         const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
         if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
         let printed = 0;
-        let cursor: { at: string; id: string } | undefined;
+        let cursor: InstantCursor | undefined;
         // A page at a time (the list's keyset), never the whole table at once.
         for (;;) {
           const page = await listGrants(db, tenantId, { state: values.active ? 'active' : 'all', cursor });
           for (const grant of page.grants) console.log(grantLines(grant).join('\n'));
           printed += page.grants.length;
           if (!page.nextCursor) break;
-          cursor = grantsQuery(new URLSearchParams({ cursor: page.nextCursor })).cursor;
+          cursor = decodeInstantCursor(page.nextCursor);
         }
         if (printed === 0) console.log(`No ${values.active ? 'active ' : ''}grants in ${tenantId}.`);
       });

@@ -6,9 +6,10 @@ import { findAction } from '@/lib/actions/registry';
 import { chainPending } from '@/lib/events/chainer';
 import { agentLabel } from '@/lib/events/actor-label';
 import { AUDIT_EVENTS, auditEventTitle } from '@/lib/events/registry';
-import { isProposalId, isRowId } from '@/lib/ids';
-import { isCursorInstant, parseSequence } from '@/lib/paging/fields';
+import { isProposalId } from '@/lib/ids';
+import { parseSequence } from '@/lib/paging/fields';
 import { cursorInstant } from '@/lib/paging/sql';
+import { decodeInstantCursor, encodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
 import { actorResolver } from './actors';
 import type { HistoryFilters } from './history-filters';
 import { OUTCOME_STATUSES, type DecisionRowView, type EventRowView, type HistoryPage } from './history-view';
@@ -102,32 +103,15 @@ export async function eventsPage(db: Database, tenantId: string, filters: Histor
   };
 }
 
-/** Where a Decisions page ended: the last row's decision time (microseconds, UTC) and id. */
-type DecisionCursor = { at: string; id: string };
-
-function encodeDecisionCursor(cursor: DecisionCursor): string {
-  return Buffer.from(JSON.stringify([cursor.at, cursor.id])).toString('base64url');
-}
-
-/** The cursor, or undefined when it is not one this history wrote. */
-export function decodeDecisionCursor(raw: string | undefined): DecisionCursor | undefined {
-  if (!raw) return undefined;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 2) return undefined;
-    const [at, id] = value as unknown[];
-    return typeof at === 'string' && isCursorInstant(at) && typeof id === 'string' && isRowId(id) ? { at, id } : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** Where a Decisions page ended: the last row's decision time and id; undefined when it is not one this history wrote. */
+export const decodeDecisionCursor = decodeInstantCursor;
 
 /**
  * The Decisions view's keyset query (exported so tests can EXPLAIN it): proposals with a decision
  * time, newest decision first, over the partial index (tenant_id, decided_at, id). `person` keeps
  * proposals that person decided; `q` is a proposal id or text in action, agent, reason and args.
  */
-export function decisionsQuery(db: Database, tenantId: string, filters: HistoryFilters, cursor: DecisionCursor | undefined, limit: number) {
+export function decisionsQuery(db: Database, tenantId: string, filters: HistoryFilters, cursor: InstantCursor | undefined, limit: number) {
   return db
     .select({ proposal: proposals, cursorAt: cursorInstant(proposals.decidedAt) })
     .from(proposals)
@@ -249,7 +233,7 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
         timeToDecisionMs: decidedAt.getTime() - proposal.createdAt.getTime(),
       };
     }),
-    nextCursor: rows.length > HISTORY_PAGE_SIZE && last ? encodeDecisionCursor({ at: last.cursorAt, id: last.proposal.id }) : null,
+    nextCursor: rows.length > HISTORY_PAGE_SIZE && last ? encodeInstantCursor({ at: last.cursorAt, id: last.proposal.id }) : null,
   };
 }
 

@@ -1,12 +1,11 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, max } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { decisions, grants, memberships, proposals, tenants, type Grant } from '@/db/schema';
+import { decisions, grants, memberships, policies, proposals, tenants, type Grant } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
-import { loadPolicy } from '@/lib/policy/routing';
 import type { GrantRequest } from './requests';
 import { amountOf, moneyOf, outsideGrants } from './terms';
 
@@ -49,9 +48,11 @@ export async function createGrant(db: Database, input: { tenantId: string; userI
 
     const action = findAction(proposal.action);
     if (!action) throw conflict('not_grantable', `No grant can be made from this proposal: the action ${proposal.action} is no longer served.`);
-    const policy = await loadPolicy(tx, tenantId, action);
-    if (policy.version !== proposal.routing.policyVersion) {
-      throw conflict('policy_changed', `The ${proposal.action} policy changed since this proposal was routed (v${proposal.routing.policyVersion}, now v${policy.version}); approve a proposal under the current one to grant.`);
+    // The newest published version (none: the action's defaults, version 0). lib/policy publishes and ends grants, so it is read here, not imported.
+    const [newest] = await tx.select({ version: max(policies.version) }).from(policies).where(and(eq(policies.tenantId, tenantId), eq(policies.action, proposal.action)));
+    const current = newest?.version ?? 0;
+    if (current !== proposal.routing.policyVersion) {
+      throw conflict('policy_changed', `The ${proposal.action} policy changed since this proposal was routed (v${proposal.routing.policyVersion}, now v${current}); approve a proposal under the current one to grant.`);
     }
     const money = moneyOf(action);
     const sourceAmount = money ? amountOf(money, proposal.payload.args) : undefined;

@@ -15,7 +15,7 @@ import { publishPolicy } from '@/lib/policy/publish';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { setupDemoSystems } from '@/test/systems';
-import { agentPrincipal, seedWorld, type PersonName, type SeededWorld } from '@/test/world';
+import { agentPrincipal, seededWorld, type PersonName } from '@/test/world';
 import { createGrant } from './create';
 import { revokeGrant } from './end';
 import { listGrants } from './list';
@@ -24,14 +24,10 @@ import type { GrantRequest } from './requests';
 /** Standing grants (docs/grants.md): what they cover, what they never cover, and what ends them. */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
-
-let world: SeededWorld;
-let acme: AgentPrincipal;
+const seeded = seededWorld(t);
 let sequence = 0;
 
 beforeAll(async () => {
-  world = await seedWorld(t.db);
-  acme = await world.agent('acme');
   // A first hold and refund on the resources used below: later proposals carry no "first use" flag.
   await hold();
   for (const orderId of ['ord_q5001', 'ord_q5002', 'ord_q5003']) await refund(orderId, 100);
@@ -41,11 +37,11 @@ async function submit(agent: AgentPrincipal, action: string, args: Record<string
   const body = { requestId: `req_grants_${++sequence}`, action, contractVersion: 1, args };
   return (await submitProposal(t.db, agent, { text: JSON.stringify(body), value: body }, systems.client)).proposal;
 }
-const hold = (args: Record<string, unknown> = { sku: 'filter-blue', quantity: 1 }, agent = acme) => submit(agent, 'hold_stock', args);
-const refund = (orderId: string, amountMinor: number) => submit(acme, 'issue_refund', { orderId, amountMinor, currency: 'EUR', reason: 'damaged in transit' });
+const hold = (args: Record<string, unknown> = { sku: 'filter-blue', quantity: 1 }, agent?: AgentPrincipal) => submit(agent ?? seeded.acme, 'hold_stock', args);
+const refund = (orderId: string, amountMinor: number) => submit(seeded.acme, 'issue_refund', { orderId, amountMinor, currency: 'EUR', reason: 'damaged in transit' });
 
 const approveAs = (person: PersonName, proposal: Proposal) =>
-  decide(t.db, systems.client, { userId: world.userId(person), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+  decide(t.db, systems.client, { userId: seeded.world.userId(person), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
 
 const TERMS = { minutes: 60, maxCount: 5, sameResource: false, reason: 'Routine holds during the sale' } satisfies Omit<GrantRequest, 'proposalId'>;
 
@@ -53,7 +49,7 @@ const TERMS = { minutes: 60, maxCount: 5, sameResource: false, reason: 'Routine 
 async function granted(person: PersonName = 'alice', terms: Partial<GrantRequest> = {}, source?: Proposal) {
   const from = source ?? (await hold());
   await approveAs(person, from);
-  return createGrant(t.db, { tenantId: 'acme', userId: world.userId(person), request: { ...TERMS, proposalId: from.id, ...terms } });
+  return createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId(person), request: { ...TERMS, proposalId: from.id, ...terms } });
 }
 
 async function endAll() {
@@ -70,7 +66,7 @@ describe('a grant covers', () => {
     await chainAllPending(t.db);
     const chained = await t.db.select().from(auditEvents).where(eq(auditEvents.proposalId, covered.id));
     const approved = chained.find((row) => row.type === 'proposal.approved');
-    expect(approved).toMatchObject({ actorType: 'user', actorId: world.userId('alice'), reasonCode: 'grant', data: expect.objectContaining({ grant: grant.id, used: 1, maxCount: 5 }) });
+    expect(approved).toMatchObject({ actorType: 'user', actorId: seeded.world.userId('alice'), reasonCode: 'grant', data: expect.objectContaining({ grant: grant.id, used: 1, maxCount: 5 }) });
     expect(chained.map((row) => row.type)).toEqual(expect.arrayContaining(['proposal.created', 'proposal.approved', 'command.minted']));
     expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({ usedCount: 1 });
 
@@ -80,7 +76,7 @@ describe('a grant covers', () => {
     const keys = await commandKeys();
     const report = await verifyBundle(JSON.parse(JSON.stringify(await buildEvidenceBundle(t.db, 'acme', covered.id, keys))), keys.jwks);
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
-    expect(report.verified.join('\n')).toContain(`approved under grant ${grant.id} from Alice (${world.userId('alice')})`);
+    expect(report.verified.join('\n')).toContain(`approved under grant ${grant.id} from Alice (${seeded.world.userId('alice')})`);
   });
 
   it('up to its count, then proposals wait for a person again', async () => {
@@ -152,25 +148,25 @@ describe('a grant ends', () => {
   it('when revoked: the next proposal waits; revoking twice is 409, a foreign or unknown id 404, a colleague 403', async () => {
     await endAll();
     const grant = await granted('alice');
-    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: world.userId('bob'), tenantId: 'acme' }, grantId: grant.id }), { status: 403, code: 'forbidden_role' });
-    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: world.userId('erin'), tenantId: 'globex' }, grantId: grant.id }), { status: 404, code: 'not_found' });
-    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: world.userId('alice'), tenantId: 'acme' }, grantId: 'g_unknown' }), { status: 404, code: 'not_found' });
-    const revoked = await revokeGrant(t.db, { by: { type: 'user', id: world.userId('alice'), tenantId: 'acme' }, grantId: grant.id, reason: 'Sale over' });
+    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('bob'), tenantId: 'acme' }, grantId: grant.id }), { status: 403, code: 'forbidden_role' });
+    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('erin'), tenantId: 'globex' }, grantId: grant.id }), { status: 404, code: 'not_found' });
+    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' }, grantId: 'g_unknown' }), { status: 404, code: 'not_found' });
+    const revoked = await revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' }, grantId: grant.id, reason: 'Sale over' });
     expect(revoked).toMatchObject({ state: 'revoked', endNote: 'Sale over', grantedBy: { name: 'Alice' } });
     expect((await hold()).status).toBe('pending_approval');
-    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: world.userId('alice'), tenantId: 'acme' }, grantId: grant.id }), { status: 409, code: 'grant_ended' });
+    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' }, grantId: grant.id }), { status: 409, code: 'grant_ended' });
   });
 
   it('an admin may revoke anyone’s grant', async () => {
     await endAll();
     const grant = await granted('alice');
-    expect(await revokeGrant(t.db, { by: { type: 'user', id: world.userId('carol'), tenantId: 'acme' }, grantId: grant.id })).toMatchObject({ state: 'revoked', endedBy: world.userId('carol') });
+    expect(await revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('carol'), tenantId: 'acme' }, grantId: grant.id })).toMatchObject({ state: 'revoked', endedBy: seeded.world.userId('carol') });
   });
 
   it('when the granter’s role changes, or they leave the tenant', async () => {
     await endAll();
-    const bob = world.userId('bob');
-    const carol = world.userId('carol');
+    const bob = seeded.world.userId('bob');
+    const carol = seeded.world.userId('carol');
     const byRole = await granted('bob');
     await changeRole(t.db, { tenantId: 'acme', userId: bob, role: 'admin', actor: { type: 'user', id: carol } });
     expect((await hold()).status).toBe('pending_approval');
@@ -188,7 +184,7 @@ describe('a grant ends', () => {
     await endAll();
     const grant = await granted('alice');
     const [current] = await t.db.select().from(grants).where(eq(grants.id, grant.id));
-    await publishPolicy(t.db, { tenantId: 'acme', action: 'hold_stock', version: current!.policyVersion + 1, rules: [{ id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' }], note: 'same rule, new version' }, { type: 'user', id: world.userId('carol') });
+    await publishPolicy(t.db, { tenantId: 'acme', action: 'hold_stock', version: current!.policyVersion + 1, rules: [{ id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' }], note: 'same rule, new version' }, { type: 'user', id: seeded.world.userId('carol') });
     expect((await hold()).status).toBe('pending_approval');
     expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({ endReason: 'policy_changed' });
     await chainAllPending(t.db);
@@ -201,7 +197,7 @@ describe('a grant ends', () => {
     const source = await hold();
     await approveAs('alice', source);
     const past = new Date(Date.now() - 2 * 60_000);
-    await createGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), request: { ...TERMS, minutes: 1, proposalId: source.id } }, past);
+    await createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, minutes: 1, proposalId: source.id } }, past);
     expect((await hold()).status).toBe('pending_approval');
   });
 });
@@ -215,7 +211,7 @@ describe('making a grant', () => {
     const source = await hold();
     await approveAs('alice', source);
     const before = await t.db.select().from(grants);
-    await expectApiError(createGrant(t.db, { tenantId: person === 'erin' ? 'globex' : 'acme', userId: world.userId(person), request: { ...TERMS, proposalId: source.id } }), { status, code });
+    await expectApiError(createGrant(t.db, { tenantId: person === 'erin' ? 'globex' : 'acme', userId: seeded.world.userId(person), request: { ...TERMS, proposalId: source.id } }), { status, code });
     expect(await t.db.select().from(grants)).toEqual(before);
   });
 
@@ -223,12 +219,12 @@ describe('making a grant', () => {
     await endAll();
     const source = await hold();
     await approveAs('alice', source);
-    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), request: { ...TERMS, maxTotalMinor: 100, proposalId: source.id } }), { status: 422, code: 'invalid_grant' });
-    await createGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), request: { ...TERMS, proposalId: source.id } });
-    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), request: { ...TERMS, proposalId: source.id } }), { status: 409, code: 'already_granted' });
+    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, maxTotalMinor: 100, proposalId: source.id } }), { status: 422, code: 'invalid_grant' });
+    await createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, proposalId: source.id } });
+    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, proposalId: source.id } }), { status: 409, code: 'already_granted' });
 
     const big = await refund('ord_q5003', 12_000);
     await approveAs('alice', big);
-    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), request: { ...TERMS, proposalId: big.id } }), { status: 409, code: 'not_grantable' });
+    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, proposalId: big.id } }), { status: 409, code: 'not_grantable' });
   });
 });

@@ -2,7 +2,7 @@ import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { grants, users, type Grant } from '@/db/schema';
 import { DomainError } from '@/lib/errors/domain-error';
-import { isCursorInstant, isRowId } from '@/lib/paging/fields';
+import { decodeInstantCursor, encodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
 import { cursorInstant } from '@/lib/paging/sql';
 import { grantState, type GrantState } from './terms';
 
@@ -59,7 +59,7 @@ export function grantView(grant: Grant, granterName: string | null, now: Date): 
   };
 }
 
-export type GrantsQuery = { state: 'all' | 'active'; cursor?: { at: string; id: string } };
+export type GrantsQuery = { state: 'all' | 'active'; cursor?: InstantCursor };
 
 const invalidQuery = (message: string) => new DomainError('malformed', 'invalid_query', message);
 
@@ -73,20 +73,9 @@ export function grantsQuery(params: URLSearchParams): GrantsQuery {
   if (state !== 'all' && state !== 'active') throw invalidQuery('state must be all or active.');
   const raw = params.get('cursor');
   if (raw === null) return { state };
-  const cursor = decodeGrantsCursor(raw);
+  const cursor = decodeInstantCursor(raw);
   if (!cursor) throw invalidQuery('cursor is not one this list returned; start again without it.');
   return { state, cursor };
-}
-
-function decodeGrantsCursor(raw: string): { at: string; id: string } | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (!Array.isArray(value) || value.length !== 2) return undefined;
-    const [at, id] = value as unknown[];
-    return typeof at === 'string' && isCursorInstant(at) && typeof id === 'string' && isRowId(id) ? { at, id } : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -111,6 +100,6 @@ export async function listGrants(db: Database, tenantId: string, query: GrantsQu
   const last = page.at(-1);
   return {
     grants: page.map((row) => grantView(row.grant, row.name, now)),
-    nextCursor: rows.length > limit && last ? Buffer.from(JSON.stringify([last.at, last.grant.id])).toString('base64url') : null,
+    nextCursor: rows.length > limit && last ? encodeInstantCursor({ at: last.at, id: last.grant.id }) : null,
   };
 }
