@@ -4,6 +4,7 @@ import { auditEvents, decisions, grants, memberships, type Proposal } from '@/db
 import { createAgentKey } from '@/lib/admin/accounts';
 import { changeRole, removeMembership } from '@/lib/admin/members';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { proposalDetail } from '@/lib/api/responses/proposal-json';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { commandKeys } from '@/lib/commands/keys';
@@ -62,6 +63,7 @@ describe('a grant covers', () => {
     const grant = await granted('alice');
     const covered = await hold();
     expect(covered).toMatchObject({ status: 'approved', grantId: grant.id });
+    expect(proposalDetail(covered, [], 'http://countersign.test', 'agent')).toMatchObject({ status: 'approved', decisions: [], grantId: grant.id });
     expect(await t.db.select().from(decisions).where(eq(decisions.proposalId, covered.id))).toEqual([]);
     await chainAllPending(t.db);
     const chained = await t.db.select().from(auditEvents).where(eq(auditEvents.proposalId, covered.id));

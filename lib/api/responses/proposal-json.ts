@@ -55,6 +55,7 @@ export function proposalDetail(
       reason: d.reason,
       at: d.createdAt.toISOString(),
     })),
+    ...(proposal.grantId ? { grantId: proposal.grantId } : {}),
     execution: state.execution,
   } satisfies AgentProposalDetail;
   if (audience === 'agent') return detail;

@@ -100,6 +100,7 @@ export const agentProposalDetailSchema = proposalSummarySchema.extend({
   routing: routingSchema,
   routingContext: z.string().nullable(),
   decisions: z.array(decisionSchema),
+  grantId: z.string().optional().describe('Present when a standing grant approved it instead of a person (docs/grants.md): its `g_…` id.'),
   execution: executionSchema.nullable(),
 });
 

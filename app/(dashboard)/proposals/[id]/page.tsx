@@ -205,7 +205,8 @@ export default async function ProposalPage({ params, searchParams }: { params: P
             const actor = actorOf(event);
             return (
               <li key={event.seq} data-testid="proposal-history-event" data-type={event.type}>
-                <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> · <span title={event.type}>{auditEventTitle(event.type)}</span> by{' '}
+                <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> · <span title={event.type}>{auditEventTitle(event.type)}</span>{' '}
+                {event.reasonCode === 'grant' ? <span data-testid="proposal-history-grant">under grant {String(event.data.grant)} from</span> : 'by'}{' '}
                 <ActorName id={actor.id} label={actor.label} testId="proposal-history-actor" />
               </li>
             );
