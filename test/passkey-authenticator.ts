@@ -63,12 +63,16 @@ export class SoftwareAuthenticator {
     return Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
   }
 
-  /** A credential as @simplewebauthn/browser hands it to the server, around `response`. */
-  private credential<R>(response: R) {
-    return { id: this.id, rawId: this.id, type: 'public-key' as const, clientExtensionResults: {}, authenticatorAttachment: 'platform' as const, response };
+  /** A credential as @simplewebauthn/browser hands it to the server, around `response`, with the extension outputs. */
+  private credential<R, E extends object>(response: R, clientExtensionResults: E) {
+    return { id: this.id, rawId: this.id, type: 'public-key' as const, clientExtensionResults, authenticatorAttachment: 'platform' as const, response };
   }
 
-  /** The browser's answer to registration options: a "none" attestation of this key. */
+  /**
+   * The browser's answer to registration options: a "none" attestation of this key, with what a
+   * Level 3 browser adds beside it (the authenticator data, the SPKI public key and its algorithm)
+   * and the `credProps` output the options ask for.
+   */
   register(options: { challenge: string }, verified = true) {
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
@@ -76,7 +80,17 @@ export class SoftwareAuthenticator {
     const flags = FLAGS.userPresent | FLAGS.attested | (verified ? FLAGS.userVerified : 0);
     const authData = this.authenticatorData(flags, this.counter, attested);
     const attestationObject = Buffer.concat([Buffer.from([0xa3]), cborText('fmt'), cborText('none'), cborText('attStmt'), Buffer.from([0xa0]), cborText('authData'), cborBytes(authData)]);
-    return this.credential({ clientDataJSON: b64url(this.clientData('webauthn.create', options.challenge)), attestationObject: b64url(attestationObject), transports: ['internal'] });
+    return this.credential(
+      {
+        clientDataJSON: b64url(this.clientData('webauthn.create', options.challenge)),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+        authenticatorData: b64url(authData),
+        publicKey: b64url(this.keys.publicKey.export({ type: 'spki', format: 'der' })),
+        publicKeyAlgorithm: -7,
+      },
+      { credProps: { rk: true } },
+    );
   }
 
   /**
@@ -89,6 +103,6 @@ export class SoftwareAuthenticator {
     const authData = this.authenticatorData(flags, this.counter);
     const clientData = this.clientData('webauthn.get', options.challenge, override.origin);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), { key: this.keys.privateKey, dsaEncoding: 'der' });
-    return this.credential({ clientDataJSON: b64url(clientData), authenticatorData: b64url(authData), signature: b64url(signature) });
+    return this.credential({ clientDataJSON: b64url(clientData), authenticatorData: b64url(authData), signature: b64url(signature) }, {});
   }
 }

@@ -15,7 +15,8 @@ import { DELETE as removeOwn } from '@/app/api/v1/me/passkeys/[id]/route';
 import { POST as registrationOptionsRoute } from '@/app/api/v1/me/passkeys/options/route';
 import { GET as listRoute, POST as registerRoute } from '@/app/api/v1/me/passkeys/route';
 import { POST as challengeRoute } from '@/app/api/v1/proposals/[id]/decisions/challenge/route';
-import { auditEvents, decisions, memberships, passkeys, tenants, type Proposal } from '@/db/schema';
+import { POST as decisionRoute } from '@/app/api/v1/proposals/[id]/decisions/route';
+import { auditEvents, decisions, memberships, passkeyChallenges, passkeys, tenants, type Proposal } from '@/db/schema';
 import { grantRole } from '@/lib/admin/accounts';
 import { findAction } from '@/lib/actions/registry';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
@@ -32,7 +33,7 @@ import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { submitAs } from '@/test/intake';
 import { SoftwareAuthenticator } from '@/test/passkey-authenticator';
-import { auditRowsFor, proposalRow } from '@/test/queries';
+import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld, type PersonName } from '@/test/world';
 import { verifySignedDecision } from '@/lib/decisions/passkey-signature';
@@ -62,7 +63,7 @@ const HOST = 'countersign.test';
 const ORIGIN = `http://${HOST}`;
 const RP = { id: HOST, origin: ORIGIN, name: 'Countersign' };
 
-type Answer = { status: number; body: Record<string, unknown> & { error?: { code: string; message: string } } };
+type Answer = { status: number; body: Record<string, unknown> & { error?: { code: string; message: string; issues?: Record<string, unknown>[] } } };
 type Route<P> = (request: Request, context: { params: Promise<P> }) => Promise<Response>;
 
 async function call<P>(person: PersonName, route: Route<P>, method: string, path: string, body?: unknown, params?: P): Promise<Answer> {
@@ -121,6 +122,25 @@ const unchanged = async (proposal: Proposal) => {
   expect(await t.db.select().from(decisions).where(eq(decisions.proposalId, proposal.id))).toEqual([]);
 };
 
+/** A copy of `body` with `value` at the dotted `field`: a field added, a named one changed, or (undefined) left out. */
+function withField<T>(body: T, field: string, value: unknown): T {
+  const copy = structuredClone(body) as Record<string, unknown>;
+  const keys = field.split('.');
+  let node = copy;
+  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  node[keys.at(-1)!] = value;
+  return copy as T;
+}
+
+/** Whether a challenge is still kept, unused. */
+const challengeKept = async (challenge: string) => (await t.db.select().from(passkeyChallenges).where(eq(passkeyChallenges.challenge, challenge))).length === 1;
+
+/** A refusal of one field: 422 with the route's code and exactly that issue, in the API's issue shape. */
+const refusedField = (answer: Answer, code: string, issue: { field: string; code: string; expected: string }) => {
+  expect(answer).toMatchObject({ status: 422, body: { error: { code } } });
+  expect(answer.body.error?.issues).toEqual([{ field: issue.field, code: issue.code, expected: expect.stringContaining(issue.expected), received: expect.any(String), message: expect.any(String) }]);
+};
+
 let alice: { authenticator: SoftwareAuthenticator; id: string };
 let bob: { authenticator: SoftwareAuthenticator; id: string };
 
@@ -156,6 +176,57 @@ describe('passkeys', () => {
     const phone = (await call('alice', listRoute, 'GET', '/api/v1/me/passkeys')).body.passkeys as { id: string; name: string }[];
     expect(phone.map((row) => row.name)).toEqual(['YubiKey 5', 'Phone']);
     expect((await call('alice', removeOwn, 'DELETE', `/api/v1/me/passkeys/${phone[1]!.id}`, undefined, { id: phone[1]!.id })).status).toBe(200);
+  });
+
+  it.each([
+    ['the body @simplewebauthn/browser sends from a Level 3 browser', []],
+    ['a Level 2 browser’s body: no authenticator data, public key, algorithm, transports, extension outputs or attachment', ['response.response.authenticatorData', 'response.response.publicKey', 'response.response.publicKeyAlgorithm', 'response.response.transports', 'response.clientExtensionResults', 'response.authenticatorAttachment']],
+  ])('registers %s', async (_label, absent: string[]) => {
+    const options = (await call('dave', registrationOptionsRoute, 'POST', '/api/v1/me/passkeys/options', {})).body as { challenge: string };
+    const body = absent.reduce((sent, field) => withField(sent, field, undefined), { name: 'Browser', response: new SoftwareAuthenticator(HOST, ORIGIN).register(options) });
+    const added = await call('dave', registerRoute, 'POST', '/api/v1/me/passkeys', body);
+    expect(added).toMatchObject({ status: 201, body: { passkey: { name: 'Browser' } } });
+    const id = (added.body.passkey as { id: string }).id;
+    expect((await call('dave', removeOwn, 'DELETE', `/api/v1/me/passkeys/${id}`, undefined, { id })).status).toBe(200);
+  });
+
+  it.each([
+    ['an unknown field beside the credential', 'response.extra', 1, 'unknown_field', 'no such field'],
+    ['an unknown field in its response', 'response.response.extra', 'x', 'unknown_field', 'no such field'],
+    ['an output of an extension the options did not ask for', 'response.clientExtensionResults.prf', { enabled: true }, 'unknown_field', 'no such field'],
+    ['an unknown field in credProps', 'response.clientExtensionResults.credProps.extra', true, 'unknown_field', 'no such field'],
+    ['credProps.rk that is no boolean', 'response.clientExtensionResults.credProps.rk', 'yes', 'invalid_type', 'boolean'],
+    ['a public key algorithm that is no integer', 'response.response.publicKeyAlgorithm', -7.5, 'invalid_type', 'integer'],
+    ['a public key that is not base64url', 'response.response.publicKey', 'MFkw+EwY=', 'invalid_format', 'text matching'],
+    ['authenticator data that is no string', 'response.response.authenticatorData', 12, 'invalid_type', 'string'],
+    ['transports that are no list', 'response.response.transports', 'internal', 'invalid_type', 'array'],
+  ])('refuses a registration with %s: 422, nothing stored, the challenge still unused', async (_label, field, value, code, expected) => {
+    const options = (await call('dave', registrationOptionsRoute, 'POST', '/api/v1/me/passkeys/options', {})).body as { challenge: string };
+    const before = { rows: await rowCounts(t.db), passkeys: await t.db.select().from(passkeys) };
+    const body = withField({ name: 'Refused', response: new SoftwareAuthenticator(HOST, ORIGIN).register(options) }, field, value);
+    refusedField(await call('dave', registerRoute, 'POST', '/api/v1/me/passkeys', body), 'invalid_passkey', { field, code, expected });
+    expect({ rows: await rowCounts(t.db), passkeys: await t.db.select().from(passkeys) }).toEqual(before);
+    expect(await challengeKept(options.challenge)).toBe(true);
+  });
+
+  it.each([
+    ['an unknown field beside the statement and assertion', 'passkey.extra', 1, 'unknown_field', 'no such field'],
+    ['an unknown field in the statement', 'passkey.statement.extra', 'x', 'unknown_field', 'no such field'],
+    ['an unknown field beside the assertion’s response', 'passkey.response.extra', 'x', 'unknown_field', 'no such field'],
+    ['an unknown field in the assertion’s response', 'passkey.response.response.extra', 'x', 'unknown_field', 'no such field'],
+    ['an output of an extension the options did not ask for', 'passkey.response.clientExtensionResults.credProps', { rk: true }, 'unknown_field', 'no such field'],
+    ['a user handle that is not base64url', 'passkey.response.response.userHandle', 'usr 1', 'invalid_format', 'text matching'],
+  ])('refuses a signed decision with %s: 422, nothing recorded, the challenge still unused', async (_label, field, value, code, expected) => {
+    const proposal = await propose();
+    const sent = request(proposal, 'reject', await signed('alice', alice.authenticator, proposal, 'reject'));
+    const decideThrough = (body: DecisionRequest) => call('alice', decisionRoute, 'POST', `/api/v1/proposals/${proposal.id}/decisions`, body, { id: proposal.id });
+    const before = await rowCounts(t.db);
+    refusedField(await decideThrough(withField(sent, field, value)), 'invalid_decision', { field, code, expected });
+    expect(await rowCounts(t.db)).toEqual(before);
+    await unchanged(proposal);
+    expect(await challengeKept(statementChallenge(sent.passkey!.statement))).toBe(true);
+    // The same assertion as the browser sent it passes.
+    expect(await decideThrough(sent)).toMatchObject({ status: 200, body: { status: 'rejected' } });
   });
 
   it('a statement is this proposal, decision, stored hash, revision and person; the challenge is its hash, for their passkeys, with user verification', async () => {

@@ -17,23 +17,34 @@ const credentialFields = {
   id: base64url(1400),
   rawId: base64url(1400),
   type: z.literal('public-key'),
-  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
   authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
 };
 
+/**
+ * A browser answers only the extensions the options asked for: registration asks `credProps`
+ * (@simplewebauthn/server always adds it), a signed decision asks none.
+ */
+const registrationExtensions = z.strictObject({ credProps: z.strictObject({ rk: z.boolean().optional() }).optional() }).default({});
+const authenticationExtensions = z.strictObject({}).default({});
+
 export const registrationResponseSchema = z.strictObject({
   ...credentialFields,
-  response: z
-    .object({
-      clientDataJSON: base64url(8192),
-      attestationObject: base64url(32768),
-      transports: z.array(z.string().max(32)).max(10).optional(),
-    })
-    .loose(),
+  clientExtensionResults: registrationExtensions,
+  response: z.strictObject({
+    clientDataJSON: base64url(8192),
+    attestationObject: base64url(32768),
+    // WebAuthn Level 3's getters, which @simplewebauthn/browser adds where the browser has them;
+    // the server reads the same facts from the attestation object, so these are only checked for shape.
+    authenticatorData: base64url(32768).optional(),
+    publicKey: base64url(4096).optional(),
+    publicKeyAlgorithm: z.int().optional(),
+    transports: z.array(z.string().max(32)).max(10).optional(),
+  }),
 });
 
 export const authenticationResponseSchema = z.strictObject({
   ...credentialFields,
+  clientExtensionResults: authenticationExtensions,
   response: z.strictObject({
     clientDataJSON: base64url(8192),
     authenticatorData: base64url(8192),
