@@ -1,6 +1,8 @@
 import Link from 'next/link';
 import type { GrantView } from '@/lib/grants/list';
+import type { ActorShown } from '@/lib/events/actor-label';
 import { formatMinor, formatMoney } from '@/lib/money';
+import { ActorName } from './actor-name';
 import { GrantRevokeButton } from './grant-revoke';
 import { PayloadText } from './payload-text';
 import { GrantStateChip } from './status-chip';
@@ -19,11 +21,16 @@ function totalWords(grant: GrantView): string | null {
     : `${formatMinor(grant.usedTotalMinor, grant.currency)} of ${formatMoney(grant.maxTotalMinor, grant.currency)}`;
 }
 
+function Ender({ actor }: { actor: ActorShown | undefined }) {
+  return actor ? <span className="text-xs text-zinc-600 dark:text-zinc-400"> by <ActorName id={actor.id} label={actor.label} testId="grant-ended-by" /></span> : null;
+}
+
 /**
- * The tenant's standing grants: what each covers, how much of it is used, until when, and why it
- * was made; Revoke where the viewer may (`mayRevoke`: the granter or an admin, active grants only).
+ * The tenant's standing grants: what each covers, how much of it is used, until when, why it was
+ * made and, once ended, who ended it (`endedBy`, by grant id); Revoke where the viewer may
+ * (`mayRevoke`: the granter or an admin, active grants only).
  */
-export function GrantsTable({ grants, mayRevoke }: { grants: GrantView[]; mayRevoke: (grant: GrantView) => boolean }) {
+export function GrantsTable({ grants, endedBy, mayRevoke }: { grants: GrantView[]; endedBy: Record<string, ActorShown>; mayRevoke: (grant: GrantView) => boolean }) {
   return (
     <Table cards head={HEAD} testId="grants" caption="Standing grants, newest first">
       {grants.map((grant) => (
@@ -55,7 +62,13 @@ export function GrantsTable({ grants, mayRevoke }: { grants: GrantView[]; mayRev
           <CardCell label="Time">
             <span className="block"><span className="text-xs text-zinc-600 dark:text-zinc-400">made </span><ViewerTime value={grant.createdAt} testId="grant-created" /></span>
             <span className="block"><span className="text-xs text-zinc-600 dark:text-zinc-400">until </span><ViewerTime value={grant.expiresAt} testId="grant-expires" /></span>
-            {grant.endedAt ? <span className="block"><span className="text-xs text-zinc-600 dark:text-zinc-400">ended </span><ViewerTime value={grant.endedAt} testId="grant-ended" /></span> : null}
+            {grant.endedAt ? (
+              <span className="block">
+                <span className="text-xs text-zinc-600 dark:text-zinc-400">ended </span>
+                <ViewerTime value={grant.endedAt} testId="grant-ended" />
+                <Ender actor={endedBy[grant.id]} />
+              </span>
+            ) : null}
           </CardCell>
           <CardCell label="Reason" wide>
             <span data-testid="grant-reason-text"><PayloadText value={grant.reason} mono={false} /></span>

@@ -106,6 +106,7 @@ test('a grant from alice’s approval approves the next hold on the SKU; dave se
     await page.goto('/history/grants');
     await expect(row.getByTestId('grant-state')).toHaveText('revoked');
     await expect(row.getByTestId('grant-end-note')).toHaveText('“Restock is over”');
+    await expect(row.getByTestId('grant-ended-by')).toHaveText('Alice');
     await expect(row.getByTestId('grant-revoke')).toHaveCount(0);
   } finally {
     // Whatever failed above, the grant ends here: later specs propose holds on this SKU.

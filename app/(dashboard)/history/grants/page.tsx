@@ -4,7 +4,9 @@ import { getDb } from '@/lib/database';
 import { GrantsTable } from '@/components/grants-table';
 import { HistoryHeader } from '@/components/history-tabs';
 import { ViewerZone } from '@/components/viewer-time';
+import { actorResolver } from '@/lib/audit/actors';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { actorLabel, type ActorShown } from '@/lib/events/actor-label';
 import { DomainError } from '@/lib/errors/domain-error';
 import { grantsQuery, listGrants, type GrantsQuery } from '@/lib/grants/list';
 
@@ -39,7 +41,14 @@ export default async function GrantsPage({ searchParams }: { searchParams: Promi
   const context = await dashboardContext('/history/grants');
   if (!context.tenantId) return null;
   const { query, problem } = queryOf(await searchParams);
-  const { grants, nextCursor } = await listGrants(await getDb(), context.tenantId, query);
+  const db = await getDb();
+  const { grants, nextCursor } = await listGrants(db, context.tenantId, query);
+  // Who ended each ended grant, by name in one look-up; no one: Countersign itself.
+  const enders = grants.flatMap((grant) => (grant.endedBy ? [{ actorType: 'user', actorId: grant.endedBy }] : []));
+  const enderOf = await actorResolver(db, context.tenantId, enders);
+  const endedBy: Record<string, ActorShown> = Object.fromEntries(
+    grants.filter((grant) => grant.endedAt).map((grant) => [grant.id, grant.endedBy ? enderOf({ actorType: 'user', actorId: grant.endedBy }) : actorLabel('system', 'countersign', undefined)]),
+  );
   const { userId } = context.operator;
   const isAdmin = context.role === 'admin';
 
@@ -72,7 +81,7 @@ export default async function GrantsPage({ searchParams }: { searchParams: Promi
           <span className="block text-sm text-zinc-600 dark:text-zinc-400">An approver makes one from the approve confirmation of a proposal that needs one approver and no passkey.</span>
         </p>
       ) : (
-        <GrantsTable grants={grants} mayRevoke={(grant) => grant.state === 'active' && (isAdmin || grant.grantedBy.id === userId)} />
+        <GrantsTable grants={grants} endedBy={endedBy} mayRevoke={(grant) => grant.state === 'active' && (isAdmin || grant.grantedBy.id === userId)} />
       )}
       <div className="flex gap-4 text-sm">
         {query.cursor ? <Link data-testid="grants-newest" className="underline" href={hrefOf(query.state)}>← Newest</Link> : null}
