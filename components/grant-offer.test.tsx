@@ -149,4 +149,15 @@ describe('the approve confirmation’s standing grant', () => {
     await waitFor(() => expect(router.push).toHaveBeenCalledWith('/'));
     expect(screen.getByTestId('grant-refused').textContent).toContain('A grant was already made from this proposal (g_x).');
   });
+
+  // Last: a session ends once per page load (lib/client/session.ts), for every test after it too.
+  it('a session that ended between the approval and the grant is said as such, and the page offers to sign in again', async () => {
+    serve({ status: 401, body: null });
+    const confirm = renderPanel('prp_session', HOLD);
+    fireEvent.click(within(confirm).getByTestId('grant-toggle'));
+    fireEvent.change(within(confirm).getByTestId('grant-reason'), { target: { value: 'Restock week' } });
+    fireEvent.click(within(confirm).getByTestId('confirm-approve'));
+    expect((await screen.findByTestId('grant-refused')).textContent).toContain('Your session has ended; sign in again.');
+    expect(screen.getByTestId('session-ended')).toBeTruthy();
+  });
 });

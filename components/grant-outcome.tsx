@@ -5,6 +5,7 @@ import { useSyncExternalStore } from 'react';
 import type { GrantView } from '@/lib/grants/list';
 import type { GrantRequest } from '@/lib/grants/requests';
 import { postGrant } from '@/lib/client/grants-api';
+import { isSessionEnded, markSessionEnded } from '@/lib/client/session';
 import { clockText, ViewerTime } from './viewer-time';
 
 /**
@@ -28,6 +29,7 @@ function subscribe(listener: () => void): () => void {
  */
 export async function requestGrant(request: GrantRequest): Promise<GrantOutcome> {
   const result = await postGrant(request);
+  if (!result.ok && isSessionEnded(result.problem)) markSessionEnded();
   const outcome: GrantOutcome = result.ok ? { made: true, grant: result.value } : { made: false, message: result.problem.message };
   outcomes.set(request.proposalId, outcome);
   for (const listener of listeners) listener();
