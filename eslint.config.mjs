@@ -15,12 +15,12 @@ const forbid = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns
 // Components also run in the browser: from db/ and lib/ they take types only, except the few
 // client-safe modules. (Modules only the Next server loads are marked `server-only` as well; the
 // ones the CLI, worker and demo scripts share cannot be, since plain Node refuses that marker.)
-const CLIENT_SAFE = ['decisions/requests', 'input/request-body', 'client', 'text', 'proposals/queue-view', 'proposals/fresh-facts', 'proposals/words', 'audit/history-view', 'events/registry', 'money', 'ids', 'severity', 'policy/words', 'oversight/words'];
+const CLIENT_SAFE = ['decisions/requests', 'input/request-body', 'client', 'text', 'proposals/queue-view', 'proposals/fresh-facts', 'proposals/words', 'audit/history-view', 'events/registry', 'money', 'ids', 'severity', 'policy/words', 'oversight/words', 'grants/requests'];
 const serverCode = {
   // gitignore semantics: a path is re-included only with its parent folders.
   group: ['@/db', '@/db/**', '@/lib/**', ...new Set(CLIENT_SAFE.flatMap((path) => [`!@/lib/${path.split('/')[0]}`, `!@/lib/${path}`, `!@/lib/${path}/**`]))],
   allowTypeImports: true,
-  message: 'Components may import db/ and lib/ as types only (client-safe: lib/decisions/requests, lib/input/request-body, lib/client, lib/text, lib/proposals/queue-view, lib/proposals/fresh-facts, lib/proposals/words, lib/audit/history-view, lib/events/registry, lib/money, lib/ids, lib/severity, lib/policy/words, lib/oversight/words).',
+  message: 'Components may import db/ and lib/ as types only (client-safe: lib/decisions/requests, lib/input/request-body, lib/client, lib/text, lib/proposals/queue-view, lib/proposals/fresh-facts, lib/proposals/words, lib/audit/history-view, lib/events/registry, lib/money, lib/ids, lib/severity, lib/policy/words, lib/oversight/words, lib/grants/requests).',
 };
 // Every action is a folder of lib/actions/; outside it the product names none (the pipeline, routes
 // and UI take actions from the registry), so its name in a string is refused. A dependency checker

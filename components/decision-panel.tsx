@@ -14,6 +14,10 @@ import { ReasonPresets } from './reason-presets';
 import { Button } from './ui/button';
 import { Textarea } from './ui/textarea';
 import { PasskeyHelp, PasskeySigning, signedRequest, willSign, type PasskeyState } from './passkey-sign';
+import { GrantSection, grantRequestOf, NO_GRANT, type GrantDraft, type GrantProblems } from './grant-offer';
+import { grantOutcomeWords, requestGrant } from './grant-outcome';
+import type { GrantOffer } from '@/lib/dashboard/grant-offer';
+import type { GrantRequest } from '@/lib/grants/requests';
 
 type Props = {
   proposalId: string;
@@ -29,6 +33,8 @@ type Props = {
   flagKinds: string[];
   /** Whether the decision must or may be signed with the person's passkey (components/passkey-sign.tsx). */
   passkey?: PasskeyState;
+  /** Where a standing grant could be made from this approval, what it would cover (lib/dashboard/grant-offer.ts). */
+  grantOffer?: GrantOffer;
 };
 
 const NO_PASSKEY: PasskeyState = { required: false, registered: false };
@@ -59,34 +65,45 @@ export function SessionEndedNotice() {
  * person) or reject with a reason. On a phone the buttons stay at the bottom of the screen; the
  * page leaves room for them. `a`, `r` and Escape arrive from ProposalKeys.
  */
-export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, canApprove, nextId, flagKinds, passkey = NO_PASSKEY }: Props) {
+export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, canApprove, nextId, flagKinds, passkey = NO_PASSKEY, grantOffer }: Props) {
   const router = useRouter();
   const sessionEnded = useSessionEnded();
   const [confirming, setConfirming] = useState(false);
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState('');
   const [signChosen, setSignChosen] = useState(true);
+  const [grant, setGrant] = useState<GrantDraft>(NO_GRANT);
+  const [grantProblems, setGrantProblems] = useState<GrantProblems>({});
   const rejectRef = useRef<HTMLFormElement>(null);
   const mutation = useMutation({
-    mutationFn: async ({ request }: { request: DecisionRequest; andNext: boolean }) =>
-      valueOrThrow(await postDecision(proposalId, await signedRequest(proposalId, request, willSign(passkey, signChosen)))),
-    onSuccess: (_result, { andNext }) => {
+    // The grant is asked for only once the approval is recorded, and its refusal is an outcome, not an error: the approval stands.
+    mutationFn: async ({ request, grantRequest }: { request: DecisionRequest; andNext: boolean; grantRequest?: GrantRequest }) => {
+      valueOrThrow(await postDecision(proposalId, await signedRequest(proposalId, request, willSign(passkey, signChosen))));
+      return grantRequest ? await requestGrant(grantRequest) : undefined;
+    },
+    onSuccess: (granted, { andNext }) => {
       if (!andNext) return router.refresh();
-      // The next page says the previous one was approved, with a way back to it.
+      // The next page says the previous one was approved (and what became of the grant), with a way back to it.
       const back = { href: `/proposals/${encodeURIComponent(proposalId)}`, label: 'View' };
+      const grantWords = granted ? ` ${grantOutcomeWords(granted)}` : '';
       if (nextId) {
         const next = `/proposals/${encodeURIComponent(nextId)}`;
-        leaveFlash(`Approved: ${summary}`, next, back);
+        leaveFlash(`Approved: ${summary}${granted ? `. ${grantOutcomeWords(granted)}` : ''}`, next, back);
         return router.push(next);
       }
-      leaveFlash(`Approved: ${summary}. Nothing else is waiting for you.`, '/', back);
+      leaveFlash(`Approved: ${summary}.${grantWords} Nothing else is waiting for you.`, '/', back);
       router.push('/');
     },
     onError: (error) => onRefusal(error, () => router.refresh()),
   });
   const short = `${payloadHash.slice(0, 15)}…${payloadHash.slice(-4)}`;
   const busy = mutation.isPending || sessionEnded;
-  const approve = (andNext: boolean) => mutation.mutate({ request: { decision: 'approve', payloadHash }, andNext });
+  const approve = (andNext: boolean) => {
+    const built = grantOffer && grant.on ? grantRequestOf(proposalId, grantOffer, grant) : undefined;
+    setGrantProblems(built && !built.ok ? built.problems : {});
+    if (built && !built.ok) return;
+    mutation.mutate({ request: { decision: 'approve', payloadHash }, andNext, grantRequest: built?.request });
+  };
   const startRejecting = () => {
     setConfirming(false);
     setRejecting(true);
@@ -138,12 +155,13 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
           </div>
         ) : null}
         {confirming ? (
-          <div role="group" aria-label="Confirm approval" className="rounded-md border border-blue-300 bg-blue-50 p-3 dark:border-blue-800 dark:bg-blue-950">
+          <div role="group" aria-label="Confirm approval" className="rounded-md border border-blue-300 bg-blue-50 p-3 max-lg:max-h-[80dvh] max-lg:overflow-y-auto dark:border-blue-800 dark:bg-blue-950">
             <p className="text-sm">
               You are signing <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload shown above.
             </p>
             <PasskeySigning state={passkey} decision="approve" summary={summary} payloadHash={payloadHash} chosen={signChosen} onChoose={setSignChosen} />
-            <div className="mt-2 flex flex-wrap gap-2">
+            {grantOffer ? <GrantSection offer={grantOffer} draft={grant} problems={grantProblems} disabled={busy} onChange={setGrant} /> : null}
+            <div className="mt-3 flex flex-wrap gap-2">
               <Button variant="primary" size="lg" autoFocus data-testid="confirm-approve-next" disabled={busy} onClick={() => approve(true)}>
                 {mutation.isPending ? 'Approving…' : nextId ? 'Approve & next' : 'Approve & back to the queue'}
               </Button>

@@ -2,7 +2,9 @@ import type { Proposal, Role } from '@/lib/records';
 import type { DecisionRow } from '@/lib/proposals/decision-rows';
 import type { ProposalWording } from '@/lib/proposals/wording';
 import type { ViewerRights } from '@/lib/decisions/viewer-rights';
+import type { GrantOffer } from '@/lib/dashboard/grant-offer';
 import { DecisionPanel, ExtendButton } from './decision-panel';
+import { GrantOutcomeNote } from './grant-outcome';
 import type { PasskeyState } from './passkey-sign';
 import { PayloadText } from './payload-text';
 import { Time } from './time';
@@ -16,11 +18,13 @@ const names = (list: DecisionRow[]) => list.map((d) => d.userName).join(' and ')
  * How the proposal ended, in one line, and which decisions that line already tells of (so the
  * list below it never says "Approved by Alice" a second time). Undefined while it is open.
  */
-function outcomeOf(proposal: Proposal, decisions: DecisionRow[]): { line: React.ReactNode; covered: DecisionRow[] } | undefined {
+function outcomeOf(proposal: Proposal, decisions: DecisionRow[], granter: string | null): { line: React.ReactNode; covered: DecisionRow[] } | undefined {
   const at = proposal.decidedAt ? <> · <ViewerClock value={proposal.decidedAt.toISOString()} testId="decision-outcome-time" /></> : null;
   if (APPROVED_THEN_ON.includes(proposal.status)) {
     const approvals = decisions.filter((d) => d.decision === 'approve');
-    const who = approvals.length > 0 ? `Approved by ${names(approvals)}` : `Approved automatically by rule ${proposal.routing.rule}`;
+    const who = proposal.grantId
+      ? `Approved under grant ${proposal.grantId} from ${granter ?? 'a former member'} (no one looked at this proposal)`
+      : approvals.length > 0 ? `Approved by ${names(approvals)}` : `Approved automatically by rule ${proposal.routing.rule}`;
     return { line: <><PayloadText value={who} mono={false} />{at}</>, covered: approvals };
   }
   if (proposal.status === 'rejected') {
@@ -49,11 +53,15 @@ type Props = {
   extendedBy: string | null;
   /** Whether deciding must or may be signed with the person's passkey. */
   passkey?: PasskeyState;
+  /** Where a standing grant could be made from this person's approval, what it would cover (lib/dashboard/grant-offer.ts). */
+  grantOffer?: GrantOffer;
+  /** Who granted the standing grant that approved it, when one did. */
+  granter?: string | null;
 };
 
 /** The DECISION section: the outcome once it ended, each person's decision once, and the buttons while it is open. */
-export function ProposalDecision({ proposal, decisions, wording, rights, role, nextId, now, extendedBy, passkey }: Props) {
-  const outcome = outcomeOf(proposal, decisions);
+export function ProposalDecision({ proposal, decisions, wording, rights, role, nextId, now, extendedBy, passkey, grantOffer, granter = null }: Props) {
+  const outcome = outcomeOf(proposal, decisions, granter);
   const listed = decisions.filter((d) => !outcome?.covered.includes(d));
   const approvals = decisions.filter((d) => d.decision === 'approve').length;
   const need = proposal.routing.approvals;
@@ -88,7 +96,7 @@ export function ProposalDecision({ proposal, decisions, wording, rights, role, n
         </div>
       ) : null}
       {rights.canReject ? (
-        <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} summary={wording.summary} canApprove={rights.canApprove} nextId={nextId} flagKinds={proposal.flags.map((flag) => flag.kind)} passkey={passkey} />
+        <DecisionPanel proposalId={proposal.id} payloadHash={proposal.payloadHash} approveLabel={wording.approveLabel} summary={wording.summary} canApprove={rights.canApprove} nextId={nextId} flagKinds={proposal.flags.map((flag) => flag.kind)} passkey={passkey} grantOffer={grantOffer} />
       ) : !outcome ? (
         <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="decision-state">
           {proposal.status !== 'pending_approval'
@@ -100,6 +108,7 @@ export function ProposalDecision({ proposal, decisions, wording, rights, role, n
                 : `You are a ${role}: deciding needs the ${proposal.routing.role} role.`}
         </p>
       ) : null}
+      <GrantOutcomeNote proposalId={proposal.id} />
     </section>
   );
 }

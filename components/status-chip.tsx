@@ -1,5 +1,6 @@
 import type { ContractStatus } from '@/lib/actions/types';
 import type { DeliveryStatus, ProposalStatus } from '@/lib/records';
+import type { GrantState } from '@/lib/grants/terms';
 
 /** One palette everywhere (UI.md "States and their look"). */
 const TONE = {
@@ -61,4 +62,19 @@ const CONTRACT_LOOK: Record<ContractStatus, Look> = {
 /** A contract version in a tenant: current (green), supported (blue), shadow (violet), retired (grey). */
 export function ContractStatusChip({ status }: { status: ContractStatus }) {
   return <Chip look={CONTRACT_LOOK[status]} status={status} testId="contract-status" />;
+}
+
+const GRANT_LOOK: Record<GrantState, Look> = {
+  active: { label: 'active', tone: 'green' },
+  expired: { label: 'expired', tone: 'grey' },
+  used_up: { label: 'used up', tone: 'grey' },
+  revoked: { label: 'revoked', tone: 'redGrey' },
+  role_changed: { label: 'role changed', tone: 'grey' },
+  granter_removed: { label: 'granter removed', tone: 'grey' },
+  policy_changed: { label: 'policy changed', tone: 'grey' },
+};
+
+/** A standing grant: active (green) covers proposals; every way it ended is worded, revoked in red-grey. */
+export function GrantStateChip({ state }: { state: GrantState }) {
+  return <Chip look={GRANT_LOOK[state]} status={state} testId="grant-state" />;
 }

@@ -3,7 +3,7 @@ import Link from 'next/link';
 import { getDb } from '@/lib/database';
 import { HistoryChain } from '@/components/history-chain';
 import { HistoryFilters } from '@/components/history-filters';
-import { HistoryTabs } from '@/components/history-tabs';
+import { HistoryHeader } from '@/components/history-tabs';
 import { DecisionsTable, EventsTable } from '@/components/history-tables';
 import { Button } from '@/components/ui/button';
 import { allActions } from '@/lib/actions/registry';
@@ -36,13 +36,7 @@ export default async function HistoryPage({ searchParams }: { searchParams: Prom
 
   return (
     <section aria-labelledby="history-heading" className="space-y-4" data-testid="history-page">
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h1 id="history-heading" className="text-xl font-semibold">History</h1>
-        <HistoryTabs
-          current={view.tab}
-          hrefOf={(tab) => (tab === 'oversight' ? '/history/oversight' : `/history${historySearch({ ...view, tab, ...(tab === 'decisions' ? { type: undefined } : {}) })}`)}
-        />
-      </div>
+      <HistoryHeader current={view.tab} hrefOf={(tab) => `/history${historySearch({ ...view, tab, ...(tab === 'decisions' ? { type: undefined } : {}) })}`} />
       <HistoryChain status={chain} reasonWords={chain.state === 'broken' ? describeBreak(chain.reason as BreakReason) : undefined} isAdmin={context.role === 'admin'} />
       <p className="text-sm text-zinc-500">
         {view.tab === 'decisions'

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
 import { getDb } from '@/lib/database';
-import { HistoryTabs } from '@/components/history-tabs';
+import { HistoryHeader } from '@/components/history-tabs';
 import { ApproverCharts } from '@/components/oversight-charts';
 import { OversightSettingsForm } from '@/components/oversight-settings-form';
 import { ActionTable, ApproverTable, ChannelTable } from '@/components/oversight-tables';
@@ -39,10 +39,7 @@ export default async function OversightPage({ searchParams }: { searchParams: Pr
 
   return (
     <section aria-labelledby="history-heading" className="space-y-4" data-testid="oversight-page">
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h1 id="history-heading" className="text-xl font-semibold">History</h1>
-        <HistoryTabs current="oversight" hrefOf={(tab) => (tab === 'oversight' ? '/history/oversight' : `/history?tab=${tab}`)} />
-      </div>
+      <HistoryHeader current="oversight" />
       <p className="text-sm text-zinc-500">
         How closely people in {context.tenantName} look before they decide: from <ViewerTime value={figures.from} testId="oversight-from" /> to{' '}
         <ViewerTime value={figures.to} testId="oversight-to" />. Dwell is the time from a person first opening a proposal (its page, the queue preview or the approve dialog) to their decision.

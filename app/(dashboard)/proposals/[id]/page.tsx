@@ -37,6 +37,7 @@ import { resourceHistory, resourceLabel } from '@/lib/proposals/resource-history
 import { readProposalView } from '@/lib/decisions/proposal-view';
 import { routingContext } from '@/lib/proposals/wording';
 import { pageChannel, recordView } from '@/lib/oversight/views';
+import { grantOfferFor } from '@/lib/dashboard/grant-offer';
 
 /**
  * The proposal's view for the viewer (a member of its tenant), or undefined for an unknown id or one
@@ -188,7 +189,19 @@ export default async function ProposalPage({ params, searchParams }: { params: P
         </div>
       </div>
 
-      <ProposalDecision proposal={proposal} decisions={decisions} wording={wording} rights={rights} role={viewer.role} nextId={neighbours.next} now={now} extendedBy={trail.findLast((event) => event.type === 'proposal.extended')?.actorName ?? null} passkey={passkey} />
+      <ProposalDecision
+        proposal={proposal}
+        decisions={decisions}
+        wording={wording}
+        rights={rights}
+        role={viewer.role}
+        nextId={neighbours.next}
+        now={now}
+        extendedBy={trail.findLast((event) => event.type === 'proposal.extended')?.actorName ?? null}
+        passkey={passkey}
+        grantOffer={grantOfferFor(proposal, rights, passkey?.required ?? false)}
+        granter={proposal.grantId ? (trail.find((event) => event.type === 'proposal.approved' && event.reasonCode === 'grant')?.actorName ?? null) : null}
+      />
       <ReproposeButton proposalId={proposal.id} requestedAt={view.reproposal?.requestedAt ?? null} canAsk={rights.mayDecide && reproposable(proposal)} />
 
       <ExecutionSection status={proposal.status} receiptNoun={wording.receiptNoun} statusReason={proposal.statusReason} state={execution} renderedAt={now.toISOString()} />
