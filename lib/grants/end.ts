@@ -81,3 +81,8 @@ export function endGrantsOfGranter(tx: Database, input: { tenantId: string; user
 export function endGrantsOfAction(tx: Database, input: { tenantId: string; action: string; by: Ender }, now = new Date()) {
   return endGrants(tx, and(eq(grants.tenantId, input.tenantId), eq(grants.action, input.action)), { reason: 'policy_changed', by: input.by }, now);
 }
+
+/** The tenant now requires a passkey on every approval: all its grants end in the same transaction. */
+export function endGrantsOfTenant(tx: Database, input: { tenantId: string; by: Ender }, now = new Date()) {
+  return endGrants(tx, eq(grants.tenantId, input.tenantId), { reason: 'policy_changed', by: input.by }, now);
+}

@@ -13,6 +13,7 @@ import { decide } from '@/lib/decisions/decide';
 import { chainAllPending } from '@/lib/events/chainer';
 import { submitProposal } from '@/lib/intake/intake';
 import { publishPolicy } from '@/lib/policy/publish';
+import { setPasskeysRequired } from '@/lib/passkeys/tenant-setting';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { setupDemoSystems } from '@/test/systems';
@@ -192,6 +193,18 @@ describe('a grant ends', () => {
     await chainAllPending(t.db);
     const ended = await t.db.select().from(auditEvents).where(and(eq(auditEvents.type, 'grant.ended'), eq(auditEvents.tenantId, 'acme')));
     expect(ended.map((row) => [row.reasonCode, row.data.grant])).toContainEqual(['policy_changed', grant.id]);
+  });
+
+  it('when the tenant starts requiring a passkey on every approval', async () => {
+    await endAll();
+    const grant = await granted('alice');
+    await setPasskeysRequired(t.db, 'acme', true, { type: 'system', id: 'cli' });
+    try {
+      expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({ endReason: 'policy_changed' });
+      expect((await hold()).status).toBe('pending_approval');
+    } finally {
+      await setPasskeysRequired(t.db, 'acme', false, { type: 'system', id: 'cli' });
+    }
   });
 
   it('at its expiry', async () => {

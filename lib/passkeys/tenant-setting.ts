@@ -3,9 +3,11 @@ import type { Database } from '@/db';
 import { tenants } from '@/db/schema';
 import type { AuditInput } from '@/lib/events/append';
 import { recordStateChange } from '@/lib/events/record';
+import { endGrantsOfTenant } from '@/lib/grants/end';
 
 /**
- * Turns the tenant's "every approval needs a passkey" on or off, audited `tenant.settings_changed`.
+ * Turns the tenant's "every approval needs a passkey" on or off, audited `tenant.settings_changed`;
+ * turning it on ends the tenant's standing grants.
  * Undefined when there is no such tenant; `changed` is false when it already was so.
  */
 export async function setPasskeysRequired(db: Database, tenantId: string, required: boolean, actor: AuditInput['actor'], now = new Date()): Promise<{ changed: boolean } | undefined> {
@@ -15,6 +17,8 @@ export async function setPasskeysRequired(db: Database, tenantId: string, requir
     if (tenant.required === required) return { changed: false };
     await tx.update(tenants).set({ requirePasskeys: required }).where(eq(tenants.id, tenantId));
     await recordStateChange(tx, { tenantId, type: 'tenant.settings_changed', actor, data: { requirePasskeys: required }, occurredAt: now, outbox: false });
+    // Every approval must now be signed: no grant may approve in anyone's name (docs/grants.md).
+    if (required && actor.type !== 'agent') await endGrantsOfTenant(tx, { tenantId, by: { type: actor.type, id: actor.id } }, now);
     return { changed: true };
   });
 }
