@@ -12,13 +12,16 @@ export type CacheChange =
   /** A tenant's rollout of an action's contract versions (status or sunset). */
   | { kind: 'contracts'; tenantId: string; action: string }
   /** An agent key created, revoked, rotated (its expiry set) or otherwise changed. */
-  | { kind: 'agent_key'; tenantId: string; keyId: string };
+  | { kind: 'agent_key'; tenantId: string; keyId: string }
+  /** A standing grant made in a tenant (one ending needs no word: a kept "there may be one" only costs a look). */
+  | { kind: 'grants'; tenantId: string };
 
 const id = z.string().min(1).max(200);
 const cacheChange = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('policy'), tenantId: id, action: id, version: z.int() }),
   z.strictObject({ kind: z.literal('contracts'), tenantId: id, action: id }),
   z.strictObject({ kind: z.literal('agent_key'), tenantId: id, keyId: id }),
+  z.strictObject({ kind: z.literal('grants'), tenantId: id }),
 ]);
 
 /** A notification's payload as a change; undefined when it is not one (the reader then forgets everything). */

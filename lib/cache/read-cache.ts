@@ -4,7 +4,7 @@ import { BoundedLru } from './lru';
 
 /**
  * What intake reads on every request and an admin changes rarely — a tenant's policies, contract
- * rollouts and agent keys — kept in memory per process, per database handle (docs/performance.md,
+ * rollouts, agent keys and whether it has standing grants — kept in memory per process, per database handle (docs/performance.md,
  * "What each process keeps"). An entry is dropped when a notification on CACHE_CHANNEL says its
  * record changed: every writer announces the change in its transaction (lib/cache/changes.ts), so
  * every process hears it when it commits.
@@ -53,6 +53,7 @@ export const cacheTag = {
   policy: (tenantId: string, action: string) => JSON.stringify(['policy', tenantId, action]),
   contracts: (tenantId: string) => JSON.stringify(['contracts', tenantId]),
   agentKey: (keyId: string) => JSON.stringify(['agent_key', keyId]),
+  grants: (tenantId: string) => JSON.stringify(['grants', tenantId]),
 };
 
 function tagOf(change: CacheChange): string {
@@ -63,6 +64,8 @@ function tagOf(change: CacheChange): string {
       return cacheTag.contracts(change.tenantId);
     case 'agent_key':
       return cacheTag.agentKey(change.keyId);
+    case 'grants':
+      return cacheTag.grants(change.tenantId);
   }
 }
 

@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { grants, memberships, tenants, type Grant, type Proposal } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { roleAtLeast } from '@/lib/auth/roles';
+import { cachedRead, cacheTag } from '@/lib/cache/read-cache';
 import { amountOf, moneyOf, outsideGrants } from './terms';
 
 /** A proposal at intake, after every gate passed, as far as a grant looks at it. */
@@ -59,4 +60,19 @@ export async function coveringGrant(tx: Database, proposal: Coverable, now: Date
     .where(eq(grants.id, row.grant.id))
     .returning();
   return used;
+}
+
+/**
+ * Whether the tenant may have a grant that covers anything: read before intake's transaction,
+ * kept by the read cache until a grant is made (lib/grants/create.ts announces it), so intake in a
+ * tenant without grants spends no statement on them. `true` only means "look under the lock".
+ */
+export function tenantMayHaveGrants(db: Database, tenantId: string): Promise<boolean> {
+  const tag = cacheTag.grants(tenantId);
+  return cachedRead(
+    db,
+    tag,
+    async () => (await db.select({ id: grants.id }).from(grants).where(and(eq(grants.tenantId, tenantId), isNull(grants.endedAt))).limit(1)).length > 0,
+    () => [tag],
+  );
 }

@@ -1,5 +1,6 @@
 import { and, eq, max } from 'drizzle-orm';
 import type { Database } from '@/db';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { decisions, grants, memberships, policies, proposals, tenants, type Grant } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { roleAtLeast } from '@/lib/auth/roles';
@@ -20,7 +21,7 @@ const conflict = (code: string, message: string) => new DomainError('conflict', 
  */
 export async function createGrant(db: Database, input: { tenantId: string; userId: string; request: GrantRequest }, now = new Date()): Promise<Grant> {
   const { tenantId, userId, request } = input;
-  return db.transaction(async (tx) => {
+  return changeTransaction(db, async (tx, announce) => {
     const [found] = await tx
       .select({ proposal: proposals, role: memberships.role, requirePasskeys: tenants.requirePasskeys })
       .from(proposals)
@@ -86,6 +87,8 @@ export async function createGrant(db: Database, input: { tenantId: string; userI
       })
       .returning();
     if (!grant) throw new Error('grant insert returned nothing');
+    // Every process's intake looks for grants in this tenant from this commit on.
+    await announce({ kind: 'grants', tenantId });
     await recordStateChange(tx, {
       ...aboutProposal(proposal),
       type: 'grant.created',

@@ -17,7 +17,7 @@ import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { loadPolicy } from '@/lib/policy/routing';
 import { proposalFlags, resourceUsedBefore } from '@/lib/proposals/flags';
-import { coveringGrant } from '@/lib/grants/cover';
+import { coveringGrant, tenantMayHaveGrants } from '@/lib/grants/cover';
 import { recordGrantApproval } from '@/lib/grants/approval';
 import type { SystemsClient } from '@/lib/systems/client';
 
@@ -92,7 +92,7 @@ export async function admitShaped(
   if (!meant.ok) throw notAuthorized();
   const { resolution, evidence } = meant.value;
   if (!(await traced('authority', subject, () => authorityGate(subject, { grants: agent.grants, resolution }))).ok) throw notAuthorized();
-  const policy = await loadPolicy(db, agent.tenantId, action);
+  const [policy, grantsMayCover] = await Promise.all([loadPolicy(db, agent.tenantId, action), tenantMayHaveGrants(db, agent.tenantId)]);
   const id = newId('prp');
 
   return db.transaction(async (tx) => {
@@ -122,7 +122,7 @@ export async function admitShaped(
       { gate: 'routing', ok: true, detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}` },
     ];
     // A standing grant may approve what would wait for one person (docs/grants.md); never an operator's revision.
-    const grant = routing.outcome === 'needs_approval' && !candidate.revision
+    const grant = grantsMayCover && routing.outcome === 'needs_approval' && !candidate.revision
       ? await coveringGrant(tx, { tenantId: agent.tenantId, agentKeyId: agent.keyId, resourceKey: resolution.resourceKey, routing, flags, initiatedByUserId: null, action, args }, now)
       : undefined;
     const autoApproved = routing.outcome === 'auto_approve' || grant !== undefined;
