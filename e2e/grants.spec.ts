@@ -19,6 +19,14 @@ async function reject(api: APIRequestContext, baseURL: string, proposal: { id: s
   expect(response.status()).toBe(200);
 }
 
+// Whatever failed, no grant outlives this file: later specs propose holds and refunds a live grant would approve.
+test.afterEach(async ({ baseURL }) => {
+  const carol = await apiSession(baseURL!, 'carol@acme.test');
+  const { grants } = (await (await carol.get('/api/v1/grants?state=active')).json()) as { grants: { id: string }[] };
+  for (const grant of grants) expect((await carol.post(`/api/v1/grants/${grant.id}/revoke`, { headers: { origin: baseURL! }, data: { reason: 'Grants spec: clean-up' } })).status()).toBe(200);
+  await carol.dispose();
+});
+
 test('a grant from alice’s approval approves the next hold on the SKU; dave sees it without Revoke; alice revokes it and the next hold waits for a person', async ({ page, request, baseURL, browser }) => {
   test.setTimeout(180_000); // two browsers, axe twice and four screenshots on a shared two-core machine
   const bob = await apiSession(baseURL!, 'bob@acme.test');
