@@ -1,7 +1,7 @@
 /**
  * Intake through the real POST /api/v1/proposals with the process's read cache on (as
- * lib/database.ts gives the server): once warm, the key, the tenant's contracts and the policy are
- * not read again; every change an admin makes is what the very next request sees, although an
+ * lib/database.ts gives the server): once warm, the key, the tenant's contracts, the policy and
+ * whether the tenant has standing grants are not read again; every change an admin makes is what the very next request sees, although an
  * entry here would otherwise be kept for an hour.
  */
 import { eq } from 'drizzle-orm';
@@ -13,6 +13,8 @@ import { revokeKey, rotateAgentKey } from '@/lib/admin/agent-keys';
 import { authenticateAgent } from '@/lib/agents/authenticate';
 import { attachReadCache, type AttachedReadCache } from '@/lib/cache/read-cache';
 import { setContractStatus } from '@/lib/contracts/set-status';
+import { decide } from '@/lib/decisions/decide';
+import { createGrant } from '@/lib/grants/create';
 import { publishPolicy } from '@/lib/policy/publish';
 import { savePolicies } from '@/lib/policy/save';
 import { setupTestDatabase } from '@/test/db';
@@ -24,7 +26,7 @@ import { agentRequest, seedWorld, type SeededWorld } from '@/test/world';
 vi.mock('@/lib/auth', () => ({ auth: async () => null }));
 
 const t = setupTestDatabase();
-await setupRouteSystems(t);
+const systems = await setupRouteSystems(t);
 const HOUR = 3_600_000;
 let world: SeededWorld;
 let attached: AttachedReadCache;
@@ -67,13 +69,24 @@ async function heard<T>(count: number, change: () => Promise<T>): Promise<T> {
 }
 
 describe('intake with the read cache', () => {
-  it('reads the key, the contracts and the policy once: the next proposal finds all three kept', async () => {
+  it('reads the key, the contracts, the policy and whether the tenant has grants once: the next proposal finds all four kept', async () => {
     expect((await post(acmeKey(), refund())).status).toBe(201);
     const before = attached.cache.stats();
     expect((await post(acmeKey(), refund())).status).toBe(201);
     const after = attached.cache.stats();
-    expect(after.hits - before.hits).toBe(3);
+    expect(after.hits - before.hits).toBe(4);
     expect(after.misses - before.misses).toBe(0);
+  });
+
+  it('covers the next proposal by a standing grant made a moment before, although "no grants here" was kept', async () => {
+    const source = await post(acmeKey(), refund());
+    const pending = await proposalRow(t.db, source.body.proposal!.id);
+    expect(pending.status).toBe('pending_approval');
+    await decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: pending.id, request: { decision: 'approve', payloadHash: pending.payloadHash } });
+    const grant = await createGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), request: { proposalId: pending.id, minutes: 10, maxCount: 1, sameResource: true, reason: 'cache test' } });
+    const covered = await proposalRow(t.db, (await post(acmeKey(), refund())).body.proposal!.id);
+    expect(covered).toMatchObject({ status: 'approved', grantId: grant.id });
+    expect(await routingOf(await post(acmeKey(), refund()))).toMatchObject({ approvals: 1 });
   });
 
   it('routes the next proposal by a policy version published a moment before, by publishPolicy or by saving the document', async () => {
