@@ -7,8 +7,8 @@ import { approverFiguresQuery } from './figures';
 
 /**
  * The oversight figures over a long history on PostgreSQL: 20,000 decisions, one every 15 minutes
- * for 208 days; a 7-day window reads its own decisions through decisions_tenant_recent_idx, never
- * the whole table. Row counts from EXPLAIN ANALYZE, never times.
+ * for 208 days, each with its decider's first look; a 7-day window reads its own decisions through
+ * decisions_tenant_recent_idx and their first looks by primary key, never a whole table. Row counts from EXPLAIN ANALYZE, never times.
  */
 const t = setupTestDatabase();
 if (t.driver !== 'postgres') {
@@ -26,6 +26,12 @@ beforeAll(async () => {
     insert into decisions (id, tenant_id, proposal_id, user_id, decision, payload_hash, created_at)
     select 'dec_' || g, 'acme', 'bo_' || lpad(g::text, 6, '0'), 'usr_scale_decider', 'approve', 'sha256:0', ${new Date(START).toISOString()}::timestamptz + g * interval '15 minutes'
     from generate_series(1, ${DECISIONS}::int) as g`);
+  // A first look for every decision: the views table as large as the decisions table.
+  await t.db.execute(sql`
+    insert into proposal_views (tenant_id, proposal_id, user_id, first_seen_at, channel)
+    select 'acme', 'bo_' || lpad(g::text, 6, '0'), 'usr_scale_decider', ${new Date(START).toISOString()}::timestamptz + g * interval '15 minutes' - interval '30 seconds', 'queue'
+    from generate_series(1, ${DECISIONS}::int) as g`);
+  await t.db.execute(sql`analyze proposal_views`);
   await t.db.execute(sql`analyze decisions`);
   await t.db.execute(sql`analyze proposals`);
 }, 300_000);
@@ -38,6 +44,9 @@ describe('the oversight figures over 20,000 decisions (PostgreSQL)', () => {
     const text = await explainPlan(t.db, query);
     expect(text).toContain('decisions_tenant_recent_idx');
     expect(text).not.toMatch(/Seq Scan on decisions/);
+    // Each decision's first look by primary key: never a scan of every look ever recorded.
+    expect(text).not.toMatch(/Seq Scan on proposal_views/);
+    expect(text).toContain('proposal_views_proposal_id_user_id_pk');
     const plan = await analyzedPlan(t.db, query);
     const read = planNodes(plan)
       .filter((node) => node['Index Name'] === 'decisions_tenant_recent_idx')
@@ -45,6 +54,6 @@ describe('the oversight figures over 20,000 decisions (PostgreSQL)', () => {
     // 7 days at 4 an hour: 672 decisions in the window.
     expect(read).toBe(7 * 24 * 4);
     const [row] = await query;
-    expect(row).toMatchObject({ decisions: 7 * 24 * 4, approvals: 7 * 24 * 4 });
+    expect(row).toMatchObject({ decisions: 7 * 24 * 4, approvals: 7 * 24 * 4, dwellMeasured: 7 * 24 * 4, dwellP50Ms: 30_000 });
   });
 });

@@ -1,7 +1,7 @@
 import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { decisions, memberships, proposals, proposalViews, tenants, users, type ViewChannel } from '@/db/schema';
-import type { PgSelect } from 'drizzle-orm/pg-core';
+import { QueryBuilder, type PgSelect } from 'drizzle-orm/pg-core';
 import { DomainError } from '@/lib/errors/domain-error';
 import { daysParam } from '@/lib/input/days';
 
@@ -53,10 +53,22 @@ export type OversightFigures = {
   stale: number;
 };
 
+/**
+ * The decider's first look at the decision's proposal: one primary-key probe per decision, as a
+ * lateral subquery. A plain join let the planner hash the whole views table instead (a sequential
+ * scan of every first look ever recorded, for a window that holds a few thousand decisions).
+ */
+const firstLook = new QueryBuilder()
+  .select({ firstSeenAt: proposalViews.firstSeenAt, channel: proposalViews.channel })
+  .from(proposalViews)
+  .where(and(eq(proposalViews.proposalId, decisions.proposalId), eq(proposalViews.userId, decisions.userId)))
+  .limit(1)
+  .as('first_look');
+
 const msBetween = (later: SQL, earlier: SQL) => sql`extract(epoch from (${later} - ${earlier})) * 1000`;
 const waitMs = msBetween(sql`${decisions.createdAt}`, sql`${proposals.createdAt}`);
 /** Only a look before the decision counts; a view row written later (it cannot be, but fail closed) measures nothing. */
-const dwellMs = sql`case when ${proposalViews.firstSeenAt} <= ${decisions.createdAt} then ${msBetween(sql`${decisions.createdAt}`, sql`${proposalViews.firstSeenAt}`)} end`;
+const dwellMs = sql`case when ${firstLook.firstSeenAt} <= ${decisions.createdAt} then ${msBetween(sql`${decisions.createdAt}`, sql`${firstLook.firstSeenAt}`)} end`;
 const percentile = (fraction: number, of: SQL) => sql<number | null>`percentile_cont(${sql.raw(String(fraction))}) within group (order by ${of})`.mapWith((value) => (value === null ? null : Math.round(Number(value))));
 
 const measures = {
@@ -69,7 +81,7 @@ const measures = {
   dwellMeasured: sql<number>`count(${dwellMs})`.mapWith(Number),
 };
 
-const channelOf = sql<ViewChannel | 'unknown'>`coalesce(${proposalViews.channel}::text, 'unknown')`;
+const channelOf = sql<ViewChannel | 'unknown'>`coalesce(${firstLook.channel}::text, 'unknown')`;
 
 type Measured = { decisions: number; approvals: number; waitP50Ms: Ms; waitP95Ms: Ms; dwellP50Ms: Ms; dwellP10Ms: Ms; dwellMeasured: number };
 
@@ -98,9 +110,7 @@ export async function oversightSettingsOf(db: Database, tenantId: string): Promi
 
 /** Decisions with their proposal and the decider's first look (proposals and views by primary key). */
 function withProposalAndView<T extends PgSelect>(query: T) {
-  return query
-    .innerJoin(proposals, and(eq(proposals.id, decisions.proposalId), eq(proposals.tenantId, decisions.tenantId)))
-    .leftJoin(proposalViews, and(eq(proposalViews.proposalId, decisions.proposalId), eq(proposalViews.userId, decisions.userId)));
+  return query.innerJoin(proposals, and(eq(proposals.id, decisions.proposalId), eq(proposals.tenantId, decisions.tenantId))).leftJoinLateral(firstLook, sql`true`);
 }
 
 /** The tenant's decisions in [from, to): the one filter of every figure (decisions_tenant_recent_idx). */
