@@ -29,7 +29,10 @@
  * and 5k; BENCH_PENDING_SIZES, `none` for none; 10,000 more on one hot SKU from the second size on):
  * the queue in every group, the Proposals list, a proposal page (one on the hot SKU too) and the
  * re-check sweep (BENCH_SWEEP_ROUNDS runs per measure, default 5, --short 3; 0 leaves it out).
- * `--only intake,approval,pages,scale-out` (any of them, in that order) runs only those parts;
+ * Then the oversight figures (scripts/bench/oversight.ts): globex's decision history grown to 10k and
+ * 100k decisions over about a year (--short: 1k and 10k; BENCH_OVERSIGHT_SIZES, `none` for none),
+ * the 7- and 90-day figures over the API and the 7-day page timed at each size.
+ * `--only intake,approval,pages,oversight,scale-out` (any of them, in that order) runs only those parts;
  * `--pages-only` is `--only pages`.
  * Loopback only; bounded in time. Never prints payloads or keys.
  */
@@ -50,6 +53,7 @@ import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
 import { approvalScenario, approvalSection, type ApprovalRun } from './bench/approval';
 import { peakRss, peakRssSummary, percentile, resetPeakRss } from './bench/processes';
+import { measureOversight } from './bench/oversight';
 import { measurePages } from './bench/pages';
 import { runScaleOut, scaleOutSection, type ScaleOutResult } from './bench/scale-out';
 import { writeResultFiles } from './shared/results';
@@ -64,12 +68,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? (SHORT ? 1 : 5));
 const SCALE = Number(process.env.DEMO_SCALE ?? (SHORT ? 500 : 20000));
 const CONNECTIONS = [1, 8, 32] as const;
 const APPROVALS = Number(process.env.BENCH_APPROVALS ?? (SHORT ? 20 : 100));
-const PARTS = ['intake', 'approval', 'pages', 'scale-out'] as const;
+const PARTS = ['intake', 'approval', 'pages', 'oversight', 'scale-out'] as const;
 const onlyArg = process.argv[process.argv.indexOf('--only') + 1];
 const ONLY = process.argv.includes('--pages-only') ? new Set(['pages']) : process.argv.includes('--only') ? new Set(onlyArg?.split(',')) : undefined;
 const sizesOf = (text: string) => (text === 'none' ? [] : text.split(',').map(Number));
 const PAGE_SIZES = sizesOf(process.env.BENCH_PAGE_SIZES ?? (SHORT ? '1000,10000' : '10000,100000,1000000'));
 const PENDING_SIZES = sizesOf(process.env.BENCH_PENDING_SIZES ?? (SHORT ? '1000,5000' : '1000,10000,100000'));
+const OVERSIGHT_SIZES = sizesOf(process.env.BENCH_OVERSIGHT_SIZES ?? (SHORT ? '1000,10000' : '10000,100000'));
 const SWEEP_ROUNDS = Number(process.env.BENCH_SWEEP_ROUNDS ?? (SHORT ? 3 : 5));
 const runsPart = (part: (typeof PARTS)[number]) => !ONLY || ONLY.has(part);
 // Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed;
@@ -353,6 +358,7 @@ async function main() {
   if (!Number.isInteger(APPROVALS) || APPROVALS < 1 || APPROVALS > 1000) fail('BENCH_APPROVALS must be a whole number from 1 to 1000');
   if (PAGE_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 10_000_000)) fail('BENCH_PAGE_SIZES must be whole numbers from 1 to 10000000, or none');
   if (PENDING_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 1_000_000)) fail('BENCH_PENDING_SIZES must be whole numbers from 1 to 1000000, or none');
+  if (OVERSIGHT_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 1_000_000)) fail('BENCH_OVERSIGHT_SIZES must be whole numbers from 1 to 1000000, or none');
   if (!Number.isInteger(SWEEP_ROUNDS) || SWEEP_ROUNDS < 0 || SWEEP_ROUNDS > 100) fail('BENCH_SWEEP_ROUNDS must be a whole number from 0 to 100');
   // The approvals refund distinct orders counted down from the top of the scale, above the hot order.
   if (SCALE < 3 * APPROVALS + 2) fail(`DEMO_SCALE must be at least ${3 * APPROVALS + 2} for ${APPROVALS} approvals per run`);
@@ -475,6 +481,10 @@ async function main() {
         })
       : undefined;
 
+    const oversight = runsPart('oversight')
+      ? await measureOversight({ databaseUrl, appUrl: app, dataDir, sizes: OVERSIGHT_SIZES, samples: SHORT ? 10 : 40, warmups: SHORT ? 3 : 5, scale: SCALE, progress })
+      : undefined;
+
     let scaleOut: ScaleOutResult | undefined;
     if (runsPart('scale-out')) {
       progress('Stopping the demo for the scale-out run…');
@@ -557,8 +567,9 @@ async function main() {
       },
       approval,
       pages: pages && { rows: pages.rows, seeding: pages.seeding, pending: pages.pending },
+      oversight: oversight && { rows: oversight.rows, seeding: oversight.seeding },
       scaleOut,
-      targets: [...targets, ...(pages?.targets ?? [])],
+      targets: [...targets, ...(pages?.targets ?? []), ...(oversight?.targets ?? [])],
     };
 
     const floorAt = (connections: number) => at('floor', connections);
@@ -571,7 +582,7 @@ Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.
 `
       : '';
     const markdown = `${intakeSection}${approvalSection(approval)}${scaleOutSection(scaleOut)}${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
-${pages ? `\n${pages.markdown}` : ''}`;
+${[pages?.markdown, oversight?.markdown].filter(Boolean).map((section) => `\n${section}`).join('')}`;
     const written = writeResults(results, markdown);
     console.log(`\nWrote ${written}/results.json and results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
     // Speed targets are a report; a wrong answer (a claim counted twice, a lost or doubled effect) fails the run.

@@ -96,7 +96,7 @@ export async function timeOnce(url: string, cookie: string, firstByteOnly: boole
  * The tenant's whole chain through the product's own verifier, after the first (smallest) step:
  * proof the seeded events chain on from the real ones and move the head with them.
  */
-async function verifyChainOf(databaseUrl: string, tenant: string): Promise<number> {
+export async function verifyChainOf(databaseUrl: string, tenant: string): Promise<number> {
   const handle = await openDatabase({ url: databaseUrl });
   try {
     const [report] = await verifyStoredChains(handle.db, { tenant });
@@ -107,9 +107,8 @@ async function verifyChainOf(databaseUrl: string, tenant: string): Promise<numbe
   }
 }
 
-/** The real proposal the seeded ones are cloned from, made through the intake like any other. */
-async function proposeTemplate(appUrl: string, key: string, scale: number): Promise<string> {
-  const ids = scaledIds(scale);
+/** The real proposal the seeded ones are cloned from, made through the intake like any other: a hold of one `sku` with `evidence`. */
+export async function proposeTemplate(appUrl: string, key: string, ids: { sku: string; evidence: string }): Promise<string> {
   const requestId = `bench-pages-template-${Date.now()}`;
   const response = await fetch(`${appUrl}/api/v1/proposals`, {
     method: 'POST',
@@ -135,7 +134,7 @@ export async function measurePages(
   const admin = credentials.people.find((p) => p.tenant === 'acme' && p.role === 'admin');
   if (!agent || !operator || !admin) throw new Error('the demo credentials have no acme agent, approver or admin');
 
-  const templateId = await proposeTemplate(appUrl, agent.key, options.scale);
+  const templateId = await proposeTemplate(appUrl, agent.key, scaledIds(options.scale));
   const cookie = await signIn(appUrl, operator.email, operator.password);
   const urls: Record<PageName, string> = {
     queue: `${appUrl}/`,

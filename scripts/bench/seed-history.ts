@@ -109,7 +109,7 @@ const EVENT_COLUMNS = [
 
 /** Proposals per COPY batch: bounds the memory of one step whatever its size. */
 const BATCH = 20_000;
-/** Seeded history goes back from here, one proposal every 30 s (1,000,000 span about a year). */
+/** Seeded history goes back from here, by default one proposal every 30 s (1,000,000 span about a year). */
 const SPACING_MS = 30_000;
 
 type Event = {
@@ -127,13 +127,13 @@ export type GrowthStep = { proposals: number; pending: number; events: number; s
 /**
  * Adds proposals to the template's tenant until it has `target` of them (counting those already
  * there), `pending` of the added ones still waiting (the newest, created within the last hour),
- * the rest ended over the past, older than anything already seeded. One transaction, holding the
+ * the rest ended over the past, one every `spacingMs` (default 30 s), older than anything already seeded. One transaction, holding the
  * tenant's audit head: concurrent appends (the worker) wait and then continue the seeded chain.
  */
 export async function growHistory(
   sql: postgres.Sql,
   template: SeedTemplate,
-  options: { target: number; pending: number; scale: number; now?: Date },
+  options: { target: number; pending: number; scale: number; spacingMs?: number; now?: Date },
 ): Promise<GrowthStep> {
   const began = Date.now();
   const now = options.now ?? new Date();
@@ -147,7 +147,7 @@ export async function growHistory(
     // Seeded proposals are numbered across steps so each step's history is older than the last.
     const first = counted?.seeded ?? 0;
     const events = await seedProposals(tx, template, chain, add, (i, sink) =>
-      seedOne(template, { k: first + i, pending: i < options.pending, now, run, scale: options.scale }, sink),
+      seedOne(template, { k: first + i, pending: i < options.pending, now, run, scale: options.scale, spacingMs: options.spacingMs }, sink),
     );
     await tx`update audit_heads set seq = ${chain.seq}, hash = ${chain.prevHash} where tenant_id = ${tenantId}`;
     // The seeded proposals bypassed the transitions: the tenant's claims rows start again from the sum from scratch (lib/gates/claims.ts).
@@ -285,7 +285,7 @@ type Sink = { decisions: string[]; commands: string[]; executions: string[]; tra
  * Which seeded proposal: `k` numbers it (its time and, unless `resource` names one, its scaled
  * SKU or order); `role` routes it to that role instead of the template's.
  */
-type SeedAt = { k: number; pending: boolean; now: Date; run: string; scale: number; prefix?: string; resource?: number; role?: 'admin' };
+type SeedAt = { k: number; pending: boolean; now: Date; run: string; scale: number; prefix?: string; resource?: number; role?: 'admin'; spacingMs?: number };
 
 /** One seeded proposal `k` as a COPY line; what its outcome left behind (decision, command, execution, events) goes to `sink`. */
 function seedOne(template: SeedTemplate, at: SeedAt, sink: Sink): string {
@@ -304,7 +304,7 @@ function seedOne(template: SeedTemplate, at: SeedAt, sink: Sink): string {
   const evidence = JSON.stringify(template.evidence.map((item) => ({ ...item, id: ids.evidence, text: `Customer asked about order ${ids.order}.` })));
   // Pending: the newest, within the last hour, expiring a week after (no expiry or reminder during
   // the bench) and marked escalated so the worker does not notify about the seeded proposals.
-  const createdAt = pending ? new Date(now.getTime() - 60_000 - (k % 3_600) * 1_000) : new Date(now.getTime() - 3_600_000 - (k + 1) * SPACING_MS);
+  const createdAt = pending ? new Date(now.getTime() - 60_000 - (k % 3_600) * 1_000) : new Date(now.getTime() - 3_600_000 - (k + 1) * (at.spacingMs ?? SPACING_MS));
   const expiresAt = new Date(createdAt.getTime() + (pending ? 7 * 86_400_000 : 86_400_000));
   const status: ProposalStatus = pending ? 'pending_approval' : endedStatus(k);
   const decidedAt = pending ? null : status === 'expired' ? expiresAt : new Date(createdAt.getTime() + 60_000 + (k % 120) * 60_000);
