@@ -1,21 +1,11 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { serveJson as serve } from '@/test/fetch-stub';
 import { GrantRevokeButton } from './grant-revoke';
 
 const router = vi.hoisted(() => ({ refresh: vi.fn(), push: vi.fn() }));
 vi.mock('next/navigation', () => ({ useRouter: () => router }));
-
-type Sent = { url: string; method: string | undefined; body: unknown };
-
-function serve(answer: { status: number; body: unknown }): Sent[] {
-  const sent: Sent[] = [];
-  vi.stubGlobal('fetch', vi.fn(async (url: string, init: RequestInit) => {
-    sent.push({ url, method: init.method, body: JSON.parse(String(init.body)) });
-    return { ok: answer.status < 300, status: answer.status, json: async () => answer.body } as Response;
-  }));
-  return sent;
-}
 
 function open() {
   render(

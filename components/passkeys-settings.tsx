@@ -1,6 +1,7 @@
 'use client';
 
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { valueOrThrow, type ApiProblem } from '@/lib/client/operator-api';
 import { addPasskey, fetchPasskeys, removePasskey } from '@/lib/client/passkeys-api';
@@ -15,10 +16,12 @@ const PASSKEYS_KEY = ['me', 'passkeys'];
 /**
  * Settings → Security: the signed-in person's passkeys — add one (named), see when each last
  * signed, remove one. On an IP address, where passkeys cannot work, it says so and links to the
- * same page on a host name.
+ * same page on a host name. After a change the page is read again: an admin's tenant section
+ * counts who has a passkey.
  */
 export function PasskeysSettings() {
   const client = useQueryClient();
+  const router = useRouter();
   const query = useQuery({ queryKey: PASSKEYS_KEY, queryFn: async () => valueOrThrow(await fetchPasskeys()) });
   const list = query.data ?? null;
   const [problem, setProblem] = useState<ApiProblem | null>(null);
@@ -30,7 +33,10 @@ export function PasskeysSettings() {
     setBusy(true);
     const result = await work();
     setProblem(result.ok ? null : result.problem);
-    if (result.ok) await reload();
+    if (result.ok) {
+      await reload();
+      router.refresh();
+    }
     setBusy(false);
     return result.ok;
   };

@@ -472,6 +472,8 @@ test('every documented status of every operation is produced live and matches it
     await check('passkeyRegistrationOptions', await as(alice, 'passkeyRegistrationOptions', undefined, { data: {} }), 200);
     await check('removeMyPasskey', await as(alice, 'removeMyPasskey', 'psk_nope', { data: {} }), 404);
     await check('resetPasskey', await as(carol, 'resetPasskey', 'psk_nope', { data: {} }), 404);
+    // acme's setting as it is (off), so no later approval needs a passkey; the change itself is e2e/passkeys-setting.spec.ts's.
+    await check('putPasskeySettings', await as(carol, 'putPasskeySettings', undefined, { data: { requirePasskeys: false } }), 200);
     const members = (await (await as(carol, 'listMembers')).json()) as { members: { userId: string; email: string }[] };
     const aliceId = members.members.find((member) => member.email === 'alice@acme.test')!.userId;
     await check('listMemberPasskeys', await as(carol, 'listMemberPasskeys', aliceId), 200);

@@ -1,12 +1,13 @@
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
-import type { DecisionChallenge, PasskeyAnswer, PasskeyList } from '@/lib/api/responses/passkeys';
+import type { DecisionChallenge, PasskeyAnswer, PasskeyList, PasskeySettingsAnswer } from '@/lib/api/responses/passkeys';
 import type { SignedDecision } from '@/lib/passkeys/requests';
 import { call, sendJson, type ApiProblem, type ApiResult } from './operator-api';
 
 /**
  * The dashboard's client for passkeys (docs/passkeys.md), through the one `call`: the person's own
- * (`/api/v1/me/passkeys`) and the signature of a decision. The browser's WebAuthn prompt is
- * @simplewebauthn/browser's; a cancelled or failed prompt comes back as a problem like a refusal.
+ * (`/api/v1/me/passkeys`), the signature of a decision, and an admin's reset and tenant setting.
+ * The browser's WebAuthn prompt is @simplewebauthn/browser's; a cancelled or failed prompt comes
+ * back as a problem like a refusal.
  */
 
 const BASE = '/api/v1/me/passkeys';
@@ -65,4 +66,9 @@ export function fetchMemberPasskeys(userId: string): Promise<ApiResult<{ passkey
 /** An admin removes a member's passkey (lost, or their last where passkeys are required). */
 export function resetPasskey(id: string): Promise<ApiResult<PasskeyAnswer>> {
   return call(`/api/v1/admin/passkeys/${encodeURIComponent(id)}`, { method: 'DELETE' }, 'The passkey was not removed');
+}
+
+/** An admin requires (or stops requiring) a passkey on every approval in the tenant in view; turning it on ends its standing grants. */
+export function putPasskeySettings(requirePasskeys: boolean): Promise<ApiResult<PasskeySettingsAnswer>> {
+  return call('/api/v1/admin/passkeys/settings', sendJson({ requirePasskeys }, 'PUT'), 'The setting was not saved');
 }

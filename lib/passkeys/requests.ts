@@ -101,3 +101,12 @@ export type DecisionChallengeRequest = z.infer<typeof decisionChallengeRequest.s
 
 /** `DELETE /api/v1/me/passkeys/:id` and `DELETE /api/v1/admin/passkeys/:id`. */
 export const passkeyRemoveRequest = noFields('invalid_passkey_removal', 'Removing a passkey takes no fields; send {} or no body.');
+
+/** `PUT /api/v1/admin/passkeys/settings`: `{requirePasskeys}`. */
+export const passkeySettingsRequest = requestBody(
+  z.strictObject({ requirePasskeys: z.boolean() }),
+  'invalid_passkey_settings',
+  'Send {"requirePasskeys": true} or {"requirePasskeys": false}.',
+);
+
+export type PasskeySettingsRequest = z.infer<typeof passkeySettingsRequest.schema>;

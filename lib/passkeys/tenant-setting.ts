@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, exists, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { tenants } from '@/db/schema';
+import { memberships, passkeys, tenants } from '@/db/schema';
 import type { AuditInput } from '@/lib/events/append';
 import { recordStateChange } from '@/lib/events/record';
 import { endGrantsOfTenant } from '@/lib/grants/end';
@@ -21,4 +21,24 @@ export async function setPasskeysRequired(db: Database, tenantId: string, requir
     if (required && actor.type !== 'agent') await endGrantsOfTenant(tx, { tenantId, by: { type: actor.type, id: actor.id } }, now);
     return { changed: true };
   });
+}
+
+/** What an admin sees beside the setting: how many members could sign now, and whether they themselves could. */
+export type TenantPasskeys = { required: boolean; members: number; membersWithPasskey: number; youHaveOne: boolean };
+
+/** The tenant's setting and who of its members has a passkey; undefined when there is no such tenant. */
+export async function tenantPasskeys(db: Database, tenantId: string, userId: string): Promise<TenantPasskeys | undefined> {
+  const hasPasskey = exists(db.select({ one: sql`1` }).from(passkeys).where(eq(passkeys.userId, memberships.userId)));
+  const [row] = await db
+    .select({
+      required: tenants.requirePasskeys,
+      members: sql<number>`count(${memberships.userId})::int`,
+      membersWithPasskey: sql<number>`(count(${memberships.userId}) filter (where ${hasPasskey}))::int`,
+      youHaveOne: sql<boolean>`coalesce(bool_or(${and(eq(memberships.userId, userId), hasPasskey)}), false)`,
+    })
+    .from(tenants)
+    .leftJoin(memberships, eq(memberships.tenantId, tenants.id))
+    .where(eq(tenants.id, tenantId))
+    .groupBy(tenants.id);
+  return row;
 }

@@ -17,7 +17,7 @@ const SECTIONS = [
   { href: '/settings/members', testId: 'settings-members-link', title: 'Members', about: 'Invite people by one-time link, change roles, remove members.' },
   { href: '/settings/policies', testId: 'settings-policies-link', title: 'Routing policies', about: 'Who must approve what: rules per action, versioned, with a preview.' },
   { href: '/settings/notifications', testId: 'settings-notifications-link', title: 'Notifications', about: 'Webhooks, Slack and email channels, reminders and escalation, and the delivery log.' },
-  { href: '/settings/security', testId: 'settings-security-link', title: 'Security', about: 'Your passkeys: add, name and remove the keys that sign your decisions.' },
+  { href: '/settings/security', testId: 'settings-security-link', title: 'Security', about: 'Your passkeys: add, name and remove the keys that sign your decisions. Admins: require one on every approval.' },
 ];
 
 export default async function SettingsPage() {

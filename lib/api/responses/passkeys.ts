@@ -32,6 +32,12 @@ export const decisionChallengeSchema = z.strictObject({
   options: webAuthnOptions.describe('PublicKeyCredentialRequestOptionsJSON for the person’s passkeys, user verification required.'),
 });
 
+export const passkeySettingsAnswerSchema = z.strictObject({
+  requirePasskeys: z.boolean().describe('Whether every approval in the tenant must now be signed with a passkey.'),
+  changed: z.boolean().describe('false when the setting already was so (nothing was written or audited).'),
+});
+
 export type PasskeyList = z.infer<typeof passkeyListSchema>;
 export type PasskeyAnswer = z.infer<typeof passkeyAnswerSchema>;
 export type DecisionChallenge = z.infer<typeof decisionChallengeSchema>;
+export type PasskeySettingsAnswer = z.infer<typeof passkeySettingsAnswerSchema>;

@@ -1,12 +1,12 @@
-import { passkeyAnswerSchema, passkeyListSchema, passkeyMemberListSchema, registrationOptionsSchema, decisionChallengeSchema } from '@/lib/api/responses/passkeys';
-import { decisionChallengeRequest, passkeyOptionsRequest, passkeyRegisterRequest, passkeyRemoveRequest } from '@/lib/passkeys/requests';
+import { passkeyAnswerSchema, passkeyListSchema, passkeyMemberListSchema, passkeySettingsAnswerSchema, registrationOptionsSchema, decisionChallengeSchema } from '@/lib/api/responses/passkeys';
+import { decisionChallengeRequest, passkeyOptionsRequest, passkeyRegisterRequest, passkeyRemoveRequest, passkeySettingsRequest } from '@/lib/passkeys/requests';
 import { component } from '../components';
 import { bodyOf, type Operation } from '../operation';
 
 const passkey = component(passkeyAnswerSchema, 'PasskeyAnswer');
 const HOST = { status: 422, codes: ['passkey_host'] };
 
-/** Passkeys (docs/passkeys.md): a person's own, an admin's reset, and the challenge of a signed decision. */
+/** Passkeys (docs/passkeys.md): a person's own, an admin's reset and tenant setting, and the challenge of a signed decision. */
 export const passkeyOperations: Operation[] = [
   { operationId: 'listMyPasskeys', method: 'get', path: '/api/v1/me/passkeys', tag: 'Operator API', access: 'session', summary: "The signed-in person's passkeys (names and dates, never key material)",
     description: 'Also says, in `hostProblem`, when passkeys cannot be used at this address (an IP address) and the loopback host name to open it at instead.',
@@ -27,6 +27,9 @@ export const passkeyOperations: Operation[] = [
   { operationId: 'resetPasskey', method: 'delete', path: '/api/v1/admin/passkeys/{id}', tag: 'Admin API', access: 'admin', summary: "Remove a member's passkey (lost, or their last where passkeys are required)",
     description: 'Audited as `passkey.removed` with reason `admin_reset`, in each tenant of the passkey’s owner. A passkey of someone outside the tenant is 404.',
     body: bodyOf(passkeyRemoveRequest, 'EmptyRequest'), success: [{ status: 200, description: 'The passkey removed.', body: { json: passkey } }], errors: [{ status: 404, codes: ['not_found'] }] },
+  { operationId: 'putPasskeySettings', method: 'put', path: '/api/v1/admin/passkeys/settings', tag: 'Admin API', access: 'admin', summary: 'Require (or stop requiring) a passkey signature on every approval in the tenant',
+    description: 'While on, an unsigned approval is refused `403 passkey_required`. Turning it on ends every standing grant of the tenant (each audited `grant.ended`, reason `policy_changed`). Audited as `tenant.settings_changed` when it changes. An admin without a passkey may turn it on (other members may have one); they cannot approve there until they add one.',
+    body: bodyOf(passkeySettingsRequest, 'PasskeySettings'), success: [{ status: 200, description: 'The setting now; `changed` is false when it already was so.', body: { json: component(passkeySettingsAnswerSchema, 'PasskeySettingsAnswer') } }] },
   { operationId: 'decisionChallenge', method: 'post', path: '/api/v1/proposals/{id}/decisions/challenge', tag: 'Operator API', access: 'session', summary: 'The statement of your decision and the passkey options that sign it (2 minutes, once)',
     description: 'The statement `{proposalId, tenantId, decision, payloadHash, revisionOf, userId, issuedAt, expiresAt, nonce}`; `options.challenge` is base64url(SHA-256(RFC 8785 text of the statement)). Sign with `startAuthentication` of @simplewebauthn/browser and send `passkey: {statement, response}` in the decision.',
     body: bodyOf(decisionChallengeRequest, 'DecisionChallengeRequest'), success: [{ status: 200, description: 'The statement and the authentication options.', body: { json: component(decisionChallengeSchema, 'DecisionChallenge') } }],
