@@ -3,25 +3,19 @@
  * cookies do not load outside Next, so `auth()` and `cookies()` answer what this file names); the
  * database, the routes and the checks below them are real.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { GET as list, POST as create } from '@/app/api/v1/grants/route';
 import { POST as revoke } from '@/app/api/v1/grants/[id]/revoke/route';
 import { grants } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
-import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
-import { setupRouteSystems } from '@/test/systems';
-import { seededWorld, type PersonName } from '@/test/world';
+import { setupRouteWorld, ROUTE_ORIGIN } from '@/test/route-world';
 
-const session = vi.hoisted(() => ({ userId: undefined as string | undefined }));
-vi.mock('@/lib/auth', () => ({ auth: async () => (session.userId ? { operatorId: session.userId } : null) }));
-vi.mock('next/headers', () => ({ cookies: async () => ({ get: () => undefined }) }));
+vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
+vi.mock('next/headers', async () => (await import('@/test/route-session')).mockedHeaders);
 
-const t = setupTestDatabase();
-const systemsOfRecord = await setupRouteSystems(t);
-const seeded = seededWorld(t);
-const globalForDb = globalThis as unknown as { countersignDb?: Promise<unknown> };
-const ORIGIN = 'http://countersign.test';
+const { t, systems: systemsOfRecord, seeded, as } = await setupRouteWorld();
+const ORIGIN = ROUTE_ORIGIN;
 let proposalId = '';
 let sequence = 0;
 
@@ -34,17 +28,10 @@ async function approvedHold(): Promise<string> {
 }
 
 beforeAll(async () => {
-  globalForDb.countersignDb = Promise.resolve(t.handle);
   await approvedHold(); // the SKU's first use
   proposalId = await approvedHold();
 });
-afterAll(() => {
-  globalForDb.countersignDb = undefined;
-});
 
-const as = (person: PersonName | undefined) => {
-  session.userId = person ? seeded.world.userId(person) : undefined;
-};
 type Answer = { status: number; body: { id?: string; state?: string; grants?: { id: string }[]; nextCursor?: string | null; error?: { code: string; issues?: { path: string }[] } } };
 const answer = async (response: Response): Promise<Answer> => ({ status: response.status, body: (await response.json()) as Answer['body'] });
 const send = (path: string, body: string | undefined) =>

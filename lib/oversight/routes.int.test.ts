@@ -4,42 +4,30 @@
  * database, the routes and the checks below them are real.
  */
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { GET as oversight } from '@/app/api/v1/oversight/route';
 import { POST as view } from '@/app/api/v1/proposals/[id]/views/route';
 import { PUT as putSettings } from '@/app/api/v1/admin/oversight/settings/route';
 import { proposalViews, tenants } from '@/db/schema';
 import { createUser } from '@/lib/admin/accounts';
-import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
-import { setupRouteSystems } from '@/test/systems';
-import { seededWorld, type PersonName } from '@/test/world';
+import { routeSession } from '@/test/route-session';
+import { setupRouteWorld, ROUTE_ORIGIN } from '@/test/route-world';
 
-const session = vi.hoisted(() => ({ userId: undefined as string | undefined }));
-vi.mock('@/lib/auth', () => ({ auth: async () => (session.userId ? { operatorId: session.userId } : null) }));
-vi.mock('next/headers', () => ({ cookies: async () => ({ get: () => undefined }) }));
+vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
+vi.mock('next/headers', async () => (await import('@/test/route-session')).mockedHeaders);
 
-const t = setupTestDatabase();
-const systemsOfRecord = await setupRouteSystems(t);
-const seeded = seededWorld(t);
-const globalForDb = globalThis as unknown as { countersignDb?: Promise<unknown> };
-const ORIGIN = 'http://countersign.test';
+const { t, systems: systemsOfRecord, seeded, as } = await setupRouteWorld();
+const ORIGIN = ROUTE_ORIGIN;
 let proposalId = '';
 let outsiderId = '';
 
 beforeAll(async () => {
-  globalForDb.countersignDb = Promise.resolve(t.handle);
   const body = { requestId: 'req_oversight_routes', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
   proposalId = (await submitAs(t.db, systemsOfRecord.client, seeded.acme, body)).proposal.id;
   outsiderId = (await createUser(t.db, { email: 'outsider@example.test', name: 'Outsider' })).id;
 });
-afterAll(() => {
-  globalForDb.countersignDb = undefined;
-});
 
-const as = (person: PersonName | undefined) => {
-  session.userId = person ? seeded.world.userId(person) : undefined;
-};
 const get = async (query = '') => {
   const response = await oversight(new Request(`${ORIGIN}/api/v1/oversight${query}`));
   return { status: response.status, body: (await response.json()) as { days?: number; error?: { code: string }; approvers?: unknown[] } };
@@ -69,7 +57,7 @@ describe('GET /api/v1/oversight', () => {
     as('dave');
     const withKey = await oversight(new Request(`${ORIGIN}/api/v1/oversight`, { headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` } }));
     expect(withKey.status).toBe(401);
-    session.userId = outsiderId;
+    routeSession.userId = outsiderId;
     expect(await get()).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
   });
 });

@@ -4,43 +4,28 @@
  * this file names); the database, the route and the checks below it are real.
  */
 import { and, eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PUT as putSettings } from '@/app/api/v1/admin/passkeys/settings/route';
 import { auditEvents, grants, passkeys, tenants } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
 import { chainAllPending } from '@/lib/events/chainer';
 import { createGrant } from '@/lib/grants/create';
-import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
-import { setupRouteSystems } from '@/test/systems';
-import { seededWorld, type PersonName } from '@/test/world';
+import { setupRouteWorld, ROUTE_ORIGIN } from '@/test/route-world';
 import { setPasskeysRequired, tenantPasskeys } from './tenant-setting';
 
-const session = vi.hoisted(() => ({ userId: undefined as string | undefined }));
-vi.mock('@/lib/auth', () => ({ auth: async () => (session.userId ? { operatorId: session.userId } : null) }));
-vi.mock('next/headers', () => ({ cookies: async () => ({ get: () => undefined }) }));
+vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
+vi.mock('next/headers', async () => (await import('@/test/route-session')).mockedHeaders);
 
-const t = setupTestDatabase();
-const systemsOfRecord = await setupRouteSystems(t);
-const seeded = seededWorld(t);
-const globalForDb = globalThis as unknown as { countersignDb?: Promise<unknown> };
-const ORIGIN = 'http://countersign.test';
+const { t, systems: systemsOfRecord, seeded, as } = await setupRouteWorld();
+const ORIGIN = ROUTE_ORIGIN;
 let sequence = 0;
 
-beforeAll(() => {
-  globalForDb.countersignDb = Promise.resolve(t.handle);
-});
 // Other tests of a run approve without passkeys: whatever failed, acme ends with the setting off.
 afterEach(async () => {
   await setPasskeysRequired(t.db, 'acme', false, { type: 'system', id: 'test' });
 });
-afterAll(() => {
-  globalForDb.countersignDb = undefined;
-});
 
-const as = (person: PersonName) => {
-  session.userId = seeded.world.userId(person);
-};
 const put = async (body: string) => {
   const request = new Request(`${ORIGIN}/api/v1/admin/passkeys/settings`, { method: 'PUT', headers: { host: 'countersign.test', origin: ORIGIN, 'content-type': 'application/json' }, body });
   const response = await putSettings(request);
