@@ -30,7 +30,7 @@
  * the queue in every group, the Proposals list, a proposal page (one on the hot SKU too) and the
  * re-check sweep (BENCH_SWEEP_ROUNDS runs per measure, default 5, --short 3; 0 leaves it out).
  * Then the oversight figures (scripts/bench/oversight.ts): globex's decision history grown to 10k and
- * 100k decisions over about a year (--short: 1k and 10k; BENCH_OVERSIGHT_SIZES, `none` for none),
+ * 100k decisions over about a year (--short: 1k and 5k; BENCH_OVERSIGHT_SIZES, `none` for none),
  * the 7- and 90-day figures over the API and the 7-day page timed at each size.
  * `--only intake,approval,pages,oversight,scale-out` (any of them, in that order) runs only those parts;
  * `--pages-only` is `--only pages`.
@@ -74,7 +74,7 @@ const ONLY = process.argv.includes('--pages-only') ? new Set(['pages']) : proces
 const sizesOf = (text: string) => (text === 'none' ? [] : text.split(',').map(Number));
 const PAGE_SIZES = sizesOf(process.env.BENCH_PAGE_SIZES ?? (SHORT ? '1000,10000' : '10000,100000,1000000'));
 const PENDING_SIZES = sizesOf(process.env.BENCH_PENDING_SIZES ?? (SHORT ? '1000,5000' : '1000,10000,100000'));
-const OVERSIGHT_SIZES = sizesOf(process.env.BENCH_OVERSIGHT_SIZES ?? (SHORT ? '1000,10000' : '10000,100000'));
+const OVERSIGHT_SIZES = sizesOf(process.env.BENCH_OVERSIGHT_SIZES ?? (SHORT ? '1000,5000' : '10000,100000'));
 const SWEEP_ROUNDS = Number(process.env.BENCH_SWEEP_ROUNDS ?? (SHORT ? 3 : 5));
 const runsPart = (part: (typeof PARTS)[number]) => !ONLY || ONLY.has(part);
 // Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed;
