@@ -7,7 +7,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
  * (`test/`):
  * - unit: `*.test.ts`, no database.
  * - integration-pglite: `*.int.test.ts`, each file on its own in-memory PGlite, a copy of one
- *   migrated in test/pglite-global-setup.ts.
+ *   migrated in test/pglite-global-setup.ts. With `COUNTERSIGN_PGLITE_SET=conformance` (what
+ *   `npm test` sets when PostgreSQL runs every file) only the files where the driver matters.
  * - integration-postgres: the same files plus the PostgreSQL-only ones (`*.postgres.int.test.ts`:
  *   real concurrency), each file in its own `cs_test_<random>` database on DATABASE_URL. Without
  *   DATABASE_URL this project fails before running anything (test/postgres-global-setup.ts).
@@ -18,6 +19,25 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 const FOLDERS = '{lib,demo,corpus,test}';
 const INTEGRATION = `${FOLDERS}/**/*.int.test.ts`;
 const POSTGRES_ONLY = `${FOLDERS}/**/*.postgres.int.test.ts`;
+
+// Where the embedded driver behaves differently from PostgreSQL: migrations and triggers, the
+// LISTEN/NOTIFY stand-in, the chainer, idempotency, the read cache, the embedded demo path. The rest
+// of the integration files test the product, not the driver, and run once, on PostgreSQL.
+const PGLITE_CONFORMANCE = [
+  'lib/database.int.test.ts',
+  'lib/audit/audit.int.test.ts',
+  'lib/events/chainer.int.test.ts',
+  'lib/events/record.int.test.ts',
+  'lib/jobs/wake.int.test.ts',
+  'lib/jobs/worker.int.test.ts',
+  'lib/jobs/dispatch-commands.int.test.ts',
+  'lib/intake/intake.int.test.ts',
+  'lib/intake/cached-reads.int.test.ts',
+  'lib/notifications/notifications.int.test.ts',
+  'demo/seed.int.test.ts',
+  'test/start-failures.int.test.ts',
+];
+const pgliteInclude = process.env.COUNTERSIGN_PGLITE_SET === 'conformance' ? PGLITE_CONFORMANCE : [INTEGRATION];
 
 // Two cores: two integration files at a time keeps the machine responsive and the run short.
 const integration = {
@@ -67,6 +87,7 @@ export default defineConfig({
         test: {
           ...integration,
           name: 'integration-pglite',
+          include: pgliteInclude,
           exclude: [...configDefaults.exclude, POSTGRES_ONLY],
           env: { COUNTERSIGN_TEST_DRIVER: 'pglite' },
           globalSetup: ['test/pglite-global-setup.ts'],

@@ -27,7 +27,15 @@ const stages: Step[][] = [
   ],
   // One after the other: side by side they take as long (both are CPU-bound on two cores) and
   // the PostgreSQL project's timing bounds and worker processes fail under the doubled load.
-  [{ name: 'integration on PGlite', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite') }],
+  // With PostgreSQL, every integration file runs there and PGlite runs its driver-conformance set
+  // (vitest.config.mts); without it, as on a newcomer's machine, PGlite runs every file.
+  [
+    {
+      name: postgres ? 'integration on PGlite (driver conformance)' : 'integration on PGlite',
+      command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-pglite'),
+      ...(postgres ? { env: { COUNTERSIGN_PGLITE_SET: 'conformance' } } : {}),
+    },
+  ],
   ...(postgres ? [[{ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') }]] : []),
   [{ name: 'build', command: npx('next/dist/bin/next', 'build') }],
   // Traces cost every test its recording and nobody reads them from a full run: rerun a failing
