@@ -1,4 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { signInKnownAddresses } from '@/db/schema';
 import { createUser } from '@/lib/admin/accounts';
 import { setupTestDatabase } from '@/test/db';
 import { admitSignIn, SIGN_IN_THROTTLE, signInFailed, signInSucceeded, type SignInAttempt } from './throttle';
@@ -86,6 +88,15 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     const later = after(start, SIGN_IN_THROTTLE.knownAddressMs + 1000);
     const sprayed = await failPatiently((i) => ({ email: `late${i}@nat.test`, address: office }), SIGN_IN_THROTTLE.scopes.address.delayAfter + 10, later);
     expect(await admitSignIn(t.db, { email: gina.email, address: office }, sprayed)).toMatchObject({ allowed: false });
+  });
+
+  it('keeps only the addresses of the remembered span: older ones go with the next sign-in', async () => {
+    const ivy = await createUser(t.db, { email: 'ivy@nat.test', name: 'Ivy', password: PASSWORD });
+    await signIn({ email: ivy.email, address: '203.0.113.100' }, start);
+    await signIn({ email: ivy.email, address: '203.0.113.101' }, after(start, SIGN_IN_THROTTLE.knownAddressMs / 2));
+    await signIn({ email: ivy.email, address: '203.0.113.102' }, after(start, SIGN_IN_THROTTLE.knownAddressMs + 1000));
+    const rows = await t.db.select({ address: signInKnownAddresses.address }).from(signInKnownAddresses).where(eq(signInKnownAddresses.userId, ivy.id));
+    expect(rows.map((row) => row.address).sort()).toEqual(['203.0.113.101', '203.0.113.102']);
   });
 
   it('is learned only from a correct password, never from a failure or an unknown email', async () => {

@@ -1,5 +1,5 @@
 import 'server-only';
-import { and, eq, gt, gte, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { signInKnownAddresses, signInThrottles, users, type SignInThrottle } from '@/db/schema';
 import { recordAccountEvent, signInFailedEvent } from './account-events';
@@ -153,6 +153,9 @@ export async function signInSucceeded(db: Database, attempt: SignInAttempt, now 
       .insert(signInKnownAddresses)
       .values({ userId: account.id, address: attempt.address, lastSignedInAt: now })
       .onConflictDoUpdate({ target: [signInKnownAddresses.userId, signInKnownAddresses.address], set: { lastSignedInAt: now } });
+    // Forgotten addresses go with the next sign-in: an account keeps at most those of the last 90 days.
+    const since = new Date(now.getTime() - SIGN_IN_THROTTLE.knownAddressMs);
+    await tx.delete(signInKnownAddresses).where(and(eq(signInKnownAddresses.userId, account.id), lt(signInKnownAddresses.lastSignedInAt, since)));
   });
 }
 
