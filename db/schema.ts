@@ -547,7 +547,8 @@ export const signInThrottles = pgTable('sign_in_throttles', {
  * Where an account has signed in with its password before (lib/auth/throttle.ts): from such an
  * address only the account's own count there can hold it back, so failures sprayed from its
  * address or at its account from elsewhere cannot lock its owner out. Forgotten after
- * SIGN_IN_THROTTLE.knownAddressMs (90 days) without a sign-in from there, and with the account.
+ * KNOWN_ADDRESS_MS (90 days, lib/auth/known-addresses.ts) without a sign-in from there, when the
+ * password changes, and with the account.
  */
 export const signInKnownAddresses = pgTable(
   'sign_in_known_addresses',

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { signInKnownAddresses } from '@/db/schema';
-import { createUser } from '@/lib/admin/accounts';
+import { createUser, setPassword } from '@/lib/admin/accounts';
 import { setupTestDatabase } from '@/test/db';
 import { admitSignIn, SIGN_IN_THROTTLE, signInFailed, signInSucceeded, type SignInAttempt } from './throttle';
 
@@ -97,6 +97,15 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     await signIn({ email: ivy.email, address: '203.0.113.102' }, after(start, SIGN_IN_THROTTLE.knownAddressMs + 1000));
     const rows = await t.db.select({ address: signInKnownAddresses.address }).from(signInKnownAddresses).where(eq(signInKnownAddresses.userId, ivy.id));
     expect(rows.map((row) => row.address).sort()).toEqual(['203.0.113.101', '203.0.113.102']);
+  });
+
+  it('is forgotten when the password changes: it vouched for whoever knew the old one', async () => {
+    const jo = await createUser(t.db, { email: 'jo@nat.test', name: 'Jo', password: PASSWORD });
+    const office = '203.0.113.110';
+    await signIn({ email: jo.email, address: office }, start);
+    await setPassword(t.db, jo.id, 'another long enough password');
+    const sprayed = await failPatiently((i) => ({ email: `reset${i}@nat.test`, address: office }), SIGN_IN_THROTTLE.scopes.address.delayAfter + 10, start);
+    expect(await admitSignIn(t.db, { email: jo.email, address: office }, sprayed)).toMatchObject({ allowed: false });
   });
 
   it('is learned only from a correct password, never from a failure or an unknown email', async () => {

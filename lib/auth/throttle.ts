@@ -1,8 +1,9 @@
 import 'server-only';
-import { and, eq, gt, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { signInKnownAddresses, signInThrottles, users, type SignInThrottle } from '@/db/schema';
+import { signInThrottles, users, type SignInThrottle } from '@/db/schema';
 import { recordAccountEvent, signInFailedEvent } from './account-events';
+import { isKnownAddress, KNOWN_ADDRESS_MS, rememberAddress } from './known-addresses';
 
 /**
  * The sign-in throttle (docs/design.md §11), counted in PostgreSQL so every replica shares it. Failures
@@ -21,7 +22,7 @@ export const SIGN_IN_THROTTLE = {
   maxDelayMs: 15 * 60_000,
   lockMs: 15 * 60_000,
   /** An address where an account's password was right is remembered this long after the last time. */
-  knownAddressMs: 90 * 24 * 60 * 60_000,
+  knownAddressMs: KNOWN_ADDRESS_MS,
   scopes: {
     /** One account from one address: delays after 5 failures, a lock after 20. */
     pair: { delayAfter: 5, lockAfter: 20 },
@@ -66,21 +67,10 @@ function retryAt(scope: ScopeName, row: SignInThrottle, now: Date): Date | undef
  * `signInFailed`.
  */
 export async function admitSignIn(db: Database, attempt: SignInAttempt, now = new Date()): Promise<Admission> {
-  const known = await knownAddress(db, attempt, now);
+  const known = await isKnownAddress(db, attempt, now);
   return admitKeys(db, keysOf(attempt), now, known ? ['pair'] : undefined);
 }
 
-/** Whether the typed account's password was right at this address within `knownAddressMs`. */
-async function knownAddress(db: Database, attempt: SignInAttempt, now: Date): Promise<boolean> {
-  const since = new Date(now.getTime() - SIGN_IN_THROTTLE.knownAddressMs);
-  const [row] = await db
-    .select({ userId: signInKnownAddresses.userId })
-    .from(signInKnownAddresses)
-    .innerJoin(users, eq(users.id, signInKnownAddresses.userId))
-    .where(and(eq(users.email, attempt.email.toLowerCase()), eq(signInKnownAddresses.address, attempt.address), gt(signInKnownAddresses.lastSignedInAt, since)))
-    .limit(1);
-  return row !== undefined;
-}
 
 /**
  * The same throttle for a public credential other than a password (an invitation's token), counted
@@ -147,15 +137,7 @@ export async function signInSucceeded(db: Database, attempt: SignInAttempt, now 
   await db.transaction(async (tx) => {
     await tx.delete(signInThrottles).where(or(eq(signInThrottles.key, keys.pair), eq(signInThrottles.key, keys.account)));
     await giveBack(tx, keys.address);
-    const [account] = await tx.select({ id: users.id }).from(users).where(eq(users.email, attempt.email.toLowerCase())).limit(1);
-    if (!account) return;
-    await tx
-      .insert(signInKnownAddresses)
-      .values({ userId: account.id, address: attempt.address, lastSignedInAt: now })
-      .onConflictDoUpdate({ target: [signInKnownAddresses.userId, signInKnownAddresses.address], set: { lastSignedInAt: now } });
-    // Forgotten addresses go with the next sign-in: an account keeps at most those of the last 90 days.
-    const since = new Date(now.getTime() - SIGN_IN_THROTTLE.knownAddressMs);
-    await tx.delete(signInKnownAddresses).where(and(eq(signInKnownAddresses.userId, account.id), lt(signInKnownAddresses.lastSignedInAt, since)));
+    await rememberAddress(tx, attempt, now);
   });
 }
 
