@@ -544,6 +544,25 @@ export const signInThrottles = pgTable('sign_in_throttles', {
 });
 
 /**
+ * Where an account has signed in with its password before (lib/auth/throttle.ts): from such an
+ * address only the account's own count there can hold it back, so failures sprayed from its
+ * address or at its account from elsewhere cannot lock its owner out. Forgotten after
+ * KNOWN_ADDRESS_MS (90 days, lib/auth/known-addresses.ts) without a sign-in from there, when the
+ * password changes, and with the account.
+ */
+export const signInKnownAddresses = pgTable(
+  'sign_in_known_addresses',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    address: text('address').notNull(),
+    lastSignedInAt: at('last_signed_in_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.address] })],
+);
+
+/**
  * One-time codes that prove a person's address (sent to it over SMTP): only a hash is stored; a
  * code expires, allows a few wrong tries, and works once. A new code replaces the pending one.
  */

@@ -90,8 +90,14 @@ const exported = (text: string) =>
 
 /** The reader's shell: a block runs as if pasted (stopping at the first failing command), and what it exports stays set. */
 class Shell {
-  private env = withoutCountersignSettings();
-  constructor(private readonly cwd: string) {}
+  private env: NodeJS.ProcessEnv;
+  /** `configHome` is the reader's XDG_CONFIG_HOME, where the docs keep private keys (outside the clone). */
+  constructor(
+    private readonly cwd: string,
+    configHome: string,
+  ) {
+    this.env = { ...withoutCountersignSettings(), XDG_CONFIG_HOME: configHome };
+  }
 
   save(example: DocExample) {
     fs.writeFileSync(path.join(this.cwd, example.name), example.code);
@@ -160,14 +166,17 @@ const EXAMPLES = documentationExamples(process.cwd());
 test.describe('the README and docs/ examples, run as written in the order shown', () => {
   test.describe.configure({ mode: 'serial' });
   let clone = '';
+  let configHome = '';
   let shell: Shell;
   test.beforeAll(() => {
     clone = readersClone();
-    shell = new Shell(clone);
+    configHome = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-config-'));
+    shell = new Shell(clone, configHome);
   });
   test.afterAll(() => {
     // Removes the links, never what they point to.
     fs.rmSync(clone, { recursive: true, force: true });
+    fs.rmSync(configHome, { recursive: true, force: true });
   });
 
   test('every marked example has its documented outcome here, and every outcome its marked example', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 // Relative, not '@/': next.config.ts loads this file, and its loader does not resolve the alias.
 import { parseOriginList } from './notifications/origins';
+import { settingsFromFiles, type FileSettings } from './env-files';
 
 /**
  * The only reader of process.env. Every setting is validated here; a bad one stops start-up with a
@@ -216,6 +217,11 @@ let cached: Settings | undefined;
 export function env(): Settings {
   cached ??= parseSettings(process.env);
   return cached;
+}
+
+/** The settings a `.env*` file in the server's folder supplied (Next.js loads them silently), named in the start-up line. */
+export function settingsReadFromFiles(dir: string = process.cwd()): FileSettings[] {
+  return settingsFromFiles(dir, process.env);
 }
 
 export function oidcEnabled(settings: Settings = env()): boolean {

@@ -1,5 +1,6 @@
 import { closeDatabase, databaseHandle } from '@/lib/database';
-import { env, serverProblems, SettingsError, telemetrySettings } from '@/lib/env';
+import { env, serverProblems, settingsReadFromFiles, SettingsError, telemetrySettings } from '@/lib/env';
+import { fileSettingsLine } from '@/lib/env-files';
 import { stampPeerAddresses } from '@/lib/http/peer';
 import { warnIfOldNode } from '@/lib/node-version';
 import { startWorker, workerSettings, type Worker } from '@/lib/jobs/worker';
@@ -7,6 +8,9 @@ import { startTelemetry, stopTelemetry } from '@/lib/telemetry/start';
 
 export async function startServer(): Promise<void> {
   warnIfOldNode();
+  // First, so a refusal below is read knowing which settings a forgotten .env supplied.
+  const fromFiles = fileSettingsLine(settingsReadFromFiles());
+  if (fromFiles) console.warn(fromFiles);
   try {
     const problems = serverProblems(env());
     if (problems.length > 0) throw new SettingsError(problems);

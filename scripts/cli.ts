@@ -12,6 +12,7 @@ import { allActions } from '@/lib/actions/registry';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
 import { retireKey, rotateKeySet, type PublicJwk } from '@/lib/commands/keys';
+import { publishableKeyFile, redirectedStdout } from '@/lib/commands/key-file';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint } from '@/lib/audit/checkpoint';
 import { describeBreak, type CheckpointClaim } from '@/lib/audit/verify';
@@ -89,6 +90,13 @@ class KeySetError extends Error {}
 
 /** Input the command understood but refuses (exit 1), one line per problem. */
 class RefusedError extends Error {}
+
+/** Private keys go to standard output; never into a file `git add .` would publish (lib/commands/key-file.ts). */
+function refuseKeyFileInWorkTree() {
+  const file = redirectedStdout();
+  const problem = file === undefined ? undefined : publishableKeyFile(file);
+  if (problem) throw new RefusedError(problem);
+}
 
 const CHANNEL_FLAGS: Record<string, string> = { kind: '--kind', target: '--target', events: '--events', digestThreshold: '--digest' };
 
@@ -566,17 +574,20 @@ async function run(argv: string[]): Promise<void> {
       return;
     }
     case 'signing-key': {
+      refuseKeyFileInWorkTree();
       const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
       const jwk = { ...(await exportJWK(privateKey)), kid: `key-${new Date().toISOString().slice(0, 10)}-${randomBytes(3).toString('hex')}`, alg: 'EdDSA', use: 'sig' };
       console.log(JSON.stringify([jwk]));
       return;
     }
     case 'rotate-signing-keys': {
+      refuseKeyFileInWorkTree();
       console.log(JSON.stringify(await rotateKeySet(parseKeySetText(await readStdin()))));
       return;
     }
     case 'retire-signing-key': {
       const kid = need(rest[0], 'kid');
+      refuseKeyFileInWorkTree();
       console.log(JSON.stringify(retireKey(parseKeySetText(await readStdin()), kid)));
       return;
     }

@@ -93,7 +93,7 @@ function composeTool(): { run: (...args: string[]) => Ran; name: string } {
 }
 
 /**
- * compose.yaml with .env.example filled in as its .env: validated, then `up` as a project of its
+ * compose.yaml with .env.example filled in as its docker/compose.env (README "Run with Docker"): validated, then `up` as a project of its
  * own (the image just built, PostgreSQL from postgres:15-bookworm), until migrate has exited 0, the
  * dashboard is healthy and the worker runs; then `down` with its volume.
  */
@@ -108,10 +108,12 @@ async function composeUp(signingKeys: string): Promise<string> {
     COUNTERSIGN_HTTP_PORT: String(PORT + 2),
   };
   fs.copyFileSync('compose.yaml', path.join(dir, 'compose.yaml'));
-  fs.writeFileSync(path.join(dir, '.env'), `${fs.readFileSync('.env.example', 'utf8')}
+  const envFile = path.join(dir, 'docker', 'compose.env');
+  fs.mkdirSync(path.dirname(envFile));
+  fs.writeFileSync(envFile, `${fs.readFileSync('.env.example', 'utf8')}
 ${Object.entries(settings).map(([name, value]) => `${name}=${value}
 `).join('')}`, { mode: 0o600 });
-  const compose = (...args: string[]) => tool.run('--project-directory', dir, '-f', path.join(dir, 'compose.yaml'), '-p', `countersign-test-${run}`, ...args);
+  const compose = (...args: string[]) => tool.run('--project-directory', dir, '--env-file', envFile, '-f', path.join(dir, 'compose.yaml'), '-p', `countersign-test-${run}`, ...args);
   const container = (service: string) => must(`finding the ${service} container`, compose('ps', '-q', service)).trim();
   try {
     must(`${tool.name} config`, compose('config', '-q'));

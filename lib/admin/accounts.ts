@@ -7,6 +7,7 @@ import { hashPassword } from '@/lib/auth/password';
 import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
 import { recordAccountEvent } from '@/lib/auth/account-events';
 import { endAllSessions } from '@/lib/auth/sessions';
+import { forgetKnownAddresses } from '@/lib/auth/known-addresses';
 import { recordStateChange } from '@/lib/events/record';
 import { DomainError } from '@/lib/errors/domain-error';
 import { isTenantId, newId } from '@/lib/ids';
@@ -51,7 +52,10 @@ export async function createUser(db: Database, input: { email: string; name: str
   return row;
 }
 
-/** A new password ends every session the person had (a stolen cookie dies with the old password). */
+/**
+ * A new password ends every session the person had (a stolen cookie dies with the old password)
+ * and forgets where the old one was used (the sign-in throttle's known addresses).
+ */
 export async function setPassword(db: Database, userId: string, password: string) {
   checkPassword(password);
   const passwordHash = await hashPassword(password);
@@ -59,6 +63,7 @@ export async function setPassword(db: Database, userId: string, password: string
     await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
     await recordAccountEvent(tx, userId, { type: 'auth.password_changed', actor: SYSTEM, data: { user: userId } });
     await endAllSessions(tx, userId, 'password_changed', SYSTEM);
+    await forgetKnownAddresses(tx, userId);
   });
 }
 

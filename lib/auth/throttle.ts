@@ -3,11 +3,17 @@ import { and, eq, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { signInThrottles, users, type SignInThrottle } from '@/db/schema';
 import { recordAccountEvent, signInFailedEvent } from './account-events';
+import { isKnownAddress, KNOWN_ADDRESS_MS, rememberAddress } from './known-addresses';
 
 /**
  * The sign-in throttle (docs/design.md §11), counted in PostgreSQL so every replica shares it. Failures
  * are counted per account at an address, per account, and per address; the keys come from the
  * email as typed, so an unknown account is throttled exactly like a known one.
+ *
+ * An account at an address where its password was right before (within `knownAddressMs`) is held
+ * back by that pair's own count only: the account and address counts still count its failures but
+ * never delay it, so a spray from a shared address, or guesses at the account from elsewhere, cannot
+ * lock its owner out where they usually sign in (docs/security.md "Sign-in throttle").
  */
 export const SIGN_IN_THROTTLE = {
   /** Failures are forgotten after this long without one (longer than the longest delay). */
@@ -15,6 +21,8 @@ export const SIGN_IN_THROTTLE = {
   /** The longest delay, and the length of a lock. */
   maxDelayMs: 15 * 60_000,
   lockMs: 15 * 60_000,
+  /** An address where an account's password was right is remembered this long after the last time. */
+  knownAddressMs: KNOWN_ADDRESS_MS,
   scopes: {
     /** One account from one address: delays after 5 failures, a lock after 20. */
     pair: { delayAfter: 5, lockAfter: 20 },
@@ -59,8 +67,10 @@ function retryAt(scope: ScopeName, row: SignInThrottle, now: Date): Date | undef
  * `signInFailed`.
  */
 export async function admitSignIn(db: Database, attempt: SignInAttempt, now = new Date()): Promise<Admission> {
-  return admitKeys(db, keysOf(attempt), now);
+  const known = await isKnownAddress(db, attempt, now);
+  return admitKeys(db, keysOf(attempt), now, known ? ['pair'] : undefined);
 }
+
 
 /**
  * The same throttle for a public credential other than a password (an invitation's token), counted
@@ -75,7 +85,8 @@ export async function addressSucceeded(db: Database, address: string): Promise<v
   await giveBack(db, keysOf({ email: '', address }).address);
 }
 
-async function admitKeys(db: Database, keys: Partial<Record<ScopeName, string>>, now: Date): Promise<Admission> {
+/** Counts an attempt under every key; only the `holding` scopes' delays and locks refuse it. */
+async function admitKeys(db: Database, keys: Partial<Record<ScopeName, string>>, now: Date, holding?: ScopeName[]): Promise<Admission> {
   return db.transaction(async (tx) => {
     const names = Object.keys(keys) as ScopeName[];
     const keyOf = (name: ScopeName) => keys[name]!;
@@ -90,7 +101,7 @@ async function admitKeys(db: Database, keys: Partial<Record<ScopeName, string>>,
       .orderBy(signInThrottles.key)
       .for('update');
     const byKey = new Map(rows.map((row) => [row.key, row]));
-    const waits = names.flatMap((name) => {
+    const waits = names.filter((name) => holding?.includes(name) ?? true).flatMap((name) => {
       const row = byKey.get(keyOf(name));
       const at = row ? retryAt(name, row, now) : undefined;
       return at ? [at] : [];
@@ -116,15 +127,17 @@ function giveBack(db: Database, addressKey: string) {
 }
 
 /**
- * A correct password: the account's counts are cleared, and the address gets back the one
+ * A correct password: the account's counts are cleared, the address gets back the one
  * `admitSignIn` counted up front — it keeps the failures of other accounts (spraying), but a busy
- * office behind one address is never delayed by its own successful sign-ins.
+ * office behind one address is never delayed by its own successful sign-ins — and the address
+ * becomes (or stays) known for the account.
  */
-export async function signInSucceeded(db: Database, attempt: SignInAttempt): Promise<void> {
+export async function signInSucceeded(db: Database, attempt: SignInAttempt, now = new Date()): Promise<void> {
   const keys = keysOf(attempt);
   await db.transaction(async (tx) => {
     await tx.delete(signInThrottles).where(or(eq(signInThrottles.key, keys.pair), eq(signInThrottles.key, keys.account)));
     await giveBack(tx, keys.address);
+    await rememberAddress(tx, attempt, now);
   });
 }
 
