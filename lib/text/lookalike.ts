@@ -1,6 +1,7 @@
 import { lookalikeInfo } from './characters';
 import { isInvisible } from './invisible';
 import { step } from './scan-steps';
+import { streamSafe } from './stream-safe';
 
 /**
  * Look-alikes of ASCII in untrusted text: characters that pass for a Latin letter, digit or
@@ -72,11 +73,12 @@ export function findLookalikes(value: string): Lookalike[] {
  * The text as it reads: invisible characters dropped, compatibility forms folded (NFKC: fullwidth
  * and mathematical letters become ASCII) and look-alike letters replaced by what they pass for.
  * What the suspicious-text patterns are matched against, so "Ignоre yоur ru\u200Bles" still reads
- * as "Ignore your rules".
+ * as "Ignore your rules". Stream-safe first (lib/text/stream-safe.ts): NFKC of a long run of
+ * combining marks is quadratic.
  */
 export function skeleton(value: string): string {
   let out = '';
-  for (const ch of value.normalize('NFKC')) {
+  for (const ch of streamSafe(value).text.normalize('NFKC')) {
     step();
     const codePoint = ch.codePointAt(0)!;
     if (codePoint === 0x0a || codePoint === 0x09 || codePoint === 0x0d) out += ch;
