@@ -35,6 +35,8 @@ export function findLookalikes(value: string): Lookalike[] {
   let offset = 0;
   let word = 0;
   let inWord = false;
+  // Every pattern here reads one character at a time: no run of the text reaches the engine whole.
+  let hasCjk = false;
   for (const ch of value) {
     step();
     const codePoint = ch.codePointAt(0)!;
@@ -42,18 +44,19 @@ export function findLookalikes(value: string): Lookalike[] {
     const wordChar = WORD.test(ch) || isInvisible(codePoint);
     if (wordChar && !inWord) word += 1;
     inWord = wordChar;
+    hasCjk ||= CJK.test(ch);
     chars.push({ ch, start: offset, codePoint, word: wordChar ? word : -1 });
     offset += ch.length;
   }
   if (!chars.some(({ codePoint }) => codePoint > 0x7e)) return [];
 
-  const latinWords = new Set(chars.filter(({ ch, word: w }) => step() && w >= 0 && LATIN_LETTER.test(ch)).map(({ word: w }) => w));
-  const hasCjk = CJK.test(value);
+  const latinLetters = chars.filter(({ ch }) => step() && LATIN_LETTER.test(ch));
+  const latinWords = new Set(latinLetters.filter(({ word: w }) => w >= 0).map(({ word: w }) => w));
   // A Latin text whose other-script letters are all look-alikes spells a word to pass for Latin
   // ("Approved by сео"); a real Cyrillic or Greek phrase has letters that look like nothing Latin.
   const otherLetters = chars.filter(({ ch }) => step() && OTHER_SCRIPT_LETTER.test(ch) && /\p{L}/u.test(ch));
   const spelledInLookalikes =
-    LATIN_LETTER.test(value) && otherLetters.length > 0 && otherLetters.every(({ codePoint }) => step() && lookalikeInfo(codePoint)?.class === 'script');
+    latinLetters.length > 0 && otherLetters.length > 0 && otherLetters.every(({ codePoint }) => step() && lookalikeInfo(codePoint)?.class === 'script');
 
   const found: Lookalike[] = [];
   for (const { ch, start, codePoint, word: w } of chars) {
