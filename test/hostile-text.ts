@@ -23,12 +23,3 @@ export const HOSTILE_CLASSES: Record<string, string[]> = {
   // Case folding and compatibility forms that change length: ß, İ, ŉ, ligatures, ﷺ (18 characters in NFKC), Greek with marks.
   'case folding and expansions': chars(0x00df, 0x0130, 0x0149, 0x1e9e, 0xfb00, 0xfb03, 0xfdfa, 0x0390, 0x03a3, 0x1f88, 0x2163, 0x33ff),
 };
-
-/** `units` in turn, repeated to exactly `length` code units (never ending on half of a surrogate pair). */
-export function runOf(units: string[], length: number): string {
-  let text = '';
-  for (let i = 0; text.length < length; i += 1) text += units[i % units.length];
-  text = text.slice(0, length);
-  const last = text.charCodeAt(text.length - 1);
-  return last >= 0xd800 && last <= 0xdbff ? `${text.slice(0, -1)}a` : text;
-}

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { textFlags } from '@/lib/proposals/flags';
-import { HOSTILE_CLASSES, runOf } from '@/test/hostile-text';
+import { HOSTILE_CLASSES } from '@/test/hostile-text';
+import { fill } from '@/test/scanner-inputs';
 import { libraryCallsOf, longestNonStarterRun } from '@/test/library-calls';
 import { scanSteps } from './scan-steps';
 import { MAX_NON_STARTERS } from './stream-safe';
@@ -27,7 +28,7 @@ const run = fc
   })
   .map(({ name, pick, length }) => {
     const units = HOSTILE_CLASSES[name]!;
-    return runOf(pick.map((i) => units[i % units.length]!), length);
+    return fill(pick.map((i) => units[i % units.length]!).join(''), length);
   });
 
 /** A text: hostile runs, mixed, with plain text between some of them. */
@@ -71,10 +72,10 @@ describe('generated hostile text through the whole text pipeline', () => {
   });
 
   it.each(CLASS_NAMES)('%s: a long run alone is linear too, and stays within the run limit at every library call', (name) => {
-    const text = runOf(HOSTILE_CLASSES[name]!, 16_000);
+    const text = fill(HOSTILE_CLASSES[name]!.join(''), 16_000);
     const steps = stepsOf(() => pipeline(text));
     const pieces = stepsOf(() => {
-      for (let i = 0; i < 8; i += 1) pipeline(runOf(HOSTILE_CLASSES[name]!, 2_000));
+      for (let i = 0; i < 8; i += 1) pipeline(fill(HOSTILE_CLASSES[name]!.join(''), 2_000));
     });
     expect(steps).toBeLessThanOrEqual(1.5 * pieces);
     expect(libraryCallsOf(() => pipeline(text)).filter((reached) => longestNonStarterRun(reached) > MAX_NON_STARTERS)).toEqual([]);
