@@ -28,10 +28,11 @@ export const NEAR_FRACTION = 0.9;
 
 /**
  * Characters (UTF-16 code units) of agent-supplied text the flags read per proposal: the arguments
- * first, then each cited evidence text in the order cited. Twice what one request body holds
- * (64 KiB) and five full evidence records (20,000 each, lib/gates/evidence.ts): a proposal's scan
- * costs at most this much work whatever an agent sends or cites (20 × 20,000 would be 400,000). Text
- * past it is not read, and the proposal is flagged "Text not scanned": never silently clean.
+ * first, then each cited evidence text in the order cited. Room for a whole request body of
+ * arguments (64 KiB) and three full evidence records besides (20,000 each, lib/gates/evidence.ts):
+ * a proposal's scan costs at most this much work whatever an agent sends or cites (20 × 20,000
+ * would be 400,000). Text past it is not read, and the proposal is flagged "Text not scanned":
+ * never silently clean.
  */
 export const SCAN_BUDGET_CHARS = 128_000;
 
