@@ -38,8 +38,10 @@ export const SCAN_BUDGET_CHARS = 128_000;
 
 /**
  * One piece of agent-supplied text and where it came from (`reason`, `items.2.sku`, `evidence
- * ticket_message_74`), as read: within the budget and in Stream-Safe Text Format
- * (lib/text/stream-safe.ts), with the longest run of combining marks it had.
+ * ticket_message_74`), as read within the budget, with the longest run of combining marks it has.
+ * The text is as sent, so a CGJ in it is the agent's: the skeleton puts it in Stream-Safe Text
+ * Format before normalizing (lib/text/lookalike.ts), and every other scanner here reads one
+ * character at a time.
  */
 export type TextSource = { where: string; text: string; evidence: boolean; longestRun: number };
 
@@ -79,8 +81,7 @@ export function textSources(args: Record<string, unknown>, evidence: EvidenceSna
     budget -= text.length;
     if (text.length < value.length) unscanned.push({ where, unread: value.length - text.length, length: value.length });
     if (text.length === 0 && value.length > 0) return;
-    const safe = streamSafe(text);
-    sources.push({ where, text: safe.text, evidence: isEvidence, longestRun: safe.longestRun });
+    sources.push({ where, text, evidence: isEvidence, longestRun: streamSafe(text).longestRun });
   };
   const walk = (value: unknown, path: string) => {
     if (typeof value === 'string') read(path, value, false);

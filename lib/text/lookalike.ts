@@ -1,7 +1,7 @@
 import { lookalikeInfo } from './characters';
 import { isInvisible } from './invisible';
 import { step } from './scan-steps';
-import { streamSafe } from './stream-safe';
+import { CGJ, streamSafe } from './stream-safe';
 
 /**
  * Look-alikes of ASCII in untrusted text: characters that pass for a Latin letter, digit or
@@ -72,19 +72,35 @@ export function findLookalikes(value: string): Lookalike[] {
   return found;
 }
 
+const isLayout = (codePoint: number) => codePoint === 0x0a || codePoint === 0x09 || codePoint === 0x0d;
+
+/** The text without its invisible characters (layout kept). */
+function withoutInvisible(value: string): string {
+  let out = '';
+  for (const ch of value) {
+    step();
+    const codePoint = ch.codePointAt(0)!;
+    if (isLayout(codePoint) || !isInvisible(codePoint)) out += ch;
+  }
+  return out;
+}
+
 /**
  * The text as it reads: invisible characters dropped, compatibility forms folded (NFKC: fullwidth
  * and mathematical letters become ASCII) and look-alike letters replaced by what they pass for.
  * What the suspicious-text patterns are matched against, so "Ignоre yоur ru\u200Bles" still reads
- * as "Ignore your rules". Stream-safe first (lib/text/stream-safe.ts): NFKC of a long run of
- * combining marks is quadratic.
+ * as "Ignore your rules". Stream-safe before NFKC (lib/text/stream-safe.ts): NFKC of a long run of
+ * combining marks is quadratic. The agent's invisible characters go first, so none of them is a
+ * CGJ when the format inserts its own; those stay (inside a run of marks they split no word), or
+ * dropping them would join the runs they cut for the patterns to read.
  */
 export function skeleton(value: string): string {
   let out = '';
-  for (const ch of streamSafe(value).text.normalize('NFKC')) {
+  for (const ch of streamSafe(withoutInvisible(value)).text.normalize('NFKC')) {
     step();
     const codePoint = ch.codePointAt(0)!;
-    if (codePoint === 0x0a || codePoint === 0x09 || codePoint === 0x0d) out += ch;
+    if (ch === CGJ || isLayout(codePoint)) out += ch;
+    // No visible character folds to an invisible one in Unicode 17 (every code point checked); in case a later version adds one.
     else if (isInvisible(codePoint)) continue;
     else out += lookalikeInfo(codePoint)?.looksLike ?? ch;
   }
