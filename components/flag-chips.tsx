@@ -5,6 +5,7 @@ const TONE: Record<ProposalFlag['kind'], BadgeTone> = {
   suspicious_evidence: 'danger',
   invisible_characters: 'danger',
   lookalike_characters: 'danger',
+  unscanned_text: 'danger',
   near_bound: 'warning',
   first_use: 'info',
 };

@@ -22,6 +22,8 @@ const DECEPTIVE: Partial<Record<FlagKind, string>> = {
   suspicious_evidence: 'suspicious evidence',
   invisible_characters: 'invisible characters',
   lookalike_characters: 'look-alike characters',
+  // Past the scan budget: whatever it hides was not looked for, so it counts as if it were found.
+  unscanned_text: 'text not scanned',
 };
 /** Flags that call for a closer look: at least medium. */
 const NOTABLE: Partial<Record<FlagKind, string>> = { near_bound: 'near a bound', first_use: 'first use' };

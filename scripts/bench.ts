@@ -32,8 +32,12 @@
  * Then the oversight figures (scripts/bench/oversight.ts): globex's decision history grown to 10k and
  * 100k decisions over about a year (--short: 1k and 5k; BENCH_OVERSIGHT_SIZES, `none` for none),
  * the 7- and 90-day figures over the API and the 7-day page timed at each size.
- * `--only intake,approval,pages,oversight,scale-out` (any of them, in that order) runs only those parts;
- * `--pages-only` is `--only pages`.
+ * First of all (scripts/bench/text.ts, no database or server): the text pipeline per character on
+ * runs of each hostile Unicode class at 1k, 8k and 64k characters, and the issue-35 case of twenty
+ * 20,000-character evidence texts of alternating combining marks (about 10 s quiet, 35 s on a loaded
+ * 2-core machine: not in --short unless named in --only).
+ * `--only text,intake,approval,pages,oversight,scale-out` (any of them, in that order) runs only those
+ * parts (`--only text` needs no DATABASE_URL); `--pages-only` is `--only pages`.
  * Loopback only; bounded in time. Never prints payloads or keys.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -56,6 +60,7 @@ import { peakRss, peakRssSummary, percentile, resetPeakRss } from './bench/proce
 import { measureOversight } from './bench/oversight';
 import { measurePages } from './bench/pages';
 import { runScaleOut, scaleOutSection, type ScaleOutResult } from './bench/scale-out';
+import { measureText, type TextResult } from './bench/text';
 import { writeResultFiles } from './shared/results';
 import { scratchDatabase } from './shared/scratch-database';
 import { machineAtStart } from './shared/proc';
@@ -68,7 +73,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? (SHORT ? 1 : 5));
 const SCALE = Number(process.env.DEMO_SCALE ?? (SHORT ? 500 : 20000));
 const CONNECTIONS = [1, 8, 32] as const;
 const APPROVALS = Number(process.env.BENCH_APPROVALS ?? (SHORT ? 20 : 100));
-const PARTS = ['intake', 'approval', 'pages', 'oversight', 'scale-out'] as const;
+const PARTS = ['text', 'intake', 'approval', 'pages', 'oversight', 'scale-out'] as const;
 const onlyArg = process.argv[process.argv.indexOf('--only') + 1];
 const ONLY = process.argv.includes('--pages-only') ? new Set(['pages']) : process.argv.includes('--only') ? new Set(onlyArg?.split(',')) : undefined;
 const sizesOf = (text: string) => (text === 'none' ? [] : text.split(',').map(Number));
@@ -349,12 +354,27 @@ function writeResults(results: object, markdown: string): string {
   return written;
 }
 
+/** `--only text`: the text part alone, CPU only (no build, database or server); written beside --short's, never over the published results. */
+function textOnly(text: TextResult, machine: ReturnType<ReturnType<typeof machineAtStart>['end']>) {
+  const targets = text.targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n');
+  const markdown = `${text.markdown}\n${targets}\n`;
+  const written = writeResultFiles('bench', true, { date: new Date().toISOString(), machine, text: { rows: text.rows, issueCase: text.issueCase }, targets: text.targets }, markdown);
+  console.log(`\n${markdown}`);
+  console.log(`\nWrote ${written}/results.json and results.md.`);
+}
+
 async function main() {
+  if (ONLY && [...ONLY].some((part) => !(PARTS as readonly string[]).includes(part))) fail(`--only takes a comma-separated list of ${PARTS.join(', ')}`);
+  const began = Date.now();
+  const measuredOn = machineAtStart();
+  // Not in --short unless asked for: about 25 s on a loaded 2-core machine, no few seconds.
+  const runsText = ONLY ? ONLY.has('text') : !SHORT;
+  const text = runsText ? measureText({ rounds: SHORT ? 3 : 5, short: SHORT, progress }) : undefined;
+  if (text && ONLY?.size === 1) return textOnly(text, measuredOn.end());
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the bench creates and drops its own database there)');
   if (!Number.isFinite(SECONDS) || SECONDS < 1 || SECONDS > 60) fail('BENCH_SECONDS must be from 1 to 60');
   if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000) fail('DEMO_SCALE must be a whole number from 1 to 1000000');
-  if (ONLY && [...ONLY].some((part) => !(PARTS as readonly string[]).includes(part))) fail(`--only takes a comma-separated list of ${PARTS.join(', ')}`);
   if (!Number.isInteger(APPROVALS) || APPROVALS < 1 || APPROVALS > 1000) fail('BENCH_APPROVALS must be a whole number from 1 to 1000');
   if (PAGE_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 10_000_000)) fail('BENCH_PAGE_SIZES must be whole numbers from 1 to 10000000, or none');
   if (PENDING_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 1_000_000)) fail('BENCH_PENDING_SIZES must be whole numbers from 1 to 1000000, or none');
@@ -362,8 +382,6 @@ async function main() {
   if (!Number.isInteger(SWEEP_ROUNDS) || SWEEP_ROUNDS < 0 || SWEEP_ROUNDS > 100) fail('BENCH_SWEEP_ROUNDS must be a whole number from 0 to 100');
   // The approvals refund distinct orders counted down from the top of the scale, above the hot order.
   if (SCALE < 3 * APPROVALS + 2) fail(`DEMO_SCALE must be at least ${3 * APPROVALS + 2} for ${APPROVALS} approvals per run`);
-  const began = Date.now();
-  const measuredOn = machineAtStart();
 
   if (BUILD) {
     progress('Production build (next build)…');
@@ -569,7 +587,8 @@ async function main() {
       pages: pages && { rows: pages.rows, seeding: pages.seeding, pending: pages.pending },
       oversight: oversight && { rows: oversight.rows, seeding: oversight.seeding },
       scaleOut,
-      targets: [...targets, ...(pages?.targets ?? []), ...(oversight?.targets ?? [])],
+      text: text && { rows: text.rows, issueCase: text.issueCase },
+      targets: [...targets, ...(pages?.targets ?? []), ...(oversight?.targets ?? []), ...(text?.targets ?? [])],
     };
 
     const floorAt = (connections: number) => at('floor', connections);
@@ -582,7 +601,7 @@ Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.
 `
       : '';
     const markdown = `${intakeSection}${approvalSection(approval)}${scaleOutSection(scaleOut)}${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
-${[pages?.markdown, oversight?.markdown].filter(Boolean).map((section) => `\n${section}`).join('')}`;
+${[pages?.markdown, oversight?.markdown, text?.markdown].filter(Boolean).map((section) => `\n${section}`).join('')}`;
     const written = writeResults(results, markdown);
     console.log(`\nWrote ${written}/results.json and results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
     // Speed targets are a report; a wrong answer (a claim counted twice, a lost or doubled effect) fails the run.

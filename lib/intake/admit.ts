@@ -16,7 +16,7 @@ import { DomainError, notAuthorized } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { loadPolicy } from '@/lib/policy/routing';
-import { proposalFlags, resourceUsedBefore } from '@/lib/proposals/flags';
+import { proposalFlags, resourceUsedBefore, textFlags } from '@/lib/proposals/flags';
 import { coveringGrant, tenantMayHaveGrants } from '@/lib/grants/cover';
 import { recordGrantApproval } from '@/lib/grants/approval';
 import type { SystemsClient } from '@/lib/systems/client';
@@ -92,6 +92,9 @@ export async function admitShaped(
   if (!meant.ok) throw notAuthorized();
   const { resolution, evidence } = meant.value;
   if (!(await traced('authority', subject, () => authorityGate(subject, { grants: agent.grants, resolution }))).ok) throw notAuthorized();
+  // The agent's text is read here, before the lock: linear and bounded (SCAN_BUDGET_CHARS), but
+  // never time another intake on the same resource waits for (issue 35).
+  const text = textFlags(args, evidence);
   const [policy, grantsMayCover] = await Promise.all([loadPolicy(db, agent.tenantId, action), tenantMayHaveGrants(db, agent.tenantId)]);
   const id = newId('prp');
 
@@ -113,8 +116,8 @@ export async function admitShaped(
     if (!ruled.ok) throw new DomainError('refused', ruled.refusal.code, ruled.refusal.message);
     if (!routed.ok) throw new DomainError('not_permitted', routed.refusal.code, routed.refusal.message);
     const { routing, priors } = routed.value;
-    // What the reviewer should notice (suspicious evidence, hidden characters, near a bound, first use), from what the gates read under the lock.
-    const flags = proposalFlags(subject, { resolution, evidence, policy, routing, priors, open: ruled.value, usedBefore: earlier });
+    // What the reviewer should notice: the text flags read before the lock, near a bound and first use from what the gates read under it.
+    const flags = proposalFlags(subject, { text, resolution, policy, routing, priors, open: ruled.value, usedBefore: earlier });
     const gates: GateResult[] = [
       { gate: 'shape', ok: true, detail: `${action.name} v${contract.version}` },
       { gate: 'meaning', ok: true, detail: resolution.detail },

@@ -1,4 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { Database } from '@/db';
+import { MAX_EVIDENCE_TEXT_CHARS } from '@/lib/gates/evidence';
+import { SCAN_BUDGET_CHARS } from '@/lib/proposals/flags';
+import { scanSteps } from '@/lib/text/scan-steps';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { MAX_EVIDENCE_REFS } from '@/lib/input/envelope';
 import type { SystemsClient } from '@/lib/systems/client';
@@ -109,5 +113,51 @@ describe('evidence records are kept once read: they never change', () => {
     await systems.systems.addEvidence({ id: 'ticket_late', tenant: 'acme', kind: 'support_ticket', text: 'Written after the first citation.' });
     const { proposal } = await submit(agents.acme, hold('req_late_after', 'filter-blue', ['ticket_late']));
     expect(proposal.evidence).toEqual([{ id: 'ticket_late', kind: 'support_ticket', text: 'Written after the first citation.' }]);
+  });
+});
+
+/**
+ * Issue 35: a proposal's text is scanned before its resource lock is taken, never under it. The
+ * lock is the first statement of intake's transaction (lib/intake/admit.ts): every scanner step
+ * (lib/text/scan-steps.ts) counted while a transaction of `db` is open would be lock time.
+ */
+function scanStepsInTransactions(db: Database): { db: Database; inside: () => number } {
+  let inside = 0;
+  const watched = new Proxy(db, {
+    get(target, property, receiver) {
+      if (property !== 'transaction') return Reflect.get(target, property, receiver) as unknown;
+      return (run: (tx: Database) => Promise<unknown>, ...rest: unknown[]) =>
+        (target.transaction as (...args: unknown[]) => Promise<unknown>)(async (tx: Database) => {
+          const before = scanSteps.taken;
+          try {
+            return await run(tx);
+          } finally {
+            inside += scanSteps.taken - before;
+          }
+        }, ...rest);
+    },
+  });
+  return { db: watched, inside: () => inside };
+}
+
+describe('hostile text is scanned before the resource lock, and flagged (issue 35)', () => {
+  const alternatingMarks = (length: number) => Array.from({ length }, (_, i) => (i % 2 ? '\u0316' : '\u0301')).join('');
+
+  it('twenty 20,000-character tickets of alternating combining marks: created, flagged, no scan step inside the transaction', async () => {
+    const refs = Array.from({ length: MAX_EVIDENCE_REFS }, (_, i) => `ticket_marks_${i}`);
+    for (const id of refs) await systems.systems.addEvidence({ id, tenant: 'acme', kind: 'support_ticket', text: `a${alternatingMarks(MAX_EVIDENCE_TEXT_CHARS - 1)}` });
+    const watched = scanStepsInTransactions(t.db);
+    const before = scanSteps.taken;
+
+    const { proposal, created } = await submitAs(watched.db, systems.client, agents.acme, hold('req_marks', 'filter-blue', refs));
+
+    expect(created).toBe(true);
+    expect(scanSteps.taken - before).toBeGreaterThan(SCAN_BUDGET_CHARS);
+    expect(watched.inside()).toBe(0);
+    expect(proposal.flags.slice(0, 2).map((flag) => flag.kind)).toEqual(['invisible_characters', 'unscanned_text']);
+    expect(proposal.flags[0]!.detail).toMatch(/^evidence ticket_marks_0: a run of 19,999 combining marks \(more than 30 in a row\); evidence ticket_marks_1: /);
+    expect(proposal.flags[1]!.detail).toContain('evidence ticket_marks_6: the last 12,011 of 20,000 characters; evidence ticket_marks_7: all 20,000 characters;');
+    // The evidence is kept as the system of record wrote it: the CGJs are only in what was scanned.
+    expect(proposal.evidence[0]!.text).toBe(`a${alternatingMarks(MAX_EVIDENCE_TEXT_CHARS - 1)}`);
   });
 });

@@ -10,37 +10,49 @@ import { invisibleName, tagValue } from '@/lib/text/characters';
 import { codePointName, hiddenCharacterIndexes } from '@/lib/text/invisible';
 import { findLookalikes } from '@/lib/text/lookalike';
 import { step } from '@/lib/text/scan-steps';
+import { MAX_NON_STARTERS, streamSafe } from '@/lib/text/stream-safe';
 import { resourceWords, visibleText } from '@/lib/text/visible';
 import type { FlagKind, ProposalFlag } from '@/db/proposal-flags';
 import { suspiciousPhrases } from './suspicious';
 
 /**
- * Risk flags (db/proposal-flags.ts): what the gates noticed about a proposal besides its
- * risk level, computed once at intake under the resource lock and kept with it. Only text the
- * agent supplied is read — every string in the arguments and the evidence it cited — never our
- * own sentences (summaries, labels), so "Hold 2 × sku" flags nothing. Flags inform the reviewer;
- * they never refuse anything.
+ * Risk flags (db/proposal-flags.ts): what the gates noticed about a proposal besides its risk
+ * level, computed once at intake and kept with it. Only text the agent supplied is read — every
+ * string in the arguments and the evidence it cited — never our own sentences (summaries, labels),
+ * so "Hold 2 × sku" flags nothing. The text flags are read before the resource lock is taken
+ * (lib/intake/admit.ts), the rest under it. Flags inform the reviewer; they never refuse anything.
  */
 
 /** A routing threshold this close (10 % below it) is "near": the splitting / threshold-shopping signal. */
 export const NEAR_FRACTION = 0.9;
 
-/** One piece of agent-supplied text and where it came from (`reason`, `items.2.sku`, `evidence ticket_message_74`). */
-export type TextSource = { where: string; text: string; evidence: boolean };
+/**
+ * Characters (UTF-16 code units) of agent-supplied text the flags read per proposal: the arguments
+ * first, then each cited evidence text in the order cited. Room for a whole request body of
+ * arguments (64 KiB) and three full evidence records besides (20,000 each, lib/gates/evidence.ts):
+ * a proposal's scan costs at most this much work whatever an agent sends or cites (20 × 20,000
+ * would be 400,000). Text past it is not read, and the proposal is flagged "Text not scanned":
+ * never silently clean.
+ */
+export const SCAN_BUDGET_CHARS = 128_000;
 
 /**
- * How much of one string or evidence text the flags read: all of any evidence record (its text is at
- * most 20,000 characters, lib/gates/evidence.ts) and of any argument a contract bounds sensibly. It
- * bounds the work intake does under the resource lock whatever an agent sends, on top of every
- * scanner being linear; the rest of a longer string is still shown to the reviewer, only not flagged.
+ * One piece of agent-supplied text and where it came from (`reason`, `items.2.sku`, `evidence
+ * ticket_message_74`), as read within the budget, with the longest run of combining marks it has.
+ * The text is as sent, so a CGJ in it is the agent's: the skeleton puts it in Stream-Safe Text
+ * Format before normalizing (lib/text/lookalike.ts), and every other scanner here reads one
+ * character at a time.
  */
-export const MAX_SCANNED_CHARS = 20_000;
+export type TextSource = { where: string; text: string; evidence: boolean; longestRun: number };
 
-/** The first MAX_SCANNED_CHARS code units of the text, never half of a surrogate pair. */
-function scanned(text: string): string {
-  if (text.length <= MAX_SCANNED_CHARS) return text;
-  const last = text.charCodeAt(MAX_SCANNED_CHARS - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_SCANNED_CHARS - 1 : MAX_SCANNED_CHARS);
+/** A source the budget did not reach to its end: how many of its characters were not read. */
+export type UnscannedSource = { where: string; unread: number; length: number };
+
+/** At most `budget` code units of the text, never half of a surrogate pair. */
+function within(text: string, budget: number): string {
+  if (text.length <= budget) return text;
+  const last = text.charCodeAt(budget - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? budget - 1 : budget);
 }
 
 const MAX_PLACES = 5;
@@ -50,21 +62,35 @@ const MAX_QUOTE = 60;
 const LABELS: Record<Exclude<FlagKind, 'suspicious_evidence'>, string> = {
   invisible_characters: 'Invisible characters',
   lookalike_characters: 'Look-alike characters',
+  unscanned_text: 'Text not scanned',
   near_bound: 'Near a bound',
   first_use: 'First use',
 };
 
-/** Every string in the arguments (with its dotted path) and every cited evidence text, each cut to MAX_SCANNED_CHARS. */
-export function textSources(args: Record<string, unknown>, evidence: EvidenceSnapshot[]): TextSource[] {
+/**
+ * Every string in the arguments (with its dotted path) and every cited evidence text, as read
+ * within SCAN_BUDGET_CHARS; and the ones the budget cut short or did not reach.
+ */
+export function textSources(args: Record<string, unknown>, evidence: EvidenceSnapshot[]): { sources: TextSource[]; unscanned: UnscannedSource[] } {
   const sources: TextSource[] = [];
+  const unscanned: UnscannedSource[] = [];
+  let budget = SCAN_BUDGET_CHARS;
+  const read = (place: string, value: string, isEvidence: boolean) => {
+    const where = visibleText(streamSafe(place).text);
+    const text = within(value, budget);
+    budget -= text.length;
+    if (text.length < value.length) unscanned.push({ where, unread: value.length - text.length, length: value.length });
+    if (text.length === 0 && value.length > 0) return;
+    sources.push({ where, text, evidence: isEvidence, longestRun: streamSafe(text).longestRun });
+  };
   const walk = (value: unknown, path: string) => {
-    if (typeof value === 'string') sources.push({ where: visibleText(path), text: scanned(value), evidence: false });
+    if (typeof value === 'string') read(path, value, false);
     else if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${path}.${index}`));
     else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, path ? `${path}.${key}` : key);
   };
   walk(args, '');
-  for (const snapshot of evidence) sources.push({ where: `evidence ${visibleText(snapshot.id)}`, text: scanned(snapshot.text), evidence: true });
-  return sources;
+  for (const snapshot of evidence) read(`evidence ${snapshot.id}`, snapshot.text, true);
+  return { sources, unscanned };
 }
 
 /** Untrusted text quoted in a detail: marks for anything invisible, cut to a short length. */
@@ -97,7 +123,11 @@ function suspiciousIn(source: TextSource): string[] {
   return [...new Set(phrases)].map(quote);
 }
 
-function invisibleIn(text: string): string[] {
+/**
+ * Hidden characters, and a run of combining marks longer than Unicode's stream-safe limit: stacked
+ * on one letter they hide what is under them ("Zalgo" text), and no language needs more than 30.
+ */
+function invisibleIn({ text, longestRun }: TextSource): string[] {
   const points = [...text].map((ch) => step() && ch.codePointAt(0)!);
   const found = hiddenCharacterIndexes(text).map((index) => step() && points[index]!);
   const items: string[] = [];
@@ -106,6 +136,7 @@ function invisibleIn(text: string): string[] {
     items.push(`${codePointName(codePoint)} ${invisibleName(codePoint) ?? ''}`.trim());
   }
   if (tags.length > 0) items.push(`${tags.length} TAG character${tags.length === 1 ? '' : 's'} (U+E0020–U+E007E) hiding ${quote(hiddenTagText(text))}`);
+  if (longestRun > MAX_NON_STARTERS) items.push(`a run of ${longestRun.toLocaleString('en-US')} combining marks (more than ${MAX_NON_STARTERS} in a row)`);
   return items;
 }
 
@@ -118,9 +149,26 @@ function lookalikesIn(text: string): string[] {
   return [...seen.values()];
 }
 
-/** The flags read from agent-supplied text: suspicious phrases, invisible and look-alike characters. */
+/** "Text not scanned": what the budget did not reach, in words. Never a silent clean. */
+function unscannedFlag(unscanned: UnscannedSource[]): ProposalFlag {
+  const places = unscanned.map(({ where, unread, length }) => ({
+    where,
+    items: [unread === length ? `all ${length.toLocaleString('en-US')} characters` : `the last ${unread.toLocaleString('en-US')} of ${length.toLocaleString('en-US')} characters`],
+  }));
+  return {
+    kind: 'unscanned_text',
+    label: LABELS.unscanned_text,
+    detail: `Not read for hidden characters or instructions, past the ${SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters read per proposal: ${placesDetail(places)}`,
+  };
+}
+
+/**
+ * The flags read from agent-supplied text: suspicious phrases, invisible and look-alike characters,
+ * and text past the scan budget. Pure and linear in at most SCAN_BUDGET_CHARS: intake calls it
+ * before it takes the resource lock.
+ */
 export function textFlags(args: Record<string, unknown>, evidence: EvidenceSnapshot[]): ProposalFlag[] {
-  const sources = textSources(args, evidence);
+  const { sources, unscanned } = textSources(args, evidence);
   const collect = (find: (source: TextSource) => string[]) =>
     sources.flatMap((source) => {
       const items = find(source);
@@ -133,12 +181,13 @@ export function textFlags(args: Record<string, unknown>, evidence: EvidenceSnaps
     flags.push({ kind: 'suspicious_evidence', label, detail: placesDetail(suspicious.map(({ source, items }) => ({ where: source.where, items }))) });
   }
   for (const [kind, find] of [
-    ['invisible_characters', (source: TextSource) => invisibleIn(source.text)],
+    ['invisible_characters', invisibleIn],
     ['lookalike_characters', (source: TextSource) => lookalikesIn(source.text)],
   ] as const) {
     const places = collect(find);
     if (places.length > 0) flags.push({ kind, label: LABELS[kind], detail: placesDetail(places.map(({ source, items }) => ({ where: source.where, items }))) });
   }
+  if (unscanned.length > 0) flags.push(unscannedFlag(unscanned));
   return flags;
 }
 
@@ -207,8 +256,9 @@ export async function resourceUsedBefore(db: Database, tenantId: string, resourc
 }
 
 export type FlagContext = {
+  /** textFlags(args, evidence), read before the resource lock was taken. */
+  text: ProposalFlag[];
   resolution: Resolution;
-  evidence: EvidenceSnapshot[];
   policy: LoadedPolicy;
   routing: Routing;
   /** The aggregate sums Routing read, and what the open proposals claim (the rules read it). */
@@ -219,16 +269,17 @@ export type FlagContext = {
 };
 
 /**
- * Every flag of a candidate that passed the gates, in FLAG_KINDS order. Call it inside the intake
- * transaction after Routing, under the resource lock, with the sums the rules and Routing read, so
- * near-a-bound and "first use" see exactly what they saw.
+ * Every flag of a candidate that passed the gates, in FLAG_KINDS order: the text flags as read
+ * before the lock, then near-a-bound and "first use". Call it inside the intake transaction after
+ * Routing, under the resource lock, with the sums the rules and Routing read, so those two see
+ * exactly what the gates saw. No text is read here.
  */
 export function proposalFlags(subject: GateSubject, context: FlagContext): ProposalFlag[] {
   const { action, args } = subject;
-  const { resolution, evidence, policy, routing, priors, open, usedBefore } = context;
+  const { text, resolution, policy, routing, priors, open, usedBefore } = context;
   const { resourceKey } = resolution;
 
-  const flags = textFlags(args, evidence);
+  const flags = [...text];
   const limit = action.nearLimit?.(args, resolution, open);
   const near = [...routingNearBounds(action, policy, routing, args, priors), ...(limit ? [limit] : [])];
   if (near.length > 0) flags.push({ kind: 'near_bound', label: LABELS.near_bound, detail: near.join('; ') });

@@ -10,8 +10,16 @@ const INVISIBLE_RANGES: [number, number][] = [
   [0xfe00, 0xfe0f], [0xfeff, 0xfeff], [0xffa0, 0xffa0], [0xfff0, 0xfffb], [0xe0000, 0xe007f],
 ];
 
+/**
+ * Unicode's own list of what renders as nothing (DerivedCoreProperties), as the regular expression
+ * engine knows it: the ranges above miss some (U+034F COMBINING GRAPHEME JOINER, Mongolian and
+ * supplementary variation selectors, shorthand format controls), and "Ig\u034Fnore your rules"
+ * passed for clean. One character at a time.
+ */
+const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+
 export function isInvisible(codePoint: number): boolean {
-  return INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high);
+  return INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high) || (codePoint > 0x7f && DEFAULT_IGNORABLE.test(String.fromCodePoint(codePoint)));
 }
 
 /** `U+202E` for a code point: what a mark names. */

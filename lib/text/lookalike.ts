@@ -1,6 +1,7 @@
 import { lookalikeInfo } from './characters';
 import { isInvisible } from './invisible';
 import { step } from './scan-steps';
+import { CGJ, streamSafe } from './stream-safe';
 
 /**
  * Look-alikes of ASCII in untrusted text: characters that pass for a Latin letter, digit or
@@ -34,6 +35,8 @@ export function findLookalikes(value: string): Lookalike[] {
   let offset = 0;
   let word = 0;
   let inWord = false;
+  // Every pattern here reads one character at a time: no run of the text reaches the engine whole.
+  let hasCjk = false;
   for (const ch of value) {
     step();
     const codePoint = ch.codePointAt(0)!;
@@ -41,18 +44,19 @@ export function findLookalikes(value: string): Lookalike[] {
     const wordChar = WORD.test(ch) || isInvisible(codePoint);
     if (wordChar && !inWord) word += 1;
     inWord = wordChar;
+    hasCjk ||= CJK.test(ch);
     chars.push({ ch, start: offset, codePoint, word: wordChar ? word : -1 });
     offset += ch.length;
   }
   if (!chars.some(({ codePoint }) => codePoint > 0x7e)) return [];
 
-  const latinWords = new Set(chars.filter(({ ch, word: w }) => step() && w >= 0 && LATIN_LETTER.test(ch)).map(({ word: w }) => w));
-  const hasCjk = CJK.test(value);
+  const latinLetters = chars.filter(({ ch }) => step() && LATIN_LETTER.test(ch));
+  const latinWords = new Set(latinLetters.filter(({ word: w }) => w >= 0).map(({ word: w }) => w));
   // A Latin text whose other-script letters are all look-alikes spells a word to pass for Latin
   // ("Approved by сео"); a real Cyrillic or Greek phrase has letters that look like nothing Latin.
   const otherLetters = chars.filter(({ ch }) => step() && OTHER_SCRIPT_LETTER.test(ch) && /\p{L}/u.test(ch));
   const spelledInLookalikes =
-    LATIN_LETTER.test(value) && otherLetters.length > 0 && otherLetters.every(({ codePoint }) => step() && lookalikeInfo(codePoint)?.class === 'script');
+    latinLetters.length > 0 && otherLetters.length > 0 && otherLetters.every(({ codePoint }) => step() && lookalikeInfo(codePoint)?.class === 'script');
 
   const found: Lookalike[] = [];
   for (const { ch, start, codePoint, word: w } of chars) {
@@ -68,18 +72,35 @@ export function findLookalikes(value: string): Lookalike[] {
   return found;
 }
 
+const isLayout = (codePoint: number) => codePoint === 0x0a || codePoint === 0x09 || codePoint === 0x0d;
+
+/** The text without its invisible characters (layout kept). */
+function withoutInvisible(value: string): string {
+  let out = '';
+  for (const ch of value) {
+    step();
+    const codePoint = ch.codePointAt(0)!;
+    if (isLayout(codePoint) || !isInvisible(codePoint)) out += ch;
+  }
+  return out;
+}
+
 /**
  * The text as it reads: invisible characters dropped, compatibility forms folded (NFKC: fullwidth
  * and mathematical letters become ASCII) and look-alike letters replaced by what they pass for.
  * What the suspicious-text patterns are matched against, so "Ignоre yоur ru\u200Bles" still reads
- * as "Ignore your rules".
+ * as "Ignore your rules". Stream-safe before NFKC (lib/text/stream-safe.ts): NFKC of a long run of
+ * combining marks is quadratic. The agent's invisible characters go first, so none of them is a
+ * CGJ when the format inserts its own; those stay (inside a run of marks they split no word), or
+ * dropping them would join the runs they cut for the patterns to read.
  */
 export function skeleton(value: string): string {
   let out = '';
-  for (const ch of value.normalize('NFKC')) {
+  for (const ch of streamSafe(withoutInvisible(value)).text.normalize('NFKC')) {
     step();
     const codePoint = ch.codePointAt(0)!;
-    if (codePoint === 0x0a || codePoint === 0x09 || codePoint === 0x0d) out += ch;
+    if (ch === CGJ || isLayout(codePoint)) out += ch;
+    // No visible character folds to an invisible one in Unicode 17 (every code point checked); in case a later version adds one.
     else if (isInvisible(codePoint)) continue;
     else out += lookalikeInfo(codePoint)?.looksLike ?? ch;
   }

@@ -8,18 +8,9 @@
  */
 import { PHRASE_FINDERS } from '@/lib/proposals/suspicious';
 import { CHARACTER_SCANNERS, fill, LONG, PATTERN_INPUTS, SHORT, type Scanner } from '@/test/scanner-inputs';
+import { fastest } from './fastest';
 
 const SCANNERS: Scanner[] = [...PHRASE_FINDERS.map(({ name, find }): Scanner => [`the "${name}" pattern`, find, PATTERN_INPUTS]), ...CHARACTER_SCANNERS];
-
-function fastest(run: () => void, rounds = 3): number {
-  let best = Infinity;
-  for (let round = 0; round < rounds; round += 1) {
-    const started = performance.now();
-    run();
-    best = Math.min(best, performance.now() - started);
-  }
-  return best;
-}
 
 let slow = 0;
 for (const [name, scan, inputs] of SCANNERS) {
