@@ -31,7 +31,7 @@ beforeAll(async () => {
   await grantRole(t.db, { tenantId: 'globex', email: 'alice@acme.test', role: 'approver' });
   gina = (await createUser(t.db, { email: 'gina@globex.test', name: 'Gina', password: 'gina chose a long one' })).id;
   await grantRole(t.db, { tenantId: 'globex', email: 'gina@globex.test', role: 'admin' });
-  await startSession(t.db, alice, 'password');
+  await startSession(t.db, alice, 'credentials');
 });
 
 /** Alice is back to an approver of acme with `count` passkeys; who requires passkeys is set per test. */
@@ -39,7 +39,7 @@ async function reset(count: number, requiring: { acme: boolean; globex: boolean 
   await grantRole(t.db, { tenantId: 'acme', email: 'alice@acme.test', role: 'approver' });
   await t.db.delete(passkeys).where(eq(passkeys.userId, alice));
   for (let i = 0; i < count; i++) {
-    const id = newId('pk');
+    const id = newId('psk');
     await t.db.insert(passkeys).values({ id, userId: alice, credentialId: `cred-${id}`, publicKey: 'cose', name: `Key ${i + 1}` });
   }
   await t.db.update(tenants).set({ requirePasskeys: requiring.acme }).where(eq(tenants.id, 'acme'));
