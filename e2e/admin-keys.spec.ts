@@ -117,6 +117,8 @@ test('carol stops a rotated agent in one go: every key of it is refused at once'
   await card.getByTestId('agent-key-rotate-confirm').click();
   await expect(page.getByTestId('agent-key-secret-notice')).toContainText(`New key for ${name}`);
   const rotatedKey = (await page.getByTestId('agent-key-secret').textContent())!;
+  // The list has the rotation: the old key in its overlap beside the new one.
+  await expect(page.locator('[data-testid="agent-key"][data-state="expiring"]').filter({ hasText: name })).toHaveCount(1);
   const fresh = page.locator('[data-testid="agent-key"][data-state="active"]').filter({ hasText: name });
   await fresh.getByTestId('agent-key-revoke').click();
   await fresh.getByTestId('agent-key-stop-agent').click();

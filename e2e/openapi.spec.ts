@@ -44,6 +44,7 @@ const PRODUCED_ELSEWHERE: Record<string, string> = {
   'removeMyPasskey 200': PASSKEY_NEEDED,
   'removeMyPasskey 409': PASSKEY_NEEDED,
   'resetPasskey 200': PASSKEY_NEEDED,
+  'resetPasskey 409': `passkey_required_elsewhere ${PASSKEY_NEEDED.replace(/^needs/, 'needs a person of two tenants, one requiring passkeys, and')}; lib/admin/shared-person.int.test.ts`,
   'decisionChallenge 200': PASSKEY_NEEDED,
   'decisionChallenge 409': PASSKEY_NEEDED,
 };
