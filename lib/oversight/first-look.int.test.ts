@@ -69,43 +69,24 @@ describe('the server records a first look when it serves a waiting proposal to a
 });
 
 describe('nothing but serving the proposal to that person makes a first look', () => {
-  const agentKey = () => seeded.world.agentKey('acme');
-  it.each<[string, () => Promise<{ proposal: Proposal; answer: { status: number } }>, number]>([
-    ['a client posting a view (any channel)', async () => {
-      const proposal = await waiting();
-      as('alice');
-      for (const channel of ['queue', 'page', 'notification', 'api']) await call(noSuchPath as Route, 'POST', proposal, '/views', { body: { channel } });
-      return { proposal, answer: await call(noSuchPath as Route, 'POST', proposal, '/views', { body: { channel: 'queue' } }) };
-    }, 404],
-    ['the agent reading it with its key', async () => {
-      const proposal = await waiting();
-      as('alice');
-      return { proposal, answer: await call(proposalRoute as Route, 'GET', proposal, '', { headers: { authorization: `Bearer ${agentKey()}` } }) };
-    }, 200],
-    ['a HEAD request (nothing served)', async () => {
-      const proposal = await waiting();
-      as('alice');
-      return { proposal, answer: await call(proposalRoute as Route, 'HEAD', proposal, '') };
-    }, 200],
-    ['a member of another tenant asking for it', async () => {
-      const proposal = await waiting();
-      as('erin');
-      return { proposal, answer: await call(proposalRoute as Route, 'GET', proposal, '') };
-    }, 404],
-    ['a read after it stopped waiting', async () => {
-      const proposal = await waiting();
-      await t.db.update(proposals).set({ status: 'rejected', decidedAt: new Date() }).where(eq(proposals.id, proposal.id));
-      as('alice');
-      return { proposal, answer: await call(proposalRoute as Route, 'GET', proposal, '') };
-    }, 200],
-    ['a re-check by a member of another tenant', async () => {
-      const proposal = await waiting();
-      as('erin');
-      return { proposal, answer: await call(recheckRoute as Route, 'POST', proposal, '/recheck', { body: {} }) };
-    }, 404],
-  ])('%s records nothing', async (_label, act, status) => {
-    const { proposal, answer } = await act();
-    expect(answer.status).toBe(status);
+  type Ask = (proposal: Proposal) => Promise<{ status: number }>;
+  const read: Ask = (proposal) => call(proposalRoute as Route, 'GET', proposal, '');
+  const postView = (channel: string): Ask => (proposal) => call(noSuchPath as Route, 'POST', proposal, '/views', { body: { channel } });
+  const stopWaiting = async (proposal: Proposal) => {
+    await t.db.update(proposals).set({ status: 'rejected', decidedAt: new Date() }).where(eq(proposals.id, proposal.id));
+  };
+  it.each<[string, PersonName, Ask, number, ((proposal: Proposal) => Promise<void>)?]>([
+    ...['queue', 'page', 'notification', 'api'].map((channel) => [`a client posting a view (${channel})`, 'alice', postView(channel), 404] as [string, PersonName, Ask, number]),
+    ['the agent reading it with its key', 'alice', (proposal) => call(proposalRoute as Route, 'GET', proposal, '', { headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` } }), 200],
+    ['a HEAD request (nothing served)', 'alice', (proposal) => call(proposalRoute as Route, 'HEAD', proposal, ''), 200],
+    ['a member of another tenant asking for it', 'erin', read, 404],
+    ['a read after it stopped waiting', 'alice', read, 200, stopWaiting],
+    ['a re-check by a member of another tenant', 'erin', (proposal) => call(recheckRoute as Route, 'POST', proposal, '/recheck', { body: {} }), 404],
+  ])('%s records nothing', async (_label, person, ask, status, prepare) => {
+    const proposal = await waiting();
+    await prepare?.(proposal);
+    as(person);
+    expect((await ask(proposal)).status).toBe(status);
     expect(await looksAt(proposal)).toEqual([]);
   });
 
