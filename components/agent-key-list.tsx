@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { valueOrThrow } from '@/lib/client/operator-api';
-import { revokeAgentKey, rotateAgentKey, type AgentKeyView, type IssuedKey } from '@/lib/client/agent-keys-api';
+import { revokeAgentKey, rotateAgentKey, type AgentKeyView, type IssuedKey, type Revocation } from '@/lib/client/agent-keys-api';
 import { LocalTime } from './time';
 import { CARD, ProblemText } from './notification-ui';
 import { Button } from './ui/button';
@@ -46,19 +46,63 @@ function StateLine({ agentKey }: { agentKey: AgentKeyView }) {
   return <>Active</>;
 }
 
-function RevokeConfirm({ agentKey, onClose }: { agentKey: AgentKeyView; onClose: () => void }) {
+/** Whether a key still authenticates: active, or rotated and still in its overlap. */
+const works = (agentKey: AgentKeyView) => agentKey.state === 'active' || agentKey.state === 'expiring';
+
+/** One of the agent's keys that still works, and until when (in the viewer's zone). */
+export function WorksUntil({ agentKey }: { agentKey: AgentKeyView }) {
+  return (
+    <li>
+      <span className="font-mono">{agentKey.keyPrefix}…</span>{' '}
+      {agentKey.expiresAt ? <>(rotated) works until <LocalTime value={agentKey.expiresAt} /></> : <>(active) works until it is revoked</>}
+    </li>
+  );
+}
+
+/**
+ * Revoking a key says what of the agent still works and until when — after a rotation, revoking the
+ * newest key leaves the old one working to the end of its overlap — and offers to stop the agent:
+ * every key of it that still works.
+ */
+function RevokeConfirm({ agentKey, others, onClose, onRevoked }: { agentKey: AgentKeyView; others: AgentKeyView[]; onClose: () => void; onRevoked: (revocation: Revocation) => void }) {
   const invalidate = useInvalidate();
-  const revoke = useMutation({ mutationFn: async () => valueOrThrow(await revokeAgentKey(agentKey.id)), onSuccess: onClose, onSettled: invalidate });
+  const revoke = useMutation({
+    mutationFn: async (scope: 'key' | 'agent') => valueOrThrow(await revokeAgentKey(agentKey.id, scope)),
+    onSuccess: (revocation) => {
+      onClose();
+      onRevoked(revocation);
+    },
+    onSettled: invalidate,
+  });
+  const stillWorking = others.filter(works);
   return (
     <div role="group" aria-label={`Revoke ${agentKey.keyPrefix}…`} data-testid="agent-key-revoke-panel" className="space-y-2 rounded-md border border-red-300 p-3 text-sm dark:border-red-800">
       <p>
         Revoke <span className="font-mono">{agentKey.keyPrefix}…</span> of <strong>{agentKey.agentName}</strong>? Every request with it is refused (401) from now on,
         and its proposals that still wait go stale when someone decides them.
       </p>
+      {stillWorking.length > 0 ? (
+        <div data-testid="agent-key-revoke-still-working" className="rounded-md bg-amber-50 p-2 text-amber-950 dark:bg-amber-950 dark:text-amber-100">
+          <p className="font-medium">{agentKey.agentName} keeps working after this with {stillWorking.length === 1 ? 'another key' : `${stillWorking.length} other keys`}:</p>
+          <ul className="list-disc pl-5">{stillWorking.map((other) => <WorksUntil key={other.id} agentKey={other} />)}</ul>
+          <p>To stop the agent now, revoke every key of it.</p>
+        </div>
+      ) : null}
       <ProblemText error={revoke.error} testId="agent-key-revoke-error" />
       <div className="flex flex-wrap gap-2">
-        <Button variant="destructive" data-testid="agent-key-revoke-confirm" ref={(el) => el?.focus()} disabled={revoke.isPending} onClick={() => revoke.mutate()}>
-          {revoke.isPending ? 'Revoking…' : 'Revoke key'}
+        {stillWorking.length > 0 ? (
+          <Button variant="destructive" data-testid="agent-key-stop-agent" ref={(el) => el?.focus()} disabled={revoke.isPending} onClick={() => revoke.mutate('agent')}>
+            {revoke.isPending && revoke.variables === 'agent' ? 'Stopping…' : `Stop ${agentKey.agentName}: revoke all ${stillWorking.length + 1} keys`}
+          </Button>
+        ) : null}
+        <Button
+          variant={stillWorking.length > 0 ? 'secondary' : 'destructive'}
+          data-testid="agent-key-revoke-confirm"
+          ref={stillWorking.length > 0 ? undefined : (el) => el?.focus()}
+          disabled={revoke.isPending}
+          onClick={() => revoke.mutate('key')}
+        >
+          {revoke.isPending && revoke.variables === 'key' ? 'Revoking…' : stillWorking.length > 0 ? 'Revoke this key only' : 'Revoke key'}
         </Button>
         <Button variant="secondary" data-testid="agent-key-revoke-cancel" onClick={onClose}>Cancel</Button>
       </div>
@@ -112,7 +156,9 @@ function RotateChooser({ agentKey, onClose, onIssued }: { agentKey: AgentKeyView
   );
 }
 
-function AgentKeyCard({ agentKey, onIssued }: { agentKey: AgentKeyView; onIssued: (issued: IssuedKey) => void }) {
+type KeyEvents = { onIssued: (issued: IssuedKey) => void; onRevoked: (revocation: Revocation) => void };
+
+function AgentKeyCard({ agentKey, others, onIssued, onRevoked }: { agentKey: AgentKeyView; others: AgentKeyView[] } & KeyEvents) {
   const [open, setOpen] = useState<'revoke' | 'rotate' | null>(null);
   const look = STATE_LOOK[agentKey.state];
   const grants = Object.entries(agentKey.grants).map(([name, values]) => `${name}: ${values.join(', ')}`).join('; ');
@@ -141,14 +187,14 @@ function AgentKeyCard({ agentKey, onIssued }: { agentKey: AgentKeyView; onIssued
           </Button>
         </div>
       ) : null}
-      {open === 'revoke' ? <RevokeConfirm agentKey={agentKey} onClose={() => setOpen(null)} /> : null}
+      {open === 'revoke' ? <RevokeConfirm agentKey={agentKey} others={others} onClose={() => setOpen(null)} onRevoked={onRevoked} /> : null}
       {open === 'rotate' ? <RotateChooser agentKey={agentKey} onClose={() => setOpen(null)} onIssued={onIssued} /> : null}
     </li>
   );
 }
 
 /** The tenant's keys, each with its state, last use and what an admin may do with it. */
-export function AgentKeyList({ agentKeys, onIssued }: { agentKeys: AgentKeyView[]; onIssued: (issued: IssuedKey) => void }) {
+export function AgentKeyList({ agentKeys, onIssued, onRevoked }: { agentKeys: AgentKeyView[] } & KeyEvents) {
   if (agentKeys.length === 0) {
     return (
       <p data-testid="agent-keys-empty" className="rounded-lg border border-dashed border-zinc-300 p-6 text-center text-sm dark:border-zinc-700">
@@ -158,7 +204,9 @@ export function AgentKeyList({ agentKeys, onIssued }: { agentKeys: AgentKeyView[
   }
   return (
     <ul className="space-y-3" data-testid="agent-keys-list">
-      {agentKeys.map((agentKey) => <AgentKeyCard key={agentKey.id} agentKey={agentKey} onIssued={onIssued} />)}
+      {agentKeys.map((agentKey) => (
+        <AgentKeyCard key={agentKey.id} agentKey={agentKey} others={agentKeys.filter((other) => other.agentName === agentKey.agentName && other.id !== agentKey.id)} onIssued={onIssued} onRevoked={onRevoked} />
+      ))}
     </ul>
   );
 }

@@ -4,7 +4,6 @@ import { useRef, useState, type ReactNode } from 'react';
 import { rejectPresets } from '@/lib/decisions/requests';
 import type { QueueItem } from '@/lib/proposals/queue-view';
 import { FactsView, useFreshFacts } from './fresh-facts';
-import { useFirstLook } from './first-look';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';
 import { ChangedChip, ItemSignals, quorumAfterYours, RiskBadge } from './queue-signals';
@@ -99,7 +98,6 @@ function useEndedMeanwhile(item: QueueItem | undefined): boolean {
 export function ApproveDialog({ items, onConfirm, onClose }: { items: QueueItem[]; onConfirm: () => void; onClose: () => void }) {
   const single = items.length === 1 ? items[0] : undefined;
   const ended = useEndedMeanwhile(single);
-  useFirstLook(items.map((item) => item.id));
   const title = single ? `${single.approveLabel}?` : `Approve ${items.length} proposals?`;
   return (
     <QueueDialog

@@ -3,7 +3,6 @@
 import Link from 'next/link';
 import { isMine, partWords, type QueueItem } from '@/lib/proposals/queue-view';
 import { FactsView, useFreshFacts } from './fresh-facts';
-import { useFirstLook } from './first-look';
 import { PayloadText } from './payload-text';
 import { ItemSignals, quorumAfterYours } from './queue-signals';
 import { ClockTime, RelativeTime } from './queue-times';
@@ -28,7 +27,6 @@ export type QueuePreviewProps = {
  */
 export function QueuePreview({ item, now, disabled, onApprove, onReject }: QueuePreviewProps) {
   const facts = useFreshFacts(item?.id);
-  useFirstLook(item ? [item.id] : []);
   if (!item) {
     return (
       <aside aria-label="Preview" data-testid="queue-preview" className="rounded-lg border border-dashed border-zinc-300 p-6 text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-400">

@@ -296,9 +296,13 @@ export const decisions = pgTable(
   ],
 );
 
-export const viewChannelEnum = pgEnum('view_channel', ['notification', 'queue', 'page']);
+export const viewChannelEnum = pgEnum('view_channel', ['notification', 'queue', 'page', 'api']);
 
-/** When a person first opened a proposal (page, queue preview or approve dialog), and what brought them: once per person and proposal. */
+/**
+ * When the server first served a waiting proposal to a person (its page, the queue's one-proposal
+ * re-check, the operator API's read), and what brought them: once per person and proposal. Only the
+ * server writes it (docs/oversight.md).
+ */
 export const proposalViews = pgTable(
   'proposal_views',
   {

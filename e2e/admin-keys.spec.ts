@@ -78,23 +78,54 @@ test('carol creates a key, copies it, proposes with it, rotates it with an overl
   await expect(oldCard.getByTestId('agent-key-state-line')).toContainText('Rotated; works until');
   expect(await proposeWith(request, key)).toBe(201);
   expect(await proposeWith(request, rotatedKey)).toBe(201);
-  await page.getByTestId('agent-key-secret-done').click();
-  await expect(page.getByTestId('agent-key-secret')).toHaveCount(0);
 
-  // Revoke the new key (with confirmation), then end the old one's overlap: both are refused at once.
+  // Revoke the new key (with confirmation): the dialog says the old key still works, and until when,
+  // and offers to stop the agent. Revoking the new key alone also takes its "copy it now" panel away.
   const fresh = page.locator('[data-testid="agent-key"][data-state="active"]').filter({ hasText: name });
   await fresh.getByTestId('agent-key-revoke').click();
-  await expect(fresh.getByTestId('agent-key-revoke-confirm')).toBeFocused();
+  await expect(fresh.getByTestId('agent-key-revoke-still-working')).toContainText(`${name} keeps working after this with another key`);
+  await expect(fresh.getByTestId('agent-key-revoke-still-working')).toContainText('(rotated) works until');
+  await expect(fresh.getByTestId('agent-key-stop-agent')).toBeFocused();
+  await expect(fresh.getByTestId('agent-key-stop-agent')).toHaveText(`Stop ${name}: revoke all 2 keys`);
   await fresh.getByTestId('agent-key-revoke-cancel').click();
   expect(await proposeWith(request, rotatedKey)).toBe(201);
   await fresh.getByTestId('agent-key-revoke').click();
   await fresh.getByTestId('agent-key-revoke-confirm').click();
   await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(1);
+  await expect(page.getByTestId('agent-key-secret')).toHaveCount(0);
+  await expect(page.getByTestId('agent-key-revoked-still-working')).toContainText('(rotated) works until');
   expect(await proposeWith(request, rotatedKey)).toBe(401);
+  expect(await proposeWith(request, key)).toBe(201);
+  await page.getByTestId('agent-key-revoked-done').click();
+  // The old key is the agent's last: revoking it is plain, and then nothing of the agent works.
   await oldCard.getByTestId('agent-key-revoke').click();
+  await expect(oldCard.getByTestId('agent-key-stop-agent')).toHaveCount(0);
   await oldCard.getByTestId('agent-key-revoke-confirm').click();
   await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(2);
+  await expect(page.getByTestId('agent-key-revoked-none-left')).toContainText(`No key of ${name} works any more`);
   expect(await proposeWith(request, key)).toBe(401);
+});
+
+test('carol stops a rotated agent in one go: every key of it is refused at once', async ({ page, request }) => {
+  await page.goto('/settings/agent-keys');
+  await signInWithForm(page, 'carol@acme.test');
+  const name = `stop-bot-${Date.now()}`;
+  const key = await createInUi(page, name);
+  const card = keyCard(page, name);
+  await card.getByTestId('agent-key-rotate').click();
+  await card.getByTestId('agent-key-overlap-1440').check();
+  await card.getByTestId('agent-key-rotate-confirm').click();
+  await expect(page.getByTestId('agent-key-secret-notice')).toContainText(`New key for ${name}`);
+  const rotatedKey = (await page.getByTestId('agent-key-secret').textContent())!;
+  // The list has the rotation: the old key in its overlap beside the new one.
+  await expect(page.locator('[data-testid="agent-key"][data-state="expiring"]').filter({ hasText: name })).toHaveCount(1);
+  const fresh = page.locator('[data-testid="agent-key"][data-state="active"]').filter({ hasText: name });
+  await fresh.getByTestId('agent-key-revoke').click();
+  await fresh.getByTestId('agent-key-stop-agent').click();
+  await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(2);
+  await expect(page.getByTestId('agent-key-secret')).toHaveCount(0);
+  await expect(page.getByTestId('agent-key-revoked-notice')).toContainText(`Stopped ${name}: revoked 2 keys.`);
+  expect([await proposeWith(request, key), await proposeWith(request, rotatedKey)]).toEqual([401, 401]);
 });
 
 test('the create form says what is wrong, in the server’s words', async ({ page }) => {

@@ -16,8 +16,8 @@ test('alice opens a proposal from a notification link and approves it; History â
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   expect((await alice.post(`/api/v1/proposals/${hold.id}/decisions`, { headers: { origin: baseURL! }, data: { decision: 'approve', payloadHash: hold.payloadHash } })).status()).toBe(200);
-  // A second look after the decision records nothing new (the proposal no longer waits).
-  expect((await (await alice.post(`/api/v1/proposals/${hold.id}/views`, { headers: { origin: baseURL! }, data: { channel: 'queue' } })).json()) as unknown).toEqual({ recorded: false });
+  // A client cannot report a look: only the server records first looks (the path is gone).
+  expect((await alice.post(`/api/v1/proposals/${hold.id}/views`, { headers: { origin: baseURL! }, data: { channel: 'queue' } })).status()).toBe(404);
 
   await page.goto('/history/oversight');
   const row = page.getByTestId('oversight-approver-row').filter({ hasText: 'Alice' });

@@ -152,22 +152,77 @@ async function lockedKey(tx: Database, tenantId: string | undefined, keyId: stri
 
 const conflict = (code: string, message: string) => new DomainError('conflict', code, message);
 
+/** What a revocation stops: the one key, or the agent (every key of its name in the tenant that still works). */
+export const REVOCATION_SCOPES = ['key', 'agent'] as const;
+export type RevocationScope = (typeof REVOCATION_SCOPES)[number];
+
+export const revocationInput = z.strictObject({ scope: z.enum(REVOCATION_SCOPES, { error: 'must be "key" or "agent"' }).optional() });
+export type RevocationInput = z.infer<typeof revocationInput>;
+
+/** The key revoked, every key this revocation revoked, and the agent's keys that still work afterwards (and until when: `expiresAt`, null for no end). */
+export type Revocation = { agentKey: AgentKeyView; revoked: AgentKeyView[]; stillWorking: AgentKeyView[] };
+
+const stillWorks = (key: AgentKey, now: Date) => {
+  const state = keyState(key, now);
+  return state === 'active' || state === 'expiring';
+};
+
 /**
- * Revokes a key at once (audited `agent_key.revoked`): the next request with it is a 401. A key
- * rotated away and still in its overlap may be revoked too, to end the overlap early. `tenantId`
- * undefined is the CLI's revocation by id alone. Undefined when there is no such key; 409
- * `already_revoked` when it is revoked.
+ * Every key of an agent (its name in the tenant), locked for the change, by id. Locked again until
+ * no new key appears: a rotation that committed while we waited for a lock added a key the first
+ * read could not see, and with every key locked, no further rotation (which locks the key it
+ * replaces) can add one before we commit.
  */
-export async function revokeKey(db: Database, tenantId: string | undefined, actor: Actor, keyId: string, now = new Date()) {
+async function lockedAgentKeys(tx: Database, tenantId: string, agentName: string): Promise<AgentKey[]> {
+  let seen = '';
+  for (;;) {
+    const rows = await tx.select().from(agentKeys).where(and(eq(agentKeys.tenantId, tenantId), eq(agentKeys.agentName, agentName))).orderBy(asc(agentKeys.id)).for('update');
+    const ids = rows.map((row) => row.id).join(',');
+    if (ids === seen) return rows;
+    seen = ids;
+  }
+}
+
+/**
+ * Revokes a key at once, or with `scope: 'agent'` every key of its agent that still works (each
+ * audited `agent_key.revoked`, in one transaction): the next request with a revoked key is a 401.
+ * A key rotated away and still in its overlap may be revoked too, to end the overlap early. The
+ * answer says which of the agent's keys still work, and until when, so revoking the newest key
+ * after a rotation never leaves the old one working unsaid. `tenantId` undefined is the CLI's
+ * revocation by id alone. Undefined when there is no such key; 409 `already_revoked` (one key) or
+ * `agent_already_stopped` (the agent) when there is nothing left to revoke.
+ */
+export async function revokeAgentKeys(db: Database, tenantId: string | undefined, actor: Actor, keyId: string, scope: RevocationScope = 'key', now = new Date()): Promise<Revocation | undefined> {
   return changeTransaction(db, async (tx, announce) => {
-    const current = await lockedKey(tx, tenantId, keyId);
-    if (!current) return undefined;
-    if (current.revokedAt) throw conflict('already_revoked', 'This agent key is already revoked.');
-    const [row] = await tx.update(agentKeys).set({ revokedAt: now }).where(eq(agentKeys.id, keyId)).returning();
-    await announce({ kind: 'agent_key', tenantId: row!.tenantId, keyId });
-    await recordStateChange(tx, { tenantId: row!.tenantId, type: 'agent_key.revoked', actor, data: { key: row!.id, agent: row!.agentName }, occurredAt: now, outbox: false });
-    return agentKeyView(row!, now);
+    const [target] = await tx.select().from(agentKeys).where(tenantId === undefined ? eq(agentKeys.id, keyId) : and(eq(agentKeys.id, keyId), eq(agentKeys.tenantId, tenantId)));
+    if (!target) return undefined;
+    const keys = await lockedAgentKeys(tx, target.tenantId, target.agentName);
+    const current = keys.find((key) => key.id === keyId)!;
+    const toRevoke = scope === 'key' ? [current].filter((key) => !key.revokedAt) : keys.filter((key) => !key.revokedAt && (key.id === keyId || stillWorks(key, now)));
+    if (toRevoke.length === 0) {
+      throw scope === 'key'
+        ? conflict('already_revoked', 'This agent key is already revoked.')
+        : conflict('agent_already_stopped', `No key of ${target.agentName} works any more; there is nothing left to revoke.`);
+    }
+    const revoked: AgentKey[] = [];
+    for (const key of toRevoke) {
+      const [row] = await tx.update(agentKeys).set({ revokedAt: now }).where(eq(agentKeys.id, key.id)).returning();
+      revoked.push(row!);
+      await announce({ kind: 'agent_key', tenantId: row!.tenantId, keyId: row!.id });
+      await recordStateChange(tx, { tenantId: row!.tenantId, type: 'agent_key.revoked', actor, data: { key: row!.id, agent: row!.agentName }, occurredAt: now, outbox: false });
+    }
+    const after = keys.map((key) => revoked.find((row) => row.id === key.id) ?? key);
+    return {
+      agentKey: agentKeyView(after.find((key) => key.id === keyId)!, now),
+      revoked: revoked.map((row) => agentKeyView(row, now)),
+      stillWorking: after.filter((key) => stillWorks(key, now)).map((key) => agentKeyView(key, now)),
+    };
   });
+}
+
+/** Revokes one key (the CLI, and callers that need only the key): `revokeAgentKeys` with scope `key`. */
+export async function revokeKey(db: Database, tenantId: string | undefined, actor: Actor, keyId: string, now = new Date()): Promise<AgentKeyView | undefined> {
+  return (await revokeAgentKeys(db, tenantId, actor, keyId, 'key', now))?.agentKey;
 }
 
 /**

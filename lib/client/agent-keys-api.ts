@@ -26,8 +26,12 @@ export function createAgentKey(input: AgentKeyRequest): Promise<ApiResult<Issued
   return call(BASE, sendJson(input), 'The key was not created');
 }
 
-export function revokeAgentKey(keyId: string): Promise<ApiResult<{ agentKey: AgentKeyView }>> {
-  return call(keyPath(keyId, 'revoke'), sendJson({}), 'The key was not revoked');
+/** The key revoked, every key revoked, and the agent's keys that still work (each until its `expiresAt`; null: no end). */
+export type Revocation = { agentKey: AgentKeyView; revoked: AgentKeyView[]; stillWorking: AgentKeyView[] };
+
+/** Revokes this key, or (`agent`) every key of its agent that still works. */
+export function revokeAgentKey(keyId: string, scope: 'key' | 'agent' = 'key'): Promise<ApiResult<Revocation>> {
+  return call(keyPath(keyId, 'revoke'), sendJson({ scope }), scope === 'agent' ? 'The agent was not stopped' : 'The key was not revoked');
 }
 
 /** A new key for the same agent; the old one keeps working for `overlapMinutes`. */

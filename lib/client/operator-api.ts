@@ -31,7 +31,7 @@ const NETWORK: ApiProblem = {
   issues: [],
 };
 
-const proposalPath = (proposalId: string, verb: 'decisions' | 'extend' | 'revisions' | 'repropose-request' | 'recheck' | 'views') => `/api/v1/proposals/${encodeURIComponent(proposalId)}/${verb}`;
+const proposalPath = (proposalId: string, verb: 'decisions' | 'extend' | 'revisions' | 'repropose-request' | 'recheck') => `/api/v1/proposals/${encodeURIComponent(proposalId)}/${verb}`;
 
 function problemOf(status: number, body: unknown, fallback: string): ApiProblem {
   const error = (body as ErrorBody | null)?.error;
@@ -64,11 +64,6 @@ const postJson = (body: unknown) => sendJson(body);
 /** Approve or reject, binding the payload hash the person saw. */
 export function postDecision(proposalId: string, request: DecisionRequest): Promise<ApiResult<DecisionAnswer>> {
   return call(proposalPath(proposalId, 'decisions'), postJson(request), 'The decision was not recorded');
-}
-
-/** Record the person's first look at a waiting proposal (once per person and proposal; later calls change nothing). */
-export function postView(proposalId: string, channel: 'queue' | 'page' | 'notification'): Promise<ApiResult<{ recorded: boolean }>> {
-  return call(proposalPath(proposalId, 'views'), postJson({ channel }), 'The view was not recorded');
 }
 
 /** The rubber-stamp alarm's settings (admins); 0 in any turns it off. */

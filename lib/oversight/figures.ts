@@ -19,7 +19,7 @@ export function oversightDays(value: string | null): number {
 /** The rubber-stamp alarm's settings (tenants columns); any of them 0 turns the alarm off. */
 export type OversightSettings = { minDecisions: number; approvalRatePercent: number; medianDwellSeconds: number };
 
-/** Milliseconds; null where nothing was measured (no decision, or no recorded first look). */
+/** Milliseconds; null where nothing was measured (no decision). */
 type Ms = number | null;
 
 export type DecisionFigures = {
@@ -30,15 +30,16 @@ export type DecisionFigures = {
   /** From the proposal waiting (created) to this person's decision. */
   waitP50Ms: Ms;
   waitP95Ms: Ms;
-  /** From this person first opening the proposal to their decision; over `dwellMeasured` decisions. */
+  /** From the server first serving the proposal to this person to their decision; 0 for a decision with no first look before it. */
   dwellP50Ms: Ms;
   dwellP10Ms: Ms;
+  /** Decisions with a recorded first look before them; the rest count as zero dwell. */
   dwellMeasured: number;
 };
 
 export type ApproverFigures = DecisionFigures & { userId: string; name: string; rubberStamp: boolean };
 export type ActionFigures = DecisionFigures & { action: string; expired: number; stale: number };
-/** The channel that brought the person: `notification`, `queue`, `page`, or `unknown` (no first look recorded, e.g. an API decision). */
+/** The channel that brought the person: `notification`, `queue`, `page`, `api`, or `unknown` (no first look recorded: zero dwell). */
 export type ChannelFigures = DecisionFigures & { channel: ViewChannel | 'unknown' };
 
 export type OversightFigures = {
@@ -67,8 +68,14 @@ const firstLook = new QueryBuilder()
 
 const msBetween = (later: SQL, earlier: SQL) => sql`extract(epoch from (${later} - ${earlier})) * 1000`;
 const waitMs = msBetween(sql`${decisions.createdAt}`, sql`${proposals.createdAt}`);
-/** Only a look before the decision counts; a view row written later (it cannot be, but fail closed) measures nothing. */
-const dwellMs = sql`case when ${firstLook.firstSeenAt} <= ${decisions.createdAt} then ${msBetween(sql`${decisions.createdAt}`, sql`${firstLook.firstSeenAt}`)} end`;
+/** A first look the server recorded before the decision (a row written later cannot be, but fail closed). */
+const lookedBefore = sql`${firstLook.firstSeenAt} <= ${decisions.createdAt}`;
+/**
+ * Dwell counts from the server first serving the proposal to the person; a decision with no such
+ * look (an API call on an id it was never served, a look that does not precede it) counts as zero,
+ * so the alarm sees it rather than leaving it unmeasured.
+ */
+const dwellMs = sql`case when ${lookedBefore} then ${msBetween(sql`${decisions.createdAt}`, sql`${firstLook.firstSeenAt}`)} else 0 end`;
 const percentile = (fraction: number, of: SQL) => sql<number | null>`percentile_cont(${sql.raw(String(fraction))}) within group (order by ${of})`.mapWith((value) => (value === null ? null : Math.round(Number(value))));
 
 const measures = {
@@ -78,7 +85,7 @@ const measures = {
   waitP95Ms: percentile(0.95, waitMs),
   dwellP50Ms: percentile(0.5, dwellMs),
   dwellP10Ms: percentile(0.1, dwellMs),
-  dwellMeasured: sql<number>`count(${dwellMs})`.mapWith(Number),
+  dwellMeasured: sql<number>`count(*) filter (where ${lookedBefore})`.mapWith(Number),
 };
 
 const channelOf = sql<ViewChannel | 'unknown'>`coalesce(${firstLook.channel}::text, 'unknown')`;

@@ -118,16 +118,15 @@ describe('first views', () => {
   const viewsOf = async (proposalId: string) => t.db.select().from(proposalViews).where(eq(proposalViews.proposalId, proposalId));
 
   it('records the first look once per person and proposal; later ones change nothing', async () => {
-    const first = await recordView(t.db, { tenantId: 'acme', userId: world.userId('alice'), proposalId: template.id, channel: 'queue', at: at(100) });
-    const again = await recordView(t.db, { tenantId: 'acme', userId: world.userId('alice'), proposalId: template.id, channel: 'notification', at: at(50) });
+    const first = await recordView(t.db, { userId: world.userId('alice'), proposalId: template.id, channel: 'queue', at: at(100) });
+    const again = await recordView(t.db, { userId: world.userId('alice'), proposalId: template.id, channel: 'notification', at: at(50) });
     expect([first, again]).toEqual([{ recorded: true }, { recorded: false }]);
     expect(await viewsOf(template.id)).toEqual([expect.objectContaining({ userId: world.userId('alice'), channel: 'queue', firstSeenAt: at(100) })]);
   });
 
-  it('answers another tenant’s proposal, or a tenant the person is not in, with 404 and writes nothing', async () => {
-    await expectApiError(recordView(t.db, { tenantId: 'globex', userId: world.userId('erin'), proposalId: template.id, channel: 'queue' }), { status: 404, code: 'not_found' });
-    await expectApiError(recordView(t.db, { tenantId: 'acme', userId: world.userId('erin'), proposalId: template.id, channel: 'queue' }), { status: 404, code: 'not_found' });
-    await expectApiError(recordView(t.db, { tenantId: 'acme', userId: world.userId('bob'), proposalId: 'prp_00000000000000000000', channel: 'queue' }), { status: 404, code: 'not_found' });
+  it('answers another tenant’s proposal, or an unknown one, with 404 and writes nothing', async () => {
+    await expectApiError(recordView(t.db, { userId: world.userId('erin'), proposalId: template.id, channel: 'queue' }), { status: 404, code: 'not_found' });
+    await expectApiError(recordView(t.db, { userId: world.userId('bob'), proposalId: 'prp_00000000000000000000', channel: 'queue' }), { status: 404, code: 'not_found' });
     expect((await viewsOf(template.id)).map((row) => row.userId)).toEqual([world.userId('alice')]);
   });
 });

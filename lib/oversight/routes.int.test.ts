@@ -6,25 +6,20 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { GET as oversight } from '@/app/api/v1/oversight/route';
-import { POST as view } from '@/app/api/v1/proposals/[id]/views/route';
 import { PUT as putSettings } from '@/app/api/v1/admin/oversight/settings/route';
-import { proposalViews, tenants } from '@/db/schema';
+import { tenants } from '@/db/schema';
 import { createUser } from '@/lib/admin/accounts';
-import { submitAs } from '@/test/intake';
 import { routeSession } from '@/test/route-session';
 import { setupRouteWorld, ROUTE_ORIGIN } from '@/test/route-world';
 
 vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
 vi.mock('next/headers', async () => (await import('@/test/route-session')).mockedHeaders);
 
-const { t, systems: systemsOfRecord, seeded, as } = await setupRouteWorld();
+const { t, seeded, as } = await setupRouteWorld();
 const ORIGIN = ROUTE_ORIGIN;
-let proposalId = '';
 let outsiderId = '';
 
 beforeAll(async () => {
-  const body = { requestId: 'req_oversight_routes', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
-  proposalId = (await submitAs(t.db, systemsOfRecord.client, seeded.acme, body)).proposal.id;
   outsiderId = (await createUser(t.db, { email: 'outsider@example.test', name: 'Outsider' })).id;
 });
 
@@ -32,12 +27,6 @@ const get = async (query = '') => {
   const response = await oversight(new Request(`${ORIGIN}/api/v1/oversight${query}`));
   return { status: response.status, body: (await response.json()) as { days?: number; error?: { code: string }; approvers?: unknown[] } };
 };
-const post = async (id: string, body: unknown) => {
-  const request = new Request(`${ORIGIN}/api/v1/proposals/${id}/views`, { method: 'POST', headers: { host: 'countersign.test', origin: ORIGIN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const response = await view(request, { params: Promise.resolve({ id }) });
-  return { status: response.status, body: (await response.json()) as { recorded?: boolean; error?: { code: string } } };
-};
-
 describe('GET /api/v1/oversight', () => {
   it('answers viewers and admins of the tenant, 7 days by default', async () => {
     as('dave');
@@ -59,26 +48,6 @@ describe('GET /api/v1/oversight', () => {
     expect(withKey.status).toBe(401);
     routeSession.userId = outsiderId;
     expect(await get()).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
-  });
-});
-
-describe('POST /api/v1/proposals/:id/views', () => {
-  const rows = () => t.db.select().from(proposalViews).where(eq(proposalViews.proposalId, proposalId));
-
-  it('records the first look once; calling again changes nothing', async () => {
-    as('alice');
-    expect(await post(proposalId, { channel: 'queue' })).toEqual({ status: 200, body: { recorded: true } });
-    expect(await post(proposalId, { channel: 'page' })).toEqual({ status: 200, body: { recorded: false } });
-    expect((await rows()).map((row) => [row.userId, row.channel])).toEqual([[seeded.world.userId('alice'), 'queue']]);
-  });
-
-  it('answers a member of another tenant with 404 and writes nothing; a bad channel is 422', async () => {
-    as('erin');
-    expect(await post(proposalId, { channel: 'queue' })).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
-    as('bob');
-    expect(await post(proposalId, { channel: 'email' })).toMatchObject({ status: 422, body: { error: { code: 'invalid_view' } } });
-    expect(await post(proposalId, { channel: 'queue', tenantId: 'globex' })).toMatchObject({ status: 422 });
-    expect((await rows()).map((row) => row.userId)).toEqual([seeded.world.userId('alice')]);
   });
 });
 

@@ -1,9 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Database } from '@/db';
-import { memberships, proposals, proposalViews, viewChannelEnum, type ViewChannel } from '@/db/schema';
+import { memberships, proposals, proposalViews, type Proposal, type ViewChannel } from '@/db/schema';
 import { notFound } from '@/lib/errors/domain-error';
-import type { RequestBody } from '@/lib/input/request-body';
 
 /** The query parameter a notification link carries (`/proposals/<id>?via=notification`), so the view it leads to is counted as the notification's. */
 export const VIA_NOTIFICATION = 'notification';
@@ -13,38 +11,35 @@ export function pageChannel(via: string | string[] | undefined): ViewChannel {
   return via === VIA_NOTIFICATION ? 'notification' : 'page';
 }
 
-export const viewInput = z.strictObject({ channel: z.enum(viewChannelEnum.enumValues, { error: `must be one of ${viewChannelEnum.enumValues.join(', ')}` }) });
-
-/** `POST /api/v1/proposals/:id/views`. */
-export const viewRequest: RequestBody<z.infer<typeof viewInput>> = {
-  schema: viewInput,
-  code: 'invalid_view',
-  message: 'The view is not valid: send {"channel": "queue" | "page" | "notification"}.',
-};
-
-export type ViewRecord = { tenantId: string; userId: string; proposalId: string; channel: ViewChannel; at?: Date };
+export type ViewRecord = { userId: string; proposalId: string; channel: ViewChannel; at?: Date };
 
 /**
- * Records when a person first opened a proposal of the tenant (docs/oversight.md): once per person
- * and proposal (the first insert wins; later ones change nothing), and only while it waits for a
- * decision, the only time a first look can precede one. The proposal must be the tenant's and the
- * person its member, else 404 and nothing is written: one statement, so neither is checked apart
- * from the write.
+ * Records when the server first served a proposal to a person (docs/oversight.md): the proposal page
+ * as it renders, the operator API's read, the queue's re-check of one proposal; never a client's
+ * report (a script could report looks that never happened). Once per person and proposal (the first
+ * insert wins; later ones change nothing), and only while it waits for a decision, the only time a
+ * first look can precede one. The person must be a member of the proposal's tenant, else 404 and
+ * nothing is written: one statement, so neither is checked apart from the write.
  */
 export async function recordView(db: Database, view: ViewRecord): Promise<{ recorded: boolean }> {
   const at = view.at ?? new Date();
   const rows = await db
-    .select({ status: proposals.status })
+    .select({ tenantId: proposals.tenantId, status: proposals.status })
     .from(proposals)
     .innerJoin(memberships, and(eq(memberships.tenantId, proposals.tenantId), eq(memberships.userId, view.userId)))
-    .where(and(eq(proposals.id, view.proposalId), eq(proposals.tenantId, view.tenantId)));
+    .where(eq(proposals.id, view.proposalId));
   const proposal = rows[0];
   if (!proposal) throw notFound();
   if (proposal.status !== 'pending_approval') return { recorded: false };
   const inserted = await db
     .insert(proposalViews)
-    .values({ tenantId: view.tenantId, proposalId: view.proposalId, userId: view.userId, channel: view.channel, firstSeenAt: at })
+    .values({ tenantId: proposal.tenantId, proposalId: view.proposalId, userId: view.userId, channel: view.channel, firstSeenAt: at })
     .onConflictDoNothing()
     .returning({ at: sql`1` });
   return { recorded: inserted.length > 0 };
+}
+
+/** The first look of a person a proposal they may read is being served to; a proposal that no longer waits costs no query. */
+export async function recordServed(db: Database, proposal: Pick<Proposal, 'id' | 'status'>, view: Omit<ViewRecord, 'proposalId'>): Promise<void> {
+  if (proposal.status === 'pending_approval') await recordView(db, { ...view, proposalId: proposal.id });
 }

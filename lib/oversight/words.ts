@@ -20,5 +20,6 @@ export const CHANNEL_WORDS: Record<string, string> = {
   notification: 'A notification link',
   queue: 'The queue (preview or approve dialog)',
   page: 'The proposal page, opened directly',
-  unknown: 'No first look recorded (an API decision, or opened before views were recorded)',
+  api: 'The operator API (the proposal read with a session)',
+  unknown: 'Never served to the person before deciding (counted as zero dwell)',
 };

@@ -19,16 +19,35 @@ async function tenantsRequiring(db: Database, userId: string): Promise<string[]>
 }
 
 /**
+ * A passkey is its person's in every tenant, so an admin of one tenant may not remove it where
+ * another tenant of that person requires passkeys for every approval: that would change (or end)
+ * what the person can do there. The owner or that tenant's admin can; the answer names no tenant,
+ * since which others the person is in is theirs to know (docs/passkeys.md "Recovery").
+ */
+async function refuseBeyondTenant(tx: Database, userId: string, tenantId: string): Promise<void> {
+  const elsewhere = (await tenantsRequiring(tx, userId)).filter((id) => id !== tenantId);
+  if (elsewhere.length > 0) {
+    throw new DomainError(
+      'conflict',
+      'passkey_required_elsewhere',
+      'This person also belongs to another team that requires a passkey for every approval, so an admin here cannot remove their passkeys; they can remove it themselves, or that team\'s admin can. Nothing was changed.',
+    );
+  }
+}
+
+/**
  * Removes a passkey, audited `passkey.removed` in every tenant of its owner. An owner may not remove
  * their last passkey while a tenant of theirs requires passkeys (they could not approve there
  * again): an admin resets it (`admin_reset`), as they remove a lost one. An admin reaches only
- * the passkeys of their tenant's members; anything else is the same 404 as an unknown id. The
+ * the passkeys of their tenant's members (anything else is the same 404 as an unknown id), and
+ * none of a person another tenant requires passkeys of (409 `passkey_required_elsewhere`). The
  * operator's CLI (`kind: 'operator'`) acts as the machine's owner, as its other commands do.
  */
 export async function removePasskey(db: Database, remover: Remover, passkeyId: string, now = new Date()): Promise<PasskeyView> {
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(passkeys).where(eq(passkeys.id, passkeyId)).for('update');
     if (!row || !(await mayRemove(tx, remover, row))) throw notFound('passkey');
+    if (remover.kind === 'admin') await refuseBeyondTenant(tx, row.userId, remover.tenantId);
     if (remover.kind === 'owner') {
       const [owned] = await tx.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, row.userId));
       const requiring = await tenantsRequiring(tx, row.userId);

@@ -33,7 +33,11 @@ const agentKeySchema = z.strictObject({
 export const agentKeyListSchema = z.strictObject({ agentKeys: z.array(agentKeySchema) });
 /** The key itself is in this answer and never again. */
 export const issuedAgentKeySchema = z.strictObject({ agentKey: agentKeySchema, key: z.string() });
-export const revokedAgentKeySchema = z.strictObject({ agentKey: agentKeySchema });
+export const revokedAgentKeySchema = z.strictObject({
+  agentKey: agentKeySchema,
+  revoked: z.array(agentKeySchema).describe('Every key this call revoked: the one named, or with scope `agent` every key of the agent that still worked.'),
+  stillWorking: z.array(agentKeySchema).describe('The agent’s keys that still work after this call; each works until its `expiresAt` (null: until revoked).'),
+});
 
 const rolloutSchema = z.strictObject({
   action: z.string(),

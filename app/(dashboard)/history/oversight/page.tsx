@@ -42,7 +42,7 @@ export default async function OversightPage({ searchParams }: { searchParams: Pr
       <HistoryHeader current="oversight" />
       <p className="text-sm text-zinc-500">
         How closely people in {context.tenantName} look before they decide: from <ViewerTime value={figures.from} testId="oversight-from" /> to{' '}
-        <ViewerTime value={figures.to} testId="oversight-to" />. Dwell is the time from a person first opening a proposal (its page, the queue preview or the approve dialog) to their decision.
+        <ViewerTime value={figures.to} testId="oversight-to" />. Dwell is the time from a person first opening a proposal (its page, the queue preview or the approve dialog, or reading it through the API) to their decision; a decision made without opening it counts as zero.
       </p>
       <nav aria-label="Oversight window" className="flex gap-2 text-sm">
         {WINDOWS.map((window) => (

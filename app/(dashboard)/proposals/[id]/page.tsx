@@ -36,7 +36,7 @@ import { tenantOfProposal } from '@/lib/proposals/lookup';
 import { resourceHistory, resourceLabel } from '@/lib/proposals/resource-history';
 import { readProposalView } from '@/lib/decisions/proposal-view';
 import { routingContext } from '@/lib/proposals/wording';
-import { pageChannel, recordView } from '@/lib/oversight/views';
+import { pageChannel, recordServed } from '@/lib/oversight/views';
 import { grantOfferFor } from '@/lib/dashboard/grant-offer';
 
 /**
@@ -77,10 +77,8 @@ export default async function ProposalPage({ params, searchParams }: { params: P
   if (!found) notFound();
   const { db, view, viewer, now } = found;
   const { proposal } = view;
-  // The person's first look at a waiting proposal, for the oversight figures (once per person and proposal).
-  if (proposal.status === 'pending_approval') {
-    await recordView(db, { tenantId: proposal.tenantId, userId: viewer.userId, proposalId: proposal.id, channel: pageChannel((await searchParams).via), at: now });
-  }
+  // Served to the person: their first look at a waiting proposal, for the oversight figures (once per person and proposal).
+  await recordServed(db, proposal, { userId: viewer.userId, channel: pageChannel((await searchParams).via), at: now });
 
   const { payload } = proposal;
   const origin = await revisionOrigin(db, proposal);

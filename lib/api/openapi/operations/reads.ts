@@ -5,10 +5,9 @@ import { EXPORT_CONTENT_TYPES } from '@/lib/audit/export';
 import { PROPOSAL_SORTS } from '@/lib/proposals/list-cursor';
 import { QUEUE_GROUPS } from '@/lib/proposals/queue-view';
 import { component } from '../components';
-import { bodyOf, type Operation } from '../operation';
-import { oversightFiguresSchema, viewRecordedSchema } from '@/lib/api/responses/oversight';
+import type { Operation } from '../operation';
+import { oversightFiguresSchema } from '@/lib/api/responses/oversight';
 import { OVERSIGHT_DEFAULT_DAYS, OVERSIGHT_MAX_DAYS } from '@/lib/oversight/figures';
-import { viewRequest } from '@/lib/oversight/views';
 
 const invalidQuery = { status: 400, codes: ['invalid_query'] } as const;
 /** Tenant-wide reads need a membership in the tenant the dashboard shows: someone who has none is refused. */
@@ -28,19 +27,6 @@ export const readOperations: Operation[] = [
     query: [{ name: 'days', description: `The window in days, 1–${OVERSIGHT_MAX_DAYS} (default ${OVERSIGHT_DEFAULT_DAYS}); anything else is 422 \`invalid_days\`.` }],
     success: [{ status: 200, description: 'The figures.', body: { json: component(oversightFiguresSchema, 'OversightFigures') } }],
     errors: [NO_MEMBERSHIP, { status: 422, codes: ['invalid_days'] }],
-  },
-  {
-    operationId: 'recordProposalView',
-    method: 'post',
-    path: '/api/v1/proposals/{id}/views',
-    tag: 'Operator API',
-    summary: 'Record that the signed-in person first opened a waiting proposal',
-    description:
-      'The queue preview and the approve dialog call it; the proposal page records its own. Once per person and proposal: a second call changes nothing and answers `recorded: false`. The tenant is the one the dashboard shows; another tenant\'s or an unknown id is 404 and writes nothing.',
-    access: 'session',
-    body: bodyOf(viewRequest, 'ProposalViewRequest'),
-    success: [{ status: 200, description: 'Whether this call recorded the first look.', body: { json: component(viewRecordedSchema, 'ProposalViewRecorded') } }],
-    errors: [NO_MEMBERSHIP, { status: 404, codes: ['not_found'] }],
   },
   {
     operationId: 'getQueue',

@@ -8,6 +8,7 @@ import { dashboardContext } from '@/lib/dashboard/context';
 import { tenantOfProposal } from '@/lib/proposals/lookup';
 import { editingView } from '@/lib/decisions/revision-view';
 import { readProposalView } from '@/lib/decisions/proposal-view';
+import { recordServed } from '@/lib/oversight/views';
 import { systemsClient } from '@/lib/systems/client';
 
 export const metadata: Metadata = { title: 'Edit proposal' };
@@ -21,6 +22,8 @@ export default async function EditProposalPage({ params }: { params: Promise<{ i
   const view = member ? await readProposalView(db, member.tenantId, id, { userId: context.operator.userId, role: member.role }) : undefined;
   if (!view) notFound();
   const { proposal } = view;
+  // Its arguments are served to the person here too: a first look like the page's (docs/oversight.md).
+  await recordServed(db, proposal, { userId: context.operator.userId, channel: 'page' });
   const version = contractDocuments()
     .actions.find((a) => a.action === proposal.action)
     ?.versions.find((v) => v.version === proposal.contractVersion);

@@ -6,6 +6,7 @@ import { readableTenant } from '@/lib/http/principal';
 import { readProposalView } from '@/lib/decisions/proposal-view';
 import { proposalViewJson } from '@/lib/api/responses/proposal-json';
 import { otherMethods } from '@/lib/http/methods';
+import { recordServed } from '@/lib/oversight/views';
 
 export const dynamic = 'force-dynamic';
 
@@ -18,6 +19,8 @@ export const GET = principalRead<{ id: string }>(async ({ db, request, params: {
   const view = tenantId ? await readProposalView(db, tenantId, id, viewer) : undefined;
   if (!view) throw notFound();
   const { proposal } = view;
+  // Served to a person (not an agent, not a HEAD that serves nothing): their first look, for the oversight figures.
+  if (viewer && request.method === 'GET') await recordServed(db, proposal, { userId: viewer.userId, channel: 'api' });
   // An agent reading a proposal of a deprecated version is told, as at intake.
   const headers = principal.kind === 'agent' ? await deprecationHeadersFor(db, proposal.tenantId, proposal.action, proposal.contractVersion) : {};
   return Response.json(proposalViewJson(view, publicOrigin(request), principal.kind), { headers });
