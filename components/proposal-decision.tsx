@@ -1,5 +1,6 @@
 import type { Proposal, Role } from '@/lib/records';
-import { standingApprovals, type DecisionRow } from '@/lib/proposals/decision-rows';
+import type { DecisionRow } from '@/lib/proposals/decision-rows';
+import { standingApprovals } from '@/lib/proposals/words';
 import { withdrawalWords } from '@/lib/audit/history-view';
 import type { ProposalWording } from '@/lib/proposals/wording';
 import type { ViewerRights } from '@/lib/decisions/viewer-rights';

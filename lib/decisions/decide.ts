@@ -11,7 +11,7 @@ import { isProposalId, newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import type { SystemsClient } from '@/lib/systems/client';
 import { initiatorsOf } from './initiators';
-import { lockRoles, standingApprovers } from './quorum';
+import { lockRoles, standingApprovers } from '@/lib/quorum/quorum';
 import { describeDrift, readLive, staleReason, type LiveRead } from './live';
 import { endProposal, endStale, EXPIRY_ACTOR, expiryReason } from './transitions';
 import { alreadyWords } from '@/lib/proposals/words';

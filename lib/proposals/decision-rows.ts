@@ -8,9 +8,6 @@ export type Withdrawn = { at: Date; reason: 'role_changed' | 'removed'; role: Ro
 /** The decisions on one proposal, oldest first, with each decider's name. */
 export type DecisionRow = { decision: 'approve' | 'reject'; userId: string; userName: string; reason: string | null; createdAt: Date; withdrawn: Withdrawn | null };
 
-/** The approvals that count: recorded, and not withdrawn. */
-export const standingApprovals = (rows: readonly DecisionRow[]) => rows.filter((d) => d.decision === 'approve' && !d.withdrawn);
-
 export async function decisionsFor(db: Database, tenantId: string, proposalId: string): Promise<DecisionRow[]> {
   const rows = await db
     .select({

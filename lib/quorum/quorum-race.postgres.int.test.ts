@@ -13,7 +13,7 @@ import { QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import type { PersonName } from '@/test/world';
-import { decide } from './decide';
+import { decide } from '@/lib/decisions/decide';
 
 const w = setupCommandWorld();
 const { t } = w;

@@ -18,8 +18,8 @@ import { PLAN_ORDERS, QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import type { PersonName } from '@/test/world';
-import { decide } from './decide';
-import { standingApprovers } from './quorum';
+import { decide } from '@/lib/decisions/decide';
+import { standingApprovers } from '@/lib/quorum/quorum';
 
 const w = setupCommandWorld();
 const { t } = w;
