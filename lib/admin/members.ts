@@ -3,7 +3,7 @@ import type { Database } from '@/db';
 import { memberships, users, type Membership, type Role } from '@/db/schema';
 import { recordStateChange } from '@/lib/events/record';
 import { endGrantsOfGranter } from '@/lib/grants/end';
-import { withdrawApprovals } from '@/lib/decisions/quorum';
+import { withdrawApprovals } from '@/lib/quorum/quorum';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { MembershipError } from './errors';
 

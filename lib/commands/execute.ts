@@ -10,7 +10,7 @@ import type { ActionModule, Resolution } from '@/lib/actions/types';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { SystemsUnavailableError, systemsClient, systemsWriteClient, type SystemsClient, type SystemsWriteClient, type WriteResponse } from '@/lib/systems/client';
-import { quorumShortfall } from '@/lib/decisions/quorum';
+import { quorumShortfall } from '@/lib/quorum/quorum';
 import { commandKeys, type VerificationKeys } from './keys';
 import { commandIssuer } from './mint';
 import { CommandRefusal, verifyCommand, type VerifiedCommand } from './verify';

@@ -5,7 +5,7 @@ import { findAction } from '@/lib/actions/registry';
 import { env } from '@/lib/env';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
-import { quorumShortfall } from '@/lib/decisions/quorum';
+import { quorumShortfall } from '@/lib/quorum/quorum';
 import { wakeDispatchOnCommit } from './wake';
 import { commandKeys, type SigningKey } from './keys';
 

@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, outbox, proposals } from '@/db/schema';
 import { tenantRunning } from '@/lib/commands/executions-pause';
-import { quorumShortfall } from '@/lib/decisions/quorum';
+import { quorumShortfall } from '@/lib/quorum/quorum';
 import { mintCommand } from '@/lib/commands/mint';
 import type { OutboxTopic } from '@/lib/events/registry';
 import { SPAN } from '@/lib/telemetry/attributes';

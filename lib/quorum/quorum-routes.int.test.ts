@@ -12,7 +12,12 @@ import { GET as proposalRoute } from '@/app/api/v1/proposals/[id]/route';
 import { POST as decisionRoute } from '@/app/api/v1/proposals/[id]/decisions/route';
 import { DELETE as removeRoute, PATCH as memberRoute } from '@/app/api/v1/admin/members/[userId]/route';
 import { POST as executorRoute } from '@/app/api/executor/[scope]/route';
-import { commands, outbox } from '@/db/schema';
+import { POST as registrationOptionsRoute } from '@/app/api/v1/me/passkeys/options/route';
+import { POST as registerRoute } from '@/app/api/v1/me/passkeys/route';
+import { POST as challengeRoute } from '@/app/api/v1/proposals/[id]/decisions/challenge/route';
+import { SoftwareAuthenticator } from '@/test/passkey-authenticator';
+import { commands, decisions, outbox } from '@/db/schema';
+import { grantMembership } from '@/lib/admin/members';
 import { eventText } from '@/lib/audit/history';
 import { notificationOf } from '@/lib/notifications/message';
 import { auditRowsFor, proposalRow } from '@/test/queries';
@@ -107,5 +112,30 @@ describe('an approval counts only while its approver may approve (issue 35 §4)'
     expect(withdrawal).toMatchObject({ reasonCode: 'removed', data: { role: null, approvals: 0 } });
     expect(eventText(withdrawal)).toMatch(/^Alice's approval was withdrawn: they were removed from the tenant/);
     expect((await proposalRow(t.db, proposal.id)).status).toBe('pending_approval');
+    await t.db.transaction((tx) => grantMembership(tx, { tenantId: 'acme', userId: alice, role: 'approver', actor: { type: 'system', id: 'test' } }));
+  });
+
+  it('a passkey-signed approval is withdrawn like any other, and keeps its signature on record', async () => {
+    const authenticator = new SoftwareAuthenticator('countersign.test', ROUTE_ORIGIN);
+    const options = await call('bob', registrationOptionsRoute, 'POST', '/api/v1/me/passkeys/options', {}, {});
+    expect(await call('bob', registerRoute, 'POST', '/api/v1/me/passkeys', {}, { name: 'Bob key', response: authenticator.register(options.body as { challenge: string }) })).toMatchObject({ status: 201 });
+    const proposal = await proposeRefund(10_200);
+    const challenge = await call('bob', challengeRoute, 'POST', `/api/v1/proposals/${proposal.id}/decisions/challenge`, { id: proposal.id }, { decision: 'approve' });
+    const { statement, options: assertion } = challenge.body as { statement: unknown; options: Parameters<SoftwareAuthenticator['assert']>[0] };
+    const passkey = { statement, response: authenticator.assert(assertion) };
+    expect(await call('bob', decisionRoute, 'POST', `/api/v1/proposals/${proposal.id}/decisions`, { id: proposal.id }, { decision: 'approve', payloadHash: proposal.payloadHash, passkey })).toMatchObject({ status: 200 });
+    const signedEvent = (await auditRowsFor(t.db, proposal.id)).find((event) => event.type === 'proposal.approval_added');
+    expect(signedEvent?.data.passkeySignature).toEqual(expect.any(String));
+
+    expect(await setRole('bob', 'viewer')).toMatchObject({ status: 200 });
+    const [row] = await t.db.select().from(decisions).where(eq(decisions.proposalId, proposal.id));
+    expect(row).toMatchObject({ withdrawnReason: 'role_changed', withdrawnRole: 'viewer' });
+    // The signed event stays in the trail as it was; the withdrawal is a new event beside it.
+    const events = await auditRowsFor(t.db, proposal.id);
+    expect(events.find((event) => event.type === 'proposal.approval_added')).toEqual(signedEvent);
+    expect(events.map((event) => event.type)).toContain('proposal.approval_withdrawn');
+    expect(await approve('alice', proposal)).toMatchObject({ status: 200, body: { status: 'pending_approval' } });
+    expect(await commandsOf(proposal.id)).toEqual([]);
+    expect(await setRole('bob', 'approver')).toMatchObject({ status: 200 });
   });
 });
