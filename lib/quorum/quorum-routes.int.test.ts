@@ -19,6 +19,9 @@ import { SoftwareAuthenticator } from '@/test/passkey-authenticator';
 import { commands, decisions, outbox } from '@/db/schema';
 import { grantMembership } from '@/lib/admin/members';
 import { eventText } from '@/lib/audit/history';
+import { buildEvidenceBundle } from '@/lib/audit/bundle';
+import { verifyBundle } from '@/lib/audit/bundle-verify';
+import { commandKeys } from '@/lib/commands/keys';
 import { notificationOf } from '@/lib/notifications/message';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import { agentRequest } from '@/test/world';
@@ -100,6 +103,9 @@ describe('an approval counts only while its approver may approve (issue 35 §4)'
     const [command] = await commandsOf(proposal.id);
     const executed = await executorRoute(new Request('http://countersign.test/api/executor/payments', { method: 'POST', headers: { 'content-type': 'application/jose' }, body: command!.jws }), { params: Promise.resolve({ scope: 'payments' }) });
     expect(await executed.json()).toMatchObject({ execution: { status: 'succeeded' } });
+    // The evidence bundle of a proposal with a withdrawn approval still verifies offline.
+    const report = await verifyBundle((await buildEvidenceBundle(t.db, 'acme', proposal.id, await commandKeys()))!);
+    expect(report.checks.filter((check) => !check.ok)).toEqual([]);
   });
 
   it('an approver removed from the tenant: their approval is withdrawn in words', async () => {
