@@ -8,14 +8,12 @@ import { and, eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commands, decisions, type Proposal, type Role } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
 import { changeRole, removeMembership, grantMembership } from '@/lib/admin/members';
 import { QuorumLapsed, mintCommand } from '@/lib/commands/mint';
 import { DomainError } from '@/lib/errors/domain-error';
-import { newestPolicy } from '@/lib/policy/current';
-import { publishPolicy } from '@/lib/policy/publish';
 import { PLAN_ORDERS, QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
 import { setupCommandWorld } from '@/test/fixtures/commands';
+import { HOLDS_ONE_APPROVER, publishNextRules } from '@/test/fixtures/policies';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import type { PersonName } from '@/test/world';
 import { decide } from '@/lib/decisions/decide';
@@ -38,21 +36,10 @@ const commandsOf = (proposalId: string) => t.db.select().from(commands).where(eq
 
 beforeAll(async () => {
   // Stock holds of more than 3 need two admins (alice and bob are made admins where a test needs it).
-  const hold = findAction('hold_stock')!;
-  const { version } = await newestPolicy(t.db, 'acme', hold);
-  await publishPolicy(
-    t.db,
-    {
-      tenantId: 'acme',
-      action: 'hold_stock',
-      version: version + 1,
-      rules: [
-        { id: 'big-holds-two-admins', description: 'Holds above 3 need two admins', when: { field: 'quantity', above: 3 }, outcome: 'needs_approval', approvals: 2, role: 'admin' },
-        { id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
-      ],
-    },
-    { type: 'system', id: 'test' },
-  );
+  await publishNextRules(t.db, 'acme', 'hold_stock', [
+    { id: 'big-holds-two-admins', description: 'Holds above 3 need two admins', when: { field: 'quantity', above: 3 }, outcome: 'needs_approval', approvals: 2, role: 'admin' },
+    HOLDS_ONE_APPROVER,
+  ]);
 });
 
 async function resetRoles() {
