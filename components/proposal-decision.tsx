@@ -1,5 +1,7 @@
 import type { Proposal, Role } from '@/lib/records';
 import type { DecisionRow } from '@/lib/proposals/decision-rows';
+import { standingApprovals } from '@/lib/proposals/words';
+import { withdrawalWords } from '@/lib/audit/history-view';
 import type { ProposalWording } from '@/lib/proposals/wording';
 import type { ViewerRights } from '@/lib/decisions/viewer-rights';
 import type { GrantOffer } from '@/lib/dashboard/grant-offer';
@@ -21,7 +23,7 @@ const names = (list: DecisionRow[]) => list.map((d) => d.userName).join(' and ')
 function outcomeOf(proposal: Proposal, decisions: DecisionRow[], granter: string | null): { line: React.ReactNode; covered: DecisionRow[] } | undefined {
   const at = proposal.decidedAt ? <> · <ViewerClock value={proposal.decidedAt.toISOString()} testId="decision-outcome-time" /></> : null;
   if (APPROVED_THEN_ON.includes(proposal.status)) {
-    const approvals = decisions.filter((d) => d.decision === 'approve');
+    const approvals = standingApprovals(decisions);
     const who = proposal.grantId
       ? `Approved under grant ${proposal.grantId} from ${granter ?? 'a former member'} (no one looked at this proposal)`
       : approvals.length > 0 ? `Approved by ${names(approvals)}` : `Approved automatically by rule ${proposal.routing.rule}`;
@@ -63,7 +65,7 @@ type Props = {
 export function ProposalDecision({ proposal, decisions, wording, rights, role, nextId, now, extendedBy, passkey, grantOffer, granter = null }: Props) {
   const outcome = outcomeOf(proposal, decisions, granter);
   const listed = decisions.filter((d) => !outcome?.covered.includes(d));
-  const approvals = decisions.filter((d) => d.decision === 'approve').length;
+  const approvals = standingApprovals(decisions).length;
   const need = proposal.routing.approvals;
   const expired = proposal.expiresAt.getTime() <= now.getTime();
   return (
@@ -75,9 +77,17 @@ export function ProposalDecision({ proposal, decisions, wording, rights, role, n
       {listed.length > 0 ? (
         <ul className="mb-3 space-y-1 text-sm last:mb-0" data-testid="decisions">
           {listed.map((d) => (
-            <li key={d.userId}>
-              {d.decision === 'approve' ? 'Approved' : 'Rejected'} by <span className="font-medium">{d.userName}</span> · <Time value={d.createdAt} now={now} />
+            <li key={d.userId} data-withdrawn={d.withdrawn ? 'true' : undefined}>
+              <span className={d.withdrawn ? 'line-through' : undefined}>
+                {d.decision === 'approve' ? 'Approved' : 'Rejected'} by <span className="font-medium">{d.userName}</span>
+              </span>{' '}
+              · <Time value={d.createdAt} now={now} />
               {d.reason ? <> — “<PayloadText value={d.reason} />”</> : null}
+              {d.withdrawn ? (
+                <p className="text-amber-800 dark:text-amber-300" data-testid="approval-withdrawn">
+                  <PayloadText value={withdrawalWords(d.userName, d.withdrawn.role)} mono={false} /> · <Time value={d.withdrawn.at} now={now} />. It no longer counts.
+                </p>
+              ) : null}
             </li>
           ))}
         </ul>

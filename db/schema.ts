@@ -277,6 +277,9 @@ export const intakeAttempts = pgTable(
   ],
 );
 
+/** Why an approval stopped counting (docs/design.md §6). */
+export const withdrawalEnum = pgEnum('approval_withdrawal', ['role_changed', 'removed']);
+
 export const decisions = pgTable(
   'decisions',
   {
@@ -288,6 +291,14 @@ export const decisions = pgTable(
     payloadHash: text('payload_hash').notNull(),
     reason: text('reason'),
     createdAt: createdAt(),
+    /**
+     * An approval stops counting when its approver's role drops below the rule's, or they leave the
+     * tenant, while the proposal waits (lib/decisions/quorum.ts): when, why, and the role they were
+     * given (null when removed). A withdrawn approval never counts again, even after a re-promotion.
+     */
+    withdrawnAt: at('withdrawn_at'),
+    withdrawnReason: withdrawalEnum('withdrawn_reason'),
+    withdrawnRole: roleEnum('withdrawn_role'),
   },
   (t) => [
     uniqueIndex('decisions_once_per_person').on(t.proposalId, t.userId),

@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { memberships, users, type Membership, type Role } from '@/db/schema';
 import { recordStateChange } from '@/lib/events/record';
 import { endGrantsOfGranter } from '@/lib/grants/end';
+import { withdrawApprovals } from '@/lib/quorum/quorum';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { MembershipError } from './errors';
 
@@ -53,8 +54,12 @@ async function writeRole(tx: Database, input: Grant, locked: Locked) {
     .insert(memberships)
     .values({ tenantId: input.tenantId, userId: input.userId, role: input.role })
     .onConflictDoUpdate({ target: [memberships.tenantId, memberships.userId], set: { role: input.role } });
-  // A changed role ends the person's standing grants here at once (docs/grants.md).
-  if (previousRole !== null && previousRole !== input.role) await endGrantsOfGranter(tx, { tenantId: input.tenantId, userId: input.userId, reason: 'role_changed', by: input.actor });
+  // A changed role ends the person's standing grants here at once (docs/grants.md), and their
+  // approvals on waiting proposals whose rule it no longer meets (docs/design.md §6).
+  if (previousRole !== null && previousRole !== input.role) {
+    await endGrantsOfGranter(tx, { tenantId: input.tenantId, userId: input.userId, reason: 'role_changed', by: input.actor });
+    await withdrawApprovals(tx, { tenantId: input.tenantId, userId: input.userId, role: input.role, by: input.actor });
+  }
   // A new member, or a changed role: `previousRole` tells them apart (null for a new member).
   await recordStateChange(tx, {
     tenantId: input.tenantId,
@@ -114,6 +119,7 @@ export async function removeMembership(db: Database, input: { tenantId: string; 
     refuseLastAdmin(locked, input.tenantId, false);
     await tx.delete(memberships).where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, input.userId)));
     await endGrantsOfGranter(tx, { tenantId: input.tenantId, userId: input.userId, reason: 'granter_removed', by: input.actor });
+    await withdrawApprovals(tx, { tenantId: input.tenantId, userId: input.userId, role: null, by: input.actor });
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'membership.removed',

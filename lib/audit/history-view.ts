@@ -31,6 +31,19 @@ export const DECIDED_STATUSES = OUTCOME_STATUSES.approved.concat(['rejected', 'e
 
 export const EVENT_TYPES = Object.keys(AUDIT_EVENTS) as AuditEventType[];
 
+/**
+ * A withdrawn approval in words, from its `proposal.approval_withdrawn` event's data or its
+ * decision row (`role` null: removed): "Bob's approval was withdrawn: their role changed to viewer".
+ */
+export function withdrawalWords(name: string, role: string | null): string {
+  return `${name}'s approval was withdrawn: ${role ? `their role changed to ${role}` : 'they were removed from the tenant'}`;
+}
+
+/** The words of a `proposal.approval_withdrawn` event (its data names the person and their new role). */
+export function withdrawalEventWords(data: Record<string, string | number | boolean | null>): string {
+  return withdrawalWords(typeof data.name === 'string' ? data.name : String(data.user), typeof data.role === 'string' ? data.role : null);
+}
+
 /** What the URL may say; every field is optional but the tab. Dates are `YYYY-MM-DD` in `tz`. */
 export type HistoryView = {
   tab: HistoryTab;

@@ -12,7 +12,7 @@ import { cursorInstant } from '@/lib/paging/sql';
 import { decodeInstantCursor, encodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
 import { actorResolver } from './actors';
 import type { HistoryFilters } from './history-filters';
-import { OUTCOME_STATUSES, type DecisionRowView, type EventRowView, type HistoryPage } from './history-view';
+import { OUTCOME_STATUSES, withdrawalEventWords, type DecisionRowView, type EventRowView, type HistoryPage } from './history-view';
 
 /**
  * The decision history an auditor reads (docs/design.md §8): one row per decided or ended proposal,
@@ -78,7 +78,9 @@ export function eventsQuery(db: Database, tenantId: string, filters: HistoryFilt
 export function eventText(event: Pick<AuditEvent, 'type' | 'data'>): string {
   const about = event.type === 'proposal.approved' && typeof event.data.grant === 'string'
     ? `approved under standing grant ${event.data.grant}, in its granter's name: no person looked at it`
-    : ((AUDIT_EVENTS as Record<string, string>)[event.type] ?? event.type);
+    : event.type === 'proposal.approval_withdrawn'
+      ? withdrawalEventWords(event.data)
+      : ((AUDIT_EVENTS as Record<string, string>)[event.type] ?? event.type);
   const details = Object.entries(event.data).map(([key, value]) => `${key}: ${value === null ? '—' : String(value)}`);
   return details.length > 0 ? `${about} — ${details.join('; ')}` : about;
 }

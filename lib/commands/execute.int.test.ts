@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { commands, executions, outbox, proposals } from '@/db/schema';
+import { commands, decisions, executions, outbox, proposals } from '@/db/schema';
+import { newId } from '@/lib/ids';
 import { issueRefund } from '@/lib/actions/issue_refund';
 import { issueRefundArgsV1 } from '@/lib/actions/issue_refund/contract';
 import { decide } from '@/lib/decisions/decide';
@@ -329,10 +330,11 @@ describe('key rotation', () => {
     const retired = await loadCommandKeys(retireKey(rotated, oldJwk.kid));
     expect(() => retireKey([oldJwk], oldJwk.kid)).toThrow(/only key/);
 
-    // A proposal approved while the old key signed: minted with it.
+    // A proposal approved while the old key signed: minted with it (Alice's approval is its quorum).
     const proposal = await w.propose('issue_refund', { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'Rotation' });
     const now = new Date();
     await w.t.db.transaction(async (tx) => {
+      await tx.insert(decisions).values({ id: newId('dec'), tenantId: 'acme', proposalId: proposal.id, userId: w.world.userId('alice'), decision: 'approve', payloadHash: proposal.payloadHash });
       const [approved] = await tx.update(proposals).set({ status: 'approved', decidedAt: now }).where(eq(proposals.id, proposal.id)).returning();
       await mintCommand(tx, approved!, now, oldSet.signing);
     });

@@ -10,6 +10,7 @@ import type { ActionModule, Resolution } from '@/lib/actions/types';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { SystemsUnavailableError, systemsClient, systemsWriteClient, type SystemsClient, type SystemsWriteClient, type WriteResponse } from '@/lib/systems/client';
+import { quorumShortfall } from '@/lib/quorum/quorum';
 import { commandKeys, type VerificationKeys } from './keys';
 import { commandIssuer } from './mint';
 import { CommandRefusal, verifyCommand, type VerifiedCommand } from './verify';
@@ -117,7 +118,7 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
     // Every consumed command gets its executions row: either it ends here (deny won meanwhile) or it runs.
     const refusal: Outcome | undefined =
       proposal.status === 'approved'
-        ? undefined
+        ? await quorumLapse(tx, proposal)
         : { status: 'failed', errorCode: 'proposal_not_approved', reason: `The proposal is ${proposal.status.replace('_', ' ')}, not approved; nothing was done.` };
     const executionId = newId('exe');
     await tx.insert(executions).values({
@@ -132,6 +133,11 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
       updatedAt: now,
     });
     if (refusal) {
+      // An approved proposal refused here ends failed; a rejected one (deny won) keeps its status.
+      if (proposal.status === 'approved') {
+        await tx.update(proposals).set({ status: 'failed', statusReason: refusal.reason ?? null, updatedAt: now }).where(eq(proposals.id, proposal.id));
+        await adjustClaims(tx, proposal, proposal.status, 'failed');
+      }
       await recordOutcomeEvents(tx, proposal, scope, claims.jti, executionId, refusal, now);
       return { kind: 'done' as const, outcome: refusal };
     }
@@ -244,6 +250,20 @@ async function run(
       return { status: 'succeeded', receipt: check.receipt };
     }
   }
+}
+
+/**
+ * The people's quorum as it stands now (docs/design.md §6): an approver demoted or removed after the
+ * approval no longer counts, so the command does nothing.
+ */
+async function quorumLapse(tx: Database, proposal: Proposal): Promise<Outcome | undefined> {
+  const short = await quorumShortfall(tx, proposal);
+  if (!short) return undefined;
+  return {
+    status: 'failed',
+    errorCode: 'quorum_lapsed',
+    reason: `Only ${short.standing} of the ${short.required} approvers the rule needs still hold the ${proposal.routing.role} role; nothing was written.`,
+  };
 }
 
 function lapseReason(lapse: KeyAuthorityLapse): string {

@@ -5,6 +5,7 @@ import { findAction } from '@/lib/actions/registry';
 import { env } from '@/lib/env';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
+import { quorumShortfall } from '@/lib/quorum/quorum';
 import { wakeDispatchOnCommit } from './wake';
 import { commandKeys, type SigningKey } from './keys';
 
@@ -32,6 +33,14 @@ export type CommandClaims = Pick<NormalizedPayload, 'action' | 'contractVersion'
 
 export type MintedCommand = { id: string; scope: string; jws: string; idempotencyKey: string; expiresAt: Date };
 
+/** Minting refused: fewer current holders of the rule's role approved than it needs. */
+export class QuorumLapsed extends Error {
+  constructor(proposalId: string, short: { standing: number; required: number }) {
+    super(`refusing to mint a command for ${proposalId}: ${short.standing} of ${short.required} approvers still hold the rule's role`);
+    this.name = 'QuorumLapsed';
+  }
+}
+
 /** Signs claims as a command: compact JWS, EdDSA, header {alg, kid, typ}. */
 export function signCommand(claims: CommandClaims, key: SigningKey): Promise<string> {
   return new SignJWT({ ...claims }).setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: COMMAND_TYP }).sign(key.key);
@@ -46,6 +55,9 @@ export function signCommand(claims: CommandClaims, key: SigningKey): Promise<str
 export async function mintCommand(tx: Database, proposal: Proposal, now: Date, key?: SigningKey): Promise<MintedCommand> {
   const action = findAction(proposal.action);
   if (!action) throw new Error(`cannot mint a command for unknown action ${proposal.action}`);
+  // Never a command without the approvers the rule needs, each holding its role now (docs/design.md §6).
+  const short = await quorumShortfall(tx, proposal);
+  if (short) throw new QuorumLapsed(proposal.id, short);
   const signing = key ?? (await commandKeys()).signing;
   const { payload } = proposal;
   const id = newId('cmd');

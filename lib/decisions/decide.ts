@@ -11,6 +11,7 @@ import { isProposalId, newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import type { SystemsClient } from '@/lib/systems/client';
 import { initiatorsOf } from './initiators';
+import { lockRoles, standingApprovers } from '@/lib/quorum/quorum';
 import { describeDrift, readLive, staleReason, type LiveRead } from './live';
 import { endProposal, endStale, EXPIRY_ACTOR, expiryReason } from './transitions';
 import { alreadyWords } from '@/lib/proposals/words';
@@ -70,6 +71,8 @@ async function decideOnce(db: Database, systems: SystemsClient, input: DecisionI
   const result = await db.transaction(async (tx): Promise<Proposal | Ended> => {
     const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, proposalId)).for('update').limit(1);
     if (!proposal) throw notFound();
+    // The decider's role holds until this commits: a concurrent role change waits, or lands first and is read.
+    await lockRoles(tx, proposal.tenantId, [userId]);
     const ended = await checkDecider(tx, proposal, userId, request, now);
     if (ended === 'expired') {
       await endProposal(tx, proposal, { status: 'expired', reason: expiryReason(proposal), actor: EXPIRY_ACTOR, reasonCode: 'expired' }, now);
@@ -115,10 +118,11 @@ async function checkDecider(tx: Database, proposal: Proposal, userId: string, re
   }
   if (request.decision === 'approve' && !request.passkey && (await passkeyRequired(tx, proposal))) throw passkeyRequiredError();
   const [previous] = await tx
-    .select({ id: decisions.id })
+    .select({ id: decisions.id, withdrawnAt: decisions.withdrawnAt })
     .from(decisions)
     .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.userId, userId)))
     .limit(1);
+  if (previous?.withdrawnAt) throw refuse(409, 'already_decided', 'Your approval of this proposal was withdrawn when your role changed; it does not count again, and another approver must add theirs.');
   if (previous) throw refuse(409, 'already_decided', 'You already decided this proposal; another approver must add theirs.');
   return undefined;
 }
@@ -141,10 +145,8 @@ async function record(tx: Database, proposal: Proposal, userId: string, request:
     reason: request.reason ?? null,
     createdAt: now,
   });
-  const approvals = await tx
-    .select({ id: decisions.id })
-    .from(decisions)
-    .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.decision, 'approve')));
+  // Only approvers who hold the rule's role now count; an approval holds their roles until commit.
+  const approvals = await standingApprovers(tx, proposal, { lock: request.decision === 'approve' });
   const nextStatus =
     request.decision === 'reject' ? 'rejected' : approvals.length >= proposal.routing.approvals ? 'approved' : 'pending_approval';
   const [updated] = await tx

@@ -51,6 +51,7 @@ describe('the event registry', () => {
       'passkey.removed',
       'policy.published',
       'proposal.approval_added',
+      'proposal.approval_withdrawn',
       'proposal.approved',
       'proposal.created',
       'proposal.expired',

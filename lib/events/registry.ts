@@ -39,6 +39,7 @@ export const AUDIT_EVENTS = {
   'proposal.created': 'a proposal passed the gates (from an agent, or an operator revision)',
   'proposal.approval_added': 'an approval was recorded; more are needed',
   'proposal.approved': 'the last approval needed was recorded',
+  'proposal.approval_withdrawn': "an approval stopped counting: its approver's role dropped below the rule's, or they were removed from the tenant, while the proposal waited",
   'proposal.rejected': 'an operator rejected the proposal',
   'proposal.extended': 'an approver extended the expiry once',
   'proposal.revised': 'an operator replaced the proposal by a revision',
@@ -87,6 +88,7 @@ export const AUDIT_EVENT_TITLES = {
   'proposal.created': 'Proposed',
   'proposal.approval_added': 'Approval added',
   'proposal.approved': 'Approved',
+  'proposal.approval_withdrawn': 'Approval withdrawn',
   'proposal.rejected': 'Rejected',
   'proposal.extended': 'Expiry extended',
   'proposal.revised': 'Revised',
@@ -113,7 +115,7 @@ export function auditEventTitle(type: string): string {
 /** Notifications written to the outbox beside a state change; `command.minted` feeds dispatch. */
 export const OUTBOX_TOPICS = {
   'proposal.created': 'a proposal awaits a decision, or was auto-approved',
-  'proposal.decided': 'a decision was recorded (approval, quorum, rejection)',
+  'proposal.decided': 'a decision was recorded (approval, quorum, rejection), or an approval was withdrawn',
   'proposal.revised': 'a proposal was replaced by a revision',
   'proposal.expired': 'a proposal expired undecided',
   'proposal.stale': 'a proposal went stale undecided',

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, outbox, proposals } from '@/db/schema';
 import { tenantRunning } from '@/lib/commands/executions-pause';
+import { quorumShortfall } from '@/lib/quorum/quorum';
 import { mintCommand } from '@/lib/commands/mint';
 import type { OutboxTopic } from '@/lib/events/registry';
 import { SPAN } from '@/lib/telemetry/attributes';
@@ -44,8 +45,11 @@ async function renewCommand(tx: Database, oldCommandId: string, outboxId: string
   const proposalId = old.proposalId;
   const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, proposalId)).for('update');
   const [execution] = await tx.select({ id: executions.id }).from(executions).where(eq(executions.proposalId, proposalId)).limit(1);
-  const renewable = proposal?.status === 'approved' && !execution;
-  await tx.update(outbox).set({ deadAt: now, lastError: renewable ? 'superseded' : 'proposal_not_approved' }).where(eq(outbox.id, outboxId));
+  const approved = proposal?.status === 'approved' && !execution;
+  // An approver demoted or removed since the approval: no new command (docs/design.md §6).
+  const lapsed = approved && proposal !== undefined && (await quorumShortfall(tx, proposal)) !== undefined;
+  const renewable = approved && !lapsed;
+  await tx.update(outbox).set({ deadAt: now, lastError: renewable ? 'superseded' : lapsed ? 'quorum_lapsed' : 'proposal_not_approved' }).where(eq(outbox.id, outboxId));
   if (!renewable || !proposal) return;
   await tx.delete(commands).where(and(eq(commands.id, oldCommandId), isNull(commands.consumedAt)));
   await mintCommand(tx, proposal, now);

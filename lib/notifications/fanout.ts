@@ -20,7 +20,7 @@ export type FanOutOptions = {
 
 type TenantSettings = { id: string; notifyWithValues: boolean };
 type Member = { tenantId: string; userId: string; role: string; email: string };
-type Decider = { proposalId: string; userId: string; name: string; decision: 'approve' | 'reject'; createdAt: Date };
+type Decider = { proposalId: string; userId: string; name: string; decision: 'approve' | 'reject'; createdAt: Date; withdrawnAt: Date | null };
 
 /** What one batch of outbox rows needs to know about its proposals and people, read in a few queries, not per row. */
 type BatchFacts = {
@@ -43,7 +43,7 @@ async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], te
       .where(and(inArray(memberships.tenantId, tenantIds), ne(memberships.role, 'viewer'))),
     proposalIds.length > 0
       ? tx
-          .select({ proposalId: decisions.proposalId, userId: decisions.userId, name: users.name, decision: decisions.decision, createdAt: decisions.createdAt })
+          .select({ proposalId: decisions.proposalId, userId: decisions.userId, name: users.name, decision: decisions.decision, createdAt: decisions.createdAt, withdrawnAt: decisions.withdrawnAt })
           .from(decisions)
           .innerJoin(users, eq(users.id, decisions.userId))
           .where(inArray(decisions.proposalId, proposalIds))
@@ -95,7 +95,7 @@ function messageFor(facts: BatchFacts, row: typeof outbox.$inferSelect, event: N
   const proposal = facts.proposals.get(row.proposalId);
   if (proposal?.tenantId !== row.tenantId) return undefined;
   const status = typeof body.status === 'string' ? body.status : event === 'proposal.executed' ? row.topic.replace('execution.', '') : undefined;
-  const approvals = facts.decidersOf(proposal.id).filter((decider) => decider.decision === 'approve').length;
+  const approvals = facts.decidersOf(proposal.id).filter((decider) => decider.decision === 'approve' && !decider.withdrawnAt).length;
   const data: MessageData = proposalMessage(event, proposal, { baseUrl, withValues: tenant.notifyWithValues, status, approvals, editedBy: facts.editorOf(proposal) });
   if (event === 'proposal.decided' && (status === 'approved' || status === 'rejected')) {
     // The latest decision (deciders are read newest first).

@@ -12,8 +12,9 @@ type OutboxRow = { topic: string; body: unknown };
 
 /**
  * The notification an outbox row stands for, if any: `proposal.created` waits for a decision (or
- * was decided at once by policy), executions become `proposal.executed`; a partial approval and a
- * revised parent (its revision brings its own `proposal.created`) notify nobody.
+ * was decided at once by policy), executions become `proposal.executed`, a withdrawn approval waits
+ * again; a partial approval and a revised parent (its revision brings its own `proposal.created`)
+ * notify nobody.
  */
 export function notificationOf(row: OutboxRow): NotificationEvent | undefined {
   const body = (row.body ?? {}) as { status?: unknown };
@@ -22,7 +23,9 @@ export function notificationOf(row: OutboxRow): NotificationEvent | undefined {
     case 'proposal.created':
       return body.status === 'pending_approval' ? 'proposal.waiting' : 'proposal.decided';
     case 'proposal.decided':
-      return body.status === 'pending_approval' ? undefined : 'proposal.decided';
+      // A withdrawn approval (its approver's role changed): the proposal waits for another approver again.
+      if (body.status === 'pending_approval') return (row.body as { decision?: unknown }).decision === 'withdrawn' ? 'proposal.waiting' : undefined;
+      return 'proposal.decided';
     case 'execution.succeeded':
     case 'execution.failed':
       return 'proposal.executed';

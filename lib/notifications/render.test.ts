@@ -26,6 +26,7 @@ describe('notificationOf', () => {
     ['proposal.created', { status: 'pending_approval' }, 'proposal.waiting'],
     ['proposal.created', { status: 'approved' }, 'proposal.decided'],
     ['proposal.decided', { status: 'pending_approval' }, undefined],
+    ['proposal.decided', { status: 'pending_approval', decision: 'withdrawn' }, 'proposal.waiting'],
     ['proposal.decided', { status: 'rejected' }, 'proposal.decided'],
     ['proposal.revised', { status: 'cancelled' }, undefined],
     ['execution.succeeded', {}, 'proposal.executed'],

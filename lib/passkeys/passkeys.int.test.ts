@@ -18,7 +18,6 @@ import { POST as challengeRoute } from '@/app/api/v1/proposals/[id]/decisions/ch
 import { POST as decisionRoute } from '@/app/api/v1/proposals/[id]/decisions/route';
 import { auditEvents, decisions, memberships, passkeyChallenges, passkeys, tenants, type Proposal } from '@/db/schema';
 import { grantRole } from '@/lib/admin/accounts';
-import { findAction } from '@/lib/actions/registry';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { verifyBundle, type EvidenceBundle } from '@/lib/audit/bundle-verify';
 import { rowHash } from '@/lib/audit/verify';
@@ -26,8 +25,7 @@ import { commandKeys } from '@/lib/commands/keys';
 import { decide } from '@/lib/decisions/decide';
 import type { DecisionRequest } from '@/lib/decisions/requests';
 import { chainAllPending } from '@/lib/events/chainer';
-import { newestPolicy } from '@/lib/policy/current';
-import { publishPolicy } from '@/lib/policy/publish';
+import { HOLDS_ONE_APPROVER, publishNextRules } from '@/test/fixtures/policies';
 import { runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
@@ -240,21 +238,10 @@ describe('passkeys', () => {
   });
 
   it('where a rule says "passkey": true, an approval without one is refused passkey_required, and a signed one is recorded with the statement, assertion and key', async () => {
-    const hold = findAction('hold_stock')!;
-    const { version } = await newestPolicy(t.db, 'acme', hold);
-    await publishPolicy(
-      t.db,
-      {
-        tenantId: 'acme',
-        action: 'hold_stock',
-        version: version + 1,
-        rules: [
-          { id: 'big-holds-signed', description: 'Holds above 3 need a passkey', when: { field: 'quantity', above: 3 }, outcome: 'needs_approval', approvals: 1, role: 'approver', passkey: true },
-          { id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
-        ],
-      },
-      { type: 'system', id: 'test' },
-    );
+    await publishNextRules(t.db, 'acme', 'hold_stock', [
+      { id: 'big-holds-signed', description: 'Holds above 3 need a passkey', when: { field: 'quantity', above: 3 }, outcome: 'needs_approval', approvals: 1, role: 'approver', passkey: true },
+      HOLDS_ONE_APPROVER,
+    ]);
     const proposal = await propose(4);
     expect(proposal.routing).toMatchObject({ rule: 'big-holds-signed', passkey: true });
 

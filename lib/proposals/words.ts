@@ -52,3 +52,8 @@ export function urgencyOf(msLeft: number): Urgency {
 
 /** The word beside an urgent time left ("59 m left · soon"); empty when calm. */
 export const URGENCY_WORDS: Record<Urgency, string> = { calm: '', warning: 'soon', danger: 'expiring' };
+
+/** The approvals that count on a proposal's page: recorded, and not withdrawn (lib/quorum/quorum.ts). */
+export function standingApprovals<T extends { decision: 'approve' | 'reject'; withdrawn: unknown }>(rows: readonly T[]): T[] {
+  return rows.filter((d) => d.decision === 'approve' && !d.withdrawn);
+}

@@ -54,6 +54,7 @@ export function proposalDetail(
       by: audience === 'operator' ? { id: d.userId, name: d.userName } : undefined,
       reason: d.reason,
       at: d.createdAt.toISOString(),
+      ...(d.withdrawn ? { withdrawn: { at: d.withdrawn.at.toISOString(), reason: d.withdrawn.reason, role: d.withdrawn.role } } : {}),
     })),
     ...(proposal.grantId ? { grantId: proposal.grantId } : {}),
     execution: state.execution,

@@ -52,6 +52,10 @@ const decisionSchema = z.object({
   by: z.object({ id: z.string(), name: z.string() }).optional().describe('Operators only: who decided.'),
   reason: z.string().nullable(),
   at: timestamp,
+  withdrawn: z
+    .object({ at: timestamp, reason: z.enum(['role_changed', 'removed']), role: z.enum(['viewer', 'approver', 'admin']).nullable() })
+    .optional()
+    .describe("An approval that no longer counts: its approver's role dropped below the rule's (`role` is the new one) or they were removed, while the proposal waited."),
 });
 
 /**

@@ -9,7 +9,7 @@ import { FlagChips } from '@/components/flag-chips';
 import { LiveFacts } from '@/components/fresh-facts';
 import { ProposalChecks } from '@/components/proposal-checks';
 import { RiskBadge } from '@/components/queue-signals';
-import { payloadTitle } from '@/lib/proposals/words';
+import { payloadTitle, standingApprovals } from '@/lib/proposals/words';
 import { ReproposeButton } from '@/components/repropose-button';
 import { reproposable } from '@/lib/decisions/repropose';
 import { ProposalDecision } from '@/components/proposal-decision';
@@ -28,6 +28,7 @@ import { Time } from '@/components/time';
 import { ViewerClock, ViewerZone } from '@/components/viewer-time';
 import { actorResolver } from '@/lib/audit/actors';
 import { auditEventTitle } from '@/lib/events/registry';
+import { withdrawalEventWords } from '@/lib/audit/history-view';
 import { auditTrailFor } from '@/lib/events/trail';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { canonicalJson } from '@/lib/payload-hash';
@@ -107,7 +108,7 @@ export default async function ProposalPage({ params, searchParams }: { params: P
         <div className="flex flex-wrap items-center gap-3">
           <h1 className="text-xl font-semibold" data-testid="proposal-summary"><PayloadText value={wording.summary} mono={false} /></h1>
           <StatusChip status={proposal.status} />
-          <RiskBadge item={{ risk: proposal.risk, flags: proposal.flags, approvals: { have: decisions.filter((d) => d.decision === 'approve').length, need: proposal.routing.approvals } }} testId="proposal-severity" />
+          <RiskBadge item={{ risk: proposal.risk, flags: proposal.flags, approvals: { have: standingApprovals(decisions).length, need: proposal.routing.approvals } }} testId="proposal-severity" />
           {proposal.status === 'pending_approval' ? <Countdown expiresAt={proposal.expiresAt.toISOString()} renderedAt={now.toISOString()} /> : null}
         </div>
         <p className="text-sm text-zinc-600 dark:text-zinc-400">
@@ -217,6 +218,7 @@ export default async function ProposalPage({ params, searchParams }: { params: P
             return (
               <li key={event.seq} data-testid="proposal-history-event" data-type={event.type}>
                 <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> · <span title={event.type}>{auditEventTitle(event.type)}</span>{' '}
+                {event.type === 'proposal.approval_withdrawn' ? <span data-testid="proposal-history-withdrawal"><PayloadText value={withdrawalEventWords(event.data)} mono={false} /> —</span> : null}{' '}
                 {event.reasonCode === 'grant' ? <span data-testid="proposal-history-grant">under grant {String(event.data.grant)} from</span> : 'by'}{' '}
                 <ActorName id={actor.id} label={actor.label} testId="proposal-history-actor" />
               </li>
