@@ -118,26 +118,11 @@ export function nodeKey({ level, index }: NodeId): string {
 export function verifyInclusion(index: number, size: number, leaf: Hash, proof: readonly Hash[], root: Hash): boolean {
   if (!isSize(index) || !isSize(size) || index >= size) return false;
   if (leaf.length !== HASH_SIZE || root.length !== HASH_SIZE || proof.some((hash) => hash.length !== HASH_SIZE)) return false;
-  let fn = index;
-  let sn = size - 1;
   let r = leaf;
-  for (const p of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn /= 2;
-          sn = Math.floor(sn / 2);
-        }
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && sameHash(r, root);
+  const ended = climb(index, size - 1, proof, (p, left) => {
+    r = left ? nodeHash(p, r) : nodeHash(r, p);
+  });
+  return ended && sameHash(r, root);
 }
 
 /**
@@ -159,24 +144,33 @@ export function verifyConsistency(size1: number, size2: number, proof: readonly 
   }
   let fr = path[0]!;
   let sr = path[0]!;
-  for (const c of path.slice(1)) {
+  const ended = climb(fn, sn, path.slice(1), (c, left) => {
+    if (left) fr = nodeHash(c, fr);
+    sr = left ? nodeHash(c, sr) : nodeHash(sr, c);
+  });
+  return ended && sameHash(fr, root1) && sameHash(sr, root2);
+}
+
+/**
+ * RFC 9162's walk up the tree shared by both checks: for each proof hash, from the node at `fn` on
+ * the path to `sn` (the last leaf), tells `visit` whether the hash is the left sibling, moving both
+ * up as the RFC's steps say. True when the proof ends exactly at the root (`sn` reaches 0 with it).
+ */
+function climb(fn: number, sn: number, proof: readonly Hash[], visit: (hash: Hash, left: boolean) => void): boolean {
+  for (const hash of proof) {
     if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      fr = nodeHash(c, fr);
-      sr = nodeHash(c, sr);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn /= 2;
-          sn = Math.floor(sn / 2);
-        }
+    const left = fn % 2 === 1 || fn === sn;
+    visit(hash, left);
+    if (left) {
+      while (fn % 2 === 0 && fn !== 0) {
+        fn /= 2;
+        sn = Math.floor(sn / 2);
       }
-    } else {
-      sr = nodeHash(sr, c);
     }
     fn = Math.floor(fn / 2);
     sn = Math.floor(sn / 2);
   }
-  return sn === 0 && sameHash(fr, root1) && sameHash(sr, root2);
+  return sn === 0;
 }
 
 function isPowerOfTwo(n: number): boolean {
