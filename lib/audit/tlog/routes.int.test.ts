@@ -10,7 +10,7 @@ import { GET as checkpoint } from '@/app/api/v1/audit/checkpoint/route';
 import { GET as consistency } from '@/app/api/v1/audit/proofs/consistency/route';
 import { GET as inclusion } from '@/app/api/v1/audit/proofs/inclusion/route';
 import { auditEvents } from '@/db/schema';
-import { verifyCheckpoint as verifyJwsCheckpoint } from '@/lib/audit/checkpoint';
+import { checkpointFileSchema, verifyCheckpoint as verifyJwsCheckpoint } from '@/lib/audit/checkpoint';
 import { createUser } from '@/lib/admin/accounts';
 import { submitAs } from '@/test/intake';
 import { setupRouteWorld, ROUTE_ORIGIN } from '@/test/route-world';
@@ -61,6 +61,8 @@ describe('GET /api/v1/audit/checkpoint', () => {
     expect((await verifyJwsCheckpoint(body.checkpoint, body.keys)).seq).toBe(body.seq);
     expect(verifyCheckpoint(body.note, body.keys, 'localhost/countersign/acme').size).toBe(body.seq);
     expect(body.seq).toBe((await eventsOf('acme')).length);
+    // Saved as a file, it reads back with the note the verifiers check.
+    expect(checkpointFileSchema.parse(JSON.parse(JSON.stringify(body))).note).toBe(body.note);
   });
 
   it('refuses no session (401), an agent key (401) and a person in no tenant (403)', async () => {
