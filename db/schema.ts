@@ -499,6 +499,26 @@ export const auditEvents = pgTable(
   ],
 );
 
+/**
+ * Each tenant's audit events as an RFC 6962 Merkle tree (docs/evidence.md, "The log format"): the
+ * hash (hex) of every complete subtree, the 2^level leaves from index·2^level on; leaf i is the
+ * event with seq i+1. Written by lib/audit/tlog/store.ts as the chain grows, so a root or a proof
+ * reads O(log n) rows. Insert-only: a trigger refuses UPDATE, DELETE and TRUNCATE.
+ */
+export const auditTreeNodes = pgTable(
+  'audit_tree_nodes',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    level: integer('level').notNull(),
+    index: bigint('index', { mode: 'number' }).notNull(),
+    hash: text('hash').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.level, t.index] }),
+    check('audit_tree_nodes_shape', sql`${t.level} between 0 and 62 and ${t.index} >= 0 and ${t.hash} ~ '^[0-9a-f]{64}$'`),
+  ],
+);
+
 export const outbox = pgTable(
   'outbox',
   {

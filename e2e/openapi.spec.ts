@@ -297,6 +297,10 @@ test('every documented status of every operation is produced live and matches it
     await check('exportAuditEvents', await carol.get('/api/v1/audit/events?format=csv&outcome=rejected'), 200);
     await check('exportAuditEvents', await carol.get('/api/v1/audit/events'), 400);
     await check('getAuditCheckpoint', await as(alice, 'getAuditCheckpoint'), 200);
+    await check('getAuditInclusionProof', await alice.get('/api/v1/audit/proofs/inclusion?seq=1&size=2'), 200);
+    await check('getAuditInclusionProof', await alice.get('/api/v1/audit/proofs/inclusion?seq=1&size=2&tenant=globex'), 400);
+    await check('getAuditConsistencyProof', await alice.get('/api/v1/audit/proofs/consistency?from=1&to=2'), 200);
+    await check('getAuditConsistencyProof', await alice.get('/api/v1/audit/proofs/consistency?from=2&to=1'), 400);
     await check('getOversight', await alice.get('/api/v1/oversight?days=30'), 200);
     await check('getOversight', await alice.get('/api/v1/oversight?days=91'), 422);
     for (const operationId of ['getJwks', 'getHealth', 'getOpenApiDocument']) await check(operationId, await as(anon, operationId), 200);

@@ -52,7 +52,11 @@ const publicKey = z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x
 /** A saved `/.well-known/jwks.json`. */
 export const jwksFileSchema = z.object({ keys: z.array(publicKey).min(1) });
 
-/** What `GET /api/v1/audit/checkpoint` answers and an auditor saves: the JWS, its claims and the keys that verify it. */
-export const checkpointFileSchema = z.object({ checkpoint: z.string(), keys: z.array(publicKey).min(1) });
+/**
+ * What `GET /api/v1/audit/checkpoint` answers and an auditor saves: the JWS, its claims and the keys
+ * that verify it; files saved since the log format also carry the same head as a signed note
+ * (`note`, checked with `verifyCheckpoint` of lib/audit/tlog/note.ts) and its `origin`.
+ */
+export const checkpointFileSchema = z.object({ checkpoint: z.string(), note: z.string().optional(), origin: z.string().optional(), keys: z.array(publicKey).min(1) });
 
 export type CheckpointFile = z.infer<typeof checkpointFileSchema>;

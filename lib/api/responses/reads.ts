@@ -93,6 +93,12 @@ export const checkpointSchema = z.object({
   hash: z.string(),
   at: timestamp,
   checkpoint: z.string().describe('An EdDSA JWS of type `countersign-checkpoint+jwt` over {tenant, seq, hash, at}.'),
+  origin: z.string().describe("The log's name: `<host of APP_URL>/countersign/<tenant id>`, the note's first line and its key name."),
+  note: z
+    .string()
+    .describe(
+      'The same head as a C2SP tlog-checkpoint signed note: the origin, the tree size (`seq`) and the base64 RFC 6962 root hash of the tenant\'s events, each on its own line, a blank line, then `— <origin> <base64(key id || Ed25519 signature)>` (docs/evidence.md, "The log format").',
+    ),
   keys: z.array(publicJwkSchema),
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkpointSchema, healthSchema, jwksSchema, queuePageSchema } from '@/lib/api/responses/reads';
 import { HISTORY_OUTCOMES } from '@/lib/audit/history-view';
 import { EXPORT_CONTENT_TYPES } from '@/lib/audit/export';
+import { consistencyProofSchema, inclusionProofSchema } from '@/lib/audit/tlog/proofs';
 import { PROPOSAL_SORTS } from '@/lib/proposals/list-cursor';
 import { QUEUE_GROUPS } from '@/lib/proposals/queue-view';
 import { component } from '../components';
@@ -78,10 +79,43 @@ export const readOperations: Operation[] = [
     path: '/api/v1/audit/checkpoint',
     tag: 'Operator API',
     summary: "A signed checkpoint of the tenant's audit chain",
-    description: 'The head of the tenant\'s audit hash chain (`seq`, `hash`, `at`) signed as a JWS, with the public keys that verify it. Any member of the tenant the dashboard shows may fetch it.',
+    description:
+      'The head of the tenant\'s audit log, signed twice with the server\'s signing key: as `note`, a C2SP tlog-checkpoint signed note (origin `<host of APP_URL>/countersign/<tenant id>`, tree size `seq`, the base64 RFC 6962 root of the tenant\'s events; docs/evidence.md, "The log format"), and as `checkpoint`, a JWS of the hash chain\'s head (`seq`, `hash`, `at`); with the public keys that verify both. Any member of the tenant the dashboard shows may fetch it.',
     access: 'session',
     success: [{ status: 200, description: 'Save it and give it to `npm run cli -- audit:verify --checkpoint FILE` later.', body: { json: component(checkpointSchema, 'Checkpoint') } }],
     errors: [NO_MEMBERSHIP],
+  },
+  {
+    operationId: 'getAuditInclusionProof',
+    method: 'get',
+    path: '/api/v1/audit/proofs/inclusion',
+    tag: 'Operator API',
+    summary: "Proof that an event is in the tenant's log at a checkpoint",
+    description:
+      'The RFC 6962 inclusion proof of the tenant\'s event #`seq` (leaf seq-1) in its tree of its first `size` events: check it against a checkpoint of tree size `size` (docs/evidence.md, "The log format"). Any member of the tenant the dashboard shows; the tenant is the session\'s. Unknown, repeated or missing parameters, and a `seq` or `size` past the log, are a 400 `invalid_query` whose `messages` say which.',
+    access: 'session',
+    query: [
+      { name: 'seq', description: 'The event\'s sequence number, from 1. Required.' },
+      { name: 'size', description: 'The tree size of the checkpoint to check against, from `seq`. Required.' },
+    ],
+    success: [{ status: 200, description: 'The proof.', body: { json: component(inclusionProofSchema, 'InclusionProof') } }],
+    errors: [invalidQuery, NO_MEMBERSHIP],
+  },
+  {
+    operationId: 'getAuditConsistencyProof',
+    method: 'get',
+    path: '/api/v1/audit/proofs/consistency',
+    tag: 'Operator API',
+    summary: "Proof that a later checkpoint of the tenant's log extends an earlier one",
+    description:
+      'The RFC 6962 consistency proof that the tenant\'s tree of its first `from` events is a prefix of its tree of its first `to` events: with it, two saved checkpoints show that nothing signed in the earlier one was removed, changed or reordered (docs/evidence.md, "The log format"). Any member of the tenant the dashboard shows; the tenant is the session\'s. Unknown, repeated or missing parameters, `from` above `to` and a `to` past the log are a 400 `invalid_query` whose `messages` say which.',
+    access: 'session',
+    query: [
+      { name: 'from', description: 'The earlier checkpoint\'s tree size, from 1. Required.' },
+      { name: 'to', description: 'The later checkpoint\'s tree size, from `from`. Required.' },
+    ],
+    success: [{ status: 200, description: 'The proof (no hashes when `from` equals `to`).', body: { json: component(consistencyProofSchema, 'ConsistencyProof') } }],
+    errors: [invalidQuery, NO_MEMBERSHIP],
   },
   {
     operationId: 'getJwks',
