@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { openDatabase, type Database, type DatabaseHandle } from '@/db/client';
 import { preparingClient, withUnsafe } from '@/db/prepared';
+import { APP_ROLE } from '@/db/roles';
 
 export type TestDriver = 'pglite' | 'postgres';
 
@@ -141,6 +142,19 @@ export async function openReplicaHandle(handle: TestDatabase, searchParams: Reco
   if (handle.driver !== 'postgres' || !handle.name) throw new Error('A replica handle needs the postgres test driver.');
   const url = new URL(withDatabaseName(requireDatabaseUrl(), handle.name));
   for (const [name, value] of Object.entries(searchParams)) url.searchParams.set(name, value);
+  return openDatabase({ url: url.toString() });
+}
+
+/**
+ * The test database as the application's role (`countersign_app`, made by
+ * test/postgres-global-setup.ts), not the owner the tests otherwise connect as: what the server,
+ * worker and CLI may do in a deployment. PostgreSQL only. Close it before the file ends.
+ */
+export async function openAppRoleHandle(handle: TestDatabase): Promise<DatabaseHandle> {
+  if (handle.driver !== 'postgres' || !handle.name) throw new Error('The application role needs the postgres test driver.');
+  const url = new URL(withDatabaseName(requireDatabaseUrl(), handle.name));
+  url.username = APP_ROLE;
+  url.password = '';
   return openDatabase({ url: url.toString() });
 }
 
