@@ -1,4 +1,4 @@
-import { closeDatabase, databaseHandle } from '@/lib/database';
+import { closeDatabase, databaseHandle, migrateDatabase } from '@/lib/database';
 import { env, serverProblems, SettingsError, telemetrySettings } from '@/lib/env';
 import { stampPeerAddresses } from '@/lib/http/peer';
 import { warnIfOldNode } from '@/lib/node-version';
@@ -19,7 +19,7 @@ export async function startServer(): Promise<void> {
   stampPeerAddresses();
   const handle = await databaseHandle();
   try {
-    await handle.migrate();
+    await migrateDatabase(handle);
   } catch (error) {
     // The message names the cause (db/connection-failure.ts); a server without its tables cannot serve.
     console.error(`[countersign] ${error instanceof Error ? error.message : String(error)}`);
