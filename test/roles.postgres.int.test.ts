@@ -8,7 +8,7 @@ import { auditPending, tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { chainPending } from '@/lib/events/chainer';
 import { recordStateChange } from '@/lib/events/record';
-import { openAppRoleHandle, setupTestDatabase, testDatabaseUrl } from '@/test/db';
+import { ownerDatabaseUrl, setupTestDatabase } from '@/test/db';
 import { numberedChange } from '@/test/fixtures/events';
 import { databaseErrorText } from '@/test/queries';
 
@@ -24,21 +24,21 @@ let owner: DatabaseHandle;
 let app: DatabaseHandle;
 
 const asRole = (role: string) => {
-  const url = new URL(testDatabaseUrl(t.handle));
+  const url = new URL(ownerDatabaseUrl(t.handle));
   url.username = role;
   return url.toString();
 };
 
 beforeAll(async () => {
-  const superuser = postgres(testDatabaseUrl(t.handle), { max: 1, onnotice: () => {} });
+  const superuser = postgres(ownerDatabaseUrl(t.handle), { max: 1, onnotice: () => {} });
   try {
     await superuser.unsafe(rolesSql({ database: t.handle.name! }));
   } finally {
     await superuser.end({ timeout: 5 });
   }
   owner = await openDatabase({ url: asRole(OWNER_ROLE) });
-  app = await openAppRoleHandle(t.handle);
-  handles.push(owner, app);
+  app = t.handle;
+  handles.push(owner);
 });
 afterAll(async () => {
   for (const handle of handles) await handle.close();
@@ -101,7 +101,7 @@ describe('an existing install handed to the owner role by db:roles', () => {
 describe('a new install, as compose.yaml makes it (docker/postgres-init)', () => {
   it('is migrated by the owner role, which needs no superuser, and used by the application role', async () => {
     const name = `cs_test_${randomBytes(8).toString('hex')}`;
-    const server = postgres(testDatabaseUrl(t.handle), { max: 1, onnotice: () => {} });
+    const server = postgres(ownerDatabaseUrl(t.handle), { max: 1, onnotice: () => {} });
     const onDatabase = (role: string) => {
       const url = new URL(asRole(role));
       url.pathname = `/${name}`;

@@ -1,9 +1,8 @@
 import { asc, eq, sql, type SQL } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '@/db/client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, auditHeads, auditPending, tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
-import { openAppRoleHandle, setupTestDatabase } from '@/test/db';
+import { setupTestDatabase } from '@/test/db';
 import { numberedChange } from '@/test/fixtures/events';
 import { databaseErrorText } from '@/test/queries';
 import { chainPending } from './chainer';
@@ -11,33 +10,28 @@ import { recordStateChange } from './record';
 
 /**
  * What the application's database role (`countersign_app`, the role the server, worker and CLI
- * connect as) can do to the audit trail (migration 0024; docs/operations.md, "The two database
+ * connect as, and `t.db` here; `t.owner` reads what it left) can do to the audit trail (migration 0024; docs/operations.md, "The two database
  * roles"): write events and have them chained, nothing else. Every way it might remove, alter,
  * reorder or skip an event is tried here, and each must be refused, leaving the chain verifiable.
  */
 const t = setupTestDatabase();
-let app: DatabaseHandle;
 
 beforeAll(async () => {
   await t.db.insert(tenants).values(['victim', 'other', 'forged'].map((id) => ({ id, name: id })));
-  app = await openAppRoleHandle(t.handle);
-});
-afterAll(async () => {
-  await app?.close();
 });
 
 async function record(tenantId: string, count: number, from = 0): Promise<void> {
-  for (let n = from; n < from + count; n++) await app.db.transaction((tx) => recordStateChange(tx, numberedChange(tenantId, 'prp_guarded', n)));
+  for (let n = from; n < from + count; n++) await t.db.transaction((tx) => recordStateChange(tx, numberedChange(tenantId, 'prp_guarded', n)));
 }
 
-const pendingOf = (tenantId: string) => t.db.select().from(auditPending).where(eq(auditPending.tenantId, tenantId)).orderBy(asc(auditPending.id));
-const eventsOf = (tenantId: string) => t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId)).orderBy(asc(auditEvents.seq));
-const headOf = async (tenantId: string) => (await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, tenantId)))[0];
+const pendingOf = (tenantId: string) => t.owner.select().from(auditPending).where(eq(auditPending.tenantId, tenantId)).orderBy(asc(auditPending.id));
+const eventsOf = (tenantId: string) => t.owner.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId)).orderBy(asc(auditEvents.seq));
+const headOf = async (tenantId: string) => (await t.owner.select().from(auditHeads).where(eq(auditHeads.tenantId, tenantId)))[0];
 
 /** What the database answers the application's role: 'accepted', or the error's text with its code. */
 async function asApp(statements: SQL | SQL[]): Promise<string> {
   const list = Array.isArray(statements) ? statements : [statements];
-  return app.db
+  return t.db
     .transaction(async (tx) => {
       for (const statement of list) await tx.execute(statement);
     })
@@ -68,7 +62,7 @@ describe('the finding: a session setting opened audit_pending to DELETE', () => 
 
 describe('every other way the application role might remove or alter an event', () => {
   it('is refused: DML and TRUNCATE on each audit table, settings, roles, DDL, triggers, functions', async () => {
-    await chainPending(app.db, 'victim');
+    await chainPending(t.db, 'victim');
     await record('victim', 2, 3);
     const pendingBefore = await pendingOf('victim');
     const eventsBefore = await eventsOf('victim');
@@ -118,20 +112,20 @@ describe('every other way the application role might remove or alter an event', 
     expect(await eventsOf('victim')).toEqual(eventsBefore);
     expect(await headOf('victim')).toEqual(headBefore);
     for (const table of ['audit_events', 'audit_pending', 'audit_heads']) {
-      const [row] = await app.db.execute<{ changes: boolean }>(
+      const [row] = await t.db.execute<{ changes: boolean }>(
         sql`select has_table_privilege(${table}, 'DELETE') or has_table_privilege(${table}, 'UPDATE') or has_table_privilege(${table}, 'TRUNCATE') as changes`,
       );
       expect(row).toEqual({ changes: false });
     }
 
-    expect(await chainPending(app.db, 'victim')).toBe(2);
-    expect((await verifyStoredChains(app.db, { tenant: 'victim' }))[0]).toMatchObject({ ok: true, through: { seq: 5 } });
+    expect(await chainPending(t.db, 'victim')).toBe(2);
+    expect((await verifyStoredChains(t.db, { tenant: 'victim' }))[0]).toMatchObject({ ok: true, through: { seq: 5 } });
   });
 
   it('calling audit_chain with forged arguments is refused: wrong tenant, another tenant\'s ids, a skipped row, a stale head, short or odd arrays', async () => {
     await record('victim', 2, 5);
     await record('other', 2);
-    await chainPending(app.db, 'other');
+    await chainPending(t.db, 'other');
     await record('other', 1, 2);
     const [victimPending, otherPending] = [await pendingOf('victim'), await pendingOf('other')];
     const head = (await headOf('victim'))!;
@@ -172,10 +166,10 @@ describe('every other way the application role might remove or alter an event', 
     expect(await pendingOf('other')).toEqual(otherPending);
     expect(await headOf('victim')).toEqual(head);
     expect(await headOf('other')).toEqual(otherHead);
-    expect(await chainPending(app.db, 'victim')).toBe(2);
-    expect(await chainPending(app.db, 'other')).toBe(1);
-    expect((await verifyStoredChains(app.db, { tenant: 'victim' }))[0]).toMatchObject({ ok: true, through: { seq: 7 } });
-    expect((await verifyStoredChains(app.db, { tenant: 'other' }))[0]).toMatchObject({ ok: true, through: { seq: 3 } });
+    expect(await chainPending(t.db, 'victim')).toBe(2);
+    expect(await chainPending(t.db, 'other')).toBe(1);
+    expect((await verifyStoredChains(t.db, { tenant: 'victim' }))[0]).toMatchObject({ ok: true, through: { seq: 7 } });
+    expect((await verifyStoredChains(t.db, { tenant: 'other' }))[0]).toMatchObject({ ok: true, through: { seq: 3 } });
   });
 
   it('can at worst supply a wrong hash: the event is still chained from its own pending row, and verification names the break', async () => {
@@ -194,7 +188,7 @@ describe('every other way the application role might remove or alter an event', 
     // …and once it is, the rows are exactly the pending rows, in order, and the chain is reported broken at the first.
     const events = await eventsOf('forged');
     expect(events.map((row) => [row.seq, row.type, row.data, row.occurredAt])).toEqual(pending.map((row, index) => [index + 1, row.type, row.data, row.occurredAt]));
-    expect((await verifyStoredChains(app.db, { tenant: 'forged' }))[0]).toMatchObject({ ok: false, seq: 1, reason: 'hash_mismatch' });
+    expect((await verifyStoredChains(t.db, { tenant: 'forged' }))[0]).toMatchObject({ ok: false, seq: 1, reason: 'hash_mismatch' });
   });
 });
 
