@@ -81,7 +81,8 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
   retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
 
-Uses DATABASE_URL when set, else the embedded database in COUNTERSIGN_DATA_DIR (default .data).
+Uses DATABASE_URL when set, else the embedded database in COUNTERSIGN_DATA_DIR (default .data); applies missing
+migrations first, through MIGRATION_DATABASE_URL (the owner role) when that is set.
 Exit codes: 0 done, 1 refused (the message says why), 2 usage error.`;
 
 /** Who the CLI's audited changes name. */

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +11,7 @@ import { auditPending, tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { chainPending } from '@/lib/events/chainer';
 import { recordStateChange } from '@/lib/events/record';
+import { runCli } from '@/test/cli';
 import { ownerDatabaseUrl, setupTestDatabase } from '@/test/db';
 import { numberedChange } from '@/test/fixtures/events';
 import { databaseErrorText } from '@/test/queries';
@@ -30,16 +34,21 @@ const asRole = (role: string) => {
 };
 
 beforeAll(async () => {
+  // What an operator pipes into psql: the CLI's own output (it opens no database: the folder stays unmade).
+  const noDatabase = path.join(os.tmpdir(), `countersign-no-db-${randomBytes(4).toString('hex')}`);
+  const printed = await runCli(['db:roles', '--database', t.handle.name!], noDatabase);
+  expect(printed).toMatchObject({ code: 0, stdout: rolesSql({ database: t.handle.name! }) + '\n' });
+  expect(fs.existsSync(noDatabase)).toBe(false);
   const superuser = postgres(ownerDatabaseUrl(t.handle), { max: 1, onnotice: () => {} });
   try {
-    await superuser.unsafe(rolesSql({ database: t.handle.name! }));
+    await superuser.unsafe(printed.stdout);
   } finally {
     await superuser.end({ timeout: 5 });
   }
   owner = await openDatabase({ url: asRole(OWNER_ROLE) });
   app = t.handle;
   handles.push(owner);
-});
+}, 60_000);
 afterAll(async () => {
   for (const handle of handles) await handle.close();
 });
@@ -52,12 +61,13 @@ const refusal = (run: Promise<unknown>) =>
 
 describe('an existing install handed to the owner role by db:roles', () => {
   it('belongs to the owner, table by table, and the application role finds nothing to migrate', async () => {
-    const notOwned = await t.db.execute<{ name: string }>(
-      sql`select c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname in ('public', 'drizzle') and c.relkind in ('r', 'S') and pg_get_userbyid(c.relowner) <> ${OWNER_ROLE}`,
-    );
-    expect([...notOwned]).toEqual([]);
-    const [chainOwner] = await t.db.execute<{ owner: string }>(sql`select pg_get_userbyid(proowner) as owner from pg_proc where proname = 'audit_chain'`);
-    expect(chainOwner).toEqual({ owner: OWNER_ROLE });
+    const notOwned = await t.db
+      .select({ name: sql<string>`c.relname` })
+      .from(sql`pg_class c join pg_namespace n on n.oid = c.relnamespace`)
+      .where(sql`n.nspname in ('public', 'drizzle') and c.relkind in ('r', 'S') and pg_get_userbyid(c.relowner) <> ${OWNER_ROLE}`);
+    expect(notOwned).toEqual([]);
+    const chainOwners = await t.db.select({ owner: sql<string>`pg_get_userbyid(proowner)` }).from(sql`pg_proc`).where(sql`proname in ('audit_chain', 'audit_chain_head')`);
+    expect(chainOwners).toEqual([{ owner: OWNER_ROLE }, { owner: OWNER_ROLE }]);
 
     await app.migrate();
     await owner.migrate();
