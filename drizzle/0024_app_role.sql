@@ -38,24 +38,24 @@ GRANT USAGE ON SCHEMA drizzle TO countersign_app;
 --> statement-breakpoint
 GRANT SELECT ON drizzle.__drizzle_migrations TO countersign_app;
 --> statement-breakpoint
+-- What the application may do with one table, and nothing else (not even TRUNCATE, REFERENCES or TRIGGER).
+CREATE FUNCTION countersign_app_may(target regclass, privileges text) RETURNS void
+  LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  EXECUTE format('REVOKE ALL ON %s FROM PUBLIC, countersign_app', target);
+  EXECUTE format('GRANT %s ON %s TO countersign_app', privileges, target);
+END $$;
+--> statement-breakpoint
 -- How a migration makes a table insert-only for the application: `SELECT countersign_insert_only('audit_tree_nodes');`
 -- (it may still read the table and add rows; nothing it does changes or removes one).
 CREATE FUNCTION countersign_insert_only(target regclass) RETURNS void
-  LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-  EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON %s FROM PUBLIC, countersign_app', target);
-  EXECUTE format('GRANT SELECT, INSERT ON %s TO countersign_app', target);
-END $$;
+  LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$ SELECT public.countersign_app_may(target, 'SELECT, INSERT') $$;
 --> statement-breakpoint
 -- …and a table only the owner's functions write (the application reads it).
 CREATE FUNCTION countersign_read_only(target regclass) RETURNS void
-  LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-  EXECUTE format('REVOKE INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON %s FROM PUBLIC, countersign_app', target);
-  EXECUTE format('GRANT SELECT ON %s TO countersign_app', target);
-END $$;
+  LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $$ SELECT public.countersign_app_may(target, 'SELECT') $$;
 --> statement-breakpoint
-REVOKE ALL ON FUNCTION countersign_insert_only(regclass), countersign_read_only(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION countersign_app_may(regclass, text), countersign_insert_only(regclass), countersign_read_only(regclass) FROM PUBLIC;
 --> statement-breakpoint
 SELECT countersign_insert_only('audit_pending');
 --> statement-breakpoint
