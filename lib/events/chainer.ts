@@ -71,9 +71,26 @@ async function chainBatch(tx: Database, tenantId: string, limit: number): Promis
 
   let hash = head.hash;
   const ids: number[] = [];
-  const hashes = taken.map(({ id, ...fields }, index) => {
-    ids.push(id);
-    hash = payloadHash(auditHashInput({ ...fields, seq: head.seq + index + 1, prevHash: hash }));
+  // The fields audit_chain copies from the same pending row (migration 0024), no others.
+  const hashes = taken.map((pending, index) => {
+    ids.push(pending.id);
+    hash = payloadHash(
+      auditHashInput({
+        tenantId: pending.tenantId,
+        seq: head.seq + index + 1,
+        type: pending.type,
+        actorType: pending.actorType,
+        actorId: pending.actorId,
+        actorName: pending.actorName,
+        proposalId: pending.proposalId,
+        payloadHash: pending.payloadHash,
+        reasonCode: pending.reasonCode,
+        contractVersion: pending.contractVersion,
+        data: pending.data,
+        occurredAt: pending.occurredAt,
+        prevHash: hash,
+      }),
+    );
     return hash;
   });
   await tx.execute(sql`select audit_chain(${tenantId}, ${head.seq}, ${head.hash}, ${sql.param(ids)}::bigint[], ${sql.param(hashes)}::text[])`);
