@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { explainDatabaseFailure } from './connection-failure';
 import { notificationListener } from './listener';
@@ -61,15 +62,33 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
     db: db as unknown as Database,
     driver: 'postgres',
     // The first query of every entry point: a server that cannot be used is named with its cause here.
-    migrate: () =>
-      migrate(db, { migrationsFolder: MIGRATIONS_FOLDER }).catch((error: unknown) => {
+    migrate: async () => {
+      try {
+        if (await migrationsApplied(db)) return;
+        await migrate(db, { migrationsFolder: MIGRATIONS_FOLDER });
+      } catch (error) {
         throw explainDatabaseFailure(error, url);
-      }),
+      }
+    },
     close: async () => {
       await Promise.all([client.end({ timeout: 5 }), listener?.close()]);
     },
     listen: (channel, onNotify, onState) => listenerOf().listen(channel, { onNotify, onState }),
   };
+}
+
+/**
+ * Whether the newest migration is applied already. Then nothing is migrated, not even drizzle's
+ * `CREATE SCHEMA IF NOT EXISTS`: the application's role (`countersign_app`, db/roles.ts) may read
+ * the bookkeeping and change no schema, so it starts only once the owner has migrated.
+ */
+async function migrationsApplied(db: PgDatabase<PgQueryResultHKT, typeof schema>): Promise<boolean> {
+  const { readMigrationFiles } = await import('drizzle-orm/migrator');
+  const newest = Math.max(...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((migration) => migration.folderMillis));
+  const [table] = (await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as "exists"`)) as unknown as { exists: boolean }[];
+  if (!table?.exists) return false;
+  const [applied] = (await db.execute(sql`select max(created_at) as "newest" from drizzle.__drizzle_migrations`)) as unknown as { newest: string | null }[];
+  return applied?.newest != null && Number(applied.newest) >= newest;
 }
 
 async function openPglite({ dataDir, from }: { dataDir?: string; from?: Blob }): Promise<DatabaseHandle> {

@@ -5,7 +5,7 @@
  * this through DatabaseHandle.migrate, its first query.
  */
 
-export type DatabaseFailureCause = 'connection_refused' | 'host_not_found' | 'no_answer' | 'authentication' | 'database_missing' | 'other';
+export type DatabaseFailureCause = 'connection_refused' | 'host_not_found' | 'no_answer' | 'authentication' | 'database_missing' | 'not_allowed' | 'other';
 
 export class DatabaseUnavailableError extends Error {
   constructor(
@@ -70,6 +70,7 @@ function classify(code: string | undefined): DatabaseFailureCause {
   if (code !== undefined && NO_ANSWER_CODES.has(code)) return 'no_answer';
   if (code !== undefined && AUTHENTICATION_CODES.has(code)) return 'authentication';
   if (code === '3D000') return 'database_missing';
+  if (code === '42501') return 'not_allowed';
   return 'other';
 }
 
@@ -88,6 +89,9 @@ function explanation(cause: DatabaseFailureCause, url: URL | undefined, driver: 
       return `authentication failed for user "${user}" (${driver?.code}: ${driver?.message}). Check the user and password in DATABASE_URL.`;
     case 'database_missing':
       return `database "${database}" does not exist on ${address}. Create it (createdb ${database}) or fix the database name in DATABASE_URL.`;
+    case 'not_allowed':
+      // Only migrate() reaches this: the application's role found migrations to apply and may not.
+      return `user "${user}" may not apply the database migrations (${driver?.message}). Apply them as the owner first: npm run migrate with MIGRATION_DATABASE_URL set (docs/operations.md, "The two database roles").`;
     case 'other':
       return `${driver?.message ?? fallback}${driver ? ` (code ${driver.code})` : ''}`;
   }

@@ -24,3 +24,6 @@ CREATE TRIGGER audit_tree_nodes_insert_only
 CREATE TRIGGER audit_tree_nodes_no_truncate
   BEFORE TRUNCATE ON audit_tree_nodes
   FOR EACH STATEMENT EXECUTE FUNCTION audit_tree_nodes_refuse_change();
+--> statement-breakpoint
+-- The application's role may read and add subtree hashes, never change or remove one (migration 0024).
+SELECT countersign_insert_only('audit_tree_nodes');

@@ -28,6 +28,25 @@ export function databaseHandle(): Promise<DatabaseHandle> {
   return globalForDb.countersignDb;
 }
 
+/**
+ * Applies any missing migration, first through MIGRATION_DATABASE_URL (the owner role) on a
+ * connection of its own when that is set; then the process's own database (DATABASE_URL: the
+ * application's role) finds nothing left to apply, or applies it when it may (one role, PGlite).
+ * Every entry point (server, worker, CLI, `npm run migrate`) calls it before its first query.
+ */
+export async function migrateDatabase(handle: DatabaseHandle): Promise<void> {
+  const migrationUrl = env().MIGRATION_DATABASE_URL;
+  if (migrationUrl) {
+    const owner = await openDatabase({ url: migrationUrl });
+    try {
+      await owner.migrate();
+    } finally {
+      await owner.close();
+    }
+  }
+  await handle.migrate();
+}
+
 export async function getDb(): Promise<Database> {
   return (await databaseHandle()).db;
 }

@@ -64,6 +64,8 @@ describe('parseSettings', () => {
   it.each([
     ['DATABASE_URL', { DATABASE_URL: 'mysql://root@localhost/db' }],
     ['DATABASE_URL', { DATABASE_URL: '127.0.0.1:5432' }],
+    ['MIGRATION_DATABASE_URL', { DATABASE_URL: 'postgres://countersign_app@db/countersign', MIGRATION_DATABASE_URL: 'mysql://root@localhost/db' }],
+    ['MIGRATION_DATABASE_URL', { MIGRATION_DATABASE_URL: 'postgres://countersign_owner@db/countersign' }],
     ['AUTH_SECRET', { AUTH_SECRET: 'too-short-secret-0123456789' }],
     ['PORT', { PORT: 'abc' }],
     ['PORT', { PORT: '0' }],

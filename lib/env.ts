@@ -89,6 +89,17 @@ const settingsSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
       .optional(),
   ),
+  /**
+   * The owner role's connection, used only to apply migrations (`npm run migrate`, and on start by a
+   * process given it); DATABASE_URL is then the application's role (docs/operations.md, "The two
+   * database roles"). Unset, migrations run through DATABASE_URL when any are missing.
+   */
+  MIGRATION_DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+      .optional(),
+  ),
   COUNTERSIGN_DATA_DIR: optionalText.transform((value) => value ?? '.data'),
   COUNTERSIGN_DEMO: flag,
   AUTH_SECRET: optionalText.pipe(
@@ -154,6 +165,7 @@ export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof Setting
 
 const HOW_TO_FIX: Record<string, string> = {
   DATABASE_URL: 'unset it to use the embedded PGlite database, or set postgres://user@host:5432/db',
+  MIGRATION_DATABASE_URL: 'set it to the owner role\'s postgres://countersign_owner@host:5432/db, with DATABASE_URL set to the application role\'s, or unset it',
   AUTH_SECRET: 'generate one with `openssl rand -base64 33` and set AUTH_SECRET',
   SCOPE_CREDENTIALS: 'set it to a JSON object like {"payments":"…","inventory":"…"}',
   SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',
@@ -197,6 +209,9 @@ export function parseSettings(source: Record<string, string | undefined>): Setti
   const oidc = [settings.OIDC_ISSUER, settings.OIDC_CLIENT_ID, settings.OIDC_CLIENT_SECRET];
   if (oidc.some(Boolean) && !oidc.every(Boolean)) {
     problems.push(describe('OIDC_ISSUER', 'is only partly configured'));
+  }
+  if (settings.MIGRATION_DATABASE_URL && !settings.DATABASE_URL) {
+    problems.push(describe('MIGRATION_DATABASE_URL', 'is set without DATABASE_URL (the embedded PGlite database has one user)'));
   }
   if (problems.length > 0) throw new SettingsError(problems);
   return settings;

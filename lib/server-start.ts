@@ -1,4 +1,4 @@
-import { closeDatabase, databaseHandle } from '@/lib/database';
+import { closeDatabase, databaseHandle, migrateDatabase } from '@/lib/database';
 import { env, serverProblems, settingsReadFromFiles, SettingsError, telemetrySettings } from '@/lib/env';
 import { fileSettingsLine } from '@/lib/env-files';
 import { stampPeerAddresses } from '@/lib/http/peer';
@@ -23,7 +23,7 @@ export async function startServer(): Promise<void> {
   stampPeerAddresses();
   const handle = await databaseHandle();
   try {
-    await handle.migrate();
+    await migrateDatabase(handle);
   } catch (error) {
     // The message names the cause (db/connection-failure.ts); a server without its tables cannot serve.
     console.error(`[countersign] ${error instanceof Error ? error.message : String(error)}`);

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase, type DatabaseHandle } from '@/db/client';
+import { rolesSql } from '@/db/roles';
 import { pauseExecutions, pauseInput, resumeExecutions } from '@/lib/commands/executions-pause';
 import { AdminError, changePassword, createAgentKey, createTenant, createUser, endSessionsOf, grantRole, removeMember, revokeAgentKey } from '@/lib/admin/accounts';
 import { ZodError } from 'zod';
@@ -24,6 +25,7 @@ import { channelInput, createChannel, listChannels, type PublicChannel } from '@
 import { CHANNEL_KIND_NAMES } from '@/lib/notifications/kinds/registry';
 import { ROLES } from '@/lib/auth/roles';
 import { env, SettingsError } from '@/lib/env';
+import { migrateDatabase } from '@/lib/database';
 import { tenants, users, type Role } from '@/db/schema';
 import { listPasskeys } from '@/lib/passkeys/registration';
 import { removePasskey } from '@/lib/passkeys/removal';
@@ -73,11 +75,15 @@ const USAGE = `Usage: npm run cli -- <command> [options]
                                                           channel over the last N days (1–90, default 7); marks rubber-stamp suspects)
   grants --tenant <id> [--active]                         (standing grants, newest first: state, what each covers, its use, granter, reason)
   grants:revoke <grant-id> [--reason <text>]              (ends a standing grant at once; audited as grant.revoked by the CLI)
+  db:roles [--database <name>] [--owner <role>]           (prints the SQL a PostgreSQL superuser runs once to make the owner role (default
+                                                          countersign_owner) and the application's role countersign_app, and to hand an
+                                                          existing install to the owner; docs/operations.md; no database needed)
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
   rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
   retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
 
-Uses DATABASE_URL when set, else the embedded database in COUNTERSIGN_DATA_DIR (default .data).
+Uses DATABASE_URL when set, else the embedded database in COUNTERSIGN_DATA_DIR (default .data); applies missing
+migrations first, through MIGRATION_DATABASE_URL (the owner role) when that is set.
 Exit codes: 0 done, 1 refused (the message says why), 2 usage error.`;
 
 /** Who the CLI's audited changes name. */
@@ -257,7 +263,7 @@ async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Pr
     settings.DATABASE_URL ? { url: settings.DATABASE_URL } : { dataDir: path.resolve(settings.COUNTERSIGN_DATA_DIR) },
   );
   try {
-    await handle.migrate();
+    await migrateDatabase(handle);
     return await work(handle);
   } finally {
     await handle.close();
@@ -286,6 +292,8 @@ async function run(argv: string[]): Promise<void> {
       json: { type: 'boolean' },
       days: { type: 'string' },
       active: { type: 'boolean' },
+      database: { type: 'string' },
+      owner: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -571,6 +579,14 @@ async function run(argv: string[]): Promise<void> {
           throw error instanceof DomainError ? new RefusedError(error.message) : error;
         }
       });
+      return;
+    }
+    case 'db:roles': {
+      // The database DATABASE_URL names (the one the roles are for), unless --database says.
+      const named = env().DATABASE_URL ?? env().MIGRATION_DATABASE_URL;
+      const database = values.database ?? (named ? decodeURIComponent(new URL(named).pathname.slice(1)) : '');
+      if (!database) throw new UsageError('db:roles needs --database <name> (or DATABASE_URL naming it)');
+      console.log(rolesSql({ database, owner: values.owner }));
       return;
     }
     case 'signing-key': {

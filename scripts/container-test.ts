@@ -93,23 +93,28 @@ function composeTool(): { run: (...args: string[]) => Ran; name: string } {
 }
 
 /**
- * compose.yaml with .env.example filled in as its docker/compose.env (README "Run with Docker"): validated, then `up` as a project of its
- * own (the image just built, PostgreSQL from postgres:15-bookworm), until migrate has exited 0, the
- * dashboard is healthy and the worker runs; then `down` with its volume.
+ * compose.yaml with .env.example filled in as its docker/compose.env (README "Run with Docker"):
+ * validated, then `up` as a project of its own (the image just built, PostgreSQL from
+ * postgres:15-bookworm, its init script making the owner and application roles), until migrate (as
+ * the owner) has exited 0, the dashboard (as the application role) is healthy and the worker runs;
+ * then `down` with its volume.
  */
 async function composeUp(signingKeys: string): Promise<string> {
   const tool = composeTool();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-compose-'));
   const settings = {
     POSTGRES_PASSWORD: randomBytes(12).toString('hex'),
+    COUNTERSIGN_OWNER_PASSWORD: randomBytes(12).toString('hex'),
+    COUNTERSIGN_APP_PASSWORD: randomBytes(12).toString('hex'),
     AUTH_SECRET: randomBytes(33).toString('base64'),
     SIGNING_KEYS: signingKeys,
     COUNTERSIGN_TAG: IMAGE.split(':')[1]!,
     COUNTERSIGN_HTTP_PORT: String(PORT + 2),
   };
   fs.copyFileSync('compose.yaml', path.join(dir, 'compose.yaml'));
+  // What compose.yaml mounts into PostgreSQL: the script that makes the owner and application roles.
+  fs.cpSync('docker/postgres-init', path.join(dir, 'docker', 'postgres-init'), { recursive: true });
   const envFile = path.join(dir, 'docker', 'compose.env');
-  fs.mkdirSync(path.dirname(envFile));
   fs.writeFileSync(envFile, `${fs.readFileSync('.env.example', 'utf8')}
 ${Object.entries(settings).map(([name, value]) => `${name}=${value}
 `).join('')}`, { mode: 0o600 });

@@ -3,14 +3,14 @@
  * and exits, so a deployment can migrate once before it starts or upgrades its servers and
  * workers. They migrate on start too; running this first means none of them waits on it.
  */
-import { closeDatabase, databaseHandle } from '@/lib/database';
+import { closeDatabase, databaseHandle, migrateDatabase } from '@/lib/database';
 import { env } from '@/lib/env';
 
 async function main(): Promise<void> {
   env();
   const handle = await databaseHandle();
   try {
-    await handle.migrate();
+    await migrateDatabase(handle);
     console.log(`[countersign] migrations applied (${handle.driver})`);
   } finally {
     await closeDatabase();

@@ -5,7 +5,7 @@
  * command is delivered once and each outcome settled once. Needs DATABASE_URL: the embedded PGlite
  * database belongs to one process (the web server's, which runs the jobs itself by default).
  */
-import { closeDatabase, databaseHandle } from '@/lib/database';
+import { closeDatabase, databaseHandle, migrateDatabase } from '@/lib/database';
 import { env, SettingsError, telemetrySettings } from '@/lib/env';
 import { executorBaseUrl, startWorker, workerSettings } from '@/lib/jobs/worker';
 import { startTelemetry, stopTelemetry } from '@/lib/telemetry/start';
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   }
   if (await startTelemetry(telemetrySettings(settings))) console.log('[countersign] OpenTelemetry export on');
   const handle = await databaseHandle();
-  await handle.migrate();
+  await migrateDatabase(handle);
   const baseUrl = executorBaseUrl(settings);
   const worker = startWorker(handle.db, { ...workerSettings(settings), listen: handle.listen });
   console.log(`[countersign] worker running (${handle.driver}); commands go to ${baseUrl}/api/executor/<scope>`);

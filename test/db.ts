@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { openDatabase, type Database, type DatabaseHandle } from '@/db/client';
 import { preparingClient, withUnsafe } from '@/db/prepared';
+import { APP_ROLE } from '@/db/roles';
 
 export type TestDriver = 'pglite' | 'postgres';
 
@@ -43,11 +44,21 @@ async function onServer<T>(url: string, run: (sql: postgres.Sql) => Promise<T>):
 export type TestDatabase = DatabaseHandle & {
   /** The database's name on the server (PostgreSQL only). */
   name?: string;
+  /**
+   * The same database as the owner of its tables, for what the application may not do: tampering
+   * with audit rows, ANALYZE. On PostgreSQL `db` is the application's role (`countersign_app`), as
+   * in a deployment (docs/operations.md, "The two database roles"); PGlite has one user, so there
+   * it is `db`.
+   */
+  owner: Database;
   /** Closes the connection and, on PostgreSQL, drops the database. */
   dispose(): Promise<void>;
 };
 
-/** A fresh, migrated database on the project's driver: its own cs_test_* database, or PGlite in memory. */
+/**
+ * A fresh, migrated database on the project's driver: its own cs_test_* database, migrated by the
+ * server's user and used as the application's role, or PGlite in memory.
+ */
 export async function createTestDatabase(driver: TestDriver = testDriver()): Promise<TestDatabase> {
   if (driver === 'pglite') {
     const handle = await openDatabase({ memory: true, from: pgliteTemplate() });
@@ -57,32 +68,48 @@ export async function createTestDatabase(driver: TestDriver = testDriver()): Pro
       await handle.close();
       throw error;
     }
-    return { ...handle, dispose: () => handle.close() };
+    return { ...handle, owner: handle.db, dispose: () => handle.close() };
   }
 
   const serverUrl = requireDatabaseUrl();
   const name = `cs_test_${randomBytes(8).toString('hex')}`;
   await onServer(serverUrl, (sql) => sql.unsafe(`CREATE DATABASE "${name}"`));
   const drop = () => onServer(serverUrl, (sql) => sql.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  const opened: DatabaseHandle[] = [];
+  const closeAll = () => Promise.all(opened.map((handle) => handle.close()));
   let handle: DatabaseHandle;
+  let owner: DatabaseHandle;
   try {
-    handle = await openDatabase({ url: withDatabaseName(serverUrl, name) });
-    await handle.migrate();
+    owner = await openDatabase({ url: withDatabaseName(serverUrl, name) });
+    opened.push(owner);
+    await owner.migrate();
+    handle = await openDatabase({ url: asAppRole(withDatabaseName(serverUrl, name)) });
+    opened.push(handle);
   } catch (error) {
+    await closeAll();
     await drop();
     throw error;
   }
   return {
     ...handle,
     name,
+    owner: owner.db,
     dispose: async () => {
       try {
-        await handle.close();
+        await closeAll();
       } finally {
         await drop();
       }
     },
   };
+}
+
+/** A PostgreSQL URL as the application's role (made by test/postgres-global-setup.ts; the server trusts it). */
+function asAppRole(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = APP_ROLE;
+  parsed.password = '';
+  return parsed.toString();
 }
 
 /** The migrated template test/pglite-global-setup.ts made, when the run has one. */
@@ -92,7 +119,10 @@ function pgliteTemplate(): Blob | undefined {
 }
 
 export type TestDatabaseRef = {
+  /** The code under test's database: on PostgreSQL as the application's role. */
   readonly db: Database;
+  /** The same database as its owner (TestDatabase.owner): for tampering and ANALYZE only. */
+  readonly owner: Database;
   readonly handle: TestDatabase;
   readonly driver: TestDriver;
 };
@@ -124,12 +154,21 @@ export function setupTestDatabase(): TestDatabaseRef {
     get handle() {
       return ready();
     },
+    get owner() {
+      return ready().owner;
+    },
   };
 }
 
-/** The connection URL of a PostgreSQL test database, for another process (a worker) to open. */
+/** The connection URL of a PostgreSQL test database as the application's role, for another process (a worker, the CLI) to open. */
 export function testDatabaseUrl(handle: TestDatabase): string {
   if (handle.driver !== 'postgres' || !handle.name) throw new Error('Only a PostgreSQL test database can be shared with another process.');
+  return asAppRole(withDatabaseName(requireDatabaseUrl(), handle.name));
+}
+
+/** The connection URL of a PostgreSQL test database as the server's user (the superuser that made it). */
+export function ownerDatabaseUrl(handle: TestDatabase): string {
+  if (handle.driver !== 'postgres' || !handle.name) throw new Error('Only a PostgreSQL test database has an owner URL.');
   return withDatabaseName(requireDatabaseUrl(), handle.name);
 }
 
@@ -139,7 +178,7 @@ export function testDatabaseUrl(handle: TestDatabase): string {
  */
 export async function openReplicaHandle(handle: TestDatabase, searchParams: Record<string, string> = {}): Promise<DatabaseHandle> {
   if (handle.driver !== 'postgres' || !handle.name) throw new Error('A replica handle needs the postgres test driver.');
-  const url = new URL(withDatabaseName(requireDatabaseUrl(), handle.name));
+  const url = new URL(testDatabaseUrl(handle));
   for (const [name, value] of Object.entries(searchParams)) url.searchParams.set(name, value);
   return openDatabase({ url: url.toString() });
 }
@@ -187,7 +226,7 @@ export function setupCountingDatabase(t: TestDatabaseRef, file: string): Countin
   beforeAll(async () => {
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const schema = await import('@/db/schema');
-    client = postgres(withDatabaseName(requireDatabaseUrl(), t.handle.name!), { max: 4, onnotice: () => {} });
+    client = postgres(testDatabaseUrl(t.handle), { max: 4, onnotice: () => {} });
     const counted = withUnsafe(preparingClient(client), (unsafe) => ((query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
       const pending = unsafe(query, params, options);
       // Sent when awaited (then): a statement sent while none is in flight starts a round trip.

@@ -1,8 +1,10 @@
 import postgres from 'postgres';
+import { APP_ROLE, ensureRoleSql } from '@/db/roles';
 
 /**
  * Runs once before the integration-postgres project. Selecting that project without a reachable
  * PostgreSQL server is a mistake, so it stops the run with a message instead of passing vacuously.
+ * It also makes the application's database role the tests connect as.
  */
 export default async function requirePostgres(): Promise<void> {
   const url = process.env.DATABASE_URL;
@@ -23,6 +25,14 @@ export default async function requirePostgres(): Promise<void> {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`The integration-postgres project cannot reach the PostgreSQL server at DATABASE_URL: ${reason}`);
+  }
+  try {
+    // The application's role, which tests connect as to try what the application may do
+    // (test/db.ts openAppRoleHandle). Roles belong to the whole server: made once, kept.
+    await sql.unsafe(ensureRoleSql(APP_ROLE));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`The integration-postgres project needs a DATABASE_URL role that may create roles (${APP_ROLE}): ${reason}`);
   } finally {
     await sql.end({ timeout: 5 });
   }

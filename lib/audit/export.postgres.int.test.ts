@@ -16,7 +16,7 @@ const counting = setupCountingDatabase(t, 'export.postgres.int.test.ts');
 const EVENTS = 20 * EXPORT_PAGE_SIZE + 1;
 
 beforeAll(async () => {
-  await insertBulkAuditEvents(t.db, 'bulk', EVENTS);
+  await insertBulkAuditEvents(t.owner, 'bulk', EVENTS);
 }, 300_000);
 
 const linesOf = (chunk: Uint8Array) => chunk.reduce((lines, byte) => lines + (byte === 0x0a ? 1 : 0), 0);

@@ -18,7 +18,7 @@ if (t.driver !== 'postgres') {
 beforeAll(async () => {
   // 30,001 acme proposals (three in four succeeded, each with its command and execution) and another tenant's.
   for (const tenant of ['acme', 'tenant_1']) {
-    await insertBulkAuditEvents(t.db, tenant, 150_000, { proposals: true });
+    await insertBulkAuditEvents(t.owner, tenant, 150_000, { proposals: true });
     await t.db.execute(sql`
       insert into commands (id, tenant_id, proposal_id, scope, kid, jws, idempotency_key, expires_at, consumed_at)
       select 'cmd_' || id, tenant_id, id, 'inventory', 'kid', 'jws', 'idem_' || id, decided_at, decided_at from proposals
@@ -28,7 +28,7 @@ beforeAll(async () => {
       select 'exe_' || id, tenant_id, id, 'cmd_' || id, 'succeeded', 1, jsonb_build_object('id', 'rcpt_' || id) from proposals
       where tenant_id = ${tenant} and status = 'succeeded'`);
   }
-  await t.db.execute(sql`analyze`);
+  await t.owner.execute(sql`analyze`);
 }, 300_000);
 
 describe('the Decisions page and executions (PostgreSQL)', () => {

@@ -39,7 +39,7 @@ beforeAll(async () => {
   await decide(t.db, systems.client, { userId: world.userId('erin'), proposalId: green.id, request: { decision: 'approve', payloadHash: green.payloadHash } });
   // A value a spreadsheet would run as a formula, and one with a newline and quotes.
   await appendAudit(t.db, { tenantId: 'acme', type: 'auth.sign_in_locked', actor: { type: 'system', id: '=HYPERLINK("x")' }, reasonCode: 'line\nbreak "q"', data: { note: '+1, @x' } });
-  await insertBulkAuditEvents(t.db, 'paging', 237, { proposals: true });
+  await insertBulkAuditEvents(t.owner, 'paging', 237, { proposals: true });
 }, 120_000);
 
 /** Every row of a view, page after page by its cursor. */

@@ -14,10 +14,10 @@ if (t.driver !== 'postgres') {
 
 beforeAll(async () => {
   // 1,000,000 events: 400,000 of acme's (with its proposals), 200,000 each of three other tenants.
-  await insertBulkAuditEvents(t.db, 'acme', 400_000, { proposals: true });
-  for (const tenant of ['tenant_1', 'tenant_2', 'tenant_3']) await insertBulkAuditEvents(t.db, tenant, 200_000, { proposals: true });
-  await t.db.execute(sql`analyze audit_events`);
-  await t.db.execute(sql`analyze proposals`);
+  await insertBulkAuditEvents(t.owner, 'acme', 400_000, { proposals: true });
+  for (const tenant of ['tenant_1', 'tenant_2', 'tenant_3']) await insertBulkAuditEvents(t.owner, tenant, 200_000, { proposals: true });
+  await t.owner.execute(sql`analyze audit_events`);
+  await t.owner.execute(sql`analyze proposals`);
 }, 600_000);
 
 const explain = (query: SQLWrapper) => explainPlan(t.db, query);

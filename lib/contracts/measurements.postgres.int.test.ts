@@ -49,7 +49,7 @@ beforeAll(async () => {
            case when g % 3 <> 0 then jsonb_build_array(jsonb_build_object('version', 2, 'accepted', g % 4 = 0, 'codes', '[]'::jsonb)) end,
            ${NOW.toISOString()}::timestamptz - (g * interval '90 days' / ${TOTAL})
     from generate_series(1, ${TOTAL}) as g`);
-  await t.db.execute(sql`analyze intake_attempts`);
+  await t.owner.execute(sql`analyze intake_attempts`);
 }, 600_000);
 
 const explain = (query: SQLWrapper, analyze = false) => explainPlan(t.db, query, analyze);

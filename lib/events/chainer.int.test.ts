@@ -80,18 +80,27 @@ describe('recording a state change', () => {
     expect(await verified('batches')).toMatchObject({ ok: true, through: { seq: 29 } });
   });
 
-  it('refuses to change or remove a pending event except by chaining it', async () => {
+  it('refuses to change or remove a pending event except by chaining it, even to the owner, whatever the session sets', async () => {
     await appendAudit(t.db, { tenantId: 'guard', type: 'agent_key.revoked', actor: { type: 'system', id: 'test' }, data: { n: 1 } });
     const before = await t.db.select().from(auditPending).where(eq(auditPending.tenantId, 'guard'));
-    for (const statement of [
-      sql`update audit_pending set data = '{"n":2}'::jsonb where tenant_id = 'guard'`,
-      sql`delete from audit_pending where tenant_id = 'guard'`,
-      sql`truncate audit_pending`,
+    // The owner's view (PGlite's one user): the trigger, not a privilege, says no. The application's
+    // role has no UPDATE or DELETE here at all (app-role.postgres.int.test.ts).
+    const escape = sql`select set_config('countersign.chaining', 'on', true)`;
+    for (const statements of [
+      [sql`update audit_pending set data = '{"n":2}'::jsonb where tenant_id = 'guard'`],
+      [sql`delete from audit_pending where tenant_id = 'guard'`],
+      [sql`truncate audit_pending`],
+      [escape, sql`delete from audit_pending where tenant_id = 'guard'`],
+      [escape, sql`update audit_pending set data = '{"n":2}'::jsonb where tenant_id = 'guard'`],
     ]) {
-      const text = await t.db.execute(statement).then(
-        () => 'accepted',
-        (error: unknown) => databaseErrorText(error),
-      );
+      const text = await t.owner
+        .transaction(async (tx) => {
+          for (const statement of statements) await tx.execute(statement);
+        })
+        .then(
+          () => 'accepted',
+          (error: unknown) => databaseErrorText(error),
+        );
       expect(text).toMatch(/audit_pending rows leave only by being chained/);
       expect(text).toContain('code=42501');
     }
@@ -161,11 +170,11 @@ describe('verification', () => {
     // The verifier chains what is pending first: its report covers every committed event.
     expect(await verified('tamper')).toMatchObject({ ok: true, through: { seq: 3 } });
     await recordInTurn('tamper', 'prp_tamper_more', 1);
-    await t.db.execute(sql`alter table audit_events disable trigger audit_events_append_only`);
+    await t.owner.execute(sql`alter table audit_events disable trigger audit_events_append_only`);
     try {
-      await t.db.execute(sql`update audit_events set data = '{"n":7}'::jsonb where tenant_id = 'tamper' and seq = 2`);
+      await t.owner.execute(sql`update audit_events set data = '{"n":7}'::jsonb where tenant_id = 'tamper' and seq = 2`);
     } finally {
-      await t.db.execute(sql`alter table audit_events enable trigger audit_events_append_only`);
+      await t.owner.execute(sql`alter table audit_events enable trigger audit_events_append_only`);
     }
     expect(await verified('tamper')).toMatchObject({ ok: false, seq: 2, reason: 'hash_mismatch' });
     expect(await pendingOf('tamper')).toBe(0);

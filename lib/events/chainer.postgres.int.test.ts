@@ -96,6 +96,55 @@ describe('state changes of one tenant (PostgreSQL)', () => {
   });
 });
 
+describe('a row committing between the chainer\'s read and audit_chain (PostgreSQL)', () => {
+  it('is refused by audit_chain as a skipped row, and the batch is read and chained again, in id order', async () => {
+    await t.owner.insert(tenants).values({ id: 'between', name: 'between' });
+    let recorded!: () => void;
+    let release!: () => void;
+    const lateRecorded = new Promise<void>((resolve) => (recorded = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The smaller id, written first and committed last.
+    const late = replicas[0]!.db.transaction(async (tx) => {
+      await recordStateChange(tx, change('between', 'prp_smaller_id', 1));
+      recorded();
+      await released;
+    });
+    await lateRecorded;
+    await t.db.transaction((tx) => recordStateChange(tx, change('between', 'prp_larger_id', 2)));
+
+    // The chainer's database, its first audit_chain call sent only once the smaller id committed.
+    let calls = 0;
+    const interposed = new Proxy(t.db, {
+      get(target, property) {
+        if (property !== 'transaction') return Reflect.get(target, property);
+        return (run: (tx: typeof t.db) => Promise<unknown>, config?: Parameters<typeof target.transaction>[1]) =>
+          target.transaction(
+            (tx) =>
+              run(
+                new Proxy(tx, {
+                  get(inner, name) {
+                    if (name !== 'execute') return Reflect.get(inner, name);
+                    return async (query: Parameters<typeof inner.execute>[0]) => {
+                      if (calls++ === 0) {
+                        release();
+                        await late;
+                      }
+                      return inner.execute(query);
+                    };
+                  },
+                }),
+              ),
+            config,
+          );
+      },
+    });
+    expect(await chainPending(interposed, 'between')).toBe(2);
+    expect(calls).toBe(2);
+    expect((await auditChain(t.db, 'between')).map((row) => row.proposalId)).toEqual(['prp_smaller_id', 'prp_larger_id']);
+    expect((await verifyStoredChains(t.db, { tenant: 'between' }))[0]).toMatchObject({ ok: true, through: { seq: 2 } });
+  });
+});
+
 describe('chainers running at once (PostgreSQL)', () => {
   it('chain every event of concurrent writers exactly once, each writer’s events in commit order', async () => {
     const WRITERS = 8;

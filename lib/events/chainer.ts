@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { auditEvents, auditHeads, auditPending } from '@/db/schema';
+import { auditPending } from '@/db/schema';
 import { payloadHash } from '@/lib/payload-hash';
-import { auditHashInput, GENESIS_HASH } from './append';
+import { auditHashInput } from './append';
 
 /** Pending events linked per transaction: a long backlog is chained in several short ones. */
 export const CHAIN_BATCH = 1_000;
@@ -28,9 +28,13 @@ export async function chainPending(db: Database, tenantId: string, batch = CHAIN
   if (!waiting) return 0;
   let chained = 0;
   for (;;) {
-    // READ COMMITTED whatever the server's default: the batch's DELETE must see what the chainer
+    // READ COMMITTED whatever the server's default: the batch's reads must see what the chainer
     // that held the head before committed (chainBatch).
-    const linked = await db.transaction((tx) => chainBatch(tx, tenantId, batch), { isolationLevel: 'read committed' });
+    const linked = await db.transaction((tx) => chainBatch(tx, tenantId, batch), { isolationLevel: 'read committed' }).catch((error: unknown) => {
+      if (isSerializationFailure(error)) return 'again' as const;
+      throw error;
+    });
+    if (linked === 'again') continue;
     chained += linked;
     if (linked < batch) return chained;
   }
@@ -48,30 +52,32 @@ export async function tenantsWithPending(db: Database): Promise<string[]> {
   return rows.map((row) => row.tenantId);
 }
 
+/** PostgreSQL's answer when the oldest pending rows or the head changed under the chainer: try the batch again. */
+const SERIALIZATION_FAILURE = '40001';
+
+/**
+ * One batch, through the owner's two chaining functions (migration 0024): the application reads
+ * and hashes; only `audit_chain` writes the chain, from the pending rows' own columns.
+ */
 async function chainBatch(tx: Database, tenantId: string, limit: number): Promise<number> {
-  // Sent together, run in order: the head is created if missing and locked first, so the DELETE's
+  // Sent together, run in order: the head is created if missing and locked first, so the SELECT's
   // snapshot (READ COMMITTED: taken when it starts) follows the last chainer's commit, and no two
   // chainers ever take the same row or link to the same head.
-  const oldest = tx.select({ id: auditPending.id }).from(auditPending).where(eq(auditPending.tenantId, tenantId)).orderBy(asc(auditPending.id)).limit(limit);
-  const [[head], , taken] = await Promise.all([
-    tx
-      .insert(auditHeads)
-      .values({ tenantId, seq: 0, hash: GENESIS_HASH })
-      .onConflictDoUpdate({ target: auditHeads.tenantId, set: { seq: sql`${auditHeads.seq}` } })
-      .returning(),
-    tx.execute(sql`select set_config('countersign.chaining', 'on', true)`),
-    tx.delete(auditPending).where(and(eq(auditPending.tenantId, tenantId), inArray(auditPending.id, oldest))).returning(),
-  ]);
-  if (!head) throw new Error('audit head missing after upsert');
+  const oldest = tx.select().from(auditPending).where(eq(auditPending.tenantId, tenantId)).orderBy(asc(auditPending.id)).limit(limit);
+  const lockedHead = tx.select({ seq: sql<number>`seq`.mapWith(Number), hash: sql<string>`hash` }).from(sql`audit_chain_head(${tenantId})`);
+  const [[head], taken] = await Promise.all([lockedHead, oldest]);
+  if (!head) throw new Error('audit head missing after audit_chain_head');
   if (taken.length === 0) return 0;
 
-  let { seq, hash } = head;
-  const rows = taken
-    .sort((a, b) => a.id - b.id)
-    .map((pending) => {
-      const row = {
+  let hash = head.hash;
+  const ids: number[] = [];
+  // The fields audit_chain copies from the same pending row (migration 0024), no others.
+  const hashes = taken.map((pending, index) => {
+    ids.push(pending.id);
+    hash = payloadHash(
+      auditHashInput({
         tenantId: pending.tenantId,
-        seq: seq + 1,
+        seq: head.seq + index + 1,
         type: pending.type,
         actorType: pending.actorType,
         actorId: pending.actorId,
@@ -83,13 +89,18 @@ async function chainBatch(tx: Database, tenantId: string, limit: number): Promis
         data: pending.data,
         occurredAt: pending.occurredAt,
         prevHash: hash,
-      };
-      seq = row.seq;
-      hash = payloadHash(auditHashInput(row));
-      return { ...row, hash };
-    });
-  const insertEvents = tx.insert(auditEvents).values(rows);
-  const moveHead = tx.update(auditHeads).set({ seq, hash }).where(eq(auditHeads.tenantId, tenantId));
-  await tx.execute(sql`with appended as (${insertEvents.getSQL()}) ${moveHead.getSQL()}`);
+      }),
+    );
+    return hash;
+  });
+  await tx.execute(sql`select audit_chain(${tenantId}, ${head.seq}, ${head.hash}, ${sql.param(ids)}::bigint[], ${sql.param(hashes)}::text[])`);
   return taken.length;
+}
+
+/** A batch that lost a race with a row committing out of `id` order is read and hashed again. */
+function isSerializationFailure(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Object; cause = (cause as { cause?: unknown }).cause) {
+    if ((cause as { code?: unknown }).code === SERIALIZATION_FAILURE) return true;
+  }
+  return false;
 }

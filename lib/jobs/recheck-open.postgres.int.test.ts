@@ -72,10 +72,10 @@ describe('the sweep with nothing due, on one busy resource', () => {
     await insertBulk(t.db, 'acme', 200, { tag: 'sweepended', status: 'succeeded', resourceKey, updatedFrom: '2030-06-01T00:00:00Z', createdFrom: '2030-05-01T00:00:00Z' });
     await insertBulk(t.db, 'acme', 30_000, { tag: 'sweephistory', status: 'succeeded', resourceKey: 'sku:elsewhere', updatedFrom: '2029-06-01T00:00:00Z', createdFrom: '2029-05-01T00:00:00Z' });
     await batch('sweepa', 400);
-    await t.db.execute(sql`analyze proposals`);
+    await t.owner.execute(sql`analyze proposals`);
     const four = await perPending();
     await batch('sweepb', 400);
-    await t.db.execute(sql`analyze proposals`);
+    await t.owner.execute(sql`analyze proposals`);
     const eight = await perPending();
     console.log(`[recheck] nothing due, buffers per pending proposal: probe ${four.probe.toFixed(2)} and query ${four.query.toFixed(2)} at ${four.probes}, probe ${eight.probe.toFixed(2)} and query ${eight.query.toFixed(2)} at ${eight.probes}`);
     expect(eight.probes).toBeGreaterThanOrEqual(800);

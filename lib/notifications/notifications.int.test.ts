@@ -433,9 +433,9 @@ describe('notifications', () => {
     const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'globex'));
     expect(await chainStatus(t.db, 'globex')).toMatchObject({ state: 'verified', throughSeq: head!.seq });
     expect((await watchAuditChains(t.db)).broken).toEqual([]);
-    await t.db.execute(sql`alter table audit_events disable trigger audit_events_append_only`);
-    await t.db.execute(sql`update audit_events set data = '{"tampered":true}'::jsonb where tenant_id = 'globex' and seq = 1`);
-    await t.db.execute(sql`alter table audit_events enable trigger audit_events_append_only`);
+    await t.owner.execute(sql`alter table audit_events disable trigger audit_events_append_only`);
+    await t.owner.execute(sql`update audit_events set data = '{"tampered":true}'::jsonb where tenant_id = 'globex' and seq = 1`);
+    await t.owner.execute(sql`alter table audit_events enable trigger audit_events_append_only`);
     // The pass that had reached the head starts again from genesis and finds the old row.
     expect((await watchAuditChains(t.db)).broken).toEqual(['globex']);
     expect(await chainStatus(t.db, 'globex')).toMatchObject({ state: 'broken', seq: 1, reason: 'hash_mismatch' });

@@ -31,9 +31,9 @@ beforeAll(async () => {
     insert into proposal_views (tenant_id, proposal_id, user_id, first_seen_at, channel)
     select 'acme', 'bo_' || lpad(g::text, 6, '0'), 'usr_scale_decider', ${new Date(START).toISOString()}::timestamptz + g * interval '15 minutes' - interval '30 seconds', 'queue'
     from generate_series(1, ${DECISIONS}::int) as g`);
-  await t.db.execute(sql`analyze proposal_views`);
-  await t.db.execute(sql`analyze decisions`);
-  await t.db.execute(sql`analyze proposals`);
+  await t.owner.execute(sql`analyze proposal_views`);
+  await t.owner.execute(sql`analyze decisions`);
+  await t.owner.execute(sql`analyze proposals`);
 }, 300_000);
 
 describe('the oversight figures over 20,000 decisions (PostgreSQL)', () => {

@@ -35,8 +35,8 @@ beforeAll(async () => {
   await t.db.execute(sql`
     insert into decisions (id, tenant_id, proposal_id, user_id, decision, payload_hash)
     select 'dec_list' || g, 'acme', 'prp_list' || g, ${DECIDER}, 'approve', 'sha256:0' from generate_series(2, 200000, 40) as g`);
-  await t.db.execute(sql`analyze proposals`);
-  await t.db.execute(sql`analyze decisions`);
+  await t.owner.execute(sql`analyze proposals`);
+  await t.owner.execute(sql`analyze decisions`);
 }, 300_000);
 
 const explain = (query: SQLWrapper) => explainPlan(t.db, query);

@@ -21,7 +21,7 @@ beforeAll(async () => {
            '{}'::jsonb, 'sha256:0', '{}', '[]'::jsonb, '{"rule":"bulk","policyVersion":1,"outcome":"needs_approval","approvals":1,"role":"approver"}'::jsonb,
            'low', case when g % 10 = 0 then 'order:ord_hot' else 'order:ord_' || g end, now() + (g || ' seconds')::interval, now() - (g || ' seconds')::interval
     from generate_series(1, 30000) as g`);
-  await t.db.execute(sql`analyze proposals`);
+  await t.owner.execute(sql`analyze proposals`);
 });
 
 async function plan(query: SQLWrapper): Promise<string> {

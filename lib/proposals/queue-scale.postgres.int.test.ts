@@ -33,7 +33,7 @@ beforeAll(async () => {
   await t.db.execute(sql`insert into users (id, email, name) values (${EDITOR}, 'editor@acme.test', 'Eddie Editor') on conflict do nothing`);
   await t.db.execute(sql`update proposals set initiated_by_user_id = ${EDITOR}, parent_id = 'bp_000001' where id = 'bp_000002'`);
   await t.db.execute(sql`update proposals set parent_id = 'bp_000002' where id = 'bp_000003'`);
-  await t.db.execute(sql`analyze proposals`);
+  await t.owner.execute(sql`analyze proposals`);
 }, 300_000);
 
 /** The node reading proposals through `index`: how many index entries it read (kept or filtered out). */

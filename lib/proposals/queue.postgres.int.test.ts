@@ -24,7 +24,7 @@ beforeAll(async () => {
            '{}'::jsonb, 'sha256:0', '{}', '[]'::jsonb, '{"rule":"bulk","policyVersion":1,"outcome":"needs_approval","approvals":1,"role":"approver"}'::jsonb,
            'low', now() + (g || ' seconds')::interval, now() - (g || ' seconds')::interval
     from generate_series(1, 30000) as g`);
-  await t.db.execute(sql`analyze proposals`);
+  await t.owner.execute(sql`analyze proposals`);
 });
 
 async function plan(options: ListOptions): Promise<string> {
