@@ -123,8 +123,12 @@ describe('audit_tree_nodes is insert-only', () => {
     ['TRUNCATE', sql`truncate audit_tree_nodes`],
   ])('refuses %s', async (operation, statement) => {
     const before = await treeRoot(t.db, 'tree', EVENTS);
-    const error = await t.db.execute(statement).catch((caught: unknown) => caught);
-    expect(databaseErrorText(error)).toContain(`audit_tree_nodes is insert-only: ${operation} refused`);
+    // The trigger holds even for the table's owner; the application's role (PostgreSQL) is refused
+    // before the trigger runs, for want of the privilege (migration 0024).
+    const asOwner = await t.owner.execute(statement).catch((caught: unknown) => caught);
+    expect(databaseErrorText(asOwner)).toContain(`audit_tree_nodes is insert-only: ${operation} refused`);
+    const asApplication = await t.db.execute(statement).catch((caught: unknown) => caught);
+    expect(databaseErrorText(asApplication)).toMatch(new RegExp(`audit_tree_nodes is insert-only: ${operation} refused|permission denied for table audit_tree_nodes`));
     expect(await treeRoot(t.db, 'tree', EVENTS)).toEqual(before);
   });
 

@@ -26,7 +26,7 @@ beforeAll(async () => {
     { id: 'million', name: 'million' },
   ]);
   // Events written straight into the chain's table: the tree reads only `seq` and `hash`.
-  await t.db.execute(sql`
+  await t.owner.execute(sql`
     insert into audit_events (tenant_id, seq, type, actor_type, actor_id, data, occurred_at, prev_hash, hash)
     select 'bulk', i, 'proposal.extended', 'system', 'test', '{}'::jsonb, now(), 'sha256:genesis',
            'sha256:' || encode(sha256(convert_to(i::text, 'UTF8')), 'hex')
