@@ -39,7 +39,7 @@ export const chainRowSchema = z.object({
   reasonCode: z.string().nullable(),
   contractVersion: z.number().nullable(),
   data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
-  occurredAt: z.string(),
+  occurredAt: z.iso.datetime({ offset: true }),
   prevHash: z.string(),
   hash: z.string(),
 });
