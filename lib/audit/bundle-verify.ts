@@ -228,12 +228,12 @@ function checkReceipt(bundle: EvidenceBundle, story: Story): [boolean, string] {
 
 /** Every registration the bundle carries binds a key of one of its signed decisions, each once, in sequence order; and every signed decision verifies. */
 function passkeyVerdict(bundle: EvidenceBundle, decisions: readonly PasskeyCheck[]): [boolean, string] {
+  const bad = decisions.find((decision) => !decision.ok);
+  if (bad) return [false, `event #${bad.seq}: ${bad.label} ${bad.detail}`];
   const signed = bundle.events.filter(isSigned);
   if (!inSeqOrder(bundle.passkeyRegistrations)) return [false, 'the passkey registrations are not in sequence order (or one is there twice)'];
   const unused = bundle.passkeyRegistrations.find((registration) => !signed.some((row) => row.data.passkeyCredential === registration.data.credential && row.data.passkeyPublicKey === registration.data.publicKey));
   if (unused) return [false, `passkey registration #${unused.seq} binds no key that signed a decision here`];
-  const bad = decisions.find((decision) => !decision.ok);
-  if (bad) return [false, `event #${bad.seq}: ${bad.label} ${bad.detail}`];
   return [true, decisions.map((decision) => `${decision.label} ${decision.detail}`).join('; ')];
 }
 
@@ -284,6 +284,7 @@ function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] 
     risk !== proposal.risk ? 'risk' : undefined,
     proposal.routing.rule !== created.data.rule || proposal.routing.policyVersion !== created.data.policyVersion || proposal.routing.outcome !== created.reasonCode ? 'routing' : undefined,
     story.required !== undefined && proposal.routing.approvals !== story.required ? 'routing.approvals' : undefined,
+    (proposal.routing as Record<string, unknown>).passkey !== created.data.passkey ? 'routing.passkey' : undefined,
   ].filter((field): field is string => field !== undefined);
   return wrong.length === 0
     ? [true, `action, agent, parent, creation time and routing match event #${created.seq}; risk ${risk} recomputed from the payload`]
