@@ -14,7 +14,7 @@ import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
 import { retireKey, rotateKeySet, type PublicJwk } from '@/lib/commands/keys';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint } from '@/lib/audit/checkpoint';
-import { describeBreak, type CheckpointClaim } from '@/lib/audit/verify';
+import { describeBreak, uncoveredRows, type CheckpointClaim } from '@/lib/audit/verify';
 import { describeExportBreak, verifyExportLines } from '@/lib/audit/export-verify';
 import { peopleFileSchema, type PinnedPeople } from '@/lib/audit/bundle-passkeys';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
@@ -455,6 +455,9 @@ async function run(argv: string[]): Promise<void> {
             ? `${report.tenant}: verified through #${report.through.seq} (${report.through.hash})${report.checkpoints > 0 ? `, matching ${report.checkpoints} signed checkpoint(s)` : ''}`
             : `${report.tenant}: BROKEN at #${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through #${report.through.seq}`,
         );
+        // What no signed checkpoint covers rests on the database's own head: say so.
+        const uncovered = report.ok && report.checkpoints > 0 ? uncoveredRows(report.tenant, report.through, checkpoints) : undefined;
+        if (uncovered) console.log(`${report.tenant}: #${uncovered.from} to #${uncovered.to} are covered by no signed checkpoint: they rest on the database's own head`);
       }
       const broken = reports.filter((report) => !report.ok);
       if (broken.length > 0) throw new RefusedError(`${broken.length} chain(s) do not verify; first bad sequence number: ${broken.map((r) => `${r.tenant} #${r.ok ? '' : r.seq}`).join(', ')}`);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PublicJwk } from '@/lib/commands/keys';
 import { CheckpointError, checkpointFileSchema, verifyCheckpoint } from './checkpoint';
-import { CHAIN_START, chainRowSchema, chainVerifier, describeBreak, rowHashMatches, type BreakReason, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
+import { CHAIN_START, chainRowSchema, chainVerifier, describeBreak, rowHashMatches, uncoveredRows, type BreakReason, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
 
 /**
  * The last line of every JSON Lines export (lib/audit/export.ts): what the export selected, how many
@@ -137,8 +137,8 @@ function wholeReport(tenant: string, rowsVerifier: ReturnType<typeof chainVerifi
   // The end line describes this file: every event, this many rows, its checkpoint at the last.
   const describesFile = !end || (end.line.of === 'events' && Object.keys(end.line.filters).length === 0 && end.line.rows === rows && end.claim.seq === through.seq && end.claim.hash === through.hash);
   if (!describesFile) return { ...base, ok: false, broken: { seq: through.seq, reason: 'export_end' }, verified: [] };
-  const newest = Math.max(CHAIN_START.seq, ...all.map((point) => point.seq));
-  if (newest < through.seq) return { ...base, ok: false, uncovered: { from: newest + 1, to: through.seq }, verified: [] };
+  const uncovered = uncoveredRows(tenant, through, all);
+  if (uncovered) return { ...base, ok: false, uncovered, verified: [] };
   return {
     ...base,
     ok: true,

@@ -120,6 +120,16 @@ export function chainVerifier(tenant: string, checkpoints: readonly CheckpointCl
   };
 }
 
+/**
+ * The rows of a verified chain that no signed checkpoint of its tenant covers: those after the
+ * newest one (a checkpoint fixes every row up to it through the hash links). Undefined when every
+ * row is covered. Such rows are never reported as verified by a signature.
+ */
+export function uncoveredRows(tenant: string, through: ChainPoint, checkpoints: readonly CheckpointClaim[]): { from: number; to: number } | undefined {
+  const newest = Math.max(CHAIN_START.seq, ...checkpoints.filter((point) => point.tenant === tenant).map((point) => point.seq));
+  return newest < through.seq ? { from: newest + 1, to: through.seq } : undefined;
+}
+
 const REASON_WORDS: Record<BreakReason, string> = {
   sequence: 'a row is missing, inserted or out of order',
   prev_hash_mismatch: "the row does not name its predecessor's hash",
