@@ -13,9 +13,10 @@ import { decisionEventsQuery, eventsQuery } from './history';
 /**
  * The audit export (docs/design.md §8): every hashed field of each event (the actor's name beside its
  * id, as the event recorded it; empty on events written before names were recorded) plus
- * `prevHash` and `hash`, oldest first, so an auditor re-verifies it offline (`chainVerifier`, or the CLI). Streamed one
+ * `prevHash` and `hash`, oldest first, so an auditor re-verifies it offline (`audit:verify --export`). Streamed one
  * keyset page at a time as the reader pulls: memory stays constant however many events match. The CSV
- * starts with a UTF-8 byte order mark (for spreadsheets); JSON Lines has none.
+ * starts with a UTF-8 byte order mark (for spreadsheets); JSON Lines has none, and ends with a
+ * checkpoint signed for its last row (`exportEnd`).
  */
 export const EXPORT_PAGE_SIZE = 1_000;
 
