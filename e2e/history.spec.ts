@@ -68,7 +68,10 @@ test('carol filters the decisions by action and person, exports the filtered eve
   expect(csv.text).toContain(`,proposal.approved,user,${aliceId},Alice,${hold.id},`);
   expect(csv.text).not.toContain(refund.id);
   const jsonl = await download(page, 'history-export-jsonl');
-  const records = jsonl.text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const [end, ...reversed] = jsonl.text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).reverse();
+  const records = reversed.reverse();
+  // JSON Lines ends with a checkpoint signed for its last row (docs/evidence.md); this view is a filtered export.
+  expect(end).toMatchObject({ format: 'countersign.export-end/1', filtered: true, rows: records.length, tenant: 'acme', seq: records.at(-1)!.seq, hash: records.at(-1)!.hash });
   expect(records.length).toBe(lines.length);
   for (const record of records) {
     expect(record).toMatchObject({ tenantId: 'acme', proposalId: expect.stringMatching(/^prp_/) });
@@ -124,7 +127,7 @@ test('erin (globex) never sees acme rows, in either view or the export', async (
   await expect(page.getByTestId('history-empty')).toBeVisible();
   const exported = await page.request.get('/api/v1/audit/events?format=jsonl');
   expect(exported.headers()['content-disposition']).toMatch(/^attachment; filename="countersign-audit-globex-/);
-  for (const line of (await exported.text()).trimEnd().split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject({ tenantId: 'globex' });
+  for (const line of (await exported.text()).trimEnd().split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject(line.includes('"format":"countersign.export-end/1"') ? { tenant: 'globex', filtered: false } : { tenantId: 'globex' });
   // An agent key never opens the export.
   const withKey = await request.get('/api/v1/audit/events?format=csv', { headers: { authorization: 'Bearer cs_whatever' } });
   expect(withKey.status()).toBe(401);

@@ -79,7 +79,7 @@ test('alice adds a passkey, approves with it where the rule asks, and the bundle
     expect(bundle.status()).toBe(200);
     const report = await verifyBundle(await bundle.json());
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
-    expect(report.verified.join('\n')).toMatch(/approved by Alice[^\n]* with passkey ‘YubiKey 5’ \(verified\)/);
+    expect(report.verified.join('\n')).toMatch(/approved by Alice[^\n]* with passkey ‘YubiKey 5’ \(signature verified/);
 
     // Where no rule asks for it, a rejection may be signed too: the box is ticked for someone with a passkey.
     const small = await proposeHold(page.request, 'acme', { sku: 'filter-gray', quantity: 1 });
@@ -92,7 +92,7 @@ test('alice adds a passkey, approves with it where the rule asks, and the bundle
     await expect(page.getByTestId('status-chip')).toHaveText('rejected');
     const rejected = await verifyBundle(await (await page.request.get(`/api/v1/proposals/${small.id}/evidence-bundle`)).json());
     expect(rejected.checks.filter((check) => !check.ok)).toEqual([]);
-    expect(rejected.verified.join('\n')).toMatch(/rejected by Alice[^\n]* with passkey ‘YubiKey 5’ \(verified\)/);
+    expect(rejected.verified.join('\n')).toMatch(/rejected by Alice[^\n]* with passkey ‘YubiKey 5’ \(signature verified/);
 
     // Alice lost it: carol (admin) resets it in Settings → Members.
     const admin = await browser.newPage({ baseURL });

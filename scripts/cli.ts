@@ -16,8 +16,9 @@ import { retireKey, rotateKeySet, type PublicJwk } from '@/lib/commands/keys';
 import { publishableKeyFile, redirectedStdout } from '@/lib/commands/key-file';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint } from '@/lib/audit/checkpoint';
-import { describeBreak, type CheckpointClaim } from '@/lib/audit/verify';
-import { verifyExportLines } from '@/lib/audit/export-verify';
+import { describeBreak, uncoveredRows, type CheckpointClaim } from '@/lib/audit/verify';
+import { describeExportBreak, verifyExportLines } from '@/lib/audit/export-verify';
+import { peopleFileSchema, type PinnedPeople } from '@/lib/audit/bundle-passkeys';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { describeRepair, reconcileClaims } from '@/lib/jobs/reconcile-claims';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
@@ -59,11 +60,13 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   executions:resume --tenant <id>                         (pending deadlines move on by the time paused; waiting commands go out)
   audit:verify [--tenant <id>] [--checkpoint FILE]... [--keys FILE]
                                                           (recomputes every audit chain; exits 1 naming the first bad sequence number)
-  audit:verify --export FILE --checkpoint FILE... [--keys FILE]
-                                                          (verifies a saved JSON Lines export against saved checkpoints, no database needed)
+  audit:verify --export FILE [--checkpoint FILE]... [--keys FILE]
+                                                          (verifies a saved JSON Lines export against the checkpoint it ends with and any
+                                                          saved ones, no database needed; a row no checkpoint covers fails)
   claims:reconcile                                        (sets every resource's claims row that differs from the sum over its open
                                                           proposals to that sum, printing each repair; the worker also runs it every 10 min)
-  bundle:verify FILE [--keys FILE]                        (checks an evidence bundle offline, no database needed, each passkey signature too)
+  bundle:verify FILE [--keys FILE] [--passkeys FILE]      (checks an evidence bundle offline, no database needed, each passkey signature too;
+                                                          --passkeys people.json pins the keys people gave you)
   passkeys:list <email>                                   (the person's passkeys: id, name, added, last used)
   passkeys:remove <passkey-id>                            (removes a lost passkey, even someone's last; audited as an admin reset)
   passkeys:require --tenant <id> <on|off>                 (whether every approval in the tenant must be signed with a passkey)
@@ -196,9 +199,12 @@ function parseGrants(values: string[]): Record<string, string[]> {
   return grants;
 }
 
-/** `audit:verify --export`: the file and the checkpoints only, never a database. */
-async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], pinned: boolean): Promise<void> {
-  if (checkpoints.length === 0) throw new UsageError('audit:verify --export needs --checkpoint FILE (a saved GET /api/v1/audit/checkpoint answer): without one, a rolled-back tail looks whole');
+/**
+ * `audit:verify --export`: the file, the checkpoints and the keys only, never a database. Prints what
+ * the file establishes and, under "Not verified", what it cannot; exits 1 unless every row is on the
+ * chain and covered by a signed checkpoint.
+ */
+async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], trusted: PublicJwk[] | undefined): Promise<void> {
   let stream: fs.FileHandle;
   try {
     stream = await fs.open(file);
@@ -206,18 +212,35 @@ async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], pi
     throw new RefusedError(`cannot read ${file}`);
   }
   try {
-    const report = await verifyExportLines(stream.readLines(), checkpoints);
+    const report = await verifyExportLines(stream.readLines(), { checkpoints, keys: trusted });
     if ('unreadable' in report) throw new RefusedError(`${file}${report.line > 0 ? ` line ${report.line}` : ''}: ${report.message}`);
-    if (!report.ok) {
-      console.log(`${report.tenant}: BROKEN at #${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through #${report.through.seq}`);
-      throw new RefusedError(`the export does not verify: ${report.tenant} #${report.seq} (${report.reason})`);
+    if (report.broken) {
+      console.log(`${report.tenant}: BROKEN at #${report.broken.seq} — ${describeExportBreak(report.broken.reason)} (${report.broken.reason}); verified through #${report.through.seq}`);
+      throw new RefusedError(`the export does not verify: ${report.tenant} #${report.broken.seq} (${report.broken.reason})`);
     }
-    console.log(`${report.tenant}: ${report.rows} event(s) verified, #1 to #${report.through.seq} (${report.through.hash}), matching ${report.checkpoints} signed checkpoint(s) at ${checkpoints.map((point) => `#${point.seq}`).join(', ')}`);
-    if (!pinned) console.log("note: the checkpoints were verified with their own keys; pin them with --keys <saved /.well-known/jwks.json> to prove the server signed them");
+    if (report.uncovered) {
+      const { from, to } = report.uncovered;
+      console.log(`${report.tenant}: #${from} to #${to} are covered by no signed checkpoint${report.checkpoints.length > 0 ? ` (the newest is #${report.checkpoints.at(-1)})` : ''}: those ${to - from + 1} row(s) are not verified`);
+      throw new RefusedError(`the export does not verify: ${report.tenant} #${from} to #${to} are covered by no checkpoint (pass a checkpoint saved after them, or export again: an export ends with one)`);
+    }
+    if (report.kind === 'filtered') console.log(`${report.tenant}: a filtered export: ${report.rows} event(s); their hashes verify individually; their inclusion in the log is not proven by this file`);
+    console.log('Verified:');
+    for (const line of report.verified) console.log(`  ${line}`);
+    console.log('Not verified:');
+    for (const line of report.unverified) console.log(`  ${line}`);
+    if (!trusted) console.log("note: the checkpoints were verified with their own keys; pin them with --keys <saved /.well-known/jwks.json> to prove the server signed them");
+    if (!report.ok) throw new RefusedError('the export is not verified as a whole: it is a filtered export, and nothing in it proves its events are in the log');
     console.log('The export verifies.');
   } finally {
     await stream.close();
   }
+}
+
+/** `bundle:verify --passkeys people.json`: the public keys people gave the auditor, by person id. */
+async function readPeople(file: string): Promise<PinnedPeople> {
+  const parsed = peopleFileSchema.safeParse(await readJsonFile(file));
+  if (!parsed.success) throw new RefusedError(`${file} is not a people file ({"usr_…": {"email": "…", "publicKeys": ["<base64url COSE key>"]}}): ${parsed.error.issues[0]?.message ?? ''}`);
+  return parsed.data;
 }
 
 /** A policy plan for a person: each change in words, then the backtest's flips counted by kind and listed. */
@@ -288,6 +311,7 @@ async function run(argv: string[]): Promise<void> {
       checkpoint: { type: 'string', multiple: true },
       export: { type: 'string' },
       keys: { type: 'string' },
+      passkeys: { type: 'string' },
       schema: { type: 'string' },
       json: { type: 'boolean' },
       days: { type: 'string' },
@@ -435,7 +459,7 @@ async function run(argv: string[]): Promise<void> {
     case 'audit:verify': {
       const trusted = values.keys ? await readJwks(values.keys) : undefined;
       const checkpoints = await Promise.all((values.checkpoint ?? []).map((file) => readCheckpoint(file, trusted)));
-      if (values.export) return verifyExportFile(values.export, checkpoints, trusted !== undefined);
+      if (values.export) return verifyExportFile(values.export, checkpoints, trusted);
       const reports = await withDatabase(({ db }) => verifyStoredChains(db, { tenant: values.tenant, checkpoints }));
       if (values.tenant && reports.length === 0) throw new RefusedError(`tenant "${values.tenant}" has no audit chain`);
       for (const point of checkpoints) {
@@ -447,6 +471,9 @@ async function run(argv: string[]): Promise<void> {
             ? `${report.tenant}: verified through #${report.through.seq} (${report.through.hash})${report.checkpoints > 0 ? `, matching ${report.checkpoints} signed checkpoint(s)` : ''}`
             : `${report.tenant}: BROKEN at #${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through #${report.through.seq}`,
         );
+        // What no signed checkpoint covers rests on the database's own head: say so.
+        const uncovered = report.ok && report.checkpoints > 0 ? uncoveredRows(report.tenant, report.through, checkpoints) : undefined;
+        if (uncovered) console.log(`${report.tenant}: #${uncovered.from} to #${uncovered.to} are covered by no signed checkpoint: they rest on the database's own head`);
       }
       const broken = reports.filter((report) => !report.ok);
       if (broken.length > 0) throw new RefusedError(`${broken.length} chain(s) do not verify; first bad sequence number: ${broken.map((r) => `${r.tenant} #${r.ok ? '' : r.seq}`).join(', ')}`);
@@ -461,7 +488,8 @@ async function run(argv: string[]): Promise<void> {
     case 'bundle:verify': {
       const file = need(rest[0], 'bundle file');
       const trusted = values.keys ? await readJwks(values.keys) : undefined;
-      const report = await verifyBundle(await readJsonFile(file), trusted);
+      const people = values.passkeys ? await readPeople(values.passkeys) : undefined;
+      const report = await verifyBundle(await readJsonFile(file), trusted, people);
       for (const check of report.checks) console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.check}: ${check.detail}`);
       if (!trusted) console.log('note: the keys came from the bundle itself; pin them with --keys <saved /.well-known/jwks.json> to prove who signed');
       const failed = report.checks.filter((check) => !check.ok);

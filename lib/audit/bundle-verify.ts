@@ -1,16 +1,18 @@
-import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { compactVerify, decodeProtectedHeader } from 'jose';
 import { z } from 'zod';
 import { findAction } from '@/lib/actions/registry';
 import { verificationKeys, type PublicJwk } from '@/lib/commands/keys';
 import { canonicalJson, payloadHash } from '@/lib/payload-hash';
-import { checkPasskeyDecisions, type PasskeyCheck } from './bundle-passkeys';
+import { audienceFor, COMMAND_LIFETIME_SECONDS, COMMAND_TYP } from '@/lib/commands/mint';
+import { receiptHash } from '@/lib/commands/receipt-hash';
+import { CLOCK_SKEW_SECONDS } from '@/lib/commands/verify';
+import { checkPasskeyDecisions, isSigned, type PasskeyCheck, type PinnedPeople } from './bundle-passkeys';
 import { actorLabel, storyOf, UNVERIFIED_FIELDS, type Story } from './bundle-story';
 import { CHECKPOINT_TYP, verifyCheckpoint } from './checkpoint';
-import { chainRowSchema, describeBreak, rowHashMatches, verifyChain } from './verify';
+import { chainRowSchema, describeBreak, rowHashMatches, verifyChain, type ChainRow } from './verify';
 
 /** The evidence bundle's format name and version: a verifier refuses any other. */
 export const BUNDLE_FORMAT = 'countersign.evidence-bundle/2';
-const COMMAND_TYP = 'countersign-command+jwt';
 
 const jwk = z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') });
 
@@ -57,7 +59,7 @@ export const bundleSchema = z.object({
    * The `passkey.registered` events of the tenant for each passkey that signed a decision: each
    * binds the credential and its public key to a person (docs/passkeys.md).
    */
-  passkeyRegistrations: z.array(chainRowSchema).default([]),
+  passkeyRegistrations: z.array(chainRowSchema),
 });
 
 export type EvidenceBundle = z.infer<typeof bundleSchema>;
@@ -68,134 +70,190 @@ export type BundleReport = {
   checks: BundleCheck[];
   /** What the verified events say, in words; meaningful only when every check passed. */
   verified: string[];
-  /** Fields the bundle shows that no hash or signature covers. */
+  /** Fields the bundle shows that no hash or signature covers, each line starting with its JSON path. */
   unverified: string[];
 };
 
 /**
- * Checks an evidence bundle offline (no database, no network). The proposal's events must re-hash,
- * start with its creation and, with the interleaved events of the tenant, make one unbroken chain
- * that a signed checkpoint vouches for at its last event: then nothing was dropped, added or
+ * Checks an evidence bundle offline (no database, no network, and never the verifier's clock: the
+ * answer is the same a year later). The proposal's events, in sequence order, must re-hash, start
+ * with its creation and, with the interleaved events of the tenant, make one unbroken chain that a
+ * signed checkpoint vouches for at its last event: then nothing was dropped, added, moved or
  * changed. Everything the bundle summarizes is held against those events — decisions (actor, type,
- * payload hash, time, recorded name), status, execution outcome, agent, routing rule — or
- * recomputed (payload hash, risk), and the command and receipt are checked against the payload.
- * What none of that covers is listed as unverified. `trustedKeys` (e.g. a saved
- * `/.well-known/jwks.json`) pin the keys; without them the bundle's own keys are used, which
- * proves integrity but not origin.
+ * payload hash, time, recorded name), status, execution outcome and receipt hash, agent, routing
+ * rule — or recomputed (payload hash, risk), and the command's signature and claims are checked
+ * against the payload and its time claims against the recorded execution. What none of that covers
+ * is listed as unverified. `trustedKeys` (e.g. a saved `/.well-known/jwks.json`) pin the keys;
+ * without them the bundle's own keys are used, which proves integrity but not origin. `people`
+ * (`--passkeys people.json`) pins the passkeys people gave the auditor themselves.
  */
-export async function verifyBundle(input: unknown, trustedKeys?: readonly PublicJwk[]): Promise<BundleReport> {
+export async function verifyBundle(input: unknown, trustedKeys?: readonly PublicJwk[], people?: PinnedPeople): Promise<BundleReport> {
   const parsed = bundleSchema.safeParse(input);
   if (!parsed.success) {
     return { checks: [{ check: 'format', ok: false, detail: `not a ${BUNDLE_FORMAT} file: ${parsed.error.issues[0]?.path.join('.') || 'root'} ${parsed.error.issues[0]?.message ?? ''}` }], verified: [], unverified: [] };
   }
   const bundle = parsed.data;
-  const checks: BundleCheck[] = [];
-  const check = (name: string, ok: boolean, detail: string) => checks.push({ check: name, ok, detail });
   const keys = trustedKeys ?? bundle.keys;
+  const checks: BundleCheck[] = [];
+  const check = (name: string, [ok, detail]: [boolean, string]) => checks.push({ check: name, ok, detail });
+  // The story is read from the events only once they are in sequence order (checked in `events`).
+  const story = storyOf(bundle.events);
+  const chain = chainSegment(bundle);
 
-  // 1. The payload and its hash.
+  check('payload_hash', checkPayload(bundle));
+  check('approvals_bind_hash', checkApprovalHashes(bundle));
+  check('command', await checkCommand(bundle, keys));
+  if (bundle.execution) check('receipt', checkReceipt(bundle, story));
+  check('events', checkEvents(bundle));
+  check('chain', chain.result);
+  const signed = await checkpointClaim(bundle, keys);
+  check('checkpoint', signed.result);
+  check('decisions', checkDecisions(bundle, story));
+  check('status', [story.status?.status === bundle.proposal.status, story.status ? `the events lead to ${story.status.status} (event #${story.status.seq}); the bundle says ${bundle.proposal.status}` : 'no event sets a status']);
+  check('execution', checkExecution(bundle, story));
+  check('proposal', checkProposal(bundle, story));
+
+  // Each passkey-signed decision: the WebAuthn signature over its statement, offline, and what binds the key.
+  const created = story.created;
+  const signedDecisions = await checkPasskeyDecisions({
+    tenant: bundle.tenant,
+    events: bundle.events,
+    registrations: bundle.passkeyRegistrations,
+    revisionOf: typeof created?.data.parent === 'string' ? created.data.parent : null,
+    inChain: chain.includes,
+    people,
+  });
+  if (signedDecisions.length > 0 || bundle.passkeyRegistrations.length > 0) check('passkeys', passkeyVerdict(bundle, signedDecisions));
+
+  const unverified: string[] = [...UNVERIFIED_FIELDS];
+  bundle.decisions.forEach((decision, index) => {
+    if (story.decisions[index] && !story.decisions[index].name) unverified.push(`decisions[${index}].name (event #${story.decisions[index].seq} was written before names were recorded)`);
+  });
+  const outcome = story.execution && bundle.events.find((row) => row.seq === story.execution!.seq);
+  if (bundle.execution && outcome && !('receiptHash' in outcome.data)) unverified.push(`execution.receipt (outcome event #${outcome.seq} was written before receipts were hashed into it)`);
+  for (const decision of signedDecisions) unverified.push(...decision.unverified);
+  unverified.push(trustedKeys ? 'keys (the bundle\'s own: not used, the keys given with --keys were)' : "keys (the bundle's own: they prove integrity, not who signed; pin them with --keys)");
+  const verified = signed.claim && checks.every((entry) => entry.ok) ? storyLines(bundle, story, signed.claim, signedDecisions) : [];
+  return { checks, verified, unverified };
+}
+
+function checkPayload(bundle: EvidenceBundle): [boolean, string] {
   const hash = payloadHash(bundle.payload);
-  check('payload_hash', hash === bundle.payloadHash && canonicalJson(bundle.payload) === bundle.canonicalPayload && bundle.payload.tenantId === bundle.tenant, hash === bundle.payloadHash ? `the payload hashes to ${hash}` : `the payload hashes to ${hash}, not the stated ${bundle.payloadHash}`);
+  const ok = hash === bundle.payloadHash && canonicalJson(bundle.payload) === bundle.canonicalPayload && bundle.payload.tenantId === bundle.tenant;
+  return [ok, hash === bundle.payloadHash ? `the payload hashes to ${hash}` : `the payload hashes to ${hash}, not the stated ${bundle.payloadHash}`];
+}
 
-  // 2. Every approval names that hash.
+function checkApprovalHashes(bundle: EvidenceBundle): [boolean, string] {
   const approvals = bundle.decisions.filter((decision) => decision.decision === 'approve');
-  const strayApproval = approvals.find((decision) => decision.payloadHash !== bundle.payloadHash);
-  check('approvals_bind_hash', !strayApproval, strayApproval ? `an approval by ${strayApproval.userId} names ${strayApproval.payloadHash}` : `${approvals.length} approval(s), each naming the payload hash`);
+  const stray = approvals.find((decision) => decision.payloadHash !== bundle.payloadHash);
+  return [!stray, stray ? `an approval by ${stray.userId} names ${stray.payloadHash}` : `${approvals.length} approval(s), each naming the payload hash`];
+}
 
-  // 3. The command: signature with a trusted key, its own typ, and claims that are this payload.
-  if (bundle.command) {
-    check('command', ...(await checkCommand(bundle, keys)));
-  }
+/** Strictly increasing sequence numbers: the order the chain has, with no event twice. */
+const inSeqOrder = (rows: readonly ChainRow[]) => rows.every((row, index) => index === 0 || row.seq > rows[index - 1]!.seq);
 
-  // 4. The receipt matches what the command asked for.
-  if (bundle.execution?.status === 'succeeded') {
-    const action = findAction(bundle.payload.action);
-    const verdict = action && bundle.command ? action.validateReceipt(bundle.execution.receipt, bundle.payload.args, bundle.proposal.facts, bundle.command.idempotencyKey) : { ok: false as const, reason: 'no command or unknown action' };
-    check('receipt', verdict.ok, verdict.ok ? 'the receipt is for this operation, resource, amount and idempotency key' : verdict.reason);
-  }
+/**
+ * The proposal's events in sequence order (a file in any other order was not written by the server:
+ * sorting it would hide the change, and the story must be read in the order the chain fixes), each
+ * re-hashing, of this tenant and proposal and payload, starting with its creation.
+ */
+function checkEvents(bundle: EvidenceBundle): [boolean, string] {
+  if (!inSeqOrder(bundle.events)) return [false, 'the events are not in sequence order (or one is there twice)'];
+  const bad = bundle.events.find((row) => !rowHashMatches(row) || row.tenantId !== bundle.tenant || row.proposalId !== bundle.proposal.id);
+  if (bad) return [false, `event #${bad.seq} does not re-hash or is not about this proposal`];
+  const foreign = bundle.events.find((row) => row.payloadHash !== null && row.payloadHash !== bundle.payloadHash);
+  if (foreign) return [false, `event #${foreign.seq} names another payload hash`];
+  if (bundle.events[0]?.type !== 'proposal.created') return [false, 'the events do not start with proposal.created'];
+  return [true, `${bundle.events.length} event(s), in sequence order, re-hash and name this proposal`];
+}
 
-  // 5. Events: each re-hashes, is about this proposal and this payload, and the first is its creation.
-  const badEvent = bundle.events.find((row) => !rowHashMatches(row) || row.tenantId !== bundle.tenant || row.proposalId !== bundle.proposal.id);
-  const foreignHash = bundle.events.find((row) => row.payloadHash !== null && row.payloadHash !== bundle.payloadHash);
-  const startsWithCreation = bundle.events[0]?.type === 'proposal.created';
-  check(
-    'events',
-    !badEvent && !foreignHash && startsWithCreation,
-    badEvent ? `event #${badEvent.seq} does not re-hash or is not about this proposal` : foreignHash ? `event #${foreignHash.seq} names another payload hash` : !startsWithCreation ? 'the events do not start with proposal.created' : `${bundle.events.length} event(s) re-hash and name this proposal`,
-  );
-
-  // 6. With the interleaved events, one unbroken chain from the first event to the last.
-  const chain = [...bundle.events, ...bundle.interleaved].sort((a, b) => a.seq - b.seq);
+/**
+ * The chain segment the bundle proves: its events and the interleaved ones, each list in sequence
+ * order, re-hash as one unbroken chain from the proposal's first event to its last. `includes` says
+ * whether a row is exactly one of that segment (where an inclusion proof will answer, once bundles
+ * carry them).
+ */
+function chainSegment(bundle: EvidenceBundle): { result: [boolean, string]; includes: (row: ChainRow) => boolean } {
   const first = bundle.events[0];
   const last = bundle.events.at(-1);
+  const none = { includes: () => false };
+  if (!first || !last) return { ...none, result: [false, 'there are no events'] };
+  if (!inSeqOrder(bundle.interleaved)) return { ...none, result: [false, 'the interleaved events are not in sequence order (or one is there twice)'] };
   const stray = bundle.interleaved.find((row) => row.proposalId === bundle.proposal.id || row.tenantId !== bundle.tenant);
-  const verdict = first ? verifyChain(chain, { seq: first.seq - 1, hash: first.prevHash }) : undefined;
-  const chainOk = !stray && verdict?.ok === true && verdict.last.seq === last?.seq;
-  check(
-    'chain',
-    chainOk,
-    stray
-      ? `interleaved event #${stray.seq} is about this proposal or another tenant (every event of the proposal belongs in events)`
-      : !verdict
-        ? 'there are no events'
-        : !verdict.ok
-          ? `the chain breaks at #${verdict.seq}: ${describeBreak(verdict.reason)} (an event was dropped, added or changed)`
-          : verdict.last.seq !== last?.seq
-            ? `the chain runs past the proposal's last event #${last?.seq}`
-            : `events #${first?.seq} to #${last?.seq} re-hash as one unbroken chain (${bundle.events.length} of this proposal, ${bundle.interleaved.length} of others)`,
-  );
+  if (stray) return { ...none, result: [false, `interleaved event #${stray.seq} is about this proposal or another tenant (every event of the proposal belongs in events)`] };
+  const rows = [...bundle.events, ...bundle.interleaved].sort((a, b) => a.seq - b.seq);
+  const verdict = verifyChain(rows, { seq: first.seq - 1, hash: first.prevHash });
+  if (!verdict.ok) return { ...none, result: [false, `the chain breaks at #${verdict.seq}: ${describeBreak(verdict.reason)} (an event was dropped, added or changed)`] };
+  if (verdict.last.seq !== last.seq) return { ...none, result: [false, `the chain runs past the proposal's last event #${last.seq}`] };
+  const hashes = new Map(rows.map((row) => [row.seq, row.hash]));
+  return {
+    result: [true, `events #${first.seq} to #${last.seq} re-hash as one unbroken chain (${bundle.events.length} of this proposal, ${bundle.interleaved.length} of others)`],
+    includes: (row) => hashes.get(row.seq) === row.hash && rowHashMatches(row),
+  };
+}
 
-  // 7. A signed checkpoint vouches for the chain at the proposal's last event.
-  let signed: { kid: string | undefined; at: string } | undefined;
+/** A signed checkpoint vouches for the chain at the proposal's last event. */
+async function checkpointClaim(bundle: EvidenceBundle, keys: readonly PublicJwk[]): Promise<{ result: [boolean, string]; claim?: { kid: string | undefined; at: string } }> {
+  const last = bundle.events.at(-1);
   try {
     if (decodeProtectedHeader(bundle.checkpoint).typ !== CHECKPOINT_TYP) throw new Error('typ');
     const claim = await verifyCheckpoint(bundle.checkpoint, keys);
-    const ok = claim.tenant === bundle.tenant && last !== undefined && claim.seq === last.seq && claim.hash === last.hash;
-    if (ok) signed = { kid: decodeProtectedHeader(bundle.checkpoint).kid, at: claim.at };
-    check('checkpoint', ok, ok ? `signed: the chain of ${claim.tenant} had ${claim.hash} at #${claim.seq}` : "the signed checkpoint does not vouch for the proposal's last event");
+    const ok = claim.tenant === bundle.tenant && last !== undefined && claim.seq === last.seq && claim.hash === last.hash && claim.at === bundle.generatedAt;
+    if (!ok) return { result: [false, "the signed checkpoint does not vouch for the proposal's last event (at the bundle's generation time)"] };
+    return { result: [true, `signed: the chain of ${claim.tenant} had ${claim.hash} at #${claim.seq}`], claim: { kid: decodeProtectedHeader(bundle.checkpoint).kid, at: claim.at } };
   } catch {
-    check('checkpoint', false, 'the checkpoint does not verify with the trusted keys');
+    return { result: [false, 'the checkpoint does not verify with the trusted keys'] };
   }
-
-  // 8. The bundle's summary, held against what the events say.
-  const story = storyOf(bundle.events);
-  check('decisions', ...checkDecisions(bundle, story));
-  check('status', story.status?.status === bundle.proposal.status, story.status ? `the events lead to ${story.status.status} (event #${story.status.seq}); the bundle says ${bundle.proposal.status}` : 'no event sets a status');
-  check('execution', ...checkExecution(bundle, story));
-  check('proposal', ...checkProposal(bundle, story));
-
-  // 9. Each passkey-signed decision: the WebAuthn signature over its statement, offline.
-  const created = story.created;
-  const signedDecisions = await checkPasskeyDecisions({ tenant: bundle.tenant, events: bundle.events, registrations: bundle.passkeyRegistrations, revisionOf: typeof created?.data.parent === 'string' ? created.data.parent : null });
-  if (signedDecisions.length > 0) {
-    const bad = signedDecisions.find((signed) => !signed.ok);
-    check('passkeys', !bad, bad ? `event #${bad.seq}: ${bad.label} ${bad.detail}` : signedDecisions.map((signed) => `${signed.label} ${signed.detail}`).join('; '));
-  }
-
-  const unverified: string[] = [...UNVERIFIED_FIELDS];
-  for (const decision of story.decisions) if (!decision.name) unverified.push(`the name of ${decision.userId} (event #${decision.seq} was written before names were recorded)`);
-  for (const registration of bundle.passkeyRegistrations) unverified.push(`the place in the chain of passkey registration #${registration.seq} (it re-hashes; the tenant's full export shows it is linked)`);
-  if (!trustedKeys) unverified.push("keys (the bundle's own: they prove integrity, not who signed; pin them with --keys)");
-  return { checks, verified: signed ? storyLines(bundle, story, signed, signedDecisions) : [], unverified };
 }
 
-/** Each decision of the bundle is one decision event (same person, decision, payload hash, time and recorded name), and none is missing. */
-function checkDecisions(bundle: EvidenceBundle, story: Story): [boolean, string] {
-  const unmatched = [...story.decisions];
-  for (const decision of bundle.decisions) {
-    const index = unmatched.findIndex(
-      (event) =>
-        event.userId === decision.userId &&
-        event.decision === decision.decision &&
-        event.payloadHash === decision.payloadHash &&
-        event.at === new Date(decision.createdAt).toISOString() &&
-        (event.name === null || event.name === decision.name),
-    );
-    if (index < 0) return [false, `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} has no matching event (person, decision, payload hash, time and name)`];
-    unmatched.splice(index, 1);
+/**
+ * The receipt is the one the outcome event recorded (its sha256 over JCS, `receiptHash` in the
+ * event's data), and, for a success, is for this operation, resource, amount and idempotency key.
+ * An outcome event written before receipts were hashed leaves the receipt listed as not verified.
+ */
+function checkReceipt(bundle: EvidenceBundle, story: Story): [boolean, string] {
+  const receipt = bundle.execution?.receipt ?? null;
+  const outcome = story.execution && bundle.events.find((row) => row.seq === story.execution!.seq);
+  if (!outcome) return [receipt === null, receipt === null ? 'no outcome is recorded, and there is no receipt' : 'a receipt with no outcome event'];
+  const recorded = 'receiptHash' in outcome.data;
+  if (recorded && outcome.data.receiptHash !== receiptHash(receipt)) return [false, `the receipt does not hash to what event #${outcome.seq} recorded`];
+  if (bundle.execution?.status === 'succeeded') {
+    const action = findAction(bundle.payload.action);
+    const verdict = action && bundle.command ? action.validateReceipt(receipt, bundle.payload.args, bundle.proposal.facts, bundle.command.idempotencyKey) : { ok: false as const, reason: 'no command or unknown action' };
+    if (!verdict.ok) return [false, verdict.reason];
   }
-  if (unmatched.length > 0) return [false, `event #${unmatched[0]!.seq} records a ${unmatched[0]!.decision} the bundle's decisions leave out`];
-  return [true, `${bundle.decisions.length} decision(s), each matching its event`];
+  if (!recorded) return [true, `event #${outcome.seq} records no receipt hash (written before they were recorded): the receipt is listed as not verified`];
+  return [true, receipt === null ? `event #${outcome.seq} records that there is no receipt` : `the receipt hashes to ${outcome.data.receiptHash as string}, as event #${outcome.seq} recorded`];
+}
+
+/** Every registration the bundle carries binds a key of one of its signed decisions, each once, in sequence order; and every signed decision verifies. */
+function passkeyVerdict(bundle: EvidenceBundle, decisions: readonly PasskeyCheck[]): [boolean, string] {
+  const bad = decisions.find((decision) => !decision.ok);
+  if (bad) return [false, `event #${bad.seq}: ${bad.label} ${bad.detail}`];
+  const signed = bundle.events.filter(isSigned);
+  if (!inSeqOrder(bundle.passkeyRegistrations)) return [false, 'the passkey registrations are not in sequence order (or one is there twice)'];
+  const unused = bundle.passkeyRegistrations.find((registration) => !signed.some((row) => row.data.passkeyCredential === registration.data.credential && row.data.passkeyPublicKey === registration.data.publicKey));
+  if (unused) return [false, `passkey registration #${unused.seq} binds no key that signed a decision here`];
+  return [true, decisions.map((decision) => `${decision.label} ${decision.detail}`).join('; ')];
+}
+
+/** Whether two ISO 8601 texts name the same instant (an unreadable one names none). */
+function sameInstant(a: string, b: string): boolean {
+  const [x, y] = [new Date(a).getTime(), new Date(b).getTime()];
+  return Number.isFinite(x) && x === y;
+}
+
+/** The bundle's decisions are the decision events, one for one and in their order (same person, decision, payload hash, time and recorded name). */
+function checkDecisions(bundle: EvidenceBundle, story: Story): [boolean, string] {
+  for (const [index, decision] of bundle.decisions.entries()) {
+    const event = story.decisions[index];
+    if (!event) return [false, `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} has no matching event (person, decision, payload hash, time and name)`];
+    const same = event.userId === decision.userId && event.decision === decision.decision && event.payloadHash === decision.payloadHash && sameInstant(event.at, decision.createdAt) && (event.name === null || event.name === decision.name);
+    if (!same) return [false, `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} is not what event #${event.seq}, the decision in its place, records (person, decision, payload hash, time and name)`];
+  }
+  const left = story.decisions[bundle.decisions.length];
+  if (left) return [false, `event #${left.seq} records a ${left.decision} the bundle's decisions leave out`];
+  return [true, `${bundle.decisions.length} decision(s), each matching its event, in order`];
 }
 
 function checkExecution(bundle: EvidenceBundle, story: Story): [boolean, string] {
@@ -222,10 +280,11 @@ function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] 
     proposal.contractVersion !== payload.contractVersion || created.contractVersion !== payload.contractVersion ? 'contractVersion' : undefined,
     proposal.agentName !== created.data.agent ? 'agentName' : undefined,
     (proposal.parentId ?? null) !== (created.data.parent ?? null) ? 'parentId' : undefined,
-    new Date(proposal.createdAt).toISOString() !== new Date(created.occurredAt).toISOString() ? 'createdAt' : undefined,
+    !sameInstant(proposal.createdAt, created.occurredAt) ? 'createdAt' : undefined,
     risk !== proposal.risk ? 'risk' : undefined,
     proposal.routing.rule !== created.data.rule || proposal.routing.policyVersion !== created.data.policyVersion || proposal.routing.outcome !== created.reasonCode ? 'routing' : undefined,
     story.required !== undefined && proposal.routing.approvals !== story.required ? 'routing.approvals' : undefined,
+    (proposal.routing as Record<string, unknown>).passkey !== created.data.passkey ? 'routing.passkey' : undefined,
   ].filter((field): field is string => field !== undefined);
   return wrong.length === 0
     ? [true, `action, agent, parent, creation time and routing match event #${created.seq}; risk ${risk} recomputed from the payload`]
@@ -245,30 +304,74 @@ function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string 
     ...story.decisions.map((decision) => `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${actorLabel(decision.name, decision.userId)}${withPasskey.get(decision.seq) ?? ''} at ${decision.at} (event #${decision.seq})`),
     ...(story.grant ? [`approved under grant ${story.grant.grantId} from ${actorLabel(story.grant.name, story.grant.userId)} at ${story.grant.at} (event #${story.grant.seq}); no person looked at it`] : []),
     `status: ${bundle.proposal.status} (event #${story.status?.seq})`,
-    story.execution ? `execution: ${story.execution.status} at ${story.execution.at} (event #${story.execution.seq})${story.execution.status === 'succeeded' ? ', the receipt matches the signed command' : ''}` : `execution: ${bundle.execution?.status ?? 'none'}`,
+    story.execution ? `execution: ${story.execution.status} at ${story.execution.at} (event #${story.execution.seq})${receiptWords(bundle, story)}` : `execution: ${bundle.execution?.status ?? 'none'}`,
     `chain: events #${bundle.events[0]?.seq} to #${bundle.events.at(-1)?.seq} of ${bundle.tenant}, vouched for by a checkpoint signed with ${signed.kid ?? '(no kid)'} at ${signed.at}`,
   ];
   return lines;
 }
 
+/** The execution line's words on the receipt: only what its check established. */
+function receiptWords(bundle: EvidenceBundle, story: Story): string {
+  const outcome = bundle.events.find((row) => row.seq === story.execution?.seq);
+  if (!outcome || !bundle.execution?.receipt) return '';
+  return 'receiptHash' in outcome.data ? ', its receipt the one this event recorded' : ', its receipt for this operation (its hash was not recorded: see Not verified)';
+}
+
+/** The first event the executor wrote once it accepted the command: the time its claims are checked against. */
+const CONSUMED = new Set(['execution.started', 'execution.succeeded', 'execution.failed', 'execution.outcome_unknown']);
+
+/**
+ * The command: its signature with a trusted key, its own typ and kid, claims that are this payload,
+ * proposal, scope and idempotency key, and time claims that hold against each other and against the
+ * recorded execution (executed within nbf..exp, the executor's skew allowed) — never against the
+ * verifier's clock.
+ */
 async function checkCommand(bundle: EvidenceBundle, keys: readonly PublicJwk[]): Promise<[boolean, string]> {
-  const command = bundle.command!;
+  const command = bundle.command;
+  // The command is the one its (chained) `command.minted` event names, or there is neither.
+  const minted = bundle.events.find((row) => row.type === 'command.minted');
+  if (!command || !minted) return [!command && !minted, minted ? `event #${minted.seq} records a command the bundle leaves out` : command ? 'no event records this command being minted' : 'no command was minted'];
+  if (minted.data.commandId !== command.id || minted.data.scope !== command.scope || minted.data.kid !== command.kid) return [false, `the command is not the one event #${minted.seq} records (id, scope, kid)`];
   let claims: Record<string, unknown>;
   try {
-    const kid = decodeProtectedHeader(command.jws).kid;
-    const key = kid ? (await verificationKeys(keys)).get(kid) : undefined;
-    if (!key) return [false, `the command was signed with key "${kid ?? '(none)'}", not a trusted one`];
-    ({ payload: claims } = await jwtVerify(command.jws, key, { algorithms: ['EdDSA'], typ: COMMAND_TYP }));
+    const header = decodeProtectedHeader(command.jws);
+    const key = header.kid ? (await verificationKeys(keys)).get(header.kid) : undefined;
+    if (!key) return [false, `the command was signed with key "${header.kid ?? '(none)'}", not a trusted one`];
+    if (header.typ !== COMMAND_TYP || header.kid !== command.kid) return [false, 'the command is not of its own type, or names another kid than the bundle says'];
+    const { payload } = await compactVerify(command.jws, key, { algorithms: ['EdDSA'] });
+    claims = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload)) as Record<string, unknown>;
   } catch {
     return [false, 'the command signature does not verify'];
   }
-  const fromClaims = { action: claims.action, contractVersion: claims.contractVersion, tenantId: claims.tenant, args: claims.args, evidenceRefs: claims.evidenceRefs };
   let recomputed: string;
   try {
-    recomputed = payloadHash(fromClaims);
+    recomputed = payloadHash({ action: claims.action, contractVersion: claims.contractVersion, tenantId: claims.tenant, args: claims.args, evidenceRefs: claims.evidenceRefs });
   } catch {
     return [false, 'the command claims are not a payload'];
   }
-  const matches = recomputed === bundle.payloadHash && claims.payloadHash === bundle.payloadHash && claims.sub === bundle.proposal.id && claims.jti === command.id && claims.idempotencyKey === command.idempotencyKey;
-  return [matches, matches ? `signed by ${command.kid}; its claims are this payload (${recomputed})` : 'the command claims differ from the payload'];
+  const matches =
+    recomputed === bundle.payloadHash &&
+    claims.payloadHash === bundle.payloadHash &&
+    claims.sub === bundle.proposal.id &&
+    claims.jti === command.id &&
+    claims.idempotencyKey === command.idempotencyKey &&
+    claims.aud === audienceFor(command.scope);
+  if (!matches) return [false, 'the command claims differ from the payload, proposal, scope or idempotency key'];
+  const times = timeClaims(claims);
+  if (!times) return [false, 'the command claims no valid lifetime (iat, nbf, exp, at most the allowed lifetime)'];
+  const consumed = bundle.events.find((row) => CONSUMED.has(row.type));
+  const window = `valid ${new Date(times.nbf * 1000).toISOString()} to ${new Date(times.exp * 1000).toISOString()}`;
+  if (!consumed) return [true, `signed by ${command.kid}; its claims are this payload (${recomputed}); ${window}; no execution is recorded`];
+  const at = Math.floor(new Date(consumed.occurredAt).getTime() / 1000);
+  if (at > times.exp + CLOCK_SKEW_SECONDS || at + CLOCK_SKEW_SECONDS < times.nbf) return [false, `the command was ${window}, but event #${consumed.seq} records its execution at ${consumed.occurredAt}`];
+  return [true, `signed by ${command.kid}; its claims are this payload (${recomputed}); ${window}, executed within it (event #${consumed.seq})`];
+}
+
+/** iat ≤ nbf < exp as whole seconds, exp at most the command lifetime after both. */
+function timeClaims(claims: Record<string, unknown>): { nbf: number; exp: number } | undefined {
+  const { iat, nbf, exp } = claims;
+  if (!Number.isInteger(iat) || !Number.isInteger(nbf) || !Number.isInteger(exp)) return undefined;
+  const [issued, from, until] = [iat, nbf, exp] as [number, number, number];
+  if (issued > from || from >= until || until - from > COMMAND_LIFETIME_SECONDS || until - issued > COMMAND_LIFETIME_SECONDS) return undefined;
+  return { nbf: from, exp: until };
 }

@@ -2,12 +2,12 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { generateKeyPair, exportJWK, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { executeCommand } from '@/lib/commands/execute';
 import { decide } from '@/lib/decisions/decide';
-import { commandKeys, type PublicJwk } from '@/lib/commands/keys';
+import { commandKeys, type CommandKeys, type PublicJwk } from '@/lib/commands/keys';
 import { payloadHash } from '@/lib/payload-hash';
-import { runCli } from '@/test/cli';
+import { A_YEAR_MS, runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
 import { submitAs } from '@/test/intake';
@@ -16,6 +16,7 @@ import { seededWorld } from '@/test/world';
 import { buildEvidenceBundle } from './bundle';
 import { actorLabel, UNVERIFIED_FIELDS } from './bundle-story';
 import { verifyBundle, type EvidenceBundle } from './bundle-verify';
+import { signCheckpoint } from './checkpoint';
 import { rowHash } from './verify';
 
 const t = setupTestDatabase();
@@ -23,6 +24,7 @@ const systems = setupDemoSystems();
 const seeded = seededWorld(t);
 let bundle: EvidenceBundle;
 let trusted: PublicJwk[];
+let keys: CommandKeys;
 
 beforeAll(async () => {
   const now = new Date();
@@ -39,7 +41,7 @@ beforeAll(async () => {
   const write = writeClients(systems.systems.service.url, systems.systems.credentials);
   const execution = await executeCommand(t.db, { scope: minted.scope, jws: minted.jws, systems: systems.client, writeClient: write(minted.scope), deadlineMs: 1_000 });
   expect(execution.status).toBe('succeeded');
-  const keys = await commandKeys();
+  keys = await commandKeys();
   trusted = keys.jwks;
   bundle = (await buildEvidenceBundle(t.db, 'acme', minted.proposal.id, keys))!;
 });
@@ -65,6 +67,25 @@ async function resignedElsewhere(original: EvidenceBundle): Promise<EvidenceBund
   const jws = await new SignJWT(decodeJwt(original.command!.jws)).setProtectedHeader({ alg: 'EdDSA', typ: decodeProtectedHeader(original.command!.jws).typ, kid }).sign(privateKey);
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' } as PublicJwk;
   return { ...original, command: { ...original.command!, jws, kid }, keys: [...original.keys, jwk] };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The last event changed and re-hashed, and the checkpoint over it signed again with the server's key: a bundle as the server would have made it. */
+async function resealedWithLast(original: EvidenceBundle, change: (event: Event) => Event): Promise<EvidenceBundle> {
+  const last = rehashed({})(change(original.events.at(-1)!));
+  const claim = { tenant: original.tenant, seq: last.seq, hash: last.hash, at: original.generatedAt };
+  return { ...original, events: [...original.events.slice(0, -1), last], checkpoint: await signCheckpoint(claim, keys.signing) };
+}
+
+/** The command's claims with its time window moved, signed again with the server's own key. */
+async function commandWindowMoved(original: EvidenceBundle, seconds: number): Promise<EvidenceBundle> {
+  const claims = decodeJwt(original.command!.jws);
+  const moved = { ...claims, iat: claims.iat! + seconds, nbf: claims.nbf! + seconds, exp: claims.exp! + seconds };
+  const jws = await new SignJWT(moved).setProtectedHeader(decodeProtectedHeader(original.command!.jws) as { alg: string }).sign(keys.signing.key);
+  return { ...original, command: { ...original.command!, jws } };
 }
 
 describe('evidence bundles', () => {
@@ -110,7 +131,7 @@ describe('evidence bundles', () => {
     ['the proposal.approved event and its decision deleted', (b) => ({ ...withoutEvent('proposal.approved')(b), decisions: [] }), ['chain']],
     ['the proposal.approved event passed off as another proposal’s', (b) => ({ ...withoutEvent('proposal.approved')(b), interleaved: [...b.interleaved, b.events.find((e) => e.type === 'proposal.approved')!], decisions: [] }), ['chain']],
     ['another proposal’s event between them dropped', (b) => ({ ...b, interleaved: [] }), ['chain']],
-    ['the last event dropped (the checkpoint is over it)', (b) => ({ ...b, events: b.events.slice(0, -1), execution: { ...b.execution!, status: 'executing' }, proposal: { ...b.proposal, status: 'executing' } }), ['checkpoint']],
+    ['the last event dropped (the checkpoint is over it)', (b) => ({ ...b, events: b.events.slice(0, -1), execution: { ...b.execution!, status: 'executing', receipt: null }, proposal: { ...b.proposal, status: 'executing' } }), ['checkpoint']],
     ['the risk changed', (b) => ({ ...b, proposal: { ...b.proposal, risk: b.proposal.risk === 'low' ? 'high' : 'low' } }), ['proposal']],
     ['the agent changed', (b) => ({ ...b, proposal: { ...b.proposal, agentName: 'trusted-bot' } }), ['proposal']],
     ['the routing rule changed', (b) => ({ ...b, proposal: { ...b.proposal, routing: { ...b.proposal.routing, rule: 'board_approved' } } }), ['proposal']],
@@ -143,11 +164,11 @@ describe('evidence bundles', () => {
       `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, needs_approval, 1 approval(s) required`,
       `approved by Alice (${seeded.world.userId('alice')}) at ${approval.occurredAt} (event #${approval.seq})`,
       `status: succeeded (event #${outcome.seq})`,
-      `execution: succeeded at ${outcome.occurredAt} (event #${outcome.seq}), the receipt matches the signed command`,
+      `execution: succeeded at ${outcome.occurredAt} (event #${outcome.seq}), its receipt the one this event recorded`,
       `chain: events #${bundle.events[0]!.seq} to #${outcome.seq} of acme, vouched for by a checkpoint signed with ${trusted[0]!.kid} at ${bundle.generatedAt}`,
     ]);
-    expect(report.unverified).toEqual([...UNVERIFIED_FIELDS]);
-    expect((await verifyBundle(copy())).unverified.at(-1)).toMatch(/^keys/);
+    expect(report.unverified).toEqual([...UNVERIFIED_FIELDS, "keys (the bundle's own: not used, the keys given with --keys were)"]);
+    expect((await verifyBundle(copy())).unverified.at(-1)).toMatch(/^keys \(the bundle's own: they prove integrity, not who signed/);
   });
 
   it('an actor name not recorded in the event is printed as unverified', () => {
@@ -155,9 +176,9 @@ describe('evidence bundles', () => {
     expect(actorLabel('Alice', 'usr_1')).toBe('Alice (usr_1)');
   });
 
-  it('a command re-signed with a key the bundle itself announces is caught only by pinned keys (why docs/evidence.md says to pin them)', async () => {
+  it('a command re-signed with a key the bundle itself announces: its kid is not the one the chained command.minted event records, and pinned keys refuse it too', async () => {
     const tampered = await resignedElsewhere(copy());
-    expect(await failed(tampered, 'bundle')).toEqual([]);
+    expect(await failed(tampered, 'bundle')).toEqual(['command']);
     expect(await failed(tampered)).toEqual(['command']);
   });
 
@@ -199,6 +220,66 @@ describe('evidence bundles', () => {
     expect(refused.stderr).toBe('Error: the bundle does not verify: decisions\n');
     expect(refused.code).toBe(1);
     await expect(fs.stat(noDatabase)).rejects.toThrow();
+  });
+
+  it('gives the same answer a year later: the command’s time claims are held against the recorded execution, never the verifier’s clock', async () => {
+    const today = await verifyBundle(copy(), trusted);
+    expect(today.checks.find((check) => check.check === 'command')).toMatchObject({ ok: true, detail: expect.stringMatching(/executed within it \(event #\d+\)$/) });
+    vi.useFakeTimers({ now: Date.now() + A_YEAR_MS, toFake: ['Date'] });
+    expect(await verifyBundle(copy(), trusted)).toEqual(today);
+  });
+
+  it.each([
+    ['an hour before it was valid', 3_600],
+    ['an hour after it expired', -3_600],
+  ])('fails a command executed %s', async (_name, seconds) => {
+    expect(await failed(await commandWindowMoved(copy(), seconds))).toEqual(['command']);
+  });
+
+  it.each([
+    ['id', (receipt: Record<string, unknown>) => ({ ...receipt, id: `${String(receipt.id)}x` })],
+    ['createdAt', (receipt: Record<string, unknown>) => ({ ...receipt, createdAt: new Date(0).toISOString() })],
+    ['a field added', (receipt: Record<string, unknown>) => ({ ...receipt, note: 'refunded twice' })],
+  ])("fails a receipt whose %s changed: the outcome event records the receipt's hash", async (field, change) => {
+    const receipt = bundle.execution!.receipt as Record<string, unknown>;
+    if (field !== 'a field added') expect(receipt).toHaveProperty(field);
+    expect(bundle.events.at(-1)!.data.receiptHash).toBe(payloadHash(receipt));
+    expect(await failed({ ...copy(), execution: { ...bundle.execution!, receipt: change(receipt) } })).toEqual(['receipt']);
+  });
+
+  it('an outcome event from before receipts were hashed leaves the receipt under "Not verified", never as matching', async () => {
+    const older = await resealedWithLast(copy(), (event) => ({ ...event, data: Object.fromEntries(Object.entries(event.data).filter(([name]) => name !== 'receiptHash')) }));
+    const report = await verifyBundle({ ...older, execution: { ...older.execution!, receipt: { ...(older.execution!.receipt as object), createdAt: new Date(0).toISOString() } } }, trusted);
+    expect(report.checks.filter((check) => !check.ok)).toEqual([]);
+    expect(report.unverified).toContain(`execution.receipt (outcome event #${older.events.at(-1)!.seq} was written before receipts were hashed into it)`);
+    expect(report.verified.join('\n')).toContain('its receipt for this operation (its hash was not recorded: see Not verified)');
+  });
+
+  it('reads the story in sequence order: an overruled proposal with its events reordered fails, never "approved"', async () => {
+    const minted = await approvedCommand(t.db, systems.client, seeded.acme, seeded.world.userId('alice'), { requestId: 'req_bundle_reordered', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 3 } }, new Date());
+    await decide(t.db, systems.client, { userId: seeded.world.userId('bob'), proposalId: minted.proposal.id, request: { decision: 'reject', payloadHash: minted.proposal.payloadHash, reason: 'Deny wins' } });
+    const overruled = (await buildEvidenceBundle(t.db, 'acme', minted.proposal.id, keys))!;
+    expect((await verifyBundle(overruled, trusted)).verified).toEqual(expect.arrayContaining([expect.stringMatching(/^status: rejected/)]));
+    const types = overruled.events.map((event) => event.type);
+    const [approved, rejected] = [types.indexOf('proposal.approved'), types.indexOf('proposal.rejected')];
+    expect(approved).toBeLessThan(rejected);
+    const swapped = overruled.events.map((event, index) => (index === approved ? overruled.events[rejected]! : index === rejected ? overruled.events[approved]! : event));
+    for (const events of [swapped, [...overruled.events].reverse(), [...overruled.events, overruled.events.at(-1)!]]) {
+      const report = await verifyBundle({ ...overruled, events }, trusted);
+      expect(report.checks.find((check) => check.check === 'events')).toMatchObject({ ok: false, detail: 'the events are not in sequence order (or one is there twice)' });
+      expect(report.verified).toEqual([]);
+    }
+  });
+
+  it('bundle:verify with the clock a year ahead: the same output, exit 0', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cs-bundle-later-'));
+    const [file, jwks] = [path.join(dir, 'bundle.json'), path.join(dir, 'jwks.json')];
+    await fs.writeFile(file, JSON.stringify(bundle));
+    await fs.writeFile(jwks, JSON.stringify({ keys: trusted }));
+    const [today, later] = await Promise.all([runCli(['bundle:verify', file, '--keys', jwks], path.join(dir, 'none')), runCli(['bundle:verify', file, '--keys', jwks], path.join(dir, 'none'), { clockAheadMs: A_YEAR_MS })]);
+    expect(later).toEqual(today);
+    expect(later.code).toBe(0);
+    expect(later.stdout).toContain('The bundle verifies.');
   });
 
   it('refuses what is not a bundle', async () => {

@@ -4,7 +4,7 @@ import { auditEvents, commands, decisions, executions, proposals, users, type Au
 import type { CommandKeys } from '@/lib/commands/keys';
 import { chainPending } from '@/lib/events/chainer';
 import { canonicalJson } from '@/lib/payload-hash';
-import { DECISION_TYPES } from './bundle-story';
+import { DECISION_TYPES, storyOf } from './bundle-story';
 import { BUNDLE_FORMAT, type EvidenceBundle } from './bundle-verify';
 import { signCheckpoint } from './checkpoint';
 
@@ -35,6 +35,10 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
     .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.proposalId, proposal.id)))
     .orderBy(asc(auditEvents.seq));
   const recordedNames = new Map(events.filter((row) => DECISION_TYPES.has(row.type) && row.actorName).map((row) => [row.actorId, row.actorName!]));
+  // In the order of their events, which a verifier holds them to.
+  const order = storyOf(events).decisions;
+  const rank = (row: (typeof decided)[number]) => order.findIndex((event) => event.userId === row.userId && event.decision === row.decision);
+  decided.sort((a, b) => rank(a) - rank(b));
   const first = events[0]?.seq ?? 0;
   const last = events.at(-1)?.seq ?? 0;
   const interleaved = await db

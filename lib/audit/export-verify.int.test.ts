@@ -1,48 +1,84 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decide } from '@/lib/decisions/decide';
-import { commandKeys } from '@/lib/commands/keys';
-import { runCli } from '@/test/cli';
+import { commandKeys, type CommandKeys } from '@/lib/commands/keys';
+import { A_YEAR_MS, runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
-import { currentCheckpoint } from './checkpoint-store';
+import { signCheckpoint } from './checkpoint';
 import { auditExportStream } from './export';
 import { verifyExportLines } from './export-verify';
-import type { CheckpointClaim } from './verify';
+import { rowHash, type ChainRow, type CheckpointClaim } from './verify';
 
-/** `audit:verify --export`: an auditor's files alone (the JSON Lines export, a saved checkpoint, the JWKS), never a database. */
+/** `audit:verify --export`: an auditor's files alone (the JSON Lines export, saved checkpoints, the JWKS), never a database. */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);
+let keys: CommandKeys;
+/** The whole export as the server writes it: every event, then its signed end line. */
 let lines: string[];
-let saved: Awaited<ReturnType<typeof currentCheckpoint>>;
-let claim: CheckpointClaim;
+let events: string[];
+let endLine: string;
+/** A checkpoint saved earlier, three events before the end. */
+let earlier: { claim: CheckpointClaim; file: string };
+let proposalId: string;
 let dir: string;
 
+const exported = async (selection: Parameters<typeof auditExportStream>[2]) => (await new Response(auditExportStream(t.db, 'acme', selection, 'jsonl', keys)).text()).trimEnd().split('\n');
+
 beforeAll(async () => {
+  keys = await commandKeys();
   for (let i = 0; i < 4; i++) {
     const { proposal } = await submitAs(t.db, systems.client, seeded.acme, { requestId: `req_export_${i}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } });
     if (i % 2 === 0) await decide(t.db, systems.client, { userId: seeded.world.userId('alice'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+    if (i === 0) proposalId = proposal.id;
   }
-  lines = (await new Response(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl')).text()).trimEnd().split('\n');
-  saved = await currentCheckpoint(t.db, 'acme', await commandKeys());
-  claim = { tenant: saved.tenant, seq: saved.seq, hash: saved.hash, at: saved.at };
-  expect(lines.length).toBe(saved.seq);
-  expect(lines.length).toBeGreaterThanOrEqual(10);
+  lines = await exported({ filters: {}, of: 'events' });
+  events = lines.slice(0, -1);
+  endLine = lines.at(-1)!;
+  expect(events.length).toBeGreaterThanOrEqual(10);
+  const row = JSON.parse(events.at(-4)!) as ChainRow;
+  const claim = { tenant: 'acme', seq: row.seq, hash: row.hash, at: new Date().toISOString() };
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cs-export-verify-'));
-  await fs.writeFile(path.join(dir, 'checkpoint.json'), JSON.stringify(saved));
-  await fs.writeFile(path.join(dir, 'jwks.json'), JSON.stringify({ keys: saved.keys }));
+  earlier = { claim, file: path.join(dir, 'checkpoint.json') };
+  await fs.writeFile(earlier.file, JSON.stringify({ ...claim, checkpoint: await signCheckpoint(claim, keys.signing), keys: keys.jwks }));
+  await fs.writeFile(path.join(dir, 'jwks.json'), JSON.stringify({ keys: keys.jwks }));
+});
+
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 const editLine = (index: number, change: (row: Record<string, unknown>) => Record<string, unknown>) => (rows: string[]) => rows.map((line, i) => (i === index ? JSON.stringify(change(JSON.parse(line) as Record<string, unknown>)) : line));
+/** A forged event after the last, linked and hashed as whoever writes the file can. */
+const forgedAfter = (rows: string[]) => {
+  const last = JSON.parse(rows.at(-1)!) as ChainRow;
+  const forged = { ...last, seq: last.seq + 1, type: 'proposal.approved', prevHash: last.hash, occurredAt: new Date().toISOString() };
+  return [...rows, JSON.stringify({ ...forged, hash: rowHash(forged) })];
+};
 
 describe('verifying an export from files alone', () => {
-  it('a whole export verifies against its checkpoint', async () => {
-    expect(await verifyExportLines(lines, [claim])).toEqual({ ok: true, tenant: 'acme', through: { seq: saved.seq, hash: saved.hash }, checkpoints: 1, rows: lines.length });
+  it('the export ends with a checkpoint signed for its last row, so a whole export verifies with nothing else', async () => {
+    const end = JSON.parse(endLine) as Record<string, unknown>;
+    const last = JSON.parse(events.at(-1)!) as ChainRow;
+    expect(end).toMatchObject({ format: 'countersign.export-end/1', of: 'events', filtered: false, filters: {}, rows: events.length, tenant: 'acme', seq: last.seq, hash: last.hash });
+    const report = await verifyExportLines(lines, { keys: keys.jwks });
+    expect(report).toMatchObject({ ok: true, kind: 'whole', rows: events.length, through: { seq: last.seq, hash: last.hash }, checkpoints: [last.seq] });
+    expect(await verifyExportLines(lines, { keys: keys.jwks, checkpoints: [earlier.claim] })).toMatchObject({ ok: true, checkpoints: [earlier.claim.seq, last.seq] });
+  });
+
+  it('rows after the newest checkpoint are never verified: the range no checkpoint covers is named, and the export fails', async () => {
+    // An export whose end line is gone (or one from before exports ended with a checkpoint), with forged rows after the saved checkpoint.
+    const report = await verifyExportLines(forgedAfter(events), { checkpoints: [earlier.claim], keys: keys.jwks });
+    const last = JSON.parse(events.at(-1)!) as ChainRow;
+    expect(report).toMatchObject({ ok: false, kind: 'whole', uncovered: { from: earlier.claim.seq + 1, to: last.seq + 1 }, verified: [] });
+    expect(await verifyExportLines(events, { keys: keys.jwks })).toMatchObject({ ok: false, uncovered: { from: 1, to: last.seq } });
+    // A forged row after the end line's checkpoint is outside it too.
+    expect(await verifyExportLines([...forgedAfter(events), endLine], { keys: keys.jwks })).toMatchObject({ ok: false });
   });
 
   it.each<[string, (rows: string[]) => string[], { seq: number | 'end'; reason: string }]>([
@@ -50,47 +86,104 @@ describe('verifying an export from files alone', () => {
     ['a line edited (the event type)', editLine(2, (row) => ({ ...row, type: 'proposal.rejected' })), { seq: 3, reason: 'hash_mismatch' }],
     ['a line dropped', (rows) => rows.filter((_, i) => i !== 3), { seq: 4, reason: 'sequence' }],
     ['two lines reordered', (rows) => [...rows.slice(0, 3), rows[4]!, rows[3]!, ...rows.slice(5)], { seq: 4, reason: 'sequence' }],
-    ['the tail rolled back before the checkpoint', (rows) => rows.slice(0, -2), { seq: 'end', reason: 'truncated' }],
   ])('fails on %s', async (_name, tamper, expected) => {
-    const report = await verifyExportLines(tamper([...lines]), [claim]);
-    expect(report).toMatchObject({ ok: false, reason: expected.reason, seq: expected.seq === 'end' ? lines.length - 1 : expected.seq });
+    const report = await verifyExportLines(tamper([...lines]), { keys: keys.jwks });
+    expect(report).toMatchObject({ ok: false, broken: { reason: expected.reason, seq: expected.seq } });
   });
 
-  it.each<[string, string[], CheckpointClaim[], string]>([
-    ['a line that is not an event', ['{"not":"an event"}'], [], 'is not an exported event'],
-    ['an empty file', [''], [], 'the export holds no events'],
-  ])('refuses %s', async (_name, rows, checkpoints, message) => {
-    expect(await verifyExportLines(rows, checkpoints)).toMatchObject({ ok: false, unreadable: true, message: expect.stringContaining(message) });
+  it('a tail rolled back before a saved checkpoint fails (truncated)', async () => {
+    const rolledBack = events.slice(0, -5);
+    expect(await verifyExportLines(rolledBack, { checkpoints: [earlier.claim] })).toMatchObject({ ok: false, broken: { reason: 'truncated', seq: rolledBack.length + 1 } });
+  });
+
+  it.each<[string, string[], string]>([
+    ['a line that is not an event', ['{"not":"an event"}'], 'is not an exported event'],
+    ['an empty file', [''], 'the export holds no events'],
+  ])('refuses %s', async (_name, rows, message) => {
+    expect(await verifyExportLines(rows)).toMatchObject({ ok: false, unreadable: true, message: expect.stringContaining(message) });
   });
 
   it("fails when the checkpoint is another tenant's", async () => {
-    expect(await verifyExportLines(lines, [{ ...claim, tenant: 'globex' }])).toMatchObject({ ok: false, reason: 'tenant_mismatch' });
+    expect(await verifyExportLines(events, { checkpoints: [{ ...earlier.claim, tenant: 'globex' }] })).toMatchObject({ ok: false, broken: { reason: 'tenant_mismatch' } });
+  });
+
+  it("a filtered export (History's, one proposal) is what it is: each row re-hashes, its inclusion is not proven, never verified as a whole, never BROKEN", async () => {
+    const filtered = await exported({ filters: { q: proposalId }, of: 'events' });
+    const rows = filtered.slice(0, -1).map((line) => JSON.parse(line) as ChainRow);
+    expect(rows.length).toBeGreaterThan(1);
+    const report = await verifyExportLines(filtered, { keys: keys.jwks });
+    expect(report).toMatchObject({ ok: false, kind: 'filtered', rows: rows.length });
+    expect(report).not.toHaveProperty('broken');
+    if ('unreadable' in report) throw new Error('unreadable');
+    expect(report.verified[0]).toBe(`${rows.length} event(s) of 1 proposal(s), #${rows[0]!.seq} to #${rows.at(-1)!.seq}, in sequence order; each re-hashes to its own hash`);
+    expect(report.unverified[0]).toMatch(/^the inclusion of these events in acme's log: this file carries no inclusion proofs/);
+    // An edited row of it is still caught.
+    expect(await verifyExportLines(editLine(0, (row) => ({ ...row, actorName: 'Mallory' }))(filtered))).toMatchObject({ ok: false, broken: { reason: 'hash_mismatch' } });
+  });
+
+  it('gives the same answer with the clock a year ahead', async () => {
+    const now = await verifyExportLines(lines, { keys: keys.jwks, checkpoints: [earlier.claim] });
+    vi.useFakeTimers({ now: Date.now() + A_YEAR_MS, toFake: ['Date'] });
+    expect(await verifyExportLines(lines, { keys: keys.jwks, checkpoints: [earlier.claim] })).toEqual(now);
   });
 });
 
-describe('npm run cli -- audit:verify --export events.jsonl --checkpoint checkpoint.json --keys jwks.json', () => {
-  const run = async (rows: string[]) => {
+describe('npm run cli -- audit:verify --export events.jsonl [--checkpoint checkpoint.json] --keys jwks.json', () => {
+  const run = async (rows: string[], extra: string[] = [], clockAheadMs?: number) => {
     const file = path.join(dir, `events-${rows.length}-${Math.random().toString(36).slice(2)}.jsonl`);
     await fs.writeFile(file, `${rows.join('\n')}\n`);
     const dataDir = path.join(dir, 'no-database-here');
-    const result = await runCli(['audit:verify', '--export', file, '--checkpoint', path.join(dir, 'checkpoint.json'), '--keys', path.join(dir, 'jwks.json')], dataDir);
+    const result = await runCli(['audit:verify', '--export', file, ...extra, '--keys', path.join(dir, 'jwks.json')], dataDir, { clockAheadMs });
     // Nothing opened (or created) a database.
     await expect(fs.stat(dataDir)).rejects.toThrow();
     return result;
   };
+  const last = () => JSON.parse(events.at(-1)!) as ChainRow;
 
-  it('passes a good export, opening no database', async () => {
-    const result = await run(lines);
-    expect(result.stderr).toBe('');
-    expect(result.stdout).toBe(`acme: ${lines.length} event(s) verified, #1 to #${saved.seq} (${saved.hash}), matching 1 signed checkpoint(s) at #${saved.seq}\nThe export verifies.\n`);
-    expect(result.code).toBe(0);
+  it('passes a whole export, opening no database, a year later too', async () => {
+    for (const ahead of [undefined, A_YEAR_MS]) {
+      const result = await run(lines, ['--checkpoint', earlier.file], ahead);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(
+        [
+          'Verified:',
+          `  ${events.length} event(s) of acme, #1 to #${last().seq}, re-hash as one unbroken chain from genesis`,
+          `  covered by signed checkpoint(s) at #${earlier.claim.seq}, #${last().seq}: no row was changed, dropped, added or moved`,
+          'Not verified:',
+          '  actorLabel (each line’s actor as the dashboard named it at export time: not hashed)',
+          '  keys (the end line’s own: not used, the keys given with --keys were)',
+          'The export verifies.',
+          '',
+        ].join('\n'),
+      );
+      expect(result.code).toBe(0);
+    }
+  });
+
+  it('exits 1 on rows forged after the newest checkpoint, naming the range no checkpoint covers', async () => {
+    const result = await run(forgedAfter(events), ['--checkpoint', earlier.file]);
+    const from = earlier.claim.seq + 1;
+    const to = last().seq + 1;
+    expect(result.stdout).toBe(`acme: #${from} to #${to} are covered by no signed checkpoint (the newest is #${earlier.claim.seq}): those ${to - from + 1} row(s) are not verified\n`);
+    expect(result.stderr).toBe(`Error: the export does not verify: acme #${from} to #${to} are covered by no checkpoint (pass a checkpoint saved after them, or export again: an export ends with one)\n`);
+    expect(result.code).toBe(1);
+  });
+
+  it('says what a filtered export establishes, without BROKEN, and does not call it verified', async () => {
+    const filtered = await exported({ filters: { q: proposalId }, of: 'events' });
+    const result = await run(filtered);
+    expect(result.stdout).toMatch(new RegExp(`^acme: a filtered export: ${filtered.length - 1} event\\(s\\); their hashes verify individually; their inclusion in the log is not proven by this file\\nVerified:\\n  ${filtered.length - 1} event\\(s\\) of 1 proposal`));
+    expect(result.stdout).toContain('Not verified:\n  the inclusion of these events in acme');
+    expect(result.stdout).not.toContain('BROKEN');
+    expect(result.stdout).not.toContain('The export verifies');
+    expect(result.stderr).toBe('Error: the export is not verified as a whole: it is a filtered export, and nothing in it proves its events are in the log\n');
+    expect(result.code).toBe(1);
   });
 
   it.each<[string, (rows: string[]) => string[], () => string]>([
     ['an edited line', editLine(4, (row) => ({ ...row, actorName: 'Mallory' })), () => 'acme #5 (hash_mismatch)'],
     ['a dropped line', (rows) => rows.filter((_, i) => i !== 3), () => 'acme #4 (sequence)'],
     ['a reordered line', (rows) => [...rows.slice(0, 3), rows[4]!, rows[3]!, ...rows.slice(5)], () => 'acme #4 (sequence)'],
-    ['a rolled-back tail', (rows) => rows.slice(0, -2), () => `acme #${lines.length - 1} (truncated)`],
   ])('exits 1 on %s, saying where', async (_name, tamper, says) => {
     const result = await run(tamper([...lines]));
     expect(result.code).toBe(1);

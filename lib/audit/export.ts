@@ -1,7 +1,11 @@
 import 'server-only';
 import type { Database } from '@/db';
 import type { AuditEvent } from '@/db/schema';
+import type { CommandKeys } from '@/lib/commands/keys';
 import { chainPending } from '@/lib/events/chainer';
+import { signCheckpoint } from './checkpoint';
+import { EXPORT_END_FORMAT, type ExportEnd } from './export-verify';
+import { CHAIN_START, type ChainPoint } from './verify';
 import type { ExportOf, HistoryFilters } from './history-filters';
 import { actorResolver } from './actors';
 import { decisionEventsQuery, eventsQuery } from './history';
@@ -9,9 +13,10 @@ import { decisionEventsQuery, eventsQuery } from './history';
 /**
  * The audit export (docs/design.md §8): every hashed field of each event (the actor's name beside its
  * id, as the event recorded it; empty on events written before names were recorded) plus
- * `prevHash` and `hash`, oldest first, so an auditor re-verifies it offline (`chainVerifier`, or the CLI). Streamed one
+ * `prevHash` and `hash`, oldest first, so an auditor re-verifies it offline (`audit:verify --export`). Streamed one
  * keyset page at a time as the reader pulls: memory stays constant however many events match. The CSV
- * starts with a UTF-8 byte order mark (for spreadsheets); JSON Lines has none.
+ * starts with a UTF-8 byte order mark (for spreadsheets); JSON Lines has none, and ends with a
+ * checkpoint signed for its last row (`exportEnd`).
  */
 export const EXPORT_PAGE_SIZE = 1_000;
 
@@ -80,11 +85,32 @@ function exportPage(db: Database, tenantId: string, selection: ExportSelection, 
     : eventsQuery(db, tenantId, selection.filters, { order: 'asc', after }, pageSize);
 }
 
-/** The export as a byte stream: the next page is read only when the reader asks for more. */
-export function auditExportStream(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, pageSize = EXPORT_PAGE_SIZE): ReadableStream<Uint8Array> {
+/** Whether a selection is the tenant's whole chain (what `audit:verify --export` verifies as a whole). */
+export function isWholeChain(selection: ExportSelection): boolean {
+  return selection.of === 'events' && Object.values(selection.filters).every((value) => value === undefined);
+}
+
+/**
+ * The JSON Lines export's last line (lib/audit/export-verify.ts): the selection, the row count, and a
+ * checkpoint signed now for the last row written, so no row of a whole export is outside every
+ * checkpoint. The filters are written as the URL carries them (dates as instants).
+ */
+async function exportEnd(tenantId: string, selection: ExportSelection, rows: number, last: ChainPoint, keys: CommandKeys, now: Date): Promise<ExportEnd> {
+  const claim = { tenant: tenantId, seq: last.seq, hash: last.hash, at: now.toISOString() };
+  const filters = Object.fromEntries(Object.entries(selection.filters).flatMap(([name, value]) => (value === undefined ? [] : [[name, value instanceof Date ? value.toISOString() : String(value)]])));
+  return { format: EXPORT_END_FORMAT, of: selection.of, filtered: !isWholeChain(selection), filters, rows, ...claim, checkpoint: await signCheckpoint(claim, keys.signing), keys: keys.jwks };
+}
+
+/**
+ * The export as a byte stream: the next page is read only when the reader asks for more. JSON
+ * Lines ends with the signed end line; CSV (for spreadsheets) has none — verify the JSON Lines.
+ */
+export function auditExportStream(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, keys: CommandKeys, pageSize = EXPORT_PAGE_SIZE): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let after = 0;
   let started = false;
+  let rows = 0;
+  let last: ChainPoint = CHAIN_START;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -97,12 +123,17 @@ export function auditExportStream(db: Database, tenantId: string, selection: Exp
             return;
           }
         }
-        const rows = await exportPage(db, tenantId, selection, after, pageSize);
-        if (rows.length > 0) {
-          after = rows.at(-1)!.seq;
-          controller.enqueue(encoder.encode(await encodePage(db, tenantId, rows, format)));
+        const page = await exportPage(db, tenantId, selection, after, pageSize);
+        if (page.length > 0) {
+          after = page.at(-1)!.seq;
+          rows += page.length;
+          last = { seq: page.at(-1)!.seq, hash: page.at(-1)!.hash };
+          controller.enqueue(encoder.encode(await encodePage(db, tenantId, page, format)));
         }
-        if (rows.length < pageSize) controller.close();
+        if (page.length < pageSize) {
+          if (format === 'jsonl') controller.enqueue(encoder.encode(`${JSON.stringify(await exportEnd(tenantId, selection, rows, last, keys, new Date()))}\n`));
+          controller.close();
+        }
       },
     },
     { highWaterMark: 1 },
@@ -110,9 +141,9 @@ export function auditExportStream(db: Database, tenantId: string, selection: Exp
 }
 
 /** The HTTP answer: the stream as a download named after the tenant and the day. */
-export function auditExportResponse(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, now = new Date()): Response {
+export function auditExportResponse(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, keys: CommandKeys, now = new Date()): Response {
   const name = `countersign-audit-${tenantId.replace(/[^A-Za-z0-9_-]/g, '_')}-${now.toISOString().slice(0, 10)}.${format}`;
-  return new Response(auditExportStream(db, tenantId, selection, format), {
+  return new Response(auditExportStream(db, tenantId, selection, format, keys), {
     headers: {
       'content-type': EXPORT_CONTENT_TYPES[format],
       'content-disposition': `attachment; filename="${name}"`,

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, auditHeads } from '@/db/schema';
+import { commandKeys } from '@/lib/commands/keys';
 import { decide } from '@/lib/decisions/decide';
 import { setupTestDatabase } from '@/test/db';
 import { BULK_PERSON, insertBulkAuditEvents } from '@/test/fixtures/audit';
@@ -179,10 +180,13 @@ describe('actor names', () => {
   });
 });
 
+/** The events of a JSON Lines export: every line but its signed end line (lib/audit/export-verify.ts). */
+const jsonLines = (text: string) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as ChainRow).filter((line) => !('format' in line));
+
 describe('the export', () => {
   it('JSONL re-verifies with chainVerifier against the head', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', 7));
-    const rows = text.trimEnd().split('\n').map((line) => JSON.parse(line) as ChainRow);
+    const text = await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', await commandKeys(), 7));
+    const rows = jsonLines(text);
     const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'acme'));
     expect(rows.length).toBe(head!.seq);
     const verifier = chainVerifier('acme');
@@ -196,7 +200,7 @@ describe('the export', () => {
   });
 
   it('CSV is RFC 4180 with every hashed field, and formula-like cells are defused', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', { filters: { type: 'auth.sign_in_locked' }, of: 'events' }, 'csv'));
+    const text = await readText(auditExportStream(t.db, 'acme', { filters: { type: 'auth.sign_in_locked' }, of: 'events' }, 'csv', await commandKeys()));
     const lines = text.split('\r\n');
     expect(lines[0]).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash,actorLabel');
     expect(text).toContain(`,system,"'=HYPERLINK(""x"")","'=HYPERLINK(""x"")",,,"line\nbreak ""q""",,"{""note"":""+1, @x""}",`);
@@ -205,7 +209,7 @@ describe('the export', () => {
 
   it('CSV starts with a UTF-8 byte order mark, so a spreadsheet keeps non-ASCII names; JSON Lines has none', async () => {
     await appendAudit(t.db, { tenantId: 'acme', type: 'auth.email_verified', actor: { type: 'user', id: 'usr_bom', name: 'Zoë Ångström 李' } });
-    const bytes = async (format: 'csv' | 'jsonl') => new Uint8Array(await new Response(auditExportStream(t.db, 'acme', { filters: { type: 'auth.email_verified' }, of: 'events' }, format)).arrayBuffer());
+    const bytes = async (format: 'csv' | 'jsonl') => new Uint8Array(await new Response(auditExportStream(t.db, 'acme', { filters: { type: 'auth.email_verified' }, of: 'events' }, format, await commandKeys())).arrayBuffer());
     const csv = await bytes('csv');
     expect([...csv.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(csv);
@@ -217,8 +221,8 @@ describe('the export', () => {
   });
 
   it('exports only the filtered events of the tenant, oldest first', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', { filters: { action: 'hold_stock' }, of: 'events' }, 'jsonl'));
-    const rows = text.trimEnd().split('\n').map((line) => JSON.parse(line) as ChainRow);
+    const text = await readText(auditExportStream(t.db, 'acme', { filters: { action: 'hold_stock' }, of: 'events' }, 'jsonl', await commandKeys()));
+    const rows = jsonLines(text);
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((row) => row.tenantId === 'acme' && [ids.hold, ids.pending].includes(row.proposalId!))).toBe(true);
     expect(rows.map((row) => row.seq)).toEqual([...rows.map((row) => row.seq)].sort((a, b) => a - b));
@@ -228,10 +232,9 @@ describe('the export', () => {
   async function exportOfView(view: HistoryView, format: 'csv' | 'jsonl' = 'jsonl') {
     const parsed = parseHistoryParams(new URL(exportHref(view, format), 'http://x').searchParams, 'export');
     if (!parsed.ok) throw new Error(parsed.messages.join(' '));
-    return readText(auditExportStream(t.db, 'acme', { filters: parsed.filters, of: parsed.exportOf ?? 'events' }, format));
+    return readText(auditExportStream(t.db, 'acme', { filters: parsed.filters, of: parsed.exportOf ?? 'events' }, format, await commandKeys()));
   }
 
-  const jsonLines = (text: string) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as ChainRow);
 
   it.each<[string, () => HistoryView]>([
     ['words of the refund reason in its arguments', () => ({ tab: 'decisions', q: 'full refund' })],
@@ -261,7 +264,7 @@ describe('the export', () => {
     const parsed = parseHistoryParams(new URLSearchParams('format=jsonl'), 'export');
     expect(parsed).toMatchObject({ ok: true, exportOf: 'events' });
     const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'acme'));
-    expect(jsonLines(await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl'))).length).toBe(head!.seq);
+    expect(jsonLines(await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', await commandKeys()))).length).toBe(head!.seq);
   });
 
   it.each(['csv', 'jsonl'] as const)('%s carries the name the event recorded beside the actor id, and the actor in words last', async (format) => {

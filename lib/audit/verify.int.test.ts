@@ -4,7 +4,7 @@ import { submitAs } from '@/test/intake';
 import { auditChain } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
-import { chainVerifier, rowHash, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
+import { chainVerifier, rowHash, uncoveredRows, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
 
 /** The corruption table of docs/design.md §8, run against copies of a real chain read from the database. */
 const t = setupTestDatabase();
@@ -84,5 +84,15 @@ describe('chain verification', () => {
   it('without a checkpoint, a tail rolled back together with its head looks whole (why auditors keep checkpoints)', () => {
     const rolledBack = chain.slice(0, -3);
     expect(verify(rolledBack, { head: headOf(rolledBack) })).toMatchObject({ ok: true });
+  });
+});
+
+describe('coverage by signed checkpoints', () => {
+  it('names the rows after the newest checkpoint of the tenant, and none when the newest is at the end', () => {
+    const through = headOf(chain);
+    expect(uncoveredRows('acme', through, [])).toEqual({ from: 1, to: N() });
+    expect(uncoveredRows('acme', through, [checkpointAt(chain, 3), checkpointAt(chain, 5)])).toEqual({ from: 6, to: N() });
+    expect(uncoveredRows('acme', through, [{ ...checkpointAt(chain, N()), tenant: 'globex' }])).toEqual({ from: 1, to: N() });
+    expect(uncoveredRows('acme', through, [checkpointAt(chain, 5), checkpointAt(chain, N())])).toBeUndefined();
   });
 });

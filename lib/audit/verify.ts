@@ -39,7 +39,7 @@ export const chainRowSchema = z.object({
   reasonCode: z.string().nullable(),
   contractVersion: z.number().nullable(),
   data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
-  occurredAt: z.string(),
+  occurredAt: z.iso.datetime({ offset: true }),
   prevHash: z.string(),
   hash: z.string(),
 });
@@ -118,6 +118,16 @@ export function chainVerifier(tenant: string, checkpoints: readonly CheckpointCl
       return broken ? { ok: false, tenant, ...broken, through: last } : { ok: true, tenant, through: last, checkpoints: wanted.size };
     },
   };
+}
+
+/**
+ * The rows of a verified chain that no signed checkpoint of its tenant covers: those after the
+ * newest one (a checkpoint fixes every row up to it through the hash links). Undefined when every
+ * row is covered. Such rows are never reported as verified by a signature.
+ */
+export function uncoveredRows(tenant: string, through: ChainPoint, checkpoints: readonly CheckpointClaim[]): { from: number; to: number } | undefined {
+  const newest = Math.max(CHAIN_START.seq, ...checkpoints.filter((point) => point.tenant === tenant).map((point) => point.seq));
+  return newest < through.seq ? { from: newest + 1, to: through.seq } : undefined;
 }
 
 const REASON_WORDS: Record<BreakReason, string> = {

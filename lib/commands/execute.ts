@@ -13,6 +13,7 @@ import { SystemsUnavailableError, systemsClient, systemsWriteClient, type System
 import { quorumShortfall } from '@/lib/quorum/quorum';
 import { commandKeys, type VerificationKeys } from './keys';
 import { commandIssuer } from './mint';
+import { receiptHash } from './receipt-hash';
 import { CommandRefusal, verifyCommand, type VerifiedCommand } from './verify';
 import { SPAN } from '@/lib/telemetry/attributes';
 import { countExecution } from '@/lib/telemetry/metrics';
@@ -292,7 +293,8 @@ async function recordOutcomeEvents(tx: Database, proposal: Proposal, scope: stri
     payloadHash: proposal.payloadHash,
     reasonCode: outcome.errorCode ?? outcome.status,
     contractVersion: proposal.contractVersion,
-    data: { commandId, executionId, scope },
+    // The receipt's hash: the evidence bundle's receipt is checked against it.
+    data: { commandId, executionId, scope, receiptHash: receiptHash(outcome.receipt) },
     occurredAt: now,
     outbox: {
       topic: `execution.${outcome.status}`,

@@ -12,6 +12,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { seedWorld, type SeededWorld } from '@/test/world';
 import { approvedCommand, executeToUnknownOutcome, writeClients, type Minted } from '@/test/fixtures/jobs';
 import { executeCommand } from '@/lib/commands/execute';
+import { receiptHash } from '@/lib/commands/receipt-hash';
 import { COMMAND_SKEW_MS, INTERRUPTED_AFTER_MS, reconcileBackoffMs, reconcileExecutions } from './reconcile-executions';
 
 const t = setupTestDatabase();
@@ -93,6 +94,8 @@ describe('reconcileExecutions', () => {
       ['execution.checked', 'reconciliation', 'confirmed'],
       ['execution.succeeded', 'reconciliation', 'reconciled'],
     ]);
+    // The outcome event records the receipt's hash, which an evidence bundle's receipt is held to.
+    expect(audit[1]!.data.receiptHash).toBe(receiptHash(execution.receipt));
     // Audit events carry no payload: ids, attempt numbers and reasons only.
     expect(JSON.stringify(audit.map((r) => r.data))).not.toContain('Customer requested');
     const topics = await t.db.select({ topic: outbox.topic }).from(outbox).where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, 'execution.succeeded')));
@@ -125,6 +128,7 @@ describe('reconcileExecutions', () => {
     expect(await reconcileExecutions(t.db, { now: afterLifetime, systems: clients() })).toEqual({ checked: 1, succeeded: 0, failed: 1, pending: 0 });
     execution = await executionRow(executionId);
     expect(execution).toMatchObject({ status: 'failed', errorCode: 'not_committed', attempts: before + 2, receipt: null, nextCheckAt: null });
+    expect((await auditRowsFor(t.db, minted.proposal.id)).at(-1)!.data).toMatchObject({ receiptHash: null });
     const proposal = await proposalRow(t.db, minted.proposal.id);
     expect(proposal.status).toBe('failed');
     expect(proposal.statusReason).toContain('nothing was committed');

@@ -2,6 +2,7 @@ import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, proposals, type NormalizedPayload } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
+import { receiptHash } from '@/lib/commands/receipt-hash';
 import { recordStateChange } from '@/lib/events/record';
 import { adjustClaims } from '@/lib/gates/claims';
 import type { AuditEventType } from '@/lib/events/registry';
@@ -193,12 +194,13 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
     }
 
     const errorCode = final === 'failed' ? 'not_committed' : null;
+    const receipt = verdict.outcome === 'confirmed' ? verdict.receipt : execution.receipt;
     await tx
       .update(executions)
       .set({
         status: final,
         attempts,
-        receipt: verdict.outcome === 'confirmed' ? verdict.receipt : execution.receipt,
+        receipt,
         errorCode,
         nextCheckAt: null,
         updatedAt: now,
@@ -220,7 +222,7 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
       payloadHash: proposal.payloadHash,
       reasonCode: final === 'succeeded' ? 'reconciled' : 'not_committed',
       contractVersion: proposal.contractVersion,
-      data: { commandId: execution.commandId, attempt: attempts },
+      data: { commandId: execution.commandId, attempt: attempts, receiptHash: receiptHash(receipt) },
       occurredAt: now,
       outbox: {
         topic: `execution.${final}`,
@@ -268,7 +270,7 @@ async function markInterrupted(db: Database, now: Date, limit: number): Promise<
         payloadHash: proposal.payloadHash,
         reasonCode: 'interrupted',
         contractVersion: proposal.contractVersion,
-        data: { commandId: execution.commandId, executionId: execution.id },
+        data: { commandId: execution.commandId, executionId: execution.id, receiptHash: receiptHash(execution.receipt) },
         occurredAt: now,
         outbox: {
           topic: 'execution.outcome_unknown',

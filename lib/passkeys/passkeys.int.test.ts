@@ -27,6 +27,7 @@ import type { DecisionRequest } from '@/lib/decisions/requests';
 import { chainAllPending } from '@/lib/events/chainer';
 import { HOLDS_ONE_APPROVER, publishNextRules } from '@/test/fixtures/policies';
 import { runCli } from '@/test/cli';
+import { isUnder, mutations } from '@/test/json-mutations';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { submitAs } from '@/test/intake';
@@ -272,8 +273,8 @@ describe('passkeys', () => {
     const bundle = (await buildEvidenceBundle(t.db, 'acme', proposal.id, await commandKeys()))!;
     const report = await verifyBundle(bundle);
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
-    expect(report.checks.find((check) => check.check === 'passkeys')?.detail).toContain('with passkey ‘YubiKey 5’ (verified)');
-    expect(report.verified.join('\n')).toMatch(/approved by Alice[^\n]* with passkey ‘YubiKey 5’ \(verified\)/);
+    expect(report.checks.find((check) => check.check === 'passkeys')?.detail).toContain('with passkey ‘YubiKey 5’ (signature verified');
+    expect(report.verified.join('\n')).toMatch(/approved by Alice[^\n]* with passkey ‘YubiKey 5’ \(signature verified/);
     signedBundle = bundle;
   });
 
@@ -285,7 +286,7 @@ describe('passkeys', () => {
     expect(event.data).toMatchObject({ passkeyName: 'Laptop', passkeyCredential: bob.authenticator.id });
     const report = await verifyBundle((await buildEvidenceBundle(t.db, 'acme', proposal.id, await commandKeys()))!);
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
-    expect(report.verified.join('\n')).toMatch(/rejected by Bob[^\n]* with passkey ‘Laptop’ \(verified\)/);
+    expect(report.verified.join('\n')).toMatch(/rejected by Bob[^\n]* with passkey ‘Laptop’ \(signature verified/);
   });
 
   it('a passkey added before its owner joined a tenant is registered in that tenant at its first signature there, so the bundle binds it', async () => {
@@ -297,7 +298,8 @@ describe('passkeys', () => {
       await decideAs('alice', proposal, request(proposal, 'approve', await signed('alice', alice.authenticator, proposal, 'approve')));
       const report = await verifyBundle((await buildEvidenceBundle(t.db, 'globex', proposal.id, await commandKeys()))!);
       expect(report.checks.filter((check) => !check.ok)).toEqual([]);
-      expect(report.checks.find((check) => check.check === 'passkeys')?.detail).toContain('with passkey ‘YubiKey 5’ (verified)');
+      // Registered in the same transaction as the decision, so on the bundle's chain: the server's binding is proven.
+      expect(report.checks.find((check) => check.check === 'passkeys')?.detail).toMatch(/with passkey ‘YubiKey 5’ \(signature verified; key registered by the server at #\d+; pin people's keys with `--passkeys people.json` to check it against keys they gave you\)/);
       const registered = await t.db.select().from(auditEvents).where(and(eq(auditEvents.tenantId, 'globex'), eq(auditEvents.type, 'passkey.registered'), eq(auditEvents.actorId, seeded.world.userId('alice'))));
       expect(registered).toMatchObject([{ reasonCode: 'first_use', data: { credential: alice.authenticator.id } }]);
       // A second signature there adds no second registration.
@@ -460,8 +462,9 @@ describe('a signed decision in the evidence bundle, offline', () => {
     await fs.writeFile(bad, JSON.stringify(tampered('passkeySignature', flipByte(20))));
     const passed = await runCli(['bundle:verify', good], noDatabase);
     expect(passed.code).toBe(0);
-    expect(passed.stdout).toMatch(/^ok {3}passkeys: approved by Alice \(usr_[a-z0-9]+\) with passkey ‘YubiKey 5’ \(verified\)$/m);
-    expect(passed.stdout).toMatch(/^ {2}approved by Alice \(usr_[a-z0-9]+\) with passkey ‘YubiKey 5’ \(verified\) at /m);
+    expect(passed.stdout).toMatch(/^ok {3}passkeys: approved by Alice \(usr_[a-z0-9]+\) with passkey ‘YubiKey 5’ \(signature verified with the key event #\d+ records; its registration #\d+ is not proven in the chain by this bundle; pin people's keys with `--passkeys people.json` to check it against keys they gave you\)$/m);
+    expect(passed.stdout).toMatch(/^ {2}approved by Alice \(usr_[a-z0-9]+\) with passkey ‘YubiKey 5’ \(signature verified[^\n]*\) at /m);
+    expect(passed.stdout).toMatch(/^ {2}passkeyRegistrations\[0\] \(#\d+: it re-hashes, but nothing in this bundle proves its place in the chain/m);
     const refused = await runCli(['bundle:verify', bad], noDatabase);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('with passkey ‘YubiKey 5’ (not verified: the signature does not verify with the registered public key)');
@@ -484,5 +487,48 @@ describe('a signed decision in the evidence bundle, offline', () => {
     const check = await passkeyCheck({ ...structuredClone(signedBundle), passkeyRegistrations: [] });
     expect(check).toMatchObject({ ok: false });
     expect(check.detail).toContain('passkey.registered');
+  });
+
+  it('a registration renamed (and re-hashed) changes nothing printed as verified: the name is the chained decision event’s, the registration is listed as not verified', async () => {
+    const bundle = structuredClone(signedBundle);
+    const [registration] = bundle.passkeyRegistrations;
+    const renamed = { ...registration!, data: { ...registration!.data, name: 'Mallory’s key' } };
+    bundle.passkeyRegistrations = [{ ...renamed, hash: rowHash(renamed) }];
+    const report = await verifyBundle(bundle);
+    expect(report.checks.filter((check) => !check.ok)).toEqual([]);
+    expect(JSON.stringify([report.checks, report.verified])).not.toContain('Mallory');
+    expect(report.verified.join('\n')).toMatch(/with passkey ‘YubiKey 5’ \(signature verified with the key event #\d+ records; its registration #\d+ is not proven in the chain by this bundle/);
+    expect(report.unverified).toContainEqual(expect.stringMatching(/^passkeyRegistrations\[0\] /));
+  });
+
+  it('bundle:verify --passkeys people.json checks the key against the one the person gave; another key fails', async () => {
+    const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'passkey-people-'));
+    const [bundleFile, people, others] = ['bundle.json', 'people.json', 'others.json'].map((name) => path.join(folder, name)) as [string, string, string];
+    const aliceId = seeded.world.userId('alice');
+    await fs.writeFile(bundleFile, JSON.stringify(signedBundle));
+    await fs.writeFile(people, JSON.stringify({ [aliceId]: { email: 'alice@acme.test', publicKeys: [alice.authenticator.publicKey] } }));
+    await fs.writeFile(others, JSON.stringify({ [aliceId]: { email: 'alice@acme.test', publicKeys: [bob.authenticator.publicKey] } }));
+    const pinned = await runCli(['bundle:verify', bundleFile, '--passkeys', people], path.join(folder, 'none'));
+    expect(pinned.code).toBe(0);
+    expect(pinned.stdout).toContain(`with passkey ‘YubiKey 5’ (signature verified with the key people.json gives for ${aliceId} (alice@acme.test))`);
+    expect(pinned.stdout).not.toContain('passkeyRegistrations[0]');
+    const wrong = await runCli(['bundle:verify', bundleFile, '--passkeys', others], path.join(folder, 'none'));
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain(`(not verified: the key is not one people.json gives for ${aliceId} (alice@acme.test))`);
+    await fs.writeFile(others, JSON.stringify({ 'alice@acme.test': [alice.authenticator.publicKey] }));
+    const malformed = await runCli(['bundle:verify', bundleFile, '--passkeys', others], path.join(folder, 'none'));
+    expect(malformed).toMatchObject({ code: 1, stderr: expect.stringContaining('is not a people file') });
+  });
+
+  it('every single change to a real passkey-signed bundle fails, or touches only a path printed as not verified (504 cases)', async () => {
+    let cases = 0;
+    const unnoticed: string[] = [];
+    for (const mutation of mutations(signedBundle)) {
+      cases += 1;
+      const report = await verifyBundle(mutation.document);
+      if (report.checks.every((check) => check.ok) && !isUnder(mutation.path, report.unverified)) unnoticed.push(mutation.name);
+    }
+    expect(unnoticed).toEqual([]);
+    expect(cases).toBe(504);
   });
 });
