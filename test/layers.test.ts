@@ -26,38 +26,42 @@ async function broken(files: Record<string, string>): Promise<string[]> {
   return [...new Set((output as ICruiseResult).summary.violations.map((violation) => violation.rule.name))].sort();
 }
 
+// Unused imports count: dependency-cruiser reads the source before TypeScript elides anything.
+const imports = (what: string, from: string) => `import ${what} from '${from}';\n`;
+const typeFrom = (from: string) => `import type { T } from '${from}';\nexport type Probe = T;\n`;
+const value = 'export const v = 1;\nexport type T = number;\n';
+
 describe('layer rules', () => {
   it.each<[string, string[], Record<string, string>]>([
+    ['a folder importing one above it in the order', ['lib-layer-order'], { 'lib/actions/x.ts': imports('{ v }', '../gates/y'), 'lib/gates/y.ts': value }],
+    ['a type from a peer of its own group', ['lib-layer-order'], { 'lib/contracts/x.ts': typeFrom('../notifications/y'), 'lib/notifications/y.ts': value }],
+    ['a small module of lib/ itself importing a folder above it', ['lib-layer-order'], { 'lib/payload-hash.ts': imports('{ v }', './events/y'), 'lib/events/y.ts': value }],
+    ['a domain folder importing an adapter (the HTTP layer)', ['lib-layer-order'], { 'lib/decisions/x.ts': imports('{ v }', '../http/y'), 'lib/http/y.ts': value }],
+    ['the agents’ client importing the product', ['lib-layer-order'], { 'lib/agent-client/x.ts': typeFrom('../../lib/adapters/y'), 'lib/adapters/y.ts': value }],
+    ['a new folder of lib/ with no place in the order, importing', ['lib-unit-has-a-layer'], { 'lib/novel/x.ts': imports('{ v }', '../ids'), 'lib/ids.ts': value }],
+    ['a new folder of lib/ with no place in the order, imported', ['lib-unit-has-a-layer'], { 'lib/gates/x.ts': imports('{ v }', '../novel/y'), 'lib/novel/y.ts': value }],
+    ['two files of one folder importing each other', ['module-cycle'], { 'lib/gates/x.ts': "import { y } from './y';\nexport const x = () => y;\n", 'lib/gates/y.ts': "import { x } from './x';\nexport const y = () => x;\n" }],
+    ['db/ importing a type from lib/', ['db-imports-no-lib'], { 'db/schema.ts': typeFrom('../lib/actions/flags'), 'lib/actions/flags.ts': value }],
+    ['a route importing a type from db/', ['app-imports-no-db'], { 'app/api/route.ts': typeFrom('../../db/schema'), 'db/schema.ts': value }],
+    ['a component importing a type from db/', ['components-import-no-db'], { 'components/c.tsx': typeFrom('../db/schema'), 'db/schema.ts': value }],
+    ['a component importing a domain function', ['components-run-only-browser-modules'], { 'components/c.tsx': imports('{ v }', '../lib/decisions/decide'), 'lib/decisions/decide.ts': value }],
+    ['a component importing a value beside a type from a server module', ['components-run-only-browser-modules'], { 'components/c.tsx': imports('{ v, type T }', '../lib/proposals/view'), 'lib/proposals/view.ts': value }],
+    ['the dashboard’s API client importing a domain function', ['browser-modules-stay-browser-safe'], { 'lib/client/x.ts': imports('{ v }', '../decisions/decide'), 'lib/decisions/decide.ts': value }],
+    ['a shared module importing the database', ['browser-modules-stay-browser-safe'], { 'lib/shared/x.ts': imports('{ v }', '../../db/client'), 'db/client.ts': value }],
+    ['a client-safe module not yet in lib/shared/ importing a gate', ['browser-modules-stay-browser-safe'], { 'lib/proposals/words.ts': imports('{ v }', '../gates/y'), 'lib/gates/y.ts': value }],
+    ['a shared module importing a Node built-in', ['browser-modules-need-no-server'], { 'lib/shared/x.ts': imports('{ createHash }', 'node:crypto') }],
+    ['a shared module importing the server-only marker', ['browser-modules-need-no-server'], { 'lib/shared/x.ts': "import 'server-only';\nexport const x = 1;\n" }],
     [
-      'two folders of lib/ importing each other, through different files',
-      ['lib-folder-cycle'],
-      { 'lib/a/x.ts': "import { y } from '../b/y';\nexport const x = y;\n", 'lib/b/y.ts': "import { z } from '../a/z';\nexport const y = z;\n", 'lib/a/z.ts': 'export const z = 1;\n' },
-    ],
-    [
-      'a loop around three folders of lib/',
-      ['lib-folder-cycle'],
-      {
-        'lib/a/x.ts': "import { y } from '../b/y';\nexport const x = y;\n",
-        'lib/b/y.ts': "import { z } from '../c/z';\nexport const y = z;\n",
-        'lib/c/z.ts': "import type { W } from '../a/w';\nexport const z: W = 1;\n",
-        'lib/a/w.ts': 'export type W = number;\n',
-      },
-    ],
-    [
-      'two files of one folder importing each other',
-      ['module-cycle'],
-      { 'lib/a/x.ts': "import { y } from './y';\nexport const x = () => y;\n", 'lib/a/y.ts': "import { x } from './x';\nexport const y = () => x;\n" },
-    ],
-    ['db/ importing a type from lib/', ['db-imports-no-lib'], { 'db/schema.ts': "import type { F } from '../lib/a/flags';\nexport type Row = F;\n", 'lib/a/flags.ts': 'export type F = string;\n' }],
-    ['a component importing a type from db/', ['components-import-no-db'], { 'components/c.tsx': "import type { Row } from '../db/schema';\nexport type P = Row;\n", 'db/schema.ts': 'export type Row = string;\n' }],
-    [
-      'one-way layers: components → lib → db, lib/a → lib/b',
+      'the allowed directions: app → lib, components → lib/shared and lib/client (and any type), lib down its order, lib → db',
       [],
       {
-        'components/c.tsx': "import type { X } from '../lib/a/x';\nexport type P = X;\n",
-        'lib/a/x.ts': "import { y } from '../b/y';\nexport type X = typeof y;\n",
-        'lib/b/y.ts': "import type { Row } from '../../db/schema';\nexport const y: Row = 'y';\n",
-        'db/schema.ts': 'export type Row = string;\n',
+        'app/page.tsx': imports('{ v }', '../lib/decisions/decide'),
+        'components/c.tsx': `${imports('{ v }', '../lib/shared/x')}${imports('{ w }', '../lib/client/y')}${imports('type { T }', '../lib/decisions/decide')}`,
+        'lib/client/y.ts': `${imports('{ v }', '../shared/x')}${imports('type { T }', '../decisions/decide')}export const w = 2;\n`,
+        'lib/shared/x.ts': `${imports('type { T }', '../../db/schema')}export const v = 1;\n`,
+        'lib/decisions/decide.ts': `${imports('{ v }', '../gates/y')}export type T = number;\n`,
+        'lib/gates/y.ts': `${imports('{ v }', '../../db/schema')}`,
+        'db/schema.ts': value,
       },
     ],
   ])('%s: breaks %j', async (_label, rules, files) => {

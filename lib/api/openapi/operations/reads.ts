@@ -3,7 +3,7 @@ import { checkpointSchema, healthSchema, jwksSchema, queuePageSchema } from '@/l
 import { HISTORY_OUTCOMES } from '@/lib/audit/history-view';
 import { EXPORT_CONTENT_TYPES } from '@/lib/audit/export';
 import { PROPOSAL_SORTS } from '@/lib/proposals/list-cursor';
-import { QUEUE_GROUPS } from '@/lib/proposals/queue-view';
+import { QUEUE_GROUPS } from '@/lib/shared/queue-view';
 import { component } from '../components';
 import type { Operation } from '../operation';
 import { oversightFiguresSchema } from '@/lib/api/responses/oversight';
