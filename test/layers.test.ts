@@ -12,18 +12,46 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 let trees = 0;
 
-/** The names of the rules a tree of files (path → source, imports relative) breaks. */
-async function broken(files: Record<string, string>): Promise<string[]> {
+/** Writes a tree of files (path → source) into a scratch folder of its own. */
+function tree(files: Record<string, string>): { root: string; folders: string[] } {
   const root = path.join(scratch, String(++trees));
   for (const [file, source] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), source);
   }
-  const folders = [...new Set(Object.keys(files).map((file) => file.split('/')[0]!))];
-  // The trees import relatively, so the repository's tsconfig (its '@/' paths) is left out.
-  const options = { ...config.options, tsConfig: undefined };
-  const { output } = await cruise(folders, { ...options, ruleSet: { forbidden: config.forbidden }, validate: true, baseDir: root });
+  return { root, folders: [...new Set(Object.keys(files).map((file) => file.split('/')[0]!))] };
+}
+
+// The trees import relatively, so the repository's tsconfig (its '@/' paths) is left out.
+const treeOptions = { ...config.options, tsConfig: undefined };
+
+/** The names of the rules a tree of files (imports relative) breaks. */
+async function broken(files: Record<string, string>): Promise<string[]> {
+  const { root, folders } = tree(files);
+  const { output } = await cruise(folders, { ...treeOptions, ruleSet: { forbidden: config.forbidden }, validate: true, baseDir: root });
   return [...new Set((output as ICruiseResult).summary.violations.map((violation) => violation.rule.name))].sort();
+}
+
+/**
+ * A `'use client'` module outside components/ (a provider or an error page app/ must hold) is held
+ * to the components' rule, which dependency-cruiser applies by place and cannot apply by directive:
+ * at run time it imports from the product only the browser's places and `'use server'` actions.
+ * Answers `client module → product module` for each other import.
+ */
+async function serverImportsOfClientModules(root: string, folders: string[], options: object): Promise<string[]> {
+  const rule = config.forbidden.find((candidate) => candidate.name === 'components-run-only-browser-modules');
+  if (!rule || !('to' in rule)) throw new Error('The config has no rule components-run-only-browser-modules.');
+  const browser = rule.to.pathNot as string[];
+  const directive = (file: string, word: string) => new RegExp(`^\\s*['"]use ${word}['"]`).test(fs.readFileSync(path.join(root, file), 'utf8'));
+  const { output } = await cruise(folders, { ...options, baseDir: root });
+  return (output as ICruiseResult).modules
+    .filter((module) => !module.source.startsWith('components/') && /\.tsx?$/.test(module.source) && directive(module.source, 'client'))
+    .flatMap((module) =>
+      module.dependencies
+        .filter((dependency) => /^(lib|db|app)\//.test(dependency.resolved) && !dependency.dependencyTypes.includes('type-only'))
+        .filter((dependency) => !browser.some((place) => new RegExp(place).test(dependency.resolved)) && !directive(dependency.resolved, 'server'))
+        .map((dependency) => `${module.source} → ${dependency.resolved}`),
+    );
 }
 
 // Unused imports count: dependency-cruiser reads the source before TypeScript elides anything.
@@ -66,5 +94,31 @@ describe('layer rules', () => {
     ],
   ])('%s: breaks %j', async (_label, rules, files) => {
     expect(await broken(files)).toEqual(rules);
+  }, 30_000);
+});
+
+describe("'use client' modules outside components/", () => {
+  it('in the repository import, at run time, only components/, lib/client/, lib/shared/ and server actions', async () => {
+    expect(await serverImportsOfClientModules(process.cwd(), ['app'], config.options)).toEqual([]);
+  }, 60_000);
+
+  it.each<[string, string[], Record<string, string>]>([
+    ['a client page importing a domain function', ['app/page.tsx → lib/decisions/decide.ts'], { 'app/page.tsx': `'use client';\n${imports('{ v }', '../lib/decisions/decide')}`, 'lib/decisions/decide.ts': value }],
+    ['a client page importing the database', ['app/x/page.tsx → db/client.ts'], { 'app/x/page.tsx': `"use client";\n${imports('{ v }', '../../db/client')}`, 'db/client.ts': value }],
+    [
+      'a client form: its server action, a shared module, a component, a type from anywhere',
+      [],
+      {
+        'app/form.tsx': `'use client';\n${imports('{ act }', './actions')}${imports('{ v }', '../lib/shared/x')}${imports('{ C }', '../components/c')}${imports('type { T }', '../lib/decisions/decide')}`,
+        'app/actions.ts': `'use server';\n${imports('{ v }', '../lib/decisions/decide')}export async function act() {}\n`,
+        'lib/shared/x.ts': value,
+        'lib/decisions/decide.ts': value,
+        'components/c.tsx': 'export const C = () => null;\n',
+      },
+    ],
+    ['a server page may import a domain function', [], { 'app/page.tsx': imports('{ v }', '../lib/decisions/decide'), 'lib/decisions/decide.ts': value }],
+  ])('%s', async (_label, found, files) => {
+    const { root, folders } = tree(files);
+    expect(await serverImportsOfClientModules(root, folders, treeOptions)).toEqual(found);
   }, 30_000);
 });
