@@ -1,5 +1,5 @@
 import type { ActionFigures, ApproverFigures, ChannelFigures, DecisionFigures } from '@/lib/oversight/figures';
-import { CHANNEL_WORDS, durationWords, percentWords } from '@/lib/oversight/words';
+import { CHANNEL_WORDS, durationWords, percentWords } from '@/lib/shared/oversight-words';
 import { Badge } from './ui/badge';
 import { CARD_ROW, CardCell, Table } from './ui/table';
 

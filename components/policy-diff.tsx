@@ -1,6 +1,6 @@
 import type { PolicyChange } from '@/lib/policy/requests';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { diffRules, ruleInWords } from '@/lib/policy/words';
+import { diffRules, ruleInWords } from '@/lib/shared/policy-words';
 
 const MARK = { added: '+ added', removed: '− removed', changed: '~ changed', moved: '↕ moved', same: '= unchanged' } as const;
 

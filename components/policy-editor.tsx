@@ -11,7 +11,7 @@ import { PolicyDiff } from './policy-diff';
 import { PolicyPlanView } from './policy-plan';
 import { PolicyPreview } from './policy-preview';
 import { CURRENCY_CODES } from '@/lib/money';
-import { changesInWords } from '@/lib/policy/words';
+import { changesInWords } from '@/lib/shared/policy-words';
 import { boundFormat, draftOf, issuesUnder, newRuleDraft, retypeBounds, ruleOf, RuleFields, type CurrencyOf, type RuleDraft } from './policy-rule';
 import { Button } from './ui/button';
 import { Input } from './ui/input';

@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import type { PolicyPlan } from '@/lib/policy/plan';
-import { flipCounts, flipInWords } from '@/lib/policy/words';
+import { flipCounts, flipInWords } from '@/lib/shared/policy-words';
 
 /**
  * Before publishing: the change in words and the backtest — counts by kind, then each flipping

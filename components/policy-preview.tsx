@@ -5,7 +5,7 @@ import { useState } from 'react';
 import { OperatorApiError, valueOrThrow } from '@/lib/client/operator-api';
 import { previewPolicy } from '@/lib/client/policies-api';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { outcomeInWords } from '@/lib/policy/words';
+import { outcomeInWords } from '@/lib/shared/policy-words';
 import { CARD, ProblemText } from './notification-ui';
 import { Button } from './ui/button';
 import { Textarea } from './ui/textarea';

@@ -2,7 +2,7 @@
 
 import type { FieldProblem } from '@/lib/client/operator-api';
 import { formatMinor, parseMoney } from '@/lib/money';
-import { describeRule, descriptionMismatch, idMismatch, ruleInWords, type BoundFormat } from '@/lib/policy/words';
+import { describeRule, descriptionMismatch, idMismatch, ruleInWords, type BoundFormat } from '@/lib/shared/policy-words';
 import type { RoutingRule } from '@/lib/routing-rules';
 import { Button } from './ui/button';
 import { Input } from './ui/input';

@@ -3,7 +3,7 @@ import { act, fireEvent, render, screen } from '@testing-library/react';
 import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import type { FreshFacts } from '@/lib/proposals/fresh-facts';
-import type { QueueItem } from '@/lib/proposals/queue-view';
+import type { QueueItem } from '@/lib/shared/queue-view';
 import { factsQueryKey } from './fresh-facts';
 import { ApproveDialog, RejectDialog } from './queue-dialogs';
 

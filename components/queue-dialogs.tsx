@@ -2,7 +2,7 @@
 
 import { useRef, useState, type ReactNode } from 'react';
 import { rejectPresets } from '@/lib/decisions/requests';
-import type { QueueItem } from '@/lib/proposals/queue-view';
+import type { QueueItem } from '@/lib/shared/queue-view';
 import { FactsView, useFreshFacts } from './fresh-facts';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';

@@ -1,6 +1,6 @@
 'use client';
 
-import { QUEUE_RISKS, QUEUE_SORTS, SORT_LABELS, type QueueView } from '@/lib/proposals/queue-view';
+import { QUEUE_RISKS, QUEUE_SORTS, SORT_LABELS, type QueueView } from '@/lib/shared/queue-view';
 import { visibleText } from '@/lib/text/visible';
 import { Button } from './ui/button';
 import { Select } from './ui/select';

@@ -3,7 +3,7 @@
 import { usePathname, useRouter } from 'next/navigation';
 import { useRef, useState, useTransition } from 'react';
 import { nextNeedingYou } from '@/lib/client/queue-state';
-import { countText, isMine, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueGroup, type QueueItem, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
+import { countText, isMine, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueGroup, type QueueItem, type QueuePage, type QueueView } from '@/lib/shared/queue-view';
 import { QueueEmpty } from './queue/queue-empty';
 import { QueueNotices } from './queue/queue-notices';
 import { QueueFilterBar, QueueSelectionBar } from './queue/queue-toolbar';

@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { isMine, partWords, type QueueItem } from '@/lib/proposals/queue-view';
+import { isMine, partWords, type QueueItem } from '@/lib/shared/queue-view';
 import { FactsView, useFreshFacts } from './fresh-facts';
 import { PayloadText } from './payload-text';
 import { ItemSignals, quorumAfterYours } from './queue-signals';

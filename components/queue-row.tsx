@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { isMine, partWords, type QueueItem } from '@/lib/proposals/queue-view';
+import { isMine, partWords, type QueueItem } from '@/lib/shared/queue-view';
 import { visibleText } from '@/lib/text/visible';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
-import { itemSeverity, type QueueItem } from '@/lib/proposals/queue-view';
-import { severityTitle } from '@/lib/severity';
+import { itemSeverity, type QueueItem } from '@/lib/shared/queue-view';
+import { severityTitle } from '@/lib/shared/severity';
 import { FlagChips } from './flag-chips';
 import { PayloadText } from './payload-text';
 
@@ -11,7 +11,7 @@ const RISK_LOOK: Record<string, string> = {
 };
 
 /**
- * The one severity (lib/severity.ts: risk raised by flags and quorum) with its word:
+ * The one severity (lib/shared/severity.ts: risk raised by flags and quorum) with its word:
  * colour is never the only signal; what raised it is said on hover and to screen readers.
  */
 export function RiskBadge({ item, testId = 'queue-item-risk' }: { item: Pick<QueueItem, 'risk' | 'flags' | 'approvals'>; testId?: string }) {

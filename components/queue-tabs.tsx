@@ -1,7 +1,7 @@
 'use client';
 
 import Link from 'next/link';
-import { countText, GROUP_LABELS, QUEUE_GROUPS, queueViewSearch, type QueueCounts, type QueueGroup, type QueueView } from '@/lib/proposals/queue-view';
+import { countText, GROUP_LABELS, QUEUE_GROUPS, queueViewSearch, type QueueCounts, type QueueGroup, type QueueView } from '@/lib/shared/queue-view';
 
 /**
  * Needs you · Waiting on others · Everything, each with its count under the current filters ("1000+"

@@ -1,6 +1,6 @@
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { QUEUE_FIFTY_ORDERS, QUEUE_FIFTY_SKU } from '@/demo/systems/world';
-import { itemSeverity, needsLook, type QueueItem, type QueuePage } from '@/lib/proposals/queue-view';
+import { itemSeverity, needsLook, type QueueItem, type QueuePage } from '@/lib/shared/queue-view';
 import { apiSession, signInWithForm, uniqueRequestId } from './support';
 
 /**

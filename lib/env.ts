@@ -1,6 +1,6 @@
 import { z } from 'zod';
 // Relative, not '@/': next.config.ts loads this file, and its loader does not resolve the alias.
-import { parseOriginList } from './notifications/origins';
+import { parseOriginList } from './input/origins';
 import { settingsFromFiles, type FileSettings } from './env-files';
 
 /**

@@ -38,9 +38,9 @@ import { listGrants } from '@/lib/grants/list';
 import { decodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
 import { grantLines, grantUseWords } from '@/lib/grants/words';
 import { backtestDays, planPolicies, type PolicyPlan } from '@/lib/policy/plan';
-import { flipCounts, flipInWords } from '@/lib/policy/words';
+import { flipCounts, flipInWords } from '@/lib/shared/policy-words';
 import { OVERSIGHT_MAX_DAYS, oversightDays, tenantOversight, type DecisionFigures, type OversightFigures } from '@/lib/oversight/figures';
-import { durationWords, percentWords } from '@/lib/oversight/words';
+import { durationWords, percentWords } from '@/lib/shared/oversight-words';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 

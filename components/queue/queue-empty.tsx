@@ -1,4 +1,4 @@
-import type { QueueGroup, QueueView } from '@/lib/proposals/queue-view';
+import type { QueueGroup, QueueView } from '@/lib/shared/queue-view';
 import { Button } from '../ui/button';
 
 /** Where an empty page is not the end: the pending proposals looked at so far, and a way to look further. */

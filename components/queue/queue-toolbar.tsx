@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import type { QueueView } from '@/lib/proposals/queue-view';
+import type { QueueView } from '@/lib/shared/queue-view';
 import { QueueFilters } from '../queue-filters';
 import { Badge } from '../ui/badge';
 import { Button } from '../ui/button';

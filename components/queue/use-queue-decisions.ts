@@ -3,7 +3,7 @@
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { postDecision } from '@/lib/client/operator-api';
-import { needsLook, type QueueItem } from '@/lib/proposals/queue-view';
+import { needsLook, type QueueItem } from '@/lib/shared/queue-view';
 import { oneKeyReady } from '../fresh-facts';
 import type { DecisionOutcome, DecisionResult } from '../queue-results';
 

@@ -1,6 +1,6 @@
 import { act, render, screen } from '@testing-library/react';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { QueueItem } from '@/lib/proposals/queue-view';
+import type { QueueItem } from '@/lib/shared/queue-view';
 import { useQueueFocus } from './use-queue-focus';
 
 const item = (id: string) => ({ id, mine: { kind: 'decide' } }) as unknown as QueueItem;

@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { focusIndexOf, type QueueFocus } from '@/lib/client/queue-state';
-import type { QueueItem } from '@/lib/proposals/queue-view';
+import type { QueueItem } from '@/lib/shared/queue-view';
 
 const rowLink = (id: string) =>
   document.querySelector<HTMLElement>(`[data-testid="queue-item"][data-proposal-id="${CSS.escape(id)}"] [data-testid="queue-item-link"]`);

@@ -4,7 +4,7 @@ import { useInfiniteQuery, type InfiniteData } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { fetchQueuePage, OperatorApiError } from '@/lib/client/operator-api';
 import { mergePages, showNewUntil, shownItems } from '@/lib/client/queue-state';
-import type { QueuePage, QueueView } from '@/lib/proposals/queue-view';
+import type { QueuePage, QueueView } from '@/lib/shared/queue-view';
 
 async function loadQueue(tenantId: string, view: QueueView, cursor: string | null): Promise<QueuePage> {
   const result = await fetchQueuePage(tenantId, view, cursor);

@@ -1,6 +1,6 @@
 import { act, renderHook } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { QueueItem } from '@/lib/proposals/queue-view';
+import type { QueueItem } from '@/lib/shared/queue-view';
 import { useQueueSelection } from './use-queue-selection';
 
 const item = (id: string, mine = true) => ({ id, mine: mine ? { kind: 'decide' } : { kind: 'approved' } }) as unknown as QueueItem;

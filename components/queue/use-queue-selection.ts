@@ -2,7 +2,7 @@
 
 import { useCallback, useMemo, useState } from 'react';
 import { toggled, without } from '@/lib/client/queue-state';
-import { isMine, type QueueItem } from '@/lib/proposals/queue-view';
+import { isMine, type QueueItem } from '@/lib/shared/queue-view';
 
 /** Ticked items for a batch: only the viewer's own, never one whose decision is on its way. */
 export function useQueueSelection(items: QueueItem[], pending: ReadonlyMap<string, unknown>) {

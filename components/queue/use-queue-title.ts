@@ -1,7 +1,7 @@
 'use client';
 
 import { useEffect } from 'react';
-import { countText } from '@/lib/proposals/queue-view';
+import { countText } from '@/lib/shared/queue-view';
 
 /** The tab's title counts what needs the viewer: "(3) Queue · Countersign". */
 export function useQueueTitle(waiting: number, exact: boolean) {

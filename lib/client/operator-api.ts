@@ -1,5 +1,5 @@
 import type { DecisionRequest, ReproposeRequest, RevisionRequest } from '@/lib/decisions/requests';
-import { queueViewSearch, type QueuePage, type QueueView } from '@/lib/proposals/queue-view';
+import { queueViewSearch, type QueuePage, type QueueView } from '@/lib/shared/queue-view';
 import type { FreshFacts } from '@/lib/proposals/fresh-facts';
 
 /**

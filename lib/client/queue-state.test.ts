@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { focusIndexOf, mergePages, nextNeedingYou, queueKeyAction, showNewUntil, shownItems, toggled, without } from './queue-state';
-import type { QueueItem } from '@/lib/proposals/queue-view';
+import type { QueueItem } from '@/lib/shared/queue-view';
 
 const item = (id: string, mine = true, createdAt = '2026-01-01T10:00:00.000Z') =>
   ({ id, createdAt, mine: mine ? { kind: 'decide' } : { kind: 'approved' } }) as unknown as QueueItem;

@@ -1,4 +1,4 @@
-import { isMine, type QueueItem } from '@/lib/proposals/queue-view';
+import { isMine, type QueueItem } from '@/lib/shared/queue-view';
 
 /**
  * The queue's client-side state as pure functions (the React hooks in components/queue/ hold the

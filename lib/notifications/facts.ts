@@ -1,6 +1,6 @@
 import type { Proposal } from '@/db/schema';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '@/lib/events/registry';
-import { severityOf, type SeverityLevel } from '@/lib/severity';
+import { severityOf, type SeverityLevel } from '@/lib/shared/severity';
 import { resourceWords } from '@/lib/text/visible';
 
 /**
@@ -12,7 +12,7 @@ import { resourceWords } from '@/lib/text/visible';
  * - `resource`: the record the proposal acts on, as the system of record named it at intake
  *   ("order ord_1842", "sku filter-blue") — an identifier, never an amount, a reason or evidence.
  * - `flags`: the flags' chip labels (our words), never their details (which quote agent text).
- * - `severity`: the one severity the dashboard shows (lib/severity.ts).
+ * - `severity`: the one severity the dashboard shows (lib/shared/severity.ts).
  * - `approvals` / `approvalsNeeded`: the quorum so far ("1 of 2").
  * - `needsYou`: the message is for those who can decide it, and a decision is still missing.
  * - `revisionOf` / `editedBy`: a revision names its parent and its editor (the editor's reason,

@@ -16,7 +16,7 @@ import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { createChannel, retryDelivery, updateChannel, updateNotificationSettings, type ChannelInput } from './channels';
 import { deliverNotifications, MAX_DELIVERY_ATTEMPTS, sendTestDelivery, type DeliveryOptions } from './deliver';
-import { severityOf } from '@/lib/severity';
+import { severityOf } from '@/lib/shared/severity';
 import { fanOutNotifications } from './fanout';
 import { sweepReminders } from './schedule';
 import { chainAllPending } from '@/lib/events/chainer';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSettings, SettingsError } from '@/lib/env';
 import { checkTarget, type Resolve } from './outbound';
-import { parseOriginList } from './origins';
+import { parseOriginList } from '@/lib/input/origins';
 import { isPublicAddress } from './public-address';
 
 describe('isPublicAddress', () => {

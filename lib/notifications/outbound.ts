@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { env, type Settings } from '@/lib/env';
-import { normalizedHost, originOf } from './origins';
+import { normalizedHost, originOf } from '@/lib/input/origins';
 import { isPublicAddress } from './public-address';
 
 export type ResolvedAddress = { address: string; family: number };

@@ -3,7 +3,7 @@ import type { Database } from '@/db';
 import { memberships, passkeys, tenants, type Passkey } from '@/db/schema';
 import { recordAccountEvent } from '@/lib/auth/account-events';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
-import { passkeyView, type PasskeyView } from './registration';
+import { listPasskeys, passkeyView, type PasskeyView } from './registration';
 
 /** Who removes a passkey: its owner, or an admin of a tenant the owner belongs to (a lost passkey, a reset). */
 export type Remover = { kind: 'owner'; userId: string } | { kind: 'admin'; userId: string; tenantId: string } | { kind: 'operator' };
@@ -70,9 +70,19 @@ export async function removePasskey(db: Database, remover: Remover, passkeyId: s
 async function mayRemove(tx: Database, remover: Remover, row: Passkey): Promise<boolean> {
   if (remover.kind === 'operator') return true;
   if (remover.kind === 'owner') return row.userId === remover.userId;
-  const [member] = await tx
+  return isMember(tx, remover.tenantId, row.userId);
+}
+
+async function isMember(db: Database, tenantId: string, userId: string): Promise<boolean> {
+  const [member] = await db
     .select({ userId: memberships.userId })
     .from(memberships)
-    .where(and(eq(memberships.tenantId, remover.tenantId), eq(memberships.userId, row.userId)));
+    .where(and(eq(memberships.tenantId, tenantId), eq(memberships.userId, userId)));
   return member !== undefined;
+}
+
+/** A member's passkeys (names and dates, never key material), for an admin of the tenant; 404 for anyone not a member there. */
+export async function memberPasskeys(db: Database, tenantId: string, userId: string): Promise<PasskeyView[]> {
+  if (!(await isMember(db, tenantId, userId))) throw notFound('member');
+  return listPasskeys(db, userId);
 }

@@ -4,7 +4,7 @@ import { proposals } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { findAction } from '@/lib/actions/registry';
 import { formatMinor, minorDigits } from '@/lib/money';
-import { changesInWords, ruleWarnings, type BoundFormat } from './words';
+import { changesInWords, ruleWarnings, type BoundFormat } from '@/lib/shared/policy-words';
 import { backtest, BACKTEST_DEFAULT_DAYS, BACKTEST_MAX_DAYS, type Backtest } from './backtest';
 import { newestPolicy, samePolicy, storedRules } from './current';
 import { policyDraftSchema } from './requests';

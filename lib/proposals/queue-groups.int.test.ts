@@ -6,7 +6,7 @@ import { setupTestDatabase } from '@/test/db';
 import { seedWorld, type PersonName, type SeededWorld } from '@/test/world';
 import { decodeCursor } from './list-cursor';
 import { parseQueueParams, pendingQueue, type QueueViewer } from './queue';
-import { partWords, type QueueGroup, type ViewerPart } from './queue-view';
+import { partWords, type QueueGroup, type ViewerPart } from '@/lib/shared/queue-view';
 import { viewerRights } from '@/lib/decisions/viewer-rights';
 
 /**

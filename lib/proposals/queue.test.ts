@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './list-cursor';
 import { parseQueueParams, queueViewFromSearch, queueViewSearch } from './queue';
-import { countText, needsLook } from './queue-view';
+import { countText, needsLook } from '@/lib/shared/queue-view';
 
 const parse = (search: string) => parseQueueParams(new URLSearchParams(search));
 

@@ -23,9 +23,9 @@ import {
   type QueuePage,
   type QueueView,
   type ViewerPart,
-} from './queue-view';
+} from '@/lib/shared/queue-view';
 
-export { QUEUE_COUNT_LIMIT, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueItem, type QueuePage, type QueueView } from './queue-view';
+export { QUEUE_COUNT_LIMIT, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueItem, type QueuePage, type QueueView } from '@/lib/shared/queue-view';
 export type { QueueViewer } from './viewer-relation';
 
 export const QUEUE_PAGE_SIZE = 50;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { QUEUE_COUNT_LIMIT, QUEUE_SCAN_LIMIT } from '@/lib/proposals/queue-view';
+import { QUEUE_COUNT_LIMIT, QUEUE_SCAN_LIMIT } from '@/lib/shared/queue-view';
 import { flagSchema } from './proposals';
 
 /** The answers of the read routes beside the proposal: queue, contracts, audit checkpoint, keys, health. */
@@ -7,7 +7,7 @@ import { flagSchema } from './proposals';
 const timestamp = z.iso.datetime({ offset: true });
 const role = z.enum(['approver', 'admin']);
 
-/** The viewer's part in a queued proposal (lib/proposals/queue-view.ts). */
+/** The viewer's part in a queued proposal (lib/shared/queue-view.ts). */
 const viewerPartSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('decide') }),
   z.object({ kind: z.literal('approved'), more: z.int() }),

@@ -4,7 +4,7 @@ import { HISTORY_OUTCOMES } from '@/lib/audit/history-view';
 import { EXPORT_CONTENT_TYPES } from '@/lib/audit/export';
 import { consistencyProofSchema, inclusionProofSchema } from '@/lib/audit/tlog/proofs';
 import { PROPOSAL_SORTS } from '@/lib/proposals/list-cursor';
-import { QUEUE_GROUPS } from '@/lib/proposals/queue-view';
+import { QUEUE_GROUPS } from '@/lib/shared/queue-view';
 import { component } from '../components';
 import type { Operation } from '../operation';
 import { oversightFiguresSchema } from '@/lib/api/responses/oversight';

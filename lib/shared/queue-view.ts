@@ -1,5 +1,5 @@
 import type { ProposalFlag } from '@/db/proposal-flags';
-import { severityOf, type Severity } from '@/lib/severity';
+import { severityOf, type Severity } from '@/lib/shared/severity';
 
 /**
  * The queue's view (group, filters and sort) as the URL carries it, and the items it shows. Type

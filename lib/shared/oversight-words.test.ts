@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { alarmWindowStart } from '@/lib/jobs/oversight-alarm';
-import { pageChannel } from './views';
-import { durationWords, percentWords } from './words';
+import { pageChannel } from '@/lib/oversight/views';
+import { durationWords, percentWords } from './oversight-words';
 
 describe('oversight in words', () => {
   it.each([

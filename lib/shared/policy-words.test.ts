@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RoutingRule } from '@/lib/routing-rules';
-import { changesInWords, describeRule, descriptionMismatch, diffRules, idMismatch, ruleInWords, ruleWarnings } from './words';
+import { changesInWords, describeRule, descriptionMismatch, diffRules, idMismatch, ruleInWords, ruleWarnings } from './policy-words';
 
 const one: RoutingRule = { id: 'one', description: 'One approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };
 const denyBig: RoutingRule = { id: 'big', description: 'No big holds', when: { field: 'quantity', above: 3 }, outcome: 'deny', approvals: 0, role: 'approver' };
