@@ -25,7 +25,7 @@ const LAYERS = [
   ['actions'],
   ['contracts', 'notifications'],
   ['auth'],
-  ['grants'],
+  ['grants', 'quorum'],
   ['admin', 'passkeys', 'policy'],
   ['gates'],
   ['commands', 'proposals'],
