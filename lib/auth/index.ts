@@ -108,14 +108,19 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
     },
   },
   callbacks: {
-    // SSO never creates people: an administrator adds them first, by verified email.
-    // A refusal for a known account is recorded; an unknown email is recorded nowhere.
+    // SSO never creates people: an administrator adds them first, by verified email. An account an
+    // invitation link made is opened only by a provider that vouches for the address: nothing else
+    // says the person signing in owns it. A refusal for a known account is recorded; an unknown
+    // email is recorded nowhere.
     async signIn({ user, account, profile }) {
       if (account?.provider === 'credentials') return true;
       if (!user.email) return false;
       const known = await findUserByEmail(user.email);
-      if (known && profile?.email_verified === false) await recordOidcRefusal(known.id, 'email_unverified');
-      return Boolean(known) && profile?.email_verified !== false;
+      if (!known) return false;
+      const { awaitsItsOwner } = await import('./email-codes');
+      const vouched = awaitsItsOwner(known) ? profile?.email_verified === true : profile?.email_verified !== false;
+      if (!vouched) await recordOidcRefusal(known.id, 'email_unverified');
+      return vouched;
     },
     async jwt({ token, user, account, profile }) {
       const sessions = await import('./sessions');

@@ -6,7 +6,7 @@ import { newId } from '@/lib/ids';
 import { recordAccountEvent } from './account-events';
 
 /** Why a session ended, as stored and audited. */
-export type SessionEndReason = 'signed_out' | 'signed_out_everywhere' | 'password_changed' | 'member_removed' | 'expired' | 'idle';
+export type SessionEndReason = 'signed_out' | 'signed_out_everywhere' | 'password_changed' | 'address_proven' | 'member_removed' | 'expired' | 'idle';
 
 /** How a person proved who they are. */
 export type SignInMethod = 'credentials' | 'oidc';
