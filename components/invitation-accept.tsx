@@ -2,7 +2,7 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { OperatorApiError, valueOrThrow } from '@/lib/client/operator-api';
 import { acceptInvitation, sendInvitationCode, type Accepted } from '@/lib/client/members-api';
 import { ProblemText } from './notification-ui';
@@ -52,6 +52,11 @@ function ProveAndChoose({ token, email, minPassword, maxPassword, takeover }: Pr
   const [confirm, setConfirm] = useState('');
   const [mismatch, setMismatch] = useState(false);
   const send = useMutation({ mutationFn: async () => valueOrThrow(await sendInvitationCode(token)) });
+  // Once the code is on its way, the keyboard goes on where the code is typed.
+  const codeField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (send.isSuccess) codeField.current?.focus();
+  }, [send.isSuccess]);
   const accept = useMutation({
     mutationFn: async () => valueOrThrow(await acceptInvitation({ token, code, password })),
     onSuccess: (accepted) => router.push(signInAfter(accepted)),
@@ -87,7 +92,7 @@ function ProveAndChoose({ token, email, minPassword, maxPassword, takeover }: Pr
           <input type="email" name="username" autoComplete="username" value={email} readOnly hidden />
           <label htmlFor="invitation-code" className="block text-sm font-medium">
             Code from the email
-            <Input id="invitation-code" data-testid="invitation-code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" minLength={6} maxLength={6} required value={code} onChange={(e) => setCode(e.target.value.trim())} className="mt-1 font-mono tracking-widest" />
+            <Input ref={codeField} id="invitation-code" data-testid="invitation-code" inputMode="numeric" autoComplete="one-time-code" pattern="[0-9]{6}" minLength={6} maxLength={6} required value={code} onChange={(e) => setCode(e.target.value.trim())} className="mt-1 font-mono tracking-widest" />
           </label>
           <PasswordField id="invitation-password" label="Choose a password" value={password} onChange={setPassword} minLength={minPassword} maxLength={maxPassword} describedBy="invitation-password-hint" />
           <p id="invitation-password-hint" className="text-xs text-zinc-600 dark:text-zinc-400">{minPassword} to {maxPassword} characters; a short sentence is easy to remember. Add a passkey under Settings → Security once you are in.</p>

@@ -69,7 +69,11 @@ test('an admin invites someone: the link works once, the role holds from the nex
     await other.getByTestId('invitation-code-send').focus();
     await other.keyboard.press('Enter');
     await expect(other.getByTestId('invitation-code-sent')).toContainText(NEWBIE);
-    await other.getByTestId('invitation-code').fill(await codeEmailedTo(other.request, NEWBIE));
+    // The keyboard lands on the code field; Tab goes on to the password.
+    await expect(other.getByTestId('invitation-code')).toBeFocused();
+    await other.keyboard.type(await codeEmailedTo(other.request, NEWBIE));
+    await other.keyboard.press('Tab');
+    await expect(other.getByTestId('invitation-password')).toBeFocused();
     await other.getByTestId('invitation-password').fill(NEWBIE_PASSWORD);
     await other.getByTestId('invitation-confirm').fill(`${NEWBIE_PASSWORD}!`);
     await other.getByTestId('invitation-accept').click();

@@ -16,7 +16,7 @@ import { POST as passkeyOptionsRoute } from '@/app/api/v1/me/passkeys/options/ro
 import { auditEvents, emailCodes, memberships, passkeys, sessions, users } from '@/db/schema';
 import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
 import { changePassword, createUser } from '@/lib/admin/accounts';
-import { addressProvenBySso } from '@/lib/auth/email-codes';
+import { addressProvenBySso, ssoMayOpen } from '@/lib/auth/email-codes';
 import { hashPassword, verifyPassword } from '@/lib/auth/password';
 import { sessionIsLive, startSession } from '@/lib/auth/sessions';
 import { chainAllPending } from '@/lib/events/chainer';
@@ -265,5 +265,23 @@ describe('the paths that may set a credential', () => {
     expect(await erinStillHolds(frank, frank.session)).toEqual({ password: false, session: false, passkeys: 0 });
     const [row] = await t.db.select().from(users).where(eq(users.id, frank.id));
     expect(await verifyPassword(row!.passwordHash, OWNER_CHOOSES)).toBe(true);
+  });
+});
+
+describe('a single sign-on opens an account', () => {
+  const cliMade = { emailVerifiedAt: null, createdByTenantId: null };
+  const linkMade = { emailVerifiedAt: null, createdByTenantId: 'globex' };
+  const proven = { emailVerifiedAt: new Date(), createdByTenantId: 'globex' };
+  it.each([
+    ['the CLI made, the provider silent', cliMade, undefined, true],
+    ['the CLI made, the provider vouching', cliMade, true, true],
+    ['the CLI made, the provider saying unverified', cliMade, false, false],
+    ['a link made, the provider vouching', linkMade, true, true],
+    ['a link made, the provider silent', linkMade, undefined, false],
+    ['a link made, the provider saying unverified', linkMade, false, false],
+    ['a link made, the provider saying "true" as text', linkMade, 'true', false],
+    ['a link made and proven since, the provider silent', proven, undefined, true],
+  ])('%s', (_label, user, emailVerified, opens) => {
+    expect(ssoMayOpen(user, emailVerified)).toBe(opens);
   });
 });

@@ -148,6 +148,13 @@ export async function proveWithPassword(tx: Database, userId: string, how: 'emai
  */
 export const awaitsItsOwner = (user: { emailVerifiedAt: Date | null; createdByTenantId: string | null }) => user.emailVerifiedAt === null && user.createdByTenantId !== null;
 
+/**
+ * Whether a single sign-on may open `user`, given the provider's `email_verified` claim: an explicit
+ * `false` never; an account an invitation link made only on `true`, since nothing else says the
+ * person signing in owns its address.
+ */
+export const ssoMayOpen = (user: Parameters<typeof awaitsItsOwner>[0], emailVerified: unknown) => (awaitsItsOwner(user) ? emailVerified === true : emailVerified !== false);
+
 export const OWNER_MUST_PROVE = new DomainError('conflict', 'address_unverified', 'Prove that this address is yours first (the code we email to it, or a single sign-on that vouches for it): until then this account holds no passkey.');
 
 /**

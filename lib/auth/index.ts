@@ -117,8 +117,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       if (!user.email) return false;
       const known = await findUserByEmail(user.email);
       if (!known) return false;
-      const { awaitsItsOwner } = await import('./email-codes');
-      const vouched = awaitsItsOwner(known) ? profile?.email_verified === true : profile?.email_verified !== false;
+      const vouched = (await import('./email-codes')).ssoMayOpen(known, profile?.email_verified);
       if (!vouched) await recordOidcRefusal(known.id, 'email_unverified');
       return vouched;
     },
