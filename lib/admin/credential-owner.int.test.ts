@@ -6,7 +6,7 @@
  * it), or by the CLI on the server; proving the address of an account an invitation link made ends
  * its sessions and removes every credential it had.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { POST as proveRoute } from '@/app/api/v1/account/email-code/verify/route';
 import { POST as sendOwnCodeRoute } from '@/app/api/v1/account/email-code/route';
@@ -18,7 +18,7 @@ import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catche
 import { changePassword, createUser } from '@/lib/admin/accounts';
 import { addressProvenBySso, ssoMayOpen } from '@/lib/auth/email-codes';
 import { hashPassword, verifyPassword } from '@/lib/auth/password';
-import { sessionIsLive, startSession } from '@/lib/auth/sessions';
+import { sessionIsLive, startPasswordSession, startSession } from '@/lib/auth/sessions';
 import { chainAllPending } from '@/lib/events/chainer';
 import { newId } from '@/lib/ids';
 import { ROUTE_ORIGIN, setupRouteWorld } from '@/test/route-world';
@@ -244,6 +244,25 @@ describe('every way to set a credential without proving the address is refused, 
     const dave = seeded.world.userId('dave');
     expect((await sendCode(token)).status).toBe(200);
     expect(await call(sendOwnCodeRoute, '/api/v1/account/email-code', {}, dave)).toMatchObject({ status: 429, body: { error: { code: 'code_recently_sent' } } });
+  });
+});
+
+describe('a password sign-in', () => {
+  it('starts a session only with the password it checked: one cleared while it was checked opens nothing', async () => {
+    const frank = await preClaimed('frank-late@acme.test');
+    const [row] = await t.db.select().from(users).where(eq(users.id, frank.id));
+    await addressProvenBySso(t.db, frank.id);
+    expect(await startPasswordSession(t.db, frank.id, row!.passwordHash!)).toBeUndefined();
+    expect(await t.db.select().from(sessions).where(and(eq(sessions.userId, frank.id), isNull(sessions.endedAt)))).toEqual([]);
+  });
+
+  it('racing the proof of the address, never outlives it (10 races)', async () => {
+    for (let i = 0; i < 10; i++) {
+      const frank = await preClaimed(`frank-race-${i}@acme.test`);
+      const [row] = await t.db.select().from(users).where(eq(users.id, frank.id));
+      await Promise.all([startPasswordSession(t.db, frank.id, row!.passwordHash!), addressProvenBySso(t.db, frank.id)]);
+      expect(await t.db.select().from(sessions).where(and(eq(sessions.userId, frank.id), isNull(sessions.endedAt)))).toEqual([]);
+    }
   });
 });
 
