@@ -605,14 +605,15 @@ export const emailCodes = pgTable(
   'email_codes',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull().references(() => users.id),
+    /** The address the code was sent to: a code proves an address, whether or not it has an account yet. */
+    email: text('email').notNull(),
     codeHash: text('code_hash').notNull(),
     attempts: integer('attempts').notNull().default(0),
     expiresAt: at('expires_at').notNull(),
     usedAt: at('used_at'),
     createdAt: createdAt(),
   },
-  (t) => [index('email_codes_user_idx').on(t.userId, t.createdAt)],
+  (t) => [index('email_codes_email_idx').on(t.email, t.createdAt)],
 );
 
 export type Tenant = typeof tenants.$inferSelect;

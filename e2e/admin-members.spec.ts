@@ -1,10 +1,12 @@
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { apiSession, signInWithForm } from './support';
+import { violations } from './axe';
+import { apiSession, codeEmailedTo, signInWithForm } from './support';
 
 /**
  * Settings → Members against the production server: an invitation link works once and makes a
- * member who signs in with the role; a role change holds from the next request; removal signs the
+ * member, who proves the address with the emailed code and then chooses a password, and signs in
+ * with the role; a role change holds from the next request; removal signs the
  * person out at once; the last admin stays; the admin API refuses everyone else. Acme is left as
  * seeded (the suite shares one server).
  */
@@ -61,6 +63,17 @@ test('an admin invites someone: the link works once, the role holds from the nex
     await expect(other.getByTestId('invitation-tenant')).toHaveText('Acme');
     await expect(other.getByTestId('invitation-role')).toHaveText('approver');
     await expect(other.getByTestId('invitation-email')).toHaveText(NEWBIE);
+    // Holding the link is not enough: the address's owner proves it with the emailed code first.
+    await expect(other.getByTestId('invitation-why-code')).toContainText('Only the owner of the address');
+    await expect(other.getByTestId('invitation-form')).toHaveCount(0);
+    await other.getByTestId('invitation-code-send').focus();
+    await other.keyboard.press('Enter');
+    await expect(other.getByTestId('invitation-code-sent')).toContainText(NEWBIE);
+    // The keyboard lands on the code field; Tab goes on to the password.
+    await expect(other.getByTestId('invitation-code')).toBeFocused();
+    await other.keyboard.type(await codeEmailedTo(other.request, NEWBIE));
+    await other.keyboard.press('Tab');
+    await expect(other.getByTestId('invitation-password')).toBeFocused();
     await other.getByTestId('invitation-password').fill(NEWBIE_PASSWORD);
     await other.getByTestId('invitation-confirm').fill(`${NEWBIE_PASSWORD}!`);
     await other.getByTestId('invitation-accept').click();
@@ -81,7 +94,7 @@ test('an admin invites someone: the link works once, the role holds from the nex
     // The link is dead: the page says so, and a POST with it is refused.
     await other.goto(link);
     await expect(other.getByTestId('invitation-gone')).toHaveAttribute('data-state', 'used');
-    const again = await other.request.post('/api/v1/invitations/accept', { headers: { origin: baseURL! }, data: { token, password: 'another long password' } });
+    const again = await other.request.post('/api/v1/invitations/accept', { headers: { origin: baseURL! }, data: { token, code: '123456', password: 'another long password' } });
     expect(again.status()).toBe(410);
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('invitation_used');
 
@@ -183,6 +196,10 @@ test('the members and invitation pages at desktop and phone widths, light and da
   const stranger = await browser.newContext({ baseURL });
   const invitee = await stranger.newPage();
   try {
+    // The invitation page at its second step: the code is on its way, the code and password fields show.
+    await invitee.goto(link);
+    await invitee.getByTestId('invitation-code-send').click();
+    await expect(invitee.getByTestId('invitation-code-sent')).toBeVisible();
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await invitee.emulateMedia({ colorScheme: scheme });
@@ -192,9 +209,9 @@ test('the members and invitation pages at desktop and phone widths, light and da
         await expect(page.getByTestId('invitation-pending')).toBeVisible();
         await noSidewaysScroll(page);
         await page.screenshot({ path: path.join(dir, `settings-members${label}-${scheme}.png`), fullPage: true });
-        await invitee.goto(link);
         await expect(invitee.getByTestId('invitation-form')).toBeVisible();
         await noSidewaysScroll(invitee);
+        expect(await violations(invitee)).toEqual([]);
         await invitee.screenshot({ path: path.join(dir, `invitation${label}-${scheme}.png`), fullPage: true });
       }
     }

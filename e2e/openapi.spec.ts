@@ -1,8 +1,7 @@
 import { expect, request as playwrightRequest, test, type APIRequestContext, type APIResponse } from '@playwright/test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { ReceivedView } from '@/demo/receivers/received';
-import { agentKey, apiSession, postCredentials, proposeHold, uniqueRequestId } from './support';
+import { agentKey, apiSession, codeEmailedTo, postCredentials, proposeHold, uniqueRequestId } from './support';
 
 /**
  * The OpenAPI document against the production server: it is public at /api/v1/openapi.json, and
@@ -13,8 +12,6 @@ import { agentKey, apiSession, postCredentials, proposeHold, uniqueRequestId } f
 
 type Json = Record<string, unknown>;
 
-/** The demo's receivers (playwright.config.ts: port + 4), where the emailed codes land. */
-const sinkUrl = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 4}`;
 type Media = { schema?: { $ref?: string } };
 type DocResponse = { content?: Record<string, Media> };
 type DocOperation = { operationId: string; security: Json[]; requestBody?: { content: Record<string, Media> }; tags: string[]; responses: Record<string, DocResponse> };
@@ -37,7 +34,7 @@ const GENERIC_BODIES: Record<number, { type: string; body: string }> = {
 const PASSKEY_NEEDED = "needs a registered passkey, i.e. a WebAuthn authenticator's signature, which this walk has none of: lib/passkeys/passkeys.int.test.ts calls the route with a software authenticator, e2e/passkeys.spec.ts with Chromium's virtual one";
 const PRODUCED_ELSEWHERE: Record<string, string> = {
   'executeCommand 409': 'hash_mismatch needs a correctly signed command whose payload is not the approved one, which only the signing key makes: lib/commands/execute.int.test.ts',
-  'acceptInvitation 429': "the sign-in throttle locks the client's address after 50 failures, which would refuse every later sign-in of the run: lib/admin/invitation-routes.int.test.ts",
+  'acceptInvitation 429': "the sign-in throttle locks the client's address after 50 failures, which would refuse every later sign-in of the run; code_attempts_exhausted is lib/admin/accounts-across-tenants.int.test.ts: lib/admin/invitation-routes.int.test.ts",
   'addPasskey 201': PASSKEY_NEEDED,
   'addPasskey 409': PASSKEY_NEEDED,
   'addPasskey 410': PASSKEY_NEEDED,
@@ -365,15 +362,22 @@ test('every documented status of every operation is produced live and matches it
     await check('inviteMember', invited, 201);
     await check('inviteMember', await as(carol, 'inviteMember', undefined, { data: { email: 'alice@acme.test', name: 'Alice', role: 'viewer' } }), 409);
     const token = ((await invited.json()) as { invitationUrl: string }).invitationUrl.split('/invite/')[1]!;
-    const acceptance = { token, password: newcomer.password };
+    // The link alone sets no password: the code emailed to the invited address comes first.
+    await check('acceptInvitation', await as(anon, 'acceptInvitation', undefined, { data: { token, password: newcomer.password } }), 422);
+    await check('sendInvitationCode', await as(anon, 'sendInvitationCode', undefined, { data: { token } }), 200);
+    await check('sendInvitationCode', await as(anon, 'sendInvitationCode', undefined, { data: { token } }), 429);
+    await check('sendInvitationCode', await as(anon, 'sendInvitationCode', undefined, { data: { token: 'A'.repeat(43) } }), 404);
+    await check('acceptInvitation', await as(anon, 'acceptInvitation', undefined, { data: { token, code: '000000', password: 'a long walk password', sso: true } }), 422);
+    const acceptance = { token, code: await codeEmailedTo(anon, newcomer.email), password: newcomer.password };
     await check('acceptInvitation', await as(anon, 'acceptInvitation', undefined, { data: acceptance }), 200);
     await check('acceptInvitation', await as(anon, 'acceptInvitation', undefined, { data: acceptance }), 410);
+    await check('sendInvitationCode', await as(anon, 'sendInvitationCode', undefined, { data: { token } }), 410);
     await check('acceptInvitation', await as(anon, 'acceptInvitation', undefined, { data: { token: 'A'.repeat(43), password: 'a long walk password' } }), 404);
 
-    // Someone with an account in another tenant accepts without a password; choosing one is a 409.
+    // Someone with an account in another tenant signs in to accept; single sign-on for a new account is a 409.
     const erin = await as(carol, 'inviteMember', undefined, { data: { email: 'erin@globex.test', name: 'Erin', role: 'viewer' } });
     const erinInvite = (await erin.json()) as { invitationUrl: string; invitation: { id: string } };
-    await check('acceptInvitation', await as(anon, 'acceptInvitation', undefined, { data: { token: erinInvite.invitationUrl.split('/invite/')[1]!, password: 'a long walk password' } }), 409);
+    await check('acceptInvitation', await as(anon, 'acceptInvitation', undefined, { data: { token: erinInvite.invitationUrl.split('/invite/')[1]!, sso: true } }), 409);
     await check('cancelInvitation', await as(carol, 'cancelInvitation', erinInvite.invitation.id), 200);
     await check('cancelInvitation', await as(carol, 'cancelInvitation', erinInvite.invitation.id), 404);
 
@@ -446,29 +450,24 @@ test('every documented status of every operation is produced live and matches it
   const stranger = await playwrightRequest.newContext({ baseURL: origin });
   await postCredentials(stranger, newcomer.email, newcomer.password);
   await test.step('proving an address with an emailed code', async () => {
-    const codeFor = async (email: string) => {
-      let code: string | undefined;
-      await expect.poll(async () => {
-        const received = (await (await anon.get(`${sinkUrl}/received.json`)).json()) as ReceivedView;
-        code = /\b(\d{6})\b/.exec(received.emails.find((mail) => mail.to.includes(email) && mail.subject.includes('code'))?.subject ?? '')?.[1];
-        return code;
-      }, { timeout: 10_000, intervals: [250] }).toBeDefined();
-      return code!;
-    };
-    // The newcomer: no code yet, then one, then one too soon; five wrong tries spend it.
-    await check('verifyEmailCode', await as(stranger, 'verifyEmailCode', undefined, { data: { code: '000000' } }), 410);
-    await check('sendEmailCode', await as(stranger, 'sendEmailCode', undefined, { data: {} }), 200);
-    await check('sendEmailCode', await as(stranger, 'sendEmailCode', undefined, { data: {} }), 429);
-    const code = await codeFor(newcomer.email);
-    const wrong = code === '000000' ? '111111' : '000000';
-    for (let i = 0; i < 5; i++) await check('verifyEmailCode', await as(stranger, 'verifyEmailCode', undefined, { data: { code: wrong } }), 422);
-    await check('verifyEmailCode', await as(stranger, 'verifyEmailCode', undefined, { data: { code } }), 429);
-    // Dave proves his; asking again then is a 409. (Not alice: e2e/oidc.spec.ts proves hers by single sign-on.)
+    // The newcomer proved the address with the invitation's code already.
+    await check('sendEmailCode', await as(stranger, 'sendEmailCode', undefined, { data: {} }), 409);
+    // Dave: no code yet, then one, then one too soon; five wrong tries spend it.
     const dave = await apiSession(origin, 'dave@acme.test');
+    await check('verifyEmailCode', await as(dave, 'verifyEmailCode', undefined, { data: { code: '000000' } }), 410);
     await check('sendEmailCode', await as(dave, 'sendEmailCode', undefined, { data: {} }), 200);
-    await check('verifyEmailCode', await as(dave, 'verifyEmailCode', undefined, { data: { code: await codeFor('dave@acme.test') } }), 200);
-    await check('sendEmailCode', await as(dave, 'sendEmailCode', undefined, { data: {} }), 409);
+    await check('sendEmailCode', await as(dave, 'sendEmailCode', undefined, { data: {} }), 429);
+    const code = await codeEmailedTo(anon, 'dave@acme.test');
+    const wrong = code === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 5; i++) await check('verifyEmailCode', await as(dave, 'verifyEmailCode', undefined, { data: { code: wrong } }), 422);
+    await check('verifyEmailCode', await as(dave, 'verifyEmailCode', undefined, { data: { code } }), 429);
     await dave.dispose();
+    // Erin proves hers (an account the CLI made keeps its password). (Not alice: e2e/oidc.spec.ts proves hers by single sign-on.)
+    const erin = await apiSession(origin, 'erin@globex.test');
+    await check('sendEmailCode', await as(erin, 'sendEmailCode', undefined, { data: {} }), 200);
+    await check('verifyEmailCode', await as(erin, 'verifyEmailCode', undefined, { data: { code: await codeEmailedTo(anon, 'erin@globex.test') } }), 200);
+    await check('sendEmailCode', await as(erin, 'sendEmailCode', undefined, { data: {} }), 409);
+    await erin.dispose();
   });
   await test.step('passkeys (what needs no authenticator)', async () => {
     await check('listMyPasskeys', await as(alice, 'listMyPasskeys'), 200);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, request as playwrightRequest, type APIRequestContext, type Page } from '@playwright/test';
+import type { ReceivedView } from '@/demo/receivers/received';
 import type { DemoCredentials } from '@/demo/world';
 
 /** The e2e server's data folder (scripts/e2e.ts makes a fresh one per run): its demo-credentials.json is what `npm run demo` wrote. */
@@ -105,4 +106,21 @@ export async function refundDirectly(request: APIRequestContext, orderId: string
     data: { orderId, amountMinor, currency, idempotencyKey: uniqueRequestId('direct') },
   });
   expect(response.status()).toBeLessThan(300);
+}
+
+/** The demo's receivers (playwright.config.ts: port + 4), where the server's email lands. */
+export const DEMO_RECEIVERS_URL = `http://127.0.0.1:${Number(process.env.E2E_PORT ?? 3210) + 4}`;
+
+/** The six-digit code of the newest email to `email` (the receivers stand for the owner's inbox), waiting for it to arrive. */
+export async function codeEmailedTo(api: APIRequestContext, email: string): Promise<string> {
+  let code: string | undefined;
+  await expect
+    .poll(async () => {
+      const received = (await (await api.get(`${DEMO_RECEIVERS_URL}/received.json`)).json()) as ReceivedView;
+      // Newest first.
+      code = /\b(\d{6})\b/.exec(received.emails.find((mail) => mail.to.includes(email) && mail.subject.includes('code'))?.subject ?? '')?.[1];
+      return code;
+    }, { timeout: 10_000, intervals: [250] })
+    .toBeDefined();
+  return code!;
 }

@@ -9,8 +9,8 @@ import { readJsonRequest } from '@/lib/http/body';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { seededWorld } from '@/test/world';
-import { grantRole } from './accounts';
-import { acceptInvitation, createInvitation } from './invitations';
+import { createUser, grantRole } from './accounts';
+import { acceptInvitation, createInvitation, sendInvitationCode } from './invitations';
 import { asMemberApi, removeMembership } from './members';
 import { acceptRequest } from './requests';
 import { chainAllPending } from '@/lib/events/chainer';
@@ -41,29 +41,26 @@ function countingHash() {
   return counter;
 }
 
-const accept = (body: { token: string; password?: string; sso?: true }, who: { userId?: string; address?: string } = {}) =>
+const accept = (body: { token: string; code?: string; password?: string; sso?: true }, who: { userId?: string; address?: string } = {}) =>
   asMemberApi(() => acceptInvitation(t.db, body, { address: who.address ?? MALLORY, userId: who.userId }));
 
 describe('an account made by one tenant’s link never opens another tenant', () => {
-  it("acme's admin who accepted frank@globex.test's link herself cannot join globex as frank, with the token or as frank", async () => {
-    // Carol (acme's admin) invites the not-yet-existing frank and accepts with her own password.
+  it("the account acme's admin made with frank@globex.test's link (single sign-on, no credential) cannot join globex until its address is proven", async () => {
+    // Carol (acme's admin) invites the not-yet-existing frank and accepts for single sign-on herself.
     const acmeLink = await invite('acme', 'frank@globex.test', 'carol');
-    const made = await accept({ token: acmeLink.token, password: PASSWORD });
+    const made = await accept({ token: acmeLink.token, sso: true });
     const [frank] = await t.db.select().from(users).where(eq(users.id, made.userId));
-    expect(frank).toMatchObject({ createdByTenantId: 'acme', emailVerifiedAt: null });
+    expect(frank).toMatchObject({ createdByTenantId: 'acme', emailVerifiedAt: null, passwordHash: null });
 
     // Globex invites frank. The token alone is refused with the answer a new address gets.
     const globexLink = await invite('globex', 'frank@globex.test', 'erin');
     const newcomer = await invite('globex', 'nobody-yet@globex.test', 'erin');
-    const tokenAlone = await expectApiError(accept({ token: globexLink.token }), { status: 422, code: 'password_required' });
-    const newcomerAlone = await expectApiError(accept({ token: newcomer.token }), { status: 422, code: 'password_required' });
+    const tokenAlone = await expectApiError(accept({ token: globexLink.token }), { status: 422, code: 'code_required' });
+    const newcomerAlone = await expectApiError(accept({ token: newcomer.token }), { status: 422, code: 'code_required' });
     expect(tokenAlone.message).toBe(newcomerAlone.message);
-
-    // Signed in as frank (she knows the password she chose), she is refused: the address is unproven.
-    await expectApiError(accept({ token: globexLink.token }, { userId: frank!.id }), { status: 409, code: 'address_unverified' });
-    // Nor can a new password take the account over.
-    await expectApiError(accept({ token: globexLink.token, password: 'another of mallory' }), { status: 409, code: 'sign_in_required' });
-    expect(await verifyPassword((await t.db.select().from(users).where(eq(users.id, frank!.id)))[0]!.passwordHash, PASSWORD)).toBe(true);
+    // Nor does a password go on it without the code.
+    await expectApiError(accept({ token: globexLink.token, password: 'another of mallory' }), { status: 422, code: 'code_required' });
+    expect((await t.db.select().from(users).where(eq(users.id, frank!.id)))[0]!.passwordHash).toBeNull();
 
     // Nor can the operator's CLI hand the confined account another tenant's role.
     await expect(grantRole(t.db, { tenantId: 'globex', email: 'frank@globex.test', role: 'viewer' })).rejects.toThrow('proves the address');
@@ -71,18 +68,16 @@ describe('an account made by one tenant’s link never opens another tenant', ()
     await chainAllPending(t.db);
     const [invited] = (await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'globex'))).filter((event) => event.type === 'membership.invited' && (event.data as { invitation: string }).invitation === globexLink.invitation.id);
     expect(Object.keys(invited!.data as object).sort()).toEqual(['invitation', 'replaced', 'role']);
-
-    // Frank has no role in globex, so signing in as him shows acme only.
     expect((await t.db.select().from(memberships).where(eq(memberships.userId, frank!.id))).map((m) => m.tenantId)).toEqual(['acme']);
 
-    // Once the address's owner proves it with the emailed code, the invitation works, signed in.
+    // The address's owner proves it with the code globex's invitation page emails, and chooses a password.
     mail.clear();
-    await sendEmailCode(t.db, frank!.id, { smtpUrl: mail.url, from: 'Countersign <c@countersign.test>', targets: mailOnly() });
+    await sendInvitationCode(t.db, globexLink.token, MALLORY, { smtpUrl: mail.url, from: 'Countersign <c@countersign.test>', targets: mailOnly() });
     const [letter] = mail.received();
     expect(letter!.to).toEqual(['frank@globex.test']);
     const code = /\b(\d{6})\b/.exec(letter!.subject)![1]!;
-    await verifyEmailCode(t.db, frank!.id, code);
-    await expect(accept({ token: globexLink.token }, { userId: frank!.id })).resolves.toMatchObject({ tenantId: 'globex', signIn: 'existing' });
+    await expect(accept({ token: globexLink.token, code, password: PASSWORD })).resolves.toMatchObject({ tenantId: 'globex', signIn: 'password' });
+    expect((await t.db.select().from(memberships).where(eq(memberships.userId, frank!.id))).map((m) => m.tenantId).sort()).toEqual(['acme', 'globex']);
   });
 
   it('a single sign-on that vouched for the address proves it as the code does', async () => {
@@ -104,8 +99,7 @@ describe('an account made by one tenant’s link never opens another tenant', ()
 
 describe('an emailed code', () => {
   it('is hashed, single-use, limited to 5 wrong tries, and cannot be asked for twice a minute', async () => {
-    const link = await invite('acme', 'codes@elsewhere.test', 'carol');
-    const { userId } = await accept({ token: link.token, password: PASSWORD });
+    const { id: userId } = await createUser(t.db, { email: 'codes@elsewhere.test', name: 'Codes', password: PASSWORD });
     const smtp = { smtpUrl: mail.url, from: 'Countersign <c@countersign.test>', targets: mailOnly() };
     const start = new Date(Date.UTC(2031, 0, 1));
     mail.clear();
@@ -113,16 +107,16 @@ describe('an emailed code', () => {
     const code = /\b(\d{6})\b/.exec(mail.received()[0]!.subject)![1]!;
     await expectApiError(sendEmailCode(t.db, userId, smtp, new Date(start.getTime() + 30_000)), { status: 429, code: 'code_recently_sent' });
     const wrong = code === '000000' ? '111111' : '000000';
-    for (let i = 0; i < 5; i++) await expectApiError(verifyEmailCode(t.db, userId, wrong, start), { status: 422, code: 'code_wrong' });
-    await expectApiError(verifyEmailCode(t.db, userId, code, start), { status: 429, code: 'code_attempts_exhausted' });
+    for (let i = 0; i < 5; i++) await expectApiError(verifyEmailCode(t.db, userId, wrong, undefined, start), { status: 422, code: 'code_wrong' });
+    await expectApiError(verifyEmailCode(t.db, userId, code, undefined, start), { status: 429, code: 'code_attempts_exhausted' });
 
     const later = new Date(start.getTime() + 61_000);
     mail.clear();
     await sendEmailCode(t.db, userId, smtp, later);
     const fresh = /\b(\d{6})\b/.exec(mail.received()[0]!.subject)![1]!;
-    await expectApiError(verifyEmailCode(t.db, userId, fresh, new Date(later.getTime() + 15 * 60_000)), { status: 410, code: 'code_expired' });
-    await verifyEmailCode(t.db, userId, fresh, later);
-    await expectApiError(verifyEmailCode(t.db, userId, fresh, later), { status: 410, code: 'code_expired' });
+    await expectApiError(verifyEmailCode(t.db, userId, fresh, undefined, new Date(later.getTime() + 15 * 60_000)), { status: 410, code: 'code_expired' });
+    await verifyEmailCode(t.db, userId, fresh, undefined, later);
+    await expectApiError(verifyEmailCode(t.db, userId, fresh, undefined, later), { status: 410, code: 'code_expired' });
     await expectApiError(sendEmailCode(t.db, userId, { from: 'x@countersign.test' }), { status: 503, code: 'email_unavailable' });
   });
 });
@@ -154,16 +148,18 @@ describe('the public accept route', () => {
     expect(counter.hashes).toBe(0);
   });
 
-  it('hashes once for a new account, and never for an address that has one', async () => {
+  it('hashes only for an address with a pending code, once', async () => {
     const counter = countingHash();
     const address = '203.0.113.10';
-    const existing = await invite('acme', 'erin@globex.test', 'carol');
-    await expectApiError(acceptInvitation(t.db, { token: existing.token, password: PASSWORD }, { address, hash: counter.hash }), { status: 409, code: 'sign_in_required' });
+    const link = await invite('acme', 'hash-once@acme.test', 'carol');
+    await expectApiError(acceptInvitation(t.db, { token: link.token, code: '123456', password: PASSWORD }, { address, hash: counter.hash }), { status: 410, code: 'code_expired' });
     expect(counter.hashes).toBe(0);
-    const fresh = await invite('acme', 'hash-once@acme.test', 'carol');
-    await acceptInvitation(t.db, { token: fresh.token, password: PASSWORD }, { address, hash: counter.hash });
+    mail.clear();
+    await sendInvitationCode(t.db, link.token, address, { smtpUrl: mail.url, from: 'c@countersign.test', targets: mailOnly() });
+    const code = /\b(\d{6})\b/.exec(mail.received()[0]!.subject)![1]!;
+    await acceptInvitation(t.db, { token: link.token, code, password: PASSWORD }, { address, hash: counter.hash });
     expect(counter.hashes).toBe(1);
-    // The success gave its own count back; the failure before it stays.
+    // The successes gave their own counts back; the failure before them stays.
     expect((await throttleRow(address))!.failures).toBe(1);
   });
 

@@ -2,6 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { invitations, memberships, tenants, users, type Role } from '@/db/schema';
+import { recordAccountEvent } from '@/lib/auth/account-events';
+import { CODE_REFUSED, hasPendingCode, proveWithPassword, sendCodeTo, withEmailCode, type CodeMail } from '@/lib/auth/email-codes';
 import { hashPassword } from '@/lib/auth/password';
 import { addressSucceeded, admitAddress } from '@/lib/auth/throttle';
 import { recordStateChange } from '@/lib/events/record';
@@ -165,27 +167,63 @@ export type SignInWay = 'password' | 'sso' | 'existing';
 /** Who is accepting: the session's person (if any) and the address the request came from. */
 export type Acceptor = { userId?: string; address: string; hash?: (password: string) => Promise<string> };
 
-// One answer whether or not the address has an account: the token alone never opens one.
-const PASSWORD_REQUIRED = new DomainError('invalid', 'password_required', 'Choose a password of at least 12 characters for a new account. If you already have an account, sign in first and open this link again.');
+// One answer whether or not the address has an account: the token alone never opens one, and
+// nobody chooses a credential for an address they have not proven.
+const CODE_REQUIRED = new DomainError('invalid', 'code_required', 'First prove that this address is yours: send a code to it, then type the code with the password you choose. If you already have an account, you may sign in first and open this link again.');
 const SIGN_IN_REQUIRED = new DomainError('conflict', 'sign_in_required', 'A new account cannot be made for this address. If it is yours, sign in first and open this link again.');
+const HAS_ACCOUNT = new DomainError('conflict', 'sign_in_required', 'This address has a Countersign account already: sign in with it, then open this link again.');
 
-/**
- * Accepts an invitation. The token is looked up first (every attempt counts at the client's address
- * in the sign-in throttle until one succeeds), and a password is hashed only for a pending
- * invitation of a new account. Into an existing account only when signed in as it: the token alone
- * never suffices, and an account confined to another tenant (made by a link, address unproven) is
- * refused. A new account is confined to this tenant until its person proves the address. One
- * transaction grants the role and marks the link used. The caller checks that SSO is configured.
- */
-export async function acceptInvitation(db: Database, input: AcceptInput, acceptor: Acceptor, now = new Date()) {
-  const admission = await admitAddress(db, acceptor.address, now);
+/** The invitation page's "Send code": a code to the invited address (never to anyone the caller names). */
+export async function sendInvitationCode(db: Database, token: string, address: string, mail: CodeMail, now = new Date()) {
+  await admitted(db, address, now);
+  const { invitation } = await pendingRow(db, token, false, now);
+  await sendCodeTo(db, invitation.email, mail, (tx) => recordStateChange(tx, {
+    tenantId: invitation.tenantId,
+    type: 'membership.invitation_code_sent',
+    actor: { type: 'system', id: 'email-verification' },
+    data: { invitation: invitation.id },
+    occurredAt: now,
+    outbox: false,
+  }), now);
+  await addressSucceeded(db, address);
+  return { email: invitation.email };
+}
+
+async function admitted(db: Database, address: string, now: Date) {
+  const admission = await admitAddress(db, address, now);
   if (!admission.allowed) {
     const seconds = Math.max(1, Math.ceil((admission.retryAt.getTime() - now.getTime()) / 1000));
     throw rateLimited('too_many_attempts', `Too many failed attempts from your address; try again in ${seconds} s.`, seconds);
   }
-  const accepted = acceptor.userId ? await acceptSignedIn(db, input, acceptor.userId, now) : await acceptNew(db, input, acceptor, now);
+}
+
+/**
+ * Accepts an invitation. Every attempt counts at the client's address in the sign-in throttle until
+ * one succeeds. Three ways in, and none lets the link's holder choose a credential for an address
+ * they have not proven:
+ * - `{token, code, password}`: the code emailed to the invited address proves it in this same
+ *   transaction; then its owner's password is set on a new account, or on the address's unproven
+ *   account, which proving takes over (lib/auth/email-codes.ts proveAddress). A proven account's
+ *   person signs in instead.
+ * - `{token, sso: true}`: a new account with no credential at all; only a single sign-on that
+ *   vouches for the address (which proves it) opens it. The caller checks that SSO is configured.
+ * - `{token}` signed in as the invited address, with a proven address (or one confined to this tenant).
+ */
+export async function acceptInvitation(db: Database, input: AcceptInput, acceptor: Acceptor, now = new Date()) {
+  await admitted(db, acceptor.address, now);
+  const accepted =
+    input.code !== undefined ? await acceptWithCode(db, input, acceptor, now)
+    : acceptor.userId ? await acceptSignedIn(db, input, acceptor.userId, now)
+    : input.sso ? await acceptSso(db, input, now)
+    : await refuseUnproven(db, input, now);
   await addressSucceeded(db, acceptor.address);
   return accepted;
+}
+
+/** Signed out, without a code or single sign-on: a known link still opens nothing. */
+async function refuseUnproven(db: Database, input: AcceptInput, now: Date): Promise<never> {
+  await pendingRow(db, input.token, false, now);
+  throw CODE_REQUIRED;
 }
 
 async function acceptSignedIn(db: Database, input: AcceptInput, userId: string, now: Date) {
@@ -195,16 +233,45 @@ async function acceptSignedIn(db: Database, input: AcceptInput, userId: string, 
     throw new DomainError('forbidden', 'invitation_for_another_address', 'This invitation is for another address than the one you are signed in with. Sign out, then open the link again.');
   }
   if (input.password !== undefined || input.sso) throw new DomainError('invalid', 'signed_in', 'You are signed in already: accept without choosing a password or single sign-on.');
-  return join(db, input.token, 'existing', now, { userId });
+  return db.transaction(async (tx) => join(tx, input.token, 'existing', now, userId));
 }
 
-async function acceptNew(db: Database, input: AcceptInput, acceptor: Acceptor, now: Date) {
+async function acceptSso(db: Database, input: AcceptInput, now: Date) {
   const { invitation } = await pendingRow(db, input.token, false, now);
-  if (input.password === undefined && !input.sso) throw PASSWORD_REQUIRED;
   if (await userIdByEmail(db, invitation.email)) throw SIGN_IN_REQUIRED;
-  // Hashing is slow on purpose: only now, and before any row is locked.
-  const passwordHash = input.password === undefined ? null : await (acceptor.hash ?? hashPassword)(input.password);
-  return join(db, input.token, input.sso ? 'sso' : 'password', now, { passwordHash });
+  return db.transaction(async (tx) => {
+    const { invitation: locked } = await pendingRow(tx, input.token, true, now);
+    const userId = await newAccount(tx, locked, { passwordHash: null, emailVerifiedAt: null });
+    if (!userId) throw SIGN_IN_REQUIRED;
+    return join(tx, input.token, 'sso', now, userId);
+  });
+}
+
+async function acceptWithCode(db: Database, input: AcceptInput, acceptor: Acceptor, now: Date) {
+  const { invitation } = await pendingRow(db, input.token, false, now);
+  if (input.password === undefined || input.code === undefined) throw CODE_REQUIRED;
+  const { code, password } = input;
+  if (!(await hasPendingCode(db, invitation.email, now))) throw CODE_REFUSED.none;
+  // Hashing is slow on purpose: only for an address with a pending code, and before any row is locked.
+  const passwordHash = await (acceptor.hash ?? hashPassword)(password);
+  const invited = async (tx: Database) => (await pendingRow(tx, input.token, true, now)).invitation;
+  return withEmailCode(db, code, now, async (tx) => (await invited(tx)).email, async (tx) => claimAndJoin(tx, input.token, await invited(tx), passwordHash, now));
+}
+
+/**
+ * The address was proven in this transaction: its owner's password goes on a new account, or on
+ * the address's unproven account (proving it takes it over, then the new password ends its
+ * sessions). A proven account is its person's already: they sign in instead.
+ */
+async function claimAndJoin(tx: Database, token: string, invitation: typeof invitations.$inferSelect, passwordHash: string, now: Date) {
+  const [existing] = await tx.select().from(users).where(eq(users.email, invitation.email)).for('update');
+  if (existing?.emailVerifiedAt) throw HAS_ACCOUNT;
+  const userId = existing ? existing.id : await newAccount(tx, invitation, { passwordHash, emailVerifiedAt: now });
+  if (!userId) throw HAS_ACCOUNT;
+  if (existing) await proveWithPassword(tx, existing.id, 'email_code', passwordHash, now);
+  const joined = await join(tx, token, 'password', now, userId);
+  if (!existing) await recordAccountEvent(tx, userId, { type: 'auth.email_verified', actor: { type: 'user', id: userId }, reasonCode: 'email_code', data: { user: userId }, occurredAt: now });
+  return joined;
 }
 
 async function userIdByEmail(db: Database, email: string) {
@@ -212,28 +279,24 @@ async function userIdByEmail(db: Database, email: string) {
   return user?.id;
 }
 
-/**
- * Grants the invitation's role (to the existing account, or to a new one confined to this tenant)
- * and marks the link used, in one transaction, re-checking the invitation under lock.
- */
-async function join(db: Database, token: string, signIn: SignInWay, now: Date, who: { userId: string } | { passwordHash: string | null }) {
-  return db.transaction(async (tx) => {
-    const { invitation, tenantName } = await pendingRow(tx, token, true, now);
-    const userId = 'userId' in who ? who.userId : newId('usr');
-    if (!('userId' in who)) {
-      const values = { id: userId, email: invitation.email, name: invitation.name, passwordHash: who.passwordHash, createdByTenantId: invitation.tenantId };
-      const created = await tx.insert(users).values(values).onConflictDoNothing().returning({ id: users.id });
-      if (created.length === 0) throw SIGN_IN_REQUIRED;
-    }
-    await grantMembership(tx, {
-      tenantId: invitation.tenantId,
-      userId,
-      role: invitation.role,
-      actor: { type: 'user', id: userId },
-      data: { invitation: invitation.id },
-      onlyNew: true,
-    });
-    await tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, invitation.id));
-    return { userId, email: invitation.email, tenantId: invitation.tenantId, tenantName, role: invitation.role, signIn };
+/** A new account for the invited address (its id), or nothing when the address has one. */
+async function newAccount(tx: Database, invitation: typeof invitations.$inferSelect, credential: { passwordHash: string | null; emailVerifiedAt: Date | null }) {
+  const values = { id: newId('usr'), email: invitation.email, name: invitation.name, createdByTenantId: invitation.tenantId, ...credential };
+  const [created] = await tx.insert(users).values(values).onConflictDoNothing().returning({ id: users.id });
+  return created?.id;
+}
+
+/** Grants the invitation's role and marks the link used, in the caller's transaction, re-checking the invitation under lock. */
+async function join(tx: Database, token: string, signIn: SignInWay, now: Date, userId: string) {
+  const { invitation, tenantName } = await pendingRow(tx, token, true, now);
+  await grantMembership(tx, {
+    tenantId: invitation.tenantId,
+    userId,
+    role: invitation.role,
+    actor: { type: 'user', id: userId },
+    data: { invitation: invitation.id },
+    onlyNew: true,
   });
+  await tx.update(invitations).set({ acceptedAt: now }).where(eq(invitations.id, invitation.id));
+  return { userId, email: invitation.email, tenantId: invitation.tenantId, tenantName, role: invitation.role, signIn };
 }

@@ -2,7 +2,6 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, invitations, memberships, users } from '@/db/schema';
 import { sessionIsLive, startSession } from '@/lib/auth/sessions';
-import { verifyPassword } from '@/lib/auth/password';
 import { readJsonRequest } from '@/lib/http/body';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
@@ -51,16 +50,16 @@ describe('an invitation link', () => {
 
   it('works once: the account, the role and the used mark land together, and a second use changes nothing', async () => {
     const { token } = await invite('once@acme.test', 'approver');
-    const accepted = await acceptInvitation(t.db, { token, password: PASSWORD }, ANON, at(2));
-    expect(accepted).toMatchObject({ email: 'once@acme.test', tenantName: 'Acme', role: 'approver', signIn: 'password' });
+    const accepted = await acceptInvitation(t.db, { token, sso: true }, ANON, at(2));
+    expect(accepted).toMatchObject({ email: 'once@acme.test', tenantName: 'Acme', role: 'approver', signIn: 'sso' });
     const [user] = await t.db.select().from(users).where(eq(users.email, 'once@acme.test'));
-    expect(await verifyPassword(user!.passwordHash, PASSWORD)).toBe(true);
+    expect(user!.passwordHash).toBeNull();
     expect(await roleOf('acme', user!.id)).toBe('approver');
     const granted = (await eventsOf('acme', 'membership.granted')).at(-1);
     expect(granted).toMatchObject({ actorType: 'user', actorId: user!.id, data: { user: user!.id, role: 'approver', previousRole: null } });
 
     await expect(invitationByToken(t.db, token, at(3))).resolves.toEqual({ state: 'used', tenantName: 'Acme' });
-    await expectApiError(acceptInvitation(t.db, { token, password: 'another long password' }, ANON, at(3)), { status: 410, code: 'invitation_used' });
+    await expectApiError(acceptInvitation(t.db, { token, code: '123456', password: 'another long password' }, ANON, at(3)), { status: 410, code: 'invitation_used' });
     const [after] = await t.db.select().from(users).where(eq(users.email, 'once@acme.test'));
     expect(after!.passwordHash).toBe(user!.passwordHash);
   });
@@ -82,9 +81,10 @@ describe('an invitation link', () => {
     await expectApiError(acceptInvitation(t.db, { token, password: PASSWORD }, ANON), { status: 404, code: 'invitation_not_found' });
   });
 
-  it('needs a password for a new account, or single sign-on', async () => {
+  it('needs the emailed code with a password for a new account, or single sign-on', async () => {
     const { token } = await invite('choose@acme.test');
-    await expectApiError(acceptInvitation(t.db, { token }, ANON, at(1)), { status: 422, code: 'password_required' });
+    await expectApiError(acceptInvitation(t.db, { token }, ANON, at(1)), { status: 422, code: 'code_required' });
+    await expectApiError(acceptInvitation(t.db, { token, password: PASSWORD }, ANON, at(1)), { status: 422, code: 'code_required' });
     await expect(invitationByToken(t.db, token, at(1))).resolves.toMatchObject({ state: 'pending' });
     await expect(acceptInvitation(t.db, { token, sso: true }, ANON, at(1))).resolves.toMatchObject({ signIn: 'sso' });
     const [user] = await t.db.select().from(users).where(eq(users.email, 'choose@acme.test'));
@@ -96,8 +96,9 @@ describe('an invitation link', () => {
     const [before] = await t.db.select().from(users).where(eq(users.id, erin));
     const { token } = await invite('erin@globex.test', 'viewer');
     await expect(invitationByToken(t.db, token, at(1))).resolves.not.toHaveProperty('hasAccount');
-    await expectApiError(acceptInvitation(t.db, { token, password: 'I am taking over erin' }, ANON, at(1)), { status: 409, code: 'sign_in_required' });
-    await expectApiError(acceptInvitation(t.db, { token }, ANON, at(1)), { status: 422, code: 'password_required' });
+    await expectApiError(acceptInvitation(t.db, { token, password: 'I am taking over erin' }, ANON, at(1)), { status: 422, code: 'code_required' });
+    await expectApiError(acceptInvitation(t.db, { token, sso: true }, ANON, at(1)), { status: 409, code: 'sign_in_required' });
+    await expectApiError(acceptInvitation(t.db, { token }, ANON, at(1)), { status: 422, code: 'code_required' });
     await expect(acceptInvitation(t.db, { token }, { ...ANON, userId: erin }, at(1))).resolves.toMatchObject({ userId: erin, signIn: 'existing', role: 'viewer' });
     const [after] = await t.db.select().from(users).where(eq(users.id, erin));
     expect(after!.passwordHash).toBe(before!.passwordHash);
@@ -112,7 +113,7 @@ describe('an invitation link', () => {
     const second = await invite('twice@acme.test', 'approver', at(1));
     expect((await pendingInvitations(t.db, 'acme', at(1))).filter((i) => i.email === 'twice@acme.test').map((i) => i.id)).toEqual([second.invitation.id]);
     await expectApiError(acceptInvitation(t.db, { token: first.token, password: PASSWORD }, ANON, at(2)), { status: 410, code: 'invitation_expired' });
-    await expect(acceptInvitation(t.db, { token: second.token, password: PASSWORD }, ANON, at(2))).resolves.toMatchObject({ role: 'approver' });
+    await expect(acceptInvitation(t.db, { token: second.token, sso: true }, ANON, at(2))).resolves.toMatchObject({ role: 'approver' });
   });
 
   it('is cancelled by an admin of its own tenant only; the cancelled link is dead', async () => {
@@ -165,7 +166,7 @@ describe('changing and removing members', () => {
 
   it("removes a member's role here and leaves their sessions, which may serve other tenants, alone", async () => {
     const { token } = await invite('leaving@acme.test', 'approver');
-    const { userId } = await acceptInvitation(t.db, { token, password: PASSWORD }, ANON, at(1));
+    const { userId } = await acceptInvitation(t.db, { token, sso: true }, ANON, at(1));
     const session = await startSession(t.db, userId, 'credentials');
     await expect(removeMembership(t.db, { tenantId: 'acme', userId, actor: carol() })).resolves.toEqual({ userId, role: 'approver' });
     expect(await sessionIsLive(t.db, session, userId)).toBe(true);
@@ -214,6 +215,9 @@ describe('the request bodies', () => {
     ['sso false', { token: 'x'.repeat(43), sso: false }],
     ['no token', { password: PASSWORD }],
     ['an unknown field', { token: 'x'.repeat(43), password: PASSWORD, role: 'admin' }],
+    ['a code without a password', { token: 'x'.repeat(43), code: '123456' }],
+    ['a code and single sign-on', { token: 'x'.repeat(43), code: '123456', password: PASSWORD, sso: true }],
+    ['a code of five digits', { token: 'x'.repeat(43), code: '12345', password: PASSWORD }],
   ])('refuses an acceptance with %s, without echoing the password', async (_label, body) => {
     const error = await expectApiError(readJsonRequest(post(body), acceptRequest), { status: 422, code: 'invalid_acceptance' });
     expect(JSON.stringify(error.toBody())).not.toContain('eleven char');

@@ -1,10 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { memberships, users } from '@/db/schema';
+import { startMailCatcher } from '@/demo/receivers/mail-catcher';
 import { setupTestDatabase } from '@/test/db';
 import { seededWorld } from '@/test/world';
 import { MembershipError } from './errors';
-import { acceptInvitation, createInvitation } from './invitations';
+import { acceptInvitation, createInvitation, sendInvitationCode } from './invitations';
 import { changeRole, removeMembership } from './members';
 
 /** Races on a real server: the last-admin rule and single use hold when requests arrive together. */
@@ -37,9 +38,13 @@ describe('under concurrency', () => {
     }
   });
 
-  it('accepts one invitation once when two acceptances race', async () => {
+  it('accepts one invitation once when two acceptances with the same right code race', async () => {
     const { token } = await createInvitation(t.db, { email: 'racer@acme.test', name: 'Racer', role: 'viewer', tenantId: 'acme', invitedBy: seeded.world.userId('carol') });
-    const results = await Promise.allSettled([acceptInvitation(t.db, { token, password: 'first long password' }, ANON), acceptInvitation(t.db, { token, password: 'second long password' }, ANON)]);
+    const mail = await startMailCatcher();
+    await sendInvitationCode(t.db, token, ANON.address, { smtpUrl: mail.url, from: 'c@countersign.test', targets: { allowedPrivateOrigins: [mail.url] } });
+    const code = /\b(\d{6})\b/.exec(mail.received()[0]!.subject)![1]!;
+    await mail.close();
+    const results = await Promise.allSettled([acceptInvitation(t.db, { token, code, password: 'first long password' }, ANON), acceptInvitation(t.db, { token, code, password: 'second long password' }, ANON)]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as { code: string }).code).toBe('invitation_used');
     expect(await t.db.select().from(users).where(eq(users.email, 'racer@acme.test'))).toHaveLength(1);

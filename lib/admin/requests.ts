@@ -43,16 +43,20 @@ export const roleChangeRequest: RequestBody<RoleChange> = {
 export const deletionRequest = noFields('invalid_deletion', 'A deletion takes no fields; send {} or no body.');
 
 /**
- * Accepting an invitation: the token from the link and, for a new account, a password or (when
- * single sign-on is configured) `sso: true`; signed in as the invited address, neither.
+ * Accepting an invitation: the token from the link and, signed out, the code emailed to the
+ * invited address with the password its owner chooses, or (when single sign-on is configured)
+ * `sso: true`; signed in as the invited address, neither.
  */
 export const acceptInput = z
   .strictObject({
     token: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
+    code: z.string().regex(/^\d{6}$/, 'must be the six digits from the email').optional(),
     password: z.string().min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`).max(MAX_PASSWORD, `must be at most ${MAX_PASSWORD} characters`).optional(),
     sso: z.literal(true, { error: 'must be true when present' }).optional(),
   })
-  .refine((value) => !(value.password !== undefined && value.sso), { path: ['sso'], message: 'choose a password or single sign-on, not both' });
+  .refine((value) => !(value.password !== undefined && value.sso), { path: ['sso'], message: 'choose a password or single sign-on, not both' })
+  .refine((value) => !(value.code !== undefined && value.sso), { path: ['sso'], message: 'single sign-on proves the address itself; send no code with it' })
+  .refine((value) => value.code === undefined || value.password !== undefined, { path: ['password'], message: 'choose a password to go with the code' });
 
 export type AcceptInput = z.infer<typeof acceptInput>;
 
@@ -60,13 +64,28 @@ export type AcceptInput = z.infer<typeof acceptInput>;
 export const acceptRequest: RequestBody<AcceptInput> = {
   schema: acceptInput,
   code: 'invalid_acceptance',
-  message: `Send {"token"} with a "password" of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters, or "sso": true, for a new account; nothing more when signed in.`,
+  message: `Send {"token", "code"} with a "password" of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters, or {"token", "sso": true}; signed in, {"token"} alone.`,
+};
+
+export const invitationCodeInput = z.strictObject({ token: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters') });
+
+export type InvitationCodeInput = z.infer<typeof invitationCodeInput>;
+
+/** `POST /api/v1/invitations/code`: email a code to the invited address. */
+export const invitationCodeRequest: RequestBody<InvitationCodeInput> = {
+  schema: invitationCodeInput,
+  code: 'invalid_code_request',
+  message: 'Send {"token"}: the code goes to the address the invitation names.',
 };
 
 /** `POST /api/v1/account/email-code`: send a code to the signed-in person's address. */
 export const emailCodeRequest = noFields('invalid_code_request', 'Asking for a code takes no fields; send {} or no body.');
 
-export const emailCodeCheckInput = z.strictObject({ code: z.string().regex(/^\d{6}$/, 'must be the six digits from the email') });
+export const emailCodeCheckInput = z.strictObject({
+  code: z.string().regex(/^\d{6}$/, 'must be the six digits from the email'),
+  /** Needed for an account an invitation link made: proving its address removes the password set before. */
+  password: z.string().min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`).max(MAX_PASSWORD, `must be at most ${MAX_PASSWORD} characters`).optional(),
+});
 
 export type EmailCodeCheck = z.infer<typeof emailCodeCheckInput>;
 
@@ -74,5 +93,5 @@ export type EmailCodeCheck = z.infer<typeof emailCodeCheckInput>;
 export const emailCodeCheckRequest: RequestBody<EmailCodeCheck> = {
   schema: emailCodeCheckInput,
   code: 'invalid_code',
-  message: 'Send {"code": "<the six digits from the email>"}.',
+  message: 'Send {"code": "<the six digits from the email>"}, with a new "password" for an account an invitation link made.',
 };

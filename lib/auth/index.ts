@@ -12,6 +12,10 @@ declare module 'next-auth' {
   interface Session {
     operatorId: string;
   }
+  interface User {
+    /** A password sign-in's session, started where the password was checked. */
+    sid?: string;
+  }
 }
 
 /** Too many failed sign-ins for this account or address: try again later (same for unknown accounts). */
@@ -35,7 +39,7 @@ async function findUserByEmail(email: string) {
 
 /** Checks a password behind the throttle: a refused attempt checks nothing and changes nothing. */
 async function authorizePassword(email: string, password: string, request: Request) {
-  const [throttle, { verifyPassword }] = await Promise.all([import('./throttle'), import('./password')]);
+  const [throttle, { verifyPassword }, sessions] = await Promise.all([import('./throttle'), import('./password'), import('./sessions')]);
   const db = await database();
   const attempt = { email, address: clientAddress(request.headers) };
   const admission = await throttle.admitSignIn(db, attempt);
@@ -48,7 +52,10 @@ async function authorizePassword(email: string, password: string, request: Reque
     throw new CredentialsSignin();
   }
   await throttle.signInSucceeded(db, attempt);
-  return { id: user.id, email: user.email, name: user.name };
+  // Started here, against the hash just checked: a password cleared meanwhile opens nothing.
+  const sid = await sessions.startPasswordSession(db, user.id, user.passwordHash!);
+  if (!sid) throw new CredentialsSignin();
+  return { id: user.id, email: user.email, name: user.name, sid };
 }
 
 async function recordOidcRefusal(userId: string, reasonCode: string) {
@@ -108,14 +115,18 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
     },
   },
   callbacks: {
-    // SSO never creates people: an administrator adds them first, by verified email.
-    // A refusal for a known account is recorded; an unknown email is recorded nowhere.
+    // SSO never creates people: an administrator adds them first, by verified email. An account an
+    // invitation link made is opened only by a provider that vouches for the address: nothing else
+    // says the person signing in owns it. A refusal for a known account is recorded; an unknown
+    // email is recorded nowhere.
     async signIn({ user, account, profile }) {
       if (account?.provider === 'credentials') return true;
       if (!user.email) return false;
       const known = await findUserByEmail(user.email);
-      if (known && profile?.email_verified === false) await recordOidcRefusal(known.id, 'email_unverified');
-      return Boolean(known) && profile?.email_verified !== false;
+      if (!known) return false;
+      const vouched = (await import('./email-codes')).ssoMayOpen(known, profile?.email_verified);
+      if (!vouched) await recordOidcRefusal(known.id, 'email_unverified');
+      return vouched;
     },
     async jwt({ token, user, account, profile }) {
       const sessions = await import('./sessions');
@@ -124,7 +135,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         if (!row?.id) throw new CredentialsSignin();
         if (account.provider !== 'credentials' && profile?.email_verified === true) await (await import('./email-codes')).addressProvenBySso(await database(), row.id);
         token.uid = row.id;
-        token.sid = await sessions.startSession(await database(), row.id, account.provider === 'credentials' ? 'credentials' : 'oidc');
+        token.sid = account.provider === 'credentials' ? user.sid : await sessions.startSession(await database(), row.id, 'oidc');
+        if (typeof token.sid !== 'string') throw new CredentialsSignin();
         return token;
       }
       // Returning null ends the cookie too: a token whose session row is gone is worth nothing.

@@ -1,12 +1,12 @@
 import { and, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { sessions } from '@/db/schema';
+import { sessions, users } from '@/db/schema';
 import { env } from '@/lib/env';
 import { newId } from '@/lib/ids';
 import { recordAccountEvent } from './account-events';
 
 /** Why a session ended, as stored and audited. */
-export type SessionEndReason = 'signed_out' | 'signed_out_everywhere' | 'password_changed' | 'member_removed' | 'expired' | 'idle';
+export type SessionEndReason = 'signed_out' | 'signed_out_everywhere' | 'password_changed' | 'address_proven' | 'member_removed' | 'expired' | 'idle';
 
 /** How a person proved who they are. */
 export type SignInMethod = 'credentials' | 'oidc';
@@ -29,11 +29,26 @@ export function sessionLimits(): SessionLimits {
 
 /** A successful sign-in: the session row and its `auth.signed_in` event in each of the person's tenants, in one transaction. */
 export async function startSession(db: Database, userId: string, method: SignInMethod, now = new Date(), limits = sessionLimits()): Promise<string> {
-  const id = newId('ses');
-  await db.transaction(async (tx) => {
-    await tx.insert(sessions).values({ id, userId, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + limits.maxHours * 3_600_000) });
-    await recordAccountEvent(tx, userId, { type: 'auth.signed_in', actor: { type: 'user', id: userId }, reasonCode: method, data: { user: userId, session: id, method }, occurredAt: now });
+  return db.transaction((tx) => openSession(tx, userId, method, now, limits));
+}
+
+/**
+ * A sign-in with the password whose hash was just checked: the session starts only if that is
+ * still the account's password, under the account's row lock, so a password changed or cleared
+ * while it was checked (proving the address of a link-made account) opens nothing.
+ */
+export async function startPasswordSession(db: Database, userId: string, checkedHash: string, now = new Date(), limits = sessionLimits()): Promise<string | undefined> {
+  return db.transaction(async (tx) => {
+    const [user] = await tx.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).for('update');
+    if (user?.passwordHash !== checkedHash) return undefined;
+    return openSession(tx, userId, 'credentials', now, limits);
   });
+}
+
+async function openSession(tx: Database, userId: string, method: SignInMethod, now: Date, limits: SessionLimits) {
+  const id = newId('ses');
+  await tx.insert(sessions).values({ id, userId, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + limits.maxHours * 3_600_000) });
+  await recordAccountEvent(tx, userId, { type: 'auth.signed_in', actor: { type: 'user', id: userId }, reasonCode: method, data: { user: userId, session: id, method }, occurredAt: now });
   return id;
 }
 

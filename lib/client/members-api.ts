@@ -47,11 +47,7 @@ export function acceptInvitation(input: AcceptInput): Promise<ApiResult<Accepted
   return call('/api/v1/invitations/accept', sendJson(input), 'The invitation was not accepted');
 }
 
-/** Emails the signed-in person a code that proves their address. */
-export function sendEmailCode(): Promise<ApiResult<{ sentTo: string }>> {
-  return call('/api/v1/account/email-code', sendJson({}), 'The code was not sent');
-}
-
-export function verifyEmailCode(code: string): Promise<ApiResult<{ verifiedAt: string }>> {
-  return call('/api/v1/account/email-code/verify', sendJson({ code }), 'The code was not accepted');
+/** Emails a code to the address the invitation names (the first step of accepting it). */
+export function sendInvitationCode(token: string): Promise<ApiResult<{ sentTo: string }>> {
+  return call('/api/v1/invitations/code', sendJson({ token }), 'The code was not sent');
 }

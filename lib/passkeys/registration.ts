@@ -3,6 +3,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, auditPending, passkeyChallenges, passkeys, users, type Passkey } from '@/db/schema';
 import { recordAccountEvent } from '@/lib/auth/account-events';
+import { awaitsItsOwner, OWNER_MUST_PROVE } from '@/lib/auth/email-codes';
 import { recordStateChange } from '@/lib/events/record';
 import { DomainError } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
@@ -47,8 +48,9 @@ export async function listPasskeys(db: Database, userId: string): Promise<Passke
  * it is used once or expires.
  */
 export async function registrationOptions(db: Database, userId: string, rp: RelyingParty, now = new Date()) {
-  const [user] = await db.select({ email: users.email, name: users.name }).from(users).where(eq(users.id, userId));
+  const [user] = await db.select().from(users).where(eq(users.id, userId));
   if (!user) throw new DomainError('not_found', 'not_found', 'No such person.');
+  if (awaitsItsOwner(user)) throw OWNER_MUST_PROVE;
   const existing = await db.select({ credentialId: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, userId));
   const options = await generateRegistrationOptions({
     rpName: rp.name,
@@ -95,6 +97,8 @@ export function answeredChallenge(clientDataJSON: string): string {
 export async function registerPasskey(db: Database, userId: string, rp: RelyingParty, body: PasskeyRegisterRequest, now = new Date()) {
   const challenge = answeredChallenge(body.response.response.clientDataJSON);
   return db.transaction(async (tx) => {
+    const [user] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
+    if (user && awaitsItsOwner(user)) throw OWNER_MUST_PROVE;
     const [issued] = await tx
       .delete(passkeyChallenges)
       .where(and(eq(passkeyChallenges.challenge, challenge), eq(passkeyChallenges.userId, userId), eq(passkeyChallenges.purpose, 'register'), gt(passkeyChallenges.expiresAt, now)))

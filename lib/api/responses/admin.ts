@@ -67,8 +67,11 @@ export const invitationCreatedSchema = z.strictObject({ invitationUrl: z.url(), 
 export const invitationCancelledSchema = z.strictObject({ invitation: pendingInvitationSchema });
 export const roleChangedSchema = z.strictObject({ member: z.strictObject({ userId: z.string(), role, previousRole: role.nullable() }) });
 export const memberRemovedSchema = z.strictObject({ removed: z.strictObject({ userId: z.string(), role }) });
-export const emailCodeSentSchema = z.strictObject({ sentTo: z.string().describe('The address the code went to: the signed-in account’s own.') });
-export const emailVerifiedSchema = z.strictObject({ verifiedAt: instant });
+export const emailCodeSentSchema = z.strictObject({ sentTo: z.string().describe('The address the code went to: the signed-in account’s own, or the one the invitation names.') });
+export const emailVerifiedSchema = z.strictObject({
+  verifiedAt: instant,
+  credentialsCleared: z.boolean().describe('True when the account was made by an invitation link: proving its address removed its password and passkeys and ended its sessions (this one too); its owner signs in anew.'),
+});
 export const invitationAcceptedSchema = z.strictObject({ email: z.string(), tenantName: z.string(), role, signIn: z.enum(['password', 'sso', 'existing']) });
 
 const channelSchema = z.strictObject({

@@ -6,10 +6,13 @@ import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
-/** Checks the emailed code; the right one proves the signed-in person's address. */
+/**
+ * Checks the emailed code; the right one proves the signed-in person's address (and takes an account
+ * an invitation link made over for its owner: its credentials and sessions end, this one too).
+ */
 export const POST = accountMutation<EmailCodeCheck>(emailCodeCheckRequest, async ({ db, operator, body }) => {
-  const verified = await verifyEmailCode(db, operator.userId, body.code);
-  return Response.json({ verifiedAt: verified.verifiedAt } satisfies EmailVerified, { headers: { 'cache-control': 'no-store' } });
+  const verified = await verifyEmailCode(db, operator.userId, body.code, body.password);
+  return Response.json({ verifiedAt: verified.verifiedAt, credentialsCleared: verified.credentialsCleared } satisfies EmailVerified, { headers: { 'cache-control': 'no-store' } });
 });
 
 /** Every other method: 405 with `Allow` (lib/http/methods.ts). */
