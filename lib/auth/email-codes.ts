@@ -8,6 +8,7 @@ import { targetPolicy, type TargetPolicy } from '@/lib/notifications/outbound';
 import { sendMail, type MailSettings } from '@/lib/notifications/send';
 import { recordAccountEvent } from './account-events';
 import { hashPassword } from './password';
+import { forgetKnownAddresses } from './known-addresses';
 import { endAllSessions } from './sessions';
 
 /**
@@ -173,6 +174,8 @@ export async function proveAddress(tx: Database, userId: string, how: 'email_cod
   await tx.update(users).set({ passwordHash: null }).where(eq(users.id, userId));
   const removed = await tx.delete(passkeys).where(eq(passkeys.userId, userId)).returning({ id: passkeys.id });
   await tx.delete(passkeyChallenges).where(eq(passkeyChallenges.userId, userId));
+  // The addresses its old password was right from vouched for whoever knew that password.
+  await forgetKnownAddresses(tx, userId);
   const sessions = await endAllSessions(tx, userId, 'address_proven', SYSTEM, now);
   await recordAccountEvent(tx, userId, {
     type: 'auth.credentials_cleared',

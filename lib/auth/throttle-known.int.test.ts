@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { signInKnownAddresses } from '@/db/schema';
+import { signInKnownAddresses, tenants, users } from '@/db/schema';
 import { createUser, setPassword } from '@/lib/admin/accounts';
 import { setupTestDatabase } from '@/test/db';
+import { proveAddress } from './email-codes';
 import { admitSignIn, SIGN_IN_THROTTLE, signInFailed, signInSucceeded, type SignInAttempt } from './throttle';
 
 /**
@@ -106,6 +107,17 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     await setPassword(t.db, jo.id, 'another long enough password');
     const sprayed = await failPatiently((i) => ({ email: `reset${i}@nat.test`, address: office }), SIGN_IN_THROTTLE.scopes.address.delayAfter + 10, start);
     expect(await admitSignIn(t.db, { email: jo.email, address: office }, sprayed)).toMatchObject({ allowed: false });
+  });
+
+  it('is forgotten when the owner proves the address of an account a link made: whoever set its password knew it', async () => {
+    await t.db.insert(tenants).values({ id: 'nat', name: 'Nat' }).onConflictDoNothing();
+    const kim = await createUser(t.db, { email: 'kim@nat.test', name: 'Kim', password: PASSWORD });
+    await t.db.update(users).set({ createdByTenantId: 'nat' }).where(eq(users.id, kim.id));
+    const office = '203.0.113.120';
+    await signIn({ email: kim.email, address: office }, start);
+    expect(await t.db.select().from(signInKnownAddresses).where(eq(signInKnownAddresses.userId, kim.id))).toHaveLength(1);
+    await t.db.transaction((tx) => proveAddress(tx, kim.id, 'email_code', start));
+    expect(await t.db.select().from(signInKnownAddresses).where(eq(signInKnownAddresses.userId, kim.id))).toEqual([]);
   });
 
   it('is learned only from a correct password, never from a failure or an unknown email', async () => {
