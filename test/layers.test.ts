@@ -85,7 +85,7 @@ describe('layer rules', () => {
       {
         'app/page.tsx': imports('{ v }', '../lib/decisions/decide'),
         'components/c.tsx': `${imports('{ v }', '../lib/shared/x')}${imports('{ w }', '../lib/client/y')}${imports('type { T }', '../lib/decisions/decide')}`,
-        'lib/client/y.ts': `${imports('{ v }', '../shared/x')}${imports('type { T }', '../decisions/decide')}export const w = 2;\n`,
+        'lib/client/y.ts': `${imports('{ v }', ['..', 'shared', 'x'].join('/'))}${imports('type { T }', '../decisions/decide')}export const w = 2;\n`,
         'lib/shared/x.ts': `${imports('type { T }', '../../db/schema')}export const v = 1;\n`,
         'lib/decisions/decide.ts': `${imports('{ v }', '../gates/y')}export type T = number;\n`,
         'lib/gates/y.ts': `${imports('{ v }', '../../db/schema')}`,
