@@ -6,6 +6,8 @@ import { auditHashInput } from './append';
 
 /** Pending events linked per transaction: a long backlog is chained in several short ones. */
 export const CHAIN_BATCH = 1_000;
+/** How many times in a row a batch is read again after a row committed out of `id` order under it. */
+const CHAIN_RETRIES = 10;
 
 /**
  * Links a tenant's pending events (audit_pending) into its hash chain, oldest `id` first, and
@@ -27,14 +29,18 @@ export async function chainPending(db: Database, tenantId: string, batch = CHAIN
   const [waiting] = await db.select({ id: auditPending.id }).from(auditPending).where(eq(auditPending.tenantId, tenantId)).limit(1);
   if (!waiting) return 0;
   let chained = 0;
+  let retries = 0;
   for (;;) {
     // READ COMMITTED whatever the server's default: the batch's reads must see what the chainer
     // that held the head before committed (chainBatch).
     const linked = await db.transaction((tx) => chainBatch(tx, tenantId, batch), { isolationLevel: 'read committed' }).catch((error: unknown) => {
-      if (isSerializationFailure(error)) return 'again' as const;
+      // Each retry reads rows that committed meanwhile; a batch that loses the race this often in
+      // a row is left to the next call (the worker's sweep, or the next reader) rather than spun on.
+      if (isSerializationFailure(error) && ++retries <= CHAIN_RETRIES) return 'again' as const;
       throw error;
     });
     if (linked === 'again') continue;
+    retries = 0;
     chained += linked;
     if (linked < batch) return chained;
   }
