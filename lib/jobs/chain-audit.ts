@@ -1,4 +1,5 @@
 import type { Database } from '@/db';
+import { extendTree } from '@/lib/audit/tlog/store';
 import { chainPending } from '@/lib/events/chainer';
 
 /** Tenants one process chains at once: the rest wait their turn, so chaining never holds the whole connection pool. */
@@ -9,8 +10,9 @@ const MAX_TENANT_ID = 64;
 
 export type AuditChainer = {
   /**
-   * Chains the tenant's pending events now, or right after its run in progress: every wake during a
-   * run (a burst of commits) comes to one more run, which sees all of them.
+   * Chains the tenant's pending events now, or right after its run in progress, and adds them to
+   * its Merkle tree: every wake during a run (a burst of commits) comes to one more run, which sees
+   * all of them.
    */
   wake(tenantId: string): void;
   /** Resolves once no run is in progress or due. */
@@ -29,7 +31,10 @@ export function auditChainer(db: Database, onError: (error: unknown) => void): A
       if (running.has(tenantId)) continue;
       due.delete(tenantId);
       running.add(tenantId);
+      // The tree grows with the chain, so a checkpoint or a proof asked for later extends nothing
+      // (or little): on a large log, a first extension at request time would read every event.
       void chainPending(db, tenantId)
+        .then(() => extendTree(db, tenantId))
         .catch(onError)
         .finally(() => {
           running.delete(tenantId);
