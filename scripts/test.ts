@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
-import { warnIfOldNode } from '@/lib/node-version';
+import { suiteNodeProblem } from '@/lib/node-version';
 
 type Step = { name: string; command: string[]; env?: Record<string, string> };
 type Result = { name: string; ok: boolean; seconds: number };
@@ -73,8 +73,13 @@ function run(step: Step): Promise<Result & { output: string }> {
 }
 
 async function main(): Promise<number> {
+  // On an older Node the components step dies in jsdom with a stack trace: say why, once, first.
+  const problem = suiteNodeProblem();
+  if (problem) {
+    console.error(problem);
+    return 1;
+  }
   console.log(`Node ${process.versions.node}`);
-  warnIfOldNode();
   const results: Result[] = [];
   let stagesRun = 0;
   for (const stage of stages) {
