@@ -256,7 +256,7 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
 
   return {
     async stop() {
-      await stopJobs(jobs, listening.map((listened) => listened?.then((unlisten) => unlisten?.())));
+      await stopJobs(jobs, listening.flatMap((listened) => (listened ? [listened.then((unlisten) => unlisten?.())] : [])));
       await chainer.idle();
     },
     async settled() {
