@@ -36,9 +36,11 @@ CMD ["start"]
 # ── prebuilt (`--target prebuilt`): the image from a build already made on this machine ──
 # `npm test` builds the standalone server once; scripts/container-test.ts --prebuilt lays it out as
 # /app (the standalone server, .next/static, public, drizzle, the dist/ bundles, docker/) in a
-# context folder of its own and builds this target from it, instead of building the app again.
+# folder that is the whole build context, and builds this target from it instead of building the
+# app again. (Docker's classic builder builds every stage, this one too, in a plain `docker build .`:
+# it copies the repository into a stage the image never uses.)
 FROM base AS prebuilt
-COPY app/ ./
+COPY . ./
 USER 10001:10001
 
 # ── build: the production build (Next standalone) and the worker, migrate and CLI bundles ──

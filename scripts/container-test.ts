@@ -80,7 +80,7 @@ async function engine(): Promise<{ ok: true; started?: ChildProcess } | { ok: fa
 }
 
 /**
- * The Dockerfile's `prebuilt` target's context: `app/` laid out as the image's /app, from the
+ * The Dockerfile's `prebuilt` target's context, laid out as the image's /app: from the
  * suite's `next build` (NEXT_OUTPUT=standalone) and the bundles made here by docker/bundle.sh, as
  * the build stage makes them. In .next (hard links, so nothing large is copied; no .dockerignore there).
  */
@@ -89,9 +89,8 @@ function prebuiltContext(): string {
   if (!fs.existsSync(path.join(standalone, 'server.js'))) {
     throw new Error('--prebuilt needs the standalone build (`NEXT_OUTPUT=standalone npx next build`, the build step of npm test); none is in .next/standalone');
   }
-  const app = path.join(CONTEXT, 'app');
-  fs.rmSync(CONTEXT, { recursive: true, force: true });
-  fs.mkdirSync(CONTEXT);
+  const app = CONTEXT;
+  fs.rmSync(app, { recursive: true, force: true });
   must('copying the standalone build', sh('cp', ['-al', standalone, app]));
   // Settings files never reach the image (.dockerignore keeps them out of the other build too).
   for (const name of fs.readdirSync(app)) if (name.startsWith('.env')) fs.rmSync(path.join(app, name));
@@ -103,7 +102,7 @@ function prebuiltContext(): string {
   for (const file of ['entrypoint.sh', 'healthcheck.mjs']) fs.copyFileSync(path.join('docker', file), path.join(app, 'docker', file));
   fs.chmodSync(path.join(app, 'docker', 'entrypoint.sh'), 0o755);
   must('docker/bundle.sh', sh('sh', ['docker/bundle.sh', path.join(app, 'dist')]));
-  return CONTEXT;
+  return app;
 }
 
 /** `docker run --rm` of the image with the settings file; answers what it printed. */
