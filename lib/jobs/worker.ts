@@ -31,9 +31,9 @@ export const DISPATCH_OVERLAP = 4;
 export const JOB_INTERVALS_MS = {
   expiry: 30_000,
   dispatch: 15_000,
-  reconciliation: 30_000,
+  reconciliation: 20_000,
   notifications: 30_000,
-  reminders: 30_000,
+  reminders: 60_000,
   auditWatch: 60_000,
   recheck: 10_000,
   claims: 600_000,
