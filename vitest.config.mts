@@ -1,11 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { UNIT_ISOLATED } from './test/unit-isolation';
 
 /**
- * Four projects (run one with `vitest run --project <name>`), each over the product (`lib/`), the
+ * Five projects (run one with `vitest run --project <name>`), each over the product (`lib/`), the
  * demo world and its systems of record (`demo/`), the corpus runner (`corpus/`) and the test kit
  * (`test/`):
- * - unit: `*.test.ts`, no database.
+ * - unit: `*.test.ts`, no database, every file in one shared module graph per worker (`isolate:
+ *   false`: about a third of the CPU of a fresh graph per file); a file that leaves the environment
+ *   or a global changed fails (test/unit-leaks.ts).
+ * - unit-isolated: the unit files that mock modules or stub the environment (UNIT_ISOLATED in
+ *   test/unit-isolation.ts), each in a fresh module graph. `npm test` runs both unit projects.
  * - integration-pglite: `*.int.test.ts`, each file on its own in-memory PGlite, a copy of one
  *   migrated in test/pglite-global-setup.ts. With `COUNTERSIGN_PGLITE_SET=conformance` (what
  *   `npm test` sets when PostgreSQL runs every file) only the files where the driver matters.
@@ -17,6 +22,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const root = fileURLToPath(new URL('.', import.meta.url));
 
 const FOLDERS = '{lib,demo,corpus,test}';
+const UNIT = `${FOLDERS}/**/*.test.ts`;
 const INTEGRATION = `${FOLDERS}/**/*.int.test.ts`;
 const POSTGRES_ONLY = `${FOLDERS}/**/*.postgres.int.test.ts`;
 
@@ -48,6 +54,10 @@ const integration = {
   hookTimeout: 120_000,
 };
 
+// The first import of a route's module graph can take seconds on a loaded machine; the default
+// 5 s made test/api-routes.test.ts fail on a busy CI run.
+const unit = { environment: 'node' as const, testTimeout: 30_000 };
+
 // Each project is inline (no `extends: true`, which would load this file once more per project).
 // `server-only` throws outside React's server build; under test, its server-side (empty) module.
 const resolve = {
@@ -64,13 +74,20 @@ export default defineConfig({
       {
         resolve,
         test: {
+          ...unit,
           name: 'unit',
-          include: [`${FOLDERS}/**/*.test.ts`],
-          exclude: [...configDefaults.exclude, INTEGRATION],
-          environment: 'node',
-          // The first import of a route's module graph can take seconds on a loaded machine; the
-          // default 5 s made test/api-routes.test.ts fail on a busy CI run.
-          testTimeout: 30_000,
+          include: [UNIT],
+          exclude: [...configDefaults.exclude, INTEGRATION, ...UNIT_ISOLATED],
+          isolate: false,
+          setupFiles: ['test/unit-leaks.ts'],
+        },
+      },
+      {
+        resolve,
+        test: {
+          ...unit,
+          name: 'unit-isolated',
+          include: UNIT_ISOLATED,
         },
       },
       {

@@ -2,7 +2,8 @@
  * `npm run test:container`: the container image, end to end, when a Docker engine can run here.
  *
  * Builds the FROM images where no registry answers (scripts/ci/base-images.sh), builds the
- * Dockerfile, and against a scratch database on DATABASE_URL's PostgreSQL: `migrate`, the `cli`
+ * Dockerfile (with `--prebuilt`, as `npm test` runs it: its `prebuilt` target from the standalone
+ * build the suite's build step made, instead of npm ci and next build inside Docker), and against a scratch database on DATABASE_URL's PostgreSQL: `migrate`, the `cli`
  * (signing key, tenant, operator, agent key), the dashboard (`start`, WORKER_IN_PROCESS=0) until
  * its HEALTHCHECK says healthy, and a `worker`. An agent proposes a stock hold through the
  * dashboard's HTTP API, the operator signs in and approves it over HTTP, and the proposal must
@@ -32,6 +33,10 @@ const run = randomBytes(3).toString('hex');
 const names = { web: `countersign-test-web-${run}`, worker: `countersign-test-worker-${run}` };
 
 type Ran = { ok: boolean; out: string };
+
+/** `--prebuilt` (npm test): the image from the standalone build the suite made, not a second build inside Docker. */
+const prebuilt = process.argv.includes('--prebuilt');
+const CONTEXT = path.join('.next', 'container-context');
 
 /** A command to its end, its stdout and stderr together. */
 function sh(command: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): Ran {
@@ -72,6 +77,32 @@ async function engine(): Promise<{ ok: true; started?: ChildProcess } | { ok: fa
     started.kill('SIGTERM');
   }
   return { ok: false, reason: `dockerd did not start (see ${log})` };
+}
+
+/**
+ * The Dockerfile's `prebuilt` target's context, laid out as the image's /app: from the
+ * suite's `next build` (NEXT_OUTPUT=standalone) and the bundles made here by docker/bundle.sh, as
+ * the build stage makes them. In .next (hard links, so nothing large is copied; no .dockerignore there).
+ */
+function prebuiltContext(): string {
+  const standalone = path.join('.next', 'standalone');
+  if (!fs.existsSync(path.join(standalone, 'server.js'))) {
+    throw new Error('--prebuilt needs the standalone build (`NEXT_OUTPUT=standalone npx next build`, the build step of npm test); none is in .next/standalone');
+  }
+  const app = CONTEXT;
+  fs.rmSync(app, { recursive: true, force: true });
+  must('copying the standalone build', sh('cp', ['-al', standalone, app]));
+  // Settings files never reach the image (.dockerignore keeps them out of the other build too).
+  for (const name of fs.readdirSync(app)) if (name.startsWith('.env')) fs.rmSync(path.join(app, name));
+  for (const [from, to] of [[path.join('.next', 'static'), path.join('.next', 'static')], ['public', 'public'], ['drizzle', 'drizzle']] as const) {
+    fs.rmSync(path.join(app, to), { recursive: true, force: true });
+    must(`copying ${from}`, sh('cp', ['-al', from, path.join(app, to)]));
+  }
+  fs.mkdirSync(path.join(app, 'docker'));
+  for (const file of ['entrypoint.sh', 'healthcheck.mjs']) fs.copyFileSync(path.join('docker', file), path.join(app, 'docker', file));
+  fs.chmodSync(path.join(app, 'docker', 'entrypoint.sh'), 0o755);
+  must('docker/bundle.sh', sh('sh', ['docker/bundle.sh', path.join(app, 'dist')]));
+  return app;
 }
 
 /** `docker run --rm` of the image with the settings file; answers what it printed. */
@@ -161,10 +192,16 @@ async function main(): Promise<number> {
     // A proxy that re-signs TLS has its CA here; the build's npm needs it (build stage only).
     const caDir = '/usr/local/share/ca-certificates';
     const extraCa = fs.existsSync(caDir) ? fs.readdirSync(caDir).filter((name) => name.endsWith('.crt')).map((name) => fs.readFileSync(path.join(caDir, name), 'utf8')).join('\n') : '';
-    must('docker build', docker('build', '--network', 'host', '--quiet', ...(extraCa ? ['--build-arg', `EXTRA_CA_CERTS=${extraCa}`] : []), '--tag', IMAGE, '.'));
+    if (prebuilt) {
+      try {
+        must('docker build --target prebuilt', docker('build', '--quiet', '--target', 'prebuilt', '--file', path.resolve('Dockerfile'), '--tag', IMAGE, prebuiltContext()));
+      } finally {
+        fs.rmSync(CONTEXT, { recursive: true, force: true });
+      }
+    } else must('docker build', docker('build', '--network', 'host', '--quiet', ...(extraCa ? ['--build-arg', `EXTRA_CA_CERTS=${extraCa}`] : []), '--tag', IMAGE, '.'));
     const buildSeconds = seconds(phase);
     const size = Number(docker('image', 'inspect', IMAGE, '--format', '{{.Size}}').out.trim());
-    console.log(`base images ${baseSeconds} s, image built in ${buildSeconds} s: ${IMAGE}, ${Math.round(size / 1e6)} MB`);
+    console.log(`base images ${baseSeconds} s, image built${prebuilt ? ' from the suite’s standalone build' : ''} in ${buildSeconds} s: ${IMAGE}, ${Math.round(size / 1e6)} MB`);
 
     const refused = docker('run', '--rm', '--network', 'host', '--env', `PORT=${PORT}`, IMAGE, 'start');
     if (refused.ok || !refused.out.includes('AUTH_SECRET is missing') || !refused.out.includes('SIGNING_KEYS is missing')) {

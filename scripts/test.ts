@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
-import { warnIfOldNode } from '@/lib/node-version';
+import { suiteNodeProblem } from '@/lib/node-version';
 
 type Step = { name: string; command: string[]; env?: Record<string, string> };
 type Result = { name: string; ok: boolean; seconds: number };
@@ -21,7 +21,8 @@ const stages: Step[][] = [
     { name: 'type check', command: npx('typescript/bin/tsc', '--noEmit') },
     { name: 'lint', command: npx('eslint/bin/eslint.js', '.', '--max-warnings=0') },
     { name: 'layers', command: npx('dependency-cruiser/bin/dependency-cruise.mjs', 'lib', 'db', 'components', 'app', '--output-type', 'err') },
-    { name: 'unit', command: npx('vitest/vitest.mjs', 'run', '--project', 'unit') },
+    // One shared module graph for the unit files, and a fresh one per file for those that mock (vitest.config.mts).
+    { name: 'unit', command: npx('vitest/vitest.mjs', 'run', '--project', 'unit', '--project', 'unit-isolated') },
     { name: 'components', command: npx('vitest/vitest.mjs', 'run', '--project', 'components') },
     { name: 'contracts lint', command: tsx('scripts/cli.ts', 'contracts:lint') },
   ],
@@ -37,7 +38,9 @@ const stages: Step[][] = [
     },
   ],
   ...(postgres ? [[{ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') }]] : []),
-  [{ name: 'build', command: npx('next/dist/bin/next', 'build') }],
+  // The standalone output as well (next.config.ts), so the container step packs this build into the
+  // image rather than building the app a second time inside Docker; `next start` serves the same build.
+  [{ name: 'build', command: npx('next/dist/bin/next', 'build'), env: { NEXT_OUTPUT: 'standalone' } }],
   // Traces cost every test its recording and nobody reads them from a full run: rerun a failing
   // spec alone (`npm run test:e2e -- e2e/x.spec.ts`) to get its trace.
   [{ name: 'e2e', command: tsx('scripts/e2e.ts'), env: { E2E_TRACE: 'off' } }],
@@ -55,7 +58,9 @@ const stages: Step[][] = [
   ],
   // The container image end to end (build, migrate, cli, dashboard and worker containers, an
   // approval through them, compose.yaml validated); it says why and passes when no engine runs.
-  [{ name: 'container', command: tsx('scripts/container-test.ts') }],
+  // From the build above (--prebuilt): the image is proven as it runs on a fresh machine, its own
+  // Debian and Node, only the app built once; `npm run test:container` alone builds it all in Docker.
+  [{ name: 'container', command: tsx('scripts/container-test.ts', '--prebuilt') }],
 ];
 
 /** Runs a step to its end, keeping its output to print in one piece. */
@@ -73,8 +78,13 @@ function run(step: Step): Promise<Result & { output: string }> {
 }
 
 async function main(): Promise<number> {
+  // On an older Node the components step dies in jsdom with a stack trace: say why, once, first.
+  const problem = suiteNodeProblem();
+  if (problem) {
+    console.error(problem);
+    return 1;
+  }
   console.log(`Node ${process.versions.node}`);
-  warnIfOldNode();
   const results: Result[] = [];
   let stagesRun = 0;
   for (const stage of stages) {

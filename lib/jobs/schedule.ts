@@ -1,14 +1,29 @@
-/** The jobs of one worker: what runs now, the timers, and whether it is stopping. */
-export type JobSet = { running: Set<Promise<void>>; timers: NodeJS.Timeout[]; stopped: boolean };
+/**
+ * What calls a job on its interval: real timers (unref'd: they never keep the process alive), or a
+ * test's own clock, which moves only when the test says (test/manual-clock.ts). Answers a function
+ * that stops the calls.
+ */
+export type Clock = { every(ms: number, tick: () => void): () => void };
 
-export function jobSet(): JobSet {
-  return { running: new Set(), timers: [], stopped: false };
+export const timerClock: Clock = {
+  every(ms, tick) {
+    const timer = setInterval(tick, ms);
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+/** The jobs of one worker: what runs now, how to stop their intervals, and whether it is stopping. */
+export type JobSet = { running: Set<Promise<void>>; cancels: (() => void)[]; stopped: boolean; clock: Clock };
+
+export function jobSet(clock: Clock = timerClock): JobSet {
+  return { running: new Set(), cancels: [], stopped: false, clock };
 }
 
 /**
- * Runs `job` now and every `ms` (an unref'd timer: it never keeps the process alive); answers a
- * wake-up that runs it now, or right after a run in progress when `overlap` runs are under way.
- * At most `overlap` runs at once (1: the job never overlaps itself). `job` must not reject.
+ * Runs `job` now and every `ms` on the set's clock; answers a wake-up that runs it now, or right
+ * after a run in progress when `overlap` runs are under way. At most `overlap` runs at once (1: the
+ * job never overlaps itself). `job` must not reject.
  */
 export function scheduleJob(jobs: JobSet, { ms, overlap = 1 }: { ms: number; overlap?: number }, job: () => Promise<void>): () => void {
   let runs = 0;
@@ -27,9 +42,7 @@ export function scheduleJob(jobs: JobSet, { ms, overlap = 1 }: { ms: number; ove
     });
     jobs.running.add(run);
   };
-  const timer = setInterval(tick, ms);
-  timer.unref();
-  jobs.timers.push(timer);
+  jobs.cancels.push(jobs.clock.every(ms, tick));
   tick();
   return () => {
     if (runs >= overlap) wokenWhileBusy = true;
@@ -37,9 +50,9 @@ export function scheduleJob(jobs: JobSet, { ms, overlap = 1 }: { ms: number; ove
   };
 }
 
-/** Stops the timers; answers once every run under way has ended. */
+/** Stops the intervals; answers once every run under way has ended. */
 export async function stopJobs(jobs: JobSet, also: Promise<unknown>[] = []): Promise<void> {
   jobs.stopped = true;
-  for (const timer of jobs.timers) clearInterval(timer);
+  for (const cancel of jobs.cancels) cancel();
   await Promise.allSettled([...jobs.running, ...also]);
 }

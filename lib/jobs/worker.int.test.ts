@@ -11,6 +11,7 @@ import { seedWorld, type SeededWorld } from '@/test/world';
 import { COMMAND_MINTED } from './dispatch-commands';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
 import { executorBaseUrl, startWorker } from './worker';
+import { manualClock } from '@/test/manual-clock';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -48,16 +49,16 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('startWorker', () => {
-  it('runs dispatch on its interval until stopped: the command is executed once', async () => {
-    const body = { requestId: 'req_worker_1', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
-    const minted = await approvedCommand(t.db, systems.client, await world.agent('acme'), world.userId('alice'), body, new Date());
+  it('runs dispatch until stopped: the command is executed once, and nothing runs after stop()', async () => {
+    const hold = (requestId: string) => ({ requestId, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } });
+    const agent = await world.agent('acme');
+    const minted = await approvedCommand(t.db, systems.client, agent, world.userId('alice'), hold('req_worker_1'), new Date());
     const lines: string[] = [];
-    const worker = startWorker(t.db, { executorBaseUrl: baseUrl, intervals: { dispatch: 50, reconciliation: 100, expiry: 1_000 }, log: (line) => lines.push(line), logError: (line) => lines.push(line) });
+    const clock = manualClock();
+    // Every job runs once at start; the clock moves only when the test says.
+    const worker = startWorker(t.db, { executorBaseUrl: baseUrl, clock, log: (line) => lines.push(line), logError: (line) => lines.push(line) });
     try {
-      const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && (await proposalRow(t.db, minted.proposal.id)).status !== 'succeeded') {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await worker.settled();
     } finally {
       await worker.stop();
     }
@@ -69,10 +70,17 @@ describe('startWorker', () => {
     expect(execution?.status).toBe('succeeded');
     expect(lines.some((line) => line.includes('dispatched 1 command: 1 delivered'))).toBe(true);
     expect(lines.some((line) => line.includes('failed'))).toBe(false);
-    // Stopped: nothing runs any more.
-    const count = received.length;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(received.length).toBe(count);
+
+    // Stopped: an approval made afterwards is not dispatched however far the clock moves, because
+    // no interval is left to tick (a stop() that did nothing would dispatch it on the next tick).
+    const after = await approvedCommand(t.db, systems.client, agent, world.userId('alice'), hold('req_worker_2'), new Date());
+    expect(clock.active).toBe(0);
+    for (let tick = 0; tick < 60; tick++) {
+      clock.advance(60_000);
+      await worker.settled();
+    }
+    expect(received).toEqual([minted.jws]);
+    expect((await proposalRow(t.db, after.proposal.id)).status).toBe('approved');
   });
 
   it('sends commands to APP_URL, else to this machine on PORT', () => {
