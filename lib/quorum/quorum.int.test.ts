@@ -19,6 +19,7 @@ import type { PersonName } from '@/test/world';
 import { decide } from '@/lib/decisions/decide';
 import { standingApprovers } from '@/lib/quorum/quorum';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
+import { decisionsPage } from '@/lib/audit/history';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { commandKeys } from '@/lib/commands/keys';
 
@@ -111,8 +112,8 @@ describe('a role that drops withdraws the approvals its new role no longer meets
   });
 });
 
-describe('an evidence bundle tells a withdrawn approval in words and never counts it', () => {
-  it('Bob approves, is demoted to viewer, Alice and Carol approve: "approved by Bob — withdrawn: role changed to viewer", 2 of 2 counted', async () => {
+describe('an evidence bundle and History tell a withdrawn approval and never count it', () => {
+  it('Bob approves, is demoted to viewer, Alice and Carol approve: "approved by Bob — withdrawn: role changed to viewer", 2 of 2 counted; History marks Bob withdrawn', async () => {
     await resetRoles();
     const proposal = await refund();
     await approve('bob', proposal);
@@ -136,6 +137,13 @@ describe('an evidence bundle tells a withdrawn approval in words and never count
     expect((await verifyBundle(standing, keys.jwks)).checks.filter((check) => !check.ok).map((check) => check.check)).toEqual(['decisions']);
     const hidden = { ...bundle, events: bundle.events.filter((row) => row !== withdrawal) };
     expect((await verifyBundle(hidden, keys.jwks)).checks.filter((check) => !check.ok).map((check) => check.check)).toEqual(['decisions']);
+    // History's Decisions view: Bob is listed as withdrawn, never as one who approved.
+    const row = (await decisionsPage(t.db, 'acme', { q: proposal.id })).items.find((item) => item.id === proposal.id);
+    expect(row?.deciders).toEqual([
+      { name: 'Bob', decision: 'approve', withdrawn: true },
+      { name: 'Alice', decision: 'approve', withdrawn: false },
+      { name: 'Carol', decision: 'approve', withdrawn: false },
+    ]);
     await resetRoles();
   });
 });
