@@ -13,8 +13,13 @@ const proposalHref = (id: string) => `/proposals/${encodeURIComponent(id)}`;
 
 /** How the proposal ended, in words: who decided, and the reason where there is one. */
 function outcomeWords(row: DecisionRowView): string {
-  const approvers = row.deciders.filter((d) => d.decision === 'approve').map((d) => d.name);
+  const approvers = row.deciders.filter((d) => d.decision === 'approve' && !d.withdrawn).map((d) => d.name);
+  const withdrawn = row.deciders.filter((d) => d.withdrawn).map((d) => `${d.name}'s approval withdrawn`);
   const rejecter = row.deciders.find((d) => d.decision === 'reject')?.name;
+  return `${endWords(row, approvers, rejecter)}${withdrawn.length > 0 ? ` (${withdrawn.join(', ')})` : ''}`;
+}
+
+function endWords(row: DecisionRowView, approvers: readonly string[], rejecter: string | undefined): string {
   switch (row.status) {
     case 'rejected':
       return `Rejected${rejecter ? ` by ${rejecter}` : ''}`;

@@ -92,12 +92,17 @@ test('the evidence bundle downloads from the proposal page and verifies offline;
 
   const text = fs.readFileSync(file, 'utf8');
   expect(text).not.toMatch(/"d"\s*:/);
-  const bundle = JSON.parse(text) as { payloadHash: string; payload: { args: { amountMinor: number } }; events: { type: string }[] };
+  const bundle = JSON.parse(text) as { format: string; payloadHash: string; payload: { args: { amountMinor: number } }; events: { type: string; proposalId: string; inclusion: { treeSize: number } }[]; checkpoint: string };
+  expect(bundle.format).toBe('countersign.evidence-bundle/3');
   expect(bundle.payloadHash).toBe(proposal.payloadHash);
   expect(bundle.events.map((event) => event.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted', 'execution.started', 'execution.succeeded']);
+  // Only this proposal's events, each with its inclusion proof in the bundle's checkpoint (a signed note): no other proposal's rows.
+  expect(bundle).not.toHaveProperty('interleaved');
+  for (const event of bundle.events) expect(event).toMatchObject({ proposalId: proposal.id, inclusion: { treeSize: Number(bundle.checkpoint.split('\n')[1]) } });
 
   const verified = await cli(scratch, ['bundle:verify', file]);
   expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  expect(verified.stdout).toMatch(/^ok {3}inclusion: 5 event\(s\) of this proposal, each included in checkpoint #\d+$/m);
   expect(verified.stdout).toContain('The bundle verifies.');
 
   const tampered = path.join(scratch, 'tampered.json');

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { cli } from './cli-runner';
 import { apiSession, proposeHold, proposeRefund, signInWithForm } from './support';
 
 const shots = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
@@ -70,13 +71,19 @@ test('carol filters the decisions by action and person, exports the filtered eve
   const jsonl = await download(page, 'history-export-jsonl');
   const [end, ...reversed] = jsonl.text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).reverse();
   const records = reversed.reverse();
-  // JSON Lines ends with a checkpoint signed for its last row (docs/evidence.md); this view is a filtered export.
-  expect(end).toMatchObject({ format: 'countersign.export-end/1', filtered: true, rows: records.length, tenant: 'acme', seq: records.at(-1)!.seq, hash: records.at(-1)!.hash });
+  // JSON Lines ends with the checkpoint signed note made when it began (docs/evidence.md); this view is a filtered export, each row with its inclusion proof.
+  expect(end).toMatchObject({ format: 'countersign.export-end/2', filtered: true, rows: records.length, tenant: 'acme', seq: records.at(-1)!.seq, hash: records.at(-1)!.hash, treeSize: expect.any(Number), note: expect.stringContaining('/countersign/acme\n') });
   expect(records.length).toBe(lines.length);
   for (const record of records) {
-    expect(record).toMatchObject({ tenantId: 'acme', proposalId: expect.stringMatching(/^prp_/) });
-    expect(Object.keys(record)).toEqual(['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash', 'actorLabel']);
+    expect(record).toMatchObject({ tenantId: 'acme', proposalId: expect.stringMatching(/^prp_/), inclusion: { seq: record.seq, treeSize: end!.treeSize } });
+    expect(Object.keys(record)).toEqual(['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash', 'actorLabel', 'inclusion']);
   }
+  // Offered "to re-verify offline": audit:verify says exactly what it proves, and exits 0.
+  const verified = await cli(path.join(test.info().outputDir, 'no-database'), ['audit:verify', '--export', path.join(test.info().outputDir, jsonl.name)]);
+  expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  expect(verified.stdout).toContain('acme: a filtered export: it proves the events it holds, not the whole log');
+  expect(verified.stdout).toContain(`each re-hashing and included in checkpoint #${end!.treeSize} (tree size ${end!.treeSize})`);
+  expect(verified.stdout).not.toContain('BROKEN');
   expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.approved' && record.actorName === 'Alice' && record.actorLabel === 'Alice')).toBe(true);
   expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.created' && record.actorLabel === 'agent acme-support-bot')).toBe(true);
   expect(records.some((record) => record.proposalId === hold.id && record.type === 'proposal.created')).toBe(true);
@@ -127,7 +134,7 @@ test('erin (globex) never sees acme rows, in either view or the export', async (
   await expect(page.getByTestId('history-empty')).toBeVisible();
   const exported = await page.request.get('/api/v1/audit/events?format=jsonl');
   expect(exported.headers()['content-disposition']).toMatch(/^attachment; filename="countersign-audit-globex-/);
-  for (const line of (await exported.text()).trimEnd().split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject(line.includes('"format":"countersign.export-end/1"') ? { tenant: 'globex', filtered: false } : { tenantId: 'globex' });
+  for (const line of (await exported.text()).trimEnd().split('\n').filter(Boolean)) expect(JSON.parse(line)).toMatchObject(line.includes('"format":"countersign.export-end/2"') ? { tenant: 'globex', filtered: false } : { tenantId: 'globex' });
   // An agent key never opens the export.
   const withKey = await request.get('/api/v1/audit/events?format=csv', { headers: { authorization: 'Bearer cs_whatever' } });
   expect(withKey.status()).toBe(401);

@@ -79,7 +79,7 @@ test('alice adds a passkey, approves with it where the rule asks, and the bundle
     expect(bundle.status()).toBe(200);
     const report = await verifyBundle(await bundle.json());
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
-    expect(report.verified.join('\n')).toMatch(/approved by Alice[^\n]* with passkey ‘YubiKey 5’ \(signature verified/);
+    expect(report.verified.join('\n')).toMatch(/approved by Alice[^\n]* with passkey ‘YubiKey 5’ \(signature verified; key registered by the server at #\d+;/);
 
     // Where no rule asks for it, a rejection may be signed too: the box is ticked for someone with a passkey.
     const small = await proposeHold(page.request, 'acme', { sku: 'filter-gray', quantity: 1 });

@@ -18,6 +18,9 @@ import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint } from '@/lib/audit/checkpoint';
 import { describeBreak, uncoveredRows, type CheckpointClaim } from '@/lib/audit/verify';
 import { describeExportBreak, verifyExportLines } from '@/lib/audit/export-verify';
+import { NoteError, verifyCheckpoint as verifyCheckpointNote, type TreeHead } from '@/lib/audit/tlog/note';
+import { originTenant } from '@/lib/audit/tlog/origin';
+import { consistencyProofSchema, type ConsistencyProofFile } from '@/lib/audit/tlog/proofs';
 import { peopleFileSchema, type PinnedPeople } from '@/lib/audit/bundle-passkeys';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { describeRepair, reconcileClaims } from '@/lib/jobs/reconcile-claims';
@@ -60,9 +63,11 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   executions:resume --tenant <id>                         (pending deadlines move on by the time paused; waiting commands go out)
   audit:verify [--tenant <id>] [--checkpoint FILE]... [--keys FILE]
                                                           (recomputes every audit chain; exits 1 naming the first bad sequence number)
-  audit:verify --export FILE [--checkpoint FILE]... [--keys FILE]
-                                                          (verifies a saved JSON Lines export against the checkpoint it ends with and any
-                                                          saved ones, no database needed; a row no checkpoint covers fails)
+  audit:verify --export FILE [--checkpoint FILE]... [--consistency FILE] [--keys FILE]
+                                                          (verifies a saved JSON Lines export against the checkpoint it ends with, no
+                                                          database needed: a whole one by its tree root, a filtered one by each row's
+                                                          inclusion proof; an earlier --checkpoint must be a prefix of its checkpoint —
+                                                          for a filtered export proven by --consistency; a rolled-back or forked log fails)
   claims:reconcile                                        (sets every resource's claims row that differs from the sum over its open
                                                           proposals to that sum, printing each repair; the worker also runs it every 10 min)
   bundle:verify FILE [--keys FILE] [--passkeys FILE]      (checks an evidence bundle offline, no database needed, each passkey signature too;
@@ -178,15 +183,30 @@ async function readJwks(file: string): Promise<PublicJwk[]> {
   return parsed.data.keys;
 }
 
-/** A saved `GET /api/v1/audit/checkpoint` answer, verified against the trusted keys (else its own). */
-async function readCheckpoint(file: string, trusted: PublicJwk[] | undefined): Promise<CheckpointClaim> {
+/**
+ * A saved `GET /api/v1/audit/checkpoint` answer, verified against the trusted keys (else its own):
+ * its JWS claim, and its signed note's tree head when the file carries one.
+ */
+async function readCheckpoint(file: string, trusted: PublicJwk[] | undefined): Promise<{ claim: CheckpointClaim; head?: TreeHead }> {
   const parsed = checkpointFileSchema.safeParse(await readJsonFile(file));
-  if (!parsed.success) throw new RefusedError(`${file} is not a saved checkpoint ({"checkpoint": "<JWS>", "keys": [...]})`);
+  if (!parsed.success) throw new RefusedError(`${file} is not a saved checkpoint ({"checkpoint": "<JWS>", "note": "<signed note>", "keys": [...]})`);
+  const keys = trusted ?? parsed.data.keys;
   try {
-    return await verifyCheckpoint(parsed.data.checkpoint, trusted ?? parsed.data.keys);
+    const claim = await verifyCheckpoint(parsed.data.checkpoint, keys);
+    const head = parsed.data.note === undefined ? undefined : verifyCheckpointNote(parsed.data.note, keys, parsed.data.origin);
+    if (head && (head.size !== claim.seq || originTenant(head.origin) !== claim.tenant)) throw new RefusedError(`${file}: its note and its JWS name different heads`);
+    return { claim, head };
   } catch (error) {
-    throw new RefusedError(`${file}: ${error instanceof CheckpointError ? error.message : 'does not verify'}`);
+    if (error instanceof RefusedError) throw error;
+    throw new RefusedError(`${file}: ${error instanceof CheckpointError || error instanceof NoteError ? error.message : 'does not verify'}`);
   }
+}
+
+/** `--consistency`: a saved `GET /api/v1/audit/proofs/consistency` answer. */
+async function readConsistency(file: string): Promise<ConsistencyProofFile> {
+  const parsed = consistencyProofSchema.safeParse(await readJsonFile(file));
+  if (!parsed.success) throw new RefusedError(`${file} is not a saved consistency proof ({"fromSize": N, "toSize": M, "hashes": [...]})`);
+  return parsed.data;
 }
 
 function parseGrants(values: string[]): Record<string, string[]> {
@@ -204,7 +224,7 @@ function parseGrants(values: string[]): Record<string, string[]> {
  * the file establishes and, under "Not verified", what it cannot; exits 1 unless every row is on the
  * chain and covered by a signed checkpoint.
  */
-async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], trusted: PublicJwk[] | undefined): Promise<void> {
+async function verifyExportFile(file: string, saved: { claim: CheckpointClaim; head?: TreeHead }[], consistency: ConsistencyProofFile | undefined, trusted: PublicJwk[] | undefined): Promise<void> {
   let stream: fs.FileHandle;
   try {
     stream = await fs.open(file);
@@ -212,10 +232,13 @@ async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], tr
     throw new RefusedError(`cannot read ${file}`);
   }
   try {
-    const report = await verifyExportLines(stream.readLines(), { checkpoints, keys: trusted });
+    // A saved file with a note is held to the export's checkpoint by the tree; an older one (JWS only) by its hash at its seq.
+    const earlier = saved.flatMap(({ head }) => (head ? [head] : []));
+    const checkpoints = saved.flatMap(({ claim, head }) => (head ? [] : [claim]));
+    const report = await verifyExportLines(stream.readLines(), { checkpoints, earlier, consistency, keys: trusted });
     if ('unreadable' in report) throw new RefusedError(`${file}${report.line > 0 ? ` line ${report.line}` : ''}: ${report.message}`);
     if (report.broken) {
-      console.log(`${report.tenant}: BROKEN at #${report.broken.seq} — ${describeExportBreak(report.broken.reason)} (${report.broken.reason}); verified through #${report.through.seq}`);
+      console.log(`${report.tenant}: BROKEN at #${report.broken.seq} — ${describeExportBreak(report.broken.reason)} (${report.broken.reason})${report.broken.detail ? `: ${report.broken.detail}` : ''}; verified through #${report.through.seq}`);
       throw new RefusedError(`the export does not verify: ${report.tenant} #${report.broken.seq} (${report.broken.reason})`);
     }
     if (report.uncovered) {
@@ -223,14 +246,14 @@ async function verifyExportFile(file: string, checkpoints: CheckpointClaim[], tr
       console.log(`${report.tenant}: #${from} to #${to} are covered by no signed checkpoint${report.checkpoints.length > 0 ? ` (the newest is #${report.checkpoints.at(-1)})` : ''}: those ${to - from + 1} row(s) are not verified`);
       throw new RefusedError(`the export does not verify: ${report.tenant} #${from} to #${to} are covered by no checkpoint (pass a checkpoint saved after them, or export again: an export ends with one)`);
     }
-    if (report.kind === 'filtered') console.log(`${report.tenant}: a filtered export: ${report.rows} event(s); their hashes verify individually; their inclusion in the log is not proven by this file`);
+    if (report.kind === 'filtered') console.log(`${report.tenant}: a filtered export: it proves the events it holds, not the whole log`);
     console.log('Verified:');
     for (const line of report.verified) console.log(`  ${line}`);
     console.log('Not verified:');
     for (const line of report.unverified) console.log(`  ${line}`);
     if (!trusted) console.log("note: the checkpoints were verified with their own keys; pin them with --keys <saved /.well-known/jwks.json> to prove the server signed them");
-    if (!report.ok) throw new RefusedError('the export is not verified as a whole: it is a filtered export, and nothing in it proves its events are in the log');
-    console.log('The export verifies.');
+    if (!report.ok) throw new RefusedError('the export does not verify');
+    console.log(report.kind === 'filtered' ? `The export's ${report.rows} event(s) verify, each included in checkpoint #${report.checkpoints[0]}.` : 'The export verifies.');
   } finally {
     await stream.close();
   }
@@ -309,6 +332,7 @@ async function run(argv: string[]): Promise<void> {
       events: { type: 'string' },
       digest: { type: 'string' },
       checkpoint: { type: 'string', multiple: true },
+      consistency: { type: 'string' },
       export: { type: 'string' },
       keys: { type: 'string' },
       passkeys: { type: 'string' },
@@ -458,8 +482,9 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'audit:verify': {
       const trusted = values.keys ? await readJwks(values.keys) : undefined;
-      const checkpoints = await Promise.all((values.checkpoint ?? []).map((file) => readCheckpoint(file, trusted)));
-      if (values.export) return verifyExportFile(values.export, checkpoints, trusted);
+      const saved = await Promise.all((values.checkpoint ?? []).map((file) => readCheckpoint(file, trusted)));
+      if (values.export) return verifyExportFile(values.export, saved, values.consistency ? await readConsistency(values.consistency) : undefined, trusted);
+      const checkpoints = saved.map(({ claim }) => claim);
       const reports = await withDatabase(({ db }) => verifyStoredChains(db, { tenant: values.tenant, checkpoints }));
       if (values.tenant && reports.length === 0) throw new RefusedError(`tenant "${values.tenant}" has no audit chain`);
       for (const point of checkpoints) {

@@ -34,15 +34,16 @@ export const PIN_HINT = "pin people's keys with `--passkeys people.json` to chec
  * decision, payload hash, person and revision, and the decision was recorded within the statement's
  * window. What binds the key to the person is said in words: a key pinned in `people` (the person's
  * own word), else the `passkey.registered` event of the tenant that comes before it — the server's
- * word, and only when `inChain` proves the registration's place in the log; a registration this
- * bundle cannot place binds nothing, and is listed as not verified.
+ * word, and only when `inChain` proves the registration's place in the log (its inclusion proof,
+ * whether it came before the proposal or not); a registration this bundle cannot place binds
+ * nothing, and is listed as not verified.
  */
 export async function checkPasskeyDecisions(input: {
   tenant: string;
   events: readonly ChainRow[];
   registrations: readonly ChainRow[];
   revisionOf: string | null;
-  /** Whether a row is in the log the bundle proves (today: on its verified chain segment). */
+  /** Whether a row is in the log the bundle proves (its inclusion proof in the bundle's checkpoint verified). */
   inChain: (row: ChainRow) => boolean;
   people?: PinnedPeople;
 }): Promise<PasskeyCheck[]> {

@@ -6,7 +6,16 @@ import type { ChainRow } from './verify';
  * these from the events that re-hashed and sit on the signed chain, never from the bundle's own
  * summary fields, and holds those fields against them.
  */
-export type Decided = { seq: number; decision: 'approve' | 'reject'; userId: string; name: string | null; payloadHash: string | null; at: string };
+export type Decided = {
+  seq: number;
+  decision: 'approve' | 'reject';
+  userId: string;
+  name: string | null;
+  payloadHash: string | null;
+  at: string;
+  /** Its `proposal.approval_withdrawn` event: the approval stopped counting (role: the approver's new role, null when removed). */
+  withdrawn?: { seq: number; at: string; role: string | null };
+};
 
 export type Story = {
   created: ChainRow | undefined;
@@ -17,6 +26,8 @@ export type Story = {
   execution: { status: string; seq: number; at: string } | undefined;
   /** The approvals the routing asked for, as the decision events record it. */
   required: number | undefined;
+  /** The first event that cannot happen in the status the events before it lead to (e.g. a command minted for a proposal never approved). */
+  outOfPlace: { seq: number; type: string; status: string | undefined } | undefined;
   /** The standing grant that approved it instead of a person (docs/grants.md), as its event records it. */
   grant: { seq: number; grantId: string; userId: string; name: string | null; at: string } | undefined;
 };
@@ -42,14 +53,22 @@ const STATUS_AFTER: Record<string, (row: ChainRow, current: string | undefined) 
   'execution.outcome_unknown': outcome('outcome_unknown'),
 };
 
+/** Events that happen only to an approved proposal: without its approval event before them, one was left out. */
+const AFTER_APPROVAL = new Set(['command.minted', 'execution.started']);
+
 /** The story of `events` (one proposal's, oldest first). */
 export function storyOf(events: readonly ChainRow[]): Story {
-  const story: Story = { created: undefined, decisions: [], status: undefined, execution: undefined, required: undefined, grant: undefined };
+  const story: Story = { created: undefined, decisions: [], status: undefined, execution: undefined, required: undefined, grant: undefined, outOfPlace: undefined };
   for (const row of events) {
+    if (AFTER_APPROVAL.has(row.type) && story.status?.status !== 'approved') story.outOfPlace ??= { seq: row.seq, type: row.type, status: story.status?.status };
     if (row.type === 'proposal.created') story.created ??= row;
     if (DECISION_TYPES.has(row.type) && row.actorType === 'user' && (row.reasonCode === 'approve' || row.reasonCode === 'reject')) {
       story.decisions.push({ seq: row.seq, decision: row.reasonCode, userId: row.actorId, name: row.actorName ?? null, payloadHash: row.payloadHash, at: new Date(row.occurredAt).toISOString() });
       if (typeof row.data.required === 'number') story.required = row.data.required;
+    }
+    if (row.type === 'proposal.approval_withdrawn') {
+      const approval = story.decisions.findLast((decision) => decision.decision === 'approve' && decision.userId === row.data.user && !decision.withdrawn);
+      if (approval) approval.withdrawn = { seq: row.seq, at: new Date(row.occurredAt).toISOString(), role: typeof row.data.role === 'string' ? row.data.role : null };
     }
     if (row.type === 'proposal.approved' && row.reasonCode === 'grant' && typeof row.data.grant === 'string') {
       story.grant = { seq: row.seq, grantId: row.data.grant, userId: row.actorId, name: row.actorName ?? null, at: new Date(row.occurredAt).toISOString() };
@@ -59,6 +78,19 @@ export function storyOf(events: readonly ChainRow[]): Story {
     if (OUTCOMES.has(row.type)) story.execution = { status: row.type.slice('execution.'.length), seq: row.seq, at: new Date(row.occurredAt).toISOString() };
   }
   return story;
+}
+
+/** The approvals that count: by distinct people, none withdrawn. */
+export function countedApprovals(story: Story): number {
+  return new Set(story.decisions.filter((decision) => decision.decision === 'approve' && !decision.withdrawn).map((decision) => decision.userId)).size;
+}
+
+/** A decision's line in the verified story: "approved by Bob (usr_2) at … (event #5) — withdrawn: role changed to viewer (event #7)". */
+export function decisionWords(decision: Decided, label: string, passkey = ''): string {
+  const withdrawn = decision.withdrawn
+    ? ` — withdrawn: ${decision.withdrawn.role ? `role changed to ${decision.withdrawn.role}` : 'removed from the tenant'} at ${decision.withdrawn.at} (event #${decision.withdrawn.seq}), not counted`
+    : '';
+  return `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${label}${passkey} at ${decision.at} (event #${decision.seq})${withdrawn}`;
 }
 
 /** "Alice Example (usr_1)", or the id with "(name unverified)" for events written before names were recorded. */

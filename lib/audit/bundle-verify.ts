@@ -7,14 +7,19 @@ import { audienceFor, COMMAND_LIFETIME_SECONDS, COMMAND_TYP } from '@/lib/comman
 import { receiptHash } from '@/lib/commands/receipt-hash';
 import { CLOCK_SKEW_SECONDS } from '@/lib/commands/verify';
 import { checkPasskeyDecisions, isSigned, type PasskeyCheck, type PinnedPeople } from './bundle-passkeys';
-import { actorLabel, storyOf, UNVERIFIED_FIELDS, type Story } from './bundle-story';
-import { CHECKPOINT_TYP, verifyCheckpoint } from './checkpoint';
-import { chainRowSchema, describeBreak, rowHashMatches, verifyChain, type ChainRow } from './verify';
+import { actorLabel, countedApprovals, decisionWords, storyOf, UNVERIFIED_FIELDS, type Story } from './bundle-story';
+import { verifyCheckpoint, type VerifiedCheckpoint } from './tlog/note';
+import { originTenant } from './tlog/origin';
+import { inclusionProofSchema, ProofError, verifyEventInclusion } from './tlog/proofs';
+import { chainRowSchema, rowHashMatches, type ChainRow } from './verify';
 
 /** The evidence bundle's format name and version: a verifier refuses any other. */
-export const BUNDLE_FORMAT = 'countersign.evidence-bundle/2';
+export const BUNDLE_FORMAT = 'countersign.evidence-bundle/3';
 
 const jwk = z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') });
+
+/** An event as a bundle carries it: its hashed fields, its hash, and the proof that it is a leaf of the checkpoint's tree. */
+const provenRowSchema = chainRowSchema.extend({ inclusion: inclusionProofSchema });
 
 export const bundleSchema = z.object({
   format: z.literal(BUNDLE_FORMAT),
@@ -41,25 +46,25 @@ export const bundleSchema = z.object({
   payloadHash: z.string(),
   rawCandidate: z.string(),
   gates: z.array(z.unknown()),
-  decisions: z.array(z.object({ decision: z.enum(['approve', 'reject']), payloadHash: z.string(), userId: z.string(), name: z.string().nullable().optional(), reason: z.string().nullable(), createdAt: z.string() })),
+  decisions: z.array(
+    z.object({ decision: z.enum(['approve', 'reject']), payloadHash: z.string(), userId: z.string(), name: z.string().nullable().optional(), reason: z.string().nullable(), createdAt: z.string(), withdrawnAt: z.string().nullable() }),
+  ),
   command: z.object({ id: z.string(), jws: z.string(), kid: z.string(), scope: z.string(), idempotencyKey: z.string() }).nullable(),
   keys: z.array(jwk),
   execution: z.object({ status: z.string(), receipt: z.unknown().nullable(), errorCode: z.string().nullable() }).nullable(),
-  /** The proposal's audit events, oldest first: what the verifier reads the story from. */
-  events: z.array(chainRowSchema),
   /**
-   * Every other event of the tenant's chain between the proposal's first and last, in full (events
-   * carry ids, codes and hashes, never payload values or evidence): with them the chain re-hashes
-   * from the first event to the last, so none of the proposal's can be left out or slipped in.
+   * The proposal's audit events in sequence order (gaps between them are other proposals' events,
+   * which a bundle never carries), each with its inclusion proof in the checkpoint's tree: what the
+   * verifier reads the story from.
    */
-  interleaved: z.array(chainRowSchema),
-  /** The server's signed word on the chain at the proposal's last event. */
+  events: z.array(provenRowSchema),
+  /** The server's checkpoint of the tenant's log at bundle time: a C2SP tlog-checkpoint signed note. */
   checkpoint: z.string(),
   /**
-   * The `passkey.registered` events of the tenant for each passkey that signed a decision: each
-   * binds the credential and its public key to a person (docs/passkeys.md).
+   * The `passkey.registered` events of the tenant for each passkey that signed a decision, each with
+   * its inclusion proof: each binds the credential and its public key to a person (docs/passkeys.md).
    */
-  passkeyRegistrations: z.array(chainRowSchema),
+  passkeyRegistrations: z.array(provenRowSchema),
 });
 
 export type EvidenceBundle = z.infer<typeof bundleSchema>;
@@ -76,16 +81,16 @@ export type BundleReport = {
 
 /**
  * Checks an evidence bundle offline (no database, no network, and never the verifier's clock: the
- * answer is the same a year later). The proposal's events, in sequence order, must re-hash, start
- * with its creation and, with the interleaved events of the tenant, make one unbroken chain that a
- * signed checkpoint vouches for at its last event: then nothing was dropped, added, moved or
- * changed. Everything the bundle summarizes is held against those events — decisions (actor, type,
- * payload hash, time, recorded name), status, execution outcome and receipt hash, agent, routing
- * rule — or recomputed (payload hash, risk), and the command's signature and claims are checked
- * against the payload and its time claims against the recorded execution. What none of that covers
- * is listed as unverified. `trustedKeys` (e.g. a saved `/.well-known/jwks.json`) pin the keys;
- * without them the bundle's own keys are used, which proves integrity but not origin. `people`
- * (`--passkeys people.json`) pins the passkeys people gave the auditor themselves.
+ * answer is the same a year later). The checkpoint must be a signed note of the tenant's log by a
+ * trusted key; each event (and each passkey registration) must re-hash from its fields and prove its
+ * inclusion in the checkpoint's tree; the proposal's events must be in sequence order and start
+ * with its creation. Everything the bundle summarizes is held against those events — decisions
+ * (actor, type, payload hash, time, recorded name, withdrawal), status, execution outcome and receipt
+ * hash, agent, routing rule — or recomputed (payload hash, risk), and the command's signature and
+ * claims are checked against the payload and its time claims against the recorded execution. What
+ * none of that covers is listed as unverified. `trustedKeys` (e.g. a saved `/.well-known/jwks.json`)
+ * pin the keys; without them the bundle's own keys are used, which proves integrity but not origin.
+ * `people` (`--passkeys people.json`) pins the passkeys people gave the auditor themselves.
  */
 export async function verifyBundle(input: unknown, trustedKeys?: readonly PublicJwk[], people?: PinnedPeople): Promise<BundleReport> {
   const parsed = bundleSchema.safeParse(input);
@@ -98,18 +103,18 @@ export async function verifyBundle(input: unknown, trustedKeys?: readonly Public
   const check = (name: string, [ok, detail]: [boolean, string]) => checks.push({ check: name, ok, detail });
   // The story is read from the events only once they are in sequence order (checked in `events`).
   const story = storyOf(bundle.events);
-  const chain = chainSegment(bundle);
+  const signed = signedHead(bundle, keys);
+  const inclusion = includedRows(bundle, signed.head);
 
   check('payload_hash', checkPayload(bundle));
   check('approvals_bind_hash', checkApprovalHashes(bundle));
   check('command', await checkCommand(bundle, keys));
   if (bundle.execution) check('receipt', checkReceipt(bundle, story));
   check('events', checkEvents(bundle));
-  check('chain', chain.result);
-  const signed = await checkpointClaim(bundle, keys);
   check('checkpoint', signed.result);
+  check('inclusion', inclusion.result);
   check('decisions', checkDecisions(bundle, story));
-  check('status', [story.status?.status === bundle.proposal.status, story.status ? `the events lead to ${story.status.status} (event #${story.status.seq}); the bundle says ${bundle.proposal.status}` : 'no event sets a status']);
+  check('status', checkStatus(bundle, story));
   check('execution', checkExecution(bundle, story));
   check('proposal', checkProposal(bundle, story));
 
@@ -120,7 +125,7 @@ export async function verifyBundle(input: unknown, trustedKeys?: readonly Public
     events: bundle.events,
     registrations: bundle.passkeyRegistrations,
     revisionOf: typeof created?.data.parent === 'string' ? created.data.parent : null,
-    inChain: chain.includes,
+    inChain: inclusion.includes,
     people,
   });
   if (signedDecisions.length > 0 || bundle.passkeyRegistrations.length > 0) check('passkeys', passkeyVerdict(bundle, signedDecisions));
@@ -133,7 +138,7 @@ export async function verifyBundle(input: unknown, trustedKeys?: readonly Public
   if (bundle.execution && outcome && !('receiptHash' in outcome.data)) unverified.push(`execution.receipt (outcome event #${outcome.seq} was written before receipts were hashed into it)`);
   for (const decision of signedDecisions) unverified.push(...decision.unverified);
   unverified.push(trustedKeys ? 'keys (the bundle\'s own: not used, the keys given with --keys were)' : "keys (the bundle's own: they prove integrity, not who signed; pin them with --keys)");
-  const verified = signed.claim && checks.every((entry) => entry.ok) ? storyLines(bundle, story, signed.claim, signedDecisions) : [];
+  const verified = signed.head && checks.every((entry) => entry.ok) ? storyLines(bundle, story, signed.head, signedDecisions) : [];
   return { checks, verified, unverified };
 }
 
@@ -168,42 +173,43 @@ function checkEvents(bundle: EvidenceBundle): [boolean, string] {
 }
 
 /**
- * The chain segment the bundle proves: its events and the interleaved ones, each list in sequence
- * order, re-hash as one unbroken chain from the proposal's first event to its last. `includes` says
- * whether a row is exactly one of that segment (where an inclusion proof will answer, once bundles
- * carry them).
+ * The checkpoint: a signed note by a trusted key (its origin the key's name), of this tenant's log
+ * (`<host>/countersign/<tenant>`), holding the proposal's last event.
  */
-function chainSegment(bundle: EvidenceBundle): { result: [boolean, string]; includes: (row: ChainRow) => boolean } {
-  const first = bundle.events[0];
+function signedHead(bundle: EvidenceBundle, keys: readonly PublicJwk[]): { result: [boolean, string]; head?: VerifiedCheckpoint } {
+  let head: VerifiedCheckpoint;
+  try {
+    head = verifyCheckpoint(bundle.checkpoint, keys);
+  } catch {
+    return { result: [false, 'the checkpoint is not a signed note that verifies with the trusted keys'] };
+  }
+  if (originTenant(head.origin) !== bundle.tenant) return { result: [false, `the checkpoint is of log ${head.origin}, not of tenant ${bundle.tenant}`] };
   const last = bundle.events.at(-1);
-  const none = { includes: () => false };
-  if (!first || !last) return { ...none, result: [false, 'there are no events'] };
-  if (!inSeqOrder(bundle.interleaved)) return { ...none, result: [false, 'the interleaved events are not in sequence order (or one is there twice)'] };
-  const stray = bundle.interleaved.find((row) => row.proposalId === bundle.proposal.id || row.tenantId !== bundle.tenant);
-  if (stray) return { ...none, result: [false, `interleaved event #${stray.seq} is about this proposal or another tenant (every event of the proposal belongs in events)`] };
-  const rows = [...bundle.events, ...bundle.interleaved].sort((a, b) => a.seq - b.seq);
-  const verdict = verifyChain(rows, { seq: first.seq - 1, hash: first.prevHash });
-  if (!verdict.ok) return { ...none, result: [false, `the chain breaks at #${verdict.seq}: ${describeBreak(verdict.reason)} (an event was dropped, added or changed)`] };
-  if (verdict.last.seq !== last.seq) return { ...none, result: [false, `the chain runs past the proposal's last event #${last.seq}`] };
-  const hashes = new Map(rows.map((row) => [row.seq, row.hash]));
-  return {
-    result: [true, `events #${first.seq} to #${last.seq} re-hash as one unbroken chain (${bundle.events.length} of this proposal, ${bundle.interleaved.length} of others)`],
-    includes: (row) => hashes.get(row.seq) === row.hash && rowHashMatches(row),
-  };
+  if (!last || head.size < last.seq) return { result: [false, `the checkpoint (#${head.size}) is older than the proposal's last event`] };
+  return { result: [true, `signed by ${head.kid ?? '(no kid)'}: ${head.origin} had ${head.size} event(s), root ${Buffer.from(head.rootHash).toString('base64')}`], head };
 }
 
-/** A signed checkpoint vouches for the chain at the proposal's last event. */
-async function checkpointClaim(bundle: EvidenceBundle, keys: readonly PublicJwk[]): Promise<{ result: [boolean, string]; claim?: { kid: string | undefined; at: string } }> {
-  const last = bundle.events.at(-1);
-  try {
-    if (decodeProtectedHeader(bundle.checkpoint).typ !== CHECKPOINT_TYP) throw new Error('typ');
-    const claim = await verifyCheckpoint(bundle.checkpoint, keys);
-    const ok = claim.tenant === bundle.tenant && last !== undefined && claim.seq === last.seq && claim.hash === last.hash && claim.at === bundle.generatedAt;
-    if (!ok) return { result: [false, "the signed checkpoint does not vouch for the proposal's last event (at the bundle's generation time)"] };
-    return { result: [true, `signed: the chain of ${claim.tenant} had ${claim.hash} at #${claim.seq}`], claim: { kid: decodeProtectedHeader(bundle.checkpoint).kid, at: claim.at } };
-  } catch {
-    return { result: [false, 'the checkpoint does not verify with the trusted keys'] };
+/**
+ * Each event and passkey registration, re-hashed from its fields, is leaf seq-1 of the checkpoint's
+ * tree (RFC 6962 inclusion proof). `includes` answers whether a row is exactly one that proved it.
+ */
+function includedRows(bundle: EvidenceBundle, head: VerifiedCheckpoint | undefined): { result: [boolean, string]; includes: (row: ChainRow) => boolean } {
+  const none = { includes: () => false };
+  if (!head) return { ...none, result: [false, 'no verified checkpoint to prove the events against'] };
+  const rows = [...bundle.events, ...bundle.passkeyRegistrations];
+  for (const row of rows) {
+    if (!rowHashMatches(row)) return { ...none, result: [false, `event #${row.seq} does not re-hash from its fields`] };
+    try {
+      verifyEventInclusion(row, row.inclusion, head);
+    } catch (error) {
+      return { ...none, result: [false, error instanceof ProofError ? error.message : `the inclusion proof of event #${row.seq} does not verify`] };
+    }
   }
+  const proven = new Map(rows.map((row) => [row.seq, row.hash]));
+  return {
+    result: [true, `${bundle.events.length} event(s) of this proposal${bundle.passkeyRegistrations.length > 0 ? ` and ${bundle.passkeyRegistrations.length} passkey registration(s)` : ''}, each included in checkpoint #${head.size}`],
+    includes: (row) => proven.get(row.seq) === row.hash && rowHashMatches(row),
+  };
 }
 
 /**
@@ -250,10 +256,18 @@ function checkDecisions(bundle: EvidenceBundle, story: Story): [boolean, string]
     if (!event) return [false, `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} has no matching event (person, decision, payload hash, time and name)`];
     const same = event.userId === decision.userId && event.decision === decision.decision && event.payloadHash === decision.payloadHash && sameInstant(event.at, decision.createdAt) && (event.name === null || event.name === decision.name);
     if (!same) return [false, `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} is not what event #${event.seq}, the decision in its place, records (person, decision, payload hash, time and name)`];
+    const withdrawn = event.withdrawn ? decision.withdrawnAt !== null && sameInstant(event.withdrawn.at, decision.withdrawnAt) : decision.withdrawnAt === null;
+    if (!withdrawn) return [false, `the bundle's withdrawal of the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} is not what the events record (${event.withdrawn ? `event #${event.withdrawn.seq} withdrew it` : 'no event withdrew it'})`];
   }
   const left = story.decisions[bundle.decisions.length];
   if (left) return [false, `event #${left.seq} records a ${left.decision} the bundle's decisions leave out`];
   return [true, `${bundle.decisions.length} decision(s), each matching its event, in order`];
+}
+
+/** The events lead, each in its place, to the status the bundle states. */
+function checkStatus(bundle: EvidenceBundle, story: Story): [boolean, string] {
+  if (story.outOfPlace) return [false, `event #${story.outOfPlace.seq} (${story.outOfPlace.type}) cannot follow ${story.outOfPlace.status ?? 'nothing'}: an event before it was left out`];
+  return [story.status?.status === bundle.proposal.status, story.status ? `the events lead to ${story.status.status} (event #${story.status.seq}); the bundle says ${bundle.proposal.status}` : 'no event sets a status'];
 }
 
 function checkExecution(bundle: EvidenceBundle, story: Story): [boolean, string] {
@@ -292,7 +306,7 @@ function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] 
 }
 
 /** The verified story in words: only what the checks above vouch for. */
-function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string | undefined; at: string }, passkeys: readonly PasskeyCheck[]): string[] {
+function storyLines(bundle: EvidenceBundle, story: Story, head: VerifiedCheckpoint, passkeys: readonly PasskeyCheck[]): string[] {
   const withPasskey = new Map(passkeys.map((check) => [check.seq, ` ${check.detail}`]));
   const created = story.created;
   const lines = [
@@ -301,11 +315,12 @@ function storyLines(bundle: EvidenceBundle, story: Story, signed: { kid: string 
       ? `proposed by ${created.actorType} ${actorLabel(created.actorName, created.actorId)} at ${new Date(created.occurredAt).toISOString()}`
       : 'proposed: no event',
     `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, ${bundle.proposal.routing.outcome}${story.required !== undefined ? `, ${story.required} approval(s) required` : ''}`,
-    ...story.decisions.map((decision) => `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${actorLabel(decision.name, decision.userId)}${withPasskey.get(decision.seq) ?? ''} at ${decision.at} (event #${decision.seq})`),
+    ...story.decisions.map((decision) => decisionWords(decision, actorLabel(decision.name, decision.userId), withPasskey.get(decision.seq))),
+    ...(story.decisions.some((decision) => decision.decision === 'approve') ? [`approvals counted: ${countedApprovals(story)}${story.required !== undefined ? ` of ${story.required} required` : ''} (withdrawn ones never count)`] : []),
     ...(story.grant ? [`approved under grant ${story.grant.grantId} from ${actorLabel(story.grant.name, story.grant.userId)} at ${story.grant.at} (event #${story.grant.seq}); no person looked at it`] : []),
     `status: ${bundle.proposal.status} (event #${story.status?.seq})`,
     story.execution ? `execution: ${story.execution.status} at ${story.execution.at} (event #${story.execution.seq})${receiptWords(bundle, story)}` : `execution: ${bundle.execution?.status ?? 'none'}`,
-    `chain: events #${bundle.events[0]?.seq} to #${bundle.events.at(-1)?.seq} of ${bundle.tenant}, vouched for by a checkpoint signed with ${signed.kid ?? '(no kid)'} at ${signed.at}`,
+    `log: events ${bundle.events.map((row) => `#${row.seq}`).join(', ')} of ${bundle.tenant}, each included in checkpoint #${head.size} (tree size ${head.size}) of ${head.origin}, signed with ${head.kid ?? '(no kid)'}`,
   ];
   return lines;
 }

@@ -2,7 +2,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { generateKeyPair, exportJWK, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import { asc, eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { auditEvents } from '@/db/schema';
 import { executeCommand } from '@/lib/commands/execute';
 import { decide } from '@/lib/decisions/decide';
 import { commandKeys, type CommandKeys, type PublicJwk } from '@/lib/commands/keys';
@@ -16,7 +18,9 @@ import { seededWorld } from '@/test/world';
 import { buildEvidenceBundle } from './bundle';
 import { actorLabel, UNVERIFIED_FIELDS } from './bundle-story';
 import { verifyBundle, type EvidenceBundle } from './bundle-verify';
-import { signCheckpoint } from './checkpoint';
+import { eventLeafHash } from './tlog/leaf';
+import { inclusionRanges, lookUp, proofHashes, rootOf, subtreesOf } from './tlog/merkle';
+import { signCheckpointNote, verifyCheckpoint } from './tlog/note';
 import { rowHash } from './verify';
 
 const t = setupTestDatabase();
@@ -36,7 +40,7 @@ beforeAll(async () => {
     { requestId: 'req_bundle_1', action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 1500, currency: 'USD', reason: 'Damaged in transit' } },
     now,
   );
-  // Another proposal's event lands between this one's first and last: the bundle carries it so the chain re-hashes.
+  // Another proposal's event lands between this one's first and last: the bundle leaves it out.
   await submitAs(t.db, systems.client, seeded.acme, { requestId: 'req_bundle_other', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } }, { now });
   const write = writeClients(systems.systems.service.url, systems.systems.credentials);
   const execution = await executeCommand(t.db, { scope: minted.scope, jws: minted.jws, systems: systems.client, writeClient: write(minted.scope), deadlineMs: 1_000 });
@@ -73,11 +77,19 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** The last event changed and re-hashed, and the checkpoint over it signed again with the server's key: a bundle as the server would have made it. */
+/**
+ * The last event changed and re-hashed, the tenant's tree rebuilt in memory with that leaf, every
+ * proof made again and the checkpoint signed again with the server's key: a bundle as the server
+ * would have made it.
+ */
 async function resealedWithLast(original: EvidenceBundle, change: (event: Event) => Event): Promise<EvidenceBundle> {
   const last = rehashed({})(change(original.events.at(-1)!));
-  const claim = { tenant: original.tenant, seq: last.seq, hash: last.hash, at: original.generatedAt };
-  return { ...original, events: [...original.events.slice(0, -1), last], checkpoint: await signCheckpoint(claim, keys.signing) };
+  const head = verifyCheckpoint(original.checkpoint, keys.jwks);
+  const stored = await t.db.select({ seq: auditEvents.seq, hash: auditEvents.hash }).from(auditEvents).where(eq(auditEvents.tenantId, original.tenant)).orderBy(asc(auditEvents.seq)).limit(head.size);
+  const node = lookUp(subtreesOf(stored.map((row) => eventLeafHash(row.seq === last.seq ? last.hash : row.hash))));
+  const reproved = (row: Event): Event => ({ ...row, inclusion: { ...row.inclusion, hashes: proofHashes(inclusionRanges(row.seq - 1, head.size), node).map((hash) => Buffer.from(hash).toString('base64')) } });
+  const checkpoint = await signCheckpointNote({ ...head, rootHash: rootOf(head.size, node) }, keys.signing, keys.jwks[0]!);
+  return { ...original, events: [...original.events.slice(0, -1), last].map(reproved), checkpoint };
 }
 
 /** The command's claims with its time window moved, signed again with the server's own key. */
@@ -97,15 +109,18 @@ describe('evidence bundles', () => {
       ['command', true],
       ['receipt', true],
       ['events', true],
-      ['chain', true],
       ['checkpoint', true],
+      ['inclusion', true],
       ['decisions', true],
       ['status', true],
       ['execution', true],
       ['proposal', true],
     ]);
     expect(bundle.events.map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted', 'execution.started', 'execution.succeeded']);
-    expect(bundle.interleaved.map((row) => row.type)).toEqual(['proposal.created']);
+    // The other proposal's event between them is not in the bundle: the proof of each event stands alone.
+    expect(bundle.events.every((row) => row.proposalId === bundle.proposal.id)).toBe(true);
+    expect(bundle).not.toHaveProperty('interleaved');
+    expect(bundle.events[3]!.seq - bundle.events[2]!.seq).toBeGreaterThan(1);
     expect(JSON.stringify(bundle)).not.toMatch(/"d":/);
   });
 
@@ -120,18 +135,26 @@ describe('evidence bundles', () => {
       ['payload_hash', 'approvals_bind_hash', 'command', 'receipt', 'events', 'proposal'],
     ],
     ['an approval moved to another hash', (b) => ({ ...b, decisions: b.decisions.map((d) => ({ ...d, payloadHash: ZERO_HASH })) }), ['approvals_bind_hash', 'decisions']],
-    ['the approval event rewritten to another hash', editEvent('proposal.approved', (e) => ({ ...e, payloadHash: ZERO_HASH })), ['events', 'chain', 'decisions']],
+    ['the approval event rewritten to another hash', editEvent('proposal.approved', (e) => ({ ...e, payloadHash: ZERO_HASH })), ['events', 'inclusion', 'decisions']],
     ['the command re-signed with another key', resignedElsewhere, ['command']],
     ['the receipt swapped for another amount', (b) => ({ ...b, execution: { ...b.execution!, receipt: { ...(b.execution!.receipt as object), amountMinor: 1 } } }), ['receipt']],
-    ['an event’s time edited', (b) => ({ ...b, events: b.events.map((e, index) => (index === 0 ? { ...e, occurredAt: new Date(0).toISOString() } : e)) }), ['events', 'chain', 'proposal']],
+    ['an event’s time edited', (b) => ({ ...b, events: b.events.map((e, index) => (index === 0 ? { ...e, occurredAt: new Date(0).toISOString() } : e)) }), ['events', 'inclusion', 'proposal']],
     ['the approver renamed', (b) => ({ ...b, decisions: b.decisions.map((d) => ({ ...d, name: 'Mallory' })) }), ['decisions']],
-    ['the approver renamed in the event too, its hash recomputed', (b) => editEvent('proposal.approved', rehashed({ actorName: 'Mallory' }))({ ...b, decisions: b.decisions.map((d) => ({ ...d, name: 'Mallory' })) }), ['chain']],
+    ['the approver renamed in the event too, its hash recomputed', (b) => editEvent('proposal.approved', rehashed({ actorName: 'Mallory' }))({ ...b, decisions: b.decisions.map((d) => ({ ...d, name: 'Mallory' })) }), ['inclusion']],
     ['a second (fake) approval added', (b) => ({ ...b, decisions: [...b.decisions, { ...b.decisions[0]!, userId: 'usr_mallory', name: 'Mallory' }] }), ['decisions']],
-    ['the proposal.approved event deleted', withoutEvent('proposal.approved'), ['chain', 'decisions']],
-    ['the proposal.approved event and its decision deleted', (b) => ({ ...withoutEvent('proposal.approved')(b), decisions: [] }), ['chain']],
-    ['the proposal.approved event passed off as another proposal’s', (b) => ({ ...withoutEvent('proposal.approved')(b), interleaved: [...b.interleaved, b.events.find((e) => e.type === 'proposal.approved')!], decisions: [] }), ['chain']],
-    ['another proposal’s event between them dropped', (b) => ({ ...b, interleaved: [] }), ['chain']],
-    ['the last event dropped (the checkpoint is over it)', (b) => ({ ...b, events: b.events.slice(0, -1), execution: { ...b.execution!, status: 'executing', receipt: null }, proposal: { ...b.proposal, status: 'executing' } }), ['checkpoint']],
+    ['the proposal.approved event deleted', withoutEvent('proposal.approved'), ['decisions', 'status']],
+    ['the proposal.approved event and its decision deleted (a command for a proposal never approved)', (b) => ({ ...withoutEvent('proposal.approved')(b), decisions: [] }), ['status']],
+    ['another event’s inclusion proof given to an event', (b) => ({ ...b, events: b.events.map((e, index) => (index === 1 ? { ...e, inclusion: b.events[0]!.inclusion } : e)) }), ['inclusion']],
+    ['an inclusion proof’s hash changed', (b) => ({ ...b, events: b.events.map((e, index) => (index === 1 ? { ...e, inclusion: { ...e.inclusion, hashes: [...e.inclusion.hashes.slice(1), e.inclusion.hashes[0]!] } } : e)) }), ['inclusion']],
+    [
+      'the checkpoint signed by a key the auditor does not trust',
+      async (b) => {
+        const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+        const checkpoint = await signCheckpointNote(verifyCheckpoint(b.checkpoint, keys.jwks), { kid: 'attacker-key', key: privateKey as CryptoKey }, { x: (await exportJWK(publicKey)).x! });
+        return { ...b, checkpoint };
+      },
+      ['checkpoint', 'inclusion'],
+    ],
     ['the risk changed', (b) => ({ ...b, proposal: { ...b.proposal, risk: b.proposal.risk === 'low' ? 'high' : 'low' } }), ['proposal']],
     ['the agent changed', (b) => ({ ...b, proposal: { ...b.proposal, agentName: 'trusted-bot' } }), ['proposal']],
     ['the routing rule changed', (b) => ({ ...b, proposal: { ...b.proposal, routing: { ...b.proposal.routing, rule: 'board_approved' } } }), ['proposal']],
@@ -158,14 +181,16 @@ describe('evidence bundles', () => {
     const report = await verifyBundle(copy(), trusted);
     const approval = bundle.events.find((e) => e.type === 'proposal.approved')!;
     const outcome = bundle.events.at(-1)!;
+    const head = verifyCheckpoint(bundle.checkpoint, trusted);
     expect(report.verified).toEqual([
       `proposal ${bundle.proposal.id} (acme): issue_refund v1, payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
       `proposed by agent ${bundle.proposal.agentName} (${bundle.events[0]!.actorId}) at ${bundle.proposal.createdAt}`,
       `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, needs_approval, 1 approval(s) required`,
       `approved by Alice (${seeded.world.userId('alice')}) at ${approval.occurredAt} (event #${approval.seq})`,
+      'approvals counted: 1 of 1 required (withdrawn ones never count)',
       `status: succeeded (event #${outcome.seq})`,
       `execution: succeeded at ${outcome.occurredAt} (event #${outcome.seq}), its receipt the one this event recorded`,
-      `chain: events #${bundle.events[0]!.seq} to #${outcome.seq} of acme, vouched for by a checkpoint signed with ${trusted[0]!.kid} at ${bundle.generatedAt}`,
+      `log: events ${bundle.events.map((row) => `#${row.seq}`).join(', ')} of acme, each included in checkpoint #${head.size} (tree size ${head.size}) of ${head.origin}, signed with ${trusted[0]!.kid}`,
     ]);
     expect(report.unverified).toEqual([...UNVERIFIED_FIELDS, "keys (the bundle's own: not used, the keys given with --keys were)"]);
     expect((await verifyBundle(copy())).unverified.at(-1)).toMatch(/^keys \(the bundle's own: they prove integrity, not who signed/);

@@ -1,28 +1,29 @@
-import { and, asc, between, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, commands, decisions, executions, proposals, users, type AuditEvent } from '@/db/schema';
 import type { CommandKeys } from '@/lib/commands/keys';
-import { chainPending } from '@/lib/events/chainer';
 import { canonicalJson } from '@/lib/payload-hash';
 import { DECISION_TYPES, storyOf } from './bundle-story';
 import { BUNDLE_FORMAT, type EvidenceBundle } from './bundle-verify';
-import { signCheckpoint } from './checkpoint';
+import { currentCheckpoint } from './checkpoint-store';
+import { inclusionProofFile } from './tlog/proof-api';
 
 /**
  * Everything an auditor needs to check one proposal offline (docs/design.md §8): the canonical payload
  * and its hash, the raw candidate, gates, decisions with the names their events recorded, the signed
- * command and the public keys that verify it, the receipt, the proposal's audit events, the other
- * events of the tenant's chain between its first and last (so the chain re-hashes across them), and
- * a checkpoint signed over its last event. Evidence text is not included.
+ * command and the public keys that verify it, the receipt, the proposal's audit events and the
+ * registrations of the passkeys that signed its decisions — only those: no other proposal's events —
+ * each with an inclusion proof against the tenant's checkpoint (a C2SP signed note) made now.
+ * Evidence text is not included.
  * Undefined when the tenant has no such proposal.
  */
 export async function buildEvidenceBundle(db: Database, tenantId: string, proposalId: string, keys: CommandKeys, now = new Date()): Promise<EvidenceBundle | undefined> {
   const [proposal] = await db.select().from(proposals).where(and(eq(proposals.id, proposalId), eq(proposals.tenantId, tenantId)));
   if (!proposal) return undefined;
-  // Every event committed so far is in the chain, and so in the bundle.
-  await chainPending(db, tenantId);
+  // Every event committed so far is chained (here) and in the tree the checkpoint signs.
+  const head = await currentCheckpoint(db, tenantId, keys, now);
   const decided = await db
-    .select({ decision: decisions.decision, payloadHash: decisions.payloadHash, userId: decisions.userId, name: users.name, reason: decisions.reason, createdAt: decisions.createdAt })
+    .select({ decision: decisions.decision, payloadHash: decisions.payloadHash, userId: decisions.userId, name: users.name, reason: decisions.reason, createdAt: decisions.createdAt, withdrawnAt: decisions.withdrawnAt })
     .from(decisions)
     .innerJoin(users, eq(users.id, decisions.userId))
     .where(eq(decisions.proposalId, proposal.id))
@@ -39,13 +40,6 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
   const order = storyOf(events).decisions;
   const rank = (row: (typeof decided)[number]) => order.findIndex((event) => event.userId === row.userId && event.decision === row.decision);
   decided.sort((a, b) => rank(a) - rank(b));
-  const first = events[0]?.seq ?? 0;
-  const last = events.at(-1)?.seq ?? 0;
-  const interleaved = await db
-    .select()
-    .from(auditEvents)
-    .where(and(eq(auditEvents.tenantId, tenantId), between(auditEvents.seq, first, last), or(isNull(auditEvents.proposalId), ne(auditEvents.proposalId, proposal.id))))
-    .orderBy(asc(auditEvents.seq));
   // The registration of each passkey that signed a decision: it binds the key to the person.
   const credentials = [...new Set(events.flatMap((row) => (DECISION_TYPES.has(row.type) && typeof row.data.passkeyCredential === 'string' ? [row.data.passkeyCredential] : [])))];
   const registrations = credentials.length
@@ -55,8 +49,7 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
         .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.type, 'passkey.registered'), inArray(sql<string>`${auditEvents.data}->>'credential'`, credentials)))
         .orderBy(asc(auditEvents.seq))
     : [];
-  const end = events.at(-1);
-  const checkpoint = await signCheckpoint({ tenant: tenantId, seq: end?.seq ?? 0, hash: end?.hash ?? 'sha256:genesis', at: now.toISOString() }, keys.signing);
+  const proven = (rows: readonly AuditEvent[]) => Promise.all(rows.map(async (row) => ({ ...asExported(row), inclusion: await inclusionProofFile(db, tenantId, row.seq, head.seq) })));
   return {
     format: BUNDLE_FORMAT,
     generatedAt: now.toISOString(),
@@ -83,14 +76,13 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
     rawCandidate: proposal.rawCandidate,
     gates: proposal.gates,
     // The name its event recorded, so a later rename does not make the bundle disagree with the chain.
-    decisions: decided.map((row) => ({ ...row, name: recordedNames.get(row.userId) ?? row.name, createdAt: row.createdAt.toISOString() })),
+    decisions: decided.map((row) => ({ ...row, name: recordedNames.get(row.userId) ?? row.name, createdAt: row.createdAt.toISOString(), withdrawnAt: row.withdrawnAt?.toISOString() ?? null })),
     command: command ? { id: command.id, jws: command.jws, kid: command.kid, scope: command.scope, idempotencyKey: command.idempotencyKey } : null,
     keys: keys.jwks,
     execution: execution ? { status: execution.status, receipt: execution.receipt ?? null, errorCode: execution.errorCode } : null,
-    events: events.map(asExported),
-    interleaved: interleaved.map(asExported),
-    checkpoint,
-    passkeyRegistrations: registrations.map(asExported),
+    events: await proven(events),
+    checkpoint: head.note,
+    passkeyRegistrations: await proven(registrations),
   };
 }
 

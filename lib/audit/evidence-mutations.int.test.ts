@@ -64,8 +64,8 @@ async function unnoticedBundleChanges(bundle: EvidenceBundle): Promise<{ cases: 
 
 describe('every single change to a real evidence bundle fails, or touches only what is printed as not verified (clock a year ahead)', () => {
   it.each([
-    ['an executed refund', 640, 'executed'],
-    ['an approval overruled by a rejection', 561, 'overruled'],
+    ['an executed refund', 749, 'executed'],
+    ['an approval overruled by a rejection', 734, 'overruled'],
   ] as const)('%s (%i cases)', async (_name, count, which) => {
     const genuine = await verifyBundle(JSON.parse(JSON.stringify(bundles[which])), keys.jwks);
     expect(genuine.checks.filter((check) => !check.ok)).toEqual([]);
@@ -80,7 +80,7 @@ const asDocument = (lines: readonly string[]) => lines.map((line) => JSON.parse(
 const asLines = (document: unknown) => (document as unknown[]).map((line) => JSON.stringify(line));
 
 describe('every single change to a real export fails, or touches only what is printed as not verified (clock a year ahead)', () => {
-  it('a whole export (1322 cases): any change, dropped, doubled, added, swapped or cut line fails unless it is a not-verified field', async () => {
+  it('a whole export (1325 cases): any change, dropped, doubled, added, swapped or cut line fails unless it is a not-verified field', async () => {
     expect(await verifyExportLines(whole, { keys: keys.jwks })).toMatchObject({ ok: true });
     let cases = 0;
     const unnoticed: string[] = [];
@@ -92,19 +92,19 @@ describe('every single change to a real export fails, or touches only what is pr
       if (report.ok && !isUnder(mutation.path.slice(1), printed)) unnoticed.push(mutation.name);
     }
     expect(unnoticed).toEqual([]);
-    expect(cases).toBe(1322);
+    expect(cases).toBe(1325);
   });
 
-  it('a filtered export (370 cases) is never verified as a whole; any change fails unless it touches a not-verified field', async () => {
+  it('a filtered export (603 cases), its rows each with an inclusion proof: any change, dropped, doubled, added, swapped or cut line fails unless it is a not-verified field, and it is never verified as a whole', async () => {
     let cases = 0;
     const unnoticed: string[] = [];
     for (const mutation of mutations(asDocument(filtered))) {
       cases += 1;
       const report = await verifyExportLines(asLines(mutation.document), { keys: keys.jwks });
-      if (report.ok) unnoticed.push(`${mutation.name} (verified as a whole)`);
-      else if (!('unreadable' in report) && !report.broken && !isUnder(mutation.path.slice(1), report.unverified)) unnoticed.push(mutation.name);
+      if ('kind' in report && report.ok && report.kind === 'whole') unnoticed.push(`${mutation.name} (verified as a whole)`);
+      else if (report.ok && !isUnder(mutation.path.slice(1), report.unverified)) unnoticed.push(mutation.name);
     }
     expect(unnoticed).toEqual([]);
-    expect(cases).toBe(370);
+    expect(cases).toBe(603);
   });
 });

@@ -3,8 +3,9 @@ import type { Database } from '@/db';
 import type { AuditEvent } from '@/db/schema';
 import type { CommandKeys } from '@/lib/commands/keys';
 import { chainPending } from '@/lib/events/chainer';
-import { signCheckpoint } from './checkpoint';
+import { currentCheckpoint } from './checkpoint-store';
 import { EXPORT_END_FORMAT, type ExportEnd } from './export-verify';
+import { inclusionProofFile } from './tlog/proof-api';
 import { CHAIN_START, type ChainPoint } from './verify';
 import type { ExportOf, HistoryFilters } from './history-filters';
 import { actorResolver } from './actors';
@@ -15,8 +16,10 @@ import { decisionEventsQuery, eventsQuery } from './history';
  * id, as the event recorded it; empty on events written before names were recorded) plus
  * `prevHash` and `hash`, oldest first, so an auditor re-verifies it offline (`audit:verify --export`). Streamed one
  * keyset page at a time as the reader pulls: memory stays constant however many events match. The CSV
- * starts with a UTF-8 byte order mark (for spreadsheets); JSON Lines has none, and ends with a
- * checkpoint signed for its last row (`exportEnd`).
+ * starts with a UTF-8 byte order mark (for spreadsheets); JSON Lines has none, holds the events up to
+ * the tenant's checkpoint made when the download began, each row of a filtered export with its
+ * inclusion proof in that checkpoint's tree, and ends with the checkpoint as a signed note
+ * (`exportEnd`; docs/evidence.md).
  */
 export const EXPORT_PAGE_SIZE = 1_000;
 
@@ -68,12 +71,20 @@ const csvLine = (cells: readonly unknown[]) => `${cells.map(csvCell).join(',')}\
 /** A UTF-8 byte order mark before the CSV header: Excel then reads non-ASCII names as UTF-8, not the system code page. */
 export const CSV_BOM = '\uFEFF';
 
-/** One page encoded, its actors named by one batched look-up inside the tenant (lib/audit/actors.ts). */
-async function encodePage(db: Database, tenantId: string, rows: AuditEvent[], format: ExportFormat): Promise<string> {
+/**
+ * One page encoded, its actors named by one batched look-up inside the tenant (lib/audit/actors.ts);
+ * `proveIn`: the tree size each JSON line's inclusion proof is made for (a filtered export's rows).
+ */
+async function encodePage(db: Database, tenantId: string, rows: AuditEvent[], format: ExportFormat, proveIn?: number): Promise<string> {
   const actorOf = await actorResolver(db, tenantId, rows);
   const records = rows.map((row) => exportRecord(row, actorOf(row).label));
-  if (format === 'jsonl') return records.map((record) => `${JSON.stringify(record)}\n`).join('');
-  return records.map((record) => csvLine(Object.values(record))).join('');
+  if (format === 'csv') return records.map((record) => csvLine(Object.values(record))).join('');
+  const lines: string[] = [];
+  for (const record of records) {
+    const inclusion = proveIn === undefined ? undefined : await inclusionProofFile(db, tenantId, record.seq as number, proveIn);
+    lines.push(`${JSON.stringify(inclusion ? { ...record, inclusion } : record)}\n`);
+  }
+  return lines.join('');
 }
 
 /** What an export selects: the history's filters, applied as the view it was asked from applies them. */
@@ -90,20 +101,23 @@ export function isWholeChain(selection: ExportSelection): boolean {
   return selection.of === 'events' && Object.values(selection.filters).every((value) => value === undefined);
 }
 
+/** The tenant's checkpoint when a JSON Lines export began: the note its end line carries, and its tree size. */
+type ExportHead = Awaited<ReturnType<typeof currentCheckpoint>>;
+
 /**
- * The JSON Lines export's last line (lib/audit/export-verify.ts): the selection, the row count, and a
- * checkpoint signed now for the last row written, so no row of a whole export is outside every
- * checkpoint. The filters are written as the URL carries them (dates as instants).
+ * The JSON Lines export's last line (lib/audit/export-verify.ts): the selection, the row count, the
+ * last row, and the tenant's checkpoint signed note made when the export began, whose tree holds
+ * every row. The filters are written as the URL carries them (dates as instants).
  */
-async function exportEnd(tenantId: string, selection: ExportSelection, rows: number, last: ChainPoint, keys: CommandKeys, now: Date): Promise<ExportEnd> {
-  const claim = { tenant: tenantId, seq: last.seq, hash: last.hash, at: now.toISOString() };
+function exportEnd(selection: ExportSelection, rows: number, last: ChainPoint, head: ExportHead): ExportEnd {
   const filters = Object.fromEntries(Object.entries(selection.filters).flatMap(([name, value]) => (value === undefined ? [] : [[name, value instanceof Date ? value.toISOString() : String(value)]])));
-  return { format: EXPORT_END_FORMAT, of: selection.of, filtered: !isWholeChain(selection), filters, rows, ...claim, checkpoint: await signCheckpoint(claim, keys.signing), keys: keys.jwks };
+  return { format: EXPORT_END_FORMAT, of: selection.of, filtered: !isWholeChain(selection), filters, rows, tenant: head.tenant, seq: last.seq, hash: last.hash, treeSize: head.seq, origin: head.origin, note: head.note, keys: head.keys };
 }
 
 /**
  * The export as a byte stream: the next page is read only when the reader asks for more. JSON
- * Lines ends with the signed end line; CSV (for spreadsheets) has none — verify the JSON Lines.
+ * Lines stops at the checkpoint made when it began and ends with it; CSV (for spreadsheets) has
+ * none — verify the JSON Lines.
  */
 export function auditExportStream(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, keys: CommandKeys, pageSize = EXPORT_PAGE_SIZE): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -111,27 +125,32 @@ export function auditExportStream(db: Database, tenantId: string, selection: Exp
   let started = false;
   let rows = 0;
   let last: ChainPoint = CHAIN_START;
+  let head: ExportHead | undefined;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         if (!started) {
           started = true;
-          // Every event committed before the download began is in it.
-          await chainPending(db, tenantId);
           if (format === 'csv') {
+            // Every event committed before the download began is in it.
+            await chainPending(db, tenantId);
             controller.enqueue(encoder.encode(`${CSV_BOM}${csvLine(EXPORT_FIELDS)}`));
             return;
           }
+          // Every event committed before the download began is chained, and in this checkpoint's tree.
+          head = await currentCheckpoint(db, tenantId, keys);
         }
-        const page = await exportPage(db, tenantId, selection, after, pageSize);
+        const read = await exportPage(db, tenantId, selection, after, pageSize);
+        // A JSON Lines export holds only what its checkpoint's tree holds.
+        const page = head ? read.filter((row) => row.seq <= head!.seq) : read;
         if (page.length > 0) {
           after = page.at(-1)!.seq;
           rows += page.length;
           last = { seq: page.at(-1)!.seq, hash: page.at(-1)!.hash };
-          controller.enqueue(encoder.encode(await encodePage(db, tenantId, page, format)));
+          controller.enqueue(encoder.encode(await encodePage(db, tenantId, page, format, head && !isWholeChain(selection) ? head.seq : undefined)));
         }
         if (page.length < pageSize) {
-          if (format === 'jsonl') controller.enqueue(encoder.encode(`${JSON.stringify(await exportEnd(tenantId, selection, rows, last, keys, new Date()))}\n`));
+          if (head) controller.enqueue(encoder.encode(`${JSON.stringify(exportEnd(selection, rows, last, head))}\n`));
           controller.close();
         }
       },

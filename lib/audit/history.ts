@@ -201,7 +201,7 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
   const [decided, executed] = ids.length
     ? await Promise.all([
         db
-          .select({ proposalId: decisions.proposalId, name: users.name, decision: decisions.decision })
+          .select({ proposalId: decisions.proposalId, name: users.name, decision: decisions.decision, withdrawnAt: decisions.withdrawnAt })
           .from(decisions)
           .innerJoin(users, eq(users.id, decisions.userId))
           .where(and(eq(decisions.tenantId, tenantId), inArray(decisions.proposalId, ids)))
@@ -226,7 +226,7 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
         agentLabel: agentLabel(proposal.agentName),
         agentKeyId: proposal.agentKeyId,
         status: proposal.status,
-        deciders: decided.filter((row) => row.proposalId === proposal.id).map(({ name, decision }) => ({ name, decision })),
+        deciders: decided.filter((row) => row.proposalId === proposal.id).map(({ name, decision, withdrawnAt }) => ({ name, decision, withdrawn: withdrawnAt !== null })),
         grant: proposal.grantId ? { id: proposal.grantId, from: granted.get(proposal.grantId) ?? 'a former member' } : null,
         reason: proposal.statusReason,
         revisionReason: proposal.revisionReason,

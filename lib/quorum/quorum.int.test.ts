@@ -18,6 +18,10 @@ import { auditRowsFor, proposalRow } from '@/test/queries';
 import type { PersonName } from '@/test/world';
 import { decide } from '@/lib/decisions/decide';
 import { standingApprovers } from '@/lib/quorum/quorum';
+import { buildEvidenceBundle } from '@/lib/audit/bundle';
+import { decisionsPage } from '@/lib/audit/history';
+import { verifyBundle } from '@/lib/audit/bundle-verify';
+import { commandKeys } from '@/lib/commands/keys';
 
 const w = setupCommandWorld();
 const { t } = w;
@@ -104,6 +108,42 @@ describe('a role that drops withdraws the approvals its new role no longer meets
     for (const proposal of [first, second]) {
       expect((await withdrawals(proposal.id)).map((row) => row.reasonCode)).toEqual(['removed']);
     }
+    await resetRoles();
+  });
+});
+
+describe('an evidence bundle and History tell a withdrawn approval and never count it', () => {
+  it('Bob approves, is demoted to viewer, Alice and Carol approve: "approved by Bob — withdrawn: role changed to viewer", 2 of 2 counted; History marks Bob withdrawn', async () => {
+    await resetRoles();
+    const proposal = await refund();
+    await approve('bob', proposal);
+    await setRole('bob', 'viewer');
+    expect((await approve('alice', proposal)).status).toBe('pending_approval');
+    expect((await approve('carol', proposal)).status).toBe('approved');
+    const keys = await commandKeys();
+    const bundle = (await buildEvidenceBundle(t.db, 'acme', proposal.id, keys))!;
+    const withdrawal = bundle.events.find((row) => row.type === 'proposal.approval_withdrawn')!;
+    expect(bundle.decisions.map((decision) => [decision.name, decision.withdrawnAt !== null])).toEqual([['Bob', true], ['Alice', false], ['Carol', false]]);
+    const report = await verifyBundle(bundle, keys.jwks);
+    expect(report.checks.filter((check) => !check.ok)).toEqual([]);
+    expect(report.verified).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(new RegExp(`^approved by Bob \\(${w.world.userId('bob')}\\) at .* — withdrawn: role changed to viewer at ${withdrawal.occurredAt} \\(event #${withdrawal.seq}\\), not counted$`)),
+        'approvals counted: 2 of 2 required (withdrawn ones never count)',
+      ]),
+    );
+    // The bundle claiming the approval still stands (or the withdrawal event left out) fails.
+    const standing = { ...bundle, decisions: bundle.decisions.map((decision) => ({ ...decision, withdrawnAt: null })) };
+    expect((await verifyBundle(standing, keys.jwks)).checks.filter((check) => !check.ok).map((check) => check.check)).toEqual(['decisions']);
+    const hidden = { ...bundle, events: bundle.events.filter((row) => row !== withdrawal) };
+    expect((await verifyBundle(hidden, keys.jwks)).checks.filter((check) => !check.ok).map((check) => check.check)).toEqual(['decisions']);
+    // History's Decisions view: Bob is listed as withdrawn, never as one who approved.
+    const row = (await decisionsPage(t.db, 'acme', { q: proposal.id })).items.find((item) => item.id === proposal.id);
+    expect(row?.deciders).toEqual([
+      { name: 'Bob', decision: 'approve', withdrawn: true },
+      { name: 'Alice', decision: 'approve', withdrawn: false },
+      { name: 'Carol', decision: 'approve', withdrawn: false },
+    ]);
     await resetRoles();
   });
 });

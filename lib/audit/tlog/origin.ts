@@ -9,3 +9,8 @@ export function logOrigin(tenantId: string, appUrl: string | undefined = env().A
   const host = appUrl ? new URL(appUrl).host : 'localhost';
   return `${host}/countersign/${tenantId}`;
 }
+
+/** The tenant whose log an origin names (its last path segment after `/countersign/`), or undefined. */
+export function originTenant(origin: string): string | undefined {
+  return /\/countersign\/([^/]+)$/.exec(origin)?.[1];
+}

@@ -96,7 +96,7 @@ export const proposalOperations: Operation[] = [
     path: proposalPath('evidence-bundle'),
     tag: 'Operator API',
     summary: "A proposal's evidence bundle, to verify offline",
-    description: 'A session only: an Authorization header is refused with 401. `npm run cli -- bundle:verify FILE` checks the download.',
+    description: "A session only: an Authorization header is refused with 401. Holds only this proposal's events (and the registrations of the passkeys that signed its decisions), each with an RFC 6962 inclusion proof against `checkpoint`, the tenant's log checkpoint as a C2SP signed note made at download time. `npm run cli -- bundle:verify FILE` checks the download.",
     access: 'session',
     success: [{ status: 200, description: 'The bundle, as a JSON download.', body: { json: component(bundleSchema, 'EvidenceBundle') }, headers: ['Content-Disposition'] }],
     errors: [{ status: 404, codes: ['not_found'] }],

@@ -55,7 +55,7 @@ export const readOperations: Operation[] = [
     path: '/api/v1/audit/events',
     tag: 'Operator API',
     summary: "The tenant's audit events as a download",
-    description: 'A session only (an Authorization header is refused with 401); streamed oldest first with every hashed field, `prevHash` and `hash`. JSON Lines ends with a `countersign.export-end/1` line: the selection, the row count and a checkpoint signed for the last row (docs/evidence.md).',
+    description: 'A session only (an Authorization header is refused with 401); streamed oldest first with every hashed field, `prevHash` and `hash`. JSON Lines holds the events up to the tenant’s checkpoint made when the download began and ends with a `countersign.export-end/2` line: the selection, the row count, the last row and that checkpoint as a C2SP signed note (`note`, `treeSize`, `origin`, `keys`); each row of a filtered export (any filter, or the decisions view) carries `inclusion`, its RFC 6962 inclusion proof in that checkpoint (docs/evidence.md).',
     access: 'session',
     query: [
       { name: 'format', description: 'Required: the file format.', values: ['csv', 'jsonl'] },
