@@ -87,6 +87,9 @@ async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws
   return { kind: 'retry', error: response.status === 200 ? 'unexpected_answer' : `http_${response.status}` };
 }
 
+/** Commands one dispatch run claims at most. */
+export const DISPATCH_BATCH = 20;
+
 /**
  * Delivers minted commands to their scoped executor (docs/design.md §7, §10). Claims undelivered, live,
  * due `command.minted` outbox rows with FOR UPDATE SKIP LOCKED in a short transaction that bumps
@@ -101,7 +104,7 @@ async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws
  */
 export async function dispatchCommands(db: Database, options: DispatchOptions): Promise<DispatchResult> {
   const now = options.now ?? new Date();
-  const limit = options.limit ?? 20;
+  const limit = options.limit ?? DISPATCH_BATCH;
   const fetcher = options.fetch ?? fetch;
   const result: DispatchResult = { claimed: 0, delivered: 0, dead: 0, retrying: 0 };
 

@@ -5,13 +5,13 @@ const HOUR = 3_600_000;
 
 /** A job whose runs each wait until the test ends them, in the order they started. */
 function heldJob() {
-  const ends: (() => void)[] = [];
+  const ends: ((more: boolean) => void)[] = [];
   let started = 0;
   const job = () => {
     started++;
-    return new Promise<void>((resolve) => ends.push(resolve));
+    return new Promise<boolean>((resolve) => ends.push(resolve));
   };
-  return { job, started: () => started, endNext: () => ends.shift()?.() };
+  return { job, started: () => started, endNext: (more = false) => ends.shift()?.(more) };
 }
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -38,6 +38,22 @@ describe('scheduleJob', () => {
       held.endNext();
       await settle();
     }
+    await stopJobs(jobs);
+  });
+
+  it('runs again as soon as a run says more is due (a full batch), and rests once one says not', async () => {
+    const jobs = jobSet();
+    const held = heldJob();
+    scheduleJob(jobs, { ms: HOUR }, held.job);
+    for (const more of [true, true, true]) {
+      held.endNext(more);
+      await settle();
+    }
+    expect(held.started()).toBe(4);
+    held.endNext(false);
+    await settle();
+    expect(held.started()).toBe(4);
+    expect(jobs.running.size).toBe(0);
     await stopJobs(jobs);
   });
 

@@ -23,19 +23,20 @@ export function jobSet(clock: Clock = timerClock): JobSet {
 /**
  * Runs `job` now and every `ms` on the set's clock; answers a wake-up that runs it now, or right
  * after a run in progress when `overlap` runs are under way. At most `overlap` runs at once (1: the
- * job never overlaps itself). `job` must not reject.
+ * job never overlaps itself). `job` answers whether more is due now (it took a full batch): then it
+ * runs again as soon as it ends. `job` must not reject.
  */
-export function scheduleJob(jobs: JobSet, { ms, overlap = 1 }: { ms: number; overlap?: number }, job: () => Promise<void>): () => void {
+export function scheduleJob(jobs: JobSet, { ms, overlap = 1 }: { ms: number; overlap?: number }, job: () => Promise<boolean>): () => void {
   let runs = 0;
   // A wake-up while every run slot is busy may be for a row those runs' claims did not see: run once more after one ends.
   let wokenWhileBusy = false;
   const tick = () => {
     if (runs >= overlap || jobs.stopped) return;
     runs++;
-    const run = job().finally(() => {
+    const run = job().then((more) => {
       runs--;
       jobs.running.delete(run);
-      if (wokenWhileBusy) {
+      if (wokenWhileBusy || more) {
         wokenWhileBusy = false;
         tick();
       }

@@ -1,12 +1,12 @@
 import type { Database, DatabaseHandle } from '@/db/client';
 import type { Settings } from '@/lib/env';
-import { deliverNotifications } from '@/lib/notifications/deliver';
-import { fanOutNotifications } from '@/lib/notifications/fanout';
+import { DELIVERY_BATCH, deliverNotifications } from '@/lib/notifications/deliver';
+import { FAN_OUT_BATCH, fanOutNotifications } from '@/lib/notifications/fanout';
 import { sweepReminders } from '@/lib/notifications/schedule';
 import { targetPolicy, type TargetPolicy } from '@/lib/notifications/outbound';
 import type { MailSettings } from '@/lib/notifications/send';
 import { systemsClient, type SystemsClient } from '@/lib/systems/client';
-import { dispatchCommands } from './dispatch-commands';
+import { DISPATCH_BATCH, dispatchCommands } from './dispatch-commands';
 import { expireOverdue } from './expire-proposals';
 import { reconcileClaims, describeRepair } from './reconcile-claims';
 import { reconcileExecutions } from './reconcile-executions';
@@ -52,9 +52,15 @@ export type Job = {
   onWake?: (payload: string) => void;
   /** How many runs may be under way at once (default 1: it never overlaps itself). */
   overlap?: number;
-  /** A line for the log when the run did something, else undefined. */
-  run: () => Promise<string | undefined>;
+  /** What the run did: a line for the log when it did something, and whether more is due now. */
+  run: () => Promise<JobRun>;
 };
+
+/**
+ * `more`: the run took a full batch, so more may be due already; the job runs again as soon as it
+ * ends rather than at its next wake or backstop (a backlog drains at the speed of its batches).
+ */
+export type JobRun = { line?: string; more?: boolean };
 
 export type WorkerSettings = {
   /** Where `/api/executor/<scope>` answers, and where notification links point. */
@@ -122,7 +128,7 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       everyMs: intervals.expiry,
       run: async () => {
         const expired = await expireOverdue(db, new Date());
-        return expired > 0 ? `expired ${plural(expired, 'overdue proposal')}` : undefined;
+        return { line: expired > 0 ? `expired ${plural(expired, 'overdue proposal')}` : undefined };
       },
     },
     {
@@ -134,8 +140,8 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       overlap: DISPATCH_OVERLAP,
       run: async () => {
         const result = await dispatchCommands(db, { executorBaseUrl: settings.executorBaseUrl });
-        if (result.claimed === 0) return undefined;
-        return `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ${result.retrying} to retry, ${result.dead} dead`;
+        if (result.claimed === 0) return {};
+        return { line: `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ${result.retrying} to retry, ${result.dead} dead`, more: result.claimed >= DISPATCH_BATCH };
       },
     },
     {
@@ -143,8 +149,8 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       everyMs: intervals.reconciliation,
       run: async () => {
         const result = await reconcileExecutions(db);
-        if (result.checked === 0) return undefined;
-        return `checked ${plural(result.checked, 'unknown outcome')}: ${result.succeeded} succeeded, ${result.failed} failed, ${result.pending} still unknown`;
+        if (result.checked === 0) return {};
+        return { line: `checked ${plural(result.checked, 'unknown outcome')}: ${result.succeeded} succeeded, ${result.failed} failed, ${result.pending} still unknown` };
       },
     },
     {
@@ -155,8 +161,11 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       run: async () => {
         const fanned = await fanOutNotifications(db, { baseUrl: settings.executorBaseUrl });
         const sent = await deliverNotifications(db, { mail, targets });
-        if (fanned.events === 0 && sent.claimed === 0) return undefined;
-        return `notifications: ${plural(fanned.deliveries, 'delivery')} from ${plural(fanned.events, 'event')}; sent ${sent.delivered}, ${sent.retrying} to retry, ${sent.dead} dead, ${sent.held} held for a digest`;
+        if (fanned.events === 0 && sent.claimed === 0) return {};
+        return {
+          line: `notifications: ${plural(fanned.deliveries, 'delivery')} from ${plural(fanned.events, 'event')}; sent ${sent.delivered}, ${sent.retrying} to retry, ${sent.dead} dead, ${sent.held} held for a digest`,
+          more: fanned.events >= FAN_OUT_BATCH || sent.claimed >= DELIVERY_BATCH,
+        };
       },
     },
     {
@@ -164,8 +173,8 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       everyMs: intervals.reminders,
       run: async () => {
         const result = await sweepReminders(db, new Date());
-        if (result.reminded + result.escalated === 0) return undefined;
-        return `wrote ${plural(result.reminded, 'reminder')} and ${plural(result.escalated, 'escalation')}`;
+        if (result.reminded + result.escalated === 0) return {};
+        return { line: `wrote ${plural(result.reminded, 'reminder')} and ${plural(result.escalated, 'escalation')}` };
       },
     },
     {
@@ -173,7 +182,7 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       everyMs: intervals.recheck,
       run: async () => {
         const result = await recheckOpen(db, settings.systems ?? systemsClient());
-        return result.stale + result.drifted > 0 ? `re-checked ${plural(result.checked, 'open proposal')}: ${result.stale} stale, ${result.drifted} changed since proposed` : undefined;
+        return { line: result.stale + result.drifted > 0 ? `re-checked ${plural(result.checked, 'open proposal')}: ${result.stale} stale, ${result.drifted} changed since proposed` : undefined };
       },
     },
     {
@@ -182,7 +191,7 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       run: async () => {
         const repairs = await reconcileClaims(db);
         for (const repair of repairs) logError(`[countersign] ${describeRepair(repair)}`);
-        return repairs.length > 0 ? `repaired ${plural(repairs.length, 'claims row')}` : undefined;
+        return { line: repairs.length > 0 ? `repaired ${plural(repairs.length, 'claims row')}` : undefined };
       },
     },
     {
@@ -190,7 +199,7 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       everyMs: intervals.auditWatch,
       run: async () => {
         const result = await watchAuditChains(db, new Date());
-        return result.broken.length > 0 ? `audit chain broken in ${result.broken.join(', ')}` : undefined;
+        return { line: result.broken.length > 0 ? `audit chain broken in ${result.broken.join(', ')}` : undefined };
       },
     },
     {
@@ -198,7 +207,7 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       everyMs: intervals.oversight,
       run: async () => {
         const { raised } = await raiseRubberStampAlarms(db, new Date());
-        return raised > 0 ? `raised ${plural(raised, 'rubber-stamp alarm')}` : undefined;
+        return { line: raised > 0 ? `raised ${plural(raised, 'rubber-stamp alarm')}` : undefined };
       },
     },
     {
@@ -211,7 +220,7 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       run: async () => {
         for (const tenantId of await tenantsWithPending(db)) chainer.wake(tenantId);
         await chainer.idle();
-        return undefined;
+        return {};
       },
     },
   ];
@@ -236,10 +245,14 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
     const wake = scheduleJob(jobs, { ms: job.everyMs, overlap: job.overlap }, () =>
       job
         .run()
-        .then((line) => {
+        .then(({ line, more = false }) => {
           if (line) log(`[countersign] ${line}`);
+          return more;
         })
-        .catch((error: unknown) => logError(`[countersign] ${job.name} failed (${errorCode(error)})`)),
+        .catch((error: unknown) => {
+          logError(`[countersign] ${job.name} failed (${errorCode(error)})`);
+          return false;
+        }),
     );
     if (job.wokenBy) woken.set(job.wokenBy, [...(woken.get(job.wokenBy) ?? []), job.onWake ?? wake]);
   }

@@ -119,6 +119,9 @@ async function attemptOnce(db: Database, claimed: Claim, options: DeliveryOption
   return ended(await settle(db, claimed, result, latencyMs, fixedNow ?? new Date(), random));
 }
 
+/** Deliveries one run claims at most. */
+export const DELIVERY_BATCH = 20;
+
 /**
  * Sends due deliveries (docs/design.md §9): at-least-once, each claimed by one worker at a time (SKIP
  * LOCKED plus a lease that outlives an attempt, so a restarted worker does not send what another is
@@ -127,7 +130,7 @@ async function attemptOnce(db: Database, claimed: Claim, options: DeliveryOption
  */
 export async function deliverNotifications(db: Database, options: DeliveryOptions): Promise<DeliveryResult> {
   const now = options.now ?? new Date();
-  const claims = await claim(db, undefined, now, options.limit ?? 20);
+  const claims = await claim(db, undefined, now, options.limit ?? DELIVERY_BATCH);
   const sending = await holdForDigests(db, claims, now);
   const result: DeliveryResult = { claimed: claims.length, delivered: 0, retrying: 0, dead: 0, held: claims.length - sending.length };
   const outcomes = await Promise.all(sending.map((claimed) => attempt(db, claimed, options, options.now)));

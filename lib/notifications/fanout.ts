@@ -104,6 +104,9 @@ function messageFor(facts: BatchFacts, row: typeof outbox.$inferSelect, event: N
   return { data, proposal };
 }
 
+/** Outbox events one fan-out claims at most. */
+export const FAN_OUT_BATCH = 100;
+
 /**
  * Turns notifying outbox rows into one delivery per subscribed, enabled channel of the tenant, in
  * one transaction that claims the rows (FOR UPDATE SKIP LOCKED) and marks them fanned out: any
@@ -118,7 +121,7 @@ export async function fanOutNotifications(db: Database, options: FanOutOptions):
       .from(outbox)
       .where(and(inArray(outbox.topic, NOTIFYING_TOPICS), isNull(outbox.deliveredAt), isNull(outbox.deadAt), lte(outbox.availableAt, now)))
       .orderBy(asc(outbox.availableAt), asc(outbox.id))
-      .limit(options.limit ?? 100)
+      .limit(options.limit ?? FAN_OUT_BATCH)
       .for('update', { skipLocked: true });
     if (rows.length === 0) return { events: 0, deliveries: 0 };
     const tenantIds = [...new Set(rows.map((row) => row.tenantId))];
