@@ -22,7 +22,6 @@ async function main(): Promise<void> {
   await migrateDatabase(handle);
   const baseUrl = executorBaseUrl(settings);
   const worker = startWorker(handle.db, { ...workerSettings(settings), listen: handle.listen });
-  console.log(`[countersign] worker running (${handle.driver}); commands go to ${baseUrl}/api/executor/<scope>`);
   // The timers are unref'd: this keeps the process alive until a signal arrives.
   const keepAlive = setInterval(() => undefined, 60_000);
   let closing = false;
@@ -40,6 +39,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Announced only once the handlers are in place: a supervisor may signal as soon as it reads this
+  // line, and a signal that arrives before them ends the process without finishing its jobs.
+  console.log(`[countersign] worker running (${handle.driver}); commands go to ${baseUrl}/api/executor/<scope>`);
 }
 
 main().catch((error: unknown) => {
