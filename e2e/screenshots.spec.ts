@@ -265,6 +265,10 @@ test.describe('issue 35 states', () => {
     await expect(page.getByTestId('agent-key-revoked-still-working')).toBeVisible();
     await look(page, 'agent-keys-revoked-one');
 
+    await page.goto('/settings/security');
+    await expect(page.getByTestId('security-page')).toBeVisible();
+    await look(page, 'settings-security');
+
     // The invitation: prove the address first, then choose a password.
     await page.goto('/settings/members');
     const email = `shot-${Date.now()}@acme.test`;
