@@ -1,7 +1,7 @@
 'use client';
 
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { valueOrThrow } from '@/lib/client/operator-api';
 import { revokeAgentKey, rotateAgentKey, type AgentKeyView, type IssuedKey, type Revocation } from '@/lib/client/agent-keys-api';
 import { LocalTime } from './time';
@@ -46,6 +46,11 @@ function StateLine({ agentKey }: { agentKey: AgentKeyView }) {
   return <>Active</>;
 }
 
+/** Escape closes a confirmation panel, as Cancel does. */
+const closeOnEscape = (onClose: () => void) => (event: KeyboardEvent<HTMLElement>) => {
+  if (event.key === 'Escape') onClose();
+};
+
 /** Whether a key still authenticates: active, or rotated and still in its overlap. */
 const works = (agentKey: AgentKeyView) => agentKey.state === 'active' || agentKey.state === 'expiring';
 
@@ -76,7 +81,7 @@ function RevokeConfirm({ agentKey, others, onClose, onRevoked }: { agentKey: Age
   });
   const stillWorking = others.filter(works);
   return (
-    <div role="group" aria-label={`Revoke ${agentKey.keyPrefix}…`} data-testid="agent-key-revoke-panel" className="space-y-2 rounded-md border border-red-300 p-3 text-sm dark:border-red-800">
+    <div role="group" aria-label={`Revoke ${agentKey.keyPrefix}…`} data-testid="agent-key-revoke-panel" onKeyDown={closeOnEscape(onClose)} className="space-y-2 rounded-md border border-red-300 p-3 text-sm dark:border-red-800">
       <p>
         Revoke <span className="font-mono">{agentKey.keyPrefix}…</span> of <strong>{agentKey.agentName}</strong>? Every request with it is refused (401) from now on,
         and its proposals that still wait go stale when someone decides them.
@@ -125,6 +130,7 @@ function RotateChooser({ agentKey, onClose, onIssued }: { agentKey: AgentKeyView
     <form
       aria-label={`Rotate ${agentKey.keyPrefix}…`}
       data-testid="agent-key-rotate-panel"
+      onKeyDown={closeOnEscape(onClose)}
       className="space-y-2 rounded-md border border-zinc-300 p-3 text-sm dark:border-zinc-700"
       onSubmit={(event) => {
         event.preventDefault();
@@ -160,6 +166,19 @@ type KeyEvents = { onIssued: (issued: IssuedKey) => void; onRevoked: (revocation
 
 function AgentKeyCard({ agentKey, others, onIssued, onRevoked }: { agentKey: AgentKeyView; others: AgentKeyView[] } & KeyEvents) {
   const [open, setOpen] = useState<'revoke' | 'rotate' | null>(null);
+  // Closing a panel puts the keyboard back on the button that opened it, not on the page's start.
+  const revokeButton = useRef<HTMLButtonElement>(null);
+  const rotateButton = useRef<HTMLButtonElement>(null);
+  const closedFrom = useRef<'revoke' | 'rotate' | null>(null);
+  const close = () => {
+    closedFrom.current = open;
+    setOpen(null);
+  };
+  useEffect(() => {
+    if (open !== null || !closedFrom.current) return;
+    (closedFrom.current === 'revoke' ? revokeButton : rotateButton).current?.focus();
+    closedFrom.current = null;
+  });
   const look = STATE_LOOK[agentKey.state];
   const grants = Object.entries(agentKey.grants).map(([name, values]) => `${name}: ${values.join(', ')}`).join('; ');
   const live = agentKey.state === 'active' || agentKey.state === 'expiring';
@@ -180,15 +199,15 @@ function AgentKeyCard({ agentKey, others, onIssued, onRevoked }: { agentKey: Age
       {live && open === null ? (
         <div className="flex flex-wrap gap-2">
           {agentKey.state === 'active' ? (
-            <Button variant="secondary" data-testid="agent-key-rotate" onClick={() => setOpen('rotate')}>Rotate…</Button>
+            <Button variant="secondary" data-testid="agent-key-rotate" ref={rotateButton} onClick={() => setOpen('rotate')}>Rotate…</Button>
           ) : null}
-          <Button variant="secondary" data-testid="agent-key-revoke" onClick={() => setOpen('revoke')}>
+          <Button variant="secondary" data-testid="agent-key-revoke" ref={revokeButton} onClick={() => setOpen('revoke')}>
             {agentKey.state === 'expiring' ? 'Revoke now…' : 'Revoke…'}
           </Button>
         </div>
       ) : null}
-      {open === 'revoke' ? <RevokeConfirm agentKey={agentKey} others={others} onClose={() => setOpen(null)} onRevoked={onRevoked} /> : null}
-      {open === 'rotate' ? <RotateChooser agentKey={agentKey} onClose={() => setOpen(null)} onIssued={onIssued} /> : null}
+      {open === 'revoke' ? <RevokeConfirm agentKey={agentKey} others={others} onClose={close} onRevoked={onRevoked} /> : null}
+      {open === 'rotate' ? <RotateChooser agentKey={agentKey} onClose={close} onIssued={onIssued} /> : null}
     </li>
   );
 }

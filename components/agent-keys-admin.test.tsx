@@ -66,6 +66,21 @@ describe('revoking an agent key', () => {
     expect(screen.getByTestId('agent-key-revoked-none-left').textContent).toBe('No key of ship-bot works any more.');
   });
 
+  it('closes on Escape or Cancel and puts the keyboard back on the button that opened it', async () => {
+    serve(() => [NEW, OLD], {});
+    show();
+    const newest = await card(NEW.id);
+    fireEvent.click(within(newest).getByTestId('agent-key-revoke'));
+    expect(document.activeElement).toBe(within(newest).getByTestId('agent-key-stop-agent'));
+    fireEvent.keyDown(within(newest).getByTestId('agent-key-stop-agent'), { key: 'Escape' });
+    expect(within(newest).queryByTestId('agent-key-revoke-panel')).toBeNull();
+    expect(document.activeElement).toBe(within(newest).getByTestId('agent-key-revoke'));
+    fireEvent.click(within(newest).getByTestId('agent-key-rotate'));
+    fireEvent.click(within(newest).getByTestId('agent-key-rotate-cancel'));
+    expect(within(newest).queryByTestId('agent-key-rotate-panel')).toBeNull();
+    expect(document.activeElement).toBe(within(newest).getByTestId('agent-key-rotate'));
+  });
+
   it('asks plainly for an agent’s only key, and revokes just that key', async () => {
     const sent = serve(() => [LONE], { revoke: { agentKey: { ...LONE, state: 'revoked' }, revoked: [{ ...LONE, state: 'revoked' }], stillWorking: [] } });
     show();

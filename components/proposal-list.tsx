@@ -51,9 +51,22 @@ export function SearchTargetNote({ target }: { target: SearchTarget }) {
   );
 }
 
-function decidedBy(item: ProposalListItem): string {
-  if (item.deciders.length === 0) return '—';
-  return item.deciders.map((d) => `${d.name} ${d.decision === 'approve' ? 'approved' : 'rejected'}`).join(', ');
+/** Who decided, each once; an approval that stopped counting is struck through and says so in words. */
+function DecidedBy({ item }: { item: ProposalListItem }) {
+  if (item.deciders.length === 0) return <span data-testid="proposal-list-deciders">—</span>;
+  return (
+    <span data-testid="proposal-list-deciders">
+      {item.deciders.map((d, i) => (
+        <span key={i} data-testid="proposal-list-decider" data-withdrawn={d.withdrawn ? 'true' : undefined}>
+          {i > 0 ? ', ' : null}
+          <span className={d.withdrawn ? 'line-through' : undefined}>
+            <PayloadText value={d.name} mono={false} /> {d.decision === 'approve' ? 'approved' : 'rejected'}
+          </span>
+          {d.withdrawn ? <span className="text-amber-800 dark:text-amber-300"> (withdrawn, not counted)</span> : null}
+        </span>
+      ))}
+    </span>
+  );
 }
 
 const HEAD = ['Status', 'Proposal', 'Agent', 'Decided by', 'Proposed'];
@@ -66,6 +79,11 @@ export function ProposalListTable({ items }: { items: ProposalListItem[] }) {
         <tr key={item.id} data-testid="proposal-list-row" data-proposal-id={item.id} data-status={item.status} className={CARD_ROW}>
           <CardCell label="Status">
             <StatusChip status={item.status} />
+            {item.status === 'pending_approval' ? (
+              <span data-testid="proposal-list-progress" className="mt-1 block text-xs text-zinc-600 dark:text-zinc-400">
+                {item.approvals.standing} of {item.approvals.required} approval{item.approvals.required === 1 ? '' : 's'}
+              </span>
+            ) : null}
             {item.reason ? (
               <span data-testid="proposal-list-reason" className="mt-1 block max-w-xs text-xs text-zinc-600 dark:text-zinc-400">
                 <PayloadText value={item.reason} mono={false} />
@@ -79,7 +97,7 @@ export function ProposalListTable({ items }: { items: ProposalListItem[] }) {
             <span className="block font-mono text-xs text-zinc-600 dark:text-zinc-400">{item.action} · {item.id}</span>
           </CardCell>
           <CardCell label="Agent"><PayloadText value={item.agent} /></CardCell>
-          <CardCell label="Decided by"><span data-testid="proposal-list-deciders">{decidedBy(item)}</span></CardCell>
+          <CardCell label="Decided by"><DecidedBy item={item} /></CardCell>
           <CardCell label="Proposed"><ProposalListTime value={item.createdAt} /></CardCell>
         </tr>
       ))}

@@ -45,8 +45,9 @@ export function LocalTime({ value, testId }: { value: string; testId?: string })
   const text = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(date);
   const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(date).find((part) => part.type === 'timeZoneName')?.value ?? '';
   return (
-    <time dateTime={date.toISOString()} title={absoluteTime(date)} data-testid={testId} className="whitespace-nowrap">
-      {text} {zone}
+    // Date-and-time and zone each stay whole; a narrow column (a phone's key card) may break between them.
+    <time dateTime={date.toISOString()} title={absoluteTime(date)} data-testid={testId}>
+      <span className="whitespace-nowrap">{text}</span> <span className="whitespace-nowrap">{zone}</span>
     </time>
   );
 }

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { startHttpSink } from '../demo/receivers/http-sink';
+import { QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
+import { violations } from './axe';
 import { apiSession, E2E_SINK_PORT, proposeHold, proposeRefund, signInWithForm } from './support';
 
 // `npm run screenshots` writes these into e2e/screenshots for the README; a normal run keeps
@@ -163,4 +165,129 @@ test('issue 24 density: queue, proposal, History and Settings at 1440×900 and 3
   } finally {
     await reject(made, 'Screenshots taken');
   }
+});
+
+test.describe('issue 35 states', () => {
+  // A viewer in Berlin: every time on these pages is in that zone.
+  test.use({ timezoneId: 'Europe/Berlin' });
+
+  /** The page as it is now, light and dark at 1440 and 390 px: no sideways scroll, axe clean, a screenshot of each. */
+  async function look(page: Page, name: string) {
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const [width, height] of [[1440, 900], [390, 844]] as const) {
+        await page.setViewportSize({ width, height });
+        await noSidewaysScroll(page);
+        expect.soft(await violations(page), `${name} ${width} ${scheme}`).toEqual([]);
+        await shoot(page, `i35-${name}-${width}-${scheme}`);
+      }
+    }
+    await page.setViewportSize({ width: 1440, height: 900 });
+  }
+
+  test('a withdrawn approval (proposal page, Proposals list, History), hidden text, the revoke dialog and the invitation', async ({ page, browser, request, baseURL }) => {
+    test.setTimeout(300_000);
+    const origin = { origin: baseURL! };
+    // A refund over 100.00 EUR needs two approvers: Bob approves, then his role drops to viewer.
+    const refund = await proposeRefund(request, { orderId: QUEUE_FIFTY_ORDERS[15]!, amountMinor: 15_000, currency: 'EUR', reason: 'Damaged on arrival' });
+    const bob = await apiSession(baseURL!, 'bob@acme.test');
+    const carol = await apiSession(baseURL!, 'carol@acme.test');
+    const members = (await (await carol.get('/api/v1/admin/members')).json()) as { members: { userId: string; email: string }[] };
+    const bobId = members.members.find((m) => m.email === 'bob@acme.test')!.userId;
+    try {
+      expect((await bob.post(`/api/v1/proposals/${refund.id}/decisions`, { headers: origin, data: { decision: 'approve', payloadHash: refund.payloadHash } })).status()).toBeLessThan(300);
+      expect((await carol.patch(`/api/v1/admin/members/${bobId}`, { headers: origin, data: { role: 'viewer' } })).status()).toBeLessThan(300);
+      // A long run of combining marks in an argument is flagged as hidden text.
+      const marks = await proposeRefund(request, { orderId: QUEUE_FIFTY_ORDERS[14]!, amountMinor: 900, currency: 'EUR', reason: `Damaged${'\u0301\u0316'.repeat(40)} on arrival` });
+
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await page.goto(`/proposals/${refund.id}`);
+      await signInWithForm(page, 'alice@acme.test');
+      await expect(page.getByTestId('approval-withdrawn')).toContainText('their role changed to viewer');
+      await expect(page.getByTestId('approval-progress')).toHaveText('0 of 2 approvals');
+      await look(page, 'proposal-withdrawn');
+
+      await page.goto(`/proposals/${marks.id}`);
+      await expect(page.getByTestId('arg-reason').getByTestId('invisible-char')).toHaveText('⟦80 combining marks⟧');
+      await look(page, 'proposal-combining-marks');
+
+      await page.goto(`/proposals?q=${QUEUE_FIFTY_ORDERS[15]}`);
+      const row = page.locator(`[data-testid="proposal-list-row"][data-proposal-id="${refund.id}"]`);
+      await expect(row.getByTestId('proposal-list-progress')).toHaveText('0 of 2 approvals');
+      await expect(row.locator('[data-testid="proposal-list-decider"][data-withdrawn="true"]')).toContainText('Bob approved (withdrawn, not counted)');
+      await look(page, 'proposals-list-withdrawn');
+
+      // Alice and Carol approve: it is approved by the two who stand, Bob's withdrawal still told.
+      for (const api of [carol, page.request]) {
+        expect((await api.post(`/api/v1/proposals/${refund.id}/decisions`, { headers: origin, data: { decision: 'approve', payloadHash: refund.payloadHash } })).status()).toBeLessThan(300);
+      }
+      await page.goto(`/proposals/${refund.id}`);
+      await expect(page.getByTestId('decision-outcome')).toContainText('Approved by Carol and Alice');
+      await expect(page.getByTestId('approval-withdrawn')).toBeVisible();
+      await look(page, 'proposal-withdrawn-approved');
+
+      for (const tab of ['decisions', 'events'] as const) {
+        await page.goto(`/history?tab=${tab}`);
+        await expect(page.getByTestId('history-page')).toBeVisible();
+        await look(page, `history-${tab}`);
+      }
+    } finally {
+      await carol.patch(`/api/v1/admin/members/${bobId}`, { headers: origin, data: { role: 'approver' } });
+      await bob.dispose();
+      await carol.dispose();
+    }
+
+    // Agent keys: a rotated agent, its new key's revoke dialog open.
+    await page.context().clearCookies();
+    await page.goto('/settings/agent-keys');
+    await signInWithForm(page, 'carol@acme.test');
+    const name = `shot-bot-${Date.now()}`;
+    await page.getByTestId('agent-key-name').fill(name);
+    await page.getByTestId('agent-key-action-hold_stock').check();
+    await page.getByTestId('agent-key-grant-warehouses').fill('north');
+    await page.getByTestId('agent-key-create').click();
+    await expect(page.getByTestId('agent-key-secret')).toBeVisible();
+    await look(page, 'agent-keys-copy-now');
+    const card = page.locator('[data-testid="agent-key"][data-state="active"]').filter({ hasText: name });
+    await card.getByTestId('agent-key-rotate').click();
+    await card.getByTestId('agent-key-overlap-15').check();
+    await card.getByTestId('agent-key-rotate-confirm').click();
+    await expect(page.getByTestId('agent-key-secret-notice')).toContainText(`New key for ${name}`);
+    await expect(page.locator('[data-testid="agent-key"][data-state="expiring"]').filter({ hasText: name })).toHaveCount(1);
+    await card.getByTestId('agent-key-revoke').click();
+    await expect(card.getByTestId('agent-key-stop-agent')).toBeFocused();
+    await look(page, 'agent-keys-revoke-dialog');
+    // Escape closes it and the keyboard is back on Revoke…; Enter opens it again.
+    await page.keyboard.press('Escape');
+    await expect(card.getByTestId('agent-key-revoke')).toBeFocused();
+    await page.keyboard.press('Enter');
+    await card.getByTestId('agent-key-revoke-confirm').click();
+    await expect(page.getByTestId('agent-key-revoked-still-working')).toBeVisible();
+    await look(page, 'agent-keys-revoked-one');
+
+    await page.goto('/settings/security');
+    await expect(page.getByTestId('security-page')).toBeVisible();
+    await look(page, 'settings-security');
+
+    // The invitation: prove the address first, then choose a password.
+    await page.goto('/settings/members');
+    const email = `shot-${Date.now()}@acme.test`;
+    await page.getByTestId('invite-email').fill(email);
+    await page.getByTestId('invite-name').fill('Shot Newcomer');
+    await page.getByTestId('invite-role').selectOption('approver');
+    await page.getByTestId('invite-submit').click();
+    const link = (await page.getByTestId('invitation-link').textContent())!;
+    const invited = await browser.newContext({ baseURL, timezoneId: 'Europe/Berlin' });
+    try {
+      const other = await invited.newPage();
+      await other.goto(link);
+      await expect(other.getByTestId('invitation-why-code')).toBeVisible();
+      await look(other, 'invitation-prove');
+      await other.getByTestId('invitation-code-send').click();
+      await expect(other.getByTestId('invitation-code')).toBeFocused();
+      await look(other, 'invitation-code-sent');
+    } finally {
+      await invited.close();
+    }
+  });
 });

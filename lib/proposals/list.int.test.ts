@@ -1,5 +1,6 @@
+import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ProposalStatus } from '@/db/schema';
+import { decisions, proposals, type ProposalStatus } from '@/db/schema';
 import { setupTestDatabase } from '@/test/db';
 import { expectedOrder } from '@/test/fixtures/queue';
 import { insertListRows, LIST_FIXTURE_STATUSES, listRows, type ListRow } from '@/test/fixtures/proposal-list';
@@ -102,6 +103,27 @@ describe('proposalListPage', () => {
     expect(bob.items.every((item) => item.deciders.some((d) => d.name === 'Bob'))).toBe(true);
     const refund = bob.items.find((item) => item.action === 'issue_refund');
     expect(refund?.summary).toMatch(/^Refund 15\.00 EUR on order ord_184[23]$/);
+  });
+});
+
+describe('withdrawn approvals on the list', () => {
+  it('counts only the approvals that stand, as the proposal page does, and marks the withdrawn one', async () => {
+    // Bob approved, then his role dropped (lib/quorum/quorum.ts writes withdrawn_at); Alice approved after. The rule needs two.
+    const [row] = listRows(1, [], 'w');
+    await insertListRows(t.db, 'withdrawals', [{ ...row!, status: 'pending_approval', deciders: [world.userId('bob'), world.userId('alice')] }]);
+    await t.db.update(proposals).set({ routing: sql`jsonb_set(${proposals.routing}, '{approvals}', '2')` }).where(eq(proposals.id, row!.id));
+    await t.db
+      .update(decisions)
+      .set({ withdrawnAt: new Date(), withdrawnReason: 'role_changed', withdrawnRole: 'viewer' })
+      .where(and(eq(decisions.proposalId, row!.id), eq(decisions.userId, world.userId('bob'))));
+    const [item] = (await proposalListPage(t.db, 'withdrawals', {})).items;
+    expect(item?.approvals).toEqual({ standing: 1, required: 2 });
+    expect(item?.deciders).toEqual(
+      expect.arrayContaining([
+        { name: 'Bob', decision: 'approve', withdrawn: true },
+        { name: 'Alice', decision: 'approve', withdrawn: false },
+      ]),
+    );
   });
 });
 

@@ -7,6 +7,7 @@ import { allActions, findAction } from '@/lib/actions/registry';
 import { parseSearch } from '@/lib/input/search';
 import { cursorInstant } from '@/lib/paging/sql';
 import { decodeCursor, encodeCursor, type ListCursor } from './list-cursor';
+import { standingApprovals } from './words';
 
 /**
  * The Proposals list: every proposal of a tenant, whatever its status, newest first, filtered by
@@ -37,7 +38,10 @@ export type ProposalListItem = {
   summary: string;
   action: string;
   agent: string;
-  deciders: { name: string; decision: 'approve' | 'reject' }[];
+  /** Who decided, oldest first; `withdrawn` marks an approval that stopped counting (its approver's role dropped or they left). */
+  deciders: { name: string; decision: 'approve' | 'reject'; withdrawn: boolean }[];
+  /** The approvals that stand (withdrawn ones never count, as on the proposal page) and how many its rule needs. */
+  approvals: { standing: number; required: number };
   createdAt: string;
 };
 
@@ -159,7 +163,7 @@ export async function proposalListPage(db: Database, tenantId: string, view: Pro
   const ids = page.map((row) => row.proposal.id);
   const decided = ids.length
     ? await db
-        .select({ proposalId: decisions.proposalId, name: users.name, decision: decisions.decision })
+        .select({ proposalId: decisions.proposalId, name: users.name, decision: decisions.decision, withdrawnAt: decisions.withdrawnAt })
         .from(decisions)
         .innerJoin(users, eq(users.id, decisions.userId))
         .where(and(eq(decisions.tenantId, tenantId), inArray(decisions.proposalId, ids)))
@@ -169,15 +173,19 @@ export async function proposalListPage(db: Database, tenantId: string, view: Pro
   return {
     target,
     nextCursor: rows.length > limit && last ? encodeCursor({ sort: 'newest', at: last.cursorAt, id: last.proposal.id }) : null,
-    items: page.map(({ proposal: p }) => ({
+    items: page.map(({ proposal: p }) => {
+      const deciders = decided.filter((d) => d.proposalId === p.id).map(({ name, decision, withdrawnAt }) => ({ name, decision, withdrawn: withdrawnAt !== null }));
+      return {
       id: p.id,
       status: p.status,
       reason: reasonOf(p.status, p.statusReason),
       summary: findAction(p.action)?.summarize(p.payload.args, p.facts) ?? p.action,
       action: p.action,
       agent: p.agentName,
-      deciders: decided.filter((d) => d.proposalId === p.id).map(({ name, decision }) => ({ name, decision })),
+      deciders,
+      approvals: { standing: standingApprovals(deciders).length, required: p.routing.approvals },
       createdAt: p.createdAt.toISOString(),
-    })),
+      };
+    }),
   };
 }

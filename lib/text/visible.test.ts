@@ -36,6 +36,17 @@ describe('visibleSegments', () => {
     },
   );
 
+  it('names a run of more than 30 combining marks by its length instead of stacking it on a letter; a shorter run is just text', () => {
+    const run = (n: number) => '\u0301\u0316'.repeat(n / 2);
+    expect(visibleSegments(`Damaged${run(80)} on arrival`)).toEqual([{ text: 'Damaged' }, { mark: '80 combining marks' }, { text: ' on arrival' }]);
+    expect(visibleSegments(`e${run(30)}`)).toEqual([{ text: `e${run(30)}` }]);
+    expect(visibleSegments(`e${run(32)}`)).toEqual([{ text: 'e' }, { mark: '32 combining marks' }]);
+    expect(visibleText(`x${run(40)}`)).toBe('x⟦40 combining marks⟧');
+    // A mark that is itself invisible (U+034F COMBINING GRAPHEME JOINER) is named, and cuts the run.
+    expect(visibleSegments(`e${run(20)}\u034f${run(20)}`)).toEqual([{ text: `e${run(20)}` }, { mark: 'U+034F' }, { text: run(20) }]);
+    expect(visibleSegments('café résumé')).toEqual([{ text: 'café résumé' }]);
+  });
+
   it('keeps newlines and tabs as layout only in a multi-line block; a carriage return is always marked', () => {
     expect(visibleSegments('{\n\t"a": 1\r\n}', { multiline: true })).toEqual([{ text: '{\n\t"a": 1' }, { mark: 'U+000D' }, { text: '\n}' }]);
     expect(visibleSegments('a\nb')).toEqual([{ text: 'a' }, { mark: 'U+000A' }, { text: 'b' }]);

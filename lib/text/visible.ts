@@ -2,14 +2,18 @@ import { lookalikeInfo } from './characters';
 import { codePointName, isInvisible } from './invisible';
 import { findLookalikes } from './lookalike';
 import { step } from './scan-steps';
+import { MAX_NON_STARTERS, nonStarters } from './stream-safe';
 
 export { codePointName, isInvisible } from './invisible';
 
 /**
  * How untrusted text is made visible: invisible and direction-changing characters (zero-width,
  * bidi overrides and isolates, variation selectors, tags, C0/C1 controls) become named marks
- * (⟦U+202E⟧), so nothing an agent sends can hide text or reorder what a reviewer reads; and
- * look-alikes of ASCII (lib/text/lookalike.ts) are named beside the run they are in.
+ * (⟦U+202E⟧), so nothing an agent sends can hide text or reorder what a reviewer reads; a run of
+ * more combining marks than Stream-Safe Text allows (lib/text/stream-safe.ts) becomes one mark
+ * naming its length (⟦80 combining marks⟧), the same run the flags call hidden text, instead of a
+ * smear over the letter it stacks on; and look-alikes of ASCII (lib/text/lookalike.ts) are named
+ * beside the run they are in.
  */
 
 /** Layout characters a multi-line block (pretty JSON, a body as received) keeps as layout. */
@@ -29,15 +33,35 @@ export function visibleSegments(value: string, options: { multiline?: boolean } 
   const segments: Segment[] = [];
   let plain = '';
   let offset = 0;
+  // The combining marks met since the last starter, and how many non-starters they count.
+  let marks = '';
+  let run = 0;
   const flushPlain = () => {
     if (plain) segments.push({ text: plain });
     plain = '';
+  };
+  const flushMarks = () => {
+    if (run > MAX_NON_STARTERS) {
+      flushPlain();
+      segments.push({ mark: `${run} combining marks` });
+    } else {
+      plain += marks;
+    }
+    marks = '';
+    run = 0;
   };
   for (const ch of value) {
     step();
     const codePoint = ch.codePointAt(0)!;
     const start = offset;
     offset += ch.length;
+    const decomposition = nonStarters(ch);
+    if (decomposition.allNonStarters && !isInvisible(codePoint) && !lookalikeStarts.has(start)) {
+      marks += ch;
+      run += decomposition.leading;
+      continue;
+    }
+    flushMarks();
     if (isInvisible(codePoint) && !(options.multiline && LAYOUT.has(codePoint))) {
       flushPlain();
       segments.push({ mark: codePointName(codePoint) });
@@ -56,6 +80,7 @@ export function visibleSegments(value: string, options: { multiline?: boolean } 
       plain += ch;
     }
   }
+  flushMarks();
   flushPlain();
   return segments;
 }

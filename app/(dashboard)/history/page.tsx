@@ -46,7 +46,7 @@ export default async function HistoryPage({ searchParams }: { searchParams: Prom
       <HistoryFilters key={historySearch(view)} view={view} people={choices.people} agents={choices.agents} actions={allActions().map((a) => a.name)} />
       {parsed.ok ? (
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <span className="text-zinc-500">Export the events {view.tab === 'decisions' ? 'behind these decisions' : 'shown'} (every hashed field; <code className="font-mono text-xs">audit:verify --export</code> checks the JSON Lines offline: the unfiltered Events view as the whole chain, a filtered view as the events it holds, each with its proof of inclusion in the log):</span>
+          <span className="text-zinc-500">Export the events {view.tab === 'decisions' ? 'behind these decisions' : 'shown'} with every hashed field. <code className="font-mono text-xs">audit:verify --export</code> checks the JSON Lines offline: an unfiltered export as the whole chain, a filtered one as the events it holds, each with its proof of inclusion.</span>
           <Button asChild><a href={exportHref(view, 'csv')} download data-testid="history-export-csv">Export CSV</a></Button>
           <Button asChild><a href={exportHref(view, 'jsonl')} download data-testid="history-export-jsonl">Export JSON Lines</a></Button>
         </div>

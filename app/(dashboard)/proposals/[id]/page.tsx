@@ -217,8 +217,13 @@ export default async function ProposalPage({ params, searchParams }: { params: P
             const actor = actorOf(event);
             return (
               <li key={event.seq} data-testid="proposal-history-event" data-type={event.type}>
-                <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> · <span title={event.type}>{auditEventTitle(event.type)}</span>{' '}
-                {event.type === 'proposal.approval_withdrawn' ? <span data-testid="proposal-history-withdrawal"><PayloadText value={withdrawalEventWords(event.data)} mono={false} /> —</span> : null}{' '}
+                <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> ·{' '}
+                {/* A withdrawal says whose and why in place of its title ("Approval withdrawn Bob's approval was withdrawn…" said it twice). */}
+                {event.type === 'proposal.approval_withdrawn' ? (
+                  <span title={event.type} data-testid="proposal-history-withdrawal"><PayloadText value={withdrawalEventWords(event.data)} mono={false} /> —</span>
+                ) : (
+                  <span title={event.type}>{auditEventTitle(event.type)}</span>
+                )}{' '}
                 {event.reasonCode === 'grant' ? <span data-testid="proposal-history-grant">under grant {String(event.data.grant)} from</span> : 'by'}{' '}
                 <ActorName id={actor.id} label={actor.label} testId="proposal-history-actor" />
               </li>
