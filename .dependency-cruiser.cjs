@@ -107,35 +107,40 @@ module.exports = {
     },
     {
       name: 'db-imports-no-lib',
-      comment: 'db/ is the schema and the driver, the bottom layer: it imports nothing from lib/ (the settings are read in lib/database.ts).',
+      comment:
+        'db/ is the schema and the driver, the bottom layer: it imports nothing from lib/ (the settings are read in lib/database.ts).',
       severity: 'error',
       from: { path: '^db/' },
       to: { path: '^(lib|app|components)/' },
     },
     {
       name: 'app-imports-no-db',
-      comment: 'Pages and routes read and write through lib/ (its queries, view models and domain functions), never db/ itself.',
+      comment:
+        'Pages and routes read and write through lib/ (its queries, view models and domain functions), never db/ itself.',
       severity: 'error',
       from: { path: '^app/' },
       to: { path: '^db/' },
     },
     {
       name: 'components-import-no-db',
-      comment: 'Components run in the browser too: they take the types of stored records from lib/ (lib/records.ts), never from db/.',
+      comment:
+        'Components run in the browser too: they take the types of stored records from lib/ (lib/records.ts), never from db/.',
       severity: 'error',
       from: { path: '^components/' },
       to: { path: '^db/' },
     },
     {
       name: 'components-run-only-browser-modules',
-      comment: 'Components run in the browser too: from lib/ they import at run time only lib/client/ and lib/shared/; anything else as a type.',
+      comment:
+        'Components run in the browser too: from lib/ they import at run time only lib/client/ and lib/shared/; anything else as a type.',
       severity: 'error',
       from: { path: '^components/' },
       to: { path: '^lib/', pathNot: BROWSER, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'browser-modules-stay-browser-safe',
-      comment: 'lib/client/ and lib/shared/ reach the browser: at run time they import only each other and packages, no db/ and no other lib/ module (types are fine).',
+      comment:
+        'lib/client/ and lib/shared/ reach the browser: at run time they import only each other and packages, no db/ and no other lib/ module (types are fine).',
       severity: 'error',
       from: { path: BROWSER },
       to: { path: '^(lib|db)/', pathNot: BROWSER, dependencyTypesNot: ['type-only'] },

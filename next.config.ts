@@ -33,7 +33,12 @@ const nextConfig: NextConfig = {
         // optimizer (no next/image) and none of PGlite's extensions or source maps.
         outputFileTracingIncludes: { '**': ['corpus/last-run.json'] },
         outputFileTracingExcludes: {
-          '**': ['node_modules/sharp/**', 'node_modules/@img/**', 'node_modules/@electric-sql/pglite/dist/**/*.{map,tar.gz}', 'node_modules/@electric-sql/pglite/dist/contrib/**'],
+          '**': [
+            'node_modules/sharp/**',
+            'node_modules/@img/**',
+            'node_modules/@electric-sql/pglite/dist/**/*.{map,tar.gz}',
+            'node_modules/@electric-sql/pglite/dist/contrib/**',
+          ],
         },
       }
     : {}),
@@ -44,7 +49,10 @@ const nextConfig: NextConfig = {
     return [
       { source: '/:path*', headers: securityHeaders },
       { source: '/api/:path*', headers: [{ key: 'Content-Security-Policy', value: API_CONTENT_SECURITY_POLICY }] },
-      { source: '/.well-known/:path*', headers: [{ key: 'Content-Security-Policy', value: API_CONTENT_SECURITY_POLICY }] },
+      {
+        source: '/.well-known/:path*',
+        headers: [{ key: 'Content-Security-Policy', value: API_CONTENT_SECURITY_POLICY }],
+      },
     ];
   },
 };

@@ -50,7 +50,16 @@ export default defineConfig({
     trace: process.env.E2E_TRACE === 'off' ? 'off' : 'retain-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
     },
   },
   webServer: [
@@ -58,7 +67,12 @@ export default defineConfig({
       name: 'oidc',
       command: 'node --import tsx e2e/oidc-provider.ts',
       url: `http://localhost:${oidcPort}/.well-known/openid-configuration`,
-      env: { E2E_OIDC_PORT: String(oidcPort), E2E_PORT: String(port), OIDC_CLIENT_ID: oidcEnv.OIDC_CLIENT_ID!, OIDC_CLIENT_SECRET: oidcEnv.OIDC_CLIENT_SECRET! },
+      env: {
+        E2E_OIDC_PORT: String(oidcPort),
+        E2E_PORT: String(port),
+        OIDC_CLIENT_ID: oidcEnv.OIDC_CLIENT_ID!,
+        OIDC_CLIENT_SECRET: oidcEnv.OIDC_CLIENT_SECRET!,
+      },
       reuseExistingServer: false,
       timeout: 30_000,
       gracefulShutdown: { signal: 'SIGTERM', timeout: 5_000 },

@@ -1,4 +1,4 @@
-import { NextResponse, type NextRequest } from 'next/server';
+import { type NextRequest, NextResponse } from 'next/server';
 import { SESSION_COOKIE_NAMES, usesSecureCookies } from '@/lib/auth/cookies';
 import { env } from '@/lib/env';
 import { pageContentSecurityPolicy, STRICT_TRANSPORT_SECURITY } from '@/lib/http/csp';
@@ -8,7 +8,8 @@ const PUBLIC_PAGES = new Set(['/signin']);
 /** Invitation links (app/invite/[token]): opened by people who have no account, or no session, yet. */
 const PUBLIC_PREFIXES = ['/invite/'];
 
-const isPublic = (pathname: string) => PUBLIC_PAGES.has(pathname) || PUBLIC_PREFIXES.some((prefix) => pathname.startsWith(prefix));
+const isPublic = (pathname: string) =>
+  PUBLIC_PAGES.has(pathname) || PUBLIC_PREFIXES.some((prefix) => pathname.startsWith(prefix));
 
 /**
  * For pages: a fresh script nonce and its Content-Security-Policy (Next puts the nonce on its own

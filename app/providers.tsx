@@ -1,7 +1,7 @@
 'use client';
 
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 
 export function Providers({ children }: { children: ReactNode }) {
   // One client per browser tab; server pages pass initial data, so a short staleTime is enough.

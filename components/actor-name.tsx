@@ -8,7 +8,12 @@ import { Tooltip } from './ui/tooltip';
 export function ActorName({ id, label, testId }: { id: string; label: string; testId: string }) {
   return (
     <Tooltip content={<span className="font-mono">{id}</span>}>
-      <span tabIndex={0} data-testid={testId} data-actor-id={id} className="rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600">
+      <span
+        tabIndex={0}
+        data-testid={testId}
+        data-actor-id={id}
+        className="rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
+      >
         <PayloadText value={label} mono={false} />
       </span>
     </Tooltip>

@@ -22,7 +22,14 @@ type Props<T> = {
 export function AdminQuery<T>({ query, name, what, heights, children }: Props<T>) {
   if (query.isPending) return <LoadingBlocks testId={`${name}-loading`} label={`Loading ${what}`} heights={heights} />;
   if (query.data === undefined) {
-    return <LoadError testId={`${name}-error`} what={what.charAt(0).toUpperCase() + what.slice(1)} error={query.error} onRetry={() => void query.refetch()} />;
+    return (
+      <LoadError
+        testId={`${name}-error`}
+        what={what.charAt(0).toUpperCase() + what.slice(1)}
+        error={query.error}
+        onRetry={() => void query.refetch()}
+      />
+    );
   }
   return (
     <div className="space-y-8">

@@ -2,8 +2,8 @@
 
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
-import { valueOrThrow } from '@/lib/client/operator-api';
 import { createAgentKey, type IssuedKey } from '@/lib/client/agent-keys-api';
+import { valueOrThrow } from '@/lib/client/operator-api';
 import { CardForm, CheckboxFieldset, ProblemText } from './notification-ui';
 import { Button } from './ui/button';
 import { Input } from './ui/input';
@@ -20,17 +20,29 @@ const splitValues = (text: string) => text.split(/[\s,]+/).filter((value) => val
 /** The grants the chosen actions read, each once (two actions may read the same grant). */
 function grantsOf(actions: ActionOption[], chosen: string[]): GrantOption[] {
   const seen = new Map<string, GrantOption>();
-  for (const action of actions) if (chosen.includes(action.name)) for (const grant of action.grants) if (!seen.has(grant.name)) seen.set(grant.name, grant);
+  for (const action of actions)
+    if (chosen.includes(action.name))
+      for (const grant of action.grants) if (!seen.has(grant.name)) seen.set(grant.name, grant);
   return [...seen.values()];
 }
 
-function GrantInput({ grant, value, onChange }: { grant: GrantOption; value: string; onChange: (next: string) => void }) {
+function GrantInput({
+  grant,
+  value,
+  onChange,
+}: {
+  grant: GrantOption;
+  value: string;
+  onChange: (next: string) => void;
+}) {
   const id = `agent-key-grant-${grant.name}`;
   if (grant.values) {
     const selected = splitValues(value);
     return (
       <fieldset data-testid={id} className="space-y-1">
-        <legend className="text-sm font-medium">{grant.label} <span className="font-mono text-xs text-zinc-500">{grant.name}</span></legend>
+        <legend className="text-sm font-medium">
+          {grant.label} <span className="font-mono text-xs text-zinc-500">{grant.name}</span>
+        </legend>
         <div className="flex flex-wrap gap-3">
           {grant.values.map((option) => (
             <label key={option} htmlFor={`${id}-${option}`} className="flex items-center gap-2 text-sm">
@@ -38,7 +50,9 @@ function GrantInput({ grant, value, onChange }: { grant: GrantOption; value: str
                 id={`${id}-${option}`}
                 type="checkbox"
                 checked={selected.includes(option)}
-                onChange={(e) => onChange((e.target.checked ? [...selected, option] : selected.filter((v) => v !== option)).join(','))}
+                onChange={(e) =>
+                  onChange((e.target.checked ? [...selected, option] : selected.filter((v) => v !== option)).join(','))
+                }
               />
               <span className="font-mono text-xs">{option}</span>
             </label>
@@ -50,7 +64,16 @@ function GrantInput({ grant, value, onChange }: { grant: GrantOption; value: str
   return (
     <label htmlFor={id} className="block text-sm font-medium">
       {grant.label} <span className="font-mono text-xs text-zinc-500">{grant.name}</span>
-      <Input id={id} data-testid={id} value={value} onChange={(e) => onChange(e.target.value)} className="mt-1 font-mono" placeholder="north, south" autoComplete="off" aria-describedby={`${id}-hint`} />
+      <Input
+        id={id}
+        data-testid={id}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        className="mt-1 font-mono"
+        placeholder="north, south"
+        autoComplete="off"
+        aria-describedby={`${id}-hint`}
+      />
       <span id={`${id}-hint`} className="mt-1 block text-xs font-normal text-zinc-600 dark:text-zinc-400">
         Separate values with commas. Leave it empty and the key may not use any (Authority refuses with not_authorized).
       </span>
@@ -59,7 +82,13 @@ function GrantInput({ grant, value, onChange }: { grant: GrantOption; value: str
 }
 
 /** Issue a key: a name, its actions, and the grants those actions read. The key comes back once, to `onIssued`. */
-export function AgentKeyForm({ actions, onIssued }: { actions: ActionOption[]; onIssued: (issued: IssuedKey) => void }) {
+export function AgentKeyForm({
+  actions,
+  onIssued,
+}: {
+  actions: ActionOption[];
+  onIssued: (issued: IssuedKey) => void;
+}) {
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
   const [grantText, setGrantText] = useState<Record<string, string>>({});
@@ -83,7 +112,9 @@ export function AgentKeyForm({ actions, onIssued }: { actions: ActionOption[]; o
 
   return (
     <CardForm labelledBy="agent-key-form-heading" testId="agent-key-form" onSubmit={() => create.mutate()}>
-      <h3 id="agent-key-form-heading" className="font-semibold">Create a key</h3>
+      <h3 id="agent-key-form-heading" className="font-semibold">
+        Create a key
+      </h3>
       <label htmlFor="agent-key-name" className="block text-sm font-medium">
         Agent name
         <Input
@@ -113,12 +144,19 @@ export function AgentKeyForm({ actions, onIssued }: { actions: ActionOption[]; o
       {grants.length > 0 ? (
         <div className="space-y-3" data-testid="agent-key-grants">
           {grants.map((grant) => (
-            <GrantInput key={grant.name} grant={grant} value={grantText[grant.name] ?? ''} onChange={(next) => setGrantText({ ...grantText, [grant.name]: next })} />
+            <GrantInput
+              key={grant.name}
+              grant={grant}
+              value={grantText[grant.name] ?? ''}
+              onChange={(next) => setGrantText({ ...grantText, [grant.name]: next })}
+            />
           ))}
         </div>
       ) : null}
       <ProblemText error={create.error} testId="agent-key-create-error" />
-      <Button variant="primary" type="submit" data-testid="agent-key-create" disabled={create.isPending}>{create.isPending ? 'Creating…' : 'Create key'}</Button>
+      <Button variant="primary" type="submit" data-testid="agent-key-create" disabled={create.isPending}>
+        {create.isPending ? 'Creating…' : 'Create key'}
+      </Button>
     </CardForm>
   );
 }

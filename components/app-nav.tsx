@@ -34,7 +34,13 @@ export function MainNav() {
         </SheetTrigger>
         <SheetContent side="left" title="Countersign" data-testid="nav-sheet" aria-describedby={undefined}>
           {/* A click on a link navigates and closes the sheet. */}
-          <nav aria-label="Main" className="flex flex-col gap-1" onClick={(event) => { if ((event.target as HTMLElement).closest('a')) setOpen(false); }}>
+          <nav
+            aria-label="Main"
+            className="flex flex-col gap-1"
+            onClick={(event) => {
+              if ((event.target as HTMLElement).closest('a')) setOpen(false);
+            }}
+          >
             <NavLinks vertical />
           </nav>
         </SheetContent>
@@ -49,7 +55,17 @@ type FormAction = (formData: FormData) => void | Promise<void>;
  * Who is signed in (name · role) as a menu button; the menu holds Sign out and, quieter and
  * explained, Sign out everywhere (no longer beside the main navigation).
  */
-export function AccountMenu({ name, role, signOut, signOutEverywhere }: { name: string; role: string | null; signOut: FormAction; signOutEverywhere: FormAction }) {
+export function AccountMenu({
+  name,
+  role,
+  signOut,
+  signOutEverywhere,
+}: {
+  name: string;
+  role: string | null;
+  signOut: FormAction;
+  signOutEverywhere: FormAction;
+}) {
   return (
     <Menu>
       <MenuTrigger asChild>
@@ -58,7 +74,9 @@ export function AccountMenu({ name, role, signOut, signOutEverywhere }: { name: 
             {name}
             {role ? <span className="hidden text-zinc-500 sm:inline"> · {role}</span> : null}
           </span>
-          <span aria-hidden="true" className="text-xs">▾</span>
+          <span aria-hidden="true" className="text-xs">
+            ▾
+          </span>
         </Button>
       </MenuTrigger>
       <MenuContent data-testid="account-menu-content">
@@ -70,7 +88,9 @@ export function AccountMenu({ name, role, signOut, signOutEverywhere }: { name: 
         <form action={signOutEverywhere}>
           <MenuSubmitItem data-testid="sign-out-everywhere" className="flex-col items-start gap-0">
             <span>Sign out everywhere</span>
-            <span className="text-xs text-zinc-600 dark:text-zinc-400">Ends your sessions on every browser and device</span>
+            <span className="text-xs text-zinc-600 dark:text-zinc-400">
+              Ends your sessions on every browser and device
+            </span>
           </MenuSubmitItem>
         </form>
       </MenuContent>

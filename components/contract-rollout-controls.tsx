@@ -9,7 +9,6 @@ import type { ContractStatusRequest } from '@/lib/contracts/requests';
 import { Button } from './ui/button';
 import { Input } from './ui/input';
 
-
 type Move = { label: string; request: ContractStatusRequest; testId: string; danger?: boolean };
 
 /** What an admin may do with a version in each status (lib/contracts/rollout.ts has the state machine). */
@@ -22,7 +21,10 @@ function movesFor(status: ContractStatus, version: number): Move[] {
     case 'supported':
       return [promote, retire];
     case 'retired':
-      return [{ label: 'Put in shadow', request: { status: 'shadow' }, testId: 'shadow' }, { label: 'Reinstate as supported', request: { status: 'supported' }, testId: 'reinstate' }];
+      return [
+        { label: 'Put in shadow', request: { status: 'shadow' }, testId: 'shadow' },
+        { label: 'Reinstate as supported', request: { status: 'supported' }, testId: 'reinstate' },
+      ];
     default:
       return [];
   }
@@ -35,7 +37,17 @@ const toIso = (local: string) => new Date(local).toISOString();
  * An admin's controls for one contract version: promote, accept, reinstate, retire (confirmed
  * once more), and a supported version's sunset. Each posts to the admin API and reloads the page.
  */
-export function ContractRolloutControls({ action, version, status, sunsetAt }: { action: string; version: number; status: ContractStatus; sunsetAt: string | null }) {
+export function ContractRolloutControls({
+  action,
+  version,
+  status,
+  sunsetAt,
+}: {
+  action: string;
+  version: number;
+  status: ContractStatus;
+  sunsetAt: string | null;
+}) {
   const router = useRouter();
   const [pending, startTransition] = useTransition();
   const [problem, setProblem] = useState<ApiProblem | null>(null);
@@ -55,7 +67,11 @@ export function ContractRolloutControls({ action, version, status, sunsetAt }: {
     });
 
   if (status === 'current') {
-    return <p className="text-xs text-zinc-500">Decides every request. To replace it, promote another version; this one then stays supported.</p>;
+    return (
+      <p className="text-xs text-zinc-500">
+        Decides every request. To replace it, promote another version; this one then stays supported.
+      </p>
+    );
   }
   return (
     <div className="space-y-2" data-testid={`rollout-${action}-v${version}`}>
@@ -63,16 +79,37 @@ export function ContractRolloutControls({ action, version, status, sunsetAt }: {
         {movesFor(status, version).map((move) =>
           move.danger ? (
             confirming ? (
-              <Button variant="danger" size="sm" key={move.testId} disabled={pending} data-testid="confirm-retire" onClick={() => send(move.request)}>
+              <Button
+                variant="danger"
+                size="sm"
+                key={move.testId}
+                disabled={pending}
+                data-testid="confirm-retire"
+                onClick={() => send(move.request)}
+              >
                 Confirm: refuse every v{version} request
               </Button>
             ) : (
-              <Button variant="danger" size="sm" key={move.testId} disabled={pending} data-testid={move.testId} onClick={() => setConfirming(true)}>
+              <Button
+                variant="danger"
+                size="sm"
+                key={move.testId}
+                disabled={pending}
+                data-testid={move.testId}
+                onClick={() => setConfirming(true)}
+              >
                 {move.label}
               </Button>
             )
           ) : (
-            <Button variant="secondary" size="sm" key={move.testId} disabled={pending} data-testid={move.testId} onClick={() => send(move.request)}>
+            <Button
+              variant="secondary"
+              size="sm"
+              key={move.testId}
+              disabled={pending}
+              data-testid={move.testId}
+              onClick={() => send(move.request)}
+            >
               {move.label}
             </Button>
           ),
@@ -96,9 +133,17 @@ export function ContractRolloutControls({ action, version, status, sunsetAt }: {
             onChange={(event) => setSunset(event.target.value)}
             data-testid="sunset-input"
           />
-          <Button variant="secondary" size="sm" type="submit" disabled={pending} data-testid="set-sunset">Set sunset</Button>
+          <Button variant="secondary" size="sm" type="submit" disabled={pending} data-testid="set-sunset">
+            Set sunset
+          </Button>
           {sunsetAt ? (
-            <Button variant="secondary" size="sm" disabled={pending} data-testid="clear-sunset" onClick={() => send({ status: 'supported', sunsetAt: null })}>
+            <Button
+              variant="secondary"
+              size="sm"
+              disabled={pending}
+              data-testid="clear-sunset"
+              onClick={() => send({ status: 'supported', sunsetAt: null })}
+            >
               Clear sunset
             </Button>
           ) : null}

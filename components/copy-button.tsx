@@ -14,12 +14,17 @@ export function CopyButton({ value, label, testId }: { value: string; label: str
         aria-label={label}
         onClick={() => {
           // A refused clipboard (no permission, no focus) leaves it saying "copy": nothing was copied.
-          void navigator.clipboard?.writeText(value).then(() => setCopied(true), () => setCopied(false));
+          void navigator.clipboard?.writeText(value).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          );
         }}
       >
         {copied ? 'copied' : 'copy'}
       </Button>
-      <span role="status" className="sr-only">{copied ? 'Copied' : ''}</span>
+      <span role="status" className="sr-only">
+        {copied ? 'Copied' : ''}
+      </span>
     </>
   );
 }

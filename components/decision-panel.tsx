@@ -3,21 +3,21 @@
 import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useRef, useState } from 'react';
-import { rejectPresets, type DecisionRequest } from '@/lib/decisions/requests';
 import { OperatorApiError, postDecision, postExtension, valueOrThrow } from '@/lib/client/operator-api';
 import { isSessionEnded, markSessionEnded, signInAgainHref, useSessionEnded } from '@/lib/client/session';
+import type { GrantOffer } from '@/lib/dashboard/grant-offer';
+import { type DecisionRequest, rejectPresets } from '@/lib/decisions/requests';
+import type { GrantRequest } from '@/lib/grants/requests';
+import { type GrantDraft, type GrantProblems, GrantSection, grantRequestOf, NO_GRANT } from './grant-offer';
+import { grantOutcomeWords, requestGrant } from './grant-outcome';
+import { PasskeyHelp, PasskeySigning, type PasskeyState, signedRequest, willSign } from './passkey-sign';
 import { PayloadText } from './payload-text';
 import { leaveFlash } from './proposal-flash';
 import { useDecisionKeys } from './proposal-keys';
-import { ViewerClock } from './viewer-time';
 import { ReasonPresets } from './reason-presets';
 import { Button } from './ui/button';
 import { Textarea } from './ui/textarea';
-import { PasskeyHelp, PasskeySigning, signedRequest, willSign, type PasskeyState } from './passkey-sign';
-import { GrantSection, grantRequestOf, NO_GRANT, type GrantDraft, type GrantProblems } from './grant-offer';
-import { grantOutcomeWords, requestGrant } from './grant-outcome';
-import type { GrantOffer } from '@/lib/dashboard/grant-offer';
-import type { GrantRequest } from '@/lib/grants/requests';
+import { ViewerClock } from './viewer-time';
 
 type Props = {
   proposalId: string;
@@ -53,19 +53,35 @@ function onRefusal(error: Error, refresh: () => void): void {
 export function SessionEndedNotice() {
   const here = typeof window === 'undefined' ? '/' : `${window.location.pathname}${window.location.search}`;
   return (
-    <p data-testid="session-ended" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
-      Your session ended — <a href={signInAgainHref(here)} data-testid="sign-in-again" className="font-medium underline">Sign in again</a>; you will come back to this page. Nothing was recorded.
+    <p
+      data-testid="session-ended"
+      className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+    >
+      Your session ended —{' '}
+      <a href={signInAgainHref(here)} data-testid="sign-in-again" className="font-medium underline">
+        Sign in again
+      </a>
+      ; you will come back to this page. Nothing was recorded.
     </p>
   );
 }
-
 
 /**
  * Approve (confirming the hash; "Approve & next" goes on to the next proposal waiting for this
  * person) or reject with a reason. On a phone the buttons stay at the bottom of the screen; the
  * page leaves room for them. `a`, `r` and Escape arrive from ProposalKeys.
  */
-export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, canApprove, nextId, flagKinds, passkey = NO_PASSKEY, grantOffer }: Props) {
+export function DecisionPanel({
+  proposalId,
+  payloadHash,
+  approveLabel,
+  summary,
+  canApprove,
+  nextId,
+  flagKinds,
+  passkey = NO_PASSKEY,
+  grantOffer,
+}: Props) {
   const router = useRouter();
   const sessionEnded = useSessionEnded();
   const [confirming, setConfirming] = useState(false);
@@ -77,8 +93,17 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
   const rejectRef = useRef<HTMLFormElement>(null);
   const mutation = useMutation({
     // The grant is asked for only once the approval is recorded, and its refusal is an outcome, not an error: the approval stands.
-    mutationFn: async ({ request, grantRequest }: { request: DecisionRequest; andNext: boolean; grantRequest?: GrantRequest }) => {
-      valueOrThrow(await postDecision(proposalId, await signedRequest(proposalId, request, willSign(passkey, signChosen))));
+    mutationFn: async ({
+      request,
+      grantRequest,
+    }: {
+      request: DecisionRequest;
+      andNext: boolean;
+      grantRequest?: GrantRequest;
+    }) => {
+      valueOrThrow(
+        await postDecision(proposalId, await signedRequest(proposalId, request, willSign(passkey, signChosen))),
+      );
       return grantRequest ? await requestGrant(grantRequest) : undefined;
     },
     onSuccess: (granted, { andNext }) => {
@@ -132,7 +157,10 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
           {sessionEnded ? (
             <SessionEndedNotice />
           ) : mutation.error ? (
-            <p data-testid="decision-error" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200">
+            <p
+              data-testid="decision-error"
+              className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+            >
               {mutation.error.message}
               {mutation.error instanceof OperatorApiError ? <PasskeyHelp code={mutation.error.problem.code} /> : null}
             </p>
@@ -141,12 +169,20 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
         {!confirming && !rejecting ? (
           <div className="flex flex-wrap items-center gap-2">
             {canApprove ? (
-              <Button variant="primary" size="lg" className="max-lg:flex-1" data-testid="approve" disabled={busy} onClick={() => setConfirming(true)}>
+              <Button
+                variant="primary"
+                size="lg"
+                className="max-lg:flex-1"
+                data-testid="approve"
+                disabled={busy}
+                onClick={() => setConfirming(true)}
+              >
                 <PayloadText value={approveLabel} mono={false} />
               </Button>
             ) : (
               <p data-testid="approve-barred" className="text-sm text-zinc-600 dark:text-zinc-400">
-                You initiated or edited this proposal (or a revision before it), so someone else must approve it. You may still reject it.
+                You initiated or edited this proposal (or a revision before it), so someone else must approve it. You
+                may still reject it.
               </p>
             )}
             <Button variant="secondary" size="lg" data-testid="reject" disabled={busy} onClick={startRejecting}>
@@ -155,20 +191,63 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
           </div>
         ) : null}
         {confirming ? (
-          <div role="group" aria-label="Confirm approval" className="rounded-md border border-blue-300 bg-blue-50 p-3 max-lg:max-h-[80dvh] max-lg:overflow-y-auto dark:border-blue-800 dark:bg-blue-950">
+          <div
+            role="group"
+            aria-label="Confirm approval"
+            className="rounded-md border border-blue-300 bg-blue-50 p-3 max-lg:max-h-[80dvh] max-lg:overflow-y-auto dark:border-blue-800 dark:bg-blue-950"
+          >
             <p className="text-sm">
-              You are signing <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload shown above.
+              You are signing{' '}
+              <code className="font-mono" title={payloadHash}>
+                {short}
+              </code>{' '}
+              — the exact payload shown above.
             </p>
-            <PasskeySigning state={passkey} decision="approve" summary={summary} payloadHash={payloadHash} chosen={signChosen} onChoose={setSignChosen} />
-            {grantOffer ? <GrantSection offer={grantOffer} draft={grant} problems={grantProblems} disabled={busy} onChange={setGrant} /> : null}
+            <PasskeySigning
+              state={passkey}
+              decision="approve"
+              summary={summary}
+              payloadHash={payloadHash}
+              chosen={signChosen}
+              onChoose={setSignChosen}
+            />
+            {grantOffer ? (
+              <GrantSection
+                offer={grantOffer}
+                draft={grant}
+                problems={grantProblems}
+                disabled={busy}
+                onChange={setGrant}
+              />
+            ) : null}
             <div className="mt-3 flex flex-wrap gap-2">
-              <Button variant="primary" size="lg" autoFocus data-testid="confirm-approve-next" disabled={busy} onClick={() => approve(true)}>
+              <Button
+                variant="primary"
+                size="lg"
+                autoFocus
+                data-testid="confirm-approve-next"
+                disabled={busy}
+                onClick={() => approve(true)}
+              >
                 {mutation.isPending ? 'Approving…' : nextId ? 'Approve & next' : 'Approve & back to the queue'}
               </Button>
-              <Button variant="secondary" size="lg" data-testid="confirm-approve" disabled={busy} onClick={() => approve(false)}>
+              <Button
+                variant="secondary"
+                size="lg"
+                data-testid="confirm-approve"
+                disabled={busy}
+                onClick={() => approve(false)}
+              >
                 Approve and stay
               </Button>
-              <Button variant="link" className="rounded-md px-3 py-2 text-sm" data-testid="cancel-approve" onClick={() => setConfirming(false)}>Cancel</Button>
+              <Button
+                variant="link"
+                className="rounded-md px-3 py-2 text-sm"
+                data-testid="cancel-approve"
+                onClick={() => setConfirming(false)}
+              >
+                Cancel
+              </Button>
             </div>
           </div>
         ) : null}
@@ -182,20 +261,64 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
               mutation.mutate({ request: { decision: 'reject', payloadHash, reason }, andNext: false });
             }}
           >
-            <ReasonPresets presets={rejectPresets(flagKinds)} reason={reason} onPick={setReason} testId={() => 'reject-preset'} />
+            <ReasonPresets
+              presets={rejectPresets(flagKinds)}
+              reason={reason}
+              onPick={setReason}
+              testId={() => 'reject-preset'}
+            />
             <label className="block text-sm">
               Reason (required)
-              <Textarea autoFocus data-testid="reject-reason" required maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1" rows={2} />
+              <Textarea
+                autoFocus
+                data-testid="reject-reason"
+                required
+                maxLength={500}
+                value={reason}
+                onChange={(e) => setReason(e.target.value)}
+                className="mt-1"
+                rows={2}
+              />
             </label>
-            <PasskeySigning state={passkey} decision="reject" summary={summary} payloadHash={payloadHash} chosen={signChosen} onChoose={setSignChosen} />
+            <PasskeySigning
+              state={passkey}
+              decision="reject"
+              summary={summary}
+              payloadHash={payloadHash}
+              chosen={signChosen}
+              onChoose={setSignChosen}
+            />
             <div className="flex gap-2">
-              <Button variant="destructive" size="lg" type="submit" data-testid="confirm-reject" disabled={busy || reason.length === 0}>Reject proposal</Button>
-              <Button variant="link" className="rounded-md px-3 py-2 text-sm" data-testid="cancel-reject" onClick={() => setRejecting(false)}>Cancel</Button>
+              <Button
+                variant="destructive"
+                size="lg"
+                type="submit"
+                data-testid="confirm-reject"
+                disabled={busy || reason.length === 0}
+              >
+                Reject proposal
+              </Button>
+              <Button
+                variant="link"
+                className="rounded-md px-3 py-2 text-sm"
+                data-testid="cancel-reject"
+                onClick={() => setRejecting(false)}
+              >
+                Cancel
+              </Button>
             </div>
           </form>
         ) : null}
       </div>
-      {canApprove ? <p className="text-xs text-zinc-600 dark:text-zinc-400">Approving signs <code className="font-mono" title={payloadHash}>{short}</code> — the exact payload above.</p> : null}
+      {canApprove ? (
+        <p className="text-xs text-zinc-600 dark:text-zinc-400">
+          Approving signs{' '}
+          <code className="font-mono" title={payloadHash}>
+            {short}
+          </code>{' '}
+          — the exact payload above.
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -205,7 +328,17 @@ export function DecisionPanel({ proposalId, payloadHash, approveLabel, summary, 
  * the new expiry in the viewer's time. `announce`: say so here when the session ended (no decision
  * panel on the page).
  */
-export function ExtendButton({ proposalId, hours, expiresAt, announce = false }: { proposalId: string; hours: number; expiresAt: string; announce?: boolean }) {
+export function ExtendButton({
+  proposalId,
+  hours,
+  expiresAt,
+  announce = false,
+}: {
+  proposalId: string;
+  hours: number;
+  expiresAt: string;
+  announce?: boolean;
+}) {
   const router = useRouter();
   const sessionEnded = useSessionEnded();
   const [asking, setAsking] = useState(false);
@@ -218,25 +351,52 @@ export function ExtendButton({ proposalId, hours, expiresAt, announce = false }:
   return (
     <div className="flex flex-wrap items-center gap-2">
       {asking && !mutation.isSuccess ? (
-        <div role="group" aria-label="Confirm extension" data-testid="extend-confirm-group" className="flex flex-wrap items-center gap-2">
+        <div
+          role="group"
+          aria-label="Confirm extension"
+          data-testid="extend-confirm-group"
+          className="flex flex-wrap items-center gap-2"
+        >
           <span>
             Extend by {hours} h, to <ViewerClock value={until} testId="extend-until" />?
           </span>
-          <Button variant="secondary" autoFocus data-testid="extend-confirm" disabled={mutation.isPending || sessionEnded} onClick={() => mutation.mutate()}>
+          <Button
+            variant="secondary"
+            autoFocus
+            data-testid="extend-confirm"
+            disabled={mutation.isPending || sessionEnded}
+            onClick={() => mutation.mutate()}
+          >
             {mutation.isPending ? 'Extending…' : 'Extend'}
           </Button>
-          <Button variant="link" className="px-2 py-1 text-sm" data-testid="extend-cancel" onClick={() => setAsking(false)}>Cancel</Button>
+          <Button
+            variant="link"
+            className="px-2 py-1 text-sm"
+            data-testid="extend-cancel"
+            onClick={() => setAsking(false)}
+          >
+            Cancel
+          </Button>
         </div>
       ) : (
-        <Button variant="secondary" data-testid="extend" disabled={mutation.isSuccess || sessionEnded} onClick={() => setAsking(true)}>
+        <Button
+          variant="secondary"
+          data-testid="extend"
+          disabled={mutation.isSuccess || sessionEnded}
+          onClick={() => setAsking(true)}
+        >
           {`Extend by ${hours} h…`}
         </Button>
       )}
       <div role="alert" className="empty:hidden">
         {sessionEnded ? (
-          announce ? <SessionEndedNotice /> : null
+          announce ? (
+            <SessionEndedNotice />
+          ) : null
         ) : mutation.error ? (
-          <p data-testid="extend-error" className="text-sm text-red-800 dark:text-red-300">{mutation.error.message}</p>
+          <p data-testid="extend-error" className="text-sm text-red-800 dark:text-red-300">
+            {mutation.error.message}
+          </p>
         ) : null}
       </div>
     </div>

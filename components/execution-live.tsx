@@ -18,7 +18,8 @@ export function ExecutionRefresher({ everyMs = 2_000 }: { everyMs?: number }) {
 export function NextCheckIn({ at, renderedAt }: { at: string; renderedAt: string }) {
   const now = useNow(renderedAt, 1_000);
   const seconds = Math.max(0, Math.ceil((new Date(at).getTime() - now) / 1_000));
-  const text = seconds === 0 ? 'next now' : seconds < 120 ? `next in ${seconds} s` : `next in ${Math.round(seconds / 60)} min`;
+  const text =
+    seconds === 0 ? 'next now' : seconds < 120 ? `next in ${seconds} s` : `next in ${Math.round(seconds / 60)} min`;
   return (
     <span data-testid="execution-next-check" suppressHydrationWarning className="tabular-nums">
       {text}

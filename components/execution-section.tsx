@@ -14,7 +14,8 @@ const CHECK_WORDS: Record<string, string> = {
 };
 
 function receiptId(receipt: unknown): string | undefined {
-  if (receipt && typeof receipt === 'object' && typeof (receipt as { id?: unknown }).id === 'string') return (receipt as { id: string }).id;
+  if (receipt && typeof receipt === 'object' && typeof (receipt as { id?: unknown }).id === 'string')
+    return (receipt as { id: string }).id;
   return undefined;
 }
 
@@ -54,17 +55,37 @@ export function ExecutionSection({
   let line: React.ReactNode;
   if (executionStatus === 'succeeded') {
     line = (
-      <p data-testid="execution-outcome" data-status="succeeded" className="font-medium text-green-800 dark:text-green-300">
-        Executed — {receiptNoun} <span className="font-mono" data-testid="execution-receipt-id">{id ?? '(no id)'}</span> (receipt validated)
+      <p
+        data-testid="execution-outcome"
+        data-status="succeeded"
+        className="font-medium text-green-800 dark:text-green-300"
+      >
+        Executed — {receiptNoun}{' '}
+        <span className="font-mono" data-testid="execution-receipt-id">
+          {id ?? '(no id)'}
+        </span>{' '}
+        (receipt validated)
       </p>
     );
   } else if (executionStatus === 'outcome_unknown') {
     line = (
-      <p data-testid="execution-outcome" data-status="outcome_unknown" className="flex flex-wrap items-center gap-2 font-medium text-violet-800 dark:text-violet-300">
-        <span aria-hidden className="inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-violet-300 border-t-violet-700 dark:border-violet-800 dark:border-t-violet-300" />
+      <p
+        data-testid="execution-outcome"
+        data-status="outcome_unknown"
+        className="flex flex-wrap items-center gap-2 font-medium text-violet-800 dark:text-violet-300"
+      >
+        <span
+          aria-hidden
+          className="inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-violet-300 border-t-violet-700 dark:border-violet-800 dark:border-t-violet-300"
+        />
         <span>
           Outcome unknown — checking with {scope} (attempt {Math.max(1, execution?.attempts ?? 1)}
-          {execution?.nextCheckAt ? <>, <NextCheckIn at={execution.nextCheckAt} renderedAt={renderedAt} /></> : null})
+          {execution?.nextCheckAt ? (
+            <>
+              , <NextCheckIn at={execution.nextCheckAt} renderedAt={renderedAt} />
+            </>
+          ) : null}
+          )
         </span>
       </p>
     );
@@ -76,7 +97,9 @@ export function ExecutionSection({
       </p>
     );
   } else if (executionStatus === 'failed' || status === 'failed') {
-    const reason = statusReason ?? (execution?.errorCode ? execution.errorCode.replace(/_/g, ' ') : 'the executor refused the command');
+    const reason =
+      statusReason ??
+      (execution?.errorCode ? execution.errorCode.replace(/_/g, ' ') : 'the executor refused the command');
     line = (
       <p data-testid="execution-outcome" data-status="failed" className="font-medium text-red-800 dark:text-red-300">
         Failed — <PayloadText value={reason} mono={false} />
@@ -85,8 +108,14 @@ export function ExecutionSection({
     );
   } else if (command) {
     line = (
-      <p data-testid="execution-outcome" data-status="executing" className="font-medium text-blue-800 dark:text-blue-300">
-        {execution ? `Executing — the ${scope} executor is running the command…` : `Sending the signed command to the ${scope} executor…`}
+      <p
+        data-testid="execution-outcome"
+        data-status="executing"
+        className="font-medium text-blue-800 dark:text-blue-300"
+      >
+        {execution
+          ? `Executing — the ${scope} executor is running the command…`
+          : `Sending the signed command to the ${scope} executor…`}
       </p>
     );
   } else {
@@ -97,17 +126,29 @@ export function ExecutionSection({
     );
   }
   // Only a command that can still run has an expiry worth reading; a used one says when it was used.
-  const commandTime = !command
-    ? null
-    : command.consumedAt
-      ? <> · used <ViewerClock value={command.consumedAt} /></>
-      : IN_FLIGHT.includes(status) && !FINISHED.includes(executionStatus ?? '')
-        ? <> · expires <ViewerClock value={command.expiresAt} /></>
-        : <> · never used</>;
+  const commandTime = !command ? null : command.consumedAt ? (
+    <>
+      {' '}
+      · used <ViewerClock value={command.consumedAt} />
+    </>
+  ) : IN_FLIGHT.includes(status) && !FINISHED.includes(executionStatus ?? '') ? (
+    <>
+      {' '}
+      · expires <ViewerClock value={command.expiresAt} />
+    </>
+  ) : (
+    <> · never used</>
+  );
 
   return (
-    <section aria-labelledby="execution" data-testid="execution" className="space-y-3 rounded-lg border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900">
-      <h2 id="execution" className="font-semibold">Execution</h2>
+    <section
+      aria-labelledby="execution"
+      data-testid="execution"
+      className="space-y-3 rounded-lg border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900"
+    >
+      <h2 id="execution" className="font-semibold">
+        Execution
+      </h2>
       {/* The proposal and its execution are read one after the other, so a render may catch the
           execution finished and the proposal not yet (both change in one transaction): refresh
           until the proposal itself has left flight. */}
@@ -127,7 +168,12 @@ export function ExecutionSection({
               <li key={`${check.at}-${index}`} data-testid="execution-check" data-outcome={check.outcome}>
                 <ViewerClock value={check.at} seconds /> · attempt {check.attempt ?? index + 1} ·{' '}
                 {CHECK_WORDS[check.outcome] ?? check.outcome}
-                {check.reason ? <> — <PayloadText value={check.reason} mono={false} /></> : null}
+                {check.reason ? (
+                  <>
+                    {' '}
+                    — <PayloadText value={check.reason} mono={false} />
+                  </>
+                ) : null}
               </li>
             ))}
           </ol>
@@ -136,16 +182,29 @@ export function ExecutionSection({
       {command ? (
         <details data-testid="execution-command">
           <summary className="cursor-pointer font-medium">
-            Signed command <span className="font-mono" data-testid="execution-command-id">{command.id}</span>{commandTime}
+            Signed command{' '}
+            <span className="font-mono" data-testid="execution-command-id">
+              {command.id}
+            </span>
+            {commandTime}
           </summary>
           <div className="mt-2 space-y-2">
             <p className="text-xs text-zinc-500">Claims (decoded; the executor verifies the signature)</p>
             <PayloadBlock value={JSON.stringify(command.claims, null, 2)} testId="execution-command-claims" />
             <div className="flex items-center gap-2">
               <p className="text-xs text-zinc-500">Compact JWS</p>
-              <CopyButton value={command.jws} label="Copy the signed command (compact JWS)" testId="execution-jws-copy" />
+              <CopyButton
+                value={command.jws}
+                label="Copy the signed command (compact JWS)"
+                testId="execution-jws-copy"
+              />
             </div>
-            <pre className="overflow-x-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800" data-testid="execution-jws"><code>{command.jws}</code></pre>
+            <pre
+              className="overflow-x-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800"
+              data-testid="execution-jws"
+            >
+              <code>{command.jws}</code>
+            </pre>
           </div>
         </details>
       ) : null}

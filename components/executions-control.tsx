@@ -4,7 +4,7 @@ import { useRouter } from 'next/navigation';
 import { useState, useTransition } from 'react';
 import { pauseExecutions, resumeExecutions } from '@/lib/client/executions-api';
 import type { ApiProblem } from '@/lib/client/operator-api';
-import { CARD} from './notification-ui';
+import { CARD } from './notification-ui';
 import { Button } from './ui/button';
 import { Input } from './ui/input';
 
@@ -31,21 +31,42 @@ export function ExecutionsControl({ paused }: { paused: boolean }) {
           : 'Pausing stops every approved command of this tenant before it runs: nothing is written to a system of record until you resume, and no proposal expires meanwhile.'}
       </p>
       {paused ? (
-        <Button variant="primary" disabled={pending} onClick={() => send(resumeExecutions)} data-testid="executions-resume">
+        <Button
+          variant="primary"
+          disabled={pending}
+          onClick={() => send(resumeExecutions)}
+          data-testid="executions-resume"
+        >
           Resume executions
         </Button>
       ) : (
         <div className="flex flex-wrap items-end gap-2">
           <label htmlFor="pause-reason" className="block grow text-sm font-medium">
             Reason (optional)
-            <Input id="pause-reason" data-testid="executions-pause-reason" maxLength={500} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1" />
+            <Input
+              id="pause-reason"
+              data-testid="executions-pause-reason"
+              maxLength={500}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              className="mt-1"
+            />
           </label>
-          <Button variant="secondary" disabled={pending} onClick={() => send(() => pauseExecutions(reason.trim()))} data-testid="executions-pause">
+          <Button
+            variant="secondary"
+            disabled={pending}
+            onClick={() => send(() => pauseExecutions(reason.trim()))}
+            data-testid="executions-pause"
+          >
             Pause executions
           </Button>
         </div>
       )}
-      {problem ? <p role="alert" className="text-sm text-red-700 dark:text-red-400" data-testid="executions-problem">{problem.message}</p> : null}
+      {problem ? (
+        <p role="alert" className="text-sm text-red-700 dark:text-red-400" data-testid="executions-problem">
+          {problem.message}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -14,7 +14,15 @@ const TONE: Record<ProposalFlag['kind'], BadgeTone> = {
  * The gates' flags as chips with words (colour is never the only signal). `detailed` spells out
  * each flag's specifics below its chip (dialogs, the proposal page); otherwise they are the tooltip.
  */
-export function FlagChips({ flags, detailed = false, testId = 'flags' }: { flags: ProposalFlag[]; detailed?: boolean; testId?: string }) {
+export function FlagChips({
+  flags,
+  detailed = false,
+  testId = 'flags',
+}: {
+  flags: ProposalFlag[];
+  detailed?: boolean;
+  testId?: string;
+}) {
   if (flags.length === 0) return null;
   if (detailed) {
     return (

@@ -1,10 +1,10 @@
 'use client';
 
-import { useQuery, type QueryClient } from '@tanstack/react-query';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useEffect } from 'react';
 import { postRecheck, valueOrThrow } from '@/lib/client/operator-api';
-import { freshAndClear, freshWords, type FreshFacts } from '@/lib/proposals/fresh-facts';
+import { type FreshFacts, freshAndClear, freshWords } from '@/lib/proposals/fresh-facts';
 import { PayloadText } from './payload-text';
 import { ViewerClock } from './viewer-time';
 
@@ -75,11 +75,21 @@ type Props = {
  */
 export function FactsView({ facts, failed = false, atProposal, testId = 'fresh-facts', closed = false }: Props) {
   const state = facts?.state ?? (closed ? 'closed' : failed ? 'unavailable' : 'checking');
-  const words = failed && !facts ? 'The facts could not be checked just now (the request failed).' : freshWords(facts ?? (closed ? { state: 'closed', note: null } : undefined));
+  const words =
+    failed && !facts
+      ? 'The facts could not be checked just now (the request failed).'
+      : freshWords(facts ?? (closed ? { state: 'closed', note: null } : undefined));
   const before = facts?.atProposal ?? atProposal;
-  const now = facts?.now?.detail ?? (state === 'checking' ? 'checking…' : state === 'closed' ? 'not read (no longer pending)' : 'unavailable');
+  const now =
+    facts?.now?.detail ??
+    (state === 'checking' ? 'checking…' : state === 'closed' ? 'not read (no longer pending)' : 'unavailable');
   return (
-    <section aria-label="Facts, at proposal and now" data-testid={testId} data-state={state} className="grid gap-1.5 text-sm">
+    <section
+      aria-label="Facts, at proposal and now"
+      data-testid={testId}
+      data-state={state}
+      className="grid gap-1.5 text-sm"
+    >
       <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1">
         {before ? (
           <>
@@ -92,7 +102,13 @@ export function FactsView({ facts, failed = false, atProposal, testId = 'fresh-f
           </>
         ) : null}
         <dt className="whitespace-nowrap text-zinc-600 dark:text-zinc-400">
-          Now{facts?.now ? <> <ViewerClock value={facts.checkedAt} seconds testId="facts-checked-at" /></> : null}
+          Now
+          {facts?.now ? (
+            <>
+              {' '}
+              <ViewerClock value={facts.checkedAt} seconds testId="facts-checked-at" />
+            </>
+          ) : null}
         </dt>
         <dd data-testid="facts-now" className="break-words">
           <PayloadText value={now} mono={false} />
@@ -100,7 +116,11 @@ export function FactsView({ facts, failed = false, atProposal, testId = 'fresh-f
       </dl>
       <div className={`flex gap-1.5 rounded-md border px-2 py-1 ${LOOK[state] ?? LOOK.other}`}>
         <span aria-hidden="true">{MARK[state] ?? '…'}</span>
-        <p role="status" data-testid={state === 'changed' ? 'drift-note' : 'facts-note'} className="min-w-0 break-words">
+        <p
+          role="status"
+          data-testid={state === 'changed' ? 'drift-note' : 'facts-note'}
+          className="min-w-0 break-words"
+        >
           <PayloadText value={words} mono={false} />
         </p>
       </div>
@@ -126,7 +146,11 @@ export function LiveFacts({ proposalId, pending, knownChanged, atProposal, testI
   const router = useRouter();
   const query = useFreshFacts(proposalId, pending);
   const state = query.data?.state;
-  const news = pending && (state === 'stale' || state === 'closed' || (state === 'changed') !== knownChanged) && state !== 'unavailable' && state !== undefined;
+  const news =
+    pending &&
+    (state === 'stale' || state === 'closed' || (state === 'changed') !== knownChanged) &&
+    state !== 'unavailable' &&
+    state !== undefined;
   useEffect(() => {
     if (news) router.refresh();
   }, [news, router]);

@@ -9,8 +9,20 @@ const router = vi.hoisted(() => ({ refresh: vi.fn(), push: vi.fn() }));
 vi.mock('next/navigation', () => ({ useRouter: () => router, usePathname: () => '/' }));
 
 const HASH = `sha256:${'c0ffee'.repeat(10)}abcd`;
-const HOLD: GrantOffer = { action: 'hold_stock', agentName: 'acme-support-bot', rule: 'holds-one-approver', resourceKey: 'sku:filter-gray', currency: null };
-const REFUND: GrantOffer = { action: 'issue_refund', agentName: 'acme-support-bot', rule: 'refunds-small', resourceKey: 'order:ord_1842', currency: 'EUR' };
+const HOLD: GrantOffer = {
+  action: 'hold_stock',
+  agentName: 'acme-support-bot',
+  rule: 'holds-one-approver',
+  resourceKey: 'sku:filter-gray',
+  currency: null,
+};
+const REFUND: GrantOffer = {
+  action: 'issue_refund',
+  agentName: 'acme-support-bot',
+  rule: 'refunds-small',
+  resourceKey: 'order:ord_1842',
+  currency: 'EUR',
+};
 
 type Sent = { url: string; body: unknown };
 
@@ -26,11 +38,19 @@ const grantView = (proposalId: string) => ({
 /** The server: the decision is recorded; the grant answers `grant` (a status and body). */
 function serve(grant: { status: number; body: unknown }): Sent[] {
   const sent: Sent[] = [];
-  vi.stubGlobal('fetch', vi.fn(async (url: string, init: RequestInit) => {
-    sent.push({ url, body: JSON.parse(String(init.body)) });
-    const answer = url.endsWith('/decisions') ? { status: 200, body: { id: 'prp_x', status: 'approved', routing: { approvals: 1 }, decisions: [{ decision: 'approve' }] } } : grant;
-    return { ok: answer.status < 300, status: answer.status, json: async () => answer.body } as Response;
-  }));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      sent.push({ url, body: JSON.parse(String(init.body)) });
+      const answer = url.endsWith('/decisions')
+        ? {
+            status: 200,
+            body: { id: 'prp_x', status: 'approved', routing: { approvals: 1 }, decisions: [{ decision: 'approve' }] },
+          }
+        : grant;
+      return { ok: answer.status < 300, status: answer.status, json: async () => answer.body } as Response;
+    }),
+  );
   return sent;
 }
 
@@ -39,7 +59,16 @@ function renderPanel(proposalId: string, grantOffer?: GrantOffer) {
   const client = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <DecisionPanel proposalId={proposalId} payloadHash={HASH} approveLabel="Approve hold of 1 × filter-gray" summary="Hold 1 × filter-gray" canApprove nextId={null} flagKinds={[]} grantOffer={grantOffer} />
+      <DecisionPanel
+        proposalId={proposalId}
+        payloadHash={HASH}
+        approveLabel="Approve hold of 1 × filter-gray"
+        summary="Hold 1 × filter-gray"
+        canApprove
+        nextId={null}
+        flagKinds={[]}
+        grantOffer={grantOffer}
+      />
       <GrantOutcomeNote proposalId={proposalId} />
     </QueryClientProvider>,
   );
@@ -71,9 +100,16 @@ describe('the approve confirmation’s standing grant', () => {
     expect(within(confirm).queryByTestId('grant-terms')).toBeNull();
     fireEvent.click(toggle);
     expect((within(confirm).getByRole('combobox', { name: 'Duration' }) as HTMLSelectElement).value).toBe('60');
-    expect((within(confirm).getByRole('spinbutton', { name: 'At most (proposals)' }) as HTMLInputElement).value).toBe('5');
-    expect((within(confirm).getByRole('checkbox', { name: 'Only this resource (sku:filter-gray)' }) as HTMLInputElement).checked).toBe(true);
-    expect((within(confirm).getByRole('textbox', { name: 'Reason (required)' }) as HTMLTextAreaElement).required).toBe(true);
+    expect((within(confirm).getByRole('spinbutton', { name: 'At most (proposals)' }) as HTMLInputElement).value).toBe(
+      '5',
+    );
+    expect(
+      (within(confirm).getByRole('checkbox', { name: 'Only this resource (sku:filter-gray)' }) as HTMLInputElement)
+        .checked,
+    ).toBe(true);
+    expect((within(confirm).getByRole('textbox', { name: 'Reason (required)' }) as HTMLTextAreaElement).required).toBe(
+      true,
+    );
     expect(within(confirm).queryByTestId('grant-max-total')).toBeNull();
     fireEvent.click(toggle);
     fireEvent.click(within(confirm).getByTestId('confirm-approve'));
@@ -92,9 +128,14 @@ describe('the approve confirmation’s standing grant', () => {
     await screen.findByTestId('grant-made');
     expect(sent).toEqual([
       { url: '/api/v1/proposals/prp_hold/decisions', body: { decision: 'approve', payloadHash: HASH } },
-      { url: '/api/v1/grants', body: { proposalId: 'prp_hold', minutes: 120, maxCount: 3, sameResource: true, reason: 'Restock week' } },
+      {
+        url: '/api/v1/grants',
+        body: { proposalId: 'prp_hold', minutes: 120, maxCount: 3, sameResource: true, reason: 'Restock week' },
+      },
     ]);
-    expect(screen.getByTestId('grant-made').textContent).toContain('Standing grant g_0123456789abcdefghjk made: up to 5 proposals');
+    expect(screen.getByTestId('grant-made').textContent).toContain(
+      'Standing grant g_0123456789abcdefghjk made: up to 5 proposals',
+    );
     expect(screen.getByTestId('grant-made-until').getAttribute('dateTime')).toBe('2026-12-02T21:00:00.000Z');
     expect(router.refresh).toHaveBeenCalled();
   });
@@ -109,7 +150,17 @@ describe('the approve confirmation’s standing grant', () => {
     fireEvent.change(within(confirm).getByTestId('grant-reason'), { target: { value: 'Known outage refunds' } });
     fireEvent.click(within(confirm).getByTestId('confirm-approve'));
     await waitFor(() => expect(sent).toHaveLength(2));
-    expect(sent[1]).toEqual({ url: '/api/v1/grants', body: { proposalId: 'prp_refund', minutes: 60, maxCount: 5, maxTotalMinor: 12050, sameResource: false, reason: 'Known outage refunds' } });
+    expect(sent[1]).toEqual({
+      url: '/api/v1/grants',
+      body: {
+        proposalId: 'prp_refund',
+        minutes: 60,
+        maxCount: 5,
+        maxTotalMinor: 12050,
+        sameResource: false,
+        reason: 'Known outage refunds',
+      },
+    });
   });
 
   it('refuses to send terms it can read as wrong, and says why beside each field; nothing is approved meanwhile', () => {
@@ -121,33 +172,53 @@ describe('the approve confirmation’s standing grant', () => {
     fireEvent.change(within(confirm).getByTestId('grant-reason'), { target: { value: '   ' } });
     fireEvent.click(within(confirm).getByTestId('confirm-approve'));
     expect(sent).toEqual([]);
-    expect(within(confirm).getByTestId('grant-problem-max-count').textContent).toContain('A whole number from 1 to 1000.');
-    expect(within(confirm).getByTestId('grant-problem-max-total').textContent).toContain('EUR has 2 decimals: 12.345 has 3.');
+    expect(within(confirm).getByTestId('grant-problem-max-count').textContent).toContain(
+      'A whole number from 1 to 1000.',
+    );
+    expect(within(confirm).getByTestId('grant-problem-max-total').textContent).toContain(
+      'EUR has 2 decimals: 12.345 has 3.',
+    );
     expect(within(confirm).getByTestId('grant-problem-reason').textContent).toContain('Say why');
     expect(within(confirm).getByTestId('grant-reason').getAttribute('aria-invalid')).toBe('true');
     expect(within(confirm).getByTestId('grant-reason').getAttribute('aria-describedby')).toContain('reason-problem');
   });
 
   it('shows a refused grant’s message while the approval stands (the page is refreshed, no decision error)', async () => {
-    serve({ status: 409, body: { error: { code: 'policy_changed', message: 'The hold_stock policy changed since this proposal was routed (v3, now v4); approve a proposal under the current one to grant.' } } });
+    serve({
+      status: 409,
+      body: {
+        error: {
+          code: 'policy_changed',
+          message:
+            'The hold_stock policy changed since this proposal was routed (v3, now v4); approve a proposal under the current one to grant.',
+        },
+      },
+    });
     const confirm = renderPanel('prp_refused', HOLD);
     fireEvent.click(within(confirm).getByTestId('grant-toggle'));
     fireEvent.change(within(confirm).getByTestId('grant-reason'), { target: { value: 'Restock week' } });
     fireEvent.click(within(confirm).getByTestId('confirm-approve'));
     await screen.findByTestId('grant-refused');
-    expect(screen.getByTestId('grant-refused').textContent).toContain('The approval stands, but the grant was not made: The hold_stock policy changed since this proposal was routed (v3, now v4)');
+    expect(screen.getByTestId('grant-refused').textContent).toContain(
+      'The approval stands, but the grant was not made: The hold_stock policy changed since this proposal was routed (v3, now v4)',
+    );
     expect(screen.queryByTestId('decision-error')).toBeNull();
     expect(router.refresh).toHaveBeenCalled();
   });
 
   it('with "Approve & next", leaves the grant’s outcome in the message on the next page', async () => {
-    serve({ status: 409, body: { error: { code: 'already_granted', message: 'A grant was already made from this proposal (g_x).' } } });
+    serve({
+      status: 409,
+      body: { error: { code: 'already_granted', message: 'A grant was already made from this proposal (g_x).' } },
+    });
     const confirm = renderPanel('prp_next', HOLD);
     fireEvent.click(within(confirm).getByTestId('grant-toggle'));
     fireEvent.change(within(confirm).getByTestId('grant-reason'), { target: { value: 'Restock week' } });
     fireEvent.click(within(confirm).getByTestId('confirm-approve-next'));
     await waitFor(() => expect(router.push).toHaveBeenCalledWith('/'));
-    expect(screen.getByTestId('grant-refused').textContent).toContain('A grant was already made from this proposal (g_x).');
+    expect(screen.getByTestId('grant-refused').textContent).toContain(
+      'A grant was already made from this proposal (g_x).',
+    );
   });
 
   // Last: a session ends once per page load (lib/client/session.ts), for every test after it too.
@@ -157,7 +228,9 @@ describe('the approve confirmation’s standing grant', () => {
     fireEvent.click(within(confirm).getByTestId('grant-toggle'));
     fireEvent.change(within(confirm).getByTestId('grant-reason'), { target: { value: 'Restock week' } });
     fireEvent.click(within(confirm).getByTestId('confirm-approve'));
-    expect((await screen.findByTestId('grant-refused')).textContent).toContain('Your session has ended; sign in again.');
+    expect((await screen.findByTestId('grant-refused')).textContent).toContain(
+      'Your session has ended; sign in again.',
+    );
     expect(screen.getByTestId('session-ended')).toBeTruthy();
   });
 });

@@ -1,8 +1,8 @@
 'use client';
 
 import { useId } from 'react';
-import { GRANT_MAX_COUNT, GRANT_REASON_MAX, type GrantRequest } from '@/lib/grants/requests';
 import type { GrantOffer } from '@/lib/dashboard/grant-offer';
+import { GRANT_MAX_COUNT, GRANT_REASON_MAX, type GrantRequest } from '@/lib/grants/requests';
 import { parseMoney } from '@/lib/money';
 import { PayloadText } from './payload-text';
 import { Input } from './ui/input';
@@ -10,7 +10,14 @@ import { Select } from './ui/select';
 import { Textarea } from './ui/textarea';
 
 /** The section as typed: off until the person opts in; numbers kept as text until sent. */
-export type GrantDraft = { on: boolean; minutes: number; maxCount: string; maxTotal: string; sameResource: boolean; reason: string };
+export type GrantDraft = {
+  on: boolean;
+  minutes: number;
+  maxCount: string;
+  maxTotal: string;
+  sameResource: boolean;
+  reason: string;
+};
 
 export type GrantField = 'maxCount' | 'maxTotal' | 'reason';
 export type GrantProblems = Partial<Record<GrantField, string>>;
@@ -24,10 +31,21 @@ export const GRANT_DURATIONS = [
   { minutes: 480, label: '8 h' },
 ] as const;
 
-export const NO_GRANT: GrantDraft = { on: false, minutes: 60, maxCount: '5', maxTotal: '', sameResource: true, reason: '' };
+export const NO_GRANT: GrantDraft = {
+  on: false,
+  minutes: 60,
+  maxCount: '5',
+  maxTotal: '',
+  sameResource: true,
+  reason: '',
+};
 
 /** The request the section asks for, or why it cannot be sent, field by field, in words. */
-export function grantRequestOf(proposalId: string, offer: GrantOffer, draft: GrantDraft): { ok: true; request: GrantRequest } | { ok: false; problems: GrantProblems } {
+export function grantRequestOf(
+  proposalId: string,
+  offer: GrantOffer,
+  draft: GrantDraft,
+): { ok: true; request: GrantRequest } | { ok: false; problems: GrantProblems } {
   const problems: GrantProblems = {};
   const count = /^\d{1,4}$/.test(draft.maxCount) ? Number(draft.maxCount) : NaN;
   if (!(count >= 1 && count <= GRANT_MAX_COUNT)) problems.maxCount = `A whole number from 1 to ${GRANT_MAX_COUNT}.`;
@@ -42,41 +60,91 @@ export function grantRequestOf(proposalId: string, offer: GrantOffer, draft: Gra
   if (Object.keys(problems).length > 0) return { ok: false, problems };
   return {
     ok: true,
-    request: { proposalId, minutes: draft.minutes, maxCount: count, ...(maxTotalMinor === undefined ? {} : { maxTotalMinor }), sameResource: offer.resourceKey !== null && draft.sameResource, reason: draft.reason },
+    request: {
+      proposalId,
+      minutes: draft.minutes,
+      maxCount: count,
+      ...(maxTotalMinor === undefined ? {} : { maxTotalMinor }),
+      sameResource: offer.resourceKey !== null && draft.sameResource,
+      reason: draft.reason,
+    },
   };
 }
 
 const HINT = 'block text-xs text-zinc-600 dark:text-zinc-400';
 
 function Problem({ id, text, testId }: { id: string; text: string | undefined; testId: string }) {
-  return text ? <span id={id} role="alert" data-testid={testId} className="block text-xs text-red-700 dark:text-red-300">{text}</span> : null;
+  return text ? (
+    <span id={id} role="alert" data-testid={testId} className="block text-xs text-red-700 dark:text-red-300">
+      {text}
+    </span>
+  ) : null;
 }
 
 /**
  * "Also approve proposals like this for a while": a box to opt in, then the grant's terms. Its
  * fields belong to the approve confirmation: approving sends them after the approval is recorded.
  */
-export function GrantSection({ offer, draft, problems, disabled, onChange }: { offer: GrantOffer; draft: GrantDraft; problems: GrantProblems; disabled: boolean; onChange: (draft: GrantDraft) => void }) {
+export function GrantSection({
+  offer,
+  draft,
+  problems,
+  disabled,
+  onChange,
+}: {
+  offer: GrantOffer;
+  draft: GrantDraft;
+  problems: GrantProblems;
+  disabled: boolean;
+  onChange: (draft: GrantDraft) => void;
+}) {
   const id = useId();
   const set = (patch: Partial<GrantDraft>) => onChange({ ...draft, ...patch });
-  const described = (field: GrantField, hint?: string) => [hint, problems[field] ? `${id}-${field}-problem` : undefined].filter(Boolean).join(' ') || undefined;
+  const described = (field: GrantField, hint?: string) =>
+    [hint, problems[field] ? `${id}-${field}-problem` : undefined].filter(Boolean).join(' ') || undefined;
   return (
     <div data-testid="grant-section" className="mt-3 border-t border-blue-200 pt-3 text-sm dark:border-blue-900">
       <label className="flex items-start gap-2 font-medium">
-        <input type="checkbox" data-testid="grant-toggle" className="mt-1 h-4 w-4 accent-blue-700" checked={draft.on} disabled={disabled} aria-controls={`${id}-terms`} onChange={(e) => set({ on: e.target.checked })} />
+        <input
+          type="checkbox"
+          data-testid="grant-toggle"
+          className="mt-1 h-4 w-4 accent-blue-700"
+          checked={draft.on}
+          disabled={disabled}
+          aria-controls={`${id}-terms`}
+          onChange={(e) => set({ on: e.target.checked })}
+        />
         Also approve proposals like this for a while
       </label>
       <p className={`${HINT} ml-6`} id={`${id}-what`}>
-        Further <span className="font-mono">{offer.action}</span> proposals of <PayloadText value={offer.agentName} mono={false} /> under rule <span className="font-mono">{offer.rule}</span> are approved in your name, without anyone looking, until the time or the count runs out. You or an admin can revoke it in History → Grants.
+        Further <span className="font-mono">{offer.action}</span> proposals of{' '}
+        <PayloadText value={offer.agentName} mono={false} /> under rule <span className="font-mono">{offer.rule}</span>{' '}
+        are approved in your name, without anyone looking, until the time or the count runs out. You or an admin can
+        revoke it in History → Grants.
       </p>
       {draft.on ? (
-        <fieldset id={`${id}-terms`} data-testid="grant-terms" disabled={disabled} aria-describedby={`${id}-what`} className="mt-2 ml-6 space-y-3">
+        <fieldset
+          id={`${id}-terms`}
+          data-testid="grant-terms"
+          disabled={disabled}
+          aria-describedby={`${id}-what`}
+          className="mt-2 ml-6 space-y-3"
+        >
           <legend className="sr-only">Standing grant terms</legend>
           <div className="flex flex-wrap gap-3">
             <label className="block">
               <span>Duration</span>
-              <Select data-testid="grant-minutes" value={draft.minutes} onChange={(e) => set({ minutes: Number(e.target.value) })} className="mt-1 w-28">
-                {GRANT_DURATIONS.map((d) => <option key={d.minutes} value={d.minutes}>{d.label}</option>)}
+              <Select
+                data-testid="grant-minutes"
+                value={draft.minutes}
+                onChange={(e) => set({ minutes: Number(e.target.value) })}
+                className="mt-1 w-28"
+              >
+                {GRANT_DURATIONS.map((d) => (
+                  <option key={d.minutes} value={d.minutes}>
+                    {d.label}
+                  </option>
+                ))}
               </Select>
             </label>
             <label className="block">
@@ -97,7 +165,9 @@ export function GrantSection({ offer, draft, problems, disabled, onChange }: { o
             </label>
             {offer.currency ? (
               <label className="block">
-                <span>In all at most <span className="text-xs text-zinc-600 dark:text-zinc-400">(optional)</span></span>
+                <span>
+                  In all at most <span className="text-xs text-zinc-600 dark:text-zinc-400">(optional)</span>
+                </span>
                 <span className="mt-1 flex items-center gap-2">
                   <Input
                     data-testid="grant-max-total"
@@ -110,18 +180,32 @@ export function GrantSection({ offer, draft, problems, disabled, onChange }: { o
                     onChange={(e) => set({ maxTotal: e.target.value })}
                     className="w-32 font-mono"
                   />
-                  <span data-testid="grant-currency" className="font-mono font-medium">{offer.currency}</span>
+                  <span data-testid="grant-currency" className="font-mono font-medium">
+                    {offer.currency}
+                  </span>
                 </span>
               </label>
             ) : null}
           </div>
-          {offer.currency ? <span id={`${id}-total-hint`} className={HINT}>The most all proposals it approves may add up to, in {offer.currency}; empty: only the count caps it.</span> : null}
+          {offer.currency ? (
+            <span id={`${id}-total-hint`} className={HINT}>
+              The most all proposals it approves may add up to, in {offer.currency}; empty: only the count caps it.
+            </span>
+          ) : null}
           <Problem id={`${id}-maxCount-problem`} text={problems.maxCount} testId="grant-problem-max-count" />
           <Problem id={`${id}-maxTotal-problem`} text={problems.maxTotal} testId="grant-problem-max-total" />
           {offer.resourceKey ? (
             <label className="flex items-center gap-2">
-              <input type="checkbox" data-testid="grant-same-resource" className="h-4 w-4 accent-blue-700" checked={draft.sameResource} onChange={(e) => set({ sameResource: e.target.checked })} />
-              <span>Only this resource (<PayloadText value={offer.resourceKey} />)</span>
+              <input
+                type="checkbox"
+                data-testid="grant-same-resource"
+                className="h-4 w-4 accent-blue-700"
+                checked={draft.sameResource}
+                onChange={(e) => set({ sameResource: e.target.checked })}
+              />
+              <span>
+                Only this resource (<PayloadText value={offer.resourceKey} />)
+              </span>
             </label>
           ) : null}
           <label className="block">

@@ -2,10 +2,10 @@
 
 import Link from 'next/link';
 import { useSyncExternalStore } from 'react';
-import type { GrantView } from '@/lib/grants/list';
-import type { GrantRequest } from '@/lib/grants/requests';
 import { postGrant } from '@/lib/client/grants-api';
 import { isSessionEnded, markSessionEnded } from '@/lib/client/session';
+import type { GrantView } from '@/lib/grants/list';
+import type { GrantRequest } from '@/lib/grants/requests';
 import { clockText, ViewerTime } from './viewer-time';
 
 /**
@@ -30,7 +30,9 @@ function subscribe(listener: () => void): () => void {
 export async function requestGrant(request: GrantRequest): Promise<GrantOutcome> {
   const result = await postGrant(request);
   if (!result.ok && isSessionEnded(result.problem)) markSessionEnded();
-  const outcome: GrantOutcome = result.ok ? { made: true, grant: result.value } : { made: false, message: result.problem.message };
+  const outcome: GrantOutcome = result.ok
+    ? { made: true, grant: result.value }
+    : { made: false, message: result.problem.message };
   outcomes.set(request.proposalId, outcome);
   for (const listener of listeners) listener();
   return outcome;
@@ -45,17 +47,31 @@ export function grantOutcomeWords(outcome: GrantOutcome): string {
 
 /** Beside the decision: the grant made (its id, until when, how many) or why it was refused while the approval stands. */
 export function GrantOutcomeNote({ proposalId }: { proposalId: string }) {
-  const outcome = useSyncExternalStore(subscribe, () => outcomes.get(proposalId), () => undefined);
+  const outcome = useSyncExternalStore(
+    subscribe,
+    () => outcomes.get(proposalId),
+    () => undefined,
+  );
   return (
     <div role="status" className="empty:hidden">
       {!outcome ? null : outcome.made ? (
-        <p data-testid="grant-made" data-grant-id={outcome.grant.id} className="mt-3 rounded-md border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-200">
-          Standing grant <span className="font-mono">{outcome.grant.id}</span> made: up to {outcome.grant.maxCount} proposal{outcome.grant.maxCount === 1 ? '' : 's'} like this are approved in your name until{' '}
+        <p
+          data-testid="grant-made"
+          data-grant-id={outcome.grant.id}
+          className="mt-3 rounded-md border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-200"
+        >
+          Standing grant <span className="font-mono">{outcome.grant.id}</span> made: up to {outcome.grant.maxCount}{' '}
+          proposal{outcome.grant.maxCount === 1 ? '' : 's'} like this are approved in your name until{' '}
           <ViewerTime value={outcome.grant.expiresAt} testId="grant-made-until" />.{' '}
-          <Link href="/history/grants" className="font-medium underline">History → Grants</Link>
+          <Link href="/history/grants" className="font-medium underline">
+            History → Grants
+          </Link>
         </p>
       ) : (
-        <p data-testid="grant-refused" className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200">
+        <p
+          data-testid="grant-refused"
+          className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+        >
           The approval stands, but the grant was not made: {outcome.message}
         </p>
       )}

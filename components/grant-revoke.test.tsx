@@ -10,7 +10,10 @@ vi.mock('next/navigation', () => ({ useRouter: () => router }));
 function open() {
   render(
     <QueryClientProvider client={new QueryClient({ defaultOptions: { mutations: { retry: false } } })}>
-      <GrantRevokeButton grantId="g_0123456789abcdefghjk" covers="hold_stock proposals of acme-support-bot on sku:filter-gray" />
+      <GrantRevokeButton
+        grantId="g_0123456789abcdefghjk"
+        covers="hold_stock proposals of acme-support-bot on sku:filter-gray"
+      />
     </QueryClientProvider>,
   );
   const trigger = screen.getByTestId('grant-revoke');
@@ -29,7 +32,9 @@ describe('GrantRevokeButton', () => {
   it('asks first, in words of what stops being approved, and Cancel sends nothing and gives focus back', async () => {
     const sent = serve({ status: 200, body: {} });
     const { trigger, dialog } = open();
-    expect(dialog.textContent).toContain('From now on, hold_stock proposals of acme-support-bot on sku:filter-gray wait for a person again.');
+    expect(dialog.textContent).toContain(
+      'From now on, hold_stock proposals of acme-support-bot on sku:filter-gray wait for a person again.',
+    );
     fireEvent.click(screen.getByTestId('grant-revoke-cancel'));
     await afterClose();
     expect(screen.queryByRole('dialog')).toBeNull();
@@ -40,10 +45,14 @@ describe('GrantRevokeButton', () => {
   it('revokes with the reason typed, closes and reads the list again', async () => {
     const sent = serve({ status: 200, body: { id: 'g_0123456789abcdefghjk', state: 'revoked' } });
     open();
-    fireEvent.change(screen.getByRole('textbox', { name: 'Reason (optional)' }), { target: { value: 'Restock is over' } });
+    fireEvent.change(screen.getByRole('textbox', { name: 'Reason (optional)' }), {
+      target: { value: 'Restock is over' },
+    });
     fireEvent.click(screen.getByTestId('grant-revoke-confirm'));
     await waitFor(() => expect(router.refresh).toHaveBeenCalled());
-    expect(sent).toEqual([{ url: '/api/v1/grants/g_0123456789abcdefghjk/revoke', method: 'POST', body: { reason: 'Restock is over' } }]);
+    expect(sent).toEqual([
+      { url: '/api/v1/grants/g_0123456789abcdefghjk/revoke', method: 'POST', body: { reason: 'Restock is over' } },
+    ]);
     expect(screen.queryByRole('dialog')).toBeNull();
   });
 
@@ -57,19 +66,33 @@ describe('GrantRevokeButton', () => {
   });
 
   it('shows a refusal in the dialog; a grant that ended meanwhile also refreshes the list behind it', async () => {
-    serve({ status: 409, body: { error: { code: 'grant_ended', message: 'This grant no longer covers anything (expired); nothing was changed.' } } });
+    serve({
+      status: 409,
+      body: {
+        error: { code: 'grant_ended', message: 'This grant no longer covers anything (expired); nothing was changed.' },
+      },
+    });
     const { dialog } = open();
     fireEvent.click(screen.getByTestId('grant-revoke-confirm'));
-    expect((await screen.findByTestId('grant-revoke-error')).textContent).toBe('This grant no longer covers anything (expired); nothing was changed.');
+    expect((await screen.findByTestId('grant-revoke-error')).textContent).toBe(
+      'This grant no longer covers anything (expired); nothing was changed.',
+    );
     expect(dialog.isConnected).toBe(true);
     expect(router.refresh).toHaveBeenCalled();
   });
 
   it('a refusal of the person (403) is shown without refreshing', async () => {
-    serve({ status: 403, body: { error: { code: 'forbidden_role', message: 'Only the person who granted it or an admin may revoke a grant.' } } });
+    serve({
+      status: 403,
+      body: {
+        error: { code: 'forbidden_role', message: 'Only the person who granted it or an admin may revoke a grant.' },
+      },
+    });
     open();
     fireEvent.click(screen.getByTestId('grant-revoke-confirm'));
-    expect((await screen.findByTestId('grant-revoke-error')).textContent).toBe('Only the person who granted it or an admin may revoke a grant.');
+    expect((await screen.findByTestId('grant-revoke-error')).textContent).toBe(
+      'Only the person who granted it or an admin may revoke a grant.',
+    );
     expect(router.refresh).not.toHaveBeenCalled();
   });
 });

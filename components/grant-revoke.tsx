@@ -40,10 +40,14 @@ export function GrantRevokeButton({ grantId, covers }: { grantId: string; covers
       }}
     >
       <DialogTrigger asChild>
-        <Button variant="danger" size="sm" data-testid="grant-revoke" data-grant-id={grantId}>Revoke…</Button>
+        <Button variant="danger" size="sm" data-testid="grant-revoke" data-grant-id={grantId}>
+          Revoke…
+        </Button>
       </DialogTrigger>
       <DialogContent data-testid="grant-revoke-dialog">
-        <DialogTitle className="text-lg">Revoke grant <span className="font-mono">{grantId}</span>?</DialogTitle>
+        <DialogTitle className="text-lg">
+          Revoke grant <span className="font-mono">{grantId}</span>?
+        </DialogTitle>
         <DialogDescription className="mt-1">
           From now on, {covers} wait for a person again. Proposals it already approved stay approved.
         </DialogDescription>
@@ -56,16 +60,35 @@ export function GrantRevokeButton({ grantId, covers }: { grantId: string; covers
         >
           <label className="block text-sm">
             Reason (optional)
-            <Textarea data-testid="grant-revoke-reason" rows={2} maxLength={GRANT_REASON_MAX} value={reason} onChange={(e) => setReason(e.target.value)} className="mt-1" />
+            <Textarea
+              data-testid="grant-revoke-reason"
+              rows={2}
+              maxLength={GRANT_REASON_MAX}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              className="mt-1"
+            />
           </label>
           <div role="alert" className="empty:hidden">
-            {mutation.error ? <p data-testid="grant-revoke-error" className="text-sm text-red-700 dark:text-red-300">{mutation.error.message}</p> : null}
+            {mutation.error ? (
+              <p data-testid="grant-revoke-error" className="text-sm text-red-700 dark:text-red-300">
+                {mutation.error.message}
+              </p>
+            ) : null}
           </div>
           <div className="flex flex-wrap justify-end gap-2">
             <DialogClose asChild>
-              <Button variant="secondary" size="lg" data-testid="grant-revoke-cancel">Cancel</Button>
+              <Button variant="secondary" size="lg" data-testid="grant-revoke-cancel">
+                Cancel
+              </Button>
             </DialogClose>
-            <Button variant="destructive" size="lg" type="submit" data-testid="grant-revoke-confirm" disabled={mutation.isPending}>
+            <Button
+              variant="destructive"
+              size="lg"
+              type="submit"
+              data-testid="grant-revoke-confirm"
+              disabled={mutation.isPending}
+            >
               {mutation.isPending ? 'Revoking…' : 'Revoke grant'}
             </Button>
           </div>

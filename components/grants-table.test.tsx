@@ -30,14 +30,34 @@ const base: GrantView = {
   endNote: null,
 };
 
-const refund: GrantView = { ...base, id: 'g_0000000000000000000b', action: 'issue_refund', resourceKey: null, currency: 'EUR', maxTotalMinor: 50000, usedCount: 2, usedTotalMinor: 12050 };
+const refund: GrantView = {
+  ...base,
+  id: 'g_0000000000000000000b',
+  action: 'issue_refund',
+  resourceKey: null,
+  currency: 'EUR',
+  maxTotalMinor: 50000,
+  usedCount: 2,
+  usedTotalMinor: 12050,
+};
 const uncapped: GrantView = { ...refund, id: 'g_0000000000000000000c', maxTotalMinor: null };
-const revoked: GrantView = { ...base, id: 'g_0000000000000000000d', state: 'revoked', endedAt: '2026-12-02T19:30:00.000Z', endedBy: 'usr_carol', endNote: 'Sale over' };
+const revoked: GrantView = {
+  ...base,
+  id: 'g_0000000000000000000d',
+  state: 'revoked',
+  endedAt: '2026-12-02T19:30:00.000Z',
+  endedBy: 'usr_carol',
+  endNote: 'Sale over',
+};
 
 function table(grants: GrantView[]) {
   render(
     <QueryClientProvider client={new QueryClient()}>
-      <GrantsTable grants={grants} endedBy={{ [revoked.id]: { type: 'user', id: 'usr_carol', name: 'Carol', label: 'Carol' } }} mayRevoke={(grant) => grant.state === 'active' && grant.id !== refund.id} />
+      <GrantsTable
+        grants={grants}
+        endedBy={{ [revoked.id]: { type: 'user', id: 'usr_carol', name: 'Carol', label: 'Carol' } }}
+        mayRevoke={(grant) => grant.state === 'active' && grant.id !== refund.id}
+      />
     </QueryClientProvider>,
   );
   return (id: string) => screen.getAllByTestId('grant-row').find((row) => row.dataset.grantId === id)!;
@@ -46,13 +66,17 @@ function table(grants: GrantView[]) {
 describe('GrantsTable', () => {
   it('says what each grant covers and how much of it is used, money in major units with its currency', () => {
     const row = table([base, refund, uncapped]);
-    expect(within(row(base.id)).getByTestId('grant-resource').textContent).toBe('on sku:filter-gray · rule holds-one-approver v1');
+    expect(within(row(base.id)).getByTestId('grant-resource').textContent).toBe(
+      'on sku:filter-gray · rule holds-one-approver v1',
+    );
     expect(within(row(base.id)).getByTestId('grant-used').textContent).toBe('1 of 5');
     expect(within(row(base.id)).queryByTestId('grant-used-total')).toBeNull();
     expect(within(row(refund.id)).getByTestId('grant-resource').textContent).toContain('on any resource');
     expect(within(row(refund.id)).getByTestId('grant-used-total').textContent).toBe('120.50 of 500.00 EUR');
     expect(within(row(uncapped.id)).getByTestId('grant-used-total').textContent).toBe('120.50 EUR (no total cap)');
-    expect(within(row(base.id)).getByTestId('grant-proposal-link').getAttribute('href')).toBe('/proposals/prp_00000000000000000001');
+    expect(within(row(base.id)).getByTestId('grant-proposal-link').getAttribute('href')).toBe(
+      '/proposals/prp_00000000000000000001',
+    );
   });
 
   it('offers Revoke only where the page allows it, and says who ended an ended grant and why', () => {

@@ -5,10 +5,19 @@ export type HistoryTab = 'decisions' | 'events' | 'oversight' | 'grants';
 /** The views on one page, filtered by the URL; the others have a page of their own. */
 type FilteredTab = 'decisions' | 'events';
 
-const OWN_PAGES: Record<Exclude<HistoryTab, FilteredTab>, string> = { oversight: '/history/oversight', grants: '/history/grants' };
+const OWN_PAGES: Record<Exclude<HistoryTab, FilteredTab>, string> = {
+  oversight: '/history/oversight',
+  grants: '/history/grants',
+};
 
 /** History's views: Decisions and Events (one page, `hrefOf` keeps its filters), Oversight and Grants (pages of their own). */
-export function HistoryTabs({ current, hrefOf = (tab) => `/history?tab=${tab}` }: { current: HistoryTab; hrefOf?: (tab: FilteredTab) => string }) {
+export function HistoryTabs({
+  current,
+  hrefOf = (tab) => `/history?tab=${tab}`,
+}: {
+  current: HistoryTab;
+  hrefOf?: (tab: FilteredTab) => string;
+}) {
   const tabs: { tab: HistoryTab; label: string }[] = [
     { tab: 'decisions', label: 'Decisions' },
     { tab: 'events', label: 'Events' },
@@ -36,7 +45,9 @@ export function HistoryTabs({ current, hrefOf = (tab) => `/history?tab=${tab}` }
 export function HistoryHeader(props: { current: HistoryTab; hrefOf?: (tab: FilteredTab) => string }) {
   return (
     <div className="flex flex-wrap items-baseline justify-between gap-2">
-      <h1 id="history-heading" className="text-xl font-semibold">History</h1>
+      <h1 id="history-heading" className="text-xl font-semibold">
+        History
+      </h1>
       <HistoryTabs {...props} />
     </div>
   );

@@ -6,8 +6,8 @@ import { valueOrThrow } from '@/lib/client/operator-api';
 import { fetchMemberPasskeys, resetPasskey } from '@/lib/client/passkeys-api';
 import { ProblemText } from './notification-ui';
 import { PayloadText } from './payload-text';
-import { ViewerClock } from './viewer-time';
 import { Button } from './ui/button';
+import { ViewerClock } from './viewer-time';
 
 /**
  * An admin's view of one member's passkeys, opened on demand: names and dates, and a reset per
@@ -17,7 +17,11 @@ export function MemberPasskeys({ userId, name }: { userId: string; name: string 
   const [open, setOpen] = useState(false);
   const client = useQueryClient();
   const key = ['admin', 'members', userId, 'passkeys'];
-  const query = useQuery({ queryKey: key, queryFn: async () => valueOrThrow(await fetchMemberPasskeys(userId)).passkeys, enabled: open });
+  const query = useQuery({
+    queryKey: key,
+    queryFn: async () => valueOrThrow(await fetchMemberPasskeys(userId)).passkeys,
+    enabled: open,
+  });
   const reset = useMutation({
     mutationFn: async (id: string) => valueOrThrow(await resetPasskey(id)),
     onSettled: () => client.invalidateQueries({ queryKey: key }),
@@ -30,13 +34,36 @@ export function MemberPasskeys({ userId, name }: { userId: string; name: string 
     );
   }
   return (
-    <div role="group" aria-label={`Passkeys of ${name}`} data-testid="member-passkeys-list" className="space-y-1 text-sm">
+    <div
+      role="group"
+      aria-label={`Passkeys of ${name}`}
+      data-testid="member-passkeys-list"
+      className="space-y-1 text-sm"
+    >
       {query.data?.length === 0 ? <p>No passkey.</p> : null}
       {(query.data ?? []).map((passkey) => (
-        <div key={passkey.id} className="flex flex-wrap items-center gap-2" data-testid="member-passkey" data-name={passkey.name}>
+        <div
+          key={passkey.id}
+          className="flex flex-wrap items-center gap-2"
+          data-testid="member-passkey"
+          data-name={passkey.name}
+        >
           <PayloadText value={passkey.name} mono={false} />
-          <span className="text-zinc-500">{passkey.lastUsedAt ? <>last used <ViewerClock value={passkey.lastUsedAt} /></> : 'never used'}</span>
-          <Button variant="destructive" data-testid="member-passkey-reset" disabled={reset.isPending} onClick={() => reset.mutate(passkey.id)}>
+          <span className="text-zinc-500">
+            {passkey.lastUsedAt ? (
+              <>
+                last used <ViewerClock value={passkey.lastUsedAt} />
+              </>
+            ) : (
+              'never used'
+            )}
+          </span>
+          <Button
+            variant="destructive"
+            data-testid="member-passkey-reset"
+            disabled={reset.isPending}
+            onClick={() => reset.mutate(passkey.id)}
+          >
             Reset
           </Button>
         </div>

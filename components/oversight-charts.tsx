@@ -9,7 +9,21 @@ const CALM = '#2563eb';
 /** A person whose figures meet the alarm's thresholds: the bar is amber, and the table beside it says so in words. */
 const MARKED = '#d97706';
 
-function ApproverChart({ rows, dataKey, unit, caption, testId, domain }: { rows: ApproverBar[]; dataKey: 'approvalPercent' | 'dwellSeconds'; unit: string; caption: string; testId: string; domain?: [number, number] }) {
+function ApproverChart({
+  rows,
+  dataKey,
+  unit,
+  caption,
+  testId,
+  domain,
+}: {
+  rows: ApproverBar[];
+  dataKey: 'approvalPercent' | 'dwellSeconds';
+  unit: string;
+  caption: string;
+  testId: string;
+  domain?: [number, number];
+}) {
   return (
     <figure data-testid={testId} className="text-zinc-600 dark:text-zinc-300">
       <figcaption className="mb-1 text-xs font-medium">{caption}</figcaption>
@@ -21,7 +35,9 @@ function ApproverChart({ rows, dataKey, unit, caption, testId, domain }: { rows:
             <YAxis type="category" dataKey="name" tick={AXIS} width={110} interval={0} />
             <Tooltip formatter={(value) => `${String(value)} ${unit.trim()}`} contentStyle={{ fontSize: 12 }} />
             <Bar dataKey={dataKey} name={caption} isAnimationActive={false}>
-              {rows.map((row) => <Cell key={row.name} fill={row.rubberStamp ? MARKED : CALM} />)}
+              {rows.map((row) => (
+                <Cell key={row.name} fill={row.rubberStamp ? MARKED : CALM} />
+              ))}
             </Bar>
           </BarChart>
         </ResponsiveContainer>
@@ -34,8 +50,21 @@ function ApproverChart({ rows, dataKey, unit, caption, testId, domain }: { rows:
 export function ApproverCharts({ rows }: { rows: ApproverBar[] }) {
   return (
     <div className="grid gap-4 md:grid-cols-2" data-testid="oversight-charts">
-      <ApproverChart rows={rows} dataKey="approvalPercent" unit=" %" caption="Approval rate (%)" testId="oversight-chart-rate" domain={[0, 100]} />
-      <ApproverChart rows={rows} dataKey="dwellSeconds" unit=" s" caption="Median dwell: first opened to decided (s)" testId="oversight-chart-dwell" />
+      <ApproverChart
+        rows={rows}
+        dataKey="approvalPercent"
+        unit=" %"
+        caption="Approval rate (%)"
+        testId="oversight-chart-rate"
+        domain={[0, 100]}
+      />
+      <ApproverChart
+        rows={rows}
+        dataKey="dwellSeconds"
+        unit=" s"
+        caption="Median dwell: first opened to decided (s)"
+        testId="oversight-chart-dwell"
+      />
     </div>
   );
 }

@@ -25,7 +25,11 @@ export function ApproverTable({ rows }: { rows: ApproverFigures[] }) {
         <tr key={row.userId} className={CARD_ROW} data-testid="oversight-approver-row">
           <CardCell label="Approver">
             <span className="font-medium">{row.name}</span>
-            {row.rubberStamp ? <Badge tone="warning" className="ml-2" data-testid="oversight-rubber-stamp">Looks like rubber-stamping</Badge> : null}
+            {row.rubberStamp ? (
+              <Badge tone="warning" className="ml-2" data-testid="oversight-rubber-stamp">
+                Looks like rubber-stamping
+              </Badge>
+            ) : null}
           </CardCell>
           <FigureCells figures={row} />
         </tr>
@@ -39,7 +43,9 @@ export function ActionTable({ rows }: { rows: ActionFigures[] }) {
     <Table head={['Action', ...FIGURE_HEAD, 'Expired', 'Stale']} testId="oversight-actions" cards>
       {rows.map((row) => (
         <tr key={row.action} className={CARD_ROW}>
-          <CardCell label="Action" mono>{row.action}</CardCell>
+          <CardCell label="Action" mono>
+            {row.action}
+          </CardCell>
           <FigureCells figures={row} />
           <CardCell label="Expired">{row.expired}</CardCell>
           <CardCell label="Stale">{row.stale}</CardCell>

@@ -22,7 +22,11 @@ export function PayloadText({ value, mono = true, multiline = false }: Props) {
         'text' in segment ? (
           segment.text
         ) : 'mark' in segment ? (
-          <span key={index} data-testid="invisible-char" className="mx-0.5 rounded bg-red-100 px-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200">
+          <span
+            key={index}
+            data-testid="invisible-char"
+            className="mx-0.5 rounded bg-red-100 px-1 text-xs text-red-900 dark:bg-red-950 dark:text-red-200"
+          >
             ⟦{segment.mark}⟧
           </span>
         ) : (
@@ -45,7 +49,10 @@ export function PayloadText({ value, mono = true, multiline = false }: Props) {
 /** A multi-line block of untrusted text (canonical JSON, a body as received, a receipt). */
 export function PayloadBlock({ value, testId }: { value: string; testId?: string }) {
   return (
-    <pre data-testid={testId} className="mt-2 overflow-x-auto whitespace-pre-wrap rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800">
+    <pre
+      data-testid={testId}
+      className="mt-2 overflow-x-auto whitespace-pre-wrap rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"
+    >
       <code>
         <PayloadText value={value} multiline />
       </code>

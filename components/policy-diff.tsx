@@ -2,20 +2,33 @@ import type { PolicyChange } from '@/lib/policy/requests';
 import type { RoutingRule } from '@/lib/routing-rules';
 import { diffRules, ruleInWords } from '@/lib/shared/policy-words';
 
-const MARK = { added: '+ added', removed: '− removed', changed: '~ changed', moved: '↕ moved', same: '= unchanged' } as const;
+const MARK = {
+  added: '+ added',
+  removed: '− removed',
+  changed: '~ changed',
+  moved: '↕ moved',
+  same: '= unchanged',
+} as const;
 
 /** After a save: the new version number and the rules before and after, in words. */
 export function PolicyDiff({ change }: { change: PolicyChange }) {
   const lines = diffRules(change.before.rules, change.after.rules);
   return (
-    <div role="status" data-testid="policy-saved" data-version={change.version} className="space-y-2 rounded-md border border-green-300 bg-green-50 p-3 text-sm dark:border-green-800 dark:bg-green-950">
+    <div
+      role="status"
+      data-testid="policy-saved"
+      data-version={change.version}
+      className="space-y-2 rounded-md border border-green-300 bg-green-50 p-3 text-sm dark:border-green-800 dark:bg-green-950"
+    >
       <p className="font-medium text-green-900 dark:text-green-200">
-        Saved as v{change.version} (was v{change.previousVersion}). New proposals are routed by v{change.version}; pending ones keep the routing they were given.
+        Saved as v{change.version} (was v{change.previousVersion}). New proposals are routed by v{change.version};
+        pending ones keep the routing they were given.
       </p>
       <ul data-testid="policy-diff" className="space-y-1">
         {lines.map((line) => (
           <li key={`${line.kind}:${line.id}`} data-kind={line.kind} className="break-words">
-            <span className="font-mono text-xs">{MARK[line.kind]}</span> <span className="font-mono text-xs">{line.id}</span>
+            <span className="font-mono text-xs">{MARK[line.kind]}</span>{' '}
+            <span className="font-mono text-xs">{line.id}</span>
             {line.kind === 'changed' ? (
               <>
                 <span className="block pl-4 text-zinc-600 line-through dark:text-zinc-400">before: {line.before}</span>
@@ -27,7 +40,10 @@ export function PolicyDiff({ change }: { change: PolicyChange }) {
           </li>
         ))}
         {change.before.expiryHours !== change.after.expiryHours ? (
-          <li data-kind="expiry"><span className="font-mono text-xs">~ expiry</span> {change.before.expiryHours} h → {change.after.expiryHours} h</li>
+          <li data-kind="expiry">
+            <span className="font-mono text-xs">~ expiry</span> {change.before.expiryHours} h →{' '}
+            {change.after.expiryHours} h
+          </li>
         ) : null}
       </ul>
     </div>
@@ -47,7 +63,11 @@ export function RulesInWords({ rules }: { rules: RoutingRule[] }) {
           </span>
         </li>
       ))}
-      {rules.length === 0 ? <li className="list-none text-zinc-600 dark:text-zinc-400">No rules: every proposal of this action is denied.</li> : null}
+      {rules.length === 0 ? (
+        <li className="list-none text-zinc-600 dark:text-zinc-400">
+          No rules: every proposal of this action is denied.
+        </li>
+      ) : null}
     </ol>
   );
 }

@@ -10,14 +10,21 @@ import { CARD, ProblemText } from './notification-ui';
 import { Button } from './ui/button';
 import { Textarea } from './ui/textarea';
 
-type Props = { action: string; rules: () => RoutingRule[]; expiryHours: () => number; sampleArgs: Record<string, unknown>; onIssues(issues: OperatorApiError['problem']['issues']): void };
+type Props = {
+  action: string;
+  rules: () => RoutingRule[];
+  expiryHours: () => number;
+  sampleArgs: Record<string, unknown>;
+  onIssues(issues: OperatorApiError['problem']['issues']): void;
+};
 
 /** "What would happen": a sample proposal routed by the draft through the real router, before saving. */
 export function PolicyPreview({ action, rules, expiryHours, sampleArgs, onIssues }: Props) {
   const [text, setText] = useState(() => JSON.stringify(sampleArgs, null, 2));
   const [local, setLocal] = useState<string | null>(null);
   const preview = useMutation({
-    mutationFn: async (args: Record<string, unknown>) => valueOrThrow(await previewPolicy({ action, rules: rules(), expiryHours: expiryHours(), sample: { args } })),
+    mutationFn: async (args: Record<string, unknown>) =>
+      valueOrThrow(await previewPolicy({ action, rules: rules(), expiryHours: expiryHours(), sample: { args } })),
     onSuccess: () => onIssues([]),
     onError: (error) => onIssues(error instanceof OperatorApiError ? error.problem.issues : []),
   });
@@ -40,23 +47,46 @@ export function PolicyPreview({ action, rules, expiryHours, sampleArgs, onIssues
   const argsId = `preview-args-${action}`;
   return (
     <section aria-labelledby={`preview-heading-${action}`} data-testid="policy-preview" className={`space-y-2 ${CARD}`}>
-      <h4 id={`preview-heading-${action}`} className="font-semibold">What would happen</h4>
+      <h4 id={`preview-heading-${action}`} className="font-semibold">
+        What would happen
+      </h4>
       <label htmlFor={argsId} className="block text-sm font-medium">
         A sample proposal’s arguments (JSON)
-        <Textarea id={argsId} data-testid="preview-args" rows={4} value={text} onChange={(e) => setText(e.target.value)} className="mt-1 font-mono" spellCheck={false} />
+        <Textarea
+          id={argsId}
+          data-testid="preview-args"
+          rows={4}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          className="mt-1 font-mono"
+          spellCheck={false}
+        />
       </label>
       <Button variant="secondary" data-testid="preview-run" onClick={run} disabled={preview.isPending}>
         {preview.isPending ? 'Routing…' : 'Route this sample through the draft'}
       </Button>
-      {local ? <p role="alert" data-testid="preview-local-error" className="text-sm text-red-700 dark:text-red-300">{local}</p> : null}
+      {local ? (
+        <p role="alert" data-testid="preview-local-error" className="text-sm text-red-700 dark:text-red-300">
+          {local}
+        </p>
+      ) : null}
       <ProblemText error={preview.error} testId="preview-error" />
       {result && !preview.isPending ? (
-        <div role="status" data-testid="preview-result" data-outcome={result.routing.outcome} data-rule={result.routing.rule} className="space-y-1 text-sm">
+        <div
+          role="status"
+          data-testid="preview-result"
+          data-outcome={result.routing.outcome}
+          data-rule={result.routing.rule}
+          className="space-y-1 text-sm"
+        >
           <p className="font-medium">
-            {result.rule ? `Rule ${result.rule.index + 1} (${result.rule.id}) matches` : 'No rule matches'} → {result.routing.rule === 'no-matching-rule' ? 'denied (no rule matched)' : outcomeInWords(result.routing)}
+            {result.rule ? `Rule ${result.rule.index + 1} (${result.rule.id}) matches` : 'No rule matches'} →{' '}
+            {result.routing.rule === 'no-matching-rule' ? 'denied (no rule matched)' : outcomeInWords(result.routing)}
             {result.routing.outcome === 'needs_approval' ? `; it would wait up to ${result.expiryHours} h` : ''}.
           </p>
-          {result.rule?.description ? <p className="text-zinc-600 dark:text-zinc-400">“{result.rule.description}”</p> : null}
+          {result.rule?.description ? (
+            <p className="text-zinc-600 dark:text-zinc-400">“{result.rule.description}”</p>
+          ) : null}
           <p className="text-xs text-zinc-600 dark:text-zinc-400">
             Resource: {result.resource}. As v{result.routing.policyVersion}.
             {result.routing.aggregate

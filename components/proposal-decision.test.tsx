@@ -1,9 +1,9 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import type { Proposal } from '@/lib/records';
-import type { DecisionRow } from '@/lib/proposals/decision-rows';
 import type { ViewerRights } from '@/lib/decisions/viewer-rights';
+import type { DecisionRow } from '@/lib/proposals/decision-rows';
 import type { ProposalWording } from '@/lib/proposals/wording';
+import type { Proposal } from '@/lib/records';
 import { ProposalDecision } from './proposal-decision';
 
 vi.mock('next/navigation', () => ({ useRouter: () => ({ refresh: vi.fn(), push: vi.fn() }) }));
@@ -21,8 +21,23 @@ const proposal = {
   statusReason: null,
   flags: [],
 } as unknown as Proposal;
-const rights: ViewerRights = { role: 'approver', mayDecide: true, hasDecided: true, initiator: false, canReject: false, canApprove: false, canExtend: false, extendByHours: 24, canEdit: true };
-const wording = { summary: 'Refund 150.00 EUR', approveLabel: 'Approve refund', argHints: {}, receiptNoun: 'refund' } as unknown as ProposalWording;
+const rights: ViewerRights = {
+  role: 'approver',
+  mayDecide: true,
+  hasDecided: true,
+  initiator: false,
+  canReject: false,
+  canApprove: false,
+  canExtend: false,
+  extendByHours: 24,
+  canEdit: true,
+};
+const wording = {
+  summary: 'Refund 150.00 EUR',
+  approveLabel: 'Approve refund',
+  argHints: {},
+  receiptNoun: 'refund',
+} as unknown as ProposalWording;
 
 const bob: DecisionRow = {
   decision: 'approve',
@@ -32,19 +47,52 @@ const bob: DecisionRow = {
   createdAt: new Date('2026-12-07T09:00:00.000Z'),
   withdrawn: { at: new Date('2026-12-07T09:30:00.000Z'), reason: 'role_changed', role: 'viewer' },
 };
-const alice: DecisionRow = { decision: 'approve', userId: 'usr_alice', userName: 'Alice', reason: null, createdAt: new Date('2026-12-07T09:45:00.000Z'), withdrawn: null };
+const alice: DecisionRow = {
+  decision: 'approve',
+  userId: 'usr_alice',
+  userName: 'Alice',
+  reason: null,
+  createdAt: new Date('2026-12-07T09:45:00.000Z'),
+  withdrawn: null,
+};
 
 describe('ProposalDecision', () => {
   it('says in words whose approval was withdrawn and why, and counts only the approvals that stand', () => {
-    render(<ProposalDecision proposal={proposal} decisions={[bob, alice]} wording={wording} rights={rights} role="approver" nextId={null} now={now} extendedBy={null} />);
-    expect(screen.getByTestId('approval-withdrawn').textContent).toMatch(/^Bob's approval was withdrawn: their role changed to viewer · .+\. It no longer counts\.$/);
+    render(
+      <ProposalDecision
+        proposal={proposal}
+        decisions={[bob, alice]}
+        wording={wording}
+        rights={rights}
+        role="approver"
+        nextId={null}
+        now={now}
+        extendedBy={null}
+      />,
+    );
+    expect(screen.getByTestId('approval-withdrawn').textContent).toMatch(
+      /^Bob's approval was withdrawn: their role changed to viewer · .+\. It no longer counts\.$/,
+    );
     expect(screen.getAllByTestId('approval-withdrawn')).toHaveLength(1);
     expect(screen.getByTestId('approval-progress').textContent).toBe('1 of 2 approvals');
   });
 
   it('says so for someone removed from the tenant', () => {
-    render(<ProposalDecision proposal={proposal} decisions={[{ ...bob, withdrawn: { ...bob.withdrawn!, reason: 'removed', role: null } }]} wording={wording} rights={rights} role="approver" nextId={null} now={now} extendedBy={null} />);
-    expect(screen.getByTestId('approval-withdrawn').textContent).toMatch(/^Bob's approval was withdrawn: they were removed from the tenant/);
+    render(
+      <ProposalDecision
+        proposal={proposal}
+        decisions={[{ ...bob, withdrawn: { ...bob.withdrawn!, reason: 'removed', role: null } }]}
+        wording={wording}
+        rights={rights}
+        role="approver"
+        nextId={null}
+        now={now}
+        extendedBy={null}
+      />,
+    );
+    expect(screen.getByTestId('approval-withdrawn').textContent).toMatch(
+      /^Bob's approval was withdrawn: they were removed from the tenant/,
+    );
     expect(screen.getByTestId('approval-progress').textContent).toBe('0 of 2 approvals');
   });
 });

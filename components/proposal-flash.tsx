@@ -36,7 +36,11 @@ const FLASH_MS = 12_000;
  */
 export function ProposalFlash() {
   const pathname = usePathname();
-  const current = useSyncExternalStore(subscribe, () => flash, () => null);
+  const current = useSyncExternalStore(
+    subscribe,
+    () => flash,
+    () => null,
+  );
   const shown = current?.path === pathname ? current : null;
   useEffect(() => {
     // Moving on from the page it was shown on drops it (it is left for one page, once).
@@ -56,9 +60,17 @@ export function ProposalFlash() {
       data-testid="flash"
       closeTestId="flash-dismiss"
       title={shown.text}
-      description={shown.link ? (
-        <Link href={shown.link.href} data-testid="flash-link" className={`rounded font-medium text-blue-800 underline underline-offset-2 dark:text-blue-300 ${FOCUS_RING}`}>{shown.link.label}</Link>
-      ) : undefined}
+      description={
+        shown.link ? (
+          <Link
+            href={shown.link.href}
+            data-testid="flash-link"
+            className={`rounded font-medium text-blue-800 underline underline-offset-2 dark:text-blue-300 ${FOCUS_RING}`}
+          >
+            {shown.link.label}
+          </Link>
+        ) : undefined
+      }
     />
   );
 }

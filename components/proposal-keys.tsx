@@ -3,8 +3,8 @@
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { ShortcutsHelp } from './shortcuts-help';
-import { usePageKeys } from './use-page-keys';
 import { Button } from './ui/button';
+import { usePageKeys } from './use-page-keys';
 
 export const PROPOSAL_SHORTCUTS: [string, string][] = [
   ['a', 'approve (asks to confirm, shows the hash)'],
@@ -33,7 +33,8 @@ export function useDecisionKeys(onKey: (key: DecisionKey) => void): void {
   }, []);
 }
 
-const sendDecisionKey = (key: DecisionKey) => window.dispatchEvent(new CustomEvent<DecisionKey>(DECISION_KEY_EVENT, { detail: key }));
+const sendDecisionKey = (key: DecisionKey) =>
+  window.dispatchEvent(new CustomEvent<DecisionKey>(DECISION_KEY_EVENT, { detail: key }));
 
 type Props = {
   /** The previous and next proposals waiting for this person (lib/proposals/neighbours.ts). */
@@ -85,10 +86,18 @@ export function ProposalKeys({ previousId, nextId, canDecide }: Props) {
   }, rootRef);
 
   return (
-    <div ref={rootRef} data-testid="proposal-keys" className="flex flex-wrap max-sm:hidden items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400">
+    <div
+      ref={rootRef}
+      data-testid="proposal-keys"
+      className="flex flex-wrap max-sm:hidden items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400"
+    >
       <span>{canDecide ? 'a approve · r reject · ' : ''}j/k next/previous waiting for you ·</span>
-      <Button variant="link" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)}>? keys</Button>
-      <span role="status" data-testid="proposal-keys-notice">{notice}</span>
+      <Button variant="link" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)}>
+        ? keys
+      </Button>
+      <span role="status" data-testid="proposal-keys-notice">
+        {notice}
+      </span>
       <ShortcutsHelp open={helpOpen} onClose={() => setHelpOpen(false)} shortcuts={PROPOSAL_SHORTCUTS} />
     </div>
   );

@@ -34,29 +34,78 @@ const item = (id: string, flags: QueueItem['flags'] = []): QueueItem => ({
 function client(ids: string[], state: FreshFacts['state'] = 'fresh') {
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   for (const id of ids) {
-    const facts: FreshFacts = { proposalId: id, state, checkedAt: new Date().toISOString(), atProposal: { at: '2026-12-02T10:00:00.000Z', detail: '12 in stock', facts: {} }, now: { detail: '12 in stock', facts: {} }, note: null };
+    const facts: FreshFacts = {
+      proposalId: id,
+      state,
+      checkedAt: new Date().toISOString(),
+      atProposal: { at: '2026-12-02T10:00:00.000Z', detail: '12 in stock', facts: {} },
+      now: { detail: '12 in stock', facts: {} },
+      note: null,
+    };
     queryClient.setQueryData(factsQueryKey(id), facts);
   }
   return queryClient;
 }
 
 /** A row link that opens the dialog, as the queue does: the dialog is told its items, and told to close. */
-function Harness({ dialog, items, onConfirm }: { dialog: 'approve' | 'reject'; items: QueueItem[]; onConfirm: (reason?: string) => void }) {
+function Harness({
+  dialog,
+  items,
+  onConfirm,
+}: {
+  dialog: 'approve' | 'reject';
+  items: QueueItem[];
+  onConfirm: (reason?: string) => void;
+}) {
   const [open, setOpen] = useState<QueueItem[]>([]);
   const close = () => setOpen([]);
   return (
     <>
-      <a href="#row" data-testid="row-link" onClick={(event) => { event.preventDefault(); setOpen(items); }}>row</a>
-      {dialog === 'approve'
-        ? <ApproveDialog items={open} onClose={close} onConfirm={() => { onConfirm(); close(); }} />
-        : <RejectDialog items={open} onClose={close} onConfirm={(reason) => { onConfirm(reason); close(); }} />}
+      <a
+        href="#row"
+        data-testid="row-link"
+        onClick={(event) => {
+          event.preventDefault();
+          setOpen(items);
+        }}
+      >
+        row
+      </a>
+      {dialog === 'approve' ? (
+        <ApproveDialog
+          items={open}
+          onClose={close}
+          onConfirm={() => {
+            onConfirm();
+            close();
+          }}
+        />
+      ) : (
+        <RejectDialog
+          items={open}
+          onClose={close}
+          onConfirm={(reason) => {
+            onConfirm(reason);
+            close();
+          }}
+        />
+      )}
     </>
   );
 }
 
 function open(dialog: 'approve' | 'reject', items: QueueItem[], state?: FreshFacts['state']) {
   const onConfirm = vi.fn<(reason?: string) => void>();
-  render(<QueryClientProvider client={client(items.map((i) => i.id), state)}><Harness dialog={dialog} items={items} onConfirm={onConfirm} /></QueryClientProvider>);
+  render(
+    <QueryClientProvider
+      client={client(
+        items.map((i) => i.id),
+        state,
+      )}
+    >
+      <Harness dialog={dialog} items={items} onConfirm={onConfirm} />
+    </QueryClientProvider>,
+  );
   const link = screen.getByTestId('row-link');
   link.focus();
   fireEvent.click(link);

@@ -3,7 +3,16 @@
 import { usePathname, useRouter } from 'next/navigation';
 import { useRef, useState, useTransition } from 'react';
 import { nextNeedingYou } from '@/lib/client/queue-state';
-import { countText, isMine, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueGroup, type QueueItem, type QueuePage, type QueueView } from '@/lib/shared/queue-view';
+import {
+  countText,
+  isMine,
+  QUEUE_SCAN_LIMIT,
+  type QueueGroup,
+  type QueueItem,
+  type QueuePage,
+  type QueueView,
+  queueViewSearch,
+} from '@/lib/shared/queue-view';
 import { QueueEmpty } from './queue/queue-empty';
 import { QueueNotices } from './queue/queue-notices';
 import { QueueFilterBar, QueueSelectionBar } from './queue/queue-toolbar';
@@ -65,9 +74,8 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
   const [helpOpen, setHelpOpen] = useState(false);
   useQueueTitle(counts['needs-you'], countsExact);
 
-  const actionable = (item: QueueItem | undefined): item is QueueItem => (
-    Boolean(item) && canDecide && !sessionEnded && isMine(item!) && !decisions.pending.has(item!.id)
-  );
+  const actionable = (item: QueueItem | undefined): item is QueueItem =>
+    Boolean(item) && canDecide && !sessionEnded && isMine(item!) && !decisions.pending.has(item!.id);
 
   // Marked once the keyboard shortcuts listen (after hydration): a key pressed earlier does nothing.
   const rootRef = useRef<HTMLDivElement>(null);
@@ -77,14 +85,19 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
     if (focused) router.push(`/proposals/${focused.id}`);
     return false;
   };
-  useQueueKeys(rootRef, gridRef, { focusIndex: focus.focusIndex, count: items.length }, {
-    move: ({ to }) => focus.moveTo(to),
-    open,
-    approve: () => (actionable(focused) ? decisions.approveOne(focused) : false),
-    reject: () => (actionable(focused) ? decisions.askReject([focused]) : false),
-    toggle: () => (actionable(focused) ? selection.toggle(focused.id) : false),
-    help: () => setHelpOpen(true),
-  });
+  useQueueKeys(
+    rootRef,
+    gridRef,
+    { focusIndex: focus.focusIndex, count: items.length },
+    {
+      move: ({ to }) => focus.moveTo(to),
+      open,
+      approve: () => (actionable(focused) ? decisions.approveOne(focused) : false),
+      reject: () => (actionable(focused) ? decisions.askReject([focused]) : false),
+      toggle: () => (actionable(focused) ? selection.toggle(focused.id) : false),
+      help: () => setHelpOpen(true),
+    },
+  );
 
   // The view being navigated to: a second change before the page arrives builds on the first.
   const [draft, setDraft] = useState(view);
@@ -99,19 +112,36 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
   return (
     <div ref={rootRef} data-testid="queue" data-session-ended={sessionEnded ? 'true' : undefined}>
       <div className="mb-3 flex items-end gap-2 border-b border-zinc-200 dark:border-zinc-800">
-        <QueueTabs view={draft} counts={counts} exact={countsExact} onChange={(group: QueueGroup) => changeView({ ...draft, group })} />
+        <QueueTabs
+          view={draft}
+          counts={counts}
+          exact={countsExact}
+          onChange={(group: QueueGroup) => changeView({ ...draft, group })}
+        />
         <div className="mb-1.5 ml-auto shrink-0">
           <QueueFilterBar view={draft} actions={actions} agents={agents} onChange={changeView} />
         </div>
       </div>
 
-      <QueueNotices sessionEnded={sessionEnded} signInAgain={signInAgain} error={query.error} shown={paging.all.length > 0} onRetry={() => void query.refetch()} />
+      <QueueNotices
+        sessionEnded={sessionEnded}
+        signInAgain={signInAgain}
+        error={query.error}
+        shown={paging.all.length > 0}
+        onRetry={() => void query.refetch()}
+      />
       <QueueResults results={decisions.results} onDismiss={decisions.dismissResults} />
 
       <div className="lg:grid lg:grid-cols-[minmax(0,1fr)_22rem] lg:items-start lg:gap-4 xl:grid-cols-[minmax(0,1fr)_26rem]">
         <div className="min-w-0">
           {paging.newCount > 0 ? (
-            <Button variant="notice" size="lg" data-testid="queue-new-bar" onClick={paging.showNew} className="mb-2 w-full text-sm">
+            <Button
+              variant="notice"
+              size="lg"
+              data-testid="queue-new-bar"
+              onClick={paging.showNew}
+              className="mb-2 w-full text-sm"
+            >
               {paging.newCount} new — show
             </Button>
           ) : null}
@@ -124,14 +154,24 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
               filtered={filtered}
               canDecide={canDecide}
               waiting={counts.waiting > 0 ? countText(counts.waiting, countsExact) : null}
-              further={query.hasNextPage ? { looked: (query.data?.pages.length ?? 1) * QUEUE_SCAN_LIMIT, busy: query.isFetchingNextPage, onLook: () => void query.fetchNextPage() } : undefined}
+              further={
+                query.hasNextPage
+                  ? {
+                      looked: (query.data?.pages.length ?? 1) * QUEUE_SCAN_LIMIT,
+                      busy: query.isFetchingNextPage,
+                      onLook: () => void query.fetchNextPage(),
+                    }
+                  : undefined
+              }
               onClear={() => changeView({ group: draft.group, sort: draft.sort })}
               onGroup={(group) => changeView({ ...draft, group })}
             />
           ) : (
             <>
               {canDecide ? null : (
-                <p data-testid="queue-read-only" className="mb-2 text-sm text-zinc-600 dark:text-zinc-400">You can read the queue; deciding needs the approver role.</p>
+                <p data-testid="queue-read-only" className="mb-2 text-sm text-zinc-600 dark:text-zinc-400">
+                  You can read the queue; deciding needs the approver role.
+                </p>
               )}
               <div className="overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
                 {canDecide ? (
@@ -171,8 +211,15 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
                 </div>
               </div>
               {query.hasNextPage ? (
-                <Button data-testid="queue-load-more" disabled={query.isFetchingNextPage || sessionEnded} onClick={() => void query.fetchNextPage()} className="mt-3 w-full justify-center">
-                  {query.isFetchingNextPage ? 'Loading…' : `Load more (${items.length} of ${countText(paging.total, countsExact)} shown)`}
+                <Button
+                  data-testid="queue-load-more"
+                  disabled={query.isFetchingNextPage || sessionEnded}
+                  onClick={() => void query.fetchNextPage()}
+                  className="mt-3 w-full justify-center"
+                >
+                  {query.isFetchingNextPage
+                    ? 'Loading…'
+                    : `Load more (${items.length} of ${countText(paging.total, countsExact)} shown)`}
                 </Button>
               ) : null}
             </>
@@ -189,20 +236,35 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
         </div>
       </div>
 
-      <p data-testid="queue-keys" className="mt-3 flex flex-wrap items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400">
+      <p
+        data-testid="queue-keys"
+        className="mt-3 flex flex-wrap items-center gap-x-2 text-xs text-zinc-600 dark:text-zinc-400"
+      >
         <span>j/k or ↑/↓ move · enter open{canDecide ? ' · a approve · r reject · x select' : ''} ·</span>
-        <Button variant="link" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)}>? keys</Button>
+        <Button variant="link" data-testid="shortcuts-help-open" onClick={() => setHelpOpen(true)}>
+          ? keys
+        </Button>
         <span aria-hidden="true">·</span>
         <ZoneNote />
       </p>
       {canDecide ? (
         <p data-testid="queue-approve-rule" className="mt-1 text-xs text-zinc-600 dark:text-zinc-400">
-          <kbd className="font-mono">a</kbd> approves at once only a low-severity item whose facts were just re-checked and found unchanged; anything flagged, riskier, changed or not yet re-checked opens a confirmation first, and batches always do.
+          <kbd className="font-mono">a</kbd> approves at once only a low-severity item whose facts were just re-checked
+          and found unchanged; anything flagged, riskier, changed or not yet re-checked opens a confirmation first, and
+          batches always do.
         </p>
       ) : null}
 
-      <ApproveDialog items={decisions.approving} onClose={decisions.closeDialogs} onConfirm={() => void decisions.decide(decisions.approving, 'approve')} />
-      <RejectDialog items={decisions.rejecting} onClose={decisions.closeDialogs} onConfirm={(reason) => void decisions.decide(decisions.rejecting, 'reject', reason)} />
+      <ApproveDialog
+        items={decisions.approving}
+        onClose={decisions.closeDialogs}
+        onConfirm={() => void decisions.decide(decisions.approving, 'approve')}
+      />
+      <RejectDialog
+        items={decisions.rejecting}
+        onClose={decisions.closeDialogs}
+        onConfirm={(reason) => void decisions.decide(decisions.rejecting, 'reject', reason)}
+      />
       <ShortcutsHelp open={helpOpen} onClose={() => setHelpOpen(false)} />
     </div>
   );

@@ -39,7 +39,17 @@ export const ROW_TITLE = 'block min-w-0 flex-1 truncate [overflow-wrap:normal] [
  * phone a third line gives the agent's reason's first line (large screens show it in the preview).
  * A row that is not the viewer's to decide says why and has no box.
  */
-export function QueueRow({ item, focused, selected, canDecide, disabled, pending, now, onToggle, onFocusRow }: QueueRowProps) {
+export function QueueRow({
+  item,
+  focused,
+  selected,
+  canDecide,
+  disabled,
+  pending,
+  now,
+  onToggle,
+  onFocusRow,
+}: QueueRowProps) {
   const mine = isMine(item);
   const selectable = canDecide && mine;
   const reasonLine = item.reason?.split('\n')[0] ?? null;
@@ -93,13 +103,22 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
             title={summary}
             data-testid="queue-item-link"
             aria-disabled={disabled || undefined}
-            className={cn(ROW_TITLE, 'text-sm font-medium leading-5 hover:underline focus-visible:rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600')}
+            className={cn(
+              ROW_TITLE,
+              'text-sm font-medium leading-5 hover:underline focus-visible:rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600',
+            )}
           >
             <PayloadText value={item.summary} mono={false} />
           </Link>
           {pending ? (
-            <span data-testid="queue-item-pending" className="inline-flex shrink-0 items-center gap-1.5 text-xs text-zinc-700 dark:text-zinc-300">
-              <span aria-hidden="true" className="h-3.5 w-3.5 animate-spin rounded-full border-2 border-zinc-400 border-t-transparent" />
+            <span
+              data-testid="queue-item-pending"
+              className="inline-flex shrink-0 items-center gap-1.5 text-xs text-zinc-700 dark:text-zinc-300"
+            >
+              <span
+                aria-hidden="true"
+                className="h-3.5 w-3.5 animate-spin rounded-full border-2 border-zinc-400 border-t-transparent"
+              />
               {pending === 'approve' ? 'Approving…' : 'Rejecting…'}
             </span>
           ) : null}
@@ -113,14 +132,24 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
             </span>
           ) : null}
           {!mine ? (
-            <span data-testid="queue-item-part" className="shrink-0 font-medium text-zinc-700 dark:text-zinc-300">{partWords(item.mine)}</span>
+            <span data-testid="queue-item-part" className="shrink-0 font-medium text-zinc-700 dark:text-zinc-300">
+              {partWords(item.mine)}
+            </span>
           ) : null}
           {/* On a phone, time left comes first: the line is cut at the screen's edge. */}
           <span className="flex shrink-0 gap-3 lg:hidden">{times}</span>
-          <span data-testid="queue-item-quorum" className="shrink-0" title="approvals so far of those needed">{item.approvals.have} of {item.approvals.need}</span>
-          <span className="shrink-0 font-mono" data-testid="queue-item-action">{item.action}</span>
-          <span data-testid="queue-item-agent" className="shrink-0"><PayloadText value={item.agent} mono={false} /></span>
-          <span data-testid="queue-item-rule" className="min-w-0 truncate" title="routing rule and policy version">rule {item.rule}</span>
+          <span data-testid="queue-item-quorum" className="shrink-0" title="approvals so far of those needed">
+            {item.approvals.have} of {item.approvals.need}
+          </span>
+          <span className="shrink-0 font-mono" data-testid="queue-item-action">
+            {item.action}
+          </span>
+          <span data-testid="queue-item-agent" className="shrink-0">
+            <PayloadText value={item.agent} mono={false} />
+          </span>
+          <span data-testid="queue-item-rule" className="min-w-0 truncate" title="routing rule and policy version">
+            rule {item.rule}
+          </span>
         </span>
         {reasonLine ? (
           <span data-testid="queue-item-reason" className="truncate text-xs text-zinc-700 lg:hidden dark:text-zinc-300">
@@ -135,7 +164,12 @@ export function QueueRow({ item, focused, selected, canDecide, disabled, pending
 /** Placeholder rows of the final row's size, so nothing jumps when the data arrives. */
 export function QueueSkeleton({ rows = 12 }: { rows?: number }) {
   return (
-    <div aria-busy="true" aria-label="Loading the queue" data-testid="queue-loading" className="divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900">
+    <div
+      aria-busy="true"
+      aria-label="Loading the queue"
+      data-testid="queue-loading"
+      className="divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900"
+    >
       {Array.from({ length: rows }, (_, row) => (
         <div key={row} className="flex items-center gap-3 px-3 py-1.5">
           <span className="h-6 w-6 animate-pulse rounded bg-zinc-200 dark:bg-zinc-800" />

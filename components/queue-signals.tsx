@@ -14,14 +14,27 @@ const RISK_LOOK: Record<string, string> = {
  * The one severity (lib/shared/severity.ts: risk raised by flags and quorum) with its word:
  * colour is never the only signal; what raised it is said on hover and to screen readers.
  */
-export function RiskBadge({ item, testId = 'queue-item-risk' }: { item: Pick<QueueItem, 'risk' | 'flags' | 'approvals'>; testId?: string }) {
+export function RiskBadge({
+  item,
+  testId = 'queue-item-risk',
+}: {
+  item: Pick<QueueItem, 'risk' | 'flags' | 'approvals'>;
+  testId?: string;
+}) {
   const severity = itemSeverity(item);
   const title = severityTitle(severity, item.risk);
   return (
-    <span data-testid={testId} data-severity={severity.level} title={title} className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${RISK_LOOK[severity.level] ?? RISK_LOOK.low}`}>
+    <span
+      data-testid={testId}
+      data-severity={severity.level}
+      title={title}
+      className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${RISK_LOOK[severity.level] ?? RISK_LOOK.low}`}
+    >
       <span aria-hidden="true">●</span>
       {severity.level} risk
-      {severity.raisedBy.length > 0 ? <span className="sr-only">{title.slice(`${severity.level} risk`.length)}</span> : null}
+      {severity.raisedBy.length > 0 ? (
+        <span className="sr-only">{title.slice(`${severity.level} risk`.length)}</span>
+      ) : null}
     </span>
   );
 }
@@ -30,7 +43,11 @@ export function RiskBadge({ item, testId = 'queue-item-risk' }: { item: Pick<Que
 export function ChangedChip({ description, detailed = false }: { description: string | null; detailed?: boolean }) {
   if (!description) return null;
   const chip = (
-    <span data-testid="changed-chip" title={description} className="inline-flex shrink-0 items-center gap-1 rounded-full bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-900 ring-1 ring-violet-300 dark:bg-violet-950 dark:text-violet-200 dark:ring-violet-800">
+    <span
+      data-testid="changed-chip"
+      title={description}
+      className="inline-flex shrink-0 items-center gap-1 rounded-full bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-900 ring-1 ring-violet-300 dark:bg-violet-950 dark:text-violet-200 dark:ring-violet-800"
+    >
       <span aria-hidden="true">↻</span>
       Changed since proposed
     </span>
@@ -56,7 +73,17 @@ export function quorumAfterYours(item: Pick<QueueItem, 'approvals'>): string | n
  * spelled out, what changed since it was proposed, the agent's reason and the start of each cited
  * evidence item (untrusted, inert text).
  */
-export function ItemSignals({ item, testId, changed, children }: { item: QueueItem; testId?: string; changed?: string | null; children?: ReactNode }) {
+export function ItemSignals({
+  item,
+  testId,
+  changed,
+  children,
+}: {
+  item: QueueItem;
+  testId?: string;
+  changed?: string | null;
+  children?: ReactNode;
+}) {
   const severity = itemSeverity(item);
   return (
     <div data-testid={testId} className="grid gap-2">
@@ -89,16 +116,24 @@ export function ItemSignals({ item, testId, changed, children }: { item: QueueIt
 export function EvidenceExcerpts({ item }: { item: Pick<QueueItem, 'evidence'> }) {
   if (item.evidence.length === 0) return null;
   return (
-    <section aria-label="Evidence, untrusted" data-testid="signals-evidence" className="rounded-md border border-dashed border-amber-400 bg-amber-50/60 p-2 text-sm dark:border-amber-700 dark:bg-amber-950/30">
-      <h3 className="text-xs font-medium uppercase tracking-wide text-amber-900 dark:text-amber-200">Evidence — untrusted, written by outsiders</h3>
+    <section
+      aria-label="Evidence, untrusted"
+      data-testid="signals-evidence"
+      className="rounded-md border border-dashed border-amber-400 bg-amber-50/60 p-2 text-sm dark:border-amber-700 dark:bg-amber-950/30"
+    >
+      <h3 className="text-xs font-medium uppercase tracking-wide text-amber-900 dark:text-amber-200">
+        Evidence — untrusted, written by outsiders
+      </h3>
       <ul className="mt-1 space-y-1.5">
         {item.evidence.map((evidence) => (
           <li key={evidence.id} data-testid="signals-evidence-item">
             <span className="text-xs text-zinc-600 dark:text-zinc-400">
-              <PayloadText value={evidence.id} /> · <PayloadText value={evidence.kind.replaceAll('_', ' ')} mono={false} />
+              <PayloadText value={evidence.id} /> ·{' '}
+              <PayloadText value={evidence.kind.replaceAll('_', ' ')} mono={false} />
             </span>
             <span className="block whitespace-pre-wrap break-words">
-              “<PayloadText value={evidence.excerpt} mono={false} multiline />{evidence.truncated ? '…' : ''}”
+              “<PayloadText value={evidence.excerpt} mono={false} multiline />
+              {evidence.truncated ? '…' : ''}”
             </span>
           </li>
         ))}

@@ -1,14 +1,32 @@
 'use client';
 
 import Link from 'next/link';
-import { countText, GROUP_LABELS, QUEUE_GROUPS, queueViewSearch, type QueueCounts, type QueueGroup, type QueueView } from '@/lib/shared/queue-view';
+import {
+  countText,
+  GROUP_LABELS,
+  QUEUE_GROUPS,
+  type QueueCounts,
+  type QueueGroup,
+  type QueueView,
+  queueViewSearch,
+} from '@/lib/shared/queue-view';
 
 /**
  * Needs you · Waiting on others · Everything, each with its count under the current filters ("1000+"
  * when the queue is longer than what is counted). They are links (the group is in the URL, so a
  * view can be shared); a click navigates in place.
  */
-export function QueueTabs({ view, counts, exact, onChange }: { view: QueueView; counts: QueueCounts; exact: boolean; onChange: (group: QueueGroup) => void }) {
+export function QueueTabs({
+  view,
+  counts,
+  exact,
+  onChange,
+}: {
+  view: QueueView;
+  counts: QueueCounts;
+  exact: boolean;
+  onChange: (group: QueueGroup) => void;
+}) {
   return (
     <nav aria-label="Queue groups" className="-mb-px flex min-w-0 gap-x-1 overflow-x-auto">
       {QUEUE_GROUPS.map((group) => {

@@ -1,14 +1,18 @@
 'use client';
 
 import { useSyncExternalStore } from 'react';
-import { URGENCY_WORDS, urgencyOf, type Urgency } from '@/lib/proposals/words';
+import { URGENCY_WORDS, type Urgency, urgencyOf } from '@/lib/proposals/words';
 import { absoluteTime, humanDuration, relativeTime } from './time';
 
 const subscribe = () => () => {};
 
 /** False while rendering on the server (which does not know the viewer's zone), true in the browser. */
 function useInBrowser(): boolean {
-  return useSyncExternalStore(subscribe, () => true, () => false);
+  return useSyncExternalStore(
+    subscribe,
+    () => true,
+    () => false,
+  );
 }
 
 function viewerZone(): string {
@@ -48,15 +52,37 @@ const URGENCY_LOOK: Record<Urgency, string> = {
  * zone and in UTC. Time left under 1 h reads as a warning ("59 m left · soon"), under 10 min as
  * danger ("9 m left · expiring"): in colour and in words.
  */
-export function RelativeTime({ value, now, kind, label, testId }: { value: string; now: Date; kind: 'age' | 'left'; label?: string; testId?: string }) {
+export function RelativeTime({
+  value,
+  now,
+  kind,
+  label,
+  testId,
+}: {
+  value: string;
+  now: Date;
+  kind: 'age' | 'left';
+  label?: string;
+  testId?: string;
+}) {
   const inBrowser = useInBrowser();
   const date = new Date(value);
   const msLeft = date.getTime() - now.getTime();
   const urgency = kind === 'left' ? urgencyOf(msLeft) : 'calm';
-  const text = kind === 'left' ? `${humanDuration(msLeft)} left${URGENCY_WORDS[urgency] ? ` · ${URGENCY_WORDS[urgency]}` : ''}` : relativeTime(date, now);
+  const text =
+    kind === 'left'
+      ? `${humanDuration(msLeft)} left${URGENCY_WORDS[urgency] ? ` · ${URGENCY_WORDS[urgency]}` : ''}`
+      : relativeTime(date, now);
   const title = `${label ? `${label} ` : ''}${inBrowser ? `${clockText(date)} · ` : ''}${absoluteTime(date)}`;
   return (
-    <time dateTime={date.toISOString()} title={title} data-testid={testId} data-urgency={kind === 'left' ? urgency : undefined} className={`whitespace-nowrap ${URGENCY_LOOK[urgency]}`} suppressHydrationWarning>
+    <time
+      dateTime={date.toISOString()}
+      title={title}
+      data-testid={testId}
+      data-urgency={kind === 'left' ? urgency : undefined}
+      className={`whitespace-nowrap ${URGENCY_LOOK[urgency]}`}
+      suppressHydrationWarning
+    >
       {text}
     </time>
   );

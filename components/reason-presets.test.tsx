@@ -17,7 +17,11 @@ function Picker({ testId = (index: number) => `preset-${index}` }: { testId?: (i
 
 describe('ReasonPresets', () => {
   it('is a named group of plain buttons, one per preset, each carrying its preset and test id', () => {
-    render(<form><Picker /></form>);
+    render(
+      <form>
+        <Picker />
+      </form>,
+    );
     const group = screen.getByRole('group', { name: 'Preset reasons' });
     const buttons = Array.from(group.querySelectorAll('button'));
     expect(buttons.map((b) => b.textContent)).toEqual(PRESETS);

@@ -4,9 +4,9 @@ import { useMutation } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { postReproposeRequest, valueOrThrow } from '@/lib/client/operator-api';
-import { ViewerClock } from './viewer-time';
 import { Button } from './ui/button';
 import { Textarea } from './ui/textarea';
+import { ViewerClock } from './viewer-time';
 
 type Props = {
   proposalId: string;
@@ -26,7 +26,8 @@ export function ReproposeButton({ proposalId, requestedAt, canAsk }: Props) {
   const [open, setOpen] = useState(false);
   const [note, setNote] = useState('');
   const mutation = useMutation({
-    mutationFn: async () => valueOrThrow(await postReproposeRequest(proposalId, note.trim() ? { note: note.trim() } : {})),
+    mutationFn: async () =>
+      valueOrThrow(await postReproposeRequest(proposalId, note.trim() ? { note: note.trim() } : {})),
     onSuccess: () => router.refresh(),
   });
   const asked = requestedAt ?? mutation.data?.reproposal.requestedAt ?? null;
@@ -34,7 +35,8 @@ export function ReproposeButton({ proposalId, requestedAt, canAsk }: Props) {
   if (asked) {
     return (
       <p data-testid="repropose-requested" role="status" className="mt-3 text-sm text-zinc-700 dark:text-zinc-300">
-        The agent was asked to propose this again (<ViewerClock value={asked} />); its new proposal will arrive in the queue.
+        The agent was asked to propose this again (<ViewerClock value={asked} />
+        ); its new proposal will arrive in the queue.
       </p>
     );
   }

@@ -5,8 +5,12 @@ import type { ReactNode } from 'react';
 export function SettingsHeader({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
     <div className="space-y-1">
-      <Link href="/settings" className="text-sm underline underline-offset-2">← Settings</Link>
-      <h1 id={id} className="text-xl font-semibold">{title}</h1>
+      <Link href="/settings" className="text-sm underline underline-offset-2">
+        ← Settings
+      </Link>
+      <h1 id={id} className="text-xl font-semibold">
+        {title}
+      </h1>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">{children}</p>
     </div>
   );

@@ -1,6 +1,6 @@
 import type { ContractStatus } from '@/lib/actions/types';
-import type { DeliveryStatus, ProposalStatus } from '@/lib/records';
 import type { GrantState } from '@/lib/grants/terms';
+import type { DeliveryStatus, ProposalStatus } from '@/lib/records';
 
 /** One palette everywhere (UI.md "States and their look"). */
 const TONE = {
@@ -37,7 +37,11 @@ const DELIVERY_LOOK: Record<DeliveryStatus, Look> = {
 /** Colour is never the only signal: every chip carries the word. */
 function Chip({ look, status, testId }: { look: Look; status: string; testId: string }) {
   return (
-    <span data-testid={testId} data-status={status} className={`inline-flex items-center whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${TONE[look.tone]}`}>
+    <span
+      data-testid={testId}
+      data-status={status}
+      className={`inline-flex items-center whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${TONE[look.tone]}`}
+    >
       {look.label}
     </span>
   );

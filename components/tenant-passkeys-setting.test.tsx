@@ -32,7 +32,9 @@ describe('TenantPasskeysSetting', () => {
     expect((box as HTMLInputElement).checked).toBe(false);
     expect(screen.getByTestId('tenant-passkeys-count').textContent).toBe('1 of 4 members has a passkey.');
     expect(box.getAttribute('aria-describedby')).toBe('tenant-passkeys-about');
-    expect(document.getElementById('tenant-passkeys-about')?.textContent).toContain('Turning it on ends every standing grant of Acme');
+    expect(document.getElementById('tenant-passkeys-about')?.textContent).toContain(
+      'Turning it on ends every standing grant of Acme',
+    );
     expect(screen.queryByTestId('tenant-passkeys-yours')).toBeNull();
   });
 
@@ -48,7 +50,9 @@ describe('TenantPasskeysSetting', () => {
     box.focus();
     fireEvent.click(box);
     const dialog = screen.getByRole('dialog', { name: 'Require a passkey on every approval in Acme?' });
-    expect(dialog.textContent).toContain('Every standing grant of Acme ends now. 1 of 4 members has a passkey; the others cannot approve until they add one.');
+    expect(dialog.textContent).toContain(
+      'Every standing grant of Acme ends now. 1 of 4 members has a passkey; the others cannot approve until they add one.',
+    );
     expect((box as HTMLInputElement).checked).toBe(false);
     fireEvent.click(screen.getByTestId('tenant-passkeys-cancel'));
     await afterClose();
@@ -82,7 +86,9 @@ describe('TenantPasskeysSetting', () => {
   it('warns an admin without a passkey, on the page and in the confirmation, and still lets them turn it on', async () => {
     const sent = serve({ status: 200, body: { requirePasskeys: true, changed: true } });
     show({ youHaveOne: false });
-    expect(screen.getByTestId('tenant-passkeys-yours').textContent).toBe('You have no passkey yet: while this is on, you cannot approve in Acme until you add one above.');
+    expect(screen.getByTestId('tenant-passkeys-yours').textContent).toBe(
+      'You have no passkey yet: while this is on, you cannot approve in Acme until you add one above.',
+    );
     fireEvent.click(screen.getByRole('checkbox'));
     expect(screen.getByTestId('tenant-passkeys-confirm-yours').textContent).toContain('you cannot approve in Acme');
     fireEvent.click(screen.getByTestId('tenant-passkeys-turn-on'));
@@ -94,7 +100,9 @@ describe('TenantPasskeysSetting', () => {
     const box = show();
     fireEvent.click(box);
     fireEvent.click(screen.getByTestId('tenant-passkeys-turn-on'));
-    expect((await screen.findByTestId('tenant-passkeys-confirm-error')).textContent).toBe('You are not an admin of this tenant.');
+    expect((await screen.findByTestId('tenant-passkeys-confirm-error')).textContent).toBe(
+      'You are not an admin of this tenant.',
+    );
     expect(screen.getByRole('dialog')).toBeTruthy();
     expect(router.refresh).not.toHaveBeenCalled();
     expect((box as HTMLInputElement).checked).toBe(false);
@@ -104,7 +112,9 @@ describe('TenantPasskeysSetting', () => {
     serve({ status: 500, body: null });
     const box = show({ required: true });
     fireEvent.click(box);
-    expect((await screen.findByTestId('tenant-passkeys-error')).textContent).toBe('The setting was not saved (HTTP 500).');
+    expect((await screen.findByTestId('tenant-passkeys-error')).textContent).toBe(
+      'The setting was not saved (HTTP 500).',
+    );
     expect((box as HTMLInputElement).checked).toBe(true);
     expect(router.refresh).not.toHaveBeenCalled();
   });

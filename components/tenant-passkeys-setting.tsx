@@ -11,10 +11,12 @@ import { CARD, ProblemText } from './notification-ui';
 import { Button } from './ui/button';
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle } from './ui/dialog';
 
-const WARNING = 'rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200';
+const WARNING =
+  'rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200';
 
 /** "2 of 5 members have a passkey". */
-const whoHasOne = ({ members, membersWithPasskey }: TenantPasskeys) => `${membersWithPasskey} of ${members} ${members === 1 ? 'member' : 'members'} ${membersWithPasskey === 1 ? 'has' : 'have'} a passkey`;
+const whoHasOne = ({ members, membersWithPasskey }: TenantPasskeys) =>
+  `${membersWithPasskey} of ${members} ${members === 1 ? 'member' : 'members'} ${membersWithPasskey === 1 ? 'has' : 'have'} a passkey`;
 
 function NoPasskeyOfYours({ tenantName, testId }: { tenantName: string; testId: string }) {
   return (
@@ -49,7 +51,9 @@ export function TenantPasskeysSetting({ tenantName, setting }: { tenantName: str
 
   return (
     <section aria-labelledby="tenant-passkeys-heading" className={`${CARD} space-y-3`} data-testid="tenant-passkeys">
-      <h2 id="tenant-passkeys-heading" className="font-semibold">Passkeys in {tenantName}</h2>
+      <h2 id="tenant-passkeys-heading" className="font-semibold">
+        Passkeys in {tenantName}
+      </h2>
       <label htmlFor="tenant-passkeys-required" className="flex items-start gap-2 text-sm font-medium">
         <input
           ref={box}
@@ -70,7 +74,10 @@ export function TenantPasskeysSetting({ tenantName, setting }: { tenantName: str
       </label>
       <div id="tenant-passkeys-about" className="space-y-1 text-sm text-zinc-600 dark:text-zinc-400">
         <p data-testid="tenant-passkeys-count">{whoHasOne(setting)}.</p>
-        <p>Turning it on ends every standing grant of {tenantName}: what they covered waits for a person again. Rules that ask for a passkey apply either way.</p>
+        <p>
+          Turning it on ends every standing grant of {tenantName}: what they covered waits for a person again. Rules
+          that ask for a passkey apply either way.
+        </p>
       </div>
       {setting.youHaveOne ? null : <NoPasskeyOfYours tenantName={tenantName} testId="tenant-passkeys-yours" />}
       {confirming ? null : <ProblemText error={save.error} testId="tenant-passkeys-error" />}
@@ -91,16 +98,27 @@ export function TenantPasskeysSetting({ tenantName, setting }: { tenantName: str
         >
           <DialogTitle className="text-lg">Require a passkey on every approval in {tenantName}?</DialogTitle>
           <DialogDescription className="mt-1">
-            Every standing grant of {tenantName} ends now. {whoHasOne(setting)}; the others cannot approve until they add one.
+            Every standing grant of {tenantName} ends now. {whoHasOne(setting)}; the others cannot approve until they
+            add one.
           </DialogDescription>
           <div className="mt-3 space-y-3">
-            {setting.youHaveOne ? null : <NoPasskeyOfYours tenantName={tenantName} testId="tenant-passkeys-confirm-yours" />}
+            {setting.youHaveOne ? null : (
+              <NoPasskeyOfYours tenantName={tenantName} testId="tenant-passkeys-confirm-yours" />
+            )}
             <ProblemText error={save.error} testId="tenant-passkeys-confirm-error" />
             <div className="flex flex-wrap justify-end gap-2">
               <DialogClose asChild>
-                <Button variant="secondary" size="lg" data-testid="tenant-passkeys-cancel">Cancel</Button>
+                <Button variant="secondary" size="lg" data-testid="tenant-passkeys-cancel">
+                  Cancel
+                </Button>
               </DialogClose>
-              <Button variant="primary" size="lg" data-testid="tenant-passkeys-turn-on" disabled={save.isPending} onClick={() => save.mutate(true)}>
+              <Button
+                variant="primary"
+                size="lg"
+                data-testid="tenant-passkeys-turn-on"
+                disabled={save.isPending}
+                onClick={() => save.mutate(true)}
+              >
                 {save.isPending ? 'Turning on…' : 'Require passkeys'}
               </Button>
             </div>

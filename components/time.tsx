@@ -43,7 +43,10 @@ export function Time({ value, now }: { value: Date | string; now?: Date }) {
 export function LocalTime({ value, testId }: { value: string; testId?: string }) {
   const date = new Date(value);
   const text = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(date);
-  const zone = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(date).find((part) => part.type === 'timeZoneName')?.value ?? '';
+  const zone =
+    new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' })
+      .formatToParts(date)
+      .find((part) => part.type === 'timeZoneName')?.value ?? '';
   return (
     // Date-and-time and zone each stay whole; a narrow column (a phone's key card) may break between them.
     <time dateTime={date.toISOString()} title={absoluteTime(date)} data-testid={testId}>

@@ -7,7 +7,11 @@ const subscribe = () => () => {};
 
 /** False while the server renders (and while the page hydrates), true in the browser after that. */
 function useInBrowser(): boolean {
-  return useSyncExternalStore(subscribe, () => true, () => false);
+  return useSyncExternalStore(
+    subscribe,
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -33,10 +37,18 @@ const sameDay = (a: Date, b: Date, timeZone?: string) => {
  * "11:04" today, "28 Nov, 11:04" another day. In the viewer's zone and words by default; the
  * server (which knows neither) renders UTC in fixed words, so hydration matches.
  */
-export function clockText(date: Date, { seconds = false, utc = false }: { seconds?: boolean; utc?: boolean } = {}): string {
+export function clockText(
+  date: Date,
+  { seconds = false, utc = false }: { seconds?: boolean; utc?: boolean } = {},
+): string {
   const timeZone = utc ? 'UTC' : undefined;
   const locale = utc ? 'en-GB' : undefined;
-  const time: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', ...(seconds ? { second: '2-digit' } : {}), timeZone };
+  const time: Intl.DateTimeFormatOptions = {
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(seconds ? { second: '2-digit' } : {}),
+    timeZone,
+  };
   if (sameDay(date, new Date(), timeZone)) return new Intl.DateTimeFormat(locale, time).format(date);
   return new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', ...time }).format(date);
 }
@@ -58,12 +70,23 @@ export function ViewerClock({ value, seconds, testId }: { value: string; seconds
 /** The zone the page's times are in, named once ("Times are in your time zone, CET; hover one for UTC."). */
 export function ViewerZone() {
   const inBrowser = useInBrowser();
-  const zone = inBrowser ? new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(new Date()).find((part) => part.type === 'timeZoneName')?.value : undefined;
+  const zone = inBrowser
+    ? new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' })
+        .formatToParts(new Date())
+        .find((part) => part.type === 'timeZoneName')?.value
+    : undefined;
   const name = inBrowser ? Intl.DateTimeFormat().resolvedOptions().timeZone : undefined;
   const utc = !zone || ['UTC', 'Etc/UTC', 'GMT'].includes(name ?? 'UTC');
   return (
     <p data-testid="viewer-zone" className="text-xs text-zinc-600 dark:text-zinc-400">
-      {utc ? 'Times are in UTC.' : <>Times are in your time zone, {zone}{name && name !== zone ? ` (${name})` : ''}; hover one for UTC.</>}
+      {utc ? (
+        'Times are in UTC.'
+      ) : (
+        <>
+          Times are in your time zone, {zone}
+          {name && name !== zone ? ` (${name})` : ''}; hover one for UTC.
+        </>
+      )}
     </p>
   );
 }

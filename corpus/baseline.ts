@@ -119,5 +119,10 @@ export function baselineValidate(body: string | Uint8Array): BaselineVerdict {
     coerced[name] = loose.value;
   }
   const merged = { ...args, ...coerced };
-  return { accepted: true, action: action.name, args: merged, forwarded: { ...ADAPTER_DEFAULTS[action.name], ...merged } };
+  return {
+    accepted: true,
+    action: action.name,
+    args: merged,
+    forwarded: { ...ADAPTER_DEFAULTS[action.name], ...merged },
+  };
 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allActions } from '@/lib/actions/registry';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import { loadCorpus } from './format';
-import { failures, formatReport, runCorpus, summarize, type CorpusRun } from './run';
+import { type CorpusRun, failures, formatReport, runCorpus, summarize } from './run';
 
 let database: TestDatabase;
 let run: CorpusRun;
@@ -41,24 +41,35 @@ describe('the corpus', () => {
   });
 
   it('meets every expectation: status, kind, code and the fields named', () => {
-    const mismatches = run.suites.flatMap((suite) => summarize(suite).mismatches.map((m) => `${suite.suite.action} v${suite.suite.version} ${m.where}: ${m.problem}`));
+    const mismatches = run.suites.flatMap((suite) =>
+      summarize(suite).mismatches.map((m) => `${suite.suite.action} v${suite.suite.version} ${m.where}: ${m.problem}`),
+    );
     expect(mismatches).toEqual([]);
   });
 
-  it.each(['hold_stock', 'issue_refund'])('%s: the gates accept no invalid request and reject no valid one', (action) => {
-    const suite = run.suites.find((s) => s.suite.action === action);
-    expect(suite).toBeDefined();
-    const { gates } = summarize(suite!);
-    expect(gates.invalidTotal).toBeGreaterThan(0);
-    expect(gates.validTotal).toBeGreaterThan(0);
-    expect({ invalidAccepted: gates.invalidAccepted, validRejected: gates.validRejected }).toEqual({ invalidAccepted: 0, validRejected: 0 });
-  });
+  it.each(['hold_stock', 'issue_refund'])(
+    '%s: the gates accept no invalid request and reject no valid one',
+    (action) => {
+      const suite = run.suites.find((s) => s.suite.action === action);
+      expect(suite).toBeDefined();
+      const { gates } = summarize(suite!);
+      expect(gates.invalidTotal).toBeGreaterThan(0);
+      expect(gates.validTotal).toBeGreaterThan(0);
+      expect({ invalidAccepted: gates.invalidAccepted, validRejected: gates.validRejected }).toEqual({
+        invalidAccepted: 0,
+        validRejected: 0,
+      });
+    },
+  );
 
-  it.each(['hold_stock', 'issue_refund'])('%s: the permissive baseline accepts invalid requests (and no fewer valid ones)', (action) => {
-    const { baseline } = summarize(run.suites.find((s) => s.suite.action === action)!);
-    expect(baseline.invalidAccepted).toBeGreaterThan(0);
-    expect(baseline.validRejected).toBe(0);
-  });
+  it.each(['hold_stock', 'issue_refund'])(
+    '%s: the permissive baseline accepts invalid requests (and no fewer valid ones)',
+    (action) => {
+      const { baseline } = summarize(run.suites.find((s) => s.suite.action === action)!);
+      expect(baseline.invalidAccepted).toBeGreaterThan(0);
+      expect(baseline.validRejected).toBe(0);
+    },
+  );
 
   it('measures repairs per original request from real repair chains', () => {
     for (const suite of run.suites) {

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CORPUS_FIGURES_FILE, type CorpusFigures } from '@/lib/contracts/corpus-figures';
-import { failures, summarize, type CorpusRun } from './run';
+import { type CorpusRun, failures, summarize } from './run';
 
 /** The headline figures of one corpus run, per action and contract version: gates beside the permissive baseline. */
 export function corpusFigures(run: CorpusRun, measuredAt = new Date()): CorpusFigures {
@@ -16,6 +16,9 @@ export function corpusFigures(run: CorpusRun, measuredAt = new Date()): CorpusFi
 }
 
 /** Keeps a full run's figures where the Contracts page reads them (corpus/last-run.json). */
-export async function writeCorpusFigures(run: CorpusRun, file = path.join(process.cwd(), CORPUS_FIGURES_FILE)): Promise<void> {
+export async function writeCorpusFigures(
+  run: CorpusRun,
+  file = path.join(process.cwd(), CORPUS_FIGURES_FILE),
+): Promise<void> {
   await writeFile(file, `${JSON.stringify(corpusFigures(run), null, 2)}\n`);
 }

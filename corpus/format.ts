@@ -28,7 +28,9 @@ const expectRejected = z
     /** The issue code reported for `field` (invalid_type, too_small, unknown_field, …). */
     issue: z.string().min(1).optional(),
   })
-  .refine((value) => !(value.field !== undefined && value.fields !== undefined), { message: 'use either "field" or "fields", not both' })
+  .refine((value) => !(value.field !== undefined && value.fields !== undefined), {
+    message: 'use either "field" or "fields", not both',
+  })
   .refine((value) => value.issue === undefined || value.field !== undefined, { message: '"issue" needs "field"' });
 
 export const caseSchema = z
@@ -84,7 +86,8 @@ const BODY_KEYS = ['request', 'raw', 'rawBase64'] as const;
 
 function bodyOf(value: CorpusCase, where: string): Uint8Array {
   const given = BODY_KEYS.filter((key) => key in value);
-  if (given.length !== 1) throw new CorpusFormatError(where, `give exactly one of ${BODY_KEYS.join(', ')} (got ${given.length})`);
+  if (given.length !== 1)
+    throw new CorpusFormatError(where, `give exactly one of ${BODY_KEYS.join(', ')} (got ${given.length})`);
   if (value.rawBase64 !== undefined) return new Uint8Array(Buffer.from(value.rawBase64, 'base64'));
   if (value.raw !== undefined) return new TextEncoder().encode(value.raw);
   const text = JSON.stringify(value.request);
@@ -95,7 +98,10 @@ function bodyOf(value: CorpusCase, where: string): Uint8Array {
 function envelopeField(body: Uint8Array, name: string): string | undefined {
   try {
     const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-    const field = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+    const field =
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? (value as Record<string, unknown>)[name]
+        : undefined;
     return typeof field === 'string' ? field : undefined;
   } catch {
     return undefined;
@@ -134,7 +140,8 @@ export function loadCorpus(root = DEFAULT_CORPUS_DIR): CorpusSuite[] {
       const match = /^v([1-9][0-9]*)$/.exec(versionDir);
       if (!match) throw new CorpusFormatError(where, 'version folders are named v<N>');
       const version = Number(match[1]);
-      if (!findContract(findAction(action)!, version)) throw new CorpusFormatError(where, `${action} has no contract version ${version}`);
+      if (!findContract(findAction(action)!, version))
+        throw new CorpusFormatError(where, `${action} has no contract version ${version}`);
       const files = fs
         .readdirSync(where)
         .filter((name) => name.endsWith('.json'))
@@ -152,16 +159,24 @@ export function loadCorpus(root = DEFAULT_CORPUS_DIR): CorpusSuite[] {
           if (!parsed.success) throw new CorpusFormatError(label, z.prettifyError(parsed.error));
           const value = parsed.data;
           const at = `${label} (${value.name})`;
-          if (names.has(value.name)) throw new CorpusFormatError(at, `the name "${value.name}" is used twice in ${action} v${version}`);
+          if (names.has(value.name))
+            throw new CorpusFormatError(at, `the name "${value.name}" is used twice in ${action} v${version}`);
           names.add(value.name);
           const body = bodyOf(value, at);
           const requestId = envelopeField(body, 'requestId');
           const repairOf = envelopeField(body, 'repairOf');
           if (requestId !== undefined) {
             if (value.reuse) {
-              if (!inFile.has(requestId)) throw new CorpusFormatError(at, `"reuse" needs an earlier case of ${file} with requestId "${requestId}"`);
+              if (!inFile.has(requestId))
+                throw new CorpusFormatError(
+                  at,
+                  `"reuse" needs an earlier case of ${file} with requestId "${requestId}"`,
+                );
             } else if (requestIds.has(requestId)) {
-              throw new CorpusFormatError(at, `requestId "${requestId}" is already used by ${requestIds.get(requestId)}; set "reuse": true only for a deliberate retry or conflict`);
+              throw new CorpusFormatError(
+                at,
+                `requestId "${requestId}" is already used by ${requestIds.get(requestId)}; set "reuse": true only for a deliberate retry or conflict`,
+              );
             }
             requestIds.set(requestId, at);
           } else if (value.reuse) {
@@ -179,7 +194,10 @@ export function loadCorpus(root = DEFAULT_CORPUS_DIR): CorpusSuite[] {
   // A repairOf that names no earlier case of its file may name no case at all (it tests unknown_repair_target).
   for (const { at, file, repairOf } of dangling) {
     if (requestIds.has(repairOf)) {
-      throw new CorpusFormatError(at, `repairOf "${repairOf}" names a case that is not earlier in ${file}; a repair chain stays in one file, in order`);
+      throw new CorpusFormatError(
+        at,
+        `repairOf "${repairOf}" names a case that is not earlier in ${file}; a repair chain stays in one file, in order`,
+      );
     }
   }
   return suites;

@@ -16,20 +16,20 @@ import { checkShape } from '@/lib/intake/shape';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import {
   anyMutation,
+  type Envelope,
   extraKey,
   float,
   lookalike,
+  type Mutated,
   missingRequired,
   numericString,
   outOfRange,
   shapePrincipal,
   typeSwap,
   validEnvelope,
-  type Envelope,
-  type Mutated,
 } from './arbitraries';
 import { sendToGates } from './run';
-import { openCorpusWorld, type CorpusWorld, type Tenant } from './world';
+import { type CorpusWorld, openCorpusWorld, type Tenant } from './world';
 
 const SHAPE_RUNS = 200;
 const END_TO_END_RUNS = 25;
@@ -52,7 +52,10 @@ function expectNamed(error: DomainError, mutated: Mutated) {
   expect({ status: error.status, kind: error.kind }).toEqual({ status: 422, kind: 'schema' });
   const issues = (error.extra.issues ?? []) as FieldIssue[];
   const named = issues.map((issue) => `${issue.field}:${issue.code}`);
-  expect(issues.map((issue) => issue.field), `${mutated.kind}: ${named.join(', ')}`).toContain(mutated.field);
+  expect(
+    issues.map((issue) => issue.field),
+    `${mutated.kind}: ${named.join(', ')}`,
+  ).toContain(mutated.field);
   if (mutated.issue) expect(named, mutated.kind).toContain(`${mutated.field}:${mutated.issue}`);
 }
 
@@ -70,7 +73,11 @@ describe('the Shape gate (checkShape), on generated candidates', () => {
   });
 
   const families: [string, (envelope: Envelope) => fc.Arbitrary<Mutated>, number][] = [
-    ['an extra key at the envelope or argument level', (e) => extraKey(e, fc.string({ unit: 'binary', maxLength: 16 })), 9102],
+    [
+      'an extra key at the envelope or argument level',
+      (e) => extraKey(e, fc.string({ unit: 'binary', maxLength: 16 })),
+      9102,
+    ],
     ['a value of another JSON type in any field', typeSwap, 9103],
     ['a numeric string for an integer', numericString, 9104],
     ['a number or length outside the contract', outOfRange, 9105],
@@ -106,7 +113,10 @@ describe('end to end (readJsonBody, then submitProposal on the seeded world)', (
   });
 
   /** A fresh requestId per generated value, so runs never replay one another. */
-  const unique = sent.map(({ tenant, envelope }) => ({ tenant, envelope: { ...envelope, requestId: `p${++sequence}.${envelope.requestId}`.slice(0, 128) } }));
+  const unique = sent.map(({ tenant, envelope }) => ({
+    tenant,
+    envelope: { ...envelope, requestId: `p${++sequence}.${envelope.requestId}`.slice(0, 128) },
+  }));
 
   async function proposalCount(): Promise<number> {
     const [row] = await world.db.select({ n: count() }).from(proposals);
@@ -118,7 +128,11 @@ describe('end to end (readJsonBody, then submitProposal on the seeded world)', (
     await fc.assert(
       fc.asyncProperty(unique, async ({ tenant, envelope }) => {
         const verdict = await sendToGates(world, world.keys[tenant], JSON.stringify(envelope));
-        expect(verdict.outcome === 'rejected' ? `${verdict.status} ${verdict.code} ${JSON.stringify(verdict.issues)}` : verdict.outcome).toBe('accepted');
+        expect(
+          verdict.outcome === 'rejected'
+            ? `${verdict.status} ${verdict.code} ${JSON.stringify(verdict.issues)}`
+            : verdict.outcome,
+        ).toBe('accepted');
         if (verdict.outcome !== 'accepted') return;
         expect(verdict.status).toBe(201);
         accepted++;
@@ -131,7 +145,9 @@ describe('end to end (readJsonBody, then submitProposal on the seeded world)', (
   });
 
   it('never accepts a mutated envelope, and answers with a client error (never a 5xx)', async () => {
-    const mutations = unique.chain(({ tenant, envelope }) => anyMutation(envelope).map((mutated) => ({ tenant, mutated })));
+    const mutations = unique.chain(({ tenant, envelope }) =>
+      anyMutation(envelope).map((mutated) => ({ tenant, mutated })),
+    );
     await fc.assert(
       fc.asyncProperty(mutations, async ({ tenant, mutated }) => {
         const before = await proposalCount();

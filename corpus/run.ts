@@ -4,14 +4,21 @@ import { DomainError } from '@/lib/errors/domain-error';
 import { ApiError, apiErrorOf } from '@/lib/http/errors';
 import { readProposalBody } from '@/lib/http/proposal-body';
 import { submitProposal } from '@/lib/intake/intake';
-import { baselineValidate, type BaselineVerdict } from './baseline';
-import { DEFAULT_CORPUS_DIR, loadCorpus, type CorpusSuite, type Expectation, type LoadedCase } from './format';
-import { agentRequest, openCorpusWorld, type CorpusWorld, type Tenant } from './world';
+import { type BaselineVerdict, baselineValidate } from './baseline';
+import { type CorpusSuite, DEFAULT_CORPUS_DIR, type Expectation, type LoadedCase, loadCorpus } from './format';
+import { agentRequest, type CorpusWorld, openCorpusWorld, type Tenant } from './world';
 
 /** What the real path (envelope limits, then the gates) did with one request. */
 export type GateVerdict =
   | { outcome: 'accepted'; status: 200 | 201; proposalId: string }
-  | { outcome: 'rejected'; status: number; kind: string; code: string; issues: { field: string; code: string }[]; error: ApiError }
+  | {
+      outcome: 'rejected';
+      status: number;
+      kind: string;
+      code: string;
+      issues: { field: string; code: string }[];
+      error: ApiError;
+    }
   /** Anything but an ApiError escaped: the route would answer 500. Always a mismatch. */
   | { outcome: 'crashed'; message: string };
 
@@ -23,11 +30,15 @@ function describeError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = (error as { cause?: unknown }).cause;
   const first = error.message.split('\n')[0]!.slice(0, 160);
-  return cause instanceof Error ? `${error.name}: ${first} (cause: ${cause.message.slice(0, 160)})` : `${error.name}: ${first}`;
+  return cause instanceof Error
+    ? `${error.name}: ${first} (cause: ${cause.message.slice(0, 160)})`
+    : `${error.name}: ${first}`;
 }
 
 function rejected(error: ApiError): GateVerdict {
-  const issues = Array.isArray(error.extra.issues) ? (error.extra.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code })) : [];
+  const issues = Array.isArray(error.extra.issues)
+    ? (error.extra.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code }))
+    : [];
   return { outcome: 'rejected', status: error.status, kind: error.kind, code: error.code, issues, error };
 }
 
@@ -37,13 +48,23 @@ function rejected(error: ApiError): GateVerdict {
  * readJsonBody (a refusal there is recorded as an intake attempt, like the route does), then
  * submitProposal with the demo systems of record.
  */
-export async function sendToGates(world: CorpusWorld, key: string, body: Uint8Array | string, contentType = 'application/json'): Promise<GateVerdict> {
+export async function sendToGates(
+  world: CorpusWorld,
+  key: string,
+  body: Uint8Array | string,
+  contentType = 'application/json',
+): Promise<GateVerdict> {
   const startedAt = performance.now();
   const request = agentRequest(key, typeof body === 'string' ? body : new Uint8Array(body), contentType);
   try {
     const agent = await authenticateAgent(world.db, request);
     if (!agent) throw new Error('the agent key did not authenticate');
-    const outcome = await submitProposal(world.db, agent, await readProposalBody(world.db, agent, request, startedAt), world.systems.client);
+    const outcome = await submitProposal(
+      world.db,
+      agent,
+      await readProposalBody(world.db, agent, request, startedAt),
+      world.systems.client,
+    );
     return { outcome: 'accepted', status: outcome.created ? 201 : 200, proposalId: outcome.proposal.id };
   } catch (error) {
     if (error instanceof DomainError || error instanceof ApiError) return rejected(apiErrorOf(error));
@@ -66,7 +87,11 @@ export function describeVerdict(verdict: GateVerdict): string {
 
 function describeExpectation(expect: Expectation): string {
   if (expect.outcome === 'accepted') return expect.replay ? 'accepted (200, a replay)' : 'accepted (201)';
-  const fields = expect.field ? ` [${expect.field}${expect.issue ? `:${expect.issue}` : ''}]` : expect.fields ? ` [${expect.fields.join(', ')}]` : '';
+  const fields = expect.field
+    ? ` [${expect.field}${expect.issue ? `:${expect.issue}` : ''}]`
+    : expect.fields
+      ? ` [${expect.fields.join(', ')}]`
+      : '';
   return `${expect.status} ${expect.kind} ${expect.code}${fields}`;
 }
 
@@ -79,11 +104,14 @@ export function checkExpectation(expect: Expectation, verdict: GateVerdict): str
     return verdict.status === (expect.replay ? 200 : 201) ? undefined : differs();
   }
   if (verdict.outcome !== 'rejected') return differs();
-  if (verdict.status !== expect.status || verdict.kind !== expect.kind || verdict.code !== expect.code) return differs();
+  if (verdict.status !== expect.status || verdict.kind !== expect.kind || verdict.code !== expect.code)
+    return differs();
   const named = [...new Set(verdict.issues.map((issue) => issue.field))].sort();
-  const wanted = expect.field !== undefined ? [expect.field] : expect.fields ? [...new Set(expect.fields)].sort() : undefined;
+  const wanted =
+    expect.field !== undefined ? [expect.field] : expect.fields ? [...new Set(expect.fields)].sort() : undefined;
   if (wanted && JSON.stringify(named) !== JSON.stringify(wanted)) return differs();
-  if (expect.issue && !verdict.issues.some((issue) => issue.field === expect.field && issue.code === expect.issue)) return differs();
+  if (expect.issue && !verdict.issues.some((issue) => issue.field === expect.field && issue.code === expect.issue))
+    return differs();
   return undefined;
 }
 
@@ -102,7 +130,9 @@ export type RunOptions = {
  */
 export async function runCorpus(options: RunOptions = {}): Promise<CorpusRun> {
   const started = performance.now();
-  const suites = loadCorpus(options.corpusDir ?? DEFAULT_CORPUS_DIR).filter((suite) => !options.actions || options.actions.includes(suite.action));
+  const suites = loadCorpus(options.corpusDir ?? DEFAULT_CORPUS_DIR).filter(
+    (suite) => !options.actions || options.actions.includes(suite.action),
+  );
   const world = await openCorpusWorld({ db: options.db });
   const out: SuiteResult[] = [];
   try {
@@ -114,7 +144,12 @@ export async function runCorpus(options: RunOptions = {}): Promise<CorpusRun> {
         for (const item of suite.cases.filter((c) => c.file === file)) {
           const gates = await sendToGates(world, world.keys[item.agent as Tenant], item.body, item.contentType);
           if (gates.outcome === 'accepted') created.push(gates.proposalId);
-          results.push({ case: item, gates, baseline: baselineValidate(item.body), mismatch: checkExpectation(item.expect, gates) });
+          results.push({
+            case: item,
+            gates,
+            baseline: baselineValidate(item.body),
+            mismatch: checkExpectation(item.expect, gates),
+          });
         }
         settled += await world.settle(created);
       }
@@ -175,7 +210,15 @@ function repairSummary(results: CaseResult[]): RepairSummary {
     const root = rootOf(result);
     chains.set(root, [...(chains.get(root) ?? []), result]);
   }
-  const summary: RepairSummary = { originals: 0, rejectedOriginals: 0, repairs: 0, chains: chains.size, chainsAccepted: 0, chainsAtLimit: 0, chainsStillRejected: 0 };
+  const summary: RepairSummary = {
+    originals: 0,
+    rejectedOriginals: 0,
+    repairs: 0,
+    chains: chains.size,
+    chainsAccepted: 0,
+    chainsAtLimit: 0,
+    chainsStillRejected: 0,
+  };
   for (const result of results) {
     if (result.case.repairs) summary.repairs++;
     else {
@@ -224,7 +267,8 @@ export function summarize(result: SuiteResult): SuiteSummary {
     if (gates.outcome === 'crashed') summary.crashed++;
     if (gates.outcome === 'rejected') {
       bump(summary.byCode, `${gates.kind} ${gates.code}`);
-      for (const issue of gates.issues) bump(summary.byField, `${gates.kind} ${gates.code} ${issue.field}:${issue.code}`);
+      for (const issue of gates.issues)
+        bump(summary.byField, `${gates.kind} ${gates.code} ${issue.field}:${issue.code}`);
     }
     if (!baseline.accepted) bump(summary.baselineReasons, baseline.reason);
     if (mismatch) summary.mismatches.push({ where: `${item.file} ${item.name}`, problem: mismatch });
@@ -238,18 +282,23 @@ export function failures(run: CorpusRun): string[] {
   for (const result of run.suites) {
     const s = summarize(result);
     const label = `${s.action} v${s.version}`;
-    if (s.gates.invalidAccepted > 0) problems.push(`${label}: the gates accepted ${s.gates.invalidAccepted} invalid request(s)`);
-    if (s.gates.validRejected > 0) problems.push(`${label}: the gates rejected ${s.gates.validRejected} valid request(s)`);
+    if (s.gates.invalidAccepted > 0)
+      problems.push(`${label}: the gates accepted ${s.gates.invalidAccepted} invalid request(s)`);
+    if (s.gates.validRejected > 0)
+      problems.push(`${label}: the gates rejected ${s.gates.validRejected} valid request(s)`);
     for (const mismatch of s.mismatches) problems.push(`${label} ${mismatch.where}: ${mismatch.problem}`);
   }
   return problems;
 }
 
-const rate = (part: number, total: number) => `${part} / ${total}${total > 0 ? ` (${((100 * part) / total).toFixed(1)}%)` : ''}`;
+const rate = (part: number, total: number) =>
+  `${part} / ${total}${total > 0 ? ` (${((100 * part) / total).toFixed(1)}%)` : ''}`;
 const pad = (text: string, width: number) => text.padEnd(width);
 
 function table(map: Map<string, number>, indent: string): string[] {
-  return [...map.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([key, count]) => `${indent}${pad(key, 72)}${String(count).padStart(4)}`);
+  return [...map.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([key, count]) => `${indent}${pad(key, 72)}${String(count).padStart(4)}`);
 }
 
 function totals(summaries: SuiteSummary[]): { gates: SideCounts; baseline: SideCounts } {
@@ -260,7 +309,10 @@ function totals(summaries: SuiteSummary[]): { gates: SideCounts; baseline: SideC
     validTotal: a.validTotal + b.validTotal,
   });
   const zero: SideCounts = { invalidAccepted: 0, invalidTotal: 0, validRejected: 0, validTotal: 0 };
-  return { gates: summaries.map((s) => s.gates).reduce(add, zero), baseline: summaries.map((s) => s.baseline).reduce(add, zero) };
+  return {
+    gates: summaries.map((s) => s.gates).reduce(add, zero),
+    baseline: summaries.map((s) => s.baseline).reduce(add, zero),
+  };
 }
 
 /** The report `npm run corpus` prints. */
@@ -271,10 +323,24 @@ export function formatReport(run: CorpusRun): string {
   const row = (label: string, gates: string, baseline: string) => `  ${pad(label, 22)}${pad(gates, 22)}${baseline}`;
   for (const s of summaries) {
     const files = run.suites.find((r) => r.suite.action === s.action && r.suite.version === s.version)!.suite.files;
-    lines.push(`${s.action} v${s.version} — ${s.cases} cases (${s.gates.validTotal} valid, ${s.gates.invalidTotal} invalid) in ${files.join(', ')}`);
+    lines.push(
+      `${s.action} v${s.version} — ${s.cases} cases (${s.gates.validTotal} valid, ${s.gates.invalidTotal} invalid) in ${files.join(', ')}`,
+    );
     lines.push(header(''));
-    lines.push(row('invalid accepted', rate(s.gates.invalidAccepted, s.gates.invalidTotal), rate(s.baseline.invalidAccepted, s.baseline.invalidTotal)));
-    lines.push(row('valid rejected', rate(s.gates.validRejected, s.gates.validTotal), rate(s.baseline.validRejected, s.baseline.validTotal)));
+    lines.push(
+      row(
+        'invalid accepted',
+        rate(s.gates.invalidAccepted, s.gates.invalidTotal),
+        rate(s.baseline.invalidAccepted, s.baseline.invalidTotal),
+      ),
+    );
+    lines.push(
+      row(
+        'valid rejected',
+        rate(s.gates.validRejected, s.gates.validTotal),
+        rate(s.baseline.validRejected, s.baseline.validTotal),
+      ),
+    );
     if (s.crashed > 0) lines.push(`  unhandled errors (would be 500): ${s.crashed}`);
     lines.push('  gates: rejections by kind and code');
     lines.push(...table(s.byCode, '    '));
@@ -297,10 +363,26 @@ export function formatReport(run: CorpusRun): string {
   const cases = summaries.reduce((n, s) => n + s.cases, 0);
   lines.push(`all — ${cases} cases in ${(run.durationMs / 1000).toFixed(1)} s`);
   lines.push(header(''));
-  lines.push(row('invalid accepted', rate(all.gates.invalidAccepted, all.gates.invalidTotal), rate(all.baseline.invalidAccepted, all.baseline.invalidTotal)));
-  lines.push(row('valid rejected', rate(all.gates.validRejected, all.gates.validTotal), rate(all.baseline.validRejected, all.baseline.validTotal)));
+  lines.push(
+    row(
+      'invalid accepted',
+      rate(all.gates.invalidAccepted, all.gates.invalidTotal),
+      rate(all.baseline.invalidAccepted, all.baseline.invalidTotal),
+    ),
+  );
+  lines.push(
+    row(
+      'valid rejected',
+      rate(all.gates.validRejected, all.gates.validTotal),
+      rate(all.baseline.validRejected, all.baseline.validTotal),
+    ),
+  );
   const problems = failures(run);
-  lines.push(problems.length === 0 ? 'PASS: the gates accepted no invalid request, rejected no valid one, and met every expectation.' : `FAIL: ${problems.length} problem(s):`);
+  lines.push(
+    problems.length === 0
+      ? 'PASS: the gates accepted no invalid request, rejected no valid one, and met every expectation.'
+      : `FAIL: ${problems.length} problem(s):`,
+  );
   for (const problem of problems) lines.push(`  - ${problem}`);
   return lines.join('\n');
 }

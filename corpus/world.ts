@@ -1,11 +1,11 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { openDatabase, type DatabaseHandle } from '@/db/client';
+import { type DatabaseHandle, openDatabase } from '@/db/client';
 import { proposals, users } from '@/db/schema';
-import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
-import { decide } from '@/lib/decisions/decide';
-import { startDemoSystems, type DemoSystems } from '@/demo/harness';
+import { type DemoSystems, startDemoSystems } from '@/demo/harness';
 import { seedDemo } from '@/demo/seed';
+import { type AgentPrincipal, authenticateAgent } from '@/lib/agents/authenticate';
+import { decide } from '@/lib/decisions/decide';
 
 export type Tenant = 'acme' | 'globex';
 export const TENANTS: readonly Tenant[] = ['acme', 'globex'];
@@ -37,7 +37,11 @@ export type CorpusWorld = {
 
 /** A request as an agent sends it to POST /api/v1/proposals. */
 export function agentRequest(key: string, body: BodyInit | null, contentType = 'application/json'): Request {
-  return new Request(INTAKE_URL, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
+  return new Request(INTAKE_URL, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    body,
+  });
 }
 
 export async function openCorpusWorld(options: { db?: Database } = {}): Promise<CorpusWorld> {
@@ -58,7 +62,10 @@ export async function openCorpusWorld(options: { db?: Database } = {}): Promise<
       return key;
     };
     const keys: Record<Tenant, string> = { acme: keyOf('acme'), globex: keyOf('globex') };
-    const settlers = await database.select({ id: users.id, email: users.email }).from(users).where(inArray(users.email, Object.values(SETTLER)));
+    const settlers = await database
+      .select({ id: users.id, email: users.email })
+      .from(users)
+      .where(inArray(users.email, Object.values(SETTLER)));
     const settlerOf = (tenant: string) => {
       const id = settlers.find((user) => user.email === SETTLER[tenant as Tenant])?.id;
       if (!id) throw new Error(`no settling approver for tenant ${tenant}`);

@@ -5,8 +5,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { explainDatabaseFailure } from './connection-failure';
 import { notificationListener } from './listener';
 import { preparingClient } from './prepared';
-import { socketAware } from './socket-url';
 import * as schema from './schema';
+import { socketAware } from './socket-url';
 
 /** Either driver's database, or a transaction on it: every query takes one of these first. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -23,7 +23,11 @@ export type DatabaseHandle = {
    * `onState` says: `false` when the connection is lost, `true` once it listens (again). PGlite
    * lives in this process and never loses one.
    */
-  listen(channel: string, onNotify: (payload: string) => void, onState?: (listening: boolean) => void): Promise<() => Promise<void>>;
+  listen(
+    channel: string,
+    onNotify: (payload: string) => void,
+    onState?: (listening: boolean) => void,
+  ): Promise<() => Promise<void>>;
   /** PGlite only: the whole database as a tarball, to open copies of with `{ memory: true, from }`. */
   dump?: () => Promise<Blob>;
 };
@@ -50,13 +54,26 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   const server = socketAware(url);
-  const client = postgres(server.url, { max: 10, host: server.host, onnotice: () => {}, connection: { application_name: 'countersign' } });
+  const client = postgres(server.url, {
+    max: 10,
+    host: server.host,
+    onnotice: () => {},
+    connection: { application_name: 'countersign' },
+  });
   const db = drizzle(preparingClient(client), { schema });
   // Opened on the first listen; never recycled (idle connections stay open by default), so it keeps listening.
   let listener: ReturnType<typeof notificationListener> | undefined;
   const listenerOf = () =>
     (listener ??= notificationListener((events) =>
-      postgres(server.url, { max: 1, host: server.host, max_lifetime: null, fetch_types: false, onnotice: () => {}, connection: { application_name: LISTEN_APPLICATION_NAME }, ...events }),
+      postgres(server.url, {
+        max: 1,
+        host: server.host,
+        max_lifetime: null,
+        fetch_types: false,
+        onnotice: () => {},
+        connection: { application_name: LISTEN_APPLICATION_NAME },
+        ...events,
+      }),
     ));
   return {
     db: db as unknown as Database,
@@ -84,10 +101,16 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
  */
 async function migrationsApplied(db: PgDatabase<PgQueryResultHKT, typeof schema>): Promise<boolean> {
   const { readMigrationFiles } = await import('drizzle-orm/migrator');
-  const newest = Math.max(...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((migration) => migration.folderMillis));
-  const [table] = (await db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as "exists"`)) as unknown as { exists: boolean }[];
+  const newest = Math.max(
+    ...readMigrationFiles({ migrationsFolder: MIGRATIONS_FOLDER }).map((migration) => migration.folderMillis),
+  );
+  const [table] = (await db.execute(
+    sql`select to_regclass('drizzle.__drizzle_migrations') is not null as "exists"`,
+  )) as unknown as { exists: boolean }[];
   if (!table?.exists) return false;
-  const [applied] = (await db.execute(sql`select max(created_at) as "newest" from drizzle.__drizzle_migrations`)) as unknown as { newest: string | null }[];
+  const [applied] = (await db.execute(
+    sql`select max(created_at) as "newest" from drizzle.__drizzle_migrations`,
+  )) as unknown as { newest: string | null }[];
   return applied?.newest != null && Number(applied.newest) >= newest;
 }
 

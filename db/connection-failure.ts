@@ -5,7 +5,14 @@
  * this through DatabaseHandle.migrate, its first query.
  */
 
-export type DatabaseFailureCause = 'connection_refused' | 'host_not_found' | 'no_answer' | 'authentication' | 'database_missing' | 'not_allowed' | 'other';
+export type DatabaseFailureCause =
+  | 'connection_refused'
+  | 'host_not_found'
+  | 'no_answer'
+  | 'authentication'
+  | 'database_missing'
+  | 'not_allowed'
+  | 'other';
 
 export class DatabaseUnavailableError extends Error {
   constructor(
@@ -74,7 +81,12 @@ function classify(code: string | undefined): DatabaseFailureCause {
   return 'other';
 }
 
-function explanation(cause: DatabaseFailureCause, url: URL | undefined, driver: DriverError | undefined, fallback: string): string {
+function explanation(
+  cause: DatabaseFailureCause,
+  url: URL | undefined,
+  driver: DriverError | undefined,
+  fallback: string,
+): string {
   const address = url ? `${url.hostname}:${url.port || '5432'}` : 'the server';
   const user = url ? decodeURIComponent(url.username) || '(the default user)' : '(the user)';
   const database = url ? decodeURIComponent(url.pathname.slice(1)) || user : '(the database)';

@@ -17,7 +17,10 @@ export type NotificationListener = {
 };
 
 /** The connection the listener opens, told of every notification and of the connection closing. */
-export type OpenListenConnection = (events: { onnotify(channel: string, payload: string): void; onclose(): void }) => postgres.Sql;
+export type OpenListenConnection = (events: {
+  onnotify(channel: string, payload: string): void;
+  onclose(): void;
+}) => postgres.Sql;
 
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 5_000;

@@ -3,7 +3,14 @@
  * shown wherever it is decided (queue row, confirm dialog, proposal page). The shapes of the
  * proposals.flags and proposals.drift columns; no imports. Components take them from lib/records.ts.
  */
-export const FLAG_KINDS = ['suspicious_evidence', 'invisible_characters', 'lookalike_characters', 'unscanned_text', 'near_bound', 'first_use'] as const;
+export const FLAG_KINDS = [
+  'suspicious_evidence',
+  'invisible_characters',
+  'lookalike_characters',
+  'unscanned_text',
+  'near_bound',
+  'first_use',
+] as const;
 export type FlagKind = (typeof FLAG_KINDS)[number];
 
 export type ProposalFlag = {

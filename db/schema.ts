@@ -84,8 +84,12 @@ export const users = pgTable(
 export const memberships = pgTable(
   'memberships',
   {
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    userId: text('user_id').notNull().references(() => users.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
     role: roleEnum('role').notNull(),
     createdAt: createdAt(),
   },
@@ -96,7 +100,9 @@ export const agentKeys = pgTable(
   'agent_keys',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     agentName: text('agent_name').notNull(),
     /** SHA-256 of the key; the key itself is shown once and never stored. */
     keyHash: text('key_hash').notNull(),
@@ -122,7 +128,9 @@ export const policies = pgTable(
   'policies',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     action: text('action').notNull(),
     version: integer('version').notNull(),
     /** Ordered routing rules; the first that matches decides. */
@@ -154,7 +162,13 @@ export type GateResult = { gate: string; ok: boolean; code?: string; detail?: st
  * What an aggregate bound summed at intake: this proposal's `field` plus the same field of the
  * earlier counted proposals of the same action on the same resource within the window.
  */
-export type RoutingAggregate = { field: string; windowHours: number; priorCount: number; priorSum: number; total: number };
+export type RoutingAggregate = {
+  field: string;
+  windowHours: number;
+  priorCount: number;
+  priorSum: number;
+  total: number;
+};
 export type Routing = {
   rule: string;
   policyVersion: number;
@@ -171,7 +185,9 @@ export const proposals = pgTable(
   'proposals',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     /** The agent's idempotency key; null for revisions made by an operator. */
     requestId: text('request_id'),
     agentKeyId: text('agent_key_id').references(() => agentKeys.id),
@@ -230,7 +246,9 @@ export const proposals = pgTable(
     /** The history's Decisions view: decided or ended proposals, newest decision first. */
     index('proposals_decided_idx').on(t.tenantId, t.decidedAt, t.id).where(sql`${t.decidedAt} is not null`),
     /** The re-check sweep: whether a proposal on the resource moved on since a pending one was checked, one probe (lib/jobs/recheck-open.ts). */
-    index('proposals_moved_on_idx').on(t.tenantId, t.resourceKey, t.updatedAt).where(sql`${t.status} <> 'pending_approval'`),
+    index('proposals_moved_on_idx')
+      .on(t.tenantId, t.resourceKey, t.updatedAt)
+      .where(sql`${t.status} <> 'pending_approval'`),
     /** The queue's agent filter: the agents with something pending, one probe per agent (lib/proposals/status-page.ts). */
     index('proposals_pending_agent_idx').on(t.tenantId, t.agentName).where(sql`${t.status} = 'pending_approval'`),
     /** The revisions a person made, whose descendants the queue leaves to someone else (lib/proposals/viewer-relation.ts). */
@@ -284,9 +302,15 @@ export const decisions = pgTable(
   'decisions',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    proposalId: text('proposal_id').notNull().references(() => proposals.id),
-    userId: text('user_id').notNull().references(() => users.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    proposalId: text('proposal_id')
+      .notNull()
+      .references(() => proposals.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
     decision: decisionEnum('decision').notNull(),
     payloadHash: text('payload_hash').notNull(),
     reason: text('reason'),
@@ -317,9 +341,15 @@ export const viewChannelEnum = pgEnum('view_channel', ['notification', 'queue', 
 export const proposalViews = pgTable(
   'proposal_views',
   {
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    proposalId: text('proposal_id').notNull().references(() => proposals.id),
-    userId: text('user_id').notNull().references(() => users.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    proposalId: text('proposal_id')
+      .notNull()
+      .references(() => proposals.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
     firstSeenAt: at('first_seen_at').notNull().defaultNow(),
     channel: viewChannelEnum('channel').notNull(),
   },
@@ -332,8 +362,12 @@ export type ViewChannel = (typeof viewChannelEnum.enumValues)[number];
 export const oversightAlarms = pgTable(
   'oversight_alarms',
   {
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    userId: text('user_id').notNull().references(() => users.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
     /** The first day (UTC) of the window the figures were computed over. */
     windowStart: at('window_start').notNull(),
     windowDays: integer('window_days').notNull(),
@@ -358,14 +392,22 @@ export const grants = pgTable(
   'grants',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     /** The approved proposal the grant was made from (one grant per proposal). */
-    proposalId: text('proposal_id').notNull().references(() => proposals.id),
-    grantedBy: text('granted_by').notNull().references(() => users.id),
+    proposalId: text('proposal_id')
+      .notNull()
+      .references(() => proposals.id),
+    grantedBy: text('granted_by')
+      .notNull()
+      .references(() => users.id),
     /** The granter's role when granting: any change of it ends the grant. */
     granterRole: roleEnum('granter_role').notNull(),
     action: text('action').notNull(),
-    agentKeyId: text('agent_key_id').notNull().references(() => agentKeys.id),
+    agentKeyId: text('agent_key_id')
+      .notNull()
+      .references(() => agentKeys.id),
     agentName: text('agent_name').notNull(),
     /** Set when the grant covers only the source proposal's resource. */
     resourceKey: text('resource_key'),
@@ -404,8 +446,12 @@ export const commands = pgTable(
   'commands',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    proposalId: text('proposal_id').notNull().references(() => proposals.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    proposalId: text('proposal_id')
+      .notNull()
+      .references(() => proposals.id),
     scope: text('scope').notNull(),
     kid: text('kid').notNull(),
     jws: text('jws').notNull(),
@@ -414,16 +460,25 @@ export const commands = pgTable(
     consumedAt: at('consumed_at'),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('commands_one_per_proposal').on(t.proposalId), uniqueIndex('commands_idempotency_key').on(t.idempotencyKey)],
+  (t) => [
+    uniqueIndex('commands_one_per_proposal').on(t.proposalId),
+    uniqueIndex('commands_idempotency_key').on(t.idempotencyKey),
+  ],
 );
 
 export const executions = pgTable(
   'executions',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    proposalId: text('proposal_id').notNull().references(() => proposals.id),
-    commandId: text('command_id').notNull().references(() => commands.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    proposalId: text('proposal_id')
+      .notNull()
+      .references(() => proposals.id),
+    commandId: text('command_id')
+      .notNull()
+      .references(() => commands.id),
     status: text('status').notNull(),
     attempts: integer('attempts').notNull().default(0),
     receipt: jsonb('receipt'),
@@ -466,7 +521,9 @@ export const auditPending = pgTable(
   'audit_pending',
   {
     id: bigint('id', { mode: 'number' }).generatedAlwaysAsIdentity(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     ...auditEventFields(),
   },
   // One index serves the writer's insert, the chainer's ordered batch and "anything pending?".
@@ -475,7 +532,9 @@ export const auditPending = pgTable(
 
 /** One row per tenant: the head of its audit hash chain, locked while the chainer links rows to it. */
 export const auditHeads = pgTable('audit_heads', {
-  tenantId: text('tenant_id').primaryKey().references(() => tenants.id),
+  tenantId: text('tenant_id')
+    .primaryKey()
+    .references(() => tenants.id),
   seq: bigint('seq', { mode: 'number' }).notNull(),
   hash: text('hash').notNull(),
 });
@@ -484,7 +543,9 @@ export const auditHeads = pgTable('audit_heads', {
 export const auditEvents = pgTable(
   'audit_events',
   {
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     seq: bigint('seq', { mode: 'number' }).notNull(),
     ...auditEventFields(),
     prevHash: text('prev_hash').notNull(),
@@ -508,14 +569,19 @@ export const auditEvents = pgTable(
 export const auditTreeNodes = pgTable(
   'audit_tree_nodes',
   {
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     level: integer('level').notNull(),
     index: bigint('index', { mode: 'number' }).notNull(),
     hash: text('hash').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.tenantId, t.level, t.index] }),
-    check('audit_tree_nodes_shape', sql`${t.level} between 0 and 62 and ${t.index} >= 0 and ${t.hash} ~ '^[0-9a-f]{64}$'`),
+    check(
+      'audit_tree_nodes_shape',
+      sql`${t.level} between 0 and 62 and ${t.index} >= 0 and ${t.hash} ~ '^[0-9a-f]{64}$'`,
+    ),
   ],
 );
 
@@ -523,7 +589,9 @@ export const outbox = pgTable(
   'outbox',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     topic: text('topic').notNull(),
     proposalId: text('proposal_id'),
     body: jsonb('body').notNull(),
@@ -557,7 +625,9 @@ export const sessions = pgTable(
   'sessions',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull().references(() => users.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
     createdAt: createdAt(),
     lastSeenAt: at('last_seen_at').notNull().defaultNow(),
     expiresAt: at('expires_at').notNull(),
@@ -635,7 +705,9 @@ export type Role = (typeof roleEnum.enumValues)[number];
 export const resourceClaims = pgTable(
   'resource_claims',
   {
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     resourceKey: text('resource_key').notNull(),
     /** How many proposals on the resource are in OPEN_STATUSES. */
     openCount: integer('open_count').notNull().default(0),
@@ -656,7 +728,9 @@ export const notificationChannels = pgTable(
   'notification_channels',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     kind: channelKindEnum('kind').notNull(),
     /** A URL (webhook, slack) or an email address that receives a copy of every message. */
     target: text('target').notNull(),
@@ -689,8 +763,12 @@ export const notificationDeliveries = pgTable(
   'notification_deliveries',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    channelId: text('channel_id').notNull().references(() => notificationChannels.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => notificationChannels.id),
     /** The outbox row it was fanned out from; null for a channel test. */
     outboxId: text('outbox_id'),
     event: text('event').notNull(),
@@ -726,7 +804,9 @@ export type NotificationDelivery = typeof notificationDeliveries.$inferSelect;
 
 /** How far each tenant's audit chain has been re-verified by the watch job, and where it broke. */
 export const auditChainChecks = pgTable('audit_chain_checks', {
-  tenantId: text('tenant_id').primaryKey().references(() => tenants.id),
+  tenantId: text('tenant_id')
+    .primaryKey()
+    .references(() => tenants.id),
   verifiedSeq: bigint('verified_seq', { mode: 'number' }).notNull(),
   verifiedHash: text('verified_hash').notNull(),
   brokenAtSeq: bigint('broken_at_seq', { mode: 'number' }),
@@ -746,7 +826,9 @@ export const invitations = pgTable(
   'invitations',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     email: text('email').notNull(),
     name: text('name').notNull(),
     role: roleEnum('role').notNull(),
@@ -756,7 +838,10 @@ export const invitations = pgTable(
     createdByUserId: text('created_by_user_id').references(() => users.id),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('invitations_token_key').on(t.tokenHash), index('invitations_tenant_idx').on(t.tenantId, t.email)],
+  (t) => [
+    uniqueIndex('invitations_token_key').on(t.tokenHash),
+    index('invitations_tenant_idx').on(t.tenantId, t.email),
+  ],
 );
 
 /**
@@ -766,7 +851,9 @@ export const invitations = pgTable(
 export const contractRollouts = pgTable(
   'contract_rollouts',
   {
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     action: text('action').notNull(),
     version: integer('version').notNull(),
     status: text('status').notNull(),
@@ -786,7 +873,9 @@ export const passkeys = pgTable(
   'passkeys',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull().references(() => users.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
     /** The credential id, base64url, as the authenticator names it. */
     credentialId: text('credential_id').notNull(),
     /** The COSE public key, base64url. */
@@ -810,7 +899,9 @@ export const passkeyChallenges = pgTable(
   'passkey_challenges',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull().references(() => users.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
     purpose: text('purpose').$type<'register' | 'decide'>().notNull(),
     /** The challenge, base64url. */
     challenge: text('challenge').notNull(),
@@ -819,5 +910,8 @@ export const passkeyChallenges = pgTable(
     expiresAt: at('expires_at').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('passkey_challenges_challenge_key').on(t.challenge), index('passkey_challenges_user_idx').on(t.userId, t.expiresAt)],
+  (t) => [
+    uniqueIndex('passkey_challenges_challenge_key').on(t.challenge),
+    index('passkey_challenges_user_idx').on(t.userId, t.expiresAt),
+  ],
 );

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, notificationChannels } from '@/db/schema';
 import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
-import { seedDemoChannels, type DemoChannels } from './channels';
+import { type DemoChannels, seedDemoChannels } from './channels';
 import { seedDemo } from './seed';
 
 const t = setupTestDatabase();
@@ -28,7 +28,11 @@ beforeAll(async () => {
 describe('seedDemoChannels', () => {
   it('gives acme a signed webhook and a Slack channel at the sink, and email to ops@acme.test, for every event', async () => {
     const rows = await t.db.select().from(notificationChannels);
-    expect(rows.map(({ id, tenantId, kind, target, enabled }) => ({ id, tenantId, kind, target, enabled })).sort((a, b) => a.kind.localeCompare(b.kind))).toEqual([
+    expect(
+      rows
+        .map(({ id, tenantId, kind, target, enabled }) => ({ id, tenantId, kind, target, enabled }))
+        .sort((a, b) => a.kind.localeCompare(b.kind)),
+    ).toEqual([
       { id: first.email.id, tenantId: 'acme', kind: 'email', target: 'ops@acme.test', enabled: true },
       { id: first.slack.id, tenantId: 'acme', kind: 'slack', target: `${SINK}/slack`, enabled: true },
       { id: first.webhook.id, tenantId: 'acme', kind: 'webhook', target: `${SINK}/webhook`, enabled: true },
@@ -50,7 +54,10 @@ describe('seedDemoChannels', () => {
   it('points the same channels at a sink on another port', async () => {
     const moved = await seedDemoChannels(t.db, 'http://127.0.0.1:5030', first, POLICY);
     expect(moved).toEqual(first);
-    const [webhook] = await t.db.select().from(notificationChannels).where(eq(notificationChannels.id, first.webhook.id));
+    const [webhook] = await t.db
+      .select()
+      .from(notificationChannels)
+      .where(eq(notificationChannels.id, first.webhook.id));
     expect(webhook?.target).toBe('http://127.0.0.1:5030/webhook');
     expect(await seedDemoChannels(t.db, SINK, first, POLICY)).toEqual(first);
   });

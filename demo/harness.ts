@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startSystemsOfRecord, type SystemsOfRecord } from '@/demo/systems/server';
+import { type SystemsOfRecord, startSystemsOfRecord } from '@/demo/systems/server';
 import type { Evidence } from '@/demo/systems/world';
 import { forgetCachedEvidence } from '@/lib/gates/evidence';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
@@ -25,15 +25,23 @@ export type DemoSystems = {
  * a real HTTP service, reached only through the same client and adapters the server uses.
  */
 export async function startDemoSystems(): Promise<DemoSystems> {
-  const credentials = { payments: `pay_${randomBytes(18).toString('base64url')}`, inventory: `inv_${randomBytes(18).toString('base64url')}` };
+  const credentials = {
+    payments: `pay_${randomBytes(18).toString('base64url')}`,
+    inventory: `inv_${randomBytes(18).toString('base64url')}`,
+  };
   const service = await startSystemsOfRecord({ port: 0, credentials, testMode: true });
   return {
     service,
     credentials,
     client: createSystemsClient({ baseUrl: service.url, credentials }),
     async addEvidence(evidence) {
-      const response = await fetch(`${service.url}/__evidence`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(evidence) });
-      if (response.status !== 201) throw new Error(`adding evidence failed: ${response.status} ${await response.text()}`);
+      const response = await fetch(`${service.url}/__evidence`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(evidence),
+      });
+      if (response.status !== 201)
+        throw new Error(`adding evidence failed: ${response.status} ${await response.text()}`);
     },
     async reset() {
       const response = await fetch(`${service.url}/__reset`, { method: 'POST' });

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardAddress, describePortProblem, sharedPorts, unavailablePorts, type PortNeed } from './ports';
+import { dashboardAddress, describePortProblem, type PortNeed, sharedPorts, unavailablePorts } from './ports';
 
 /** A port this test holds open on 127.0.0.1, as another program would. */
 let held: net.Server;
@@ -12,13 +12,22 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => held.close(() => resolve())));
 
-const need = (setting: string, port: number, hosts = ['127.0.0.1']): PortNeed => ({ setting, what: `the ${setting}`, port, hosts });
+const need = (setting: string, port: number, hosts = ['127.0.0.1']): PortNeed => ({
+  setting,
+  what: `the ${setting}`,
+  port,
+  hosts,
+});
 
 describe('unavailablePorts', () => {
   it('finds a port another program listens on, whichever address of the need it is', async () => {
-    expect(await unavailablePorts([need('PORT', heldPort)])).toEqual([{ ...need('PORT', heldPort), host: '127.0.0.1', code: 'EADDRINUSE' }]);
+    expect(await unavailablePorts([need('PORT', heldPort)])).toEqual([
+      { ...need('PORT', heldPort), host: '127.0.0.1', code: 'EADDRINUSE' },
+    ]);
     // The wildcard address overlaps 127.0.0.1: a dashboard on 0.0.0.0 could not listen either.
-    expect(await unavailablePorts([need('PORT', heldPort, ['0.0.0.0'])])).toMatchObject([{ host: '0.0.0.0', code: 'EADDRINUSE' }]);
+    expect(await unavailablePorts([need('PORT', heldPort, ['0.0.0.0'])])).toMatchObject([
+      { host: '0.0.0.0', code: 'EADDRINUSE' },
+    ]);
   });
 
   it('finds a program on [::1] that http://localhost would reach before a dashboard on 127.0.0.1', async () => {
@@ -31,7 +40,9 @@ describe('unavailablePorts', () => {
     if (!listening) return;
     const port = (onIpv6.address() as net.AddressInfo).port;
     try {
-      expect(await unavailablePorts([need('PORT', port, dashboardAddress('127.0.0.1', port).hosts)])).toMatchObject([{ host: '::1', code: 'EADDRINUSE' }]);
+      expect(await unavailablePorts([need('PORT', port, dashboardAddress('127.0.0.1', port).hosts)])).toMatchObject([
+        { host: '::1', code: 'EADDRINUSE' },
+      ]);
     } finally {
       await new Promise<void>((resolve) => onIpv6.close(() => resolve()));
     }
@@ -59,9 +70,19 @@ describe('sharedPorts', () => {
 
 describe('describePortProblem', () => {
   it.each([
-    ['EADDRINUSE', '127.0.0.1', 3000, 'Port 3000 (PORT, the PORT) is already in use on 127.0.0.1:3000. Stop what is listening there, or choose another port: PORT=3100 npm run demo'],
+    [
+      'EADDRINUSE',
+      '127.0.0.1',
+      3000,
+      'Port 3000 (PORT, the PORT) is already in use on 127.0.0.1:3000. Stop what is listening there, or choose another port: PORT=3100 npm run demo',
+    ],
     ['EACCES', '0.0.0.0', 80, 'Port 80 (PORT, the PORT) needs privileges this user lacks on 0.0.0.0:80.'],
-    ['EADDRINUSE', '::1', 65_500, 'is already in use on [::1]:65500. Stop what is listening there, or choose another port: PORT=65400 npm run demo'],
+    [
+      'EADDRINUSE',
+      '::1',
+      65_500,
+      'is already in use on [::1]:65500. Stop what is listening there, or choose another port: PORT=65400 npm run demo',
+    ],
   ])('%s on %s:%i', (code, host, port, says) => {
     expect(describePortProblem({ ...need('PORT', port), host, code })).toContain(says);
   });

@@ -48,7 +48,9 @@ export async function unavailablePorts(needs: PortNeed[]): Promise<PortProblem[]
 export function sharedPorts(needs: PortNeed[]): string[] {
   const bySetting = new Map<number, string[]>();
   for (const need of needs) bySetting.set(need.port, [...(bySetting.get(need.port) ?? []), need.setting]);
-  return [...bySetting].filter(([, settings]) => settings.length > 1).map(([port, settings]) => `${settings.join(' and ')} name the same port, ${port}: give each its own.`);
+  return [...bySetting]
+    .filter(([, settings]) => settings.length > 1)
+    .map(([port, settings]) => `${settings.join(' and ')} name the same port, ${port}: give each its own.`);
 }
 
 /** Addresses reached by http://localhost:<port> as well as by the bound address itself. */
@@ -61,14 +63,23 @@ const LOCAL = new Set(['127.0.0.1', '0.0.0.0', '::', 'localhost']);
  * checked too.
  */
 export function dashboardAddress(host: string, port: number): { url: string; hosts: string[] } {
-  if (LOCAL.has(host)) return { url: `http://localhost:${port}`, hosts: host === '127.0.0.1' || host === 'localhost' ? ['127.0.0.1', '::1'] : [host] };
+  if (LOCAL.has(host))
+    return {
+      url: `http://localhost:${port}`,
+      hosts: host === '127.0.0.1' || host === 'localhost' ? ['127.0.0.1', '::1'] : [host],
+    };
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, hosts: [host] };
 }
 
 /** What to tell the person: which port, who needs it, and the setting that moves it. */
 export function describePortProblem(problem: PortProblem): string {
   const address = `${problem.host.includes(':') ? `[${problem.host}]` : problem.host}:${problem.port}`;
-  const reason = problem.code === 'EADDRINUSE' ? 'is already in use' : problem.code === 'EACCES' ? 'needs privileges this user lacks' : `cannot be listened on (${problem.code})`;
+  const reason =
+    problem.code === 'EADDRINUSE'
+      ? 'is already in use'
+      : problem.code === 'EACCES'
+        ? 'needs privileges this user lacks'
+        : `cannot be listened on (${problem.code})`;
   const other = problem.port >= 65_000 ? problem.port - 100 : problem.port + 100;
   return `Port ${problem.port} (${problem.setting}, ${problem.what}) ${reason} on ${address}. Stop what is listening there, or choose another port: ${problem.setting}=${other} npm run demo`;
 }

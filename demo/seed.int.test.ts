@@ -34,7 +34,9 @@ beforeAll(async () => {
 
 describe('seedDemo', () => {
   it('creates the demo world of docs/design.md §13', async () => {
-    expect((await t.db.select().from(tenants)).map((row) => row.id).sort()).toEqual(DEMO_TENANTS.map((tenant) => tenant.id).sort());
+    expect((await t.db.select().from(tenants)).map((row) => row.id).sort()).toEqual(
+      DEMO_TENANTS.map((tenant) => tenant.id).sort(),
+    );
     expect(first.people.map(({ email, tenant, role }) => ({ email, tenant, role }))).toEqual(
       DEMO_PEOPLE.map(({ email, tenant, role }) => ({ email, tenant, role })),
     );
@@ -79,20 +81,44 @@ describe('seedDemo', () => {
 
   it('upgrades a database seeded with the old refund policy to the aggregate one, and leaves a newer admin policy alone', async () => {
     const refundPolicies = async () =>
-      (await t.db.select().from(policies).where(and(eq(policies.tenantId, 'acme'), eq(policies.action, 'issue_refund')))).sort((a, b) => a.version - b.version);
+      (
+        await t.db
+          .select()
+          .from(policies)
+          .where(and(eq(policies.tenantId, 'acme'), eq(policies.action, 'issue_refund')))
+      ).sort((a, b) => a.version - b.version);
     const [fresh] = await refundPolicies();
-    expect(fresh).toMatchObject({ version: 2, rules: DEMO_POLICIES.find((policy) => policy.action === 'issue_refund')!.rules });
+    expect(fresh).toMatchObject({
+      version: 2,
+      rules: DEMO_POLICIES.find((policy) => policy.action === 'issue_refund')!.rules,
+    });
     expect(JSON.stringify(fresh?.rules)).toContain('"aggregate":{"windowHours":24}');
 
     // A demo database from before aggregate bounds: only the per-proposal v1.
-    const legacy = [{ id: 'refunds-over-100', description: 'Refunds above 100.00 need two approvers', when: { field: 'amountMinor', above: 10000 }, outcome: 'needs_approval', approvals: 2, role: 'approver' }];
+    const legacy = [
+      {
+        id: 'refunds-over-100',
+        description: 'Refunds above 100.00 need two approvers',
+        when: { field: 'amountMinor', above: 10000 },
+        outcome: 'needs_approval',
+        approvals: 2,
+        role: 'approver',
+      },
+    ];
     await t.db.delete(policies).where(and(eq(policies.tenantId, 'acme'), eq(policies.action, 'issue_refund')));
-    await t.db.insert(policies).values({ id: 'pol_legacy', tenantId: 'acme', action: 'issue_refund', version: 1, rules: legacy });
+    await t.db
+      .insert(policies)
+      .values({ id: 'pol_legacy', tenantId: 'acme', action: 'issue_refund', version: 1, rules: legacy });
     await seedDemo(t.db, first);
-    expect((await refundPolicies()).map((row) => [row.version, row.rules])).toEqual([[1, legacy], [2, fresh?.rules]]);
+    expect((await refundPolicies()).map((row) => [row.version, row.rules])).toEqual([
+      [1, legacy],
+      [2, fresh?.rules],
+    ]);
 
     // An admin's newer version is the tenant's choice: seeding (twice) does not override it.
-    await t.db.insert(policies).values({ id: 'pol_admin', tenantId: 'acme', action: 'issue_refund', version: 3, rules: legacy });
+    await t.db
+      .insert(policies)
+      .values({ id: 'pol_admin', tenantId: 'acme', action: 'issue_refund', version: 3, rules: legacy });
     await seedDemo(t.db, first);
     await seedDemo(t.db, first);
     expect((await refundPolicies()).map((row) => row.version)).toEqual([1, 2, 3]);

@@ -38,7 +38,8 @@ export async function seedDemo(db: Database, previous?: Secrets): Promise<Secret
       .from(memberships)
       .where(and(eq(memberships.userId, user.id), eq(memberships.tenantId, person.tenant)))
       .limit(1);
-    if (membership?.role !== person.role) await grantRole(db, { tenantId: person.tenant, email: person.email, role: person.role });
+    if (membership?.role !== person.role)
+      await grantRole(db, { tenantId: person.tenant, email: person.email, role: person.role });
     people.push({ email: person.email, password, tenant: person.tenant, role: person.role });
   }
 
@@ -48,12 +49,21 @@ export async function seedDemo(db: Database, previous?: Secrets): Promise<Secret
     const active = await db
       .select()
       .from(agentKeys)
-      .where(and(eq(agentKeys.tenantId, agent.tenant), eq(agentKeys.agentName, agent.name), isNull(agentKeys.revokedAt)));
+      .where(
+        and(eq(agentKeys.tenantId, agent.tenant), eq(agentKeys.agentName, agent.name), isNull(agentKeys.revokedAt)),
+      );
     const kept = remembered ? active.find((row) => row.keyHash === hashAgentKey(remembered)) : undefined;
     let key = remembered;
     if (!kept || !key) {
       for (const stale of active) await revokeAgentKey(db, stale.id);
-      key = (await createAgentKey(db, { tenantId: agent.tenant, agentName: agent.name, actions: agent.actions, grants: agent.grants })).key;
+      key = (
+        await createAgentKey(db, {
+          tenantId: agent.tenant,
+          agentName: agent.name,
+          actions: agent.actions,
+          grants: agent.grants,
+        })
+      ).key;
     }
     agents.push({ tenant: agent.tenant, name: agent.name, key, actions: agent.actions });
   }

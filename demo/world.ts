@@ -16,7 +16,12 @@ export const DEMO_PEOPLE: { email: string; name: string; tenant: string; role: R
 ];
 
 export const DEMO_AGENTS: { tenant: string; name: string; actions: string[]; grants: Record<string, string[]> }[] = [
-  { tenant: 'acme', name: 'acme-support-bot', actions: ['hold_stock', 'issue_refund'], grants: { warehouses: ['north'] } },
+  {
+    tenant: 'acme',
+    name: 'acme-support-bot',
+    actions: ['hold_stock', 'issue_refund'],
+    grants: { warehouses: ['north'] },
+  },
   { tenant: 'globex', name: 'globex-bot', actions: ['hold_stock', 'issue_refund'], grants: { warehouses: ['north'] } },
 ];
 
@@ -30,7 +35,14 @@ export const DEMO_POLICIES: { action: string; version: number; rules: RoutingRul
     action: 'hold_stock',
     version: 1,
     rules: [
-      { id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+      {
+        id: 'holds-one-approver',
+        description: 'Every stock hold needs one approver',
+        when: null,
+        outcome: 'needs_approval',
+        approvals: 1,
+        role: 'approver',
+      },
     ],
   },
   {
@@ -46,7 +58,14 @@ export const DEMO_POLICIES: { action: string; version: number; rules: RoutingRul
         approvals: 2,
         role: 'approver',
       },
-      { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 on one order within 24 h need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+      {
+        id: 'refunds-up-to-100',
+        description: 'Refunds up to 100.00 on one order within 24 h need one approver',
+        when: null,
+        outcome: 'needs_approval',
+        approvals: 1,
+        role: 'approver',
+      },
     ],
   },
 ];

@@ -20,7 +20,11 @@ test.describe('without a session', () => {
   ];
   for (const [method, path] of ROUTES) {
     test(`${method} ${path} answers 401`, async ({ request, baseURL }) => {
-      const response = await request.fetch(path, { method, headers: { origin: baseURL!, 'content-type': 'application/json' }, data: method === 'POST' ? '{}' : undefined });
+      const response = await request.fetch(path, {
+        method,
+        headers: { origin: baseURL!, 'content-type': 'application/json' },
+        data: method === 'POST' ? '{}' : undefined,
+      });
       expect(response.status()).toBe(401);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
     });
@@ -57,7 +61,12 @@ test('a session never grants agent API access', async ({ baseURL }) => {
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   const response = await alice.post('/api/v1/proposals', {
     headers: { 'content-type': 'application/json' },
-    data: { requestId: 'session-try', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } },
+    data: {
+      requestId: 'session-try',
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 1 },
+    },
   });
   expect(response.status()).toBe(401);
   await alice.dispose();
@@ -77,15 +86,26 @@ test('a viewer cannot approve through a direct POST', async ({ baseURL, request 
   await dave.dispose();
 });
 
-test('decisions through the operator API: hash, origin, tenant and replay are enforced', async ({ baseURL, request }) => {
+test('decisions through the operator API: hash, origin, tenant and replay are enforced', async ({
+  baseURL,
+  request,
+}) => {
   const proposal = await proposeHold(request, 'acme');
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   const erin = await apiSession(baseURL!, 'erin@globex.test');
   const decide = (api: typeof alice, data: unknown, origin = baseURL!) =>
-    api.post(`/api/v1/proposals/${proposal.id}/decisions`, { headers: { origin, 'content-type': 'application/json' }, data: data as Record<string, unknown> });
-  const code = async (response: Awaited<ReturnType<typeof decide>>) => ((await response.json()) as { error: { code: string } }).error.code;
+    api.post(`/api/v1/proposals/${proposal.id}/decisions`, {
+      headers: { origin, 'content-type': 'application/json' },
+      data: data as Record<string, unknown>,
+    });
+  const code = async (response: Awaited<ReturnType<typeof decide>>) =>
+    ((await response.json()) as { error: { code: string } }).error.code;
 
-  const crossSite = await decide(alice, { decision: 'approve', payloadHash: proposal.payloadHash }, 'https://evil.test');
+  const crossSite = await decide(
+    alice,
+    { decision: 'approve', payloadHash: proposal.payloadHash },
+    'https://evil.test',
+  );
   expect([crossSite.status(), await code(crossSite)]).toEqual([403, 'cross_origin']);
 
   const foreign = await decide(erin, { decision: 'approve', payloadHash: proposal.payloadHash });
@@ -104,7 +124,12 @@ test('decisions through the operator API: hash, origin, tenant and replay are en
 
   const ok = await decide(alice, { decision: 'approve', payloadHash: proposal.payloadHash });
   expect(ok.status()).toBe(200);
-  const detail = (await ok.json()) as { status: string; payloadHash: string; rawCandidate: string; decisions: { decision: string }[] };
+  const detail = (await ok.json()) as {
+    status: string;
+    payloadHash: string;
+    rawCandidate: string;
+    decisions: { decision: string }[];
+  };
   expect(detail.status).toBe('approved');
   expect(detail.payloadHash).toBe(proposal.payloadHash);
   expect(typeof detail.rawCandidate).toBe('string');
@@ -121,7 +146,10 @@ test('mutation routes refuse GET (no state change through a link or a prefetch)'
     const response = await alice.get(`/api/v1/proposals/${proposal.id}/${verb}`);
     expect(response.status(), verb).toBe(405);
   }
-  const after = (await (await alice.get(`/api/v1/proposals/${proposal.id}`)).json()) as { status: string; decisions: unknown[] };
+  const after = (await (await alice.get(`/api/v1/proposals/${proposal.id}`)).json()) as {
+    status: string;
+    decisions: unknown[];
+  };
   expect(after).toMatchObject({ status: 'pending_approval', decisions: [] });
   await alice.dispose();
 });

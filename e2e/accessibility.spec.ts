@@ -15,7 +15,22 @@ test('every dashboard page has no serious accessibility violation, light and dar
   const proposal = await proposeHold(request, 'acme');
   await page.goto('/');
   await signInWithForm(page, 'carol@acme.test');
-  const pages = ['/', `/proposals/${proposal.id}`, `/proposals/${proposal.id}/edit`, '/proposals', '/history', '/history?view=events', '/contracts', '/contracts/attempts', '/settings', '/settings/agent-keys', '/settings/members', '/settings/policies', '/settings/notifications', '/settings/security'];
+  const pages = [
+    '/',
+    `/proposals/${proposal.id}`,
+    `/proposals/${proposal.id}/edit`,
+    '/proposals',
+    '/history',
+    '/history?view=events',
+    '/contracts',
+    '/contracts/attempts',
+    '/settings',
+    '/settings/agent-keys',
+    '/settings/members',
+    '/settings/policies',
+    '/settings/notifications',
+    '/settings/security',
+  ];
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const path of pages) {
@@ -26,11 +41,17 @@ test('every dashboard page has no serious accessibility violation, light and dar
   }
 });
 
-test('on a phone, the navigation sheet, the filters sheet and the account menu have no serious accessibility violation', async ({ page }) => {
+test('on a phone, the navigation sheet, the filters sheet and the account menu have no serious accessibility violation', async ({
+  page,
+}) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto('/');
   await signInWithForm(page, 'alice@acme.test');
-  for (const [open, testId] of [['nav-menu', 'nav-sheet'], ['queue-filters-open', 'queue-filters-sheet'], ['account-menu', 'account-menu-content']] as const) {
+  for (const [open, testId] of [
+    ['nav-menu', 'nav-sheet'],
+    ['queue-filters-open', 'queue-filters-sheet'],
+    ['account-menu', 'account-menu-content'],
+  ] as const) {
     await page.getByTestId(open).click();
     await expect(page.getByTestId(testId)).toBeVisible();
     for (const scheme of ['light', 'dark'] as const) {
@@ -44,7 +65,10 @@ test('on a phone, the navigation sheet, the filters sheet and the account menu h
   }
 });
 
-test('the queue’s approve and reject dialogs have no serious accessibility violation, light and dark, at 1440 and 390 px', async ({ page, request }) => {
+test('the queue’s approve and reject dialogs have no serious accessibility violation, light and dark, at 1440 and 390 px', async ({
+  page,
+  request,
+}) => {
   // Four of filter-blue is medium risk: `a` stops at the dialog.
   const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 4 });
   await page.goto('/');
@@ -54,8 +78,13 @@ test('the queue’s approve and reject dialogs have no serious accessibility vio
     await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
     await page.goto('/?sort=newest');
     await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
-    const link = page.locator(`[data-testid="queue-item"][data-proposal-id="${hold.id}"]`).getByTestId('queue-item-link');
-    for (const [key, testId] of [['a', 'queue-approve-dialog'], ['r', 'queue-reject-dialog']] as const) {
+    const link = page
+      .locator(`[data-testid="queue-item"][data-proposal-id="${hold.id}"]`)
+      .getByTestId('queue-item-link');
+    for (const [key, testId] of [
+      ['a', 'queue-approve-dialog'],
+      ['r', 'queue-reject-dialog'],
+    ] as const) {
       await link.focus();
       await page.keyboard.press(key);
       await expect(page.getByTestId(testId)).toBeVisible();

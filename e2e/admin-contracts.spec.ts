@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { agentKey, apiSession, signInWithForm, uniqueRequestId } from './support';
 
 /**
@@ -11,7 +11,13 @@ import { agentKey, apiSession, signInWithForm, uniqueRequestId } from './support
 const API = '/api/v1/admin/contracts';
 const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
 
-type Version = { version: number; status: string; since: string | null; sunsetAt: string | null; senders: { agentName: string; lastAt: string; attempts: number }[] };
+type Version = {
+  version: number;
+  status: string;
+  since: string | null;
+  sunsetAt: string | null;
+  senders: { agentName: string; lastAt: string; attempts: number }[];
+};
 type Rollout = { actions: { action: string; versions: Version[] }[] };
 
 const hold = (request: APIRequestContext, args: Record<string, unknown>, contractVersion = 1) =>
@@ -44,16 +50,26 @@ async function restore(api: APIRequestContext, origin: string) {
 }
 
 const version = (page: Page, v: number) => page.getByTestId(`version-hold_stock-v${v}`);
-const measured = (page: Page, v: number, what: string) => page.getByTestId('measurements-hold_stock').getByTestId(`measure-v${v}`).getByTestId(what);
+const measured = (page: Page, v: number, what: string) =>
+  page.getByTestId('measurements-hold_stock').getByTestId(`measure-v${v}`).getByTestId(what);
 const count = async (page: Page, v: number, what: string) => Number(await measured(page, v, what).textContent());
 
-test('an admin promotes, sunsets and retires a contract version in the dashboard; agents feel each step', async ({ page, request, baseURL }) => {
+test('an admin promotes, sunsets and retires a contract version in the dashboard; agents feel each step', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   await page.goto('/contracts?window=1h');
   await signInWithForm(page, 'carol@acme.test');
   await expect(page.getByTestId('contract-hold_stock')).toBeVisible();
   try {
     // The measurements count what agents send, by kind: one accepted, one schema, one business-rule refusal.
-    const before = { attempts: await count(page, 1, 'm-attempts'), accepted: await count(page, 1, 'm-accepted'), schema: await count(page, 1, 'm-schema'), business: await count(page, 1, 'm-business') };
+    const before = {
+      attempts: await count(page, 1, 'm-attempts'),
+      accepted: await count(page, 1, 'm-accepted'),
+      schema: await count(page, 1, 'm-schema'),
+      business: await count(page, 1, 'm-business'),
+    };
     expect((await hold(request, { sku: 'filter-blue', quantity: 1 })).status()).toBe(201);
     expect((await hold(request, { sku: 'filter-blue', quantity: 9 })).status()).toBe(422);
     expect((await hold(request, { sku: 'filter-gray', quantity: 3 })).status()).toBe(422);
@@ -74,7 +90,9 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
     const lint = version(page, 1).getByTestId('contract-lint');
     await expect(lint).toHaveAttribute('data-errors', '0');
     await lint.locator('summary').click();
-    await expect(lint.locator('[data-code="dropped_keyword"]', { hasText: '"maxLength"' })).toContainText('OpenAI structured outputs');
+    await expect(lint.locator('[data-code="dropped_keyword"]', { hasText: '"maxLength"' })).toContainText(
+      'OpenAI structured outputs',
+    );
 
     // Promote v2: v1 becomes supported, and v1 users are told it is deprecated.
     await version(page, 2).getByTestId('promote').click();
@@ -98,11 +116,17 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
     expect(sunset.status()).toBe(201);
     expect(sunset.headers()['sunset']).toBe(new Date(sunsetAt!).toUTCString());
     expect(sunset.headers()['deprecation']).toBe(deprecated.headers()['deprecation']);
-    const read = await request.get(`/api/v1/proposals/${((await sunset.json()) as { proposal: { id: string } }).proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+    const read = await request.get(
+      `/api/v1/proposals/${((await sunset.json()) as { proposal: { id: string } }).proposal.id}`,
+      { headers: { authorization: `Bearer ${agentKey('acme')}` } },
+    );
     expect(read.headers()['sunset']).toBe(new Date(sunsetAt!).toUTCString());
 
     // Retiring v2 (current) is refused with a clear code; retiring v1 is confirmed once more.
-    const refused = await page.request.post(`${API}/hold_stock/2`, { headers: { origin: baseURL! }, data: { status: 'retired' } });
+    const refused = await page.request.post(`${API}/hold_stock/2`, {
+      headers: { origin: baseURL! },
+      data: { status: 'retired' },
+    });
     expect(refused.status()).toBe(409);
     expect(await refused.json()).toMatchObject({ error: { code: 'cannot_retire_current' } });
     await version(page, 1).getByTestId('retire').click();
@@ -110,14 +134,19 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
     await expect(version(page, 1).getByTestId('contract-status')).toHaveText('retired');
     const retired = await hold(request, { sku: 'filter-blue', quantity: 1 });
     expect(retired.status()).toBe(422);
-    expect(await retired.json()).toMatchObject({ error: { kind: 'schema', code: 'unsupported_contract_version', supportedVersions: [2] } });
+    expect(await retired.json()).toMatchObject({
+      error: { kind: 'schema', code: 'unsupported_contract_version', supportedVersions: [2] },
+    });
     // The agents that still sent v1 stay listed, so an admin knows whom retiring it breaks.
     await page.reload();
     await expect(version(page, 1).getByTestId('sender')).toContainText('acme-support-bot');
 
     // An approver cannot change the rollout, nor read it.
     const alice = await apiSession(baseURL!, 'alice@acme.test');
-    const forbidden = await alice.post(`${API}/hold_stock/1`, { headers: { origin: baseURL! }, data: { status: 'supported' } });
+    const forbidden = await alice.post(`${API}/hold_stock/1`, {
+      headers: { origin: baseURL! },
+      data: { status: 'supported' },
+    });
     expect(forbidden.status()).toBe(403);
     expect(await forbidden.json()).toMatchObject({ error: { code: 'forbidden' } });
     expect((await alice.get(API)).status()).toBe(403);
@@ -129,26 +158,37 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
   expect((await hold(request, { sku: 'filter-blue', quantity: 1 }, 2)).status()).toBe(422);
 });
 
-test('the Contracts page, light and dark, at desktop and phone widths, its charts within the CSP', async ({ page, request }) => {
+test('the Contracts page, light and dark, at desktop and phone widths, its charts within the CSP', async ({
+  page,
+  request,
+}) => {
   // At least one failing field to draw, whatever ran before.
   expect((await hold(request, { sku: 'filter-blue', quantity: 9 })).status()).toBe(422);
   // The charts draw SVG with inline style attributes; the page CSP (nonce scripts, no 'unsafe-eval') must not block them.
   const violations: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' && /Content Security Policy|unsafe-eval/i.test(message.text())) violations.push(message.text());
+    if (message.type() === 'error' && /Content Security Policy|unsafe-eval/i.test(message.text()))
+      violations.push(message.text());
   });
   await page.goto('/contracts?window=24h');
   await signInWithForm(page, 'carol@acme.test');
   await expect(page.getByTestId('contract-hold_stock')).toBeVisible();
   for (const scheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme: scheme });
-    for (const [name, width] of [['', 1440], ['-phone', 390]] as const) {
+    for (const [name, width] of [
+      ['', 1440],
+      ['-phone', 390],
+    ] as const) {
       await page.setViewportSize({ width, height: 900 });
       await page.reload();
       await expect(page.getByTestId('measurements-hold_stock')).toBeVisible();
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow).toBeLessThanOrEqual(0);
-      await expect(page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first()).toBeVisible();
+      await expect(
+        page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first(),
+      ).toBeVisible();
       await page.screenshot({ path: path.join(dir, `contracts${name}-${scheme}.png`), fullPage: true });
     }
   }

@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import { agentKey, apiSession, signInWithForm, uniqueRequestId } from './support';
 
 /**
@@ -14,17 +14,27 @@ const shots = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
 async function proposeWith(api: APIRequestContext, key: string, sku = 'filter-blue'): Promise<number> {
   const response = await api.post('/api/v1/proposals', {
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    data: { requestId: uniqueRequestId('admin-keys'), action: 'hold_stock', contractVersion: 1, args: { sku, quantity: 1 }, evidenceRefs: [] },
+    data: {
+      requestId: uniqueRequestId('admin-keys'),
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku, quantity: 1 },
+      evidenceRefs: [],
+    },
   });
   return response.status();
 }
 
 function keyCard(page: Page, name: string): Locator {
-  return page.locator('[data-testid="agent-key"]').filter({ has: page.getByTestId('agent-key-name-text').getByText(name, { exact: true }) });
+  return page
+    .locator('[data-testid="agent-key"]')
+    .filter({ has: page.getByTestId('agent-key-name-text').getByText(name, { exact: true }) });
 }
 
 async function noSidewaysScroll(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
@@ -38,7 +48,12 @@ async function createInUi(page: Page, name: string): Promise<string> {
   return (await secret.textContent())!;
 }
 
-test('carol creates a key, copies it, proposes with it, rotates it with an overlap and revokes it', async ({ page, context, request, baseURL }) => {
+test('carol creates a key, copies it, proposes with it, rotates it with an overlap and revokes it', async ({
+  page,
+  context,
+  request,
+  baseURL,
+}) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
   await page.goto('/settings/agent-keys');
   await signInWithForm(page, 'carol@acme.test');
@@ -83,7 +98,9 @@ test('carol creates a key, copies it, proposes with it, rotates it with an overl
   // and offers to stop the agent. Revoking the new key alone also takes its "copy it now" panel away.
   const fresh = page.locator('[data-testid="agent-key"][data-state="active"]').filter({ hasText: name });
   await fresh.getByTestId('agent-key-revoke').click();
-  await expect(fresh.getByTestId('agent-key-revoke-still-working')).toContainText(`${name} keeps working after this with another key`);
+  await expect(fresh.getByTestId('agent-key-revoke-still-working')).toContainText(
+    `${name} keeps working after this with another key`,
+  );
   await expect(fresh.getByTestId('agent-key-revoke-still-working')).toContainText('(rotated) works until');
   await expect(fresh.getByTestId('agent-key-stop-agent')).toBeFocused();
   await expect(fresh.getByTestId('agent-key-stop-agent')).toHaveText(`Stop ${name}: revoke all 2 keys`);
@@ -91,7 +108,9 @@ test('carol creates a key, copies it, proposes with it, rotates it with an overl
   expect(await proposeWith(request, rotatedKey)).toBe(201);
   await fresh.getByTestId('agent-key-revoke').click();
   await fresh.getByTestId('agent-key-revoke-confirm').click();
-  await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(1);
+  await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(
+    1,
+  );
   await expect(page.getByTestId('agent-key-secret')).toHaveCount(0);
   await expect(page.getByTestId('agent-key-revoked-still-working')).toContainText('(rotated) works until');
   expect(await proposeWith(request, rotatedKey)).toBe(401);
@@ -101,7 +120,9 @@ test('carol creates a key, copies it, proposes with it, rotates it with an overl
   await oldCard.getByTestId('agent-key-revoke').click();
   await expect(oldCard.getByTestId('agent-key-stop-agent')).toHaveCount(0);
   await oldCard.getByTestId('agent-key-revoke-confirm').click();
-  await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(2);
+  await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(
+    2,
+  );
   await expect(page.getByTestId('agent-key-revoked-none-left')).toContainText(`No key of ${name} works any more`);
   expect(await proposeWith(request, key)).toBe(401);
 });
@@ -118,11 +139,15 @@ test('carol stops a rotated agent in one go: every key of it is refused at once'
   await expect(page.getByTestId('agent-key-secret-notice')).toContainText(`New key for ${name}`);
   const rotatedKey = (await page.getByTestId('agent-key-secret').textContent())!;
   // The list has the rotation: the old key in its overlap beside the new one.
-  await expect(page.locator('[data-testid="agent-key"][data-state="expiring"]').filter({ hasText: name })).toHaveCount(1);
+  await expect(page.locator('[data-testid="agent-key"][data-state="expiring"]').filter({ hasText: name })).toHaveCount(
+    1,
+  );
   const fresh = page.locator('[data-testid="agent-key"][data-state="active"]').filter({ hasText: name });
   await fresh.getByTestId('agent-key-revoke').click();
   await fresh.getByTestId('agent-key-stop-agent').click();
-  await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(2);
+  await expect(page.locator('[data-testid="agent-key"][data-state="revoked"]').filter({ hasText: name })).toHaveCount(
+    2,
+  );
   await expect(page.getByTestId('agent-key-secret')).toHaveCount(0);
   await expect(page.getByTestId('agent-key-revoked-notice')).toContainText(`Stopped ${name}: revoked 2 keys.`);
   expect([await proposeWith(request, key), await proposeWith(request, rotatedKey)]).toEqual([401, 401]);
@@ -139,7 +164,10 @@ test('the create form says what is wrong, in the server’s words', async ({ pag
   await expect(page.getByTestId('agent-key-secret')).toHaveCount(0);
 });
 
-test('the admin API refuses approvers, viewers, agent keys and another tenant’s key ids', async ({ request, baseURL }) => {
+test('the admin API refuses approvers, viewers, agent keys and another tenant’s key ids', async ({
+  request,
+  baseURL,
+}) => {
   const origin = { origin: baseURL! };
   const body = { name: 'sneaky-bot', actions: ['hold_stock'], grants: { warehouses: ['north'] } };
   for (const email of ['alice@acme.test', 'dave@acme.test']) {
@@ -155,12 +183,19 @@ test('the admin API refuses approvers, viewers, agent keys and another tenant’
   // The globex agent's key id, from globex's own audit trail (erin is a member there).
   const erin = await apiSession(baseURL!, 'erin@globex.test');
   const exported = await (await erin.get('/api/v1/audit/events?format=jsonl&type=agent_key.created')).text();
-  const created = exported.trim().split('\n').map((line) => JSON.parse(line) as { tenantId: string; data: { key: string; agent: string } });
-  const globexKeyId = created.filter((row) => row.tenantId === 'globex' && row.data.agent === 'globex-bot').at(-1)?.data.key;
+  const created = exported
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { tenantId: string; data: { key: string; agent: string } });
+  const globexKeyId = created.filter((row) => row.tenantId === 'globex' && row.data.agent === 'globex-bot').at(-1)
+    ?.data.key;
   expect(globexKeyId).toMatch(/^key_/);
 
   const carol = await apiSession(baseURL!, 'carol@acme.test');
-  for (const [verb, data] of [['revoke', {}], ['rotate', { overlapMinutes: 0 }]] as const) {
+  for (const [verb, data] of [
+    ['revoke', {}],
+    ['rotate', { overlapMinutes: 0 }],
+  ] as const) {
     const foreign = await carol.post(`${API}/${globexKeyId}/${verb}`, { headers: origin, data });
     const unknown = await carol.post(`${API}/key_doesnotexist/${verb}`, { headers: origin, data });
     expect([foreign.status(), unknown.status()], verb).toEqual([404, 404]);
@@ -173,10 +208,17 @@ test('the admin API refuses approvers, viewers, agent keys and another tenant’
   expect((await carol.post(API, { headers: { origin: 'https://evil.example' }, data: body })).status()).toBe(403);
   const invalid = await carol.post(API, { headers: origin, data: { ...body, grants: { regions: ['eu'] } } });
   expect(invalid.status()).toBe(422);
-  expect(((await invalid.json()) as { error: { code: string; issues: { field: string }[] } }).error).toMatchObject({ code: 'invalid_agent_key', issues: [{ field: 'grants.regions' }] });
+  expect(((await invalid.json()) as { error: { code: string; issues: { field: string }[] } }).error).toMatchObject({
+    code: 'invalid_agent_key',
+    issues: [{ field: 'grants.regions' }],
+  });
 });
 
-test('screenshots: desktop and phone, light and dark; the viewer sees why they cannot manage keys', async ({ page, browser, baseURL }) => {
+test('screenshots: desktop and phone, light and dark; the viewer sees why they cannot manage keys', async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   await page.goto('/settings/agent-keys');
   await signInWithForm(page, 'carol@acme.test');
   await expect(page.getByTestId('agent-keys-list')).toBeVisible();
@@ -197,7 +239,9 @@ test('screenshots: desktop and phone, light and dark; the viewer sees why they c
   const davePage = await viewer.newPage();
   await davePage.goto('/settings/agent-keys');
   await signInWithForm(davePage, 'dave@acme.test');
-  await expect(davePage.getByTestId('agent-keys-admin-only')).toContainText('Only admins issue, rotate and revoke agent keys');
+  await expect(davePage.getByTestId('agent-keys-admin-only')).toContainText(
+    'Only admins issue, rotate and revoke agent keys',
+  );
   await expect(davePage.getByTestId('agent-key-form')).toHaveCount(0);
   await viewer.close();
 });

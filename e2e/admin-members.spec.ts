@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { violations } from './axe';
 import { apiSession, codeEmailedTo, signInWithForm } from './support';
 
@@ -45,10 +45,16 @@ async function invite(page: Page, email: string, name: string, role: string): Pr
 const memberRow = (page: Page, email: string) => page.locator(`[data-testid="member"][data-email="${email}"]`);
 
 async function noSidewaysScroll(page: Page) {
-  expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+  ).toBeLessThanOrEqual(0);
 }
 
-test('an admin invites someone: the link works once, the role holds from the next request, and removal signs them out', async ({ page, browser, baseURL }) => {
+test('an admin invites someone: the link works once, the role holds from the next request, and removal signs them out', async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   await openAsCarol(page);
   const link = await invite(page, NEWBIE, 'Newbie', 'approver');
   await expect(page.getByTestId('invitation-link-notice')).toContainText('shown only now');
@@ -94,7 +100,10 @@ test('an admin invites someone: the link works once, the role holds from the nex
     // The link is dead: the page says so, and a POST with it is refused.
     await other.goto(link);
     await expect(other.getByTestId('invitation-gone')).toHaveAttribute('data-state', 'used');
-    const again = await other.request.post('/api/v1/invitations/accept', { headers: { origin: baseURL! }, data: { token, code: '123456', password: 'another long password' } });
+    const again = await other.request.post('/api/v1/invitations/accept', {
+      headers: { origin: baseURL! },
+      data: { token, code: '123456', password: 'another long password' },
+    });
     expect(again.status()).toBe(410);
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('invitation_used');
 
@@ -133,7 +142,10 @@ test('the last admin keeps her role, and the admin API refuses everyone else', a
   const origin = { origin: baseURL! };
   try {
     const carolId = (await listing(carol)).members.find((m) => m.email === 'carol@acme.test')!.userId;
-    for (const attempt of [carol.patch(`${API}/${carolId}`, { headers: origin, data: { role: 'viewer' } }), carol.delete(`${API}/${carolId}`, { headers: origin })]) {
+    for (const attempt of [
+      carol.patch(`${API}/${carolId}`, { headers: origin, data: { role: 'viewer' } }),
+      carol.delete(`${API}/${carolId}`, { headers: origin }),
+    ]) {
       const response = await attempt;
       expect(response.status(), await response.text()).toBe(409);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe('last_admin');
@@ -144,7 +156,10 @@ test('the last admin keeps her role, and the admin API refuses everyone else', a
     expect(erinId).toMatch(/^usr_/);
     const bodies = new Set<string>();
     for (const id of [erinId, 'usr_00000000000000000000']) {
-      for (const response of [await carol.patch(`${API}/${id}`, { headers: origin, data: { role: 'viewer' } }), await carol.delete(`${API}/${id}`, { headers: origin })]) {
+      for (const response of [
+        await carol.patch(`${API}/${id}`, { headers: origin, data: { role: 'viewer' } }),
+        await carol.delete(`${API}/${id}`, { headers: origin }),
+      ]) {
         expect(response.status()).toBe(404);
         bodies.add(await response.text());
       }
@@ -160,12 +175,28 @@ test('the last admin keeps her role, and the admin API refuses everyone else', a
     ]) {
       expect(response.status()).toBe(403);
     }
-    const bad = await carol.post(API, { headers: origin, data: { email: 'not an email', name: '', role: 'owner', tenant: 'globex' } });
+    const bad = await carol.post(API, {
+      headers: origin,
+      data: { email: 'not an email', name: '', role: 'owner', tenant: 'globex' },
+    });
     expect(bad.status()).toBe(422);
-    const issues = ((await bad.json()) as { error: { issues: { field: string }[] } }).error.issues.map((i) => i.field).sort();
+    const issues = ((await bad.json()) as { error: { issues: { field: string }[] } }).error.issues
+      .map((i) => i.field)
+      .sort();
     expect(issues).toEqual(['email', 'name', 'role', 'tenant']);
-    expect((await carol.post(API, { headers: { origin: 'https://evil.example' }, data: { email: 'x@acme.test', name: 'X', role: 'viewer' } })).status()).toBe(403);
-    expect((await carol.post(API, { headers: origin, data: { email: 'alice@acme.test', name: 'Alice', role: 'viewer' } })).status()).toBe(409);
+    expect(
+      (
+        await carol.post(API, {
+          headers: { origin: 'https://evil.example' },
+          data: { email: 'x@acme.test', name: 'X', role: 'viewer' },
+        })
+      ).status(),
+    ).toBe(403);
+    expect(
+      (
+        await carol.post(API, { headers: origin, data: { email: 'alice@acme.test', name: 'Alice', role: 'viewer' } })
+      ).status(),
+    ).toBe(409);
 
     // In the page: carol's own controls are disabled, with the reason; alice sees the list read-only.
     await openAsCarol(page);
@@ -189,7 +220,11 @@ test('an approver sees the members read-only; an unknown link says so', async ({
   await expect(page.getByTestId('invitation-gone')).toHaveAttribute('data-state', 'unknown');
 });
 
-test('the members and invitation pages at desktop and phone widths, light and dark', async ({ page, browser, baseURL }) => {
+test('the members and invitation pages at desktop and phone widths, light and dark', async ({
+  page,
+  browser,
+  baseURL,
+}) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await openAsCarol(page);
   const link = await invite(page, 'screenshot@acme.test', 'Sam Screenshot', 'viewer');
@@ -203,7 +238,10 @@ test('the members and invitation pages at desktop and phone widths, light and da
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await invitee.emulateMedia({ colorScheme: scheme });
-      for (const [label, width, height] of [['', 1440, 900], ['-phone', 390, 844]] as const) {
+      for (const [label, width, height] of [
+        ['', 1440, 900],
+        ['-phone', 390, 844],
+      ] as const) {
         await page.setViewportSize({ width, height });
         await invitee.setViewportSize({ width, height });
         await expect(page.getByTestId('invitation-pending')).toBeVisible();
@@ -216,7 +254,10 @@ test('the members and invitation pages at desktop and phone widths, light and da
       }
     }
     // Cancelling the invitation kills its link.
-    await page.locator('[data-testid="invitation-pending"][data-email="screenshot@acme.test"]').getByTestId('invitation-cancel').click();
+    await page
+      .locator('[data-testid="invitation-pending"][data-email="screenshot@acme.test"]')
+      .getByTestId('invitation-cancel')
+      .click();
     await expect(page.locator('[data-testid="invitation-pending"][data-email="screenshot@acme.test"]')).toHaveCount(0);
     await invitee.goto(link);
     await expect(invitee.getByTestId('invitation-gone')).toHaveAttribute('data-state', 'expired');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { PLAN_ORDERS } from '@/demo/systems/world';
 import { violations } from './axe';
 import { agentKey, apiSession, proposeHold, proposeRefund, signInWithForm, uniqueRequestId } from './support';
@@ -16,7 +16,15 @@ const API = '/api/v1/admin/policies';
 const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
 
 type Rule = { id: string; description: string; when: unknown; outcome: string; approvals: number; role: string };
-type View = { action: string; version: number; rules: Rule[]; expiryHours: number; createdAt: string | null; createdBy: { name: string; email: string } | null; note: string | null };
+type View = {
+  action: string;
+  version: number;
+  rules: Rule[];
+  expiryHours: number;
+  createdAt: string | null;
+  createdBy: { name: string; email: string } | null;
+  note: string | null;
+};
 
 async function documentOf(api: APIRequestContext): Promise<View[]> {
   const response = await api.get(API);
@@ -29,15 +37,25 @@ const holdOf = (views: View[]) => views.find((view) => view.action === 'hold_sto
 /** Publishes `original`'s rules and expiry again when the newest version differs (a new version: history is immutable). */
 async function restore(api: APIRequestContext, baseURL: string, original: View) {
   const now = holdOf(await documentOf(api));
-  const response = await api.put(API, { headers: { origin: baseURL }, data: { policies: [{ ...now, rules: original.rules, expiryHours: original.expiryHours }], note: 'Restore the rules the other specs expect' } });
+  const response = await api.put(API, {
+    headers: { origin: baseURL },
+    data: {
+      policies: [{ ...now, rules: original.rules, expiryHours: original.expiryHours }],
+      note: 'Restore the rules the other specs expect',
+    },
+  });
   expect(response.status()).toBe(200);
   expect(holdOf(await documentOf(api)).rules).toEqual(original.rules);
 }
 
 async function routingOf(api: APIRequestContext, id: string) {
-  const response = await api.get(`/api/v1/proposals/${id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  const response = await api.get(`/api/v1/proposals/${id}`, {
+    headers: { authorization: `Bearer ${agentKey('acme')}` },
+  });
   expect(response.status()).toBe(200);
-  return ((await response.json()) as { routing: { rule: string; policyVersion: number; approvals: number; outcome: string } }).routing;
+  return (
+    (await response.json()) as { routing: { rule: string; policyVersion: number; approvals: number; outcome: string } }
+  ).routing;
 }
 
 async function shoot(page: Page, name: string) {
@@ -46,7 +64,9 @@ async function shoot(page: Page, name: string) {
     await page.setViewportSize({ width: 1440, height: 900 });
     await page.screenshot({ path: path.join(dir, `${name}-${scheme}.png`), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     expect(overflow, `${name} fits 390 px (${scheme})`).toBeLessThanOrEqual(0);
     await page.screenshot({ path: path.join(dir, `${name}-phone-${scheme}.png`), fullPage: true });
   }
@@ -54,7 +74,11 @@ async function shoot(page: Page, name: string) {
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
-test('an admin edits hold_stock in the form, previews, saves a new version that routes the next proposal', async ({ page, baseURL, request }) => {
+test('an admin edits hold_stock in the form, previews, saves a new version that routes the next proposal', async ({
+  page,
+  baseURL,
+  request,
+}) => {
   const carol = await apiSession(baseURL!, 'carol@acme.test');
   const original = holdOf(await documentOf(carol));
   const pending = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
@@ -100,7 +124,9 @@ test('an admin edits hold_stock in the form, previews, saves a new version that 
 
     // The plan: the change in words, then the note; publishing without one is refused on the note.
     await card.getByTestId('policy-plan-run').click();
-    await expect(card.getByTestId('plan-changes')).toContainText('Adds rule no-holds-above-3: When quantity is above 3 → deny');
+    await expect(card.getByTestId('plan-changes')).toContainText(
+      'Adds rule no-holds-above-3: When quantity is above 3 → deny',
+    );
     await expect(card.getByTestId('plan-changes')).toContainText('needs 2 distinct approvers');
     await expect(card.getByTestId('plan-backtest')).toContainText('of the last 30 days replayed');
     await card.getByTestId('policy-save').click();
@@ -122,11 +148,21 @@ test('an admin edits hold_stock in the form, previews, saves a new version that 
 
     // New proposals are routed by the new version; the one pending before keeps its routing.
     const after = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
-    expect(await routingOf(request, after.id)).toMatchObject({ rule: original.rules[0]!.id, policyVersion: original.version + 1, approvals: 2 });
+    expect(await routingOf(request, after.id)).toMatchObject({
+      rule: original.rules[0]!.id,
+      policyVersion: original.version + 1,
+      approvals: 2,
+    });
     expect(await routingOf(request, pending.id)).toMatchObject({ policyVersion: original.version, approvals: 1 });
     const denied = await request.post('/api/v1/proposals', {
       headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json' },
-      data: { requestId: uniqueRequestId('hold-denied'), action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 4 }, evidenceRefs: [] },
+      data: {
+        requestId: uniqueRequestId('hold-denied'),
+        action: 'hold_stock',
+        contractVersion: 1,
+        args: { sku: 'filter-blue', quantity: 4 },
+        evidenceRefs: [],
+      },
     });
     expect(denied.status()).toBe(403);
     expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('denied_by_policy');
@@ -144,16 +180,30 @@ test('an admin edits hold_stock in the form, previews, saves a new version that 
   }
 });
 
-test('approvers and viewers read the policy with its version and author, and PUT is 403 for them', async ({ page, baseURL }) => {
+test('approvers and viewers read the policy with its version and author, and PUT is 403 for them', async ({
+  page,
+  baseURL,
+}) => {
   for (const email of ['alice@acme.test', 'dave@acme.test']) {
     const api = await apiSession(baseURL!, email);
     const views = await documentOf(api);
     expect(views.map((view) => view.action)).toEqual(['hold_stock', 'issue_refund']);
-    const put = await api.put(API, { headers: { origin: baseURL! }, data: { policies: [holdOf(views)], note: 'Not mine to change' } });
+    const put = await api.put(API, {
+      headers: { origin: baseURL! },
+      data: { policies: [holdOf(views)], note: 'Not mine to change' },
+    });
     expect(put.status(), `${email} may not save`).toBe(403);
     const plan = await api.post(`${API}/plan`, { headers: { origin: baseURL! }, data: { policies: [holdOf(views)] } });
     expect(plan.status(), `${email} may not plan`).toBe(403);
-    const preview = await api.post(`${API}/preview`, { headers: { origin: baseURL! }, data: { action: 'hold_stock', rules: holdOf(views).rules, expiryHours: 24, sample: { args: { sku: 'filter-blue', quantity: 1 } } } });
+    const preview = await api.post(`${API}/preview`, {
+      headers: { origin: baseURL! },
+      data: {
+        action: 'hold_stock',
+        rules: holdOf(views).rules,
+        expiryHours: 24,
+        sample: { args: { sku: 'filter-blue', quantity: 1 } },
+      },
+    });
     expect(preview.status()).toBe(403);
     await api.dispose();
   }
@@ -171,16 +221,32 @@ test('approvers and viewers read the policy with its version and author, and PUT
   await shoot(page, 'settings-policies-viewer');
 });
 
-type Flip = { proposalId: string; summary: string; before: { outcome: string; approvals: number }; after: { outcome: string; approvals: number } };
+type Flip = {
+  proposalId: string;
+  summary: string;
+  before: { outcome: string; approvals: number };
+  after: { outcome: string; approvals: number };
+};
 
-test('a draft lowering the refund bound lists exactly the proposals that flip, and the plan shows them before publishing', async ({ page, baseURL, request }) => {
+test('a draft lowering the refund bound lists exactly the proposals that flip, and the plan shows them before publishing', async ({
+  page,
+  baseURL,
+  request,
+}) => {
   const carol = await apiSession(baseURL!, 'carol@acme.test');
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   // acme's refunds above 100.00 per order in 24 h need two approvers; the draft lowers that to 50.00.
   const amounts = [3000, 6000, 9000, 12000];
   const proposals = [];
   for (const [index, amountMinor] of amounts.entries()) {
-    proposals.push(await proposeRefund(request, { orderId: PLAN_ORDERS[index], amountMinor, currency: 'EUR', reason: 'Backtest sample' }));
+    proposals.push(
+      await proposeRefund(request, {
+        orderId: PLAN_ORDERS[index],
+        amountMinor,
+        currency: 'EUR',
+        reason: 'Backtest sample',
+      }),
+    );
   }
   const [small, middle, upper, big] = proposals;
   try {
@@ -189,21 +255,41 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
     const draft = { ...refund, rules: [{ ...bound, when: { ...bound.when, above: 5000 } }, rest] };
     const answer = await carol.post(`${API}/plan`, { headers: { origin: baseURL! }, data: { policies: [draft] } });
     expect(answer.status()).toBe(200);
-    const plan = (await answer.json()) as { changes: { action: string; words: string[] }[]; warnings: { action: string; ruleId: string; message: string }[]; backtest: { days: number; proposals: number; flips: Flip[] } };
+    const plan = (await answer.json()) as {
+      changes: { action: string; words: string[] }[];
+      warnings: { action: string; ruleId: string; message: string }[];
+      backtest: { days: number; proposals: number; flips: Flip[] };
+    };
     expect(plan.changes.map((change) => change.action)).toEqual(['issue_refund']);
     // Both descriptions and both ids still name 100.00: warnings, the catch-all's included; ids are not renamed.
-    expect(plan.warnings.map((warning) => warning.ruleId)).toEqual(['refunds-over-100', 'refunds-over-100', 'refunds-up-to-100', 'refunds-up-to-100']);
-    expect(plan.warnings[2]!.message).toMatch(/^Rule refunds-up-to-100: The description says 100\.00, but the rules before it are bounded at /);
+    expect(plan.warnings.map((warning) => warning.ruleId)).toEqual([
+      'refunds-over-100',
+      'refunds-over-100',
+      'refunds-up-to-100',
+      'refunds-up-to-100',
+    ]);
+    expect(plan.warnings[2]!.message).toMatch(
+      /^Rule refunds-up-to-100: The description says 100\.00, but the rules before it are bounded at /,
+    );
     expect(plan.warnings[3]!.message).toContain('Ids are not renamed, since past proposals cite them');
     const mine = new Set(proposals.map((proposal) => proposal.id));
     const flipped = plan.backtest.flips.filter((flip) => mine.has(flip.proposalId));
     expect(flipped.map((flip) => flip.proposalId).sort()).toEqual([middle!.id, upper!.id].sort());
-    for (const flip of flipped) expect(flip).toMatchObject({ before: { outcome: 'needs_approval', approvals: 1 }, after: { outcome: 'needs_approval', approvals: 2 } });
-    expect(flipped.map((flip) => flip.summary).sort()).toEqual([`issue_refund on ${PLAN_ORDERS[1]}`, `issue_refund on ${PLAN_ORDERS[2]}`]);
+    for (const flip of flipped)
+      expect(flip).toMatchObject({
+        before: { outcome: 'needs_approval', approvals: 1 },
+        after: { outcome: 'needs_approval', approvals: 2 },
+      });
+    expect(flipped.map((flip) => flip.summary).sort()).toEqual([
+      `issue_refund on ${PLAN_ORDERS[1]}`,
+      `issue_refund on ${PLAN_ORDERS[2]}`,
+    ]);
     expect(plan.backtest.days).toBe(30);
     expect(plan.backtest.proposals).toBeGreaterThanOrEqual(4);
     expect(JSON.stringify(plan)).not.toContain('Backtest sample');
-    expect((await carol.post(`${API}/plan?days=0`, { headers: { origin: baseURL! }, data: { policies: [draft] } })).status()).toBe(422);
+    expect(
+      (await carol.post(`${API}/plan?days=0`, { headers: { origin: baseURL! }, data: { policies: [draft] } })).status(),
+    ).toBe(422);
     // The plan wrote nothing.
     expect((await documentOf(carol)).find((view) => view.action === 'issue_refund')!.version).toBe(refund.version);
 
@@ -221,23 +307,39 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
     await first.getByTestId('rule-bound').fill('50.00');
     await expect(first.getByTestId('rule-bound-minor')).toHaveText('= 5000 minor units, compared in every currency');
     // The description still says 100.00: flagged, and rewritten from the rule's terms.
-    await expect(first.getByTestId('rule-description-mismatch')).toContainText('The description says 100.00, but the bound is 50.00 EUR.');
+    await expect(first.getByTestId('rule-description-mismatch')).toContainText(
+      'The description says 100.00, but the bound is 50.00 EUR.',
+    );
     expect(await violations(page), 'the flagged rule').toEqual([]);
     await first.getByTestId('rule-describe').click();
-    await expect(first.getByTestId('rule-description')).toHaveValue('amountMinor summed per resource over 24 h above 50.00 EUR: needs 2 distinct approvers');
+    await expect(first.getByTestId('rule-description')).toHaveValue(
+      'amountMinor summed per resource over 24 h above 50.00 EUR: needs 2 distinct approvers',
+    );
     await expect(first.getByTestId('rule-description-mismatch')).toHaveCount(0);
-    await expect(first.getByTestId('rule-id-mismatch')).toContainText('The id refunds-over-100 names 100, but the bound is 50.00 EUR.');
+    await expect(first.getByTestId('rule-id-mismatch')).toContainText(
+      'The id refunds-over-100 names 100, but the bound is 50.00 EUR.',
+    );
     // The catch-all describes what the bound leaves: flagged too, and rewritten from the terms.
     const catchAll = card.getByTestId('policy-rule').nth(1);
-    await expect(catchAll.getByTestId('rule-description-mismatch')).toContainText('The description says 100.00, but the rules before it are bounded at 50.00 EUR.');
+    await expect(catchAll.getByTestId('rule-description-mismatch')).toContainText(
+      'The description says 100.00, but the rules before it are bounded at 50.00 EUR.',
+    );
     await catchAll.getByTestId('rule-describe').click();
-    await expect(catchAll.getByTestId('rule-description')).toHaveValue('Every other proposal (amountMinor summed per resource over 24 h up to 50.00 EUR): needs 1 distinct approver');
+    await expect(catchAll.getByTestId('rule-description')).toHaveValue(
+      'Every other proposal (amountMinor summed per resource over 24 h up to 50.00 EUR): needs 1 distinct approver',
+    );
     await expect(catchAll.getByTestId('rule-description-mismatch')).toHaveCount(0);
     await card.getByTestId('policy-plan-run').click();
-    await expect(card.getByTestId('plan-changes')).toContainText('is above 50.00 EUR → needs 2 distinct approvers (was above 100.00 EUR).');
-    for (const proposal of [middle!, upper!]) await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toBeVisible();
-    for (const proposal of [small!, big!]) await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toHaveCount(0);
-    await expect(card.getByTestId('plan-counts')).toContainText('needs 1 distinct approver → needs 2 distinct approvers');
+    await expect(card.getByTestId('plan-changes')).toContainText(
+      'is above 50.00 EUR → needs 2 distinct approvers (was above 100.00 EUR).',
+    );
+    for (const proposal of [middle!, upper!])
+      await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toBeVisible();
+    for (const proposal of [small!, big!])
+      await expect(card.locator(`[data-testid="plan-flip"][data-proposal-id="${proposal.id}"]`)).toHaveCount(0);
+    await expect(card.getByTestId('plan-counts')).toContainText(
+      'needs 1 distinct approver → needs 2 distinct approvers',
+    );
     await expect(card.getByTestId('policy-note')).toBeVisible();
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
@@ -251,7 +353,10 @@ test('a draft lowering the refund bound lists exactly the proposals that flip, a
   } finally {
     // Rejected, so no other spec's queue sees them.
     for (const proposal of proposals) {
-      const rejected = await alice.post(`/api/v1/proposals/${proposal.id}/decisions`, { headers: { origin: baseURL! }, data: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'Needs more evidence' } });
+      const rejected = await alice.post(`/api/v1/proposals/${proposal.id}/decisions`, {
+        headers: { origin: baseURL! },
+        data: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'Needs more evidence' },
+      });
       expect(rejected.status()).toBe(200);
     }
     await alice.dispose();

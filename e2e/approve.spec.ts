@@ -29,9 +29,13 @@ test('an approver signs in, sees the queue, and approves the exact payload', asy
   await expect(page.getByTestId('decision-outcome')).toContainText('Approved by Alice');
   // Told once: the outcome line names who approved; no list repeats it.
   await expect(page.getByTestId('decisions')).toHaveCount(0);
-  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.approved"]')).toContainText('Approved by');
+  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.approved"]')).toContainText(
+    'Approved by',
+  );
 
-  const api = await request.get(`/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  const api = await request.get(`/api/v1/proposals/${proposal.id}`, {
+    headers: { authorization: `Bearer ${agentKey('acme')}` },
+  });
   expect(((await api.json()) as { status: string }).status).toMatch(/^(approved|executing|succeeded)$/);
 });
 

@@ -17,7 +17,8 @@ export type CliOptions = {
 export function withoutCountersignSettings(): NodeJS.ProcessEnv {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value === undefined || /^(DATABASE_URL|AUTH_.*|SIGNING_KEYS|COUNTERSIGN_.*|E2E_.*|OIDC_.*)$/.test(name)) continue;
+    if (value === undefined || /^(DATABASE_URL|AUTH_.*|SIGNING_KEYS|COUNTERSIGN_.*|E2E_.*|OIDC_.*)$/.test(name))
+      continue;
     env[name] = value;
   }
   return env as NodeJS.ProcessEnv;

@@ -22,10 +22,16 @@ test.describe('the administration CLI', () => {
   const USAGE_ERRORS: { args: string[]; says: string; viaNpm?: boolean }[] = [
     { args: [], says: 'Error: no command given', viaNpm: true },
     { args: ['frobnicate'], says: 'Error: unknown command "frobnicate"', viaNpm: true },
-    { args: ['grant', 'ops@acme.test', 'acme-e2e', 'boss'], says: 'Error: role must be one of viewer, approver, admin' },
+    {
+      args: ['grant', 'ops@acme.test', 'acme-e2e', 'boss'],
+      says: 'Error: role must be one of viewer, approver, admin',
+    },
     { args: ['create-tenant', 'x', '--colour', 'red'], says: "Unknown option '--colour'" },
     { args: ['policy:plan', 'draft.json'], says: 'Error: missing --tenant' },
-    { args: ['policy:plan', 'draft.json', '--tenant', 'acme-e2e', '--days', '400'], says: 'Error: --days takes a whole number of days from 1 to 365' },
+    {
+      args: ['policy:plan', 'draft.json', '--tenant', 'acme-e2e', '--days', '400'],
+      says: 'Error: --days takes a whole number of days from 1 to 365',
+    },
   ];
   test('usage errors exit 2 with the reason and the usage', async () => {
     for (const { args, says, viaNpm } of USAGE_ERRORS) {
@@ -41,11 +47,29 @@ test.describe('the administration CLI', () => {
     { args: ['create-tenant', 'acme-e2e', '--name', 'Acme E2E'], code: 0, says: 'Created tenant acme-e2e (Acme E2E).' },
     { args: ['create-tenant', 'acme-e2e'], code: 1, says: 'Error: Tenant "acme-e2e" already exists.' },
     { args: ['create-tenant', 'Bad_Id'], code: 1, says: 'Error: A tenant id is 2–40 characters of a–z, 0–9 and "-"' },
-    { args: ['create-user', 'short@acme.test', '--name', 'Short', '--password-stdin'], stdin: 'short\n', code: 1, says: 'Error: A password needs at least 12 characters.' },
-    { args: ['create-user', 'chosen@acme.test', '--name', 'Chosen', '--password-stdin'], stdin: 'a chosen password, long enough\n', code: 0, says: 'Created user chosen@acme.test' },
-    { args: ['grant', 'nobody@acme.test', 'acme-e2e', 'approver'], code: 1, says: 'Error: No user with email nobody@acme.test; create the user first.' },
+    {
+      args: ['create-user', 'short@acme.test', '--name', 'Short', '--password-stdin'],
+      stdin: 'short\n',
+      code: 1,
+      says: 'Error: A password needs at least 12 characters.',
+    },
+    {
+      args: ['create-user', 'chosen@acme.test', '--name', 'Chosen', '--password-stdin'],
+      stdin: 'a chosen password, long enough\n',
+      code: 0,
+      says: 'Created user chosen@acme.test',
+    },
+    {
+      args: ['grant', 'nobody@acme.test', 'acme-e2e', 'approver'],
+      code: 1,
+      says: 'Error: No user with email nobody@acme.test; create the user first.',
+    },
     { args: ['grant', 'chosen@acme.test', 'nowhere', 'approver'], code: 1, says: 'Error: No tenant "nowhere".' },
-    { args: ['grant', 'chosen@acme.test', 'acme-e2e', 'approver'], code: 0, says: 'chosen@acme.test is now approver of acme-e2e.' },
+    {
+      args: ['grant', 'chosen@acme.test', 'acme-e2e', 'approver'],
+      code: 0,
+      says: 'chosen@acme.test is now approver of acme-e2e.',
+    },
   ];
   test('accounts: exit 0 when done, 1 with the reason when refused', async () => {
     test.setTimeout(240_000);
@@ -73,7 +97,15 @@ test.describe('the administration CLI', () => {
   });
 
   test('create-agent-key prints a key once; revoking works once', async () => {
-    const created = await cli(dataDir, ['create-agent-key', 'acme-e2e', 'support-bot', '--actions', 'hold_stock', '--grant', 'warehouses=north']);
+    const created = await cli(dataDir, [
+      'create-agent-key',
+      'acme-e2e',
+      'support-bot',
+      '--actions',
+      'hold_stock',
+      '--grant',
+      'warehouses=north',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const id = created.stdout.match(/^Created agent key (\S+) for support-bot in acme-e2e\.$/m)?.[1];
     const key = created.stdout.match(/^Key \(shown once, store it now\): (\S+)$/m)?.[1];
@@ -101,7 +133,9 @@ test.describe('the administration CLI', () => {
       const refused = await cli(dataDir, ['create-tenant', 'while-locked']);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`is open in another process (pid ${process.pid})`);
-      expect(refused.stderr).toContain('stop that process (the running dashboard), or run against PostgreSQL by setting DATABASE_URL');
+      expect(refused.stderr).toContain(
+        'stop that process (the running dashboard), or run against PostgreSQL by setting DATABASE_URL',
+      );
       expect(fs.readFileSync(lockFile, 'utf8')).toBe(String(process.pid));
     } finally {
       fs.rmSync(lockFile, { force: true });
@@ -138,12 +172,39 @@ test.describe('notification channels from the CLI', () => {
 
   // Each refusal names the flag and the problem, exits 1 and creates nothing.
   const REFUSALS: { args: string[]; says: string }[] = [
-    { args: ['--tenant', 'acme-e2e', '--kind', 'pager', '--target', 'https://hooks.example/x'], says: 'Error: --kind must be webhook, slack or email (got "pager")' },
-    { args: ['--tenant', 'acme-e2e', '--kind', 'webhook', '--target', 'ftp://files.example/in'], says: 'Error: --target of a webhook channel must be an http(s) URL' },
-    { args: ['--tenant', 'acme-e2e', '--kind', 'email', '--target', 'https://hooks.example/x'], says: 'Error: --target of an email channel must be an email address like ops@example.com' },
-    { args: ['--tenant', 'acme-e2e', '--kind', 'slack', '--target', 'https://hooks.example/x', '--events', 'proposal.waiting,proposal.exploded'], says: 'Error: --events: "proposal.exploded" is not a notification event (known: proposal.waiting,' },
-    { args: ['--tenant', 'nowhere', '--kind', 'email', '--target', 'ops@acme.test'], says: 'Error: No tenant "nowhere".' },
-    { args: ['--tenant', 'acme-e2e', '--kind', 'email', '--target', 'ops@acme.test', '--digest', '101'], says: 'Error: --digest must be a whole number from 0 (off) to 100' },
+    {
+      args: ['--tenant', 'acme-e2e', '--kind', 'pager', '--target', 'https://hooks.example/x'],
+      says: 'Error: --kind must be webhook, slack or email (got "pager")',
+    },
+    {
+      args: ['--tenant', 'acme-e2e', '--kind', 'webhook', '--target', 'ftp://files.example/in'],
+      says: 'Error: --target of a webhook channel must be an http(s) URL',
+    },
+    {
+      args: ['--tenant', 'acme-e2e', '--kind', 'email', '--target', 'https://hooks.example/x'],
+      says: 'Error: --target of an email channel must be an email address like ops@example.com',
+    },
+    {
+      args: [
+        '--tenant',
+        'acme-e2e',
+        '--kind',
+        'slack',
+        '--target',
+        'https://hooks.example/x',
+        '--events',
+        'proposal.waiting,proposal.exploded',
+      ],
+      says: 'Error: --events: "proposal.exploded" is not a notification event (known: proposal.waiting,',
+    },
+    {
+      args: ['--tenant', 'nowhere', '--kind', 'email', '--target', 'ops@acme.test'],
+      says: 'Error: No tenant "nowhere".',
+    },
+    {
+      args: ['--tenant', 'acme-e2e', '--kind', 'email', '--target', 'ops@acme.test', '--digest', '101'],
+      says: 'Error: --digest must be a whole number from 0 (off) to 100',
+    },
   ];
   test('add-channel refuses bad input with exit 1 and a specific message, creating nothing', async () => {
     test.setTimeout(240_000);
@@ -160,12 +221,24 @@ test.describe('notification channels from the CLI', () => {
     const result = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'webhook']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Error: missing --target');
-    expect(result.stderr).toContain('add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>] [--digest <0-100>]');
+    expect(result.stderr).toContain(
+      'add-channel --tenant <id> --kind <webhook|slack|email> --target <url-or-address> [--events <a,b>] [--digest <0-100>]',
+    );
     expect(await listed()).toContain('No notification channels in acme-e2e.');
   });
 
   test('add-channel creates each kind; a webhook secret is printed once and never listed', async () => {
-    const webhook = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'webhook', '--target', 'https://hooks.example/countersign', '--events', 'proposal.waiting,proposal.decided']);
+    const webhook = await cli(dataDir, [
+      'add-channel',
+      '--tenant',
+      'acme-e2e',
+      '--kind',
+      'webhook',
+      '--target',
+      'https://hooks.example/countersign',
+      '--events',
+      'proposal.waiting,proposal.decided',
+    ]);
     expect(webhook.code, webhook.stderr).toBe(0);
     const webhookId = webhook.stdout.match(/^Created webhook channel (chn_\S+) in acme-e2e\.$/m)?.[1];
     expect(webhookId).toBeTruthy();
@@ -177,13 +250,33 @@ test.describe('notification channels from the CLI', () => {
     expect(webhook.stdout.split(secret!)).toHaveLength(2);
     expect(webhook.stdout).toContain('It is not shown again');
 
-    const slack = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'slack', '--target', 'https://hooks.slack.com/services/T000/B000/abcdSECRETwxyz']);
+    const slack = await cli(dataDir, [
+      'add-channel',
+      '--tenant',
+      'acme-e2e',
+      '--kind',
+      'slack',
+      '--target',
+      'https://hooks.slack.com/services/T000/B000/abcdSECRETwxyz',
+    ]);
     expect(slack.code, slack.stderr).toBe(0);
     expect(slack.stdout).toMatch(/^Created slack channel chn_\S+ in acme-e2e\.$/m);
     expect(slack.stdout).toContain('  events: proposal.waiting, proposal.reminder');
     expect(slack.stdout).not.toContain('whsec_');
 
-    const email = await cli(dataDir, ['add-channel', '--tenant', 'acme-e2e', '--kind', 'email', '--target', 'ops@acme.test', '--events', 'proposal.waiting', '--digest', '0']);
+    const email = await cli(dataDir, [
+      'add-channel',
+      '--tenant',
+      'acme-e2e',
+      '--kind',
+      'email',
+      '--target',
+      'ops@acme.test',
+      '--events',
+      'proposal.waiting',
+      '--digest',
+      '0',
+    ]);
     expect(email.code, email.stderr).toBe(0);
     expect(email.stdout).toContain('  digest: never');
     expect(email.stdout).toMatch(/^Created email channel chn_\S+ in acme-e2e\.$/m);
@@ -218,12 +311,28 @@ test.describe('the emergency stop from the CLI', () => {
 
   // In order on one database: pausing twice and resuming twice each change something once.
   const STEPS: { args: string[]; code: 0 | 1 | 2; says: string }[] = [
-    { args: ['executions:pause', '--tenant', 'acme-e2e', '--reason', 'Suspected leaked key'], code: 0, says: 'Executions in acme-e2e are now paused.' },
-    { args: ['executions:pause', '--tenant', 'acme-e2e'], code: 0, says: 'Executions in acme-e2e were already paused; nothing changed.' },
+    {
+      args: ['executions:pause', '--tenant', 'acme-e2e', '--reason', 'Suspected leaked key'],
+      code: 0,
+      says: 'Executions in acme-e2e are now paused.',
+    },
+    {
+      args: ['executions:pause', '--tenant', 'acme-e2e'],
+      code: 0,
+      says: 'Executions in acme-e2e were already paused; nothing changed.',
+    },
     { args: ['executions:resume', '--tenant', 'acme-e2e'], code: 0, says: 'Executions in acme-e2e are now running.' },
-    { args: ['executions:resume', '--tenant', 'acme-e2e'], code: 0, says: 'Executions in acme-e2e were already running; nothing changed.' },
+    {
+      args: ['executions:resume', '--tenant', 'acme-e2e'],
+      code: 0,
+      says: 'Executions in acme-e2e were already running; nothing changed.',
+    },
     { args: ['executions:pause', '--tenant', 'nowhere'], code: 1, says: 'Error: No tenant "nowhere".' },
-    { args: ['executions:pause', '--tenant', 'acme-e2e', '--reason', ''], code: 1, says: 'Error: --reason is 1–500 characters.' },
+    {
+      args: ['executions:pause', '--tenant', 'acme-e2e', '--reason', ''],
+      code: 1,
+      says: 'Error: --reason is 1–500 characters.',
+    },
     { args: ['executions:resume'], code: 2, says: 'Error: missing --tenant' },
   ];
   test('executions:pause and executions:resume answer what they did, exit 1 when refused and 2 on a usage error', async () => {
@@ -243,7 +352,12 @@ test.describe("the auditor's commands", () => {
   test.beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-cli-audit-'));
     // Each of these writes an event to the tenant's chain: tenant.created, membership.granted, agent_key.created.
-    for (const args of [['create-tenant', 'audit-e2e'], ['create-user', 'auditor@audit.test', '--name', 'Auditor'], ['grant', 'auditor@audit.test', 'audit-e2e', 'viewer'], ['create-agent-key', 'audit-e2e', 'bot', '--actions', 'hold_stock']]) {
+    for (const args of [
+      ['create-tenant', 'audit-e2e'],
+      ['create-user', 'auditor@audit.test', '--name', 'Auditor'],
+      ['grant', 'auditor@audit.test', 'audit-e2e', 'viewer'],
+      ['create-agent-key', 'audit-e2e', 'bot', '--actions', 'hold_stock'],
+    ]) {
       const result = await cli(dataDir, args);
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
     }
@@ -259,15 +373,27 @@ test.describe("the auditor's commands", () => {
   };
 
   /** A checkpoint file as `GET /api/v1/audit/checkpoint` answers, signed by a fresh key (listed in it, or not). */
-  async function checkpointFile(name: string, claim: { seq: number; hash: string }, options: { listKey?: boolean } = {}) {
+  async function checkpointFile(
+    name: string,
+    claim: { seq: number; hash: string },
+    options: { listKey?: boolean } = {},
+  ) {
     const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
     const kid = `cli-e2e-${name}`;
     const at = new Date().toISOString();
-    const checkpoint = await new SignJWT({ tenant: 'audit-e2e', ...claim, at }).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'countersign-checkpoint+jwt' }).sign(privateKey);
+    const checkpoint = await new SignJWT({ tenant: 'audit-e2e', ...claim, at })
+      .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'countersign-checkpoint+jwt' })
+      .sign(privateKey);
     const other = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-    const listed = options.listKey === false ? { ...(await exportJWK(other.publicKey)), kid: 'someone-else' } : { ...(await exportJWK(publicKey)), kid };
+    const listed =
+      options.listKey === false
+        ? { ...(await exportJWK(other.publicKey)), kid: 'someone-else' }
+        : { ...(await exportJWK(publicKey)), kid };
     const key = { ...listed, alg: 'EdDSA', use: 'sig' };
-    return { file: write(`${name}.json`, { tenant: 'audit-e2e', ...claim, at, checkpoint, keys: [key] }), jwks: write(`${name}-jwks.json`, { keys: [key] }) };
+    return {
+      file: write(`${name}.json`, { tenant: 'audit-e2e', ...claim, at, checkpoint, keys: [key] }),
+      jwks: write(`${name}-jwks.json`, { keys: [key] }),
+    };
   }
 
   test('audit:verify recomputes the chains and names the head', async () => {
@@ -286,7 +412,9 @@ test.describe("the auditor's commands", () => {
     const good = await checkpointFile('good', head);
     const matched = await cli(dataDir, ['audit:verify', '--checkpoint', good.file, '--keys', good.jwks]);
     expect(matched.code, matched.stderr).toBe(0);
-    expect(matched.stdout).toContain(`audit-e2e: verified through #${head.seq} (${head.hash}), matching 1 signed checkpoint(s)`);
+    expect(matched.stdout).toContain(
+      `audit-e2e: verified through #${head.seq} (${head.hash}), matching 1 signed checkpoint(s)`,
+    );
 
     // The server once signed a longer chain than the database now holds: the tail was rolled back.
     const ahead = await checkpointFile('ahead', { seq: head.seq + 2, hash: `sha256:${'a'.repeat(64)}` });
@@ -313,10 +441,26 @@ test.describe("the auditor's commands", () => {
   });
 
   const REFUSED: { name: string; args: (files: Record<string, string>) => string[]; says: string }[] = [
-    { name: 'an unknown tenant', args: () => ['audit:verify', '--tenant', 'nope'], says: 'Error: tenant "nope" has no audit chain' },
-    { name: 'a malformed checkpoint file', args: (f) => ['audit:verify', '--checkpoint', f.malformed!], says: 'is not a saved checkpoint' },
-    { name: 'a checkpoint that is not JSON', args: (f) => ['audit:verify', '--checkpoint', f.text!], says: 'is not JSON' },
-    { name: 'a checkpoint whose JWS is garbage', args: (f) => ['audit:verify', '--checkpoint', f.garbage!], says: 'the checkpoint is not a compact JWS' },
+    {
+      name: 'an unknown tenant',
+      args: () => ['audit:verify', '--tenant', 'nope'],
+      says: 'Error: tenant "nope" has no audit chain',
+    },
+    {
+      name: 'a malformed checkpoint file',
+      args: (f) => ['audit:verify', '--checkpoint', f.malformed!],
+      says: 'is not a saved checkpoint',
+    },
+    {
+      name: 'a checkpoint that is not JSON',
+      args: (f) => ['audit:verify', '--checkpoint', f.text!],
+      says: 'is not JSON',
+    },
+    {
+      name: 'a checkpoint whose JWS is garbage',
+      args: (f) => ['audit:verify', '--checkpoint', f.garbage!],
+      says: 'the checkpoint is not a compact JWS',
+    },
     { name: 'a missing file', args: (f) => ['bundle:verify', path.join(f.dir!, 'absent.json')], says: 'cannot read' },
     { name: 'a JSON file that is no bundle', args: (f) => ['bundle:verify', f.notBundle!], says: 'format' },
   ];

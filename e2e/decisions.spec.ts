@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { proposeHold, proposeRefund, signInWithForm } from './support';
 
 /** The demo's systems of record, in test mode, next to the server (playwright.config.ts). */
@@ -18,8 +18,16 @@ async function openAs(page: Page, proposalId: string, email: string) {
   await expect(page).toHaveURL(new RegExp(`/proposals/${proposalId}$`));
 }
 
-test('a refund outside Countersign that the balance still covers does not make the proposal stale', async ({ page, request }) => {
-  const proposal = await proposeRefund(request, { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'Partial refund for a late parcel' });
+test('a refund outside Countersign that the balance still covers does not make the proposal stale', async ({
+  page,
+  request,
+}) => {
+  const proposal = await proposeRefund(request, {
+    orderId: 'ord_1842',
+    amountMinor: 100,
+    currency: 'USD',
+    reason: 'Partial refund for a late parcel',
+  });
   await openAs(page, proposal.id, 'alice@acme.test');
   await expect(page.getByTestId('status-chip')).toHaveText('pending approval');
 
@@ -33,7 +41,9 @@ test('a refund outside Countersign that the balance still covers does not make t
   await page.getByTestId('approve').click();
   await page.getByTestId('confirm-approve').click();
   await expect(page.getByTestId('status-chip')).not.toHaveText(/pending approval|stale/);
-  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.approved"]')).toContainText('Approved by');
+  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.approved"]')).toContainText(
+    'Approved by',
+  );
   await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.stale"]')).toHaveCount(0);
 });
 
@@ -58,14 +68,24 @@ test('an approver extends a proposal once', async ({ page, baseURL }) => {
   await expect(page.getByTestId('extend')).toHaveCount(0);
 
   // A second extension is refused, also over the API.
-  const again = await page.request.post(`/api/v1/proposals/${proposal.id}/extend`, { headers: { origin: baseURL!, 'content-type': 'application/json' }, data: {} });
+  const again = await page.request.post(`/api/v1/proposals/${proposal.id}/extend`, {
+    headers: { origin: baseURL!, 'content-type': 'application/json' },
+    data: {},
+  });
   expect(again.status()).toBe(409);
   expect(((await again.json()) as { error: { code: string } }).error.code).toBe('already_extended');
-  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.extended"]')).toContainText('Expiry extended by');
+  await expect(page.locator('[data-testid="proposal-history-event"][data-type="proposal.extended"]')).toContainText(
+    'Expiry extended by',
+  );
 });
 
 test('two approvers in two browsers reach the quorum of a refund above 100.00', async ({ browser, request }) => {
-  const proposal = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 15000, currency: 'EUR', reason: 'Whole order damaged' });
+  const proposal = await proposeRefund(request, {
+    orderId: 'ord_1843',
+    amountMinor: 15000,
+    currency: 'EUR',
+    reason: 'Whole order damaged',
+  });
   const aliceContext = await browser.newContext();
   const bobContext = await browser.newContext();
   try {
@@ -76,7 +96,9 @@ test('two approvers in two browsers reach the quorum of a refund above 100.00', 
     await expect(alice.getByTestId('approval-progress')).toHaveText('0 of 2 approvals');
 
     await alice.getByTestId('approve').click();
-    await expect(alice.getByRole('group', { name: 'Confirm approval' })).toContainText(proposal.payloadHash.slice(0, 15));
+    await expect(alice.getByRole('group', { name: 'Confirm approval' })).toContainText(
+      proposal.payloadHash.slice(0, 15),
+    );
     await alice.getByTestId('confirm-approve').click();
     await expect(alice.getByTestId('approval-progress')).toHaveText('1 of 2 approvals');
     await expect(alice.getByTestId('status-chip')).toHaveText('pending approval');
@@ -88,11 +110,16 @@ test('two approvers in two browsers reach the quorum of a refund above 100.00', 
     await bob.getByTestId('confirm-approve').click();
     await expect(bob.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
     await expect(bob.getByTestId('decision-outcome')).toHaveText(/^Approved by Alice and Bob · \d{1,2}:\d\d( [AP]M)?$/);
-    await expect(bob.getByTestId('decision-outcome-time')).toHaveAttribute('title', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    await expect(bob.getByTestId('decision-outcome-time')).toHaveAttribute(
+      'title',
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/,
+    );
     await expect(bob.getByTestId('decisions')).toHaveCount(0);
 
     await alice.reload();
-    await expect(alice.getByTestId('decision-outcome')).toHaveText(/^Approved by Alice and Bob · \d{1,2}:\d\d( [AP]M)?$/);
+    await expect(alice.getByTestId('decision-outcome')).toHaveText(
+      /^Approved by Alice and Bob · \d{1,2}:\d\d( [AP]M)?$/,
+    );
   } finally {
     await aliceContext.close();
     await bobContext.close();

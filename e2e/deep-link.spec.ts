@@ -33,7 +33,11 @@ test('another tenant’s proposal is not found', async ({ page, request }) => {
   await expect(page.getByTestId('proposal-page')).toHaveCount(0);
 });
 
-test('a notification’s link, opened after someone else decided, signs in and shows the current state', async ({ baseURL, browser, request }) => {
+test('a notification’s link, opened after someone else decided, signs in and shows the current state', async ({
+  baseURL,
+  browser,
+  request,
+}) => {
   const sink = await startHttpSink({ port: E2E_SINK_PORT });
   const carol = await apiSession(baseURL!, 'carol@acme.test');
   const created = await carol.post('/api/v1/admin/notifications/channels', {
@@ -49,7 +53,10 @@ test('a notification’s link, opened after someone else decided, signs in and s
     const waiting = () =>
       sink
         .received('/deep-link')
-        .map((r) => ({ signature: r.signature, message: JSON.parse(r.body) as { type: string; data: { proposalId?: string; url: string } } }))
+        .map((r) => ({
+          signature: r.signature,
+          message: JSON.parse(r.body) as { type: string; data: { proposalId?: string; url: string } },
+        }))
         .find((r) => r.message.type === 'proposal.waiting' && r.message.data.proposalId === proposal.id);
     await expect.poll(waiting, { timeout: 20_000 }).toBeDefined();
     const { signature, message } = waiting()!;
@@ -78,7 +85,10 @@ test('a notification’s link, opened after someone else decided, signs in and s
     await expect(page.getByTestId('approve')).toHaveCount(0);
     await context.close();
   } finally {
-    await carol.patch(`/api/v1/admin/notifications/channels/${channel.id}`, { headers: { origin: baseURL! }, data: { enabled: false } });
+    await carol.patch(`/api/v1/admin/notifications/channels/${channel.id}`, {
+      headers: { origin: baseURL! },
+      data: { enabled: false },
+    });
     await carol.dispose();
     await sink.close();
   }

@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { apiSession, proposeHold, signInWithForm, uniqueRequestId } from './support';
 
 /**
@@ -13,10 +13,17 @@ import { apiSession, proposeHold, signInWithForm, uniqueRequestId } from './supp
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
-async function seed(baseURL: string, request: APIRequestContext, count: number): Promise<{ agent: string; ids: string[]; made: Made[] }> {
+async function seed(
+  baseURL: string,
+  request: APIRequestContext,
+  count: number,
+): Promise<{ agent: string; ids: string[]; made: Made[] }> {
   const carol = await apiSession(baseURL, 'carol@acme.test');
   const agent = `density-support-bot-${Date.now()}`;
-  const created = await carol.post('/api/v1/admin/agent-keys', { headers: { origin: baseURL }, data: { name: agent, actions: ['hold_stock'], grants: { warehouses: ['north'] } } });
+  const created = await carol.post('/api/v1/admin/agent-keys', {
+    headers: { origin: baseURL },
+    data: { name: agent, actions: ['hold_stock'], grants: { warehouses: ['north'] } },
+  });
   expect(created.status()).toBe(201);
   const { key } = (await created.json()) as { key: string };
   await carol.dispose();
@@ -24,7 +31,13 @@ async function seed(baseURL: string, request: APIRequestContext, count: number):
   for (let i = 0; i < count; i++) {
     const response = await request.post('/api/v1/proposals', {
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      data: { requestId: uniqueRequestId('density'), action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-gray', quantity: 1 + (i % 2) }, evidenceRefs: [] },
+      data: {
+        requestId: uniqueRequestId('density'),
+        action: 'hold_stock',
+        contractVersion: 1,
+        args: { sku: 'filter-gray', quantity: 1 + (i % 2) },
+        evidenceRefs: [],
+      },
     });
     expect(response.status()).toBe(201);
     made.push(((await response.json()) as { proposal: Made }).proposal);
@@ -37,7 +50,10 @@ type Made = { id: string; payloadHash: string };
 async function rejectAll(baseURL: string, made: Made[]) {
   const bob = await apiSession(baseURL, 'bob@acme.test');
   for (const { id, payloadHash } of made) {
-    await bob.post(`/api/v1/proposals/${id}/decisions`, { headers: { origin: baseURL }, data: { decision: 'reject', payloadHash, reason: 'Density test done' } });
+    await bob.post(`/api/v1/proposals/${id}/decisions`, {
+      headers: { origin: baseURL },
+      data: { decision: 'reject', payloadHash, reason: 'Density test done' },
+    });
   }
   await bob.dispose();
 }
@@ -49,11 +65,17 @@ async function sidewaysOverflow(page: Page): Promise<number> {
 /** How many queue rows lie wholly inside the window. */
 async function rowsAboveFold(page: Page): Promise<number> {
   const height = page.viewportSize()!.height;
-  const boxes = await page.getByTestId('queue-item').evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().toJSON() as DOMRect));
+  const boxes = await page
+    .getByTestId('queue-item')
+    .evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().toJSON() as DOMRect));
   return boxes.filter((box) => box.top >= 0 && box.bottom <= height).length;
 }
 
-test('the queue is dense at 1440×900 and starts near the top on a phone; words never break inside', async ({ page, request, baseURL }) => {
+test('the queue is dense at 1440×900 and starts near the top on a phone; words never break inside', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   test.setTimeout(180_000);
   const { agent, ids, made } = await seed(baseURL!, request, 24);
   try {
@@ -63,7 +85,9 @@ test('the queue is dense at 1440×900 and starts near the top on a phone; words 
     await expect(page.getByTestId('queue-item')).not.toHaveCount(0);
     expect(await page.getByTestId('queue-item').count()).toBeGreaterThanOrEqual(24);
     expect(await rowsAboveFold(page)).toBeGreaterThanOrEqual(12);
-    const heights = await page.getByTestId('queue-item').evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height));
+    const heights = await page
+      .getByTestId('queue-item')
+      .evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height));
     expect(Math.max(...heights)).toBeLessThanOrEqual(64);
 
     // Row titles: one line, cut with an ellipsis, never broken inside a word; the whole sentence is the title.
@@ -71,9 +95,19 @@ test('the queue is dense at 1440×900 and starts near the top on a phone; words 
     const title = first.getByTestId('queue-item-link');
     const style = await title.evaluate((link) => {
       const css = getComputedStyle(link);
-      return { overflowWrap: css.overflowWrap, wordBreak: css.wordBreak, whiteSpace: css.whiteSpace, textOverflow: css.textOverflow };
+      return {
+        overflowWrap: css.overflowWrap,
+        wordBreak: css.wordBreak,
+        whiteSpace: css.whiteSpace,
+        textOverflow: css.textOverflow,
+      };
     });
-    expect(style).toEqual({ overflowWrap: 'normal', wordBreak: 'normal', whiteSpace: 'nowrap', textOverflow: 'ellipsis' });
+    expect(style).toEqual({
+      overflowWrap: 'normal',
+      wordBreak: 'normal',
+      whiteSpace: 'nowrap',
+      textOverflow: 'ellipsis',
+    });
     await expect(title).toHaveAttribute('title', /^Hold \d+ × filter-gray/);
     // Batch buttons appear only when something is selected.
     await expect(page.getByTestId('queue-approve-selected')).toHaveCount(0);
@@ -87,14 +121,19 @@ test('the queue is dense at 1440×900 and starts near the top on a phone; words 
     await expect(page.getByTestId('nav-history')).toBeHidden();
     await expect(page.getByTestId('queue-filters-open')).toBeVisible();
     await expect(page.getByTestId('queue-sort')).toBeHidden();
-    const top = await page.getByTestId('queue-item').first().evaluate((row) => row.getBoundingClientRect().top);
+    const top = await page
+      .getByTestId('queue-item')
+      .first()
+      .evaluate((row) => row.getBoundingClientRect().top);
     expect(top).toBeLessThan(300);
     expect(await sidewaysOverflow(page)).toBeLessThanOrEqual(0);
     // The agent's name (with hyphens) and every word of the title each sit on one line.
     const row = page.locator(`[data-testid="queue-item"][data-proposal-id="${ids.at(-1)}"]`);
     await expect(row.getByTestId('queue-item-agent')).toHaveText(agent);
     expect(await row.getByTestId('queue-item-agent').evaluate((span) => span.getClientRects().length)).toBe(1);
-    expect(await row.getByTestId('queue-item-link').evaluate((link) => link.getBoundingClientRect().height)).toBeLessThanOrEqual(24);
+    expect(
+      await row.getByTestId('queue-item-link').evaluate((link) => link.getBoundingClientRect().height),
+    ).toBeLessThanOrEqual(24);
 
     // Filters behind one button, in a sheet; the same URL-backed choices.
     await page.getByTestId('queue-filters-open').click();
@@ -131,7 +170,20 @@ test('no dashboard page scrolls sideways at 1440 or 390 px', async ({ page, requ
     await page.goto('/history');
     await signInWithForm(page, 'carol@acme.test');
     await expect(page.getByTestId('history-page')).toBeVisible();
-    const pages = ['/', '/?group=all', '/proposals', `/proposals/${hold.id}`, '/history', '/history?tab=events', '/contracts', '/settings', '/settings/agent-keys', '/settings/members', '/settings/notifications', '/settings/policies'];
+    const pages = [
+      '/',
+      '/?group=all',
+      '/proposals',
+      `/proposals/${hold.id}`,
+      '/history',
+      '/history?tab=events',
+      '/contracts',
+      '/settings',
+      '/settings/agent-keys',
+      '/settings/members',
+      '/settings/notifications',
+      '/settings/policies',
+    ];
     for (const size of [DESKTOP, PHONE]) {
       await page.setViewportSize(size);
       for (const path of pages) {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, request as playwrightRequest, test, type APIRequestContext } from '@playwright/test';
+import { type APIRequestContext, expect, request as playwrightRequest, test } from '@playwright/test';
 import postgres from 'postgres';
 import { verifyCheckpoint } from '../lib/audit/checkpoint';
 import type { PublicJwk } from '../lib/commands/keys';
@@ -27,7 +27,9 @@ test.afterAll(() => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-test('a sign-in, a refused sign-in and a sign-out each add one event to the person\'s tenant; an unknown email adds none anywhere', async ({ baseURL }) => {
+test("a sign-in, a refused sign-in and a sign-out each add one event to the person's tenant; an unknown email adds none anywhere", async ({
+  baseURL,
+}) => {
   // Watchers in each tenant read the chain head through the checkpoint route.
   const acme = await apiSession(baseURL!, 'alice@acme.test');
   const globex = await apiSession(baseURL!, 'erin@globex.test');
@@ -47,14 +49,24 @@ test('a sign-in, a refused sign-in and a sign-out each add one event to the pers
   expect(await heads()).toEqual({ acme: before.acme + 2, globex: before.globex });
 
   const csrf = (await (await bob.get('/api/auth/csrf')).json()) as { csrfToken: string };
-  expect([302, 303]).toContain((await bob.post('/api/auth/signout', { form: { csrfToken: csrf.csrfToken }, maxRedirects: 0 })).status());
+  expect([302, 303]).toContain(
+    (await bob.post('/api/auth/signout', { form: { csrfToken: csrf.csrfToken }, maxRedirects: 0 })).status(),
+  );
   expect(await heads()).toEqual({ acme: before.acme + 3, globex: before.globex });
 
   // Where the test can read the server's database, the events themselves: type, actor, no secrets.
   if (serverDatabaseUrl) {
     const sql = postgres(serverDatabaseUrl, { max: 1, onnotice: () => {} });
     try {
-      const rows = await sql<{ type: string; actor_type: string; actor_id: string; reason_code: string | null; data: Record<string, unknown> }[]>`
+      const rows = await sql<
+        {
+          type: string;
+          actor_type: string;
+          actor_id: string;
+          reason_code: string | null;
+          data: Record<string, unknown>;
+        }[]
+      >`
         select type, actor_type, actor_id, reason_code, data from audit_events where tenant_id = 'acme' and seq > ${before.acme} order by seq`;
       const [bobId] = await sql<{ id: string }[]>`select id from users where email = 'bob@acme.test'`;
       expect(rows.map((row) => [row.type, row.actor_type, row.actor_id, row.reason_code])).toEqual([
@@ -72,9 +84,17 @@ test('a sign-in, a refused sign-in and a sign-out each add one event to the pers
   await Promise.all([acme, globex, bob, stranger].map((context) => context.dispose()));
 });
 
-test('the evidence bundle downloads from the proposal page and verifies offline; a changed amount does not', async ({ page, request }) => {
+test('the evidence bundle downloads from the proposal page and verifies offline; a changed amount does not', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
-  const proposal = await proposeRefund(request, { orderId: 'ord_1842', amountMinor: 200, currency: 'USD', reason: 'Evidence bundle: one filter missing' });
+  const proposal = await proposeRefund(request, {
+    orderId: 'ord_1842',
+    amountMinor: 200,
+    currency: 'USD',
+    reason: 'Evidence bundle: one filter missing',
+  });
   await page.goto(`/proposals/${proposal.id}`);
   await signInWithForm(page, 'alice@acme.test');
   await page.getByTestId('approve').click();
@@ -84,7 +104,9 @@ test('the evidence bundle downloads from the proposal page and verifies offline;
   const link = page.getByTestId('evidence-bundle-download');
   await expect(link).toHaveText('Download evidence bundle');
   await expect(link).toHaveAttribute('href', `/api/v1/proposals/${proposal.id}/evidence-bundle`);
-  await expect(page.getByTestId('evidence-bundle')).toContainText('npm run cli -- bundle:verify <file> checks it offline');
+  await expect(page.getByTestId('evidence-bundle')).toContainText(
+    'npm run cli -- bundle:verify <file> checks it offline',
+  );
   const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
   expect(download.suggestedFilename()).toBe(`evidence-${proposal.id}.json`);
   const file = path.join(scratch, download.suggestedFilename());
@@ -92,21 +114,45 @@ test('the evidence bundle downloads from the proposal page and verifies offline;
 
   const text = fs.readFileSync(file, 'utf8');
   expect(text).not.toMatch(/"d"\s*:/);
-  const bundle = JSON.parse(text) as { format: string; payloadHash: string; payload: { args: { amountMinor: number } }; events: { type: string; proposalId: string; inclusion: { treeSize: number } }[]; checkpoint: string };
+  const bundle = JSON.parse(text) as {
+    format: string;
+    payloadHash: string;
+    payload: { args: { amountMinor: number } };
+    events: { type: string; proposalId: string; inclusion: { treeSize: number } }[];
+    checkpoint: string;
+  };
   expect(bundle.format).toBe('countersign.evidence-bundle/3');
   expect(bundle.payloadHash).toBe(proposal.payloadHash);
-  expect(bundle.events.map((event) => event.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted', 'execution.started', 'execution.succeeded']);
+  expect(bundle.events.map((event) => event.type)).toEqual([
+    'proposal.created',
+    'proposal.approved',
+    'command.minted',
+    'execution.started',
+    'execution.succeeded',
+  ]);
   // Only this proposal's events, each with its inclusion proof in the bundle's checkpoint (a signed note): no other proposal's rows.
   expect(bundle).not.toHaveProperty('interleaved');
-  for (const event of bundle.events) expect(event).toMatchObject({ proposalId: proposal.id, inclusion: { treeSize: Number(bundle.checkpoint.split('\n')[1]) } });
+  for (const event of bundle.events)
+    expect(event).toMatchObject({
+      proposalId: proposal.id,
+      inclusion: { treeSize: Number(bundle.checkpoint.split('\n')[1]) },
+    });
 
   const verified = await cli(scratch, ['bundle:verify', file]);
   expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-  expect(verified.stdout).toMatch(/^ok {3}inclusion: 5 event\(s\) of this proposal, each included in checkpoint #\d+$/m);
+  expect(verified.stdout).toMatch(
+    /^ok {3}inclusion: 5 event\(s\) of this proposal, each included in checkpoint #\d+$/m,
+  );
   expect(verified.stdout).toContain('The bundle verifies.');
 
   const tampered = path.join(scratch, 'tampered.json');
-  fs.writeFileSync(tampered, JSON.stringify({ ...bundle, payload: { ...bundle.payload, args: { ...bundle.payload.args, amountMinor: 20_000 } } }));
+  fs.writeFileSync(
+    tampered,
+    JSON.stringify({
+      ...bundle,
+      payload: { ...bundle.payload, args: { ...bundle.payload.args, amountMinor: 20_000 } },
+    }),
+  );
   const refused = await cli(scratch, ['bundle:verify', tampered]);
   expect(refused.code).toBe(1);
   expect(refused.stdout).toContain('FAIL payload_hash');
@@ -121,7 +167,10 @@ test('the evidence bundle downloads from the proposal page and verifies offline;
   expect(pinned.stdout).not.toContain('the keys came from the bundle itself');
 });
 
-test('a checkpoint is the member\'s tenant head, signed with a published key; audit:verify accepts it against the server\'s database', async ({ baseURL, request }) => {
+test("a checkpoint is the member's tenant head, signed with a published key; audit:verify accepts it against the server's database", async ({
+  baseURL,
+  request,
+}) => {
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   const answer = await checkpointOf(alice);
   const { keys } = await trustedKeys(request);
@@ -137,7 +186,9 @@ test('a checkpoint is the member\'s tenant head, signed with a published key; au
     // The head the server signed is in the database's chain now (which may since have grown).
     const sql = postgres(serverDatabaseUrl, { max: 1, onnotice: () => {} });
     try {
-      const [row] = await sql<{ hash: string }[]>`select hash from audit_events where tenant_id = 'acme' and seq = ${answer.seq}`;
+      const [row] = await sql<
+        { hash: string }[]
+      >`select hash from audit_events where tenant_id = 'acme' and seq = ${answer.seq}`;
       expect(row?.hash).toBe(answer.hash);
     } finally {
       await sql.end();
@@ -146,16 +197,25 @@ test('a checkpoint is the member\'s tenant head, signed with a published key; au
     fs.writeFileSync(file, JSON.stringify(answer));
     const jwks = path.join(scratch, 'jwks-checkpoint.json');
     fs.writeFileSync(jwks, JSON.stringify({ keys }));
-    const verified = await cli(scratch, ['audit:verify', '--tenant', 'acme', '--checkpoint', file, '--keys', jwks], { env: { DATABASE_URL: serverDatabaseUrl } });
+    const verified = await cli(scratch, ['audit:verify', '--tenant', 'acme', '--checkpoint', file, '--keys', jwks], {
+      env: { DATABASE_URL: serverDatabaseUrl },
+    });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-    expect(verified.stdout).toMatch(/^acme: verified through #\d+ \(sha256:[0-9a-f]{64}\), matching 1 signed checkpoint\(s\)$/m);
+    expect(verified.stdout).toMatch(
+      /^acme: verified through #\d+ \(sha256:[0-9a-f]{64}\), matching 1 signed checkpoint\(s\)$/m,
+    );
   }
   await Promise.all([alice.dispose(), erin.dispose()]);
 });
 
 test.describe('who may read the evidence', () => {
   test('the bundle and the checkpoint need a session: none, or an agent key, is 401', async ({ request }) => {
-    const proposal = await proposeRefund(request, { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'Evidence access check' });
+    const proposal = await proposeRefund(request, {
+      orderId: 'ord_1842',
+      amountMinor: 100,
+      currency: 'USD',
+      reason: 'Evidence access check',
+    });
     for (const url of [`/api/v1/proposals/${proposal.id}/evidence-bundle`, '/api/v1/audit/checkpoint']) {
       const anonymous = await request.get(url);
       expect(anonymous.status(), url).toBe(401);
@@ -167,7 +227,12 @@ test.describe('who may read the evidence', () => {
   });
 
   test("another tenant's proposal is not found, exactly like an unknown id", async ({ baseURL, request }) => {
-    const proposal = await proposeRefund(request, { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'Evidence tenant check' });
+    const proposal = await proposeRefund(request, {
+      orderId: 'ord_1842',
+      amountMinor: 100,
+      currency: 'USD',
+      reason: 'Evidence tenant check',
+    });
     const erin = await apiSession(baseURL!, 'erin@globex.test');
     const foreign = await erin.get(`/api/v1/proposals/${proposal.id}/evidence-bundle`);
     const unknown = await erin.get('/api/v1/proposals/prp_doesnotexist00000000/evidence-bundle');
@@ -182,7 +247,11 @@ test.describe('who may read the evidence', () => {
     expect(own.headers()['content-disposition']).toBe(`attachment; filename="evidence-${proposal.id}.json"`);
     expect(await own.text()).not.toMatch(/"d"\s*:/);
     // A key never rides along with a session: the header alone decides, and it is refused.
-    for (const url of [`/api/v1/proposals/${proposal.id}/evidence-bundle`, '/api/v1/audit/checkpoint', '/api/v1/audit/events?format=jsonl']) {
+    for (const url of [
+      `/api/v1/proposals/${proposal.id}/evidence-bundle`,
+      '/api/v1/audit/checkpoint',
+      '/api/v1/audit/events?format=jsonl',
+    ]) {
       const withKey = await alice.get(url, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
       expect(withKey.status(), url).toBe(401);
     }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { expect, test } from '@playwright/test';
 import { EXAMPLE_ORDERS } from '@/demo/systems/world';
-import { documentationExamples, type DocExample } from '@/test/doc-examples';
+import { type DocExample, documentationExamples } from '@/test/doc-examples';
 import { withoutCountersignSettings } from './cli-runner';
 import { apiSession, e2eDataDir } from './support';
 
@@ -25,7 +25,8 @@ type Documented = {
 };
 
 const proposalIn = (output: string) => (JSON.parse(output) as { proposal: { id: string; status: string } }).proposal;
-const pendingProposal = (output: string) => expect(proposalIn(output)).toMatchObject({ id: expect.stringMatching(/^prp_/), status: 'pending_approval' });
+const pendingProposal = (output: string) =>
+  expect(proposalIn(output)).toMatchObject({ id: expect.stringMatching(/^prp_/), status: 'pending_approval' });
 
 /** Each marked example's documented outcome, in document order. */
 const DOCUMENTED: Record<string, Documented> = {
@@ -46,7 +47,13 @@ const DOCUMENTED: Record<string, Documented> = {
       expect(output).toMatch(/^outcome: succeeded$/m);
     },
   },
-  'api-openapi': { approves: false, check: (output) => expect(JSON.parse(output)).toEqual(expect.arrayContaining(['/api/v1/proposals', '/api/v1/proposals/{id}', '/api/v1/contracts'])) },
+  'api-openapi': {
+    approves: false,
+    check: (output) =>
+      expect(JSON.parse(output)).toEqual(
+        expect.arrayContaining(['/api/v1/proposals', '/api/v1/proposals/{id}', '/api/v1/contracts']),
+      ),
+  },
   'api-npm-examples': {
     approves: true,
     timeoutMs: 300_000,
@@ -54,7 +61,11 @@ const DOCUMENTED: Record<string, Documented> = {
       expect(output).toContain(`on ${EXAMPLE_ORDERS.agent} (requestId`);
       expect(output).toContain('Outcome: succeeded (approved)');
       for (const order of [EXAMPLE_ORDERS.aiSdk, EXAMPLE_ORDERS.agentsSdk]) {
-        expect(output).toMatch(new RegExp(`Model: The refund on ${order} ended succeeded: approved by a person\\. Review: http\\S+/proposals/prp_\\w+`));
+        expect(output).toMatch(
+          new RegExp(
+            `Model: The refund on ${order} ended succeeded: approved by a person\\. Review: http\\S+/proposals/prp_\\w+`,
+          ),
+        );
       }
       // The scripted models' first calls send the amount as "12.00"; Countersign names the field, the models repair it.
       expect(output.match(/"code":"contract_violation"/g)).toHaveLength(2);
@@ -68,7 +79,10 @@ const DOCUMENTED: Record<string, Documented> = {
       expect(output).toMatch(/^hold_stock v1 \(current\): 0 error\(s\), \d+ warning\(s\)$/m);
     },
   },
-  'operations-signing-keys': { approves: false, check: (output) => expect(output.trim()).toBe('2 keys after rotating, 1 after retiring') },
+  'operations-signing-keys': {
+    approves: false,
+    check: (output) => expect(output.trim()).toBe('2 keys after rotating, 1 after retiring'),
+  },
 };
 
 /** A clone as the reader has it: the repository's files, and .data the e2e server's data folder. */
@@ -86,7 +100,12 @@ type Running = { output: () => string; exit: Promise<number | null>; changed: ()
 
 /** `env -0` output as an environment. */
 const exported = (text: string) =>
-  Object.fromEntries(text.split('\0').filter(Boolean).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)])) as NodeJS.ProcessEnv;
+  Object.fromEntries(
+    text
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  ) as NodeJS.ProcessEnv;
 
 /** The reader's shell: a block runs as if pasted (stopping at the first failing command), and what it exports stays set. */
 class Shell {
@@ -107,7 +126,11 @@ class Shell {
     const script = path.join(this.cwd, `.example-${example.name}.sh`);
     const envAfter = path.join(this.cwd, `.example-${example.name}.env`);
     fs.writeFileSync(script, example.code);
-    const child = spawn('bash', ['-c', 'set -euo pipefail; source "$0"; env -0 > "$1"', script, envAfter], { cwd: this.cwd, env: this.env, detached: true });
+    const child = spawn('bash', ['-c', 'set -euo pipefail; source "$0"; env -0 > "$1"', script, envAfter], {
+      cwd: this.cwd,
+      env: this.env,
+      detached: true,
+    });
     let output = '';
     let waiting: (() => void)[] = [];
     const wake = () => {
@@ -130,7 +153,8 @@ class Shell {
     return {
       output: () => output,
       exit,
-      changed: () => (child.exitCode === null ? new Promise<void>((resolve) => waiting.push(resolve)) : Promise.resolve()),
+      changed: () =>
+        child.exitCode === null ? new Promise<void>((resolve) => waiting.push(resolve)) : Promise.resolve(),
       stop: () => {
         if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
       },
@@ -149,9 +173,15 @@ async function approveWhatItPrints(running: Running, baseURL: string) {
       for (const id of running.output().match(/prp_[A-Za-z0-9]+/g) ?? []) {
         if (seen.has(id)) continue;
         seen.add(id);
-        const proposal = (await (await alice.get(`/api/v1/proposals/${id}`)).json()) as { payloadHash: string; status: string };
+        const proposal = (await (await alice.get(`/api/v1/proposals/${id}`)).json()) as {
+          payloadHash: string;
+          status: string;
+        };
         if (proposal.status !== 'pending_approval') continue;
-        const decided = await alice.post(`/api/v1/proposals/${id}/decisions`, { headers: { origin: baseURL }, data: { decision: 'approve', payloadHash: proposal.payloadHash } });
+        const decided = await alice.post(`/api/v1/proposals/${id}/decisions`, {
+          headers: { origin: baseURL },
+          data: { decision: 'approve', payloadHash: proposal.payloadHash },
+        });
         expect(decided.status(), `approving ${id}`).toBe(200);
       }
       await running.changed();
@@ -180,7 +210,9 @@ test.describe('the README and docs/ examples, run as written in the order shown'
   });
 
   test('every marked example has its documented outcome here, and every outcome its marked example', () => {
-    expect(EXAMPLES.filter((example) => example.kind === 'run').map((example) => example.name)).toEqual(Object.keys(DOCUMENTED));
+    expect(EXAMPLES.filter((example) => example.kind === 'run').map((example) => example.name)).toEqual(
+      Object.keys(DOCUMENTED),
+    );
   });
 
   let saved = 0;

@@ -3,8 +3,16 @@ import { agentKey, credentials, proposeRefund, signInWithForm } from './support'
 
 type Order = { id: string; refunds: { id: string; amountMinor: number; idempotencyKey: string }[] };
 
-test('an approved refund is executed by the signed command: the page shows the receipt, the system of record the refund', async ({ page, request }) => {
-  const proposal = await proposeRefund(request, { orderId: 'ord_1842', amountMinor: 250, currency: 'USD', reason: 'Partial refund: one filter arrived cracked' });
+test('an approved refund is executed by the signed command: the page shows the receipt, the system of record the refund', async ({
+  page,
+  request,
+}) => {
+  const proposal = await proposeRefund(request, {
+    orderId: 'ord_1842',
+    amountMinor: 250,
+    currency: 'USD',
+    reason: 'Partial refund: one filter arrived cracked',
+  });
 
   await page.goto(`/proposals/${proposal.id}`);
   await signInWithForm(page, 'alice@acme.test');
@@ -23,8 +31,17 @@ test('an approved refund is executed by the signed command: the page shows the r
   // Operators see the signed command: its id, its claims and the JWS.
   await page.getByTestId('execution-command').locator('summary').click();
   const commandId = (await page.getByTestId('execution-command-id').textContent())?.trim() ?? '';
-  const claims = JSON.parse((await page.getByTestId('execution-command-claims').textContent()) ?? '{}') as Record<string, unknown>;
-  expect(claims).toMatchObject({ jti: commandId, sub: proposal.id, aud: 'executor:payments', payloadHash: proposal.payloadHash, idempotencyKey: `cs.${proposal.id}` });
+  const claims = JSON.parse((await page.getByTestId('execution-command-claims').textContent()) ?? '{}') as Record<
+    string,
+    unknown
+  >;
+  expect(claims).toMatchObject({
+    jti: commandId,
+    sub: proposal.id,
+    aud: 'executor:payments',
+    payloadHash: proposal.payloadHash,
+    idempotencyKey: `cs.${proposal.id}`,
+  });
   await expect(page.getByTestId('execution-jws')).toContainText(/^ey[\w-]+\.[\w-]+\.[\w-]+$/);
 
   // The system of record has exactly this refund.
@@ -33,19 +50,35 @@ test('an approved refund is executed by the signed command: the page shows the r
   expect(refunds).toEqual([expect.objectContaining({ id: receiptId, amountMinor: 250 })]);
 
   // The agent sees the outcome through its API; never the command.
-  const api = await request.get(`/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
-  const detail = (await api.json()) as { status: string; execution: { status: string; receipt: { id: string } } | null; command?: unknown };
+  const api = await request.get(`/api/v1/proposals/${proposal.id}`, {
+    headers: { authorization: `Bearer ${agentKey('acme')}` },
+  });
+  const detail = (await api.json()) as {
+    status: string;
+    execution: { status: string; receipt: { id: string } } | null;
+    command?: unknown;
+  };
   expect(detail.status).toBe('succeeded');
   expect(detail.execution).toMatchObject({ status: 'succeeded', receipt: { id: receiptId } });
   expect(detail.command).toBeUndefined();
 });
 
-test('a refund whose answer is lost shows "Outcome unknown — checking", then reconciles to the one refund the system committed', async ({ page, request }) => {
+test('a refund whose answer is lost shows "Outcome unknown — checking", then reconciles to the one refund the system committed', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
   const systemsUrl = credentials().systemsOfRecordUrl;
-  const proposal = await proposeRefund(request, { orderId: 'ord_1842', amountMinor: 150, currency: 'USD', reason: 'Partial refund: late delivery' });
+  const proposal = await proposeRefund(request, {
+    orderId: 'ord_1842',
+    amountMinor: 150,
+    currency: 'USD',
+    reason: 'Partial refund: late delivery',
+  });
   // The payments system commits the next refund, then never answers.
-  const fault = await request.post(`${systemsUrl}/__faults`, { data: { target: 'refunds', mode: 'timeout_after_commit' } });
+  const fault = await request.post(`${systemsUrl}/__faults`, {
+    data: { target: 'refunds', mode: 'timeout_after_commit' },
+  });
   expect(fault.ok()).toBe(true);
 
   await page.goto(`/proposals/${proposal.id}`);

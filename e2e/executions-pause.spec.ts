@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import { apiSession, signInWithForm } from './support';
 
 /**
@@ -8,19 +8,41 @@ import { apiSession, signInWithForm } from './support';
  */
 
 const API = '/api/v1/admin/executions';
-type State = { changed?: boolean; executions: { paused: boolean; pausedAt: string | null; pausedBy: { id: string; name: string | null } | null; reason: string | null } };
+type State = {
+  changed?: boolean;
+  executions: {
+    paused: boolean;
+    pausedAt: string | null;
+    pausedBy: { id: string; name: string | null } | null;
+    reason: string | null;
+  };
+};
 
-const post = (api: APIRequestContext, verb: 'pause' | 'resume', origin: string, data: unknown = {}) => api.post(`${API}/${verb}`, { headers: { origin }, data });
+const post = (api: APIRequestContext, verb: 'pause' | 'resume', origin: string, data: unknown = {}) =>
+  api.post(`${API}/${verb}`, { headers: { origin }, data });
 
 test.describe('the emergency stop', () => {
   test.describe.configure({ mode: 'serial' });
 
-  test('only an admin of the tenant, from the dashboard origin, may pause or resume; nothing changes otherwise', async ({ baseURL, request }) => {
-    const [alice, dave, carol] = await Promise.all([apiSession(baseURL!, 'alice@acme.test'), apiSession(baseURL!, 'dave@acme.test'), apiSession(baseURL!, 'carol@acme.test')]);
+  test('only an admin of the tenant, from the dashboard origin, may pause or resume; nothing changes otherwise', async ({
+    baseURL,
+    request,
+  }) => {
+    const [alice, dave, carol] = await Promise.all([
+      apiSession(baseURL!, 'alice@acme.test'),
+      apiSession(baseURL!, 'dave@acme.test'),
+      apiSession(baseURL!, 'carol@acme.test'),
+    ]);
     const refused = [
       { who: 'an approver', api: alice, origin: baseURL!, status: 403, code: 'forbidden' },
       { who: 'a viewer', api: dave, origin: baseURL!, status: 403, code: 'forbidden' },
-      { who: 'an admin from a foreign origin', api: carol, origin: 'https://evil.example', status: 403, code: 'cross_origin' },
+      {
+        who: 'an admin from a foreign origin',
+        api: carol,
+        origin: 'https://evil.example',
+        status: 403,
+        code: 'cross_origin',
+      },
       { who: 'nobody signed in', api: request, origin: baseURL!, status: 401, code: 'unauthenticated' },
     ];
     for (const { who, api, origin, status, code } of refused) {
@@ -35,12 +57,18 @@ test.describe('the emergency stop', () => {
     await Promise.all([alice.dispose(), dave.dispose(), carol.dispose()]);
   });
 
-  test('while paused every member sees the banner with who paused and when, in their zone; the admin resumes from Settings', async ({ baseURL, browser }) => {
+  test('while paused every member sees the banner with who paused and when, in their zone; the admin resumes from Settings', async ({
+    baseURL,
+    browser,
+  }) => {
     const carol = await apiSession(baseURL!, 'carol@acme.test');
     try {
       const paused = await post(carol, 'pause', baseURL!, { reason: 'E2E drill' });
       expect(paused.status()).toBe(200);
-      expect((await paused.json()) as State).toMatchObject({ changed: true, executions: { paused: true, pausedBy: { name: 'Carol' }, reason: 'E2E drill' } });
+      expect((await paused.json()) as State).toMatchObject({
+        changed: true,
+        executions: { paused: true, pausedBy: { name: 'Carol' }, reason: 'E2E drill' },
+      });
       expect(((await (await post(carol, 'pause', baseURL!)).json()) as State).changed).toBe(false);
 
       const viewer = await browser.newContext({ timezoneId: 'Asia/Tokyo' });

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { FRESH_FACTS_ORDER } from '@/demo/systems/world';
 import { apiSession, proposeHold, proposeRefund, refundDirectly, signInWithForm } from './support';
 
@@ -25,8 +25,13 @@ async function rejectAs(baseURL: string, email: string, proposal: { id: string; 
   await session.dispose();
 }
 
-test('a refund whose order moved outside Countersign: the page shows at proposal → now, and `a` stops at the dialog with the change', async ({ page, request, baseURL }) => {
-  const refund = (reason: string) => proposeRefund(request, { orderId: FRESH_FACTS_ORDER, amountMinor: 1000, currency: 'EUR', reason });
+test('a refund whose order moved outside Countersign: the page shows at proposal → now, and `a` stops at the dialog with the change', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  const refund = (reason: string) =>
+    proposeRefund(request, { orderId: FRESH_FACTS_ORDER, amountMinor: 1000, currency: 'EUR', reason });
   // A first proposal on the order, rejected, so the one under test is not flagged "first use".
   await rejectAs(baseURL!, 'bob@acme.test', await refund('Fresh facts e2e: first'), 'Fresh facts e2e clean-up');
   const proposal = await refund('Fresh facts e2e: under test');
@@ -41,7 +46,9 @@ test('a refund whose order moved outside Countersign: the page shows at proposal
   await expect(facts.getByTestId('facts-at-proposal')).toContainText('500.00 EUR not yet refunded');
   await expect(facts.getByTestId('facts-now')).toContainText('480.00 EUR not yet refunded');
   await expect(facts.getByTestId('facts-checked-at')).toBeVisible();
-  await expect(page.getByTestId('drift-note')).toHaveText('Changed since proposed: order balance changed from 500.00 EUR to 480.00 EUR since it was proposed; it still holds.');
+  await expect(page.getByTestId('drift-note')).toHaveText(
+    'Changed since proposed: order balance changed from 500.00 EUR to 480.00 EUR since it was proposed; it still holds.',
+  );
   // Meaning speaks of the facts at proposal, and says so: no "passed — 500.00 not yet refunded" standing alone.
   await expect(page.getByTestId('gate-meaning').getByTestId('gate-verdict')).toContainText('passed at proposal');
   await expect(page.getByTestId('proposal-severity')).toHaveAttribute('data-severity', 'low');
@@ -82,7 +89,9 @@ test('a clear hold whose facts were just checked fresh approves with one key', a
   await expect(row(page, hold.id).getByTestId('flag')).toHaveCount(0);
   const preview = page.getByTestId('queue-preview-facts');
   await expect(preview).toHaveAttribute('data-state', 'fresh');
-  await expect(preview.getByTestId('facts-note')).toHaveText('Checked just now with the system of record: nothing changed since it was proposed.');
+  await expect(preview.getByTestId('facts-note')).toHaveText(
+    'Checked just now with the system of record: nothing changed since it was proposed.',
+  );
   await page.keyboard.press('a');
   await expect(page.getByTestId('queue-approve-dialog')).toBeHidden();
   await expect(page.getByTestId(`queue-result-${hold.id}`)).toHaveAttribute('data-outcome', 'done');
@@ -90,14 +99,21 @@ test('a clear hold whose facts were just checked fresh approves with one key', a
   await rejectAs(baseURL!, 'bob@acme.test', earlier, 'Fresh facts e2e clean-up');
 });
 
-test('when the system of record does not answer, the preview says "unavailable" and `a` stops at the dialog', async ({ page, request, baseURL }) => {
+test('when the system of record does not answer, the preview says "unavailable" and `a` stops at the dialog', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const earlier = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   // The demo systems cannot be slowed for reads: the server's own answer is turned into the one it gives on a timeout.
   await page.route('**/api/v1/proposals/*/recheck', async (route) => {
     const real = await route.fetch();
     const body = (await real.json()) as Record<string, unknown>;
-    await route.fulfill({ response: real, json: { ...body, state: 'unavailable', now: null, note: 'no answer in time' } });
+    await route.fulfill({
+      response: real,
+      json: { ...body, state: 'unavailable', now: null, note: 'no answer in time' },
+    });
   });
   await signIn(page, 'alice@acme.test', '/?sort=newest&action=hold_stock');
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
@@ -108,17 +124,26 @@ test('when the system of record does not answer, the preview says "unavailable" 
   await page.keyboard.press('a');
   const dialog = page.getByTestId('queue-approve-dialog');
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByTestId('facts-note')).toHaveText('The system of record did not answer in time: the facts could not be checked just now.');
+  await expect(dialog.getByTestId('facts-note')).toHaveText(
+    'The system of record did not answer in time: the facts could not be checked just now.',
+  );
   await page.keyboard.press('Escape');
   await expect(dialog).toBeHidden();
-  for (const proposal of [earlier, hold]) await rejectAs(baseURL!, 'bob@acme.test', proposal, 'Fresh facts e2e clean-up');
+  for (const proposal of [earlier, hold])
+    await rejectAs(baseURL!, 'bob@acme.test', proposal, 'Fresh facts e2e clean-up');
 });
 
-test('the re-check is any member’s to ask, and another tenant’s proposal is not found', async ({ request, baseURL }) => {
+test('the re-check is any member’s to ask, and another tenant’s proposal is not found', async ({
+  request,
+  baseURL,
+}) => {
   const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const recheck = async (email: string, id: string) => {
     const session = await apiSession(baseURL!, email);
-    const response = await session.post(`/api/v1/proposals/${id}/recheck`, { headers: { origin: baseURL!, 'content-type': 'application/json' }, data: {} });
+    const response = await session.post(`/api/v1/proposals/${id}/recheck`, {
+      headers: { origin: baseURL!, 'content-type': 'application/json' },
+      data: {},
+    });
     const body = (await response.json()) as { state?: string; error?: { code: string } };
     await session.dispose();
     return { status: response.status(), body };
@@ -128,6 +153,9 @@ test('the re-check is any member’s to ask, and another tenant’s proposal is 
   expect(asViewer.status).toBe(200);
   expect(asViewer.body.state).toBe('fresh');
   // Erin is in globex: an acme proposal does not exist for her.
-  expect(await recheck('erin@globex.test', hold.id)).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+  expect(await recheck('erin@globex.test', hold.id)).toMatchObject({
+    status: 404,
+    body: { error: { code: 'not_found' } },
+  });
   await rejectAs(baseURL!, 'bob@acme.test', hold, 'Fresh facts e2e clean-up');
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import { violations } from './axe';
 import { apiSession, proposeHold, signInWithForm } from './support';
 
@@ -15,7 +15,10 @@ const dir = process.env.SCREENSHOT_DIR ?? 'test-results/screenshots';
 const SKU = 'filter-gray';
 
 async function reject(api: APIRequestContext, baseURL: string, proposal: { id: string; payloadHash: string }) {
-  const response = await api.post(`/api/v1/proposals/${proposal.id}/decisions`, { headers: { origin: baseURL }, data: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'Grants spec: tidying up' } });
+  const response = await api.post(`/api/v1/proposals/${proposal.id}/decisions`, {
+    headers: { origin: baseURL },
+    data: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'Grants spec: tidying up' },
+  });
   expect(response.status()).toBe(200);
 }
 
@@ -23,11 +26,24 @@ async function reject(api: APIRequestContext, baseURL: string, proposal: { id: s
 test.afterEach(async ({ baseURL }) => {
   const carol = await apiSession(baseURL!, 'carol@acme.test');
   const { grants } = (await (await carol.get('/api/v1/grants?state=active')).json()) as { grants: { id: string }[] };
-  for (const grant of grants) expect((await carol.post(`/api/v1/grants/${grant.id}/revoke`, { headers: { origin: baseURL! }, data: { reason: 'Grants spec: clean-up' } })).status()).toBe(200);
+  for (const grant of grants)
+    expect(
+      (
+        await carol.post(`/api/v1/grants/${grant.id}/revoke`, {
+          headers: { origin: baseURL! },
+          data: { reason: 'Grants spec: clean-up' },
+        })
+      ).status(),
+    ).toBe(200);
   await carol.dispose();
 });
 
-test('a grant from alice’s approval approves the next hold on the SKU; dave sees it without Revoke; alice revokes it and the next hold waits for a person', async ({ page, request, baseURL, browser }) => {
+test('a grant from alice’s approval approves the next hold on the SKU; dave sees it without Revoke; alice revokes it and the next hold waits for a person', async ({
+  page,
+  request,
+  baseURL,
+  browser,
+}) => {
   test.setTimeout(180_000); // two browsers, axe twice and four screenshots on a shared two-core machine
   const bob = await apiSession(baseURL!, 'bob@acme.test');
   // An earlier proposal on the SKU, so the next carries no "first use" flag (a grant covers no flagged proposal).
@@ -46,7 +62,10 @@ test('a grant from alice’s approval approves the next hold on the SKU; dave se
   await expect(confirm.getByLabel(`Only this resource (sku:${SKU})`)).toBeChecked();
   await confirm.getByLabel('Reason (required)').fill('Restock week: filter-gray holds are routine');
   expect.soft(await violations(page), 'approve confirmation with the grant section').toEqual([]);
-  for (const [name, width] of [['', 1440], ['-phone', 390]] as const) {
+  for (const [name, width] of [
+    ['', 1440],
+    ['-phone', 390],
+  ] as const) {
     await page.setViewportSize({ width, height: 900 });
     await expect(confirm.getByTestId('grant-terms')).toBeVisible();
     await page.screenshot({ path: path.join(dir, `proposal-grant-offer${name}.png`), fullPage: width === 1440 });
@@ -68,7 +87,11 @@ test('a grant from alice’s approval approves the next hold on the SKU; dave se
     await expect(page.getByTestId('decision-outcome')).toContainText(`Approved under grant ${grantId} from Alice`);
     await expect(page.getByTestId('approve')).toHaveCount(0);
     await page.goto('/history');
-    await expect(page.locator(`[data-testid="history-decision"][data-proposal-id="${covered.id}"]`).getByTestId('history-decision-outcome')).toHaveText(`Approved under grant ${grantId} from Alice`);
+    await expect(
+      page
+        .locator(`[data-testid="history-decision"][data-proposal-id="${covered.id}"]`)
+        .getByTestId('history-decision-outcome'),
+    ).toHaveText(`Approved under grant ${grantId} from Alice`);
 
     // Every member sees the grant; a viewer is offered no Revoke.
     const dave = await browser.newPage({ baseURL });
@@ -92,10 +115,15 @@ test('a grant from alice’s approval approves the next hold on the SKU; dave se
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       expect.soft(await violations(page), `History → Grants (${scheme})`).toEqual([]);
-      for (const [name, width] of [['', 1440], ['-phone', 390]] as const) {
+      for (const [name, width] of [
+        ['', 1440],
+        ['-phone', 390],
+      ] as const) {
         await page.setViewportSize({ width, height: 900 });
         await expect(row.getByTestId('grant-state')).toBeVisible();
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
         expect(overflow).toBeLessThanOrEqual(0);
         await page.screenshot({ path: path.join(dir, `history-grants${name}-${scheme}.png`), fullPage: true });
       }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import { expect, request as playwrightRequest, test, type APIRequestContext } from '@playwright/test';
+import { type APIRequestContext, expect, request as playwrightRequest, test } from '@playwright/test';
 import { agentKey, apiSession, person, proposeHold, signInWithForm } from './support';
 
 const port = Number(process.env.E2E_PORT ?? 3210);
@@ -11,7 +11,10 @@ const byAddress = `http://127.0.0.1:${port}`;
 test.describe('reached at 127.0.0.1', () => {
   test.use({ baseURL: byAddress });
 
-  test('an approver approves, and the API accepts same-origin decisions, from the address', async ({ page, request }) => {
+  test('an approver approves, and the API accepts same-origin decisions, from the address', async ({
+    page,
+    request,
+  }) => {
     const proposal = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
     await page.goto(`/proposals/${proposal.id}`);
     await signInWithForm(page, 'alice@acme.test');
@@ -58,7 +61,13 @@ function sendChunked(path: string, headers: Record<string, string>, total: numbe
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     let answered = false;
     let sent = 0;
-    const request = http.request({ host: '127.0.0.1', port, path, method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } });
+    const request = http.request({
+      host: '127.0.0.1',
+      port,
+      path,
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+    });
     request.on('response', (response) => {
       answered = true;
       response.resume();
@@ -106,7 +115,10 @@ async function sessionOf(api: APIRequestContext): Promise<{ operatorId?: string 
 }
 
 test.describe('sessions end on the server', () => {
-  test('a saved cookie is worthless after sign-out, and /api/auth/session does not revive it', async ({ page, browser }) => {
+  test('a saved cookie is worthless after sign-out, and /api/auth/session does not revive it', async ({
+    page,
+    browser,
+  }) => {
     await page.goto('/');
     await signInWithForm(page, 'dave@acme.test');
     await expect(page.getByTestId('signed-in-as')).toContainText('Dave');
@@ -146,7 +158,13 @@ test.describe('sessions end on the server', () => {
 });
 
 /** One credentials post through next-auth's own flow; returns where it sent us. */
-async function tryPassword(api: APIRequestContext, csrfToken: string, email: string, password: string, headers: Record<string, string> = {}) {
+async function tryPassword(
+  api: APIRequestContext,
+  csrfToken: string,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+) {
   const response = await api.post('/api/auth/callback/credentials', {
     form: { csrfToken, email, password, callbackUrl: '/' },
     headers,
@@ -182,16 +200,26 @@ test('sign-in is throttled per account and address, identically for unknown acco
   const dave = person('dave@acme.test');
   const { api, csrfToken } = await fresh();
   for (let i = 0; i < 2; i++) {
-    await expect.poll(() => tryPassword(api, csrfToken, dave.email, 'still not it'), { intervals: [200], timeout: 10_000 }).toBe('refused');
+    await expect
+      .poll(() => tryPassword(api, csrfToken, dave.email, 'still not it'), { intervals: [200], timeout: 10_000 })
+      .toBe('refused');
   }
   expect(await tryPassword(api, csrfToken, dave.email, dave.password)).toBe('throttled');
-  expect(await tryPassword(api, csrfToken, dave.email, dave.password, { 'x-forwarded-for': '10.9.9.9' })).toBe('throttled');
-  expect(await tryPassword(api, csrfToken, dave.email, dave.password, { 'x-countersign-peer': '10.9.9.8' })).toBe('throttled');
+  expect(await tryPassword(api, csrfToken, dave.email, dave.password, { 'x-forwarded-for': '10.9.9.9' })).toBe(
+    'throttled',
+  );
+  expect(await tryPassword(api, csrfToken, dave.email, dave.password, { 'x-countersign-peer': '10.9.9.8' })).toBe(
+    'throttled',
+  );
   // Once the delay has passed, the right password works and clears the account's count.
-  await expect.poll(() => tryPassword(api, csrfToken, dave.email, dave.password), { intervals: [500], timeout: 15_000 }).toBe('signed-in');
+  await expect
+    .poll(() => tryPassword(api, csrfToken, dave.email, dave.password), { intervals: [500], timeout: 15_000 })
+    .toBe('signed-in');
 });
 
-test('the page policy runs only nonce-bearing scripts: an injected inline script does not run, the page still hydrates', async ({ page }) => {
+test('the page policy runs only nonce-bearing scripts: an injected inline script does not run, the page still hydrates', async ({
+  page,
+}) => {
   await page.goto('/');
   await signInWithForm(page, 'alice@acme.test');
   await expect(page.getByTestId('queue')).toBeVisible();

@@ -9,10 +9,15 @@ const HOSTILE =
 // Every bidi control (embeddings, overrides, isolates, marks) and zero-width character: none may
 // reach the page as itself, wherever agent text is shown.
 const HIDDEN = /[\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/gu;
-const hiddenCharacters = (text: string | null) => [...(text ?? '').matchAll(HIDDEN)].map(([ch]) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase()}`);
+const hiddenCharacters = (text: string | null) =>
+  [...(text ?? '').matchAll(HIDDEN)].map(([ch]) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase()}`);
 
 test('hostile text in arguments and evidence renders as inert, visible text', async ({ page, request }) => {
-  const proposal = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 700, currency: 'EUR', reason: HOSTILE }, ['ticket_message_74']);
+  const proposal = await proposeRefund(
+    request,
+    { orderId: 'ord_1843', amountMinor: 700, currency: 'EUR', reason: HOSTILE },
+    ['ticket_message_74'],
+  );
   const dialogs: string[] = [];
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
@@ -44,7 +49,10 @@ test('hostile text in arguments and evidence renders as inert, visible text', as
   expect(offSite).toEqual([]);
 });
 
-test('a rejected attempt shows its body as received with bidi and zero-width characters as badges', async ({ page, request }) => {
+test('a rejected attempt shows its body as received with bidi and zero-width characters as badges', async ({
+  page,
+  request,
+}) => {
   const requestId = uniqueRequestId('bidi');
   const response = await request.post('/api/v1/proposals', {
     headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json' },
@@ -52,7 +60,12 @@ test('a rejected attempt shows its body as received with bidi and zero-width cha
       requestId,
       action: 'issue_refund',
       contractVersion: 1,
-      args: { orderId: 'ord_1842', amountMinor: '700', currency: 'USD', reason: 'refund \u202Etxt.exe\u202C \u2066isolated\u2069 zero\u200Bwidth' },
+      args: {
+        orderId: 'ord_1842',
+        amountMinor: '700',
+        currency: 'USD',
+        reason: 'refund \u202Etxt.exe\u202C \u2066isolated\u2069 zero\u200Bwidth',
+      },
       evidenceRefs: [],
     },
   });
@@ -60,11 +73,19 @@ test('a rejected attempt shows its body as received with bidi and zero-width cha
 
   await page.goto('/contracts/attempts');
   await signInWithForm(page, 'alice@acme.test');
-  const attempt = page.getByTestId('attempt').filter({ has: page.getByTestId('attempt-request-id').getByText(requestId, { exact: true }) });
+  const attempt = page
+    .getByTestId('attempt')
+    .filter({ has: page.getByTestId('attempt-request-id').getByText(requestId, { exact: true }) });
   await expect(attempt).toHaveCount(1);
   await attempt.locator('summary').click();
   const raw = attempt.getByTestId('attempt-raw');
   await expect(raw).toContainText('"amountMinor":"700"');
-  await expect(raw.getByTestId('invisible-char')).toHaveText(['⟦U+202E⟧', '⟦U+202C⟧', '⟦U+2066⟧', '⟦U+2069⟧', '⟦U+200B⟧']);
+  await expect(raw.getByTestId('invisible-char')).toHaveText([
+    '⟦U+202E⟧',
+    '⟦U+202C⟧',
+    '⟦U+2066⟧',
+    '⟦U+2069⟧',
+    '⟦U+200B⟧',
+  ]);
   expect(hiddenCharacters(await page.getByTestId('attempts').textContent())).toEqual([]);
 });

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import { canonicalize } from 'json-canonicalize';
-import { expect, test, type APIRequestContext } from '@playwright/test';
 import { agentKey, signInWithForm, uniqueRequestId } from './support';
 
 const post = (api: APIRequestContext, body: string, headers: Record<string, string> = {}) =>
-  api.post('/api/v1/proposals', { headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json', ...headers }, data: Buffer.from(body) }); // raw bytes: Playwright would re-encode an invalid JSON string
+  api.post('/api/v1/proposals', {
+    headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json', ...headers },
+    data: Buffer.from(body),
+  }); // raw bytes: Playwright would re-encode an invalid JSON string
 
 const envelope = (args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ requestId: uniqueRequestId('intake'), action: 'hold_stock', contractVersion: 1, args, ...extra });
@@ -45,11 +48,24 @@ test('a missing SKU and another tenant’s SKU get byte-identical answers', asyn
 });
 
 test('contract errors name each field and say how many repairs are left', async ({ request }) => {
-  const response = await post(request, envelope({ sku: 'filter-blue', quantity: '2', warehouse: 'south' }, { tenantId: 'globex' }));
+  const response = await post(
+    request,
+    envelope({ sku: 'filter-blue', quantity: '2', warehouse: 'south' }, { tenantId: 'globex' }),
+  );
   expect(response.status()).toBe(422);
-  const body = (await response.json()) as { error: { kind: string; issues: { field: string; code: string }[]; repair: { allowed: boolean; attemptsLeft: number } } };
+  const body = (await response.json()) as {
+    error: {
+      kind: string;
+      issues: { field: string; code: string }[];
+      repair: { allowed: boolean; attemptsLeft: number };
+    };
+  };
   expect(body.error.kind).toBe('schema');
-  expect(body.error.issues.map((i) => `${i.field}:${i.code}`).sort()).toEqual(['quantity:invalid_type', 'tenantId:unknown_field', 'warehouse:unknown_field']);
+  expect(body.error.issues.map((i) => `${i.field}:${i.code}`).sort()).toEqual([
+    'quantity:invalid_type',
+    'tenantId:unknown_field',
+    'warehouse:unknown_field',
+  ]);
   expect(body.error.repair).toMatchObject({ allowed: true, attemptsLeft: 3 });
 });
 
@@ -59,7 +75,9 @@ test('contracts are served as JSON Schema to agents and operators only', async (
   await anonymous.dispose();
   const response = await request.get('/api/v1/contracts', { headers: { authorization: `Bearer ${agentKey('acme')}` } });
   expect(response.status()).toBe(200);
-  const body = (await response.json()) as { actions: { action: string; versions: { input: { $schema: string }; output: object }[] }[] };
+  const body = (await response.json()) as {
+    actions: { action: string; versions: { input: { $schema: string }; output: object }[] }[];
+  };
   expect(body.actions.map((a) => a.action).sort()).toEqual(['hold_stock', 'issue_refund']);
   expect(body.actions[0]!.versions[0]!.input.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
 });
@@ -67,7 +85,13 @@ test('contracts are served as JSON Schema to agents and operators only', async (
 test('an exhausted repair chain is shown to operators with the original request', async ({ page, request }) => {
   const root = uniqueRequestId('chain');
   const bad = (requestId: string, repairOf?: string) =>
-    JSON.stringify({ requestId, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 9 }, ...(repairOf ? { repairOf } : {}) });
+    JSON.stringify({
+      requestId,
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 9 },
+      ...(repairOf ? { repairOf } : {}),
+    });
   expect((await post(request, bad(root))).status()).toBe(422);
   let previous = root;
   for (let n = 1; n <= 3; n++) {
@@ -77,7 +101,9 @@ test('an exhausted repair chain is shown to operators with the original request'
   }
   const exhausted = await post(request, bad(`${root}-r4`, previous));
   expect(exhausted.status()).toBe(422);
-  expect(await exhausted.json()).toMatchObject({ error: { code: 'repair_limit_reached', repair: { allowed: false, attemptsLeft: 0 } } });
+  expect(await exhausted.json()).toMatchObject({
+    error: { code: 'repair_limit_reached', repair: { allowed: false, attemptsLeft: 0 } },
+  });
 
   await page.goto('/contracts/attempts?exhausted=1');
   await signInWithForm(page, 'carol@acme.test');
@@ -88,24 +114,44 @@ test('an exhausted repair chain is shown to operators with the original request'
   await expect(item.getByTestId('attempt-chain')).toContainText(`"requestId":"${root}"`);
 });
 
-test('anyone can recompute the payload hash from GET /api/v1/proposals/:id with another RFC 8785 library', async ({ request }) => {
-  const created = await post(request, JSON.stringify({
-    requestId: uniqueRequestId('hash'),
-    action: 'issue_refund',
-    contractVersion: 1,
-    args: { orderId: 'ord_1843', amountMinor: 1234, currency: 'EUR', reason: 'Colis abîmé — « remboursement » partiel' },
-    evidenceRefs: ['ticket_message_73'],
-  }));
+test('anyone can recompute the payload hash from GET /api/v1/proposals/:id with another RFC 8785 library', async ({
+  request,
+}) => {
+  const created = await post(
+    request,
+    JSON.stringify({
+      requestId: uniqueRequestId('hash'),
+      action: 'issue_refund',
+      contractVersion: 1,
+      args: {
+        orderId: 'ord_1843',
+        amountMinor: 1234,
+        currency: 'EUR',
+        reason: 'Colis abîmé — « remboursement » partiel',
+      },
+      evidenceRefs: ['ticket_message_73'],
+    }),
+  );
   expect(created.status()).toBe(201);
   const { proposal } = (await created.json()) as { proposal: { id: string; payloadHash: string } };
-  const read = await request.get(`/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  const read = await request.get(`/api/v1/proposals/${proposal.id}`, {
+    headers: { authorization: `Bearer ${agentKey('acme')}` },
+  });
   const { payload, payloadHash } = (await read.json()) as { payload: unknown; payloadHash: string };
   expect(payloadHash).toBe(proposal.payloadHash);
   expect(`sha256:${createHash('sha256').update(canonicalize(payload), 'utf8').digest('hex')}`).toBe(payloadHash);
 });
 
 test('the proposal page names what the contract filled in that the agent did not send', async ({ page, request }) => {
-  const created = await post(request, JSON.stringify({ requestId: uniqueRequestId('defaults'), action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } }));
+  const created = await post(
+    request,
+    JSON.stringify({
+      requestId: uniqueRequestId('defaults'),
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 1 },
+    }),
+  );
   expect(created.status()).toBe(201);
   const { proposal } = (await created.json()) as { proposal: { id: string } };
   await page.goto(`/proposals/${proposal.id}`);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -7,7 +7,7 @@ import { expect, test } from '@playwright/test';
 import { exportJWK, generateKeyPair } from 'jose';
 import type { DemoCredentials } from '@/demo/world';
 import { sessionCookie as signInForCookie } from '@/scripts/shared/session';
-import { until, waitForHealth, type Watched } from '@/scripts/shared/wait';
+import { until, type Watched, waitForHealth } from '@/scripts/shared/wait';
 
 // The server's own life: refusing to start on a bad configuration, shutting down cleanly, and
 // starting again on the same data. No browser; real processes on the production build.
@@ -19,7 +19,12 @@ const NEXT_BIN = path.join(root, 'node_modules/next/dist/bin/next');
 function cleanEnv(settings: Record<string, string>): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(DATABASE_URL|AUTH_.*|NEXTAUTH_.*|SIGNING_KEYS|APP_URL|PORT|DEMO_[A-Z]+_PORT|SMTP_.*|OIDC_.*|COUNTERSIGN_.*|E2E_.*|NEXT_MANUAL_SIG_HANDLE|NODE_ENV)$/.test(name)) continue;
+    if (
+      /^(DATABASE_URL|AUTH_.*|NEXTAUTH_.*|SIGNING_KEYS|APP_URL|PORT|DEMO_[A-Z]+_PORT|SMTP_.*|OIDC_.*|COUNTERSIGN_.*|E2E_.*|NEXT_MANUAL_SIG_HANDLE|NODE_ENV)$/.test(
+        name,
+      )
+    )
+      continue;
     env[name] = value;
   }
   Object.assign(env, { NEXT_TELEMETRY_DISABLED: '1' }, settings);
@@ -39,7 +44,11 @@ async function receiverPorts() {
   return { DEMO_MAIL_PORT: String(await freePort()), DEMO_SINK_PORT: String(await freePort()) };
 }
 
-type Running = { child: ChildProcess; output: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> };
+type Running = {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+};
 
 /** Starts a process in its own process group, so that it and anything it spawns can be killed. */
 function start(args: string[], env: NodeJS.ProcessEnv): Running {
@@ -47,7 +56,9 @@ function start(args: string[], env: NodeJS.ProcessEnv): Running {
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { child, output: () => output, exited };
 }
 
@@ -65,7 +76,10 @@ function killGroup(running: Running | undefined) {
 async function exitWithin(running: Running, ms: number) {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`still running after ${ms} ms; output so far:\n${running.output()}`)), ms);
+    timer = setTimeout(
+      () => reject(new Error(`still running after ${ms} ms; output so far:\n${running.output()}`)),
+      ms,
+    );
   });
   try {
     return await Promise.race([running.exited, timeout]);
@@ -76,7 +90,8 @@ async function exitWithin(running: Running, ms: number) {
 
 /** The demo as a wait watches it: a wait fails at once if it exits, showing what it said. */
 const watched = (running: Running): Watched => ({ child: running.child, name: 'the demo', said: running.output });
-const waitForDemo = (running: Running, url: string, ms: number) => waitForHealth(`${url}/api/health`, watched(running), ms);
+const waitForDemo = (running: Running, url: string, ms: number) =>
+  waitForHealth(`${url}/api/health`, watched(running), ms);
 
 async function signingKeys(): Promise<string> {
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
@@ -85,9 +100,26 @@ async function signingKeys(): Promise<string> {
 
 test.describe('a production server refuses to start on a bad configuration', () => {
   const secret = 'e2e-lifecycle-secret-that-is-long-enough-0123456789';
-  const CASES: { name: string; settings: () => Promise<Record<string, string>>; names: string; fix: RegExp; notNamed?: string }[] = [
-    { name: 'no AUTH_SECRET', settings: async () => ({}), names: 'AUTH_SECRET is missing', fix: /openssl rand -base64 33/ },
-    { name: 'no SIGNING_KEYS', settings: async () => ({ AUTH_SECRET: secret }), names: 'SIGNING_KEYS is missing', fix: /npm run cli -- signing-key/, notNamed: 'AUTH_SECRET' },
+  const CASES: {
+    name: string;
+    settings: () => Promise<Record<string, string>>;
+    names: string;
+    fix: RegExp;
+    notNamed?: string;
+  }[] = [
+    {
+      name: 'no AUTH_SECRET',
+      settings: async () => ({}),
+      names: 'AUTH_SECRET is missing',
+      fix: /openssl rand -base64 33/,
+    },
+    {
+      name: 'no SIGNING_KEYS',
+      settings: async () => ({ AUTH_SECRET: secret }),
+      names: 'SIGNING_KEYS is missing',
+      fix: /npm run cli -- signing-key/,
+      notNamed: 'AUTH_SECRET',
+    },
     {
       name: 'a MySQL DATABASE_URL',
       settings: async () => ({ AUTH_SECRET: secret, SIGNING_KEYS: await signingKeys(), DATABASE_URL: 'mysql://x' }),
@@ -102,7 +134,10 @@ test.describe('a production server refuses to start on a bad configuration', () 
       let server: Running | undefined;
       try {
         const port = await freePort();
-        server = start([NEXT_BIN, 'start', '-p', String(port)], cleanEnv({ NODE_ENV: 'production', COUNTERSIGN_DATA_DIR: dataDir, ...(await settings()) }));
+        server = start(
+          [NEXT_BIN, 'start', '-p', String(port)],
+          cleanEnv({ NODE_ENV: 'production', COUNTERSIGN_DATA_DIR: dataDir, ...(await settings()) }),
+        );
         const { code } = await exitWithin(server, 30_000);
         const output = server.output();
         expect(code, output).not.toBe(0);
@@ -126,7 +161,12 @@ test('the demo shuts down cleanly on SIGTERM and starts again on the same data',
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-lifecycle-'));
   const port = await freePort();
   const url = `http://localhost:${port}`;
-  const env = cleanEnv({ PORT: String(port), DEMO_SYSTEMS_PORT: String(await freePort()), ...(await receiverPorts()), COUNTERSIGN_DATA_DIR: dataDir });
+  const env = cleanEnv({
+    PORT: String(port),
+    DEMO_SYSTEMS_PORT: String(await freePort()),
+    ...(await receiverPorts()),
+    COUNTERSIGN_DATA_DIR: dataDir,
+  });
   const credentialsFile = path.join(dataDir, 'demo-credentials.json');
   const lockFile = path.join(dataDir, 'pglite.lock');
   let demo: Running | undefined;
@@ -140,7 +180,13 @@ test('the demo shuts down cleanly on SIGTERM and starts again on the same data',
     const created = await fetch(`${url}/api/v1/proposals`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ requestId: `lifecycle-${Date.now()}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 }, evidenceRefs: [] }),
+      body: JSON.stringify({
+        requestId: `lifecycle-${Date.now()}`,
+        action: 'hold_stock',
+        contractVersion: 1,
+        args: { sku: 'filter-blue', quantity: 1 },
+        evidenceRefs: [],
+      }),
     });
     expect(created.status, demo.output()).toBe(201);
     const { proposal } = (await created.json()) as { proposal: { id: string; payloadHash: string } };
@@ -155,7 +201,11 @@ test('the demo shuts down cleanly on SIGTERM and starts again on the same data',
     await waitForDemo(demo, url, 60_000);
     const read = await fetch(`${url}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${key}` } });
     expect(read.status, demo.output()).toBe(200);
-    expect(await read.json()).toMatchObject({ id: proposal.id, payloadHash: proposal.payloadHash, status: 'pending_approval' });
+    expect(await read.json()).toMatchObject({
+      id: proposal.id,
+      payloadHash: proposal.payloadHash,
+      status: 'pending_approval',
+    });
     // Seeding again kept every password and key.
     expect(fs.readFileSync(credentialsFile, 'utf8')).toBe(firstCredentials);
 
@@ -190,25 +240,41 @@ test('a crash between approval and dispatch delivers the command exactly once af
   const port = await freePort();
   const systemsPort = await freePort();
   const url = `http://localhost:${port}`;
-  const base = { PORT: String(port), DEMO_SYSTEMS_PORT: String(systemsPort), ...(await receiverPorts()), COUNTERSIGN_DATA_DIR: dataDir };
+  const base = {
+    PORT: String(port),
+    DEMO_SYSTEMS_PORT: String(systemsPort),
+    ...(await receiverPorts()),
+    COUNTERSIGN_DATA_DIR: dataDir,
+  };
   let demo: Running | undefined;
   try {
     // No worker: the approval commits its command and outbox row, and nothing delivers it yet.
     demo = start(['--import', 'tsx', 'scripts/demo.ts', '--no-build'], cleanEnv({ ...base, WORKER_IN_PROCESS: '0' }));
     await waitForDemo(demo, url, 90_000);
-    const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const credentials = JSON.parse(
+      fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'),
+    ) as DemoCredentials;
     const key = credentials.agents.find((agent) => agent.tenant === 'acme')!.key;
     const alice = credentials.people.find((person) => person.email === 'alice@acme.test')!;
     const created = await fetch(`${url}/api/v1/proposals`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ requestId: `crash-${Date.now()}`, action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 700, currency: 'USD', reason: 'Crash test' } }),
+      body: JSON.stringify({
+        requestId: `crash-${Date.now()}`,
+        action: 'issue_refund',
+        contractVersion: 1,
+        args: { orderId: 'ord_1842', amountMinor: 700, currency: 'USD', reason: 'Crash test' },
+      }),
     });
     expect(created.status, demo.output()).toBe(201);
     const { proposal } = (await created.json()) as { proposal: { id: string; payloadHash: string } };
     const approved = await fetch(`${url}/api/v1/proposals/${proposal.id}/decisions`, {
       method: 'POST',
-      headers: { cookie: await sessionCookie(url, alice.email, alice.password), origin: url, 'content-type': 'application/json' },
+      headers: {
+        cookie: await sessionCookie(url, alice.email, alice.password),
+        origin: url,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ decision: 'approve', payloadHash: proposal.payloadHash }),
     });
     expect(approved.status, demo.output()).toBe(200);
@@ -223,12 +289,18 @@ test('a crash between approval and dispatch delivers the command exactly once af
     demo = start(['--import', 'tsx', 'scripts/demo.ts', '--no-build'], cleanEnv(base));
     await waitForDemo(demo, url, 90_000);
     const succeeded = async () => {
-      const read = await fetch(`${url}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${key}` } });
+      const read = await fetch(`${url}/api/v1/proposals/${proposal.id}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       return ((await read.json()) as { status: string }).status === 'succeeded';
     };
     await until(`proposal ${proposal.id} to succeed`, 45_000, succeeded, { watched: watched(demo) });
-    const order = (await (await fetch(`http://127.0.0.1:${systemsPort}/orders/ord_1842`)).json()) as { refunds: { idempotencyKey: string; amountMinor: number }[] };
-    expect(order.refunds.filter((refund) => refund.idempotencyKey === `cs.${proposal.id}`)).toEqual([expect.objectContaining({ amountMinor: 700 })]);
+    const order = (await (await fetch(`http://127.0.0.1:${systemsPort}/orders/ord_1842`)).json()) as {
+      refunds: { idempotencyKey: string; amountMinor: number }[];
+    };
+    expect(order.refunds.filter((refund) => refund.idempotencyKey === `cs.${proposal.id}`)).toEqual([
+      expect.objectContaining({ amountMinor: 700 }),
+    ]);
     expect(order.refunds).toHaveLength(1);
   } finally {
     killGroup(demo);

@@ -13,7 +13,10 @@ const APPROVERS = ['alice@acme.test', 'bob@acme.test', 'carol@acme.test', 'ops@a
 const VALUES = ['filter-gray', 'quantity', 'Hold 2', '2 ×', 'Details'];
 const withoutResource = (text: string | undefined) => (text ?? '').replaceAll('sku filter-gray', '');
 
-test('a proposal waiting for a decision reaches the webhook, Slack and the approvers by email within 5 s', async ({ request, baseURL }) => {
+test('a proposal waiting for a decision reaches the webhook, Slack and the approvers by email within 5 s', async ({
+  request,
+  baseURL,
+}) => {
   const proposal = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 2 });
   expect(proposal.status).toBe('pending_approval');
   // Notification links say where the look came from (docs/oversight.md).
@@ -41,7 +44,9 @@ test('a proposal waiting for a decision reaches the webhook, Slack and the appro
   const slack = received!.slack.find((message) => message.reviewUrl === link)!;
   expect(slack.path).toBe('/slack');
   expect(slack.header).toBe('Waiting for a decision: Hold stock');
-  const blocks = (JSON.parse(slack.body) as { blocks: { type: string; elements?: { text: { text: string }; url: string }[] }[] }).blocks;
+  const blocks = (
+    JSON.parse(slack.body) as { blocks: { type: string; elements?: { text: { text: string }; url: string }[] }[] }
+  ).blocks;
   const button = blocks.find((block) => block.type === 'actions')?.elements?.[0];
   expect(button).toMatchObject({ text: { text: 'Review' }, url: link });
 
@@ -49,20 +54,34 @@ test('a proposal waiting for a decision reaches the webhook, Slack and the appro
   expect([...email.to].sort()).toEqual(APPROVERS);
   expect(email.subject).toContain('Hold stock proposed by agent acme-support-bot');
   // The facts a person acts on, the same in every channel.
-  for (const fact of ['Needs you: yes: 1 more approval needed', 'Resource: sku filter-gray', 'Approvals: 0 of 1']) expect(email.text).toContain(fact);
-  expect((JSON.parse(webhook.body) as { facts: { label: string; value: string }[] }).facts).toContainEqual({ label: 'Resource', value: 'sku filter-gray' });
+  for (const fact of ['Needs you: yes: 1 more approval needed', 'Resource: sku filter-gray', 'Approvals: 0 of 1'])
+    expect(email.text).toContain(fact);
+  expect((JSON.parse(webhook.body) as { facts: { label: string; value: string }[] }).facts).toContainEqual({
+    label: 'Resource',
+    value: 'sku filter-gray',
+  });
   expect(slack.body).toContain('Resource\\nsku filter-gray');
   expect(email.text).toContain(`Review: ${link}`);
   expect(email.html).toContain(`href="${link}"`);
 
-  for (const [what, text] of [['webhook', webhook.body], ['Slack', slack.body], ['email text', email.text], ['email HTML', email.html], ['email subject', email.subject]]) {
+  for (const [what, text] of [
+    ['webhook', webhook.body],
+    ['Slack', slack.body],
+    ['email text', email.text],
+    ['email HTML', email.html],
+    ['email subject', email.subject],
+  ]) {
     for (const value of VALUES) expect(withoutResource(text), `${what} carries "${value}"`).not.toContain(value);
   }
 });
 
 test('the receivers page lists what arrived as inert text, newest first', async ({ request }) => {
   await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
-  await expect.poll(async () => ((await (await request.get(`${sinkUrl}/received.json`)).json()) as ReceivedView).emails.length, { timeout: 5_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => ((await (await request.get(`${sinkUrl}/received.json`)).json()) as ReceivedView).emails.length, {
+      timeout: 5_000,
+    })
+    .toBeGreaterThan(0);
   // Anything on this machine may POST to the sink: what it sends is shown as text, never markup.
   const forged = await request.post(`${sinkUrl}/webhook`, {
     data: '{"type":"<img src=x onerror=alert(1)>","data":{"url":"javascript:alert(1)"}}',

@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { startHttpSink, verifyStandardWebhook, type HttpSink } from '../demo/receivers/http-sink';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { type HttpSink, startHttpSink, verifyStandardWebhook } from '../demo/receivers/http-sink';
 import { apiSession, E2E_SINK_PORT, signInWithForm } from './support';
 
 /**
@@ -10,9 +10,28 @@ import { apiSession, E2E_SINK_PORT, signInWithForm } from './support';
 
 const API = '/api/v1/admin/notifications';
 
-type Channel = { id: string; kind: string; target: string; events: string[]; enabled: boolean; digestThreshold: number; hasSecret: boolean };
-type Delivery = { id: string; channelId: string; event: string; status: string; latencyMs: number | null; lastError: string | null };
-type Overview = { settings: { reminderLeadMinutes: number; escalateAfterMinutes: number; notifyWithValues: boolean }; channels: Channel[]; deliveries: Delivery[] };
+type Channel = {
+  id: string;
+  kind: string;
+  target: string;
+  events: string[];
+  enabled: boolean;
+  digestThreshold: number;
+  hasSecret: boolean;
+};
+type Delivery = {
+  id: string;
+  channelId: string;
+  event: string;
+  status: string;
+  latencyMs: number | null;
+  lastError: string | null;
+};
+type Overview = {
+  settings: { reminderLeadMinutes: number; escalateAfterMinutes: number; notifyWithValues: boolean };
+  channels: Channel[];
+  deliveries: Delivery[];
+};
 type Problem = { error: { kind: string; code: string; issues?: { field: string; code: string }[] } };
 
 let sink: HttpSink;
@@ -48,7 +67,10 @@ function channelCard(page: Page, kind: string, target: string) {
   return page.locator(`[data-testid="channel"][data-kind="${kind}"]`).filter({ hasText: target });
 }
 
-test('an admin adds channels, sends tests, retries a dead delivery and saves the settings', async ({ page, baseURL }) => {
+test('an admin adds channels, sends tests, retries a dead delivery and saves the settings', async ({
+  page,
+  baseURL,
+}) => {
   await openAsCarol(page);
   const added: string[] = [];
   try {
@@ -80,7 +102,9 @@ test('an admin adds channels, sends tests, retries a dead delivery and saves the
     expect(arrived!.signature).toBe('valid');
     expect(verifyStandardWebhook(secret, arrived!.headers, arrived!.body)).toBe(true);
     expect(JSON.parse(arrived!.body)).toMatchObject({ type: 'channel.test' });
-    const delivered = page.locator(`[data-testid="delivery"][data-event="channel.test"][data-status="delivered"]`).first();
+    const delivered = page
+      .locator(`[data-testid="delivery"][data-event="channel.test"][data-status="delivered"]`)
+      .first();
     await expect(delivered).toBeVisible();
     await expect(delivered.getByTestId('delivery-latency')).toHaveText(/^\d+ ms$/);
 
@@ -99,7 +123,10 @@ test('an admin adds channels, sends tests, retries a dead delivery and saves the
     await slack.getByTestId('channel-test').click();
     await expect(slack.getByTestId('channel-test-result')).toHaveAttribute('data-status', 'dead');
     await expect(slack.getByTestId('channel-test-result')).toContainText('http_410');
-    const dead = page.locator('[data-testid="delivery"][data-status="dead"]').filter({ hasText: `${sink.url}/` }).first();
+    const dead = page
+      .locator('[data-testid="delivery"][data-status="dead"]')
+      .filter({ hasText: `${sink.url}/` })
+      .first();
     await expect(dead.getByTestId('delivery-error')).toHaveText('http_410');
     const deadId = (await dead.getAttribute('data-delivery-id'))!;
     await dead.getByTestId('delivery-retry').click();
@@ -122,7 +149,9 @@ test('an admin adds channels, sends tests, retries a dead delivery and saves the
     await slack.getByTestId('channel-edit-digest').fill('0');
     await slack.getByTestId('channel-save').click();
     await expect(slack.getByTestId('channel-digest')).toHaveText('Every message on its own (no digest)');
-    expect((await overview(page.request)).channels.find((c) => c.id === added[1])).toMatchObject({ digestThreshold: 0 });
+    expect((await overview(page.request)).channels.find((c) => c.id === added[1])).toMatchObject({
+      digestThreshold: 0,
+    });
     await slack.getByTestId('channel-toggle').click();
     await expect(slack.getByTestId('channel-state')).toHaveText('disabled');
     await expect(slack.getByTestId('channel-toggle')).toHaveText('Enable');
@@ -139,9 +168,16 @@ test('an admin adds channels, sends tests, retries a dead delivery and saves the
     await expect(page.getByTestId('settings-reminder')).toHaveValue('30');
     await expect(page.getByTestId('settings-escalate')).toHaveValue('0');
     await expect(page.getByTestId('settings-values')).toBeChecked();
-    expect((await overview(page.request)).settings).toEqual({ reminderLeadMinutes: 30, escalateAfterMinutes: 0, notifyWithValues: true });
+    expect((await overview(page.request)).settings).toEqual({
+      reminderLeadMinutes: 30,
+      escalateAfterMinutes: 0,
+      notifyWithValues: true,
+    });
   } finally {
-    await page.request.put(`${API}/settings`, { headers: { origin: baseURL! }, data: { reminderLeadMinutes: 60, escalateAfterMinutes: 120, notifyWithValues: false } });
+    await page.request.put(`${API}/settings`, {
+      headers: { origin: baseURL! },
+      data: { reminderLeadMinutes: 60, escalateAfterMinutes: 120, notifyWithValues: false },
+    });
     await disableAll(page.request, baseURL!, added);
   }
 });
@@ -150,88 +186,240 @@ const CREATE = `${API}/channels`;
 const HOOK = 'https://receiver.example/hook';
 
 /** Every refusal of the admin API, each leaving the channels exactly as they were. */
-const CASES: { label: string; method?: 'post' | 'patch' | 'put' | 'get'; path?: string; body?: string | Record<string, unknown>; origin?: string; status: number; code: string; field?: string }[] = [
+const CASES: {
+  label: string;
+  method?: 'post' | 'patch' | 'put' | 'get';
+  path?: string;
+  body?: string | Record<string, unknown>;
+  origin?: string;
+  status: number;
+  code: string;
+  field?: string;
+}[] = [
   { label: 'malformed JSON', body: '{"kind": ', status: 400, code: 'invalid_json' },
-  { label: 'a body over 64 KiB', body: JSON.stringify({ kind: 'webhook', target: `${HOOK}?${'a'.repeat(70_000)}` }), status: 413, code: 'too_large' },
-  { label: 'an unknown top-level field', body: { kind: 'webhook', target: HOOK, tenantId: 'globex' }, status: 422, code: 'invalid_channel', field: 'tenantId' },
-  { label: 'kind sms', body: { kind: 'sms', target: '+15550100' }, status: 422, code: 'invalid_channel', field: 'kind' },
-  { label: 'an ftp target', body: { kind: 'webhook', target: 'ftp://x' }, status: 422, code: 'invalid_channel', field: 'target' },
-  { label: 'credentials in the URL', body: { kind: 'webhook', target: 'https://user:pw@x/' }, status: 422, code: 'invalid_channel', field: 'target' },
-  { label: 'a bad email address', body: { kind: 'email', target: 'ops at example' }, status: 422, code: 'invalid_channel', field: 'target' },
-  { label: 'an unknown event', body: { kind: 'webhook', target: HOOK, events: ['proposal.deleted'] }, status: 422, code: 'invalid_channel', field: 'events.0' },
-  { label: 'a repeated event', body: { kind: 'webhook', target: HOOK, events: ['proposal.waiting', 'proposal.waiting'] }, status: 422, code: 'invalid_channel', field: 'events' },
-  { label: 'no events', body: { kind: 'webhook', target: HOOK, events: [] }, status: 422, code: 'invalid_channel', field: 'events' },
-  { label: 'a negative digest threshold', body: { kind: 'webhook', target: HOOK, digestThreshold: -1 }, status: 422, code: 'invalid_channel', field: 'digestThreshold' },
-  { label: 'a digest threshold over 100', body: { kind: 'webhook', target: HOOK, digestThreshold: 101 }, status: 422, code: 'invalid_channel', field: 'digestThreshold' },
-  { label: 'a fractional digest threshold', body: { kind: 'webhook', target: HOOK, digestThreshold: 2.5 }, status: 422, code: 'invalid_channel', field: 'digestThreshold' },
-  { label: 'a digest threshold as a string', body: { kind: 'webhook', target: HOOK, digestThreshold: '5' }, status: 422, code: 'invalid_channel', field: 'digestThreshold' },
-  { label: 'a foreign Origin', body: { kind: 'webhook', target: HOOK }, origin: 'https://evil.example', status: 403, code: 'cross_origin' },
-  { label: 'PATCH of an unknown channel', method: 'patch', path: `${API}/channels/chn_doesnotexist000000`, body: { enabled: false }, status: 404, code: 'not_found' },
-  { label: 'a test of an unknown channel', path: `${API}/channels/chn_doesnotexist000000/test`, body: {}, status: 404, code: 'not_found' },
-  { label: 'a settings value out of range', method: 'put', path: `${API}/settings`, body: { reminderLeadMinutes: -1, escalateAfterMinutes: 0, notifyWithValues: false }, status: 422, code: 'invalid_settings', field: 'reminderLeadMinutes' },
+  {
+    label: 'a body over 64 KiB',
+    body: JSON.stringify({ kind: 'webhook', target: `${HOOK}?${'a'.repeat(70_000)}` }),
+    status: 413,
+    code: 'too_large',
+  },
+  {
+    label: 'an unknown top-level field',
+    body: { kind: 'webhook', target: HOOK, tenantId: 'globex' },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'tenantId',
+  },
+  {
+    label: 'kind sms',
+    body: { kind: 'sms', target: '+15550100' },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'kind',
+  },
+  {
+    label: 'an ftp target',
+    body: { kind: 'webhook', target: 'ftp://x' },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'target',
+  },
+  {
+    label: 'credentials in the URL',
+    body: { kind: 'webhook', target: 'https://user:pw@x/' },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'target',
+  },
+  {
+    label: 'a bad email address',
+    body: { kind: 'email', target: 'ops at example' },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'target',
+  },
+  {
+    label: 'an unknown event',
+    body: { kind: 'webhook', target: HOOK, events: ['proposal.deleted'] },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'events.0',
+  },
+  {
+    label: 'a repeated event',
+    body: { kind: 'webhook', target: HOOK, events: ['proposal.waiting', 'proposal.waiting'] },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'events',
+  },
+  {
+    label: 'no events',
+    body: { kind: 'webhook', target: HOOK, events: [] },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'events',
+  },
+  {
+    label: 'a negative digest threshold',
+    body: { kind: 'webhook', target: HOOK, digestThreshold: -1 },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'digestThreshold',
+  },
+  {
+    label: 'a digest threshold over 100',
+    body: { kind: 'webhook', target: HOOK, digestThreshold: 101 },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'digestThreshold',
+  },
+  {
+    label: 'a fractional digest threshold',
+    body: { kind: 'webhook', target: HOOK, digestThreshold: 2.5 },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'digestThreshold',
+  },
+  {
+    label: 'a digest threshold as a string',
+    body: { kind: 'webhook', target: HOOK, digestThreshold: '5' },
+    status: 422,
+    code: 'invalid_channel',
+    field: 'digestThreshold',
+  },
+  {
+    label: 'a foreign Origin',
+    body: { kind: 'webhook', target: HOOK },
+    origin: 'https://evil.example',
+    status: 403,
+    code: 'cross_origin',
+  },
+  {
+    label: 'PATCH of an unknown channel',
+    method: 'patch',
+    path: `${API}/channels/chn_doesnotexist000000`,
+    body: { enabled: false },
+    status: 404,
+    code: 'not_found',
+  },
+  {
+    label: 'a test of an unknown channel',
+    path: `${API}/channels/chn_doesnotexist000000/test`,
+    body: {},
+    status: 404,
+    code: 'not_found',
+  },
+  {
+    label: 'a settings value out of range',
+    method: 'put',
+    path: `${API}/settings`,
+    body: { reminderLeadMinutes: -1, escalateAfterMinutes: 0, notifyWithValues: false },
+    status: 422,
+    code: 'invalid_settings',
+    field: 'reminderLeadMinutes',
+  },
   { label: 'GET on a mutation-only route', method: 'get', path: CREATE, status: 405, code: '' },
 ];
 
 test('the admin API refuses bad requests and changes nothing', async ({ page, baseURL, request }) => {
   await openAsCarol(page);
   const carol = page.request;
-  const created = await carol.post(CREATE, { headers: { origin: baseURL! }, data: { kind: 'webhook', target: `${sink.url}/cases` } });
+  const created = await carol.post(CREATE, {
+    headers: { origin: baseURL! },
+    data: { kind: 'webhook', target: `${sink.url}/cases` },
+  });
   expect(created.status()).toBe(201);
   const { channel, secret } = (await created.json()) as { channel: Channel; secret: string };
   expect(secret).toMatch(/^whsec_/);
   expect(channel).not.toHaveProperty('secret');
   try {
-    const email = await carol.post(CREATE, { headers: { origin: baseURL! }, data: { kind: 'email', target: 'ops@acme.test', events: ['proposal.escalated'] } });
+    const email = await carol.post(CREATE, {
+      headers: { origin: baseURL! },
+      data: { kind: 'email', target: 'ops@acme.test', events: ['proposal.escalated'] },
+    });
     expect(email.status()).toBe(201);
     const emailChannel = ((await email.json()) as { channel: Channel; secret: null }).channel;
     expect(((await email.json()) as { secret: unknown }).secret).toBeNull();
-    await carol.patch(`${API}/channels/${emailChannel.id}`, { headers: { origin: baseURL! }, data: { enabled: false } });
+    await carol.patch(`${API}/channels/${emailChannel.id}`, {
+      headers: { origin: baseURL! },
+      data: { enabled: false },
+    });
 
     const before = await overview(carol);
     for (const each of CASES) {
       const method = each.method ?? 'post';
       const headers: Record<string, string> = { origin: each.origin ?? baseURL!, 'content-type': 'application/json' };
-      const data = typeof each.body === 'string' ? Buffer.from(each.body) : each.body === undefined ? undefined : Buffer.from(JSON.stringify(each.body));
+      const data =
+        typeof each.body === 'string'
+          ? Buffer.from(each.body)
+          : each.body === undefined
+            ? undefined
+            : Buffer.from(JSON.stringify(each.body));
       const response = await carol.fetch(each.path ?? CREATE, { method: method.toUpperCase(), headers, data });
       expect(response.status(), each.label).toBe(each.status);
       if (each.code) {
         const problem = (await response.json()) as Problem;
         expect(problem.error.code, each.label).toBe(each.code);
-        if (each.field) expect(problem.error.issues?.map((i) => i.field), each.label).toContain(each.field);
+        if (each.field)
+          expect(
+            problem.error.issues?.map((i) => i.field),
+            each.label,
+          ).toContain(each.field);
       }
       expect((await overview(carol)).channels, `${each.label}: nothing changed`).toEqual(before.channels);
     }
     // A target that does not fit the channel's kind is refused on PATCH too.
     for (const digestThreshold of [-1, 101, 1.5, '5', null]) {
-      const badDigest = await carol.patch(`${API}/channels/${channel.id}`, { headers: { origin: baseURL! }, data: { digestThreshold } });
+      const badDigest = await carol.patch(`${API}/channels/${channel.id}`, {
+        headers: { origin: baseURL! },
+        data: { digestThreshold },
+      });
       expect(badDigest.status(), `digestThreshold ${JSON.stringify(digestThreshold)}`).toBe(422);
       expect(((await badDigest.json()) as Problem).error.issues?.map((i) => i.field)).toContain('digestThreshold');
     }
     expect((await overview(carol)).channels.find((c) => c.id === channel.id)).toMatchObject({ digestThreshold: 5 });
-    const badTarget = await carol.patch(`${API}/channels/${channel.id}`, { headers: { origin: baseURL! }, data: { target: 'ftp://x' } });
+    const badTarget = await carol.patch(`${API}/channels/${channel.id}`, {
+      headers: { origin: baseURL! },
+      data: { target: 'ftp://x' },
+    });
     expect(badTarget.status()).toBe(422);
     expect(((await badTarget.json()) as Problem).error.code).toBe('invalid_target');
 
     // An unknown id and another tenant's look the same; a delivered delivery is not retried.
-    const unknown = await carol.patch(`${API}/channels/chn_doesnotexist000000`, { headers: { origin: baseURL! }, data: { enabled: false } });
-    const unknownOther = await carol.patch(`${API}/channels/${encodeURIComponent('globex-channel')}`, { headers: { origin: baseURL! }, data: { enabled: false } });
+    const unknown = await carol.patch(`${API}/channels/chn_doesnotexist000000`, {
+      headers: { origin: baseURL! },
+      data: { enabled: false },
+    });
+    const unknownOther = await carol.patch(`${API}/channels/${encodeURIComponent('globex-channel')}`, {
+      headers: { origin: baseURL! },
+      data: { enabled: false },
+    });
     expect(await unknown.json()).toEqual(await unknownOther.json());
     const test = await carol.post(`${API}/channels/${channel.id}/test`, { headers: { origin: baseURL! }, data: {} });
     expect(test.status()).toBe(200);
     const { delivery } = (await test.json()) as { delivery: Delivery };
     expect(delivery).toMatchObject({ status: 'delivered', lastError: null });
     expect(delivery.latencyMs).toEqual(expect.any(Number));
-    const retry = await carol.post(`${API}/deliveries/${delivery.id}/retry`, { headers: { origin: baseURL! }, data: {} });
+    const retry = await carol.post(`${API}/deliveries/${delivery.id}/retry`, {
+      headers: { origin: baseURL! },
+      data: {},
+    });
     expect(retry.status()).toBe(409);
     expect(((await retry.json()) as Problem).error.code).toBe('not_dead');
-    const retryUnknown = await carol.post(`${API}/deliveries/msg_doesnotexist/retry`, { headers: { origin: baseURL! }, data: {} });
+    const retryUnknown = await carol.post(`${API}/deliveries/msg_doesnotexist/retry`, {
+      headers: { origin: baseURL! },
+      data: {},
+    });
     expect(retryUnknown.status()).toBe(404);
     expect((await overview(carol)).channels).toEqual(before.channels);
 
     // Not an admin, or not signed in: nothing is shown and nothing is added.
     const alice = await apiSession(baseURL!, 'alice@acme.test');
     const erin = await apiSession(baseURL!, 'erin@globex.test');
-    for (const [who, api] of [['alice', alice], ['erin', erin]] as const) {
+    for (const [who, api] of [
+      ['alice', alice],
+      ['erin', erin],
+    ] as const) {
       const get = await api.get(API);
       expect(get.status(), who).toBe(403);
       expect(((await get.json()) as Problem).error).toMatchObject({ kind: 'forbidden', code: 'forbidden' });
@@ -240,7 +428,10 @@ test('the admin API refuses bad requests and changes nothing', async ({ page, ba
     }
     const anonymous = await request.get(API);
     expect(anonymous.status()).toBe(401);
-    const anonymousPost = await request.post(CREATE, { headers: { origin: baseURL! }, data: { kind: 'webhook', target: HOOK } });
+    const anonymousPost = await request.post(CREATE, {
+      headers: { origin: baseURL! },
+      data: { kind: 'webhook', target: HOOK },
+    });
     expect(anonymousPost.status()).toBe(401);
     expect((await overview(carol)).channels).toEqual(before.channels);
     await Promise.all([alice.dispose(), erin.dispose()]);
@@ -253,5 +444,7 @@ test('a non-admin sees why there are no forms', async ({ page }) => {
   await page.goto('/settings/notifications');
   await signInWithForm(page, 'alice@acme.test');
   await expect(page.getByTestId('notifications-admin-only')).toContainText('Only admins manage notifications');
-  await expect(page.locator('form[data-testid], [data-testid="channel-add-form"], [data-testid="settings-form"]')).toHaveCount(0);
+  await expect(
+    page.locator('form[data-testid], [data-testid="channel-add-form"], [data-testid="settings-form"]'),
+  ).toHaveCount(0);
 });

@@ -33,7 +33,10 @@ const ACCOUNTS: Record<string, Omit<Claims, 'sub'>> = {
 };
 
 type Account = { accountId: string; claims(): Claims };
-type ProviderInstance = { callback(): http.RequestListener; on(event: string, listener: (...args: unknown[]) => void): void };
+type ProviderInstance = {
+  callback(): http.RequestListener;
+  on(event: string, listener: (...args: unknown[]) => void): void;
+};
 type ProviderConstructor = new (issuer: string, configuration: Record<string, unknown>) => ProviderInstance;
 
 type Options = { port: number; appOrigin: string; clientId: string; clientSecret: string };
@@ -92,7 +95,9 @@ const options: Options = {
 
 startOidcProvider(options).then(
   (server) => {
-    console.log(`[oidc-provider] issuer http://localhost:${options.port}, client ${options.clientId}, redirect ${options.appOrigin}/api/auth/callback/oidc`);
+    console.log(
+      `[oidc-provider] issuer http://localhost:${options.port}, client ${options.clientId}, redirect ${options.appOrigin}/api/auth/callback/oidc`,
+    );
     const stop = () => {
       server.close(() => process.exit(0));
       server.closeAllConnections();

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { apiSession, checkpointOf, proposeHold } from './support';
 
 // Single sign-on against a real OpenID Connect provider (e2e/oidc-provider.ts, started by
@@ -42,7 +42,10 @@ test('alice signs in with SSO and lands on the deep link she asked for', async (
   // She is Countersign's Alice (our name and role, not the provider's display name).
   await expect(page.getByTestId('signed-in-as')).toHaveText('Alice · approver');
   await expect(page.getByTestId('approve')).toBeVisible();
-  const session = (await (await page.request.get('/api/auth/session')).json()) as { operatorId?: string; user?: { email?: string } };
+  const session = (await (await page.request.get('/api/auth/session')).json()) as {
+    operatorId?: string;
+    user?: { email?: string };
+  };
   expect(session.operatorId).toMatch(/\S/);
   expect(session.user?.email).toBe('alice@acme.test');
 });
@@ -62,7 +65,9 @@ for (const [accountId, why, events] of REFUSED) {
     await page.goto(`/proposals/${proposal.id}`);
     await continueWithSso(page, accountId);
     await expect(page).toHaveURL(/^http:\/\/localhost:\d+\/signin\?.*error=AccessDenied/);
-    await expect(page.getByText('Sign-in failed. Check your details, or ask an administrator to add you.')).toBeVisible();
+    await expect(
+      page.getByText('Sign-in failed. Check your details, or ask an administrator to add you.'),
+    ).toBeVisible();
     await expect(page.getByTestId('proposal-page')).toHaveCount(0);
     expect(await head()).toBe(before + events);
     await watcher.dispose();

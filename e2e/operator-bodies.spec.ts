@@ -14,14 +14,47 @@ const VERBS = [
   ['recheck', 'invalid_recheck'],
 ] as const;
 
-type Problem = { error: { kind: string; code: string; issues?: { field: string; code: string; expected: string; received: string; message: string }[] } };
+type Problem = {
+  error: {
+    kind: string;
+    code: string;
+    issues?: { field: string; code: string; expected: string; received: string; message: string }[];
+  };
+};
 
-const CASES: { label: string; body: string; type?: string; status: number; kind: string; code?: string; issue?: { field: string; code: string } }[] = [
+const CASES: {
+  label: string;
+  body: string;
+  type?: string;
+  status: number;
+  kind: string;
+  code?: string;
+  issue?: { field: string; code: string };
+}[] = [
   { label: 'malformed JSON', body: '{"decision": ', status: 400, kind: 'malformed', code: 'invalid_json' },
   { label: 'a duplicate key', body: '{"args": {}, "args": {}}', status: 400, kind: 'malformed', code: 'duplicate_key' },
-  { label: 'another content type', body: '{}', type: 'text/plain', status: 415, kind: 'malformed', code: 'unsupported_media_type' },
-  { label: 'an unknown field', body: '{"approvedBy": "carol"}', status: 422, kind: 'schema', issue: { field: 'approvedBy', code: 'unknown_field' } },
-  { label: 'a wrong type', body: '[1, 2]', status: 422, kind: 'schema', issue: { field: '(body)', code: 'invalid_type' } },
+  {
+    label: 'another content type',
+    body: '{}',
+    type: 'text/plain',
+    status: 415,
+    kind: 'malformed',
+    code: 'unsupported_media_type',
+  },
+  {
+    label: 'an unknown field',
+    body: '{"approvedBy": "carol"}',
+    status: 422,
+    kind: 'schema',
+    issue: { field: 'approvedBy', code: 'unknown_field' },
+  },
+  {
+    label: 'a wrong type',
+    body: '[1, 2]',
+    status: 422,
+    kind: 'schema',
+    issue: { field: '(body)', code: 'invalid_type' },
+  },
 ];
 
 test('every operator mutation answers a bad body the same way', async ({ baseURL, request }) => {
@@ -46,7 +79,10 @@ test('every operator mutation answers a bad body the same way', async ({ baseURL
       }
     }
   }
-  const after = (await (await alice.get(`/api/v1/proposals/${proposal.id}`)).json()) as { status: string; decisions: unknown[] };
+  const after = (await (await alice.get(`/api/v1/proposals/${proposal.id}`)).json()) as {
+    status: string;
+    decisions: unknown[];
+  };
   expect(after).toMatchObject({ status: 'pending_approval', decisions: [] });
   await alice.dispose();
 });
@@ -61,7 +97,9 @@ test('revisions name the field that is wrong', async ({ baseURL, request }) => {
   expect(response.status()).toBe(422);
   const problem = (await response.json()) as Problem;
   expect(problem.error).toMatchObject({ kind: 'schema', code: 'invalid_revision' });
-  expect(problem.error.issues).toEqual([expect.objectContaining({ field: 'args', code: 'invalid_type', expected: 'record', received: 'array of 2 items' })]);
+  expect(problem.error.issues).toEqual([
+    expect.objectContaining({ field: 'args', code: 'invalid_type', expected: 'record', received: 'array of 2 items' }),
+  ]);
   await alice.dispose();
 });
 
@@ -69,10 +107,27 @@ test('the proposal API says what the operator may do, as the page does', async (
   const proposal = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   const dave = await apiSession(baseURL!, 'dave@acme.test');
-  const rights = async (api: typeof alice) => ((await (await api.get(`/api/v1/proposals/${proposal.id}`)).json()) as { viewer?: Record<string, unknown> }).viewer;
-  expect(await rights(alice)).toMatchObject({ role: 'approver', mayDecide: true, canApprove: true, canReject: true, canExtend: true, canEdit: true });
-  expect(await rights(dave)).toMatchObject({ role: 'viewer', mayDecide: false, canApprove: false, canReject: false, canExtend: false, canEdit: false });
-  const asAgent = await request.get(`/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  const rights = async (api: typeof alice) =>
+    ((await (await api.get(`/api/v1/proposals/${proposal.id}`)).json()) as { viewer?: Record<string, unknown> }).viewer;
+  expect(await rights(alice)).toMatchObject({
+    role: 'approver',
+    mayDecide: true,
+    canApprove: true,
+    canReject: true,
+    canExtend: true,
+    canEdit: true,
+  });
+  expect(await rights(dave)).toMatchObject({
+    role: 'viewer',
+    mayDecide: false,
+    canApprove: false,
+    canReject: false,
+    canExtend: false,
+    canEdit: false,
+  });
+  const asAgent = await request.get(`/api/v1/proposals/${proposal.id}`, {
+    headers: { authorization: `Bearer ${agentKey('acme')}` },
+  });
   expect(await asAgent.json()).not.toHaveProperty('viewer');
   await Promise.all([alice.dispose(), dave.dispose()]);
 });

@@ -2,7 +2,11 @@ import { expect, test } from '@playwright/test';
 import { violations } from './axe';
 import { apiSession, proposeHold, signInWithForm } from './support';
 
-test('alice opens a proposal from a notification link and approves it; History → Oversight shows her figures, charts and the channel, with no serious axe violation', async ({ page, request, baseURL }) => {
+test('alice opens a proposal from a notification link and approves it; History → Oversight shows her figures, charts and the channel, with no serious axe violation', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
 
   await page.setViewportSize({ width: 1440, height: 900 });
@@ -15,9 +19,23 @@ test('alice opens a proposal from a notification link and approves it; History �
   await page.goto(`/proposals/${hold.id}?via=notification`);
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   const alice = await apiSession(baseURL!, 'alice@acme.test');
-  expect((await alice.post(`/api/v1/proposals/${hold.id}/decisions`, { headers: { origin: baseURL! }, data: { decision: 'approve', payloadHash: hold.payloadHash } })).status()).toBe(200);
+  expect(
+    (
+      await alice.post(`/api/v1/proposals/${hold.id}/decisions`, {
+        headers: { origin: baseURL! },
+        data: { decision: 'approve', payloadHash: hold.payloadHash },
+      })
+    ).status(),
+  ).toBe(200);
   // A client cannot report a look: only the server records first looks (the path is gone).
-  expect((await alice.post(`/api/v1/proposals/${hold.id}/views`, { headers: { origin: baseURL! }, data: { channel: 'queue' } })).status()).toBe(404);
+  expect(
+    (
+      await alice.post(`/api/v1/proposals/${hold.id}/views`, {
+        headers: { origin: baseURL! },
+        data: { channel: 'queue' },
+      })
+    ).status(),
+  ).toBe(404);
 
   await page.goto('/history/oversight');
   const row = page.getByTestId('oversight-approver-row').filter({ hasText: 'Alice' });

@@ -14,7 +14,11 @@ const BAD_CURSORS: [string, string][] = [
 
 test('the queue API answers crafted cursors and filters with 400 invalid_query', async ({ baseURL }) => {
   const api = await apiSession(baseURL!, 'alice@acme.test');
-  const search = [...BAD_CURSORS.map(([why, cursor]) => [why, new URLSearchParams({ cursor }).toString()]), ['NUL agent', 'agent=%00'], ['bidi agent', 'agent=bot%E2%80%AE']];
+  const search = [
+    ...BAD_CURSORS.map(([why, cursor]) => [why, new URLSearchParams({ cursor }).toString()]),
+    ['NUL agent', 'agent=%00'],
+    ['bidi agent', 'agent=bot%E2%80%AE'],
+  ];
   for (const [why, query] of search) {
     const response = await api.get(`/api/v1/queue?${query}`);
     expect(response.status(), why).toBe(400);
@@ -35,7 +39,11 @@ test('pages ignore crafted paging input and show the first page', async ({ page 
     ['/contracts/attempts?before=+275760-09-13T00:00:00.000Z&id=att_x', 'Rejected attempts', 'attempts-heading'],
     ['/contracts/attempts?before=2030-01-01T00:00:00.000Z&id=att_%00', 'Rejected attempts', 'attempts-heading'],
     ['/contracts/attempts?before=Tue%20Jan%2001%20275760&id=att_x', 'Rejected attempts', 'attempts-heading'],
-    ['/contracts/attempts?exhausted=1&before=0000-01-01T00:00:00.000Z&id=att_x', 'Rejected attempts', 'attempts-heading'],
+    [
+      '/contracts/attempts?exhausted=1&before=0000-01-01T00:00:00.000Z&id=att_x',
+      'Rejected attempts',
+      'attempts-heading',
+    ],
     ['/history?tab=events&cursor=99999999999999999999', 'History', 'history-filters'],
     ['/history?tab=events&cursor=-1', 'History', 'history-filters'],
     ['/history?cursor=WyIrMjc1NzYwLTA5LTEzVDAwOjAwOjAwLjAwMFoiLCJwX3giXQ', 'History', 'history-filters'],

@@ -12,12 +12,17 @@ import { apiSession, signInWithForm } from './support';
 
 test.afterEach(async ({ baseURL }) => {
   const carol = await apiSession(baseURL!, 'carol@acme.test');
-  const off = await carol.put('/api/v1/admin/passkeys/settings', { headers: { origin: baseURL! }, data: { requirePasskeys: false } });
+  const off = await carol.put('/api/v1/admin/passkeys/settings', {
+    headers: { origin: baseURL! },
+    data: { requirePasskeys: false },
+  });
   expect(off.status()).toBe(200);
   await carol.dispose();
 });
 
-test('an admin requires passkeys in their tenant after confirming, and stops requiring them; the page has no serious accessibility violation', async ({ page }) => {
+test('an admin requires passkeys in their tenant after confirming, and stops requiring them; the page has no serious accessibility violation', async ({
+  page,
+}) => {
   await page.goto('/settings/security');
   await signInWithForm(page, 'carol@acme.test');
   const section = page.getByTestId('tenant-passkeys');

@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { agentKey, apiSession, proposeHold, proposeRefund, signInWithForm, uniqueRequestId } from './support';
 
 // The proposal page made fast (issue 13): keys, approve & next, the phone's action bar, the tab
@@ -29,13 +29,23 @@ async function rejectPending(baseURL: string, ids: string[]) {
 async function proposeGlobexRefund(api: APIRequestContext) {
   const response = await api.post('/api/v1/proposals', {
     headers: { authorization: `Bearer ${agentKey('globex')}`, 'content-type': 'application/json' },
-    data: { requestId: uniqueRequestId('globex-refund'), action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_9001', amountMinor: 100, currency: 'USD', reason: 'Goodwill' }, evidenceRefs: [] },
+    data: {
+      requestId: uniqueRequestId('globex-refund'),
+      action: 'issue_refund',
+      contractVersion: 1,
+      args: { orderId: 'ord_9001', amountMinor: 100, currency: 'USD', reason: 'Goodwill' },
+      evidenceRefs: [],
+    },
   });
   expect(response.status()).toBe(201);
   return ((await response.json()) as { proposal: { id: string } }).proposal;
 }
 
-test('a, Enter approves and goes on to the next proposal waiting; j and k move in queue order; r and Escape', async ({ page, request, baseURL }) => {
+test('a, Enter approves and goes on to the next proposal waiting; j and k move in queue order; r and Escape', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   // Created in this order, they expire in this order: each is the next of the one before.
   const first = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const second = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
@@ -96,7 +106,10 @@ test('a, Enter approves and goes on to the next proposal waiting; j and k move i
   }
 });
 
-test('approving the last proposal waiting goes back to the queue and says so; other proposals on the resource are listed', async ({ page, request }) => {
+test('approving the last proposal waiting goes back to the queue and says so; other proposals on the resource are listed', async ({
+  page,
+  request,
+}) => {
   const refund = await proposeGlobexRefund(request);
   await openAs(page, refund.id, 'erin@globex.test');
   // Nothing else was ever proposed on ord_9001.
@@ -116,7 +129,11 @@ test('approving the last proposal waiting goes back to the queue and says so; ot
   await expect(item.getByTestId('resource-history-status')).toHaveText(/^(approved|executing|succeeded)$/);
   await item.getByTestId('resource-history-link').click();
   await expect(page).toHaveURL(new RegExp(`/proposals/${refund.id}$`));
-  await expect(page.locator(`[data-testid="resource-history-item"][data-proposal-id="${second.id}"]`).getByTestId('resource-history-status')).toHaveText('pending approval');
+  await expect(
+    page
+      .locator(`[data-testid="resource-history-item"][data-proposal-id="${second.id}"]`)
+      .getByTestId('resource-history-status'),
+  ).toHaveText('pending approval');
 
   // A finished execution never says when its command would have expired.
   await expect(page.getByTestId('execution-outcome')).toHaveAttribute('data-status', 'succeeded', { timeout: 20_000 });
@@ -133,8 +150,16 @@ test('approving the last proposal waiting goes back to the queue and says so; ot
 test.describe('on a phone', () => {
   test.use({ viewport: { width: 390, height: 844 } });
 
-  test('the approve button is on screen without scrolling, and the bar covers nothing', async ({ page, request, baseURL }) => {
-    const refund = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 1000, currency: 'EUR', reason: 'Damaged on arrival' }, ['ticket_message_73']);
+  test('the approve button is on screen without scrolling, and the bar covers nothing', async ({
+    page,
+    request,
+    baseURL,
+  }) => {
+    const refund = await proposeRefund(
+      request,
+      { orderId: 'ord_1843', amountMinor: 1000, currency: 'EUR', reason: 'Damaged on arrival' },
+      ['ticket_message_73'],
+    );
     try {
       await openAs(page, refund.id, 'alice@acme.test');
       const approve = page.getByTestId('approve');
@@ -151,7 +176,9 @@ test.describe('on a phone', () => {
       // The confirmation stays in the bar too.
       await approve.click();
       await expect(page.getByTestId('confirm-approve-next')).toBeInViewport({ ratio: 1 });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow).toBeLessThanOrEqual(0);
     } finally {
       await rejectPending(baseURL!, [refund.id]);
@@ -162,18 +189,31 @@ test.describe('on a phone', () => {
 test.describe('in Berlin', () => {
   test.use({ timezoneId: 'Europe/Berlin' });
 
-  test('the tab is titled with the summary (never another tenant’s), times are in the viewer’s zone, named once, and the timeline names people and agents', async ({ page, request, baseURL }) => {
+  test('the tab is titled with the summary (never another tenant’s), times are in the viewer’s zone, named once, and the timeline names people and agents', async ({
+    page,
+    request,
+    baseURL,
+  }) => {
     const hold = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 2 });
     const foreign = await proposeGlobexRefund(request);
     try {
       const alice = await apiSession(baseURL!, 'alice@acme.test');
       // Alice extends it (nothing runs; it stays pending for the clean-up's rejection).
-      expect((await alice.post(`/api/v1/proposals/${hold.id}/extend`, { headers: { origin: baseURL!, 'content-type': 'application/json' }, data: {} })).status()).toBe(200);
+      expect(
+        (
+          await alice.post(`/api/v1/proposals/${hold.id}/extend`, {
+            headers: { origin: baseURL!, 'content-type': 'application/json' },
+            data: {},
+          })
+        ).status(),
+      ).toBe(200);
       await alice.dispose();
       await openAs(page, hold.id, 'bob@acme.test');
       // People by name (the id on hover), the agent as an agent, events in words.
       const timeline = page.getByTestId('proposal-history');
-      await expect(timeline.locator('[data-type="proposal.created"]')).toContainText('Proposed by agent acme-support-bot');
+      await expect(timeline.locator('[data-type="proposal.created"]')).toContainText(
+        'Proposed by agent acme-support-bot',
+      );
       const extended = timeline.locator('[data-type="proposal.extended"]');
       await expect(extended).toContainText('Expiry extended by Alice');
       // The id is on hover (and on keyboard focus), in a tooltip.
@@ -187,9 +227,18 @@ test.describe('in Berlin', () => {
       await expect(page.getByTestId('viewer-zone')).toContainText('Europe/Berlin');
       await expect(page.getByTestId('viewer-zone')).toHaveCount(1);
       const created = page.getByTestId('proposal-history').locator('time').first();
-      const [iso, title, text] = await Promise.all([created.getAttribute('datetime'), created.getAttribute('title'), created.textContent()]);
+      const [iso, title, text] = await Promise.all([
+        created.getAttribute('datetime'),
+        created.getAttribute('title'),
+        created.textContent(),
+      ]);
       expect(title).toMatch(/ UTC$/);
-      const berlin = new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', second: '2-digit' }).format(new Date(iso!));
+      const berlin = new Intl.DateTimeFormat('en-US', {
+        timeZone: 'Europe/Berlin',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      }).format(new Date(iso!));
       expect(text).toBe(berlin);
 
       await page.goto(`/proposals/${foreign.id}`);
@@ -199,13 +248,21 @@ test.describe('in Berlin', () => {
       await rejectPending(baseURL!, [hold.id]);
       const erin = await apiSession(baseURL!, 'erin@globex.test');
       const detail = (await (await erin.get(`/api/v1/proposals/${foreign.id}`)).json()) as { payloadHash: string };
-      await erin.post(`/api/v1/proposals/${foreign.id}/decisions`, { headers: { origin: baseURL!, 'content-type': 'application/json' }, data: { decision: 'reject', payloadHash: detail.payloadHash, reason: 'e2e clean-up' } });
+      await erin.post(`/api/v1/proposals/${foreign.id}/decisions`, {
+        headers: { origin: baseURL!, 'content-type': 'application/json' },
+        data: { decision: 'reject', payloadHash: detail.payloadHash, reason: 'e2e clean-up' },
+      });
       await erin.dispose();
     }
   });
 });
 
-test('a decision after the session ended offers to sign in again, back to the same page, and disables the buttons', async ({ page, context, request, baseURL }) => {
+test('a decision after the session ended offers to sign in again, back to the same page, and disables the buttons', async ({
+  page,
+  context,
+  request,
+  baseURL,
+}) => {
   const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   try {
     await openAs(page, hold.id, 'alice@acme.test');
@@ -218,7 +275,10 @@ test('a decision after the session ended offers to sign in again, back to the sa
     await expect(page.getByTestId('confirm-approve')).toBeDisabled();
     await expect(page.getByTestId('confirm-approve-next')).toBeDisabled();
     await expect(page.getByTestId('extend')).toBeDisabled();
-    await expect(page.getByTestId('sign-in-again')).toHaveAttribute('href', `/signin?callbackUrl=${encodeURIComponent(`/proposals/${hold.id}`)}`);
+    await expect(page.getByTestId('sign-in-again')).toHaveAttribute(
+      'href',
+      `/signin?callbackUrl=${encodeURIComponent(`/proposals/${hold.id}`)}`,
+    );
 
     await page.getByTestId('sign-in-again').click();
     await signInWithForm(page, 'alice@acme.test');
@@ -230,14 +290,20 @@ test('a decision after the session ended offers to sign in again, back to the sa
   }
 });
 
-test('the first Tab reaches "Skip to main content", which moves focus to the page’s main part; sign-in errors are announced', async ({ page, request, baseURL }) => {
+test('the first Tab reaches "Skip to main content", which moves focus to the page’s main part; sign-in errors are announced', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const hold = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
   try {
     await page.goto('/signin');
     await page.getByTestId('signin-email').fill('alice@acme.test');
     await page.getByTestId('signin-password').fill('not-the-password');
     await page.getByTestId('signin-submit').click();
-    await expect(page.locator('[role="alert"]').filter({ has: page.getByTestId('signin-error') })).toHaveText('That email and password do not match an account.');
+    await expect(page.locator('[role="alert"]').filter({ has: page.getByTestId('signin-error') })).toHaveText(
+      'That email and password do not match an account.',
+    );
 
     await openAs(page, hold.id, 'alice@acme.test');
     await page.goto(`/proposals/${hold.id}`);

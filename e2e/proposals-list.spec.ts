@@ -1,7 +1,12 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import { apiSession, proposeHold, proposeRefund, signInWithForm } from './support';
 
-async function reject(api: APIRequestContext, baseURL: string, proposal: { id: string; payloadHash: string }, reason: string) {
+async function reject(
+  api: APIRequestContext,
+  baseURL: string,
+  proposal: { id: string; payloadHash: string },
+  reason: string,
+) {
   const response = await api.post(`/api/v1/proposals/${proposal.id}/decisions`, {
     headers: { origin: baseURL, 'content-type': 'application/json' },
     data: { decision: 'reject', payloadHash: proposal.payloadHash, reason },
@@ -9,8 +14,17 @@ async function reject(api: APIRequestContext, baseURL: string, proposal: { id: s
   expect(response.status()).toBeLessThan(300);
 }
 
-test('the Proposals list shows every proposal, filters by status and finds by order id, agent and decider', async ({ page, request, baseURL }) => {
-  const refund = await proposeRefund(request, { orderId: 'ord_1842', amountMinor: 101, currency: 'USD', reason: 'Listed refund' });
+test('the Proposals list shows every proposal, filters by status and finds by order id, agent and decider', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  const refund = await proposeRefund(request, {
+    orderId: 'ord_1842',
+    amountMinor: 101,
+    currency: 'USD',
+    reason: 'Listed refund',
+  });
   const hold = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
   const bob = await apiSession(baseURL!, 'bob@acme.test');
   await reject(bob, baseURL!, hold, 'Not needed after all');
@@ -32,7 +46,10 @@ test('the Proposals list shows every proposal, filters by status and finds by or
   await expect(row(hold.id).getByTestId('proposal-list-reason')).toHaveText('Not needed after all');
   await expect(row(hold.id).getByTestId('proposal-list-deciders')).toHaveText('Bob rejected');
   await expect(row(refund.id)).toHaveCount(0);
-  for (const status of await page.getByTestId('proposal-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status')))) expect(status).toBe('rejected');
+  for (const status of await page
+    .getByTestId('proposal-list-row')
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status'))))
+    expect(status).toBe('rejected');
 
   // Search: an order id, an agent, a decider, and a term that names nothing.
   for (const [q, kind, words] of [
@@ -66,16 +83,26 @@ test('the Proposals list shows every proposal, filters by status and finds by or
   await bob.dispose();
 });
 
-test('the Proposals list pages with a cursor, older rows after newer ones without repeats', async ({ page, request, baseURL }) => {
+test('the Proposals list pages with a cursor, older rows after newer ones without repeats', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   // More than a page (25) of one view, made here so the walk does not depend on other specs.
   const holds = [];
   for (let i = 0; i < 27; i++) holds.push(await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 }));
   await page.goto('/proposals?q=filter-gray&status=pending_approval');
   await signInWithForm(page, 'alice@acme.test');
-  const ids = async () => page.getByTestId('proposal-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-proposal-id')));
+  const ids = async () =>
+    page.getByTestId('proposal-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-proposal-id')));
   await expect(page.getByTestId('proposal-list-row')).toHaveCount(25);
   const first = await ids();
-  expect(first).toEqual(holds.slice(2).map((h) => h.id).reverse());
+  expect(first).toEqual(
+    holds
+      .slice(2)
+      .map((h) => h.id)
+      .reverse(),
+  );
   await page.getByTestId('proposal-list-older').click();
   await expect(page).toHaveURL(/cursor=/);
   await expect(page.getByTestId('proposal-list-newest')).toBeVisible();

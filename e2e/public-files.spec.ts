@@ -21,7 +21,8 @@ test('the icon set, manifest and robots.txt are served without a session', async
   }
   expect(await (await anonymous.get('/robots.txt')).text()).toMatch(/^User-agent: \*\nDisallow: \/\n$/);
   const manifest = (await (await anonymous.get('/site.webmanifest')).json()) as { icons: { src: string }[] };
-  for (const icon of manifest.icons) expect((await anonymous.get(icon.src, { maxRedirects: 0 })).status(), icon.src).toBe(200);
+  for (const icon of manifest.icons)
+    expect((await anonymous.get(icon.src, { maxRedirects: 0 })).status(), icon.src).toBe(200);
   await anonymous.dispose();
 });
 

@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { QUEUE_FIFTY_ORDERS, QUEUE_FIFTY_SKU } from '@/demo/systems/world';
 import { itemSeverity, needsLook, type QueueItem, type QueuePage } from '@/lib/shared/queue-view';
 import { apiSession, signInWithForm, uniqueRequestId } from './support';
@@ -15,7 +15,12 @@ import { apiSession, signInWithForm, uniqueRequestId } from './support';
  * nothing of this test stays pending.
  */
 
-type Planned = { kind: 'high refund' | 'injection refund' | 'low refund' | 'medium hold' | 'low hold'; action: 'issue_refund' | 'hold_stock'; args: Record<string, unknown>; evidenceRefs: string[] };
+type Planned = {
+  kind: 'high refund' | 'injection refund' | 'low refund' | 'medium hold' | 'low hold';
+  action: 'issue_refund' | 'hold_stock';
+  args: Record<string, unknown>;
+  evidenceRefs: string[];
+};
 
 function plan(): Planned[] {
   const orders = [...QUEUE_FIFTY_ORDERS];
@@ -25,11 +30,29 @@ function plan(): Planned[] {
     args: { orderId: orders.shift()!, amountMinor, currency: 'EUR', reason },
     evidenceRefs,
   });
-  const hold = (kind: Planned['kind'], quantity: number): Planned => ({ kind, action: 'hold_stock', args: { sku: QUEUE_FIFTY_SKU, quantity }, evidenceRefs: [] });
-  const high = Array.from({ length: 6 }, (_, i) => refund('high refund', 15_000 + i * 100, `Order arrived broken, customer wants the full amount back (case ${i + 1})`, ['ticket_message_73']));
+  const hold = (kind: Planned['kind'], quantity: number): Planned => ({
+    kind,
+    action: 'hold_stock',
+    args: { sku: QUEUE_FIFTY_SKU, quantity },
+    evidenceRefs: [],
+  });
+  const high = Array.from({ length: 6 }, (_, i) =>
+    refund(
+      'high refund',
+      15_000 + i * 100,
+      `Order arrived broken, customer wants the full amount back (case ${i + 1})`,
+      ['ticket_message_73'],
+    ),
+  );
   // ticket_message_74 tries to instruct the agent: the gates flag it as suspicious evidence.
-  const injection = Array.from({ length: 5 }, (_, i) => refund('injection refund', 1_200 + i * 10, `Partial refund as the ticket asks (case ${i + 1})`, ['ticket_message_74']));
-  const low = Array.from({ length: 5 }, (_, i) => refund('low refund', 2_500 + i * 10, `Late delivery goodwill refund (case ${i + 1})`, ['ticket_message_73']));
+  const injection = Array.from({ length: 5 }, (_, i) =>
+    refund('injection refund', 1_200 + i * 10, `Partial refund as the ticket asks (case ${i + 1})`, [
+      'ticket_message_74',
+    ]),
+  );
+  const low = Array.from({ length: 5 }, (_, i) =>
+    refund('low refund', 2_500 + i * 10, `Late delivery goodwill refund (case ${i + 1})`, ['ticket_message_73']),
+  );
   const medium = Array.from({ length: 10 }, () => hold('medium hold', 4));
   const plain = Array.from({ length: 24 }, (_, i) => hold('low hold', 1 + (i % 3)));
   // Interleaved, so risky and clear items alternate irregularly down the list.
@@ -42,7 +65,13 @@ function plan(): Planned[] {
 async function propose(api: APIRequestContext, key: string, planned: Planned): Promise<string> {
   const response = await api.post('/api/v1/proposals', {
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    data: { requestId: uniqueRequestId('fifty'), action: planned.action, contractVersion: 1, args: planned.args, evidenceRefs: planned.evidenceRefs },
+    data: {
+      requestId: uniqueRequestId('fifty'),
+      action: planned.action,
+      contractVersion: 1,
+      args: planned.args,
+      evidenceRefs: planned.evidenceRefs,
+    },
   });
   expect(response.status(), JSON.stringify(planned)).toBe(201);
   return ((await response.json()) as { proposal: { id: string } }).proposal.id;
@@ -50,7 +79,11 @@ async function propose(api: APIRequestContext, key: string, planned: Planned): P
 
 const focusedRow = (page: Page) => page.locator('[data-testid="queue-item"][data-focused="true"]');
 
-test('an approver clears a 50-item mixed queue with the keyboard: risky items stop for a look, clear ones take one key', async ({ page, request, baseURL }) => {
+test('an approver clears a 50-item mixed queue with the keyboard: risky items stop for a look, clear ones take one key', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   test.setTimeout(300_000);
 
   const carol = await apiSession(baseURL!, 'carol@acme.test');
@@ -127,9 +160,13 @@ test('an approver clears a 50-item mixed queue with the keyboard: risky items st
       for (const flag of item.flags) await expect(signals.locator(`[data-flag="${flag.kind}"]`).first()).toBeVisible();
       if (item.changedSinceProposed) await expect(dialog).toContainText(item.changedSinceProposed);
       if (item.reason) await expect(signals.getByTestId('signals-reason')).toContainText(item.reason);
-      if (item.evidence.length > 0) await expect(signals.getByTestId('signals-evidence-item')).toHaveCount(item.evidence.length);
+      if (item.evidence.length > 0)
+        await expect(signals.getByTestId('signals-evidence-item')).toHaveCount(item.evidence.length);
       await expect(dialog.getByTestId(`queue-confirm-hash-${id}`)).toHaveText(item.payloadHash);
-      if (item.approvals.need === 2) await expect(dialog.getByTestId('queue-confirm-quorum')).toHaveText('Nothing runs yet: 1 more approval needed after yours');
+      if (item.approvals.need === 2)
+        await expect(dialog.getByTestId('queue-confirm-quorum')).toHaveText(
+          'Nothing runs yet: 1 more approval needed after yours',
+        );
       await press('Enter');
       await expect(dialog).toBeHidden();
     } else {
@@ -161,7 +198,8 @@ test('an approver clears a 50-item mixed queue with the keyboard: risky items st
   await page.getByTestId('queue-group-waiting').click();
   await expect(page).toHaveURL(new RegExp(`group=waiting&agent=${agentName}`));
   await expect(page.getByTestId('queue-item')).toHaveCount(waiting);
-  for (const part of await page.getByTestId('queue-item-part').all()) await expect(part).toHaveText('You approved · 1 more needed');
+  for (const part of await page.getByTestId('queue-item-part').all())
+    await expect(part).toHaveText('You approved · 1 more needed');
   await expect(page.locator('[data-testid^="queue-select-"]:not([data-testid="queue-select-all"])')).toHaveCount(0);
 
   const bob = await apiSession(baseURL!, 'bob@acme.test');

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { apiSession, proposeHold, proposeRefund, signInWithForm } from './support';
 
 const row = (page: Page, id: string) => page.locator(`[data-testid="queue-item"][data-proposal-id="${id}"]`);
@@ -20,10 +20,19 @@ async function signIn(page: Page, email: string) {
   await expect(page).toHaveURL(/\/$/);
 }
 
-test('filters and sort live in the URL; invalid values fall back on the page and are refused by the API', async ({ page, request, baseURL }) => {
+test('filters and sort live in the URL; invalid values fall back on the page and are refused by the API', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const medium = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 4 });
   const low = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
-  const refund = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 100, currency: 'EUR', reason: 'Queue filter test' });
+  const refund = await proposeRefund(request, {
+    orderId: 'ord_1843',
+    amountMinor: 100,
+    currency: 'EUR',
+    reason: 'Queue filter test',
+  });
   await signIn(page, 'alice@acme.test');
 
   await page.goto('/?risk=medium&sort=newest');
@@ -53,12 +62,17 @@ test('filters and sort live in the URL; invalid values fall back on the page and
 
   const refused = await page.request.get('/api/v1/queue?sort=cheapest');
   expect(refused.status()).toBe(400);
-  expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('sort must be one of expiring, newest, oldest');
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+    'sort must be one of expiring, newest, oldest',
+  );
 
   await rejectAsBob(baseURL!, refund, 'Queue filter test done');
 });
 
-test('keyboard: ? help, j/k move, a confirms a risky item with its risk and hash, r rejects with a reason, enter opens', async ({ page, request }) => {
+test('keyboard: ? help, j/k move, a confirms a risky item with its risk and hash, r rejects with a reason, enter opens', async ({
+  page,
+  request,
+}) => {
   const opened = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const rejected = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
   // Four of filter-blue is medium risk: `a` stops for a look.
@@ -120,7 +134,10 @@ test('keyboard: ? help, j/k move, a confirms a risky item with its risk and hash
   await expect(page).toHaveURL(new RegExp(`/proposals/${opened.id}$`));
 });
 
-test('a clear item approves with one key, with a pending indicator; arrows, Home and End move; x ticks the box', async ({ page, request }) => {
+test('a clear item approves with one key, with a pending indicator; arrows, Home and End move; x ticks the box', async ({
+  page,
+  request,
+}) => {
   // Clear means no flags: not the SKU's first use (the older one is), far from its hold limit (4).
   const older = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
   const clear = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
@@ -162,23 +179,39 @@ test('a clear item approves with one key, with a pending indicator; arrows, Home
   await expect(page.getByTestId(`queue-result-${clear.id}`)).toHaveAttribute('data-outcome', 'done');
   await expect(row(page, clear.id)).toHaveCount(0);
   await expect(row(page, older.id)).toHaveAttribute('data-focused', 'true');
-  await expect(page.getByTestId('queue-approve-rule')).toContainText('approves at once only a low-severity item whose facts were just re-checked');
+  await expect(page.getByTestId('queue-approve-rule')).toContainText(
+    'approves at once only a low-severity item whose facts were just re-checked',
+  );
 });
 
-test('an item alice approved waits on others and says why; the first of two approvals runs nothing', async ({ page, request, baseURL }) => {
-  const refund = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 15000, currency: 'EUR', reason: 'Two-approver queue test' }, ['ticket_message_73']);
+test('an item alice approved waits on others and says why; the first of two approvals runs nothing', async ({
+  page,
+  request,
+  baseURL,
+}) => {
+  const refund = await proposeRefund(
+    request,
+    { orderId: 'ord_1843', amountMinor: 15000, currency: 'EUR', reason: 'Two-approver queue test' },
+    ['ticket_message_73'],
+  );
   await signIn(page, 'alice@acme.test');
   await page.goto('/?sort=newest&action=issue_refund');
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
   await expect(row(page, refund.id)).toHaveAttribute('data-focused', 'true');
   await expect(row(page, refund.id).getByTestId('queue-item-reason')).toBeHidden(); // in the preview on a desktop
-  await expect(page.getByTestId('queue-preview').getByTestId('signals-reason')).toContainText('Two-approver queue test');
-  await expect(page.getByTestId('queue-preview').getByTestId('signals-evidence-item')).toContainText('Customer requested a full refund');
+  await expect(page.getByTestId('queue-preview').getByTestId('signals-reason')).toContainText(
+    'Two-approver queue test',
+  );
+  await expect(page.getByTestId('queue-preview').getByTestId('signals-evidence-item')).toContainText(
+    'Customer requested a full refund',
+  );
   await expect(page.getByTestId('queue-preview-arg-amountMinor')).toContainText('150.00 EUR');
 
   await page.keyboard.press('a');
   const dialog = page.getByTestId('queue-approve-dialog');
-  await expect(dialog.getByTestId('queue-confirm-quorum')).toHaveText('Nothing runs yet: 1 more approval needed after yours');
+  await expect(dialog.getByTestId('queue-confirm-quorum')).toHaveText(
+    'Nothing runs yet: 1 more approval needed after yours',
+  );
   await expect(dialog.getByTestId('signals-risk')).toContainText('high risk');
   await page.keyboard.press('Enter');
   await expect(page.getByTestId(`queue-result-${refund.id}`)).toContainText('Approved by you · 1 more needed');
@@ -204,14 +237,20 @@ test('an item alice approved waits on others and says why; the first of two appr
   expect(waiting.items.find((item) => item.id === refund.id)?.mine).toEqual({ kind: 'approved', more: 1 });
   const refused = await page.request.get('/api/v1/queue?group=mine');
   expect(refused.status()).toBe(400);
-  expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('group must be one of needs-you, waiting, all; got "mine"');
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+    'group must be one of needs-you, waiting, all; got "mine"',
+  );
   await page.goto('/?group=mine');
   await expect(page.getByTestId('queue-group-needs-you')).toHaveAttribute('aria-current', 'page');
 
   await rejectAsBob(baseURL!, refund, 'Queue grouping test done');
 });
 
-test('when the session ends, the queue says so, links back to the same view and disables everything', async ({ page, request, context }) => {
+test('when the session ends, the queue says so, links back to the same view and disables everything', async ({
+  page,
+  request,
+  context,
+}) => {
   const proposal = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
   await signIn(page, 'alice@acme.test');
   await page.goto('/?sort=newest');
@@ -224,7 +263,10 @@ test('when the session ends, the queue says so, links back to the same view and 
   const banner = page.getByTestId('queue-session-ended');
   await expect(banner).toBeVisible({ timeout: 15_000 });
   await expect(banner).toHaveAttribute('role', 'alert');
-  await expect(banner.getByTestId('queue-sign-in-again')).toHaveAttribute('href', '/signin?callbackUrl=%2F%3Fsort%3Dnewest');
+  await expect(banner.getByTestId('queue-sign-in-again')).toHaveAttribute(
+    'href',
+    '/signin?callbackUrl=%2F%3Fsort%3Dnewest',
+  );
   await expect(page.getByTestId(`queue-select-${proposal.id}`)).toBeDisabled();
   await expect(page.getByTestId('queue-select-all')).toBeDisabled();
   await expect(page.getByTestId('queue-approve-selected')).toBeDisabled();
@@ -239,7 +281,11 @@ test('when the session ends, the queue says so, links back to the same view and 
   await expect(row(page, proposal.id)).toBeVisible();
 });
 
-test('batch decisions post each item with its own hash and report each result, including one decided meanwhile', async ({ page, request, baseURL }) => {
+test('batch decisions post each item with its own hash and report each result, including one decided meanwhile', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   const first = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
   const second = await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 2 });
   await signIn(page, 'alice@acme.test');

@@ -1,9 +1,18 @@
 import { expect, test } from '@playwright/test';
 import { apiSession, proposeRefund, signInWithForm } from './support';
 
-test('approvers edit a proposal: re-gated revisions with a diff, which someone outside the chain must approve', async ({ browser, request, baseURL }) => {
+test('approvers edit a proposal: re-gated revisions with a diff, which someone outside the chain must approve', async ({
+  browser,
+  request,
+  baseURL,
+}) => {
   // ord_1842 (charged 49.99 USD) can never reach the two-approver bound, whatever other specs refunded on it today.
-  const original = await proposeRefund(request, { orderId: 'ord_1842', amountMinor: 300, currency: 'USD', reason: 'Damaged parcel' });
+  const original = await proposeRefund(request, {
+    orderId: 'ord_1842',
+    amountMinor: 300,
+    currency: 'USD',
+    reason: 'Damaged parcel',
+  });
 
   const alice = await browser.newPage({ baseURL });
   await alice.goto(`/proposals/${original.id}`);
@@ -61,9 +70,14 @@ test('approvers edit a proposal: re-gated revisions with a diff, which someone o
   const revisionId = revisionUrl.split('/').pop()!;
 
   // History's events say why, on the revision's own event and on the replaced proposal's.
-  for (const [id, type] of [[revisionId, 'proposal.created'], [original.id, 'proposal.revised']] as const) {
+  for (const [id, type] of [
+    [revisionId, 'proposal.created'],
+    [original.id, 'proposal.revised'],
+  ] as const) {
     await alice.goto(`/history?tab=events&q=${id}`);
-    await expect(alice.locator(`[data-testid="history-event"][data-type="${type}"]`).getByTestId('history-event-text')).toContainText(`reason: ${why}`);
+    await expect(
+      alice.locator(`[data-testid="history-event"][data-type="${type}"]`).getByTestId('history-event-text'),
+    ).toContainText(`reason: ${why}`);
   }
   await alice.goto(revisionUrl);
 
@@ -105,22 +119,32 @@ test('approvers edit a proposal: re-gated revisions with a diff, which someone o
   await expect(carol.getByTestId('status-chip')).toHaveText(/^(approved|executing|succeeded)$/);
   // History's Decisions row of the approved revision says why it was edited.
   await carol.goto(`/history?q=${finalUrl.split('/').pop()!}`);
-  await expect(carol.getByTestId('history-decision-revision-reason')).toHaveText('Edited because: Shipping refunded too');
+  await expect(carol.getByTestId('history-decision-revision-reason')).toHaveText(
+    'Edited because: Shipping refunded too',
+  );
   await carol.close();
 });
 
-test('the server refuses a revision that changes a locked field, naming it, whatever the form shows', async ({ baseURL, request }) => {
+test('the server refuses a revision that changes a locked field, naming it, whatever the form shows', async ({
+  baseURL,
+  request,
+}) => {
   const args = { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'Damaged parcel' };
   const proposal = { ...(await proposeRefund(request, args)), args };
   const alice = await apiSession(baseURL!, 'alice@acme.test');
   try {
-    for (const [change, field] of [[{ orderId: 'ord_1843' }, 'orderId'], [{ currency: 'EUR' }, 'currency']] as const) {
+    for (const [change, field] of [
+      [{ orderId: 'ord_1843' }, 'orderId'],
+      [{ currency: 'EUR' }, 'currency'],
+    ] as const) {
       const response = await alice.post(`/api/v1/proposals/${proposal.id}/revisions`, {
         headers: { origin: baseURL!, 'content-type': 'application/json' },
         data: { args: { ...proposal.args, amountMinor: 50, ...change }, reason: 'e2e: locked-field check' },
       });
       expect(response.status()).toBe(422);
-      const { error } = (await response.json()) as { error: { code: string; message: string; issues: { field: string; code: string }[] } };
+      const { error } = (await response.json()) as {
+        error: { code: string; message: string; issues: { field: string; code: string }[] };
+      };
       expect(error).toMatchObject({ code: 'locked_field', issues: [{ field, code: 'locked' }] });
       expect(error.message).toContain(`${field} cannot be changed by an edit`);
     }

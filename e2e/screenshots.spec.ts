@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { startHttpSink } from '../demo/receivers/http-sink';
+import { expect, type Page, test } from '@playwright/test';
 import { QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
+import { startHttpSink } from '../demo/receivers/http-sink';
 import { violations } from './axe';
 import { apiSession, E2E_SINK_PORT, proposeHold, proposeRefund, signInWithForm } from './support';
 
@@ -14,7 +14,9 @@ async function shoot(page: Page, name: string, fullPage = true) {
 }
 
 async function noSidewaysScroll(page: Page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
 }
 
@@ -22,7 +24,12 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   const first = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 2 });
   const refund = await proposeRefund(
     request,
-    { orderId: 'ord_1843', amountMinor: 1500, currency: 'EUR', reason: 'Damaged on arrival\u200b, customer sent photos' },
+    {
+      orderId: 'ord_1843',
+      amountMinor: 1500,
+      currency: 'EUR',
+      reason: 'Damaged on arrival\u200b, customer sent photos',
+    },
     ['ticket_message_73', 'ticket_message_74'],
   );
 
@@ -43,7 +50,11 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   await expect(page.getByTestId('arg-amountMinor')).toContainText('15.00 EUR');
   await shoot(page, 'proposal-refund');
 
-  for (const [name, testId] of [['history', 'history-page'], ['contracts', 'contract-hold_stock'], ['settings', 'agent-keys']] as const) {
+  for (const [name, testId] of [
+    ['history', 'history-page'],
+    ['contracts', 'contract-hold_stock'],
+    ['settings', 'agent-keys'],
+  ] as const) {
     await page.goto(`/${name}`);
     await expect(page.getByTestId(testId)).toBeVisible();
     await shoot(page, name);
@@ -52,7 +63,9 @@ test('every page renders for an approver, at desktop and phone widths', async ({
   await page.setViewportSize({ width: 375, height: 812 });
   await page.goto(`/proposals/${first.id}`);
   await expect(page.getByTestId('approve')).toBeVisible();
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   expect(overflow).toBeLessThanOrEqual(0);
   // What a phone shows first: the decision bar stays at the bottom of the screen (a full-page shot would float it mid-page).
   await shoot(page, 'proposal-phone', false);
@@ -67,7 +80,12 @@ test.describe('the queue', () => {
     await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 });
     const refund = await proposeRefund(
       request,
-      { orderId: 'ord_1843', amountMinor: 1500, currency: 'EUR', reason: 'Damaged on arrival\u200b, customer sent photos' },
+      {
+        orderId: 'ord_1843',
+        amountMinor: 1500,
+        currency: 'EUR',
+        reason: 'Damaged on arrival\u200b, customer sent photos',
+      },
       ['ticket_message_73', 'ticket_message_74'],
     );
     // alice's queue as she finds it (whatever else is pending), newest first so the refund with the
@@ -85,7 +103,9 @@ test.describe('the queue', () => {
       await shoot(page, `queue${suffix}`, false);
       await page.setViewportSize({ width: 390, height: 844 });
       await expect(page.getByTestId('queue-preview')).toBeHidden();
-      await expect(page.locator(`[data-testid="queue-item"][data-proposal-id="${refund.id}"]`).getByTestId('queue-item-reason')).toBeVisible();
+      await expect(
+        page.locator(`[data-testid="queue-item"][data-proposal-id="${refund.id}"]`).getByTestId('queue-item-reason'),
+      ).toBeVisible();
       await noSidewaysScroll(page);
       await shoot(page, `queue-phone${suffix}`, false);
     }
@@ -108,8 +128,14 @@ test('settings → notifications, light and dark, at desktop and phone widths', 
     await expect(page.getByTestId('channels-panel')).toBeVisible();
     const api = '/api/v1/admin/notifications';
     sink.fail('/slack', { status: 410 });
-    for (const [kind, target] of [['webhook', `${sink.url}/hook`], ['slack', `${sink.url}/slack`]] as const) {
-      const created = await page.request.post(`${api}/channels`, { headers: { origin: baseURL! }, data: { kind, target } });
+    for (const [kind, target] of [
+      ['webhook', `${sink.url}/hook`],
+      ['slack', `${sink.url}/slack`],
+    ] as const) {
+      const created = await page.request.post(`${api}/channels`, {
+        headers: { origin: baseURL! },
+        data: { kind, target },
+      });
       expect(created.status()).toBe(201);
       const { channel } = (await created.json()) as { channel: { id: string } };
       added.push(channel.id);
@@ -122,25 +148,44 @@ test('settings → notifications, light and dark, at desktop and phone widths', 
       await page.setViewportSize({ width: 1440, height: 900 });
       await shoot(page, `settings-notifications-${scheme}`);
       await page.setViewportSize({ width: 390, height: 844 });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
       expect(overflow).toBeLessThanOrEqual(0);
       await shoot(page, `settings-notifications-phone-${scheme}`);
     }
   } finally {
-    for (const id of added) await page.request.patch(`/api/v1/admin/notifications/channels/${id}`, { headers: { origin: baseURL! }, data: { enabled: false } });
+    for (const id of added)
+      await page.request.patch(`/api/v1/admin/notifications/channels/${id}`, {
+        headers: { origin: baseURL! },
+        data: { enabled: false },
+      });
     await sink.close();
   }
 });
 
-test('issue 24 density: queue, proposal, History and Settings at 1440×900 and 390×844, light and dark', async ({ page, request, baseURL }) => {
+test('issue 24 density: queue, proposal, History and Settings at 1440×900 and 390×844, light and dark', async ({
+  page,
+  request,
+  baseURL,
+}) => {
   test.setTimeout(240_000);
   const made: { id: string; payloadHash: string }[] = [];
-  for (let i = 0; i < 20; i++) made.push(await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 + (i % 2) }));
-  const refund = await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 1500, currency: 'EUR', reason: 'Damaged on arrival, customer sent photos' }, ['ticket_message_73', 'ticket_message_74']);
+  for (let i = 0; i < 20; i++)
+    made.push(await proposeHold(request, 'acme', { sku: 'filter-gray', quantity: 1 + (i % 2) }));
+  const refund = await proposeRefund(
+    request,
+    { orderId: 'ord_1843', amountMinor: 1500, currency: 'EUR', reason: 'Damaged on arrival, customer sent photos' },
+    ['ticket_message_73', 'ticket_message_74'],
+  );
   made.push(refund);
   const reject = async (which: typeof made, reason: string) => {
     const bob = await apiSession(baseURL!, 'bob@acme.test');
-    for (const { id, payloadHash } of which) await bob.post(`/api/v1/proposals/${id}/decisions`, { headers: { origin: baseURL! }, data: { decision: 'reject', payloadHash, reason } });
+    for (const { id, payloadHash } of which)
+      await bob.post(`/api/v1/proposals/${id}/decisions`, {
+        headers: { origin: baseURL! },
+        data: { decision: 'reject', payloadHash, reason },
+      });
     await bob.dispose();
   };
   // A few decided ones, so History has rows.
@@ -149,10 +194,18 @@ test('issue 24 density: queue, proposal, History and Settings at 1440×900 and 3
     await page.goto('/?group=all&sort=newest');
     await signInWithForm(page, 'carol@acme.test');
     await expect(page.getByTestId('queue-list')).toBeVisible();
-    const pages = [['queue', '/?group=all&sort=newest', 'queue-list'], ['proposal', `/proposals/${refund.id}`, 'proposal-page'], ['history', '/history', 'history-page'], ['settings', '/settings', 'agent-keys']] as const;
+    const pages = [
+      ['queue', '/?group=all&sort=newest', 'queue-list'],
+      ['proposal', `/proposals/${refund.id}`, 'proposal-page'],
+      ['history', '/history', 'history-page'],
+      ['settings', '/settings', 'agent-keys'],
+    ] as const;
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      for (const [width, height] of [[1440, 900], [390, 844]] as const) {
+      for (const [width, height] of [
+        [1440, 900],
+        [390, 844],
+      ] as const) {
         await page.setViewportSize({ width, height });
         for (const [name, path, testId] of pages) {
           await page.goto(path);
@@ -175,7 +228,10 @@ test.describe('issue 35 states', () => {
   async function look(page: Page, name: string) {
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      for (const [width, height] of [[1440, 900], [390, 844]] as const) {
+      for (const [width, height] of [
+        [1440, 900],
+        [390, 844],
+      ] as const) {
         await page.setViewportSize({ width, height });
         await noSidewaysScroll(page);
         expect.soft(await violations(page), `${name} ${width} ${scheme}`).toEqual([]);
@@ -185,20 +241,46 @@ test.describe('issue 35 states', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
   }
 
-  test('a withdrawn approval (proposal page, Proposals list, History), hidden text, the revoke dialog and the invitation', async ({ page, browser, request, baseURL }) => {
+  test('a withdrawn approval (proposal page, Proposals list, History), hidden text, the revoke dialog and the invitation', async ({
+    page,
+    browser,
+    request,
+    baseURL,
+  }) => {
     test.setTimeout(300_000);
     const origin = { origin: baseURL! };
     // A refund over 100.00 EUR needs two approvers: Bob approves, then his role drops to viewer.
-    const refund = await proposeRefund(request, { orderId: QUEUE_FIFTY_ORDERS[15]!, amountMinor: 15_000, currency: 'EUR', reason: 'Damaged on arrival' });
+    const refund = await proposeRefund(request, {
+      orderId: QUEUE_FIFTY_ORDERS[15]!,
+      amountMinor: 15_000,
+      currency: 'EUR',
+      reason: 'Damaged on arrival',
+    });
     const bob = await apiSession(baseURL!, 'bob@acme.test');
     const carol = await apiSession(baseURL!, 'carol@acme.test');
-    const members = (await (await carol.get('/api/v1/admin/members')).json()) as { members: { userId: string; email: string }[] };
+    const members = (await (await carol.get('/api/v1/admin/members')).json()) as {
+      members: { userId: string; email: string }[];
+    };
     const bobId = members.members.find((m) => m.email === 'bob@acme.test')!.userId;
     try {
-      expect((await bob.post(`/api/v1/proposals/${refund.id}/decisions`, { headers: origin, data: { decision: 'approve', payloadHash: refund.payloadHash } })).status()).toBeLessThan(300);
-      expect((await carol.patch(`/api/v1/admin/members/${bobId}`, { headers: origin, data: { role: 'viewer' } })).status()).toBeLessThan(300);
+      expect(
+        (
+          await bob.post(`/api/v1/proposals/${refund.id}/decisions`, {
+            headers: origin,
+            data: { decision: 'approve', payloadHash: refund.payloadHash },
+          })
+        ).status(),
+      ).toBeLessThan(300);
+      expect(
+        (await carol.patch(`/api/v1/admin/members/${bobId}`, { headers: origin, data: { role: 'viewer' } })).status(),
+      ).toBeLessThan(300);
       // A long run of combining marks in an argument is flagged as hidden text.
-      const marks = await proposeRefund(request, { orderId: QUEUE_FIFTY_ORDERS[14]!, amountMinor: 900, currency: 'EUR', reason: `Damaged${'\u0301\u0316'.repeat(40)} on arrival` });
+      const marks = await proposeRefund(request, {
+        orderId: QUEUE_FIFTY_ORDERS[14]!,
+        amountMinor: 900,
+        currency: 'EUR',
+        reason: `Damaged${'\u0301\u0316'.repeat(40)} on arrival`,
+      });
 
       await page.setViewportSize({ width: 1440, height: 900 });
       await page.goto(`/proposals/${refund.id}`);
@@ -214,12 +296,21 @@ test.describe('issue 35 states', () => {
       await page.goto(`/proposals?q=${QUEUE_FIFTY_ORDERS[15]}`);
       const row = page.locator(`[data-testid="proposal-list-row"][data-proposal-id="${refund.id}"]`);
       await expect(row.getByTestId('proposal-list-progress')).toHaveText('0 of 2 approvals');
-      await expect(row.locator('[data-testid="proposal-list-decider"][data-withdrawn="true"]')).toContainText('Bob approved (withdrawn, not counted)');
+      await expect(row.locator('[data-testid="proposal-list-decider"][data-withdrawn="true"]')).toContainText(
+        'Bob approved (withdrawn, not counted)',
+      );
       await look(page, 'proposals-list-withdrawn');
 
       // Alice and Carol approve: it is approved by the two who stand, Bob's withdrawal still told.
       for (const api of [carol, page.request]) {
-        expect((await api.post(`/api/v1/proposals/${refund.id}/decisions`, { headers: origin, data: { decision: 'approve', payloadHash: refund.payloadHash } })).status()).toBeLessThan(300);
+        expect(
+          (
+            await api.post(`/api/v1/proposals/${refund.id}/decisions`, {
+              headers: origin,
+              data: { decision: 'approve', payloadHash: refund.payloadHash },
+            })
+          ).status(),
+        ).toBeLessThan(300);
       }
       await page.goto(`/proposals/${refund.id}`);
       await expect(page.getByTestId('decision-outcome')).toContainText('Approved by Carol and Alice');
@@ -253,7 +344,9 @@ test.describe('issue 35 states', () => {
     await card.getByTestId('agent-key-overlap-15').check();
     await card.getByTestId('agent-key-rotate-confirm').click();
     await expect(page.getByTestId('agent-key-secret-notice')).toContainText(`New key for ${name}`);
-    await expect(page.locator('[data-testid="agent-key"][data-state="expiring"]').filter({ hasText: name })).toHaveCount(1);
+    await expect(
+      page.locator('[data-testid="agent-key"][data-state="expiring"]').filter({ hasText: name }),
+    ).toHaveCount(1);
     await card.getByTestId('agent-key-revoke').click();
     await expect(card.getByTestId('agent-key-stop-agent')).toBeFocused();
     await look(page, 'agent-keys-revoke-dialog');

@@ -1,4 +1,4 @@
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import { person } from './support';
 
 // The sign-in form works as a plain HTML form: posted without JavaScript it answers a page, never a 500.
@@ -9,7 +9,10 @@ test.describe('sign-in without JavaScript', () => {
     await page.goto('/signin?callbackUrl=%2Fhistory');
     await page.getByTestId('signin-email').fill('alice@acme.test');
     await page.getByTestId('signin-password').fill('not-the-password');
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByTestId('signin-submit').click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByTestId('signin-submit').click(),
+    ]);
     expect(response.status()).toBe(200);
     await expect(page).toHaveURL(/\/signin/);
     await expect(page.getByTestId('signin-error')).toHaveText('That email and password do not match an account.');
@@ -20,11 +23,16 @@ test.describe('sign-in without JavaScript', () => {
     await page.goto('/signin?callbackUrl=%2Fhistory');
     await page.getByTestId('signin-email').fill('alice@acme.test');
     await page.getByTestId('signin-password').fill(person('alice@acme.test').password);
-    const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByTestId('signin-submit').click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByTestId('signin-submit').click(),
+    ]);
     expect(response.status()).toBe(303);
     await expect(page).toHaveURL(/\/history$/);
     // The dashboard streams its content (that part needs JavaScript); the session is what this form owes.
-    const session = (await (await page.context().request.get('/api/auth/session')).json()) as { operatorId?: string } | null;
+    const session = (await (await page.context().request.get('/api/auth/session')).json()) as {
+      operatorId?: string;
+    } | null;
     expect(session?.operatorId).toBeTruthy();
   });
 });
@@ -37,7 +45,10 @@ async function passwordAction(request: APIRequestContext): Promise<{ id: string;
   return { prefix: match[1]!, id: (JSON.parse(match[2]!.replaceAll('&quot;', '"')) as { id: string }).id };
 }
 
-test('raw form posts with missing or reshaped fields come back as the sign-in page, signed out, never a 500', async ({ request, baseURL }) => {
+test('raw form posts with missing or reshaped fields come back as the sign-in page, signed out, never a 500', async ({
+  request,
+  baseURL,
+}) => {
   const { id, prefix } = await passwordAction(request);
   const ref = prefix.replace('$ACTION_', '$ACTION_REF_');
   const bound = JSON.stringify({ id, bound: '$@1' });
@@ -50,6 +61,11 @@ test('raw form posts with missing or reshaped fields come back as the sign-in pa
     const response = await request.post('/signin', { multipart, headers: { origin: baseURL! }, maxRedirects: 0 });
     expect(response.status(), why).toBe(200);
     expect(await response.text(), why).toContain('data-testid="signin-form"');
-    expect(response.headersArray().some((header) => header.name.toLowerCase() === 'set-cookie' && header.value.includes('session-token')), why).toBe(false);
+    expect(
+      response
+        .headersArray()
+        .some((header) => header.name.toLowerCase() === 'set-cookie' && header.value.includes('session-token')),
+      why,
+    ).toBe(false);
   }
 });

@@ -1,16 +1,31 @@
 import { expect, test } from '@playwright/test';
 import { agentKey, proposeRefund, signInWithForm } from './support';
 
-type Detail = { routing: { approvals: number; aggregate?: { priorCount: number; total: number } }; routingContext: string | null };
+type Detail = {
+  routing: { approvals: number; aggregate?: { priorCount: number; total: number } };
+  routingContext: string | null;
+};
 
-test('a refund split on one order shows the earlier slices, and needs two approvers once the total passes 100.00', async ({ page, request }) => {
+test('a refund split on one order shows the earlier slices, and needs two approvers once the total passes 100.00', async ({
+  page,
+  request,
+}) => {
   // Other specs may have refunded on ord_1843 today too: they count, so the numbers are read back.
   const slices = [];
   for (const part of [1, 2, 3]) {
-    slices.push(await proposeRefund(request, { orderId: 'ord_1843', amountMinor: 4000, currency: 'EUR', reason: `Split refund, part ${part} of 3` }));
+    slices.push(
+      await proposeRefund(request, {
+        orderId: 'ord_1843',
+        amountMinor: 4000,
+        currency: 'EUR',
+        reason: `Split refund, part ${part} of 3`,
+      }),
+    );
   }
   const last = slices[2]!;
-  const response = await request.get(`/api/v1/proposals/${last.id}`, { headers: { authorization: `Bearer ${agentKey('acme')}` } });
+  const response = await request.get(`/api/v1/proposals/${last.id}`, {
+    headers: { authorization: `Bearer ${agentKey('acme')}` },
+  });
   expect(response.status()).toBe(200);
   const detail = (await response.json()) as Detail;
   const aggregate = detail.routing.aggregate!;

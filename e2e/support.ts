@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, request as playwrightRequest, type APIRequestContext, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Page, request as playwrightRequest } from '@playwright/test';
 import type { ReceivedView } from '@/demo/receivers/received';
 import type { DemoCredentials } from '@/demo/world';
 
@@ -32,7 +32,11 @@ export function uniqueRequestId(label: string): string {
 }
 
 /** Proposes a stock hold as an agent would, over real HTTP; returns the created proposal. */
-export async function proposeHold(api: APIRequestContext, tenant: string, args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 }) {
+export async function proposeHold(
+  api: APIRequestContext,
+  tenant: string,
+  args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 },
+) {
   const response = await api.post('/api/v1/proposals', {
     headers: { authorization: `Bearer ${agentKey(tenant)}`, 'content-type': 'application/json' },
     data: { requestId: uniqueRequestId('hold'), action: 'hold_stock', contractVersion: 1, args, evidenceRefs: [] },
@@ -42,7 +46,11 @@ export async function proposeHold(api: APIRequestContext, tenant: string, args: 
 }
 
 /** Proposes a refund as an agent would; evidence refs are resolved by the gates inside the tenant. */
-export async function proposeRefund(api: APIRequestContext, args: Record<string, unknown>, evidenceRefs: string[] = []) {
+export async function proposeRefund(
+  api: APIRequestContext,
+  args: Record<string, unknown>,
+  evidenceRefs: string[] = [],
+) {
   const response = await api.post('/api/v1/proposals', {
     headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json' },
     data: { requestId: uniqueRequestId('refund'), action: 'issue_refund', contractVersion: 1, args, evidenceRefs },
@@ -78,7 +86,14 @@ export async function apiSession(baseURL: string, email: string): Promise<APIReq
   return api;
 }
 
-export type CheckpointAnswer = { tenant: string; seq: number; hash: string; at: string; checkpoint: string; keys: { kid: string; x: string }[] };
+export type CheckpointAnswer = {
+  tenant: string;
+  seq: number;
+  hash: string;
+  at: string;
+  checkpoint: string;
+  keys: { kid: string; x: string }[];
+};
 
 /** `GET /api/v1/audit/checkpoint` as a member: the signed head of their tenant's audit chain. */
 export async function checkpointOf(api: APIRequestContext): Promise<CheckpointAnswer> {
@@ -96,11 +111,17 @@ export const E2E_SINK_PORT = Number(process.env.E2E_PORT ?? 3210) + 5;
 /** The payments scope's credential of the e2e systems of record (for writes made outside Countersign). */
 function paymentsCredential(): string {
   const file = path.join(e2eDataDir(), 'secrets.json');
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { scopeCredentials: { payments: string } }).scopeCredentials.payments;
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { scopeCredentials: { payments: string } }).scopeCredentials
+    .payments;
 }
 
 /** Someone refunds outside Countersign: the order's facts move under any open proposal on it. */
-export async function refundDirectly(request: APIRequestContext, orderId: string, amountMinor: number, currency = 'USD') {
+export async function refundDirectly(
+  request: APIRequestContext,
+  orderId: string,
+  amountMinor: number,
+  currency = 'USD',
+) {
   const response = await request.post(`${credentials().systemsOfRecordUrl}/refunds`, {
     headers: { authorization: `Bearer ${paymentsCredential()}` },
     data: { orderId, amountMinor, currency, idempotencyKey: uniqueRequestId('direct') },
@@ -115,12 +136,17 @@ export const DEMO_RECEIVERS_URL = `http://127.0.0.1:${Number(process.env.E2E_POR
 export async function codeEmailedTo(api: APIRequestContext, email: string): Promise<string> {
   let code: string | undefined;
   await expect
-    .poll(async () => {
-      const received = (await (await api.get(`${DEMO_RECEIVERS_URL}/received.json`)).json()) as ReceivedView;
-      // Newest first.
-      code = /\b(\d{6})\b/.exec(received.emails.find((mail) => mail.to.includes(email) && mail.subject.includes('code'))?.subject ?? '')?.[1];
-      return code;
-    }, { timeout: 10_000, intervals: [250] })
+    .poll(
+      async () => {
+        const received = (await (await api.get(`${DEMO_RECEIVERS_URL}/received.json`)).json()) as ReceivedView;
+        // Newest first.
+        code = /\b(\d{6})\b/.exec(
+          received.emails.find((mail) => mail.to.includes(email) && mail.subject.includes('code'))?.subject ?? '',
+        )?.[1];
+        return code;
+      },
+      { timeout: 10_000, intervals: [250] },
+    )
     .toBeDefined();
   return code!;
 }

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { openDatabase, type Database, type DatabaseHandle } from '@/db/client';
+import { type Database, type DatabaseHandle, openDatabase } from '@/db/client';
 import { attachReadCache } from '@/lib/cache/read-cache';
 import { env } from '@/lib/env';
 
@@ -20,7 +20,10 @@ export function databaseHandle(): Promise<DatabaseHandle> {
     const cache = attachReadCache(handle.db, handle.listen, {
       // Said once, and not for a database that is down at start: that one stops the process with its cause.
       onListenFailed: (_error, failures) => {
-        if (failures === 3) console.error('[countersign] listening for changes failed; policies, contracts and agent keys are read from the database until it succeeds');
+        if (failures === 3)
+          console.error(
+            '[countersign] listening for changes failed; policies, contracts and agent keys are read from the database until it succeeds',
+          );
       },
     });
     return { ...handle, close: () => cache.stop().then(() => handle.close()) };

@@ -32,7 +32,10 @@ function loadedByNext(folder: string, environment: { NODE_ENV: 'production' } & 
     const found = settingsFromFiles(process.argv[1], process.env);
     console.log(JSON.stringify([found, fileSettingsLine(found) ?? null]));`;
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...environment };
-  const ran = spawnSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script, folder], { encoding: 'utf8', env });
+  const ran = spawnSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script, folder], {
+    encoding: 'utf8',
+    env,
+  });
   expect(ran.stderr).toBe('');
   return JSON.parse(ran.stdout) as [ReturnType<typeof settingsFromFiles>, string | null];
 }
@@ -40,7 +43,8 @@ function loadedByNext(folder: string, environment: { NODE_ENV: 'production' } & 
 describe('settings read from .env files', () => {
   it('names every setting a .env supplied to a production server, and none the environment set', () => {
     const folder = folderWith({
-      '.env': 'AUTH_SECRET=from-the-file-0123456789abcdefghijklmnop\nTRUST_PROXY=1\nPORT=3000\n# a comment\nSIGNING_KEYS=\'[{"kid":"k"}]\'\n',
+      '.env':
+        'AUTH_SECRET=from-the-file-0123456789abcdefghijklmnop\nTRUST_PROXY=1\nPORT=3000\n# a comment\nSIGNING_KEYS=\'[{"kid":"k"}]\'\n',
       '.env.production.local': 'APP_URL=https://from.file.example\nTRUST_PROXY=0\n',
       '.env.development': 'SMTP_URL=smtp://not.loaded.in.production\n',
     });

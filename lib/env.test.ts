@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseSettings, serverProblems, SettingsError, telemetrySettings } from './env';
+import { parseSettings, SettingsError, serverProblems, telemetrySettings } from './env';
 
 const GOOD_SECRET = 'x'.repeat(32);
 
@@ -54,17 +54,32 @@ describe('parseSettings', () => {
       OIDC_CLIENT_ID: 'countersign',
       OIDC_CLIENT_SECRET: 'shh',
     });
-    expect(settings).toMatchObject({ NODE_ENV: 'production', PORT: 8080, DEMO_SYSTEMS_PORT: 4011, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres' });
+    expect(settings).toMatchObject({
+      NODE_ENV: 'production',
+      PORT: 8080,
+      DEMO_SYSTEMS_PORT: 4011,
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+    });
   });
 
   it('treats empty and blank values as unset', () => {
-    expect(parseSettings({ DATABASE_URL: '', AUTH_SECRET: '  ', PORT: '' })).toMatchObject({ DATABASE_URL: undefined, AUTH_SECRET: undefined, PORT: 3000 });
+    expect(parseSettings({ DATABASE_URL: '', AUTH_SECRET: '  ', PORT: '' })).toMatchObject({
+      DATABASE_URL: undefined,
+      AUTH_SECRET: undefined,
+      PORT: 3000,
+    });
   });
 
   it.each([
     ['DATABASE_URL', { DATABASE_URL: 'mysql://root@localhost/db' }],
     ['DATABASE_URL', { DATABASE_URL: '127.0.0.1:5432' }],
-    ['MIGRATION_DATABASE_URL', { DATABASE_URL: 'postgres://countersign_app@db/countersign', MIGRATION_DATABASE_URL: 'mysql://root@localhost/db' }],
+    [
+      'MIGRATION_DATABASE_URL',
+      {
+        DATABASE_URL: 'postgres://countersign_app@db/countersign',
+        MIGRATION_DATABASE_URL: 'mysql://root@localhost/db',
+      },
+    ],
     ['MIGRATION_DATABASE_URL', { MIGRATION_DATABASE_URL: 'postgres://countersign_owner@db/countersign' }],
     ['AUTH_SECRET', { AUTH_SECRET: 'too-short-secret-0123456789' }],
     ['PORT', { PORT: 'abc' }],
@@ -114,9 +129,12 @@ describe('parseSettings', () => {
 
   it('reads HOST, 127.0.0.1 when unset, as an IP address or a host name', () => {
     expect(parseSettings({}).HOST).toBe('127.0.0.1');
-    for (const host of ['0.0.0.0', '::', '::1', '192.168.1.20', 'countersign.internal']) expect(parseSettings({ HOST: host }).HOST).toBe(host);
+    for (const host of ['0.0.0.0', '::', '::1', '192.168.1.20', 'countersign.internal'])
+      expect(parseSettings({ HOST: host }).HOST).toBe(host);
     for (const host of ['http://0.0.0.0', '0.0.0.0:3000', 'two words']) {
-      expect(settingsError({ HOST: host }).problems).toEqual([expect.stringMatching(/^HOST must be an IP address like 127\.0\.0\.1 or 0\.0\.0\.0, or a host name — /)]);
+      expect(settingsError({ HOST: host }).problems).toEqual([
+        expect.stringMatching(/^HOST must be an IP address like 127\.0\.0\.1 or 0\.0\.0\.0, or a host name — /),
+      ]);
     }
   });
 
@@ -130,11 +148,28 @@ describe('parseSettings', () => {
   });
 
   it('reads the OpenTelemetry settings: off without an endpoint, on with one unless OTEL_SDK_DISABLED', () => {
-    expect(telemetrySettings(parseSettings({}))).toEqual({ endpoint: undefined, disabled: false, serviceName: 'countersign', metricExportIntervalMs: 60_000 });
-    const on = parseSettings({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SERVICE_NAME: 'countersign-eu', OTEL_METRIC_EXPORT_INTERVAL: '15000', OTEL_SDK_DISABLED: 'true' });
-    expect(telemetrySettings(on)).toEqual({ endpoint: 'http://collector:4318', disabled: true, serviceName: 'countersign-eu', metricExportIntervalMs: 15_000 });
+    expect(telemetrySettings(parseSettings({}))).toEqual({
+      endpoint: undefined,
+      disabled: false,
+      serviceName: 'countersign',
+      metricExportIntervalMs: 60_000,
+    });
+    const on = parseSettings({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+      OTEL_SERVICE_NAME: 'countersign-eu',
+      OTEL_METRIC_EXPORT_INTERVAL: '15000',
+      OTEL_SDK_DISABLED: 'true',
+    });
+    expect(telemetrySettings(on)).toEqual({
+      endpoint: 'http://collector:4318',
+      disabled: true,
+      serviceName: 'countersign-eu',
+      metricExportIntervalMs: 15_000,
+    });
     const [problem] = settingsError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }).problems;
-    expect(problem).toMatch(/^OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL — set it to your collector's OTLP\/HTTP base URL/);
+    expect(problem).toMatch(
+      /^OTEL_EXPORTER_OTLP_ENDPOINT must be an http\(s\) URL — set it to your collector's OTLP\/HTTP base URL/,
+    );
   });
 
   it('reads SIGNING_KEYS as the list of keys, first one first', () => {
@@ -171,6 +206,8 @@ describe('serverProblems', () => {
 
   it('does not require SIGNING_KEYS in development or in the demo', () => {
     expect(serverProblems(parseSettings({ AUTH_SECRET: GOOD_SECRET }))).toEqual([]);
-    expect(serverProblems(parseSettings({ ...production, COUNTERSIGN_DEMO: '1', AUTH_SECRET: GOOD_SECRET }))).toEqual([]);
+    expect(serverProblems(parseSettings({ ...production, COUNTERSIGN_DEMO: '1', AUTH_SECRET: GOOD_SECRET }))).toEqual(
+      [],
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { type FileSettings, settingsFromFiles } from './env-files';
 // Relative, not '@/': next.config.ts loads this file, and its loader does not resolve the alias.
 import { parseOriginList } from './input/origins';
-import { settingsFromFiles, type FileSettings } from './env-files';
 
 /**
  * The only reader of process.env. Every setting is validated here; a bad one stops start-up with a
@@ -73,12 +73,16 @@ const jsonText = z.string().transform((text, ctx) => {
 
 /** A JSON array of Ed25519 private JWKs, each with a kid; the first signs, all verify. */
 const signingKeys = jsonText.pipe(
-  z.array(signingKeySchema, { error: 'must be a JSON array of Ed25519 private JWKs with a kid' }).min(1, 'must hold at least one key'),
+  z
+    .array(signingKeySchema, { error: 'must be a JSON array of Ed25519 private JWKs with a kid' })
+    .min(1, 'must hold at least one key'),
 );
 
 /** {"payments": "<credential>", "inventory": "<credential>"}: what each executor scope presents to its system of record. */
 const scopeCredentials = jsonText.pipe(
-  z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.string().min(16), { error: 'must map scope names to credentials of at least 16 characters' }),
+  z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.string().min(16), {
+    error: 'must map scope names to credentials of at least 16 characters',
+  }),
 );
 
 const settingsSchema = z.object({
@@ -111,7 +115,11 @@ const settingsSchema = z.object({
   /** The address `npm run demo` binds the dashboard to; loopback unless set (0.0.0.0 for every interface). */
   HOST: optionalText
     .transform((value) => value ?? '127.0.0.1')
-    .pipe(z.union([z.ipv4(), z.ipv6(), z.string().regex(HOSTNAME)], { error: 'must be an IP address like 127.0.0.1 or 0.0.0.0, or a host name' })),
+    .pipe(
+      z.union([z.ipv4(), z.ipv6(), z.string().regex(HOSTNAME)], {
+        error: 'must be an IP address like 127.0.0.1 or 0.0.0.0, or a host name',
+      }),
+    ),
   DEMO_SYSTEMS_PORT: port(4010),
   /** The demo's local mail catcher (SMTP), where demo email notifications land. */
   DEMO_MAIL_PORT: port(4025),
@@ -122,14 +130,28 @@ const settingsSchema = z.object({
   SYSTEMS_OF_RECORD_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   SCOPE_CREDENTIALS: optionalText.pipe(scopeCredentials.optional()),
   /** The most connections kept open to the systems of record (reads and writes share them); more requests wait for one. */
-  SYSTEMS_OF_RECORD_MAX_SOCKETS: wholeNumber('64', 'connections').pipe(z.number().int().min(1, 'must be at least 1').max(4096, 'must be at most 4096')),
+  SYSTEMS_OF_RECORD_MAX_SOCKETS: wholeNumber('64', 'connections').pipe(
+    z.number().int().min(1, 'must be at least 1').max(4096, 'must be at most 4096'),
+  ),
   AGENT_RATE_LIMIT_PER_MINUTE: wholeNumber('1200', 'requests per minute').pipe(z.number().int().min(1)),
   /** Behind a reverse proxy: trust its X-Forwarded-Host/-Proto/-For (the last hop of -For is the client). */
   TRUST_PROXY: flag,
   /** A session ends this long after sign-in, however often it is used. */
-  SESSION_MAX_HOURS: wholeNumber('12', 'hours').pipe(z.number().int().min(1).max(24 * 30)),
+  SESSION_MAX_HOURS: wholeNumber('12', 'hours').pipe(
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 30),
+  ),
   /** A session ends after this long without a request. */
-  SESSION_IDLE_MINUTES: wholeNumber('30', 'minutes').pipe(z.number().int().min(1).max(24 * 60)),
+  SESSION_IDLE_MINUTES: wholeNumber('30', 'minutes').pipe(
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60),
+  ),
   /** Run the background jobs (dispatch, reconciliation, expiry) inside the web server; 0 when `npm run worker` does. */
   WORKER_IN_PROCESS: flagOn,
   /** Where email notifications are sent: smtp://user:pass@host:587 or smtps://…:465. */
@@ -150,12 +172,16 @@ const settingsSchema = z.object({
    * traces and metrics there; unset, no SDK is loaded. The exporters also read the other standard
    * OTEL_EXPORTER_OTLP_* variables (per-signal endpoints, headers, timeout) themselves.
    */
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalText.pipe(
+    z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  ),
   OTEL_SERVICE_NAME: optionalText.transform((value) => value ?? 'countersign'),
   /** The standard switch: telemetry stays off even with an endpoint. */
   OTEL_SDK_DISABLED: flag,
   /** How often metrics are exported, in milliseconds. */
-  OTEL_METRIC_EXPORT_INTERVAL: wholeNumber('60000', 'milliseconds').pipe(z.number().int().min(100, 'must be at least 100')),
+  OTEL_METRIC_EXPORT_INTERVAL: wholeNumber('60000', 'milliseconds').pipe(
+    z.number().int().min(100, 'must be at least 100'),
+  ),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -165,7 +191,8 @@ export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof Setting
 
 const HOW_TO_FIX: Record<string, string> = {
   DATABASE_URL: 'unset it to use the embedded PGlite database, or set postgres://user@host:5432/db',
-  MIGRATION_DATABASE_URL: 'set it to the owner role\'s postgres://countersign_owner@host:5432/db, with DATABASE_URL set to the application role\'s, or unset it',
+  MIGRATION_DATABASE_URL:
+    "set it to the owner role's postgres://countersign_owner@host:5432/db, with DATABASE_URL set to the application role's, or unset it",
   AUTH_SECRET: 'generate one with `openssl rand -base64 33` and set AUTH_SECRET',
   SCOPE_CREDENTIALS: 'set it to a JSON object like {"payments":"…","inventory":"…"}',
   SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',
@@ -173,15 +200,19 @@ const HOW_TO_FIX: Record<string, string> = {
   HOST: 'unset it to listen on 127.0.0.1 only, or set 0.0.0.0 to listen on every interface',
   SYSTEMS_OF_RECORD_MAX_SOCKETS: 'set it to a whole number of connections from 1 to 4096, or unset it for 64',
   DEMO_SCALE: 'set it to a whole number from 0 to 1000000, or unset it for the plain demo world',
-  NOTIFY_ALLOWED_PRIVATE_ORIGINS: 'set it to comma-separated origins like http://127.0.0.1:4030,smtp://127.0.0.1:4025, or unset it',
+  NOTIFY_ALLOWED_PRIVATE_ORIGINS:
+    'set it to comma-separated origins like http://127.0.0.1:4030,smtp://127.0.0.1:4025, or unset it',
   SMTP_URL: 'set it like smtp://user:password@mail.example.com:587, or unset it to send no email',
   OIDC_ISSUER: 'set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together, or none of them',
-  OTEL_EXPORTER_OTLP_ENDPOINT: 'set it to your collector\'s OTLP/HTTP base URL like http://127.0.0.1:4318, or unset it to export nothing',
+  OTEL_EXPORTER_OTLP_ENDPOINT:
+    "set it to your collector's OTLP/HTTP base URL like http://127.0.0.1:4318, or unset it to export nothing",
 };
 
 export class SettingsError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Countersign cannot start: ${problems.length} setting(s) need attention\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(
+      `Countersign cannot start: ${problems.length} setting(s) need attention\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
     this.name = 'SettingsError';
   }
 }
@@ -199,7 +230,9 @@ export function parseSettings(source: Record<string, string | undefined>): Setti
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? 'settings');
       const message =
-        issue.path.length > 1 && name === 'SIGNING_KEYS' ? 'is not a JSON array of Ed25519 private JWKs (kty, crv, x, d, kid)' : issue.message;
+        issue.path.length > 1 && name === 'SIGNING_KEYS'
+          ? 'is not a JSON array of Ed25519 private JWKs (kty, crv, x, d, kid)'
+          : issue.message;
       if (!bySetting.has(name)) bySetting.set(name, message);
     }
     throw new SettingsError([...bySetting].map(([name, message]) => describe(name, message)));
@@ -211,7 +244,9 @@ export function parseSettings(source: Record<string, string | undefined>): Setti
     problems.push(describe('OIDC_ISSUER', 'is only partly configured'));
   }
   if (settings.MIGRATION_DATABASE_URL && !settings.DATABASE_URL) {
-    problems.push(describe('MIGRATION_DATABASE_URL', 'is set without DATABASE_URL (the embedded PGlite database has one user)'));
+    problems.push(
+      describe('MIGRATION_DATABASE_URL', 'is set without DATABASE_URL (the embedded PGlite database has one user)'),
+    );
   }
   if (problems.length > 0) throw new SettingsError(problems);
   return settings;

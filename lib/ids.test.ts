@@ -1,7 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { isProposalId, isRequestId, isRowId, isTenantId, newId, requestIdSchema, toRequestId, type IdPrefix } from './ids';
+import {
+  type IdPrefix,
+  isProposalId,
+  isRequestId,
+  isRowId,
+  isTenantId,
+  newId,
+  requestIdSchema,
+  toRequestId,
+} from './ids';
 
-const PREFIXES: IdPrefix[] = ['att', 'chl', 'chn', 'cmd', 'dec', 'ecd', 'exe', 'hold', 'idem', 'inv', 'key', 'msg', 'obx', 'pol', 'prp', 'psk', 're', 'ses', 'usr'];
+const PREFIXES: IdPrefix[] = [
+  'att',
+  'chl',
+  'chn',
+  'cmd',
+  'dec',
+  'ecd',
+  'exe',
+  'hold',
+  'idem',
+  'inv',
+  'key',
+  'msg',
+  'obx',
+  'pol',
+  'prp',
+  'psk',
+  're',
+  'ses',
+  'usr',
+];
 const ATTACKS = ['', "x' or 1=1", 'abc\u0000', '\u202Eabc', 'a b', 'a/b', 'ünïcode'];
 
 /** Each id kind: what it accepts and what it refuses, as docs/design.md and docs/api.md describe them. */
@@ -10,7 +39,16 @@ const KINDS: { kind: string; check: (value: string) => boolean; accepts: string[
     kind: 'row id (any id we mint)',
     check: isRowId,
     accepts: [...PREFIXES.map(newId), 'p_0001', `prp_${'a'.repeat(64)}`, 'abcdefgh_1'],
-    refuses: [...ATTACKS, 'prp_', '_abc', 'PRP_ABC', 'prp_ABC', 'toolongprefix_abc', `prp_${'a'.repeat(65)}`, 'prp-abc'],
+    refuses: [
+      ...ATTACKS,
+      'prp_',
+      '_abc',
+      'PRP_ABC',
+      'prp_ABC',
+      'toolongprefix_abc',
+      `prp_${'a'.repeat(65)}`,
+      'prp-abc',
+    ],
   },
   {
     kind: 'proposal id',
@@ -49,7 +87,8 @@ describe('newId', () => {
 
 describe('requestIdSchema', () => {
   it('accepts exactly what isRequestId accepts', () => {
-    for (const value of [...KINDS[3]!.accepts, ...KINDS[3]!.refuses]) expect(requestIdSchema.safeParse(value).success, value).toBe(isRequestId(value));
+    for (const value of [...KINDS[3]!.accepts, ...KINDS[3]!.refuses])
+      expect(requestIdSchema.safeParse(value).success, value).toBe(isRequestId(value));
   });
   it.each([
     ['x'.repeat(129), ['too_big']],

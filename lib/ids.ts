@@ -8,7 +8,27 @@ import { z } from 'zod';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /** The prefixes of the ids we mint, one per kind of row or message. */
-export type IdPrefix = 'att' | 'chl' | 'chn' | 'cmd' | 'dec' | 'ecd' | 'exe' | 'g' | 'hold' | 'idem' | 'inv' | 'key' | 'msg' | 'obx' | 'pol' | 'prp' | 'psk' | 're' | 'ses' | 'usr';
+export type IdPrefix =
+  | 'att'
+  | 'chl'
+  | 'chn'
+  | 'cmd'
+  | 'dec'
+  | 'ecd'
+  | 'exe'
+  | 'g'
+  | 'hold'
+  | 'idem'
+  | 'inv'
+  | 'key'
+  | 'msg'
+  | 'obx'
+  | 'pol'
+  | 'prp'
+  | 'psk'
+  | 're'
+  | 'ses'
+  | 'usr';
 
 /** A random, prefixed identifier (`prp_…`, `usr_…`): 20 characters of base32, 100 bits. */
 export function newId(prefix: IdPrefix): string {
@@ -56,4 +76,5 @@ export const requestIdSchema = z
   .regex(REQUEST_ID_CHARACTERS, `must be 1–${REQUEST_ID_MAX_LENGTH} characters of A–Z, a–z, 0–9, ".", "_", ":" or "-"`);
 
 /** Any text made into a request id: characters outside the set become `_`, and it is cut to the maximum length. */
-export const toRequestId = (text: string): string => text.replace(NOT_A_REQUEST_ID_CHARACTER, '_').slice(0, REQUEST_ID_MAX_LENGTH);
+export const toRequestId = (text: string): string =>
+  text.replace(NOT_A_REQUEST_ID_CHARACTER, '_').slice(0, REQUEST_ID_MAX_LENGTH);

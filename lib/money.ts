@@ -36,10 +36,20 @@ export function parseMoney(text: string, currency: string): ParsedMoney {
   const example = digits === 0 ? '1200' : `12.${'5'.padEnd(digits, '0')}`;
   if (text === '') return { ok: false, message: `Enter an amount in ${currency}, like ${example}.` };
   const match = AMOUNT.exec(text);
-  if (!match) return { ok: false, message: `Write the amount with digits${digits === 0 ? ' only' : ' and one decimal point'}, like ${example} (no sign, spaces, commas or exponent).` };
+  if (!match)
+    return {
+      ok: false,
+      message: `Write the amount with digits${digits === 0 ? ' only' : ' and one decimal point'}, like ${example} (no sign, spaces, commas or exponent).`,
+    };
   const [, whole = '', fraction = ''] = match;
   if (fraction.length > digits) {
-    return { ok: false, message: digits === 0 ? `${currency} has no decimals: write a whole number, like ${example}.` : `${currency} has ${digits} decimals: ${text} has ${fraction.length}.` };
+    return {
+      ok: false,
+      message:
+        digits === 0
+          ? `${currency} has no decimals: write a whole number, like ${example}.`
+          : `${currency} has ${digits} decimals: ${text} has ${fraction.length}.`,
+    };
   }
   const minorText = `${whole}${fraction.padEnd(digits, '0')}`.replace(/^0+(?=\d)/, '');
   if (minorText.length > 15) return { ok: false, message: `${text} ${currency} is too large an amount.` };

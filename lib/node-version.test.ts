@@ -11,7 +11,10 @@ it.each([
   { version: '24.22.3', warned: false, refused: false },
   { version: '26.0.0', warned: false, refused: false },
 ])('Node $version: warned $warned, refused by npm test $refused', ({ version, warned, refused }) => {
-  for (const [said, expected] of [[oldNodeWarning(version), warned], [suiteNodeProblem(version), refused]] as const) {
+  for (const [said, expected] of [
+    [oldNodeWarning(version), warned],
+    [suiteNodeProblem(version), refused],
+  ] as const) {
     expect(said !== undefined).toBe(expected);
     if (said) {
       expect(said).toContain(`Node ${version}`);

@@ -53,7 +53,8 @@ describe('payloadHash', () => {
   });
 
   it('is the SHA-256 of the JCS text, recomputable with any JCS implementation', () => {
-    const jcs = '{"action":"hold_stock","args":{"quantity":2,"sku":"filter-blue"},"contractVersion":1,"evidenceRefs":[],"tenantId":"acme"}';
+    const jcs =
+      '{"action":"hold_stock","args":{"quantity":2,"sku":"filter-blue"},"contractVersion":1,"evidenceRefs":[],"tenantId":"acme"}';
     expect(canonicalJson(payload)).toBe(jcs);
     expect(payloadHash(payload)).toBe(`sha256:${createHash('sha256').update(jcs, 'utf8').digest('hex')}`);
     expect(payloadHash({})).toBe('sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');

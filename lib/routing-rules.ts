@@ -53,13 +53,25 @@ export const routingRuleSchema = z
   .superRefine((rule, ctx) => {
     // A quorum of zero would approve on nobody's word.
     if (rule.outcome === 'needs_approval' && rule.approvals < 1) {
-      ctx.addIssue({ code: 'custom', path: ['approvals'], message: `needs_approval needs 1 to ${MAX_APPROVALS} approvers` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approvals'],
+        message: `needs_approval needs 1 to ${MAX_APPROVALS} approvers`,
+      });
     }
     if (rule.passkey && rule.outcome !== 'needs_approval') {
-      ctx.addIssue({ code: 'custom', path: ['passkey'], message: `${rule.outcome} asks nobody: only needs_approval can ask for a passkey` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['passkey'],
+        message: `${rule.outcome} asks nobody: only needs_approval can ask for a passkey`,
+      });
     }
     if (rule.outcome !== 'needs_approval' && rule.approvals !== 0) {
-      ctx.addIssue({ code: 'custom', path: ['approvals'], message: `${rule.outcome} asks nobody: approvals must be 0` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approvals'],
+        message: `${rule.outcome} asks nobody: approvals must be 0`,
+      });
     }
   });
 
@@ -70,7 +82,8 @@ export const routingRulesSchema = z
     // The proposal page names its rule by id ("routed by rule X v3"): two rules cannot share one.
     const seen = new Set<string>();
     rules.forEach((rule, index) => {
-      if (seen.has(rule.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `rule id "${rule.id}" is used twice` });
+      if (seen.has(rule.id))
+        ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `rule id "${rule.id}" is used twice` });
       seen.add(rule.id);
     });
   });

@@ -31,6 +31,8 @@ it('names the settings a .env supplied before it refuses to start', async () => 
   });
   const { startServer } = await import('./server-start');
   await expect(startServer()).rejects.toThrow('exit 1');
-  expect(lines[0]).toMatch(/^warn \[countersign\] settings read from a file, not the environment: \.env \(OIDC_NAME, TRUST_PROXY\)/);
+  expect(lines[0]).toMatch(
+    /^warn \[countersign\] settings read from a file, not the environment: \.env \(OIDC_NAME, TRUST_PROXY\)/,
+  );
   expect(lines[1]).toMatch(/^error Countersign cannot start: .*AUTH_SECRET is missing/s);
 });

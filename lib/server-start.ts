@@ -1,9 +1,9 @@
 import { closeDatabase, databaseHandle, migrateDatabase } from '@/lib/database';
-import { env, serverProblems, settingsReadFromFiles, SettingsError, telemetrySettings } from '@/lib/env';
+import { env, SettingsError, serverProblems, settingsReadFromFiles, telemetrySettings } from '@/lib/env';
 import { fileSettingsLine } from '@/lib/env-files';
 import { stampPeerAddresses } from '@/lib/http/peer';
+import { startWorker, type Worker, workerSettings } from '@/lib/jobs/worker';
 import { warnIfOldNode } from '@/lib/node-version';
-import { startWorker, workerSettings, type Worker } from '@/lib/jobs/worker';
 import { startTelemetry, stopTelemetry } from '@/lib/telemetry/start';
 
 export async function startServer(): Promise<void> {

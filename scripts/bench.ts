@@ -40,7 +40,7 @@
  * parts (`--only text` needs no DATABASE_URL); `--pages-only` is `--only pages`.
  * Loopback only; bounded in time. Never prints payloads or keys.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -55,15 +55,15 @@ import { scaledIds } from '@/demo/systems/world';
 import { DEMO_AGENTS, type DemoCredentials } from '@/demo/world';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
-import { approvalScenario, approvalSection, type ApprovalRun } from './bench/approval';
-import { peakRss, peakRssSummary, percentile, resetPeakRss } from './bench/processes';
+import { type ApprovalRun, approvalScenario, approvalSection } from './bench/approval';
 import { measureOversight } from './bench/oversight';
 import { measurePages } from './bench/pages';
-import { runScaleOut, scaleOutSection, type ScaleOutResult } from './bench/scale-out';
+import { peakRss, peakRssSummary, percentile, resetPeakRss } from './bench/processes';
+import { runScaleOut, type ScaleOutResult, scaleOutSection } from './bench/scale-out';
 import { measureText, type TextResult } from './bench/text';
+import { machineAtStart } from './shared/proc';
 import { writeResultFiles } from './shared/results';
 import { scratchDatabase } from './shared/scratch-database';
-import { machineAtStart } from './shared/proc';
 import { waitForHealth } from './shared/wait';
 
 const root = process.cwd();
@@ -75,7 +75,11 @@ const CONNECTIONS = [1, 8, 32] as const;
 const APPROVALS = Number(process.env.BENCH_APPROVALS ?? (SHORT ? 20 : 100));
 const PARTS = ['text', 'intake', 'approval', 'pages', 'oversight', 'scale-out'] as const;
 const onlyArg = process.argv[process.argv.indexOf('--only') + 1];
-const ONLY = process.argv.includes('--pages-only') ? new Set(['pages']) : process.argv.includes('--only') ? new Set(onlyArg?.split(',')) : undefined;
+const ONLY = process.argv.includes('--pages-only')
+  ? new Set(['pages'])
+  : process.argv.includes('--only')
+    ? new Set(onlyArg?.split(','))
+    : undefined;
 const sizesOf = (text: string) => (text === 'none' ? [] : text.split(',').map(Number));
 const PAGE_SIZES = sizesOf(process.env.BENCH_PAGE_SIZES ?? (SHORT ? '1000,10000' : '10000,100000,1000000'));
 const PENDING_SIZES = sizesOf(process.env.BENCH_PENDING_SIZES ?? (SHORT ? '1000,5000' : '1000,10000,100000'));
@@ -85,7 +89,14 @@ const runsPart = (part: (typeof PARTS)[number]) => !ONLY || ONLY.has(part);
 // Ports away from the demo's defaults, so a demo or another run on this machine is not disturbed;
 // BENCH_PORT_BASE moves them all (app at the base, the rest above it).
 const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 3390);
-const PORTS = { app: PORT_BASE, scaleOut: [PORT_BASE + 1, PORT_BASE + 2] as [number, number], systems: PORT_BASE + 1000, mail: PORT_BASE + 1005, sink: PORT_BASE + 1006, baseline: PORT_BASE + 1009 };
+const PORTS = {
+  app: PORT_BASE,
+  scaleOut: [PORT_BASE + 1, PORT_BASE + 2] as [number, number],
+  systems: PORT_BASE + 1000,
+  mail: PORT_BASE + 1005,
+  sink: PORT_BASE + 1006,
+  baseline: PORT_BASE + 1009,
+};
 const HOT_ORDER = scaledIds(1).order;
 const HOT_CHARGED_MINOR = 100000;
 /** lib/gates/claims.ts OPEN_STATUSES: the proposals that hold a claim on their resource. */
@@ -126,14 +137,25 @@ function fail(message: string): never {
 }
 
 /** `latencies`, when given, also receives every response time (to merge runs made at once). */
-type Load = { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; next?: () => Proposal; latencies?: number[] };
+type Load = {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  next?: () => Proposal;
+  latencies?: number[];
+};
 
 /**
  * One autocannon run; latencies and statuses are collected per response (autocannon has no p95).
  * Also returns the proposals sent but not answered when the run stopped (the server may still have
  * taken them): the hot-resource check asks for them again to learn their outcome.
  */
-async function drive(scenario: Scenario, connections: number, seconds: number, load: Load): Promise<Run & { unanswered: Proposal[] }> {
+async function drive(
+  scenario: Scenario,
+  connections: number,
+  seconds: number,
+  load: Load,
+): Promise<Run & { unanswered: Proposal[] }> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   const pending = new Map<string, Proposal>();
@@ -144,7 +166,10 @@ async function drive(scenario: Scenario, connections: number, seconds: number, l
         const proposal = next();
         pending.set(proposal.requestId, proposal);
         context.requestId = proposal.requestId;
-        return Object.assign(request, { body: proposal.body, headers: { ...load.headers, authorization: `Bearer ${proposal.key}` } });
+        return Object.assign(request, {
+          body: proposal.body,
+          headers: { ...load.headers, authorization: `Bearer ${proposal.key}` },
+        });
       },
       onResponse: (_status, _body, context: { requestId?: string }) => {
         if (context.requestId) pending.delete(context.requestId);
@@ -201,7 +226,16 @@ async function agentKeys(databaseUrl: string): Promise<string[]> {
     const keys: string[] = [];
     for (let i = 1; i <= Math.max(...CONNECTIONS); i++) {
       const agentName = `bench-agent-${String(i).padStart(2, '0')}`;
-      keys.push((await createAgentKey(handle.db, { tenantId: acme.tenant, agentName, actions: acme.actions, grants: acme.grants })).key);
+      keys.push(
+        (
+          await createAgentKey(handle.db, {
+            tenantId: acme.tenant,
+            agentName,
+            actions: acme.actions,
+            grants: acme.grants,
+          })
+        ).key,
+      );
     }
     return keys;
   } finally {
@@ -224,7 +258,9 @@ async function localSocketFolder(url: string): Promise<string | undefined> {
   try {
     const [row] = await sql<{ folders: string }[]>`select current_setting('unix_socket_directories') as folders`;
     const folder = row?.folders.split(',')[0]?.trim();
-    return folder?.startsWith('/') && fs.existsSync(path.join(folder, `.s.PGSQL.${new URL(url).port || 5432}`)) ? folder : undefined;
+    return folder?.startsWith('/') && fs.existsSync(path.join(folder, `.s.PGSQL.${new URL(url).port || 5432}`))
+      ? folder
+      : undefined;
   } finally {
     await sql.end({ timeout: 5 });
   }
@@ -253,7 +289,9 @@ async function startBaseline(databaseUrl: string) {
           const id = `prop_${randomBytes(12).toString('base64url')}`;
           await sql`insert into bench_rows (id, tenant_id, request_id, agent_name, action, status, resource_key, payload, raw_candidate)
             values (${id}, 'acme', ${body.requestId}, 'bench', ${body.action}, 'pending_approval', ${`sku:${body.args.sku}`}, ${sql.json(body)}, ${raw})`;
-          response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ proposal: { id, status: 'pending_approval' } }));
+          response
+            .writeHead(201, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ proposal: { id, status: 'pending_approval' } }));
         } catch {
           response.writeHead(500).end();
         }
@@ -279,7 +317,11 @@ function bodies(keys: string[]) {
   const next = () => ++sequence;
   const proposal = (envelope: Record<string, unknown>): Proposal => {
     const requestId = `bench-${run}-${next()}`;
-    return { requestId, body: JSON.stringify({ requestId, contractVersion: 1, ...envelope }), key: keys[sequence % keys.length]! };
+    return {
+      requestId,
+      body: JSON.stringify({ requestId, contractVersion: 1, ...envelope }),
+      key: keys[sequence % keys.length]!,
+    };
   };
   return {
     hold(): Proposal {
@@ -315,7 +357,11 @@ async function settle(url: string, unanswered: Proposal[]) {
  * exactly once (201 under load or when settled, or 200 when settling one an unanswered request
  * created), and the open claims fit within the charge.
  */
-async function checkHotResource(sql: postgres.Sql, createdUnderLoad: number, settled: { created: number; replayed: number }) {
+async function checkHotResource(
+  sql: postgres.Sql,
+  createdUnderLoad: number,
+  settled: { created: number; replayed: number },
+) {
   const [row] = await sql<{ total: number; open: number; claimed: number }[]>`
     select count(*)::int as total,
       count(*) filter (where status::text = any(${OPEN_STATUSES}::text[]))::int as open,
@@ -343,7 +389,9 @@ function table(runs: Run[], floorAt: (connections: number) => Run | undefined): 
   for (const run of runs) {
     const floor = floorAt(run.connections);
     const ratio = floor && floor.perSecond > 0 ? (run.perSecond / floor.perSecond).toFixed(2) : '–';
-    lines.push(`| ${LABELS[run.scenario]} | ${run.connections} | ${run.perSecond.toFixed(0)} | ${run.p50} | ${run.p95} | ${run.p99} | ${run.errors} | ${ratio} |`);
+    lines.push(
+      `| ${LABELS[run.scenario]} | ${run.connections} | ${run.perSecond.toFixed(0)} | ${run.p50} | ${run.p95} | ${run.p99} | ${run.errors} | ${ratio} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -356,15 +404,28 @@ function writeResults(results: object, markdown: string): string {
 
 /** `--only text`: the text part alone, CPU only (no build, database or server); written beside --short's, never over the published results. */
 function textOnly(text: TextResult, machine: ReturnType<ReturnType<typeof machineAtStart>['end']>) {
-  const targets = text.targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n');
+  const targets = text.targets
+    .map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`)
+    .join('\n');
   const markdown = `${text.markdown}\n${targets}\n`;
-  const written = writeResultFiles('bench', true, { date: new Date().toISOString(), machine, text: { rows: text.rows, issueCase: text.issueCase }, targets: text.targets }, markdown);
+  const written = writeResultFiles(
+    'bench',
+    true,
+    {
+      date: new Date().toISOString(),
+      machine,
+      text: { rows: text.rows, issueCase: text.issueCase },
+      targets: text.targets,
+    },
+    markdown,
+  );
   console.log(`\n${markdown}`);
   console.log(`\nWrote ${written}/results.json and results.md.`);
 }
 
 async function main() {
-  if (ONLY && [...ONLY].some((part) => !(PARTS as readonly string[]).includes(part))) fail(`--only takes a comma-separated list of ${PARTS.join(', ')}`);
+  if (ONLY && [...ONLY].some((part) => !(PARTS as readonly string[]).includes(part)))
+    fail(`--only takes a comma-separated list of ${PARTS.join(', ')}`);
   const began = Date.now();
   const measuredOn = machineAtStart();
   // Not in --short unless asked for: about 25 s on a loaded 2-core machine, no few seconds.
@@ -372,16 +433,24 @@ async function main() {
   const text = runsText ? measureText({ rounds: SHORT ? 3 : 5, short: SHORT, progress }) : undefined;
   if (text && ONLY?.size === 1) return textOnly(text, measuredOn.end());
   const baseUrl = process.env.DATABASE_URL;
-  if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the bench creates and drops its own database there)');
+  if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl))
+    fail('set DATABASE_URL to a PostgreSQL URL (the bench creates and drops its own database there)');
   if (!Number.isFinite(SECONDS) || SECONDS < 1 || SECONDS > 60) fail('BENCH_SECONDS must be from 1 to 60');
-  if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000) fail('DEMO_SCALE must be a whole number from 1 to 1000000');
-  if (!Number.isInteger(APPROVALS) || APPROVALS < 1 || APPROVALS > 1000) fail('BENCH_APPROVALS must be a whole number from 1 to 1000');
-  if (PAGE_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 10_000_000)) fail('BENCH_PAGE_SIZES must be whole numbers from 1 to 10000000, or none');
-  if (PENDING_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 1_000_000)) fail('BENCH_PENDING_SIZES must be whole numbers from 1 to 1000000, or none');
-  if (OVERSIGHT_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 1_000_000)) fail('BENCH_OVERSIGHT_SIZES must be whole numbers from 1 to 1000000, or none');
-  if (!Number.isInteger(SWEEP_ROUNDS) || SWEEP_ROUNDS < 0 || SWEEP_ROUNDS > 100) fail('BENCH_SWEEP_ROUNDS must be a whole number from 0 to 100');
+  if (!Number.isInteger(SCALE) || SCALE < 1 || SCALE > 1_000_000)
+    fail('DEMO_SCALE must be a whole number from 1 to 1000000');
+  if (!Number.isInteger(APPROVALS) || APPROVALS < 1 || APPROVALS > 1000)
+    fail('BENCH_APPROVALS must be a whole number from 1 to 1000');
+  if (PAGE_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 10_000_000))
+    fail('BENCH_PAGE_SIZES must be whole numbers from 1 to 10000000, or none');
+  if (PENDING_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 1_000_000))
+    fail('BENCH_PENDING_SIZES must be whole numbers from 1 to 1000000, or none');
+  if (OVERSIGHT_SIZES.some((size) => !Number.isInteger(size) || size < 1 || size > 1_000_000))
+    fail('BENCH_OVERSIGHT_SIZES must be whole numbers from 1 to 1000000, or none');
+  if (!Number.isInteger(SWEEP_ROUNDS) || SWEEP_ROUNDS < 0 || SWEEP_ROUNDS > 100)
+    fail('BENCH_SWEEP_ROUNDS must be a whole number from 0 to 100');
   // The approvals refund distinct orders counted down from the top of the scale, above the hot order.
-  if (SCALE < 3 * APPROVALS + 2) fail(`DEMO_SCALE must be at least ${3 * APPROVALS + 2} for ${APPROVALS} approvals per run`);
+  if (SCALE < 3 * APPROVALS + 2)
+    fail(`DEMO_SCALE must be at least ${3 * APPROVALS + 2} for ${APPROVALS} approvals per run`);
 
   if (BUILD) {
     progress('Production build (next build)…');
@@ -456,7 +525,9 @@ async function main() {
 
       progress(`Settling the ${unanswered.intake_hot.length} hot-order proposals the runs stopped waiting for…`);
       const settled = await settle(hot.url, unanswered.intake_hot);
-      const createdUnderLoad = runs.filter((run) => run.scenario === 'intake_hot').reduce((sum, run) => sum + (run.statuses['201'] ?? 0), 0);
+      const createdUnderLoad = runs
+        .filter((run) => run.scenario === 'intake_hot')
+        .reduce((sum, run) => sum + (run.statuses['201'] ?? 0), 0);
       hotCheck = await checkHotResource(sql, createdUnderLoad, settled);
       progress(
         `Hot order check: ${hotCheck.answered2xx} answered 2xx (${createdUnderLoad} × 201 under load, ${settled.created} + ${settled.replayed} settled), ${hotCheck.proposals} proposals on it, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} claimed`,
@@ -472,16 +543,30 @@ async function main() {
       }
     }
 
-    const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const credentials = JSON.parse(
+      fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'),
+    ) as DemoCredentials;
     const approver = credentials.people.find((person) => person.tenant === 'acme' && person.role === 'approver');
     if (!approver) throw new Error('the demo world has no acme approver');
-    let approval: { runs: ApprovalRun[]; serverPeakRssMb: ReturnType<typeof peakRssSummary> & { sinceScenarioStart: boolean } } | undefined;
+    let approval:
+      | { runs: ApprovalRun[]; serverPeakRssMb: ReturnType<typeof peakRssSummary> & { sinceScenarioStart: boolean } }
+      | undefined;
     if (runsPart('approval')) {
       // The peaks so far are intake's: start them afresh so this is the approval scenario's own.
       const sinceScenarioStart = resetPeakRss(server.pid!);
-      const approvalRuns = await approvalScenario({ app, databaseUrl, agentKey: keys[0]!, approver, firstOrder: SCALE, count: APPROVALS, progress });
+      const approvalRuns = await approvalScenario({
+        app,
+        databaseUrl,
+        agentKey: keys[0]!,
+        approver,
+        firstOrder: SCALE,
+        count: APPROVALS,
+        progress,
+      });
       approval = { runs: approvalRuns, serverPeakRssMb: { ...peakRssSummary([server.pid!]), sinceScenarioStart } };
-      progress(`Server peak RSS during the approvals: ${approval.serverPeakRssMb.total} MB${sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`);
+      progress(
+        `Server peak RSS during the approvals: ${approval.serverPeakRssMb.total} MB${sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`,
+      );
     }
 
     const pages = runsPart('pages')
@@ -500,7 +585,16 @@ async function main() {
       : undefined;
 
     const oversight = runsPart('oversight')
-      ? await measureOversight({ databaseUrl, appUrl: app, dataDir, sizes: OVERSIGHT_SIZES, samples: SHORT ? 10 : 40, warmups: SHORT ? 3 : 5, scale: SCALE, progress })
+      ? await measureOversight({
+          databaseUrl,
+          appUrl: app,
+          dataDir,
+          sizes: OVERSIGHT_SIZES,
+          samples: SHORT ? 10 : 40,
+          warmups: SHORT ? 3 : 5,
+          scale: SCALE,
+          progress,
+        })
       : undefined;
 
     let scaleOut: ScaleOutResult | undefined;
@@ -522,7 +616,13 @@ async function main() {
               return proposal;
             };
             const run = await drive('intake_many', connections, seconds, { url, ...post, next, latencies });
-            return { ok: run.ok, errors: run.errors, seconds: run.seconds, created: run.statuses['201'] ?? 0, unanswered: run.unanswered };
+            return {
+              ok: run.ok,
+              errors: run.errors,
+              seconds: run.seconds,
+              created: run.statuses['201'] ?? 0,
+              unanswered: run.unanswered,
+            };
           },
           settle,
         },
@@ -535,30 +635,44 @@ async function main() {
       });
     }
 
-    const at = (scenario: Scenario, connections: number) => runs.find((run) => run.scenario === scenario && run.connections === connections);
+    const at = (scenario: Scenario, connections: number) =>
+      runs.find((run) => run.scenario === scenario && run.connections === connections);
     const floor32 = at('floor', 32);
     const many32 = at('intake_many', 32);
     const hot32 = at('intake_hot', 32);
     const targets: { name: string; pass: boolean; measured: string }[] = [];
-    if (floor32 && many32 && hot32 && hotCheck) targets.push(
-      {
-        name: 'intake over many resources at 32 agents ≥ 0.5× the floor',
-        pass: many32.perSecond >= 0.5 * floor32.perSecond,
-        measured: `${many32.perSecond.toFixed(0)}/s vs floor ${floor32.perSecond.toFixed(0)}/s (${(many32.perSecond / floor32.perSecond).toFixed(2)}×)`,
-      },
-      { name: "…with p99 ≤ 2× the floor's", pass: many32.p99 <= 2 * floor32.p99, measured: `p99 ${many32.p99} ms vs floor ${floor32.p99} ms` },
-      { name: 'one hot resource at 32 agents ≥ 150 proposals/s', pass: hot32.perSecond >= 150, measured: `${hot32.perSecond.toFixed(0)}/s` },
-      { name: '…with p99 ≤ 500 ms', pass: hot32.p99 <= 500, measured: `p99 ${hot32.p99} ms` },
-      {
-        name: '…and no wrong answer (claims counted exactly once, within the charge)',
-        pass: hotCheck.ok,
-        measured: `${hotCheck.answered2xx} answered 2xx, ${hotCheck.proposals} proposals, ${hotCheck.claimedMinor}/${hotCheck.chargedMinor} claimed`,
-      },
-    );
+    if (floor32 && many32 && hot32 && hotCheck)
+      targets.push(
+        {
+          name: 'intake over many resources at 32 agents ≥ 0.5× the floor',
+          pass: many32.perSecond >= 0.5 * floor32.perSecond,
+          measured: `${many32.perSecond.toFixed(0)}/s vs floor ${floor32.perSecond.toFixed(0)}/s (${(many32.perSecond / floor32.perSecond).toFixed(2)}×)`,
+        },
+        {
+          name: "…with p99 ≤ 2× the floor's",
+          pass: many32.p99 <= 2 * floor32.p99,
+          measured: `p99 ${many32.p99} ms vs floor ${floor32.p99} ms`,
+        },
+        {
+          name: 'one hot resource at 32 agents ≥ 150 proposals/s',
+          pass: hot32.perSecond >= 150,
+          measured: `${hot32.perSecond.toFixed(0)}/s`,
+        },
+        { name: '…with p99 ≤ 500 ms', pass: hot32.p99 <= 500, measured: `p99 ${hot32.p99} ms` },
+        {
+          name: '…and no wrong answer (claims counted exactly once, within the charge)',
+          pass: hotCheck.ok,
+          measured: `${hotCheck.answered2xx} answered 2xx, ${hotCheck.proposals} proposals, ${hotCheck.claimedMinor}/${hotCheck.chargedMinor} claimed`,
+        },
+      );
     for (const run of approval?.runs ?? []) {
       // Issue 23: ≤ 100 ms one at a time, ≤ 200 ms eight at a time (overlapping dispatch runs).
       const bound = run.concurrency > 1 ? 200 : 100;
-      targets.push({ name: `approval → succeeded p50 ≤ ${bound} ms, ${run.concurrency} at a time`, pass: run.p50 <= bound && run.errors === 0, measured: `p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.succeeded}/${run.approvals} succeeded` });
+      targets.push({
+        name: `approval → succeeded p50 ≤ ${bound} ms, ${run.concurrency} at a time`,
+        pass: run.p50 <= bound && run.errors === 0,
+        measured: `p50 ${run.p50} ms, p99 ${run.p99} ms, ${run.succeeded}/${run.approvals} succeeded`,
+      });
     }
     if (scaleOut) {
       const { intakeCheck, approvalCheck } = scaleOut;
@@ -575,7 +689,14 @@ async function main() {
     };
     const results = {
       date: new Date().toISOString(),
-      settings: { seconds: SECONDS, scale: SCALE, connections: CONNECTIONS, short: SHORT, loadGenerator: `autocannon (in the bench process)`, databaseConnection: socketFolder ? `Unix socket ${socketFolder}` : 'TCP' },
+      settings: {
+        seconds: SECONDS,
+        scale: SCALE,
+        connections: CONNECTIONS,
+        short: SHORT,
+        loadGenerator: `autocannon (in the bench process)`,
+        databaseConnection: socketFolder ? `Unix socket ${socketFolder}` : 'TCP',
+      },
       machine,
       runs,
       hotResource: hotCheck,
@@ -601,11 +722,17 @@ Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.
 `
       : '';
     const markdown = `${intakeSection}${approvalSection(approval)}${scaleOutSection(scaleOut)}${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
-${[pages?.markdown, oversight?.markdown, text?.markdown].filter(Boolean).map((section) => `\n${section}`).join('')}`;
+${[pages?.markdown, oversight?.markdown, text?.markdown]
+  .filter(Boolean)
+  .map((section) => `\n${section}`)
+  .join('')}`;
     const written = writeResults(results, markdown);
     console.log(`\nWrote ${written}/results.json and results.md in ${Math.round((Date.now() - began) / 1000)} s.`);
     // Speed targets are a report; a wrong answer (a claim counted twice, a lost or doubled effect) fails the run.
-    const wrong = [hotCheck && !hotCheck.ok ? 'the hot order counted a claim wrongly' : '', scaleOut && !targets.find((t) => t.name.startsWith('scale-out'))?.pass ? 'scale-out lost or duplicated work' : ''].filter(Boolean);
+    const wrong = [
+      hotCheck && !hotCheck.ok ? 'the hot order counted a claim wrongly' : '',
+      scaleOut && !targets.find((t) => t.name.startsWith('scale-out'))?.pass ? 'scale-out lost or duplicated work' : '',
+    ].filter(Boolean);
     if (wrong.length > 0) throw new Error(wrong.join('; '));
   } finally {
     await sql?.end();

@@ -1,49 +1,66 @@
 /** `npm run cli -- <command>`: administer tenants, people, agent keys and notification channels. */
+
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { exportJWK, generateKeyPair } from 'jose';
-import { openDatabase, type DatabaseHandle } from '@/db/client';
-import { rolesSql } from '@/db/roles';
-import { pauseExecutions, pauseInput, resumeExecutions } from '@/lib/commands/executions-pause';
-import { AdminError, changePassword, createAgentKey, createTenant, createUser, endSessionsOf, grantRole, removeMember, revokeAgentKey } from '@/lib/admin/accounts';
 import { ZodError } from 'zod';
+import { type DatabaseHandle, openDatabase } from '@/db/client';
+import { rolesSql } from '@/db/roles';
+import { type Role, tenants, users } from '@/db/schema';
 import { allActions } from '@/lib/actions/registry';
-import { contractDocuments } from '@/lib/contracts/documents';
-import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
-import { retireKey, rotateKeySet, type PublicJwk } from '@/lib/commands/keys';
-import { publishableKeyFile, redirectedStdout } from '@/lib/commands/key-file';
+import {
+  AdminError,
+  changePassword,
+  createAgentKey,
+  createTenant,
+  createUser,
+  endSessionsOf,
+  grantRole,
+  removeMember,
+  revokeAgentKey,
+} from '@/lib/admin/accounts';
+import { type PinnedPeople, peopleFileSchema } from '@/lib/audit/bundle-passkeys';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { CheckpointError, checkpointFileSchema, jwksFileSchema, verifyCheckpoint } from '@/lib/audit/checkpoint';
-import { describeBreak, uncoveredRows, type CheckpointClaim } from '@/lib/audit/verify';
 import { describeExportBreak, verifyExportLines } from '@/lib/audit/export-verify';
-import { NoteError, verifyCheckpoint as verifyCheckpointNote, type TreeHead } from '@/lib/audit/tlog/note';
+import { NoteError, type TreeHead, verifyCheckpoint as verifyCheckpointNote } from '@/lib/audit/tlog/note';
 import { originTenant } from '@/lib/audit/tlog/origin';
-import { consistencyProofSchema, type ConsistencyProofFile } from '@/lib/audit/tlog/proofs';
-import { peopleFileSchema, type PinnedPeople } from '@/lib/audit/bundle-passkeys';
+import { type ConsistencyProofFile, consistencyProofSchema } from '@/lib/audit/tlog/proofs';
+import { type CheckpointClaim, describeBreak, uncoveredRows } from '@/lib/audit/verify';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
-import { describeRepair, reconcileClaims } from '@/lib/jobs/reconcile-claims';
+import { ROLES } from '@/lib/auth/roles';
+import { pauseExecutions, pauseInput, resumeExecutions } from '@/lib/commands/executions-pause';
+import { publishableKeyFile, redirectedStdout } from '@/lib/commands/key-file';
+import { type PublicJwk, retireKey, rotateKeySet } from '@/lib/commands/keys';
+import { contractDocuments } from '@/lib/contracts/documents';
+import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
+import { migrateDatabase } from '@/lib/database';
+import { env, SettingsError } from '@/lib/env';
+import { DomainError } from '@/lib/errors/domain-error';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
+import { revokeGrant } from '@/lib/grants/end';
+import { listGrants } from '@/lib/grants/list';
+import { grantLines, grantUseWords } from '@/lib/grants/words';
+import { describeRepair, reconcileClaims } from '@/lib/jobs/reconcile-claims';
 import { channelInput, createChannel, listChannels, type PublicChannel } from '@/lib/notifications/channels';
 import { CHANNEL_KIND_NAMES } from '@/lib/notifications/kinds/registry';
-import { ROLES } from '@/lib/auth/roles';
-import { env, SettingsError } from '@/lib/env';
-import { migrateDatabase } from '@/lib/database';
-import { tenants, users, type Role } from '@/db/schema';
+import {
+  type DecisionFigures,
+  OVERSIGHT_MAX_DAYS,
+  type OversightFigures,
+  oversightDays,
+  tenantOversight,
+} from '@/lib/oversight/figures';
+import { decodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
 import { listPasskeys } from '@/lib/passkeys/registration';
 import { removePasskey } from '@/lib/passkeys/removal';
 import { setPasskeysRequired } from '@/lib/passkeys/tenant-setting';
-import { eq } from 'drizzle-orm';
-import { DomainError } from '@/lib/errors/domain-error';
-import { revokeGrant } from '@/lib/grants/end';
-import { listGrants } from '@/lib/grants/list';
-import { decodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
-import { grantLines, grantUseWords } from '@/lib/grants/words';
-import { backtestDays, planPolicies, type PolicyPlan } from '@/lib/policy/plan';
-import { flipCounts, flipInWords } from '@/lib/shared/policy-words';
-import { OVERSIGHT_MAX_DAYS, oversightDays, tenantOversight, type DecisionFigures, type OversightFigures } from '@/lib/oversight/figures';
+import { backtestDays, type PolicyPlan, planPolicies } from '@/lib/policy/plan';
 import { durationWords, percentWords } from '@/lib/shared/oversight-words';
+import { flipCounts, flipInWords } from '@/lib/shared/policy-words';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -112,10 +129,20 @@ function refuseKeyFileInWorkTree() {
   if (problem) throw new RefusedError(problem);
 }
 
-const CHANNEL_FLAGS: Record<string, string> = { kind: '--kind', target: '--target', events: '--events', digestThreshold: '--digest' };
+const CHANNEL_FLAGS: Record<string, string> = {
+  kind: '--kind',
+  target: '--target',
+  events: '--events',
+  digestThreshold: '--digest',
+};
 
 /** What is wrong with a channel's flags, one sentence per problem, naming the flag. */
-function channelProblems(input: { kind: string; target: string; events?: string[]; digestThreshold?: unknown }): string[] {
+function channelProblems(input: {
+  kind: string;
+  target: string;
+  events?: string[];
+  digestThreshold?: unknown;
+}): string[] {
   const parsed = channelInput.safeParse(input);
   if (parsed.success) return [];
   return parsed.error.issues.map((issue) => {
@@ -124,7 +151,8 @@ function channelProblems(input: { kind: string; target: string; events?: string[
     if (field === 'events' && typeof index === 'number') {
       return `${flag}: "${input.events?.[index]}" is not a notification event (known: ${NOTIFICATION_EVENT_NAMES.join(', ')})`;
     }
-    if (field === 'target') return `${flag} of ${/^[aeiou]/.test(input.kind) ? 'an' : 'a'} ${input.kind} channel ${issue.message}`;
+    if (field === 'target')
+      return `${flag} of ${/^[aeiou]/.test(input.kind) ? 'an' : 'a'} ${input.kind} channel ${issue.message}`;
     return `${flag} ${issue.message}${field === 'kind' ? ` (got "${input.kind}")` : ''}`;
   });
 }
@@ -134,7 +162,8 @@ function lintLines(version: VersionLint): string[] {
   return [
     `${name}: ${version.errors} error(s), ${version.warnings} warning(s)`,
     ...version.findings.map(
-      (finding) => `  ${finding.severity.padEnd(7)} ${finding.code} at ${finding.path}: ${finding.message}${finding.runtimes.length > 0 ? ` [${finding.runtimes.join(', ')}]` : ''}`,
+      (finding) =>
+        `  ${finding.severity.padEnd(7)} ${finding.code} at ${finding.path}: ${finding.message}${finding.runtimes.length > 0 ? ` [${finding.runtimes.join(', ')}]` : ''}`,
     ),
   ];
 }
@@ -159,7 +188,9 @@ function need(value: string | undefined, what: string): string {
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 async function readJsonFile(file: string): Promise<unknown> {
@@ -187,25 +218,36 @@ async function readJwks(file: string): Promise<PublicJwk[]> {
  * A saved `GET /api/v1/audit/checkpoint` answer, verified against the trusted keys (else its own):
  * its JWS claim, and its signed note's tree head when the file carries one.
  */
-async function readCheckpoint(file: string, trusted: PublicJwk[] | undefined): Promise<{ claim: CheckpointClaim; head?: TreeHead }> {
+async function readCheckpoint(
+  file: string,
+  trusted: PublicJwk[] | undefined,
+): Promise<{ claim: CheckpointClaim; head?: TreeHead }> {
   const parsed = checkpointFileSchema.safeParse(await readJsonFile(file));
-  if (!parsed.success) throw new RefusedError(`${file} is not a saved checkpoint ({"checkpoint": "<JWS>", "note": "<signed note>", "keys": [...]})`);
+  if (!parsed.success)
+    throw new RefusedError(
+      `${file} is not a saved checkpoint ({"checkpoint": "<JWS>", "note": "<signed note>", "keys": [...]})`,
+    );
   const keys = trusted ?? parsed.data.keys;
   try {
     const claim = await verifyCheckpoint(parsed.data.checkpoint, keys);
-    const head = parsed.data.note === undefined ? undefined : verifyCheckpointNote(parsed.data.note, keys, parsed.data.origin);
-    if (head && (head.size !== claim.seq || originTenant(head.origin) !== claim.tenant)) throw new RefusedError(`${file}: its note and its JWS name different heads`);
+    const head =
+      parsed.data.note === undefined ? undefined : verifyCheckpointNote(parsed.data.note, keys, parsed.data.origin);
+    if (head && (head.size !== claim.seq || originTenant(head.origin) !== claim.tenant))
+      throw new RefusedError(`${file}: its note and its JWS name different heads`);
     return { claim, head };
   } catch (error) {
     if (error instanceof RefusedError) throw error;
-    throw new RefusedError(`${file}: ${error instanceof CheckpointError || error instanceof NoteError ? error.message : 'does not verify'}`);
+    throw new RefusedError(
+      `${file}: ${error instanceof CheckpointError || error instanceof NoteError ? error.message : 'does not verify'}`,
+    );
   }
 }
 
 /** `--consistency`: a saved `GET /api/v1/audit/proofs/consistency` answer. */
 async function readConsistency(file: string): Promise<ConsistencyProofFile> {
   const parsed = consistencyProofSchema.safeParse(await readJsonFile(file));
-  if (!parsed.success) throw new RefusedError(`${file} is not a saved consistency proof ({"fromSize": N, "toSize": M, "hashes": [...]})`);
+  if (!parsed.success)
+    throw new RefusedError(`${file} is not a saved consistency proof ({"fromSize": N, "toSize": M, "hashes": [...]})`);
   return parsed.data;
 }
 
@@ -224,7 +266,12 @@ function parseGrants(values: string[]): Record<string, string[]> {
  * the file establishes and, under "Not verified", what it cannot; exits 1 unless every row is on the
  * chain and covered by a signed checkpoint.
  */
-async function verifyExportFile(file: string, saved: { claim: CheckpointClaim; head?: TreeHead }[], consistency: ConsistencyProofFile | undefined, trusted: PublicJwk[] | undefined): Promise<void> {
+async function verifyExportFile(
+  file: string,
+  saved: { claim: CheckpointClaim; head?: TreeHead }[],
+  consistency: ConsistencyProofFile | undefined,
+  trusted: PublicJwk[] | undefined,
+): Promise<void> {
   let stream: fs.FileHandle;
   try {
     stream = await fs.open(file);
@@ -236,24 +283,41 @@ async function verifyExportFile(file: string, saved: { claim: CheckpointClaim; h
     const earlier = saved.flatMap(({ head }) => (head ? [head] : []));
     const checkpoints = saved.flatMap(({ claim, head }) => (head ? [] : [claim]));
     const report = await verifyExportLines(stream.readLines(), { checkpoints, earlier, consistency, keys: trusted });
-    if ('unreadable' in report) throw new RefusedError(`${file}${report.line > 0 ? ` line ${report.line}` : ''}: ${report.message}`);
+    if ('unreadable' in report)
+      throw new RefusedError(`${file}${report.line > 0 ? ` line ${report.line}` : ''}: ${report.message}`);
     if (report.broken) {
-      console.log(`${report.tenant}: BROKEN at #${report.broken.seq} — ${describeExportBreak(report.broken.reason)} (${report.broken.reason})${report.broken.detail ? `: ${report.broken.detail}` : ''}; verified through #${report.through.seq}`);
-      throw new RefusedError(`the export does not verify: ${report.tenant} #${report.broken.seq} (${report.broken.reason})`);
+      console.log(
+        `${report.tenant}: BROKEN at #${report.broken.seq} — ${describeExportBreak(report.broken.reason)} (${report.broken.reason})${report.broken.detail ? `: ${report.broken.detail}` : ''}; verified through #${report.through.seq}`,
+      );
+      throw new RefusedError(
+        `the export does not verify: ${report.tenant} #${report.broken.seq} (${report.broken.reason})`,
+      );
     }
     if (report.uncovered) {
       const { from, to } = report.uncovered;
-      console.log(`${report.tenant}: #${from} to #${to} are covered by no signed checkpoint${report.checkpoints.length > 0 ? ` (the newest is #${report.checkpoints.at(-1)})` : ''}: those ${to - from + 1} row(s) are not verified`);
-      throw new RefusedError(`the export does not verify: ${report.tenant} #${from} to #${to} are covered by no checkpoint (pass a checkpoint saved after them, or export again: an export ends with one)`);
+      console.log(
+        `${report.tenant}: #${from} to #${to} are covered by no signed checkpoint${report.checkpoints.length > 0 ? ` (the newest is #${report.checkpoints.at(-1)})` : ''}: those ${to - from + 1} row(s) are not verified`,
+      );
+      throw new RefusedError(
+        `the export does not verify: ${report.tenant} #${from} to #${to} are covered by no checkpoint (pass a checkpoint saved after them, or export again: an export ends with one)`,
+      );
     }
-    if (report.kind === 'filtered') console.log(`${report.tenant}: a filtered export: it proves the events it holds, not the whole log`);
+    if (report.kind === 'filtered')
+      console.log(`${report.tenant}: a filtered export: it proves the events it holds, not the whole log`);
     console.log('Verified:');
     for (const line of report.verified) console.log(`  ${line}`);
     console.log('Not verified:');
     for (const line of report.unverified) console.log(`  ${line}`);
-    if (!trusted) console.log("note: the checkpoints were verified with their own keys; pin them with --keys <saved /.well-known/jwks.json> to prove the server signed them");
+    if (!trusted)
+      console.log(
+        'note: the checkpoints were verified with their own keys; pin them with --keys <saved /.well-known/jwks.json> to prove the server signed them',
+      );
     if (!report.ok) throw new RefusedError('the export does not verify');
-    console.log(report.kind === 'filtered' ? `The export's ${report.rows} event(s) verify, each included in checkpoint #${report.checkpoints[0]}.` : 'The export verifies.');
+    console.log(
+      report.kind === 'filtered'
+        ? `The export's ${report.rows} event(s) verify, each included in checkpoint #${report.checkpoints[0]}.`
+        : 'The export verifies.',
+    );
   } finally {
     await stream.close();
   }
@@ -262,19 +326,31 @@ async function verifyExportFile(file: string, saved: { claim: CheckpointClaim; h
 /** `bundle:verify --passkeys people.json`: the public keys people gave the auditor, by person id. */
 async function readPeople(file: string): Promise<PinnedPeople> {
   const parsed = peopleFileSchema.safeParse(await readJsonFile(file));
-  if (!parsed.success) throw new RefusedError(`${file} is not a people file ({"usr_…": {"email": "…", "publicKeys": ["<base64url COSE key>"]}}): ${parsed.error.issues[0]?.message ?? ''}`);
+  if (!parsed.success)
+    throw new RefusedError(
+      `${file} is not a people file ({"usr_…": {"email": "…", "publicKeys": ["<base64url COSE key>"]}}): ${parsed.error.issues[0]?.message ?? ''}`,
+    );
   return parsed.data;
 }
 
 /** A policy plan for a person: each change in words, then the backtest's flips counted by kind and listed. */
 function planLines({ changes, warnings, backtest }: PolicyPlan): string[] {
   const lines = changes.length === 0 ? ['The document changes nothing: publishing it would make no new version.'] : [];
-  for (const change of changes) lines.push(`${change.action} v${change.version} → v${change.nextVersion}:`, ...change.words.map((words) => `  ${words}`));
+  for (const change of changes)
+    lines.push(
+      `${change.action} v${change.version} → v${change.nextVersion}:`,
+      ...change.words.map((words) => `  ${words}`),
+    );
   for (const warning of warnings) lines.push(`Warning (${warning.action}): ${warning.message}`);
   const capped = backtest.truncated ? ` (the newest ${backtest.limit}; there were more)` : '';
-  lines.push(`Backtest: ${backtest.proposals} proposal(s) of the last ${backtest.days} day(s) replayed${capped}; ${backtest.flips.length} would be routed differently.`);
+  lines.push(
+    `Backtest: ${backtest.proposals} proposal(s) of the last ${backtest.days} day(s) replayed${capped}; ${backtest.flips.length} would be routed differently.`,
+  );
   for (const { words, count } of flipCounts(backtest.flips)) lines.push(`  ${count} × ${words}`);
-  for (const flip of backtest.flips) lines.push(`  ${flip.proposalId}  ${flip.summary}  ${flipInWords(flip)} (rule ${flip.before.rule} → ${flip.after.rule})`);
+  for (const flip of backtest.flips)
+    lines.push(
+      `  ${flip.proposalId}  ${flip.summary}  ${flipInWords(flip)} (rule ${flip.before.rule} → ${flip.after.rule})`,
+    );
   return lines;
 }
 
@@ -286,20 +362,35 @@ function oversightLines(figures: OversightFigures): string[] {
   const off = settings.minDecisions === 0 || settings.approvalRatePercent === 0 || settings.medianDwellSeconds === 0;
   return [
     `Oversight of the last ${figures.days} day(s): ${figures.from} to ${figures.to}`,
-    off ? 'Rubber-stamp alarm: off' : `Rubber-stamp alarm: at least ${settings.minDecisions} decisions, ${settings.approvalRatePercent} % approved, median dwell under ${settings.medianDwellSeconds} s`,
+    off
+      ? 'Rubber-stamp alarm: off'
+      : `Rubber-stamp alarm: at least ${settings.minDecisions} decisions, ${settings.approvalRatePercent} % approved, median dwell under ${settings.medianDwellSeconds} s`,
     `Ended undecided: ${figures.expired} expired, ${figures.stale} stale`,
     'Per approver:',
-    ...(figures.approvers.length === 0 ? ['  (no decisions)'] : figures.approvers.map((row) => `  ${row.name} (${row.userId}): ${figureWords(row)}${row.rubberStamp ? '  [looks like rubber-stamping]' : ''}`)),
+    ...(figures.approvers.length === 0
+      ? ['  (no decisions)']
+      : figures.approvers.map(
+          (row) =>
+            `  ${row.name} (${row.userId}): ${figureWords(row)}${row.rubberStamp ? '  [looks like rubber-stamping]' : ''}`,
+        )),
     'Per action:',
-    ...(figures.actions.length === 0 ? ['  (none)'] : figures.actions.map((row) => `  ${row.action}: ${figureWords(row)}; ${row.expired} expired, ${row.stale} stale`)),
+    ...(figures.actions.length === 0
+      ? ['  (none)']
+      : figures.actions.map(
+          (row) => `  ${row.action}: ${figureWords(row)}; ${row.expired} expired, ${row.stale} stale`,
+        )),
     'By what brought the person:',
-    ...(figures.channels.length === 0 ? ['  (no decisions)'] : figures.channels.map((row) => `  ${row.channel}: ${figureWords(row)}`)),
+    ...(figures.channels.length === 0
+      ? ['  (no decisions)']
+      : figures.channels.map((row) => `  ${row.channel}: ${figureWords(row)}`)),
   ];
 }
 
 /** A refusal of the policy document with its issues, one line each, naming the field. */
 function refusedDocument(error: DomainError): RefusedError {
-  const issues = ((error.extra.issues as { message: string }[] | undefined) ?? []).map((issue) => `\n  ${issue.message}`);
+  const issues = ((error.extra.issues as { message: string }[] | undefined) ?? []).map(
+    (issue) => `\n  ${issue.message}`,
+  );
   return new RefusedError(`${error.message}${issues.join('')}`);
 }
 
@@ -413,7 +504,8 @@ async function run(argv: string[]): Promise<void> {
       const actions = need(values.actions, '--actions').split(',').filter(Boolean);
       const known = allActions().map((a) => a.name);
       const unknown = actions.filter((a) => !known.includes(a));
-      if (unknown.length > 0) throw new UsageError(`unknown action(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
+      if (unknown.length > 0)
+        throw new UsageError(`unknown action(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
       const grants = parseGrants(values.grant ?? []);
       await withDatabase(async ({ db }) => {
         const created = await createAgentKey(db, { tenantId, agentName, actions, grants });
@@ -437,7 +529,9 @@ async function run(argv: string[]): Promise<void> {
         target: need(values.target, '--target'),
         ...(values.events === undefined ? {} : { events: values.events.split(',').map((name) => name.trim()) }),
         // Digits as the number; anything else as typed, so the API's own words refuse it.
-        ...(values.digest === undefined ? {} : { digestThreshold: /^\d{1,3}$/.test(values.digest) ? Number(values.digest) : values.digest }),
+        ...(values.digest === undefined
+          ? {}
+          : { digestThreshold: /^\d{1,3}$/.test(values.digest) ? Number(values.digest) : values.digest }),
       };
       const problems = channelProblems(input);
       if (problems.length > 0) throw new RefusedError(problems.join('\nError: '));
@@ -448,10 +542,14 @@ async function run(argv: string[]): Promise<void> {
         console.log(`Created ${channel.kind} channel ${channel.id} in ${tenantId}.`);
         console.log(`  target: ${channel.target}`);
         console.log(`  events: ${channel.events.join(', ')}`);
-        console.log(`  digest: ${channel.digestThreshold === 0 ? 'never' : `more than ${channel.digestThreshold} messages within a minute go as one`}`);
+        console.log(
+          `  digest: ${channel.digestThreshold === 0 ? 'never' : `more than ${channel.digestThreshold} messages within a minute go as one`}`,
+        );
         if (secret) {
           console.log(`Signing secret (shown once, store it now): ${secret}`);
-          console.log('It is not shown again: the receiver verifies the webhook-signature header with it (Standard Webhooks).');
+          console.log(
+            'It is not shown again: the receiver verifies the webhook-signature header with it (Standard Webhooks).',
+          );
         }
       });
       return;
@@ -462,10 +560,17 @@ async function run(argv: string[]): Promise<void> {
       const parsed = pauseInput.safeParse(values.reason === undefined ? {} : { reason: values.reason });
       if (!parsed.success) throw new RefusedError('--reason is 1–500 characters.');
       await withDatabase(async ({ db }) => {
-        const result = command === 'executions:pause' ? await pauseExecutions(db, tenantId, CLI_ACTOR, parsed.data) : await resumeExecutions(db, tenantId, CLI_ACTOR);
+        const result =
+          command === 'executions:pause'
+            ? await pauseExecutions(db, tenantId, CLI_ACTOR, parsed.data)
+            : await resumeExecutions(db, tenantId, CLI_ACTOR);
         if (!result) throw new AdminError(`No tenant "${tenantId}".`);
         const state = result.state.paused ? 'paused' : 'running';
-        console.log(result.changed ? `Executions in ${tenantId} are now ${state}.` : `Executions in ${tenantId} were already ${state}; nothing changed.`);
+        console.log(
+          result.changed
+            ? `Executions in ${tenantId} are now ${state}.`
+            : `Executions in ${tenantId} were already ${state}; nothing changed.`,
+        );
       });
       return;
     }
@@ -483,12 +588,19 @@ async function run(argv: string[]): Promise<void> {
     case 'audit:verify': {
       const trusted = values.keys ? await readJwks(values.keys) : undefined;
       const saved = await Promise.all((values.checkpoint ?? []).map((file) => readCheckpoint(file, trusted)));
-      if (values.export) return verifyExportFile(values.export, saved, values.consistency ? await readConsistency(values.consistency) : undefined, trusted);
+      if (values.export)
+        return verifyExportFile(
+          values.export,
+          saved,
+          values.consistency ? await readConsistency(values.consistency) : undefined,
+          trusted,
+        );
       const checkpoints = saved.map(({ claim }) => claim);
       const reports = await withDatabase(({ db }) => verifyStoredChains(db, { tenant: values.tenant, checkpoints }));
       if (values.tenant && reports.length === 0) throw new RefusedError(`tenant "${values.tenant}" has no audit chain`);
       for (const point of checkpoints) {
-        if (!reports.some((report) => report.tenant === point.tenant)) throw new RefusedError(`the checkpoint is for tenant "${point.tenant}", whose chain was not verified`);
+        if (!reports.some((report) => report.tenant === point.tenant))
+          throw new RefusedError(`the checkpoint is for tenant "${point.tenant}", whose chain was not verified`);
       }
       for (const report of reports) {
         console.log(
@@ -497,17 +609,28 @@ async function run(argv: string[]): Promise<void> {
             : `${report.tenant}: BROKEN at #${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through #${report.through.seq}`,
         );
         // What no signed checkpoint covers rests on the database's own head: say so.
-        const uncovered = report.ok && report.checkpoints > 0 ? uncoveredRows(report.tenant, report.through, checkpoints) : undefined;
-        if (uncovered) console.log(`${report.tenant}: #${uncovered.from} to #${uncovered.to} are covered by no signed checkpoint: they rest on the database's own head`);
+        const uncovered =
+          report.ok && report.checkpoints > 0 ? uncoveredRows(report.tenant, report.through, checkpoints) : undefined;
+        if (uncovered)
+          console.log(
+            `${report.tenant}: #${uncovered.from} to #${uncovered.to} are covered by no signed checkpoint: they rest on the database's own head`,
+          );
       }
       const broken = reports.filter((report) => !report.ok);
-      if (broken.length > 0) throw new RefusedError(`${broken.length} chain(s) do not verify; first bad sequence number: ${broken.map((r) => `${r.tenant} #${r.ok ? '' : r.seq}`).join(', ')}`);
+      if (broken.length > 0)
+        throw new RefusedError(
+          `${broken.length} chain(s) do not verify; first bad sequence number: ${broken.map((r) => `${r.tenant} #${r.ok ? '' : r.seq}`).join(', ')}`,
+        );
       return;
     }
     case 'claims:reconcile': {
       const repairs = await withDatabase(({ db }) => reconcileClaims(db));
       for (const repair of repairs) console.log(describeRepair(repair));
-      console.log(repairs.length === 0 ? 'Every claims row matches its open proposals.' : `Repaired ${repairs.length} claims row(s).`);
+      console.log(
+        repairs.length === 0
+          ? 'Every claims row matches its open proposals.'
+          : `Repaired ${repairs.length} claims row(s).`,
+      );
       return;
     }
     case 'bundle:verify': {
@@ -516,9 +639,13 @@ async function run(argv: string[]): Promise<void> {
       const people = values.passkeys ? await readPeople(values.passkeys) : undefined;
       const report = await verifyBundle(await readJsonFile(file), trusted, people);
       for (const check of report.checks) console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.check}: ${check.detail}`);
-      if (!trusted) console.log('note: the keys came from the bundle itself; pin them with --keys <saved /.well-known/jwks.json> to prove who signed');
+      if (!trusted)
+        console.log(
+          'note: the keys came from the bundle itself; pin them with --keys <saved /.well-known/jwks.json> to prove who signed',
+        );
       const failed = report.checks.filter((check) => !check.ok);
-      if (failed.length > 0) throw new RefusedError(`the bundle does not verify: ${failed.map((check) => check.check).join(', ')}`);
+      if (failed.length > 0)
+        throw new RefusedError(`the bundle does not verify: ${failed.map((check) => check.check).join(', ')}`);
       console.log('Verified:');
       for (const line of report.verified) console.log(`  ${line}`);
       console.log('Not verified (shown by the bundle, covered by no hash or signature):');
@@ -533,7 +660,10 @@ async function run(argv: string[]): Promise<void> {
         if (!user) throw new AdminError(`No user "${email}".`);
         const owned = await listPasskeys(db, user.id);
         if (owned.length === 0) console.log(`${email} has no passkey.`);
-        for (const passkey of owned) console.log(`${passkey.id}  ${JSON.stringify(passkey.name)}  added ${passkey.createdAt}  last used ${passkey.lastUsedAt ?? 'never'}`);
+        for (const passkey of owned)
+          console.log(
+            `${passkey.id}  ${JSON.stringify(passkey.name)}  added ${passkey.createdAt}  last used ${passkey.lastUsedAt ?? 'never'}`,
+          );
       });
       return;
     }
@@ -552,19 +682,34 @@ async function run(argv: string[]): Promise<void> {
       await withDatabase(async ({ db }) => {
         const result = await setPasskeysRequired(db, tenantId, setting === 'on', CLI_ACTOR);
         if (!result) throw new AdminError(`No tenant "${tenantId}".`);
-        const now = setting === 'on' ? 'must be signed with a passkey' : 'need no passkey unless their rule asks for one';
-        console.log(result.changed ? `Approvals in ${tenantId} now ${now}.` : `Approvals in ${tenantId} already ${now}; nothing changed.`);
+        const now =
+          setting === 'on' ? 'must be signed with a passkey' : 'need no passkey unless their rule asks for one';
+        console.log(
+          result.changed
+            ? `Approvals in ${tenantId} now ${now}.`
+            : `Approvals in ${tenantId} already ${now}; nothing changed.`,
+        );
       });
       return;
     }
     case 'contracts:lint': {
       const report = values.schema
-        ? lintContracts({ actions: [{ action: path.basename(values.schema), versions: [{ version: 0, status: 'file', input: await readJsonFile(values.schema) }] }] })
+        ? lintContracts({
+            actions: [
+              {
+                action: path.basename(values.schema),
+                versions: [{ version: 0, status: 'file', input: await readJsonFile(values.schema) }],
+              },
+            ],
+          })
         : lintContracts(contractDocuments());
       if (values.json) console.log(JSON.stringify(report, null, 2));
       else for (const version of report) console.log(lintLines(version).join('\n'));
       const failing = report.filter((version) => version.errors > 0);
-      if (failing.length > 0) throw new RefusedError(`${failing.map((version) => `${version.action}${values.schema ? '' : ` v${version.version}`}`).join(', ')}: a strict runtime refuses the schema or no value satisfies it (see the errors above)`);
+      if (failing.length > 0)
+        throw new RefusedError(
+          `${failing.map((version) => `${version.action}${values.schema ? '' : ` v${version.version}`}`).join(', ')}: a strict runtime refuses the schema or no value satisfies it (see the errors above)`,
+        );
       return;
     }
     case 'policy:plan': {
@@ -645,7 +790,12 @@ async function run(argv: string[]): Promise<void> {
     case 'signing-key': {
       refuseKeyFileInWorkTree();
       const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-      const jwk = { ...(await exportJWK(privateKey)), kid: `key-${new Date().toISOString().slice(0, 10)}-${randomBytes(3).toString('hex')}`, alg: 'EdDSA', use: 'sig' };
+      const jwk = {
+        ...(await exportJWK(privateKey)),
+        kid: `key-${new Date().toISOString().slice(0, 10)}-${randomBytes(3).toString('hex')}`,
+        alg: 'EdDSA',
+        use: 'sig',
+      };
       console.log(JSON.stringify([jwk]));
       return;
     }
@@ -668,15 +818,25 @@ async function run(argv: string[]): Promise<void> {
 run(process.argv.slice(2)).then(
   () => process.exit(0),
   (error: unknown) => {
-    if (error instanceof UsageError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      error instanceof UsageError ||
+      (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       console.error(`Error: ${error.message}\n\n${USAGE}`);
       process.exit(2);
     }
     if (error instanceof KeySetError || error instanceof ZodError) {
-      console.error(`Error: ${error instanceof ZodError ? 'stdin is not a JSON array of Ed25519 private JWKs with a kid (kty, crv, x, d, kid)' : error.message}`);
+      console.error(
+        `Error: ${error instanceof ZodError ? 'stdin is not a JSON array of Ed25519 private JWKs with a kid (kty, crv, x, d, kid)' : error.message}`,
+      );
       process.exit(1);
     }
-    if (error instanceof AdminError || error instanceof RefusedError || error instanceof SettingsError || (error instanceof Error && error.name === 'DatabaseInUseError')) {
+    if (
+      error instanceof AdminError ||
+      error instanceof RefusedError ||
+      error instanceof SettingsError ||
+      (error instanceof Error && error.name === 'DatabaseInUseError')
+    ) {
       console.error(`Error: ${error.message}`);
       process.exit(1);
     }

@@ -14,7 +14,7 @@
  * demo systems of record, run here from scripts/systems.ts, are on loopback). Without an engine,
  * or without DATABASE_URL, it says why and exits 0.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,8 +40,16 @@ const CONTEXT = path.join('.next', 'container-context');
 
 /** A command to its end, its stdout and stderr together. */
 function sh(command: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): Ran {
-  const result = spawnSync(command, args, { encoding: 'utf8', input: options.input, env: childEnvironment(options.env ?? {}), maxBuffer: 64 * 1024 * 1024 });
-  return { ok: result.status === 0, out: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? result.error.message : ''}` };
+  const result = spawnSync(command, args, {
+    encoding: 'utf8',
+    input: options.input,
+    env: childEnvironment(options.env ?? {}),
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return {
+    ok: result.status === 0,
+    out: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? result.error.message : ''}`,
+  };
 }
 
 function must(what: string, ran: Ran): string {
@@ -59,7 +67,8 @@ async function engine(): Promise<{ ok: true; started?: ChildProcess } | { ok: fa
   if (!hasCommand('docker')) return { ok: false, reason: 'no docker command' };
   if (docker('info').ok) return { ok: true };
   if (process.getuid?.() !== 0) return { ok: false, reason: 'none answers, and starting dockerd needs root' };
-  if (!hasCommand('dockerd')) return { ok: false, reason: 'none answers, and dockerd is not installed (apt-get install docker.io)' };
+  if (!hasCommand('dockerd'))
+    return { ok: false, reason: 'none answers, and dockerd is not installed (apt-get install docker.io)' };
   const log = path.join(os.tmpdir(), 'countersign-dockerd.log');
   // Defaults first (overlay2, iptables); a kernel or sandbox without them gets vfs and no iptables.
   for (const flags of [[], ['--storage-driver=vfs', '--iptables=false']]) {
@@ -87,19 +96,26 @@ async function engine(): Promise<{ ok: true; started?: ChildProcess } | { ok: fa
 function prebuiltContext(): string {
   const standalone = path.join('.next', 'standalone');
   if (!fs.existsSync(path.join(standalone, 'server.js'))) {
-    throw new Error('--prebuilt needs the standalone build (`NEXT_OUTPUT=standalone npx next build`, the build step of npm test); none is in .next/standalone');
+    throw new Error(
+      '--prebuilt needs the standalone build (`NEXT_OUTPUT=standalone npx next build`, the build step of npm test); none is in .next/standalone',
+    );
   }
   const app = CONTEXT;
   fs.rmSync(app, { recursive: true, force: true });
   must('copying the standalone build', sh('cp', ['-al', standalone, app]));
   // Settings files never reach the image (.dockerignore keeps them out of the other build too).
   for (const name of fs.readdirSync(app)) if (name.startsWith('.env')) fs.rmSync(path.join(app, name));
-  for (const [from, to] of [[path.join('.next', 'static'), path.join('.next', 'static')], ['public', 'public'], ['drizzle', 'drizzle']] as const) {
+  for (const [from, to] of [
+    [path.join('.next', 'static'), path.join('.next', 'static')],
+    ['public', 'public'],
+    ['drizzle', 'drizzle'],
+  ] as const) {
     fs.rmSync(path.join(app, to), { recursive: true, force: true });
     must(`copying ${from}`, sh('cp', ['-al', from, path.join(app, to)]));
   }
   fs.mkdirSync(path.join(app, 'docker'));
-  for (const file of ['entrypoint.sh', 'healthcheck.mjs']) fs.copyFileSync(path.join('docker', file), path.join(app, 'docker', file));
+  for (const file of ['entrypoint.sh', 'healthcheck.mjs'])
+    fs.copyFileSync(path.join('docker', file), path.join(app, 'docker', file));
   fs.chmodSync(path.join(app, 'docker', 'entrypoint.sh'), 0o755);
   must('docker/bundle.sh', sh('sh', ['docker/bundle.sh', path.join(app, 'dist')]));
   return app;
@@ -107,7 +123,10 @@ function prebuiltContext(): string {
 
 /** `docker run --rm` of the image with the settings file; answers what it printed. */
 function oneShot(envFile: string, ...args: string[]): string {
-  return must(`docker run … ${args.join(' ')}`, docker('run', '--rm', '--network', 'host', '--env-file', envFile, IMAGE, ...args));
+  return must(
+    `docker run … ${args.join(' ')}`,
+    docker('run', '--rm', '--network', 'host', '--env-file', envFile, IMAGE, ...args),
+  );
 }
 
 function shownOnce(output: string, label: string): string {
@@ -119,8 +138,11 @@ function shownOnce(output: string, label: string): string {
 /** Compose: the plugin (`docker compose`) or Debian's Compose v1 (`docker-compose`), with its name. */
 function composeTool(): { run: (...args: string[]) => Ran; name: string } {
   if (docker('compose', 'version').ok) return { run: (...args) => docker('compose', ...args), name: 'docker compose' };
-  if (hasCommand('docker-compose')) return { run: (...args) => sh('docker-compose', args), name: 'docker-compose (Compose v1)' };
-  throw new Error('compose.yaml not checked: neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)');
+  if (hasCommand('docker-compose'))
+    return { run: (...args) => sh('docker-compose', args), name: 'docker-compose (Compose v1)' };
+  throw new Error(
+    'compose.yaml not checked: neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)',
+  );
 }
 
 /**
@@ -146,20 +168,45 @@ async function composeUp(signingKeys: string): Promise<string> {
   // What compose.yaml mounts into PostgreSQL: the script that makes the owner and application roles.
   fs.cpSync('docker/postgres-init', path.join(dir, 'docker', 'postgres-init'), { recursive: true });
   const envFile = path.join(dir, 'docker', 'compose.env');
-  fs.writeFileSync(envFile, `${fs.readFileSync('.env.example', 'utf8')}
-${Object.entries(settings).map(([name, value]) => `${name}=${value}
-`).join('')}`, { mode: 0o600 });
-  const compose = (...args: string[]) => tool.run('--project-directory', dir, '--env-file', envFile, '-f', path.join(dir, 'compose.yaml'), '-p', `countersign-test-${run}`, ...args);
+  fs.writeFileSync(
+    envFile,
+    `${fs.readFileSync('.env.example', 'utf8')}
+${Object.entries(settings)
+  .map(
+    ([name, value]) => `${name}=${value}
+`,
+  )
+  .join('')}`,
+    { mode: 0o600 },
+  );
+  const compose = (...args: string[]) =>
+    tool.run(
+      '--project-directory',
+      dir,
+      '--env-file',
+      envFile,
+      '-f',
+      path.join(dir, 'compose.yaml'),
+      '-p',
+      `countersign-test-${run}`,
+      ...args,
+    );
   const container = (service: string) => must(`finding the ${service} container`, compose('ps', '-q', service)).trim();
   try {
     must(`${tool.name} config`, compose('config', '-q'));
     must(`${tool.name} up`, compose('up', '--detach'));
     await until('compose: the dashboard healthy and the worker running', 180_000, () => {
       const dashboard = docker('inspect', container('dashboard'), '--format', '{{.State.Health.Status}}').out.trim();
-      if (dashboard === 'unhealthy') throw new Error(`the compose dashboard is unhealthy:\n${compose('logs', '--no-color').out}`);
+      if (dashboard === 'unhealthy')
+        throw new Error(`the compose dashboard is unhealthy:\n${compose('logs', '--no-color').out}`);
       return dashboard === 'healthy' && docker('logs', container('worker')).out.includes('worker running');
     });
-    const migrated = docker('inspect', container('migrate'), '--format', '{{.State.Status}} {{.State.ExitCode}}').out.trim();
+    const migrated = docker(
+      'inspect',
+      container('migrate'),
+      '--format',
+      '{{.State.Status}} {{.State.ExitCode}}',
+    ).out.trim();
     if (migrated !== 'exited 0') throw new Error(`the compose migrate service is "${migrated}", not exited 0`);
     return tool.name;
   } finally {
@@ -177,7 +224,9 @@ async function main(): Promise<number> {
   }
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) {
-    console.log('container test skipped: DATABASE_URL is unset (it needs a PostgreSQL server to create a scratch database on)');
+    console.log(
+      'container test skipped: DATABASE_URL is unset (it needs a PostgreSQL server to create a scratch database on)',
+    );
     return 0;
   }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-container-'));
@@ -191,20 +240,58 @@ async function main(): Promise<number> {
     phase = Date.now();
     // A proxy that re-signs TLS has its CA here; the build's npm needs it (build stage only).
     const caDir = '/usr/local/share/ca-certificates';
-    const extraCa = fs.existsSync(caDir) ? fs.readdirSync(caDir).filter((name) => name.endsWith('.crt')).map((name) => fs.readFileSync(path.join(caDir, name), 'utf8')).join('\n') : '';
+    const extraCa = fs.existsSync(caDir)
+      ? fs
+          .readdirSync(caDir)
+          .filter((name) => name.endsWith('.crt'))
+          .map((name) => fs.readFileSync(path.join(caDir, name), 'utf8'))
+          .join('\n')
+      : '';
     if (prebuilt) {
       try {
-        must('docker build --target prebuilt', docker('build', '--quiet', '--target', 'prebuilt', '--file', path.resolve('Dockerfile'), '--tag', IMAGE, prebuiltContext()));
+        must(
+          'docker build --target prebuilt',
+          docker(
+            'build',
+            '--quiet',
+            '--target',
+            'prebuilt',
+            '--file',
+            path.resolve('Dockerfile'),
+            '--tag',
+            IMAGE,
+            prebuiltContext(),
+          ),
+        );
       } finally {
         fs.rmSync(CONTEXT, { recursive: true, force: true });
       }
-    } else must('docker build', docker('build', '--network', 'host', '--quiet', ...(extraCa ? ['--build-arg', `EXTRA_CA_CERTS=${extraCa}`] : []), '--tag', IMAGE, '.'));
+    } else
+      must(
+        'docker build',
+        docker(
+          'build',
+          '--network',
+          'host',
+          '--quiet',
+          ...(extraCa ? ['--build-arg', `EXTRA_CA_CERTS=${extraCa}`] : []),
+          '--tag',
+          IMAGE,
+          '.',
+        ),
+      );
     const buildSeconds = seconds(phase);
     const size = Number(docker('image', 'inspect', IMAGE, '--format', '{{.Size}}').out.trim());
-    console.log(`base images ${baseSeconds} s, image built${prebuilt ? ' from the suite’s standalone build' : ''} in ${buildSeconds} s: ${IMAGE}, ${Math.round(size / 1e6)} MB`);
+    console.log(
+      `base images ${baseSeconds} s, image built${prebuilt ? ' from the suite’s standalone build' : ''} in ${buildSeconds} s: ${IMAGE}, ${Math.round(size / 1e6)} MB`,
+    );
 
     const refused = docker('run', '--rm', '--network', 'host', '--env', `PORT=${PORT}`, IMAGE, 'start');
-    if (refused.ok || !refused.out.includes('AUTH_SECRET is missing') || !refused.out.includes('SIGNING_KEYS is missing')) {
+    if (
+      refused.ok ||
+      !refused.out.includes('AUTH_SECRET is missing') ||
+      !refused.out.includes('SIGNING_KEYS is missing')
+    ) {
       throw new Error(`the image started without AUTH_SECRET and SIGNING_KEYS, or did not name them:\n${refused.out}`);
     }
     console.log('without AUTH_SECRET and SIGNING_KEYS the image refuses to start, naming both');
@@ -222,7 +309,13 @@ async function main(): Promise<number> {
       PORT: String(PORT),
       WORKER_IN_PROCESS: '0',
     };
-    fs.writeFileSync(envFile, Object.entries(settings).map(([name, value]) => `${name}=${value}\n`).join(''), { mode: 0o600 });
+    fs.writeFileSync(
+      envFile,
+      Object.entries(settings)
+        .map(([name, value]) => `${name}=${value}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
 
     phase = Date.now();
     console.log(oneShot(envFile, 'migrate').trim());
@@ -230,36 +323,73 @@ async function main(): Promise<number> {
     oneShot(envFile, 'cli', 'create-tenant', 'acme', '--name', 'Acme');
     const password = shownOnce(oneShot(envFile, 'cli', 'create-user', 'ops@acme.test', '--name', 'Ops'), 'Password');
     oneShot(envFile, 'cli', 'grant', 'ops@acme.test', 'acme', 'approver');
-    const agentKey = shownOnce(oneShot(envFile, 'cli', 'create-agent-key', 'acme', 'container-bot', '--actions', 'hold_stock', '--grant', 'warehouses=north'), 'Key');
+    const agentKey = shownOnce(
+      oneShot(
+        envFile,
+        'cli',
+        'create-agent-key',
+        'acme',
+        'container-bot',
+        '--actions',
+        'hold_stock',
+        '--grant',
+        'warehouses=north',
+      ),
+      'Key',
+    );
     console.log(`migrate and cli (tenant, operator, agent key) in ${seconds(phase)} s`);
 
     systems = spawn(process.execPath, ['--import', 'tsx', 'scripts/systems.ts', '--port', String(SYSTEMS_PORT)], {
       stdio: 'ignore',
       env: childEnvironment({ SCOPE_CREDENTIALS: settings.SCOPE_CREDENTIALS }),
     });
-    await waitForHealth(`http://127.0.0.1:${SYSTEMS_PORT}/health`, { child: systems, name: 'the demo systems of record' }, 60_000);
+    await waitForHealth(
+      `http://127.0.0.1:${SYSTEMS_PORT}/health`,
+      { child: systems, name: 'the demo systems of record' },
+      60_000,
+    );
 
     phase = Date.now();
-    must('starting the dashboard', docker('run', '--detach', '--name', names.web, '--network', 'host', '--env-file', envFile, IMAGE, 'start'));
-    const health = () => docker('inspect', names.web, '--format', '{{.State.Status}} {{.State.Health.Status}}').out.trim();
+    must(
+      'starting the dashboard',
+      docker('run', '--detach', '--name', names.web, '--network', 'host', '--env-file', envFile, IMAGE, 'start'),
+    );
+    const health = () =>
+      docker('inspect', names.web, '--format', '{{.State.Status}} {{.State.Health.Status}}').out.trim();
     await until('the dashboard container to be healthy', 180_000, () => {
       const state = health();
-      if (!state.startsWith('running')) throw new Error(`the dashboard container is ${state}:\n${docker('logs', names.web).out}`);
+      if (!state.startsWith('running'))
+        throw new Error(`the dashboard container is ${state}:\n${docker('logs', names.web).out}`);
       return state === 'running healthy';
     });
     console.log(`dashboard healthy (HEALTHCHECK) in ${seconds(phase)} s`);
-    must('starting the worker', docker('run', '--detach', '--name', names.worker, '--network', 'host', '--env-file', envFile, IMAGE, 'worker'));
+    must(
+      'starting the worker',
+      docker('run', '--detach', '--name', names.worker, '--network', 'host', '--env-file', envFile, IMAGE, 'worker'),
+    );
     await until('the worker to run', 60_000, () => docker('logs', names.worker).out.includes('worker running'));
 
     phase = Date.now();
     const proposed = await fetch(`${APP}/api/v1/proposals`, {
       method: 'POST',
       headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ requestId: `container-${run}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 }, evidenceRefs: ['ticket_message_73'] }),
+      body: JSON.stringify({
+        requestId: `container-${run}`,
+        action: 'hold_stock',
+        contractVersion: 1,
+        args: { sku: 'filter-blue', quantity: 1 },
+        evidenceRefs: ['ticket_message_73'],
+      }),
     });
-    const answer = (await proposed.json()) as { proposal?: { id: string; status: string; payloadHash: string }; error?: { code: string } };
+    const answer = (await proposed.json()) as {
+      proposal?: { id: string; status: string; payloadHash: string };
+      error?: { code: string };
+    };
     const { proposal } = answer;
-    if (proposed.status !== 201 || proposal?.status !== 'pending_approval') throw new Error(`proposing was answered ${proposed.status} (${proposal?.status ?? answer.error?.code ?? 'no proposal'})`);
+    if (proposed.status !== 201 || proposal?.status !== 'pending_approval')
+      throw new Error(
+        `proposing was answered ${proposed.status} (${proposal?.status ?? answer.error?.code ?? 'no proposal'})`,
+      );
     const cookie = await sessionCookie(APP, 'ops@acme.test', password);
     if (!cookie) throw new Error('the operator could not sign in');
     const decided = await fetch(`${APP}/api/v1/proposals/${proposal.id}/decisions`, {
@@ -270,9 +400,12 @@ async function main(): Promise<number> {
     if (decided.status !== 200) throw new Error(`approving was answered ${decided.status}: ${await decided.text()}`);
     let status = 'approved';
     await until(`proposal ${proposal.id} to succeed`, 60_000, async () => {
-      const read = await fetch(`${APP}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${agentKey}` } });
+      const read = await fetch(`${APP}/api/v1/proposals/${proposal.id}`, {
+        headers: { authorization: `Bearer ${agentKey}` },
+      });
       status = ((await read.json()) as AgentProposalView).status;
-      if (!['pending_approval', 'approved', 'executing', 'succeeded'].includes(status)) throw new Error(`proposal ${proposal.id} ended ${status}`);
+      if (!['pending_approval', 'approved', 'executing', 'succeeded'].includes(status))
+        throw new Error(`proposal ${proposal.id} ended ${status}`);
       return status === 'succeeded';
     });
     console.log(`propose → approve → succeeded through the containers in ${seconds(phase)} s`);
@@ -283,17 +416,22 @@ async function main(): Promise<number> {
       console.log(`${name === names.web ? 'dashboard' : 'worker'} runs as uid ${uid}`);
     }
     const dispatched = /dispatched 1 command: 1 delivered/.exec(docker('logs', names.worker).out);
-    if (!dispatched) throw new Error(`the worker's log does not show the dispatch:\n${docker('logs', names.worker).out}`);
+    if (!dispatched)
+      throw new Error(`the worker's log does not show the dispatch:\n${docker('logs', names.worker).out}`);
     console.log(`the worker container ${dispatched[0]}`);
     phase = Date.now();
     const tool = await composeUp(signingKeys);
-    console.log(`compose.yaml valid and up (${tool}): postgres healthy → migrate exited 0 → dashboard healthy → worker running, in ${seconds(phase)} s`);
+    console.log(
+      `compose.yaml valid and up (${tool}): postgres healthy → migrate exited 0 → dashboard healthy → worker running, in ${seconds(phase)} s`,
+    );
     console.log(`container test passed in ${seconds(started)} s`);
     return 0;
   } finally {
     for (const name of Object.values(names)) docker('rm', '--force', name);
     systems?.kill('SIGTERM');
-    await database.drop().catch((error: unknown) => console.error(`dropping ${database.name} failed: ${String(error)}`));
+    await database
+      .drop()
+      .catch((error: unknown) => console.error(`dropping ${database.name} failed: ${String(error)}`));
     fs.rmSync(work, { recursive: true, force: true });
     if (found.started) found.started.kill('SIGTERM');
   }

@@ -4,19 +4,19 @@
  * sign-ins (also written to <data dir>/demo-credentials.json).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { openDatabase } from '@/db/client';
-import { demoAllowedOrigins, seedDemoChannels, type DemoChannels } from '@/demo/channels';
-import { dashboardAddress, describePortProblem, sharedPorts, unavailablePorts, type PortNeed } from '@/demo/ports';
+import { type DemoChannels, demoAllowedOrigins, seedDemoChannels } from '@/demo/channels';
+import { dashboardAddress, describePortProblem, type PortNeed, sharedPorts, unavailablePorts } from '@/demo/ports';
 import { startDemoReceivers } from '@/demo/receivers/start';
 import { seedDemo } from '@/demo/seed';
-import type { DemoCredentials } from '@/demo/world';
 import { startSystemsOfRecord } from '@/demo/systems/server';
+import type { DemoCredentials } from '@/demo/world';
 import { childEnvironment, env, SettingsError, systemsOfRecordUrl } from '@/lib/env';
 import { warnIfOldNode } from '@/lib/node-version';
-import { randomBytes } from 'node:crypto';
 import { waitForHealth } from './shared/wait';
 
 const root = process.cwd();
@@ -38,17 +38,36 @@ async function demoSecrets(dataDir: string): Promise<DemoSecrets> {
   const existing = readJson<DemoSecrets>(file);
   if (existing?.authSecret && existing.signingKeys && existing.scopeCredentials) return existing;
   const { privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-  const jwk = { ...(await exportJWK(privateKey)), kid: `demo-${randomBytes(4).toString('hex')}`, alg: 'EdDSA', use: 'sig' };
+  const jwk = {
+    ...(await exportJWK(privateKey)),
+    kid: `demo-${randomBytes(4).toString('hex')}`,
+    alg: 'EdDSA',
+    use: 'sig',
+  };
   const secrets = {
     authSecret: randomBytes(33).toString('base64'),
     signingKeys: JSON.stringify([jwk]),
-    scopeCredentials: { payments: `pay_${randomBytes(24).toString('base64url')}`, inventory: `inv_${randomBytes(24).toString('base64url')}` },
+    scopeCredentials: {
+      payments: `pay_${randomBytes(24).toString('base64url')}`,
+      inventory: `inv_${randomBytes(24).toString('base64url')}`,
+    },
   };
   fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
   return secrets;
 }
 
-const SOURCES = ['app', 'components', 'lib', 'db', 'public', 'proxy.ts', 'instrumentation.ts', 'next.config.ts', 'package.json', 'postcss.config.mjs'];
+const SOURCES = [
+  'app',
+  'components',
+  'lib',
+  'db',
+  'public',
+  'proxy.ts',
+  'instrumentation.ts',
+  'next.config.ts',
+  'package.json',
+  'postcss.config.mjs',
+];
 
 function newestMtime(entry: string): number {
   const stat = fs.statSync(entry, { throwIfNoEntry: false });
@@ -65,7 +84,11 @@ function buildIfNeeded(): void {
     step('Production build is up to date');
     return;
   }
-  step(built ? 'Sources changed: rebuilding the dashboard (faster than the first build: Turbopack keeps its cache)…' : 'Building the dashboard for the first time (a few minutes; later builds reuse its cache)…');
+  step(
+    built
+      ? 'Sources changed: rebuilding the dashboard (faster than the first build: Turbopack keeps its cache)…'
+      : 'Building the dashboard for the first time (a few minutes; later builds reuse its cache)…',
+  );
   // Without the type check (next.config.ts): `npm test` runs it on every change, the demo need not wait for it.
   const result = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], {
     stdio: 'inherit',
@@ -97,9 +120,19 @@ async function main() {
   const dashboard = dashboardAddress(settings.HOST, settings.PORT);
   await refuseUnavailablePorts([
     { setting: 'PORT', what: 'the dashboard', port: settings.PORT, hosts: dashboard.hosts },
-    { setting: 'DEMO_SYSTEMS_PORT', what: 'the demo systems of record', port: settings.DEMO_SYSTEMS_PORT, hosts: ['127.0.0.1'] },
+    {
+      setting: 'DEMO_SYSTEMS_PORT',
+      what: 'the demo systems of record',
+      port: settings.DEMO_SYSTEMS_PORT,
+      hosts: ['127.0.0.1'],
+    },
     { setting: 'DEMO_MAIL_PORT', what: 'the demo mail catcher', port: settings.DEMO_MAIL_PORT, hosts: ['127.0.0.1'] },
-    { setting: 'DEMO_SINK_PORT', what: 'the demo webhook and Slack sink', port: settings.DEMO_SINK_PORT, hosts: ['127.0.0.1'] },
+    {
+      setting: 'DEMO_SINK_PORT',
+      what: 'the demo webhook and Slack sink',
+      port: settings.DEMO_SINK_PORT,
+      hosts: ['127.0.0.1'],
+    },
   ]);
   const dataDir = path.resolve(settings.COUNTERSIGN_DATA_DIR);
   fs.mkdirSync(dataDir, { recursive: true });
@@ -109,10 +142,17 @@ async function main() {
   const channelsFile = path.join(dataDir, 'demo-channels.json');
   const sinkUrl = `http://127.0.0.1:${settings.DEMO_SINK_PORT}`;
   // Notifications may reach exactly the demo's own sink and mail catcher on this machine.
-  const allowedPrivateOrigins = demoAllowedOrigins({ sink: settings.DEMO_SINK_PORT, mail: settings.DEMO_MAIL_PORT }, settings.NOTIFY_ALLOWED_PRIVATE_ORIGINS);
+  const allowedPrivateOrigins = demoAllowedOrigins(
+    { sink: settings.DEMO_SINK_PORT, mail: settings.DEMO_MAIL_PORT },
+    settings.NOTIFY_ALLOWED_PRIVATE_ORIGINS,
+  );
 
   // The database before the build: a server that cannot be used is named at once, not after the build.
-  step(settings.DATABASE_URL ? 'Migrating PostgreSQL and seeding the demo world…' : `Migrating the embedded database in ${dataDir} and seeding the demo world…`);
+  step(
+    settings.DATABASE_URL
+      ? 'Migrating PostgreSQL and seeding the demo world…'
+      : `Migrating the embedded database in ${dataDir} and seeding the demo world…`,
+  );
   const handle = await openDatabase(settings.DATABASE_URL ? { url: settings.DATABASE_URL } : { dataDir });
   let credentials: DemoCredentials;
   let channels: DemoChannels;
@@ -120,7 +160,9 @@ async function main() {
     await handle.migrate();
     const secrets = await seedDemo(handle.db, readJson<DemoCredentials>(credentialsFile));
     credentials = { url, systemsOfRecordUrl: systemsOfRecordUrl(settings), ...secrets };
-    channels = await seedDemoChannels(handle.db, sinkUrl, readJson<DemoChannels>(channelsFile), { allowedPrivateOrigins });
+    channels = await seedDemoChannels(handle.db, sinkUrl, readJson<DemoChannels>(channelsFile), {
+      allowedPrivateOrigins,
+    });
   } finally {
     await handle.close();
   }
@@ -131,7 +173,9 @@ async function main() {
 
   const secrets = await demoSecrets(dataDir);
   const scopeCredentials = settings.SCOPE_CREDENTIALS ?? secrets.scopeCredentials;
-  step(`Starting the demo systems of record on port ${settings.DEMO_SYSTEMS_PORT}${settings.DEMO_SCALE ? ` with ${settings.DEMO_SCALE} extra orders, SKUs and tickets` : ''}…`);
+  step(
+    `Starting the demo systems of record on port ${settings.DEMO_SYSTEMS_PORT}${settings.DEMO_SCALE ? ` with ${settings.DEMO_SCALE} extra orders, SKUs and tickets` : ''}…`,
+  );
   const systems = await startSystemsOfRecord({
     port: settings.DEMO_SYSTEMS_PORT,
     scale: settings.DEMO_SCALE,
@@ -139,8 +183,14 @@ async function main() {
     dataFile: path.join(dataDir, 'systems-of-record.json'),
     testMode: process.argv.includes('--systems-test-mode'),
   });
-  step(`Starting the notification receivers: mail catcher on port ${settings.DEMO_MAIL_PORT}, webhook and Slack sink on port ${settings.DEMO_SINK_PORT}…`);
-  const receivers = await startDemoReceivers({ sinkPort: settings.DEMO_SINK_PORT, mailPort: settings.DEMO_MAIL_PORT, appUrl: url });
+  step(
+    `Starting the notification receivers: mail catcher on port ${settings.DEMO_MAIL_PORT}, webhook and Slack sink on port ${settings.DEMO_SINK_PORT}…`,
+  );
+  const receivers = await startDemoReceivers({
+    sinkPort: settings.DEMO_SINK_PORT,
+    mailPort: settings.DEMO_MAIL_PORT,
+    appUrl: url,
+  });
   receivers.sink.expectSecret('/webhook', channels.webhook.secret);
   step(`Starting the dashboard on ${settings.HOST} port ${settings.PORT}…`);
   const child = spawn(

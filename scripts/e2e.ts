@@ -25,10 +25,14 @@ async function main(): Promise<number> {
   }
   console.log(`e2e: server on ${databaseUrl ? `PostgreSQL (database ${dbName})` : 'PGlite'}, data in ${dataDir}`);
   try {
-    const result = spawnSync(process.execPath, ['node_modules/@playwright/test/cli.js', 'test', ...process.argv.slice(2)], {
-      stdio: 'inherit',
-      env: childEnvironment({ E2E_DATA_DIR: dataDir, ...(databaseUrl ? { E2E_DATABASE_URL: databaseUrl } : {}) }),
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['node_modules/@playwright/test/cli.js', 'test', ...process.argv.slice(2)],
+      {
+        stdio: 'inherit',
+        env: childEnvironment({ E2E_DATA_DIR: dataDir, ...(databaseUrl ? { E2E_DATABASE_URL: databaseUrl } : {}) }),
+      },
+    );
     return result.status ?? 1;
   } finally {
     if (admin) {

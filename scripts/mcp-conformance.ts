@@ -10,7 +10,8 @@ async function main(): Promise<number> {
   const { baseUrl, agentKey } = exampleSettings();
   console.log(`MCP conformance against ${baseUrl}/api/mcp`);
   const results = await runMcpConformance({ baseUrl, key: agentKey });
-  for (const result of results) console.log(`\n── ${result.scenario}: ${result.ok ? 'passed' : 'FAILED'} ──\n${result.output.trim()}`);
+  for (const result of results)
+    console.log(`\n── ${result.scenario}: ${result.ok ? 'passed' : 'FAILED'} ──\n${result.output.trim()}`);
   console.log('\nNot applicable:');
   for (const [scenarios, why] of Object.entries(SCENARIOS_NOT_APPLICABLE)) console.log(`  ${scenarios}: ${why}`);
   return results.every((result) => result.ok) ? 0 : 1;

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { DemoCredentials } from '@/demo/world';
 import { childEnvironment, env } from '@/lib/env';
 import { freePorts } from '@/test/start-failures';
-import { startDemo, stop, type Ports, type Running } from './resilience/processes';
+import { type Ports, type Running, startDemo, stop } from './resilience/processes';
 import { scratchDatabase } from './shared/scratch-database';
 import { waitForHealth } from './shared/wait';
 
@@ -23,10 +23,19 @@ const PYTHON = process.env.PYTHON_CLIENT_INTERPRETER || 'python3';
 
 /** The Python the tests run with, or why there is none that will do. */
 function python(): { ok: true; version: string } | { ok: false; reason: string } {
-  const probe = spawnSync(PYTHON, ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3]); sys.exit(0 if sys.version_info >= (3, 9) else 1)'], { encoding: 'utf8' });
-  if (probe.error) return { ok: false, reason: `${PYTHON} is missing (${probe.error.message}): install Python 3.9 or later to run the Python client's tests` };
+  const probe = spawnSync(
+    PYTHON,
+    ['-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3]); sys.exit(0 if sys.version_info >= (3, 9) else 1)'],
+    { encoding: 'utf8' },
+  );
+  if (probe.error)
+    return {
+      ok: false,
+      reason: `${PYTHON} is missing (${probe.error.message}): install Python 3.9 or later to run the Python client's tests`,
+    };
   const version = probe.stdout.trim();
-  if (probe.status !== 0) return { ok: false, reason: `${PYTHON} is ${version || 'unusable'}; the Python client needs 3.9 or later` };
+  if (probe.status !== 0)
+    return { ok: false, reason: `${PYTHON} is ${version || 'unusable'}; the Python client needs 3.9 or later` };
   return { ok: true, version };
 }
 
@@ -69,10 +78,14 @@ async function main(): Promise<number> {
   let code = 1;
   try {
     await database?.create();
-    console.log(`python client: Python ${found.version}; server on port ${chosen.app}, ${database ? `PostgreSQL (database ${database.name})` : 'PGlite'}, data in ${dataDir}`);
+    console.log(
+      `python client: Python ${found.version}; server on port ${chosen.app}, ${database ? `PostgreSQL (database ${database.name})` : 'PGlite'}, data in ${dataDir}`,
+    );
     demo = startDemo(chosen, dataDir, database?.url ?? '', 0);
     await waitForHealth(`http://127.0.0.1:${chosen.app}/api/health`, demo, 180_000);
-    const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+    const credentials = JSON.parse(
+      fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'),
+    ) as DemoCredentials;
     const agent = credentials.agents.find((candidate) => candidate.tenant === 'acme');
     const approver = credentials.people.find((person) => person.tenant === 'acme' && person.role === 'approver');
     if (!agent || !approver) throw new Error('the demo credentials name no acme agent key or approver');

@@ -10,7 +10,12 @@ import { chromium, type Page } from '@playwright/test';
 const PUBLIC = path.join(process.cwd(), 'public');
 
 /** The SVG drawn at `size` pixels, transparent unless a background is given; `inset` leaves a margin (for apple-touch-icon). */
-async function render(page: Page, svg: string, size: number, options: { background?: string; inset?: number } = {}): Promise<Buffer> {
+async function render(
+  page: Page,
+  svg: string,
+  size: number,
+  options: { background?: string; inset?: number } = {},
+): Promise<Buffer> {
   const inset = options.inset ?? 0;
   const src = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
   await page.setViewportSize({ width: size, height: size });
@@ -18,7 +23,10 @@ async function render(page: Page, svg: string, size: number, options: { backgrou
     `<html><body style="margin:0;background:${options.background ?? 'transparent'}"><img src="${src}" style="display:block;margin:${inset}px;width:${size - 2 * inset}px;height:${size - 2 * inset}px"></body></html>`,
   );
   await page.locator('img').evaluate((img: HTMLImageElement) => img.decode());
-  return page.screenshot({ omitBackground: options.background === undefined, clip: { x: 0, y: 0, width: size, height: size } });
+  return page.screenshot({
+    omitBackground: options.background === undefined,
+    clip: { x: 0, y: 0, width: size, height: size },
+  });
 }
 
 /** An ICO file whose images are PNGs: a 6-byte header, one 16-byte entry per image, then the PNG bytes. */
@@ -46,7 +54,10 @@ function ico(images: { size: number; png: Buffer }[]): Buffer {
 
 async function main() {
   const svg = fs.readFileSync(path.join(PUBLIC, 'icon.svg'), 'utf8');
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu'],
+  });
   try {
     const page = await browser.newPage({ deviceScaleFactor: 1 });
     const write = (name: string, bytes: Buffer) => {

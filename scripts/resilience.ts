@@ -21,21 +21,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { openDatabase, type DatabaseHandle } from '@/db/client';
+import { type DatabaseHandle, openDatabase } from '@/db/client';
 import { DEMO_AGENTS, type DemoCredentials } from '@/demo/world';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { childEnvironment } from '@/lib/env';
 import { signIn, Tally } from './resilience/http';
-import { writeResultFiles } from './shared/results';
-import { settle, verify, type Operation } from './resilience/outcomes';
-import { kill, startDemo, startServer, startSystems, stop, type Ports, type Running } from './resilience/processes';
-import { waitForHealth } from './shared/wait';
-import { scratchDatabase } from './shared/scratch-database';
+import { type Operation, settle, verify } from './resilience/outcomes';
+import { kill, type Ports, type Running, startDemo, startServer, startSystems, stop } from './resilience/processes';
+import { type Check, markdown, verdictChecks } from './resilience/report';
+import { type IndexRange, type RunsReport, randomizedRuns, SHARED_POOL, type Workload } from './resilience/runs';
+import { type BurstReport, sigkillBurst } from './resilience/sigkill';
+import { type SoakReport, soak } from './resilience/soak';
 import { machineAtStart, processTree } from './shared/proc';
-import { markdown, verdictChecks, type Check } from './resilience/report';
-import { randomizedRuns, SHARED_POOL, type IndexRange, type RunsReport, type Workload } from './resilience/runs';
-import { sigkillBurst, type BurstReport } from './resilience/sigkill';
-import { soak, type SoakReport } from './resilience/soak';
+import { writeResultFiles } from './shared/results';
+import { scratchDatabase } from './shared/scratch-database';
+import { waitForHealth } from './shared/wait';
 
 const root = process.cwd();
 const progress = (text: string) => console.log(`▸ ${text}`);
@@ -96,7 +96,16 @@ async function agentKeys(databaseUrl: string, count: number): Promise<string[]> 
     const keys: string[] = [];
     for (let i = 1; i <= count; i++) {
       const agentName = `resilience-agent-${String(i).padStart(2, '0')}`;
-      keys.push((await createAgentKey(handle.db, { tenantId: acme.tenant, agentName, actions: acme.actions, grants: acme.grants })).key);
+      keys.push(
+        (
+          await createAgentKey(handle.db, {
+            tenantId: acme.tenant,
+            agentName,
+            actions: acme.actions,
+            grants: acme.grants,
+          })
+        ).key,
+      );
     }
     return keys;
   } finally {
@@ -104,10 +113,22 @@ async function agentKeys(databaseUrl: string, count: number): Promise<string[]> 
   }
 }
 
-async function workloadFor(appUrl: string, systemsUrl: string, sql: postgres.Sql, tally: Tally, keys: string[], dataDir: string): Promise<Workload> {
-  const credentials = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
-  const person = (email: string) => credentials.people.find((p) => p.email === email) ?? fail(`no demo person ${email}`);
-  const [alice, bob] = await Promise.all(['alice@acme.test', 'bob@acme.test'].map((email) => signIn(tally, appUrl, email, person(email).password)));
+async function workloadFor(
+  appUrl: string,
+  systemsUrl: string,
+  sql: postgres.Sql,
+  tally: Tally,
+  keys: string[],
+  dataDir: string,
+): Promise<Workload> {
+  const credentials = JSON.parse(
+    fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8'),
+  ) as DemoCredentials;
+  const person = (email: string) =>
+    credentials.people.find((p) => p.email === email) ?? fail(`no demo person ${email}`);
+  const [alice, bob] = await Promise.all(
+    ['alice@acme.test', 'bob@acme.test'].map((email) => signIn(tally, appUrl, email, person(email).password)),
+  );
   return { appUrl, systemsUrl, sql, tally, keys, alice: alice!, bob: bob! };
 }
 
@@ -123,7 +144,11 @@ function nextServerPid(demoPid: number): number {
   throw new Error('no next-server process under the demo');
 }
 
-async function faults(systemsUrl: string, method: 'GET' | 'DELETE' | 'POST', body?: object): Promise<{ pending: Record<string, string[]> }> {
+async function faults(
+  systemsUrl: string,
+  method: 'GET' | 'DELETE' | 'POST',
+  body?: object,
+): Promise<{ pending: Record<string, string[]> }> {
   const response = await fetch(`${systemsUrl}/__faults`, {
     method,
     ...(body ? { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } } : {}),
@@ -136,14 +161,18 @@ async function faults(systemsUrl: string, method: 'GET' | 'DELETE' | 'POST', bod
 async function main() {
   const opts = options();
   const baseUrl = process.env.DATABASE_URL;
-  if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl)) fail('set DATABASE_URL to a PostgreSQL URL (the script creates and drops its own database there)');
+  if (!baseUrl || !/^postgres(ql)?:\/\//.test(baseUrl))
+    fail('set DATABASE_URL to a PostgreSQL URL (the script creates and drops its own database there)');
   const began = Date.now();
   const measuredOn = machineAtStart();
   const given = process.argv.slice(2).filter((arg) => arg !== '--build');
   const command = `npm run resilience -- ${[...given, ...(given.some((arg) => arg.startsWith('--seed')) ? [] : ['--seed', String(opts.seed)])].join(' ')}`;
   if (opts.build) {
     progress('Production build (next build)…');
-    const build = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], { stdio: 'inherit', env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }) });
+    const build = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], {
+      stdio: 'inherit',
+      env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }),
+    });
     if (build.status !== 0) fail('the build failed; see above');
   } else if (!fs.existsSync(path.join(root, '.next', 'BUILD_ID'))) {
     fail('no production build (.next/BUILD_ID): run `npx next build` first, or pass --build');
@@ -151,7 +180,13 @@ async function main() {
 
   // Measured on the 2-core machine: about 3 runs/s when it is quiet, 1.5/s when shared; settling waits at most the LIVE_SETTLE bounds.
   const expectedSeconds = 40 + Math.ceil(opts.runs / 3) + 60 + opts.soakSeconds + 30 + Math.ceil(opts.burst / 5) + 60;
-  const boundSeconds = 60 + Math.ceil(opts.runs / 1) + opts.soakSeconds + 180 + Math.ceil(opts.burst / 2) + (3 * LIVE_SETTLE_MAX_MS) / 1000;
+  const boundSeconds =
+    60 +
+    Math.ceil(opts.runs / 1) +
+    opts.soakSeconds +
+    180 +
+    Math.ceil(opts.burst / 2) +
+    (3 * LIVE_SETTLE_MAX_MS) / 1000;
   progress(
     `Seed ${opts.seed} (replay with --seed ${opts.seed}). ${opts.runs} runs at concurrency ${opts.concurrency}, a ${opts.soakSeconds} s soak at ${opts.soakRate}/s, a SIGKILL burst of ${opts.burst}; expect about ${Math.round(expectedSeconds / 60)} min on a quiet machine, at most ${Math.round(boundSeconds / 60)} min.`,
   );
@@ -180,47 +215,88 @@ async function main() {
   const tallies: Record<string, Tally> = {};
   let keepDataDir = false;
   try {
-    progress(`Fresh database ${database.name}; starting the demo (systems of record in test mode, scale ${scale}) on port ${PORTS.app}…`);
+    progress(
+      `Fresh database ${database.name}; starting the demo (systems of record in test mode, scale ${scale}) on port ${PORTS.app}…`,
+    );
     await database.create();
     const demo = startDemo(PORTS, dataDir, databaseUrl, scale);
     running.push(demo);
     await waitForHealth(`${appUrl}/api/health`, demo, 180_000);
     sql = postgres(databaseUrl, { max: 4, onnotice: () => {} });
     handle = await openDatabase({ url: databaseUrl });
-    const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { scopeCredentials: Record<string, string> };
+    const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as {
+      scopeCredentials: Record<string, string>;
+    };
     const keys = await agentKeys(databaseUrl, opts.concurrency);
     const tally = (tallies.runs = new Tally());
     let workload = await workloadFor(appUrl, systemsUrl, sql, tally, keys, dataDir);
     const settleAndVerify = async (phase: string, operations: Operation[]) => {
       const ids = operations.flatMap((operation) => operation.proposalIds);
-      progress(`${phase}: waiting for dispatch and reconciliation of ${ids.length} proposals (until nothing moves for ${LIVE_SETTLE_STALL_MS / 1000} s)…`);
-      const settlement = await settle(sql!, handle!.db, ids, { stallMs: LIVE_SETTLE_STALL_MS, maxMs: LIVE_SETTLE_MAX_MS, systemsUrl, scopeCredentials: secrets.scopeCredentials });
+      progress(
+        `${phase}: waiting for dispatch and reconciliation of ${ids.length} proposals (until nothing moves for ${LIVE_SETTLE_STALL_MS / 1000} s)…`,
+      );
+      const settlement = await settle(sql!, handle!.db, ids, {
+        stallMs: LIVE_SETTLE_STALL_MS,
+        maxMs: LIVE_SETTLE_MAX_MS,
+        systemsUrl,
+        scopeCredentials: secrets.scopeCredentials,
+      });
       const verdict = await verify(sql!, systemsUrl, operations);
-      progress(`${phase}: settled after ${settlement.liveSeconds} s live (+${settlement.settledAfterExpiry} after command expiry); ${verdict.effects} effects, ${verdict.doubleEffects} double, ${verdict.notFinal} not final, ${verdict.mismatches} mismatches`);
+      progress(
+        `${phase}: settled after ${settlement.liveSeconds} s live (+${settlement.settledAfterExpiry} after command expiry); ${verdict.effects} effects, ${verdict.doubleEffects} double, ${verdict.notFinal} not final, ${verdict.mismatches} mismatches`,
+      );
       checks.push(...verdictChecks(phase, verdict, settlement));
       violations.push(...verdict.violations.map((violation) => `${phase}: ${violation}`));
       return { settlement, verdict };
     };
     const noServerErrors = (phase: string, phaseTally: Tally, allowUnanswered: boolean) => {
-      checks.push({ phase, name: 'no 5xx answers', pass: phaseTally.serverErrors === 0, measured: `${phaseTally.total} requests, ${phaseTally.serverErrors} × 5xx` });
-      if (!allowUnanswered) checks.push({ phase, name: 'every request answered', pass: phaseTally.unanswered === 0, measured: `${phaseTally.unanswered} without an answer` });
+      checks.push({
+        phase,
+        name: 'no 5xx answers',
+        pass: phaseTally.serverErrors === 0,
+        measured: `${phaseTally.total} requests, ${phaseTally.serverErrors} × 5xx`,
+      });
+      if (!allowUnanswered)
+        checks.push({
+          phase,
+          name: 'every request answered',
+          pass: phaseTally.unanswered === 0,
+          measured: `${phaseTally.unanswered} without an answer`,
+        });
     };
 
     // 1. Randomized runs.
     progress(`Randomized runs: ${opts.runs} at concurrency ${opts.concurrency}…`);
-    runsReport = await randomizedRuns(workload, { runs: opts.runs, seed: opts.seed, concurrency: opts.concurrency, range: ranges.runs, progress });
-    progress(`Runs done in ${runsReport.seconds} s: ${runsReport.revisions} revisions, ${runsReport.replays} replays, ${runsReport.refusedAtIntake} refused at intake`);
+    runsReport = await randomizedRuns(workload, {
+      runs: opts.runs,
+      seed: opts.seed,
+      concurrency: opts.concurrency,
+      range: ranges.runs,
+      progress,
+    });
+    progress(
+      `Runs done in ${runsReport.seconds} s: ${runsReport.revisions} revisions, ${runsReport.replays} replays, ${runsReport.refusedAtIntake} refused at intake`,
+    );
     await settleAndVerify('Randomized runs', runsReport.operations);
     const left = await faults(systemsUrl, 'DELETE');
     const queued = Object.values(runsReport.faultsQueued).reduce((a, b) => a + b, 0);
-    progress(`Executor faults: ${queued} queued, ${queued - Object.values(left.pending).flat().length} met by a write (the rest cleared)`);
-    checks.push({ phase: 'Randomized runs', name: 'every replay answered the same proposal', pass: runsReport.replayMismatches === 0, measured: `${runsReport.replays} replays, ${runsReport.replayMismatches} answered another` });
+    progress(
+      `Executor faults: ${queued} queued, ${queued - Object.values(left.pending).flat().length} met by a write (the rest cleared)`,
+    );
+    checks.push({
+      phase: 'Randomized runs',
+      name: 'every replay answered the same proposal',
+      pass: runsReport.replayMismatches === 0,
+      measured: `${runsReport.replays} replays, ${runsReport.replayMismatches} answered another`,
+    });
     noServerErrors('Randomized runs', tally, false);
 
     // 2. Soak.
     const soakTally = (tallies.soak = new Tally());
     workload = await workloadFor(appUrl, systemsUrl, sql, soakTally, keys, dataDir);
-    progress(`Soak: ${opts.soakSeconds} s at ${opts.soakRate} proposals/s, ${SOAK_APPROVE_FRACTION * 100} % approved and the rest rejected…`);
+    progress(
+      `Soak: ${opts.soakSeconds} s at ${opts.soakRate} proposals/s, ${SOAK_APPROVE_FRACTION * 100} % approved and the rest rejected…`,
+    );
     soakReport = await soak(workload, {
       seconds: opts.soakSeconds,
       rate: opts.soakRate,
@@ -235,7 +311,12 @@ async function main() {
     progress(
       `Soak: ${soakReport.sent} sent, ${soakReport.errors} errors, server RSS median ${soakReport.server.firstThirdMedianMb} → ${soakReport.server.lastThirdMedianMb} MB (${soakReport.server.growthMb >= 0 ? '+' : ''}${soakReport.server.growthMb} MB)`,
     );
-    checks.push({ phase: 'Soak', name: 'zero errors', pass: soakReport.errors === 0 && soakTally.count((s) => !s.startsWith('2')) === 0, measured: `${soakTally.total} requests, ${soakReport.errors} errors, ${soakReport.late} late starts` });
+    checks.push({
+      phase: 'Soak',
+      name: 'zero errors',
+      pass: soakReport.errors === 0 && soakTally.count((s) => !s.startsWith('2')) === 0,
+      measured: `${soakTally.total} requests, ${soakReport.errors} errors, ${soakReport.late} late starts`,
+    });
     checks.push({
       phase: 'Soak',
       name: `no memory growth (last third vs first third, ≤ ${soakReport.tolerance.percent} % or ≤ ${soakReport.tolerance.mb} MB)${soakReport.memoryGated ? '' : '; not judged under 120 s'}`,
@@ -282,7 +363,12 @@ async function main() {
       measured: `${burst.report.operations} operations, ${burst.report.unansweredAtKill} unanswered at the kill, ${burst.report.lost} lost, ${burst.report.duplicated} duplicated`,
     });
     await settleAndVerify('SIGKILL', burst.operations);
-    checks.push({ phase: 'SIGKILL', name: 'no 5xx answers', pass: burstTally.serverErrors === 0, measured: `${burstTally.total} requests, ${burstTally.serverErrors} × 5xx, ${burstTally.unanswered} cut by the kill` });
+    checks.push({
+      phase: 'SIGKILL',
+      name: 'no 5xx answers',
+      pass: burstTally.serverErrors === 0,
+      measured: `${burstTally.total} requests, ${burstTally.serverErrors} × 5xx, ${burstTally.unanswered} cut by the kill`,
+    });
     await faults(systemsUrl, 'DELETE');
   } catch (error) {
     keepDataDir = true;
@@ -308,19 +394,35 @@ async function main() {
     runs: runsReport && { ...runsReport, operations: runsReport.operations.length },
     soak: soakReport && { ...soakReport, operations: soakReport.operations.length },
     burst: burstReport,
-    answers: Object.fromEntries(Object.entries(tallies).map(([phase, tally]) => [phase, { statuses: tally.statuses, refusals: tally.codes }])),
+    answers: Object.fromEntries(
+      Object.entries(tallies).map(([phase, tally]) => [phase, { statuses: tally.statuses, refusals: tally.codes }]),
+    ),
     violations: violations.slice(0, 200),
   };
-  const table = markdown({ command, seed: opts.seed, checks, runs: runsReport, soak: soakReport, burst: burstReport, machine, seconds });
+  const table = markdown({
+    command,
+    seed: opts.seed,
+    checks,
+    runs: runsReport,
+    soak: soakReport,
+    burst: burstReport,
+    machine,
+    seconds,
+  });
   const written = writeResultFiles('resilience', opts.short, results, table);
   console.log(`\n${table}`);
   for (const violation of violations.slice(0, 30)) console.log(`  ✗ ${violation}`);
   const failed = checks.filter((check) => !check.pass);
-  console.log(`\nWrote ${written}/results.json and results.md in ${seconds} s. ${failed.length === 0 ? 'All checks passed.' : `${failed.length} check(s) FAILED (seed ${opts.seed}).`}`);
+  console.log(
+    `\nWrote ${written}/results.json and results.md in ${seconds} s. ${failed.length === 0 ? 'All checks passed.' : `${failed.length} check(s) FAILED (seed ${opts.seed}).`}`,
+  );
   process.exit(failed.length === 0 ? 0 : 1);
 }
 
 main().catch((error: unknown) => {
-  console.error('resilience failed:', error instanceof Error ? (process.env.RESILIENCE_DEBUG ? error.stack : error.message) : error);
+  console.error(
+    'resilience failed:',
+    error instanceof Error ? (process.env.RESILIENCE_DEBUG ? error.stack : error.message) : error,
+  );
   process.exit(1);
 });

@@ -61,7 +61,8 @@ async function main(): Promise<void> {
   }
   const payments = flags['payments-credential'] ?? configured.payments;
   const inventory = flags['inventory-credential'] ?? configured.inventory;
-  if (!payments || !inventory) usage('Give --payments-credential and --inventory-credential, or set SCOPE_CREDENTIALS with both scopes.');
+  if (!payments || !inventory)
+    usage('Give --payments-credential and --inventory-credential, or set SCOPE_CREDENTIALS with both scopes.');
   if (flags.port !== undefined && !/^\d{1,5}$/.test(flags.port)) usage('--port must be a number from 0 to 65535.');
 
   let port: number;

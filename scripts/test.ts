@@ -20,7 +20,18 @@ const stages: Step[][] = [
   [
     { name: 'type check', command: npx('typescript/bin/tsc', '--noEmit') },
     { name: 'lint', command: npx('eslint/bin/eslint.js', '.', '--max-warnings=0') },
-    { name: 'layers', command: npx('dependency-cruiser/bin/dependency-cruise.mjs', 'lib', 'db', 'components', 'app', '--output-type', 'err') },
+    {
+      name: 'layers',
+      command: npx(
+        'dependency-cruiser/bin/dependency-cruise.mjs',
+        'lib',
+        'db',
+        'components',
+        'app',
+        '--output-type',
+        'err',
+      ),
+    },
     // One shared module graph for the unit files, and a fresh one per file for those that mock (vitest.config.mts).
     { name: 'unit', command: npx('vitest/vitest.mjs', 'run', '--project', 'unit', '--project', 'unit-isolated') },
     { name: 'components', command: npx('vitest/vitest.mjs', 'run', '--project', 'components') },
@@ -37,7 +48,16 @@ const stages: Step[][] = [
       ...(postgres ? { env: { COUNTERSIGN_PGLITE_SET: 'conformance' } } : {}),
     },
   ],
-  ...(postgres ? [[{ name: 'integration on PostgreSQL', command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres') }]] : []),
+  ...(postgres
+    ? [
+        [
+          {
+            name: 'integration on PostgreSQL',
+            command: npx('vitest/vitest.mjs', 'run', '--project', 'integration-postgres'),
+          },
+        ],
+      ]
+    : []),
   // The standalone output as well (next.config.ts), so the container step packs this build into the
   // image rather than building the app a second time inside Docker; `next start` serves the same build.
   [{ name: 'build', command: npx('next/dist/bin/next', 'build'), env: { NEXT_OUTPUT: 'standalone' } }],
@@ -52,7 +72,21 @@ const stages: Step[][] = [
     ...(postgres
       ? [
           { name: 'bench (short)', command: tsx('scripts/bench.ts', '--short', '--no-build') },
-          { name: 'resilience (short)', command: tsx('scripts/resilience.ts', '--short', '--seed', '1', '--runs', '30', '--soak-seconds', '10', '--burst', '30') },
+          {
+            name: 'resilience (short)',
+            command: tsx(
+              'scripts/resilience.ts',
+              '--short',
+              '--seed',
+              '1',
+              '--runs',
+              '30',
+              '--soak-seconds',
+              '10',
+              '--burst',
+              '30',
+            ),
+          },
         ]
       : []),
   ],
@@ -68,12 +102,24 @@ function run(step: Step): Promise<Result & { output: string }> {
   const started = Date.now();
   return new Promise((resolve) => {
     const [bin, ...args] = step.command;
-    const child = spawn(bin!, args, { env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0', ...step.env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin!, args, {
+      env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', FORCE_COLOR: '0', ...step.env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.on('error', (error) => resolve({ name: step.name, ok: false, seconds: (Date.now() - started) / 1000, output: `${output}\n${error.message}` }));
-    child.on('close', (code) => resolve({ name: step.name, ok: code === 0, seconds: (Date.now() - started) / 1000, output }));
+    child.on('error', (error) =>
+      resolve({
+        name: step.name,
+        ok: false,
+        seconds: (Date.now() - started) / 1000,
+        output: `${output}\n${error.message}`,
+      }),
+    );
+    child.on('close', (code) =>
+      resolve({ name: step.name, ok: code === 0, seconds: (Date.now() - started) / 1000, output }),
+    );
   });
 }
 
@@ -92,14 +138,19 @@ async function main(): Promise<number> {
     console.log(`\n━━ ${stage.map((step) => step.name).join(' · ')} ━━`);
     const finished = await Promise.all(stage.map(run));
     for (const result of finished) {
-      console.log(`\n── ${result.name} (${result.ok ? 'passed' : 'FAILED'}, ${result.seconds.toFixed(1)} s) ──\n${result.output}`);
+      console.log(
+        `\n── ${result.name} (${result.ok ? 'passed' : 'FAILED'}, ${result.seconds.toFixed(1)} s) ──\n${result.output}`,
+      );
       results.push(result);
     }
     if (finished.some((result) => !result.ok)) break;
   }
   console.log('\n━━ summary ━━');
   for (const result of results) console.log(`${result.ok ? '✓' : '✗'} ${result.name} (${result.seconds.toFixed(1)} s)`);
-  if (!postgres) console.log('• integration on PostgreSQL, bench and resilience not run: set DATABASE_URL to a PostgreSQL server to include them');
+  if (!postgres)
+    console.log(
+      '• integration on PostgreSQL, bench and resilience not run: set DATABASE_URL to a PostgreSQL server to include them',
+    );
   const failed = results.filter((result) => !result.ok).length;
   const notRun = stages.slice(stagesRun).flat().length;
   console.log(`steps: ${results.length - failed} passed, ${failed} failed${notRun ? `, ${notRun} skipped` : ''}`);

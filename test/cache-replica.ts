@@ -17,13 +17,18 @@ async function main() {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('test/cache-replica.ts needs DATABASE_URL.');
   const handle = await openDatabase({ url });
-  const { cache, stop } = attachReadCache(handle.db, handle.listen, { maxAgeMs: Number(process.env.CACHE_MAX_AGE_MS ?? 3_600_000) });
+  const { cache, stop } = attachReadCache(handle.db, handle.listen, {
+    maxAgeMs: Number(process.env.CACHE_MAX_AGE_MS ?? 3_600_000),
+  });
 
   const server = createServer((incoming, outgoing) => {
-    const answer = (status: number, body: unknown) => outgoing.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const answer = (status: number, body: unknown) =>
+      outgoing.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (incoming.url === '/stats') return answer(200, cache.stats());
     if (incoming.url !== '/auth') return answer(404, {});
-    const request = new Request('http://replica.test/auth', { headers: { authorization: incoming.headers.authorization ?? '' } });
+    const request = new Request('http://replica.test/auth', {
+      headers: { authorization: incoming.headers.authorization ?? '' },
+    });
     authenticateAgent(handle.db, request).then(
       (agent) => answer(agent ? 200 : 401, { keyId: agent?.keyId ?? null, stats: cache.stats() }),
       () => answer(500, {}),

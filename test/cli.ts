@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 
@@ -10,7 +10,11 @@ export type CliRun = { code: number | null; stdout: string; stderr: string };
  */
 export function runCli(args: string[], dataDir: string, options: { clockAheadMs?: number } = {}): Promise<CliRun> {
   const ahead = options.clockAheadMs ? ['--import', path.resolve('test/clock-ahead.mjs')] : [];
-  return runNode([...ahead, 'scripts/cli.ts', ...args], { DATABASE_URL: undefined, COUNTERSIGN_DATA_DIR: dataDir, CLOCK_AHEAD_MS: options.clockAheadMs ? String(options.clockAheadMs) : undefined });
+  return runNode([...ahead, 'scripts/cli.ts', ...args], {
+    DATABASE_URL: undefined,
+    COUNTERSIGN_DATA_DIR: dataDir,
+    CLOCK_AHEAD_MS: options.clockAheadMs ? String(options.clockAheadMs) : undefined,
+  });
 }
 
 /** A year, for running a verifier with its clock moved forward. */
@@ -24,7 +28,10 @@ export function runNode(args: string[], env: Record<string, string | undefined>)
   const merged: Record<string, string | undefined> = { ...process.env, ...env };
   for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: process.cwd(), env: merged as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd: process.cwd(),
+      env: merged as NodeJS.ProcessEnv,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import postgres from 'postgres';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { openDatabase, type Database, type DatabaseHandle } from '@/db/client';
+import { type Database, type DatabaseHandle, openDatabase } from '@/db/client';
 import { preparingClient, withUnsafe } from '@/db/prepared';
 import { APP_ROLE } from '@/db/roles';
 
@@ -162,13 +162,15 @@ export function setupTestDatabase(): TestDatabaseRef {
 
 /** The connection URL of a PostgreSQL test database as the application's role, for another process (a worker, the CLI) to open. */
 export function testDatabaseUrl(handle: TestDatabase): string {
-  if (handle.driver !== 'postgres' || !handle.name) throw new Error('Only a PostgreSQL test database can be shared with another process.');
+  if (handle.driver !== 'postgres' || !handle.name)
+    throw new Error('Only a PostgreSQL test database can be shared with another process.');
   return asAppRole(withDatabaseName(requireDatabaseUrl(), handle.name));
 }
 
 /** The connection URL of a PostgreSQL test database as the server's user (the superuser that made it). */
 export function ownerDatabaseUrl(handle: TestDatabase): string {
-  if (handle.driver !== 'postgres' || !handle.name) throw new Error('Only a PostgreSQL test database has an owner URL.');
+  if (handle.driver !== 'postgres' || !handle.name)
+    throw new Error('Only a PostgreSQL test database has an owner URL.');
   return withDatabaseName(requireDatabaseUrl(), handle.name);
 }
 
@@ -176,7 +178,10 @@ export function ownerDatabaseUrl(handle: TestDatabase): string {
  * A second, independent connection pool to the same test database, as another app replica would
  * have (PostgreSQL only: PGlite lives inside one process). Close it before the file ends.
  */
-export async function openReplicaHandle(handle: TestDatabase, searchParams: Record<string, string> = {}): Promise<DatabaseHandle> {
+export async function openReplicaHandle(
+  handle: TestDatabase,
+  searchParams: Record<string, string> = {},
+): Promise<DatabaseHandle> {
   if (handle.driver !== 'postgres' || !handle.name) throw new Error('A replica handle needs the postgres test driver.');
   const url = new URL(testDatabaseUrl(handle));
   for (const [name, value] of Object.entries(searchParams)) url.searchParams.set(name, value);
@@ -227,25 +232,32 @@ export function setupCountingDatabase(t: TestDatabaseRef, file: string): Countin
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const schema = await import('@/db/schema');
     client = postgres(testDatabaseUrl(t.handle), { max: 4, onnotice: () => {} });
-    const counted = withUnsafe(preparingClient(client), (unsafe) => ((query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
-      const pending = unsafe(query, params, options);
-      // Sent when awaited (then): a statement sent while none is in flight starts a round trip.
-      const watched: typeof pending = new Proxy(pending, {
-        get(target, property) {
-          if (property === 'values') return () => (target.values(), watched);
-          if (property === 'then') {
-            return (...handlers: Parameters<typeof target.then>) => {
-              if (inFlight++ === 0) roundTrips++;
-              const settled = () => void inFlight--;
-              return target.then(...handlers).finally(settled);
-            };
-          }
-          return Reflect.get(target, property);
-        },
-      });
-      return watched;
-    }) as typeof unsafe);
-    db = drizzle(counted, { schema, logger: { logQuery: (query, params) => void sent.push({ query, params }) } }) as unknown as Database;
+    const counted = withUnsafe(
+      preparingClient(client),
+      (unsafe) =>
+        ((query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => {
+          const pending = unsafe(query, params, options);
+          // Sent when awaited (then): a statement sent while none is in flight starts a round trip.
+          const watched: typeof pending = new Proxy(pending, {
+            get(target, property) {
+              if (property === 'values') return () => (target.values(), watched);
+              if (property === 'then') {
+                return (...handlers: Parameters<typeof target.then>) => {
+                  if (inFlight++ === 0) roundTrips++;
+                  const settled = () => void inFlight--;
+                  return target.then(...handlers).finally(settled);
+                };
+              }
+              return Reflect.get(target, property);
+            },
+          });
+          return watched;
+        }) as typeof unsafe,
+    );
+    db = drizzle(counted, {
+      schema,
+      logger: { logQuery: (query, params) => void sent.push({ query, params }) },
+    }) as unknown as Database;
   });
   afterAll(async () => {
     await client?.end({ timeout: 5 });
@@ -269,7 +281,10 @@ export function setupCountingDatabase(t: TestDatabaseRef, file: string): Countin
       return sent.slice(before);
     },
     async analyzedPlan({ query, params }) {
-      const [row] = await client!.unsafe(`explain (analyze, format json) ${query}`, params as postgres.ParameterOrJSON<never>[]);
+      const [row] = await client!.unsafe(
+        `explain (analyze, format json) ${query}`,
+        params as postgres.ParameterOrJSON<never>[],
+      );
       return (row!['QUERY PLAN'] as { Plan: PlanNode }[])[0]!.Plan;
     },
   };

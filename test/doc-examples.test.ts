@@ -28,13 +28,19 @@ describe('examplesIn', () => {
   });
 
   it('refuses a marker that is not right above a fenced block, naming where it is', () => {
-    expect(() => examplesIn(md('text', '<!-- example: lost -->', '', '```sh', 'true', '```'), 'b.md')).toThrow('b.md:2: the marker must be followed by a fenced block');
+    expect(() => examplesIn(md('text', '<!-- example: lost -->', '', '```sh', 'true', '```'), 'b.md')).toThrow(
+      'b.md:2: the marker must be followed by a fenced block',
+    );
     expect(() => examplesIn(md('<!-- example: bare -->', '```', 'true', '```'), 'b.md')).toThrow('with a language');
-    expect(() => examplesIn(md('<!-- example: open -->', '```sh', 'true'), 'c.md')).toThrow('c.md:1: the fenced block is never closed');
+    expect(() => examplesIn(md('<!-- example: open -->', '```sh', 'true'), 'c.md')).toThrow(
+      'c.md:1: the fenced block is never closed',
+    );
   });
 
   it('refuses a misspelt marker instead of silently not running its block', () => {
-    expect(() => examplesIn(md('<!-- example hold -->', '```sh', 'true', '```'), 'd.md')).toThrow('d.md:1: not a marker');
+    expect(() => examplesIn(md('<!-- example hold -->', '```sh', 'true', '```'), 'd.md')).toThrow(
+      'd.md:1: not a marker',
+    );
   });
 });
 
@@ -47,7 +53,9 @@ describe('checkConsistent', () => {
   });
 
   it('refuses a saved file that no later command runs', () => {
-    expect(() => checkConsistent([run('first', 'npx tsx a.mts'), file('a.mts')])).toThrow('no later example runs a.mts');
+    expect(() => checkConsistent([run('first', 'npx tsx a.mts'), file('a.mts')])).toThrow(
+      'no later example runs a.mts',
+    );
     expect(() => checkConsistent([file('a.mts'), run('then', 'npx tsx a.mts')])).not.toThrow();
   });
 });

@@ -33,15 +33,27 @@ export function examplesIn(text: string, file: string): DocExample[] {
     const line = lines[i]!;
     const marker = MARKER.exec(line.trim());
     if (!marker) {
-      if (ANY_MARKER.test(line.trim())) throw new DocExampleError(`${file}:${i + 1}: not a marker; write <!-- example: NAME --> or <!-- example-file: FILE -->`);
+      if (ANY_MARKER.test(line.trim()))
+        throw new DocExampleError(
+          `${file}:${i + 1}: not a marker; write <!-- example: NAME --> or <!-- example-file: FILE -->`,
+        );
       continue;
     }
     const where = `${file}:${i + 1}`;
     const open = FENCE.exec(lines[i + 1] ?? '');
-    if (!open || !open[1]) throw new DocExampleError(`${where}: the marker must be followed by a fenced block with a language (\`\`\`sh, \`\`\`ts)`);
+    if (!open || !open[1])
+      throw new DocExampleError(
+        `${where}: the marker must be followed by a fenced block with a language (\`\`\`sh, \`\`\`ts)`,
+      );
     const end = lines.findIndex((candidate, index) => index > i + 1 && candidate.trim() === '```');
     if (end === -1) throw new DocExampleError(`${where}: the fenced block is never closed`);
-    examples.push({ kind: marker[1] ? 'file' : 'run', name: marker[2]!, lang: open[1], code: `${lines.slice(i + 2, end).join('\n')}\n`, where });
+    examples.push({
+      kind: marker[1] ? 'file' : 'run',
+      name: marker[2]!,
+      lang: open[1],
+      code: `${lines.slice(i + 2, end).join('\n')}\n`,
+      where,
+    });
     i = end;
   }
   return examples;
@@ -59,7 +71,9 @@ export function documentationFiles(root: string): string[] {
 
 /** Every marked example of the repository's documentation, in reading order, checked for consistency. */
 export function documentationExamples(root: string): DocExample[] {
-  const examples = documentationFiles(root).flatMap((file) => examplesIn(fs.readFileSync(path.join(root, file), 'utf8'), file));
+  const examples = documentationFiles(root).flatMap((file) =>
+    examplesIn(fs.readFileSync(path.join(root, file), 'utf8'), file),
+  );
   checkConsistent(examples);
   return examples;
 }
@@ -69,9 +83,15 @@ export function checkConsistent(examples: DocExample[]): void {
   const seen = new Set<string>();
   examples.forEach((example, index) => {
     const key = `${example.kind}:${example.name}`;
-    if (seen.has(key)) throw new DocExampleError(`${example.where}: a second ${example.kind === 'run' ? 'example' : 'example-file'} named ${example.name}`);
+    if (seen.has(key))
+      throw new DocExampleError(
+        `${example.where}: a second ${example.kind === 'run' ? 'example' : 'example-file'} named ${example.name}`,
+      );
     seen.add(key);
-    if (example.kind === 'file' && !examples.slice(index + 1).some((later) => later.kind === 'run' && later.code.includes(example.name))) {
+    if (
+      example.kind === 'file' &&
+      !examples.slice(index + 1).some((later) => later.kind === 'run' && later.code.includes(example.name))
+    ) {
       throw new DocExampleError(`${example.where}: no later example runs ${example.name}`);
     }
   });

@@ -15,12 +15,23 @@ describe('.env.example', () => {
   });
 
   it('sets no secret: every value it gives is a placeholder or a default', () => {
-    const secretNames = ['AUTH_SECRET', 'SIGNING_KEYS', 'SCOPE_CREDENTIALS', 'POSTGRES_PASSWORD', 'COUNTERSIGN_OWNER_PASSWORD', 'COUNTERSIGN_APP_PASSWORD', 'OIDC_CLIENT_SECRET', 'SMTP_URL'];
-    const given = [...text.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].filter((match) => secretNames.includes(match[1]!) && match[2]!.trim() !== '');
+    const secretNames = [
+      'AUTH_SECRET',
+      'SIGNING_KEYS',
+      'SCOPE_CREDENTIALS',
+      'POSTGRES_PASSWORD',
+      'COUNTERSIGN_OWNER_PASSWORD',
+      'COUNTERSIGN_APP_PASSWORD',
+      'OIDC_CLIENT_SECRET',
+      'SMTP_URL',
+    ];
+    const given = [...text.matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].filter(
+      (match) => secretNames.includes(match[1]!) && match[2]!.trim() !== '',
+    );
     expect(given.map((match) => match[1])).toEqual([]);
   });
 
-  it('trusts no proxy: copied as it is, X-Forwarded-For is the client\'s own word and is ignored', () => {
+  it("trusts no proxy: copied as it is, X-Forwarded-For is the client's own word and is ignored", () => {
     expect(parseSettings(parseEnv(text)).TRUST_PROXY).toBe(false);
   });
 });

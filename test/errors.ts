@@ -17,7 +17,10 @@ export async function expectApiError(promise: Promise<unknown>, expected: Expect
     caught = error;
   }
   expect(caught, `expected ApiError ${expected.status} ${expected.code}, but nothing was thrown`).toBeDefined();
-  expect(caught instanceof DomainError || caught instanceof ApiError, `expected an API error ${expected.status} ${expected.code}, got ${String(caught)}`).toBe(true);
+  expect(
+    caught instanceof DomainError || caught instanceof ApiError,
+    `expected an API error ${expected.status} ${expected.code}, got ${String(caught)}`,
+  ).toBe(true);
   const error = apiErrorOf(caught);
   expect({ status: error.status, code: error.code, ...(expected.kind ? { kind: error.kind } : {}) }).toEqual({
     status: expected.status,
@@ -52,14 +55,18 @@ export function rejectionRecordingDatabase<T extends object>(): { db: T; attempt
           from: (table: unknown) => {
             // A refused version still asks whether the request was accepted before (a retry); here it never was.
             if (table === proposals) return { where: () => ({ limit: () => Promise.resolve([]) }) };
-            if (table !== contractRollouts) throw new Error('The database was read (select) from a table other than contract_rollouts and proposals.');
+            if (table !== contractRollouts)
+              throw new Error(
+                'The database was read (select) from a table other than contract_rollouts and proposals.',
+              );
             return { where: () => Promise.resolve([]) };
           },
         });
       }
       if (property === 'insert') {
         return (table: unknown) => {
-          if (table !== intakeAttempts) throw new Error('The database was written (insert) to a table other than intake_attempts.');
+          if (table !== intakeAttempts)
+            throw new Error('The database was written (insert) to a table other than intake_attempts.');
           return {
             values: (row: Record<string, unknown>) => {
               attempts.push(row);

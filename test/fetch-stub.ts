@@ -9,9 +9,12 @@ export type Sent = { url: string; method: string | undefined; body: unknown };
  */
 export function serveJson(answer: { status: number; body: unknown }): Sent[] {
   const sent: Sent[] = [];
-  vi.stubGlobal('fetch', vi.fn(async (url: string, init: RequestInit) => {
-    sent.push({ url, method: init.method, body: JSON.parse(String(init.body)) });
-    return { ok: answer.status < 300, status: answer.status, json: async () => answer.body } as Response;
-  }));
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string, init: RequestInit) => {
+      sent.push({ url, method: init.method, body: JSON.parse(String(init.body)) });
+      return { ok: answer.status < 300, status: answer.status, json: async () => answer.body } as Response;
+    }),
+  );
   return sent;
 }

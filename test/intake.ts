@@ -6,13 +6,19 @@ import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import type { ApiError } from '@/lib/http/errors';
 import { submitProposal } from '@/lib/intake/intake';
 import type { SystemsClient } from '@/lib/systems/client';
-import { expectApiError, type ExpectedApiError } from './errors';
+import { type ExpectedApiError, expectApiError } from './errors';
 import { rowCounts } from './queries';
 
 export type IntakeAttempt = typeof intakeAttempts.$inferSelect;
 
 /** Submits a body as the agent sent it (its JSON text is the raw candidate unless given). */
-export function submitAs(db: Database, systems: SystemsClient, agent: AgentPrincipal, body: unknown, options: { text?: string; now?: Date } = {}) {
+export function submitAs(
+  db: Database,
+  systems: SystemsClient,
+  agent: AgentPrincipal,
+  body: unknown,
+  options: { text?: string; now?: Date } = {},
+) {
   return submitProposal(db, agent, { text: options.text ?? JSON.stringify(body), value: body }, systems, options.now);
 }
 
@@ -36,7 +42,11 @@ export async function expectRejection(
   const before = await rowCounts(db);
   const ids = await attemptIds(db);
   const error = await expectApiError(run(), expected);
-  expect(await rowCounts(db), `a refused intake (${expected.code}) wrote only its intake attempt`).toEqual({ ...before, intakeAttempts: before.intakeAttempts + 1, outbox: before.outbox + (options.notices ?? 0) });
+  expect(await rowCounts(db), `a refused intake (${expected.code}) wrote only its intake attempt`).toEqual({
+    ...before,
+    intakeAttempts: before.intakeAttempts + 1,
+    outbox: before.outbox + (options.notices ?? 0),
+  });
   const fresh = (await db.select().from(intakeAttempts)).filter((row) => !ids.has(row.id));
   expect(fresh).toHaveLength(1);
   const attempt = fresh[0]!;

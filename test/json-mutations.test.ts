@@ -30,7 +30,12 @@ describe('the single changes a verifier property walks', () => {
   });
 
   it('hold a path against the printed "Not verified" lines: "[]" is any index, a path covers what is under it', () => {
-    const printed = ['decisions[].reason (no hash covers it)', 'passkeyRegistrations[0] (#12: …)', 'of, filters (the file’s own word)', 'proposal.facts'];
+    const printed = [
+      'decisions[].reason (no hash covers it)',
+      'passkeyRegistrations[0] (#12: …)',
+      'of, filters (the file’s own word)',
+      'proposal.facts',
+    ];
     expect(isUnder(['decisions', 3, 'reason'], printed)).toBe(true);
     expect(isUnder(['decisions', 3, 'name'], printed)).toBe(false);
     expect(isUnder(['decisions'], printed)).toBe(false);

@@ -15,7 +15,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 function replaceAt(document: Json, path: JsonPath, replace: (node: Json) => Json | undefined): Json {
   if (path.length === 0) return replace(document) ?? null;
   const [head, ...rest] = path;
-  if (Array.isArray(document)) return document.map((item, index) => (index === head ? replaceAt(item, rest, replace) : item));
+  if (Array.isArray(document))
+    return document.map((item, index) => (index === head ? replaceAt(item, rest, replace) : item));
   const object = document as Record<string, Json>;
   const next: Record<string, Json> = {};
   for (const [key, value] of Object.entries(object)) {
@@ -41,19 +42,28 @@ function changedLeaf(node: Json): Json | undefined {
 export function* mutations(document: unknown): Generator<Mutation> {
   const root = JSON.parse(JSON.stringify(document)) as Json;
   function* walk(node: Json, path: (string | number)[]): Generator<Mutation> {
-    const at = (name: string, replace: (node: Json) => Json | undefined, where: JsonPath = path): Mutation => ({ name: `${name} ${where.join('.') || '(root)'}`, path: where, document: replaceAt(root, where, replace) });
+    const at = (name: string, replace: (node: Json) => Json | undefined, where: JsonPath = path): Mutation => ({
+      name: `${name} ${where.join('.') || '(root)'}`,
+      path: where,
+      document: replaceAt(root, where, replace),
+    });
     const changed = changedLeaf(node);
     if (changed !== undefined) yield at('change', () => changed);
     if (node !== null && path.length > 0) yield at('null', () => null);
     if (Array.isArray(node)) {
       for (let index = 0; index < node.length; index++) {
         yield at(`delete [${index}] of`, (array) => (array as Json[]).filter((_, i) => i !== index));
-        yield at(`duplicate [${index}] of`, (array) => (array as Json[]).flatMap((item, i) => (i === index ? [item, item] : [item])));
+        yield at(`duplicate [${index}] of`, (array) =>
+          (array as Json[]).flatMap((item, i) => (i === index ? [item, item] : [item])),
+        );
         for (let other = index + 1; other < node.length; other++) {
-          yield at(`swap [${index}] and [${other}] of`, (array) => (array as Json[]).map((item, i) => (i === index ? node[other]! : i === other ? node[index]! : item)));
+          yield at(`swap [${index}] and [${other}] of`, (array) =>
+            (array as Json[]).map((item, i) => (i === index ? node[other]! : i === other ? node[index]! : item)),
+          );
         }
       }
-      for (let length = 0; length < node.length; length++) yield at(`truncate to ${length}`, (array) => (array as Json[]).slice(0, length));
+      for (let length = 0; length < node.length; length++)
+        yield at(`truncate to ${length}`, (array) => (array as Json[]).slice(0, length));
       // An element inserted: a copy of the first (or a bare string in an empty array) at the end.
       yield at('insert into', (array) => [...(array as Json[]), node.length > 0 ? node[0]! : 'x']);
       for (let index = 0; index < node.length; index++) yield* walk(node[index]!, [...path, index]);
@@ -84,7 +94,12 @@ export function isUnder(path: JsonPath, unverifiedLines: readonly string[]): boo
       .split(' (')[0]!
       .split(', ')
       .some((printed) => {
-        const pattern = new RegExp(`^${printed.replace(/[.*+?^${}()|\\]/g, '\\$&').replace(/\[\]/g, '\\[\\d+\\]').replace(/\[(\d+)\]/g, '\\[$1\\]')}(?:$|[.[])`);
+        const pattern = new RegExp(
+          `^${printed
+            .replace(/[.*+?^${}()|\\]/g, '\\$&')
+            .replace(/\[\]/g, '\\[\\d+\\]')
+            .replace(/\[(\d+)\]/g, '\\[$1\\]')}(?:$|[.[])`,
+        );
         return pattern.test(text);
       }),
   );

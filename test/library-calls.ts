@@ -13,7 +13,11 @@ export function libraryCallsOf(run: () => void, minLength = 31): string[] {
     if (typeof text === 'string' && text.length >= minLength) seen.push(text);
   };
   const restore: (() => void)[] = [];
-  const wrap = <T extends object>(target: T, name: keyof T & string, noted: (self: unknown, args: unknown[]) => unknown) => {
+  const wrap = <T extends object>(
+    target: T,
+    name: keyof T & string,
+    noted: (self: unknown, args: unknown[]) => unknown,
+  ) => {
     const original = target[name] as (...args: unknown[]) => unknown;
     Object.defineProperty(target, name, {
       configurable: true,
@@ -28,7 +32,8 @@ export function libraryCallsOf(run: () => void, minLength = 31): string[] {
   const self = (value: unknown) => value;
   const first = (_self: unknown, args: unknown[]) => args[0];
   wrap(String.prototype, 'normalize', self);
-  for (const name of ['toLowerCase', 'toUpperCase', 'toLocaleLowerCase', 'toLocaleUpperCase', 'localeCompare'] as const) wrap(String.prototype, name, self);
+  for (const name of ['toLowerCase', 'toUpperCase', 'toLocaleLowerCase', 'toLocaleUpperCase', 'localeCompare'] as const)
+    wrap(String.prototype, name, self);
   wrap(RegExp.prototype, 'exec', first);
   wrap(Intl.Segmenter.prototype, 'segment', first);
   try {

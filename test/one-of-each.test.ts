@@ -18,7 +18,9 @@ const sources = FOLDERS.flatMap((folder) =>
 ).map((file) => ({ file, text: fs.readFileSync(file, 'utf8') }));
 
 const filesWith = (pattern: RegExp, within = FOLDERS) =>
-  sources.filter(({ file, text }) => within.some((folder) => file.startsWith(`${folder}/`)) && pattern.test(text)).map(({ file }) => file);
+  sources
+    .filter(({ file, text }) => within.some((folder) => file.startsWith(`${folder}/`)) && pattern.test(text))
+    .map(({ file }) => file);
 
 describe('one of each', () => {
   it.each([
@@ -32,6 +34,13 @@ describe('one of each', () => {
 
   it('the product and its scripts never branch on a channel kind: its module says what differs', () => {
     // The demo world names its own three channels, as data.
-    expect(filesWith(/kind === '(webhook|slack|email)'|'webhook' \| 'slack' \| 'email'/, ['app', 'components', 'lib', 'scripts'])).toEqual([]);
+    expect(
+      filesWith(/kind === '(webhook|slack|email)'|'webhook' \| 'slack' \| 'email'/, [
+        'app',
+        'components',
+        'lib',
+        'scripts',
+      ]),
+    ).toEqual([]);
   });
 });

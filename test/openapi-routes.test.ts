@@ -23,7 +23,9 @@ function openApiPath(file: string): string {
 
 describe('the OpenAPI document and the route files', () => {
   const documented = new Set(
-    Object.entries(openApiDocument('test').paths).flatMap(([route, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`)),
+    Object.entries(openApiDocument('test').paths).flatMap(([route, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`),
+    ),
   );
   const implemented = new Set(
     [...routeFiles('app/api'), ...routeFiles('app/.well-known')]
@@ -39,10 +41,15 @@ describe('the OpenAPI document and the route files', () => {
     expect(implemented).toContain('POST /api/mcp');
   });
 
-  it('leaves out only methods that exist: next-auth\'s and the ones refused with 405', () => {
-    const exported = routeFiles('app/api').flatMap((file) => declaredMethods(file).map((method) => `${method} ${openApiPath(file)}`));
+  it("leaves out only methods that exist: next-auth's and the ones refused with 405", () => {
+    const exported = routeFiles('app/api').flatMap((file) =>
+      declaredMethods(file).map((method) => `${method} ${openApiPath(file)}`),
+    );
     expect(exported.filter((operation) => REFUSED.has(operation)).sort()).toStrictEqual([...REFUSED].sort());
-    expect(exported.filter((operation) => UNDOCUMENTED.has(operation.split(' ')[1]!)).sort()).toStrictEqual(['GET /api/auth/{...nextauth}', 'POST /api/auth/{...nextauth}']);
+    expect(exported.filter((operation) => UNDOCUMENTED.has(operation.split(' ')[1]!)).sort()).toStrictEqual([
+      'GET /api/auth/{...nextauth}',
+      'POST /api/auth/{...nextauth}',
+    ]);
   });
 
   it('documents every method of every route file, and nothing that does not exist', () => {

@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 
 /**
  * A software WebAuthn authenticator for tests: an ES256 (P-256) key made with node:crypto that
@@ -26,7 +26,12 @@ function coseKey(publicKey: KeyObject): Buffer {
   const jwk = publicKey.export({ format: 'jwk' });
   const x = Buffer.from(jwk.x!, 'base64url');
   const y = Buffer.from(jwk.y!, 'base64url');
-  return Buffer.concat([Buffer.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21]), cborBytes(x), Buffer.from([0x22]), cborBytes(y)]);
+  return Buffer.concat([
+    Buffer.from([0xa5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21]),
+    cborBytes(x),
+    Buffer.from([0x22]),
+    cborBytes(y),
+  ]);
 }
 
 const FLAGS = { userPresent: 0x01, userVerified: 0x04, attested: 0x40 };
@@ -65,7 +70,14 @@ export class SoftwareAuthenticator {
 
   /** A credential as @simplewebauthn/browser hands it to the server, around `response`, with the extension outputs. */
   private credential<R, E extends object>(response: R, clientExtensionResults: E) {
-    return { id: this.id, rawId: this.id, type: 'public-key' as const, clientExtensionResults, authenticatorAttachment: 'platform' as const, response };
+    return {
+      id: this.id,
+      rawId: this.id,
+      type: 'public-key' as const,
+      clientExtensionResults,
+      authenticatorAttachment: 'platform' as const,
+      response,
+    };
   }
 
   /**
@@ -79,7 +91,15 @@ export class SoftwareAuthenticator {
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, coseKey(this.keys.publicKey)]);
     const flags = FLAGS.userPresent | FLAGS.attested | (verified ? FLAGS.userVerified : 0);
     const authData = this.authenticatorData(flags, this.counter, attested);
-    const attestationObject = Buffer.concat([Buffer.from([0xa3]), cborText('fmt'), cborText('none'), cborText('attStmt'), Buffer.from([0xa0]), cborText('authData'), cborBytes(authData)]);
+    const attestationObject = Buffer.concat([
+      Buffer.from([0xa3]),
+      cborText('fmt'),
+      cborText('none'),
+      cborText('attStmt'),
+      Buffer.from([0xa0]),
+      cborText('authData'),
+      cborBytes(authData),
+    ]);
     return this.credential(
       {
         clientDataJSON: b64url(this.clientData('webauthn.create', options.challenge)),
@@ -102,7 +122,13 @@ export class SoftwareAuthenticator {
     const flags = FLAGS.userPresent | (override.verified === false ? 0 : FLAGS.userVerified);
     const authData = this.authenticatorData(flags, this.counter);
     const clientData = this.clientData('webauthn.get', options.challenge, override.origin);
-    const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), { key: this.keys.privateKey, dsaEncoding: 'der' });
-    return this.credential({ clientDataJSON: b64url(clientData), authenticatorData: b64url(authData), signature: b64url(signature) }, {});
+    const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), {
+      key: this.keys.privateKey,
+      dsaEncoding: 'der',
+    });
+    return this.credential(
+      { clientDataJSON: b64url(clientData), authenticatorData: b64url(authData), signature: b64url(signature) },
+      {},
+    );
   }
 }

@@ -32,7 +32,9 @@ export default async function requirePostgres(): Promise<void> {
     await sql.unsafe(ensureRoleSql(APP_ROLE));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`The integration-postgres project needs a DATABASE_URL role that may create roles (${APP_ROLE}): ${reason}`);
+    throw new Error(
+      `The integration-postgres project needs a DATABASE_URL role that may create roles (${APP_ROLE}): ${reason}`,
+    );
   } finally {
     await sql.end({ timeout: 5 });
   }

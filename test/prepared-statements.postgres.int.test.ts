@@ -16,7 +16,10 @@ describe('prepared statements on PostgreSQL', () => {
       await tx.transaction(async (inner) => {
         await inner.select({ name: tenants.name }).from(tenants).where(eq(tenants.id, 'ten_prepared_2'));
       });
-      return tx.select({ statement: sql<string>`statement` }).from(sql`pg_prepared_statements`).where(sql`not from_sql`);
+      return tx
+        .select({ statement: sql<string>`statement` })
+        .from(sql`pg_prepared_statements`)
+        .where(sql`not from_sql`);
     });
     const texts = seen.map((row) => row.statement);
     expect(texts.some((text) => text.includes('"id" from "tenants" where "tenants"."id" = $1'))).toBe(true);

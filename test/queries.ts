@@ -1,9 +1,15 @@
-import { count, eq, sql, type SQLWrapper } from 'drizzle-orm';
+import { count, eq, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { auditEvents, auditPending, decisions, intakeAttempts, outbox, proposals } from '@/db/schema';
 import { chainAllPending, chainPending } from '@/lib/events/chainer';
 
-export type RowCounts = { proposals: number; decisions: number; auditEvents: number; outbox: number; intakeAttempts: number };
+export type RowCounts = {
+  proposals: number;
+  decisions: number;
+  auditEvents: number;
+  outbox: number;
+  intakeAttempts: number;
+};
 
 /**
  * Row counts of every table a state change writes to: compare before and after to prove "nothing
@@ -14,11 +20,21 @@ export async function rowCounts(db: Database): Promise<RowCounts> {
   const [p] = await db.select({ n: count() }).from(proposals);
   const [d] = await db.select({ n: count() }).from(decisions);
   // One statement: an event the chainer moves meanwhile is counted once.
-  const recorded = db.select({ tenantId: auditEvents.tenantId }).from(auditEvents).unionAll(db.select({ tenantId: auditPending.tenantId }).from(auditPending)).as('recorded');
+  const recorded = db
+    .select({ tenantId: auditEvents.tenantId })
+    .from(auditEvents)
+    .unionAll(db.select({ tenantId: auditPending.tenantId }).from(auditPending))
+    .as('recorded');
   const [a] = await db.select({ n: count() }).from(recorded);
   const [o] = await db.select({ n: count() }).from(outbox);
   const [i] = await db.select({ n: count() }).from(intakeAttempts);
-  return { proposals: p?.n ?? 0, decisions: d?.n ?? 0, auditEvents: a?.n ?? 0, outbox: o?.n ?? 0, intakeAttempts: i?.n ?? 0 };
+  return {
+    proposals: p?.n ?? 0,
+    decisions: d?.n ?? 0,
+    auditEvents: a?.n ?? 0,
+    outbox: o?.n ?? 0,
+    intakeAttempts: i?.n ?? 0,
+  };
 }
 
 export async function proposalRow(db: Database, id: string) {
@@ -30,7 +46,11 @@ export async function proposalRow(db: Database, id: string) {
 /** A proposal's audit events, every tenant's pending ones chained first. */
 export async function auditRowsFor(db: Database, proposalId: string) {
   await chainAllPending(db);
-  return db.select().from(auditEvents).where(eq(auditEvents.proposalId, proposalId)).orderBy(auditEvents.tenantId, auditEvents.seq);
+  return db
+    .select()
+    .from(auditEvents)
+    .where(eq(auditEvents.proposalId, proposalId))
+    .orderBy(auditEvents.tenantId, auditEvents.seq);
 }
 
 /** A tenant's chain, its pending events chained first. */
@@ -51,7 +71,6 @@ export function databaseErrorText(error: unknown): string {
   }
   return parts.join(' | ');
 }
-
 
 /** PostgreSQL's plan for a query, as text (`analyze` runs it and adds timings and buffers). */
 export async function explainPlan(db: Database, query: SQLWrapper, analyze = false): Promise<string> {

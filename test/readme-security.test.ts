@@ -14,7 +14,10 @@ const TEST_FILE = /\.(test|spec)\.tsx?$/;
 type Guarantee = { guarantee: string; tests: string[] };
 
 /** The section's guarantees, or what is wrong with it: a line that is not the format, a test that is not there. */
-function securityList(readme: string, exists: (file: string) => boolean): { guarantees: Guarantee[]; problems: string[] } {
+function securityList(
+  readme: string,
+  exists: (file: string) => boolean,
+): { guarantees: Guarantee[]; problems: string[] } {
   const lines = readme.split('\n');
   const start = lines.indexOf('## Security');
   if (start === -1) return { guarantees: [], problems: ['no "## Security" section'] };
@@ -48,14 +51,29 @@ describe("the README's security guarantees", () => {
   });
 
   it.each([
-    ['a test that is not there', '- Nothing leaks — `lib/nowhere.int.test.ts`', ['no such test: lib/nowhere.int.test.ts']],
-    ['a second test that is not there', '- Nothing leaks — `test/layers.test.ts`, `e2e/nowhere.spec.ts`', ['no such test: e2e/nowhere.spec.ts']],
+    [
+      'a test that is not there',
+      '- Nothing leaks — `lib/nowhere.int.test.ts`',
+      ['no such test: lib/nowhere.int.test.ts'],
+    ],
+    [
+      'a second test that is not there',
+      '- Nothing leaks — `test/layers.test.ts`, `e2e/nowhere.spec.ts`',
+      ['no such test: e2e/nowhere.spec.ts'],
+    ],
     ['a source file named as its test', '- Nothing leaks — `lib/env.ts`', ['not a test file: lib/env.ts']],
     ['a guarantee without its test', '- Nothing leaks', ['not "- <guarantee> — `test`": - Nothing leaks']],
-    ['a test named outside backquotes', '- Nothing leaks — test/layers.test.ts', ['not "- <guarantee> — `test`": - Nothing leaks — test/layers.test.ts']],
+    [
+      'a test named outside backquotes',
+      '- Nothing leaks — test/layers.test.ts',
+      ['not "- <guarantee> — `test`": - Nothing leaks — test/layers.test.ts'],
+    ],
     ['no section at all', null, ['no "## Security" section']],
   ])('refuses %s', (_label, line, problems) => {
-    const readme = line === null ? '# Countersign\n' : `# Countersign\n\n## Security\n\n- A fine one — \`test/layers.test.ts\`\n${line}\n\n## Next\n\n- not a guarantee\n`;
+    const readme =
+      line === null
+        ? '# Countersign\n'
+        : `# Countersign\n\n## Security\n\n- A fine one — \`test/layers.test.ts\`\n${line}\n\n## Next\n\n- not a guarantee\n`;
     expect(securityList(readme, onDisk).problems).toEqual(problems);
   });
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '@/db/client';
+import { type DatabaseHandle, openDatabase } from '@/db/client';
 import { APP_ROLE, OWNER_ROLE, rolesSql } from '@/db/roles';
 import { auditPending, tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
@@ -64,47 +64,76 @@ describe('an existing install handed to the owner role by db:roles', () => {
     const notOwned = await t.db
       .select({ name: sql<string>`c.relname` })
       .from(sql`pg_class c join pg_namespace n on n.oid = c.relnamespace`)
-      .where(sql`n.nspname in ('public', 'drizzle') and c.relkind in ('r', 'S') and pg_get_userbyid(c.relowner) <> ${OWNER_ROLE}`);
+      .where(
+        sql`n.nspname in ('public', 'drizzle') and c.relkind in ('r', 'S') and pg_get_userbyid(c.relowner) <> ${OWNER_ROLE}`,
+      );
     expect(notOwned).toEqual([]);
-    const chainOwners = await t.db.select({ owner: sql<string>`pg_get_userbyid(proowner)` }).from(sql`pg_proc`).where(sql`proname in ('audit_chain', 'audit_chain_head')`);
+    const chainOwners = await t.db
+      .select({ owner: sql<string>`pg_get_userbyid(proowner)` })
+      .from(sql`pg_proc`)
+      .where(sql`proname in ('audit_chain', 'audit_chain_head')`);
     expect(chainOwners).toEqual([{ owner: OWNER_ROLE }, { owner: OWNER_ROLE }]);
 
     await app.migrate();
     await owner.migrate();
   });
 
-  it('records and chains as the application role; the owner\'s function does the chaining', async () => {
+  it("records and chains as the application role; the owner's function does the chaining", async () => {
     await owner.db.insert(tenants).values({ id: 'handed', name: 'Handed' });
-    for (let n = 0; n < 3; n++) await app.db.transaction((tx) => recordStateChange(tx, numberedChange('handed', 'prp_handed', n)));
+    for (let n = 0; n < 3; n++)
+      await app.db.transaction((tx) => recordStateChange(tx, numberedChange('handed', 'prp_handed', n)));
     expect(await chainPending(app.db, 'handed')).toBe(3);
     expect(await app.db.select().from(auditPending).where(eq(auditPending.tenantId, 'handed'))).toEqual([]);
-    expect((await verifyStoredChains(app.db, { tenant: 'handed' }))[0]).toMatchObject({ ok: true, through: { seq: 3 } });
+    expect((await verifyStoredChains(app.db, { tenant: 'handed' }))[0]).toMatchObject({
+      ok: true,
+      through: { seq: 3 },
+    });
   });
 
-  it('gives a later migration\'s tables to the application role, and one line makes one insert-only', async () => {
+  it("gives a later migration's tables to the application role, and one line makes one insert-only", async () => {
     // What a later migration, run by the owner, writes.
-    await owner.db.execute(sql`create table audit_later_nodes (tenant_id text not null, id bigint generated always as identity, hash text not null)`);
+    await owner.db.execute(
+      sql`create table audit_later_nodes (tenant_id text not null, id bigint generated always as identity, hash text not null)`,
+    );
     await owner.db.execute(sql`select countersign_insert_only('audit_later_nodes')`);
     await owner.db.execute(sql`create table later_settings (tenant_id text primary key, value text not null)`);
 
-    expect(await refusal(app.db.execute(sql`insert into audit_later_nodes (tenant_id, hash) values ('handed', 'sha256:1')`))).toBe('accepted');
+    expect(
+      await refusal(app.db.execute(sql`insert into audit_later_nodes (tenant_id, hash) values ('handed', 'sha256:1')`)),
+    ).toBe('accepted');
     expect(await refusal(app.db.execute(sql`select * from audit_later_nodes`))).toBe('accepted');
-    for (const attack of [sql`delete from audit_later_nodes`, sql`update audit_later_nodes set hash = 'sha256:2'`, sql`truncate audit_later_nodes`]) {
-      expect(await refusal(app.db.execute(attack))).toMatch(/permission denied for table audit_later_nodes.*code=42501/);
+    for (const attack of [
+      sql`delete from audit_later_nodes`,
+      sql`update audit_later_nodes set hash = 'sha256:2'`,
+      sql`truncate audit_later_nodes`,
+    ]) {
+      expect(await refusal(app.db.execute(attack))).toMatch(
+        /permission denied for table audit_later_nodes.*code=42501/,
+      );
     }
-    for (const statement of [sql`insert into later_settings values ('handed', 'a')`, sql`update later_settings set value = 'b'`, sql`delete from later_settings`]) {
+    for (const statement of [
+      sql`insert into later_settings values ('handed', 'a')`,
+      sql`update later_settings set value = 'b'`,
+      sql`delete from later_settings`,
+    ]) {
       expect(await refusal(app.db.execute(statement))).toBe('accepted');
     }
     expect(await refusal(app.db.execute(sql`truncate later_settings`))).toMatch(/code=42501/);
   });
 
   it('refuses to start the application role on a database with a migration missing, saying who must apply it', async () => {
-    await owner.db.execute(sql`delete from drizzle.__drizzle_migrations where created_at = (select max(created_at) from drizzle.__drizzle_migrations)`);
-    const answer = await refusal(openDatabase({ url: asRole(APP_ROLE) }).then(async (fresh) => {
-      handles.push(fresh);
-      await fresh.migrate();
-    }));
-    expect(answer).toMatch(/user "countersign_app" may not apply the database migrations .*npm run migrate with MIGRATION_DATABASE_URL/);
+    await owner.db.execute(
+      sql`delete from drizzle.__drizzle_migrations where created_at = (select max(created_at) from drizzle.__drizzle_migrations)`,
+    );
+    const answer = await refusal(
+      openDatabase({ url: asRole(APP_ROLE) }).then(async (fresh) => {
+        handles.push(fresh);
+        await fresh.migrate();
+      }),
+    );
+    expect(answer).toMatch(
+      /user "countersign_app" may not apply the database migrations .*npm run migrate with MIGRATION_DATABASE_URL/,
+    );
   });
 });
 
@@ -121,7 +150,9 @@ describe('a new install, as compose.yaml makes it (docker/postgres-init)', () =>
       await server.unsafe(`CREATE DATABASE "${name}" OWNER ${OWNER_ROLE}`);
       const superuser = postgres(onDatabase('postgres'), { max: 1, onnotice: () => {} });
       try {
-        await superuser.unsafe(`ALTER SCHEMA public OWNER TO ${OWNER_ROLE}; REVOKE ALL ON DATABASE "${name}" FROM PUBLIC; GRANT CONNECT ON DATABASE "${name}" TO ${APP_ROLE}`);
+        await superuser.unsafe(
+          `ALTER SCHEMA public OWNER TO ${OWNER_ROLE}; REVOKE ALL ON DATABASE "${name}" FROM PUBLIC; GRANT CONNECT ON DATABASE "${name}" TO ${APP_ROLE}`,
+        );
       } finally {
         await superuser.end({ timeout: 5 });
       }
@@ -134,7 +165,9 @@ describe('a new install, as compose.yaml makes it (docker/postgres-init)', () =>
         await freshApp.db.transaction((tx) => recordStateChange(tx, numberedChange('new', 'prp_new', 1)));
         expect(await chainPending(freshApp.db, 'new')).toBe(1);
         expect(await refusal(freshApp.db.execute(sql`delete from audit_events`))).toMatch(/code=42501/);
-        expect(await refusal(freshApp.db.execute(sql`create table public.mine (id int)`))).toMatch(/permission denied for schema public.*code=42501/);
+        expect(await refusal(freshApp.db.execute(sql`create table public.mine (id int)`))).toMatch(
+          /permission denied for schema public.*code=42501/,
+        );
       } finally {
         await Promise.all([fresh.close(), freshApp.close()]);
       }

@@ -21,7 +21,18 @@ export function routeFiles(dir: string): string[] {
  */
 export function declaredMethods(file: string): string[] {
   const source = fs.readFileSync(file, 'utf8');
-  const declared = [...source.matchAll(/export\s+(?:async\s+)?(?:function|const|let)\s+([A-Z]+)\b/g)].map(([, name]) => name!);
-  const listed = [...source.matchAll(/export\s+(?:const\s*)?\{([^}]*)\}(?!\s*=\s*otherMethods\b)/g)].flatMap(([, names]) => names!.split(',').map((name) => name.trim().split(/\s+as\s+|\s*:\s*/).pop()!));
+  const declared = [...source.matchAll(/export\s+(?:async\s+)?(?:function|const|let)\s+([A-Z]+)\b/g)].map(
+    ([, name]) => name!,
+  );
+  const listed = [...source.matchAll(/export\s+(?:const\s*)?\{([^}]*)\}(?!\s*=\s*otherMethods\b)/g)].flatMap(
+    ([, names]) =>
+      names!.split(',').map(
+        (name) =>
+          name
+            .trim()
+            .split(/\s+as\s+|\s*:\s*/)
+            .pop()!,
+      ),
+  );
   return ROUTE_FILE_METHODS.filter((method) => declared.includes(method) || listed.includes(method));
 }

@@ -25,7 +25,10 @@ async function send(response: Response, outgoing: ServerResponse): Promise<void>
  * client): each request is handed to the handler for its method as Next would, as a fetch Request
  * whose signal aborts when the client goes away. Started in beforeAll, closed in afterAll.
  */
-export function setupRouteServer(handlers: Partial<Record<'GET' | 'POST' | 'DELETE', Handler>>): { readonly url: string; readonly received: number } {
+export function setupRouteServer(handlers: Partial<Record<'GET' | 'POST' | 'DELETE', Handler>>): {
+  readonly url: string;
+  readonly received: number;
+} {
   let url: string | undefined;
   let received = 0;
   const server = createServer((incoming, outgoing) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { setupTestDatabase } from './db';
 import { routeSession } from './route-session';
 import { setupRouteSystems } from './systems';
-import { seededWorld, type PersonName } from './world';
+import { type PersonName, seededWorld } from './world';
 
 export const ROUTE_ORIGIN = 'http://countersign.test';
 

@@ -22,11 +22,46 @@ export function fill(unit: string, length: number): string {
 }
 
 export const MARKERS = [
-  'system', 'system:', 'assistant', 'developer', '\nsystem', '.system', '. system ', 'system\n', 'system \t',
-  'ignore', 'ignore ', 'ignore all ', 'ignore your ', 'ignore all of ', 'disregard the ', 'you are now ', 'act as ',
-  'as an ', 'as a large ', 'admin', 'admin ', 'admin = ', 'retry with ', 'do not ', 'do not tell ', 'skip the ',
-  'skipping any human ', 'without any human ', 'hidden ', '<', '< ', '<\\|', '<|im_start', '[INST', '[/', '<<SYS',
-  'javascript', 'javascript ', 'onerror ', 'on',
+  'system',
+  'system:',
+  'assistant',
+  'developer',
+  '\nsystem',
+  '.system',
+  '. system ',
+  'system\n',
+  'system \t',
+  'ignore',
+  'ignore ',
+  'ignore all ',
+  'ignore your ',
+  'ignore all of ',
+  'disregard the ',
+  'you are now ',
+  'act as ',
+  'as an ',
+  'as a large ',
+  'admin',
+  'admin ',
+  'admin = ',
+  'retry with ',
+  'do not ',
+  'do not tell ',
+  'skip the ',
+  'skipping any human ',
+  'without any human ',
+  'hidden ',
+  '<',
+  '< ',
+  '<\\|',
+  '<|im_start',
+  '[INST',
+  '[/',
+  '<<SYS',
+  'javascript',
+  'javascript ',
+  'onerror ',
+  'on',
 ];
 
 /** Runs of separators, look-alikes and hidden characters: the worst inputs for a scanner of characters. */
@@ -61,7 +96,10 @@ export const PATTERN_INPUTS: [string, string][] = [
   ['ideographic spaces', '\u3000'],
   ['underscores', '_'],
   ...MARKERS.map((marker): [string, string] => [`"${marker}" repeated`, marker]),
-  ...MARKERS.map((marker): [string, string] => [`"${marker}" then newlines and spaces`, `${marker}${'\n \t'.repeat(64)}`]),
+  ...MARKERS.map((marker): [string, string] => [
+    `"${marker}" then newlines and spaces`,
+    `${marker}${'\n \t'.repeat(64)}`,
+  ]),
 ];
 
 /** A scanner's name, the function, and the inputs (name, repeated unit) it is fed. */
@@ -74,5 +112,9 @@ export const CHARACTER_SCANNERS: Scanner[] = [
   ['findLookalikes', findLookalikes, CHARACTERS],
   ['hiddenCharacterIndexes', hiddenCharacterIndexes, CHARACTERS],
   ['visibleSegments', (text) => visibleSegments(text, { multiline: true }), CHARACTERS],
-  ['textFlags on an argument and an evidence text', (text) => textFlags({ reason: text }, [{ id: 'ticket_1', kind: 'support_ticket', text }]), CHARACTERS],
+  [
+    'textFlags on an argument and an evidence text',
+    (text) => textFlags({ reason: text }, [{ id: 'ticket_1', kind: 'support_ticket', text }]),
+    CHARACTERS,
+  ],
 ];

@@ -12,7 +12,10 @@ describe('the repository stands on its own', () => {
   it('no tracked file mentions a folder outside the clone', () => {
     const files = execFileSync('git', ['ls-files', '-z'], { encoding: 'utf8' }).split('\0').filter(Boolean);
     expect(files.length).toBeGreaterThan(100);
-    const mentioning = files.filter((file) => fs.existsSync(file) && !/\.(png|ico|woff2?)$/.test(file) && OUTSIDE_FOLDER.test(fs.readFileSync(file, 'utf8')));
+    const mentioning = files.filter(
+      (file) =>
+        fs.existsSync(file) && !/\.(png|ico|woff2?)$/.test(file) && OUTSIDE_FOLDER.test(fs.readFileSync(file, 'utf8')),
+    );
     expect(mentioning).toEqual([]);
   });
 });

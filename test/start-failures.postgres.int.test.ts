@@ -1,7 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTRY_POINTS, start } from './start-failures';
 
@@ -30,7 +30,11 @@ const missing = `cs_missing_${randomBytes(6).toString('hex')}`;
 describe('npm run demo against the PostgreSQL server of DATABASE_URL', () => {
   it.each([
     ['a database it does not have', { database: missing }, `database "${missing}" does not exist on`],
-    ['a role it does not have', { user: missing }, `authentication failed for user "${missing}" (28000: role "${missing}" does not exist)`],
+    [
+      'a role it does not have',
+      { user: missing },
+      `authentication failed for user "${missing}" (28000: role "${missing}" does not exist)`,
+    ],
   ])('with %s: names the cause, shows the URL without its password, exits 1', async (_label, change, says) => {
     const url = variant(change);
     const run = await start(ENTRY_POINTS[0]!, { COUNTERSIGN_DATA_DIR: dataDir, DATABASE_URL: url });

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { runNode, type CliRun } from './cli';
+import { type CliRun, runNode } from './cli';
 
 /**
  * Countersign's entry points as a person starts them, each in a process of its own, for the tests
@@ -8,9 +8,27 @@ import { runNode, type CliRun } from './cli';
 
 /** Settings of ours the test runner's environment may carry; each run starts without them. */
 const OUR_SETTINGS = [
-  'DATABASE_URL', 'COUNTERSIGN_DATA_DIR', 'COUNTERSIGN_DEMO', 'AUTH_SECRET', 'SIGNING_KEYS', 'SCOPE_CREDENTIALS', 'APP_URL', 'HOST', 'PORT',
-  'DEMO_SYSTEMS_PORT', 'DEMO_MAIL_PORT', 'DEMO_SINK_PORT', 'DEMO_SCALE', 'SYSTEMS_OF_RECORD_URL', 'SMTP_URL', 'NOTIFY_ALLOWED_PRIVATE_ORIGINS',
-  'OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'WORKER_IN_PROCESS', 'NEXT_RUNTIME',
+  'DATABASE_URL',
+  'COUNTERSIGN_DATA_DIR',
+  'COUNTERSIGN_DEMO',
+  'AUTH_SECRET',
+  'SIGNING_KEYS',
+  'SCOPE_CREDENTIALS',
+  'APP_URL',
+  'HOST',
+  'PORT',
+  'DEMO_SYSTEMS_PORT',
+  'DEMO_MAIL_PORT',
+  'DEMO_SINK_PORT',
+  'DEMO_SCALE',
+  'SYSTEMS_OF_RECORD_URL',
+  'SMTP_URL',
+  'NOTIFY_ALLOWED_PRIVATE_ORIGINS',
+  'OIDC_ISSUER',
+  'OIDC_CLIENT_ID',
+  'OIDC_CLIENT_SECRET',
+  'WORKER_IN_PROCESS',
+  'NEXT_RUNTIME',
 ];
 
 export type EntryPoint = { name: string; args: string[]; env?: Record<string, string> };
@@ -21,7 +39,11 @@ export const ENTRY_POINTS: EntryPoint[] = [
   // What `next start` runs at start, without a production build: instrumentation.ts's register().
   {
     name: 'npm start (instrumentation.ts)',
-    args: ['--input-type=module', '-e', "const m = await import('./instrumentation.ts'); await (m.register ?? m.default.register)();"],
+    args: [
+      '--input-type=module',
+      '-e',
+      "const m = await import('./instrumentation.ts'); await (m.register ?? m.default.register)();",
+    ],
     env: { NEXT_RUNTIME: 'nodejs', AUTH_SECRET: 'a-test-secret-of-at-least-32-characters' },
   },
   { name: 'npm run worker', args: ['scripts/worker.ts'] },
@@ -32,7 +54,12 @@ export const ENTRY_POINTS: EntryPoint[] = [
 export async function start(entry: EntryPoint, settings: Record<string, string>): Promise<CliRun> {
   const cleared = Object.fromEntries(OUR_SETTINGS.map((name) => [name, undefined]));
   const ports = await freePorts(4);
-  const demoPorts = Object.fromEntries(['PORT', 'DEMO_SYSTEMS_PORT', 'DEMO_MAIL_PORT', 'DEMO_SINK_PORT'].map((name, index) => [name, String(ports[index])]));
+  const demoPorts = Object.fromEntries(
+    ['PORT', 'DEMO_SYSTEMS_PORT', 'DEMO_MAIL_PORT', 'DEMO_SINK_PORT'].map((name, index) => [
+      name,
+      String(ports[index]),
+    ]),
+  );
   return runNode(entry.args, { ...cleared, ...demoPorts, ...entry.env, ...settings });
 }
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
-import { startDemoSystems, type DemoSystems } from '@/demo/harness';
-import { startSystemsOfRecord, type SystemsOfRecord } from '@/demo/systems/server';
+import { type DemoSystems, startDemoSystems } from '@/demo/harness';
+import { type SystemsOfRecord, startSystemsOfRecord } from '@/demo/systems/server';
 import { createSystemsClient, type SystemsClient } from '@/lib/systems/client';
 
 export type DemoSystemsRef = {
@@ -74,7 +74,11 @@ export function untouchableSystems(): SystemsClient {
   };
 }
 
-export type RouteSystems = { readonly client: SystemsClient; readonly url: string; readonly credentials: Record<'payments' | 'inventory', string> };
+export type RouteSystems = {
+  readonly client: SystemsClient;
+  readonly url: string;
+  readonly credentials: Record<'payments' | 'inventory', string>;
+};
 
 /**
  * For tests that call route handlers as Next does: the server's own settings point at a demo
@@ -83,9 +87,15 @@ export type RouteSystems = { readonly client: SystemsClient; readonly url: strin
  * Everything is put back after the file.
  */
 export async function setupRouteSystems(t: { readonly handle: unknown }): Promise<RouteSystems> {
-  const credentials = { payments: `pay_${randomBytes(18).toString('base64url')}`, inventory: `inv_${randomBytes(18).toString('base64url')}` };
+  const credentials = {
+    payments: `pay_${randomBytes(18).toString('base64url')}`,
+    inventory: `inv_${randomBytes(18).toString('base64url')}`,
+  };
   const port = await freePort();
-  const saved = { SYSTEMS_OF_RECORD_URL: process.env.SYSTEMS_OF_RECORD_URL, SCOPE_CREDENTIALS: process.env.SCOPE_CREDENTIALS };
+  const saved = {
+    SYSTEMS_OF_RECORD_URL: process.env.SYSTEMS_OF_RECORD_URL,
+    SCOPE_CREDENTIALS: process.env.SCOPE_CREDENTIALS,
+  };
   process.env.SYSTEMS_OF_RECORD_URL = `http://127.0.0.1:${port}`;
   process.env.SCOPE_CREDENTIALS = JSON.stringify(credentials);
   const globalForDb = globalThis as unknown as { countersignDb?: Promise<unknown> };
@@ -103,5 +113,11 @@ export async function setupRouteSystems(t: { readonly handle: unknown }): Promis
     }
   });
   const url = `http://127.0.0.1:${port}`;
-  return { url, credentials, get client() { return createSystemsClient({ baseUrl: url, credentials }); } };
+  return {
+    url,
+    credentials,
+    get client() {
+      return createSystemsClient({ baseUrl: url, credentials });
+    },
+  };
 }

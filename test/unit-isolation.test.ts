@@ -19,14 +19,28 @@ describe('the unit projects (issue 36 §1)', () => {
     const files = unitFiles();
     expect(files.length).toBeGreaterThan(50);
     // This file names the calls in its own pattern, never calls them.
-    const stubbing = files.filter((file) => file !== 'test/unit-isolation.test.ts' && MODULE_STUBS.test(fs.readFileSync(file, 'utf8')));
+    const stubbing = files.filter(
+      (file) => file !== 'test/unit-isolation.test.ts' && MODULE_STUBS.test(fs.readFileSync(file, 'utf8')),
+    );
     expect(stubbing.sort()).toEqual([...UNIT_ISOLATED].sort());
   });
 
   it.each([
-    { change: 'a stubbed global', apply: () => ((globalThis as { fetch: unknown }).fetch = () => undefined), named: 'globalThis.fetch' },
-    { change: 'a removed global', apply: () => Reflect.deleteProperty(globalThis, 'structuredClone'), named: 'globalThis.structuredClone' },
-    { change: 'a set variable', apply: () => (process.env.COUNTERSIGN_LEAK_PROBE = '1'), named: 'process.env.COUNTERSIGN_LEAK_PROBE' },
+    {
+      change: 'a stubbed global',
+      apply: () => ((globalThis as { fetch: unknown }).fetch = () => undefined),
+      named: 'globalThis.fetch',
+    },
+    {
+      change: 'a removed global',
+      apply: () => Reflect.deleteProperty(globalThis, 'structuredClone'),
+      named: 'globalThis.structuredClone',
+    },
+    {
+      change: 'a set variable',
+      apply: () => (process.env.COUNTERSIGN_LEAK_PROBE = '1'),
+      named: 'process.env.COUNTERSIGN_LEAK_PROBE',
+    },
     { change: 'a removed variable', apply: () => delete process.env.PATH, named: 'process.env.PATH' },
   ])('a file that leaves $change behind is named by the shared project’s check', ({ apply, named }) => {
     const before = globalState();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import { changedGlobalState, globalState, type GlobalState } from './global-state';
+import { changedGlobalState, type GlobalState, globalState } from './global-state';
 
 /**
  * A setup file of the unit project, whose files share one module graph and one process: a file
@@ -16,6 +16,8 @@ afterAll(() => {
   if (!before) return;
   const found = changedGlobalState(before, globalState());
   if (found.length > 0) {
-    throw new Error(`this file left ${found.join(', ')} changed: undo it (afterEach, finally), or add the file to UNIT_ISOLATED in test/unit-isolation.ts`);
+    throw new Error(
+      `this file left ${found.join(', ')} changed: undo it (afterEach, finally), or add the file to UNIT_ISOLATED in test/unit-isolation.ts`,
+    );
   }
 });

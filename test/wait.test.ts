@@ -14,12 +14,16 @@ describe('until (scripts/shared/wait.ts)', () => {
     const child = spawn(process.execPath, ['-e', 'process.exit(3)']);
     await once(child, 'exit');
     let asked = 0;
-    const waiting = until('health', 60_000, () => (asked++, false), { watched: { child, name: 'the server', said: () => 'EADDRINUSE' } });
+    const waiting = until('health', 60_000, () => (asked++, false), {
+      watched: { child, name: 'the server', said: () => 'EADDRINUSE' },
+    });
     await expect(waiting).rejects.toThrow('the server exited with code 3 while waiting for health:\nEADDRINUSE');
     expect(asked).toBe(0);
   });
 
   it('gives up past its time, naming what it waited for', async () => {
-    await expect(until('a condition that never holds', 0, () => false, { pollMs: 1 })).rejects.toThrow('gave up waiting for a condition that never holds after 0 s');
+    await expect(until('a condition that never holds', 0, () => false, { pollMs: 1 })).rejects.toThrow(
+      'gave up waiting for a condition that never holds after 0 s',
+    );
   });
 });

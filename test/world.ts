@@ -1,8 +1,8 @@
 import { beforeAll } from 'vitest';
 import type { Database } from '@/db/client';
 import { users } from '@/db/schema';
-import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
 import { seedDemo } from '@/demo/seed';
+import { type AgentPrincipal, authenticateAgent } from '@/lib/agents/authenticate';
 
 export type SeededCredentials = Awaited<ReturnType<typeof seedDemo>>;
 
@@ -38,11 +38,13 @@ export async function seedWorld(db: Database, previous?: SeededCredentials): Pro
     if (value === undefined) throw new Error(`The seeded world has no ${what}.`);
     return value;
   };
-  const agentKey = (tenant: 'acme' | 'globex') => must(credentials.agents.find((a) => a.tenant === tenant)?.key, `agent for ${tenant}`);
+  const agentKey = (tenant: 'acme' | 'globex') =>
+    must(credentials.agents.find((a) => a.tenant === tenant)?.key, `agent for ${tenant}`);
   return {
     credentials,
     userId: (name) => must(ids.get(PEOPLE[name]), `user ${name}`),
-    password: (name) => must(credentials.people.find((p) => p.email === PEOPLE[name])?.password, `password for ${name}`),
+    password: (name) =>
+      must(credentials.people.find((p) => p.email === PEOPLE[name])?.password, `password for ${name}`),
     agentKey,
     agent: (tenant) => agentPrincipal(db, agentKey(tenant)),
   };

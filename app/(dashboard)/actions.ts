@@ -2,12 +2,12 @@
 
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { getDb } from '@/lib/database';
 import { signOut } from '@/lib/auth';
 import { usesSecureCookies } from '@/lib/auth/cookies';
 import { currentOperator } from '@/lib/auth/operator';
 import { endAllSessions } from '@/lib/auth/sessions';
 import { TENANT_COOKIE } from '@/lib/auth/viewer';
+import { getDb } from '@/lib/database';
 
 /** Switches the tenant in view; only to a tenant the person belongs to. */
 export async function chooseTenant(formData: FormData): Promise<void> {
@@ -15,7 +15,12 @@ export async function chooseTenant(formData: FormData): Promise<void> {
   if (!operator) redirect('/signin');
   const tenantId = formData.get('tenantId');
   if (typeof tenantId !== 'string' || !operator.memberships.some((m) => m.tenantId === tenantId)) return;
-  (await cookies()).set(TENANT_COOKIE, tenantId, { httpOnly: true, sameSite: 'lax', path: '/', secure: usesSecureCookies() });
+  (await cookies()).set(TENANT_COOKIE, tenantId, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: usesSecureCookies(),
+  });
   redirect('/');
 }
 
@@ -28,6 +33,10 @@ export async function signOutAction(): Promise<void> {
 /** Ends every session of the signed-in person (other browsers and devices too), then this one. */
 export async function signOutEverywhereAction(): Promise<void> {
   const operator = await currentOperator();
-  if (operator) await endAllSessions(await getDb(), operator.userId, 'signed_out_everywhere', { type: 'user', id: operator.userId });
+  if (operator)
+    await endAllSessions(await getDb(), operator.userId, 'signed_out_everywhere', {
+      type: 'user',
+      id: operator.userId,
+    });
   await signOutAction();
 }

@@ -1,13 +1,13 @@
 import type { ReactNode } from 'react';
-import { getDb } from '@/lib/database';
-import { ExecutionsBanner } from '@/components/executions-banner';
 import { AccountMenu, MainNav } from '@/components/app-nav';
+import { ExecutionsBanner } from '@/components/executions-banner';
 import { ProposalFlash } from '@/components/proposal-flash';
 import { Button } from '@/components/ui/button';
 import { Select } from '@/components/ui/select';
 import { ToastProvider } from '@/components/ui/toast';
 import { executionsState } from '@/lib/commands/executions-pause';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { getDb } from '@/lib/database';
 import { chooseTenant, signOutAction, signOutEverywhereAction } from './actions';
 
 export default async function DashboardLayout({ children }: { children: ReactNode }) {
@@ -29,16 +29,31 @@ export default async function DashboardLayout({ children }: { children: ReactNod
             <span className="font-semibold tracking-tight">Countersign</span>
             {context.tenantId && operator.memberships.length > 1 ? (
               <form action={chooseTenant} className="flex items-center gap-1">
-                <label htmlFor="tenant" className="sr-only">Tenant</label>
-                <Select compact id="tenant" name="tenantId" defaultValue={context.tenantId} data-testid="tenant-select" className="max-w-40">
+                <label htmlFor="tenant" className="sr-only">
+                  Tenant
+                </label>
+                <Select
+                  compact
+                  id="tenant"
+                  name="tenantId"
+                  defaultValue={context.tenantId}
+                  data-testid="tenant-select"
+                  className="max-w-40"
+                >
                   {operator.memberships.map((m) => (
-                    <option key={m.tenantId} value={m.tenantId}>{m.tenantName}</option>
+                    <option key={m.tenantId} value={m.tenantId}>
+                      {m.tenantName}
+                    </option>
                   ))}
                 </Select>
-                <Button type="submit" size="sm" data-testid="tenant-switch">Switch<span className="sr-only"> tenant</span></Button>
+                <Button type="submit" size="sm" data-testid="tenant-switch">
+                  Switch<span className="sr-only"> tenant</span>
+                </Button>
               </form>
             ) : context.tenantId ? (
-              <span data-testid="tenant-name" className="truncate text-sm text-zinc-500">· {context.tenantName}</span>
+              <span data-testid="tenant-name" className="truncate text-sm text-zinc-500">
+                · {context.tenantName}
+              </span>
             ) : null}
           </div>
           <MainNav />
@@ -54,7 +69,11 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       </header>
       {executions?.pausedAt ? (
         <ExecutionsBanner
-          paused={{ pausedAt: executions.pausedAt.toISOString(), pausedBy: executions.pausedBy?.name ?? null, reason: executions.reason }}
+          paused={{
+            pausedAt: executions.pausedAt.toISOString(),
+            pausedBy: executions.pausedBy?.name ?? null,
+            reason: executions.reason,
+          }}
           isAdmin={context.tenantId !== null && context.role === 'admin'}
         />
       ) : null}
@@ -63,10 +82,15 @@ export default async function DashboardLayout({ children }: { children: ReactNod
         <ToastProvider>
           <ProposalFlash />
         </ToastProvider>
-        {context.tenantId ? children : (
-          <p data-testid="no-membership" className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900">
-            You are signed in, but not a member of any tenant yet. Ask an administrator to grant you a role
-            (<code className="font-mono">npm run cli -- grant {operator.email} &lt;tenant&gt; viewer</code>).
+        {context.tenantId ? (
+          children
+        ) : (
+          <p
+            data-testid="no-membership"
+            className="rounded-lg border border-zinc-200 bg-white p-6 dark:border-zinc-800 dark:bg-zinc-900"
+          >
+            You are signed in, but not a member of any tenant yet. Ask an administrator to grant you a role (
+            <code className="font-mono">npm run cli -- grant {operator.email} &lt;tenant&gt; viewer</code>).
           </p>
         )}
       </main>

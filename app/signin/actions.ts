@@ -1,7 +1,7 @@
 'use server';
 
 import { AuthError } from 'next-auth';
-import { signIn, SignInThrottled } from '@/lib/auth';
+import { SignInThrottled, signIn } from '@/lib/auth';
 import { safeReturnPath } from '@/lib/auth/return-to';
 
 export type SignInState = { error?: string };

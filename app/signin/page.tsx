@@ -18,7 +18,11 @@ const INVITED: Record<string, string> = {
 
 const text = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
-export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function SignInPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const params = await searchParams;
   const callbackUrl = safeReturnPath(params.callbackUrl);
   const session = await auth();
@@ -30,8 +34,20 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
     <main className="mx-auto flex min-h-screen max-w-sm flex-col justify-center px-4">
       <h1 className="mb-1 text-2xl font-semibold">Countersign</h1>
       <p className="mb-6 text-sm text-zinc-500">Sign in to review what your agents propose.</p>
-      {invited ? <p role="status" data-testid="signin-invited" className="mb-4 rounded-md border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-200">{invited}</p> : null}
-      {params.error ? <p role="alert" data-testid="signin-failed" className="mb-4 text-sm text-red-700 dark:text-red-300">Sign-in failed. Check your details, or ask an administrator to add you.</p> : null}
+      {invited ? (
+        <p
+          role="status"
+          data-testid="signin-invited"
+          className="mb-4 rounded-md border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-200"
+        >
+          {invited}
+        </p>
+      ) : null}
+      {params.error ? (
+        <p role="alert" data-testid="signin-failed" className="mb-4 text-sm text-red-700 dark:text-red-300">
+          Sign-in failed. Check your details, or ask an administrator to add you.
+        </p>
+      ) : null}
       <SignInForm callbackUrl={callbackUrl} email={email} />
       {sso ? (
         <form action={signInWithSso} className="mt-4">

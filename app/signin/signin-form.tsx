@@ -3,7 +3,7 @@
 import { useActionState } from 'react';
 import { Button } from '@/components/ui/button';
 import { Input } from '@/components/ui/input';
-import { signInWithPassword, type SignInState } from './actions';
+import { type SignInState, signInWithPassword } from './actions';
 
 export function SignInForm({ callbackUrl, email }: { callbackUrl: string; email?: string }) {
   const [state, action, pending] = useActionState<SignInState, FormData>(signInWithPassword, {});
@@ -12,14 +12,42 @@ export function SignInForm({ callbackUrl, email }: { callbackUrl: string; email?
       <input type="hidden" name="callbackUrl" value={callbackUrl} />
       <label className="block text-sm font-medium">
         Email
-        <Input name="email" type="email" autoComplete="username" required defaultValue={email} data-testid="signin-email" className="mt-1" />
+        <Input
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          defaultValue={email}
+          data-testid="signin-email"
+          className="mt-1"
+        />
       </label>
       <label className="block text-sm font-medium">
         Password
-        <Input name="password" type="password" autoComplete="current-password" required data-testid="signin-password" className="mt-1" />
+        <Input
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          data-testid="signin-password"
+          className="mt-1"
+        />
       </label>
-      <div role="alert">{state.error ? <p data-testid="signin-error" className="text-sm text-red-700 dark:text-red-300">{state.error}</p> : null}</div>
-      <Button variant="primary" size="lg" type="submit" disabled={pending} data-testid="signin-submit" className="w-full">
+      <div role="alert">
+        {state.error ? (
+          <p data-testid="signin-error" className="text-sm text-red-700 dark:text-red-300">
+            {state.error}
+          </p>
+        ) : null}
+      </div>
+      <Button
+        variant="primary"
+        size="lg"
+        type="submit"
+        disabled={pending}
+        data-testid="signin-submit"
+        className="w-full"
+      >
         {pending ? 'Signing in…' : 'Sign in'}
       </Button>
     </form>

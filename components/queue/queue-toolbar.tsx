@@ -27,9 +27,16 @@ export function QueueFilterBar(props: FilterProps) {
             Filters{set > 0 ? <Badge tone="info">{set}</Badge> : null}
           </Button>
         </SheetTrigger>
-        <SheetContent side="bottom" title="Filters and sort" data-testid="queue-filters-sheet" aria-describedby={undefined}>
+        <SheetContent
+          side="bottom"
+          title="Filters and sort"
+          data-testid="queue-filters-sheet"
+          aria-describedby={undefined}
+        >
           <QueueFilters {...props} stacked />
-          <Button variant="primary" onClick={() => setOpen(false)} className="self-end">Done</Button>
+          <Button variant="primary" onClick={() => setOpen(false)} className="self-end">
+            Done
+          </Button>
         </SheetContent>
       </Sheet>
     </>
@@ -50,19 +57,44 @@ type SelectionProps = {
 };
 
 /** The list's header: Select all, and the batch buttons only while something is selected. */
-export function QueueSelectionBar({ selected, allSelected, disabled, locked, onToggleAll, onApprove, onReject }: SelectionProps) {
+export function QueueSelectionBar({
+  selected,
+  allSelected,
+  disabled,
+  locked,
+  onToggleAll,
+  onApprove,
+  onReject,
+}: SelectionProps) {
   return (
     <div className="flex min-h-9 flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-1 text-sm dark:border-zinc-800">
       <label className="flex items-center gap-2">
         <span className="flex h-6 w-6 items-center justify-center">
-          <input type="checkbox" data-testid="queue-select-all" checked={allSelected} disabled={disabled} onChange={onToggleAll} className="h-5 w-5 accent-blue-700" />
+          <input
+            type="checkbox"
+            data-testid="queue-select-all"
+            checked={allSelected}
+            disabled={disabled}
+            onChange={onToggleAll}
+            className="h-5 w-5 accent-blue-700"
+          />
         </span>
         {selected > 0 ? `${selected} selected` : 'Select all'}
       </label>
       {selected > 0 ? (
         <span className="ml-auto flex gap-2">
-          <Button variant="primary" size="sm" data-testid="queue-approve-selected" disabled={locked} onClick={onApprove}>Approve {selected} selected</Button>
-          <Button variant="danger" size="sm" data-testid="queue-reject-selected" disabled={locked} onClick={onReject}>Reject {selected} selected…</Button>
+          <Button
+            variant="primary"
+            size="sm"
+            data-testid="queue-approve-selected"
+            disabled={locked}
+            onClick={onApprove}
+          >
+            Approve {selected} selected
+          </Button>
+          <Button variant="danger" size="sm" data-testid="queue-reject-selected" disabled={locked} onClick={onReject}>
+            Reject {selected} selected…
+          </Button>
         </span>
       ) : null}
     </div>

@@ -15,7 +15,9 @@ function Rows({ items, holding, onHook }: { items: QueueItem[]; holding: boolean
     <ul>
       {items.map((i, index) => (
         <li key={i.id} data-testid="queue-item" data-proposal-id={i.id} data-focused={index === hook.focusIndex}>
-          <a href={`#${i.id}`} data-testid="queue-item-link">{i.id}</a>
+          <a href={`#${i.id}`} data-testid="queue-item-link">
+            {i.id}
+          </a>
         </li>
       ))}
     </ul>
@@ -50,9 +52,13 @@ describe('useQueueFocus', () => {
 
   it('follows the focused item by id when the list changes, and keeps the position it was moved to when it leaves', () => {
     let hook!: Handle;
-    const { rerender } = render(<Rows items={[item('a'), item('b'), item('c')]} holding={false} onHook={(h) => (hook = h)} />);
+    const { rerender } = render(
+      <Rows items={[item('a'), item('b'), item('c')]} holding={false} onHook={(h) => (hook = h)} />,
+    );
     act(() => hook.moveTo(1));
-    rerender(<Rows items={[item('new'), item('a'), item('b'), item('c')]} holding={false} onHook={(h) => (hook = h)} />);
+    rerender(
+      <Rows items={[item('new'), item('a'), item('b'), item('c')]} holding={false} onHook={(h) => (hook = h)} />,
+    );
     expect(hook.focused?.id).toBe('b');
     // b was moved to at position 1: with b gone, focus is on whatever is at position 1 now.
     rerender(<Rows items={[item('new'), item('a'), item('c')]} holding={false} onHook={(h) => (hook = h)} />);

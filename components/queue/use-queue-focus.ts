@@ -5,7 +5,9 @@ import { focusIndexOf, type QueueFocus } from '@/lib/client/queue-state';
 import type { QueueItem } from '@/lib/shared/queue-view';
 
 const rowLink = (id: string) =>
-  document.querySelector<HTMLElement>(`[data-testid="queue-item"][data-proposal-id="${CSS.escape(id)}"] [data-testid="queue-item-link"]`);
+  document.querySelector<HTMLElement>(
+    `[data-testid="queue-item"][data-proposal-id="${CSS.escape(id)}"] [data-testid="queue-item-link"]`,
+  );
 
 /**
  * The focused row, remembered by id (when it leaves, focus stays at the same position). `moveTo`
@@ -28,12 +30,15 @@ export function useQueueFocus(items: QueueItem[], holding: boolean) {
     link.closest('[data-testid="queue-item"]')?.scrollIntoView({ block: 'nearest' });
   });
 
-  const moveTo = useCallback((index: number) => {
-    const item = items[index];
-    if (!item) return;
-    focusTarget.current = item.id;
-    setFocus({ id: item.id, index });
-  }, [items]);
+  const moveTo = useCallback(
+    (index: number) => {
+      const item = items[index];
+      if (!item) return;
+      focusTarget.current = item.id;
+      setFocus({ id: item.id, index });
+    },
+    [items],
+  );
 
   return { focusIndex, focused, moveTo, setFocus };
 }

@@ -1,6 +1,6 @@
 'use client';
 
-import { useInfiniteQuery, type InfiniteData } from '@tanstack/react-query';
+import { type InfiniteData, useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { fetchQueuePage, OperatorApiError } from '@/lib/client/operator-api';
 import { mergePages, showNewUntil, shownItems } from '@/lib/client/queue-state';
@@ -8,13 +8,18 @@ import type { QueuePage, QueueView } from '@/lib/shared/queue-view';
 
 async function loadQueue(tenantId: string, view: QueueView, cursor: string | null): Promise<QueuePage> {
   const result = await fetchQueuePage(tenantId, view, cursor);
-  if (!result.ok) throw new OperatorApiError({ ...result.problem, message: `The queue could not be loaded: ${result.problem.message}` });
+  if (!result.ok)
+    throw new OperatorApiError({
+      ...result.problem,
+      message: `The queue could not be loaded: ${result.problem.message}`,
+    });
   return result.value;
 }
 
 /** The cache key of one view's pages (decisions refresh it). */
 export type QueueQueryKey = readonly ['queue', string, QueueView];
-export const useQueueQueryKey = (tenantId: string, view: QueueView): QueueQueryKey => useMemo(() => ['queue', tenantId, view] as const, [tenantId, view]);
+export const useQueueQueryKey = (tenantId: string, view: QueueView): QueueQueryKey =>
+  useMemo(() => ['queue', tenantId, view] as const, [tenantId, view]);
 
 export const sessionEndedBy = (error: unknown) => error instanceof OperatorApiError && error.problem.status === 401;
 
@@ -24,7 +29,13 @@ export const sessionEndedBy = (error: unknown) => error instanceof OperatorApiEr
  */
 export function useQueuePaging(queryKey: QueueQueryKey, initial: QueuePage, stopped: boolean) {
   const [, tenantId, view] = queryKey;
-  const query = useInfiniteQuery<QueuePage, Error, InfiniteData<QueuePage, string | null>, QueueQueryKey, string | null>({
+  const query = useInfiniteQuery<
+    QueuePage,
+    Error,
+    InfiniteData<QueuePage, string | null>,
+    QueueQueryKey,
+    string | null
+  >({
     queryKey,
     queryFn: ({ pageParam }) => loadQueue(tenantId, view, pageParam),
     initialPageParam: null,
@@ -41,7 +52,10 @@ export function useQueuePaging(queryKey: QueueQueryKey, initial: QueuePage, stop
   const items = useMemo(() => shownItems(all, seenUntil), [all, seenUntil]);
   const firstPage = query.data?.pages[0] ?? initial;
   // Time left and age are computed against the moment the data arrived (it refreshes every 5 s).
-  const now = useMemo(() => new Date(query.dataUpdatedAt || Date.parse(initial.asOf)), [query.dataUpdatedAt, initial.asOf]);
+  const now = useMemo(
+    () => new Date(query.dataUpdatedAt || Date.parse(initial.asOf)),
+    [query.dataUpdatedAt, initial.asOf],
+  );
 
   return {
     query,

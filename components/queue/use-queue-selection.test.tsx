@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { QueueItem } from '@/lib/shared/queue-view';
 import { useQueueSelection } from './use-queue-selection';
 
-const item = (id: string, mine = true) => ({ id, mine: mine ? { kind: 'decide' } : { kind: 'approved' } }) as unknown as QueueItem;
+const item = (id: string, mine = true) =>
+  ({ id, mine: mine ? { kind: 'decide' } : { kind: 'approved' } }) as unknown as QueueItem;
 const ids = (items: readonly { id: string }[]) => items.map((i) => i.id);
 
 describe('useQueueSelection', () => {
@@ -27,7 +28,10 @@ describe('useQueueSelection', () => {
   });
 
   it('drops decided items from the selection, and forgets a tick once its item is on its way', () => {
-    const { result, rerender } = renderHook(({ pending }: { pending: ReadonlyMap<string, unknown> }) => useQueueSelection(items, pending), { initialProps: { pending: new Map<string, unknown>() } });
+    const { result, rerender } = renderHook(
+      ({ pending }: { pending: ReadonlyMap<string, unknown> }) => useQueueSelection(items, pending),
+      { initialProps: { pending: new Map<string, unknown>() } },
+    );
     act(() => result.current.toggleAll());
     act(() => result.current.drop(new Set(['a'])));
     expect(ids(result.current.selected)).toEqual(['c', 'd']);

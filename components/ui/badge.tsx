@@ -13,5 +13,14 @@ export type BadgeTone = keyof typeof TONES;
 
 /** A small labelled pill: colour is never the only signal, so it always holds words. */
 export function Badge({ tone = 'neutral', className, ...props }: ComponentPropsWithRef<'span'> & { tone?: BadgeTone }) {
-  return <span className={cn('inline-flex shrink-0 items-center gap-1 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset', TONES[tone], className)} {...props} />;
+  return (
+    <span
+      className={cn(
+        'inline-flex shrink-0 items-center gap-1 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset',
+        TONES[tone],
+        className,
+      )}
+      {...props}
+    />
+  );
 }

@@ -8,9 +8,19 @@ describe('Input, Select, Textarea', () => {
   it('are the native elements, so labels, forms, phone pickers and autofill work as the browser does', () => {
     render(
       <form aria-label="Filters">
-        <label>Email <Input name="email" type="email" required /></label>
-        <label>Role <Select name="role" defaultValue="approver"><option value="viewer">viewer</option><option value="approver">approver</option></Select></label>
-        <label>Reason <Textarea name="reason" maxLength={500} /></label>
+        <label>
+          Email <Input name="email" type="email" required />
+        </label>
+        <label>
+          Role{' '}
+          <Select name="role" defaultValue="approver">
+            <option value="viewer">viewer</option>
+            <option value="approver">approver</option>
+          </Select>
+        </label>
+        <label>
+          Reason <Textarea name="reason" maxLength={500} />
+        </label>
       </form>,
     );
     const email = screen.getByLabelText('Email') as HTMLInputElement;

@@ -1,5 +1,5 @@
 import type { ComponentPropsWithRef } from 'react';
-import { fieldClass, type FieldProps } from './field';
+import { type FieldProps, fieldClass } from './field';
 
 /** The one text field: full width in a form, or `compact` in a filter bar. */
 export function Input({ compact = false, className, ...props }: ComponentPropsWithRef<'input'> & FieldProps) {

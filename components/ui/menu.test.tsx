@@ -4,7 +4,14 @@ import { Menu, MenuContent, MenuSubmitItem, MenuTrigger } from './menu';
 
 beforeAll(() => {
   // Radix measures the menu's trigger; jsdom has no ResizeObserver.
-  vi.stubGlobal('ResizeObserver', class { observe() {} unobserve() {} disconnect() {} });
+  vi.stubGlobal(
+    'ResizeObserver',
+    class {
+      observe() {}
+      unobserve() {}
+      disconnect() {}
+    },
+  );
 });
 
 describe('MenuSubmitItem', () => {

@@ -16,13 +16,21 @@ export const MenuTrigger = MenuPrimitive.Trigger;
 export const MenuGroup = MenuPrimitive.Group;
 
 /** A drop-down menu (arrow keys move, typing jumps, Escape closes and returns focus to the trigger). */
-export function MenuContent({ className, sideOffset = 6, align = 'end', ...props }: ComponentPropsWithRef<typeof MenuPrimitive.Content>) {
+export function MenuContent({
+  className,
+  sideOffset = 6,
+  align = 'end',
+  ...props
+}: ComponentPropsWithRef<typeof MenuPrimitive.Content>) {
   return (
     <MenuPrimitive.Portal>
       <MenuPrimitive.Content
         sideOffset={sideOffset}
         align={align}
-        className={cn('z-50 min-w-52 rounded-md border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-800 dark:bg-zinc-900', className)}
+        className={cn(
+          'z-50 min-w-52 rounded-md border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-800 dark:bg-zinc-900',
+          className,
+        )}
         {...props}
       />
     </MenuPrimitive.Portal>
@@ -32,14 +40,19 @@ export function MenuContent({ className, sideOffset = 6, align = 'end', ...props
 export function MenuItem({ className, ...props }: ComponentPropsWithRef<typeof MenuPrimitive.Item>) {
   return (
     <MenuPrimitive.Item
-      className={cn('flex w-full cursor-default select-none items-center gap-2 rounded px-2 py-1.5 text-left outline-none data-[highlighted]:bg-zinc-100 data-[disabled]:opacity-50 dark:data-[highlighted]:bg-zinc-800', className)}
+      className={cn(
+        'flex w-full cursor-default select-none items-center gap-2 rounded px-2 py-1.5 text-left outline-none data-[highlighted]:bg-zinc-100 data-[disabled]:opacity-50 dark:data-[highlighted]:bg-zinc-800',
+        className,
+      )}
       {...props}
     />
   );
 }
 
 export function MenuLabel({ className, ...props }: ComponentPropsWithRef<typeof MenuPrimitive.Label>) {
-  return <MenuPrimitive.Label className={cn('px-2 py-1.5 text-xs text-zinc-600 dark:text-zinc-400', className)} {...props} />;
+  return (
+    <MenuPrimitive.Label className={cn('px-2 py-1.5 text-xs text-zinc-600 dark:text-zinc-400', className)} {...props} />
+  );
 }
 
 export function MenuSeparator({ className, ...props }: ComponentPropsWithRef<typeof MenuPrimitive.Separator>) {
@@ -53,7 +66,9 @@ export function MenuSeparator({ className, ...props }: ComponentPropsWithRef<typ
 export function MenuSubmitItem({ className, children, ...props }: Omit<ComponentPropsWithRef<'button'>, 'type'>) {
   return (
     <MenuItem asChild onSelect={(event) => event.preventDefault()} className={className}>
-      <button type="submit" {...props}>{children}</button>
+      <button type="submit" {...props}>
+        {children}
+      </button>
     </MenuItem>
   );
 }

@@ -1,5 +1,5 @@
 import type { ComponentPropsWithRef } from 'react';
-import { fieldClass, type FieldProps } from './field';
+import { type FieldProps, fieldClass } from './field';
 
 /**
  * The one select: a styled native <select>, so phones show their own picker, it works before

@@ -5,7 +5,12 @@ import type { ComponentPropsWithRef } from 'react';
 import { cn } from './cn';
 import { DialogCloseButton, DialogOverlay, DialogPortal } from './dialog';
 
-export { Dialog as Sheet, DialogTrigger as SheetTrigger, DialogClose as SheetClose, DialogDescription as SheetDescription } from './dialog';
+export {
+  Dialog as Sheet,
+  DialogClose as SheetClose,
+  DialogDescription as SheetDescription,
+  DialogTrigger as SheetTrigger,
+} from './dialog';
 
 const SIDES = {
   left: 'inset-y-0 left-0 h-full w-72 max-w-[85vw] border-r',
@@ -17,12 +22,22 @@ const SIDES = {
  * A panel that slides in from an edge (a dialog underneath: focus trapped, Escape closes, focus
  * returns to the button that opened it). Its content is mounted only while open.
  */
-export function SheetContent({ side = 'left', title, className, children, ...props }: ComponentPropsWithRef<typeof DialogPrimitive.Content> & { side?: keyof typeof SIDES; title: string }) {
+export function SheetContent({
+  side = 'left',
+  title,
+  className,
+  children,
+  ...props
+}: ComponentPropsWithRef<typeof DialogPrimitive.Content> & { side?: keyof typeof SIDES; title: string }) {
   return (
     <DialogPortal>
       <DialogOverlay />
       <DialogPrimitive.Content
-        className={cn('fixed z-50 flex flex-col gap-3 overflow-y-auto border-zinc-200 bg-white p-4 shadow-xl dark:border-zinc-800 dark:bg-zinc-900', SIDES[side], className)}
+        className={cn(
+          'fixed z-50 flex flex-col gap-3 overflow-y-auto border-zinc-200 bg-white p-4 shadow-xl dark:border-zinc-800 dark:bg-zinc-900',
+          SIDES[side],
+          className,
+        )}
         {...props}
       >
         <div className="flex items-center justify-between gap-2">

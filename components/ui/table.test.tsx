@@ -5,8 +5,16 @@ import { CARD_ROW, CardCell, PropertyRow, PropertyTable, Table } from './table';
 describe('Table', () => {
   it('heads each column; numbers right-aligned, a heading-less column named for screen readers only; a caption names it', () => {
     render(
-      <Table head={['Event', { label: 'Attempts', numeric: true }, { label: 'Action', hidden: true }]} caption="Deliveries" testId="t">
-        <tr><td>sent</td><td>1</td><td /></tr>
+      <Table
+        head={['Event', { label: 'Attempts', numeric: true }, { label: 'Action', hidden: true }]}
+        caption="Deliveries"
+        testId="t"
+      >
+        <tr>
+          <td>sent</td>
+          <td>1</td>
+          <td />
+        </tr>
       </Table>,
     );
     const table = screen.getByRole('table', { name: 'Deliveries' });
@@ -36,12 +44,20 @@ describe('PropertyTable', () => {
   it('makes each name its row’s header, so a value is read with its name', () => {
     render(
       <PropertyTable caption="Arguments" testId="args">
-        <PropertyRow name="amountMinor" valueTestId="arg-amountMinor">150.00 EUR</PropertyRow>
-        <PropertyRow name="orderId" dense testId="row-orderId">ord_1843</PropertyRow>
+        <PropertyRow name="amountMinor" valueTestId="arg-amountMinor">
+          150.00 EUR
+        </PropertyRow>
+        <PropertyRow name="orderId" dense testId="row-orderId">
+          ord_1843
+        </PropertyRow>
       </PropertyTable>,
     );
     const table = screen.getByRole('table', { name: 'Arguments' });
-    expect(within(table).getAllByRole('rowheader').map((h) => h.textContent)).toEqual(['amountMinor', 'orderId']);
+    expect(
+      within(table)
+        .getAllByRole('rowheader')
+        .map((h) => h.textContent),
+    ).toEqual(['amountMinor', 'orderId']);
     expect(screen.getByTestId('arg-amountMinor').textContent).toBe('150.00 EUR');
     expect(screen.getByTestId('row-orderId').className).not.toContain('border-t');
   });

@@ -22,14 +22,44 @@ export function ToastProvider({ children }: { children: ReactNode }) {
  * action (a button; it must also be reachable elsewhere, `altText`). It is announced (politely with
  * `type="background"`) and closes itself after its duration, paused while hovered or focused.
  */
-export function Toast({ title, description, action, closeTestId, className, ...props }: ComponentPropsWithRef<typeof ToastPrimitive.Root> & { title: ReactNode; description?: ReactNode; action?: { altText: string; node: ReactNode }; closeTestId?: string }) {
+export function Toast({
+  title,
+  description,
+  action,
+  closeTestId,
+  className,
+  ...props
+}: ComponentPropsWithRef<typeof ToastPrimitive.Root> & {
+  title: ReactNode;
+  description?: ReactNode;
+  action?: { altText: string; node: ReactNode };
+  closeTestId?: string;
+}) {
   return (
-    <ToastPrimitive.Root className={cn('grid grid-cols-[1fr_auto] items-start gap-x-3 gap-y-1 rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-800 dark:bg-zinc-900', className)} {...props}>
+    <ToastPrimitive.Root
+      className={cn(
+        'grid grid-cols-[1fr_auto] items-start gap-x-3 gap-y-1 rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-800 dark:bg-zinc-900',
+        className,
+      )}
+      {...props}
+    >
       <ToastPrimitive.Title className="col-start-1 font-medium">{title}</ToastPrimitive.Title>
-      {description ? <ToastPrimitive.Description className="col-start-1 text-zinc-600 dark:text-zinc-400">{description}</ToastPrimitive.Description> : null}
-      {action ? <ToastPrimitive.Action altText={action.altText} asChild>{action.node}</ToastPrimitive.Action> : null}
+      {description ? (
+        <ToastPrimitive.Description className="col-start-1 text-zinc-600 dark:text-zinc-400">
+          {description}
+        </ToastPrimitive.Description>
+      ) : null}
+      {action ? (
+        <ToastPrimitive.Action altText={action.altText} asChild>
+          {action.node}
+        </ToastPrimitive.Action>
+      ) : null}
       {/* Last in reading and Tab order (after what the toast says and offers), drawn top-right. */}
-      <ToastPrimitive.Close aria-label="Dismiss" data-testid={closeTestId} className={cn('col-start-2 row-span-3 row-start-1 rounded px-1 text-zinc-600 dark:text-zinc-400', FOCUS_RING)}>
+      <ToastPrimitive.Close
+        aria-label="Dismiss"
+        data-testid={closeTestId}
+        className={cn('col-start-2 row-span-3 row-start-1 rounded px-1 text-zinc-600 dark:text-zinc-400', FOCUS_RING)}
+      >
         <span aria-hidden="true">✕</span>
       </ToastPrimitive.Close>
     </ToastPrimitive.Root>

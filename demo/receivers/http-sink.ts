@@ -39,7 +39,12 @@ const TOLERANCE_S = 5 * 60;
  * HMAC-SHA256 over `id.timestamp.body` with the base64 key after `whsec_`, any `v1,` signature of
  * the space-separated list matching, and a timestamp within five minutes.
  */
-export function verifyStandardWebhook(secret: string, headers: Record<string, string>, body: string, now = Date.now()): boolean {
+export function verifyStandardWebhook(
+  secret: string,
+  headers: Record<string, string>,
+  body: string,
+  now = Date.now(),
+): boolean {
   const id = headers['webhook-id'];
   const timestamp = headers['webhook-timestamp'];
   const signatures = headers['webhook-signature'];
@@ -104,7 +109,12 @@ export async function startHttpSink(
         response.end();
         return;
       }
-      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]));
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join(', ') : (value ?? ''),
+        ]),
+      );
       const secret = secrets.get(path);
       const fault = faults.get(path)?.shift();
       const status = fault && 'status' in fault ? fault.status : 200;

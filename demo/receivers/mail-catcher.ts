@@ -30,7 +30,9 @@ export type MailCatcher = {
 
 const addresses = (value: unknown): string[] => {
   const list = Array.isArray(value) ? value : value ? [value] : [];
-  return list.flatMap((entry: { value?: { address?: string }[] }) => (entry.value ?? []).map((item) => item.address ?? '')).filter(Boolean);
+  return list
+    .flatMap((entry: { value?: { address?: string }[] }) => (entry.value ?? []).map((item) => item.address ?? ''))
+    .filter(Boolean);
 };
 
 /** A local SMTP server for the demo and tests (no TLS, no auth): keeps every message it is given, parsed. */
@@ -52,7 +54,12 @@ export async function startMailCatcher(options: { port?: number; keep?: number }
             callback(error);
             return;
           }
-          const references = parsed.references === undefined ? [] : Array.isArray(parsed.references) ? parsed.references : [parsed.references];
+          const references =
+            parsed.references === undefined
+              ? []
+              : Array.isArray(parsed.references)
+                ? parsed.references
+                : [parsed.references];
           mails.push({
             envelopeTo: session.envelope.rcptTo.map((rcpt) => rcpt.address),
             from: addresses(parsed.from)[0] ?? '',
@@ -63,7 +70,12 @@ export async function startMailCatcher(options: { port?: number; keep?: number }
             messageId: parsed.messageId ?? '',
             inReplyTo: parsed.inReplyTo,
             references,
-            headers: Object.fromEntries([...parsed.headers].map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)])),
+            headers: Object.fromEntries(
+              [...parsed.headers].map(([name, value]) => [
+                name,
+                typeof value === 'string' ? value : JSON.stringify(value),
+              ]),
+            ),
             receivedAt: new Date().toISOString(),
           });
           if (mails.length > keep) mails.splice(0, mails.length - keep);

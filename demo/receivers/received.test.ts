@@ -37,16 +37,45 @@ const webhook = request({
 });
 const slack = request({
   path: '/slack',
-  body: JSON.stringify({ blocks: [{ type: 'header', text: { text: 'Waiting for a decision: Hold stock' } }, { type: 'actions', elements: [{ type: 'button', url: LINK }] }] }),
+  body: JSON.stringify({
+    blocks: [
+      { type: 'header', text: { text: 'Waiting for a decision: Hold stock' } },
+      { type: 'actions', elements: [{ type: 'button', url: LINK }] },
+    ],
+  }),
   receivedAt: '2026-01-01T00:00:01.000Z',
 });
 
 describe('receivedView', () => {
   it('sorts what arrived into webhooks, Slack messages, emails and other requests', () => {
     const view = receivedView([webhook, slack, request({ path: '/x', body: 'hello' })], [mail({})]);
-    expect(view.webhooks).toEqual([{ receivedAt: webhook.receivedAt, path: '/webhook', event: 'proposal.waiting', webhookId: 'msg_1', signature: 'valid', url: LINK, body: webhook.body }]);
-    expect(view.slack).toEqual([{ receivedAt: slack.receivedAt, path: '/slack', header: 'Waiting for a decision: Hold stock', reviewUrl: LINK, body: slack.body }]);
-    expect(view.emails).toMatchObject([{ to: ['ops@acme.test', 'alice@acme.test'], subject: '[Countersign] Hold stock proposed by bot (prp_1)', link: LINK }]);
+    expect(view.webhooks).toEqual([
+      {
+        receivedAt: webhook.receivedAt,
+        path: '/webhook',
+        event: 'proposal.waiting',
+        webhookId: 'msg_1',
+        signature: 'valid',
+        url: LINK,
+        body: webhook.body,
+      },
+    ]);
+    expect(view.slack).toEqual([
+      {
+        receivedAt: slack.receivedAt,
+        path: '/slack',
+        header: 'Waiting for a decision: Hold stock',
+        reviewUrl: LINK,
+        body: slack.body,
+      },
+    ]);
+    expect(view.emails).toMatchObject([
+      {
+        to: ['ops@acme.test', 'alice@acme.test'],
+        subject: '[Countersign] Hold stock proposed by bot (prp_1)',
+        link: LINK,
+      },
+    ]);
     expect(view.other).toEqual([{ receivedAt: '2026-01-01T00:00:00.000Z', path: '/x', bytes: 5 }]);
   });
 
@@ -63,7 +92,10 @@ describe('renderReceivedPage', () => {
       body: JSON.stringify({ type: '<script>alert(1)</script>', data: { url: 'javascript:alert(1)' } }),
       signature: 'invalid',
     });
-    const html = renderReceivedPage(receivedView([webhook, forged], [mail({ subject: '"><img src=x>' })]), { appUrl: 'http://localhost:3000', smtpUrl: 'smtp://127.0.0.1:4025' });
+    const html = renderReceivedPage(receivedView([webhook, forged], [mail({ subject: '"><img src=x>' })]), {
+      appUrl: 'http://localhost:3000',
+      smtpUrl: 'smtp://127.0.0.1:4025',
+    });
     expect(html).toContain(`<a href="${LINK}">${LINK}</a>`);
     expect(html).toContain('<td>javascript:alert(1)</td>');
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');

@@ -8,14 +8,23 @@ import type { CaughtMail } from './mail-catcher';
  * Everything here arrived over the network and is shown as text.
  */
 export type ReceivedView = {
-  webhooks: { receivedAt: string; path: string; event: string; webhookId: string; signature: SinkRequest['signature']; url: string; body: string }[];
+  webhooks: {
+    receivedAt: string;
+    path: string;
+    event: string;
+    webhookId: string;
+    signature: SinkRequest['signature'];
+    url: string;
+    body: string;
+  }[];
   slack: { receivedAt: string; path: string; header: string; reviewUrl: string; body: string }[];
   emails: { receivedAt: string; to: string[]; subject: string; link: string; text: string; html: string }[];
   /** POSTs that are neither (a person pointing something else at the sink). */
   other: { receivedAt: string; path: string; bytes: number }[];
 };
 
-const newestFirst = <T extends { receivedAt: string }>(items: T[]) => [...items].sort((a, b) => b.receivedAt.localeCompare(a.receivedAt));
+const newestFirst = <T extends { receivedAt: string }>(items: T[]) =>
+  [...items].sort((a, b) => b.receivedAt.localeCompare(a.receivedAt));
 
 function parseJson(body: string): unknown {
   try {
@@ -45,7 +54,9 @@ export function receivedView(requests: SinkRequest[], mails: CaughtMail[]): Rece
       });
     } else if (json && Array.isArray(json.blocks)) {
       const blocks = json.blocks as SlackBlock[];
-      const button = blocks.flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : [])).find((element) => element.type === 'button');
+      const button = blocks
+        .flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []))
+        .find((element) => element.type === 'button');
       view.slack.push({
         receivedAt: request.receivedAt,
         path: request.path,
@@ -65,7 +76,12 @@ export function receivedView(requests: SinkRequest[], mails: CaughtMail[]): Rece
     text: mail.text,
     html: mail.html,
   }));
-  return { webhooks: newestFirst(view.webhooks), slack: newestFirst(view.slack), emails: newestFirst(view.emails), other: newestFirst(view.other) };
+  return {
+    webhooks: newestFirst(view.webhooks),
+    slack: newestFirst(view.slack),
+    emails: newestFirst(view.emails),
+    other: newestFirst(view.other),
+  };
 }
 
 /** A link is clickable only when it points into the dashboard; anything else stays text. */
@@ -90,9 +106,16 @@ export function renderReceivedPage(view: ReceivedView, options: { appUrl: string
     (hook) =>
       `<tr>${cell(hook.receivedAt)}${cell(hook.event)}${cell(hook.webhookId)}<td class="${hook.signature}">signature ${escapeHtml(hook.signature)}</td>${linkCell(hook.url, appOrigin)}</tr>`,
   );
-  const slack = view.slack.map((message) => `<tr>${cell(message.receivedAt)}${cell(message.header)}${linkCell(message.reviewUrl, appOrigin)}</tr>`);
-  const emails = view.emails.map((mail) => `<tr>${cell(mail.receivedAt)}${cell(mail.to.join(', '))}${cell(mail.subject)}${linkCell(mail.link, appOrigin)}</tr>`);
-  const other = view.other.map((request) => `<tr>${cell(request.receivedAt)}${cell(request.path)}${cell(`${request.bytes} bytes`)}</tr>`);
+  const slack = view.slack.map(
+    (message) => `<tr>${cell(message.receivedAt)}${cell(message.header)}${linkCell(message.reviewUrl, appOrigin)}</tr>`,
+  );
+  const emails = view.emails.map(
+    (mail) =>
+      `<tr>${cell(mail.receivedAt)}${cell(mail.to.join(', '))}${cell(mail.subject)}${linkCell(mail.link, appOrigin)}</tr>`,
+  );
+  const other = view.other.map(
+    (request) => `<tr>${cell(request.receivedAt)}${cell(request.path)}${cell(`${request.bytes} bytes`)}</tr>`,
+  );
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -1,6 +1,6 @@
 import { PAGE_HEADERS } from '@/demo/systems/page';
-import { startHttpSink, type HttpSink } from './http-sink';
-import { startMailCatcher, type MailCatcher } from './mail-catcher';
+import { type HttpSink, startHttpSink } from './http-sink';
+import { type MailCatcher, startMailCatcher } from './mail-catcher';
 import { receivedView, renderReceivedPage } from './received';
 
 export type DemoReceivers = {
@@ -15,7 +15,11 @@ export type DemoReceivers = {
  * The demo's notification receivers on this machine: a mail catcher (SMTP) and an HTTP sink for
  * the webhook and Slack channels, whose `GET /` shows a newcomer what arrived in all three.
  */
-export async function startDemoReceivers(options: { sinkPort: number; mailPort: number; appUrl: string }): Promise<DemoReceivers> {
+export async function startDemoReceivers(options: {
+  sinkPort: number;
+  mailPort: number;
+  appUrl: string;
+}): Promise<DemoReceivers> {
   const mail = await startMailCatcher({ port: options.mailPort });
   const view = () => receivedView(sink.received(), mail.received());
   let sink: HttpSink;
@@ -28,7 +32,11 @@ export async function startDemoReceivers(options: { sinkPort: number; mailPort: 
           body: renderReceivedPage(view(), { appUrl: options.appUrl, smtpUrl: mail.url }),
           headers: PAGE_HEADERS,
         }),
-        '/received.json': () => ({ contentType: 'application/json', body: JSON.stringify(view()), headers: { 'Cache-Control': 'no-store' } }),
+        '/received.json': () => ({
+          contentType: 'application/json',
+          body: JSON.stringify(view()),
+          headers: { 'Cache-Control': 'no-store' },
+        }),
       },
     });
   } catch (error) {

@@ -7,7 +7,10 @@ import { TEST_CREDENTIALS } from './testing';
 /** The parts of access control that loopback HTTP tests cannot reach: peers from elsewhere. */
 
 const request = (remoteAddress: string | undefined, authorization?: string) =>
-  ({ headers: authorization === undefined ? {} : { authorization }, socket: { remoteAddress } }) as unknown as IncomingMessage;
+  ({
+    headers: authorization === undefined ? {} : { authorization },
+    socket: { remoteAddress },
+  }) as unknown as IncomingMessage;
 
 const statusOf = (action: () => void): number | 'allowed' => {
   try {
@@ -65,7 +68,15 @@ describe('scope credentials', () => {
 
   it('writes need the scope credential even on loopback', () => {
     expect(statusOf(() => requireScope(request('127.0.0.1'), TEST_CREDENTIALS, 'payments'))).toBe(401);
-    expect(statusOf(() => requireScope(request('127.0.0.1', `Bearer ${TEST_CREDENTIALS.inventory}`), TEST_CREDENTIALS, 'payments'))).toBe(403);
-    expect(statusOf(() => requireScope(request('127.0.0.1', `Bearer ${TEST_CREDENTIALS.payments}`), TEST_CREDENTIALS, 'payments'))).toBe('allowed');
+    expect(
+      statusOf(() =>
+        requireScope(request('127.0.0.1', `Bearer ${TEST_CREDENTIALS.inventory}`), TEST_CREDENTIALS, 'payments'),
+      ),
+    ).toBe(403);
+    expect(
+      statusOf(() =>
+        requireScope(request('127.0.0.1', `Bearer ${TEST_CREDENTIALS.payments}`), TEST_CREDENTIALS, 'payments'),
+      ),
+    ).toBe('allowed');
   });
 });

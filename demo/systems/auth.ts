@@ -14,7 +14,8 @@ export function assertCredentials(credentials: ScopeCredentials): void {
       throw new Error(`The ${scope} credential must be at least 16 characters.`);
     }
   }
-  if (credentials.payments === credentials.inventory) throw new Error('The payments and inventory credentials must differ.');
+  if (credentials.payments === credentials.inventory)
+    throw new Error('The payments and inventory credentials must differ.');
 }
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();

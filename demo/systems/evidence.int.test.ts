@@ -1,12 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { startSystemsOfRecord } from './server';
-import { call, TEST_CREDENTIALS, type ErrorBody, setupTestService } from './testing';
+import { call, type ErrorBody, setupTestService, TEST_CREDENTIALS } from './testing';
 
 /** `POST /__evidence` (test mode only): evidence records added from outside, kept until /__reset. */
 
 const service = setupTestService();
 
-const record = (overrides: Record<string, unknown> = {}) => ({ id: 'ticket_added_1', tenant: 'acme', kind: 'support_ticket', text: 'Please refund.', ...overrides });
+const record = (overrides: Record<string, unknown> = {}) => ({
+  id: 'ticket_added_1',
+  tenant: 'acme',
+  kind: 'support_ticket',
+  text: 'Please refund.',
+  ...overrides,
+});
 
 const add = (body: unknown) => call<ErrorBody>(service.url, 'POST', '/__evidence', { body });
 
@@ -80,7 +86,12 @@ describe('POST /__evidence', () => {
   it.each([
     ['not JSON', { raw: '{"id":', contentType: 'application/json' }, 400, 'invalid_json'],
     ['not sent as JSON', { raw: JSON.stringify(record()), contentType: 'text/plain' }, 415, 'unsupported_media_type'],
-    ['larger than the evidence body limit', { raw: JSON.stringify(record({ text: 'a'.repeat(130_000) })) }, 413, 'too_large'],
+    [
+      'larger than the evidence body limit',
+      { raw: JSON.stringify(record({ text: 'a'.repeat(130_000) })) },
+      413,
+      'too_large',
+    ],
   ])('refuses a body %s and adds nothing', async (_name, options, status, code) => {
     const reply = await call<ErrorBody>(service.url, 'POST', '/__evidence', options);
     expect(reply.status).toBe(status);

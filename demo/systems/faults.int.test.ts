@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { startSystemsOfRecord } from './server';
-import { call, holdBody, refundBody, TEST_CREDENTIALS, type ErrorBody, setupTestService } from './testing';
+import { call, type ErrorBody, holdBody, refundBody, setupTestService, TEST_CREDENTIALS } from './testing';
 
 /** Fault injection (test mode only) and /__reset, over real HTTP. */
 
@@ -8,8 +8,22 @@ const { payments: PAYMENTS, inventory: INVENTORY } = TEST_CREDENTIALS;
 const service = setupTestService();
 
 const TARGETS = [
-  { target: 'refunds', auth: PAYMENTS, body: refundBody({ idempotencyKey: 'fault-key' }), resourceField: 'orderId', resource: 'ord_1842', read: '/orders/ord_1842' },
-  { target: 'holds', auth: INVENTORY, body: holdBody({ idempotencyKey: 'fault-key' }), resourceField: 'sku', resource: 'filter-blue', read: '/skus/filter-blue' },
+  {
+    target: 'refunds',
+    auth: PAYMENTS,
+    body: refundBody({ idempotencyKey: 'fault-key' }),
+    resourceField: 'orderId',
+    resource: 'ord_1842',
+    read: '/orders/ord_1842',
+  },
+  {
+    target: 'holds',
+    auth: INVENTORY,
+    body: holdBody({ idempotencyKey: 'fault-key' }),
+    resourceField: 'sku',
+    resource: 'filter-blue',
+    read: '/skus/filter-blue',
+  },
 ] as const;
 
 type Target = (typeof TARGETS)[number];
@@ -20,9 +34,11 @@ const queue = async (target: string, mode: string, times?: number) => {
   return reply;
 };
 
-const write = (spec: Target, signal?: AbortSignal) => call(service.url, 'POST', `/${spec.target}`, { auth: spec.auth, body: spec.body, signal });
+const write = (spec: Target, signal?: AbortSignal) =>
+  call(service.url, 'POST', `/${spec.target}`, { auth: spec.auth, body: spec.body, signal });
 
-const lookup = (spec: Target) => call(service.url, 'GET', `/${spec.target}?idempotencyKey=fault-key`, { auth: spec.auth });
+const lookup = (spec: Target) =>
+  call(service.url, 'GET', `/${spec.target}?idempotencyKey=fault-key`, { auth: spec.auth });
 
 /** How many records the read shows (refunds of the order, holds of the SKU). */
 async function effects(spec: Target): Promise<number> {
@@ -123,7 +139,9 @@ describe('fault bookkeeping', () => {
   it('a refused request (auth, validation) does not consume a fault', async () => {
     await queue('refunds', 'error_500');
     expect((await call(service.url, 'POST', '/refunds', { body: refundBody() })).status).toBe(401);
-    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: '1' }) })).status).toBe(400);
+    expect(
+      (await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: '1' }) })).status,
+    ).toBe(400);
     expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() })).status).toBe(500);
   });
 
@@ -152,7 +170,14 @@ describe('fault bookkeeping', () => {
   });
 
   it('POST /__reset restores the seeded world and drops queued faults', async () => {
-    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ orderId: 'ord_1843', currency: 'EUR' }) })).status).toBe(201);
+    expect(
+      (
+        await call(service.url, 'POST', '/refunds', {
+          auth: PAYMENTS,
+          body: refundBody({ orderId: 'ord_1843', currency: 'EUR' }),
+        })
+      ).status,
+    ).toBe(201);
     expect((await call(service.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
     await queue('refunds', 'error_500');
 
@@ -162,9 +187,18 @@ describe('fault bookkeeping', () => {
       refunds: [{ id: 're_seed_ord_1843', amountMinor: 2000 }],
     });
     expect((await call(service.url, 'GET', '/skus/filter-blue')).json).toMatchObject({ holds: [] });
-    expect((await call(service.url, 'GET', '/refunds?idempotencyKey=refund-key-1', { auth: PAYMENTS })).status).toBe(404);
+    expect((await call(service.url, 'GET', '/refunds?idempotencyKey=refund-key-1', { auth: PAYMENTS })).status).toBe(
+      404,
+    );
     expect((await call(service.url, 'GET', '/__faults')).json).toStrictEqual({ pending: { refunds: [], holds: [] } });
-    expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ orderId: 'ord_1843', currency: 'EUR' }) })).status).toBe(201);
+    expect(
+      (
+        await call(service.url, 'POST', '/refunds', {
+          auth: PAYMENTS,
+          body: refundBody({ orderId: 'ord_1843', currency: 'EUR' }),
+        })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -194,8 +228,12 @@ describe('close()', () => {
     await call(own.url, 'POST', '/__faults', { body: { target: 'refunds', mode: 'timeout_before_commit' } });
     await call(own.url, 'POST', '/__faults', { body: { target: 'holds', mode: 'timeout_after_commit' } });
     // No client timeout: only the server closing can end these requests.
-    const hungRefund = call(own.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() }).catch((error: unknown) => error);
-    const hungHold = call(own.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() }).catch((error: unknown) => error);
+    const hungRefund = call(own.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() }).catch(
+      (error: unknown) => error,
+    );
+    const hungHold = call(own.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() }).catch(
+      (error: unknown) => error,
+    );
     await vi.waitFor(async () => {
       expect((await call(own.url, 'GET', '/__faults')).json).toStrictEqual({ pending: { refunds: [], holds: [] } });
     });

@@ -21,7 +21,13 @@ export const notFound = (what = 'record') => new HttpError(404, 'not_found', `No
 const COMMON_HEADERS = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
 
 /** Sends a complete response with the headers every answer carries. */
-export function send(response: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+export function send(
+  response: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent || response.destroyed) return;
   const bytes = Buffer.from(body, 'utf8');
   response.writeHead(status, {
@@ -33,7 +39,12 @@ export function send(response: ServerResponse, status: number, contentType: stri
   response.end(bytes);
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   send(response, status, 'application/json; charset=utf-8', JSON.stringify(body), headers);
 }
 
@@ -52,7 +63,8 @@ export async function readJsonBody(request: IncomingMessage, limit = BODY_LIMIT_
     throw new HttpError(415, 'unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
   }
   // The rest of the body stays unread: the connection closes after the answer.
-  const tooLarge = () => new HttpError(413, 'too_large', `The body is larger than ${limit} bytes.`, { Connection: 'close' });
+  const tooLarge = () =>
+    new HttpError(413, 'too_large', `The body is larger than ${limit} bytes.`, { Connection: 'close' });
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
   const bytes = await readBytes(request, limit).catch((error: unknown) => {

@@ -1,21 +1,45 @@
 import { newId } from '@/lib/ids';
 import type { HoldRequest, RefundRequest } from './schemas';
-import { demoCatalog, SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_SKUS, seededLedgers, type Catalog, type Evidence, type Hold, type Ledgers, type Order, type Refund, type Sku } from './world';
+import {
+  type Catalog,
+  demoCatalog,
+  type Evidence,
+  type Hold,
+  type Ledgers,
+  type Order,
+  type Refund,
+  SEEDED_EVIDENCE,
+  SEEDED_ORDERS,
+  SEEDED_SKUS,
+  type Sku,
+  seededLedgers,
+} from './world';
 
 /** What the reads return (docs/design.md §13). */
 export type OrderView = Order & {
   refundedMinor: number;
   refunds: { id: string; amountMinor: number; idempotencyKey: string; createdAt: string }[];
 };
-export type SkuView = Sku & { holds: { id: string; quantity: number; warehouse: string; idempotencyKey: string; createdAt: string }[] };
+export type SkuView = Sku & {
+  holds: { id: string; quantity: number; warehouse: string; idempotencyKey: string; createdAt: string }[];
+};
 
 export type Refusal = { status: 409 | 422; code: string; message: string };
 export type WriteResult<T> = { outcome: 'created' | 'replayed'; record: T } | ({ outcome: 'refused' } & Refusal);
 
-const refuse = (status: 409 | 422, code: string, message: string): { outcome: 'refused' } & Refusal => ({ outcome: 'refused', status, code, message });
+const refuse = (status: 409 | 422, code: string, message: string): { outcome: 'refused' } & Refusal => ({
+  outcome: 'refused',
+  status,
+  code,
+  message,
+});
 
 const conflict = () =>
-  refuse(409, 'idempotency_conflict', 'This idempotency key was already used for a different request; nothing was changed.');
+  refuse(
+    409,
+    'idempotency_conflict',
+    'This idempotency key was already used for a different request; nothing was changed.',
+  );
 
 const copyLedgers = (ledgers: Ledgers): Ledgers => ({
   refunds: ledgers.refunds.map((refund) => ({ ...refund })),
@@ -62,7 +86,12 @@ export class Ledger {
   }
 
   /** The seeded records, then any other catalog record with ledger entries (the bench world stays off the page). */
-  private listed<T>(seeded: readonly T[], idOf: (record: T) => string, catalog: ReadonlyMap<string, T>, used: Map<string, unknown[]>): T[] {
+  private listed<T>(
+    seeded: readonly T[],
+    idOf: (record: T) => string,
+    catalog: ReadonlyMap<string, T>,
+    used: Map<string, unknown[]>,
+  ): T[] {
     const seen = new Set(seeded.map(idOf));
     const others = [...used.keys()].filter((id) => !seen.has(id)).flatMap((id) => catalog.get(id) ?? []);
     return [...seeded, ...others];
@@ -79,7 +108,9 @@ export class Ledger {
   }
 
   orders(): OrderView[] {
-    return this.listed(SEEDED_ORDERS, (order) => order.id, this.catalog.orders, this.refundsByOrder).map((order) => this.orderView(order));
+    return this.listed(SEEDED_ORDERS, (order) => order.id, this.catalog.orders, this.refundsByOrder).map((order) =>
+      this.orderView(order),
+    );
   }
 
   order(id: string): OrderView | undefined {
@@ -88,7 +119,9 @@ export class Ledger {
   }
 
   skus(): SkuView[] {
-    return this.listed(SEEDED_SKUS, (sku) => sku.sku, this.catalog.skus, this.holdsBySku).map((sku) => this.skuView(sku));
+    return this.listed(SEEDED_SKUS, (sku) => sku.sku, this.catalog.skus, this.holdsBySku).map((sku) =>
+      this.skuView(sku),
+    );
   }
 
   sku(id: string): SkuView | undefined {
@@ -140,17 +173,28 @@ export class Ledger {
   refund(request: RefundRequest, now = new Date()): WriteResult<Refund> {
     const previous = this.refundsByKey.get(request.idempotencyKey);
     if (previous) {
-      const same = previous.orderId === request.orderId && previous.amountMinor === request.amountMinor && previous.currency === request.currency;
+      const same =
+        previous.orderId === request.orderId &&
+        previous.amountMinor === request.amountMinor &&
+        previous.currency === request.currency;
       return same ? { outcome: 'replayed', record: { ...previous } } : conflict();
     }
     const order = this.order(request.orderId);
     if (!order) return refuse(422, 'unknown_order', 'No order with that id.');
     if (order.currency !== request.currency) {
-      return refuse(422, 'currency_mismatch', `The order is in ${order.currency}; the refund must be in the same currency.`);
+      return refuse(
+        422,
+        'currency_mismatch',
+        `The order is in ${order.currency}; the refund must be in the same currency.`,
+      );
     }
     const refundable = order.chargedMinor - order.refundedMinor;
     if (request.amountMinor > refundable) {
-      return refuse(422, 'exceeds_refundable_balance', `The refundable balance of this order is ${refundable} minor units.`);
+      return refuse(
+        422,
+        'exceeds_refundable_balance',
+        `The refundable balance of this order is ${refundable} minor units.`,
+      );
     }
     const refund: Refund = { id: newId('re'), ...request, createdAt: now.toISOString() };
     this.ledgers.refunds.push(refund);
@@ -162,7 +206,10 @@ export class Ledger {
   hold(request: HoldRequest, now = new Date()): WriteResult<Hold> {
     const previous = this.holdsByKey.get(request.idempotencyKey);
     if (previous) {
-      const same = previous.sku === request.sku && previous.quantity === request.quantity && previous.warehouse === request.warehouse;
+      const same =
+        previous.sku === request.sku &&
+        previous.quantity === request.quantity &&
+        previous.warehouse === request.warehouse;
       return same ? { outcome: 'replayed', record: { ...previous } } : conflict();
     }
     const sku = this.catalog.skus.get(request.sku);
@@ -185,12 +232,26 @@ export class Ledger {
     return {
       ...order,
       refundedMinor: refunds.reduce((sum, refund) => sum + refund.amountMinor, 0),
-      refunds: refunds.map(({ id, amountMinor, idempotencyKey, createdAt }) => ({ id, amountMinor, idempotencyKey, createdAt })),
+      refunds: refunds.map(({ id, amountMinor, idempotencyKey, createdAt }) => ({
+        id,
+        amountMinor,
+        idempotencyKey,
+        createdAt,
+      })),
     };
   }
 
   private skuView(sku: Readonly<Sku>): SkuView {
     const holds = this.holdsBySku.get(sku.sku) ?? [];
-    return { ...sku, holds: holds.map(({ id, quantity, warehouse, idempotencyKey, createdAt }) => ({ id, quantity, warehouse, idempotencyKey, createdAt })) };
+    return {
+      ...sku,
+      holds: holds.map(({ id, quantity, warehouse, idempotencyKey, createdAt }) => ({
+        id,
+        quantity,
+        warehouse,
+        idempotencyKey,
+        createdAt,
+      })),
+    };
   }
 }

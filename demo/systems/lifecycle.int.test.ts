@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,7 +29,11 @@ describe('data file', () => {
     expect([refund.status, hold.status]).toEqual([201, 201]);
     await first.close();
 
-    const stored = JSON.parse(fs.readFileSync(dataFile, 'utf8')) as { version: number; refunds: unknown[]; holds: unknown[] };
+    const stored = JSON.parse(fs.readFileSync(dataFile, 'utf8')) as {
+      version: number;
+      refunds: unknown[];
+      holds: unknown[];
+    };
     expect(stored.version).toBe(1);
     expect(stored.refunds).toContainEqual(refund.json);
     expect(stored.holds).toStrictEqual([hold.json]);
@@ -38,15 +42,24 @@ describe('data file', () => {
 
     const second = await startSystemsOfRecord({ port: 0, credentials: TEST_CREDENTIALS, dataFile });
     try {
-      expect((await call(second.url, 'GET', '/orders/ord_1842')).json).toMatchObject({ refundedMinor: 1000, refunds: [{ id: refund.json.id }] });
+      expect((await call(second.url, 'GET', '/orders/ord_1842')).json).toMatchObject({
+        refundedMinor: 1000,
+        refunds: [{ id: refund.json.id }],
+      });
       expect((await call(second.url, 'GET', '/orders/ord_1843')).json).toMatchObject({ refundedMinor: 2000 });
-      expect((await call(second.url, 'GET', '/skus/filter-blue')).json).toMatchObject({ holds: [{ id: hold.json.id }] });
-      expect((await call(second.url, 'GET', '/refunds?idempotencyKey=refund-key-1', { auth: PAYMENTS })).json).toStrictEqual(refund.json);
+      expect((await call(second.url, 'GET', '/skus/filter-blue')).json).toMatchObject({
+        holds: [{ id: hold.json.id }],
+      });
+      expect(
+        (await call(second.url, 'GET', '/refunds?idempotencyKey=refund-key-1', { auth: PAYMENTS })).json,
+      ).toStrictEqual(refund.json);
       // Idempotency survives the restart: the same key and body replay, a different body conflicts.
       const replay = await call(second.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() });
       expect(replay.status).toBe(200);
       expect(replay.json).toStrictEqual(refund.json);
-      expect((await call(second.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody({ quantity: 1 }) })).status).toBe(409);
+      expect(
+        (await call(second.url, 'POST', '/holds', { auth: INVENTORY, body: holdBody({ quantity: 1 }) })).status,
+      ).toBe(409);
     } finally {
       await second.close();
     }
@@ -58,7 +71,10 @@ describe('data file', () => {
     try {
       expect((await call(service.url, 'GET', '/orders/ord_1843')).json).toMatchObject({ refundedMinor: 2000 });
       expect(fs.existsSync(dataFile)).toBe(false);
-      expect((await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: 9999 }) })).status).toBe(422);
+      expect(
+        (await call(service.url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody({ amountMinor: 9999 }) }))
+          .status,
+      ).toBe(422);
       expect(fs.existsSync(dataFile)).toBe(false);
     } finally {
       await service.close();
@@ -83,11 +99,20 @@ describe('data file', () => {
   it.each([
     ['not JSON', '{"version": 1,'],
     ['another shape', JSON.stringify({ version: 2, refunds: [], holds: [] })],
-    ['a float amount', JSON.stringify({ version: 1, refunds: [{ ...refundBody(), amountMinor: 1.5, id: 're_x', createdAt: '2025-01-01T00:00:00.000Z' }], holds: [] })],
+    [
+      'a float amount',
+      JSON.stringify({
+        version: 1,
+        refunds: [{ ...refundBody(), amountMinor: 1.5, id: 're_x', createdAt: '2025-01-01T00:00:00.000Z' }],
+        holds: [],
+      }),
+    ],
   ])('refuses to start on a data file that is %s (and leaves it alone)', async (name, content) => {
     const dataFile = path.join(directory, `broken-${name.replace(/\W+/g, '-')}.json`);
     fs.writeFileSync(dataFile, content);
-    await expect(startSystemsOfRecord({ port: 0, credentials: TEST_CREDENTIALS, dataFile })).rejects.toBeInstanceOf(DataFileError);
+    await expect(startSystemsOfRecord({ port: 0, credentials: TEST_CREDENTIALS, dataFile })).rejects.toBeInstanceOf(
+      DataFileError,
+    );
     expect(fs.readFileSync(dataFile, 'utf8')).toBe(content);
   });
 });
@@ -95,7 +120,11 @@ describe('data file', () => {
 describe('scripts/systems.ts', () => {
   const script = path.resolve('scripts/systems.ts');
 
-  function start(args: string[]): { child: ChildProcessWithoutNullStreams; output: () => string; exit: Promise<number | null> } {
+  function start(args: string[]): {
+    child: ChildProcessWithoutNullStreams;
+    output: () => string;
+    exit: Promise<number | null>;
+  } {
     const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: 'pipe' });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -106,38 +135,43 @@ describe('scripts/systems.ts', () => {
 
   const credentials = ['--payments-credential', PAYMENTS, '--inventory-credential', INVENTORY];
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('prints its URL, serves, and exits 0 on %s even with a hung connection', async (signal) => {
-    const dataFile = path.join(directory, `script-${signal}.json`);
-    const run = start([...credentials, '--test-mode', '--port', '0', '--data-file', dataFile]);
-    try {
-      const url = await vi.waitFor(
-        () => {
-          const match = /listening on (http:\/\/127\.0\.0\.1:\d+) \(test mode\)/.exec(run.output());
-          if (!match?.[1]) throw new Error(`no URL yet: ${run.output()}`);
-          return match[1];
-        },
-        { timeout: 20_000, interval: 50 },
-      );
-      expect((await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
-      expect(fs.existsSync(dataFile)).toBe(true);
-      await call(url, 'POST', '/__faults', { body: { target: 'refunds', mode: 'timeout_after_commit' } });
-      const hung = call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() }).catch((error: unknown) => error);
-      await vi.waitFor(async () => {
-        expect((await call(url, 'GET', '/__faults')).json).toMatchObject({ pending: { refunds: [] } });
-      });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'prints its URL, serves, and exits 0 on %s even with a hung connection',
+    async (signal) => {
+      const dataFile = path.join(directory, `script-${signal}.json`);
+      const run = start([...credentials, '--test-mode', '--port', '0', '--data-file', dataFile]);
+      try {
+        const url = await vi.waitFor(
+          () => {
+            const match = /listening on (http:\/\/127\.0\.0\.1:\d+) \(test mode\)/.exec(run.output());
+            if (!match?.[1]) throw new Error(`no URL yet: ${run.output()}`);
+            return match[1];
+          },
+          { timeout: 20_000, interval: 50 },
+        );
+        expect((await call(url, 'POST', '/holds', { auth: INVENTORY, body: holdBody() })).status).toBe(201);
+        expect(fs.existsSync(dataFile)).toBe(true);
+        await call(url, 'POST', '/__faults', { body: { target: 'refunds', mode: 'timeout_after_commit' } });
+        const hung = call(url, 'POST', '/refunds', { auth: PAYMENTS, body: refundBody() }).catch(
+          (error: unknown) => error,
+        );
+        await vi.waitFor(async () => {
+          expect((await call(url, 'GET', '/__faults')).json).toMatchObject({ pending: { refunds: [] } });
+        });
 
-      run.child.kill(signal);
-      expect(await run.exit).toBe(0);
-      expect(await hung).toBeInstanceOf(TypeError);
-      // Request lines are logged; credentials and bodies never are.
-      expect(run.output()).toContain('POST /holds 201');
-      expect(run.output()).not.toContain(PAYMENTS);
-      expect(run.output()).not.toContain(INVENTORY);
-      expect(run.output()).not.toContain('filter-blue');
-    } finally {
-      if (run.child.exitCode === null) run.child.kill('SIGKILL');
-    }
-  });
+        run.child.kill(signal);
+        expect(await run.exit).toBe(0);
+        expect(await hung).toBeInstanceOf(TypeError);
+        // Request lines are logged; credentials and bodies never are.
+        expect(run.output()).toContain('POST /holds 201');
+        expect(run.output()).not.toContain(PAYMENTS);
+        expect(run.output()).not.toContain(INVENTORY);
+        expect(run.output()).not.toContain('filter-blue');
+      } finally {
+        if (run.child.exitCode === null) run.child.kill('SIGKILL');
+      }
+    },
+  );
 
   it.each([
     ['no credentials', ['--port', '0']],

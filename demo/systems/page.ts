@@ -6,7 +6,11 @@ import type { Evidence } from './world';
 export const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 /** The headers every read-only demo page is served with: no scripts, no framing, no referrer. */
-export const PAGE_HEADERS = { 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'no-referrer', 'X-Frame-Options': 'DENY' } as const;
+export const PAGE_HEADERS = {
+  'Content-Security-Policy': PAGE_CSP,
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+} as const;
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -32,7 +36,15 @@ export const head = (names: string[]) => `<tr>${names.map((name) => `<th>${escap
 function ordersTable(orders: OrderView[]): string {
   const rows = orders.flatMap((order) => [
     `<tr class="record">${[order.id, order.tenant, money(order.chargedMinor, order.currency), money(order.refundedMinor, order.currency), money(order.chargedMinor - order.refundedMinor, order.currency)].map(cell).join('')}</tr>`,
-    ...order.refunds.map((refund) => row([`↳ refund ${refund.id}`, refund.idempotencyKey, money(refund.amountMinor, order.currency), refund.createdAt, ''])),
+    ...order.refunds.map((refund) =>
+      row([
+        `↳ refund ${refund.id}`,
+        refund.idempotencyKey,
+        money(refund.amountMinor, order.currency),
+        refund.createdAt,
+        '',
+      ]),
+    ),
   ]);
   return `<table>${head(['order', 'tenant', 'charged', 'refunded', 'refundable'])}${rows.join('')}</table>`;
 }
@@ -40,13 +52,18 @@ function ordersTable(orders: OrderView[]): string {
 function skusTable(skus: SkuView[]): string {
   const rows = skus.flatMap((sku) => [
     `<tr class="record">${[sku.sku, sku.tenant, sku.warehouse, sku.maxHold].map(cell).join('')}</tr>`,
-    ...sku.holds.map((hold) => row([`↳ hold ${hold.id}`, hold.idempotencyKey, hold.warehouse, `${hold.quantity} held at ${hold.createdAt}`])),
+    ...sku.holds.map((hold) =>
+      row([`↳ hold ${hold.id}`, hold.idempotencyKey, hold.warehouse, `${hold.quantity} held at ${hold.createdAt}`]),
+    ),
   ]);
   return `<table>${head(['SKU', 'tenant', 'warehouse', 'max hold'])}${rows.join('')}</table>`;
 }
 
 function evidenceTable(evidence: Evidence[]): string {
-  const rows = evidence.map((item) => `<tr>${cell(item.id)}${cell(item.tenant)}${cell(item.kind)}<td><pre>${escapeHtml(item.text)}</pre></td></tr>`);
+  const rows = evidence.map(
+    (item) =>
+      `<tr>${cell(item.id)}${cell(item.tenant)}${cell(item.kind)}<td><pre>${escapeHtml(item.text)}</pre></td></tr>`,
+  );
   return `<table>${head(['evidence', 'tenant', 'kind', 'text (untrusted, shown as text)'])}${rows.join('')}</table>`;
 }
 
@@ -54,7 +71,12 @@ export const PAGE_STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:2rem;c
 th,td{border:1px solid #d1d5db;padding:.3rem .6rem;text-align:left;vertical-align:top}tr.record{background:#f3f4f6}
 pre{margin:0;white-space:pre-wrap;font:inherit}p{color:#6b7280}`;
 
-export function renderPage(view: { orders: OrderView[]; skus: SkuView[]; evidence: Evidence[]; testMode: boolean }): string {
+export function renderPage(view: {
+  orders: OrderView[];
+  skus: SkuView[];
+  evidence: Evidence[];
+  testMode: boolean;
+}): string {
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -33,7 +33,8 @@ export function loadLedgers(file: string): Ledgers | undefined {
     throw new DataFileError(file, 'is not JSON');
   }
   const parsed = stateFileSchema.safeParse(json);
-  if (!parsed.success) throw new DataFileError(file, `is not a systems-of-record state file (${describeIssues(parsed.error)})`);
+  if (!parsed.success)
+    throw new DataFileError(file, `is not a systems-of-record state file (${describeIssues(parsed.error)})`);
   return { refunds: parsed.data.refunds, holds: parsed.data.holds };
 }
 

@@ -33,7 +33,12 @@ function decodeSegment(segment: string): string {
 }
 
 /** Dispatches one request; throws HttpError for every refusal. */
-export async function route(context: RouteContext, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+export async function route(
+  context: RouteContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+): Promise<void> {
   const segments = url.pathname.split('/').slice(1);
   const [first = '', second] = segments;
   if (segments.length > 2 || (segments.length === 2 && !second)) throw noEndpoint();
@@ -52,7 +57,13 @@ export async function route(context: RouteContext, request: IncomingMessage, res
     case '':
       allow(request.method, ['GET']);
       requireRead(request, context.credentials);
-      return send(response, 200, 'text/html; charset=utf-8', renderPage({ ...readView(context), testMode: context.testMode }), PAGE_HEADERS);
+      return send(
+        response,
+        200,
+        'text/html; charset=utf-8',
+        renderPage({ ...readView(context), testMode: context.testMode }),
+        PAGE_HEADERS,
+      );
     case 'health':
       allow(request.method, ['GET']);
       return sendJson(response, 200, { status: 'ok' });

@@ -27,15 +27,29 @@ export type HoldRequest = z.infer<typeof holdRequestSchema>;
 /** `POST /__evidence` (test mode): one more evidence record, as long as Countersign reads one. */
 export const evidenceRequestSchema = z.strictObject({
   id: idempotencyKeySchema,
-  tenant: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be 1–64 characters of a–z, 0–9, "_" or "-", starting with a letter or digit'),
-  kind: z.string().min(1).max(64).regex(/^[a-z][a-z0-9_]*$/, 'must be 1–64 characters of a–z, 0–9 or "_", starting with a letter'),
+  tenant: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'must be 1–64 characters of a–z, 0–9, "_" or "-", starting with a letter or digit'),
+  kind: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z][a-z0-9_]*$/, 'must be 1–64 characters of a–z, 0–9 or "_", starting with a letter'),
   text: z.string().max(MAX_EVIDENCE_TEXT_CHARS),
 });
 
 export const FAULT_TARGETS = ['refunds', 'holds'] as const;
 export type FaultTarget = (typeof FAULT_TARGETS)[number];
 
-export const FAULT_MODES = ['timeout_after_commit', 'timeout_before_commit', 'malformed', 'wrong_resource', 'error_500'] as const;
+export const FAULT_MODES = [
+  'timeout_after_commit',
+  'timeout_before_commit',
+  'malformed',
+  'wrong_resource',
+  'error_500',
+] as const;
 export type FaultMode = (typeof FAULT_MODES)[number];
 
 export const faultRequestSchema = z.strictObject({

@@ -6,7 +6,7 @@ import { FaultQueue } from './faults';
 import { HttpError, sendError } from './http';
 import { Ledger } from './ledger';
 import { loadLedgers } from './persistence';
-import { route, type RouteContext } from './routes';
+import { type RouteContext, route } from './routes';
 import { demoCatalog, seededLedgers } from './world';
 
 /**
@@ -72,7 +72,12 @@ export async function startSystemsOfRecord(options: SystemsOfRecordOptions): Pro
   };
 }
 
-async function handle(context: RouteContext, request: IncomingMessage, response: ServerResponse, log?: (line: string) => void): Promise<void> {
+async function handle(
+  context: RouteContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  log?: (line: string) => void,
+): Promise<void> {
   const started = performance.now();
   let url: URL;
   try {
@@ -94,6 +99,9 @@ async function handle(context: RouteContext, request: IncomingMessage, response:
     if (request.destroyed || response.destroyed) return;
     // Unknown failures never leak their text (it could quote a body).
     console.error('[systems] unhandled error', error instanceof Error ? error.name : typeof error);
-    sendError(response, new HttpError(500, 'internal_error', 'Something went wrong in the systems of record; nothing was committed.'));
+    sendError(
+      response,
+      new HttpError(500, 'internal_error', 'Something went wrong in the systems of record; nothing was committed.'),
+    );
   }
 }

@@ -3,13 +3,17 @@ import { MAX_EVIDENCE_TEXT_CHARS } from '@/lib/gates/evidence';
 import { HttpError, readJsonBody, sendJson } from './http';
 import { saveLedgers } from './persistence';
 import { evidenceRequestSchema, faultRequestSchema } from './schemas';
-import { parseBody, type WriteContext } from './writes';
 import { seededLedgers } from './world';
+import { parseBody, type WriteContext } from './writes';
 
 /** Test-mode endpoints (404 unless the service was started with testMode). No credential needed. */
 
 /** `POST /__faults {target, mode, times?}`: queue faults for the next writes to `target`. */
-export async function queueFault(context: WriteContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function queueFault(
+  context: WriteContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const fault = parseBody(faultRequestSchema, await readJsonBody(request));
   context.faults.push(fault.target, fault.mode, fault.times);
   sendJson(response, 200, { pending: context.faults.pending() });
@@ -37,9 +41,14 @@ export const EVIDENCE_BODY_LIMIT_BYTES = 6 * MAX_EVIDENCE_TEXT_CHARS + 4096;
  * /evidence/:id` until `POST /__reset` (in memory only, never in the data file). 409 when the id is
  * taken: a test never replaces a record another relies on.
  */
-export async function addEvidence(context: WriteContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+export async function addEvidence(
+  context: WriteContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const evidence = parseBody(evidenceRequestSchema, await readJsonBody(request, EVIDENCE_BODY_LIMIT_BYTES));
-  if (!context.ledger.addEvidence(evidence)) throw new HttpError(409, 'evidence_exists', 'An evidence record with this id already exists; nothing was added.');
+  if (!context.ledger.addEvidence(evidence))
+    throw new HttpError(409, 'evidence_exists', 'An evidence record with this id already exists; nothing was added.');
   sendJson(response, 201, evidence);
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { startSystemsOfRecord, type SystemsOfRecord } from './server';
+import { type SystemsOfRecord, startSystemsOfRecord } from './server';
 /** Helpers for the systems-of-record tests: real HTTP over loopback with fetch. */
 
 export const TEST_CREDENTIALS = {
@@ -22,14 +22,20 @@ export type CallOptions = {
   signal?: AbortSignal;
 };
 
-export async function call<T = Record<string, unknown>>(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Reply<T>> {
+export async function call<T = Record<string, unknown>>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<Reply<T>> {
   const headers: Record<string, string> = {};
   if (options.auth !== undefined) headers.authorization = `Bearer ${options.auth}`;
   if (options.authorization !== undefined) headers.authorization = options.authorization;
   let body: string | Uint8Array<ArrayBuffer> | undefined;
   if (options.raw !== undefined) body = options.raw;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
-  if (body !== undefined && options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
+  if (body !== undefined && options.contentType !== null)
+    headers['content-type'] = options.contentType ?? 'application/json';
   const response = await fetch(`${baseUrl}${path}`, { method, headers, body, signal: options.signal });
   const text = await response.text();
   let json: unknown;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { demoCatalog, MAX_DEMO_SCALE, scaledIds, SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_SKUS } from './world';
+import { demoCatalog, MAX_DEMO_SCALE, SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_SKUS, scaledIds } from './world';
 
 /** The bench world (issue 14): the seeded catalogs plus `scale` acme records of each kind. */
 
@@ -21,9 +21,24 @@ describe('demoCatalog', () => {
     for (const sku of SEEDED_SKUS) expect(catalog.skus.get(sku.sku)).toBe(sku);
     for (const evidence of SEEDED_EVIDENCE) expect(catalog.evidence.get(evidence.id)).toBe(evidence);
 
-    expect(catalog.orders.get('ord_s000001')).toStrictEqual({ id: 'ord_s000001', tenant: 'acme', currency: 'USD', chargedMinor: 100000 });
-    expect(catalog.skus.get('sku-000012')).toStrictEqual({ sku: 'sku-000012', tenant: 'acme', warehouse: 'north', maxHold: 10 });
-    expect(catalog.evidence.get('ticket_s000007')).toStrictEqual({ id: 'ticket_s000007', tenant: 'acme', kind: 'support_ticket', text: expect.any(String) });
+    expect(catalog.orders.get('ord_s000001')).toStrictEqual({
+      id: 'ord_s000001',
+      tenant: 'acme',
+      currency: 'USD',
+      chargedMinor: 100000,
+    });
+    expect(catalog.skus.get('sku-000012')).toStrictEqual({
+      sku: 'sku-000012',
+      tenant: 'acme',
+      warehouse: 'north',
+      maxHold: 10,
+    });
+    expect(catalog.evidence.get('ticket_s000007')).toStrictEqual({
+      id: 'ticket_s000007',
+      tenant: 'acme',
+      kind: 'support_ticket',
+      text: expect.any(String),
+    });
     expect(catalog.orders.has('ord_s000013')).toBe(false);
     expect(catalog.skus.has('sku-000000')).toBe(false);
   });

@@ -34,7 +34,9 @@ export type Ledgers = { refunds: Refund[]; holds: Hold[] };
  * Orders only e2e/queue-fifty.spec.ts refunds (one refund each, so an executed refund never moves
  * another open proposal's order): no other spec or demo step names them.
  */
-export const QUEUE_FIFTY_ORDERS: readonly string[] = Object.freeze(Array.from({ length: 16 }, (_, i) => `ord_q50${String(i + 1).padStart(2, '0')}`));
+export const QUEUE_FIFTY_ORDERS: readonly string[] = Object.freeze(
+  Array.from({ length: 16 }, (_, i) => `ord_q50${String(i + 1).padStart(2, '0')}`),
+);
 
 /** The SKU only e2e/queue-fifty.spec.ts holds, in a warehouse no seeded agent key covers. */
 export const QUEUE_FIFTY_SKU = 'queue-fifty-filter';
@@ -55,7 +57,9 @@ export const SEEDED_ORDERS: readonly Readonly<Order>[] = Object.freeze([
   Object.freeze({ id: 'ord_1843', tenant: 'acme', currency: 'EUR', chargedMinor: 60000 }),
   Object.freeze({ id: 'ord_9001', tenant: 'globex', currency: 'USD', chargedMinor: 100000 }),
   ...QUEUE_FIFTY_ORDERS.map((id) => Object.freeze({ id, tenant: 'acme', currency: 'EUR', chargedMinor: 30000 })),
-  ...Object.values(EXAMPLE_ORDERS).map((id) => Object.freeze({ id, tenant: 'acme', currency: 'USD', chargedMinor: 50000 })),
+  ...Object.values(EXAMPLE_ORDERS).map((id) =>
+    Object.freeze({ id, tenant: 'acme', currency: 'USD', chargedMinor: 50000 }),
+  ),
   ...PLAN_ORDERS.map((id) => Object.freeze({ id, tenant: 'acme', currency: 'EUR', chargedMinor: 30000 })),
   Object.freeze({ id: FRESH_FACTS_ORDER, tenant: 'acme', currency: 'EUR', chargedMinor: 50000 }),
 ]);
@@ -70,7 +74,12 @@ export const SEEDED_SKUS: readonly Readonly<Sku>[] = Object.freeze([
 
 /** Evidence is text written by outsiders: ticket_message_74 tries to instruct the agent. */
 export const SEEDED_EVIDENCE: readonly Readonly<Evidence>[] = Object.freeze([
-  Object.freeze({ id: 'ticket_message_73', tenant: 'acme', kind: 'support_ticket', text: 'Customer requested a full refund' }),
+  Object.freeze({
+    id: 'ticket_message_73',
+    tenant: 'acme',
+    kind: 'support_ticket',
+    text: 'Customer requested a full refund',
+  }),
   Object.freeze({
     id: 'ticket_message_74',
     tenant: 'acme',
@@ -110,7 +119,11 @@ export const MAX_DEMO_SCALE = 1_000_000;
 const sixDigits = (n: number) => String(n).padStart(6, '0');
 
 /** The ids of the n-th scaled record (1-based): `ord_s000001`, `sku-000001`, `ticket_s000001`. */
-export const scaledIds = (n: number) => ({ order: `ord_s${sixDigits(n)}`, sku: `sku-${sixDigits(n)}`, evidence: `ticket_s${sixDigits(n)}` });
+export const scaledIds = (n: number) => ({
+  order: `ord_s${sixDigits(n)}`,
+  sku: `sku-${sixDigits(n)}`,
+  evidence: `ticket_s${sixDigits(n)}`,
+});
 
 /**
  * The seeded records plus `scale` scaled ones for acme (the bench world, issue 14): SKUs in
@@ -118,7 +131,8 @@ export const scaledIds = (n: number) => ({ order: `ord_s${sixDigits(n)}`, sku: `
  * At scale 0 it is exactly the seeded world.
  */
 export function demoCatalog(scale = 0): Catalog {
-  if (!Number.isInteger(scale) || scale < 0 || scale > MAX_DEMO_SCALE) throw new RangeError(`scale must be a whole number from 0 to ${MAX_DEMO_SCALE}`);
+  if (!Number.isInteger(scale) || scale < 0 || scale > MAX_DEMO_SCALE)
+    throw new RangeError(`scale must be a whole number from 0 to ${MAX_DEMO_SCALE}`);
   const orders = new Map<string, Readonly<Order>>(SEEDED_ORDERS.map((order) => [order.id, order]));
   const skus = new Map<string, Readonly<Sku>>(SEEDED_SKUS.map((sku) => [sku.sku, sku]));
   const evidence = new Map<string, Readonly<Evidence>>(SEEDED_EVIDENCE.map((item) => [item.id, item]));
@@ -126,7 +140,15 @@ export function demoCatalog(scale = 0): Catalog {
     const ids = scaledIds(n);
     orders.set(ids.order, Object.freeze({ id: ids.order, tenant: 'acme', currency: 'USD', chargedMinor: 100000 }));
     skus.set(ids.sku, Object.freeze({ sku: ids.sku, tenant: 'acme', warehouse: 'north', maxHold: 10 }));
-    evidence.set(ids.evidence, Object.freeze({ id: ids.evidence, tenant: 'acme', kind: 'support_ticket', text: `Customer asked about order ${ids.order}.` }));
+    evidence.set(
+      ids.evidence,
+      Object.freeze({
+        id: ids.evidence,
+        tenant: 'acme',
+        kind: 'support_ticket',
+        text: `Customer asked about order ${ids.order}.`,
+      }),
+    );
   }
   return { orders, skus, evidence };
 }

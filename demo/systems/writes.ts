@@ -5,7 +5,13 @@ import type { FaultQueue } from './faults';
 import { HttpError, readJsonBody, send, sendJson } from './http';
 import type { Ledger, WriteResult } from './ledger';
 import { saveLedgers } from './persistence';
-import { describeIssues, holdRequestSchema, idempotencyKeySchema, refundRequestSchema, type FaultTarget } from './schemas';
+import {
+  describeIssues,
+  type FaultTarget,
+  holdRequestSchema,
+  idempotencyKeySchema,
+  refundRequestSchema,
+} from './schemas';
 import type { Hold, Refund, Scope } from './world';
 
 /** Everything a write needs from the running service. */
@@ -53,7 +59,6 @@ const HOLDS: WriteSpec<z.infer<typeof holdRequestSchema>, Hold> = {
   misattribute: (ledger, record) => ({ ...record, sku: ledger.otherSku(record.sku) }),
 };
 
-
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new HttpError(400, 'invalid_request', describeIssues(parsed.error));
@@ -61,7 +66,11 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 }
 
 /** Runs a write and, when it created a record, persists the ledgers; a failed save undoes the write. */
-function commitAndPersist<Input, Record>(context: WriteContext, spec: WriteSpec<Input, Record>, input: Input): WriteResult<Record> {
+function commitAndPersist<Input, Record>(
+  context: WriteContext,
+  spec: WriteSpec<Input, Record>,
+  input: Input,
+): WriteResult<Record> {
   const before = context.ledger.snapshot();
   const result = spec.commit(context.ledger, input);
   if (result.outcome === 'created' && context.dataFile) {
@@ -89,7 +98,8 @@ async function handleWrite<Input, Record>(
   const input = parseBody(spec.schema, await readJsonBody(request));
   const fault = context.faults.take(spec.target);
   if (fault === 'timeout_before_commit') return hang();
-  if (fault === 'error_500') throw new HttpError(500, 'injected_fault', 'Injected failure (test mode): nothing was committed.');
+  if (fault === 'error_500')
+    throw new HttpError(500, 'injected_fault', 'Injected failure (test mode): nothing was committed.');
 
   const result = commitAndPersist(context, spec, input);
   if (result.outcome === 'refused') throw new HttpError(result.status, result.code, result.message);
@@ -117,7 +127,12 @@ function handleLookup<Input, Record>(
   requireScope(request, context.credentials, spec.scope);
   const keys = query.getAll('idempotencyKey');
   const parsed = idempotencyKeySchema.safeParse(keys.length === 1 ? keys[0] : undefined);
-  if (!parsed.success) throw new HttpError(400, 'invalid_request', 'Give exactly one idempotencyKey query parameter (1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-").');
+  if (!parsed.success)
+    throw new HttpError(
+      400,
+      'invalid_request',
+      'Give exactly one idempotencyKey query parameter (1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" or "-").',
+    );
   const record = spec.lookup(context.ledger, parsed.data);
   if (!record) throw new HttpError(404, 'not_found', `No ${spec.what} was committed under that idempotency key.`);
   sendJson(response, 200, record);

@@ -24,12 +24,21 @@ describe('contract version statuses', () => {
   });
 
   it('still finds every version (shadow ones are evaluated, retired ones named in errors)', () => {
-    expect([1, 2, 3, 4, 5].map((version) => findContract(action, version)?.status)).toEqual(['retired', 'supported', 'current', 'shadow', undefined]);
+    expect([1, 2, 3, 4, 5].map((version) => findContract(action, version)?.status)).toEqual([
+      'retired',
+      'supported',
+      'current',
+      'shadow',
+      undefined,
+    ]);
   });
 
   it('gives every registered action exactly one current version and a scope', () => {
     for (const registered of allActions()) {
-      expect(registered.contracts.filter((contract) => contract.status === 'current'), registered.name).toHaveLength(1);
+      expect(
+        registered.contracts.filter((contract) => contract.status === 'current'),
+        registered.name,
+      ).toHaveLength(1);
       expect(registered.scope).toMatch(/^[a-z]+$/);
     }
   });
@@ -38,9 +47,14 @@ describe('contract version statuses', () => {
 describe('an action is typed by its contract versions', () => {
   it('hands each action the arguments its versions output, without a cast', () => {
     // Checked by the type checker: a module whose methods took v1's shape while v2 outputs another would not compile.
-    expectTypeOf<Parameters<typeof holdStock.summarize>[0]>().toEqualTypeOf<z.output<typeof holdStockArgsV1> | z.output<typeof holdStockArgsV2>>();
+    expectTypeOf<Parameters<typeof holdStock.summarize>[0]>().toEqualTypeOf<
+      z.output<typeof holdStockArgsV1> | z.output<typeof holdStockArgsV2>
+    >();
     expectTypeOf<Parameters<typeof issueRefund.execute>[1]>().toEqualTypeOf<z.output<typeof issueRefundArgsV1>>();
-    expectTypeOf<ArgsOfContracts<[{ version: 1; status: 'current'; args: typeof holdStockArgsV1 }]>>().toEqualTypeOf<{ sku: string; quantity: number }>();
+    expectTypeOf<ArgsOfContracts<[{ version: 1; status: 'current'; args: typeof holdStockArgsV1 }]>>().toEqualTypeOf<{
+      sku: string;
+      quantity: number;
+    }>();
     expect(holdStock.contracts.map((contract) => contract.args)).toEqual([holdStockArgsV1, holdStockArgsV2]);
   });
 });

@@ -105,11 +105,25 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
    * The effect: one write to the system of record, keyed by the command's idempotency key. `facts`
    * are the live ones read just before (e.g. a hold's warehouse comes from the catalog).
    */
-  execute(client: SystemsWriteClient, args: Args, facts: Record<string, string | number>, idempotencyKey: string, signal: AbortSignal): Promise<WriteResponse>;
+  execute(
+    client: SystemsWriteClient,
+    args: Args,
+    facts: Record<string, string | number>,
+    idempotencyKey: string,
+    signal: AbortSignal,
+  ): Promise<WriteResponse>;
   /** Reconciliation: did this key commit? Throws SystemsUnavailableError when the system can't answer. */
-  lookupReceipt(client: SystemsWriteClient, idempotencyKey: string): Promise<{ found: true; receipt: unknown } | { found: false }>;
+  lookupReceipt(
+    client: SystemsWriteClient,
+    idempotencyKey: string,
+  ): Promise<{ found: true; receipt: unknown } | { found: false }>;
   /** The receipt against the output schema AND the request (same operation, resource, amount, key). */
-  validateReceipt(receipt: unknown, args: Args, facts: Record<string, string | number>, idempotencyKey: string): ReceiptCheck;
+  validateReceipt(
+    receipt: unknown,
+    args: Args,
+    facts: Record<string, string | number>,
+    idempotencyKey: string,
+  ): ReceiptCheck;
   /** How operators edit its arguments (locked identity fields, money, live limits); without it every field is a plain input. */
   editing?: EditingSpec<Args>;
   /** The resource key a search term names (`ord_1843` → `order:ord_1843`), for the Proposals list; undefined when it cannot be one. */

@@ -1,6 +1,6 @@
-import { jsonSchema, tool, type JSONSchema7, type ToolSet } from 'ai';
+import { type JSONSchema7, jsonSchema, type ToolSet, tool } from 'ai';
 import type { AgentClient, ContractsDocument } from '@/lib/agent-client';
-import { actionTools, proposeAndWait, type ProposeOptions } from './propose-and-wait';
+import { actionTools, type ProposeOptions, proposeAndWait } from './propose-and-wait';
 
 /**
  * Vercel AI SDK tools for the actions a key may propose: each tool's `execute` proposes the call to
@@ -8,7 +8,11 @@ import { actionTools, proposeAndWait, type ProposeOptions } from './propose-and-
  * what the person decided (or what to repair) as the tool's result. Nothing runs in the agent:
  * Countersign's executor performs the approved action.
  */
-export function countersignTools(client: AgentClient, contracts: ContractsDocument, options: Omit<ProposeOptions, 'prefix'> & { actions?: string[] } = {}): ToolSet {
+export function countersignTools(
+  client: AgentClient,
+  contracts: ContractsDocument,
+  options: Omit<ProposeOptions, 'prefix'> & { actions?: string[] } = {},
+): ToolSet {
   const call = proposeAndWait(client, { prefix: 'ai-sdk', ...options });
   return Object.fromEntries(
     actionTools(contracts, options.actions).map((action) => [

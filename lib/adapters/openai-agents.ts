@@ -1,10 +1,13 @@
-import { tool, type FunctionTool, type RunToolApprovalItem } from '@openai/agents';
+import { type FunctionTool, type RunToolApprovalItem, tool } from '@openai/agents';
 import type { AgentClient, ContractsDocument } from '@/lib/agent-client';
-import { actionTools, proposeAndWait, type ProposeOptions, type ToolOutcome } from './propose-and-wait';
+import { actionTools, type ProposeOptions, proposeAndWait, type ToolOutcome } from './propose-and-wait';
 
 /** A JSON Schema the SDK passes to the model as is (strict: false): the contract stays the source. */
 type JsonParameters = Extract<Parameters<typeof tool>[0], { strict: false }>['parameters'];
-type ApprovalState = { approve(item: RunToolApprovalItem): void; reject(item: RunToolApprovalItem, options?: { message?: string }): void };
+type ApprovalState = {
+  approve(item: RunToolApprovalItem): void;
+  reject(item: RunToolApprovalItem, options?: { message?: string }): void;
+};
 
 /**
  * OpenAI Agents SDK tools whose approval hook is Countersign: every call needs approval, and
@@ -13,7 +16,11 @@ type ApprovalState = { approve(item: RunToolApprovalItem): void; reject(item: Ru
  * executor did (the agent never performs the action itself); a refused or rejected one is rejected
  * in the run with Countersign's answer as the text the model reads, so it can repair or explain.
  */
-export function countersignAgentTools(client: AgentClient, contracts: ContractsDocument, options: Omit<ProposeOptions, 'prefix'> & { actions?: string[] } = {}) {
+export function countersignAgentTools(
+  client: AgentClient,
+  contracts: ContractsDocument,
+  options: Omit<ProposeOptions, 'prefix'> & { actions?: string[] } = {},
+) {
   const call = proposeAndWait(client, { prefix: 'agents', ...options });
   const outcomes = new Map<string, ToolOutcome>();
   const actions = actionTools(contracts, options.actions);
@@ -27,13 +34,24 @@ export function countersignAgentTools(client: AgentClient, contracts: ContractsD
       needsApproval: true,
       execute: async (_input, _context, details) => {
         const callId = details?.toolCall?.callId;
-        return (callId && outcomes.get(callId)) ?? { outcome: 'no_decision_yet', proposalId: null, status: null, message: 'This call was not decided through Countersign.' };
+        return (
+          (callId && outcomes.get(callId)) ?? {
+            outcome: 'no_decision_yet',
+            proposalId: null,
+            status: null,
+            message: 'This call was not decided through Countersign.',
+          }
+        );
       },
     }),
   );
 
   /** Decides each interruption through Countersign; run the agent again with the same state afterwards. */
-  async function resolveApprovals(interruptions: RunToolApprovalItem[], state: ApprovalState, signal?: AbortSignal): Promise<ToolOutcome[]> {
+  async function resolveApprovals(
+    interruptions: RunToolApprovalItem[],
+    state: ApprovalState,
+    signal?: AbortSignal,
+  ): Promise<ToolOutcome[]> {
     const decided: ToolOutcome[] = [];
     for (const item of interruptions) {
       const action = actions.find((candidate) => candidate.action === item.name);

@@ -1,4 +1,11 @@
-import type { AgentClient, ContractsDocument, Issue, ProposalRef, ProposalState, WaitOptions } from '@/lib/agent-client';
+import type {
+  AgentClient,
+  ContractsDocument,
+  Issue,
+  ProposalRef,
+  ProposalState,
+  WaitOptions,
+} from '@/lib/agent-client';
 import { toRequestId } from '@/lib/ids';
 
 /**
@@ -38,7 +45,12 @@ export function actionTools(contracts: ContractsDocument, only?: readonly string
     const current = versions.find((version) => version.status === 'current');
     if (!current || (only && !only.includes(action))) return [];
     const args = current.input as { properties?: Record<string, unknown>; required?: string[] };
-    const inputSchema = { ...args, $schema: undefined, properties: { ...args.properties, evidenceRefs: EVIDENCE_REFS }, required: [...(args.required ?? []), 'evidenceRefs'] };
+    const inputSchema = {
+      ...args,
+      $schema: undefined,
+      properties: { ...args.properties, evidenceRefs: EVIDENCE_REFS },
+      required: [...(args.required ?? []), 'evidenceRefs'],
+    };
     delete inputSchema.$schema;
     return [{ action, title, contractVersion: current.version, inputSchema }];
   });
@@ -58,17 +70,35 @@ export type ProposeOptions = {
 
 export function proposeAndWait(client: AgentClient, options: ProposeOptions = {}) {
   const refused = new Map<string, string>();
-  return async (tool: ActionTool, input: Record<string, unknown>, callId: string, signal?: AbortSignal): Promise<ToolOutcome> => {
+  return async (
+    tool: ActionTool,
+    input: Record<string, unknown>,
+    callId: string,
+    signal?: AbortSignal,
+  ): Promise<ToolOutcome> => {
     const { evidenceRefs, ...args } = input;
     const requestId = toRequestId(`${options.prefix ?? 'tool'}-${callId}`);
     const repairOf = refused.get(tool.action);
     const proposed = await client.propose(
-      { requestId, action: tool.action, contractVersion: tool.contractVersion, args, evidenceRefs: Array.isArray(evidenceRefs) ? (evidenceRefs as string[]) : [], ...(repairOf ? { repairOf } : {}) },
+      {
+        requestId,
+        action: tool.action,
+        contractVersion: tool.contractVersion,
+        args,
+        evidenceRefs: Array.isArray(evidenceRefs) ? (evidenceRefs as string[]) : [],
+        ...(repairOf ? { repairOf } : {}),
+      },
       signal,
     );
     if (!proposed.ok) {
       const error = proposed.error;
-      if (error.type !== 'api') return { outcome: 'no_decision_yet', proposalId: null, status: null, message: `Countersign could not be asked: ${error.message}` };
+      if (error.type !== 'api')
+        return {
+          outcome: 'no_decision_yet',
+          proposalId: null,
+          status: null,
+          message: `Countersign could not be asked: ${error.message}`,
+        };
       if (error.repair?.allowed !== false) refused.set(tool.action, requestId);
       const repairsLeft = error.repair ? error.repair.attemptsLeft : null;
       const fixable = error.status === 422 && error.repair?.allowed !== false;
@@ -78,7 +108,9 @@ export function proposeAndWait(client: AgentClient, options: ProposeOptions = {}
         message: error.message,
         issues: error.issues,
         repairsLeft,
-        next: fixable ? `Fix the fields named in issues and call ${tool.action} again (${repairsLeft ?? 'some'} repair(s) left).` : 'Do not retry this call; tell the person why it was refused.',
+        next: fixable
+          ? `Fix the fields named in issues and call ${tool.action} again (${repairsLeft ?? 'some'} repair(s) left).`
+          : 'Do not retry this call; tell the person why it was refused.',
       };
     }
     refused.delete(tool.action);
@@ -87,7 +119,12 @@ export function proposeAndWait(client: AgentClient, options: ProposeOptions = {}
     const waited = await client.waitForDecision(proposal.id, { until: 'final', ...options.wait, signal });
     if (!waited.ok) {
       const last = waited.error.type === 'deadline' ? waited.error.last : undefined;
-      return { outcome: 'no_decision_yet', proposalId: proposal.id, status: last?.status ?? proposal.status, message: `No final outcome yet; an operator reviews it at ${proposal.links.review}` };
+      return {
+        outcome: 'no_decision_yet',
+        proposalId: proposal.id,
+        status: last?.status ?? proposal.status,
+        message: `No final outcome yet; an operator reviews it at ${proposal.links.review}`,
+      };
     }
     const state = waited.value;
     const decision = state.decisions.at(-1);

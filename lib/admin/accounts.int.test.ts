@@ -2,10 +2,10 @@ import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, tenants, users } from '@/db/schema';
 import { verifyPassword } from '@/lib/auth/password';
+import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
 import { agentPrincipal } from '@/test/world';
 import { AdminError, createAgentKey, createTenant, createUser, grantRole, setPassword } from './accounts';
-import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 
@@ -24,14 +24,24 @@ describe('createTenant', () => {
     expect(audit).toMatchObject([{ seq: 1, type: 'tenant.created' }]);
   });
 
-  it.each(['a', 'A', 'Acme', '-acme', 'acme_corp', 'has space', 'acme.test', 'x'.repeat(41), '', 'ünicode', 'acme\n', ' acme'])(
-    'rejects the id %j with AdminError and writes nothing',
-    async (id) => {
-      const before = { tenants: await tableCount(tenants), audit: await tableCount(auditEvents) };
-      await expect(createTenant(t.db, { id, name: 'Bad' })).rejects.toBeInstanceOf(AdminError);
-      expect({ tenants: await tableCount(tenants), audit: await tableCount(auditEvents) }).toEqual(before);
-    },
-  );
+  it.each([
+    'a',
+    'A',
+    'Acme',
+    '-acme',
+    'acme_corp',
+    'has space',
+    'acme.test',
+    'x'.repeat(41),
+    '',
+    'ünicode',
+    'acme\n',
+    ' acme',
+  ])('rejects the id %j with AdminError and writes nothing', async (id) => {
+    const before = { tenants: await tableCount(tenants), audit: await tableCount(auditEvents) };
+    await expect(createTenant(t.db, { id, name: 'Bad' })).rejects.toBeInstanceOf(AdminError);
+    expect({ tenants: await tableCount(tenants), audit: await tableCount(auditEvents) }).toEqual(before);
+  });
 
   it.each(['ab', '0day', 'x'.repeat(40), 'a-b-c'])('accepts the id %j', async (id) => {
     await expect(createTenant(t.db, { id, name: id })).resolves.toMatchObject({ id });
@@ -51,7 +61,11 @@ describe('createTenant', () => {
 
 describe('createUser', () => {
   it('creates a user with a lower-cased email and an argon2id password hash', async () => {
-    const user = await createUser(t.db, { email: '  Mallory@Example.TEST ', name: 'Mallory', password: 'twelve-chars' });
+    const user = await createUser(t.db, {
+      email: '  Mallory@Example.TEST ',
+      name: 'Mallory',
+      password: 'twelve-chars',
+    });
     expect(user.email).toBe('mallory@example.test');
     expect(user.passwordHash).toMatch(/^\$argon2id\$/);
     expect(await verifyPassword(user.passwordHash, 'twelve-chars')).toBe(true);
@@ -69,36 +83,72 @@ describe('createUser', () => {
     ['eleven-char', 'at least 12'],
     ['x'.repeat(257), 'at most 256'],
   ])('rejects the password %j with AdminError and writes nothing', async (password, says) => {
-    const existing = await createUser(t.db, { email: `has-${password.length}@example.test`, name: 'Has', password: 'a long enough password' });
+    const existing = await createUser(t.db, {
+      email: `has-${password.length}@example.test`,
+      name: 'Has',
+      password: 'a long enough password',
+    });
     const before = await tableCount(users);
-    await expect(createUser(t.db, { email: `bad-${password.length}@example.test`, name: 'Bad', password })).rejects.toThrow(says);
+    await expect(
+      createUser(t.db, { email: `bad-${password.length}@example.test`, name: 'Bad', password }),
+    ).rejects.toThrow(says);
     await expect(setPassword(t.db, existing.id, password)).rejects.toThrow(says);
     expect(await tableCount(users)).toBe(before);
-    expect(await verifyPassword((await t.db.select().from(users).where(eq(users.id, existing.id)))[0]!.passwordHash, 'a long enough password')).toBe(true);
+    expect(
+      await verifyPassword(
+        (await t.db.select().from(users).where(eq(users.id, existing.id)))[0]!.passwordHash,
+        'a long enough password',
+      ),
+    ).toBe(true);
   });
 
-  it.each(['mallory@example.test', 'MALLORY@example.test', ' mallory@example.test'])('rejects the duplicate email %j with AdminError', async (email) => {
-    const before = await tableCount(users);
-    await expect(createUser(t.db, { email, name: 'Again', password: 'another-long-password' })).rejects.toBeInstanceOf(AdminError);
-    expect(await tableCount(users)).toBe(before);
-  });
+  it.each(['mallory@example.test', 'MALLORY@example.test', ' mallory@example.test'])(
+    'rejects the duplicate email %j with AdminError',
+    async (email) => {
+      const before = await tableCount(users);
+      await expect(
+        createUser(t.db, { email, name: 'Again', password: 'another-long-password' }),
+      ).rejects.toBeInstanceOf(AdminError);
+      expect(await tableCount(users)).toBe(before);
+    },
+  );
 
-  it.each(['not-an-email', 'a@b', '@example.test', 'two words@example.test'])('rejects the email %j with AdminError', async (email) => {
-    await expect(createUser(t.db, { email, name: 'Bad', password: 'long-enough-password' })).rejects.toBeInstanceOf(AdminError);
-  });
+  it.each(['not-an-email', 'a@b', '@example.test', 'two words@example.test'])(
+    'rejects the email %j with AdminError',
+    async (email) => {
+      await expect(createUser(t.db, { email, name: 'Bad', password: 'long-enough-password' })).rejects.toBeInstanceOf(
+        AdminError,
+      );
+    },
+  );
 });
 
 describe('grantRole and createAgentKey', () => {
   it('refuse unknown users, unknown tenants, bad agent names and empty action lists with AdminError', async () => {
-    await expect(grantRole(t.db, { tenantId: 'initech', email: 'nobody@example.test', role: 'viewer' })).rejects.toBeInstanceOf(AdminError);
-    await expect(grantRole(t.db, { tenantId: 'no-such-tenant', email: 'mallory@example.test', role: 'viewer' })).rejects.toBeInstanceOf(AdminError);
-    await expect(createAgentKey(t.db, { tenantId: 'no-such-tenant', agentName: 'bot', actions: ['hold_stock'] })).rejects.toBeInstanceOf(AdminError);
-    await expect(createAgentKey(t.db, { tenantId: 'initech', agentName: 'bad name', actions: ['hold_stock'] })).rejects.toBeInstanceOf(AdminError);
-    await expect(createAgentKey(t.db, { tenantId: 'initech', agentName: 'bot', actions: [] })).rejects.toBeInstanceOf(AdminError);
+    await expect(
+      grantRole(t.db, { tenantId: 'initech', email: 'nobody@example.test', role: 'viewer' }),
+    ).rejects.toBeInstanceOf(AdminError);
+    await expect(
+      grantRole(t.db, { tenantId: 'no-such-tenant', email: 'mallory@example.test', role: 'viewer' }),
+    ).rejects.toBeInstanceOf(AdminError);
+    await expect(
+      createAgentKey(t.db, { tenantId: 'no-such-tenant', agentName: 'bot', actions: ['hold_stock'] }),
+    ).rejects.toBeInstanceOf(AdminError);
+    await expect(
+      createAgentKey(t.db, { tenantId: 'initech', agentName: 'bad name', actions: ['hold_stock'] }),
+    ).rejects.toBeInstanceOf(AdminError);
+    await expect(createAgentKey(t.db, { tenantId: 'initech', agentName: 'bot', actions: [] })).rejects.toBeInstanceOf(
+      AdminError,
+    );
   });
 
   it('creates a key shown once that authenticates as the agent of its tenant', async () => {
-    const created = await createAgentKey(t.db, { tenantId: 'initech', agentName: 'initech-bot', actions: ['hold_stock'], grants: { warehouses: ['south'] } });
+    const created = await createAgentKey(t.db, {
+      tenantId: 'initech',
+      agentName: 'initech-bot',
+      actions: ['hold_stock'],
+      grants: { warehouses: ['south'] },
+    });
     expect(created.key).toMatch(/^cs_agent_[A-Za-z0-9_-]{43}$/);
     expect(created.key.startsWith(created.prefix)).toBe(true);
     expect(await agentPrincipal(t.db, created.key)).toMatchObject({

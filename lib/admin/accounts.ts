@@ -1,15 +1,15 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { tenants, users, type Role } from '@/db/schema';
+import { type Role, tenants, users } from '@/db/schema';
 import { AGENT_NAME } from '@/lib/agents/name';
-import { changeTransaction } from '@/lib/cache/read-cache';
+import { recordAccountEvent } from '@/lib/auth/account-events';
+import { forgetKnownAddresses } from '@/lib/auth/known-addresses';
 import { hashPassword } from '@/lib/auth/password';
 import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
-import { recordAccountEvent } from '@/lib/auth/account-events';
 import { endAllSessions } from '@/lib/auth/sessions';
-import { forgetKnownAddresses } from '@/lib/auth/known-addresses';
-import { recordStateChange } from '@/lib/events/record';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { DomainError } from '@/lib/errors/domain-error';
+import { recordStateChange } from '@/lib/events/record';
 import { isTenantId, newId } from '@/lib/ids';
 import { insertAgentKey, revokeKey } from './agent-keys';
 import { AdminError } from './errors';
@@ -28,7 +28,13 @@ export async function createTenant(db: Database, input: { id: string; name: stri
   return db.transaction(async (tx) => {
     const [row] = await tx.insert(tenants).values(input).onConflictDoNothing().returning();
     if (!row) throw new AdminError(`Tenant "${input.id}" already exists.`);
-    await recordStateChange(tx, { tenantId: row.id, type: 'tenant.created', actor: SYSTEM, data: { tenant: row.id }, outbox: false });
+    await recordStateChange(tx, {
+      tenantId: row.id,
+      type: 'tenant.created',
+      actor: SYSTEM,
+      data: { tenant: row.id },
+      outbox: false,
+    });
     return row;
   });
 }
@@ -116,7 +122,17 @@ export async function createAgentKey(
   return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
     if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
-    const { row, key } = await insertAgentKey(tx, { tenantId: input.tenantId, agentName: input.agentName, allowedActions: input.actions, grants: input.grants ?? {}, onBehalfOfUserId: null }, new Date());
+    const { row, key } = await insertAgentKey(
+      tx,
+      {
+        tenantId: input.tenantId,
+        agentName: input.agentName,
+        allowedActions: input.actions,
+        grants: input.grants ?? {},
+        onBehalfOfUserId: null,
+      },
+      new Date(),
+    );
     await announce({ kind: 'agent_key', tenantId: input.tenantId, keyId: row.id });
     await recordStateChange(tx, {
       tenantId: input.tenantId,

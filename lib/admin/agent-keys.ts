@@ -1,14 +1,14 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
-import { agentKeys, tenants, type AgentKey } from '@/db/schema';
+import { type AgentKey, agentKeys, tenants } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
 import { GRANT_VALUE } from '@/lib/actions/types';
 import { generateAgentKey } from '@/lib/agents/authenticate';
-import { changeTransaction } from '@/lib/cache/read-cache';
 import { AGENT_NAME } from '@/lib/agents/name';
-import { recordStateChange } from '@/lib/events/record';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { DomainError } from '@/lib/errors/domain-error';
+import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 
 /**
@@ -29,9 +29,16 @@ const actionNames = allActions().map((action) => action.name);
 /** A new key's fields: an agent name, the actions it may propose, and the grants those actions read. */
 export const agentKeyInput = z
   .strictObject({
-    name: z.string({ error: 'must be a string' }).regex(AGENT_NAME, 'must be 1–64 characters of letters, digits, ".", "_" and "-", starting with a letter or digit'),
+    name: z
+      .string({ error: 'must be a string' })
+      .regex(
+        AGENT_NAME,
+        'must be 1–64 characters of letters, digits, ".", "_" and "-", starting with a letter or digit',
+      ),
     actions: z
-      .array(z.enum(actionNames as [string, ...string[]], { error: `must be one of ${actionNames.join(', ')}` }), { error: 'must be a list of action names' })
+      .array(z.enum(actionNames as [string, ...string[]], { error: `must be one of ${actionNames.join(', ')}` }), {
+        error: 'must be a list of action names',
+      })
       .min(1, 'must name at least one action')
       .refine((actions) => new Set(actions).size === actions.length, 'must not repeat an action'),
     grants: z
@@ -47,18 +54,28 @@ export const agentKeyInput = z
   })
   .superRefine((value, ctx) => {
     if (!Array.isArray(value.actions)) return;
-    const declared = new Map(value.actions.flatMap((name) => findAction(name)?.grants ?? []).map((grant) => [grant.name, grant]));
+    const declared = new Map(
+      value.actions.flatMap((name) => findAction(name)?.grants ?? []).map((grant) => [grant.name, grant]),
+    );
     for (const [name, values] of Object.entries(value.grants)) {
       const grant = declared.get(name);
       if (!grant) {
         const known = [...declared.keys()];
-        ctx.addIssue({ code: 'custom', path: ['grants', name], message: known.length ? `is not a grant of the chosen actions (${known.join(', ')})` : 'is not a grant of the chosen actions; they read none' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['grants', name],
+          message: known.length
+            ? `is not a grant of the chosen actions (${known.join(', ')})`
+            : 'is not a grant of the chosen actions; they read none',
+        });
         continue;
       }
       values.forEach((entry, index) => {
         const allowed = grant.values ? grant.values.includes(entry) : GRANT_VALUE.test(entry);
         if (!allowed) {
-          const expected = grant.values ? `one of ${grant.values.join(', ')}` : '1–40 characters of letters, digits, ".", "_" and "-"';
+          const expected = grant.values
+            ? `one of ${grant.values.join(', ')}`
+            : '1–40 characters of letters, digits, ".", "_" and "-"';
           ctx.addIssue({ code: 'custom', path: ['grants', name, index], message: `must be ${expected}` });
         }
       });
@@ -69,7 +86,10 @@ export type AgentKeyInput = z.input<typeof agentKeyInput>;
 
 /** A rotation: how many minutes the old key keeps working beside the new one (0 ends it at once). */
 export const rotationInput = z.strictObject({
-  overlapMinutes: z.int({ error: 'must be a whole number of minutes' }).min(0, 'must be at least 0').max(MAX_OVERLAP_MINUTES, `must be at most ${MAX_OVERLAP_MINUTES} (a week)`),
+  overlapMinutes: z
+    .int({ error: 'must be a whole number of minutes' })
+    .min(0, 'must be at least 0')
+    .max(MAX_OVERLAP_MINUTES, `must be at most ${MAX_OVERLAP_MINUTES} (a week)`),
 });
 
 export type RotationInput = z.infer<typeof rotationInput>;
@@ -105,8 +125,14 @@ export type AgentKeyView = ReturnType<typeof agentKeyView>;
 
 /** The tenant's keys, by agent name, newest first within a name. */
 export async function listTenantAgentKeys(db: Database, tenantId: string, now = new Date()): Promise<AgentKeyView[]> {
-  const rows = await db.select().from(agentKeys).where(eq(agentKeys.tenantId, tenantId)).orderBy(asc(agentKeys.agentName), asc(agentKeys.createdAt));
-  return rows.map((row) => agentKeyView(row, now)).sort((a, b) => a.agentName.localeCompare(b.agentName) || b.createdAt.getTime() - a.createdAt.getTime());
+  const rows = await db
+    .select()
+    .from(agentKeys)
+    .where(eq(agentKeys.tenantId, tenantId))
+    .orderBy(asc(agentKeys.agentName), asc(agentKeys.createdAt));
+  return rows
+    .map((row) => agentKeyView(row, now))
+    .sort((a, b) => a.agentName.localeCompare(b.agentName) || b.createdAt.getTime() - a.createdAt.getTime());
 }
 
 type NewKey = Pick<AgentKey, 'tenantId' | 'agentName' | 'allowedActions' | 'grants' | 'onBehalfOfUserId'>;
@@ -122,11 +148,21 @@ export async function insertAgentKey(tx: Database, values: NewKey, now: Date): P
 }
 
 /** Issues a key in the tenant (audited `agent_key.created`); undefined when there is no such tenant. */
-export async function issueAgentKey(db: Database, tenantId: string, actor: Actor, input: z.infer<typeof agentKeyInput>, now = new Date()) {
+export async function issueAgentKey(
+  db: Database,
+  tenantId: string,
+  actor: Actor,
+  input: z.infer<typeof agentKeyInput>,
+  now = new Date(),
+) {
   return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
     if (!tenant) return undefined;
-    const { row, key } = await insertAgentKey(tx, { tenantId, agentName: input.name, allowedActions: input.actions, grants: input.grants, onBehalfOfUserId: null }, now);
+    const { row, key } = await insertAgentKey(
+      tx,
+      { tenantId, agentName: input.name, allowedActions: input.actions, grants: input.grants, onBehalfOfUserId: null },
+      now,
+    );
     await announce({ kind: 'agent_key', tenantId, keyId: row.id });
     await recordStateChange(tx, {
       tenantId,
@@ -145,7 +181,9 @@ async function lockedKey(tx: Database, tenantId: string | undefined, keyId: stri
   const [row] = await tx
     .select()
     .from(agentKeys)
-    .where(tenantId === undefined ? eq(agentKeys.id, keyId) : and(eq(agentKeys.id, keyId), eq(agentKeys.tenantId, tenantId)))
+    .where(
+      tenantId === undefined ? eq(agentKeys.id, keyId) : and(eq(agentKeys.id, keyId), eq(agentKeys.tenantId, tenantId)),
+    )
     .for('update');
   return row;
 }
@@ -156,7 +194,9 @@ const conflict = (code: string, message: string) => new DomainError('conflict', 
 export const REVOCATION_SCOPES = ['key', 'agent'] as const;
 export type RevocationScope = (typeof REVOCATION_SCOPES)[number];
 
-export const revocationInput = z.strictObject({ scope: z.enum(REVOCATION_SCOPES, { error: 'must be "key" or "agent"' }).optional() });
+export const revocationInput = z.strictObject({
+  scope: z.enum(REVOCATION_SCOPES, { error: 'must be "key" or "agent"' }).optional(),
+});
 export type RevocationInput = z.infer<typeof revocationInput>;
 
 /** The key revoked, every key this revocation revoked, and the agent's keys that still work afterwards (and until when: `expiresAt`, null for no end). */
@@ -176,7 +216,12 @@ const stillWorks = (key: AgentKey, now: Date) => {
 async function lockedAgentKeys(tx: Database, tenantId: string, agentName: string): Promise<AgentKey[]> {
   let seen = '';
   for (;;) {
-    const rows = await tx.select().from(agentKeys).where(and(eq(agentKeys.tenantId, tenantId), eq(agentKeys.agentName, agentName))).orderBy(asc(agentKeys.id)).for('update');
+    const rows = await tx
+      .select()
+      .from(agentKeys)
+      .where(and(eq(agentKeys.tenantId, tenantId), eq(agentKeys.agentName, agentName)))
+      .orderBy(asc(agentKeys.id))
+      .for('update');
     const ids = rows.map((row) => row.id).join(',');
     if (ids === seen) return rows;
     seen = ids;
@@ -192,24 +237,51 @@ async function lockedAgentKeys(tx: Database, tenantId: string, agentName: string
  * revocation by id alone. Undefined when there is no such key; 409 `already_revoked` (one key) or
  * `agent_already_stopped` (the agent) when there is nothing left to revoke.
  */
-export async function revokeAgentKeys(db: Database, tenantId: string | undefined, actor: Actor, keyId: string, scope: RevocationScope = 'key', now = new Date()): Promise<Revocation | undefined> {
+export async function revokeAgentKeys(
+  db: Database,
+  tenantId: string | undefined,
+  actor: Actor,
+  keyId: string,
+  scope: RevocationScope = 'key',
+  now = new Date(),
+): Promise<Revocation | undefined> {
   return changeTransaction(db, async (tx, announce) => {
-    const [target] = await tx.select().from(agentKeys).where(tenantId === undefined ? eq(agentKeys.id, keyId) : and(eq(agentKeys.id, keyId), eq(agentKeys.tenantId, tenantId)));
+    const [target] = await tx
+      .select()
+      .from(agentKeys)
+      .where(
+        tenantId === undefined
+          ? eq(agentKeys.id, keyId)
+          : and(eq(agentKeys.id, keyId), eq(agentKeys.tenantId, tenantId)),
+      );
     if (!target) return undefined;
     const keys = await lockedAgentKeys(tx, target.tenantId, target.agentName);
     const current = keys.find((key) => key.id === keyId)!;
-    const toRevoke = scope === 'key' ? [current].filter((key) => !key.revokedAt) : keys.filter((key) => !key.revokedAt && (key.id === keyId || stillWorks(key, now)));
+    const toRevoke =
+      scope === 'key'
+        ? [current].filter((key) => !key.revokedAt)
+        : keys.filter((key) => !key.revokedAt && (key.id === keyId || stillWorks(key, now)));
     if (toRevoke.length === 0) {
       throw scope === 'key'
         ? conflict('already_revoked', 'This agent key is already revoked.')
-        : conflict('agent_already_stopped', `No key of ${target.agentName} works any more; there is nothing left to revoke.`);
+        : conflict(
+            'agent_already_stopped',
+            `No key of ${target.agentName} works any more; there is nothing left to revoke.`,
+          );
     }
     const revoked: AgentKey[] = [];
     for (const key of toRevoke) {
       const [row] = await tx.update(agentKeys).set({ revokedAt: now }).where(eq(agentKeys.id, key.id)).returning();
       revoked.push(row!);
       await announce({ kind: 'agent_key', tenantId: row!.tenantId, keyId: row!.id });
-      await recordStateChange(tx, { tenantId: row!.tenantId, type: 'agent_key.revoked', actor, data: { key: row!.id, agent: row!.agentName }, occurredAt: now, outbox: false });
+      await recordStateChange(tx, {
+        tenantId: row!.tenantId,
+        type: 'agent_key.revoked',
+        actor,
+        data: { key: row!.id, agent: row!.agentName },
+        occurredAt: now,
+        outbox: false,
+      });
     }
     const after = keys.map((key) => revoked.find((row) => row.id === key.id) ?? key);
     return {
@@ -221,7 +293,13 @@ export async function revokeAgentKeys(db: Database, tenantId: string | undefined
 }
 
 /** Revokes one key (the CLI, and callers that need only the key): `revokeAgentKeys` with scope `key`. */
-export async function revokeKey(db: Database, tenantId: string | undefined, actor: Actor, keyId: string, now = new Date()): Promise<AgentKeyView | undefined> {
+export async function revokeKey(
+  db: Database,
+  tenantId: string | undefined,
+  actor: Actor,
+  keyId: string,
+  now = new Date(),
+): Promise<AgentKeyView | undefined> {
   return (await revokeAgentKeys(db, tenantId, actor, keyId, 'key', now))?.agentKey;
 }
 
@@ -231,13 +309,32 @@ export async function revokeKey(db: Database, tenantId: string | undefined, acto
  * like a revoked key. Its open proposals stay decidable (rotation is not revocation). Undefined
  * when the tenant has no such key; 409 when it is revoked or already rotated.
  */
-export async function rotateAgentKey(db: Database, tenantId: string, actor: Actor, keyId: string, input: RotationInput, now = new Date()) {
+export async function rotateAgentKey(
+  db: Database,
+  tenantId: string,
+  actor: Actor,
+  keyId: string,
+  input: RotationInput,
+  now = new Date(),
+) {
   return changeTransaction(db, async (tx, announce) => {
     const old = await lockedKey(tx, tenantId, keyId);
     if (!old) return undefined;
-    if (old.revokedAt) throw conflict('already_revoked', 'A revoked agent key cannot be rotated; issue a new key instead.');
-    if (old.replacedById) throw conflict('already_rotated', 'This agent key was already rotated; rotate its replacement instead.');
-    const { row, key } = await insertAgentKey(tx, { tenantId, agentName: old.agentName, allowedActions: old.allowedActions, grants: old.grants, onBehalfOfUserId: old.onBehalfOfUserId }, now);
+    if (old.revokedAt)
+      throw conflict('already_revoked', 'A revoked agent key cannot be rotated; issue a new key instead.');
+    if (old.replacedById)
+      throw conflict('already_rotated', 'This agent key was already rotated; rotate its replacement instead.');
+    const { row, key } = await insertAgentKey(
+      tx,
+      {
+        tenantId,
+        agentName: old.agentName,
+        allowedActions: old.allowedActions,
+        grants: old.grants,
+        onBehalfOfUserId: old.onBehalfOfUserId,
+      },
+      now,
+    );
     const expiresAt = new Date(now.getTime() + input.overlapMinutes * 60_000);
     await tx.update(agentKeys).set({ expiresAt, replacedById: row.id }).where(eq(agentKeys.id, old.id));
     await announce({ kind: 'agent_key', tenantId, keyId: old.id });
@@ -246,7 +343,13 @@ export async function rotateAgentKey(db: Database, tenantId: string, actor: Acto
       tenantId,
       type: 'agent_key.rotated',
       actor,
-      data: { key: old.id, replacedBy: row.id, agent: old.agentName, overlapMinutes: input.overlapMinutes, expiresAt: expiresAt.toISOString() },
+      data: {
+        key: old.id,
+        replacedBy: row.id,
+        agent: old.agentName,
+        overlapMinutes: input.overlapMinutes,
+        expiresAt: expiresAt.toISOString(),
+      },
       occurredAt: now,
       outbox: false,
     });

@@ -8,21 +8,21 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { POST as proveRoute } from '@/app/api/v1/account/email-code/verify/route';
 import { POST as sendOwnCodeRoute } from '@/app/api/v1/account/email-code/route';
+import { POST as proveRoute } from '@/app/api/v1/account/email-code/verify/route';
 import { POST as acceptRoute } from '@/app/api/v1/invitations/accept/route';
 import { POST as codeRoute } from '@/app/api/v1/invitations/code/route';
 import { POST as passkeyOptionsRoute } from '@/app/api/v1/me/passkeys/options/route';
 import { auditEvents, emailCodes, memberships, passkeys, sessions, users } from '@/db/schema';
-import { startMailCatcher, type MailCatcher } from '@/demo/receivers/mail-catcher';
+import { type MailCatcher, startMailCatcher } from '@/demo/receivers/mail-catcher';
 import { changePassword, createUser } from '@/lib/admin/accounts';
 import { addressProvenBySso, ssoMayOpen } from '@/lib/auth/email-codes';
 import { hashPassword, verifyPassword } from '@/lib/auth/password';
 import { sessionIsLive, startPasswordSession, startSession } from '@/lib/auth/sessions';
 import { chainAllPending } from '@/lib/events/chainer';
 import { newId } from '@/lib/ids';
-import { ROUTE_ORIGIN, setupRouteWorld } from '@/test/route-world';
 import { routeSession } from '@/test/route-session';
+import { ROUTE_ORIGIN, setupRouteWorld } from '@/test/route-world';
 import { freePort } from '@/test/systems';
 import { createInvitation } from './invitations';
 
@@ -34,7 +34,11 @@ const mailPort = await freePort();
 process.env.SMTP_URL = `smtp://127.0.0.1:${mailPort}`;
 process.env.NOTIFY_ALLOWED_PRIVATE_ORIGINS = process.env.SMTP_URL;
 // Single sign-on configured (never reached: the accept route only checks that it is).
-Object.assign(process.env, { OIDC_ISSUER: 'https://idp.countersign.test', OIDC_CLIENT_ID: 'countersign', OIDC_CLIENT_SECRET: 'not-a-secret' });
+Object.assign(process.env, {
+  OIDC_ISSUER: 'https://idp.countersign.test',
+  OIDC_CLIENT_ID: 'countersign',
+  OIDC_CLIENT_SECRET: 'not-a-secret',
+});
 
 const { t, seeded } = await setupRouteWorld();
 let mail: MailCatcher;
@@ -54,11 +58,22 @@ const OWNER_CHOOSES = 'the owner chose this herself';
 
 type Answer = { status: number; body: Record<string, unknown> & { error?: { code: string; message: string } } };
 
-async function call(route: (request: Request, context: { params: Promise<Record<string, never>> }) => Promise<Response>, path: string, body: unknown, as?: string, address = '198.51.100.35'): Promise<Answer> {
+async function call(
+  route: (request: Request, context: { params: Promise<Record<string, never>> }) => Promise<Response>,
+  path: string,
+  body: unknown,
+  as?: string,
+  address = '198.51.100.35',
+): Promise<Answer> {
   routeSession.userId = as;
   const request = new Request(`${ROUTE_ORIGIN}${path}`, {
     method: 'POST',
-    headers: { host: 'countersign.test', origin: ROUTE_ORIGIN, 'content-type': 'application/json', 'x-countersign-peer': address },
+    headers: {
+      host: 'countersign.test',
+      origin: ROUTE_ORIGIN,
+      'content-type': 'application/json',
+      'x-countersign-peer': address,
+    },
     body: JSON.stringify(body),
   });
   const response = await route(request, { params: Promise.resolve({}) });
@@ -75,7 +90,10 @@ async function invite(tenantId: 'acme' | 'globex', email: string) {
 
 /** The code the last email to `email` carries (the catcher on loopback stands for the owner's inbox). */
 function lastCodeTo(email: string) {
-  const letter = mail.received().filter((received) => received.envelopeTo.includes(email)).at(-1);
+  const letter = mail
+    .received()
+    .filter((received) => received.envelopeTo.includes(email))
+    .at(-1);
   expect(letter, `no code was emailed to ${email}`).toBeDefined();
   return /\b(\d{6})\b/.exec(letter!.subject)![1]!;
 }
@@ -87,9 +105,21 @@ function lastCodeTo(email: string) {
  */
 async function preClaimed(email: string) {
   const id = newId('usr');
-  await t.db.insert(users).values({ id, email, name: 'Frank (by erin)', passwordHash: await hashPassword(ERIN_CHOSE), createdByTenantId: 'globex' });
+  await t.db.insert(users).values({
+    id,
+    email,
+    name: 'Frank (by erin)',
+    passwordHash: await hashPassword(ERIN_CHOSE),
+    createdByTenantId: 'globex',
+  });
   await t.db.insert(memberships).values({ tenantId: 'globex', userId: id, role: 'approver' });
-  await t.db.insert(passkeys).values({ id: newId('psk'), userId: id, credentialId: `cred-${id}`, publicKey: 'pQECAyYgASFYIA', name: "erin's key" });
+  await t.db.insert(passkeys).values({
+    id: newId('psk'),
+    userId: id,
+    credentialId: `cred-${id}`,
+    publicKey: 'pQECAyYgASFYIA',
+    name: "erin's key",
+  });
   const session = await startSession(t.db, id, 'credentials');
   return { id, session };
 }
@@ -108,7 +138,11 @@ async function accountState(email: string) {
 
 async function erinStillHolds(user: { id: string }, session: string) {
   const [row] = await t.db.select().from(users).where(eq(users.id, user.id));
-  return { password: await verifyPassword(row!.passwordHash, ERIN_CHOSE), session: await sessionIsLive(t.db, session, user.id), passkeys: (await t.db.select().from(passkeys).where(eq(passkeys.userId, user.id))).length };
+  return {
+    password: await verifyPassword(row!.passwordHash, ERIN_CHOSE),
+    session: await sessionIsLive(t.db, session, user.id),
+    passkeys: (await t.db.select().from(passkeys).where(eq(passkeys.userId, user.id))).length,
+  };
 }
 
 describe("another tenant's admin cannot choose the credential of an address she invites", () => {
@@ -138,8 +172,12 @@ describe("another tenant's admin cannot choose the credential of an address she 
     expect(row!.emailVerifiedAt).not.toBeNull();
 
     await chainAllPending(t.db);
-    const cleared = (await t.db.select().from(auditEvents).where(eq(auditEvents.type, 'auth.credentials_cleared'))).filter((event) => (event.data as { user: string }).user === frank.id);
-    expect(cleared.map((event) => [event.tenantId, event.reasonCode, event.data])).toEqual([['globex', 'oidc', { user: frank.id, password: true, passkeys: 1, sessions: 1 }]]);
+    const cleared = (
+      await t.db.select().from(auditEvents).where(eq(auditEvents.type, 'auth.credentials_cleared'))
+    ).filter((event) => (event.data as { user: string }).user === frank.id);
+    expect(cleared.map((event) => [event.tenantId, event.reasonCode, event.data])).toEqual([
+      ['globex', 'oidc', { user: frank.id, password: true, passkeys: 1, sessions: 1 }],
+    ]);
   });
 
   it('the emailed code from A’s invitation page proves the address: the owner’s password replaces erin’s, her passkey and session end, and the owner joins A', async () => {
@@ -150,12 +188,17 @@ describe("another tenant's admin cannot choose the credential of an address she 
     expect(await sendCode(token)).toEqual({ status: 200, body: { sentTo: 'frank-code@acme.test' } });
     const code = lastCodeTo('frank-code@acme.test');
 
-    expect(await accept({ token, code, password: OWNER_CHOOSES })).toMatchObject({ status: 200, body: { email: 'frank-code@acme.test', tenantName: 'Acme', signIn: 'password' } });
+    expect(await accept({ token, code, password: OWNER_CHOOSES })).toMatchObject({
+      status: 200,
+      body: { email: 'frank-code@acme.test', tenantName: 'Acme', signIn: 'password' },
+    });
     expect(await erinStillHolds(frank, frank.session)).toEqual({ password: false, session: false, passkeys: 0 });
     const [row] = await t.db.select().from(users).where(eq(users.id, frank.id));
     expect(await verifyPassword(row!.passwordHash, OWNER_CHOOSES)).toBe(true);
     expect(row!.emailVerifiedAt).not.toBeNull();
-    expect((await t.db.select().from(memberships).where(eq(memberships.userId, frank.id))).map((m) => m.tenantId).sort()).toEqual(['acme', 'globex']);
+    expect(
+      (await t.db.select().from(memberships).where(eq(memberships.userId, frank.id))).map((m) => m.tenantId).sort(),
+    ).toEqual(['acme', 'globex']);
   });
 
   it('without SSO the pre-claim locks nobody out: the owner proves the address from any invitation and the account is hers', async () => {
@@ -165,7 +208,9 @@ describe("another tenant's admin cannot choose the credential of an address she 
     expect(await accept({ token })).toMatchObject({ status: 422, body: { error: { code: 'code_required' } } });
     mail.clear();
     await sendCode(token);
-    expect(await accept({ token, code: lastCodeTo('frank-locked@acme.test'), password: OWNER_CHOOSES })).toMatchObject({ status: 200 });
+    expect(await accept({ token, code: lastCodeTo('frank-locked@acme.test'), password: OWNER_CHOOSES })).toMatchObject({
+      status: 200,
+    });
     expect(await erinStillHolds(frank, frank.session)).toEqual({ password: false, session: false, passkeys: 0 });
   });
 
@@ -174,7 +219,10 @@ describe("another tenant's admin cannot choose the credential of an address she 
     mail.clear();
     await sendCode(token);
     const code = lastCodeTo('newcomer@acme.test');
-    expect(await accept({ token, code, password: OWNER_CHOOSES })).toMatchObject({ status: 200, body: { signIn: 'password', tenantName: 'Globex' } });
+    expect(await accept({ token, code, password: OWNER_CHOOSES })).toMatchObject({
+      status: 200,
+      body: { signIn: 'password', tenantName: 'Globex' },
+    });
     const [row] = await t.db.select().from(users).where(eq(users.email, 'newcomer@acme.test'));
     expect(row!.emailVerifiedAt).not.toBeNull();
     expect(await verifyPassword(row!.passwordHash, OWNER_CHOOSES)).toBe(true);
@@ -184,20 +232,98 @@ describe("another tenant's admin cannot choose the credential of an address she 
 });
 
 describe('every way to set a credential without proving the address is refused, with a specific error, changing nothing', () => {
-  type Case = { name: string; email: string; attempt: (ctx: { token: string; frankId: string; otherCode: string }) => Promise<Answer>; status: number; code: string };
+  type Case = {
+    name: string;
+    email: string;
+    attempt: (ctx: { token: string; frankId: string; otherCode: string }) => Promise<Answer>;
+    status: number;
+    code: string;
+  };
   const cases: Case[] = [
-    { name: 'a password with the link alone', email: 'case-a@acme.test', attempt: ({ token }) => accept({ token, password: ERIN_CHOSE }), status: 422, code: 'code_required' },
-    { name: 'the link alone', email: 'case-b@acme.test', attempt: ({ token }) => accept({ token }), status: 422, code: 'code_required' },
-    { name: 'a wrong code', email: 'case-c@acme.test', attempt: ({ token }) => accept({ token, code: '000000', password: ERIN_CHOSE }), status: 422, code: 'code_wrong' },
-    { name: "another address's right code", email: 'case-d@acme.test', attempt: ({ token, otherCode }) => accept({ token, code: otherCode, password: ERIN_CHOSE }), status: 422, code: 'code_wrong' },
-    { name: 'a code without a password', email: 'case-e@acme.test', attempt: ({ token }) => accept({ token, code: '123456' }), status: 422, code: 'invalid_acceptance' },
-    { name: 'a code with single sign-on', email: 'case-f@acme.test', attempt: ({ token }) => accept({ token, code: '123456', sso: true }), status: 422, code: 'invalid_acceptance' },
-    { name: 'single sign-on for an address that has an account', email: 'case-g@acme.test', attempt: ({ token }) => accept({ token, sso: true }), status: 409, code: 'sign_in_required' },
-    { name: "a password signed in as the link-made account", email: 'case-h@acme.test', attempt: ({ token, frankId }) => accept({ token, password: ERIN_CHOSE }, frankId), status: 422, code: 'signed_in' },
-    { name: 'joining a second tenant signed in as the link-made account', email: 'case-i@acme.test', attempt: ({ token, frankId }) => accept({ token }, frankId), status: 409, code: 'address_unverified' },
-    { name: 'a passkey for the link-made account', email: 'case-j@acme.test', attempt: ({ frankId }) => call(passkeyOptionsRoute, '/api/v1/me/passkeys/options', {}, frankId), status: 409, code: 'address_unverified' },
-    { name: 'the signed-in code without a new password', email: 'case-l@acme.test', attempt: ({ frankId }) => call(proveRoute, '/api/v1/account/email-code/verify', { code: '000000' }, frankId), status: 422, code: 'password_required' },
-    { name: 'the code for an invitation link that does not exist', email: 'case-k@acme.test', attempt: () => sendCode('Z'.repeat(43)), status: 404, code: 'invitation_not_found' },
+    {
+      name: 'a password with the link alone',
+      email: 'case-a@acme.test',
+      attempt: ({ token }) => accept({ token, password: ERIN_CHOSE }),
+      status: 422,
+      code: 'code_required',
+    },
+    {
+      name: 'the link alone',
+      email: 'case-b@acme.test',
+      attempt: ({ token }) => accept({ token }),
+      status: 422,
+      code: 'code_required',
+    },
+    {
+      name: 'a wrong code',
+      email: 'case-c@acme.test',
+      attempt: ({ token }) => accept({ token, code: '000000', password: ERIN_CHOSE }),
+      status: 422,
+      code: 'code_wrong',
+    },
+    {
+      name: "another address's right code",
+      email: 'case-d@acme.test',
+      attempt: ({ token, otherCode }) => accept({ token, code: otherCode, password: ERIN_CHOSE }),
+      status: 422,
+      code: 'code_wrong',
+    },
+    {
+      name: 'a code without a password',
+      email: 'case-e@acme.test',
+      attempt: ({ token }) => accept({ token, code: '123456' }),
+      status: 422,
+      code: 'invalid_acceptance',
+    },
+    {
+      name: 'a code with single sign-on',
+      email: 'case-f@acme.test',
+      attempt: ({ token }) => accept({ token, code: '123456', sso: true }),
+      status: 422,
+      code: 'invalid_acceptance',
+    },
+    {
+      name: 'single sign-on for an address that has an account',
+      email: 'case-g@acme.test',
+      attempt: ({ token }) => accept({ token, sso: true }),
+      status: 409,
+      code: 'sign_in_required',
+    },
+    {
+      name: 'a password signed in as the link-made account',
+      email: 'case-h@acme.test',
+      attempt: ({ token, frankId }) => accept({ token, password: ERIN_CHOSE }, frankId),
+      status: 422,
+      code: 'signed_in',
+    },
+    {
+      name: 'joining a second tenant signed in as the link-made account',
+      email: 'case-i@acme.test',
+      attempt: ({ token, frankId }) => accept({ token }, frankId),
+      status: 409,
+      code: 'address_unverified',
+    },
+    {
+      name: 'a passkey for the link-made account',
+      email: 'case-j@acme.test',
+      attempt: ({ frankId }) => call(passkeyOptionsRoute, '/api/v1/me/passkeys/options', {}, frankId),
+      status: 409,
+      code: 'address_unverified',
+    },
+    {
+      name: 'the signed-in code without a new password',
+      email: 'case-l@acme.test',
+      attempt: ({ frankId }) => call(proveRoute, '/api/v1/account/email-code/verify', { code: '000000' }, frankId),
+      status: 422,
+      code: 'password_required',
+    },
+    {
+      name: 'the code for an invitation link that does not exist',
+      email: 'case-k@acme.test',
+      attempt: () => sendCode('Z'.repeat(43)),
+      status: 404,
+      code: 'invitation_not_found',
+    },
   ];
 
   it.each(cases)('$name: $status $code', async ({ email, attempt, status, code }) => {
@@ -223,9 +349,15 @@ describe('every way to set a credential without proving the address is refused, 
     mail.clear();
     await sendCode(token);
     const before = await accountState('erin@globex.test');
-    expect(await accept({ token, code: lastCodeTo('erin@globex.test'), password: ERIN_CHOSE })).toMatchObject({ status: 409, body: { error: { code: 'sign_in_required' } } });
+    expect(await accept({ token, code: lastCodeTo('erin@globex.test'), password: ERIN_CHOSE })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'sign_in_required' } },
+    });
     expect(await accountState('erin@globex.test')).toEqual(before);
-    const [code] = await t.db.select().from(emailCodes).where(and(eq(emailCodes.email, 'erin@globex.test')));
+    const [code] = await t.db
+      .select()
+      .from(emailCodes)
+      .where(and(eq(emailCodes.email, 'erin@globex.test')));
     expect(code!.usedAt).toBeNull();
   });
 
@@ -243,7 +375,10 @@ describe('every way to set a credential without proving the address is refused, 
     const token = await invite('globex', 'dave@acme.test');
     const dave = seeded.world.userId('dave');
     expect((await sendCode(token)).status).toBe(200);
-    expect(await call(sendOwnCodeRoute, '/api/v1/account/email-code', {}, dave)).toMatchObject({ status: 429, body: { error: { code: 'code_recently_sent' } } });
+    expect(await call(sendOwnCodeRoute, '/api/v1/account/email-code', {}, dave)).toMatchObject({
+      status: 429,
+      body: { error: { code: 'code_recently_sent' } },
+    });
   });
 });
 
@@ -253,7 +388,12 @@ describe('a password sign-in', () => {
     const [row] = await t.db.select().from(users).where(eq(users.id, frank.id));
     await addressProvenBySso(t.db, frank.id);
     expect(await startPasswordSession(t.db, frank.id, row!.passwordHash!)).toBeUndefined();
-    expect(await t.db.select().from(sessions).where(and(eq(sessions.userId, frank.id), isNull(sessions.endedAt)))).toEqual([]);
+    expect(
+      await t.db
+        .select()
+        .from(sessions)
+        .where(and(eq(sessions.userId, frank.id), isNull(sessions.endedAt))),
+    ).toEqual([]);
   });
 
   it('racing the proof of the address, never outlives it (10 races)', async () => {
@@ -261,14 +401,23 @@ describe('a password sign-in', () => {
       const frank = await preClaimed(`frank-race-${i}@acme.test`);
       const [row] = await t.db.select().from(users).where(eq(users.id, frank.id));
       await Promise.all([startPasswordSession(t.db, frank.id, row!.passwordHash!), addressProvenBySso(t.db, frank.id)]);
-      expect(await t.db.select().from(sessions).where(and(eq(sessions.userId, frank.id), isNull(sessions.endedAt)))).toEqual([]);
+      expect(
+        await t.db
+          .select()
+          .from(sessions)
+          .where(and(eq(sessions.userId, frank.id), isNull(sessions.endedAt))),
+      ).toEqual([]);
     }
   });
 });
 
 describe('the paths that may set a credential', () => {
   it('the CLI on the server sets one, and proving the address later keeps it (the operator set it)', async () => {
-    const made = await createUser(t.db, { email: 'cli-made@acme.test', name: 'CLI', password: 'the operator chose this' });
+    const made = await createUser(t.db, {
+      email: 'cli-made@acme.test',
+      name: 'CLI',
+      password: 'the operator chose this',
+    });
     await changePassword(t.db, 'cli-made@acme.test', 'the operator chose again');
     await addressProvenBySso(t.db, made.id);
     const [row] = await t.db.select().from(users).where(eq(users.id, made.id));
@@ -279,7 +428,12 @@ describe('the paths that may set a credential', () => {
     const frank = await preClaimed('frank-signed-in@acme.test');
     mail.clear();
     expect((await call(sendOwnCodeRoute, '/api/v1/account/email-code', {}, frank.id)).status).toBe(200);
-    const proven = await call(proveRoute, '/api/v1/account/email-code/verify', { code: lastCodeTo('frank-signed-in@acme.test'), password: OWNER_CHOOSES }, frank.id);
+    const proven = await call(
+      proveRoute,
+      '/api/v1/account/email-code/verify',
+      { code: lastCodeTo('frank-signed-in@acme.test'), password: OWNER_CHOOSES },
+      frank.id,
+    );
     expect(proven).toMatchObject({ status: 200, body: { credentialsCleared: true } });
     expect(await erinStillHolds(frank, frank.session)).toEqual({ password: false, session: false, passkeys: 0 });
     const [row] = await t.db.select().from(users).where(eq(users.id, frank.id));

@@ -1,13 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { invitations, memberships, tenants, users, type Role } from '@/db/schema';
+import { invitations, memberships, type Role, tenants, users } from '@/db/schema';
 import { recordAccountEvent } from '@/lib/auth/account-events';
-import { CODE_REFUSED, hasPendingCode, proveWithPassword, sendCodeTo, withEmailCode, type CodeMail } from '@/lib/auth/email-codes';
+import {
+  CODE_REFUSED,
+  type CodeMail,
+  hasPendingCode,
+  proveWithPassword,
+  sendCodeTo,
+  withEmailCode,
+} from '@/lib/auth/email-codes';
 import { hashPassword } from '@/lib/auth/password';
 import { addressSucceeded, admitAddress } from '@/lib/auth/throttle';
-import { recordStateChange } from '@/lib/events/record';
 import { DomainError, notFound, rateLimited } from '@/lib/errors/domain-error';
+import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { MembershipError } from './errors';
 import { grantMembership } from './members';
@@ -27,13 +34,31 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 export const invitationTokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** A pending invitation as the admin's list shows it (never its token or hash). */
-export type PendingInvitation = { id: string; email: string; name: string; role: Role; expiresAt: Date; createdAt: Date };
+export type PendingInvitation = {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  expiresAt: Date;
+  createdAt: Date;
+};
 
-const pendingColumns = { id: invitations.id, email: invitations.email, name: invitations.name, role: invitations.role, expiresAt: invitations.expiresAt, createdAt: invitations.createdAt };
+const pendingColumns = {
+  id: invitations.id,
+  email: invitations.email,
+  name: invitations.name,
+  role: invitations.role,
+  expiresAt: invitations.expiresAt,
+  createdAt: invitations.createdAt,
+};
 
 const isPending = (now: Date) => and(isNull(invitations.acceptedAt), gt(invitations.expiresAt, now));
 
-export async function pendingInvitations(db: Database, tenantId: string, now = new Date()): Promise<PendingInvitation[]> {
+export async function pendingInvitations(
+  db: Database,
+  tenantId: string,
+  now = new Date(),
+): Promise<PendingInvitation[]> {
   return db
     .select(pendingColumns)
     .from(invitations)
@@ -47,7 +72,11 @@ export async function pendingInvitations(db: Database, tenantId: string, now = n
  * and nothing recorded says whether the address has an account elsewhere. A new invitation
  * replaces the same email's pending one (its link stops working).
  */
-export async function createInvitation(db: Database, input: InvitationInput & { tenantId: string; invitedBy: string }, now = new Date()) {
+export async function createInvitation(
+  db: Database,
+  input: InvitationInput & { tenantId: string; invitedBy: string },
+  now = new Date(),
+) {
   const email = input.email.trim().toLowerCase();
   const token = randomBytes(32).toString('base64url');
   return db.transaction(async (tx) => {
@@ -56,7 +85,11 @@ export async function createInvitation(db: Database, input: InvitationInput & { 
       .from(users)
       .leftJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.tenantId, input.tenantId)))
       .where(eq(users.email, email));
-    if (existing?.role) throw new MembershipError('already_member', `${email} is already a member (${existing.role}); change their role instead.`);
+    if (existing?.role)
+      throw new MembershipError(
+        'already_member',
+        `${email} is already a member (${existing.role}); change their role instead.`,
+      );
     const replaced = await tx
       .update(invitations)
       .set({ expiresAt: now })
@@ -90,7 +123,11 @@ export async function createInvitation(db: Database, input: InvitationInput & { 
 }
 
 /** Cancels a pending invitation of this tenant (audited); its link stops working. Anything else is a 404. */
-export async function cancelInvitation(db: Database, input: { tenantId: string; invitationId: string; actorId: string }, now = new Date()) {
+export async function cancelInvitation(
+  db: Database,
+  input: { tenantId: string; invitationId: string; actorId: string },
+  now = new Date(),
+) {
   return db.transaction(async (tx) => {
     const [cancelled] = await tx
       .update(invitations)
@@ -148,9 +185,21 @@ export async function invitationByToken(db: Database, token: string, now = new D
 }
 
 const GONE: Record<Exclude<InvitationState, 'pending'>, DomainError> = {
-  unknown: new DomainError('not_found', 'invitation_not_found', 'This invitation link is not valid. Check that you copied all of it, or ask an admin for a new one.'),
-  used: new DomainError('gone', 'invitation_used', 'This invitation was already accepted; its link works only once. Sign in instead.'),
-  expired: new DomainError('gone', 'invitation_expired', 'This invitation expired or was cancelled. Ask an admin for a new one.'),
+  unknown: new DomainError(
+    'not_found',
+    'invitation_not_found',
+    'This invitation link is not valid. Check that you copied all of it, or ask an admin for a new one.',
+  ),
+  used: new DomainError(
+    'gone',
+    'invitation_used',
+    'This invitation was already accepted; its link works only once. Sign in instead.',
+  ),
+  expired: new DomainError(
+    'gone',
+    'invitation_expired',
+    'This invitation expired or was cancelled. Ask an admin for a new one.',
+  ),
 };
 
 /** The invitation of a token, pending now, or the error that says why not. */
@@ -169,22 +218,47 @@ export type Acceptor = { userId?: string; address: string; hash?: (password: str
 
 // One answer whether or not the address has an account: the token alone never opens one, and
 // nobody chooses a credential for an address they have not proven.
-const CODE_REQUIRED = new DomainError('invalid', 'code_required', 'First prove that this address is yours: send a code to it, then type the code with the password you choose. If you already have an account, you may sign in first and open this link again.');
-const SIGN_IN_REQUIRED = new DomainError('conflict', 'sign_in_required', 'A new account cannot be made for this address. If it is yours, sign in first and open this link again.');
-const HAS_ACCOUNT = new DomainError('conflict', 'sign_in_required', 'This address has a Countersign account already: sign in with it, then open this link again.');
+const CODE_REQUIRED = new DomainError(
+  'invalid',
+  'code_required',
+  'First prove that this address is yours: send a code to it, then type the code with the password you choose. If you already have an account, you may sign in first and open this link again.',
+);
+const SIGN_IN_REQUIRED = new DomainError(
+  'conflict',
+  'sign_in_required',
+  'A new account cannot be made for this address. If it is yours, sign in first and open this link again.',
+);
+const HAS_ACCOUNT = new DomainError(
+  'conflict',
+  'sign_in_required',
+  'This address has a Countersign account already: sign in with it, then open this link again.',
+);
 
 /** The invitation page's "Send code": a code to the invited address (never to anyone the caller names). */
-export async function sendInvitationCode(db: Database, token: string, address: string, mail: CodeMail, now = new Date()) {
+export async function sendInvitationCode(
+  db: Database,
+  token: string,
+  address: string,
+  mail: CodeMail,
+  now = new Date(),
+) {
   await admitted(db, address, now);
   const { invitation } = await pendingRow(db, token, false, now);
-  await sendCodeTo(db, invitation.email, mail, (tx) => recordStateChange(tx, {
-    tenantId: invitation.tenantId,
-    type: 'membership.invitation_code_sent',
-    actor: { type: 'system', id: 'email-verification' },
-    data: { invitation: invitation.id },
-    occurredAt: now,
-    outbox: false,
-  }), now);
+  await sendCodeTo(
+    db,
+    invitation.email,
+    mail,
+    (tx) =>
+      recordStateChange(tx, {
+        tenantId: invitation.tenantId,
+        type: 'membership.invitation_code_sent',
+        actor: { type: 'system', id: 'email-verification' },
+        data: { invitation: invitation.id },
+        occurredAt: now,
+        outbox: false,
+      }),
+    now,
+  );
   await addressSucceeded(db, address);
   return { email: invitation.email };
 }
@@ -193,7 +267,11 @@ async function admitted(db: Database, address: string, now: Date) {
   const admission = await admitAddress(db, address, now);
   if (!admission.allowed) {
     const seconds = Math.max(1, Math.ceil((admission.retryAt.getTime() - now.getTime()) / 1000));
-    throw rateLimited('too_many_attempts', `Too many failed attempts from your address; try again in ${seconds} s.`, seconds);
+    throw rateLimited(
+      'too_many_attempts',
+      `Too many failed attempts from your address; try again in ${seconds} s.`,
+      seconds,
+    );
   }
 }
 
@@ -212,10 +290,13 @@ async function admitted(db: Database, address: string, now: Date) {
 export async function acceptInvitation(db: Database, input: AcceptInput, acceptor: Acceptor, now = new Date()) {
   await admitted(db, acceptor.address, now);
   const accepted =
-    input.code !== undefined ? await acceptWithCode(db, input, acceptor, now)
-    : acceptor.userId ? await acceptSignedIn(db, input, acceptor.userId, now)
-    : input.sso ? await acceptSso(db, input, now)
-    : await refuseUnproven(db, input, now);
+    input.code !== undefined
+      ? await acceptWithCode(db, input, acceptor, now)
+      : acceptor.userId
+        ? await acceptSignedIn(db, input, acceptor.userId, now)
+        : input.sso
+          ? await acceptSso(db, input, now)
+          : await refuseUnproven(db, input, now);
   await addressSucceeded(db, acceptor.address);
   return accepted;
 }
@@ -230,9 +311,18 @@ async function acceptSignedIn(db: Database, input: AcceptInput, userId: string, 
   const { invitation } = await pendingRow(db, input.token, false, now);
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   if (user?.email !== invitation.email) {
-    throw new DomainError('forbidden', 'invitation_for_another_address', 'This invitation is for another address than the one you are signed in with. Sign out, then open the link again.');
+    throw new DomainError(
+      'forbidden',
+      'invitation_for_another_address',
+      'This invitation is for another address than the one you are signed in with. Sign out, then open the link again.',
+    );
   }
-  if (input.password !== undefined || input.sso) throw new DomainError('invalid', 'signed_in', 'You are signed in already: accept without choosing a password or single sign-on.');
+  if (input.password !== undefined || input.sso)
+    throw new DomainError(
+      'invalid',
+      'signed_in',
+      'You are signed in already: accept without choosing a password or single sign-on.',
+    );
   return db.transaction(async (tx) => join(tx, input.token, 'existing', now, userId));
 }
 
@@ -255,7 +345,13 @@ async function acceptWithCode(db: Database, input: AcceptInput, acceptor: Accept
   // Hashing is slow on purpose: only for an address with a pending code, and before any row is locked.
   const passwordHash = await (acceptor.hash ?? hashPassword)(password);
   const invited = async (tx: Database) => (await pendingRow(tx, input.token, true, now)).invitation;
-  return withEmailCode(db, code, now, async (tx) => (await invited(tx)).email, async (tx) => claimAndJoin(tx, input.token, await invited(tx), passwordHash, now));
+  return withEmailCode(
+    db,
+    code,
+    now,
+    async (tx) => (await invited(tx)).email,
+    async (tx) => claimAndJoin(tx, input.token, await invited(tx), passwordHash, now),
+  );
 }
 
 /**
@@ -263,14 +359,27 @@ async function acceptWithCode(db: Database, input: AcceptInput, acceptor: Accept
  * the address's unproven account (proving it takes it over, then the new password ends its
  * sessions). A proven account is its person's already: they sign in instead.
  */
-async function claimAndJoin(tx: Database, token: string, invitation: typeof invitations.$inferSelect, passwordHash: string, now: Date) {
+async function claimAndJoin(
+  tx: Database,
+  token: string,
+  invitation: typeof invitations.$inferSelect,
+  passwordHash: string,
+  now: Date,
+) {
   const [existing] = await tx.select().from(users).where(eq(users.email, invitation.email)).for('update');
   if (existing?.emailVerifiedAt) throw HAS_ACCOUNT;
   const userId = existing ? existing.id : await newAccount(tx, invitation, { passwordHash, emailVerifiedAt: now });
   if (!userId) throw HAS_ACCOUNT;
   if (existing) await proveWithPassword(tx, existing.id, 'email_code', passwordHash, now);
   const joined = await join(tx, token, 'password', now, userId);
-  if (!existing) await recordAccountEvent(tx, userId, { type: 'auth.email_verified', actor: { type: 'user', id: userId }, reasonCode: 'email_code', data: { user: userId }, occurredAt: now });
+  if (!existing)
+    await recordAccountEvent(tx, userId, {
+      type: 'auth.email_verified',
+      actor: { type: 'user', id: userId },
+      reasonCode: 'email_code',
+      data: { user: userId },
+      occurredAt: now,
+    });
   return joined;
 }
 
@@ -280,8 +389,18 @@ async function userIdByEmail(db: Database, email: string) {
 }
 
 /** A new account for the invited address (its id), or nothing when the address has one. */
-async function newAccount(tx: Database, invitation: typeof invitations.$inferSelect, credential: { passwordHash: string | null; emailVerifiedAt: Date | null }) {
-  const values = { id: newId('usr'), email: invitation.email, name: invitation.name, createdByTenantId: invitation.tenantId, ...credential };
+async function newAccount(
+  tx: Database,
+  invitation: typeof invitations.$inferSelect,
+  credential: { passwordHash: string | null; emailVerifiedAt: Date | null },
+) {
+  const values = {
+    id: newId('usr'),
+    email: invitation.email,
+    name: invitation.name,
+    createdByTenantId: invitation.tenantId,
+    ...credential,
+  };
   const [created] = await tx.insert(users).values(values).onConflictDoNothing().returning({ id: users.id });
   return created?.id;
 }

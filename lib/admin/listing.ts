@@ -21,7 +21,13 @@ export async function listAgentKeys(db: Database, tenantId: string) {
 
 export async function listMembers(db: Database, tenantId: string) {
   return db
-    .select({ userId: users.id, name: users.name, email: users.email, role: memberships.role, joinedAt: memberships.createdAt })
+    .select({
+      userId: users.id,
+      name: users.name,
+      email: users.email,
+      role: memberships.role,
+      joinedAt: memberships.createdAt,
+    })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(eq(memberships.tenantId, tenantId))

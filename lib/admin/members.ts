@@ -1,10 +1,10 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { memberships, users, type Membership, type Role } from '@/db/schema';
+import { type Membership, memberships, type Role, users } from '@/db/schema';
+import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { recordStateChange } from '@/lib/events/record';
 import { endGrantsOfGranter } from '@/lib/grants/end';
 import { withdrawApprovals } from '@/lib/quorum/quorum';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { MembershipError } from './errors';
 
 /**
@@ -43,7 +43,8 @@ function refuseLastAdmin({ admins, membership }: Locked, tenantId: string, stays
   }
 }
 
-const notMember = (tenantId: string) => new MembershipError('not_member', `That person is not a member of ${tenantId}.`);
+const notMember = (tenantId: string) =>
+  new MembershipError('not_member', `That person is not a member of ${tenantId}.`);
 
 type Grant = { tenantId: string; userId: string; role: Role; actor: MemberActor; data?: Record<string, string> };
 
@@ -57,7 +58,12 @@ async function writeRole(tx: Database, input: Grant, locked: Locked) {
   // A changed role ends the person's standing grants here at once (docs/grants.md), and their
   // approvals on waiting proposals whose rule it no longer meets (docs/design.md §6).
   if (previousRole !== null && previousRole !== input.role) {
-    await endGrantsOfGranter(tx, { tenantId: input.tenantId, userId: input.userId, reason: 'role_changed', by: input.actor });
+    await endGrantsOfGranter(tx, {
+      tenantId: input.tenantId,
+      userId: input.userId,
+      reason: 'role_changed',
+      by: input.actor,
+    });
     await withdrawApprovals(tx, { tenantId: input.tenantId, userId: input.userId, role: input.role, by: input.actor });
   }
   // A new member, or a changed role: `previousRole` tells them apart (null for a new member).
@@ -77,9 +83,15 @@ async function writeRole(tx: Database, input: Grant, locked: Locked) {
  * the address: whoever chose its password may be that tenant's admin, not the address's owner.
  */
 async function refuseConfined(tx: Database, tenantId: string, userId: string) {
-  const [user] = await tx.select({ verifiedAt: users.emailVerifiedAt, home: users.createdByTenantId }).from(users).where(eq(users.id, userId));
+  const [user] = await tx
+    .select({ verifiedAt: users.emailVerifiedAt, home: users.createdByTenantId })
+    .from(users)
+    .where(eq(users.id, userId));
   if (user && !user.verifiedAt && user.home !== null && user.home !== tenantId) {
-    throw new MembershipError('address_unverified', 'This account may join another team only once its person proves the address with a code sent to it.');
+    throw new MembershipError(
+      'address_unverified',
+      'This account may join another team only once its person proves the address with a code sent to it.',
+    );
   }
 }
 
@@ -92,7 +104,10 @@ export async function grantMembership(tx: Database, input: Grant & { onlyNew?: b
   await refuseConfined(tx, input.tenantId, input.userId);
   const locked = await lockMembership(tx, input.tenantId, input.userId);
   if (input.onlyNew && locked.membership) {
-    throw new MembershipError('already_member', `That person is already a member of ${input.tenantId} (${locked.membership.role}).`);
+    throw new MembershipError(
+      'already_member',
+      `That person is already a member of ${input.tenantId} (${locked.membership.role}).`,
+    );
   }
   return writeRole(tx, input, locked);
 }
@@ -102,7 +117,8 @@ export async function changeRole(db: Database, input: Grant) {
   return db.transaction(async (tx) => {
     const locked = await lockMembership(tx, input.tenantId, input.userId);
     if (!locked.membership) throw notMember(input.tenantId);
-    if (locked.membership.role === input.role) return { userId: input.userId, tenantId: input.tenantId, role: input.role, previousRole: input.role };
+    if (locked.membership.role === input.role)
+      return { userId: input.userId, tenantId: input.tenantId, role: input.role, previousRole: input.role };
     return writeRole(tx, input, locked);
   });
 }
@@ -117,8 +133,15 @@ export async function removeMembership(db: Database, input: { tenantId: string; 
     const { membership } = locked;
     if (!membership) throw notMember(input.tenantId);
     refuseLastAdmin(locked, input.tenantId, false);
-    await tx.delete(memberships).where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, input.userId)));
-    await endGrantsOfGranter(tx, { tenantId: input.tenantId, userId: input.userId, reason: 'granter_removed', by: input.actor });
+    await tx
+      .delete(memberships)
+      .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, input.userId)));
+    await endGrantsOfGranter(tx, {
+      tenantId: input.tenantId,
+      userId: input.userId,
+      reason: 'granter_removed',
+      by: input.actor,
+    });
     await withdrawApprovals(tx, { tenantId: input.tenantId, userId: input.userId, role: null, by: input.actor });
     await recordStateChange(tx, {
       tenantId: input.tenantId,

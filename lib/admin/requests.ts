@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { noFields, type RequestBody } from '@/lib/input/request-body';
 import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
+import { noFields, type RequestBody } from '@/lib/input/request-body';
 
 /**
  * The request bodies of the members API (`/api/v1/admin/members/…`) and of accepting an
@@ -14,8 +14,14 @@ const role = z.enum(ROLE_NAMES, { error: 'must be viewer, approver or admin' });
 export { MIN_PASSWORD } from '@/lib/auth/password-rules';
 
 export const invitationInput = z.strictObject({
-  email: z.email({ error: 'must be an email address like name@example.com' }).max(254, 'must be at most 254 characters'),
-  name: z.string({ error: 'must be a name' }).trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  email: z
+    .email({ error: 'must be an email address like name@example.com' })
+    .max(254, 'must be at most 254 characters'),
+  name: z
+    .string({ error: 'must be a name' })
+    .trim()
+    .min(1, 'must not be empty')
+    .max(100, 'must be at most 100 characters'),
   role,
 });
 
@@ -50,13 +56,29 @@ export const deletionRequest = noFields('invalid_deletion', 'A deletion takes no
 export const acceptInput = z
   .strictObject({
     token: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
-    code: z.string().regex(/^\d{6}$/, 'must be the six digits from the email').optional(),
-    password: z.string().min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`).max(MAX_PASSWORD, `must be at most ${MAX_PASSWORD} characters`).optional(),
+    code: z
+      .string()
+      .regex(/^\d{6}$/, 'must be the six digits from the email')
+      .optional(),
+    password: z
+      .string()
+      .min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`)
+      .max(MAX_PASSWORD, `must be at most ${MAX_PASSWORD} characters`)
+      .optional(),
     sso: z.literal(true, { error: 'must be true when present' }).optional(),
   })
-  .refine((value) => !(value.password !== undefined && value.sso), { path: ['sso'], message: 'choose a password or single sign-on, not both' })
-  .refine((value) => !(value.code !== undefined && value.sso), { path: ['sso'], message: 'single sign-on proves the address itself; send no code with it' })
-  .refine((value) => value.code === undefined || value.password !== undefined, { path: ['password'], message: 'choose a password to go with the code' });
+  .refine((value) => !(value.password !== undefined && value.sso), {
+    path: ['sso'],
+    message: 'choose a password or single sign-on, not both',
+  })
+  .refine((value) => !(value.code !== undefined && value.sso), {
+    path: ['sso'],
+    message: 'single sign-on proves the address itself; send no code with it',
+  })
+  .refine((value) => value.code === undefined || value.password !== undefined, {
+    path: ['password'],
+    message: 'choose a password to go with the code',
+  });
 
 export type AcceptInput = z.infer<typeof acceptInput>;
 
@@ -67,7 +89,9 @@ export const acceptRequest: RequestBody<AcceptInput> = {
   message: `Send {"token", "code"} with a "password" of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters, or {"token", "sso": true}; signed in, {"token"} alone.`,
 };
 
-export const invitationCodeInput = z.strictObject({ token: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters') });
+export const invitationCodeInput = z.strictObject({
+  token: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
+});
 
 export type InvitationCodeInput = z.infer<typeof invitationCodeInput>;
 
@@ -79,12 +103,19 @@ export const invitationCodeRequest: RequestBody<InvitationCodeInput> = {
 };
 
 /** `POST /api/v1/account/email-code`: send a code to the signed-in person's address. */
-export const emailCodeRequest = noFields('invalid_code_request', 'Asking for a code takes no fields; send {} or no body.');
+export const emailCodeRequest = noFields(
+  'invalid_code_request',
+  'Asking for a code takes no fields; send {} or no body.',
+);
 
 export const emailCodeCheckInput = z.strictObject({
   code: z.string().regex(/^\d{6}$/, 'must be the six digits from the email'),
   /** Needed for an account an invitation link made: proving its address removes the password set before. */
-  password: z.string().min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`).max(MAX_PASSWORD, `must be at most ${MAX_PASSWORD} characters`).optional(),
+  password: z
+    .string()
+    .min(MIN_PASSWORD, `must be at least ${MIN_PASSWORD} characters`)
+    .max(MAX_PASSWORD, `must be at most ${MAX_PASSWORD} characters`)
+    .optional(),
 });
 
 export type EmailCodeCheck = z.infer<typeof emailCodeCheckInput>;
@@ -93,5 +124,6 @@ export type EmailCodeCheck = z.infer<typeof emailCodeCheckInput>;
 export const emailCodeCheckRequest: RequestBody<EmailCodeCheck> = {
   schema: emailCodeCheckInput,
   code: 'invalid_code',
-  message: 'Send {"code": "<the six digits from the email>"}, with a new "password" for an account an invitation link made.',
+  message:
+    'Send {"code": "<the six digits from the email>"}, with a new "password" for an account an invitation link made.',
 };

@@ -17,7 +17,14 @@ export type ProposalStatus =
   | 'cancelled';
 
 /** Statuses a proposal never leaves. `outcome_unknown` is not one: reconciliation settles it. */
-export const FINAL_STATUSES: readonly ProposalStatus[] = ['succeeded', 'failed', 'rejected', 'expired', 'stale', 'cancelled'];
+export const FINAL_STATUSES: readonly ProposalStatus[] = [
+  'succeeded',
+  'failed',
+  'rejected',
+  'expired',
+  'stale',
+  'cancelled',
+];
 
 export type ProposeInput = {
   /** Your idempotency key: a retry with the same key and payload answers the same proposal. */
@@ -56,7 +63,12 @@ export type ContractsDocument = {
     action: string;
     title: string;
     scope: string;
-    versions: { version: number; status: 'current' | 'supported' | 'shadow' | 'retired'; input: Record<string, unknown>; output: Record<string, unknown> }[];
+    versions: {
+      version: number;
+      status: 'current' | 'supported' | 'shadow' | 'retired';
+      input: Record<string, unknown>;
+      output: Record<string, unknown>;
+    }[];
   }[];
 };
 
@@ -105,14 +117,25 @@ export type WaitOptions = {
   onState?: (state: ProposalState) => void;
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
 
-async function answerOf<T>(response: Response, pick: (body: Record<string, unknown>, status: number) => T | undefined): Promise<Result<T>> {
+async function answerOf<T>(
+  response: Response,
+  pick: (body: Record<string, unknown>, status: number) => T | undefined,
+): Promise<Result<T>> {
   let body: unknown;
   try {
     body = await response.json();
   } catch {
-    return { ok: false, error: { type: 'malformed_response', status: response.status, message: `HTTP ${response.status} with a body that is not JSON` } };
+    return {
+      ok: false,
+      error: {
+        type: 'malformed_response',
+        status: response.status,
+        message: `HTTP ${response.status} with a body that is not JSON`,
+      },
+    };
   }
   if (response.ok && isObject(body)) {
     const value = pick(body, response.status);
@@ -135,13 +158,24 @@ async function answerOf<T>(response: Response, pick: (body: Record<string, unkno
       },
     };
   }
-  return { ok: false, error: { type: 'malformed_response', status: response.status, message: `HTTP ${response.status} without the expected fields` } };
+  return {
+    ok: false,
+    error: {
+      type: 'malformed_response',
+      status: response.status,
+      message: `HTTP ${response.status} without the expected fields`,
+    },
+  };
 }
 
 const createdOf = (body: Record<string, unknown>, status: number) =>
-  isObject(body.proposal) && typeof body.proposal.id === 'string' ? { proposal: body.proposal as ProposalRef, created: status === 201 } : undefined;
-const contractsOf = (body: Record<string, unknown>) => (Array.isArray(body.actions) ? (body as ContractsDocument) : undefined);
-const stateOf = (body: Record<string, unknown>) => (typeof body.id === 'string' && typeof body.status === 'string' ? (body as ProposalState) : undefined);
+  isObject(body.proposal) && typeof body.proposal.id === 'string'
+    ? { proposal: body.proposal as ProposalRef, created: status === 201 }
+    : undefined;
+const contractsOf = (body: Record<string, unknown>) =>
+  Array.isArray(body.actions) ? (body as ContractsDocument) : undefined;
+const stateOf = (body: Record<string, unknown>) =>
+  typeof body.id === 'string' && typeof body.status === 'string' ? (body as ProposalState) : undefined;
 
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -156,13 +190,28 @@ export function createAgentClient(options: AgentClientOptions) {
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = { authorization: `Bearer ${options.agentKey}`, accept: 'application/json' };
 
-  async function call<T>(path: string, init: RequestInit, pick: (body: Record<string, unknown>, status: number) => T | undefined, signal?: AbortSignal): Promise<Result<T>> {
+  async function call<T>(
+    path: string,
+    init: RequestInit,
+    pick: (body: Record<string, unknown>, status: number) => T | undefined,
+    signal?: AbortSignal,
+  ): Promise<Result<T>> {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? 15_000);
     let response: Response;
     try {
-      response = await doFetch(`${base}${path}`, { ...init, headers: { ...headers, ...init.headers }, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      response = await doFetch(`${base}${path}`, {
+        ...init,
+        headers: { ...headers, ...init.headers },
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
     } catch (error) {
-      return { ok: false, error: { type: 'network', message: error instanceof Error ? `${error.name}: ${error.message}` : 'the request failed' } };
+      return {
+        ok: false,
+        error: {
+          type: 'network',
+          message: error instanceof Error ? `${error.name}: ${error.message}` : 'the request failed',
+        },
+      };
     }
     return answerOf(response, pick);
   }
@@ -176,7 +225,10 @@ export function createAgentClient(options: AgentClientOptions) {
      * Proposes an action. `created` is false when the requestId was already used for the same
      * payload (a retry): the answer is the proposal the first request made.
      */
-    async propose(input: ProposeInput, signal?: AbortSignal): Promise<Result<{ proposal: ProposalRef; created: boolean }>> {
+    async propose(
+      input: ProposeInput,
+      signal?: AbortSignal,
+    ): Promise<Result<{ proposal: ProposalRef; created: boolean }>> {
       const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) };
       return call('/api/v1/proposals', init, createdOf, signal);
     },
@@ -195,7 +247,8 @@ export function createAgentClient(options: AgentClientOptions) {
      */
     async waitForDecision(id: string, wait: WaitOptions = {}): Promise<Result<ProposalState>> {
       const deadline = Date.now() + (wait.deadlineMs ?? 10 * 60_000);
-      const done = (state: ProposalState) => (wait.until === 'final' ? FINAL_STATUSES.includes(state.status) : state.status !== 'pending_approval');
+      const done = (state: ProposalState) =>
+        wait.until === 'final' ? FINAL_STATUSES.includes(state.status) : state.status !== 'pending_approval';
       let delay = wait.initialDelayMs ?? 500;
       let last: ProposalState | undefined;
       for (;;) {
@@ -212,7 +265,14 @@ export function createAgentClient(options: AgentClientOptions) {
         }
         const left = deadline - Date.now();
         if (left <= 0 || wait.signal?.aborted) {
-          return { ok: false, error: { type: 'deadline', message: wait.signal?.aborted ? 'the wait was cancelled' : 'no decision before the deadline', ...(last ? { last } : {}) } };
+          return {
+            ok: false,
+            error: {
+              type: 'deadline',
+              message: wait.signal?.aborted ? 'the wait was cancelled' : 'no decision before the deadline',
+              ...(last ? { last } : {}),
+            },
+          };
         }
         const jittered = delay / 2 + Math.random() * (delay / 2);
         await pause(Math.min(left, Math.max(jittered, retryAfterMs)), wait.signal);

@@ -36,7 +36,10 @@ export function bearerToken(request: Request): string | undefined {
 const LAST_USED_STEP_MS = 60_000;
 
 /** What authentication reads of a key; `lastUsedAt` is this process's latest knowledge of it. */
-type KeyRow = Pick<typeof agentKeys.$inferSelect, 'id' | 'tenantId' | 'agentName' | 'allowedActions' | 'grants' | 'onBehalfOfUserId' | 'expiresAt' | 'lastUsedAt'>;
+type KeyRow = Pick<
+  typeof agentKeys.$inferSelect,
+  'id' | 'tenantId' | 'agentName' | 'allowedActions' | 'grants' | 'onBehalfOfUserId' | 'expiresAt' | 'lastUsedAt'
+>;
 
 async function activeKey(db: Database, keyHash: string, now: Date): Promise<KeyRow | undefined> {
   const [row] = await db
@@ -51,7 +54,13 @@ async function activeKey(db: Database, keyHash: string, now: Date): Promise<KeyR
       lastUsedAt: agentKeys.lastUsedAt,
     })
     .from(agentKeys)
-    .where(and(eq(agentKeys.keyHash, keyHash), isNull(agentKeys.revokedAt), or(isNull(agentKeys.expiresAt), gt(agentKeys.expiresAt, now))))
+    .where(
+      and(
+        eq(agentKeys.keyHash, keyHash),
+        isNull(agentKeys.revokedAt),
+        or(isNull(agentKeys.expiresAt), gt(agentKeys.expiresAt, now)),
+      ),
+    )
     .limit(1);
   return row;
 }
@@ -65,11 +74,20 @@ async function activeKey(db: Database, keyHash: string, now: Date): Promise<KeyR
  * change to it is announced (revoked, rotated: `agent_key` changes); an unknown key is never kept.
  * Its expiry is compared with `now` on every request, kept or not.
  */
-export async function authenticateAgent(db: Database, request: Request, now = new Date()): Promise<AgentPrincipal | undefined> {
+export async function authenticateAgent(
+  db: Database,
+  request: Request,
+  now = new Date(),
+): Promise<AgentPrincipal | undefined> {
   const key = bearerToken(request);
   if (!key?.startsWith(KEY_PREFIX)) return undefined;
   const keyHash = hashAgentKey(key);
-  const row = await cachedRead(db, JSON.stringify(['agent_key_hash', keyHash]), () => activeKey(db, keyHash, now), (found) => (found ? [cacheTag.agentKey(found.id)] : null));
+  const row = await cachedRead(
+    db,
+    JSON.stringify(['agent_key_hash', keyHash]),
+    () => activeKey(db, keyHash, now),
+    (found) => (found ? [cacheTag.agentKey(found.id)] : null),
+  );
   if (!row || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return undefined;
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() >= LAST_USED_STEP_MS) {
     const stale = new Date(now.getTime() - LAST_USED_STEP_MS);

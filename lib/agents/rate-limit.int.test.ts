@@ -25,7 +25,11 @@ describe('consumeRateLimit', () => {
   it('allows perMinute calls in a window and refuses the next with 429 rate_limited and Retry-After', async () => {
     const key = 'agent:key_basic';
     for (let i = 0; i < 3; i++) await expect(consumeRateLimit(t.db, key, 3, at(1_000 + i))).resolves.toBeUndefined();
-    const error = await expectApiError(consumeRateLimit(t.db, key, 3, at(15_500)), { status: 429, kind: 'rate_limit', code: 'rate_limited' });
+    const error = await expectApiError(consumeRateLimit(t.db, key, 3, at(15_500)), {
+      status: 429,
+      kind: 'rate_limit',
+      code: 'rate_limited',
+    });
     const retryAfter = Number(error.headers['Retry-After']);
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
@@ -45,7 +49,10 @@ describe('consumeRateLimit', () => {
   ])('says Retry-After between 1 and 60 %s', async (_label, offset, expected) => {
     const key = `agent:key_retry_${offset}`;
     await consumeRateLimit(t.db, key, 1, at(0));
-    const error = await expectApiError(consumeRateLimit(t.db, key, 1, at(offset)), { status: 429, code: 'rate_limited' });
+    const error = await expectApiError(consumeRateLimit(t.db, key, 1, at(offset)), {
+      status: 429,
+      code: 'rate_limited',
+    });
     expect(error.headers['Retry-After']).toBe(String(expected));
   });
 
@@ -65,7 +72,8 @@ describe('consumeRateLimit', () => {
   it('gives two keys separate budgets', async () => {
     for (let i = 0; i < 3; i++) await consumeRateLimit(t.db, 'agent:key_one', 3, at(i));
     await expectApiError(consumeRateLimit(t.db, 'agent:key_one', 3, at(10)), { status: 429, code: 'rate_limited' });
-    for (let i = 0; i < 3; i++) await expect(consumeRateLimit(t.db, 'agent:key_two', 3, at(20 + i))).resolves.toBeUndefined();
+    for (let i = 0; i < 3; i++)
+      await expect(consumeRateLimit(t.db, 'agent:key_two', 3, at(20 + i))).resolves.toBeUndefined();
     await expectApiError(consumeRateLimit(t.db, 'agent:key_two', 3, at(30)), { status: 429, code: 'rate_limited' });
   });
 
@@ -84,13 +92,20 @@ describe('consumeRateLimit', () => {
     await consumeRateLimit(t.db, key, 10, at(0));
     await consumeRateLimit(t.db, key, 10, at(2 * MINUTE));
     const windowsOf = async (name: string) =>
-      (await t.db.select({ windowStart: rateLimitBuckets.windowStart }).from(rateLimitBuckets).where(eq(rateLimitBuckets.key, name)))
+      (
+        await t.db
+          .select({ windowStart: rateLimitBuckets.windowStart })
+          .from(rateLimitBuckets)
+          .where(eq(rateLimitBuckets.key, name))
+      )
         .map((row) => row.windowStart.getTime() - WINDOW.getTime())
         .sort((a, b) => a - b);
     expect(await windowsOf(key)).toEqual([2 * MINUTE]);
     // A key that went quiet keeps its last windows until pruned (e.g. written by another replica).
     const quiet = 'agent:key_quiet';
-    await t.db.insert(rateLimitBuckets).values([0, 2, 3].map((minutes) => ({ key: quiet, windowStart: at(minutes * MINUTE), count: 1 })));
+    await t.db
+      .insert(rateLimitBuckets)
+      .values([0, 2, 3].map((minutes) => ({ key: quiet, windowStart: at(minutes * MINUTE), count: 1 })));
     await pruneRateLimits(t.db, at(4 * MINUTE));
     expect(await windowsOf(quiet)).toEqual([2 * MINUTE, 3 * MINUTE]);
   });

@@ -42,7 +42,9 @@ describe('rate limits across replicas (PostgreSQL)', () => {
 
   it('lets exactly perMinute of 30 concurrent calls through, from both handles at once', async () => {
     const key = 'agent:key_burst';
-    const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => consumeRateLimit(i % 2 === 0 ? t.db : replica.db, key, 10, at(i))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => consumeRateLimit(i % 2 === 0 ? t.db : replica.db, key, 10, at(i))),
+    );
     const passed = results.filter((result) => result.status === 'fulfilled');
     const refused = results.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
     expect(passed).toHaveLength(10);
@@ -54,7 +56,10 @@ describe('rate limits across replicas (PostgreSQL)', () => {
   });
 
   it('keeps its counters out of the write-ahead log (an unlogged table: counting waits for no disk flush)', async () => {
-    const [row] = await t.db.select({ persistence: sql<string>`relpersistence` }).from(sql`pg_class`).where(sql`relname = 'rate_limit_buckets'`);
+    const [row] = await t.db
+      .select({ persistence: sql<string>`relpersistence` })
+      .from(sql`pg_class`)
+      .where(sql`relname = 'rate_limit_buckets'`);
     expect(row?.persistence).toBe('u');
   });
 });

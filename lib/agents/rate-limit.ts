@@ -15,13 +15,23 @@ export async function consumeRateLimit(db: Database, key: string, perMinute: num
   const [row] = await db
     .insert(rateLimitBuckets)
     .values({ key, windowStart, count: 1 })
-    .onConflictDoUpdate({ target: [rateLimitBuckets.key, rateLimitBuckets.windowStart], set: { count: sql`${rateLimitBuckets.count} + 1` } })
+    .onConflictDoUpdate({
+      target: [rateLimitBuckets.key, rateLimitBuckets.windowStart],
+      set: { count: sql`${rateLimitBuckets.count} + 1` },
+    })
     .returning({ count: rateLimitBuckets.count });
   // The first request of a window clears this key's closed windows, so counters never pile up.
-  if (row?.count === 1) await db.delete(rateLimitBuckets).where(and(eq(rateLimitBuckets.key, key), lt(rateLimitBuckets.windowStart, windowStart)));
+  if (row?.count === 1)
+    await db
+      .delete(rateLimitBuckets)
+      .where(and(eq(rateLimitBuckets.key, key), lt(rateLimitBuckets.windowStart, windowStart)));
   if ((row?.count ?? 0) <= perMinute) return;
   const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now.getTime()) / 1000));
-  throw rateLimited('rate_limited', `This key may send ${perMinute} requests a minute; retry in ${retryAfter} s.`, retryAfter);
+  throw rateLimited(
+    'rate_limited',
+    `This key may send ${perMinute} requests a minute; retry in ${retryAfter} s.`,
+    retryAfter,
+  );
 }
 
 /** Old windows are worthless after they close; the worker (or any caller) may prune them. */

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { revokeKey } from '@/lib/admin/agent-keys';
 import type { ReadCacheStats } from '@/lib/cache/read-cache';
 import { setupTestDatabase, testDatabaseUrl } from '@/test/db';
-import { seedWorld, type SeededWorld } from '@/test/world';
+import { type SeededWorld, seedWorld } from '@/test/world';
 
 /**
  * A revoked key is refused on every replica: two processes, each with its own database pool, read
@@ -14,7 +14,8 @@ import { seedWorld, type SeededWorld } from '@/test/world';
  * notification can end them. The time each took is printed, not asserted (a loaded machine is slow).
  */
 const t = setupTestDatabase();
-if (t.driver !== 'postgres') throw new Error('revocation.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+if (t.driver !== 'postgres')
+  throw new Error('revocation.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
 
 type Replica = { child: ChildProcess; url: string };
 const replicas: Replica[] = [];
@@ -22,7 +23,12 @@ let world: SeededWorld;
 
 function startReplica(): Promise<Replica> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/cache-replica.ts'], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), CACHE_MAX_AGE_MS: '3600000' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      DATABASE_URL: testDatabaseUrl(t.handle),
+      CACHE_MAX_AGE_MS: '3600000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let said = '';
@@ -62,11 +68,26 @@ afterAll(async () => {
 
 describe('revoking a key with two replicas (PostgreSQL)', () => {
   it('both replicas serve the key from memory, then refuse it once revokeKey commits', async () => {
-    await vi.waitFor(async () => expect((await Promise.all(replicas.map(stats))).map((s) => s.live)).toEqual([true, true]), { timeout: 30_000, interval: 20 });
+    await vi.waitFor(
+      async () => expect((await Promise.all(replicas.map(stats))).map((s) => s.live)).toEqual([true, true]),
+      { timeout: 30_000, interval: 20 },
+    );
     const before = await Promise.all(replicas.map(stats));
-    const { id, key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'two-replicas', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
+    const { id, key } = await createAgentKey(t.db, {
+      tenantId: 'acme',
+      agentName: 'two-replicas',
+      actions: ['hold_stock'],
+      grants: { warehouses: ['north'] },
+    });
     // Nothing read before a replica heard the key's creation is kept: wait for it, then warm.
-    await vi.waitFor(async () => expect((await Promise.all(replicas.map(stats))).map((s, i) => s.notified > before[i]!.notified)).toEqual([true, true]), { timeout: 30_000, interval: 5 });
+    await vi.waitFor(
+      async () =>
+        expect((await Promise.all(replicas.map(stats))).map((s, i) => s.notified > before[i]!.notified)).toEqual([
+          true,
+          true,
+        ]),
+      { timeout: 30_000, interval: 5 },
+    );
     for (const replica of replicas) {
       const first = await authenticate(replica, key);
       const second = await authenticate(replica, key);
@@ -84,7 +105,8 @@ describe('revoking a key with two replicas (PostgreSQL)', () => {
       async () => {
         await Promise.all(
           replicas.map(async (replica, i) => {
-            if (refusedAfterMs[i] === undefined && (await authenticate(replica, key)).status === 401) refusedAfterMs[i] = performance.now() - committedAt;
+            if (refusedAfterMs[i] === undefined && (await authenticate(replica, key)).status === 401)
+              refusedAfterMs[i] = performance.now() - committedAt;
           }),
         );
         expect(refusedAfterMs.every((ms) => ms !== undefined)).toBe(true);

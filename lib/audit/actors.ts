@@ -2,7 +2,7 @@ import 'server-only';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, memberships, users } from '@/db/schema';
-import { actorLabel, type ActorShown } from '@/lib/events/actor-label';
+import { type ActorShown, actorLabel } from '@/lib/events/actor-label';
 
 /** Who did something, as an audit event records it (`actorName`: the name it recorded, null on older events). */
 export type ActorRef = { actorType: string; actorId: string; actorName?: string | null };
@@ -13,7 +13,11 @@ export type ActorRef = { actorType: string; actorId: string; actorName?: string 
  * A person no longer a member, or a key since deleted, keeps the name the event recorded; with
  * neither, the id stands in (still in words: "person usr_…").
  */
-export async function actorResolver(db: Database, tenantId: string, rows: readonly ActorRef[]): Promise<(row: ActorRef) => ActorShown> {
+export async function actorResolver(
+  db: Database,
+  tenantId: string,
+  rows: readonly ActorRef[],
+): Promise<(row: ActorRef) => ActorShown> {
   const userIds = [...new Set(rows.filter((row) => row.actorType === 'user').map((row) => row.actorId))];
   const keyIds = [...new Set(rows.filter((row) => row.actorType === 'agent').map((row) => row.actorId))];
   const people = () =>
@@ -27,7 +31,15 @@ export async function actorResolver(db: Database, tenantId: string, rows: readon
       .select({ type: sql<string>`'agent'`.as('type'), id: agentKeys.id, name: agentKeys.agentName })
       .from(agentKeys)
       .where(and(eq(agentKeys.tenantId, tenantId), inArray(agentKeys.id, keyIds)));
-  const found = userIds.length && keyIds.length ? await people().unionAll(agents()) : userIds.length ? await people() : keyIds.length ? await agents() : [];
+  const found =
+    userIds.length && keyIds.length
+      ? await people().unionAll(agents())
+      : userIds.length
+        ? await people()
+        : keyIds.length
+          ? await agents()
+          : [];
   const names = new Map(found.map((row) => [`${row.type}:${row.id}`, row.name]));
-  return (row) => actorLabel(row.actorType, row.actorId, names.get(`${row.actorType}:${row.actorId}`) ?? row.actorName ?? undefined);
+  return (row) =>
+    actorLabel(row.actorType, row.actorId, names.get(`${row.actorType}:${row.actorId}`) ?? row.actorName ?? undefined);
 }

@@ -2,14 +2,14 @@ import { count, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, auditHeads } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
+import { appendAudit, auditHashInput, GENESIS_HASH } from '@/lib/events/append';
+import { chainAllPending } from '@/lib/events/chainer';
 import { submitProposal } from '@/lib/intake/intake';
 import { payloadHash } from '@/lib/payload-hash';
 import { setupTestDatabase } from '@/test/db';
 import { auditChain, databaseErrorText } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seedWorld } from '@/test/world';
-import { appendAudit, auditHashInput, GENESIS_HASH } from '@/lib/events/append';
-import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -20,11 +20,25 @@ beforeAll(async () => {
     const agent = await world.agent(tenant);
     const sku = tenant === 'acme' ? 'filter-blue' : 'filter-green';
     for (let i = 1; i <= 3; i++) {
-      const body = { requestId: `req_audit_${i}`, action: 'hold_stock', contractVersion: 1, args: { sku, quantity: i } };
-      const { proposal } = await submitProposal(t.db, agent, { text: JSON.stringify(body), value: body }, systems.client);
+      const body = {
+        requestId: `req_audit_${i}`,
+        action: 'hold_stock',
+        contractVersion: 1,
+        args: { sku, quantity: i },
+      };
+      const { proposal } = await submitProposal(
+        t.db,
+        agent,
+        { text: JSON.stringify(body), value: body },
+        systems.client,
+      );
       if (i === 1) {
         const approver = world.userId(tenant === 'acme' ? 'alice' : 'erin');
-        await decide(t.db, systems.client, { userId: approver, proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+        await decide(t.db, systems.client, {
+          userId: approver,
+          proposalId: proposal.id,
+          request: { decision: 'approve', payloadHash: proposal.payloadHash },
+        });
       }
     }
   }
@@ -58,7 +72,10 @@ describe('audit_events is append-only in the database', () => {
   it.each([
     ['UPDATE', sql`update audit_events set type = 'proposal.forged' where tenant_id = 'acme' and seq = 1`],
     ['UPDATE of every row', sql`update audit_events set reason_code = null`],
-    ['DELETE', sql`delete from audit_events where tenant_id = 'acme' and seq = (select max(seq) from audit_events where tenant_id = 'acme')`],
+    [
+      'DELETE',
+      sql`delete from audit_events where tenant_id = 'acme' and seq = (select max(seq) from audit_events where tenant_id = 'acme')`,
+    ],
     ['DELETE of every row', sql`delete from audit_events`],
     ['TRUNCATE', sql`truncate audit_events`],
   ])('refuses %s and changes nothing', async (_label, query) => {
@@ -99,14 +116,17 @@ describe('the audit hash chain', () => {
     expect(head).toEqual({ tenantId: tenant, seq: chain.length, hash: chain.at(-1)?.hash });
   });
 
-  it.each(['acme', 'globex'])('lets a verifier recompute each %s row hash from the stored fields (JCS + SHA-256)', async (tenant) => {
-    const chain = await auditChain(t.db, tenant);
-    for (const row of chain) {
-      const { hash, ...fields } = row;
-      expect(hash).toMatch(/^sha256:[0-9a-f]{64}$/);
-      expect(payloadHash(auditHashInput(fields)), `row ${tenant}#${row.seq} (${row.type})`).toBe(hash);
-    }
-  });
+  it.each(['acme', 'globex'])(
+    'lets a verifier recompute each %s row hash from the stored fields (JCS + SHA-256)',
+    async (tenant) => {
+      const chain = await auditChain(t.db, tenant);
+      for (const row of chain) {
+        const { hash, ...fields } = row;
+        expect(hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+        expect(payloadHash(auditHashInput(fields)), `row ${tenant}#${row.seq} (${row.type})`).toBe(hash);
+      }
+    },
+  );
 
   it('records the proposal lifecycle with hashes and reason codes, never payload values', async () => {
     const chain = await auditChain(t.db, 'acme');
@@ -131,9 +151,19 @@ describe('the audit hash chain', () => {
 
   it('chains an appended event after the head', async () => {
     const before = await auditChain(t.db, 'globex');
-    await appendAudit(t.db, { tenantId: 'globex', type: 'agent_key.revoked', actor: { type: 'system', id: 'test' }, data: { k: 'v' } });
+    await appendAudit(t.db, {
+      tenantId: 'globex',
+      type: 'agent_key.revoked',
+      actor: { type: 'system', id: 'test' },
+      data: { k: 'v' },
+    });
     const after = await auditChain(t.db, 'globex');
     expect(after).toHaveLength(before.length + 1);
-    expect(after.at(-1)).toMatchObject({ seq: before.length + 1, type: 'agent_key.revoked', data: { k: 'v' }, prevHash: before.at(-1)?.hash });
+    expect(after.at(-1)).toMatchObject({
+      seq: before.length + 1,
+      type: 'agent_key.revoked',
+      data: { k: 'v' },
+      prevHash: before.at(-1)?.hash,
+    });
   });
 });

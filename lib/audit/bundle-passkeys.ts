@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { ChainRow } from './verify';
-import { rowHashMatches } from './verify';
 import { checkSignedStatement } from '@/lib/passkeys/signature';
 import { statementMismatches } from '@/lib/passkeys/statement';
 import { actorLabel, DECISION_TYPES } from './bundle-story';
+import type { ChainRow } from './verify';
+import { rowHashMatches } from './verify';
 
 /** One signed decision of a bundle, checked offline; `unverified` names what the verdict does not cover. */
 export type PasskeyCheck = { seq: number; ok: boolean; label: string; detail: string; unverified: string[] };
@@ -15,12 +15,24 @@ export type PasskeyCheck = { seq: number; ok: boolean; label: string; detail: st
  */
 export const peopleFileSchema = z.record(
   z.string().regex(/^usr_/, 'each key is a person id (usr_…)'),
-  z.strictObject({ email: z.string().optional(), name: z.string().optional(), publicKeys: z.array(z.string().min(1)).min(1) }),
+  z.strictObject({
+    email: z.string().optional(),
+    name: z.string().optional(),
+    publicKeys: z.array(z.string().min(1)).min(1),
+  }),
 );
 
 export type PinnedPeople = z.infer<typeof peopleFileSchema>;
 
-const EVIDENCE_FIELDS = ['passkeyStatement', 'passkeyAuthenticatorData', 'passkeyClientData', 'passkeySignature', 'passkeyPublicKey', 'passkeyCredential', 'passkeyRpId'] as const;
+const EVIDENCE_FIELDS = [
+  'passkeyStatement',
+  'passkeyAuthenticatorData',
+  'passkeyClientData',
+  'passkeySignature',
+  'passkeyPublicKey',
+  'passkeyCredential',
+  'passkeyRpId',
+] as const;
 
 /** Whether a decision event carries a passkey signature (lib/passkeys/decision.ts). */
 export const isSigned = (row: ChainRow) => DECISION_TYPES.has(row.type) && row.data.passkeyStatement !== undefined;
@@ -50,15 +62,30 @@ export async function checkPasskeyDecisions(input: {
   const checks: PasskeyCheck[] = [];
   // The creation event records a rule's "passkey": true: then every approval must carry a signature.
   if (input.events.find((row) => row.type === 'proposal.created')?.data.passkey === true) {
-    for (const row of input.events.filter((event) => DECISION_TYPES.has(event.type) && event.reasonCode === 'approve' && !isSigned(event))) {
-      checks.push({ seq: row.seq, ok: false, label: `approved by ${actorLabel(row.actorName, row.actorId)}`, detail: 'without a passkey, which the routing rule required', unverified: [] });
+    for (const row of input.events.filter(
+      (event) => DECISION_TYPES.has(event.type) && event.reasonCode === 'approve' && !isSigned(event),
+    )) {
+      checks.push({
+        seq: row.seq,
+        ok: false,
+        label: `approved by ${actorLabel(row.actorName, row.actorId)}`,
+        detail: 'without a passkey, which the routing rule required',
+        unverified: [],
+      });
     }
   }
   for (const row of input.events.filter(isSigned)) {
     const label = `${row.reasonCode === 'reject' ? 'rejected' : 'approved'} by ${actorLabel(row.actorName, row.actorId)}`;
     // The name the chained decision event recorded, never the registration's.
     const name = typeof row.data.passkeyName === 'string' ? row.data.passkeyName : '(unnamed)';
-    const fail = (detail: string) => checks.push({ seq: row.seq, ok: false, label, detail: `with passkey ‘${name}’ (not verified: ${detail})`, unverified: [] });
+    const fail = (detail: string) =>
+      checks.push({
+        seq: row.seq,
+        ok: false,
+        label,
+        detail: `with passkey ‘${name}’ (not verified: ${detail})`,
+        unverified: [],
+      });
     const evidence = Object.fromEntries(EVIDENCE_FIELDS.map((field) => [field, row.data[field]]));
     if (EVIDENCE_FIELDS.some((field) => typeof evidence[field] !== 'string')) {
       fail(`event #${row.seq} lacks part of its passkey evidence`);
@@ -77,7 +104,14 @@ export async function checkPasskeyDecisions(input: {
       fail(verdict.reason);
       continue;
     }
-    const wrong = statementMismatches(verdict.statement, { proposalId: row.proposalId ?? '', tenantId: row.tenantId, decision: row.reasonCode ?? '', payloadHash: row.payloadHash, revisionOf: input.revisionOf, userId: row.actorId });
+    const wrong = statementMismatches(verdict.statement, {
+      proposalId: row.proposalId ?? '',
+      tenantId: row.tenantId,
+      decision: row.reasonCode ?? '',
+      payloadHash: row.payloadHash,
+      revisionOf: input.revisionOf,
+      userId: row.actorId,
+    });
     if (wrong.length > 0) {
       fail(`the signed statement's ${wrong.join(', ')} differ from event #${row.seq}`);
       continue;
@@ -93,7 +127,13 @@ export async function checkPasskeyDecisions(input: {
         fail(`the key is not one people.json gives for ${row.actorId}${pinned.email ? ` (${pinned.email})` : ''}`);
         continue;
       }
-      checks.push({ seq: row.seq, ok: true, label, detail: `with passkey ‘${name}’ (signature verified with the key people.json gives for ${row.actorId}${pinned.email ? ` (${pinned.email})` : ''})`, unverified: [] });
+      checks.push({
+        seq: row.seq,
+        ok: true,
+        label,
+        detail: `with passkey ‘${name}’ (signature verified with the key people.json gives for ${row.actorId}${pinned.email ? ` (${pinned.email})` : ''})`,
+        unverified: [],
+      });
       continue;
     }
     const registration = input.registrations.find(
@@ -112,7 +152,13 @@ export async function checkPasskeyDecisions(input: {
       continue;
     }
     if (input.inChain(registration)) {
-      checks.push({ seq: row.seq, ok: true, label, detail: `with passkey ‘${name}’ (signature verified; key registered by the server at #${registration.seq}; ${PIN_HINT})`, unverified: [] });
+      checks.push({
+        seq: row.seq,
+        ok: true,
+        label,
+        detail: `with passkey ‘${name}’ (signature verified; key registered by the server at #${registration.seq}; ${PIN_HINT})`,
+        unverified: [],
+      });
       continue;
     }
     checks.push({
@@ -120,7 +166,9 @@ export async function checkPasskeyDecisions(input: {
       ok: true,
       label,
       detail: `with passkey ‘${name}’ (signature verified with the key event #${row.seq} records; its registration #${registration.seq} is not proven in the chain by this bundle; ${PIN_HINT})`,
-      unverified: [`passkeyRegistrations[${input.registrations.indexOf(registration)}] (#${registration.seq}: it re-hashes, but nothing in this bundle proves its place in the chain, so the binding of ${row.actorId}'s key rests on event #${row.seq} alone)`],
+      unverified: [
+        `passkeyRegistrations[${input.registrations.indexOf(registration)}] (#${registration.seq}: it re-hashes, but nothing in this bundle proves its place in the chain, so the binding of ${row.actorId}'s key rests on event #${row.seq} alone)`,
+      ],
     });
   }
   return checks;

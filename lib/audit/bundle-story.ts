@@ -32,11 +32,16 @@ export type Story = {
   grant: { seq: number; grantId: string; userId: string; name: string | null; at: string } | undefined;
 };
 
-export const DECISION_TYPES: ReadonlySet<string> = new Set(['proposal.approval_added', 'proposal.approved', 'proposal.rejected']);
+export const DECISION_TYPES: ReadonlySet<string> = new Set([
+  'proposal.approval_added',
+  'proposal.approved',
+  'proposal.rejected',
+]);
 const OUTCOMES = new Set(['execution.succeeded', 'execution.failed', 'execution.outcome_unknown']);
 
 /** An execution outcome moves only a proposal that is running (a refused command of a rejected one leaves it rejected). */
-const outcome = (status: string) => (_row: ChainRow, current: string | undefined) => (current === 'executing' || current === 'outcome_unknown' ? status : current);
+const outcome = (status: string) => (_row: ChainRow, current: string | undefined) =>
+  current === 'executing' || current === 'outcome_unknown' ? status : current;
 
 /** The status each event type moves a proposal to, from `current`; types not listed leave it as it was. */
 const STATUS_AFTER: Record<string, (row: ChainRow, current: string | undefined) => string | undefined> = {
@@ -58,31 +63,73 @@ const AFTER_APPROVAL = new Set(['command.minted', 'execution.started']);
 
 /** The story of `events` (one proposal's, oldest first). */
 export function storyOf(events: readonly ChainRow[]): Story {
-  const story: Story = { created: undefined, decisions: [], status: undefined, execution: undefined, required: undefined, grant: undefined, outOfPlace: undefined };
+  const story: Story = {
+    created: undefined,
+    decisions: [],
+    status: undefined,
+    execution: undefined,
+    required: undefined,
+    grant: undefined,
+    outOfPlace: undefined,
+  };
   for (const row of events) {
-    if (AFTER_APPROVAL.has(row.type) && story.status?.status !== 'approved') story.outOfPlace ??= { seq: row.seq, type: row.type, status: story.status?.status };
+    if (AFTER_APPROVAL.has(row.type) && story.status?.status !== 'approved')
+      story.outOfPlace ??= { seq: row.seq, type: row.type, status: story.status?.status };
     if (row.type === 'proposal.created') story.created ??= row;
-    if (DECISION_TYPES.has(row.type) && row.actorType === 'user' && (row.reasonCode === 'approve' || row.reasonCode === 'reject')) {
-      story.decisions.push({ seq: row.seq, decision: row.reasonCode, userId: row.actorId, name: row.actorName ?? null, payloadHash: row.payloadHash, at: new Date(row.occurredAt).toISOString() });
+    if (
+      DECISION_TYPES.has(row.type) &&
+      row.actorType === 'user' &&
+      (row.reasonCode === 'approve' || row.reasonCode === 'reject')
+    ) {
+      story.decisions.push({
+        seq: row.seq,
+        decision: row.reasonCode,
+        userId: row.actorId,
+        name: row.actorName ?? null,
+        payloadHash: row.payloadHash,
+        at: new Date(row.occurredAt).toISOString(),
+      });
       if (typeof row.data.required === 'number') story.required = row.data.required;
     }
     if (row.type === 'proposal.approval_withdrawn') {
-      const approval = story.decisions.findLast((decision) => decision.decision === 'approve' && decision.userId === row.data.user && !decision.withdrawn);
-      if (approval) approval.withdrawn = { seq: row.seq, at: new Date(row.occurredAt).toISOString(), role: typeof row.data.role === 'string' ? row.data.role : null };
+      const approval = story.decisions.findLast(
+        (decision) => decision.decision === 'approve' && decision.userId === row.data.user && !decision.withdrawn,
+      );
+      if (approval)
+        approval.withdrawn = {
+          seq: row.seq,
+          at: new Date(row.occurredAt).toISOString(),
+          role: typeof row.data.role === 'string' ? row.data.role : null,
+        };
     }
     if (row.type === 'proposal.approved' && row.reasonCode === 'grant' && typeof row.data.grant === 'string') {
-      story.grant = { seq: row.seq, grantId: row.data.grant, userId: row.actorId, name: row.actorName ?? null, at: new Date(row.occurredAt).toISOString() };
+      story.grant = {
+        seq: row.seq,
+        grantId: row.data.grant,
+        userId: row.actorId,
+        name: row.actorName ?? null,
+        at: new Date(row.occurredAt).toISOString(),
+      };
     }
     const next = STATUS_AFTER[row.type]?.(row, story.status?.status);
     if (next && next !== story.status?.status) story.status = { status: next, seq: row.seq };
-    if (OUTCOMES.has(row.type)) story.execution = { status: row.type.slice('execution.'.length), seq: row.seq, at: new Date(row.occurredAt).toISOString() };
+    if (OUTCOMES.has(row.type))
+      story.execution = {
+        status: row.type.slice('execution.'.length),
+        seq: row.seq,
+        at: new Date(row.occurredAt).toISOString(),
+      };
   }
   return story;
 }
 
 /** The approvals that count: by distinct people, none withdrawn. */
 export function countedApprovals(story: Story): number {
-  return new Set(story.decisions.filter((decision) => decision.decision === 'approve' && !decision.withdrawn).map((decision) => decision.userId)).size;
+  return new Set(
+    story.decisions
+      .filter((decision) => decision.decision === 'approve' && !decision.withdrawn)
+      .map((decision) => decision.userId),
+  ).size;
 }
 
 /** A decision's line in the verified story: "approved by Bob (usr_2) at … (event #5) — withdrawn: role changed to viewer (event #7)". */

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { auditEvents, commands, decisions, executions, proposals, users, type AuditEvent } from '@/db/schema';
+import { type AuditEvent, auditEvents, commands, decisions, executions, proposals, users } from '@/db/schema';
 import type { CommandKeys } from '@/lib/commands/keys';
 import { canonicalJson } from '@/lib/payload-hash';
 import { DECISION_TYPES, storyOf } from './bundle-story';
@@ -17,13 +17,30 @@ import { inclusionProofFile } from './tlog/proof-api';
  * Evidence text is not included.
  * Undefined when the tenant has no such proposal.
  */
-export async function buildEvidenceBundle(db: Database, tenantId: string, proposalId: string, keys: CommandKeys, now = new Date()): Promise<EvidenceBundle | undefined> {
-  const [proposal] = await db.select().from(proposals).where(and(eq(proposals.id, proposalId), eq(proposals.tenantId, tenantId)));
+export async function buildEvidenceBundle(
+  db: Database,
+  tenantId: string,
+  proposalId: string,
+  keys: CommandKeys,
+  now = new Date(),
+): Promise<EvidenceBundle | undefined> {
+  const [proposal] = await db
+    .select()
+    .from(proposals)
+    .where(and(eq(proposals.id, proposalId), eq(proposals.tenantId, tenantId)));
   if (!proposal) return undefined;
   // Every event committed so far is chained (here) and in the tree the checkpoint signs.
   const head = await currentCheckpoint(db, tenantId, keys, now);
   const decided = await db
-    .select({ decision: decisions.decision, payloadHash: decisions.payloadHash, userId: decisions.userId, name: users.name, reason: decisions.reason, createdAt: decisions.createdAt, withdrawnAt: decisions.withdrawnAt })
+    .select({
+      decision: decisions.decision,
+      payloadHash: decisions.payloadHash,
+      userId: decisions.userId,
+      name: users.name,
+      reason: decisions.reason,
+      createdAt: decisions.createdAt,
+      withdrawnAt: decisions.withdrawnAt,
+    })
     .from(decisions)
     .innerJoin(users, eq(users.id, decisions.userId))
     .where(eq(decisions.proposalId, proposal.id))
@@ -35,21 +52,44 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
     .from(auditEvents)
     .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.proposalId, proposal.id)))
     .orderBy(asc(auditEvents.seq));
-  const recordedNames = new Map(events.filter((row) => DECISION_TYPES.has(row.type) && row.actorName).map((row) => [row.actorId, row.actorName!]));
+  const recordedNames = new Map(
+    events.filter((row) => DECISION_TYPES.has(row.type) && row.actorName).map((row) => [row.actorId, row.actorName!]),
+  );
   // In the order of their events, which a verifier holds them to.
   const order = storyOf(events).decisions;
-  const rank = (row: (typeof decided)[number]) => order.findIndex((event) => event.userId === row.userId && event.decision === row.decision);
+  const rank = (row: (typeof decided)[number]) =>
+    order.findIndex((event) => event.userId === row.userId && event.decision === row.decision);
   decided.sort((a, b) => rank(a) - rank(b));
   // The registration of each passkey that signed a decision: it binds the key to the person.
-  const credentials = [...new Set(events.flatMap((row) => (DECISION_TYPES.has(row.type) && typeof row.data.passkeyCredential === 'string' ? [row.data.passkeyCredential] : [])))];
+  const credentials = [
+    ...new Set(
+      events.flatMap((row) =>
+        DECISION_TYPES.has(row.type) && typeof row.data.passkeyCredential === 'string'
+          ? [row.data.passkeyCredential]
+          : [],
+      ),
+    ),
+  ];
   const registrations = credentials.length
     ? await db
         .select()
         .from(auditEvents)
-        .where(and(eq(auditEvents.tenantId, tenantId), eq(auditEvents.type, 'passkey.registered'), inArray(sql<string>`${auditEvents.data}->>'credential'`, credentials)))
+        .where(
+          and(
+            eq(auditEvents.tenantId, tenantId),
+            eq(auditEvents.type, 'passkey.registered'),
+            inArray(sql<string>`${auditEvents.data}->>'credential'`, credentials),
+          ),
+        )
         .orderBy(asc(auditEvents.seq))
     : [];
-  const proven = (rows: readonly AuditEvent[]) => Promise.all(rows.map(async (row) => ({ ...asExported(row), inclusion: await inclusionProofFile(db, tenantId, row.seq, head.seq) })));
+  const proven = (rows: readonly AuditEvent[]) =>
+    Promise.all(
+      rows.map(async (row) => ({
+        ...asExported(row),
+        inclusion: await inclusionProofFile(db, tenantId, row.seq, head.seq),
+      })),
+    );
   return {
     format: BUNDLE_FORMAT,
     generatedAt: now.toISOString(),
@@ -76,10 +116,25 @@ export async function buildEvidenceBundle(db: Database, tenantId: string, propos
     rawCandidate: proposal.rawCandidate,
     gates: proposal.gates,
     // The name its event recorded, so a later rename does not make the bundle disagree with the chain.
-    decisions: decided.map((row) => ({ ...row, name: recordedNames.get(row.userId) ?? row.name, createdAt: row.createdAt.toISOString(), withdrawnAt: row.withdrawnAt?.toISOString() ?? null })),
-    command: command ? { id: command.id, jws: command.jws, kid: command.kid, scope: command.scope, idempotencyKey: command.idempotencyKey } : null,
+    decisions: decided.map((row) => ({
+      ...row,
+      name: recordedNames.get(row.userId) ?? row.name,
+      createdAt: row.createdAt.toISOString(),
+      withdrawnAt: row.withdrawnAt?.toISOString() ?? null,
+    })),
+    command: command
+      ? {
+          id: command.id,
+          jws: command.jws,
+          kid: command.kid,
+          scope: command.scope,
+          idempotencyKey: command.idempotencyKey,
+        }
+      : null,
     keys: keys.jwks,
-    execution: execution ? { status: execution.status, receipt: execution.receipt ?? null, errorCode: execution.errorCode } : null,
+    execution: execution
+      ? { status: execution.status, receipt: execution.receipt ?? null, errorCode: execution.errorCode }
+      : null,
     events: await proven(events),
     checkpoint: head.note,
     passkeyRegistrations: await proven(registrations),

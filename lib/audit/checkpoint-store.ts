@@ -16,10 +16,21 @@ import { CHAIN_START } from './verify';
  * docs/evidence.md, "The log format") and as the JWS of `{tenant, seq, hash, at}` that earlier
  * verifiers read (`checkpoint`).
  */
-export async function currentCheckpoint(db: Database, tenantId: string, keys: CommandKeys, now = new Date(), origin = logOrigin(tenantId)) {
+export async function currentCheckpoint(
+  db: Database,
+  tenantId: string,
+  keys: CommandKeys,
+  now = new Date(),
+  origin = logOrigin(tenantId),
+) {
   await chainPending(db, tenantId);
   const [head] = await db.select().from(auditHeads).where(eq(auditHeads.tenantId, tenantId));
-  const claim = { tenant: tenantId, seq: head?.seq ?? CHAIN_START.seq, hash: head?.hash ?? CHAIN_START.hash, at: now.toISOString() };
+  const claim = {
+    tenant: tenantId,
+    seq: head?.seq ?? CHAIN_START.seq,
+    hash: head?.hash ?? CHAIN_START.hash,
+    at: now.toISOString(),
+  };
   const signingJwk = keys.jwks.find((jwk) => jwk.kid === keys.signing.kid);
   if (!signingJwk) throw new Error('the signing key is missing from its own key set');
   const rootHash = await treeRoot(db, tenantId, claim.seq);

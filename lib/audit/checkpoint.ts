@@ -16,7 +16,9 @@ const claimSchema = z.strictObject({
 
 /** Signs `{tenant, seq, hash, at}`: the server's word that the tenant's chain had this hash at this seq. */
 export function signCheckpoint(claim: CheckpointClaim, key: SigningKey): Promise<string> {
-  return new SignJWT({ ...claimSchema.parse(claim) }).setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: CHECKPOINT_TYP }).sign(key.key);
+  return new SignJWT({ ...claimSchema.parse(claim) })
+    .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: CHECKPOINT_TYP })
+    .sign(key.key);
 }
 
 export class CheckpointError extends Error {
@@ -38,7 +40,10 @@ export async function verifyCheckpoint(jws: string, keys: readonly PublicJwk[]):
     throw new CheckpointError('the checkpoint is not a compact JWS');
   }
   const key = kid ? (await verificationKeys(keys)).get(kid) : undefined;
-  if (!key) throw new CheckpointError(`the checkpoint was signed with key "${kid ?? '(none)'}", which is not among the trusted keys`);
+  if (!key)
+    throw new CheckpointError(
+      `the checkpoint was signed with key "${kid ?? '(none)'}", which is not among the trusted keys`,
+    );
   try {
     const { payload } = await jwtVerify(jws, key, { algorithms: ['EdDSA'], typ: CHECKPOINT_TYP });
     return claimSchema.parse(payload);
@@ -47,7 +52,14 @@ export async function verifyCheckpoint(jws: string, keys: readonly PublicJwk[]):
   }
 }
 
-const publicKey = z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') });
+const publicKey = z.object({
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  x: z.string(),
+  kid: z.string(),
+  alg: z.literal('EdDSA'),
+  use: z.literal('sig'),
+});
 
 /** A saved `/.well-known/jwks.json`. */
 export const jwksFileSchema = z.object({ keys: z.array(publicKey).min(1) });
@@ -57,6 +69,11 @@ export const jwksFileSchema = z.object({ keys: z.array(publicKey).min(1) });
  * that verify it; files saved since the log format also carry the same head as a signed note
  * (`note`, checked with `verifyCheckpoint` of lib/audit/tlog/note.ts) and its `origin`.
  */
-export const checkpointFileSchema = z.object({ checkpoint: z.string(), note: z.string().optional(), origin: z.string().optional(), keys: z.array(publicKey).min(1) });
+export const checkpointFileSchema = z.object({
+  checkpoint: z.string(),
+  note: z.string().optional(),
+  origin: z.string().optional(),
+  keys: z.array(publicKey).min(1),
+});
 
 export type CheckpointFile = z.infer<typeof checkpointFileSchema>;

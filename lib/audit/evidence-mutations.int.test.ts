@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { commandKeys, type CommandKeys } from '@/lib/commands/keys';
 import { executeCommand } from '@/lib/commands/execute';
+import { type CommandKeys, commandKeys } from '@/lib/commands/keys';
 import { decide } from '@/lib/decisions/decide';
 import { A_YEAR_MS } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
-import { isUnder, mutations } from '@/test/json-mutations';
 import { submitAs } from '@/test/intake';
+import { isUnder, mutations } from '@/test/json-mutations';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { buildEvidenceBundle } from './bundle';
-import { verifyBundle, type EvidenceBundle } from './bundle-verify';
+import { type EvidenceBundle, verifyBundle } from './bundle-verify';
 import { auditExportStream } from './export';
 import { verifyExportLines } from './export-verify';
 
@@ -31,16 +31,70 @@ let filtered: string[];
 beforeAll(async () => {
   keys = await commandKeys();
   const write = writeClients(systems.systems.service.url, systems.systems.credentials);
-  const refund = await approvedCommand(t.db, systems.client, seeded.acme, seeded.world.userId('alice'), { requestId: 'req_mutations_refund', action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 1500, currency: 'USD', reason: 'Damaged in transit' } }, new Date());
-  await submitAs(t.db, systems.client, seeded.acme, { requestId: 'req_mutations_between', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } });
-  expect((await executeCommand(t.db, { scope: refund.scope, jws: refund.jws, systems: systems.client, writeClient: write(refund.scope), deadlineMs: 1_000 })).status).toBe('succeeded');
+  const refund = await approvedCommand(
+    t.db,
+    systems.client,
+    seeded.acme,
+    seeded.world.userId('alice'),
+    {
+      requestId: 'req_mutations_refund',
+      action: 'issue_refund',
+      contractVersion: 1,
+      args: { orderId: 'ord_1842', amountMinor: 1500, currency: 'USD', reason: 'Damaged in transit' },
+    },
+    new Date(),
+  );
+  await submitAs(t.db, systems.client, seeded.acme, {
+    requestId: 'req_mutations_between',
+    action: 'hold_stock',
+    contractVersion: 1,
+    args: { sku: 'filter-blue', quantity: 1 },
+  });
+  expect(
+    (
+      await executeCommand(t.db, {
+        scope: refund.scope,
+        jws: refund.jws,
+        systems: systems.client,
+        writeClient: write(refund.scope),
+        deadlineMs: 1_000,
+      })
+    ).status,
+  ).toBe('succeeded');
   bundles.executed = (await buildEvidenceBundle(t.db, 'acme', refund.proposal.id, keys))!;
   // Approved, then overruled by a rejection; its command refused.
-  const overruled = await approvedCommand(t.db, systems.client, seeded.acme, seeded.world.userId('alice'), { requestId: 'req_mutations_overruled', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 2 } }, new Date());
-  await decide(t.db, systems.client, { userId: seeded.world.userId('bob'), proposalId: overruled.proposal.id, request: { decision: 'reject', payloadHash: overruled.proposal.payloadHash, reason: 'Deny wins' } });
-  expect((await executeCommand(t.db, { scope: overruled.scope, jws: overruled.jws, systems: systems.client, writeClient: write(overruled.scope), deadlineMs: 1_000 })).status).toBe('failed');
+  const overruled = await approvedCommand(
+    t.db,
+    systems.client,
+    seeded.acme,
+    seeded.world.userId('alice'),
+    {
+      requestId: 'req_mutations_overruled',
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 2 },
+    },
+    new Date(),
+  );
+  await decide(t.db, systems.client, {
+    userId: seeded.world.userId('bob'),
+    proposalId: overruled.proposal.id,
+    request: { decision: 'reject', payloadHash: overruled.proposal.payloadHash, reason: 'Deny wins' },
+  });
+  expect(
+    (
+      await executeCommand(t.db, {
+        scope: overruled.scope,
+        jws: overruled.jws,
+        systems: systems.client,
+        writeClient: write(overruled.scope),
+        deadlineMs: 1_000,
+      })
+    ).status,
+  ).toBe('failed');
   bundles.overruled = (await buildEvidenceBundle(t.db, 'acme', overruled.proposal.id, keys))!;
-  const read = async (selection: Parameters<typeof auditExportStream>[2]) => (await new Response(auditExportStream(t.db, 'acme', selection, 'jsonl', keys)).text()).trimEnd().split('\n');
+  const read = async (selection: Parameters<typeof auditExportStream>[2]) =>
+    (await new Response(auditExportStream(t.db, 'acme', selection, 'jsonl', keys)).text()).trimEnd().split('\n');
   whole = await read({ filters: {}, of: 'events' });
   filtered = await read({ filters: { q: refund.proposal.id }, of: 'events' });
   vi.useFakeTimers({ now: Date.now() + A_YEAR_MS, toFake: ['Date'] });
@@ -57,7 +111,8 @@ async function unnoticedBundleChanges(bundle: EvidenceBundle): Promise<{ cases: 
   for (const mutation of mutations(bundle)) {
     cases += 1;
     const report = await verifyBundle(mutation.document, keys.jwks);
-    if (report.checks.every((check) => check.ok) && !isUnder(mutation.path, report.unverified)) unnoticed.push(mutation.name);
+    if (report.checks.every((check) => check.ok) && !isUnder(mutation.path, report.unverified))
+      unnoticed.push(mutation.name);
   }
   return { cases, unnoticed };
 }
@@ -101,7 +156,8 @@ describe('every single change to a real export fails, or touches only what is pr
     for (const mutation of mutations(asDocument(filtered))) {
       cases += 1;
       const report = await verifyExportLines(asLines(mutation.document), { keys: keys.jwks });
-      if ('kind' in report && report.ok && report.kind === 'whole') unnoticed.push(`${mutation.name} (verified as a whole)`);
+      if ('kind' in report && report.ok && report.kind === 'whole')
+        unnoticed.push(`${mutation.name} (verified as a whole)`);
       else if (report.ok && !isUnder(mutation.path.slice(1), report.unverified)) unnoticed.push(mutation.name);
     }
     expect(unnoticed).toEqual([]);

@@ -2,11 +2,27 @@ import { z } from 'zod';
 import type { PublicJwk } from '@/lib/commands/keys';
 import { jwksFileSchema } from './checkpoint';
 import { eventLeafHash } from './tlog/leaf';
-import { appendLeaf, lookUp, nodeKey, rootOf, sameHash, type Hash, type SubtreeHash } from './tlog/merkle';
-import { NoteError, verifyCheckpoint, type TreeHead, type VerifiedCheckpoint } from './tlog/note';
+import { appendLeaf, type Hash, lookUp, nodeKey, rootOf, type SubtreeHash, sameHash } from './tlog/merkle';
+import { NoteError, type TreeHead, type VerifiedCheckpoint, verifyCheckpoint } from './tlog/note';
 import { originTenant } from './tlog/origin';
-import { inclusionProofSchema, ProofError, verifyCheckpointConsistency, verifyEventInclusion, type ConsistencyProofFile } from './tlog/proofs';
-import { CHAIN_START, chainRowSchema, chainVerifier, describeBreak, rowHashMatches, type BreakReason, type ChainPoint, type ChainRow, type CheckpointClaim } from './verify';
+import {
+  type ConsistencyProofFile,
+  inclusionProofSchema,
+  ProofError,
+  verifyCheckpointConsistency,
+  verifyEventInclusion,
+} from './tlog/proofs';
+import {
+  type BreakReason,
+  CHAIN_START,
+  type ChainPoint,
+  type ChainRow,
+  type CheckpointClaim,
+  chainRowSchema,
+  chainVerifier,
+  describeBreak,
+  rowHashMatches,
+} from './verify';
 
 /**
  * The last line of every JSON Lines export (lib/audit/export.ts): what the export selected, how many
@@ -90,7 +106,10 @@ export type ExportVerifyOptions = {
  * export (its end line says so) proves each row's inclusion in the end line's checkpoint, and its
  * consistency with an earlier one through `consistency`.
  */
-export async function verifyExportLines(lines: AsyncIterable<string> | Iterable<string>, options: ExportVerifyOptions = {}): Promise<ExportReport> {
+export async function verifyExportLines(
+  lines: AsyncIterable<string> | Iterable<string>,
+  options: ExportVerifyOptions = {},
+): Promise<ExportReport> {
   const saved = options.checkpoints ?? [];
   const tenants = new Set(saved.map((point) => point.tenant));
   if (tenants.size > 1) return unreadable(0, `the checkpoints are of different tenants (${[...tenants].join(', ')})`);
@@ -106,7 +125,11 @@ export async function verifyExportLines(lines: AsyncIterable<string> | Iterable<
     number += 1;
     if (line.trim() === '') continue;
     const parsed = parseLine(line);
-    if (!parsed) return unreadable(number, 'is not an exported event (audit:verify --export reads the JSON Lines export, one event per line)');
+    if (!parsed)
+      return unreadable(
+        number,
+        'is not an exported event (audit:verify --export reads the JSON Lines export, one event per line)',
+      );
     if (end) return unreadable(number, 'comes after the export’s end line');
     if ('format' in parsed) {
       end = { line: parsed, number };
@@ -133,18 +156,33 @@ export async function verifyExportLines(lines: AsyncIterable<string> | Iterable<
     try {
       head = verifyCheckpoint(end.line.note, options.keys ?? end.line.keys, end.line.origin);
     } catch (error) {
-      return unreadable(end.number, `the export's end line: ${error instanceof NoteError ? error.message : 'its checkpoint does not verify'}`);
+      return unreadable(
+        end.number,
+        `the export's end line: ${error instanceof NoteError ? error.message : 'its checkpoint does not verify'}`,
+      );
     }
     if (end.line.tenant !== tenant || end.line.treeSize !== head.size || originTenant(head.origin) !== tenant) {
-      return unreadable(end.number, "the export's end line states another checkpoint than it carries (or another tenant's log)");
+      return unreadable(
+        end.number,
+        "the export's end line states another checkpoint than it carries (or another tenant's log)",
+      );
     }
     const foreign = options.earlier?.find((earlier) => earlier.origin !== head!.origin);
-    if (foreign) return unreadable(0, `the earlier checkpoint is of log ${foreign.origin}, the export of ${head.origin}`);
+    if (foreign)
+      return unreadable(0, `the earlier checkpoint is of log ${foreign.origin}, the export of ${head.origin}`);
   }
   const unverified = ['actorLabel (each line’s actor as the dashboard named it at export time: not hashed)'];
   if (end && options.keys) unverified.push('keys (the end line’s own: not used, the keys given with --keys were)');
-  if (end?.line.filtered) return filteredReport(tenant, each, proven, { line: end.line, head: head! }, options, unverified);
-  return wholeReport(tenant, whole!, tree, each.rows(), { saved, end: end && head ? { head, line: end.line } : undefined }, unverified);
+  if (end?.line.filtered)
+    return filteredReport(tenant, each, proven, { line: end.line, head: head! }, options, unverified);
+  return wholeReport(
+    tenant,
+    whole!,
+    tree,
+    each.rows(),
+    { saved, end: end && head ? { head, line: end.line } : undefined },
+    unverified,
+  );
 }
 
 /** An earlier checkpoint the export's extends, in words. */
@@ -201,20 +239,59 @@ function wholeReport(
   const verdict = rowsVerifier.finish();
   const through = verdict.through;
   const end = points.end;
-  const covering = [...points.saved.map((point) => point.seq), ...tree.within().map((head) => head.size), ...(end ? [end.head.size] : [])];
-  const base = { kind: 'whole' as const, tenant, rows, through, checkpoints: covering.sort((a, b) => a - b), unverified };
+  const covering = [
+    ...points.saved.map((point) => point.seq),
+    ...tree.within().map((head) => head.size),
+    ...(end ? [end.head.size] : []),
+  ];
+  const base = {
+    kind: 'whole' as const,
+    tenant,
+    rows,
+    through,
+    checkpoints: covering.sort((a, b) => a - b),
+    unverified,
+  };
   if (!verdict.ok) return { ...base, ok: false, broken: { seq: verdict.seq, reason: verdict.reason }, verified: [] };
   // The end line describes this file: every event, this many rows, and its note signs their tree.
   const describesFile =
-    !end || (end.line.of === 'events' && Object.keys(end.line.filters).length === 0 && end.line.rows === rows && end.line.seq === through.seq && end.line.hash === through.hash && end.head.size === through.seq && sameHash(tree.root(), end.head.rootHash));
+    !end ||
+    (end.line.of === 'events' &&
+      Object.keys(end.line.filters).length === 0 &&
+      end.line.rows === rows &&
+      end.line.seq === through.seq &&
+      end.line.hash === through.hash &&
+      end.head.size === through.seq &&
+      sameHash(tree.root(), end.head.rootHash));
   if (!describesFile) return { ...base, ok: false, broken: { seq: through.seq, reason: 'export_end' }, verified: [] };
   const fork = tree.fork();
-  if (fork) return { ...base, ok: false, broken: { seq: fork.size, reason: 'checkpoint_mismatch', detail: `the first ${fork.size} row(s) do not make the tree an earlier checkpoint signed` }, verified: [] };
+  if (fork)
+    return {
+      ...base,
+      ok: false,
+      broken: {
+        seq: fork.size,
+        reason: 'checkpoint_mismatch',
+        detail: `the first ${fork.size} row(s) do not make the tree an earlier checkpoint signed`,
+      },
+      verified: [],
+    };
   const beyond = tree.beyond();
-  if (beyond) return { ...base, ok: false, broken: { seq: through.seq + 1, reason: 'truncated', detail: `an earlier checkpoint signs ${beyond.size} event(s); this export ends at #${through.seq}` }, verified: [] };
+  if (beyond)
+    return {
+      ...base,
+      ok: false,
+      broken: {
+        seq: through.seq + 1,
+        reason: 'truncated',
+        detail: `an earlier checkpoint signs ${beyond.size} event(s); this export ends at #${through.seq}`,
+      },
+      verified: [],
+    };
   // A checkpoint fixes every row up to its size: the saved ones, the earlier notes the rows reach, the end line's.
   const newest = Math.max(CHAIN_START.seq, ...covering);
-  if (newest < through.seq) return { ...base, ok: false, uncovered: { from: newest + 1, to: through.seq }, verified: [] };
+  if (newest < through.seq)
+    return { ...base, ok: false, uncovered: { from: newest + 1, to: through.seq }, verified: [] };
   return {
     ...base,
     ok: true,
@@ -241,35 +318,87 @@ function filteredReport(
   unverified: string[],
 ): ExportReport {
   const summary = each.summary();
-  const base = { kind: 'filtered' as const, ok: false, tenant, rows: summary.rows, through: summary.last ?? CHAIN_START, checkpoints: [end.head.size] };
+  const base = {
+    kind: 'filtered' as const,
+    ok: false,
+    tenant,
+    rows: summary.rows,
+    through: summary.last ?? CHAIN_START,
+    checkpoints: [end.head.size],
+  };
   if (summary.broken) return { ...base, broken: summary.broken, verified: [], unverified };
   const last = summary.last;
-  if (!last || end.line.seq !== last.seq || end.line.hash !== last.hash || end.line.rows !== summary.rows) return { ...base, broken: { seq: last?.seq ?? 0, reason: 'export_end' }, verified: [], unverified };
-  if (proven.length !== summary.rows) return { ...base, broken: { seq: last.seq, reason: 'inclusion', detail: `${summary.rows - proven.length} row(s) carry no inclusion proof` }, verified: [], unverified };
+  if (!last || end.line.seq !== last.seq || end.line.hash !== last.hash || end.line.rows !== summary.rows)
+    return { ...base, broken: { seq: last?.seq ?? 0, reason: 'export_end' }, verified: [], unverified };
+  if (proven.length !== summary.rows)
+    return {
+      ...base,
+      broken: {
+        seq: last.seq,
+        reason: 'inclusion',
+        detail: `${summary.rows - proven.length} row(s) carry no inclusion proof`,
+      },
+      verified: [],
+      unverified,
+    };
   for (const row of proven) {
     try {
       verifyEventInclusion(row, row.inclusion!, end.head);
     } catch (error) {
-      return { ...base, broken: { seq: row.seq, reason: 'inclusion', detail: error instanceof ProofError ? error.message : 'its inclusion proof does not verify' }, verified: [], unverified };
+      return {
+        ...base,
+        broken: {
+          seq: row.seq,
+          reason: 'inclusion',
+          detail: error instanceof ProofError ? error.message : 'its inclusion proof does not verify',
+        },
+        verified: [],
+        unverified,
+      };
     }
   }
   const consistent: string[] = [];
   for (const earlier of options.earlier ?? []) {
     try {
-      if (earlier.size === end.head.size && !sameHash(earlier.rootHash, end.head.rootHash)) throw new ProofError(`checkpoint #${end.head.size} differs from the earlier checkpoint of the same size: the log was forked`);
-      if (earlier.size > 0 && earlier.size < end.head.size && !options.consistency) throw new ProofError(`no consistency proof from #${earlier.size} to #${end.head.size} was given (--consistency, from GET /api/v1/audit/proofs/consistency?from=${earlier.size}&to=${end.head.size})`);
-      verifyCheckpointConsistency(earlier, end.head, options.consistency ?? { fromSize: earlier.size, toSize: end.head.size, hashes: [] });
+      if (earlier.size === end.head.size && !sameHash(earlier.rootHash, end.head.rootHash))
+        throw new ProofError(
+          `checkpoint #${end.head.size} differs from the earlier checkpoint of the same size: the log was forked`,
+        );
+      if (earlier.size > 0 && earlier.size < end.head.size && !options.consistency)
+        throw new ProofError(
+          `no consistency proof from #${earlier.size} to #${end.head.size} was given (--consistency, from GET /api/v1/audit/proofs/consistency?from=${earlier.size}&to=${end.head.size})`,
+        );
+      verifyCheckpointConsistency(
+        earlier,
+        end.head,
+        options.consistency ?? { fromSize: earlier.size, toSize: end.head.size, hashes: [] },
+      );
     } catch (error) {
-      return { ...base, broken: { seq: end.head.size, reason: 'inconsistent', detail: error instanceof ProofError ? error.message : 'the consistency proof does not verify' }, verified: [], unverified };
+      return {
+        ...base,
+        broken: {
+          seq: end.head.size,
+          reason: 'inconsistent',
+          detail: error instanceof ProofError ? error.message : 'the consistency proof does not verify',
+        },
+        verified: [],
+        unverified,
+      };
     }
     consistent.push(consistentWords(earlier, end.head));
   }
-  const filters = Object.entries(end.line.filters).map(([name, value]) => `${name}=${value}`).join(', ') || 'none';
+  const filters =
+    Object.entries(end.line.filters)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(', ') || 'none';
   const proposals = `${summary.proposals} proposal(s)${summary.withoutProposal > 0 ? ` and ${summary.withoutProposal} event(s) of no proposal` : ''}`;
   return {
     ...base,
     ok: true,
-    verified: [`${summary.rows} event(s) of ${proposals}, #${summary.first} to #${last.seq}, in sequence order, each re-hashing and included in checkpoint #${end.head.size} (tree size ${end.head.size}) of ${end.head.origin}`, ...consistent],
+    verified: [
+      `${summary.rows} event(s) of ${proposals}, #${summary.first} to #${last.seq}, in sequence order, each re-hashing and included in checkpoint #${end.head.size} (tree size ${end.head.size}) of ${end.head.origin}`,
+      ...consistent,
+    ],
     unverified: [
       `of, filters (that these are every event the filters select, and that the log has no other event of ${summary.proposals === 1 ? 'this proposal' : 'these proposals'}: the file's own word, view ${end.line.of}, filters ${filters}; a filtered export proves what it holds, not what it leaves out)`,
       ...unverified,
@@ -323,12 +452,15 @@ function parseLine(line: string): Line | undefined {
 }
 
 const EXPORT_BREAKS: Record<Exclude<ExportBreak, BreakReason>, string> = {
-  export_end: "the export's end line does not match its rows (its checkpoint's tree is not theirs, or it names another last row or count)",
+  export_end:
+    "the export's end line does not match its rows (its checkpoint's tree is not theirs, or it names another last row or count)",
   inclusion: "a row's inclusion proof does not lead to the end line's checkpoint",
   inconsistent: "the export's checkpoint does not extend the earlier one (a rolled-back or forked log)",
 };
 
 /** A verdict's break in words. */
 export function describeExportBreak(reason: ExportBreak): string {
-  return reason in EXPORT_BREAKS ? EXPORT_BREAKS[reason as keyof typeof EXPORT_BREAKS] : describeBreak(reason as BreakReason);
+  return reason in EXPORT_BREAKS
+    ? EXPORT_BREAKS[reason as keyof typeof EXPORT_BREAKS]
+    : describeBreak(reason as BreakReason);
 }

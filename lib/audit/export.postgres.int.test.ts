@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type CommandKeys, commandKeys } from '@/lib/commands/keys';
 import { setupCountingDatabase, setupTestDatabase } from '@/test/db';
 import { insertBulkAuditEvents } from '@/test/fixtures/audit';
-import { commandKeys, type CommandKeys } from '@/lib/commands/keys';
 import { auditExportResponse, EXPORT_PAGE_SIZE } from './export';
 import { extendTree } from './tlog/store';
 
@@ -24,7 +24,9 @@ beforeAll(async () => {
   keys = await commandKeys();
   await insertBulkAuditEvents(t.owner, 'bulk', EVENTS);
   // The bulk rows are the chain: its head, and the tree over it (built once, as the first checkpoint would).
-  await t.owner.execute(sql`insert into audit_heads (tenant_id, seq, hash) select tenant_id, seq, hash from audit_events where tenant_id = 'bulk' and seq = ${EVENTS}`);
+  await t.owner.execute(
+    sql`insert into audit_heads (tenant_id, seq, hash) select tenant_id, seq, hash from audit_events where tenant_id = 'bulk' and seq = ${EVENTS}`,
+  );
   expect(await extendTree(t.db, 'bulk')).toBe(EVENTS);
 }, 300_000);
 
@@ -35,7 +37,13 @@ describe('the audit export streams one page at a time', () => {
     const header = format === 'csv' ? 1 : 0;
     const chunks: number[] = [];
     const statements = await counting.statementsOf(async () => {
-      const reader = auditExportResponse(counting.db, 'bulk', { filters: {}, of: 'events' }, format, keys).body!.getReader();
+      const reader = auditExportResponse(
+        counting.db,
+        'bulk',
+        { filters: {}, of: 'events' },
+        format,
+        keys,
+      ).body!.getReader();
       for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(linesOf(read.value));
     });
     if (header) expect(chunks.shift()).toBe(1);
@@ -52,7 +60,13 @@ describe('the audit export streams one page at a time', () => {
 
   it('reads no more than one page ahead of a reader that stops', async () => {
     const statements = await counting.statementsOf(async () => {
-      const reader = auditExportResponse(counting.db, 'bulk', { filters: {}, of: 'events' }, 'jsonl', keys).body!.getReader();
+      const reader = auditExportResponse(
+        counting.db,
+        'bulk',
+        { filters: {}, of: 'events' },
+        'jsonl',
+        keys,
+      ).body!.getReader();
       for (let read = 0; read < 3; read++) expect(linesOf((await reader.read()).value!)).toBe(EXPORT_PAGE_SIZE);
       await reader.cancel();
     });

@@ -3,13 +3,13 @@ import type { Database } from '@/db';
 import type { AuditEvent } from '@/db/schema';
 import type { CommandKeys } from '@/lib/commands/keys';
 import { chainPending } from '@/lib/events/chainer';
+import { actorResolver } from './actors';
 import { currentCheckpoint } from './checkpoint-store';
 import { EXPORT_END_FORMAT, type ExportEnd } from './export-verify';
+import { decisionEventsQuery, eventsQuery } from './history';
+import type { ExportOf, HistoryFilters } from './history-filters';
 import { inclusionProofFile } from './tlog/proof-api';
 import { CHAIN_START, type ChainPoint } from './verify';
-import type { ExportOf, HistoryFilters } from './history-filters';
-import { actorResolver } from './actors';
-import { decisionEventsQuery, eventsQuery } from './history';
 
 /**
  * The audit export (docs/design.md §8): every hashed field of each event (the actor's name beside its
@@ -23,11 +23,30 @@ import { decisionEventsQuery, eventsQuery } from './history';
  */
 export const EXPORT_PAGE_SIZE = 1_000;
 
-export const EXPORT_FIELDS = ['tenantId', 'seq', 'type', 'actorType', 'actorId', 'actorName', 'proposalId', 'payloadHash', 'reasonCode', 'contractVersion', 'data', 'occurredAt', 'prevHash', 'hash', 'actorLabel'] as const;
+export const EXPORT_FIELDS = [
+  'tenantId',
+  'seq',
+  'type',
+  'actorType',
+  'actorId',
+  'actorName',
+  'proposalId',
+  'payloadHash',
+  'reasonCode',
+  'contractVersion',
+  'data',
+  'occurredAt',
+  'prevHash',
+  'hash',
+  'actorLabel',
+] as const;
 
 export type ExportFormat = 'csv' | 'jsonl';
 
-export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', jsonl: 'application/x-ndjson; charset=utf-8' };
+export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  jsonl: 'application/x-ndjson; charset=utf-8',
+};
 
 /**
  * One event as exported: the stored fields, the instant as ISO 8601 (what the hash covers), then
@@ -61,7 +80,8 @@ export function exportRecord(row: AuditEvent, actorLabel: string): Record<(typeo
  * formula; strip that `'` before re-hashing such a value.
  */
 export function csvCell(value: unknown): string {
-  let text = value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  let text =
+    value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
@@ -75,13 +95,20 @@ export const CSV_BOM = '\uFEFF';
  * One page encoded, its actors named by one batched look-up inside the tenant (lib/audit/actors.ts);
  * `proveIn`: the tree size each JSON line's inclusion proof is made for (a filtered export's rows).
  */
-async function encodePage(db: Database, tenantId: string, rows: AuditEvent[], format: ExportFormat, proveIn?: number): Promise<string> {
+async function encodePage(
+  db: Database,
+  tenantId: string,
+  rows: AuditEvent[],
+  format: ExportFormat,
+  proveIn?: number,
+): Promise<string> {
   const actorOf = await actorResolver(db, tenantId, rows);
   const records = rows.map((row) => exportRecord(row, actorOf(row).label));
   if (format === 'csv') return records.map((record) => csvLine(Object.values(record))).join('');
   const lines: string[] = [];
   for (const record of records) {
-    const inclusion = proveIn === undefined ? undefined : await inclusionProofFile(db, tenantId, record.seq as number, proveIn);
+    const inclusion =
+      proveIn === undefined ? undefined : await inclusionProofFile(db, tenantId, record.seq as number, proveIn);
     lines.push(`${JSON.stringify(inclusion ? { ...record, inclusion } : record)}\n`);
   }
   return lines.join('');
@@ -110,8 +137,25 @@ type ExportHead = Awaited<ReturnType<typeof currentCheckpoint>>;
  * every row. The filters are written as the URL carries them (dates as instants).
  */
 function exportEnd(selection: ExportSelection, rows: number, last: ChainPoint, head: ExportHead): ExportEnd {
-  const filters = Object.fromEntries(Object.entries(selection.filters).flatMap(([name, value]) => (value === undefined ? [] : [[name, value instanceof Date ? value.toISOString() : String(value)]])));
-  return { format: EXPORT_END_FORMAT, of: selection.of, filtered: !isWholeChain(selection), filters, rows, tenant: head.tenant, seq: last.seq, hash: last.hash, treeSize: head.seq, origin: head.origin, note: head.note, keys: head.keys };
+  const filters = Object.fromEntries(
+    Object.entries(selection.filters).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name, value instanceof Date ? value.toISOString() : String(value)]],
+    ),
+  );
+  return {
+    format: EXPORT_END_FORMAT,
+    of: selection.of,
+    filtered: !isWholeChain(selection),
+    filters,
+    rows,
+    tenant: head.tenant,
+    seq: last.seq,
+    hash: last.hash,
+    treeSize: head.seq,
+    origin: head.origin,
+    note: head.note,
+    keys: head.keys,
+  };
 }
 
 /**
@@ -119,7 +163,14 @@ function exportEnd(selection: ExportSelection, rows: number, last: ChainPoint, h
  * Lines stops at the checkpoint made when it began and ends with it; CSV (for spreadsheets) has
  * none — verify the JSON Lines.
  */
-export function auditExportStream(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, keys: CommandKeys, pageSize = EXPORT_PAGE_SIZE): ReadableStream<Uint8Array> {
+export function auditExportStream(
+  db: Database,
+  tenantId: string,
+  selection: ExportSelection,
+  format: ExportFormat,
+  keys: CommandKeys,
+  pageSize = EXPORT_PAGE_SIZE,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let after = 0;
   let started = false;
@@ -147,7 +198,11 @@ export function auditExportStream(db: Database, tenantId: string, selection: Exp
           after = page.at(-1)!.seq;
           rows += page.length;
           last = { seq: page.at(-1)!.seq, hash: page.at(-1)!.hash };
-          controller.enqueue(encoder.encode(await encodePage(db, tenantId, page, format, head && !isWholeChain(selection) ? head.seq : undefined)));
+          controller.enqueue(
+            encoder.encode(
+              await encodePage(db, tenantId, page, format, head && !isWholeChain(selection) ? head.seq : undefined),
+            ),
+          );
         }
         if (page.length < pageSize) {
           if (head) controller.enqueue(encoder.encode(`${JSON.stringify(exportEnd(selection, rows, last, head))}\n`));
@@ -160,7 +215,14 @@ export function auditExportStream(db: Database, tenantId: string, selection: Exp
 }
 
 /** The HTTP answer: the stream as a download named after the tenant and the day. */
-export function auditExportResponse(db: Database, tenantId: string, selection: ExportSelection, format: ExportFormat, keys: CommandKeys, now = new Date()): Response {
+export function auditExportResponse(
+  db: Database,
+  tenantId: string,
+  selection: ExportSelection,
+  format: ExportFormat,
+  keys: CommandKeys,
+  now = new Date(),
+): Response {
   const name = `countersign-audit-${tenantId.replace(/[^A-Za-z0-9_-]/g, '_')}-${now.toISOString().slice(0, 10)}.${format}`;
   return new Response(auditExportStream(db, tenantId, selection, format, keys), {
     headers: {

@@ -12,7 +12,9 @@ import { decisionsPage, executionsOfQuery } from './history';
  */
 const t = setupTestDatabase();
 if (t.driver !== 'postgres') {
-  throw new Error('history-executions.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+  throw new Error(
+    'history-executions.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.',
+  );
 }
 
 beforeAll(async () => {
@@ -36,7 +38,8 @@ describe('the Decisions page and executions (PostgreSQL)', () => {
     const page = await decisionsPage(t.db, 'acme', {});
     const succeeded = page.items.filter((item) => item.status === 'succeeded');
     expect(succeeded.length).toBeGreaterThan(0);
-    for (const item of succeeded) expect(item.execution).toEqual({ status: 'succeeded', receiptId: `rcpt_${item.id}`, errorCode: null });
+    for (const item of succeeded)
+      expect(item.execution).toEqual({ status: 'succeeded', receiptId: `rcpt_${item.id}`, errorCode: null });
     for (const item of page.items.filter((row) => row.status !== 'succeeded')) expect(item.execution).toBeNull();
     const [other] = await t.db
       .select({ id: proposals.id })
@@ -48,7 +51,14 @@ describe('the Decisions page and executions (PostgreSQL)', () => {
 
   it('finds the executions of a page by index: no Seq Scan on executions', async () => {
     const page = await decisionsPage(t.db, 'acme', {});
-    const plan = await explainPlan(t.db, executionsOfQuery(t.db, 'acme', page.items.map((item) => item.id)));
+    const plan = await explainPlan(
+      t.db,
+      executionsOfQuery(
+        t.db,
+        'acme',
+        page.items.map((item) => item.id),
+      ),
+    );
     expect(plan, plan).not.toMatch(/Seq Scan on executions/);
     expect(plan, plan).toContain('executions_command_key');
   });

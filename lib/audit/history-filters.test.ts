@@ -42,7 +42,9 @@ describe('parseHistoryParams', () => {
   });
 
   it('takes every filter and turns the days into instants in the viewer’s zone, `to` inclusive', () => {
-    const parsed = parse('tab=events&person=usr_abc&agent=acme-support-bot&action=issue_refund&outcome=rejected&type=proposal.rejected&from=2030-03-30&to=2030-03-31&tz=Europe/Berlin&q=ord_1842');
+    const parsed = parse(
+      'tab=events&person=usr_abc&agent=acme-support-bot&action=issue_refund&outcome=rejected&type=proposal.rejected&from=2030-03-30&to=2030-03-31&tz=Europe/Berlin&q=ord_1842',
+    );
     expect(parsed).toMatchObject({ ok: true, view: { tab: 'events', action: 'issue_refund', tz: 'Europe/Berlin' } });
     if (!parsed.ok) return;
     // Berlin is UTC+1 on March 30 and UTC+2 from March 31, 2030 (DST starts that night).
@@ -72,7 +74,11 @@ describe('the URL of a view', () => {
   it('leaves out the default tab and empty filters; the export carries the filters and the view they apply to', () => {
     expect(historySearch({ tab: 'decisions' })).toBe('');
     expect(historySearch({ tab: 'events', action: 'hold_stock' })).toBe('?tab=events&action=hold_stock');
-    expect(exportHref({ tab: 'events', person: 'usr_a', type: 'proposal.created' }, 'csv')).toBe('/api/v1/audit/events?tab=events&person=usr_a&type=proposal.created&format=csv');
-    expect(exportHref({ tab: 'decisions', q: 'refund' }, 'jsonl')).toBe('/api/v1/audit/events?tab=decisions&q=refund&format=jsonl');
+    expect(exportHref({ tab: 'events', person: 'usr_a', type: 'proposal.created' }, 'csv')).toBe(
+      '/api/v1/audit/events?tab=events&person=usr_a&type=proposal.created&format=csv',
+    );
+    expect(exportHref({ tab: 'decisions', q: 'refund' }, 'jsonl')).toBe(
+      '/api/v1/audit/events?tab=decisions&q=refund&format=jsonl',
+    );
   });
 });

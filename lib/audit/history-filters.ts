@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseSearch } from '@/lib/input/search';
 import { allActions } from '@/lib/actions/registry';
 import { AGENT_NAME } from '@/lib/agents/name';
+import { parseSearch } from '@/lib/input/search';
 import { isRowId } from '@/lib/paging/fields';
 import { isInvisible } from '@/lib/text/visible';
 import { EVENT_TYPES, HISTORY_OUTCOMES, HISTORY_TABS, type HistoryView } from './history-view';
@@ -16,7 +16,9 @@ export const Q_MAX = 200;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 const describe = (input: unknown) => (typeof input === 'string' ? `"${input.slice(0, 40)}"` : 'nothing');
-const oneOf = (name: string, values: readonly string[]) => ({ error: (issue: { input: unknown }) => `${name} must be one of ${values.join(', ')}; got ${describe(issue.input)}.` });
+const oneOf = (name: string, values: readonly string[]) => ({
+  error: (issue: { input: unknown }) => `${name} must be one of ${values.join(', ')}; got ${describe(issue.input)}.`,
+});
 
 function isCalendarDay(value: string): boolean {
   const match = DAY.exec(value);
@@ -37,25 +39,50 @@ export function isTimeZone(value: string): boolean {
   }
 }
 
-const day = (name: string) => z.string().refine(isCalendarDay, { error: (issue) => `${name} must be a date like 2030-01-31; got ${describe(issue.input)}.` }).optional();
+const day = (name: string) =>
+  z
+    .string()
+    .refine(isCalendarDay, {
+      error: (issue) => `${name} must be a date like 2030-01-31; got ${describe(issue.input)}.`,
+    })
+    .optional();
 
 const actionNames = () => allActions().map((action) => action.name);
 
 const filterSchema = z.strictObject({
   tab: z.enum(HISTORY_TABS, oneOf('tab', HISTORY_TABS)).default('decisions'),
-  person: z.string().refine(isRowId, { error: (issue) => `person must be a member's id; got ${describe(issue.input)}.` }).optional(),
-  agent: z.string().regex(AGENT_NAME, 'agent must be an agent name: letters, digits, ".", "_" and "-", at most 64.').optional(),
-  action: z.string().refine((value) => actionNames().includes(value), { error: (issue) => `action must be one of ${actionNames().join(', ')}; got ${describe(issue.input)}.` }).optional(),
+  person: z
+    .string()
+    .refine(isRowId, { error: (issue) => `person must be a member's id; got ${describe(issue.input)}.` })
+    .optional(),
+  agent: z
+    .string()
+    .regex(AGENT_NAME, 'agent must be an agent name: letters, digits, ".", "_" and "-", at most 64.')
+    .optional(),
+  action: z
+    .string()
+    .refine((value) => actionNames().includes(value), {
+      error: (issue) => `action must be one of ${actionNames().join(', ')}; got ${describe(issue.input)}.`,
+    })
+    .optional(),
   outcome: z.enum(HISTORY_OUTCOMES, oneOf('outcome', HISTORY_OUTCOMES)).optional(),
   type: z.enum(EVENT_TYPES as [string, ...string[]], oneOf('type', EVENT_TYPES)).optional(),
   from: day('from'),
   to: day('to'),
-  tz: z.string().refine(isTimeZone, { error: (issue) => `tz must be an IANA time zone name like Europe/Berlin or UTC; got ${describe(issue.input)}.` }).optional(),
+  tz: z
+    .string()
+    .refine(isTimeZone, {
+      error: (issue) => `tz must be an IANA time zone name like Europe/Berlin or UTC; got ${describe(issue.input)}.`,
+    })
+    .optional(),
   q: z
     .string()
     .min(1, 'q must not be empty.')
     .max(Q_MAX, `q must be at most ${Q_MAX} characters.`)
-    .refine((value) => ![...value].some((ch) => isInvisible(ch.codePointAt(0)!)), 'q must not contain control or invisible characters.')
+    .refine(
+      (value) => ![...value].some((ch) => isInvisible(ch.codePointAt(0)!)),
+      'q must not contain control or invisible characters.',
+    )
     .optional(),
   cursor: z.string().max(200, 'cursor is not one this history returned; start again without it.').optional(),
   format: z.enum(['csv', 'jsonl'], oneOf('format', ['csv', 'jsonl'])).optional(),
@@ -77,14 +104,33 @@ export type HistoryFilters = {
 export type ExportOf = 'decisions' | 'events';
 
 export type ParsedHistory =
-  | { ok: true; view: HistoryView; filters: HistoryFilters; cursor?: string; format?: 'csv' | 'jsonl'; exportOf?: ExportOf }
+  | {
+      ok: true;
+      view: HistoryView;
+      filters: HistoryFilters;
+      cursor?: string;
+      format?: 'csv' | 'jsonl';
+      exportOf?: ExportOf;
+    }
   | { ok: false; messages: string[] };
 
 /** How far `tz` is ahead of UTC at `instant`, in milliseconds. */
 function zoneOffset(instant: number, tz: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(new Date(instant));
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(instant));
   const get = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(instant / 1000) * 1000;
+  return (
+    Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) -
+    Math.floor(instant / 1000) * 1000
+  );
 }
 
 /** The instant a calendar day starts in `tz` (`offsetDays` later for the day after). */
@@ -107,9 +153,11 @@ export function parseHistoryParams(search: URLSearchParams, use: 'page' | 'expor
   const { tab, cursor, format, ...rest } = parsed.data;
   if (use === 'page' && format) messages.push('format belongs to the export (/api/v1/audit/events), not the page.');
   if (use === 'export' && !format) messages.push('format must be csv or jsonl.');
-  if (use === 'page' && tab === 'decisions' && rest.type) messages.push('type filters the Events view; the Decisions view filters by outcome.');
+  if (use === 'page' && tab === 'decisions' && rest.type)
+    messages.push('type filters the Events view; the Decisions view filters by outcome.');
   if (rest.from && rest.to && rest.from > rest.to) messages.push(`from (${rest.from}) is after to (${rest.to}).`);
-  if ((rest.from || rest.to) && !rest.tz) messages.push('tz (the time zone the dates are in, e.g. Europe/Berlin) is needed with from and to.');
+  if ((rest.from || rest.to) && !rest.tz)
+    messages.push('tz (the time zone the dates are in, e.g. Europe/Berlin) is needed with from and to.');
   if (messages.length > 0) return { ok: false, messages };
   const view = { tab, ...rest } as HistoryView;
   const tz = rest.tz ?? 'UTC';
@@ -123,8 +171,16 @@ export function parseHistoryParams(search: URLSearchParams, use: 'page' | 'expor
     until: rest.to ? startOfDay(rest.to, tz, 1) : undefined,
     q: rest.q,
   };
-  const exportOf: ExportOf | undefined = use === 'export' ? (search.get('tab') === 'decisions' ? 'decisions' : 'events') : undefined;
-  return { ok: true, view, filters, ...(cursor ? { cursor } : {}), ...(format ? { format } : {}), ...(exportOf ? { exportOf } : {}) };
+  const exportOf: ExportOf | undefined =
+    use === 'export' ? (search.get('tab') === 'decisions' ? 'decisions' : 'events') : undefined;
+  return {
+    ok: true,
+    view,
+    filters,
+    ...(cursor ? { cursor } : {}),
+    ...(format ? { format } : {}),
+    ...(exportOf ? { exportOf } : {}),
+  };
 }
 
 /** A page's search params (Next's record) as URLSearchParams; a repeated key stays repeated, so it is refused. */

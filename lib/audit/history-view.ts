@@ -11,7 +11,17 @@ export type HistoryTab = (typeof HISTORY_TABS)[number];
  * How a proposal reached its decision or end, as the outcome filter names it. `approved` covers
  * everything past approval (executing and each execution result); the others are one status each.
  */
-export const HISTORY_OUTCOMES = ['approved', 'rejected', 'expired', 'stale', 'cancelled', 'executing', 'succeeded', 'failed', 'outcome_unknown'] as const;
+export const HISTORY_OUTCOMES = [
+  'approved',
+  'rejected',
+  'expired',
+  'stale',
+  'cancelled',
+  'executing',
+  'succeeded',
+  'failed',
+  'outcome_unknown',
+] as const;
 export type HistoryOutcome = (typeof HISTORY_OUTCOMES)[number];
 
 export const OUTCOME_STATUSES: Record<HistoryOutcome, readonly string[]> = {
@@ -41,7 +51,10 @@ export function withdrawalWords(name: string, role: string | null): string {
 
 /** The words of a `proposal.approval_withdrawn` event (its data names the person and their new role). */
 export function withdrawalEventWords(data: Record<string, string | number | boolean | null>): string {
-  return withdrawalWords(typeof data.name === 'string' ? data.name : String(data.user), typeof data.role === 'string' ? data.role : null);
+  return withdrawalWords(
+    typeof data.name === 'string' ? data.name : String(data.user),
+    typeof data.role === 'string' ? data.role : null,
+  );
 }
 
 /** What the URL may say; every field is optional but the tab. Dates are `YYYY-MM-DD` in `tz`. */

@@ -3,18 +3,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, auditHeads } from '@/db/schema';
 import { commandKeys } from '@/lib/commands/keys';
 import { decide } from '@/lib/decisions/decide';
+import { appendAudit } from '@/lib/events/append';
 import { setupTestDatabase } from '@/test/db';
 import { BULK_PERSON, insertBulkAuditEvents } from '@/test/fixtures/audit';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
-import { seedWorld, type SeededWorld } from '@/test/world';
-import { appendAudit } from '@/lib/events/append';
+import { type SeededWorld, seedWorld } from '@/test/world';
 import { actorResolver } from './actors';
 import { auditExportStream } from './export';
-import { parseHistoryParams, type HistoryFilters } from './history-filters';
-import { exportHref, historySearch, type HistoryView } from './history-view';
 import { decisionsPage, eventsPage } from './history';
-import { chainVerifier, type ChainRow } from './verify';
+import { type HistoryFilters, parseHistoryParams } from './history-filters';
+import { exportHref, type HistoryView, historySearch } from './history-view';
+import { type ChainRow, chainVerifier } from './verify';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -27,24 +27,51 @@ beforeAll(async () => {
   ids.acmeKey = acme.keyId;
   const globex = await world.agent('globex');
   const submit = async (name: string, agent: typeof acme, body: Record<string, unknown>) => {
-    const { proposal } = await submitAs(t.db, systems.client, agent, { requestId: `req_hist_${name}`, contractVersion: 1, ...body });
+    const { proposal } = await submitAs(t.db, systems.client, agent, {
+      requestId: `req_hist_${name}`,
+      contractVersion: 1,
+      ...body,
+    });
     ids[name] = proposal.id;
     return proposal;
   };
   const hold = await submit('hold', acme, { action: 'hold_stock', args: { sku: 'filter-blue', quantity: 1 } });
-  const refund = await submit('refund', acme, { action: 'issue_refund', args: { orderId: 'ord_1842', amountMinor: 4999, currency: 'USD', reason: 'Customer requested a full refund' } });
+  const refund = await submit('refund', acme, {
+    action: 'issue_refund',
+    args: { orderId: 'ord_1842', amountMinor: 4999, currency: 'USD', reason: 'Customer requested a full refund' },
+  });
   await submit('pending', acme, { action: 'hold_stock', args: { sku: 'filter-gray', quantity: 1 } });
   const green = await submit('globex', globex, { action: 'hold_stock', args: { sku: 'filter-green', quantity: 1 } });
-  await decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: hold.id, request: { decision: 'approve', payloadHash: hold.payloadHash } });
-  await decide(t.db, systems.client, { userId: world.userId('bob'), proposalId: refund.id, request: { decision: 'reject', payloadHash: refund.payloadHash, reason: 'Duplicate of an earlier refund' } });
-  await decide(t.db, systems.client, { userId: world.userId('erin'), proposalId: green.id, request: { decision: 'approve', payloadHash: green.payloadHash } });
+  await decide(t.db, systems.client, {
+    userId: world.userId('alice'),
+    proposalId: hold.id,
+    request: { decision: 'approve', payloadHash: hold.payloadHash },
+  });
+  await decide(t.db, systems.client, {
+    userId: world.userId('bob'),
+    proposalId: refund.id,
+    request: { decision: 'reject', payloadHash: refund.payloadHash, reason: 'Duplicate of an earlier refund' },
+  });
+  await decide(t.db, systems.client, {
+    userId: world.userId('erin'),
+    proposalId: green.id,
+    request: { decision: 'approve', payloadHash: green.payloadHash },
+  });
   // A value a spreadsheet would run as a formula, and one with a newline and quotes.
-  await appendAudit(t.db, { tenantId: 'acme', type: 'auth.sign_in_locked', actor: { type: 'system', id: '=HYPERLINK("x")' }, reasonCode: 'line\nbreak "q"', data: { note: '+1, @x' } });
+  await appendAudit(t.db, {
+    tenantId: 'acme',
+    type: 'auth.sign_in_locked',
+    actor: { type: 'system', id: '=HYPERLINK("x")' },
+    reasonCode: 'line\nbreak "q"',
+    data: { note: '+1, @x' },
+  });
   await insertBulkAuditEvents(t.owner, 'paging', 237, { proposals: true });
 }, 120_000);
 
 /** Every row of a view, page after page by its cursor. */
-async function everyPage<Row>(read: (cursor?: string) => Promise<{ items: Row[]; nextCursor: string | null }>): Promise<Row[]> {
+async function everyPage<Row>(
+  read: (cursor?: string) => Promise<{ items: Row[]; nextCursor: string | null }>,
+): Promise<Row[]> {
   const rows: Row[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < 100; i++) {
@@ -56,8 +83,10 @@ async function everyPage<Row>(read: (cursor?: string) => Promise<{ items: Row[];
   return rows;
 }
 
-const allEvents = (tenantId: string, filters: HistoryFilters) => everyPage((cursor) => eventsPage(t.db, tenantId, filters, cursor));
-const allDecisions = (tenantId: string, filters: HistoryFilters) => everyPage((cursor) => decisionsPage(t.db, tenantId, filters, cursor));
+const allEvents = (tenantId: string, filters: HistoryFilters) =>
+  everyPage((cursor) => eventsPage(t.db, tenantId, filters, cursor));
+const allDecisions = (tenantId: string, filters: HistoryFilters) =>
+  everyPage((cursor) => decisionsPage(t.db, tenantId, filters, cursor));
 
 async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
   return new Response(stream).text();
@@ -68,7 +97,14 @@ describe('the Decisions view', () => {
     const rows = await allDecisions('acme', {});
     expect(rows.map((row) => row.id).sort()).toEqual([ids.hold, ids.refund].sort());
     const refund = rows.find((row) => row.id === ids.refund)!;
-    expect(refund).toMatchObject({ summary: 'Refund 49.99 USD on order ord_1842', action: 'issue_refund', agent: 'acme-support-bot', status: 'rejected', reason: 'Duplicate of an earlier refund', deciders: [{ decision: 'reject' }] });
+    expect(refund).toMatchObject({
+      summary: 'Refund 49.99 USD on order ord_1842',
+      action: 'issue_refund',
+      agent: 'acme-support-bot',
+      status: 'rejected',
+      reason: 'Duplicate of an earlier refund',
+      deciders: [{ decision: 'reject' }],
+    });
     // The agent as everywhere else, with its key's id for the hover.
     expect(refund).toMatchObject({ agentLabel: 'agent acme-support-bot', agentKeyId: ids.acmeKey });
     expect(refund.deciders[0]!.name).toMatch(/bob/i);
@@ -95,7 +131,11 @@ describe('the Decisions view', () => {
     ['text in the reason', () => ({ q: 'duplicate' }), () => [ids.refund!]],
     ['text in the args', () => ({ q: 'ord_1842' }), () => [ids.refund!]],
     ['a LIKE wildcard taken literally', () => ({ q: '%' }), () => []],
-    ['dates that include today', () => ({ since: new Date(Date.now() - 86_400_000), until: new Date(Date.now() + 86_400_000) }), () => [ids.hold!, ids.refund!]],
+    [
+      'dates that include today',
+      () => ({ since: new Date(Date.now() - 86_400_000), until: new Date(Date.now() + 86_400_000) }),
+      () => [ids.hold!, ids.refund!],
+    ],
     ['dates before today', () => ({ until: new Date(Date.now() - 86_400_000) }), () => []],
   ])('the %s filter narrows', async (_what, filters, expected) => {
     expect((await allDecisions('acme', filters())).map((row) => row.id).sort()).toEqual(expected().sort());
@@ -130,7 +170,9 @@ describe('the Events view', () => {
     expect(await allEvents('acme', { q: ids.globex })).toEqual([]);
   });
 
-  it.each<[string, () => HistoryFilters, (event: { type: string; proposalId: string | null; actorId: string }) => boolean]>([
+  it.each<
+    [string, () => HistoryFilters, (event: { type: string; proposalId: string | null; actorId: string }) => boolean]
+  >([
     ['type', () => ({ type: 'proposal.rejected' }), (e) => e.type === 'proposal.rejected'],
     ['person', () => ({ person: world.userId('alice') }), (e) => e.actorId === world.userId('alice')],
     ['action', () => ({ action: 'issue_refund' }), (e) => e.proposalId === ids.refund],
@@ -148,7 +190,10 @@ describe('the Events view', () => {
     const events = await allEvents('paging', {});
     expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 237 }, (_, i) => 237 - i));
     // Bulk events are one a minute from 2030-01-01 00:00 UTC: seq 60…119 fall in the second hour.
-    const hour = await allEvents('paging', { since: new Date('2030-01-01T01:00:00Z'), until: new Date('2030-01-01T02:00:00Z') });
+    const hour = await allEvents('paging', {
+      since: new Date('2030-01-01T01:00:00Z'),
+      until: new Date('2030-01-01T02:00:00Z'),
+    });
     expect(hour.map((event) => event.seq)).toEqual(Array.from({ length: 60 }, (_, i) => 119 - i));
     const person = await allEvents('paging', { person: BULK_PERSON });
     expect(person.length).toBe(23);
@@ -181,17 +226,27 @@ describe('actor names', () => {
 });
 
 /** The events of a JSON Lines export: every line but its signed end line (lib/audit/export-verify.ts). */
-const jsonLines = (text: string) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as ChainRow).filter((line) => !('format' in line));
+const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as ChainRow)
+    .filter((line) => !('format' in line));
 
 describe('the export', () => {
   it('JSONL re-verifies with chainVerifier against the head', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', await commandKeys(), 7));
+    const text = await readText(
+      auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', await commandKeys(), 7),
+    );
     const rows = jsonLines(text);
     const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'acme'));
     expect(rows.length).toBe(head!.seq);
     const verifier = chainVerifier('acme');
     verifier.push(rows);
-    expect(verifier.finish({ seq: head!.seq, hash: head!.hash })).toMatchObject({ ok: true, through: { seq: head!.seq } });
+    expect(verifier.finish({ seq: head!.seq, hash: head!.hash })).toMatchObject({
+      ok: true,
+      through: { seq: head!.seq },
+    });
     // A changed value is caught.
     const forged = rows.map((row) => (row.type === 'proposal.rejected' ? { ...row, reasonCode: 'approved' } : row));
     const check = chainVerifier('acme');
@@ -200,16 +255,43 @@ describe('the export', () => {
   });
 
   it('CSV is RFC 4180 with every hashed field, and formula-like cells are defused', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', { filters: { type: 'auth.sign_in_locked' }, of: 'events' }, 'csv', await commandKeys()));
+    const text = await readText(
+      auditExportStream(
+        t.db,
+        'acme',
+        { filters: { type: 'auth.sign_in_locked' }, of: 'events' },
+        'csv',
+        await commandKeys(),
+      ),
+    );
     const lines = text.split('\r\n');
-    expect(lines[0]).toBe('tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash,actorLabel');
-    expect(text).toContain(`,system,"'=HYPERLINK(""x"")","'=HYPERLINK(""x"")",,,"line\nbreak ""q""",,"{""note"":""+1, @x""}",`);
+    expect(lines[0]).toBe(
+      'tenantId,seq,type,actorType,actorId,actorName,proposalId,payloadHash,reasonCode,contractVersion,data,occurredAt,prevHash,hash,actorLabel',
+    );
+    expect(text).toContain(
+      `,system,"'=HYPERLINK(""x"")","'=HYPERLINK(""x"")",,,"line\nbreak ""q""",,"{""note"":""+1, @x""}",`,
+    );
     expect(text.endsWith('\r\n')).toBe(true);
   });
 
   it('CSV starts with a UTF-8 byte order mark, so a spreadsheet keeps non-ASCII names; JSON Lines has none', async () => {
-    await appendAudit(t.db, { tenantId: 'acme', type: 'auth.email_verified', actor: { type: 'user', id: 'usr_bom', name: 'Zoë Ångström 李' } });
-    const bytes = async (format: 'csv' | 'jsonl') => new Uint8Array(await new Response(auditExportStream(t.db, 'acme', { filters: { type: 'auth.email_verified' }, of: 'events' }, format, await commandKeys())).arrayBuffer());
+    await appendAudit(t.db, {
+      tenantId: 'acme',
+      type: 'auth.email_verified',
+      actor: { type: 'user', id: 'usr_bom', name: 'Zoë Ångström 李' },
+    });
+    const bytes = async (format: 'csv' | 'jsonl') =>
+      new Uint8Array(
+        await new Response(
+          auditExportStream(
+            t.db,
+            'acme',
+            { filters: { type: 'auth.email_verified' }, of: 'events' },
+            format,
+            await commandKeys(),
+          ),
+        ).arrayBuffer(),
+      );
     const csv = await bytes('csv');
     expect([...csv.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(csv);
@@ -221,10 +303,20 @@ describe('the export', () => {
   });
 
   it('exports only the filtered events of the tenant, oldest first', async () => {
-    const text = await readText(auditExportStream(t.db, 'acme', { filters: { action: 'hold_stock' }, of: 'events' }, 'jsonl', await commandKeys()));
+    const text = await readText(
+      auditExportStream(
+        t.db,
+        'acme',
+        { filters: { action: 'hold_stock' }, of: 'events' },
+        'jsonl',
+        await commandKeys(),
+      ),
+    );
     const rows = jsonLines(text);
     expect(rows.length).toBeGreaterThan(0);
-    expect(rows.every((row) => row.tenantId === 'acme' && [ids.hold, ids.pending].includes(row.proposalId!))).toBe(true);
+    expect(rows.every((row) => row.tenantId === 'acme' && [ids.hold, ids.pending].includes(row.proposalId!))).toBe(
+      true,
+    );
     expect(rows.map((row) => row.seq)).toEqual([...rows.map((row) => row.seq)].sort((a, b) => a - b));
   });
 
@@ -232,9 +324,16 @@ describe('the export', () => {
   async function exportOfView(view: HistoryView, format: 'csv' | 'jsonl' = 'jsonl') {
     const parsed = parseHistoryParams(new URL(exportHref(view, format), 'http://x').searchParams, 'export');
     if (!parsed.ok) throw new Error(parsed.messages.join(' '));
-    return readText(auditExportStream(t.db, 'acme', { filters: parsed.filters, of: parsed.exportOf ?? 'events' }, format, await commandKeys()));
+    return readText(
+      auditExportStream(
+        t.db,
+        'acme',
+        { filters: parsed.filters, of: parsed.exportOf ?? 'events' },
+        format,
+        await commandKeys(),
+      ),
+    );
   }
-
 
   it.each<[string, () => HistoryView]>([
     ['words of the refund reason in its arguments', () => ({ tab: 'decisions', q: 'full refund' })],
@@ -264,20 +363,39 @@ describe('the export', () => {
     const parsed = parseHistoryParams(new URLSearchParams('format=jsonl'), 'export');
     expect(parsed).toMatchObject({ ok: true, exportOf: 'events' });
     const [head] = await t.db.select().from(auditHeads).where(eq(auditHeads.tenantId, 'acme'));
-    expect(jsonLines(await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', await commandKeys()))).length).toBe(head!.seq);
+    expect(
+      jsonLines(
+        await readText(auditExportStream(t.db, 'acme', { filters: {}, of: 'events' }, 'jsonl', await commandKeys())),
+      ).length,
+    ).toBe(head!.seq);
   });
 
-  it.each(['csv', 'jsonl'] as const)('%s carries the name the event recorded beside the actor id, and the actor in words last', async (format) => {
-    const text = await exportOfView({ tab: 'decisions', q: 'Duplicate' }, format);
-    if (format === 'csv') {
-      const rejected = text.split('\r\n').find((line) => line.includes(',proposal.rejected,'))!;
-      expect(rejected).toContain(`,proposal.rejected,user,${world.userId('bob')},Bob,${ids.refund},`);
-      expect(rejected.endsWith(',Bob')).toBe(true);
-      expect(text.split('\r\n').find((line) => line.includes(',proposal.created,'))!.endsWith(',agent acme-support-bot')).toBe(true);
-    } else {
-      const rows = jsonLines(text) as (ChainRow & { actorLabel: string })[];
-      expect(rows.find((row) => row.type === 'proposal.rejected')).toMatchObject({ actorId: world.userId('bob'), actorName: 'Bob', actorLabel: 'Bob' });
-      expect(rows.find((row) => row.type === 'proposal.created')).toMatchObject({ actorType: 'agent', actorLabel: 'agent acme-support-bot' });
-    }
-  });
+  it.each(['csv', 'jsonl'] as const)(
+    '%s carries the name the event recorded beside the actor id, and the actor in words last',
+    async (format) => {
+      const text = await exportOfView({ tab: 'decisions', q: 'Duplicate' }, format);
+      if (format === 'csv') {
+        const rejected = text.split('\r\n').find((line) => line.includes(',proposal.rejected,'))!;
+        expect(rejected).toContain(`,proposal.rejected,user,${world.userId('bob')},Bob,${ids.refund},`);
+        expect(rejected.endsWith(',Bob')).toBe(true);
+        expect(
+          text
+            .split('\r\n')
+            .find((line) => line.includes(',proposal.created,'))!
+            .endsWith(',agent acme-support-bot'),
+        ).toBe(true);
+      } else {
+        const rows = jsonLines(text) as (ChainRow & { actorLabel: string })[];
+        expect(rows.find((row) => row.type === 'proposal.rejected')).toMatchObject({
+          actorId: world.userId('bob'),
+          actorName: 'Bob',
+          actorLabel: 'Bob',
+        });
+        expect(rows.find((row) => row.type === 'proposal.created')).toMatchObject({
+          actorType: 'agent',
+          actorLabel: 'agent acme-support-bot',
+        });
+      }
+    },
+  );
 });

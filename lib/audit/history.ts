@@ -1,18 +1,36 @@
 import 'server-only';
-import { and, asc, desc, eq, gt, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, auditEvents, commands, decisions, executions, grants, memberships, proposals, users, type AuditEvent, type Proposal } from '@/db/schema';
+import {
+  type AuditEvent,
+  agentKeys,
+  auditEvents,
+  commands,
+  decisions,
+  executions,
+  grants,
+  memberships,
+  type Proposal,
+  proposals,
+  users,
+} from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
-import { chainPending } from '@/lib/events/chainer';
 import { agentLabel } from '@/lib/events/actor-label';
+import { chainPending } from '@/lib/events/chainer';
 import { AUDIT_EVENTS, auditEventTitle } from '@/lib/events/registry';
 import { isProposalId } from '@/lib/ids';
 import { parseSequence } from '@/lib/paging/fields';
-import { cursorInstant } from '@/lib/paging/sql';
 import { decodeInstantCursor, encodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
+import { cursorInstant } from '@/lib/paging/sql';
 import { actorResolver } from './actors';
 import type { HistoryFilters } from './history-filters';
-import { OUTCOME_STATUSES, withdrawalEventWords, type DecisionRowView, type EventRowView, type HistoryPage } from './history-view';
+import {
+  type DecisionRowView,
+  type EventRowView,
+  type HistoryPage,
+  OUTCOME_STATUSES,
+  withdrawalEventWords,
+} from './history-view';
 
 /**
  * The decision history an auditor reads (docs/design.md §8): one row per decided or ended proposal,
@@ -34,7 +52,9 @@ function proposalConditions(tenantId: string, filters: HistoryFilters): SQL[] {
   return [
     filters.action ? eq(proposals.action, filters.action) : undefined,
     filters.agent ? eq(proposals.agentName, filters.agent) : undefined,
-    filters.outcome ? inArray(proposals.status, OUTCOME_STATUSES[filters.outcome] as (typeof proposals.status.enumValues)[number][]) : undefined,
+    filters.outcome
+      ? inArray(proposals.status, OUTCOME_STATUSES[filters.outcome] as (typeof proposals.status.enumValues)[number][])
+      : undefined,
   ].filter((condition): condition is SQL => condition !== undefined);
 }
 
@@ -47,7 +67,13 @@ export type EventsOrder = { order: 'desc'; before?: number } | { order: 'asc'; a
  * ordered index scan; `q` is a proposal id (`prp_…`: exact, its index) or text matched in the type, reason
  * code and data of the rows the ordered scan reads.
  */
-export function eventsQuery(db: Database, tenantId: string, filters: HistoryFilters, order: EventsOrder, limit: number) {
+export function eventsQuery(
+  db: Database,
+  tenantId: string,
+  filters: HistoryFilters,
+  order: EventsOrder,
+  limit: number,
+) {
   const about = proposalConditions(tenantId, filters);
   const id = proposalIdIn(filters.q);
   const text = textIn(filters.q);
@@ -62,10 +88,18 @@ export function eventsQuery(db: Database, tenantId: string, filters: HistoryFilt
         filters.since ? sql`${auditEvents.occurredAt} >= ${filters.since.toISOString()}::timestamptz` : undefined,
         filters.until ? sql`${auditEvents.occurredAt} < ${filters.until.toISOString()}::timestamptz` : undefined,
         about.length > 0
-          ? inArray(auditEvents.proposalId, db.select({ id: proposals.id }).from(proposals).where(and(eq(proposals.tenantId, tenantId), ...about)))
+          ? inArray(
+              auditEvents.proposalId,
+              db
+                .select({ id: proposals.id })
+                .from(proposals)
+                .where(and(eq(proposals.tenantId, tenantId), ...about)),
+            )
           : undefined,
         id ? eq(auditEvents.proposalId, id) : undefined,
-        text ? sql`(${auditEvents.type} ilike ${text} or ${auditEvents.reasonCode} ilike ${text} or ${auditEvents.data}::text ilike ${text})` : undefined,
+        text
+          ? sql`(${auditEvents.type} ilike ${text} or ${auditEvents.reasonCode} ilike ${text} or ${auditEvents.data}::text ilike ${text})`
+          : undefined,
         order.order === 'desc' && order.before ? lt(auditEvents.seq, order.before) : undefined,
         order.order === 'asc' && order.after ? gt(auditEvents.seq, order.after) : undefined,
       ),
@@ -76,11 +110,12 @@ export function eventsQuery(db: Database, tenantId: string, filters: HistoryFilt
 
 /** The event in words: what the registry says it records, then its data. */
 export function eventText(event: Pick<AuditEvent, 'type' | 'data'>): string {
-  const about = event.type === 'proposal.approved' && typeof event.data.grant === 'string'
-    ? `approved under standing grant ${event.data.grant}, in its granter's name: no person looked at it`
-    : event.type === 'proposal.approval_withdrawn'
-      ? withdrawalEventWords(event.data)
-      : ((AUDIT_EVENTS as Record<string, string>)[event.type] ?? event.type);
+  const about =
+    event.type === 'proposal.approved' && typeof event.data.grant === 'string'
+      ? `approved under standing grant ${event.data.grant}, in its granter's name: no person looked at it`
+      : event.type === 'proposal.approval_withdrawn'
+        ? withdrawalEventWords(event.data)
+        : ((AUDIT_EVENTS as Record<string, string>)[event.type] ?? event.type);
   const details = Object.entries(event.data).map(([key, value]) => `${key}: ${value === null ? '—' : String(value)}`);
   return details.length > 0 ? `${about} — ${details.join('; ')}` : about;
 }
@@ -89,7 +124,12 @@ export function eventText(event: Pick<AuditEvent, 'type' | 'data'>): string {
 const isoInstant = (value: string) => new Date(value).toISOString();
 
 /** The Events view: one keyset page, newest first; `cursor` is the last sequence number shown. */
-export async function eventsPage(db: Database, tenantId: string, filters: HistoryFilters, cursor?: string): Promise<HistoryPage<EventRowView>> {
+export async function eventsPage(
+  db: Database,
+  tenantId: string,
+  filters: HistoryFilters,
+  cursor?: string,
+): Promise<HistoryPage<EventRowView>> {
   const before = parseSequence(cursor);
   // The first page shows every event committed so far; later pages are older than their cursor.
   if (before === undefined) await chainPending(db, tenantId);
@@ -99,7 +139,14 @@ export async function eventsPage(db: Database, tenantId: string, filters: Histor
   return {
     items: page.map((row) => {
       const actor = actorOf(row);
-      return { ...row, occurredAt: isoInstant(row.occurredAt), text: eventText(row), title: auditEventTitle(row.type), actorName: actor.name, actorLabel: actor.label };
+      return {
+        ...row,
+        occurredAt: isoInstant(row.occurredAt),
+        text: eventText(row),
+        title: auditEventTitle(row.type),
+        actorName: actor.name,
+        actorLabel: actor.label,
+      };
     }),
     nextCursor: rows.length > HISTORY_PAGE_SIZE ? String(page.at(-1)!.seq) : null,
   };
@@ -113,7 +160,13 @@ export const decodeDecisionCursor = decodeInstantCursor;
  * time, newest decision first, over the partial index (tenant_id, decided_at, id). `person` keeps
  * proposals that person decided; `q` is a proposal id or text in action, agent, reason and args.
  */
-export function decisionsQuery(db: Database, tenantId: string, filters: HistoryFilters, cursor: InstantCursor | undefined, limit: number) {
+export function decisionsQuery(
+  db: Database,
+  tenantId: string,
+  filters: HistoryFilters,
+  cursor: InstantCursor | undefined,
+  limit: number,
+) {
   return db
     .select({ proposal: proposals, cursorAt: cursorInstant(proposals.decidedAt) })
     .from(proposals)
@@ -135,7 +188,9 @@ function decisionConditions(tenantId: string, filters: HistoryFilters): SQL[] {
     eq(proposals.tenantId, tenantId),
     isNotNull(proposals.decidedAt),
     ...proposalConditions(tenantId, filters),
-    filters.person ? sql`exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${filters.person})` : undefined,
+    filters.person
+      ? sql`exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${filters.person})`
+      : undefined,
     filters.since ? sql`${proposals.decidedAt} >= ${filters.since.toISOString()}::timestamptz` : undefined,
     filters.until ? sql`${proposals.decidedAt} < ${filters.until.toISOString()}::timestamptz` : undefined,
     id ? eq(proposals.id, id) : undefined,
@@ -149,12 +204,27 @@ function decisionConditions(tenantId: string, filters: HistoryFilters): SQL[] {
  * One keyset page, oldest first, of the events behind the decisions the Decisions view shows under
  * `filters` (what its export holds): every event of each such proposal, whatever its type or time.
  */
-export function decisionEventsQuery(db: Database, tenantId: string, filters: HistoryFilters, after: number, limit: number) {
-  const shown = db.select({ id: proposals.id }).from(proposals).where(and(...decisionConditions(tenantId, filters)));
+export function decisionEventsQuery(
+  db: Database,
+  tenantId: string,
+  filters: HistoryFilters,
+  after: number,
+  limit: number,
+) {
+  const shown = db
+    .select({ id: proposals.id })
+    .from(proposals)
+    .where(and(...decisionConditions(tenantId, filters)));
   return db
     .select()
     .from(auditEvents)
-    .where(and(eq(auditEvents.tenantId, tenantId), inArray(auditEvents.proposalId, shown), after ? gt(auditEvents.seq, after) : undefined))
+    .where(
+      and(
+        eq(auditEvents.tenantId, tenantId),
+        inArray(auditEvents.proposalId, shown),
+        after ? gt(auditEvents.seq, after) : undefined,
+      ),
+    )
     .orderBy(asc(auditEvents.seq))
     .limit(limit);
 }
@@ -176,7 +246,12 @@ function summaryOf(proposal: Proposal): string {
  */
 export function executionsOfQuery(db: Database, tenantId: string, proposalIds: string[]) {
   return db
-    .select({ proposalId: commands.proposalId, status: executions.status, receipt: executions.receipt, errorCode: executions.errorCode })
+    .select({
+      proposalId: commands.proposalId,
+      status: executions.status,
+      receipt: executions.receipt,
+      errorCode: executions.errorCode,
+    })
     .from(commands)
     .innerJoin(executions, and(eq(executions.commandId, commands.id), eq(executions.tenantId, tenantId)))
     .where(and(eq(commands.tenantId, tenantId), inArray(commands.proposalId, proposalIds)));
@@ -194,14 +269,24 @@ async function grantsOf(db: Database, tenantId: string, ids: string[]): Promise<
 }
 
 /** The Decisions view: one keyset page with who decided, the execution and the summary in words. */
-export async function decisionsPage(db: Database, tenantId: string, filters: HistoryFilters, cursor?: string): Promise<HistoryPage<DecisionRowView>> {
+export async function decisionsPage(
+  db: Database,
+  tenantId: string,
+  filters: HistoryFilters,
+  cursor?: string,
+): Promise<HistoryPage<DecisionRowView>> {
   const rows = await decisionsQuery(db, tenantId, filters, decodeDecisionCursor(cursor), HISTORY_PAGE_SIZE + 1);
   const page = rows.slice(0, HISTORY_PAGE_SIZE);
   const ids = page.map((row) => row.proposal.id);
   const [decided, executed] = ids.length
     ? await Promise.all([
         db
-          .select({ proposalId: decisions.proposalId, name: users.name, decision: decisions.decision, withdrawnAt: decisions.withdrawnAt })
+          .select({
+            proposalId: decisions.proposalId,
+            name: users.name,
+            decision: decisions.decision,
+            withdrawnAt: decisions.withdrawnAt,
+          })
           .from(decisions)
           .innerJoin(users, eq(users.id, decisions.userId))
           .where(and(eq(decisions.tenantId, tenantId), inArray(decisions.proposalId, ids)))
@@ -209,7 +294,11 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
         executionsOfQuery(db, tenantId, ids),
       ])
     : [[], []];
-  const granted = await grantsOf(db, tenantId, page.map((row) => row.proposal.grantId).filter((id): id is string => id !== null));
+  const granted = await grantsOf(
+    db,
+    tenantId,
+    page.map((row) => row.proposal.grantId).filter((id): id is string => id !== null),
+  );
   const last = page.at(-1);
   return {
     items: page.map(({ proposal }) => {
@@ -226,24 +315,47 @@ export async function decisionsPage(db: Database, tenantId: string, filters: His
         agentLabel: agentLabel(proposal.agentName),
         agentKeyId: proposal.agentKeyId,
         status: proposal.status,
-        deciders: decided.filter((row) => row.proposalId === proposal.id).map(({ name, decision, withdrawnAt }) => ({ name, decision, withdrawn: withdrawnAt !== null })),
-        grant: proposal.grantId ? { id: proposal.grantId, from: granted.get(proposal.grantId) ?? 'a former member' } : null,
+        deciders: decided
+          .filter((row) => row.proposalId === proposal.id)
+          .map(({ name, decision, withdrawnAt }) => ({ name, decision, withdrawn: withdrawnAt !== null })),
+        grant: proposal.grantId
+          ? { id: proposal.grantId, from: granted.get(proposal.grantId) ?? 'a former member' }
+          : null,
         reason: proposal.statusReason,
         revisionReason: proposal.revisionReason,
-        execution: execution ? { status: execution.status, receiptId: typeof receiptId === 'string' ? receiptId : null, errorCode: execution.errorCode } : null,
+        execution: execution
+          ? {
+              status: execution.status,
+              receiptId: typeof receiptId === 'string' ? receiptId : null,
+              errorCode: execution.errorCode,
+            }
+          : null,
         payloadHash: proposal.payloadHash,
         timeToDecisionMs: decidedAt.getTime() - proposal.createdAt.getTime(),
       };
     }),
-    nextCursor: rows.length > HISTORY_PAGE_SIZE && last ? encodeInstantCursor({ at: last.cursorAt, id: last.proposal.id }) : null,
+    nextCursor:
+      rows.length > HISTORY_PAGE_SIZE && last ? encodeInstantCursor({ at: last.cursorAt, id: last.proposal.id }) : null,
   };
 }
 
 /** The filters' choices: the tenant's members (by name) and its agents. */
-export async function historyChoices(db: Database, tenantId: string): Promise<{ people: { id: string; name: string }[]; agents: string[] }> {
+export async function historyChoices(
+  db: Database,
+  tenantId: string,
+): Promise<{ people: { id: string; name: string }[]; agents: string[] }> {
   const [people, agents] = await Promise.all([
-    db.select({ id: users.id, name: users.name }).from(memberships).innerJoin(users, eq(users.id, memberships.userId)).where(eq(memberships.tenantId, tenantId)).orderBy(asc(users.name)),
-    db.selectDistinct({ name: agentKeys.agentName }).from(agentKeys).where(eq(agentKeys.tenantId, tenantId)).orderBy(asc(agentKeys.agentName)),
+    db
+      .select({ id: users.id, name: users.name })
+      .from(memberships)
+      .innerJoin(users, eq(users.id, memberships.userId))
+      .where(eq(memberships.tenantId, tenantId))
+      .orderBy(asc(users.name)),
+    db
+      .selectDistinct({ name: agentKeys.agentName })
+      .from(agentKeys)
+      .where(eq(agentKeys.tenantId, tenantId))
+      .orderBy(asc(agentKeys.agentName)),
   ]);
   return { people, agents: agents.map((row) => row.name) };
 }

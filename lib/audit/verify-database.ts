@@ -2,7 +2,7 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, auditHeads } from '@/db/schema';
 import { chainAllPending, chainPending } from '@/lib/events/chainer';
-import { chainVerifier, type ChainReport, type CheckpointClaim } from './verify';
+import { type ChainReport, type CheckpointClaim, chainVerifier } from './verify';
 
 const PAGE = 5_000;
 
@@ -11,7 +11,10 @@ const PAGE = 5_000;
  * against the head the database keeps and any signed checkpoints: one report per tenant. Events
  * committed and not yet chained are chained first, so the report covers every one of them.
  */
-export async function verifyStoredChains(db: Database, options: { tenant?: string; checkpoints?: readonly CheckpointClaim[] } = {}): Promise<ChainReport[]> {
+export async function verifyStoredChains(
+  db: Database,
+  options: { tenant?: string; checkpoints?: readonly CheckpointClaim[] } = {},
+): Promise<ChainReport[]> {
   await (options.tenant ? chainPending(db, options.tenant) : chainAllPending(db));
   const heads = await db
     .select()

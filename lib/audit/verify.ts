@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuditEvent } from '@/db/schema';
-import { payloadHash } from '@/lib/payload-hash';
 import { auditHashInput, GENESIS_HASH } from '@/lib/events/append';
+import { payloadHash } from '@/lib/payload-hash';
 
 export type ChainPoint = { seq: number; hash: string };
 
@@ -20,7 +20,21 @@ export type BreakReason =
 export type ChainVerdict = { ok: true; last: ChainPoint } | { ok: false; seq: number; reason: BreakReason };
 
 /** The fields of a row as stored and exported: what its hash covers, plus the hash. */
-export type ChainRow = Pick<AuditEvent, 'tenantId' | 'seq' | 'type' | 'actorId' | 'proposalId' | 'payloadHash' | 'reasonCode' | 'contractVersion' | 'data' | 'occurredAt' | 'prevHash' | 'hash'> & {
+export type ChainRow = Pick<
+  AuditEvent,
+  | 'tenantId'
+  | 'seq'
+  | 'type'
+  | 'actorId'
+  | 'proposalId'
+  | 'payloadHash'
+  | 'reasonCode'
+  | 'contractVersion'
+  | 'data'
+  | 'occurredAt'
+  | 'prevHash'
+  | 'hash'
+> & {
   actorType: string;
   /** Absent or null on events written before names were recorded. */
   actorName?: string | null;
@@ -47,8 +61,37 @@ export const chainRowSchema = z.object({
 /** The hash a row's fields make (its stored `hash`, if any, is left out). */
 export function rowHash(row: Omit<ChainRow, 'hash'>): string {
   // Exactly the hashed fields, whatever else the row carries.
-  const { tenantId, seq, type, actorType, actorId, actorName, proposalId, reasonCode, contractVersion, data, occurredAt, prevHash } = row;
-  return payloadHash(auditHashInput({ tenantId, seq, type, actorType, actorId, actorName, proposalId, payloadHash: row.payloadHash, reasonCode, contractVersion, data, occurredAt, prevHash }));
+  const {
+    tenantId,
+    seq,
+    type,
+    actorType,
+    actorId,
+    actorName,
+    proposalId,
+    reasonCode,
+    contractVersion,
+    data,
+    occurredAt,
+    prevHash,
+  } = row;
+  return payloadHash(
+    auditHashInput({
+      tenantId,
+      seq,
+      type,
+      actorType,
+      actorId,
+      actorName,
+      proposalId,
+      payloadHash: row.payloadHash,
+      reasonCode,
+      contractVersion,
+      data,
+      occurredAt,
+      prevHash,
+    }),
+  );
 }
 
 /** Does this row hash to its own `hash`? */
@@ -79,7 +122,9 @@ export function verifyChain(rows: readonly ChainRow[], from: ChainPoint): ChainV
 /** A signed statement that the tenant's chain had `hash` at `seq` (lib/audit/checkpoint.ts). */
 export type CheckpointClaim = { tenant: string; seq: number; hash: string; at: string };
 
-export type ChainReport = { ok: true; tenant: string; through: ChainPoint; checkpoints: number } | { ok: false; tenant: string; seq: number; reason: BreakReason; through: ChainPoint };
+export type ChainReport =
+  | { ok: true; tenant: string; through: ChainPoint; checkpoints: number }
+  | { ok: false; tenant: string; seq: number; reason: BreakReason; through: ChainPoint };
 
 /**
  * Verifies one tenant's whole chain fed in pages, in order, with constant memory: the links, the
@@ -115,7 +160,9 @@ export function chainVerifier(tenant: string, checkpoints: readonly CheckpointCl
         const beyond = [...wanted.values()].filter((point) => point.seq > last.seq).sort((a, b) => a.seq - b.seq)[0];
         if (beyond) fail(last.seq + 1, 'truncated');
       }
-      return broken ? { ok: false, tenant, ...broken, through: last } : { ok: true, tenant, through: last, checkpoints: wanted.size };
+      return broken
+        ? { ok: false, tenant, ...broken, through: last }
+        : { ok: true, tenant, through: last, checkpoints: wanted.size };
     },
   };
 }
@@ -125,8 +172,15 @@ export function chainVerifier(tenant: string, checkpoints: readonly CheckpointCl
  * newest one (a checkpoint fixes every row up to it through the hash links). Undefined when every
  * row is covered. Such rows are never reported as verified by a signature.
  */
-export function uncoveredRows(tenant: string, through: ChainPoint, checkpoints: readonly CheckpointClaim[]): { from: number; to: number } | undefined {
-  const newest = Math.max(CHAIN_START.seq, ...checkpoints.filter((point) => point.tenant === tenant).map((point) => point.seq));
+export function uncoveredRows(
+  tenant: string,
+  through: ChainPoint,
+  checkpoints: readonly CheckpointClaim[],
+): { from: number; to: number } | undefined {
+  const newest = Math.max(
+    CHAIN_START.seq,
+    ...checkpoints.filter((point) => point.tenant === tenant).map((point) => point.seq),
+  );
   return newest < through.seq ? { from: newest + 1, to: through.seq } : undefined;
 }
 

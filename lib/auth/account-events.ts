@@ -13,7 +13,11 @@ export type AccountEvent = Omit<StateChange, 'tenantId' | 'outbox'>;
  * event: there is no trail to put it in, and nothing is recorded about unknown accounts at all.
  */
 export async function recordAccountEvent(tx: Database, userId: string, event: AccountEvent): Promise<number> {
-  const rows = await tx.select({ tenantId: memberships.tenantId }).from(memberships).where(eq(memberships.userId, userId)).orderBy(memberships.tenantId);
+  const rows = await tx
+    .select({ tenantId: memberships.tenantId })
+    .from(memberships)
+    .where(eq(memberships.userId, userId))
+    .orderBy(memberships.tenantId);
   for (const { tenantId } of rows) await recordStateChange(tx, { ...event, tenantId, outbox: false });
   return rows.length;
 }
@@ -26,7 +30,13 @@ const SIGN_IN_CHECK = { type: 'system' as const, id: 'sign-in' };
  * was refused (`wrong_password`, `email_unverified`). Never the password; the email only as the
  * account's id, so an unknown email, which has no account, is never written anywhere.
  */
-export function signInFailedEvent(input: { userId: string; method: 'credentials' | 'oidc'; reasonCode: string; address?: string; now?: Date }): AccountEvent {
+export function signInFailedEvent(input: {
+  userId: string;
+  method: 'credentials' | 'oidc';
+  reasonCode: string;
+  address?: string;
+  now?: Date;
+}): AccountEvent {
   return {
     type: 'auth.sign_in_failed',
     actor: SIGN_IN_CHECK,

@@ -11,10 +11,12 @@ export const PEER_HEADER = 'x-countersign-peer';
  */
 export function clientAddress(headers: Headers, settings: Pick<Settings, 'TRUST_PROXY'> = env()): string {
   if (settings.TRUST_PROXY) {
-    const hops = (headers.get('x-forwarded-for') ?? '').split(',').map((hop) => hop.trim()).filter(Boolean);
+    const hops = (headers.get('x-forwarded-for') ?? '')
+      .split(',')
+      .map((hop) => hop.trim())
+      .filter(Boolean);
     const last = hops.at(-1);
     if (last) return last;
   }
   return headers.get(PEER_HEADER) ?? 'unknown';
 }
-

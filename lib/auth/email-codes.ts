@@ -4,11 +4,11 @@ import type { Database } from '@/db';
 import { emailCodes, passkeyChallenges, passkeys, users } from '@/db/schema';
 import { DomainError, rateLimited } from '@/lib/errors/domain-error';
 import { newId } from '@/lib/ids';
-import { targetPolicy, type TargetPolicy } from '@/lib/notifications/outbound';
-import { sendMail, type MailSettings } from '@/lib/notifications/send';
+import { type TargetPolicy, targetPolicy } from '@/lib/notifications/outbound';
+import { type MailSettings, sendMail } from '@/lib/notifications/send';
 import { recordAccountEvent } from './account-events';
-import { hashPassword } from './password';
 import { forgetKnownAddresses } from './known-addresses';
+import { hashPassword } from './password';
 import { endAllSessions } from './sessions';
 
 /**
@@ -24,7 +24,8 @@ const hashOf = (id: string, code: string) => createHash('sha256').update(`${id}:
 
 const SYSTEM = { type: 'system' as const, id: 'email-verification' };
 
-const pendingFor = (email: string, now: Date) => and(eq(emailCodes.email, email), isNull(emailCodes.usedAt), gt(emailCodes.expiresAt, now));
+const pendingFor = (email: string, now: Date) =>
+  and(eq(emailCodes.email, email), isNull(emailCodes.usedAt), gt(emailCodes.expiresAt, now));
 
 export type CodeMail = MailSettings & { targets?: TargetPolicy };
 
@@ -32,20 +33,47 @@ export type CodeMail = MailSettings & { targets?: TargetPolicy };
  * Sends a fresh code to `email`. `record` writes the caller's audit event in the same transaction
  * (and may refuse first). The code is in the email only: never in a response or a log.
  */
-export async function sendCodeTo(db: Database, email: string, mail: CodeMail, record: (tx: Database) => Promise<unknown>, now = new Date()) {
-  if (!mail.smtpUrl) throw new DomainError('unavailable', 'email_unavailable', 'This server sends no email (SMTP_URL is not set), so it cannot send a code; ask the operator.');
+export async function sendCodeTo(
+  db: Database,
+  email: string,
+  mail: CodeMail,
+  record: (tx: Database) => Promise<unknown>,
+  now = new Date(),
+) {
+  if (!mail.smtpUrl)
+    throw new DomainError(
+      'unavailable',
+      'email_unavailable',
+      'This server sends no email (SMTP_URL is not set), so it cannot send a code; ask the operator.',
+    );
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await db.transaction(async (tx) => {
     await record(tx);
-    const [last] = await tx.select().from(emailCodes).where(eq(emailCodes.email, email)).orderBy(desc(emailCodes.createdAt)).limit(1).for('update');
+    const [last] = await tx
+      .select()
+      .from(emailCodes)
+      .where(eq(emailCodes.email, email))
+      .orderBy(desc(emailCodes.createdAt))
+      .limit(1)
+      .for('update');
     const waitMs = last ? last.createdAt.getTime() + EMAIL_CODE.resendAfterMs - now.getTime() : 0;
     if (waitMs > 0) {
       const seconds = Math.ceil(waitMs / 1000);
-      throw rateLimited('code_recently_sent', `A code was sent less than a minute ago; check your inbox, or ask again in ${seconds} s.`, seconds);
+      throw rateLimited(
+        'code_recently_sent',
+        `A code was sent less than a minute ago; check your inbox, or ask again in ${seconds} s.`,
+        seconds,
+      );
     }
     await tx.update(emailCodes).set({ expiresAt: now }).where(pendingFor(email, now));
     const id = newId('ecd');
-    await tx.insert(emailCodes).values({ id, email, codeHash: hashOf(id, code), expiresAt: new Date(now.getTime() + EMAIL_CODE.ttlMs), createdAt: now });
+    await tx.insert(emailCodes).values({
+      id,
+      email,
+      codeHash: hashOf(id, code),
+      expiresAt: new Date(now.getTime() + EMAIL_CODE.ttlMs),
+      createdAt: now,
+    });
   });
   try {
     await sendMail(mail.smtpUrl, mail.targets ?? targetPolicy(), EMAIL_CODE.timeoutMs, {
@@ -55,7 +83,11 @@ export async function sendCodeTo(db: Database, email: string, mail: CodeMail, re
       text: `Your code to prove this address to Countersign is ${code}.\n\nIt works once, for 15 minutes. If you did not ask for it, ignore this email: nobody can use your address without it.\n`,
     });
   } catch {
-    throw new DomainError('upstream_failed', 'email_not_sent', 'The code could not be sent just now; try again in a minute.');
+    throw new DomainError(
+      'upstream_failed',
+      'email_not_sent',
+      'The code could not be sent just now; try again in a minute.',
+    );
   }
   return { email };
 }
@@ -64,29 +96,66 @@ export async function sendCodeTo(db: Database, email: string, mail: CodeMail, re
 export async function sendEmailCode(db: Database, userId: string, mail: CodeMail, now = new Date()) {
   const [user] = await db.select().from(users).where(eq(users.id, userId));
   if (!user) throw new DomainError('unauthenticated', 'unauthenticated', 'Sign in to the dashboard first.');
-  return sendCodeTo(db, user.email, mail, async (tx) => {
-    const [locked] = await tx.select({ verifiedAt: users.emailVerifiedAt }).from(users).where(eq(users.id, userId)).for('update');
-    if (locked?.verifiedAt) throw new DomainError('conflict', 'already_verified', 'Your address is proven already; nothing to do.');
-    await recordAccountEvent(tx, userId, { type: 'auth.email_code_sent', actor: SYSTEM, data: { user: userId }, occurredAt: now });
-  }, now);
+  return sendCodeTo(
+    db,
+    user.email,
+    mail,
+    async (tx) => {
+      const [locked] = await tx
+        .select({ verifiedAt: users.emailVerifiedAt })
+        .from(users)
+        .where(eq(users.id, userId))
+        .for('update');
+      if (locked?.verifiedAt)
+        throw new DomainError('conflict', 'already_verified', 'Your address is proven already; nothing to do.');
+      await recordAccountEvent(tx, userId, {
+        type: 'auth.email_code_sent',
+        actor: SYSTEM,
+        data: { user: userId },
+        occurredAt: now,
+      });
+    },
+    now,
+  );
 }
 
 /** Why a code was refused; each changes nothing but the count of wrong tries. */
 export const CODE_REFUSED = {
-  none: new DomainError('gone', 'code_expired', 'There is no working code: it expired, was used, or a newer one replaced it. Send a new code.'),
-  exhausted: new DomainError('rate_limited', 'code_attempts_exhausted', 'Too many wrong tries for this code; send a new code.'),
-  wrong: new DomainError('refused', 'code_wrong', 'That code is not right; check the latest email and type its six digits.'),
+  none: new DomainError(
+    'gone',
+    'code_expired',
+    'There is no working code: it expired, was used, or a newer one replaced it. Send a new code.',
+  ),
+  exhausted: new DomainError(
+    'rate_limited',
+    'code_attempts_exhausted',
+    'Too many wrong tries for this code; send a new code.',
+  ),
+  wrong: new DomainError(
+    'refused',
+    'code_wrong',
+    'That code is not right; check the latest email and type its six digits.',
+  ),
 };
 
 type Refusal = keyof typeof CODE_REFUSED;
 
 /** Checks the code of `email`: the right one is used up, a wrong one counts a try. */
 async function useEmailCode(tx: Database, email: string, code: string, now: Date): Promise<'right' | Refusal> {
-  const [row] = await tx.select().from(emailCodes).where(pendingFor(email, now)).orderBy(desc(emailCodes.createdAt)).limit(1).for('update');
+  const [row] = await tx
+    .select()
+    .from(emailCodes)
+    .where(pendingFor(email, now))
+    .orderBy(desc(emailCodes.createdAt))
+    .limit(1)
+    .for('update');
   if (!row) return 'none';
   if (row.attempts >= EMAIL_CODE.maxAttempts) return 'exhausted';
   if (!timingSafeEqual(Buffer.from(hashOf(row.id, code)), Buffer.from(row.codeHash))) {
-    await tx.update(emailCodes).set({ attempts: row.attempts + 1 }).where(eq(emailCodes.id, row.id));
+    await tx
+      .update(emailCodes)
+      .set({ attempts: row.attempts + 1 })
+      .where(eq(emailCodes.id, row.id));
     return 'wrong';
   }
   await tx.update(emailCodes).set({ usedAt: now }).where(eq(emailCodes.id, row.id));
@@ -98,7 +167,13 @@ async function useEmailCode(tx: Database, email: string, code: string, now: Date
  * the proof and what it allows commit together (a failure of `work` leaves the code unused). A wrong
  * code commits its counted try and is refused after, with nothing else changed.
  */
-export async function withEmailCode<T>(db: Database, code: string, now: Date, addressOf: (tx: Database) => Promise<string | undefined>, work: (tx: Database) => Promise<T>): Promise<T> {
+export async function withEmailCode<T>(
+  db: Database,
+  code: string,
+  now: Date,
+  addressOf: (tx: Database) => Promise<string | undefined>,
+  work: (tx: Database) => Promise<T>,
+): Promise<T> {
   const outcome: { refused: Refusal } | { done: T } = await db.transaction(async (tx) => {
     const email = await addressOf(tx);
     const used = email === undefined ? 'none' : await useEmailCode(tx, email, code, now);
@@ -115,19 +190,39 @@ export async function hasPendingCode(db: Database, email: string, now: Date): Pr
   return Boolean(row);
 }
 
-const NEW_PASSWORD_REQUIRED = new DomainError('invalid', 'password_required', 'This account was made by an invitation link: proving the address removes every password and passkey set before and ends its sessions. Send the code with the new password you choose.');
+const NEW_PASSWORD_REQUIRED = new DomainError(
+  'invalid',
+  'password_required',
+  'This account was made by an invitation link: proving the address removes every password and passkey set before and ends its sessions. Send the code with the new password you choose.',
+);
 
 /**
  * Checks a code for the signed-in person's address; the right one proves it (see proveAddress). An
  * account an invitation link made needs the new password with it (`hash` is hashed only then), so
  * its owner is never left without one.
  */
-export async function verifyEmailCode(db: Database, userId: string, code: string, password?: string, now = new Date(), hash = hashPassword): Promise<{ verifiedAt: Date; credentialsCleared: boolean }> {
+export async function verifyEmailCode(
+  db: Database,
+  userId: string,
+  code: string,
+  password?: string,
+  now = new Date(),
+  hash = hashPassword,
+): Promise<{ verifiedAt: Date; credentialsCleared: boolean }> {
   const [user] = await db.select().from(users).where(eq(users.id, userId));
   const takeover = user !== undefined && awaitsItsOwner(user);
   if (takeover && password === undefined) throw NEW_PASSWORD_REQUIRED;
   const passwordHash = takeover && password !== undefined ? await hash(password) : undefined;
-  const proven = await withEmailCode(db, code, now, async () => user?.email, (tx) => (passwordHash ? proveWithPassword(tx, userId, 'email_code', passwordHash, now) : proveAddress(tx, userId, 'email_code', now)));
+  const proven = await withEmailCode(
+    db,
+    code,
+    now,
+    async () => user?.email,
+    (tx) =>
+      passwordHash
+        ? proveWithPassword(tx, userId, 'email_code', passwordHash, now)
+        : proveAddress(tx, userId, 'email_code', now),
+  );
   return { verifiedAt: now, credentialsCleared: proven.cleared };
 }
 
@@ -135,10 +230,22 @@ export async function verifyEmailCode(db: Database, userId: string, code: string
  * Proves the address and sets the password its owner chose in the same flow (audited
  * `auth.password_changed`); every session of the account ends, so only that password opens it.
  */
-export async function proveWithPassword(tx: Database, userId: string, how: 'email_code' | 'oidc', passwordHash: string, now: Date) {
+export async function proveWithPassword(
+  tx: Database,
+  userId: string,
+  how: 'email_code' | 'oidc',
+  passwordHash: string,
+  now: Date,
+) {
   const proven = await proveAddress(tx, userId, how, now);
   await tx.update(users).set({ passwordHash }).where(eq(users.id, userId));
-  await recordAccountEvent(tx, userId, { type: 'auth.password_changed', actor: { type: 'user', id: userId }, reasonCode: 'address_proven', data: { user: userId }, occurredAt: now });
+  await recordAccountEvent(tx, userId, {
+    type: 'auth.password_changed',
+    actor: { type: 'user', id: userId },
+    reasonCode: 'address_proven',
+    data: { user: userId },
+    occurredAt: now,
+  });
   await endAllSessions(tx, userId, 'password_changed', { type: 'user', id: userId }, now);
   return proven;
 }
@@ -147,16 +254,22 @@ export async function proveWithPassword(tx: Database, userId: string, how: 'emai
  * An account an invitation link made, whose address nobody has proven yet: whoever held the link
  * made it, so it may hold no credential until the address's owner proves it (and takes it over).
  */
-export const awaitsItsOwner = (user: { emailVerifiedAt: Date | null; createdByTenantId: string | null }) => user.emailVerifiedAt === null && user.createdByTenantId !== null;
+export const awaitsItsOwner = (user: { emailVerifiedAt: Date | null; createdByTenantId: string | null }) =>
+  user.emailVerifiedAt === null && user.createdByTenantId !== null;
 
 /**
  * Whether a single sign-on may open `user`, given the provider's `email_verified` claim: an explicit
  * `false` never; an account an invitation link made only on `true`, since nothing else says the
  * person signing in owns its address.
  */
-export const ssoMayOpen = (user: Parameters<typeof awaitsItsOwner>[0], emailVerified: unknown) => (awaitsItsOwner(user) ? emailVerified === true : emailVerified !== false);
+export const ssoMayOpen = (user: Parameters<typeof awaitsItsOwner>[0], emailVerified: unknown) =>
+  awaitsItsOwner(user) ? emailVerified === true : emailVerified !== false;
 
-export const OWNER_MUST_PROVE = new DomainError('conflict', 'address_unverified', 'Prove that this address is yours first (the code we email to it, or a single sign-on that vouches for it): until then this account holds no passkey.');
+export const OWNER_MUST_PROVE = new DomainError(
+  'conflict',
+  'address_unverified',
+  'Prove that this address is yours first (the code we email to it, or a single sign-on that vouches for it): until then this account holds no passkey.',
+);
 
 /**
  * Marks the address of an account proven (audited `auth.email_verified`). The first proof of an
@@ -165,11 +278,22 @@ export const OWNER_MUST_PROVE = new DomainError('conflict', 'address_unverified'
  * passkey is removed (audited `auth.credentials_cleared`), in the caller's transaction. An account
  * the CLI made keeps its credentials: the operator on the server set them.
  */
-export async function proveAddress(tx: Database, userId: string, how: 'email_code' | 'oidc', now: Date): Promise<{ proven: boolean; cleared: boolean }> {
+export async function proveAddress(
+  tx: Database,
+  userId: string,
+  how: 'email_code' | 'oidc',
+  now: Date,
+): Promise<{ proven: boolean; cleared: boolean }> {
   const [user] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
   if (!user || user.emailVerifiedAt) return { proven: false, cleared: false };
   await tx.update(users).set({ emailVerifiedAt: now }).where(eq(users.id, userId));
-  await recordAccountEvent(tx, userId, { type: 'auth.email_verified', actor: { type: 'user', id: userId }, reasonCode: how, data: { user: userId }, occurredAt: now });
+  await recordAccountEvent(tx, userId, {
+    type: 'auth.email_verified',
+    actor: { type: 'user', id: userId },
+    reasonCode: how,
+    data: { user: userId },
+    occurredAt: now,
+  });
   if (!awaitsItsOwner(user)) return { proven: true, cleared: false };
   await tx.update(users).set({ passwordHash: null }).where(eq(users.id, userId));
   const removed = await tx.delete(passkeys).where(eq(passkeys.userId, userId)).returning({ id: passkeys.id });

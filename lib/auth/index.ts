@@ -39,7 +39,11 @@ async function findUserByEmail(email: string) {
 
 /** Checks a password behind the throttle: a refused attempt checks nothing and changes nothing. */
 async function authorizePassword(email: string, password: string, request: Request) {
-  const [throttle, { verifyPassword }, sessions] = await Promise.all([import('./throttle'), import('./password'), import('./sessions')]);
+  const [throttle, { verifyPassword }, sessions] = await Promise.all([
+    import('./throttle'),
+    import('./password'),
+    import('./sessions'),
+  ]);
   const db = await database();
   const attempt = { email, address: clientAddress(request.headers) };
   const admission = await throttle.admitSignIn(db, attempt);
@@ -60,7 +64,9 @@ async function authorizePassword(email: string, password: string, request: Reque
 
 async function recordOidcRefusal(userId: string, reasonCode: string) {
   const { recordAccountEvent, signInFailedEvent } = await import('./account-events');
-  await (await database()).transaction((tx) => recordAccountEvent(tx, userId, signInFailedEvent({ userId, method: 'oidc', reasonCode })));
+  await (await database()).transaction((tx) =>
+    recordAccountEvent(tx, userId, signInFailedEvent({ userId, method: 'oidc', reasonCode })),
+  );
 }
 
 function providers(): NextAuthConfig['providers'] {
@@ -100,7 +106,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   trustHost: true,
   // Failed sign-ins are expected traffic: log the error's name only, never its details or input.
   // (Auth.js errors carry their kind in `type`; `name` is the class name, minified in the build.)
-  logger: { error: (error) => console.warn(`[auth] ${'type' in error && typeof error.type === 'string' ? error.type : error.name}`) },
+  logger: {
+    error: (error) =>
+      console.warn(`[auth] ${'type' in error && typeof error.type === 'string' ? error.type : error.name}`),
+  },
   // The cookie carries a signed, encrypted JWT naming a `sessions` row; the row decides whether it
   // is alive (lib/auth/sessions.ts), so sign-out and the lifetimes hold whatever the cookie says.
   session: { strategy: 'jwt', maxAge: env().SESSION_MAX_HOURS * 60 * 60 },
@@ -133,9 +142,11 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       if (user && account) {
         const row = account.provider === 'credentials' ? { id: user.id } : await findUserByEmail(user.email ?? '');
         if (!row?.id) throw new CredentialsSignin();
-        if (account.provider !== 'credentials' && profile?.email_verified === true) await (await import('./email-codes')).addressProvenBySso(await database(), row.id);
+        if (account.provider !== 'credentials' && profile?.email_verified === true)
+          await (await import('./email-codes')).addressProvenBySso(await database(), row.id);
         token.uid = row.id;
-        token.sid = account.provider === 'credentials' ? user.sid : await sessions.startSession(await database(), row.id, 'oidc');
+        token.sid =
+          account.provider === 'credentials' ? user.sid : await sessions.startSession(await database(), row.id, 'oidc');
         if (typeof token.sid !== 'string') throw new CredentialsSignin();
         return token;
       }

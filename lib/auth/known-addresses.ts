@@ -20,21 +20,36 @@ export async function isKnownAddress(db: Database, attempt: Attempt, now: Date):
     .select({ userId: signInKnownAddresses.userId })
     .from(signInKnownAddresses)
     .innerJoin(users, eq(users.id, signInKnownAddresses.userId))
-    .where(and(eq(users.email, attempt.email.toLowerCase()), eq(signInKnownAddresses.address, attempt.address), gt(signInKnownAddresses.lastSignedInAt, since)))
+    .where(
+      and(
+        eq(users.email, attempt.email.toLowerCase()),
+        eq(signInKnownAddresses.address, attempt.address),
+        gt(signInKnownAddresses.lastSignedInAt, since),
+      ),
+    )
     .limit(1);
   return row !== undefined;
 }
 
 /** A correct password at this address: known (again) from now; the account's expired ones go. */
 export async function rememberAddress(db: Database, attempt: Attempt, now: Date): Promise<void> {
-  const [account] = await db.select({ id: users.id }).from(users).where(eq(users.email, attempt.email.toLowerCase())).limit(1);
+  const [account] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.email, attempt.email.toLowerCase()))
+    .limit(1);
   if (!account) return;
   await db
     .insert(signInKnownAddresses)
     .values({ userId: account.id, address: attempt.address, lastSignedInAt: now })
-    .onConflictDoUpdate({ target: [signInKnownAddresses.userId, signInKnownAddresses.address], set: { lastSignedInAt: now } });
+    .onConflictDoUpdate({
+      target: [signInKnownAddresses.userId, signInKnownAddresses.address],
+      set: { lastSignedInAt: now },
+    });
   const since = new Date(now.getTime() - KNOWN_ADDRESS_MS);
-  await db.delete(signInKnownAddresses).where(and(eq(signInKnownAddresses.userId, account.id), lt(signInKnownAddresses.lastSignedInAt, since)));
+  await db
+    .delete(signInKnownAddresses)
+    .where(and(eq(signInKnownAddresses.userId, account.id), lt(signInKnownAddresses.lastSignedInAt, since)));
 }
 
 /**

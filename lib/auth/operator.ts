@@ -1,9 +1,9 @@
 import 'server-only';
-import { cache } from 'react';
 import { and, eq } from 'drizzle-orm';
+import { cache } from 'react';
 import type { Database } from '@/db';
+import { memberships, type Role, tenants, users } from '@/db/schema';
 import { getDb } from '@/lib/database';
-import { memberships, tenants, users, type Role } from '@/db/schema';
 import { auth } from './index';
 
 export type Operator = {

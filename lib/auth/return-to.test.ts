@@ -62,15 +62,12 @@ describe('safeReturnPath', () => {
     expect(safeReturnPath(raw)).toBe('/');
   });
 
-  it.each([
-    '/signin',
-    '/signin/',
-    '/signin?callbackUrl=%2Fproposals',
-    '/signin#x',
-    '/api/auth/signout',
-  ])('does not return to %j (a sign-in loop or an API route)', (raw) => {
-    expect(safeReturnPath(raw)).toBe('/');
-  });
+  it.each(['/signin', '/signin/', '/signin?callbackUrl=%2Fproposals', '/signin#x', '/api/auth/signout'])(
+    'does not return to %j (a sign-in loop or an API route)',
+    (raw) => {
+      expect(safeReturnPath(raw)).toBe('/');
+    },
+  );
 
   // Dot segments are resolved by URL parsing: "/.//evil.test" has the pathname "//evil.test",
   // which a browser reads as another origin. The result must stay on this site.
@@ -78,7 +75,9 @@ describe('safeReturnPath', () => {
     'never turns the dot-segment path %j into another origin',
     (raw) => {
       const result = safeReturnPath(raw);
-      expect(staysOnOrigin(result), `safeReturnPath(${JSON.stringify(raw)}) returned ${JSON.stringify(result)}`).toBe(true);
+      expect(staysOnOrigin(result), `safeReturnPath(${JSON.stringify(raw)}) returned ${JSON.stringify(result)}`).toBe(
+        true,
+      );
     },
   );
 });

@@ -5,7 +5,8 @@
 export function safeReturnPath(raw: unknown, fallback = '/'): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 2048) return fallback;
   if (!raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) return fallback;
-  if (raw.includes('\\') || [...raw].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) return fallback;
+  if (raw.includes('\\') || [...raw].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f))
+    return fallback;
   try {
     const url = new URL(raw, 'http://countersign.invalid');
     if (url.origin !== 'http://countersign.invalid') return fallback;

@@ -1,10 +1,18 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { auditEvents, sessions } from '@/db/schema';
-import { AdminError, createTenant, createUser, endSessionsOf, grantRole, removeMember, setPassword } from '@/lib/admin/accounts';
+import {
+  AdminError,
+  createTenant,
+  createUser,
+  endSessionsOf,
+  grantRole,
+  removeMember,
+  setPassword,
+} from '@/lib/admin/accounts';
+import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
 import { endAllSessions, endSession, sessionIsLive, startSession } from './sessions';
-import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const limits = { maxHours: 12, idleMinutes: 30 };
@@ -15,7 +23,13 @@ let counter = 0;
 
 beforeEach(async () => {
   counter += 1;
-  userId = (await createUser(t.db, { email: `person${counter}@sessions.test`, name: 'Person', password: 'a long enough password' })).id;
+  userId = (
+    await createUser(t.db, {
+      email: `person${counter}@sessions.test`,
+      name: 'Person',
+      password: 'a long enough password',
+    })
+  ).id;
 });
 
 async function endReason(sessionId: string) {
@@ -47,7 +61,13 @@ describe('a session row decides whether a cookie is worth anything', () => {
 
   it('is refused for another person, an unknown id, or once ended', async () => {
     const id = await startSession(t.db, userId, 'credentials', new Date(), limits);
-    const other = (await createUser(t.db, { email: `other${counter}@sessions.test`, name: 'Other', password: 'a long enough password' })).id;
+    const other = (
+      await createUser(t.db, {
+        email: `other${counter}@sessions.test`,
+        name: 'Other',
+        password: 'a long enough password',
+      })
+    ).id;
     expect(await sessionIsLive(t.db, id, other, new Date(), limits)).toBe(false);
     expect(await sessionIsLive(t.db, 'ses_unknown', userId, new Date(), limits)).toBe(false);
     await endSession(t.db, id, 'signed_out');
@@ -57,7 +77,13 @@ describe('a session row decides whether a cookie is worth anything', () => {
 
   it('"sign out everywhere" ends every open session of that person only', async () => {
     const mine = [await startSession(t.db, userId, 'credentials'), await startSession(t.db, userId, 'credentials')];
-    const other = (await createUser(t.db, { email: `bystander${counter}@sessions.test`, name: 'B', password: 'a long enough password' })).id;
+    const other = (
+      await createUser(t.db, {
+        email: `bystander${counter}@sessions.test`,
+        name: 'B',
+        password: 'a long enough password',
+      })
+    ).id;
     const theirs = await startSession(t.db, other, 'credentials');
     expect(await endAllSessions(t.db, userId, 'signed_out_everywhere', { type: 'user', id: userId })).toBe(2);
     for (const id of mine) expect(await sessionIsLive(t.db, id, userId)).toBe(false);
@@ -90,7 +116,11 @@ describe('removing a member', () => {
     expect(lastAdmin).toBeInstanceOf(AdminError);
     expect(await sessionIsLive(t.db, id, userId)).toBe(true);
 
-    const second = await createUser(t.db, { email: `second${counter}@sessions.test`, name: 'Second', password: 'a long enough password' });
+    const second = await createUser(t.db, {
+      email: `second${counter}@sessions.test`,
+      name: 'Second',
+      password: 'a long enough password',
+    });
     await grantRole(t.db, { tenantId: tenant, email: second.email, role: 'admin' });
     await expect(removeMember(t.db, { tenantId: tenant, email })).resolves.toEqual({ userId, role: 'admin' });
     expect(await sessionIsLive(t.db, id, userId)).toBe(true);

@@ -6,7 +6,14 @@ import { newId } from '@/lib/ids';
 import { recordAccountEvent } from './account-events';
 
 /** Why a session ended, as stored and audited. */
-export type SessionEndReason = 'signed_out' | 'signed_out_everywhere' | 'password_changed' | 'address_proven' | 'member_removed' | 'expired' | 'idle';
+export type SessionEndReason =
+  | 'signed_out'
+  | 'signed_out_everywhere'
+  | 'password_changed'
+  | 'address_proven'
+  | 'member_removed'
+  | 'expired'
+  | 'idle';
 
 /** How a person proved who they are. */
 export type SignInMethod = 'credentials' | 'oidc';
@@ -28,7 +35,13 @@ export function sessionLimits(): SessionLimits {
 }
 
 /** A successful sign-in: the session row and its `auth.signed_in` event in each of the person's tenants, in one transaction. */
-export async function startSession(db: Database, userId: string, method: SignInMethod, now = new Date(), limits = sessionLimits()): Promise<string> {
+export async function startSession(
+  db: Database,
+  userId: string,
+  method: SignInMethod,
+  now = new Date(),
+  limits = sessionLimits(),
+): Promise<string> {
   return db.transaction((tx) => openSession(tx, userId, method, now, limits));
 }
 
@@ -37,9 +50,19 @@ export async function startSession(db: Database, userId: string, method: SignInM
  * still the account's password, under the account's row lock, so a password changed or cleared
  * while it was checked (proving the address of a link-made account) opens nothing.
  */
-export async function startPasswordSession(db: Database, userId: string, checkedHash: string, now = new Date(), limits = sessionLimits()): Promise<string | undefined> {
+export async function startPasswordSession(
+  db: Database,
+  userId: string,
+  checkedHash: string,
+  now = new Date(),
+  limits = sessionLimits(),
+): Promise<string | undefined> {
   return db.transaction(async (tx) => {
-    const [user] = await tx.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId)).for('update');
+    const [user] = await tx
+      .select({ passwordHash: users.passwordHash })
+      .from(users)
+      .where(eq(users.id, userId))
+      .for('update');
     if (user?.passwordHash !== checkedHash) return undefined;
     return openSession(tx, userId, 'credentials', now, limits);
   });
@@ -47,8 +70,20 @@ export async function startPasswordSession(db: Database, userId: string, checked
 
 async function openSession(tx: Database, userId: string, method: SignInMethod, now: Date, limits: SessionLimits) {
   const id = newId('ses');
-  await tx.insert(sessions).values({ id, userId, createdAt: now, lastSeenAt: now, expiresAt: new Date(now.getTime() + limits.maxHours * 3_600_000) });
-  await recordAccountEvent(tx, userId, { type: 'auth.signed_in', actor: { type: 'user', id: userId }, reasonCode: method, data: { user: userId, session: id, method }, occurredAt: now });
+  await tx.insert(sessions).values({
+    id,
+    userId,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt: new Date(now.getTime() + limits.maxHours * 3_600_000),
+  });
+  await recordAccountEvent(tx, userId, {
+    type: 'auth.signed_in',
+    actor: { type: 'user', id: userId },
+    reasonCode: method,
+    data: { user: userId, session: id, method },
+    occurredAt: now,
+  });
   return id;
 }
 
@@ -56,33 +91,64 @@ async function openSession(tx: Database, userId: string, method: SignInMethod, n
  * Whether the session named by a cookie is still alive: not ended, within its absolute lifetime,
  * used within the idle timeout. A live one is marked seen; a dead one is ended with its reason.
  */
-export async function sessionIsLive(db: Database, sessionId: string, userId: string, now = new Date(), limits = sessionLimits()): Promise<boolean> {
+export async function sessionIsLive(
+  db: Database,
+  sessionId: string,
+  userId: string,
+  now = new Date(),
+  limits = sessionLimits(),
+): Promise<boolean> {
   const [row] = await db.select().from(sessions).where(eq(sessions.id, sessionId)).limit(1);
   if (!row || row.userId !== userId || row.endedAt) return false;
   const dead: SessionEndReason | undefined =
-    now >= row.expiresAt ? 'expired' : now.getTime() - row.lastSeenAt.getTime() >= limits.idleMinutes * 60_000 ? 'idle' : undefined;
+    now >= row.expiresAt
+      ? 'expired'
+      : now.getTime() - row.lastSeenAt.getTime() >= limits.idleMinutes * 60_000
+        ? 'idle'
+        : undefined;
   if (dead) {
     await endSession(db, sessionId, dead, now, SESSION_CLOCK);
     return false;
   }
   if (now.getTime() - row.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
-    await db.update(sessions).set({ lastSeenAt: now }).where(and(eq(sessions.id, sessionId), isNull(sessions.endedAt)));
+    await db
+      .update(sessions)
+      .set({ lastSeenAt: now })
+      .where(and(eq(sessions.id, sessionId), isNull(sessions.endedAt)));
   }
   return true;
 }
 
 /** Ends one open session (nothing if it already ended), with its `session.ended` event; by default the person ended it. */
-export async function endSession(db: Database, sessionId: string, reason: SessionEndReason, now = new Date(), actor?: SessionActor): Promise<void> {
+export async function endSession(
+  db: Database,
+  sessionId: string,
+  reason: SessionEndReason,
+  now = new Date(),
+  actor?: SessionActor,
+): Promise<void> {
   await endOpenSessions(db, eq(sessions.id, sessionId), reason, now, actor);
 }
 
 /** Ends every open session of a person, each with its `session.ended` event; returns how many were open. */
-export async function endAllSessions(db: Database, userId: string, reason: SessionEndReason, actor: SessionActor, now = new Date()): Promise<number> {
+export async function endAllSessions(
+  db: Database,
+  userId: string,
+  reason: SessionEndReason,
+  actor: SessionActor,
+  now = new Date(),
+): Promise<number> {
   return endOpenSessions(db, eq(sessions.userId, userId), reason, now, actor);
 }
 
 /** Ends the open sessions that match, and records each end in every tenant of its person, in one transaction. */
-async function endOpenSessions(db: Database, which: SQL, reason: SessionEndReason, now: Date, actor?: SessionActor): Promise<number> {
+async function endOpenSessions(
+  db: Database,
+  which: SQL,
+  reason: SessionEndReason,
+  now: Date,
+  actor?: SessionActor,
+): Promise<number> {
   return db.transaction(async (tx) => {
     const ended = await tx
       .update(sessions)

@@ -4,7 +4,7 @@ import { signInKnownAddresses, tenants, users } from '@/db/schema';
 import { createUser, setPassword } from '@/lib/admin/accounts';
 import { setupTestDatabase } from '@/test/db';
 import { proveAddress } from './email-codes';
-import { admitSignIn, SIGN_IN_THROTTLE, signInFailed, signInSucceeded, type SignInAttempt } from './throttle';
+import { admitSignIn, SIGN_IN_THROTTLE, type SignInAttempt, signInFailed, signInSucceeded } from './throttle';
 
 /**
  * issue 35 §6: failures sprayed from one address (a shared NAT, or everyone behind an untrusted
@@ -42,9 +42,15 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     const alice = await createUser(t.db, { email: 'alice@nat.test', name: 'Alice', password: PASSWORD });
     const office = '203.0.113.50';
     expect(await signIn({ email: alice.email, address: office }, start)).toEqual({ allowed: true });
-    const sprayed = await failPatiently((i) => ({ email: `victim${i}@nat.test`, address: office }), SIGN_IN_THROTTLE.scopes.address.delayAfter + 10, start);
+    const sprayed = await failPatiently(
+      (i) => ({ email: `victim${i}@nat.test`, address: office }),
+      SIGN_IN_THROTTLE.scopes.address.delayAfter + 10,
+      start,
+    );
     // The spray is still slowed: a fresh account from that address waits.
-    expect(await admitSignIn(t.db, { email: 'bob@nat.test', address: office }, sprayed)).toMatchObject({ allowed: false });
+    expect(await admitSignIn(t.db, { email: 'bob@nat.test', address: office }, sprayed)).toMatchObject({
+      allowed: false,
+    });
     // Alice, known there (typed in any case), is not.
     expect(await admitSignIn(t.db, { email: 'ALICE@nat.test', address: office }, sprayed)).toEqual({ allowed: true });
   });
@@ -53,8 +59,14 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     const carol = await createUser(t.db, { email: 'carol@nat.test', name: 'Carol', password: PASSWORD });
     const home = '198.51.100.20';
     await signIn({ email: carol.email, address: home }, start);
-    const guessed = await failPatiently((i) => ({ email: carol.email, address: `192.0.2.${i % 250}` }), SIGN_IN_THROTTLE.scopes.account.delayAfter + 10, start);
-    expect(await admitSignIn(t.db, { email: carol.email, address: '192.0.2.251' }, guessed)).toMatchObject({ allowed: false });
+    const guessed = await failPatiently(
+      (i) => ({ email: carol.email, address: `192.0.2.${i % 250}` }),
+      SIGN_IN_THROTTLE.scopes.account.delayAfter + 10,
+      start,
+    );
+    expect(await admitSignIn(t.db, { email: carol.email, address: '192.0.2.251' }, guessed)).toMatchObject({
+      allowed: false,
+    });
     expect(await admitSignIn(t.db, { email: carol.email, address: home }, guessed)).toEqual({ allowed: true });
   });
 
@@ -77,8 +89,14 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     await createUser(t.db, { email: 'frank@nat.test', name: 'Frank', password: PASSWORD });
     const cafe = '203.0.113.70';
     await signIn({ email: erin.email, address: cafe }, start);
-    const sprayed = await failPatiently((i) => ({ email: `other${i}@cafe.test`, address: cafe }), SIGN_IN_THROTTLE.scopes.address.delayAfter + 10, start);
-    expect(await admitSignIn(t.db, { email: 'frank@nat.test', address: cafe }, sprayed)).toMatchObject({ allowed: false });
+    const sprayed = await failPatiently(
+      (i) => ({ email: `other${i}@cafe.test`, address: cafe }),
+      SIGN_IN_THROTTLE.scopes.address.delayAfter + 10,
+      start,
+    );
+    expect(await admitSignIn(t.db, { email: 'frank@nat.test', address: cafe }, sprayed)).toMatchObject({
+      allowed: false,
+    });
     expect(await admitSignIn(t.db, { email: erin.email, address: '203.0.113.71' }, sprayed)).toEqual({ allowed: true });
   });
 
@@ -87,7 +105,11 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     const office = '203.0.113.80';
     await signIn({ email: gina.email, address: office }, start);
     const later = after(start, SIGN_IN_THROTTLE.knownAddressMs + 1000);
-    const sprayed = await failPatiently((i) => ({ email: `late${i}@nat.test`, address: office }), SIGN_IN_THROTTLE.scopes.address.delayAfter + 10, later);
+    const sprayed = await failPatiently(
+      (i) => ({ email: `late${i}@nat.test`, address: office }),
+      SIGN_IN_THROTTLE.scopes.address.delayAfter + 10,
+      later,
+    );
     expect(await admitSignIn(t.db, { email: gina.email, address: office }, sprayed)).toMatchObject({ allowed: false });
   });
 
@@ -96,7 +118,10 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     await signIn({ email: ivy.email, address: '203.0.113.100' }, start);
     await signIn({ email: ivy.email, address: '203.0.113.101' }, after(start, SIGN_IN_THROTTLE.knownAddressMs / 2));
     await signIn({ email: ivy.email, address: '203.0.113.102' }, after(start, SIGN_IN_THROTTLE.knownAddressMs + 1000));
-    const rows = await t.db.select({ address: signInKnownAddresses.address }).from(signInKnownAddresses).where(eq(signInKnownAddresses.userId, ivy.id));
+    const rows = await t.db
+      .select({ address: signInKnownAddresses.address })
+      .from(signInKnownAddresses)
+      .where(eq(signInKnownAddresses.userId, ivy.id));
     expect(rows.map((row) => row.address).sort()).toEqual(['203.0.113.101', '203.0.113.102']);
   });
 
@@ -105,7 +130,11 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     const office = '203.0.113.110';
     await signIn({ email: jo.email, address: office }, start);
     await setPassword(t.db, jo.id, 'another long enough password');
-    const sprayed = await failPatiently((i) => ({ email: `reset${i}@nat.test`, address: office }), SIGN_IN_THROTTLE.scopes.address.delayAfter + 10, start);
+    const sprayed = await failPatiently(
+      (i) => ({ email: `reset${i}@nat.test`, address: office }),
+      SIGN_IN_THROTTLE.scopes.address.delayAfter + 10,
+      start,
+    );
     expect(await admitSignIn(t.db, { email: jo.email, address: office }, sprayed)).toMatchObject({ allowed: false });
   });
 
@@ -115,7 +144,9 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     await t.db.update(users).set({ createdByTenantId: 'nat' }).where(eq(users.id, kim.id));
     const office = '203.0.113.120';
     await signIn({ email: kim.email, address: office }, start);
-    expect(await t.db.select().from(signInKnownAddresses).where(eq(signInKnownAddresses.userId, kim.id))).toHaveLength(1);
+    expect(await t.db.select().from(signInKnownAddresses).where(eq(signInKnownAddresses.userId, kim.id))).toHaveLength(
+      1,
+    );
     await t.db.transaction((tx) => proveAddress(tx, kim.id, 'email_code', start));
     expect(await t.db.select().from(signInKnownAddresses).where(eq(signInKnownAddresses.userId, kim.id))).toEqual([]);
   });
@@ -125,7 +156,13 @@ describe('sign-in throttle: an account at an address it signed in from before', 
     const office = '203.0.113.90';
     await failPatiently(() => ({ email: 'hal@nat.test', address: office }), 1, start);
     await signIn({ email: 'ghost@nat.test', address: office }, start);
-    const sprayed = await failPatiently((i) => ({ email: `spray${i}@nat.test`, address: office }), SIGN_IN_THROTTLE.scopes.address.delayAfter + 10, start);
-    expect(await admitSignIn(t.db, { email: 'hal@nat.test', address: office }, sprayed)).toMatchObject({ allowed: false });
+    const sprayed = await failPatiently(
+      (i) => ({ email: `spray${i}@nat.test`, address: office }),
+      SIGN_IN_THROTTLE.scopes.address.delayAfter + 10,
+      start,
+    );
+    expect(await admitSignIn(t.db, { email: 'hal@nat.test', address: office }, sprayed)).toMatchObject({
+      allowed: false,
+    });
   });
 });

@@ -2,9 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents } from '@/db/schema';
 import { createTenant, createUser, grantRole } from '@/lib/admin/accounts';
-import { setupTestDatabase } from '@/test/db';
-import { admitSignIn, SIGN_IN_THROTTLE, signInFailed, signInSucceeded, type SignInAttempt } from './throttle';
 import { chainAllPending } from '@/lib/events/chainer';
+import { setupTestDatabase } from '@/test/db';
+import { admitSignIn, SIGN_IN_THROTTLE, type SignInAttempt, signInFailed, signInSucceeded } from './throttle';
 
 const t = setupTestDatabase();
 const seconds = (from: Date, n: number) => new Date(from.getTime() + n * 1000);
@@ -61,22 +61,29 @@ describe('sign-in throttle', () => {
       expect(await admitSignIn(t.db, attempt, start)).toEqual({ allowed: true });
       await signInSucceeded(t.db, attempt);
     }
-    for (let i = 0; i < address.delayAfter; i++) expect(await fail({ email: `guess${i}@office.test`, address: '203.0.113.80' }, start)).toBe(true);
+    for (let i = 0; i < address.delayAfter; i++)
+      expect(await fail({ email: `guess${i}@office.test`, address: '203.0.113.80' }, start)).toBe(true);
     expect(await fail({ email: 'one-more@office.test', address: '203.0.113.80' }, start)).toBe(false);
   });
 
   it('delays an account guessed at from many addresses, and an address spraying many accounts', async () => {
     const start = new Date('2026-11-30T09:00:00Z');
     const { account, address } = SIGN_IN_THROTTLE.scopes;
-    for (let i = 0; i < account.delayAfter; i++) expect(await fail({ email: 'spread@throttle.test', address: `198.51.100.${i}` }, start)).toBe(true);
+    for (let i = 0; i < account.delayAfter; i++)
+      expect(await fail({ email: 'spread@throttle.test', address: `198.51.100.${i}` }, start)).toBe(true);
     expect(await fail({ email: 'spread@throttle.test', address: '198.51.100.250' }, start)).toBe(false);
-    for (let i = 0; i < address.delayAfter; i++) expect(await fail({ email: `user${i}@spray.test`, address: '203.0.113.7' }, start)).toBe(true);
+    for (let i = 0; i < address.delayAfter; i++)
+      expect(await fail({ email: `user${i}@spray.test`, address: '203.0.113.7' }, start)).toBe(true);
     expect(await fail({ email: 'fresh@spray.test', address: '203.0.113.7' }, start)).toBe(false);
   });
 
   it('locks an account at an address for 15 minutes after 20 failures, audited in its tenants', async () => {
     await createTenant(t.db, { id: 'lockco', name: 'LockCo' });
-    const user = await createUser(t.db, { email: 'locked@throttle.test', name: 'Locked', password: 'a long enough password' });
+    const user = await createUser(t.db, {
+      email: 'locked@throttle.test',
+      name: 'Locked',
+      password: 'a long enough password',
+    });
     await grantRole(t.db, { tenantId: 'lockco', email: user.email, role: 'approver' });
     const attempt = { email: user.email, address: '192.0.2.9' };
     let now = new Date('2026-11-30T09:00:00Z');

@@ -1,7 +1,7 @@
 import 'server-only';
 import { and, eq, gte, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { signInThrottles, users, type SignInThrottle } from '@/db/schema';
+import { type SignInThrottle, signInThrottles, users } from '@/db/schema';
 import { recordAccountEvent, signInFailedEvent } from './account-events';
 import { isKnownAddress, KNOWN_ADDRESS_MS, rememberAddress } from './known-addresses';
 
@@ -40,7 +40,11 @@ export type Admission = { allowed: true } | { allowed: false; retryAt: Date };
 
 function keysOf(attempt: SignInAttempt): Record<ScopeName, string> {
   const email = attempt.email.toLowerCase();
-  return { pair: `pair:${email}|${attempt.address}`, account: `account:${email}`, address: `address:${attempt.address}` };
+  return {
+    pair: `pair:${email}|${attempt.address}`,
+    account: `account:${email}`,
+    address: `address:${attempt.address}`,
+  };
 }
 
 /** Failures that still count now (a quiet window forgets them unless a lock is in force). */
@@ -71,7 +75,6 @@ export async function admitSignIn(db: Database, attempt: SignInAttempt, now = ne
   return admitKeys(db, keysOf(attempt), now, known ? ['pair'] : undefined);
 }
 
-
 /**
  * The same throttle for a public credential other than a password (an invitation's token), counted
  * per address only: every attempt counts as a failure up front, and `addressSucceeded` gives back
@@ -86,7 +89,12 @@ export async function addressSucceeded(db: Database, address: string): Promise<v
 }
 
 /** Counts an attempt under every key; only the `holding` scopes' delays and locks refuse it. */
-async function admitKeys(db: Database, keys: Partial<Record<ScopeName, string>>, now: Date, holding?: ScopeName[]): Promise<Admission> {
+async function admitKeys(
+  db: Database,
+  keys: Partial<Record<ScopeName, string>>,
+  now: Date,
+  holding?: ScopeName[],
+): Promise<Admission> {
   return db.transaction(async (tx) => {
     const names = Object.keys(keys) as ScopeName[];
     const keyOf = (name: ScopeName) => keys[name]!;
@@ -101,11 +109,13 @@ async function admitKeys(db: Database, keys: Partial<Record<ScopeName, string>>,
       .orderBy(signInThrottles.key)
       .for('update');
     const byKey = new Map(rows.map((row) => [row.key, row]));
-    const waits = names.filter((name) => holding?.includes(name) ?? true).flatMap((name) => {
-      const row = byKey.get(keyOf(name));
-      const at = row ? retryAt(name, row, now) : undefined;
-      return at ? [at] : [];
-    });
+    const waits = names
+      .filter((name) => holding?.includes(name) ?? true)
+      .flatMap((name) => {
+        const row = byKey.get(keyOf(name));
+        const at = row ? retryAt(name, row, now) : undefined;
+        return at ? [at] : [];
+      });
     if (waits.length > 0) return { allowed: false, retryAt: new Date(Math.max(...waits.map((at) => at.getTime()))) };
     for (const name of names) {
       const row = byKey.get(keyOf(name));
@@ -135,7 +145,9 @@ function giveBack(db: Database, addressKey: string) {
 export async function signInSucceeded(db: Database, attempt: SignInAttempt, now = new Date()): Promise<void> {
   const keys = keysOf(attempt);
   await db.transaction(async (tx) => {
-    await tx.delete(signInThrottles).where(or(eq(signInThrottles.key, keys.pair), eq(signInThrottles.key, keys.account)));
+    await tx
+      .delete(signInThrottles)
+      .where(or(eq(signInThrottles.key, keys.pair), eq(signInThrottles.key, keys.account)));
     await giveBack(tx, keys.address);
     await rememberAddress(tx, attempt, now);
   });
@@ -147,7 +159,11 @@ export async function signInSucceeded(db: Database, attempt: SignInAttempt, now 
  * email is recorded nowhere). Reaching the lock threshold (and every failure after a lock ran out)
  * locks the account at this address, recorded there too as `auth.sign_in_locked`.
  */
-export async function signInFailed(db: Database, attempt: SignInAttempt, now = new Date()): Promise<{ locked: boolean }> {
+export async function signInFailed(
+  db: Database,
+  attempt: SignInAttempt,
+  now = new Date(),
+): Promise<{ locked: boolean }> {
   const keys = keysOf(attempt);
   const { lockAfter } = SIGN_IN_THROTTLE.scopes.pair;
   return db.transaction(async (tx) => {
@@ -155,11 +171,31 @@ export async function signInFailed(db: Database, attempt: SignInAttempt, now = n
     const [locked] = await tx
       .update(signInThrottles)
       .set({ lockedUntil })
-      .where(and(eq(signInThrottles.key, keys.pair), gte(signInThrottles.failures, lockAfter), isNull(signInThrottles.lockedUntil)))
+      .where(
+        and(
+          eq(signInThrottles.key, keys.pair),
+          gte(signInThrottles.failures, lockAfter),
+          isNull(signInThrottles.lockedUntil),
+        ),
+      )
       .returning({ key: signInThrottles.key });
-    const [account] = await tx.select({ id: users.id }).from(users).where(eq(users.email, attempt.email.toLowerCase())).limit(1);
+    const [account] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.email, attempt.email.toLowerCase()))
+      .limit(1);
     if (account) {
-      await recordAccountEvent(tx, account.id, signInFailedEvent({ userId: account.id, method: 'credentials', reasonCode: 'wrong_password', address: attempt.address, now }));
+      await recordAccountEvent(
+        tx,
+        account.id,
+        signInFailedEvent({
+          userId: account.id,
+          method: 'credentials',
+          reasonCode: 'wrong_password',
+          address: attempt.address,
+          now,
+        }),
+      );
       if (locked) {
         await recordAccountEvent(tx, account.id, {
           type: 'auth.sign_in_locked',

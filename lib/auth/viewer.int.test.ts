@@ -13,10 +13,16 @@ import { setupTestDatabase } from '@/test/db';
 import { fixtureRows, insertFixtures } from '@/test/fixtures/queue';
 import { seededWorld } from '@/test/world';
 
-const request = vi.hoisted(() => ({ userId: undefined as string | undefined, tenantCookie: undefined as string | undefined }));
+const request = vi.hoisted(() => ({
+  userId: undefined as string | undefined,
+  tenantCookie: undefined as string | undefined,
+}));
 vi.mock('@/lib/auth', () => ({ auth: async () => (request.userId ? { operatorId: request.userId } : null) }));
 vi.mock('next/headers', () => ({
-  cookies: async () => ({ get: (name: string) => (name === 'cs_tenant' && request.tenantCookie !== undefined ? { name, value: request.tenantCookie } : undefined) }),
+  cookies: async () => ({
+    get: (name: string) =>
+      name === 'cs_tenant' && request.tenantCookie !== undefined ? { name, value: request.tenantCookie } : undefined,
+  }),
 }));
 
 const t = setupTestDatabase();
@@ -75,7 +81,11 @@ describe('the viewer of a person in two tenants', () => {
     request.tenantCookie = 'globex';
     expect(await queueTenant()).toEqual({ status: 401, ids: [] });
     request.userId = seeded.world.userId('alice');
-    const withKey = await queue(new Request('http://countersign.test/api/v1/queue', { headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` } }));
+    const withKey = await queue(
+      new Request('http://countersign.test/api/v1/queue', {
+        headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` },
+      }),
+    );
     expect(withKey.status).toBe(401);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BoundedLru } from './lru';
 
-const lru = (maxEntries: number, maxWeight = 1_000) => new BoundedLru<string, string>({ maxEntries, maxWeight, weigh: (value) => value.length });
+const lru = (maxEntries: number, maxWeight = 1_000) =>
+  new BoundedLru<string, string>({ maxEntries, maxWeight, weigh: (value) => value.length });
 
 describe('BoundedLru', () => {
   it('keeps at most maxEntries, dropping the least recently read first', () => {

@@ -6,7 +6,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LISTEN_APPLICATION_NAME, type DatabaseHandle } from '@/db/client';
+import { type DatabaseHandle, LISTEN_APPLICATION_NAME } from '@/db/client';
 import { agentKeys } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { createAgentKey } from '@/lib/admin/accounts';
@@ -17,11 +17,12 @@ import { setContractStatus } from '@/lib/contracts/set-status';
 import { publishPolicy } from '@/lib/policy/publish';
 import { loadPolicy } from '@/lib/policy/routing';
 import { openReplicaHandle, setupTestDatabase } from '@/test/db';
-import { agentRequest, seedWorld, type SeededWorld } from '@/test/world';
-import { attachReadCache, type AttachedReadCache } from './read-cache';
+import { agentRequest, type SeededWorld, seedWorld } from '@/test/world';
+import { type AttachedReadCache, attachReadCache } from './read-cache';
 
 const t = setupTestDatabase();
-if (t.driver !== 'postgres') throw new Error('read-cache.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+if (t.driver !== 'postgres')
+  throw new Error('read-cache.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
 
 const HOUR = 3_600_000;
 let world: SeededWorld;
@@ -44,7 +45,10 @@ const live = () => vi.waitFor(() => expect(attached.cache.stats().live).toBe(tru
 async function heard<T>(change: () => Promise<T>): Promise<T> {
   const before = attached.cache.stats().notified;
   const result = await change();
-  await vi.waitFor(() => expect(attached.cache.stats().notified).toBeGreaterThan(before), { timeout: 20_000, interval: 5 });
+  await vi.waitFor(() => expect(attached.cache.stats().notified).toBeGreaterThan(before), {
+    timeout: 20_000,
+    interval: 5,
+  });
   return result;
 }
 const refund = findAction('issue_refund')!;
@@ -75,9 +79,13 @@ describe('the read cache of a replica (PostgreSQL)', () => {
 
   it('forgets a policy, a rollout and a key when another pool commits a change to them', async () => {
     await live();
-    const { id, key } = await heard(() => createAgentKey(t.db, { tenantId: 'acme', agentName: 'replica-kept', actions: ['hold_stock'] }));
+    const { id, key } = await heard(() =>
+      createAgentKey(t.db, { tenantId: 'acme', agentName: 'replica-kept', actions: ['hold_stock'] }),
+    );
     expect((await loadPolicy(replica.db, 'acme', refund)).version).toBe(2);
-    expect((await tenantActions(replica.db, 'acme')).find((a) => a.name === 'hold_stock')!.contracts.map((c) => c.status)).toEqual(['current', 'shadow']);
+    expect(
+      (await tenantActions(replica.db, 'acme')).find((a) => a.name === 'hold_stock')!.contracts.map((c) => c.status),
+    ).toEqual(['current', 'shadow']);
     expect(await authenticateAgent(replica.db, agentRequest(key))).toMatchObject({ keyId: id });
     const warm = attached.cache.stats();
     await loadPolicy(replica.db, 'acme', refund);
@@ -85,15 +93,38 @@ describe('the read cache of a replica (PostgreSQL)', () => {
     await authenticateAgent(replica.db, agentRequest(key));
     expect(attached.cache.stats().hits - warm.hits).toBe(3);
 
-    const rules = [{ id: 'two', description: 'Two approvers', when: null, outcome: 'needs_approval' as const, approvals: 2, role: 'approver' as const }];
-    await publishPolicy(t.db, { tenantId: 'acme', action: 'issue_refund', version: 3, rules }, { type: 'system', id: 'test' });
-    await setContractStatus(t.db, { tenantId: 'acme', userId: world.userId('carol'), action: 'hold_stock', version: 2, request: { status: 'retired' } });
+    const rules = [
+      {
+        id: 'two',
+        description: 'Two approvers',
+        when: null,
+        outcome: 'needs_approval' as const,
+        approvals: 2,
+        role: 'approver' as const,
+      },
+    ];
+    await publishPolicy(
+      t.db,
+      { tenantId: 'acme', action: 'issue_refund', version: 3, rules },
+      { type: 'system', id: 'test' },
+    );
+    await setContractStatus(t.db, {
+      tenantId: 'acme',
+      userId: world.userId('carol'),
+      action: 'hold_stock',
+      version: 2,
+      request: { status: 'retired' },
+    });
     await revokeKey(t.db, 'acme', { type: 'user', id: world.userId('carol') }, id);
 
     await vi.waitFor(
       async () => {
         expect((await loadPolicy(replica.db, 'acme', refund)).version).toBe(3);
-        expect((await tenantActions(replica.db, 'acme')).find((a) => a.name === 'hold_stock')!.contracts.map((c) => c.status)).toEqual(['current', 'retired']);
+        expect(
+          (await tenantActions(replica.db, 'acme'))
+            .find((a) => a.name === 'hold_stock')!
+            .contracts.map((c) => c.status),
+        ).toEqual(['current', 'retired']);
         expect(await authenticateAgent(replica.db, agentRequest(key))).toBeUndefined();
       },
       { timeout: 20_000, interval: 5 },
@@ -103,14 +134,19 @@ describe('the read cache of a replica (PostgreSQL)', () => {
 
   it('serves nothing it kept from before its listener was lost, while lost or after it listens again', async () => {
     await live();
-    const { id, key } = await heard(() => createAgentKey(t.db, { tenantId: 'acme', agentName: 'replica-lost', actions: ['hold_stock'] }));
+    const { id, key } = await heard(() =>
+      createAgentKey(t.db, { tenantId: 'acme', agentName: 'replica-lost', actions: ['hold_stock'] }),
+    );
     await authenticateAgent(replica.db, agentRequest(key));
     const kept = attached.cache.stats();
     expect(await authenticateAgent(replica.db, agentRequest(key))).toMatchObject({ keyId: id });
     expect(attached.cache.stats().hits).toBe(kept.hits + 1);
 
     expect(await dropListeners()).toBeGreaterThanOrEqual(1);
-    await vi.waitFor(() => expect(attached.cache.stats().resets).toBeGreaterThan(kept.resets), { timeout: 20_000, interval: 5 });
+    await vi.waitFor(() => expect(attached.cache.stats().resets).toBeGreaterThan(kept.resets), {
+      timeout: 20_000,
+      interval: 5,
+    });
     // Revoked behind the cache's back (no notification): whatever the listener's state now, the key was not kept.
     await t.db.update(agentKeys).set({ revokedAt: new Date() }).where(eq(agentKeys.id, id));
     expect(await authenticateAgent(replica.db, agentRequest(key))).toBeUndefined();

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Database, DatabaseHandle } from '@/db/client';
-import { CACHE_CHANNEL, parseCacheChange, type CacheChange } from './changes';
+import { CACHE_CHANNEL, type CacheChange, parseCacheChange } from './changes';
 import { attachReadCache, cacheTag, ReadCache } from './read-cache';
 
 /** A loader that answers `value` and counts its reads. */
@@ -123,8 +123,16 @@ describe('ReadCache', () => {
 describe('parseCacheChange', () => {
   it('takes the three kinds of change and nothing else', () => {
     expect(parseCacheChange(JSON.stringify(policyChange))).toEqual(policyChange);
-    expect(parseCacheChange(JSON.stringify({ kind: 'contracts', tenantId: 'acme', action: 'refund' }))).toEqual({ kind: 'contracts', tenantId: 'acme', action: 'refund' });
-    expect(parseCacheChange(JSON.stringify({ kind: 'agent_key', tenantId: 'acme', keyId: 'key_1' }))).toEqual({ kind: 'agent_key', tenantId: 'acme', keyId: 'key_1' });
+    expect(parseCacheChange(JSON.stringify({ kind: 'contracts', tenantId: 'acme', action: 'refund' }))).toEqual({
+      kind: 'contracts',
+      tenantId: 'acme',
+      action: 'refund',
+    });
+    expect(parseCacheChange(JSON.stringify({ kind: 'agent_key', tenantId: 'acme', keyId: 'key_1' }))).toEqual({
+      kind: 'agent_key',
+      tenantId: 'acme',
+      keyId: 'key_1',
+    });
     expect(parseCacheChange(JSON.stringify({ kind: 'tenant', tenantId: 'acme' }))).toBeUndefined();
     expect(parseCacheChange(JSON.stringify({ ...policyChange, extra: 1 }))).toBeUndefined();
     expect(parseCacheChange('')).toBeUndefined();
@@ -134,7 +142,12 @@ describe('parseCacheChange', () => {
 describe('attachReadCache', () => {
   /** A handle's listen whose answers and states the test plays: what the database would do. */
   function scriptedListen() {
-    const calls: { channel: string; onNotify: (payload: string) => void; onState?: (listening: boolean) => void; settle: { resolve: () => void; reject: (error: Error) => void } }[] = [];
+    const calls: {
+      channel: string;
+      onNotify: (payload: string) => void;
+      onState?: (listening: boolean) => void;
+      settle: { resolve: () => void; reject: (error: Error) => void };
+    }[] = [];
     const listen: DatabaseHandle['listen'] = (channel, onNotify, onState) =>
       new Promise((resolve, reject) => {
         calls.push({

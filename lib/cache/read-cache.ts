@@ -1,5 +1,5 @@
 import type { Database, DatabaseHandle } from '@/db/client';
-import { announceCacheChange, CACHE_CHANNEL, parseCacheChange, type CacheChange } from './changes';
+import { announceCacheChange, CACHE_CHANNEL, type CacheChange, parseCacheChange } from './changes';
 import { BoundedLru } from './lru';
 
 /**
@@ -147,7 +147,9 @@ export class ReadCache {
 }
 
 // On globalThis: Next bundles instrumentation and each route apart, and all must find one cache.
-const registry = ((globalThis as unknown as { countersignReadCaches?: WeakMap<Database, ReadCache> }).countersignReadCaches ??= new WeakMap());
+const registry = ((
+  globalThis as unknown as { countersignReadCaches?: WeakMap<Database, ReadCache> }
+).countersignReadCaches ??= new WeakMap());
 
 /** The cache attached to this database handle's `db`; a transaction, or any other handle, has none. */
 export function readCacheOf(db: Database): ReadCache | undefined {
@@ -155,7 +157,12 @@ export function readCacheOf(db: Database): ReadCache | undefined {
 }
 
 /** Through the cache of `db` when it has one (ReadCache.read), else straight from the database. */
-export function cachedRead<V>(db: Database, key: string, load: () => Promise<V>, tagsOf: (value: V) => readonly string[] | null): Promise<V> {
+export function cachedRead<V>(
+  db: Database,
+  key: string,
+  load: () => Promise<V>,
+  tagsOf: (value: V) => readonly string[] | null,
+): Promise<V> {
   const cache = registry.get(db);
   return cache ? cache.read(key, load, tagsOf) : load();
 }
@@ -167,7 +174,11 @@ export type AttachedReadCache = { cache: ReadCache; stop(): Promise<void> };
  * once listening. When listening fails it tries again, with a growing pause, and reads go to the
  * database meanwhile. `onListenFailed` is told of each failure and how many there were in a row.
  */
-export function attachReadCache(db: Database, listen: DatabaseHandle['listen'], options: ReadCacheOptions & { onListenFailed?: (error: unknown, failures: number) => void } = {}): AttachedReadCache {
+export function attachReadCache(
+  db: Database,
+  listen: DatabaseHandle['listen'],
+  options: ReadCacheOptions & { onListenFailed?: (error: unknown, failures: number) => void } = {},
+): AttachedReadCache {
   const cache = new ReadCache(options);
   registry.set(db, cache);
   let stopped = false;
@@ -218,7 +229,10 @@ export function attachReadCache(db: Database, listen: DatabaseHandle['listen'], 
  * once, so the writer reads its own write without waiting for its own notification. Called with a
  * transaction (nested), the outermost caller's commit is what counts: it announces the change too.
  */
-export async function changeTransaction<T>(db: Database, work: (tx: Database, announce: (change: CacheChange) => Promise<void>) => Promise<T>): Promise<T> {
+export async function changeTransaction<T>(
+  db: Database,
+  work: (tx: Database, announce: (change: CacheChange) => Promise<void>) => Promise<T>,
+): Promise<T> {
   const changes: CacheChange[] = [];
   const result = await db.transaction((tx) =>
     work(tx, async (change) => {

@@ -1,5 +1,5 @@
 import type { AgentKeyView as ServerAgentKeyView } from '@/lib/admin/agent-keys';
-import { call, sendJson, type ApiResult } from './operator-api';
+import { type ApiResult, call, sendJson } from './operator-api';
 
 /**
  * The dashboard's client for the agent key admin API (`/api/v1/admin/agent-keys`), through the
@@ -7,7 +7,13 @@ import { call, sendJson, type ApiResult } from './operator-api';
  */
 
 /** A key as the list shows it (dates as ISO strings); never the key itself or its hash. */
-export type AgentKeyView = { [K in keyof ServerAgentKeyView]: ServerAgentKeyView[K] extends Date ? string : ServerAgentKeyView[K] extends Date | null ? string | null : ServerAgentKeyView[K] };
+export type AgentKeyView = {
+  [K in keyof ServerAgentKeyView]: ServerAgentKeyView[K] extends Date
+    ? string
+    : ServerAgentKeyView[K] extends Date | null
+      ? string | null
+      : ServerAgentKeyView[K];
+};
 
 /** A new key's fields: the agent's name, its actions, and the grants those actions read. */
 export type AgentKeyRequest = { name: string; actions: string[]; grants: Record<string, string[]> };
@@ -31,7 +37,11 @@ export type Revocation = { agentKey: AgentKeyView; revoked: AgentKeyView[]; stil
 
 /** Revokes this key, or (`agent`) every key of its agent that still works. */
 export function revokeAgentKey(keyId: string, scope: 'key' | 'agent' = 'key'): Promise<ApiResult<Revocation>> {
-  return call(keyPath(keyId, 'revoke'), sendJson({ scope }), scope === 'agent' ? 'The agent was not stopped' : 'The key was not revoked');
+  return call(
+    keyPath(keyId, 'revoke'),
+    sendJson({ scope }),
+    scope === 'agent' ? 'The agent was not stopped' : 'The key was not revoked',
+  );
 }
 
 /** A new key for the same agent; the old one keeps working for `overlapMinutes`. */

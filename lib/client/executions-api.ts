@@ -1,5 +1,5 @@
 import type { ExecutionsChanged } from '@/lib/api/responses/admin';
-import { call, sendJson, type ApiResult } from './operator-api';
+import { type ApiResult, call, sendJson } from './operator-api';
 
 /** The dashboard's client for the emergency stop (`/api/v1/admin/executions/…`), through the one `call`. */
 

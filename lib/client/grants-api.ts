@@ -1,6 +1,6 @@
 import type { GrantView } from '@/lib/grants/list';
 import type { GrantRequest, RevokeRequest } from '@/lib/grants/requests';
-import { call, sendJson, type ApiResult } from './operator-api';
+import { type ApiResult, call, sendJson } from './operator-api';
 
 /**
  * The dashboard's client for standing grants (docs/grants.md), through the same `call` as every

@@ -24,7 +24,11 @@ describe('days in the viewer’s locale', () => {
     expect(parseDay('2030-02-03', gb, 'From')).toEqual({ ok: true, iso: '2030-02-03' });
     expect(parseDay(' 3/2/2030 ', gb, 'From')).toEqual({ ok: true, iso: '2030-02-03' });
     expect(parseDay('3/2/2030', dayFormat('en-US'), 'From')).toEqual({ ok: true, iso: '2030-03-02' });
-    expect(parseDay('31/02/2030', gb, 'To')).toEqual({ ok: false, message: 'To must be a date written dd/mm/yyyy (or 2030-01-31); got "31/02/2030".' });
-    for (const bad of ['02/2030', 'tomorrow', '1/2/30', '1/2/2030/4']) expect(parseDay(bad, gb, 'From').ok, bad).toBe(false);
+    expect(parseDay('31/02/2030', gb, 'To')).toEqual({
+      ok: false,
+      message: 'To must be a date written dd/mm/yyyy (or 2030-01-31); got "31/02/2030".',
+    });
+    for (const bad of ['02/2030', 'tomorrow', '1/2/30', '1/2/2030/4'])
+      expect(parseDay(bad, gb, 'From').ok, bad).toBe(false);
   });
 });

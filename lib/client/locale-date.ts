@@ -11,8 +11,15 @@ const WORD: Record<Field, string> = { day: 'dd', month: 'mm', year: 'yyyy' };
 
 /** How `locale` writes a numeric date: its field order, separator and a pattern to show ("dd/mm/yyyy"). */
 export function dayFormat(locale: string | undefined): DayFormat {
-  const parts = new Intl.DateTimeFormat(locale, { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: 'UTC' }).formatToParts(Date.UTC(2030, 0, 31));
-  const order = parts.filter((part): part is Intl.DateTimeFormatPart & { type: Field } => ['day', 'month', 'year'].includes(part.type)).map((part) => part.type);
+  const parts = new Intl.DateTimeFormat(locale, {
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    timeZone: 'UTC',
+  }).formatToParts(Date.UTC(2030, 0, 31));
+  const order = parts
+    .filter((part): part is Intl.DateTimeFormatPart & { type: Field } => ['day', 'month', 'year'].includes(part.type))
+    .map((part) => part.type);
   const separator = parts.find((part) => part.type === 'literal')?.value.trim() || '/';
   // A locale whose numeric date is not three fields (none known) falls back to ISO.
   if (order.length !== 3) return { order: ['year', 'month', 'day'], separator: '-', pattern: 'yyyy-mm-dd' };
@@ -36,14 +43,25 @@ export type ParsedDay = { ok: true; iso: string } | { ok: false; message: string
  */
 export function parseDay(text: string, format: DayFormat, label: string): ParsedDay {
   const value = text.trim();
-  const refuse = (): ParsedDay => ({ ok: false, message: `${label} must be a date written ${format.pattern} (or 2030-01-31); got "${value}".` });
+  const refuse = (): ParsedDay => ({
+    ok: false,
+    message: `${label} must be a date written ${format.pattern} (or 2030-01-31); got "${value}".`,
+  });
   const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(value);
   const numbers = iso ? [iso[1]!, iso[2]!, iso[3]!] : value.split(/[\s./-]+/);
   const order: Field[] = iso ? ['year', 'month', 'day'] : format.order;
   if (numbers.length !== 3 || numbers.some((n) => !/^\d+$/.test(n))) return refuse();
-  const fields = Object.fromEntries(order.map((field, index) => [field, Number(numbers[index])])) as Record<Field, number>;
+  const fields = Object.fromEntries(order.map((field, index) => [field, Number(numbers[index])])) as Record<
+    Field,
+    number
+  >;
   if (String(fields.year).length !== 4) return refuse();
   const date = new Date(Date.UTC(fields.year, fields.month - 1, fields.day));
-  if (date.getUTCFullYear() !== fields.year || date.getUTCMonth() !== fields.month - 1 || date.getUTCDate() !== fields.day) return refuse();
+  if (
+    date.getUTCFullYear() !== fields.year ||
+    date.getUTCMonth() !== fields.month - 1 ||
+    date.getUTCDate() !== fields.day
+  )
+    return refuse();
   return { ok: true, iso: date.toISOString().slice(0, 10) };
 }

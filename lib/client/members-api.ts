@@ -1,5 +1,5 @@
 import type { AcceptInput, InvitationInput, RoleChange } from '@/lib/admin/requests';
-import { call, sendJson, type ApiResult } from './operator-api';
+import { type ApiResult, call, sendJson } from './operator-api';
 
 /**
  * The dashboard's client for Settings → Members (`/api/v1/admin/members`) and for accepting an
@@ -12,7 +12,14 @@ export type MemberRole = RoleChange['role'];
 export type MemberView = { userId: string; name: string; email: string; role: MemberRole; joinedAt: string };
 
 /** A pending invitation (never its token). */
-export type PendingInvitationView = { id: string; email: string; name: string; role: MemberRole; expiresAt: string; createdAt: string };
+export type PendingInvitationView = {
+  id: string;
+  email: string;
+  name: string;
+  role: MemberRole;
+  expiresAt: string;
+  createdAt: string;
+};
 
 export type MembersView = { members: MemberView[]; invitations: PendingInvitationView[] };
 
@@ -24,11 +31,16 @@ export function fetchMembers(): Promise<ApiResult<MembersView>> {
 }
 
 /** Invites someone; `invitationUrl` is the one-time link, shown this once. */
-export function inviteMember(input: InvitationInput): Promise<ApiResult<{ invitationUrl: string; invitation: PendingInvitationView }>> {
+export function inviteMember(
+  input: InvitationInput,
+): Promise<ApiResult<{ invitationUrl: string; invitation: PendingInvitationView }>> {
   return call(BASE, sendJson(input), 'The invitation was not created');
 }
 
-export function changeMemberRole(userId: string, role: MemberRole): Promise<ApiResult<{ member: { userId: string; role: MemberRole } }>> {
+export function changeMemberRole(
+  userId: string,
+  role: MemberRole,
+): Promise<ApiResult<{ member: { userId: string; role: MemberRole } }>> {
   return call(`${BASE}/${encodeURIComponent(userId)}`, sendJson({ role }, 'PATCH'), 'The role was not changed');
 }
 

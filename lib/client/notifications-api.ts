@@ -1,5 +1,11 @@
-import type { ChannelInput, ChannelPatch, DeliveryRow, NotificationSettings, PublicChannel } from '@/lib/notifications/channels';
-import { call, sendJson, type ApiResult } from './operator-api';
+import type {
+  ChannelInput,
+  ChannelPatch,
+  DeliveryRow,
+  NotificationSettings,
+  PublicChannel,
+} from '@/lib/notifications/channels';
+import { type ApiResult, call, sendJson } from './operator-api';
 
 /**
  * The dashboard's client for the notification admin API (`/api/v1/admin/notifications`), through
@@ -26,12 +32,18 @@ export function fetchNotifications(): Promise<ApiResult<NotificationsView>> {
 }
 
 /** Adds a channel; `secret` is a webhook's signing secret, shown this once. */
-export function createChannel(input: ChannelInput): Promise<ApiResult<{ channel: ChannelView; secret: string | null }>> {
+export function createChannel(
+  input: ChannelInput,
+): Promise<ApiResult<{ channel: ChannelView; secret: string | null }>> {
   return call(`${BASE}/channels`, sendJson(input), 'The channel was not added');
 }
 
 export function updateChannel(channelId: string, patch: ChannelPatch): Promise<ApiResult<{ channel: ChannelView }>> {
-  return call(`${BASE}/channels/${encodeURIComponent(channelId)}`, sendJson(patch, 'PATCH'), 'The channel was not changed');
+  return call(
+    `${BASE}/channels/${encodeURIComponent(channelId)}`,
+    sendJson(patch, 'PATCH'),
+    'The channel was not changed',
+  );
 }
 
 export function sendTest(channelId: string): Promise<ApiResult<{ delivery: DeliveryView }>> {
@@ -39,9 +51,15 @@ export function sendTest(channelId: string): Promise<ApiResult<{ delivery: Deliv
 }
 
 export function retryDelivery(deliveryId: string): Promise<ApiResult<{ delivery: DeliveryView }>> {
-  return call(`${BASE}/deliveries/${encodeURIComponent(deliveryId)}/retry`, sendJson({}), 'The delivery was not retried');
+  return call(
+    `${BASE}/deliveries/${encodeURIComponent(deliveryId)}/retry`,
+    sendJson({}),
+    'The delivery was not retried',
+  );
 }
 
-export function saveNotificationSettings(settings: NotificationSettings): Promise<ApiResult<{ settings: NotificationSettings }>> {
+export function saveNotificationSettings(
+  settings: NotificationSettings,
+): Promise<ApiResult<{ settings: NotificationSettings }>> {
   return call(`${BASE}/settings`, sendJson(settings, 'PUT'), 'The settings were not saved');
 }

@@ -1,6 +1,6 @@
 import type { DecisionRequest, ReproposeRequest, RevisionRequest } from '@/lib/decisions/requests';
-import { queueViewSearch, type QueuePage, type QueueView } from '@/lib/shared/queue-view';
 import type { FreshFacts } from '@/lib/proposals/fresh-facts';
+import { type QueuePage, type QueueView, queueViewSearch } from '@/lib/shared/queue-view';
 
 /**
  * The dashboard's one client for the operator API (docs/design.md §12): every fetch a component makes
@@ -20,7 +20,10 @@ export type ApiResult<T> = { ok: true; value: T } | { ok: false; problem: ApiPro
 export type ProposalResult = { id: string; status: string };
 
 /** After a decision: also how many approvals the rule needs and the decisions so far. */
-export type DecisionAnswer = ProposalResult & { routing: { approvals: number }; decisions: { decision: 'approve' | 'reject' }[] };
+export type DecisionAnswer = ProposalResult & {
+  routing: { approvals: number };
+  decisions: { decision: 'approve' | 'reject' }[];
+};
 
 type ErrorBody = { error?: { code?: unknown; message?: unknown; issues?: unknown } };
 
@@ -31,14 +34,22 @@ const NETWORK: ApiProblem = {
   issues: [],
 };
 
-const proposalPath = (proposalId: string, verb: 'decisions' | 'extend' | 'revisions' | 'repropose-request' | 'recheck') => `/api/v1/proposals/${encodeURIComponent(proposalId)}/${verb}`;
+const proposalPath = (
+  proposalId: string,
+  verb: 'decisions' | 'extend' | 'revisions' | 'repropose-request' | 'recheck',
+) => `/api/v1/proposals/${encodeURIComponent(proposalId)}/${verb}`;
 
 function problemOf(status: number, body: unknown, fallback: string): ApiProblem {
   const error = (body as ErrorBody | null)?.error;
   return {
     status,
     code: typeof error?.code === 'string' ? error.code : `http_${status}`,
-    message: typeof error?.message === 'string' ? error.message : status === 401 ? 'Your session has ended; sign in again.' : `${fallback} (HTTP ${status}).`,
+    message:
+      typeof error?.message === 'string'
+        ? error.message
+        : status === 401
+          ? 'Your session has ended; sign in again.'
+          : `${fallback} (HTTP ${status}).`,
     issues: Array.isArray(error?.issues) ? (error.issues as FieldProblem[]) : [],
   };
 }
@@ -57,7 +68,11 @@ export async function call<T>(path: string, init: RequestInit, fallback: string)
 }
 
 /** A JSON request with `method` (POST by default); the browser adds the same-origin `Origin` the server checks. */
-export const sendJson = (body: unknown, method: 'POST' | 'PATCH' | 'PUT' = 'POST'): RequestInit => ({ method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export const sendJson = (body: unknown, method: 'POST' | 'PATCH' | 'PUT' = 'POST'): RequestInit => ({
+  method,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 const postJson = (body: unknown) => sendJson(body);
 
@@ -69,7 +84,9 @@ export function postDecision(proposalId: string, request: DecisionRequest): Prom
 /** The rubber-stamp alarm's settings (admins); 0 in any turns it off. */
 export type OversightSettingsInput = { minDecisions: number; approvalRatePercent: number; medianDwellSeconds: number };
 
-export function putOversightSettings(settings: OversightSettingsInput): Promise<ApiResult<{ settings: OversightSettingsInput }>> {
+export function putOversightSettings(
+  settings: OversightSettingsInput,
+): Promise<ApiResult<{ settings: OversightSettingsInput }>> {
   return call('/api/v1/admin/oversight/settings', sendJson(settings, 'PUT'), 'The settings were not saved');
 }
 
@@ -89,12 +106,19 @@ export function postRevision(proposalId: string, request: RevisionRequest): Prom
 }
 
 /** Ask the agent to propose a stale (or changed) proposal again; once per proposal. */
-export function postReproposeRequest(proposalId: string, request: ReproposeRequest): Promise<ApiResult<{ reproposal: { requestedAt: string } }>> {
+export function postReproposeRequest(
+  proposalId: string,
+  request: ReproposeRequest,
+): Promise<ApiResult<{ reproposal: { requestedAt: string } }>> {
   return call(proposalPath(proposalId, 'repropose-request'), postJson(request), 'The agent was not asked');
 }
 
 /** One page of a tenant's queue in a view (its group as this person sees it); `cursor` is the previous page's `nextCursor`. A 401 means the session ended. */
-export async function fetchQueuePage(tenantId: string, view: QueueView, cursor: string | null): Promise<ApiResult<QueuePage>> {
+export async function fetchQueuePage(
+  tenantId: string,
+  view: QueueView,
+  cursor: string | null,
+): Promise<ApiResult<QueuePage>> {
   const search = new URLSearchParams(queueViewSearch(view));
   search.set('tenant', tenantId);
   if (cursor) search.set('cursor', cursor);

@@ -1,7 +1,12 @@
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
-import type { DecisionChallenge, PasskeyAnswer, PasskeyList, PasskeySettingsAnswer } from '@/lib/api/responses/passkeys';
+import type {
+  DecisionChallenge,
+  PasskeyAnswer,
+  PasskeyList,
+  PasskeySettingsAnswer,
+} from '@/lib/api/responses/passkeys';
 import type { SignedDecision } from '@/lib/passkeys/requests';
-import { call, sendJson, type ApiProblem, type ApiResult } from './operator-api';
+import { type ApiProblem, type ApiResult, call, sendJson } from './operator-api';
 
 /**
  * The dashboard's client for passkeys (docs/passkeys.md), through the one `call`: the person's own
@@ -28,7 +33,11 @@ export function fetchPasskeys(): Promise<ApiResult<PasskeyList>> {
 
 /** Asks for options, lets the browser create the passkey, and adds it under `name`. */
 export async function addPasskey(name: string): Promise<ApiResult<PasskeyAnswer>> {
-  const options = await call<Parameters<typeof startRegistration>[0]['optionsJSON']>(`${BASE}/options`, sendJson({}), 'The passkey could not be started');
+  const options = await call<Parameters<typeof startRegistration>[0]['optionsJSON']>(
+    `${BASE}/options`,
+    sendJson({}),
+    'The passkey could not be started',
+  );
   if (!options.ok) return options;
   let response: Awaited<ReturnType<typeof startRegistration>>;
   try {
@@ -47,12 +56,24 @@ export function removePasskey(id: string): Promise<ApiResult<PasskeyAnswer>> {
  * The signature of one decision: the server's statement for it, signed by the person's passkey
  * in the browser's prompt (user verification required). Goes in the decision as `passkey`.
  */
-export async function signDecision(proposalId: string, decision: 'approve' | 'reject'): Promise<ApiResult<SignedDecision>> {
-  const challenge = await call<DecisionChallenge>(`/api/v1/proposals/${encodeURIComponent(proposalId)}/decisions/challenge`, sendJson({ decision }), 'The statement to sign was not issued');
+export async function signDecision(
+  proposalId: string,
+  decision: 'approve' | 'reject',
+): Promise<ApiResult<SignedDecision>> {
+  const challenge = await call<DecisionChallenge>(
+    `/api/v1/proposals/${encodeURIComponent(proposalId)}/decisions/challenge`,
+    sendJson({ decision }),
+    'The statement to sign was not issued',
+  );
   if (!challenge.ok) return challenge;
   try {
-    const response = await startAuthentication({ optionsJSON: challenge.value.options as Parameters<typeof startAuthentication>[0]['optionsJSON'] });
-    return { ok: true, value: { statement: challenge.value.statement, response: response as SignedDecision['response'] } };
+    const response = await startAuthentication({
+      optionsJSON: challenge.value.options as Parameters<typeof startAuthentication>[0]['optionsJSON'],
+    });
+    return {
+      ok: true,
+      value: { statement: challenge.value.statement, response: response as SignedDecision['response'] },
+    };
   } catch (error) {
     return { ok: false, problem: promptProblem(error) };
   }
@@ -60,7 +81,11 @@ export async function signDecision(proposalId: string, decision: 'approve' | 're
 
 /** An admin reads a member's passkeys (names and dates). */
 export function fetchMemberPasskeys(userId: string): Promise<ApiResult<{ passkeys: PasskeyList['passkeys'] }>> {
-  return call(`/api/v1/admin/members/${encodeURIComponent(userId)}/passkeys`, { headers: { accept: 'application/json' } }, "The member's passkeys could not be read");
+  return call(
+    `/api/v1/admin/members/${encodeURIComponent(userId)}/passkeys`,
+    { headers: { accept: 'application/json' } },
+    "The member's passkeys could not be read",
+  );
 }
 
 /** An admin removes a member's passkey (lost, or their last where passkeys are required). */

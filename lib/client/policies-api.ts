@@ -1,6 +1,12 @@
 import type { PolicyPlan } from '@/lib/policy/plan';
-import type { PolicyEntry, PolicyPreview, PolicyPreviewRequest, PolicySaveResult, PolicyView } from '@/lib/policy/requests';
-import { call, sendJson, type ApiResult } from './operator-api';
+import type {
+  PolicyEntry,
+  PolicyPreview,
+  PolicyPreviewRequest,
+  PolicySaveResult,
+  PolicyView,
+} from '@/lib/policy/requests';
+import { type ApiResult, call, sendJson } from './operator-api';
 
 /**
  * The dashboard's client for the routing policy admin API (`/api/v1/admin/policies`), through the
@@ -21,7 +27,11 @@ export function savePolicies(entries: PolicyEntry[], note: string): Promise<ApiR
 
 /** The change in words and the backtest of the last `days` days; writes nothing. */
 export function planPolicies(entries: PolicyEntry[], days: string): Promise<ApiResult<PolicyPlan>> {
-  return call(`${BASE}/plan?days=${encodeURIComponent(days)}`, sendJson({ policies: entries }), 'The plan could not be computed');
+  return call(
+    `${BASE}/plan?days=${encodeURIComponent(days)}`,
+    sendJson({ policies: entries }),
+    'The plan could not be computed',
+  );
 }
 
 /** What a draft would do with a sample proposal; writes nothing. */

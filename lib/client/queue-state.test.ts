@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { focusIndexOf, mergePages, nextNeedingYou, queueKeyAction, showNewUntil, shownItems, toggled, without } from './queue-state';
 import type { QueueItem } from '@/lib/shared/queue-view';
+import {
+  focusIndexOf,
+  mergePages,
+  nextNeedingYou,
+  queueKeyAction,
+  showNewUntil,
+  shownItems,
+  toggled,
+  without,
+} from './queue-state';
 
 const item = (id: string, mine = true, createdAt = '2026-01-01T10:00:00.000Z') =>
   ({ id, createdAt, mine: mine ? { kind: 'decide' } : { kind: 'approved' } }) as unknown as QueueItem;
 
 describe('the queue list', () => {
   it('merges pages without showing an item twice, in arrival order', () => {
-    expect(mergePages([{ items: [item('a'), item('b')] }, { items: [item('b'), item('c')] }]).map((i) => i.id)).toEqual(['a', 'b', 'c']);
+    expect(mergePages([{ items: [item('a'), item('b')] }, { items: [item('b'), item('c')] }]).map((i) => i.id)).toEqual(
+      ['a', 'b', 'c'],
+    );
     expect(mergePages([])).toEqual([]);
   });
 
@@ -65,7 +76,8 @@ describe('keys', () => {
   });
 
   it('arrows, Home, End and Space belong to the list only when focus is in it', () => {
-    for (const key of ['ArrowDown', 'ArrowUp', 'Home', 'End', ' ']) expect(queueKeyAction(key, at(1, false)), key).toBeNull();
+    for (const key of ['ArrowDown', 'ArrowUp', 'Home', 'End', ' '])
+      expect(queueKeyAction(key, at(1, false)), key).toBeNull();
     expect(queueKeyAction('j', at(1, false))).toEqual({ kind: 'move', to: 2 });
     expect(queueKeyAction(' ', at(1))).toEqual({ kind: 'toggle' });
   });

@@ -57,7 +57,8 @@ export function toggled(ids: ReadonlySet<string>, id: string): Set<string> {
 }
 
 /** `ids` without those in `gone`. */
-export const without = (ids: ReadonlySet<string>, gone: ReadonlySet<string>): Set<string> => new Set([...ids].filter((id) => !gone.has(id)));
+export const without = (ids: ReadonlySet<string>, gone: ReadonlySet<string>): Set<string> =>
+  new Set([...ids].filter((id) => !gone.has(id)));
 
 /** What a key does in the queue (or nothing). Arrow keys, Home, End and Space act only when focus is in the list. */
 export type QueueKeyAction =
@@ -68,7 +69,10 @@ export type QueueKeyAction =
   | { kind: 'toggle' }
   | { kind: 'help' };
 
-export function queueKeyAction(key: string, context: { inGrid: boolean; onControl: boolean; focusIndex: number; count: number }): QueueKeyAction | null {
+export function queueKeyAction(
+  key: string,
+  context: { inGrid: boolean; onControl: boolean; focusIndex: number; count: number },
+): QueueKeyAction | null {
   const { inGrid, onControl, focusIndex, count } = context;
   if (count === 0 && ['j', 'k', 'ArrowDown', 'ArrowUp', 'Home', 'End'].includes(key)) return null;
   switch (key) {
@@ -78,7 +82,10 @@ export function queueKeyAction(key: string, context: { inGrid: boolean; onContro
     case 'ArrowUp': {
       if (key.startsWith('Arrow') && !inGrid) return null;
       const down = key === 'j' || key === 'ArrowDown';
-      return { kind: 'move', to: focusIndex < 0 ? 0 : down ? Math.min(focusIndex + 1, count - 1) : Math.max(focusIndex - 1, 0) };
+      return {
+        kind: 'move',
+        to: focusIndex < 0 ? 0 : down ? Math.min(focusIndex + 1, count - 1) : Math.max(focusIndex - 1, 0),
+      };
     }
     case 'Home':
     case 'End':

@@ -29,7 +29,11 @@ function subscribe(listener: () => void): () => void {
 
 /** Whether a request on this page found the session ended. */
 export function useSessionEnded(): boolean {
-  return useSyncExternalStore(subscribe, () => ended, () => false);
+  return useSyncExternalStore(
+    subscribe,
+    () => ended,
+    () => false,
+  );
 }
 
 /** The sign-in page, returning to `returnTo` (the sign-in page keeps only same-site paths: lib/auth/return-to.ts). */

@@ -2,8 +2,8 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentKeys } from '@/db/schema';
 import { revokeKey } from '@/lib/admin/agent-keys';
-import { proposalRow } from '@/test/queries';
 import { setupCommandWorld } from '@/test/fixtures/commands';
+import { proposalRow } from '@/test/queries';
 
 // The executor re-checks Authority as it stands when it runs, with the intake's own gate.
 const w = setupCommandWorld();
@@ -13,7 +13,9 @@ const keyOf = (id: string) => w.t.db.select().from(agentKeys).where(eq(agentKeys
 
 // Each test changes a demo key; the next starts from the seeded one again.
 afterEach(async () => {
-  await w.t.db.update(agentKeys).set({ revokedAt: null, allowedActions: ['hold_stock', 'issue_refund'], grants: { warehouses: ['north'] } });
+  await w.t.db
+    .update(agentKeys)
+    .set({ revokedAt: null, allowedActions: ['hold_stock', 'issue_refund'], grants: { warehouses: ['north'] } });
 });
 
 describe('authority at execution', () => {

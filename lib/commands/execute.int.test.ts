@@ -1,17 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { base64url, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { base64url, type CryptoKey, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { commands, decisions, executions, outbox, proposals } from '@/db/schema';
-import { newId } from '@/lib/ids';
 import { issueRefund } from '@/lib/actions/issue_refund';
 import { issueRefundArgsV1 } from '@/lib/actions/issue_refund/contract';
 import { decide } from '@/lib/decisions/decide';
+import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
-import { auditRowsFor, proposalRow } from '@/test/queries';
 import type { SystemsWriteClient } from '@/lib/systems/client';
+import { type CommandRow, setupCommandWorld } from '@/test/fixtures/commands';
+import { auditRowsFor, proposalRow } from '@/test/queries';
 import { commandKeys, generateSigningJwk, loadCommandKeys, retireKey, rotateKeySet } from './keys';
-import { COMMAND_TYP, commandIssuer, mintCommand, type CommandClaims } from './mint';
-import { setupCommandWorld, type CommandRow } from '@/test/fixtures/commands';
+import { COMMAND_TYP, type CommandClaims, commandIssuer, mintCommand } from './mint';
 import { CommandRefusal } from './verify';
 
 const w = setupCommandWorld();
@@ -29,7 +29,11 @@ async function expectRefusal(promise: Promise<unknown>, code: string) {
 
 const claimsOf = (jws: string) => decodeJwt(jws) as unknown as CommandClaims;
 
-function signWith(claims: Partial<CommandClaims> & Record<string, unknown>, key: CryptoKey | Uint8Array, header: Record<string, unknown>) {
+function signWith(
+  claims: Partial<CommandClaims> & Record<string, unknown>,
+  key: CryptoKey | Uint8Array,
+  header: Record<string, unknown>,
+) {
   return new SignJWT({ ...claims }).setProtectedHeader(header as { alg: string }).sign(key);
 }
 
@@ -38,7 +42,12 @@ const b64 = (value: unknown) => base64url.encode(JSON.stringify(value));
 describe('minting on approval', () => {
   it('writes the command row, the command.minted outbox row and audit event in the approving transaction', async () => {
     const { proposal, command } = await w.approvedRefund(150);
-    expect(command).toMatchObject({ tenantId: 'acme', scope: 'payments', idempotencyKey: `cs.${proposal.id}`, consumedAt: null });
+    expect(command).toMatchObject({
+      tenantId: 'acme',
+      scope: 'payments',
+      idempotencyKey: `cs.${proposal.id}`,
+      consumedAt: null,
+    });
     expect(command.id).toMatch(/^cmd_/);
     const header = decodeProtectedHeader(command.jws);
     expect(header).toEqual({ alg: 'EdDSA', kid: command.kid, typ: COMMAND_TYP });
@@ -61,15 +70,35 @@ describe('minting on approval', () => {
     expect(command.expiresAt.getTime()).toBe(claims.exp * 1000);
 
     const rows = await w.t.db.select().from(outbox).where(eq(outbox.proposalId, proposal.id));
-    expect(rows.find((row) => row.topic === 'command.minted')?.body).toEqual({ commandId: command.id, scope: 'payments' });
-    expect((await auditRowsFor(w.t.db, proposal.id)).map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted']);
+    expect(rows.find((row) => row.topic === 'command.minted')?.body).toEqual({
+      commandId: command.id,
+      scope: 'payments',
+    });
+    expect((await auditRowsFor(w.t.db, proposal.id)).map((row) => row.type)).toEqual([
+      'proposal.created',
+      'proposal.approved',
+      'command.minted',
+    ]);
   });
 
   it('mints nothing while approvals are missing (a refund over 100.00 needs two)', async () => {
-    const proposal = await w.propose('issue_refund', { orderId: 'ord_1843', amountMinor: 15_000, currency: 'EUR', reason: 'Damaged' });
-    await decide(w.t.db, w.systems.client, { userId: w.world.userId('alice'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+    const proposal = await w.propose('issue_refund', {
+      orderId: 'ord_1843',
+      amountMinor: 15_000,
+      currency: 'EUR',
+      reason: 'Damaged',
+    });
+    await decide(w.t.db, w.systems.client, {
+      userId: w.world.userId('alice'),
+      proposalId: proposal.id,
+      request: { decision: 'approve', payloadHash: proposal.payloadHash },
+    });
     expect(await w.t.db.select().from(commands).where(eq(commands.proposalId, proposal.id))).toEqual([]);
-    await decide(w.t.db, w.systems.client, { userId: w.world.userId('bob'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+    await decide(w.t.db, w.systems.client, {
+      userId: w.world.userId('bob'),
+      proposalId: proposal.id,
+      request: { decision: 'approve', payloadHash: proposal.payloadHash },
+    });
     expect(await w.commandOf(proposal.id)).toMatchObject({ scope: 'payments' });
   });
 });
@@ -79,26 +108,49 @@ describe('execution', () => {
     const { proposal, command } = await w.approvedRefund(200);
     const answer = await w.execute(command.jws);
     expect(answer).toMatchObject({ status: 'succeeded', commandId: command.id, proposalId: proposal.id });
-    expect(answer.receipt).toMatchObject({ orderId: 'ord_1842', amountMinor: 200, currency: 'USD', idempotencyKey: `cs.${proposal.id}` });
+    expect(answer.receipt).toMatchObject({
+      orderId: 'ord_1842',
+      amountMinor: 200,
+      currency: 'USD',
+      idempotencyKey: `cs.${proposal.id}`,
+    });
     const refunds = await w.orderRefunds();
     expect(refunds.filter((refund) => refund.idempotencyKey === `cs.${proposal.id}`)).toHaveLength(1);
 
     expect((await proposalRow(w.t.db, proposal.id))?.status).toBe('succeeded');
     const [execution] = await w.executionsOf(proposal.id);
-    expect(execution).toMatchObject({ status: 'succeeded', attempts: 1, commandId: command.id, errorCode: null, nextCheckAt: null, receipt: answer.receipt });
+    expect(execution).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      commandId: command.id,
+      errorCode: null,
+      nextCheckAt: null,
+      receipt: answer.receipt,
+    });
     const [consumed] = await w.t.db.select().from(commands).where(eq(commands.id, command.id));
     expect(consumed?.consumedAt).not.toBeNull();
     const audit = await auditRowsFor(w.t.db, proposal.id);
-    expect(audit.map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted', 'execution.started', 'execution.succeeded']);
+    expect(audit.map((row) => row.type)).toEqual([
+      'proposal.created',
+      'proposal.approved',
+      'command.minted',
+      'execution.started',
+      'execution.succeeded',
+    ]);
     expect(JSON.stringify(audit.slice(3))).not.toContain('amountMinor');
-    const topics = (await w.t.db.select().from(outbox).where(eq(outbox.proposalId, proposal.id))).map((row) => row.topic);
+    const topics = (await w.t.db.select().from(outbox).where(eq(outbox.proposalId, proposal.id))).map(
+      (row) => row.topic,
+    );
     expect(topics).toContain('execution.succeeded');
   });
 
   it('a hold runs through the inventory executor with the catalog warehouse', async () => {
     const { proposal, command } = await w.approvedHold(1);
     const answer = await w.execute(command.jws, 'inventory');
-    expect(answer).toMatchObject({ status: 'succeeded', receipt: { sku: 'filter-blue', quantity: 1, warehouse: 'north', idempotencyKey: `cs.${proposal.id}` } });
+    expect(answer).toMatchObject({
+      status: 'succeeded',
+      receipt: { sku: 'filter-blue', quantity: 1, warehouse: 'north', idempotencyKey: `cs.${proposal.id}` },
+    });
     expect((await w.skuHolds()).filter((hold) => hold.idempotencyKey === `cs.${proposal.id}`)).toHaveLength(1);
   });
 
@@ -122,8 +174,10 @@ describe('execution', () => {
     expect(answer.reason).toMatch(/exceeds_refundable_balance/);
     expect(await w.orderRefunds('ord_9001')).toEqual(before);
     expect(await proposalRow(w.t.db, proposal.id)).toMatchObject({ status: 'failed', statusReason: answer.reason });
-    expect(await w.executionsOf(proposal.id)).toMatchObject([{ status: 'failed', errorCode: 'precondition_failed', attempts: 1 }]);
-    expect((await w.execute(command.jws))).toEqual(answer);
+    expect(await w.executionsOf(proposal.id)).toMatchObject([
+      { status: 'failed', errorCode: 'precondition_failed', attempts: 1 },
+    ]);
+    expect(await w.execute(command.jws)).toEqual(answer);
   });
 
   it('deny wins: a command for a proposal rejected after approval is recorded as failed, with no effect', async () => {
@@ -145,7 +199,13 @@ describe('execution', () => {
     const { proposal, command } = await w.approvedRefund(100);
     const refusing: SystemsWriteClient = {
       scope: 'payments',
-      write: () => Promise.resolve({ kind: 'refused', status: 422, code: 'exceeds_refundable_balance', message: 'No balance left.' }),
+      write: () =>
+        Promise.resolve({
+          kind: 'refused',
+          status: 422,
+          code: 'exceeds_refundable_balance',
+          message: 'No balance left.',
+        }),
       lookup: () => Promise.resolve({ found: false }),
     };
     const answer = await w.execute(command.jws, 'payments', { writeClient: refusing });
@@ -176,19 +236,28 @@ describe('faults in the system of record', () => {
     const [execution] = await w.executionsOf(proposal.id);
     expect(execution).toMatchObject({ status: 'outcome_unknown', errorCode, attempts: 1, receipt: null });
     expect(execution!.nextCheckAt!.getTime() - execution!.updatedAt.getTime()).toBe(30_000);
-    expect((await auditRowsFor(w.t.db, proposal.id)).at(-1)).toMatchObject({ type: 'execution.outcome_unknown', reasonCode: errorCode });
+    expect((await auditRowsFor(w.t.db, proposal.id)).at(-1)).toMatchObject({
+      type: 'execution.outcome_unknown',
+      reasonCode: errorCode,
+    });
 
     // What reconciliation will see: the look-up by idempotency key, and the receipt check.
     const lookup = await issueRefund.lookupReceipt(w.writeClient('payments'), `cs.${proposal.id}`);
     expect(lookup.found).toBe(committed);
     if (lookup.found) {
       const args = issueRefundArgsV1.parse(proposal.payload.args);
-      expect(issueRefund.validateReceipt(lookup.receipt, args, proposal.facts, `cs.${proposal.id}`)).toMatchObject({ ok: true });
-      expect(issueRefund.validateReceipt(lookup.receipt, { ...args, amountMinor: 101 }, proposal.facts, `cs.${proposal.id}`)).toMatchObject({ ok: false });
+      expect(issueRefund.validateReceipt(lookup.receipt, args, proposal.facts, `cs.${proposal.id}`)).toMatchObject({
+        ok: true,
+      });
+      expect(
+        issueRefund.validateReceipt(lookup.receipt, { ...args, amountMinor: 101 }, proposal.facts, `cs.${proposal.id}`),
+      ).toMatchObject({ ok: false });
     }
     // A replay still answers the recorded outcome and writes nothing.
     expect(await w.execute(command.jws)).toEqual(answer);
-    expect((await w.orderRefunds()).filter((refund) => refund.idempotencyKey === `cs.${proposal.id}`)).toHaveLength(committed ? 1 : 0);
+    expect((await w.orderRefunds()).filter((refund) => refund.idempotencyKey === `cs.${proposal.id}`)).toHaveLength(
+      committed ? 1 : 0,
+    );
   });
 });
 
@@ -210,7 +279,11 @@ describe('forged and altered commands are refused before any effect', () => {
       code: 'alg_not_allowed',
       forge: async (command) => {
         const [jwk] = (await commandKeys()).jwks;
-        return signWith(claimsOf(command.jws), new TextEncoder().encode(JSON.stringify(jwk)), { alg: 'HS256', kid: command.kid, typ: COMMAND_TYP });
+        return signWith(claimsOf(command.jws), new TextEncoder().encode(JSON.stringify(jwk)), {
+          alg: 'HS256',
+          kid: command.kid,
+          typ: COMMAND_TYP,
+        });
       },
     },
     {
@@ -227,12 +300,14 @@ describe('forged and altered commands are refused before any effect', () => {
     {
       name: 'another audience',
       code: 'wrong_audience',
-      forge: (command, key) => signWith({ ...claimsOf(command.jws), aud: 'executor:inventory' }, key.key, realHeader(key.kid)),
+      forge: (command, key) =>
+        signWith({ ...claimsOf(command.jws), aud: 'executor:inventory' }, key.key, realHeader(key.kid)),
     },
     {
       name: 'an action outside the scope',
       code: 'action_not_in_scope',
-      forge: (command, key) => signWith({ ...claimsOf(command.jws), action: 'hold_stock' }, key.key, realHeader(key.kid)),
+      forge: (command, key) =>
+        signWith({ ...claimsOf(command.jws), action: 'hold_stock' }, key.key, realHeader(key.kid)),
     },
     {
       name: 'the wrong typ',
@@ -258,12 +333,22 @@ describe('forged and altered commands are refused before any effect', () => {
     {
       name: 'expired',
       code: 'expired',
-      forge: (command, key) => signWith({ ...claimsOf(command.jws), iat: now() - 400, nbf: now() - 400, exp: now() - 100 }, key.key, realHeader(key.kid)),
+      forge: (command, key) =>
+        signWith(
+          { ...claimsOf(command.jws), iat: now() - 400, nbf: now() - 400, exp: now() - 100 },
+          key.key,
+          realHeader(key.kid),
+        ),
     },
     {
       name: 'nbf in the future',
       code: 'not_yet_valid',
-      forge: (command, key) => signWith({ ...claimsOf(command.jws), iat: now() + 120, nbf: now() + 120, exp: now() + 400 }, key.key, realHeader(key.kid)),
+      forge: (command, key) =>
+        signWith(
+          { ...claimsOf(command.jws), iat: now() + 120, nbf: now() + 120, exp: now() + 400 },
+          key.key,
+          realHeader(key.kid),
+        ),
     },
     {
       name: 'args changed, old hash',
@@ -279,7 +364,13 @@ describe('forged and altered commands are refused before any effect', () => {
       forge: (command) => {
         const claims = claimsOf(command.jws);
         const args = { ...claims.args, amountMinor: 4_999 };
-        const hash = payloadHash({ action: claims.action, contractVersion: claims.contractVersion, tenantId: claims.tenant, args, evidenceRefs: claims.evidenceRefs });
+        const hash = payloadHash({
+          action: claims.action,
+          contractVersion: claims.contractVersion,
+          tenantId: claims.tenant,
+          args,
+          evidenceRefs: claims.evidenceRefs,
+        });
         const [h, , s] = split(command.jws);
         return `${h}.${b64({ ...claims, args, payloadHash: hash })}.${s}`;
       },
@@ -287,7 +378,8 @@ describe('forged and altered commands are refused before any effect', () => {
     {
       name: 'signed correctly but never minted (new jti)',
       code: 'unknown_command',
-      forge: (command, key) => signWith({ ...claimsOf(command.jws), jti: 'cmd_forged0000000000000' }, key.key, realHeader(key.kid)),
+      forge: (command, key) =>
+        signWith({ ...claimsOf(command.jws), jti: 'cmd_forged0000000000000' }, key.key, realHeader(key.kid)),
     },
   ];
 
@@ -331,18 +423,36 @@ describe('key rotation', () => {
     expect(() => retireKey([oldJwk], oldJwk.kid)).toThrow(/only key/);
 
     // A proposal approved while the old key signed: minted with it (Alice's approval is its quorum).
-    const proposal = await w.propose('issue_refund', { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'Rotation' });
+    const proposal = await w.propose('issue_refund', {
+      orderId: 'ord_1842',
+      amountMinor: 100,
+      currency: 'USD',
+      reason: 'Rotation',
+    });
     const now = new Date();
     await w.t.db.transaction(async (tx) => {
-      await tx.insert(decisions).values({ id: newId('dec'), tenantId: 'acme', proposalId: proposal.id, userId: w.world.userId('alice'), decision: 'approve', payloadHash: proposal.payloadHash });
-      const [approved] = await tx.update(proposals).set({ status: 'approved', decidedAt: now }).where(eq(proposals.id, proposal.id)).returning();
+      await tx.insert(decisions).values({
+        id: newId('dec'),
+        tenantId: 'acme',
+        proposalId: proposal.id,
+        userId: w.world.userId('alice'),
+        decision: 'approve',
+        payloadHash: proposal.payloadHash,
+      });
+      const [approved] = await tx
+        .update(proposals)
+        .set({ status: 'approved', decidedAt: now })
+        .where(eq(proposals.id, proposal.id))
+        .returning();
       await mintCommand(tx, approved!, now, oldSet.signing);
     });
     const command = await w.commandOf(proposal.id);
     expect(command.kid).toBe(oldJwk.kid);
 
     await expectRefusal(w.execute(command.jws, 'payments', { keys: retired.verification }), 'unknown_kid');
-    await expect(w.execute(command.jws, 'payments', { keys: both.verification })).resolves.toMatchObject({ status: 'succeeded' });
+    await expect(w.execute(command.jws, 'payments', { keys: both.verification })).resolves.toMatchObject({
+      status: 'succeeded',
+    });
     // Retired: even the recorded outcome is no longer served for it.
     await expectRefusal(w.execute(command.jws, 'payments', { keys: retired.verification }), 'unknown_kid');
     expect(await w.t.db.select().from(executions).where(eq(executions.proposalId, proposal.id))).toHaveLength(1);

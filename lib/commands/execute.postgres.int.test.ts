@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { executions } from '@/db/schema';
 import type { DatabaseHandle } from '@/db/client';
+import { executions } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
 import { openReplicaHandle } from '@/test/db';
+import { setupCommandWorld } from '@/test/fixtures/commands';
 import { proposalRow } from '@/test/queries';
 import { executeCommand } from './execute';
-import { setupCommandWorld } from '@/test/fixtures/commands';
 
 const w = setupCommandWorld();
 let replica: DatabaseHandle;
@@ -41,7 +41,13 @@ describe('exactly once under concurrency (PostgreSQL)', () => {
     // Those that arrived while the first was still running saw it in progress (never a second effect).
     for (const answer of answers) {
       expect(['succeeded', 'outcome_unknown']).toContain(answer.status);
-      if (answer.status === 'succeeded') expect(answer.receipt).toEqual({ ...mine[0], currency: 'USD', orderId: 'ord_1842', createdAt: expect.any(String) as string });
+      if (answer.status === 'succeeded')
+        expect(answer.receipt).toEqual({
+          ...mine[0],
+          currency: 'USD',
+          orderId: 'ord_1842',
+          createdAt: expect.any(String) as string,
+        });
       else expect(answer.errorCode).toBe('in_progress');
     }
     expect((await proposalRow(w.t.db, proposal.id))?.status).toBe('succeeded');
@@ -66,7 +72,10 @@ describe('exactly once under concurrency (PostgreSQL)', () => {
       expect(executed.status).toBe('fulfilled');
       if (rejected.status === 'fulfilled') {
         expect(row?.status).toBe('rejected');
-        expect(executed.status === 'fulfilled' && executed.value).toMatchObject({ status: 'failed', errorCode: 'proposal_not_approved' });
+        expect(executed.status === 'fulfilled' && executed.value).toMatchObject({
+          status: 'failed',
+          errorCode: 'proposal_not_approved',
+        });
         expect(mine).toHaveLength(0);
       } else {
         expect(row?.status).toBe('succeeded');

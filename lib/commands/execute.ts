@@ -1,23 +1,30 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { executionsPaused } from '@/lib/commands/executions-pause';
-import { keyAuthorityLapse, type KeyAuthorityLapse } from '@/lib/gates/key-authority';
-import { meaningGate } from '@/lib/gates/meaning';
-import { adjustClaims, openClaimsBesides } from '@/lib/gates/claims';
-import { rulesGate } from '@/lib/gates/rules';
-import { commands, executions, proposals, type Proposal } from '@/db/schema';
+import { commands, executions, type Proposal, proposals } from '@/db/schema';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
+import { executionsPaused } from '@/lib/commands/executions-pause';
 import { recordStateChange } from '@/lib/events/record';
+import { adjustClaims, openClaimsBesides } from '@/lib/gates/claims';
+import { type KeyAuthorityLapse, keyAuthorityLapse } from '@/lib/gates/key-authority';
+import { meaningGate } from '@/lib/gates/meaning';
+import { rulesGate } from '@/lib/gates/rules';
 import { newId } from '@/lib/ids';
-import { SystemsUnavailableError, systemsClient, systemsWriteClient, type SystemsClient, type SystemsWriteClient, type WriteResponse } from '@/lib/systems/client';
 import { quorumShortfall } from '@/lib/quorum/quorum';
+import {
+  type SystemsClient,
+  SystemsUnavailableError,
+  type SystemsWriteClient,
+  systemsClient,
+  systemsWriteClient,
+  type WriteResponse,
+} from '@/lib/systems/client';
+import { SPAN } from '@/lib/telemetry/attributes';
+import { countExecution } from '@/lib/telemetry/metrics';
+import { type SpanNote, withSpan } from '@/lib/telemetry/trace';
 import { commandKeys, type VerificationKeys } from './keys';
 import { commandIssuer } from './mint';
 import { receiptHash } from './receipt-hash';
-import { CommandRefusal, verifyCommand, type VerifiedCommand } from './verify';
-import { SPAN } from '@/lib/telemetry/attributes';
-import { countExecution } from '@/lib/telemetry/metrics';
-import { withSpan, type SpanNote } from '@/lib/telemetry/trace';
+import { CommandRefusal, type VerifiedCommand, verifyCommand } from './verify';
 
 export type ExecutionStatus = 'succeeded' | 'failed' | 'outcome_unknown';
 
@@ -107,7 +114,11 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
     // The tenant's emergency stop: the command is deferred, not consumed (a 503 dispatch retries).
     if (await executionsPaused(tx, proposal.tenantId)) {
       logRefusal(scope, 'executions_paused');
-      throw new CommandRefusal('executions_paused', "The tenant's executions are paused; the command was not consumed and runs after the resume.", 503);
+      throw new CommandRefusal(
+        'executions_paused',
+        "The tenant's executions are paused; the command was not consumed and runs after the resume.",
+        503,
+      );
     }
     const consumed = await tx
       .update(commands)
@@ -120,7 +131,11 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
     const refusal: Outcome | undefined =
       proposal.status === 'approved'
         ? await quorumLapse(tx, proposal)
-        : { status: 'failed', errorCode: 'proposal_not_approved', reason: `The proposal is ${proposal.status.replace('_', ' ')}, not approved; nothing was done.` };
+        : {
+            status: 'failed',
+            errorCode: 'proposal_not_approved',
+            reason: `The proposal is ${proposal.status.replace('_', ' ')}, not approved; nothing was done.`,
+          };
     const executionId = newId('exe');
     await tx.insert(executions).values({
       id: executionId,
@@ -136,7 +151,10 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
     if (refusal) {
       // An approved proposal refused here ends failed; a rejected one (deny won) keeps its status.
       if (proposal.status === 'approved') {
-        await tx.update(proposals).set({ status: 'failed', statusReason: refusal.reason ?? null, updatedAt: now }).where(eq(proposals.id, proposal.id));
+        await tx
+          .update(proposals)
+          .set({ status: 'failed', statusReason: refusal.reason ?? null, updatedAt: now })
+          .where(eq(proposals.id, proposal.id));
         await adjustClaims(tx, proposal, proposal.status, 'failed');
       }
       await recordOutcomeEvents(tx, proposal, scope, claims.jti, executionId, refusal, now);
@@ -217,28 +235,51 @@ async function run(
     resolution = meant.ok ? meant.value.resolution : undefined;
   } catch (error) {
     if (error instanceof SystemsUnavailableError) {
-      return { status: 'failed', errorCode: 'systems_unavailable', reason: 'The system of record could not be read to re-check preconditions; nothing was written.' };
+      return {
+        status: 'failed',
+        errorCode: 'systems_unavailable',
+        reason: 'The system of record could not be read to re-check preconditions; nothing was written.',
+      };
     }
     throw error;
   }
   if (!resolution || (proposal.resourceKey && resolution.resourceKey !== proposal.resourceKey)) {
-    return { status: 'failed', errorCode: 'precondition_failed', reason: 'The resource can no longer be found in the system of record; nothing was written.' };
+    return {
+      status: 'failed',
+      errorCode: 'precondition_failed',
+      reason: 'The resource can no longer be found in the system of record; nothing was written.',
+    };
   }
   // Authority as it stands now: a revoked key or a removed grant stops what has not run yet.
   const lapse = await keyAuthorityLapse(db, proposal, subject, resolution);
   if (lapse) return { status: 'failed', errorCode: 'not_authorized', reason: lapseReason(lapse) };
   const ruled = await rulesGate(subject, { resolution, open: await openClaimsBesides(db, proposal) });
-  if (!ruled.ok) return { status: 'failed', errorCode: 'precondition_failed', reason: `${ruled.refusal.code}: ${ruled.refusal.message}` };
+  if (!ruled.ok)
+    return {
+      status: 'failed',
+      errorCode: 'precondition_failed',
+      reason: `${ruled.refusal.code}: ${ruled.refusal.message}`,
+    };
 
   let response: WriteResponse;
   try {
     const client = options.writeClient ?? systemsWriteClient(scope);
-    response = await action.execute(client, args, resolution.facts, idempotencyKey, AbortSignal.timeout(options.deadlineMs ?? WRITE_DEADLINE_MS));
+    response = await action.execute(
+      client,
+      args,
+      resolution.facts,
+      idempotencyKey,
+      AbortSignal.timeout(options.deadlineMs ?? WRITE_DEADLINE_MS),
+    );
   } catch (error) {
     if (error instanceof SystemsUnavailableError) {
       return { status: 'failed', errorCode: 'systems_unavailable', reason: `${error.reason}; nothing was written.` };
     }
-    return { status: 'outcome_unknown', errorCode: 'executor_error', reason: 'The write failed unexpectedly; reconciliation will ask the system of record.' };
+    return {
+      status: 'outcome_unknown',
+      errorCode: 'executor_error',
+      reason: 'The write failed unexpectedly; reconciliation will ask the system of record.',
+    };
   }
   switch (response.kind) {
     case 'refused':
@@ -247,7 +288,12 @@ async function run(
       return { status: 'outcome_unknown', errorCode: response.reason, reason: unknownReason(response.reason) };
     case 'answered': {
       const check = action.validateReceipt(response.body, args, resolution.facts, idempotencyKey);
-      if (!check.ok) return { status: 'outcome_unknown', errorCode: 'receipt_mismatch', reason: `${check.reason}; reconciliation will ask the system of record.` };
+      if (!check.ok)
+        return {
+          status: 'outcome_unknown',
+          errorCode: 'receipt_mismatch',
+          reason: `${check.reason}; reconciliation will ask the system of record.`,
+        };
       return { status: 'succeeded', receipt: check.receipt };
     }
   }
@@ -284,7 +330,15 @@ function unknownReason(reason: 'timeout' | 'unreachable' | 'system_error' | 'mal
 }
 
 /** The execution.<status> audit event and outbox row of an outcome. */
-async function recordOutcomeEvents(tx: Database, proposal: Proposal, scope: string, commandId: string, executionId: string, outcome: Outcome, now: Date) {
+async function recordOutcomeEvents(
+  tx: Database,
+  proposal: Proposal,
+  scope: string,
+  commandId: string,
+  executionId: string,
+  outcome: Outcome,
+  now: Date,
+) {
   await recordStateChange(tx, {
     tenantId: proposal.tenantId,
     type: `execution.${outcome.status}`,
@@ -298,19 +352,38 @@ async function recordOutcomeEvents(tx: Database, proposal: Proposal, scope: stri
     occurredAt: now,
     outbox: {
       topic: `execution.${outcome.status}`,
-      body: { proposalId: proposal.id, commandId, executionId, status: outcome.status, errorCode: outcome.errorCode ?? null },
+      body: {
+        proposalId: proposal.id,
+        commandId,
+        executionId,
+        status: outcome.status,
+        errorCode: outcome.errorCode ?? null,
+      },
     },
   });
 }
 
 /** A replay's answer: what was recorded for this command (still running reads as unknown). */
-async function recordedOutcome(db: Database, commandId: string, proposalId: string): Promise<Omit<ExecutionAnswer, 'commandId' | 'proposalId'>> {
+async function recordedOutcome(
+  db: Database,
+  commandId: string,
+  proposalId: string,
+): Promise<Omit<ExecutionAnswer, 'commandId' | 'proposalId'>> {
   const [row] = await db.select().from(executions).where(eq(executions.commandId, commandId)).limit(1);
-  const [proposal] = await db.select({ statusReason: proposals.statusReason }).from(proposals).where(eq(proposals.id, proposalId)).limit(1);
+  const [proposal] = await db
+    .select({ statusReason: proposals.statusReason })
+    .from(proposals)
+    .where(eq(proposals.id, proposalId))
+    .limit(1);
   if (!row || row.status === 'executing') {
-    return { status: 'outcome_unknown', errorCode: 'in_progress', reason: 'This command is being executed; its outcome is not recorded yet.' };
+    return {
+      status: 'outcome_unknown',
+      errorCode: 'in_progress',
+      reason: 'This command is being executed; its outcome is not recorded yet.',
+    };
   }
-  const status = (['succeeded', 'failed', 'outcome_unknown'] as const).find((value) => value === row.status) ?? 'outcome_unknown';
+  const status =
+    (['succeeded', 'failed', 'outcome_unknown'] as const).find((value) => value === row.status) ?? 'outcome_unknown';
   return {
     status,
     ...(row.receipt ? { receipt: row.receipt as Record<string, unknown> } : {}),

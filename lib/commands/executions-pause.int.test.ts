@@ -4,17 +4,17 @@ import { auditEvents, commands, executions, outbox } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { executeCommand } from '@/lib/commands/execute';
 import { CommandRefusal } from '@/lib/commands/verify';
+import { chainAllPending } from '@/lib/events/chainer';
 import { COMMAND_MINTED, dispatchCommands } from '@/lib/jobs/dispatch-commands';
 import { expireOverdue } from '@/lib/jobs/expire-proposals';
 import { sweepReminders } from '@/lib/notifications/schedule';
 import { setupTestDatabase } from '@/test/db';
+import { approvedCommand, executorFetch, writeClients } from '@/test/fixtures/jobs';
 import { submitAs } from '@/test/intake';
 import { proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
-import { seedWorld, type SeededWorld } from '@/test/world';
-import { approvedCommand, executorFetch, writeClients } from '@/test/fixtures/jobs';
+import { type SeededWorld, seedWorld } from '@/test/world';
 import { executionsState, pauseExecutions, resumeExecutions } from './executions-pause';
-import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -36,35 +36,78 @@ const later = (ms = 3_600_000) => new Date((clock += ms));
 const plus = (at: Date, ms: number) => new Date(at.getTime() + ms);
 
 const carol = () => ({ type: 'user' as const, id: world.userId('carol') });
-const hold = (tenant: 'acme' | 'globex') => ({ requestId: `req_pause_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: tenant === 'acme' ? 'filter-blue' : 'filter-green', quantity: 1 } });
-const approved = (tenant: 'acme' | 'globex', now: Date) => approvedCommand(t.db, systems.client, agents[tenant], world.userId(tenant === 'acme' ? 'alice' : 'erin'), hold(tenant), now);
+const hold = (tenant: 'acme' | 'globex') => ({
+  requestId: `req_pause_${++sequence}`,
+  action: 'hold_stock',
+  contractVersion: 1,
+  args: { sku: tenant === 'acme' ? 'filter-blue' : 'filter-green', quantity: 1 },
+});
+const approved = (tenant: 'acme' | 'globex', now: Date) =>
+  approvedCommand(
+    t.db,
+    systems.client,
+    agents[tenant],
+    world.userId(tenant === 'acme' ? 'alice' : 'erin'),
+    hold(tenant),
+    now,
+  );
 
 function executor(at: () => Date) {
-  return executorFetch(t.db, { systems: systems.client, writeClients: writeClients(systems.systems.service.url, systems.systems.credentials), clock: at });
+  return executorFetch(t.db, {
+    systems: systems.client,
+    writeClients: writeClients(systems.systems.service.url, systems.systems.credentials),
+    clock: at,
+  });
 }
 
 async function pauseEvents(tenantId: string) {
   await chainAllPending(t.db);
   const rows = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId));
-  return rows.filter((row) => row.type.startsWith('executions.')).map((row) => ({ type: row.type, actor: `${row.actorType}:${row.actorId}`, data: row.data }));
+  return rows
+    .filter((row) => row.type.startsWith('executions.'))
+    .map((row) => ({ type: row.type, actor: `${row.actorType}:${row.actorId}`, data: row.data }));
 }
 
-const mintedRows = (proposalId: string) => t.db.select().from(outbox).where(and(eq(outbox.proposalId, proposalId), eq(outbox.topic, COMMAND_MINTED)));
+const mintedRows = (proposalId: string) =>
+  t.db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.proposalId, proposalId), eq(outbox.topic, COMMAND_MINTED)));
 
 describe('the emergency stop', () => {
   it('pauses and resumes once each, audited as the admin; asking again changes nothing; the other tenant runs on', async () => {
     const at = later();
     const paused = await pauseExecutions(t.db, 'acme', carol(), { reason: 'Suspected leaked key' }, at);
-    expect(paused).toEqual({ changed: true, state: { paused: true, pausedAt: at, pausedBy: { id: carol().id, name: 'Carol' }, reason: 'Suspected leaked key' } });
-    expect(await pauseExecutions(t.db, 'acme', carol(), {}, plus(at, 1_000))).toMatchObject({ changed: false, state: { pausedAt: at, reason: 'Suspected leaked key' } });
-    expect(await executionsState(t.db, 'globex')).toEqual({ paused: false, pausedAt: null, pausedBy: null, reason: null });
+    expect(paused).toEqual({
+      changed: true,
+      state: {
+        paused: true,
+        pausedAt: at,
+        pausedBy: { id: carol().id, name: 'Carol' },
+        reason: 'Suspected leaked key',
+      },
+    });
+    expect(await pauseExecutions(t.db, 'acme', carol(), {}, plus(at, 1_000))).toMatchObject({
+      changed: false,
+      state: { pausedAt: at, reason: 'Suspected leaked key' },
+    });
+    expect(await executionsState(t.db, 'globex')).toEqual({
+      paused: false,
+      pausedAt: null,
+      pausedBy: null,
+      reason: null,
+    });
 
     const resumed = await resumeExecutions(t.db, 'acme', carol(), plus(at, 90_000));
     expect(resumed).toEqual({ changed: true, state: { paused: false, pausedAt: null, pausedBy: null, reason: null } });
     expect(await resumeExecutions(t.db, 'acme', carol(), plus(at, 91_000))).toMatchObject({ changed: false });
     expect(await pauseEvents('acme')).toEqual([
       { type: 'executions.paused', actor: `user:${carol().id}`, data: { reason: 'Suspected leaked key' } },
-      { type: 'executions.resumed', actor: `user:${carol().id}`, data: { pausedAt: at.toISOString(), pausedSeconds: 90, deadlinesMoved: expect.any(Number) } },
+      {
+        type: 'executions.resumed',
+        actor: `user:${carol().id}`,
+        data: { pausedAt: at.toISOString(), pausedSeconds: 90, deadlinesMoved: expect.any(Number) },
+      },
     ]);
     expect(await pauseEvents('globex')).toEqual([]);
     expect(await pauseExecutions(t.db, 'tnt_nope', carol(), {}, at)).toBeUndefined();
@@ -84,10 +127,18 @@ describe('the emergency stop', () => {
     expect(await mintedRows(acme.proposal.id)).toMatchObject([{ attempts: 0, deliveredAt: null, deadAt: null }]);
 
     // A command that still reaches the executor (claimed just before the pause) is deferred: a 503, not consumed.
-    const refusal = await executeCommand(t.db, { scope: acme.scope, jws: acme.jws, systems: systems.client, writeClient: writeClients(systems.systems.service.url, systems.systems.credentials)(acme.scope), clock: () => during }).catch((error: unknown) => error);
+    const refusal = await executeCommand(t.db, {
+      scope: acme.scope,
+      jws: acme.jws,
+      systems: systems.client,
+      writeClient: writeClients(systems.systems.service.url, systems.systems.credentials)(acme.scope),
+      clock: () => during,
+    }).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(CommandRefusal);
     expect(refusal).toMatchObject({ code: 'executions_paused', status: 503 });
-    expect(await t.db.select({ consumedAt: commands.consumedAt }).from(commands).where(eq(commands.id, acme.commandId))).toEqual([{ consumedAt: null }]);
+    expect(
+      await t.db.select({ consumedAt: commands.consumedAt }).from(commands).where(eq(commands.id, acme.commandId)),
+    ).toEqual([{ consumedAt: null }]);
     expect(await t.db.select().from(executions).where(eq(executions.proposalId, acme.proposal.id))).toEqual([]);
     expect(await proposalRow(t.db, acme.proposal.id)).toMatchObject({ status: 'approved' });
 

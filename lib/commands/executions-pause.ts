@@ -3,9 +3,9 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Database } from '@/db';
 import { proposals, tenants, users } from '@/db/schema';
+import type { Actor } from '@/lib/admin/agent-keys';
 import { recordStateChange } from '@/lib/events/record';
 import { wakeDispatchOnCommit } from './wake';
-import type { Actor } from '@/lib/admin/agent-keys';
 
 /**
  * The tenant's emergency stop (docs/design.md §7). While paused, approved commands wait: dispatch
@@ -15,7 +15,12 @@ import type { Actor } from '@/lib/admin/agent-keys';
  * `expired` after the resume and replaced by a fresh one (dispatch's renewal), since its
  * proposal is still approved.
  */
-export type ExecutionsState = { paused: boolean; pausedAt: Date | null; pausedBy: { id: string; name: string | null } | null; reason: string | null };
+export type ExecutionsState = {
+  paused: boolean;
+  pausedAt: Date | null;
+  pausedBy: { id: string; name: string | null } | null;
+  reason: string | null;
+};
 
 const RUNNING: ExecutionsState = { paused: false, pausedAt: null, pausedBy: null, reason: null };
 
@@ -24,7 +29,11 @@ export type PauseInput = z.infer<typeof pauseInput>;
 
 /** Whether the tenant is paused, its row taken FOR SHARE: a pause waits for an execution that has begun to start. */
 export async function executionsPaused(tx: Database, tenantId: string): Promise<boolean> {
-  const [row] = await tx.select({ pausedAt: tenants.executionsPausedAt }).from(tenants).where(eq(tenants.id, tenantId)).for('share');
+  const [row] = await tx
+    .select({ pausedAt: tenants.executionsPausedAt })
+    .from(tenants)
+    .where(eq(tenants.id, tenantId))
+    .for('share');
   return Boolean(row?.pausedAt);
 }
 
@@ -35,7 +44,12 @@ export const tenantRunning = (tenantId: AnyPgColumn) =>
 /** The tenant's stop state with the pauser's name (undefined when there is no such tenant). */
 export async function executionsState(db: Database, tenantId: string): Promise<ExecutionsState | undefined> {
   const [row] = await db
-    .select({ pausedAt: tenants.executionsPausedAt, by: tenants.executionsPausedBy, reason: tenants.executionsPauseReason, name: users.name })
+    .select({
+      pausedAt: tenants.executionsPausedAt,
+      by: tenants.executionsPausedBy,
+      reason: tenants.executionsPauseReason,
+      name: users.name,
+    })
     .from(tenants)
     .leftJoin(users, eq(users.id, tenants.executionsPausedBy))
     .where(eq(tenants.id, tenantId));
@@ -47,13 +61,33 @@ export async function executionsState(db: Database, tenantId: string): Promise<E
 type Change = { changed: boolean; state: ExecutionsState } | undefined;
 
 /** Pauses the tenant's executions (audited `executions.paused`); pausing a paused tenant changes nothing. */
-export async function pauseExecutions(db: Database, tenantId: string, actor: Actor, input: PauseInput, now = new Date()): Promise<Change> {
+export async function pauseExecutions(
+  db: Database,
+  tenantId: string,
+  actor: Actor,
+  input: PauseInput,
+  now = new Date(),
+): Promise<Change> {
   const changed = await db.transaction(async (tx) => {
-    const [tenant] = await tx.select({ pausedAt: tenants.executionsPausedAt }).from(tenants).where(eq(tenants.id, tenantId)).for('update');
+    const [tenant] = await tx
+      .select({ pausedAt: tenants.executionsPausedAt })
+      .from(tenants)
+      .where(eq(tenants.id, tenantId))
+      .for('update');
     if (!tenant) return undefined;
     if (tenant.pausedAt) return false;
-    await tx.update(tenants).set({ executionsPausedAt: now, executionsPausedBy: actor.id, executionsPauseReason: input.reason ?? null }).where(eq(tenants.id, tenantId));
-    await recordStateChange(tx, { tenantId, type: 'executions.paused', actor, data: { reason: input.reason ?? null }, occurredAt: now, outbox: false });
+    await tx
+      .update(tenants)
+      .set({ executionsPausedAt: now, executionsPausedBy: actor.id, executionsPauseReason: input.reason ?? null })
+      .where(eq(tenants.id, tenantId));
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'executions.paused',
+      actor,
+      data: { reason: input.reason ?? null },
+      occurredAt: now,
+      outbox: false,
+    });
     return true;
   });
   return changed === undefined ? undefined : { changed, state: (await executionsState(db, tenantId))! };
@@ -64,9 +98,18 @@ export async function pauseExecutions(db: Database, tenantId: string, actor: Act
  * move on by the time paused, and dispatch is woken for the commands that waited. Resuming a
  * running tenant changes nothing.
  */
-export async function resumeExecutions(db: Database, tenantId: string, actor: Actor, now = new Date()): Promise<Change> {
+export async function resumeExecutions(
+  db: Database,
+  tenantId: string,
+  actor: Actor,
+  now = new Date(),
+): Promise<Change> {
   const changed = await db.transaction(async (tx) => {
-    const [tenant] = await tx.select({ pausedAt: tenants.executionsPausedAt }).from(tenants).where(eq(tenants.id, tenantId)).for('update');
+    const [tenant] = await tx
+      .select({ pausedAt: tenants.executionsPausedAt })
+      .from(tenants)
+      .where(eq(tenants.id, tenantId))
+      .for('update');
     if (!tenant) return undefined;
     if (!tenant.pausedAt) return false;
     const pausedMs = Math.max(0, now.getTime() - tenant.pausedAt.getTime());
@@ -75,12 +118,19 @@ export async function resumeExecutions(db: Database, tenantId: string, actor: Ac
       .set({ expiresAt: sql`${proposals.expiresAt} + make_interval(secs => ${pausedMs / 1000})` })
       .where(and(eq(proposals.tenantId, tenantId), eq(proposals.status, 'pending_approval')))
       .returning({ id: proposals.id });
-    await tx.update(tenants).set({ executionsPausedAt: null, executionsPausedBy: null, executionsPauseReason: null }).where(eq(tenants.id, tenantId));
+    await tx
+      .update(tenants)
+      .set({ executionsPausedAt: null, executionsPausedBy: null, executionsPauseReason: null })
+      .where(eq(tenants.id, tenantId));
     await recordStateChange(tx, {
       tenantId,
       type: 'executions.resumed',
       actor,
-      data: { pausedAt: tenant.pausedAt.toISOString(), pausedSeconds: Math.round(pausedMs / 1000), deadlinesMoved: extended.length },
+      data: {
+        pausedAt: tenant.pausedAt.toISOString(),
+        pausedSeconds: Math.round(pausedMs / 1000),
+        deadlinesMoved: extended.length,
+      },
       occurredAt: now,
       outbox: false,
     });

@@ -1,5 +1,5 @@
 import { noFields, type RequestBody } from '@/lib/input/request-body';
-import { pauseInput, type PauseInput } from './executions-pause';
+import { type PauseInput, pauseInput } from './executions-pause';
 
 /** The request bodies of the emergency stop (`/api/v1/admin/executions/…`). */
 

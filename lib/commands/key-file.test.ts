@@ -40,7 +40,11 @@ describe('where a signing key may be written', () => {
     const cli = (file: string) => {
       const out = fs.openSync(file, 'w');
       try {
-        return spawnSync(process.execPath, ['--import', 'tsx', path.join(process.cwd(), 'scripts/cli.ts'), 'signing-key'], { cwd: process.cwd(), stdio: ['ignore', out, 'pipe'], encoding: 'utf8' });
+        return spawnSync(
+          process.execPath,
+          ['--import', 'tsx', path.join(process.cwd(), 'scripts/cli.ts'), 'signing-key'],
+          { cwd: process.cwd(), stdio: ['ignore', out, 'pipe'], encoding: 'utf8' },
+        );
       } finally {
         fs.closeSync(out);
       }

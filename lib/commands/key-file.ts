@@ -21,7 +21,8 @@ export function redirectedStdout(): string | undefined {
 /** Why `file` must not receive a private key: inside a git work tree and not ignored there; else undefined. */
 export function publishableKeyFile(file: string): string | undefined {
   const dir = path.dirname(file);
-  const git = (...args: string[]) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const root = git('rev-parse', '--show-toplevel');
   if (root.status !== 0) return undefined;
   if (git('check-ignore', '--quiet', '--no-index', file).status === 0) return undefined;

@@ -36,7 +36,14 @@ describe('signing keys', () => {
 
 describe('receipt validation (schema and request)', () => {
   const refundArgs = { orderId: 'ord_1842', amountMinor: 100, currency: 'USD', reason: 'x' };
-  const refund = { id: 're_abc', orderId: 'ord_1842', amountMinor: 100, currency: 'USD', idempotencyKey: 'cs.prp_1', createdAt: '2026-11-30T06:00:00.000Z' };
+  const refund = {
+    id: 're_abc',
+    orderId: 'ord_1842',
+    amountMinor: 100,
+    currency: 'USD',
+    idempotencyKey: 'cs.prp_1',
+    createdAt: '2026-11-30T06:00:00.000Z',
+  };
   it('accepts only the refund that was asked for', () => {
     expect(issueRefund.validateReceipt(refund, refundArgs, {}, 'cs.prp_1')).toEqual({ ok: true, receipt: refund });
     for (const bad of [
@@ -52,12 +59,28 @@ describe('receipt validation (schema and request)', () => {
     }
   });
 
-  const hold = { id: 'hold_abc', sku: 'filter-blue', quantity: 2, warehouse: 'north', idempotencyKey: 'cs.prp_1', createdAt: '2026-11-30T06:00:00.000Z' };
+  const hold = {
+    id: 'hold_abc',
+    sku: 'filter-blue',
+    quantity: 2,
+    warehouse: 'north',
+    idempotencyKey: 'cs.prp_1',
+    createdAt: '2026-11-30T06:00:00.000Z',
+  };
   it('accepts only the hold that was asked for, in the catalog warehouse', () => {
     const args = { sku: 'filter-blue', quantity: 2 };
-    expect(holdStock.validateReceipt(hold, args, { warehouse: 'north' }, 'cs.prp_1')).toEqual({ ok: true, receipt: hold });
-    expect(holdStock.validateReceipt({ ...hold, sku: 'filter-gray' }, args, { warehouse: 'north' }, 'cs.prp_1').ok).toBe(false);
-    expect(holdStock.validateReceipt({ ...hold, quantity: 3 }, args, { warehouse: 'north' }, 'cs.prp_1').ok).toBe(false);
-    expect(holdStock.validateReceipt({ ...hold, warehouse: 'south' }, args, { warehouse: 'north' }, 'cs.prp_1').ok).toBe(false);
+    expect(holdStock.validateReceipt(hold, args, { warehouse: 'north' }, 'cs.prp_1')).toEqual({
+      ok: true,
+      receipt: hold,
+    });
+    expect(
+      holdStock.validateReceipt({ ...hold, sku: 'filter-gray' }, args, { warehouse: 'north' }, 'cs.prp_1').ok,
+    ).toBe(false);
+    expect(holdStock.validateReceipt({ ...hold, quantity: 3 }, args, { warehouse: 'north' }, 'cs.prp_1').ok).toBe(
+      false,
+    );
+    expect(
+      holdStock.validateReceipt({ ...hold, warehouse: 'south' }, args, { warehouse: 'north' }, 'cs.prp_1').ok,
+    ).toBe(false);
   });
 });

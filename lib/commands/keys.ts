@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey } from 'jose';
+import { type CryptoKey, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { z } from 'zod';
 import { env, signingKeySchema } from '@/lib/env';
 
@@ -89,7 +89,8 @@ export function commandKeys(): Promise<CommandKeys> {
   globalForKeys.countersignCommandKeys ??= (async () => {
     const configured = env().SIGNING_KEYS;
     if (configured) return loadCommandKeys(parseKeySet(configured));
-    if (env().NODE_ENV === 'production' && !env().COUNTERSIGN_DEMO) throw new Error('SIGNING_KEYS is missing (required in production)');
+    if (env().NODE_ENV === 'production' && !env().COUNTERSIGN_DEMO)
+      throw new Error('SIGNING_KEYS is missing (required in production)');
     return loadCommandKeys([await generateSigningJwk()]);
   })();
   globalForKeys.countersignCommandKeys.catch(() => {

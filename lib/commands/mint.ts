@@ -6,8 +6,8 @@ import { env } from '@/lib/env';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { quorumShortfall } from '@/lib/quorum/quorum';
-import { wakeDispatchOnCommit } from './wake';
 import { commandKeys, type SigningKey } from './keys';
+import { wakeDispatchOnCommit } from './wake';
 
 export const COMMAND_TYP = 'countersign-command+jwt';
 /** A command lives at most this long (docs/design.md §7: ≤ 5 minutes). */
@@ -36,7 +36,9 @@ export type MintedCommand = { id: string; scope: string; jws: string; idempotenc
 /** Minting refused: fewer current holders of the rule's role approved than it needs. */
 export class QuorumLapsed extends Error {
   constructor(proposalId: string, short: { standing: number; required: number }) {
-    super(`refusing to mint a command for ${proposalId}: ${short.standing} of ${short.required} approvers still hold the rule's role`);
+    super(
+      `refusing to mint a command for ${proposalId}: ${short.standing} of ${short.required} approvers still hold the rule's role`,
+    );
     this.name = 'QuorumLapsed';
   }
 }
@@ -52,7 +54,12 @@ export function signCommand(claims: CommandClaims, key: SigningKey): Promise<str
  * transaction that approved the proposal, so an approval never exists without its command; the
  * commit wakes the dispatcher (lib/commands/wake.ts).
  */
-export async function mintCommand(tx: Database, proposal: Proposal, now: Date, key?: SigningKey): Promise<MintedCommand> {
+export async function mintCommand(
+  tx: Database,
+  proposal: Proposal,
+  now: Date,
+  key?: SigningKey,
+): Promise<MintedCommand> {
   const action = findAction(proposal.action);
   if (!action) throw new Error(`cannot mint a command for unknown action ${proposal.action}`);
   // Never a command without the approvers the rule needs, each holding its role now (docs/design.md §6).

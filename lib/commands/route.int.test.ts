@@ -4,9 +4,9 @@
  */
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { commands } from '@/db/schema';
 import { GET as jwksRoute } from '@/app/.well-known/jwks.json/route';
 import { POST as executorRoute } from '@/app/api/executor/[scope]/route';
+import { commands } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
@@ -17,17 +17,33 @@ const t = setupTestDatabase();
 const service = await setupRouteSystems(t);
 
 const post = (scope: string, body: string, contentType = 'application/jose') =>
-  executorRoute(new Request(`http://countersign.test/api/executor/${scope}`, { method: 'POST', headers: { 'content-type': contentType }, body }), {
-    params: Promise.resolve({ scope }),
-  });
+  executorRoute(
+    new Request(`http://countersign.test/api/executor/${scope}`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    }),
+    {
+      params: Promise.resolve({ scope }),
+    },
+  );
 
 describe('POST /api/executor/<scope>', () => {
   it('executes a command once and answers the recorded outcome to a replay; refusals are 4xx command errors', async () => {
     const world = await seedWorld(t.db);
     const systems = service.client;
-    const body = { requestId: 'req_route_1', action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 250, currency: 'USD', reason: 'Refund' } };
+    const body = {
+      requestId: 'req_route_1',
+      action: 'issue_refund',
+      contractVersion: 1,
+      args: { orderId: 'ord_1842', amountMinor: 250, currency: 'USD', reason: 'Refund' },
+    };
     const { proposal } = await submitAs(t.db, systems, await world.agent('acme'), body);
-    await decide(t.db, systems, { userId: world.userId('alice'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+    await decide(t.db, systems, {
+      userId: world.userId('alice'),
+      proposalId: proposal.id,
+      request: { decision: 'approve', payloadHash: proposal.payloadHash },
+    });
     const [command] = await t.db.select().from(commands).where(eq(commands.proposalId, proposal.id));
 
     const wrongType = await post('payments', command!.jws, 'application/json');
@@ -42,12 +58,19 @@ describe('POST /api/executor/<scope>', () => {
     const first = await post('payments', command!.jws);
     expect(first.status).toBe(200);
     const answer = (await first.json()) as { execution: Record<string, unknown> };
-    expect(answer.execution).toMatchObject({ status: 'succeeded', commandId: command!.id, proposalId: proposal.id, receipt: { amountMinor: 250, orderId: 'ord_1842' } });
+    expect(answer.execution).toMatchObject({
+      status: 'succeeded',
+      commandId: command!.id,
+      proposalId: proposal.id,
+      receipt: { amountMinor: 250, orderId: 'ord_1842' },
+    });
 
     const replay = await post('payments', command!.jws);
     expect(replay.status).toBe(200);
     expect(await replay.json()).toEqual(answer);
-    const order = (await (await fetch(`${service.url}/orders/ord_1842`)).json()) as { refunds: { idempotencyKey: string }[] };
+    const order = (await (await fetch(`${service.url}/orders/ord_1842`)).json()) as {
+      refunds: { idempotencyKey: string }[];
+    };
     expect(order.refunds.filter((refund) => refund.idempotencyKey === `cs.${proposal.id}`)).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { compactVerify, decodeProtectedHeader, type ProtectedHeaderParameters } from 'jose';
 import { z } from 'zod';
 import type { Database } from '@/db';
-import { commands, proposals, type Proposal } from '@/db/schema';
+import { commands, type Proposal, proposals } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
 import { payloadHash } from '@/lib/payload-hash';
@@ -121,10 +121,12 @@ export async function verifyCommand(db: Database, jws: string, options: VerifyOp
   }
 
   if (header.alg !== 'EdDSA') throw refuse('alg_not_allowed', 'Only EdDSA-signed commands are accepted.');
-  if (KEY_HEADERS.some((name) => name in header)) throw refuse('key_header_not_allowed', 'Commands may not name or carry their own key (jku, x5u, jwk, x5c).');
+  if (KEY_HEADERS.some((name) => name in header))
+    throw refuse('key_header_not_allowed', 'Commands may not name or carry their own key (jku, x5u, jwk, x5c).');
   const kid = header.kid;
   const key = typeof kid === 'string' ? keys.get(kid) : undefined;
-  if (!key || typeof kid !== 'string') throw refuse('unknown_kid', 'The command names no key of this executor\'s key set.');
+  if (!key || typeof kid !== 'string')
+    throw refuse('unknown_kid', "The command names no key of this executor's key set.");
 
   let payloadBytes: Uint8Array;
   try {
@@ -145,9 +147,11 @@ export async function verifyCommand(db: Database, jws: string, options: VerifyOp
   const claims = parsed.data as CommandClaims;
 
   if (claims.iss !== options.issuer) throw refuse('wrong_issuer', 'The command was issued by someone else.');
-  if (claims.aud !== audienceFor(scope)) throw refuse('wrong_audience', `The command is not addressed to executor:${scope}.`);
+  if (claims.aud !== audienceFor(scope))
+    throw refuse('wrong_audience', `The command is not addressed to executor:${scope}.`);
   const action = findAction(claims.action);
-  if (!action || action.scope !== scope) throw refuse('action_not_in_scope', `The action does not belong to the ${scope} executor.`);
+  if (!action || action.scope !== scope)
+    throw refuse('action_not_in_scope', `The action does not belong to the ${scope} executor.`);
 
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (claims.exp - claims.nbf > COMMAND_LIFETIME_SECONDS || claims.exp - claims.iat > COMMAND_LIFETIME_SECONDS) {
@@ -165,7 +169,8 @@ export async function verifyCommand(db: Database, jws: string, options: VerifyOp
     args: claims.args,
     evidenceRefs: claims.evidenceRefs,
   });
-  if (recomputed !== claims.payloadHash) throw refuse('hash_mismatch', 'The command payload does not hash to its payloadHash.');
+  if (recomputed !== claims.payloadHash)
+    throw refuse('hash_mismatch', 'The command payload does not hash to its payloadHash.');
   const [proposal] = await db.select().from(proposals).where(eq(proposals.id, claims.sub)).limit(1);
   if (!proposal) throw refuse('unknown_command', 'No such command was minted.');
   if (proposal.tenantId !== claims.tenant || proposal.payloadHash !== recomputed) {
@@ -175,7 +180,13 @@ export async function verifyCommand(db: Database, jws: string, options: VerifyOp
   const [row] = await db
     .select({ jws: commands.jws, scope: commands.scope })
     .from(commands)
-    .where(and(eq(commands.id, claims.jti), eq(commands.proposalId, claims.sub), eq(commands.idempotencyKey, claims.idempotencyKey)))
+    .where(
+      and(
+        eq(commands.id, claims.jti),
+        eq(commands.proposalId, claims.sub),
+        eq(commands.idempotencyKey, claims.idempotencyKey),
+      ),
+    )
     .limit(1);
   if (!row || row.scope !== scope || row.jws !== jws) throw refuse('unknown_command', 'No such command was minted.');
 

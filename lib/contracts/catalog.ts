@@ -4,7 +4,7 @@ import { contractRollouts } from '@/db/schema';
 import { allActions } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import { cachedRead, cacheTag } from '@/lib/cache/read-cache';
-import { withRollout, type RolloutRow } from './rollout';
+import { type RolloutRow, withRollout } from './rollout';
 
 const rolloutColumns = {
   action: contractRollouts.action,
@@ -29,7 +29,12 @@ export async function rolloutRows(db: Database, tenantId: string, action?: strin
  */
 export function tenantActions(db: Database, tenantId: string): Promise<readonly ActionModule[]> {
   const tag = cacheTag.contracts(tenantId);
-  return cachedRead(db, tag, async () => withRollouts(await rolloutRows(db, tenantId)), () => [tag]);
+  return cachedRead(
+    db,
+    tag,
+    async () => withRollouts(await rolloutRows(db, tenantId)),
+    () => [tag],
+  );
 }
 
 const withRollouts = (rows: readonly RolloutRow[]) => allActions().map((action) => withRollout(action, rows));
@@ -39,7 +44,9 @@ const withRollouts = (rows: readonly RolloutRow[]) => allActions().map((action) 
  * (RFC 9745, `@<unix seconds>` of when it stopped being current, when known) and `Sunset`
  * (RFC 8594, an HTTP-date) once an admin announced its end.
  */
-export function deprecationHeaders(contract: Pick<ContractVersion, 'status' | 'since' | 'sunsetAt'> | undefined): Record<string, string> {
+export function deprecationHeaders(
+  contract: Pick<ContractVersion, 'status' | 'since' | 'sunsetAt'> | undefined,
+): Record<string, string> {
   if (contract?.status !== 'supported') return {};
   const headers: Record<string, string> = {};
   if (contract.since) headers.Deprecation = `@${Math.floor(contract.since.getTime() / 1000)}`;
@@ -48,11 +55,20 @@ export function deprecationHeaders(contract: Pick<ContractVersion, 'status' | 's
 }
 
 /** The headers for an action's version among a tenant's actions as `tenantActions` read them. */
-export function deprecationHeadersIn(actions: readonly ActionModule[], action: string, version: number): Record<string, string> {
+export function deprecationHeadersIn(
+  actions: readonly ActionModule[],
+  action: string,
+  version: number,
+): Record<string, string> {
   return deprecationHeaders(actions.find((a) => a.name === action)?.contracts.find((c) => c.version === version));
 }
 
 /** The headers for an action's version in a tenant (GET of a proposal). */
-export async function deprecationHeadersFor(db: Database, tenantId: string, action: string, version: number): Promise<Record<string, string>> {
+export async function deprecationHeadersFor(
+  db: Database,
+  tenantId: string,
+  action: string,
+  version: number,
+): Promise<Record<string, string>> {
   return deprecationHeadersIn(await tenantActions(db, tenantId), action, version);
 }

@@ -20,7 +20,9 @@ export type CorpusFigures = z.infer<typeof corpusFiguresSchema>;
 export const CORPUS_FIGURES_FILE = path.join('corpus', 'last-run.json');
 
 /** The last run's figures, or undefined when the corpus was never run here (or the file is not ours). */
-export async function lastCorpusFigures(file = path.join(process.cwd(), CORPUS_FIGURES_FILE)): Promise<CorpusFigures | undefined> {
+export async function lastCorpusFigures(
+  file = path.join(process.cwd(), CORPUS_FIGURES_FILE),
+): Promise<CorpusFigures | undefined> {
   // Not a build input: without the comment the standalone build traces the whole project for it.
   const text = await readFile(/* turbopackIgnore: true */ file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;

@@ -10,13 +10,25 @@ type Schema = Record<string, unknown>;
 function subschemas(schema: Schema, at = '#'): { at: string; schema: Schema }[] {
   const found = [{ at, schema }];
   const visit = (value: unknown, where: string) => {
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) found.push(...subschemas(value as Schema, where));
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      found.push(...subschemas(value as Schema, where));
   };
   for (const keyword of ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']) {
     const map = schema[keyword];
-    if (map && typeof map === 'object') for (const [name, value] of Object.entries(map)) visit(value, `${at}/${keyword}/${name}`);
+    if (map && typeof map === 'object')
+      for (const [name, value] of Object.entries(map)) visit(value, `${at}/${keyword}/${name}`);
   }
-  for (const keyword of ['items', 'additionalProperties', 'unevaluatedProperties', 'propertyNames', 'contains', 'not', 'if', 'then', 'else']) {
+  for (const keyword of [
+    'items',
+    'additionalProperties',
+    'unevaluatedProperties',
+    'propertyNames',
+    'contains',
+    'not',
+    'if',
+    'then',
+    'else',
+  ]) {
     visit(schema[keyword], `${at}/${keyword}`);
   }
   for (const keyword of ['prefixItems', 'anyOf', 'oneOf', 'allOf']) {
@@ -31,7 +43,10 @@ const isObjectSchema = (schema: Schema) => schema.type === 'object' || 'properti
 const documents = contractDocuments();
 const versions = documents.actions.flatMap((action) =>
   action.versions.flatMap((version) =>
-    (['input', 'output'] as const).map((io) => ({ label: `${action.action} v${version.version} ${io}`, schema: version[io] as Schema })),
+    (['input', 'output'] as const).map((io) => ({
+      label: `${action.action} v${version.version} ${io}`,
+      schema: version[io] as Schema,
+    })),
   ),
 );
 
@@ -71,7 +86,9 @@ describe('contractDocuments (GET /api/v1/contracts)', () => {
 
   it('types the integer fields of the built-in contracts as integers with their bounds', () => {
     const version = (action: string, io: 'input' | 'output') =>
-      documents.actions.find((candidate) => candidate.action === action)?.versions.find((v) => v.version === 1)?.[io] as {
+      documents.actions.find((candidate) => candidate.action === action)?.versions.find((v) => v.version === 1)?.[
+        io
+      ] as {
         properties: Record<string, Schema>;
         required: string[];
       };
@@ -94,9 +111,20 @@ describe('contractDocuments (GET /api/v1/contracts)', () => {
   });
 
   it('describes the closed envelope: unknown top-level fields are refused, contractVersion is an integer', () => {
-    const envelope = documents.envelope as { additionalProperties: unknown; properties: Record<string, Schema>; required: string[] };
+    const envelope = documents.envelope as {
+      additionalProperties: unknown;
+      properties: Record<string, Schema>;
+      required: string[];
+    };
     expect(envelope.additionalProperties).toBe(false);
-    expect(Object.keys(envelope.properties).sort()).toEqual(['action', 'args', 'contractVersion', 'evidenceRefs', 'repairOf', 'requestId']);
+    expect(Object.keys(envelope.properties).sort()).toEqual([
+      'action',
+      'args',
+      'contractVersion',
+      'evidenceRefs',
+      'repairOf',
+      'requestId',
+    ]);
     expect(envelope.properties.contractVersion).toMatchObject({ type: 'integer', minimum: 1 });
     expect(envelope.properties.evidenceRefs).toMatchObject({ type: 'array', maxItems: 20 });
     expect(envelope.required.sort()).toEqual(['action', 'args', 'contractVersion', 'requestId']);
@@ -111,22 +139,39 @@ describe('the zod sources behind the documents', () => {
   const samples: Record<string, { args: Record<string, unknown>; receipt: Record<string, unknown> }> = {
     hold_stock: {
       args: { sku: 'filter-blue', quantity: 2 },
-      receipt: { id: 'hold_1', sku: 'filter-blue', quantity: 2, warehouse: 'north', idempotencyKey: 'cmd_1', createdAt: '2025-01-15T09:00:00.000Z' },
+      receipt: {
+        id: 'hold_1',
+        sku: 'filter-blue',
+        quantity: 2,
+        warehouse: 'north',
+        idempotencyKey: 'cmd_1',
+        createdAt: '2025-01-15T09:00:00.000Z',
+      },
     },
     issue_refund: {
       args: { orderId: 'ord_1842', amountMinor: 4999, currency: 'USD', reason: 'Customer requested a full refund' },
-      receipt: { id: 're_1', orderId: 'ord_1842', amountMinor: 4999, currency: 'USD', idempotencyKey: 'cmd_1', createdAt: '2025-01-15T09:00:00.000Z' },
+      receipt: {
+        id: 're_1',
+        orderId: 'ord_1842',
+        amountMinor: 4999,
+        currency: 'USD',
+        idempotencyKey: 'cmd_1',
+        createdAt: '2025-01-15T09:00:00.000Z',
+      },
     },
   };
 
-  it.each(Object.keys(samples))('%s: refuse an unknown key in args and receipt (closed, not stripped), accept the sample unchanged', (name) => {
-    const action = findAction(name)!;
-    const { args, receipt } = samples[name]!;
-    for (const contract of action.contracts) {
-      expect(contract.args.parse(args)).toEqual(args);
-      expect(contract.args.safeParse({ ...args, extra: 1 }).success).toBe(false);
-    }
-    expect(action.output.parse(receipt)).toEqual(receipt);
-    expect(action.output.safeParse({ ...receipt, extra: 1 }).success).toBe(false);
-  });
+  it.each(Object.keys(samples))(
+    '%s: refuse an unknown key in args and receipt (closed, not stripped), accept the sample unchanged',
+    (name) => {
+      const action = findAction(name)!;
+      const { args, receipt } = samples[name]!;
+      for (const contract of action.contracts) {
+        expect(contract.args.parse(args)).toEqual(args);
+        expect(contract.args.safeParse({ ...args, extra: 1 }).success).toBe(false);
+      }
+      expect(action.output.parse(receipt)).toEqual(receipt);
+      expect(action.output.safeParse({ ...receipt, extra: 1 }).success).toBe(false);
+    },
+  );
 });

@@ -12,7 +12,8 @@ export const versionStatus = (contract: ContractVersion) => ({
 });
 
 /** A zod schema as JSON Schema (draft 2020-12): the contracts' documents and the MCP tools' schemas. */
-export const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { target: 'draft-2020-12', io });
+export const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(schema, { target: 'draft-2020-12', io });
 
 /**
  * Every action's contract versions as JSON Schema (draft 2020-12), generated from the zod source:

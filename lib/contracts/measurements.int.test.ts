@@ -19,7 +19,16 @@ type Row = typeof intakeAttempts.$inferInsert;
 
 const KINDS = [
   { outcome: 'accepted', httpStatus: 201 },
-  { outcome: 'rejected', httpStatus: 422, errorKind: 'schema', errorCode: 'contract_violation', issues: [{ field: 'quantity', code: 'too_big' }, { field: 'sku', code: 'required' }] },
+  {
+    outcome: 'rejected',
+    httpStatus: 422,
+    errorKind: 'schema',
+    errorCode: 'contract_violation',
+    issues: [
+      { field: 'quantity', code: 'too_big' },
+      { field: 'sku', code: 'required' },
+    ],
+  },
   { outcome: 'rejected', httpStatus: 403, errorKind: 'authorization', errorCode: 'not_authorized' },
   { outcome: 'rejected', httpStatus: 422, errorKind: 'business_rule', errorCode: 'hold_limit' },
   { outcome: 'rejected', httpStatus: 400, errorKind: 'malformed', errorCode: 'invalid_json' },
@@ -44,7 +53,10 @@ function mix(tenantId: string, agentKeyId: string, action: string, count: number
       contractVersion: version,
       ...kind,
       issues: 'issues' in kind ? [...kind.issues] : null,
-      shadow: version === 1 && kind.outcome !== 'replayed' ? [{ version: 2, accepted: shadowAccepts, codes: shadowAccepts ? [] : ['sku:invalid_format'] }] : null,
+      shadow:
+        version === 1 && kind.outcome !== 'replayed'
+          ? [{ version: 2, accepted: shadowAccepts, codes: shadowAccepts ? [] : ['sku:invalid_format'] }]
+          : null,
       createdAt: new Date(NOW.getTime() - (i * 20 + 1) * 60_000),
     };
   });
@@ -57,13 +69,19 @@ function expected(rows: Row[], window: MeasurementWindow) {
   const versions = [1, 2].map((version) => {
     const mine = inside.filter((r) => r.contractVersion === version);
     const rejected = (kind: string) => mine.filter((r) => r.outcome === 'rejected' && r.errorKind === kind).length;
-    const chains = (only: (r: Row) => boolean) => new Set(mine.filter((r) => r.repairOf && only(r)).map((r) => `${r.agentKeyId}/${r.rootRequestId}`)).size;
+    const chains = (only: (r: Row) => boolean) =>
+      new Set(mine.filter((r) => r.repairOf && only(r)).map((r) => `${r.agentKeyId}/${r.rootRequestId}`)).size;
     return {
       version,
       attempts: mine.length,
       accepted: mine.filter((r) => r.outcome === 'accepted').length,
       replayed: mine.filter((r) => r.outcome === 'replayed').length,
-      rejected: { schema: rejected('schema'), authorization: rejected('authorization'), businessRule: rejected('business_rule'), other: rejected('malformed') },
+      rejected: {
+        schema: rejected('schema'),
+        authorization: rejected('authorization'),
+        businessRule: rejected('business_rule'),
+        other: rejected('malformed'),
+      },
       originals: mine.filter((r) => !r.repairOf && r.outcome !== 'replayed').length,
       repairs: mine.filter((r) => r.repairOf && r.outcome !== 'replayed').length,
       repairedChains: chains(() => true),
@@ -71,7 +89,8 @@ function expected(rows: Row[], window: MeasurementWindow) {
     };
   });
   const judged = inside.filter((r) => r.shadow);
-  const passed = (r: Row) => r.outcome !== 'rejected' || r.errorKind === 'authorization' || r.errorKind === 'business_rule';
+  const passed = (r: Row) =>
+    r.outcome !== 'rejected' || r.errorKind === 'authorization' || r.errorKind === 'business_rule';
   const shadow = {
     version: 2,
     evaluated: judged.length,
@@ -87,7 +106,10 @@ describe('contract measurements', () => {
     const acme = seeded.acme;
     const rows = mix(acme.tenantId, acme.keyId, 'hold_stock', 120, `m${window}`);
     // Noise that must not count: another tenant, another action.
-    const noise = [...mix(seeded.globex.tenantId, seeded.globex.keyId, 'hold_stock', 30, `g${window}`), ...mix(acme.tenantId, acme.keyId, 'issue_refund', 30, `r${window}`)];
+    const noise = [
+      ...mix(seeded.globex.tenantId, seeded.globex.keyId, 'hold_stock', 30, `g${window}`),
+      ...mix(acme.tenantId, acme.keyId, 'issue_refund', 30, `r${window}`),
+    ];
     await t.db.delete(intakeAttempts);
     await t.db.insert(intakeAttempts).values([...rows, ...noise]);
 
@@ -97,13 +119,19 @@ describe('contract measurements', () => {
     const want = expected(rows, window);
     expect(want.inside.length).toBeGreaterThan(0);
     expect(action!.versions).toEqual(want.versions);
-    expect(action!.shadow.map(({ version, evaluated, wouldRefuse, wouldAccept }) => ({ version, evaluated, wouldRefuse, wouldAccept }))).toEqual(
-      want.shadow.evaluated > 0 ? [want.shadow] : [],
-    );
+    expect(
+      action!.shadow.map(({ version, evaluated, wouldRefuse, wouldAccept }) => ({
+        version,
+        evaluated,
+        wouldRefuse,
+        wouldAccept,
+      })),
+    ).toEqual(want.shadow.evaluated > 0 ? [want.shadow] : []);
     for (const s of action!.shadow) {
       expect(s.wouldRefuseExamples.length).toBe(Math.min(3, s.wouldRefuse));
       expect(s.wouldAcceptExamples.length).toBe(Math.min(3, s.wouldAccept));
-      for (const example of s.wouldRefuseExamples) expect(rows.find((r) => r.id === example.id)?.outcome).not.toBe('replayed');
+      for (const example of s.wouldRefuseExamples)
+        expect(rows.find((r) => r.id === example.id)?.outcome).not.toBe('replayed');
     }
     // Each schema refusal carries two failing fields; the top fields count them per version.
     const fields = action!.topFields.filter((f) => f.field === 'quantity');
@@ -112,13 +140,17 @@ describe('contract measurements', () => {
       expect(fields.find((f) => f.version === version)?.count ?? 0).toBe(failures);
     }
     const codes = action!.topCodes.filter((c) => c.code === 'hold_limit');
-    expect(codes.reduce((sum, c) => sum + c.count, 0)).toBe(want.inside.filter((r) => r.errorCode === 'hold_limit').length);
+    expect(codes.reduce((sum, c) => sum + c.count, 0)).toBe(
+      want.inside.filter((r) => r.errorCode === 'hold_limit').length,
+    );
     // The chart's points add up to the same attempts and rejections.
     for (const version of [1, 2]) {
       const points = action!.rate.filter((p) => p.version === version);
       const counts = want.versions.find((v) => v.version === version)!;
       expect(points.reduce((sum, p) => sum + p.attempts, 0)).toBe(counts.attempts);
-      expect(points.reduce((sum, p) => sum + p.rejected, 0)).toBe(counts.rejected.schema + counts.rejected.authorization + counts.rejected.businessRule + counts.rejected.other);
+      expect(points.reduce((sum, p) => sum + p.rejected, 0)).toBe(
+        counts.rejected.schema + counts.rejected.authorization + counts.rejected.businessRule + counts.rejected.other,
+      );
     }
   });
 });

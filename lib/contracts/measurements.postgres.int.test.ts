@@ -1,8 +1,8 @@
-import { and, count, gte, lte, sql, type SQLWrapper } from 'drizzle-orm';
+import { and, count, gte, lte, type SQLWrapper, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { intakeAttempts } from '@/db/schema';
 import { allActions } from '@/lib/actions/registry';
-import { setupCountingDatabase, setupTestDatabase, type PlanNode } from '@/test/db';
+import { type PlanNode, setupCountingDatabase, setupTestDatabase } from '@/test/db';
 import { explainPlan } from '@/test/queries';
 import { seedWorld } from '@/test/world';
 import { contractMeasurements, rateQuery, repairChainsQuery, versionCountsQuery } from './measurements';
@@ -68,14 +68,17 @@ const WINDOWS = Object.keys(MEASUREMENT_WINDOWS) as MeasurementWindow[];
 describe('contract measurements at 1M intake attempts (PostgreSQL)', () => {
   // The 30-day window holds a third of the table: there PostgreSQL rightly prefers a parallel
   // sequential read, and what it reads is counted (below).
-  it.each(WINDOWS.filter((w) => w !== '30d'))('the %s window reads an index (intake_attempts_contract_idx, or the tenant/time one), never the whole table', async (window) => {
-    for (const [name, query] of Object.entries(queriesOf(window))) {
-      const plan = await explain(query);
-      if (process.env.SHOW_PLANS) console.log(window, name, plan);
-      expect(plan, plan).toMatch(/Index (Only )?Scan (Backward )?(using|on) intake_attempts_(contract|tenant)_idx/);
-      expect(plan, plan).not.toMatch(/Seq Scan on intake_attempts/);
-    }
-  });
+  it.each(WINDOWS.filter((w) => w !== '30d'))(
+    'the %s window reads an index (intake_attempts_contract_idx, or the tenant/time one), never the whole table',
+    async (window) => {
+      for (const [name, query] of Object.entries(queriesOf(window))) {
+        const plan = await explain(query);
+        if (process.env.SHOW_PLANS) console.log(window, name, plan);
+        expect(plan, plan).toMatch(/Index (Only )?Scan (Backward )?(using|on) intake_attempts_(contract|tenant)_idx/);
+        expect(plan, plan).not.toMatch(/Seq Scan on intake_attempts/);
+      }
+    },
+  );
 
   it('answers the short windows from intake_attempts_contract_idx itself', async () => {
     for (const window of ['1h', '24h'] as const) {
@@ -87,31 +90,39 @@ describe('contract measurements at 1M intake attempts (PostgreSQL)', () => {
   /** Rows a plan read from intake_attempts: every scan of it, each loop (a parallel worker, a re-scan) counted. */
   const rowsRead = (node: PlanNode): number =>
     (node['Relation Name'] === 'intake_attempts'
-      ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * (node['Actual Loops'] ?? 1)
+      ? ((node['Actual Rows'] ?? 0) +
+          (node['Rows Removed by Filter'] ?? 0) +
+          (node['Rows Removed by Index Recheck'] ?? 0)) *
+        (node['Actual Loops'] ?? 1)
       : 0) + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child), 0);
 
   // What makes the page slow is counted, not timed: the statements it sends (one per aggregate)
   // and the rows each reads. An index-served window reads no more rows than the window holds; the
   // 30-day one, a parallel sequential read, the table once (a re-scan per version or per bucket
   // would read it again).
-  it.each(WINDOWS)('computes every aggregate of the %s window in seven statements, each reading its rows once', async (window) => {
-    const since = new Date(NOW.getTime() - MEASUREMENT_WINDOWS[window].ms);
-    let measured: Awaited<ReturnType<typeof contractMeasurements>> | undefined;
-    const statements = await counting.statementsSentBy(async () => {
-      measured = await contractMeasurements(counting.db, tenantId, [holdStock], window, NOW);
-    });
-    expect(measured!.actions[0]!.versions.reduce((sum, v) => sum + v.attempts, 0)).toBeGreaterThan(0);
-    // Six aggregates and the latest shadow verdicts: one statement each, however many versions, codes or buckets.
-    expect(statements).toHaveLength(7);
-    const [held] = await t.db
-      .select({ n: count() })
-      .from(intakeAttempts)
-      .where(window === '30d' ? undefined : and(gte(intakeAttempts.createdAt, since), lte(intakeAttempts.createdAt, NOW)));
-    // A parallel plan reports each worker's rows as an average, rounded: 1 % covers that, never a second pass.
-    const bound = Math.ceil(held!.n * 1.01);
-    const reads: number[] = [];
-    for (const statement of statements) reads.push(rowsRead(await counting.analyzedPlan(statement)));
-    console.log(`[measurements] ${window}: rows read per statement ${reads.join(', ')} (bound ${bound})`);
-    for (const read of reads) expect(read).toBeLessThanOrEqual(bound);
-  });
+  it.each(WINDOWS)(
+    'computes every aggregate of the %s window in seven statements, each reading its rows once',
+    async (window) => {
+      const since = new Date(NOW.getTime() - MEASUREMENT_WINDOWS[window].ms);
+      let measured: Awaited<ReturnType<typeof contractMeasurements>> | undefined;
+      const statements = await counting.statementsSentBy(async () => {
+        measured = await contractMeasurements(counting.db, tenantId, [holdStock], window, NOW);
+      });
+      expect(measured!.actions[0]!.versions.reduce((sum, v) => sum + v.attempts, 0)).toBeGreaterThan(0);
+      // Six aggregates and the latest shadow verdicts: one statement each, however many versions, codes or buckets.
+      expect(statements).toHaveLength(7);
+      const [held] = await t.db
+        .select({ n: count() })
+        .from(intakeAttempts)
+        .where(
+          window === '30d' ? undefined : and(gte(intakeAttempts.createdAt, since), lte(intakeAttempts.createdAt, NOW)),
+        );
+      // A parallel plan reports each worker's rows as an average, rounded: 1 % covers that, never a second pass.
+      const bound = Math.ceil(held!.n * 1.01);
+      const reads: number[] = [];
+      for (const statement of statements) reads.push(rowsRead(await counting.analyzedPlan(statement)));
+      console.log(`[measurements] ${window}: rows read per statement ${reads.join(', ')} (bound ${bound})`);
+      for (const read of reads) expect(read).toBeLessThanOrEqual(bound);
+    },
+  );
 });

@@ -1,5 +1,5 @@
 import 'server-only';
-import { and, desc, eq, gte, inArray, isNotNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
@@ -31,7 +31,13 @@ export type VersionCounts = {
 export type CodeCount = { version: number; kind: string; code: string; count: number };
 export type FieldCount = { version: number; field: string; code: string; count: number };
 export type RatePoint = { version: number; at: string; attempts: number; rejected: number };
-export type ShadowExample = { id: string; createdAt: string; requestId: string | null; proposalId: string | null; codes: string[] };
+export type ShadowExample = {
+  id: string;
+  createdAt: string;
+  requestId: string | null;
+  proposalId: string | null;
+  codes: string[];
+};
 export type ShadowComparison = {
   version: number;
   evaluated: number;
@@ -52,10 +58,21 @@ export type ActionMeasurements = {
   shadow: ShadowComparison[];
 };
 
-export type Measurements = { window: MeasurementWindow; since: string; until: string; bucket: string; actions: ActionMeasurements[] };
+export type Measurements = {
+  window: MeasurementWindow;
+  since: string;
+  until: string;
+  bucket: string;
+  actions: ActionMeasurements[];
+};
 
-const count = (condition?: SQL) => (condition ? sql<number>`(count(*) filter (where ${condition}))::int` : sql<number>`count(*)::int`);
-const rejectedAs = (kinds: string[]) => sql`${intakeAttempts.outcome} = 'rejected' and ${intakeAttempts.errorKind} in (${sql.join(kinds.map((kind) => sql`${kind}`), sql`, `)})`;
+const count = (condition?: SQL) =>
+  condition ? sql<number>`(count(*) filter (where ${condition}))::int` : sql<number>`count(*)::int`;
+const rejectedAs = (kinds: string[]) =>
+  sql`${intakeAttempts.outcome} = 'rejected' and ${intakeAttempts.errorKind} in (${sql.join(
+    kinds.map((kind) => sql`${kind}`),
+    sql`, `,
+  )})`;
 const MEASURED_KINDS = ['schema', 'authorization', 'business_rule'];
 /** Passed the deciding version's contract: admitted, or refused after Shape by Authority or a business rule. */
 const PASSED_SHAPE = sql`(${intakeAttempts.outcome} <> 'rejected' or ${intakeAttempts.errorKind} in ('authorization', 'business_rule'))`;
@@ -66,7 +83,10 @@ function inWindow(tenantId: string, action: ActionModule, since: Date, until: Da
   return and(
     eq(intakeAttempts.tenantId, tenantId),
     eq(intakeAttempts.action, action.name),
-    inArray(intakeAttempts.contractVersion, action.contracts.map((contract) => contract.version)),
+    inArray(
+      intakeAttempts.contractVersion,
+      action.contracts.map((contract) => contract.version),
+    ),
     gte(intakeAttempts.createdAt, since),
     lt(intakeAttempts.createdAt, until),
   );
@@ -82,7 +102,12 @@ export function versionCountsQuery(db: Database, tenantId: string, action: Actio
       schema: count(rejectedAs(['schema'])),
       authorization: count(rejectedAs(['authorization'])),
       businessRule: count(rejectedAs(['business_rule'])),
-      other: count(sql`${intakeAttempts.outcome} = 'rejected' and (${intakeAttempts.errorKind} is null or ${intakeAttempts.errorKind} not in (${sql.join(MEASURED_KINDS.map((kind) => sql`${kind}`), sql`, `)}))`),
+      other: count(
+        sql`${intakeAttempts.outcome} = 'rejected' and (${intakeAttempts.errorKind} is null or ${intakeAttempts.errorKind} not in (${sql.join(
+          MEASURED_KINDS.map((kind) => sql`${kind}`),
+          sql`, `,
+        )}))`,
+      ),
       originals: count(sql`${intakeAttempts.repairOf} is null and ${intakeAttempts.outcome} <> 'replayed'`),
       repairs: count(sql`${intakeAttempts.repairOf} is not null and ${intakeAttempts.outcome} <> 'replayed'`),
     })
@@ -105,15 +130,29 @@ export function repairChainsQuery(db: Database, tenantId: string, action: Action
     .groupBy(intakeAttempts.contractVersion);
 }
 
-export function rateQuery(db: Database, tenantId: string, action: ActionModule, since: Date, until: Date, bucket: string) {
+export function rateQuery(
+  db: Database,
+  tenantId: string,
+  action: ActionModule,
+  since: Date,
+  until: Date,
+  bucket: string,
+) {
   const at = sql`date_bin(${bucket}::interval, ${intakeAttempts.createdAt}, ${since.toISOString()}::timestamptz)`;
-  return db
-    .select({ version: sql<number>`${intakeAttempts.contractVersion}`, epoch: sql<number>`extract(epoch from ${at})::float8`, attempts: count(), rejected: count(sql`${intakeAttempts.outcome} = 'rejected'`) })
-    .from(intakeAttempts)
-    .where(inWindow(tenantId, action, since, until))
-    // By position: the bucket expression carries parameters, so it cannot be repeated.
-    .groupBy(sql`1, 2`)
-    .orderBy(sql`2`);
+  return (
+    db
+      .select({
+        version: sql<number>`${intakeAttempts.contractVersion}`,
+        epoch: sql<number>`extract(epoch from ${at})::float8`,
+        attempts: count(),
+        rejected: count(sql`${intakeAttempts.outcome} = 'rejected'`),
+      })
+      .from(intakeAttempts)
+      .where(inWindow(tenantId, action, since, until))
+      // By position: the bucket expression carries parameters, so it cannot be repeated.
+      .groupBy(sql`1, 2`)
+      .orderBy(sql`2`)
+  );
 }
 
 const TOP = 5;
@@ -127,10 +166,21 @@ function topPerVersion<T extends { version: number }>(rows: T[]): T[] {
   });
 }
 
-async function topCodes(db: Database, tenantId: string, action: ActionModule, since: Date, until: Date): Promise<CodeCount[]> {
+async function topCodes(
+  db: Database,
+  tenantId: string,
+  action: ActionModule,
+  since: Date,
+  until: Date,
+): Promise<CodeCount[]> {
   const n = count();
   const rows = await db
-    .select({ version: sql<number>`${intakeAttempts.contractVersion}`, kind: sql<string>`coalesce(${intakeAttempts.errorKind}, '')`, code: sql<string>`coalesce(${intakeAttempts.errorCode}, '')`, count: n })
+    .select({
+      version: sql<number>`${intakeAttempts.contractVersion}`,
+      kind: sql<string>`coalesce(${intakeAttempts.errorKind}, '')`,
+      code: sql<string>`coalesce(${intakeAttempts.errorCode}, '')`,
+      count: n,
+    })
     .from(intakeAttempts)
     .where(and(inWindow(tenantId, action, since, until), eq(intakeAttempts.outcome, 'rejected')))
     .groupBy(intakeAttempts.contractVersion, intakeAttempts.errorKind, intakeAttempts.errorCode)
@@ -138,11 +188,22 @@ async function topCodes(db: Database, tenantId: string, action: ActionModule, si
   return topPerVersion(rows);
 }
 
-async function topFields(db: Database, tenantId: string, action: ActionModule, since: Date, until: Date): Promise<FieldCount[]> {
+async function topFields(
+  db: Database,
+  tenantId: string,
+  action: ActionModule,
+  since: Date,
+  until: Date,
+): Promise<FieldCount[]> {
   const issue = sql`jsonb_to_recordset(${intakeAttempts.issues}) as issue(field text, code text)`;
   const n = count();
   const rows = await db
-    .select({ version: sql<number>`${intakeAttempts.contractVersion}`, field: sql<string>`issue.field`, code: sql<string>`issue.code`, count: n })
+    .select({
+      version: sql<number>`${intakeAttempts.contractVersion}`,
+      field: sql<string>`issue.field`,
+      code: sql<string>`issue.code`,
+      count: n,
+    })
     .from(intakeAttempts)
     .crossJoinLateral(issue)
     .where(and(inWindow(tenantId, action, since, until), isNotNull(intakeAttempts.issues)))
@@ -153,26 +214,49 @@ async function topFields(db: Database, tenantId: string, action: ActionModule, s
 
 const EXAMPLES = 3;
 
-async function shadowComparisons(db: Database, tenantId: string, action: ActionModule, since: Date, until: Date): Promise<ShadowComparison[]> {
+async function shadowComparisons(
+  db: Database,
+  tenantId: string,
+  action: ActionModule,
+  since: Date,
+  until: Date,
+): Promise<ShadowComparison[]> {
   const shadow = sql`jsonb_to_recordset(${intakeAttempts.shadow}) as verdict(version int, accepted boolean, codes jsonb)`;
   const where = and(inWindow(tenantId, action, since, until), isNotNull(intakeAttempts.shadow));
   const refuse = sql`not verdict.accepted and ${PASSED_SHAPE}`;
   const accept = sql`verdict.accepted and ${REFUSED_BY_CONTRACT}`;
   const totals = await db
-    .select({ version: sql<number>`verdict.version`, evaluated: count(), wouldRefuse: count(refuse), wouldAccept: count(accept) })
+    .select({
+      version: sql<number>`verdict.version`,
+      evaluated: count(),
+      wouldRefuse: count(refuse),
+      wouldAccept: count(accept),
+    })
     .from(intakeAttempts)
     .crossJoinLateral(shadow)
     .where(where)
     .groupBy(sql`verdict.version`);
   const examples = (condition: SQL, version: number) =>
     db
-      .select({ id: intakeAttempts.id, createdAt: intakeAttempts.createdAt, requestId: intakeAttempts.requestId, proposalId: intakeAttempts.proposalId, codes: sql<string[]>`verdict.codes` })
+      .select({
+        id: intakeAttempts.id,
+        createdAt: intakeAttempts.createdAt,
+        requestId: intakeAttempts.requestId,
+        proposalId: intakeAttempts.proposalId,
+        codes: sql<string[]>`verdict.codes`,
+      })
       .from(intakeAttempts)
       .crossJoinLateral(shadow)
       .where(and(where, sql`verdict.version = ${version}`, condition))
       .orderBy(desc(intakeAttempts.createdAt))
       .limit(EXAMPLES);
-  const asExample = (row: { id: string; createdAt: Date; requestId: string | null; proposalId: string | null; codes: string[] | null }): ShadowExample => ({
+  const asExample = (row: {
+    id: string;
+    createdAt: Date;
+    requestId: string | null;
+    proposalId: string | null;
+    codes: string[] | null;
+  }): ShadowExample => ({
     ...row,
     createdAt: row.createdAt.toISOString(),
     codes: row.codes ?? [],
@@ -187,7 +271,13 @@ async function shadowComparisons(db: Database, tenantId: string, action: ActionM
 }
 
 /** Every action's measurements in a tenant over `window`, ending at `now`. */
-export async function contractMeasurements(db: Database, tenantId: string, actions: readonly ActionModule[], window: MeasurementWindow, now = new Date()): Promise<Measurements> {
+export async function contractMeasurements(
+  db: Database,
+  tenantId: string,
+  actions: readonly ActionModule[],
+  window: MeasurementWindow,
+  now = new Date(),
+): Promise<Measurements> {
   const { ms, bucket } = MEASUREMENT_WINDOWS[window];
   const since = new Date(now.getTime() - ms);
   const measured = await Promise.all(
@@ -208,15 +298,32 @@ export async function contractMeasurements(db: Database, tenantId: string, actio
           attempts: row?.attempts ?? 0,
           accepted: row?.accepted ?? 0,
           replayed: row?.replayed ?? 0,
-          rejected: { schema: row?.schema ?? 0, authorization: row?.authorization ?? 0, businessRule: row?.businessRule ?? 0, other: row?.other ?? 0 },
+          rejected: {
+            schema: row?.schema ?? 0,
+            authorization: row?.authorization ?? 0,
+            businessRule: row?.businessRule ?? 0,
+            other: row?.other ?? 0,
+          },
           originals: row?.originals ?? 0,
           repairs: row?.repairs ?? 0,
           repairedChains: repaired?.repairedChains ?? 0,
           repairedAccepted: repaired?.repairedAccepted ?? 0,
         };
       });
-      const points = rate.map(({ version, epoch, attempts, rejected }) => ({ version, at: new Date(Number(epoch) * 1000).toISOString(), attempts, rejected }));
-      return { action: action.name, versions, topCodes: codes, topFields: fields, rate: points, shadow: shadow.sort((a, b) => a.version - b.version) };
+      const points = rate.map(({ version, epoch, attempts, rejected }) => ({
+        version,
+        at: new Date(Number(epoch) * 1000).toISOString(),
+        attempts,
+        rejected,
+      }));
+      return {
+        action: action.name,
+        versions,
+        topCodes: codes,
+        topFields: fields,
+        rate: points,
+        shadow: shadow.sort((a, b) => a.version - b.version),
+      };
     }),
   );
   return { window, since: since.toISOString(), until: now.toISOString(), bucket, actions: measured };

@@ -7,7 +7,10 @@ export const contractStatusSchema = z
     status: z.enum(['shadow', 'current', 'supported', 'retired']),
     sunsetAt: z.iso.datetime({ offset: true }).nullable().optional(),
   })
-  .refine((value) => !value.sunsetAt || value.status === 'supported', { path: ['sunsetAt'], message: 'only a supported version has a sunset' });
+  .refine((value) => !value.sunsetAt || value.status === 'supported', {
+    path: ['sunsetAt'],
+    message: 'only a supported version has a sunset',
+  });
 
 export type ContractStatusRequest = z.infer<typeof contractStatusSchema>;
 

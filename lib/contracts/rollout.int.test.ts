@@ -5,20 +5,20 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { POST as proposalsRoute } from '@/app/api/v1/proposals/route';
-import { GET as proposalRoute } from '@/app/api/v1/proposals/[id]/route';
 import { GET as contractsRoute } from '@/app/api/v1/contracts/route';
+import { GET as proposalRoute } from '@/app/api/v1/proposals/[id]/route';
+import { POST as proposalsRoute } from '@/app/api/v1/proposals/route';
 import { auditEvents, contractRollouts } from '@/db/schema';
+import { chainAllPending } from '@/lib/events/chainer';
 import type { SystemsClient } from '@/lib/systems/client';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { attemptsOf, expectRejection, submitAs } from '@/test/intake';
 import { setupRouteSystems } from '@/test/systems';
-import { agentRequest, seedWorld, type SeededWorld } from '@/test/world';
+import { agentRequest, type SeededWorld, seedWorld } from '@/test/world';
 import { tenantActions } from './catalog';
-import { setContractStatus } from './set-status';
 import type { TransitionRequest } from './rollout';
-import { chainAllPending } from '@/lib/events/chainer';
+import { setContractStatus } from './set-status';
 
 // The agent routes need no session; next-auth itself does not load outside Next.
 vi.mock('@/lib/auth', () => ({ auth: async () => null }));
@@ -33,14 +33,33 @@ beforeAll(async () => {
   world = await seedWorld(t.db);
 });
 
-const hold = (requestId: string, contractVersion: number, sku = 'filter-blue') => ({ requestId, action: 'hold_stock', contractVersion, args: { sku, quantity: 1 } });
+const hold = (requestId: string, contractVersion: number, sku = 'filter-blue') => ({
+  requestId,
+  action: 'hold_stock',
+  contractVersion,
+  args: { sku, quantity: 1 },
+});
 const acmeTenant = async () => (await world.agent('acme')).tenantId;
 const move = async (version: number, request: TransitionRequest, action = 'hold_stock', now?: Date) =>
-  setContractStatus(t.db, { tenantId: await acmeTenant(), userId: world.userId('carol'), action, version, request }, now);
+  setContractStatus(
+    t.db,
+    { tenantId: await acmeTenant(), userId: world.userId('carol'), action, version, request },
+    now,
+  );
 const statuses = async (tenantId: string) =>
-  Object.fromEntries((await tenantActions(t.db, tenantId)).find((a) => a.name === 'hold_stock')!.contracts.map((c) => [c.version, c.status]));
+  Object.fromEntries(
+    (await tenantActions(t.db, tenantId))
+      .find((a) => a.name === 'hold_stock')!
+      .contracts.map((c) => [c.version, c.status]),
+  );
 const postProposal = (body: unknown) =>
-  proposalsRoute(agentRequest(world.agentKey('acme'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+  proposalsRoute(
+    agentRequest(world.agentKey('acme'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
 
 describe('contract rollout per tenant', () => {
   it('starts from the module defaults: hold_stock v1 current, v2 shadow', async () => {
@@ -48,12 +67,28 @@ describe('contract rollout per tenant', () => {
   });
 
   it('refuses invalid transitions with 409 and a specific code, changing nothing', async () => {
-    await expectApiError(move(1, { status: 'retired' }), { status: 409, code: 'cannot_retire_current', kind: 'business_rule' });
+    await expectApiError(move(1, { status: 'retired' }), {
+      status: 409,
+      code: 'cannot_retire_current',
+      kind: 'business_rule',
+    });
     await expectApiError(move(1, { status: 'supported' }), { status: 409, code: 'cannot_demote_current' });
     await expectApiError(move(1, { status: 'shadow' }), { status: 409, code: 'cannot_demote_current' });
-    await expectApiError(move(2, { status: 'shadow', sunsetAt: new Date(Date.now() + 86_400_000) }), { status: 422, code: 'sunset_requires_supported' });
+    await expectApiError(move(2, { status: 'shadow', sunsetAt: new Date(Date.now() + 86_400_000) }), {
+      status: 422,
+      code: 'sunset_requires_supported',
+    });
     await expectApiError(move(3, { status: 'current' }), { status: 404, code: 'not_found' });
-    await expectApiError(setContractStatus(t.db, { tenantId: await acmeTenant(), userId: world.userId('carol'), action: 'launch_rocket', version: 1, request: { status: 'current' } }), { status: 404, code: 'not_found' });
+    await expectApiError(
+      setContractStatus(t.db, {
+        tenantId: await acmeTenant(),
+        userId: world.userId('carol'),
+        action: 'launch_rocket',
+        version: 1,
+        request: { status: 'current' },
+      }),
+      { status: 404, code: 'not_found' },
+    );
     expect(await t.db.select().from(contractRollouts)).toEqual([]);
   });
 
@@ -65,21 +100,44 @@ describe('contract rollout per tenant', () => {
 
     await move(2, { status: 'shadow' });
     await submitAs(t.db, systems, await world.agent('acme'), hold('sh_back', 1));
-    expect((await attemptsOf(t.db, await world.agent('acme'), 'sh_back'))[0]?.shadow).toEqual([{ version: 2, accepted: true, codes: [] }]);
+    expect((await attemptsOf(t.db, await world.agent('acme'), 'sh_back'))[0]?.shadow).toEqual([
+      { version: 2, accepted: true, codes: [] },
+    ]);
     // v1 refuses quantity 9; shadow v2 is still asked, and its verdict kept beside the refusal.
     const acme = await world.agent('acme');
-    const { attempt } = await expectRejection(t.db, () => submitAs(t.db, systems, acme, { ...hold('sh_refused', 1, 'Filter-Blue'), args: { sku: 'Filter-Blue', quantity: 9 } }), { status: 422, code: 'contract_violation' });
-    expect(attempt.shadow).toEqual([{ version: 2, accepted: false, codes: ['sku:invalid_format', 'quantity:too_big'] }]);
+    const { attempt } = await expectRejection(
+      t.db,
+      () =>
+        submitAs(t.db, systems, acme, {
+          ...hold('sh_refused', 1, 'Filter-Blue'),
+          args: { sku: 'Filter-Blue', quantity: 9 },
+        }),
+      { status: 422, code: 'contract_violation' },
+    );
+    expect(attempt.shadow).toEqual([
+      { version: 2, accepted: false, codes: ['sku:invalid_format', 'quantity:too_big'] },
+    ]);
   });
 
   it('promotes v2 to current: v1 becomes supported (exactly one current), audited, and v1 users get Deprecation', async () => {
     const before = new Date(Math.floor(Date.now() / 1000) * 1000);
     const { action, changed } = await move(2, { status: 'current' });
     expect(changed).toBe(true);
-    expect(action.contracts.map((c) => [c.version, c.status])).toEqual([[1, 'supported'], [2, 'current']]);
+    expect(action.contracts.map((c) => [c.version, c.status])).toEqual([
+      [1, 'supported'],
+      [2, 'current'],
+    ]);
     await chainAllPending(t.db);
-    const [event] = await t.db.select().from(auditEvents).where(and(eq(auditEvents.type, 'contract.status_changed'), eq(auditEvents.reasonCode, 'current')));
-    expect(event).toMatchObject({ actorType: 'user', actorId: world.userId('carol'), contractVersion: 2, data: { action: 'hold_stock', version: 2, from: 'shadow', to: 'current', demotedToSupported: 1, sunsetAt: null } });
+    const [event] = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.type, 'contract.status_changed'), eq(auditEvents.reasonCode, 'current')));
+    expect(event).toMatchObject({
+      actorType: 'user',
+      actorId: world.userId('carol'),
+      contractVersion: 2,
+      data: { action: 'hold_stock', version: 2, from: 'shadow', to: 'current', demotedToSupported: 1, sunsetAt: null },
+    });
 
     const response = await postProposal(hold('dep_v1', 1));
     expect(response.status).toBe(201);
@@ -96,7 +154,10 @@ describe('contract rollout per tenant', () => {
   });
 
   it('sets and clears a sunset on the supported version: Sunset on POST and on GET of the proposal, Deprecation unchanged', async () => {
-    await expectApiError(move(1, { status: 'supported', sunsetAt: new Date(Date.now() - 1000) }), { status: 422, code: 'sunset_in_past' });
+    await expectApiError(move(1, { status: 'supported', sunsetAt: new Date(Date.now() - 1000) }), {
+      status: 422,
+      code: 'sunset_in_past',
+    });
     const sunsetAt = new Date(Date.UTC(2031, 0, 15, 12, 0, 0));
     const first = await postProposal(hold('sun_before', 1));
     await move(1, { status: 'supported', sunsetAt });
@@ -105,11 +166,19 @@ describe('contract rollout per tenant', () => {
     expect(response.headers.get('sunset')).toBe('Wed, 15 Jan 2031 12:00:00 GMT');
     expect(response.headers.get('deprecation')).toBe(first.headers.get('deprecation'));
     const { proposal } = (await response.json()) as { proposal: { id: string } };
-    const read = await proposalRoute(agentRequest(world.agentKey('acme')), { params: Promise.resolve({ id: proposal.id }) });
+    const read = await proposalRoute(agentRequest(world.agentKey('acme')), {
+      params: Promise.resolve({ id: proposal.id }),
+    });
     expect(read.status).toBe(200);
     expect(read.headers.get('sunset')).toBe('Wed, 15 Jan 2031 12:00:00 GMT');
-    const contracts = (await (await contractsRoute(agentRequest(world.agentKey('acme')))).json()) as { actions: { action: string; versions: { version: number; status: string; sunsetAt: string | null }[] }[] };
-    expect(contracts.actions.find((a) => a.action === 'hold_stock')?.versions.map(({ version, status, sunsetAt: s }) => ({ version, status, sunsetAt: s }))).toEqual([
+    const contracts = (await (await contractsRoute(agentRequest(world.agentKey('acme')))).json()) as {
+      actions: { action: string; versions: { version: number; status: string; sunsetAt: string | null }[] }[];
+    };
+    expect(
+      contracts.actions
+        .find((a) => a.action === 'hold_stock')
+        ?.versions.map(({ version, status, sunsetAt: s }) => ({ version, status, sunsetAt: s })),
+    ).toEqual([
       { version: 1, status: 'supported', sunsetAt: sunsetAt.toISOString() },
       { version: 2, status: 'current', sunsetAt: null },
     ]);
@@ -124,16 +193,25 @@ describe('contract rollout per tenant', () => {
     expect(await statuses(globex.tenantId)).toEqual({ 1: 'current', 2: 'shadow' });
     const { proposal } = await submitAs(t.db, systems, globex, hold('globex_v1', 1, 'filter-green'));
     expect(proposal.contractVersion).toBe(1);
-    await expectApiError(submitAs(t.db, systems, globex, hold('globex_v2', 2, 'filter-green')), { status: 422, code: 'unsupported_contract_version' });
+    await expectApiError(submitAs(t.db, systems, globex, hold('globex_v2', 2, 'filter-green')), {
+      status: 422,
+      code: 'unsupported_contract_version',
+    });
   });
 
   it('retires v1: intake answers 422 unsupported_contract_version with the supported versions', async () => {
     await move(1, { status: 'retired' });
     expect(await statuses(await acmeTenant())).toEqual({ 1: 'retired', 2: 'current' });
     const acme = await world.agent('acme');
-    const { error } = await expectRejection(t.db, () => submitAs(t.db, systems, acme, hold('ret_v1', 1)), { status: 422, kind: 'schema', code: 'unsupported_contract_version' });
+    const { error } = await expectRejection(t.db, () => submitAs(t.db, systems, acme, hold('ret_v1', 1)), {
+      status: 422,
+      kind: 'schema',
+      code: 'unsupported_contract_version',
+    });
     expect(error.extra.supportedVersions).toEqual([2]);
-    expect(error.extra.issues).toEqual([expect.objectContaining({ field: 'contractVersion', code: 'unsupported_contract_version' })]);
+    expect(error.extra.issues).toEqual([
+      expect.objectContaining({ field: 'contractVersion', code: 'unsupported_contract_version' }),
+    ]);
     // Reinstating goes through supported (or shadow), never straight to current.
     await expectApiError(move(1, { status: 'current' }), { status: 409, code: 'retired_needs_reinstatement' });
     await expectApiError(move(2, { status: 'retired' }), { status: 409, code: 'cannot_retire_current' });

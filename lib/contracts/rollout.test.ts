@@ -9,9 +9,16 @@ const LATER = new Date('2031-02-01T00:00:00Z');
 
 /** An action whose v2 has `status` beside v1 current (v1 itself when `status` is current). */
 function actionWith(status: ContractStatus, sunsetAt: Date | null = null): ActionModule {
-  const contracts = status === 'current'
-    ? [{ version: 1, status: 'supported' as const, args }, { version: 2, status: 'current' as const, args }]
-    : [{ version: 1, status: 'current' as const, args }, { version: 2, status, args, sunsetAt }];
+  const contracts =
+    status === 'current'
+      ? [
+          { version: 1, status: 'supported' as const, args },
+          { version: 2, status: 'current' as const, args },
+        ]
+      : [
+          { version: 1, status: 'current' as const, args },
+          { version: 2, status, args, sunsetAt },
+        ];
   return { name: 'probe', contracts } as Pick<ActionModule, 'name' | 'contracts'> as ActionModule;
 }
 
@@ -37,7 +44,13 @@ describe('the rollout state machine (version 2 moving, version 1 beside it)', ()
           expect(plan.ok).toBe(true);
           if (!plan.ok) return;
           // Applying the plan keeps exactly one current version.
-          const rows = plan.changes.map((change) => ({ action: 'probe', version: change.version, status: change.status, sunsetAt: change.sunsetAt, updatedAt: NOW }));
+          const rows = plan.changes.map((change) => ({
+            action: 'probe',
+            version: change.version,
+            status: change.status,
+            sunsetAt: change.sunsetAt,
+            updatedAt: NOW,
+          }));
           expect(exactlyOneCurrent(withRollout(actionWith(from), rows))).toBe(true);
         } else {
           expect(plan).toMatchObject({ ok: false, error: { status: 409, code: refusals[`${from}→${to}`] } });
@@ -59,18 +72,40 @@ describe('the rollout state machine (version 2 moving, version 1 beside it)', ()
   });
 
   it('a sunset belongs to a supported version, in the future; the same request again changes nothing', () => {
-    expect(planTransition(actionWith('shadow'), 2, { status: 'shadow', sunsetAt: LATER }, NOW)).toMatchObject({ ok: false, error: { status: 422, code: 'sunset_requires_supported' } });
-    expect(planTransition(actionWith('supported'), 2, { status: 'supported', sunsetAt: NOW }, NOW)).toMatchObject({ ok: false, error: { status: 422, code: 'sunset_in_past' } });
-    expect(planTransition(actionWith('supported'), 2, { status: 'supported', sunsetAt: LATER }, NOW)).toMatchObject({ ok: true, changes: [{ version: 2, status: 'supported', sunsetAt: LATER, statusChanged: false }] });
-    expect(planTransition(actionWith('supported', LATER), 2, { status: 'supported', sunsetAt: LATER }, NOW)).toMatchObject({ ok: true, changes: [] });
+    expect(planTransition(actionWith('shadow'), 2, { status: 'shadow', sunsetAt: LATER }, NOW)).toMatchObject({
+      ok: false,
+      error: { status: 422, code: 'sunset_requires_supported' },
+    });
+    expect(planTransition(actionWith('supported'), 2, { status: 'supported', sunsetAt: NOW }, NOW)).toMatchObject({
+      ok: false,
+      error: { status: 422, code: 'sunset_in_past' },
+    });
+    expect(planTransition(actionWith('supported'), 2, { status: 'supported', sunsetAt: LATER }, NOW)).toMatchObject({
+      ok: true,
+      changes: [{ version: 2, status: 'supported', sunsetAt: LATER, statusChanged: false }],
+    });
+    expect(
+      planTransition(actionWith('supported', LATER), 2, { status: 'supported', sunsetAt: LATER }, NOW),
+    ).toMatchObject({ ok: true, changes: [] });
     // Without sunsetAt the sunset stays; null clears it; retiring drops it.
-    expect(planTransition(actionWith('supported', LATER), 2, { status: 'supported' }, NOW)).toMatchObject({ ok: true, changes: [] });
-    expect(planTransition(actionWith('supported', LATER), 2, { status: 'supported', sunsetAt: null }, NOW)).toMatchObject({ ok: true, changes: [{ sunsetAt: null }] });
-    expect(planTransition(actionWith('supported', LATER), 2, { status: 'retired' }, NOW)).toMatchObject({ ok: true, changes: [{ status: 'retired', sunsetAt: null }] });
+    expect(planTransition(actionWith('supported', LATER), 2, { status: 'supported' }, NOW)).toMatchObject({
+      ok: true,
+      changes: [],
+    });
+    expect(
+      planTransition(actionWith('supported', LATER), 2, { status: 'supported', sunsetAt: null }, NOW),
+    ).toMatchObject({ ok: true, changes: [{ sunsetAt: null }] });
+    expect(planTransition(actionWith('supported', LATER), 2, { status: 'retired' }, NOW)).toMatchObject({
+      ok: true,
+      changes: [{ status: 'retired', sunsetAt: null }],
+    });
   });
 
   it('answers 404 for a version the action does not declare, and ignores rows of other actions or unknown statuses', () => {
-    expect(planTransition(actionWith('shadow'), 7, { status: 'current' }, NOW)).toMatchObject({ ok: false, error: { status: 404, code: 'not_found' } });
+    expect(planTransition(actionWith('shadow'), 7, { status: 'current' }, NOW)).toMatchObject({
+      ok: false,
+      error: { status: 404, code: 'not_found' },
+    });
     const action = withRollout(actionWith('shadow'), [
       { action: 'other', version: 2, status: 'current', sunsetAt: null, updatedAt: NOW },
       { action: 'probe', version: 2, status: 'bogus', sunsetAt: null, updatedAt: NOW },

@@ -16,7 +16,12 @@ import { DomainError, notFound } from '@/lib/errors/domain-error';
  * - current → nothing: promote another version instead, which makes this one supported
  */
 
-export const CONTRACT_STATUSES = ['current', 'supported', 'shadow', 'retired'] as const satisfies readonly ContractStatus[];
+export const CONTRACT_STATUSES = [
+  'current',
+  'supported',
+  'shadow',
+  'retired',
+] as const satisfies readonly ContractStatus[];
 
 export type RolloutRow = { action: string; version: number; status: string; sunsetAt: Date | null; updatedAt: Date };
 
@@ -29,7 +34,12 @@ export function withRollout(action: ActionModule, rows: readonly RolloutRow[]): 
   const contracts = action.contracts.map((contract): ContractVersion => {
     const row = mine.find((r) => r.version === contract.version);
     if (!row || !isStatus(row.status)) return contract;
-    return { ...contract, status: row.status, since: row.updatedAt, sunsetAt: row.status === 'supported' ? row.sunsetAt : null };
+    return {
+      ...contract,
+      status: row.status,
+      since: row.updatedAt,
+      sunsetAt: row.status === 'supported' ? row.sunsetAt : null,
+    };
   });
   return { ...action, contracts };
 }
@@ -43,7 +53,10 @@ export type TransitionPlan =
   | { ok: true; from: ContractStatus; changes: RolloutChange[]; demoted: number | null }
   | { ok: false; error: DomainError };
 
-const refuse = (category: 'conflict' | 'invalid', code: string, message: string): TransitionPlan => ({ ok: false, error: new DomainError(category, code, message) });
+const refuse = (category: 'conflict' | 'invalid', code: string, message: string): TransitionPlan => ({
+  ok: false,
+  error: new DomainError(category, code, message),
+});
 
 const ALLOWED: Record<ContractStatus, readonly ContractStatus[]> = {
   shadow: ['current', 'supported', 'retired', 'shadow'],
@@ -57,25 +70,56 @@ const ALLOWED: Record<ContractStatus, readonly ContractStatus[]> = {
  * may not. A request for the status the version already has is allowed and changes nothing unless
  * it moves a supported version's sunset.
  */
-export function planTransition(action: ActionModule, version: number, request: TransitionRequest, now: Date): TransitionPlan {
+export function planTransition(
+  action: ActionModule,
+  version: number,
+  request: TransitionRequest,
+  now: Date,
+): TransitionPlan {
   const target = action.contracts.find((contract) => contract.version === version);
   if (!target) return { ok: false, error: notFound('contract version') };
   const from = target.status;
   const to = request.status;
   if (request.sunsetAt && to !== 'supported') {
-    return refuse('invalid', 'sunset_requires_supported', 'Only a supported version can have a sunset; send "sunsetAt" with status "supported".');
+    return refuse(
+      'invalid',
+      'sunset_requires_supported',
+      'Only a supported version can have a sunset; send "sunsetAt" with status "supported".',
+    );
   }
   if (request.sunsetAt && request.sunsetAt.getTime() <= now.getTime()) {
-    return refuse('invalid', 'sunset_in_past', '"sunsetAt" must be in the future; retire the version to stop accepting it now.');
+    return refuse(
+      'invalid',
+      'sunset_in_past',
+      '"sunsetAt" must be in the future; retire the version to stop accepting it now.',
+    );
   }
   if (!ALLOWED[from].includes(to)) {
     if (from === 'current') {
-      return refuse('conflict', to === 'retired' ? 'cannot_retire_current' : 'cannot_demote_current', `v${version} is the current version of ${action.name}; promote another version to current first (this one then becomes supported).`);
+      return refuse(
+        'conflict',
+        to === 'retired' ? 'cannot_retire_current' : 'cannot_demote_current',
+        `v${version} is the current version of ${action.name}; promote another version to current first (this one then becomes supported).`,
+      );
     }
-    if (from === 'retired') return refuse('conflict', 'retired_needs_reinstatement', `v${version} is retired; put it in shadow or supported first, then promote it.`);
-    return refuse('conflict', 'invalid_transition', `v${version} is ${from}; it cannot become ${to}. Retire it to stop accepting it.`);
+    if (from === 'retired')
+      return refuse(
+        'conflict',
+        'retired_needs_reinstatement',
+        `v${version} is retired; put it in shadow or supported first, then promote it.`,
+      );
+    return refuse(
+      'conflict',
+      'invalid_transition',
+      `v${version} is ${from}; it cannot become ${to}. Retire it to stop accepting it.`,
+    );
   }
-  const sunsetAt = to === 'supported' ? (request.sunsetAt === undefined && from === 'supported' ? (target.sunsetAt ?? null) : (request.sunsetAt ?? null)) : null;
+  const sunsetAt =
+    to === 'supported'
+      ? request.sunsetAt === undefined && from === 'supported'
+        ? (target.sunsetAt ?? null)
+        : (request.sunsetAt ?? null)
+      : null;
   const changes: RolloutChange[] = [];
   let demoted: number | null = null;
   if (to === 'current' && from !== 'current') {

@@ -11,7 +11,12 @@ export const SENDERS_WINDOW_DAYS = 30;
 export type Sender = { version: number; agentKeyId: string; agentName: string; lastAt: string; attempts: number };
 
 /** The agents (keys) that sent each version of an action in the last 30 days, most recent first. */
-export async function versionSenders(db: Database, tenantId: string, action: ActionModule, now = new Date()): Promise<Sender[]> {
+export async function versionSenders(
+  db: Database,
+  tenantId: string,
+  action: ActionModule,
+  now = new Date(),
+): Promise<Sender[]> {
   const since = new Date(now.getTime() - SENDERS_WINDOW_DAYS * 86_400_000);
   const last = max(intakeAttempts.createdAt);
   const rows = await db
@@ -27,7 +32,10 @@ export async function versionSenders(db: Database, tenantId: string, action: Act
       and(
         eq(intakeAttempts.tenantId, tenantId),
         eq(intakeAttempts.action, action.name),
-        inArray(intakeAttempts.contractVersion, action.contracts.map((contract) => contract.version)),
+        inArray(
+          intakeAttempts.contractVersion,
+          action.contracts.map((contract) => contract.version),
+        ),
         gte(intakeAttempts.createdAt, since),
         sql`${intakeAttempts.agentKeyId} is not null`,
       ),
@@ -37,11 +45,22 @@ export async function versionSenders(db: Database, tenantId: string, action: Act
   return rows.map((row) => ({ ...row, lastAt: (row.lastAt ?? now).toISOString() }));
 }
 
-export type RolloutVersion = { version: number; status: ContractStatus; since: string | null; sunsetAt: string | null; senders: Omit<Sender, 'version'>[] };
+export type RolloutVersion = {
+  version: number;
+  status: ContractStatus;
+  since: string | null;
+  sunsetAt: string | null;
+  senders: Omit<Sender, 'version'>[];
+};
 export type RolloutAction = { action: string; title: string; versions: RolloutVersion[] };
 
 /** `GET /api/v1/admin/contracts`: each action's versions as the tenant has them, with their senders. */
-export async function contractRollout(db: Database, tenantId: string, actions: readonly ActionModule[], now = new Date()): Promise<RolloutAction[]> {
+export async function contractRollout(
+  db: Database,
+  tenantId: string,
+  actions: readonly ActionModule[],
+  now = new Date(),
+): Promise<RolloutAction[]> {
   return Promise.all(
     actions.map(async (action) => {
       const senders = await versionSenders(db, tenantId, action, now);
@@ -50,7 +69,9 @@ export async function contractRollout(db: Database, tenantId: string, actions: r
         title: action.title,
         versions: action.contracts.map((contract) => ({
           ...versionStatus(contract),
-          senders: senders.filter((s) => s.version === contract.version).map(({ agentKeyId, agentName, lastAt, attempts }) => ({ agentKeyId, agentName, lastAt, attempts })),
+          senders: senders
+            .filter((s) => s.version === contract.version)
+            .map(({ agentKeyId, agentName, lastAt, attempts }) => ({ agentKeyId, agentName, lastAt, attempts })),
         })),
       };
     }),

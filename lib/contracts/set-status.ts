@@ -2,14 +2,20 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { contractRollouts, tenants } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
-import { changeTransaction } from '@/lib/cache/read-cache';
 import type { ActionModule } from '@/lib/actions/types';
-import { recordStateChange } from '@/lib/events/record';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { notFound } from '@/lib/errors/domain-error';
+import { recordStateChange } from '@/lib/events/record';
 import { rolloutRows } from './catalog';
-import { planTransition, withRollout, type TransitionRequest } from './rollout';
+import { planTransition, type TransitionRequest, withRollout } from './rollout';
 
-export type StatusChange = { tenantId: string; userId: string; action: string; version: number; request: TransitionRequest };
+export type StatusChange = {
+  tenantId: string;
+  userId: string;
+  action: string;
+  version: number;
+  request: TransitionRequest;
+};
 
 /**
  * An admin moves one contract version of an action in their tenant (lib/contracts/rollout.ts has
@@ -20,11 +26,19 @@ export type StatusChange = { tenantId: string; userId: string; action: string; v
  * audit trail records who set the sunset and when. Every process's read cache forgets the
  * tenant's rollout when it commits. Answers the action as the tenant now has it.
  */
-export async function setContractStatus(db: Database, change: StatusChange, now = new Date()): Promise<{ action: ActionModule; changed: boolean }> {
+export async function setContractStatus(
+  db: Database,
+  change: StatusChange,
+  now = new Date(),
+): Promise<{ action: ActionModule; changed: boolean }> {
   const declared = findAction(change.action);
   if (!declared) throw notFound('action');
   return changeTransaction(db, async (tx, announce) => {
-    const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, change.tenantId)).for('update');
+    const [tenant] = await tx
+      .select({ id: tenants.id })
+      .from(tenants)
+      .where(eq(tenants.id, change.tenantId))
+      .for('update');
     if (!tenant) throw notFound('tenant');
     const before = withRollout(declared, await rolloutRows(tx, change.tenantId, declared.name));
     const plan = planTransition(before, change.version, change.request, now);
@@ -36,10 +50,22 @@ export async function setContractStatus(db: Database, change: StatusChange, now 
       const since = row.statusChanged ? now : (previous?.since ?? now);
       await tx
         .insert(contractRollouts)
-        .values({ tenantId: change.tenantId, action: declared.name, version: row.version, status: row.status, sunsetAt: row.sunsetAt, updatedByUserId: change.userId, updatedAt: since })
+        .values({
+          tenantId: change.tenantId,
+          action: declared.name,
+          version: row.version,
+          status: row.status,
+          sunsetAt: row.sunsetAt,
+          updatedByUserId: change.userId,
+          updatedAt: since,
+        })
         .onConflictDoUpdate({
           target: [contractRollouts.tenantId, contractRollouts.action, contractRollouts.version],
-          set: { status: row.status, sunsetAt: row.sunsetAt, ...(row.statusChanged ? { updatedByUserId: change.userId, updatedAt: since } : {}) },
+          set: {
+            status: row.status,
+            sunsetAt: row.sunsetAt,
+            ...(row.statusChanged ? { updatedByUserId: change.userId, updatedAt: since } : {}),
+          },
         });
     }
     await announce({ kind: 'contracts', tenantId: change.tenantId, action: declared.name });

@@ -12,5 +12,7 @@ export const DEFAULT_WINDOW: MeasurementWindow = '24h';
 
 /** The window a URL names, or the default for anything else. */
 export function measurementWindow(value: unknown): MeasurementWindow {
-  return typeof value === 'string' && Object.hasOwn(MEASUREMENT_WINDOWS, value) ? (value as MeasurementWindow) : DEFAULT_WINDOW;
+  return typeof value === 'string' && Object.hasOwn(MEASUREMENT_WINDOWS, value)
+    ? (value as MeasurementWindow)
+    : DEFAULT_WINDOW;
 }

@@ -10,7 +10,9 @@ export type DashboardContext = { operator: Operator; tenantId: string; tenantNam
  * Every dashboard page starts here: the viewer (lib/auth/viewer.ts, as the API sees them; without a
  * session, to sign-in, returning to `returnTo`) and the tenant they are looking at.
  */
-export async function dashboardContext(returnTo: string): Promise<DashboardContext | { operator: Operator; tenantId: null }> {
+export async function dashboardContext(
+  returnTo: string,
+): Promise<DashboardContext | { operator: Operator; tenantId: null }> {
   const viewer = await currentViewer();
   if (!viewer) redirect(`/signin?callbackUrl=${encodeURIComponent(returnTo)}`);
   const { operator, membership } = viewer;

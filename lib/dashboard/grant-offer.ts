@@ -22,13 +22,26 @@ export type GrantOffer = {
  * still waiting, routed to one approver without a passkey (nor one the tenant requires), that this
  * person may approve. Undefined elsewhere: no section is shown that could only be refused.
  */
-type Source = Pick<Proposal, 'status' | 'action' | 'agentKeyId' | 'agentName' | 'routing' | 'initiatedByUserId' | 'resourceKey' | 'payload'>;
+type Source = Pick<
+  Proposal,
+  'status' | 'action' | 'agentKeyId' | 'agentName' | 'routing' | 'initiatedByUserId' | 'resourceKey' | 'payload'
+>;
 
-export function grantOfferFor(proposal: Source, rights: Pick<ViewerRights, 'canApprove'>, passkeyRequired: boolean): GrantOffer | undefined {
+export function grantOfferFor(
+  proposal: Source,
+  rights: Pick<ViewerRights, 'canApprove'>,
+  passkeyRequired: boolean,
+): GrantOffer | undefined {
   if (!rights.canApprove || proposal.status !== 'pending_approval' || !proposal.agentKeyId) return undefined;
   if (outsideGrants(proposal, passkeyRequired)) return undefined;
   const action = findAction(proposal.action);
   const money = action ? moneyOf(action) : undefined;
   const currency = (money && amountOf(money, proposal.payload.args)?.currency) ?? null;
-  return { action: proposal.action, agentName: proposal.agentName, rule: proposal.routing.rule, resourceKey: proposal.resourceKey, currency };
+  return {
+    action: proposal.action,
+    agentName: proposal.agentName,
+    rule: proposal.routing.rule,
+    resourceKey: proposal.resourceKey,
+    currency,
+  };
 }

@@ -5,13 +5,19 @@ import { roleAtLeast } from '@/lib/auth/roles';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
 
 /** A decision refused: by the proposal's state (409) or because this approver may not make it (403). */
-export const refuse = (status: 403 | 409, code: string, message: string) => new DomainError(status === 403 ? 'decision_forbidden' : 'decision_conflict', code, message);
+export const refuse = (status: 403 | 409, code: string, message: string) =>
+  new DomainError(status === 403 ? 'decision_forbidden' : 'decision_conflict', code, message);
 
 /**
  * The person's role in the proposal's tenant, read now, when it is enough to act on the
  * proposal: not a member → 404 (indistinguishable from a missing id); too low → forbidden_role.
  */
-export async function requireDecider(db: Database, proposal: Pick<Proposal, 'tenantId' | 'routing'>, userId: string, doing: 'Deciding' | 'Extending' | 'Editing' | 'Asking to re-propose'): Promise<Role> {
+export async function requireDecider(
+  db: Database,
+  proposal: Pick<Proposal, 'tenantId' | 'routing'>,
+  userId: string,
+  doing: 'Deciding' | 'Extending' | 'Editing' | 'Asking to re-propose',
+): Promise<Role> {
   const [membership] = await db
     .select({ role: memberships.role })
     .from(memberships)
@@ -19,7 +25,11 @@ export async function requireDecider(db: Database, proposal: Pick<Proposal, 'ten
     .limit(1);
   if (!membership) throw notFound();
   if (!roleAtLeast(membership.role, proposal.routing.role)) {
-    throw refuse(403, 'forbidden_role', `${doing} this proposal needs the ${proposal.routing.role} role; you are ${membership.role}.`);
+    throw refuse(
+      403,
+      'forbidden_role',
+      `${doing} this proposal needs the ${proposal.routing.role} role; you are ${membership.role}.`,
+    );
   }
   return membership.role;
 }

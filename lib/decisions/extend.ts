@@ -1,13 +1,12 @@
 import 'server-only';
-import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type Proposal } from '@/db/schema';
-import { aboutProposal, recordStateChange } from '@/lib/events/record';
+import { type Proposal, proposals } from '@/db/schema';
+import { refuse, requireDecider } from '@/lib/decisions/deciders';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
-import { endProposal, EXPIRY_ACTOR, expiryReason } from './transitions';
+import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { alreadyWords } from '@/lib/proposals/words';
-
+import { EXPIRY_ACTOR, endProposal, expiryReason } from './transitions';
 
 /** How long a proposal was first given to be decided (createdAt → expiresAt before any extension). */
 export function grantedDuration(proposal: Pick<Proposal, 'createdAt' | 'expiresAt'>): number {
@@ -18,9 +17,18 @@ export function grantedDuration(proposal: Pick<Proposal, 'createdAt' | 'expiresA
  * An approver gives a pending proposal once more the time it was first granted (docs/design.md §6:
  * "an approver may extend once, audited"). An overdue proposal is expired instead, and refused.
  */
-export async function extendExpiry(db: Database, input: { userId: string; proposalId: string }, now = new Date()): Promise<Proposal> {
+export async function extendExpiry(
+  db: Database,
+  input: { userId: string; proposalId: string },
+  now = new Date(),
+): Promise<Proposal> {
   const result = await db.transaction(async (tx): Promise<Proposal | DomainError> => {
-    const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, input.proposalId)).for('update').limit(1);
+    const [proposal] = await tx
+      .select()
+      .from(proposals)
+      .where(eq(proposals.id, input.proposalId))
+      .for('update')
+      .limit(1);
     if (!proposal) throw notFound();
     // Whoever may decide it (an approver, or an admin when the rule asks for one) may extend it.
     await requireDecider(tx, proposal, input.userId, 'Extending');
@@ -28,7 +36,12 @@ export async function extendExpiry(db: Database, input: { userId: string; propos
       throw refuse(409, 'already_decided', `${alreadyWords(proposal.status)}; it cannot be extended.`);
     }
     if (proposal.expiresAt.getTime() <= now.getTime()) {
-      await endProposal(tx, proposal, { status: 'expired', reason: expiryReason(proposal), actor: EXPIRY_ACTOR, reasonCode: 'expired' }, now);
+      await endProposal(
+        tx,
+        proposal,
+        { status: 'expired', reason: expiryReason(proposal), actor: EXPIRY_ACTOR, reasonCode: 'expired' },
+        now,
+      );
       return refuse(409, 'expired', 'This proposal expired before it was extended; a timeout never approves.');
     }
     if (proposal.extendedAt) {

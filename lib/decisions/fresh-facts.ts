@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type Proposal } from '@/db/schema';
+import { type Proposal, proposals } from '@/db/schema';
 import { BoundedLru } from '@/lib/cache/lru';
 import { notFound } from '@/lib/errors/domain-error';
-import { getProposal, tenantOfProposal } from '@/lib/proposals/lookup';
 import type { FactsSnapshot, FreshFacts } from '@/lib/proposals/fresh-facts';
-import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
-import { describeDrift, readLive, type LiveRead } from './live';
+import { getProposal, tenantOfProposal } from '@/lib/proposals/lookup';
+import { type SystemsClient, SystemsUnavailableError } from '@/lib/systems/client';
+import { describeDrift, type LiveRead, readLive } from './live';
 import { judgeLive } from './recheck';
 
 /** How long one answer is served to whoever looks next, so previewing does not hammer the system of record. */
@@ -19,7 +19,10 @@ type Entry = { storedAt: number; answer: Promise<FreshFacts> };
 /** Answers per proposal id, in flight or recent (per process). */
 export class FactsCache {
   private readonly entries = new BoundedLru<string, Entry>({ maxEntries: 5_000, maxWeight: 5_000, weigh: () => 1 });
-  constructor(private readonly clock: () => number = () => performance.now(), private readonly ttlMs = FRESH_FACTS_TTL_MS) {}
+  constructor(
+    private readonly clock: () => number = () => performance.now(),
+    private readonly ttlMs = FRESH_FACTS_TTL_MS,
+  ) {}
 
   /** The recent answer for `id`, or `read()`'s (shared by everyone asking meanwhile). A failure is not kept. */
   get(id: string, read: () => Promise<FreshFacts>): Promise<FreshFacts> {
@@ -49,13 +52,25 @@ export type FactsViewer = { memberships: { tenantId: string }[] };
  * one that moved is marked "changed since proposed". Members of the proposal's tenant only; any
  * other id is not found.
  */
-export async function freshFacts(db: Database, systems: SystemsClient, viewer: FactsViewer, proposalId: string, options: FreshFactsOptions = {}): Promise<FreshFacts> {
+export async function freshFacts(
+  db: Database,
+  systems: SystemsClient,
+  viewer: FactsViewer,
+  proposalId: string,
+  options: FreshFactsOptions = {},
+): Promise<FreshFacts> {
   const tenantId = await tenantOfProposal(db, proposalId);
   if (!tenantId || !viewer.memberships.some((m) => m.tenantId === tenantId)) throw notFound();
   return (options.cache ?? shared).get(proposalId, () => check(db, systems, tenantId, proposalId, options));
 }
 
-async function check(db: Database, systems: SystemsClient, tenantId: string, proposalId: string, options: FreshFactsOptions): Promise<FreshFacts> {
+async function check(
+  db: Database,
+  systems: SystemsClient,
+  tenantId: string,
+  proposalId: string,
+  options: FreshFactsOptions,
+): Promise<FreshFacts> {
   const proposal = await getProposal(db, tenantId, proposalId);
   if (!proposal) throw notFound();
   const now = options.now ?? new Date();
@@ -67,20 +82,32 @@ async function check(db: Database, systems: SystemsClient, tenantId: string, pro
     now: current,
     note,
   });
-  if (proposal.status !== 'pending_approval' || proposal.expiresAt.getTime() <= now.getTime()) return answer('closed', null, null);
+  if (proposal.status !== 'pending_approval' || proposal.expiresAt.getTime() <= now.getTime())
+    return answer('closed', null, null);
 
   let live: LiveRead;
   try {
     live = await within(readLive(systems, proposal), options.timeoutMs ?? FRESH_FACTS_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof SystemsUnavailableError)) throw error;
-    return answer('unavailable', null, error.reason === 'timeout' ? 'no answer in time' : 'the system of record could not be reached');
+    return answer(
+      'unavailable',
+      null,
+      error.reason === 'timeout' ? 'no answer in time' : 'the system of record could not be reached',
+    );
   }
-  const current: FactsSnapshot = live.resolution ? { detail: live.resolution.detail, facts: live.resolution.facts } : { detail: null, facts: {} };
+  const current: FactsSnapshot = live.resolution
+    ? { detail: live.resolution.detail, facts: live.resolution.facts }
+    : { detail: null, facts: {} };
 
   const judged = await db.transaction(async (tx) => {
     // Someone deciding holds the row: their decision reads the system of record itself; judge nothing here.
-    const [locked] = await tx.select().from(proposals).where(eq(proposals.id, proposal.id)).for('update', { skipLocked: true }).limit(1);
+    const [locked] = await tx
+      .select()
+      .from(proposals)
+      .where(eq(proposals.id, proposal.id))
+      .for('update', { skipLocked: true })
+      .limit(1);
     if (!locked || locked.status !== 'pending_approval') return undefined;
     return judgeLive(tx, locked, live, now);
   });

@@ -2,13 +2,13 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decisions, type Proposal } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { submitProposal } from '@/lib/intake/intake';
 import { reviseProposal } from '@/lib/decisions/revise';
+import { submitProposal } from '@/lib/intake/intake';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
-import { seedWorld, type PersonName, type SeededWorld } from '@/test/world';
+import { type PersonName, type SeededWorld, seedWorld } from '@/test/world';
 import { decide } from './decide';
 import { initiatorsOf } from './initiators';
 
@@ -24,15 +24,34 @@ beforeAll(async () => {
 });
 
 const approveAs = (person: PersonName, proposal: Proposal) =>
-  decide(t.db, systems.client, { userId: world.userId(person), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+  decide(t.db, systems.client, {
+    userId: world.userId(person),
+    proposalId: proposal.id,
+    request: { decision: 'approve', payloadHash: proposal.payloadHash },
+  });
 
 const reviseAs = (person: PersonName, proposal: Proposal, quantity: number) =>
-  reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: world.userId(person), proposalId: proposal.id, args: { sku: 'filter-blue', quantity } });
+  reviseProposal(t.db, systems.client, {
+    reason: 'Edited in a test',
+    userId: world.userId(person),
+    proposalId: proposal.id,
+    args: { sku: 'filter-blue', quantity },
+  });
 
 describe('an edit chain', () => {
   it('bars every editor of any revision from approving the final one; someone outside the chain may', async () => {
-    const body = { requestId: 'req_chain_1', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 2 } };
-    const { proposal: a } = await submitProposal(t.db, acme, { text: JSON.stringify(body), value: body }, systems.client);
+    const body = {
+      requestId: 'req_chain_1',
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 2 },
+    };
+    const { proposal: a } = await submitProposal(
+      t.db,
+      acme,
+      { text: JSON.stringify(body), value: body },
+      systems.client,
+    );
     const a2 = await reviseAs('alice', a, 3);
     const a3 = await reviseAs('bob', a2, 1);
     expect([a2.parentId, a3.parentId]).toEqual([a.id, a2.id]);

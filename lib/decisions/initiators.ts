@@ -1,15 +1,22 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, proposals, type Proposal } from '@/db/schema';
+import { agentKeys, type Proposal, proposals } from '@/db/schema';
 
 /**
  * Everyone who counts as an initiator of a proposal (docs/design.md §6), so may not approve it: the
  * person its agent acts for, and every editor along its chain of revisions — not only the last.
  */
-export async function initiatorsOf(db: Database, proposal: Pick<Proposal, 'id' | 'tenantId' | 'parentId' | 'initiatedByUserId' | 'agentKeyId'>): Promise<Set<string>> {
+export async function initiatorsOf(
+  db: Database,
+  proposal: Pick<Proposal, 'id' | 'tenantId' | 'parentId' | 'initiatedByUserId' | 'agentKeyId'>,
+): Promise<Set<string>> {
   const people = new Set<string>();
   if (proposal.agentKeyId) {
-    const [key] = await db.select({ onBehalfOf: agentKeys.onBehalfOfUserId }).from(agentKeys).where(eq(agentKeys.id, proposal.agentKeyId)).limit(1);
+    const [key] = await db
+      .select({ onBehalfOf: agentKeys.onBehalfOfUserId })
+      .from(agentKeys)
+      .where(eq(agentKeys.id, proposal.agentKeyId))
+      .limit(1);
     if (key?.onBehalfOf) people.add(key.onBehalfOf);
   }
   const seen = new Set<string>([proposal.id]);

@@ -3,14 +3,14 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, commands, decisions, executions, outbox, type Proposal } from '@/db/schema';
 import { createAgentKey, revokeAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import type { DecisionRequest } from '@/lib/decisions/requests';
 import { newId } from '@/lib/ids';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { submitAs } from '@/test/intake';
 import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems, unreachableSystemsClient } from '@/test/systems';
-import { agentPrincipal, seedWorld, type PersonName, type SeededWorld } from '@/test/world';
-import type { DecisionRequest } from '@/lib/decisions/requests';
+import { agentPrincipal, type PersonName, type SeededWorld, seedWorld } from '@/test/world';
 import { decide } from './decide';
 
 /** Meaning and Authority again at decision time (docs/design.md §6), and deny wins. */
@@ -30,7 +30,11 @@ afterEach(async () => {
   await systems.reset();
 });
 
-async function propose(agent: AgentPrincipal, action: 'hold_stock' | 'issue_refund', args: Record<string, unknown>): Promise<Proposal> {
+async function propose(
+  agent: AgentPrincipal,
+  action: 'hold_stock' | 'issue_refund',
+  args: Record<string, unknown>,
+): Promise<Proposal> {
   const body = { requestId: `req_live_${++sequence}`, action, contractVersion: 1, args };
   const { proposal } = await submitAs(t.db, systems.client, agent, body);
   expect(proposal.status).toBe('pending_approval');
@@ -39,10 +43,19 @@ async function propose(agent: AgentPrincipal, action: 'hold_stock' | 'issue_refu
 
 const hold = (agent = acme) => propose(agent, 'hold_stock', { sku: 'filter-blue', quantity: 2 });
 const refund = (amountMinor: number) =>
-  propose(acme, 'issue_refund', { orderId: 'ord_1842', amountMinor, currency: 'USD', reason: 'Customer requested a refund' });
+  propose(acme, 'issue_refund', {
+    orderId: 'ord_1842',
+    amountMinor,
+    currency: 'USD',
+    reason: 'Customer requested a refund',
+  });
 
 const approve = (proposal: Proposal): DecisionRequest => ({ decision: 'approve', payloadHash: proposal.payloadHash });
-const reject = (proposal: Proposal, reason = 'Not requested'): DecisionRequest => ({ decision: 'reject', payloadHash: proposal.payloadHash, reason });
+const reject = (proposal: Proposal, reason = 'Not requested'): DecisionRequest => ({
+  decision: 'reject',
+  payloadHash: proposal.payloadHash,
+  reason,
+});
 
 function decideAs(person: PersonName, proposal: Proposal, request: DecisionRequest, client = systems.client) {
   return decide(t.db, client, { userId: world.userId(person), proposalId: proposal.id, request });
@@ -60,7 +73,11 @@ async function refundDirectly(orderId: string, amountMinor: number, currency: st
 
 async function expectStale(proposal: Proposal, person: PersonName, reason: RegExp | string) {
   const before = await rowCounts(t.db);
-  const error = await expectApiError(decideAs(person, proposal, approve(proposal)), { status: 409, kind: 'decision', code: 'stale' });
+  const error = await expectApiError(decideAs(person, proposal, approve(proposal)), {
+    status: 409,
+    kind: 'decision',
+    code: 'stale',
+  });
   const row = await proposalRow(t.db, proposal.id);
   expect(row.status).toBe('stale');
   expect(row.statusReason).toMatch(reason);
@@ -69,7 +86,12 @@ async function expectStale(proposal: Proposal, person: PersonName, reason: RegEx
   expect(await rowCounts(t.db)).toEqual({ ...before, auditEvents: before.auditEvents + 1, outbox: before.outbox + 1 });
   expect(await t.db.select().from(decisions).where(eq(decisions.proposalId, proposal.id))).toEqual([]);
   const audit = await auditRowsFor(t.db, proposal.id);
-  expect(audit.at(-1)).toMatchObject({ type: 'proposal.stale', actorType: 'user', actorId: world.userId(person), payloadHash: proposal.payloadHash });
+  expect(audit.at(-1)).toMatchObject({
+    type: 'proposal.stale',
+    actorType: 'user',
+    actorId: world.userId(person),
+    payloadHash: proposal.payloadHash,
+  });
   const topics = await t.db.select({ topic: outbox.topic }).from(outbox).where(eq(outbox.proposalId, proposal.id));
   expect(topics.map((r) => r.topic)).toContain('proposal.stale');
   // A stale proposal is finished: nobody approves it afterwards, even once the world is back.
@@ -104,23 +126,48 @@ describe('re-running Meaning and Authority at decision time', () => {
       'alice',
       'order balance changed from 49.99 USD to 20.00 USD since it was proposed; at most 20.00 USD can be refunded (charged 49.99 USD, refunded 29.99 USD, 0.00 USD in open proposals)',
     );
-    expect(row.gates.find((gate) => gate.gate === 'meaning')).toEqual({ gate: 'meaning', ok: false, code: 'exceeds_refundable_balance', detail: row.statusReason });
+    expect(row.gates.find((gate) => gate.gate === 'meaning')).toEqual({
+      gate: 'meaning',
+      ok: false,
+      code: 'exceeds_refundable_balance',
+      detail: row.statusReason,
+    });
     expect(row.gates.filter((gate) => !gate.ok)).toHaveLength(1);
-    expect((await auditRowsFor(t.db, proposal.id)).at(-1)).toMatchObject({ reasonCode: 'exceeds_refundable_balance', data: { gate: 'meaning' } });
+    expect((await auditRowsFor(t.db, proposal.id)).at(-1)).toMatchObject({
+      reasonCode: 'exceeds_refundable_balance',
+      data: { gate: 'meaning' },
+    });
   });
 
   it('makes the proposal stale when the agent key was revoked since', async () => {
-    const { key, id } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'short-lived-bot', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
+    const { key, id } = await createAgentKey(t.db, {
+      tenantId: 'acme',
+      agentName: 'short-lived-bot',
+      actions: ['hold_stock'],
+      grants: { warehouses: ['north'] },
+    });
     const proposal = await hold(await agentPrincipal(t.db, key));
     await revokeAgentKey(t.db, id);
     await expectStale(proposal, 'bob', /agent key of short-lived-bot was revoked/);
   });
 
   it('makes the proposal stale when the key’s warehouse grant was removed since', async () => {
-    const { key, id } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'north-bot', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
+    const { key, id } = await createAgentKey(t.db, {
+      tenantId: 'acme',
+      agentName: 'north-bot',
+      actions: ['hold_stock'],
+      grants: { warehouses: ['north'] },
+    });
     const proposal = await hold(await agentPrincipal(t.db, key));
-    await t.db.update(agentKeys).set({ grants: { warehouses: ['south'] } }).where(eq(agentKeys.id, id));
-    const row = await expectStale(proposal, 'alice', /grants of north-bot no longer cover sku:filter-blue since it was proposed/);
+    await t.db
+      .update(agentKeys)
+      .set({ grants: { warehouses: ['south'] } })
+      .where(eq(agentKeys.id, id));
+    const row = await expectStale(
+      proposal,
+      'alice',
+      /grants of north-bot no longer cover sku:filter-blue since it was proposed/,
+    );
     // The SKU's warehouse left the key's warehouses: Authority is the check that failed now.
     expect(row.gates.find((gate) => gate.gate === 'authority')).toMatchObject({ ok: false, code: 'grants_changed' });
     expect(row.gates.find((gate) => gate.gate === 'meaning')).toMatchObject({ ok: true });
@@ -130,7 +177,11 @@ describe('re-running Meaning and Authority at decision time', () => {
     const proposal = await hold();
     const before = { counts: await rowCounts(t.db), row: await proposalRow(t.db, proposal.id) };
     const down = await unreachableSystemsClient();
-    const error = await expectApiError(decideAs('alice', proposal, approve(proposal), down), { status: 503, kind: 'unavailable', code: 'systems_unavailable' });
+    const error = await expectApiError(decideAs('alice', proposal, approve(proposal), down), {
+      status: 503,
+      kind: 'unavailable',
+      code: 'systems_unavailable',
+    });
     expect(error.headers['Retry-After']).toBe('5');
     expect({ counts: await rowCounts(t.db), row: await proposalRow(t.db, proposal.id) }).toEqual(before);
     // A reject needs no live state: deny works while the system of record is down.
@@ -159,8 +210,17 @@ describe('deny wins', () => {
       ].sort(),
     );
     const audit = await auditRowsFor(t.db, proposal.id);
-    expect(audit.map((row) => row.type)).toEqual(['proposal.created', 'proposal.approved', 'command.minted', 'proposal.rejected']);
-    expect(audit[3]).toMatchObject({ actorId: world.userId('bob'), reasonCode: 'reject', data: { overruledApproval: true } });
+    expect(audit.map((row) => row.type)).toEqual([
+      'proposal.created',
+      'proposal.approved',
+      'command.minted',
+      'proposal.rejected',
+    ]);
+    expect(audit[3]).toMatchObject({
+      actorId: world.userId('bob'),
+      reasonCode: 'reject',
+      data: { overruledApproval: true },
+    });
     // An approve on a rejected proposal is already decided.
     await expectApiError(decideAs('carol', proposal, approve(proposal)), { status: 409, code: 'already_decided' });
   });
@@ -171,7 +231,9 @@ describe('deny wins', () => {
     // The approval minted the command; an executions row means it started.
     const [command] = await t.db.select({ id: commands.id }).from(commands).where(eq(commands.proposalId, proposal.id));
     const commandId = command!.id;
-    await t.db.insert(executions).values({ id: newId('exe'), tenantId: 'acme', proposalId: proposal.id, commandId, status: 'executing' });
+    await t.db
+      .insert(executions)
+      .values({ id: newId('exe'), tenantId: 'acme', proposalId: proposal.id, commandId, status: 'executing' });
     await expectApiError(decideAs('bob', proposal, reject(proposal)), { status: 409, code: 'already_decided' });
     expect((await proposalRow(t.db, proposal.id)).status).toBe('approved');
   });

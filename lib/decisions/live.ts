@@ -21,12 +21,18 @@ export function describeFactChanges(action: ActionModule, before: Facts, after: 
   if (moved.length === 0) return undefined;
   const own = action.describeChange?.(before, after);
   if (own) return `${own} since it was proposed`;
-  const changes = moved.map((key) => `${key} changed from ${before[key] === undefined ? '(none)' : String(before[key])} to ${after[key] === undefined ? '(none)' : String(after[key])}`);
+  const changes = moved.map(
+    (key) =>
+      `${key} changed from ${before[key] === undefined ? '(none)' : String(before[key])} to ${after[key] === undefined ? '(none)' : String(after[key])}`,
+  );
   return `${changes.join('; ')} since it was proposed`;
 }
 
 /** Why the resolved resource no longer matches the proposal, if it does not. */
-export function describeResourceChange(resourceKey: string | null, resolution: Resolution | undefined): string | undefined {
+export function describeResourceChange(
+  resourceKey: string | null,
+  resolution: Resolution | undefined,
+): string | undefined {
   if (!resolution) return 'the resource can no longer be found in the system of record';
   if (resourceKey !== null && resolution.resourceKey !== resourceKey) {
     return `the resource is now ${resolution.resourceKey}, not ${resourceKey} as when it was proposed`;
@@ -68,9 +74,11 @@ const sentence = (text: string) => text.replace(/\.$/, '');
  */
 export async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Promise<StaleVerdict | undefined> {
   const action = findAction(proposal.action);
-  if (!action) return { code: 'action_unknown', gate: 'meaning', reason: `the action ${proposal.action} is no longer known` };
+  if (!action)
+    return { code: 'action_unknown', gate: 'meaning', reason: `the action ${proposal.action} is no longer known` };
   const moved = describeResourceChange(proposal.resourceKey, live.resolution);
-  if (moved || !live.resolution) return { code: 'resource_changed', gate: 'meaning', reason: moved ?? 'the resource can no longer be found' };
+  if (moved || !live.resolution)
+    return { code: 'resource_changed', gate: 'meaning', reason: moved ?? 'the resource can no longer be found' };
   const resolution = live.resolution;
   const subject = subjectOf(proposal, action);
   // What moved, old → new, leads any reason it caused ("order balance changed from … to … since it was proposed; …").
@@ -78,13 +86,27 @@ export async function staleReason(tx: Database, proposal: Proposal, live: LiveRe
   const because = (reason: string) => (changed ? `${changed}; ${reason}` : `${reason} since it was proposed`);
 
   const lapse = await keyAuthorityLapse(tx, proposal, subject, resolution);
-  if (lapse?.code === 'agent_key_revoked') return { code: lapse.code, gate: 'authority', reason: `the agent key of ${proposal.agentName} was revoked since it was proposed` };
-  if (lapse) return { code: lapse.code, gate: 'authority', reason: because(`the grants of ${lapse.agentName} no longer cover ${resolution.resourceKey}`) };
+  if (lapse?.code === 'agent_key_revoked')
+    return {
+      code: lapse.code,
+      gate: 'authority',
+      reason: `the agent key of ${proposal.agentName} was revoked since it was proposed`,
+    };
+  if (lapse)
+    return {
+      code: lapse.code,
+      gate: 'authority',
+      reason: because(`the grants of ${lapse.agentName} no longer cover ${resolution.resourceKey}`),
+    };
 
   const ruled = await rulesGate(subject, { resolution, open: await openClaimsBesides(tx, proposal) });
   if (!ruled.ok) {
     const rule = sentence(ruled.refusal.message);
-    return { code: ruled.refusal.code, gate: 'meaning', reason: changed ? `${changed}; ${lowerFirst(rule)}` : `${rule} (checked again against live state)` };
+    return {
+      code: ruled.refusal.code,
+      gate: 'meaning',
+      reason: changed ? `${changed}; ${lowerFirst(rule)}` : `${rule} (checked again against live state)`,
+    };
   }
   return undefined;
 }
@@ -99,5 +121,7 @@ export function describeDrift(proposal: Proposal, live: LiveRead): string | unde
 /** The proposal's checks with the one that failed shown failed: its code and, in words, what moved. */
 export function staleGates(gates: GateResult[], verdict: StaleVerdict): GateResult[] {
   const failed: GateResult = { gate: verdict.gate, ok: false, code: verdict.code, detail: verdict.reason };
-  return gates.some((gate) => gate.gate === verdict.gate) ? gates.map((gate) => (gate.gate === verdict.gate ? failed : gate)) : [...gates, failed];
+  return gates.some((gate) => gate.gate === verdict.gate)
+    ? gates.map((gate) => (gate.gate === verdict.gate ? failed : gate))
+    : [...gates, failed];
 }

@@ -6,7 +6,7 @@ import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, executeToUnknownOutcome, writeClients } from '@/test/fixtures/jobs';
 import { proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
-import { seedWorld, type SeededWorld } from '@/test/world';
+import { type SeededWorld, seedWorld } from '@/test/world';
 import { readProposalView } from './proposal-view';
 
 /**
@@ -30,7 +30,10 @@ beforeAll(async () => {
 /** Resolves once a session waits for a lock on `table`: the reader is parked between its reads. */
 async function someoneWaitsOn(table: string): Promise<void> {
   for (;;) {
-    const [row] = await t.db.select({ waiting: sql<number>`count(*)::int` }).from(sql`pg_locks`).where(sql`not granted and relation = ${table}::regclass`);
+    const [row] = await t.db
+      .select({ waiting: sql<number>`count(*)::int` })
+      .from(sql`pg_locks`)
+      .where(sql`not granted and relation = ${table}::regclass`);
     if (Number(row?.waiting) > 0) return;
   }
 }
@@ -45,9 +48,21 @@ describe('readProposalView', () => {
       args: { orderId: 'ord_1842', amountMinor: 1000, currency: 'USD', reason: 'Customer requested a partial refund' },
     };
     const minted = await approvedCommand(t.db, systems.client, acme, world.userId('alice'), body, now);
-    const faulted = await fetch(`${systems.systems.service.url}/__faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ target: 'refunds', mode: 'timeout_before_commit' }) });
+    const faulted = await fetch(`${systems.systems.service.url}/__faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ target: 'refunds', mode: 'timeout_before_commit' }),
+    });
     expect(faulted.ok).toBe(true);
-    const { executionId } = await executeToUnknownOutcome(t.db, minted, { systems: systems.client, writeClient: writeClients(systems.systems.service.url, systems.systems.credentials)('payments') }, now);
+    const { executionId } = await executeToUnknownOutcome(
+      t.db,
+      minted,
+      {
+        systems: systems.client,
+        writeClient: writeClients(systems.systems.service.url, systems.systems.credentials)('payments'),
+      },
+      now,
+    );
     expect((await proposalRow(t.db, minted.proposal.id)).status).toBe('outcome_unknown');
 
     // Reconciliation's commit, held open: both rows say failed, and until it commits the `commands`
@@ -58,7 +73,10 @@ describe('readProposalView', () => {
     const lockTaken = new Promise<void>((resolve) => (locked = resolve));
     const reconciliation = t.db.transaction(async (tx) => {
       await tx.execute(sql`lock table commands in access exclusive mode`);
-      await tx.update(executions).set({ status: 'failed', errorCode: 'not_applied', nextCheckAt: null }).where(eq(executions.id, executionId));
+      await tx
+        .update(executions)
+        .set({ status: 'failed', errorCode: 'not_applied', nextCheckAt: null })
+        .where(eq(executions.id, executionId));
       await tx.update(proposals).set({ status: 'failed' }).where(eq(proposals.id, minted.proposal.id));
       locked();
       await released;

@@ -1,13 +1,13 @@
 import 'server-only';
 import type { Database } from '@/db';
 import type { Proposal } from '@/db/schema';
-import { decisionsFor, type DecisionRow } from '@/lib/proposals/decision-rows';
-import { executionStateFor, type ExecutionState } from '@/lib/proposals/execution-state';
+import { type DecisionRow, decisionsFor } from '@/lib/proposals/decision-rows';
+import { type ExecutionState, executionStateFor } from '@/lib/proposals/execution-state';
 import { getProposal } from '@/lib/proposals/lookup';
-import { wordingOf, type ProposalWording } from '@/lib/proposals/wording';
+import { type ProposalWording, wordingOf } from '@/lib/proposals/wording';
 import { initiatorsOf } from './initiators';
-import { reproposalOf, type Reproposal } from './repropose';
-import { viewerRights, type Viewer, type ViewerRights } from './viewer-rights';
+import { type Reproposal, reproposalOf } from './repropose';
+import { type Viewer, type ViewerRights, viewerRights } from './viewer-rights';
 
 /** A proposal with what goes with it: its decisions, execution state, words and, for an operator, their rights. */
 export type ProposalView = {
@@ -26,7 +26,13 @@ export type ProposalView = {
  * answered `outcome_unknown` beside an execution already `failed`. `viewer` is an operator of the
  * tenant; undefined when the tenant has no such proposal.
  */
-export async function readProposalView(db: Database, tenantId: string, id: string, viewer?: Viewer, now = new Date()): Promise<ProposalView | undefined> {
+export async function readProposalView(
+  db: Database,
+  tenantId: string,
+  id: string,
+  viewer?: Viewer,
+  now = new Date(),
+): Promise<ProposalView | undefined> {
   return db.transaction(
     async (tx) => {
       const proposal = await getProposal(tx, tenantId, id);
@@ -52,4 +58,3 @@ async function viewOf(db: Database, proposal: Proposal, viewer: Viewer | undefin
     reproposal,
   };
 }
-

@@ -1,12 +1,15 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type Proposal } from '@/db/schema';
 import type { ProposalDrift } from '@/db/proposal-flags';
-import { describeDrift, staleReason, type LiveRead, type StaleVerdict } from './live';
+import { type Proposal, proposals } from '@/db/schema';
+import { describeDrift, type LiveRead, type StaleVerdict, staleReason } from './live';
 import { endStale, RECHECK_ACTOR } from './transitions';
 
 /** What one re-check of a pending proposal against live state came to. */
-export type Judgement = { outcome: 'stale'; verdict: StaleVerdict } | { outcome: 'drifted'; drift: ProposalDrift } | { outcome: 'holds' };
+export type Judgement =
+  | { outcome: 'stale'; verdict: StaleVerdict }
+  | { outcome: 'drifted'; drift: ProposalDrift }
+  | { outcome: 'holds' };
 
 /**
  * Applies one live read to a pending proposal whose row the caller holds locked: stale when it no
@@ -21,7 +24,10 @@ export async function judgeLive(tx: Database, proposal: Proposal, live: LiveRead
     return { outcome: 'stale', verdict };
   }
   const description = describeDrift(proposal, live);
-  const drift: ProposalDrift | null = description && live.resolution ? { checkedAt: stamp.toISOString(), facts: live.resolution.facts, description } : null;
+  const drift: ProposalDrift | null =
+    description && live.resolution
+      ? { checkedAt: stamp.toISOString(), facts: live.resolution.facts, description }
+      : null;
   if (drift || proposal.drift) await tx.update(proposals).set({ drift }).where(eq(proposals.id, proposal.id));
   return drift ? { outcome: 'drifted', drift } : { outcome: 'holds' };
 }

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type Proposal } from '@/db/schema';
+import { type Proposal, proposals } from '@/db/schema';
 import type { ReproposeRequest } from '@/lib/decisions/requests';
-import { aboutProposal, recordStateChange } from '@/lib/events/record';
-import { proposalEventsOfType } from '@/lib/events/trail';
-import type { AuditEventType, OutboxTopic } from '@/lib/events/registry';
 import { notFound } from '@/lib/errors/domain-error';
+import { aboutProposal, recordStateChange } from '@/lib/events/record';
+import type { AuditEventType, OutboxTopic } from '@/lib/events/registry';
+import { proposalEventsOfType } from '@/lib/events/trail';
 import { refuse, requireDecider } from './deciders';
 
 const REQUESTED = 'proposal.repropose_requested' satisfies AuditEventType & OutboxTopic;
@@ -28,8 +28,13 @@ function reasonOf(proposal: Proposal): string {
  * The request to re-propose, if someone made it (it is the audit event itself: one per proposal),
  * chained or not yet: asked inside the transaction that would make a second one.
  */
-export async function reproposalOf(db: Database, proposal: Pick<Proposal, 'tenantId' | 'id'>): Promise<Reproposal | null> {
-  const event = (await proposalEventsOfType(db, { tenantId: proposal.tenantId, proposalId: proposal.id, type: REQUESTED })).at(-1);
+export async function reproposalOf(
+  db: Database,
+  proposal: Pick<Proposal, 'tenantId' | 'id'>,
+): Promise<Reproposal | null> {
+  const event = (
+    await proposalEventsOfType(db, { tenantId: proposal.tenantId, proposalId: proposal.id, type: REQUESTED })
+  ).at(-1);
   if (!event) return null;
   return {
     requestedAt: new Date(event.occurredAt).toISOString(),
@@ -44,15 +49,29 @@ export async function reproposalOf(db: Database, proposal: Pick<Proposal, 'tenan
  * and an additive `reproposal` on the proposal the agent reads. Once per proposal; the proposal
  * itself does not change (a pending one can still be decided or go stale).
  */
-export async function requestReproposal(db: Database, input: { userId: string; proposalId: string; request: ReproposeRequest }, now = new Date()): Promise<Reproposal> {
+export async function requestReproposal(
+  db: Database,
+  input: { userId: string; proposalId: string; request: ReproposeRequest },
+  now = new Date(),
+): Promise<Reproposal> {
   return db.transaction(async (tx) => {
-    const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, input.proposalId)).for('update').limit(1);
+    const [proposal] = await tx
+      .select()
+      .from(proposals)
+      .where(eq(proposals.id, input.proposalId))
+      .for('update')
+      .limit(1);
     if (!proposal) throw notFound();
     await requireDecider(tx, proposal, input.userId, 'Asking to re-propose');
     if (!reproposable(proposal)) {
-      throw refuse(409, 'not_changed', 'Only a stale proposal, or a pending one whose resource changed since it was proposed, can be sent back to its agent.');
+      throw refuse(
+        409,
+        'not_changed',
+        'Only a stale proposal, or a pending one whose resource changed since it was proposed, can be sent back to its agent.',
+      );
     }
-    if (await reproposalOf(tx, proposal)) throw refuse(409, 'already_requested', 'The agent was already asked to propose this again.');
+    if (await reproposalOf(tx, proposal))
+      throw refuse(409, 'already_requested', 'The agent was already asked to propose this again.');
     const reason = reasonOf(proposal);
     const note = input.request.note ?? null;
     await recordStateChange(tx, {
@@ -62,7 +81,10 @@ export async function requestReproposal(db: Database, input: { userId: string; p
       reasonCode: proposal.status === 'stale' ? 'stale' : 'changed',
       data: { reason, note },
       occurredAt: now,
-      outbox: { topic: REQUESTED, body: { proposalId: proposal.id, status: proposal.status, payloadHash: proposal.payloadHash } },
+      outbox: {
+        topic: REQUESTED,
+        body: { proposalId: proposal.id, status: proposal.status, payloadHash: proposal.payloadHash },
+      },
     });
     return { requestedAt: now.toISOString(), reason, note };
   });

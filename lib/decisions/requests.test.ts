@@ -32,7 +32,10 @@ describe('decisionRequestSchema', () => {
 
 describe('rejectPresets', () => {
   it('leads with the suspicious-evidence preset when a proposal carries that flag', () => {
-    expect(rejectPresets(['near_bound', 'suspicious_evidence'])).toEqual([SUSPICIOUS_EVIDENCE_PRESET, ...REJECT_PRESETS]);
+    expect(rejectPresets(['near_bound', 'suspicious_evidence'])).toEqual([
+      SUSPICIOUS_EVIDENCE_PRESET,
+      ...REJECT_PRESETS,
+    ]);
   });
   it('offers the usual presets otherwise', () => {
     expect(rejectPresets([])).toBe(REJECT_PRESETS);

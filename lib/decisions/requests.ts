@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { noFields, requestBody, type EmptyRequest, type RequestBody } from '@/lib/input/request-body';
+import { type EmptyRequest, noFields, type RequestBody, requestBody } from '@/lib/input/request-body';
 import { signedDecisionSchema } from '@/lib/passkeys/requests';
 
 /**
@@ -34,7 +34,12 @@ export const decisionRequest: RequestBody<DecisionRequest> = {
 };
 
 /** A rejection's reason: one of these, or free text of 1–500 characters. */
-export const REJECT_PRESETS: readonly string[] = ['Not requested by the customer', 'Wrong amount or quantity', 'Needs more evidence', 'Duplicate of another proposal'];
+export const REJECT_PRESETS: readonly string[] = [
+  'Not requested by the customer',
+  'Wrong amount or quantity',
+  'Needs more evidence',
+  'Duplicate of another proposal',
+];
 
 /** The preset offered first when a proposal cites evidence the gates flagged as suspicious. */
 export const SUSPICIOUS_EVIDENCE_PRESET = 'Cites suspicious evidence (possible prompt injection)';
@@ -81,6 +86,10 @@ export type ReproposeRequest = z.infer<typeof reproposeRequestSchema>;
 
 /** `POST /api/v1/proposals/:id/repropose-request`. */
 export const reproposeRequest: RequestBody<ReproposeRequest> = {
-  ...requestBody(reproposeRequestSchema, 'invalid_repropose_request', 'Send {} or {"note": "…"} with at most 500 characters.'),
+  ...requestBody(
+    reproposeRequestSchema,
+    'invalid_repropose_request',
+    'Send {} or {"note": "…"} with at most 500 characters.',
+  ),
   whenAbsent: {},
 };

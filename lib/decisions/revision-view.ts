@@ -3,10 +3,10 @@ import type { Database } from '@/db';
 import type { Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
+import { openClaimsBesides } from '@/lib/gates/claims';
 import { formatMinor, formatMoney, minorDigits } from '@/lib/money';
 import { canonicalJson } from '@/lib/payload-hash';
-import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
-import { openClaimsBesides } from '@/lib/gates/claims';
+import { type SystemsClient, SystemsUnavailableError } from '@/lib/systems/client';
 
 type Args = Record<string, unknown>;
 
@@ -45,10 +45,21 @@ export function revisionChanges(actionName: string, before: Args, after: Args): 
     .filter((field) => canonicalJson(before[field] ?? null) !== canonicalJson(after[field] ?? null))
     .map((field) => {
       const money = action?.editing?.money?.find((spec) => spec.field === field);
-      const [b, a, cb, ca] = [before[field], after[field], before[money?.currencyField ?? ''], after[money?.currencyField ?? '']];
+      const [b, a, cb, ca] = [
+        before[field],
+        after[field],
+        before[money?.currencyField ?? ''],
+        after[money?.currencyField ?? ''],
+      ];
       if (money && Number.isInteger(b) && Number.isInteger(a) && typeof cb === 'string' && typeof ca === 'string') {
         return cb === ca
-          ? { field, label: money.label, before: formatMinor(b as number, cb), after: formatMinor(a as number, ca), unit: ca }
+          ? {
+              field,
+              label: money.label,
+              before: formatMinor(b as number, cb),
+              after: formatMinor(a as number, ca),
+              unit: ca,
+            }
           : { field, label: money.label, before: formatMoney(b as number, cb), after: formatMoney(a as number, ca) };
       }
       return { field, label: field, before: hintsBefore[field] ?? raw(b), after: hintsAfter[field] ?? raw(a) };
@@ -75,13 +86,21 @@ export async function editingView(db: Database, systems: SystemsClient, proposal
   if (!action || !limitOf) return view;
   try {
     const resolution = await action.resolve(systems, proposal.tenantId, args);
-    if (!resolution) return { ...view, limitUnavailable: 'What this proposal acts on can no longer be found; the checks will refuse any revision.' };
+    if (!resolution)
+      return {
+        ...view,
+        limitUnavailable: 'What this proposal acts on can no longer be found; the checks will refuse any revision.',
+      };
     const limit = limitOf(args, resolution, await openClaimsBesides(db, proposal, resolution.resourceKey));
     if (!limit) return view;
     const unit = money.find((m) => m.field === limit.field);
     return { ...view, limit: { ...limit, text: unit ? formatMoney(limit.max, unit.currency) : String(limit.max) } };
   } catch (error) {
     if (!(error instanceof SystemsUnavailableError)) throw error;
-    return { ...view, limitUnavailable: 'The live limit could not be read just now (the system of record did not answer); the checks will still refuse too much.' };
+    return {
+      ...view,
+      limitUnavailable:
+        'The live limit could not be read just now (the system of record did not answer); the checks will still refuse too much.',
+    };
   }
 }

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type GateResult, type Proposal } from '@/db/schema';
+import { type GateResult, type Proposal, proposals } from '@/db/schema';
 import type { AuditInput } from '@/lib/events/append';
 import { recordStateChange } from '@/lib/events/record';
 import { adjustClaims } from '@/lib/gates/claims';
-import { staleGates, type StaleVerdict } from './live';
+import { type StaleVerdict, staleGates } from './live';
 
 type Actor = AuditInput['actor'];
 
@@ -25,12 +25,25 @@ export const expiryReason = (proposal: Pick<Proposal, 'expiresAt'>) =>
 export async function endProposal(
   tx: Database,
   proposal: Proposal,
-  outcome: { status: 'expired' | 'stale'; reason: string; actor: Actor; reasonCode: string; data?: Record<string, string | number | boolean | null>; gates?: GateResult[] },
+  outcome: {
+    status: 'expired' | 'stale';
+    reason: string;
+    actor: Actor;
+    reasonCode: string;
+    data?: Record<string, string | number | boolean | null>;
+    gates?: GateResult[];
+  },
   now: Date,
 ): Promise<Proposal> {
   const [updated] = await tx
     .update(proposals)
-    .set({ status: outcome.status, statusReason: outcome.reason, decidedAt: now, updatedAt: now, ...(outcome.gates ? { gates: outcome.gates } : {}) })
+    .set({
+      status: outcome.status,
+      statusReason: outcome.reason,
+      decidedAt: now,
+      updatedAt: now,
+      ...(outcome.gates ? { gates: outcome.gates } : {}),
+    })
     .where(eq(proposals.id, proposal.id))
     .returning();
   if (!updated) throw new Error('locked proposal vanished');
@@ -45,7 +58,10 @@ export async function endProposal(
     contractVersion: proposal.contractVersion,
     data: outcome.data,
     occurredAt: now,
-    outbox: { topic: `proposal.${outcome.status}`, body: { proposalId: proposal.id, status: outcome.status, payloadHash: proposal.payloadHash } },
+    outbox: {
+      topic: `proposal.${outcome.status}`,
+      body: { proposalId: proposal.id, status: outcome.status, payloadHash: proposal.payloadHash },
+    },
   });
   return updated;
 }
@@ -54,11 +70,24 @@ export async function endProposal(
  * Ends a locked pending proposal as `stale` because live state no longer lets it hold: the reason
  * in words, the failed check flipped to ✗ with what moved, audited under `actor`.
  */
-export function endStale(tx: Database, proposal: Proposal, verdict: StaleVerdict, actor: Actor, now: Date): Promise<Proposal> {
+export function endStale(
+  tx: Database,
+  proposal: Proposal,
+  verdict: StaleVerdict,
+  actor: Actor,
+  now: Date,
+): Promise<Proposal> {
   return endProposal(
     tx,
     proposal,
-    { status: 'stale', reason: verdict.reason, actor, reasonCode: verdict.code, data: { reason: verdict.reason, gate: verdict.gate }, gates: staleGates(proposal.gates, verdict) },
+    {
+      status: 'stale',
+      reason: verdict.reason,
+      actor,
+      reasonCode: verdict.code,
+      data: { reason: verdict.reason, gate: verdict.gate },
+      gates: staleGates(proposal.gates, verdict),
+    },
     now,
   );
 }

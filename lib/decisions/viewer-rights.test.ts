@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Proposal } from '@/db/schema';
-import { viewerRights, type Viewer } from './viewer-rights';
+import { type Viewer, viewerRights } from './viewer-rights';
 
 const NOW = new Date('2026-11-30T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -35,30 +35,64 @@ describe('viewerRights: the decision rules the page and the API share', () => {
   });
 
   it('an initiator of the chain may reject, never approve', () => {
-    expect(viewerRights(proposal(), [], alice, new Set([alice.userId]), NOW)).toMatchObject({ initiator: true, canReject: true, canApprove: false });
+    expect(viewerRights(proposal(), [], alice, new Set([alice.userId]), NOW)).toMatchObject({
+      initiator: true,
+      canReject: true,
+      canApprove: false,
+    });
   });
 
   it('a viewer decides, extends and edits nothing', () => {
-    expect(viewerRights(proposal(), [], { userId: 'usr_dave', role: 'viewer' }, none, NOW)).toMatchObject({ mayDecide: false, canReject: false, canApprove: false, canExtend: false, canEdit: false });
+    expect(viewerRights(proposal(), [], { userId: 'usr_dave', role: 'viewer' }, none, NOW)).toMatchObject({
+      mayDecide: false,
+      canReject: false,
+      canApprove: false,
+      canExtend: false,
+      canEdit: false,
+    });
   });
 
   it('an admin may decide what an approver may', () => {
-    expect(viewerRights(proposal(), [], { userId: 'usr_carol', role: 'admin' }, none, NOW)).toMatchObject({ mayDecide: true, canApprove: true });
+    expect(viewerRights(proposal(), [], { userId: 'usr_carol', role: 'admin' }, none, NOW)).toMatchObject({
+      mayDecide: true,
+      canApprove: true,
+    });
   });
 
   it('nobody decides twice', () => {
-    expect(viewerRights(proposal(), [{ userId: alice.userId }], alice, none, NOW)).toMatchObject({ hasDecided: true, canReject: false, canApprove: false, canExtend: true });
+    expect(viewerRights(proposal(), [{ userId: alice.userId }], alice, none, NOW)).toMatchObject({
+      hasDecided: true,
+      canReject: false,
+      canApprove: false,
+      canExtend: true,
+    });
   });
 
   it('an overdue proposal is decided and extended by nobody, but may still be edited until the sweep ends it', () => {
-    expect(viewerRights(proposal({ expiresAt: new Date(NOW.getTime() - 1) }), [], alice, none, NOW)).toMatchObject({ canReject: false, canApprove: false, canExtend: false, canEdit: true });
+    expect(viewerRights(proposal({ expiresAt: new Date(NOW.getTime() - 1) }), [], alice, none, NOW)).toMatchObject({
+      canReject: false,
+      canApprove: false,
+      canExtend: false,
+      canEdit: true,
+    });
   });
 
   it('an extended proposal is not extended again', () => {
-    expect(viewerRights(proposal({ extendedAt: new Date(NOW.getTime() - HOUR) }), [], alice, none, NOW)).toMatchObject({ canExtend: false, canApprove: true });
+    expect(viewerRights(proposal({ extendedAt: new Date(NOW.getTime() - HOUR) }), [], alice, none, NOW)).toMatchObject({
+      canExtend: false,
+      canApprove: true,
+    });
   });
 
-  it.each(['approved', 'rejected', 'expired', 'cancelled', 'succeeded'] as const)('a %s proposal offers nothing', (status) => {
-    expect(viewerRights(proposal({ status }), [], alice, none, NOW)).toMatchObject({ canReject: false, canApprove: false, canExtend: false, canEdit: false });
-  });
+  it.each(['approved', 'rejected', 'expired', 'cancelled', 'succeeded'] as const)(
+    'a %s proposal offers nothing',
+    (status) => {
+      expect(viewerRights(proposal({ status }), [], alice, none, NOW)).toMatchObject({
+        canReject: false,
+        canApprove: false,
+        canExtend: false,
+        canEdit: false,
+      });
+    },
+  );
 });

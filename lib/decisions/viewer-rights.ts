@@ -56,4 +56,3 @@ export function viewerRights(
     canEdit: pending && mayDecide,
   };
 }
-

@@ -93,12 +93,19 @@ export class DomainError extends Error {
 export type Refusal = Pick<DomainError, 'status' | 'kind' | 'code' | 'message' | 'extra'>;
 
 /** Missing and foreign resources get this exact error, so neither can be told from the other. */
-export const notAuthorized = () => new DomainError('not_permitted', 'not_authorized', 'A referenced resource does not exist or may not be used by this key.');
+export const notAuthorized = () =>
+  new DomainError(
+    'not_permitted',
+    'not_authorized',
+    'A referenced resource does not exist or may not be used by this key.',
+  );
 
 export const notFound = (what = 'proposal') => new DomainError('not_found', 'not_found', `No ${what} with that id.`);
 
 /** A refusal that a client may try again after `seconds` (said in the body and in `Retry-After`). */
-export const rateLimited = (code: string, message: string, seconds: number) => new DomainError('rate_limited', code, message, { retryAfterSeconds: seconds }, seconds);
+export const rateLimited = (code: string, message: string, seconds: number) =>
+  new DomainError('rate_limited', code, message, { retryAfterSeconds: seconds }, seconds);
 
 /** A query string with bad parameters, each named in `messages`. */
-export const invalidQuery = (messages: string[]) => new DomainError('malformed', 'invalid_query', messages.join(' '), { messages });
+export const invalidQuery = (messages: string[]) =>
+  new DomainError('malformed', 'invalid_query', messages.join(' '), { messages });

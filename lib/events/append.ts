@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, auditPending, users } from '@/db/schema';
 import type { AuditEventType } from '@/lib/events/registry';
@@ -82,5 +82,7 @@ export async function appendAudit(tx: Database, input: AuditInput): Promise<void
       occurredAt: (input.occurredAt ?? new Date()).toISOString(),
     })
     .returning({ tenantId: auditPending.tenantId });
-  await tx.execute(sql`with pending as (${pending.getSQL()}) select pg_notify(${AUDIT_CHANNEL}, tenant_id) from pending`);
+  await tx.execute(
+    sql`with pending as (${pending.getSQL()}) select pg_notify(${AUDIT_CHANNEL}, tenant_id) from pending`,
+  );
 }

@@ -7,7 +7,7 @@ import { startWorker } from '@/lib/jobs/worker';
 import { setupTestDatabase } from '@/test/db';
 import { numberedChange } from '@/test/fixtures/events';
 import { auditChain, databaseErrorText } from '@/test/queries';
-import { appendAudit, AUDIT_CHANNEL } from './append';
+import { AUDIT_CHANNEL, appendAudit } from './append';
 import { chainPending } from './chainer';
 import { recordStateChange } from './record';
 
@@ -19,12 +19,15 @@ const t = setupTestDatabase();
 const HOUR = 3_600_000;
 
 beforeAll(async () => {
-  await t.db.insert(tenants).values(['order', 'batches', 'guard', 'crash', 'woken', 'tamper'].map((id) => ({ id, name: id })));
+  await t.db
+    .insert(tenants)
+    .values(['order', 'batches', 'guard', 'crash', 'woken', 'tamper'].map((id) => ({ id, name: id })));
 });
 
 /** One state change per transaction, each committed before the next begins (as one proposal's are). */
 async function recordInTurn(tenantId: string, proposalId: string, times: number): Promise<void> {
-  for (let n = 0; n < times; n++) await t.db.transaction((tx) => recordStateChange(tx, numberedChange(tenantId, proposalId, n)));
+  for (let n = 0; n < times; n++)
+    await t.db.transaction((tx) => recordStateChange(tx, numberedChange(tenantId, proposalId, n)));
 }
 
 async function pendingOf(tenantId: string): Promise<number> {
@@ -54,7 +57,11 @@ describe('recording a state change', () => {
 
     expect(await chainPending(t.db, 'order')).toBe(5);
     expect(await pendingOf('order')).toBe(0);
-    const chain = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, 'order')).orderBy(asc(auditEvents.seq));
+    const chain = await t.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.tenantId, 'order'))
+      .orderBy(asc(auditEvents.seq));
     expect(chain.map((row) => [row.seq, row.proposalId, row.data.n])).toEqual([
       [1, 'prp_first', 0],
       [2, 'prp_first', 1],
@@ -81,7 +88,12 @@ describe('recording a state change', () => {
   });
 
   it('refuses to change or remove a pending event except by chaining it, even to the owner, whatever the session sets', async () => {
-    await appendAudit(t.db, { tenantId: 'guard', type: 'agent_key.revoked', actor: { type: 'system', id: 'test' }, data: { n: 1 } });
+    await appendAudit(t.db, {
+      tenantId: 'guard',
+      type: 'agent_key.revoked',
+      actor: { type: 'system', id: 'test' },
+      data: { n: 1 },
+    });
     const before = await t.db.select().from(auditPending).where(eq(auditPending.tenantId, 'guard'));
     // The owner's view (PGlite's one user): the trigger, not a privilege, says no. The application's
     // role has no UPDATE or DELETE here at all (app-role.postgres.int.test.ts).
@@ -117,7 +129,16 @@ describe('the worker', () => {
     const errors: string[] = [];
     const worker = startWorker(t.db, {
       executorBaseUrl: 'http://127.0.0.1:9',
-      intervals: { dispatch: HOUR, expiry: HOUR, reconciliation: HOUR, notifications: HOUR, reminders: HOUR, recheck: HOUR, auditWatch: HOUR, claims: HOUR },
+      intervals: {
+        dispatch: HOUR,
+        expiry: HOUR,
+        reconciliation: HOUR,
+        notifications: HOUR,
+        reminders: HOUR,
+        recheck: HOUR,
+        auditWatch: HOUR,
+        claims: HOUR,
+      },
       log: () => {},
       logError: (line) => errors.push(line),
     });
@@ -143,7 +164,17 @@ describe('the worker', () => {
     };
     const worker = startWorker(t.db, {
       executorBaseUrl: 'http://127.0.0.1:9',
-      intervals: { dispatch: HOUR, expiry: HOUR, reconciliation: HOUR, notifications: HOUR, reminders: HOUR, recheck: HOUR, auditWatch: HOUR, claims: HOUR, auditChain: HOUR },
+      intervals: {
+        dispatch: HOUR,
+        expiry: HOUR,
+        reconciliation: HOUR,
+        notifications: HOUR,
+        reminders: HOUR,
+        recheck: HOUR,
+        auditWatch: HOUR,
+        claims: HOUR,
+        auditChain: HOUR,
+      },
       listen,
       log: () => {},
       logError: (line) => errors.push(line),
@@ -172,7 +203,9 @@ describe('verification', () => {
     await recordInTurn('tamper', 'prp_tamper_more', 1);
     await t.owner.execute(sql`alter table audit_events disable trigger audit_events_append_only`);
     try {
-      await t.owner.execute(sql`update audit_events set data = '{"n":7}'::jsonb where tenant_id = 'tamper' and seq = 2`);
+      await t.owner.execute(
+        sql`update audit_events set data = '{"n":7}'::jsonb where tenant_id = 'tamper' and seq = 2`,
+      );
     } finally {
       await t.owner.execute(sql`alter table audit_events enable trigger audit_events_append_only`);
     }

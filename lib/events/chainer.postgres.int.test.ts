@@ -61,7 +61,9 @@ describe('state changes of one tenant (PostgreSQL)', () => {
 
     // Under the head lock this second commit would wait for the first: the watcher would see it blocked.
     let settled = false;
-    const second = replicas[1]!.db.transaction((tx) => recordStateChange(tx, change('side', 'prp_quick', 2))).then(() => 'committed' as const);
+    const second = replicas[1]!.db
+      .transaction((tx) => recordStateChange(tx, change('side', 'prp_quick', 2)))
+      .then(() => 'committed' as const);
     const outcome = await Promise.race([second, someoneWaitsOnALock(() => settled)]);
     settled = true;
     release();
@@ -96,7 +98,7 @@ describe('state changes of one tenant (PostgreSQL)', () => {
   });
 });
 
-describe('a row committing between the chainer\'s read and audit_chain (PostgreSQL)', () => {
+describe("a row committing between the chainer's read and audit_chain (PostgreSQL)", () => {
   it('is refused by audit_chain as a skipped row, and the batch is read and chained again, in id order', async () => {
     await t.owner.insert(tenants).values({ id: 'between', name: 'between' });
     let recorded!: () => void;
@@ -140,7 +142,10 @@ describe('a row committing between the chainer\'s read and audit_chain (PostgreS
     });
     expect(await chainPending(interposed, 'between')).toBe(2);
     expect(calls).toBe(2);
-    expect((await auditChain(t.db, 'between')).map((row) => row.proposalId)).toEqual(['prp_smaller_id', 'prp_larger_id']);
+    expect((await auditChain(t.db, 'between')).map((row) => row.proposalId)).toEqual([
+      'prp_smaller_id',
+      'prp_larger_id',
+    ]);
     expect((await verifyStoredChains(t.db, { tenant: 'between' }))[0]).toMatchObject({ ok: true, through: { seq: 2 } });
   });
 });
@@ -163,7 +168,8 @@ describe('chainers running at once (PostgreSQL)', () => {
     await Promise.all(
       Array.from({ length: WRITERS }, async (_, w) => {
         const db = pools[w % pools.length]!;
-        for (let n = 0; n < EACH; n++) await db.transaction((tx) => recordStateChange(tx, change('many', `prp_writer${w}`, n)));
+        for (let n = 0; n < EACH; n++)
+          await db.transaction((tx) => recordStateChange(tx, change('many', `prp_writer${w}`, n)));
       }),
     );
     writing = false;
@@ -184,7 +190,9 @@ describe('chainers running at once (PostgreSQL)', () => {
 
 describe('statements (PostgreSQL)', () => {
   it('records a state change in two statements sent together, and finds nothing to chain in one', async () => {
-    const recorded = await counting.statementsSentBy(() => counting.db.transaction((tx) => recordStateChange(tx, change('budget', 'prp_budget', 1))));
+    const recorded = await counting.statementsSentBy(() =>
+      counting.db.transaction((tx) => recordStateChange(tx, change('budget', 'prp_budget', 1))),
+    );
     expect(recorded).toHaveLength(2);
     expect(recorded.some((statement) => /audit_heads/.test(statement.query))).toBe(false);
     await chainPending(t.db, 'budget');

@@ -26,19 +26,25 @@ const CHAIN_RETRIES = 10;
  * chain's order is the chainer's order, and the hash makes that order permanent.
  */
 export async function chainPending(db: Database, tenantId: string, batch = CHAIN_BATCH): Promise<number> {
-  const [waiting] = await db.select({ id: auditPending.id }).from(auditPending).where(eq(auditPending.tenantId, tenantId)).limit(1);
+  const [waiting] = await db
+    .select({ id: auditPending.id })
+    .from(auditPending)
+    .where(eq(auditPending.tenantId, tenantId))
+    .limit(1);
   if (!waiting) return 0;
   let chained = 0;
   let retries = 0;
   for (;;) {
     // READ COMMITTED whatever the server's default: the batch's reads must see what the chainer
     // that held the head before committed (chainBatch).
-    const linked = await db.transaction((tx) => chainBatch(tx, tenantId, batch), { isolationLevel: 'read committed' }).catch((error: unknown) => {
-      // Each retry reads rows that committed meanwhile; a batch that loses the race this often in
-      // a row is left to the next call (the worker's sweep, or the next reader) rather than spun on.
-      if (isSerializationFailure(error) && ++retries <= CHAIN_RETRIES) return 'again' as const;
-      throw error;
-    });
+    const linked = await db
+      .transaction((tx) => chainBatch(tx, tenantId, batch), { isolationLevel: 'read committed' })
+      .catch((error: unknown) => {
+        // Each retry reads rows that committed meanwhile; a batch that loses the race this often in
+        // a row is left to the next call (the worker's sweep, or the next reader) rather than spun on.
+        if (isSerializationFailure(error) && ++retries <= CHAIN_RETRIES) return 'again' as const;
+        throw error;
+      });
     if (linked === 'again') continue;
     retries = 0;
     chained += linked;
@@ -69,8 +75,15 @@ async function chainBatch(tx: Database, tenantId: string, limit: number): Promis
   // Sent together, run in order: the head is created if missing and locked first, so the SELECT's
   // snapshot (READ COMMITTED: taken when it starts) follows the last chainer's commit, and no two
   // chainers ever take the same row or link to the same head.
-  const oldest = tx.select().from(auditPending).where(eq(auditPending.tenantId, tenantId)).orderBy(asc(auditPending.id)).limit(limit);
-  const lockedHead = tx.select({ seq: sql<number>`seq`.mapWith(Number), hash: sql<string>`hash` }).from(sql`audit_chain_head(${tenantId})`);
+  const oldest = tx
+    .select()
+    .from(auditPending)
+    .where(eq(auditPending.tenantId, tenantId))
+    .orderBy(asc(auditPending.id))
+    .limit(limit);
+  const lockedHead = tx
+    .select({ seq: sql<number>`seq`.mapWith(Number), hash: sql<string>`hash` })
+    .from(sql`audit_chain_head(${tenantId})`);
   const [[head], taken] = await Promise.all([lockedHead, oldest]);
   if (!head) throw new Error('audit head missing after audit_chain_head');
   if (taken.length === 0) return 0;
@@ -99,7 +112,9 @@ async function chainBatch(tx: Database, tenantId: string, limit: number): Promis
     );
     return hash;
   });
-  await tx.execute(sql`select audit_chain(${tenantId}, ${head.seq}, ${head.hash}, ${sql.param(ids)}::bigint[], ${sql.param(hashes)}::text[])`);
+  await tx.execute(
+    sql`select audit_chain(${tenantId}, ${head.seq}, ${head.hash}, ${sql.param(ids)}::bigint[], ${sql.param(hashes)}::text[])`,
+  );
   return taken.length;
 }
 

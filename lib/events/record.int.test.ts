@@ -41,7 +41,12 @@ describe('recordStateChange', () => {
     });
     expect(await rowCounts(t.db)).toMatchObject({ auditEvents: before.auditEvents + 1, outbox: before.outbox + 1 });
     const [row] = await t.db.select().from(outbox).where(eq(outbox.proposalId, 'prp_committed'));
-    expect(row).toMatchObject({ tenantId: TENANT, topic: 'proposal.expired', body: { proposalId: 'prp_committed', status: 'expired' }, createdAt: at });
+    expect(row).toMatchObject({
+      tenantId: TENANT,
+      topic: 'proposal.expired',
+      body: { proposalId: 'prp_committed', status: 'expired' },
+      createdAt: at,
+    });
     expect(row?.id).toMatch(/^obx_/);
     const appended = (await auditChain(t.db, TENANT)).at(-1);
     expect(appended).toMatchObject({
@@ -73,8 +78,13 @@ describe('recordStateChange', () => {
 
   it('writes the audit event alone when the change notifies nobody (outbox: false)', async () => {
     const before = await rowCounts(t.db);
-    await t.db.transaction((tx) => recordStateChange(tx, { ...change('prp_silent', new Date()), type: 'proposal.extended', outbox: false }));
+    await t.db.transaction((tx) =>
+      recordStateChange(tx, { ...change('prp_silent', new Date()), type: 'proposal.extended', outbox: false }),
+    );
     expect(await rowCounts(t.db)).toMatchObject({ auditEvents: before.auditEvents + 1, outbox: before.outbox });
-    expect((await auditChain(t.db, TENANT)).at(-1)).toMatchObject({ type: 'proposal.extended', proposalId: 'prp_silent' });
+    expect((await auditChain(t.db, TENANT)).at(-1)).toMatchObject({
+      type: 'proposal.extended',
+      proposalId: 'prp_silent',
+    });
   });
 });

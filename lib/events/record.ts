@@ -1,6 +1,6 @@
 import type { Database } from '@/db';
 import { outbox, type Proposal } from '@/db/schema';
-import { appendAudit, type AuditInput } from '@/lib/events/append';
+import { type AuditInput, appendAudit } from '@/lib/events/append';
 import { newId } from '@/lib/ids';
 import type { OutboxTopic } from './registry';
 
@@ -22,7 +22,14 @@ export async function recordStateChange(tx: Database, change: StateChange): Prom
   const { outbox: notification, ...event } = change;
   // Sent together: one round trip.
   await Promise.all([
-    notification ? recordNotice(tx, { tenantId: event.tenantId, proposalId: event.proposalId, ...notification, at: event.occurredAt }) : undefined,
+    notification
+      ? recordNotice(tx, {
+          tenantId: event.tenantId,
+          proposalId: event.proposalId,
+          ...notification,
+          at: event.occurredAt,
+        })
+      : undefined,
     appendAudit(tx, event),
   ]);
 }
@@ -47,5 +54,10 @@ export async function recordNotice(tx: Database, notice: Notice): Promise<void> 
 
 /** The fields of an event that name the proposal it is about, as that proposal stands. */
 export function aboutProposal(proposal: Pick<Proposal, 'tenantId' | 'id' | 'payloadHash' | 'contractVersion'>) {
-  return { tenantId: proposal.tenantId, proposalId: proposal.id, payloadHash: proposal.payloadHash, contractVersion: proposal.contractVersion };
+  return {
+    tenantId: proposal.tenantId,
+    proposalId: proposal.id,
+    payloadHash: proposal.payloadHash,
+    contractVersion: proposal.contractVersion,
+  };
 }

@@ -7,13 +7,16 @@ describe('the event registry', () => {
   it.each([
     ['audit event', AUDIT_EVENTS],
     ['outbox topic', OUTBOX_TOPICS],
-  ])('names every %s entity.verb in lower case, once, with what it records', (_kind, registry: Record<string, string>) => {
-    const names = Object.keys(registry);
-    expect(names.length).toBeGreaterThan(0);
-    for (const name of names) expect(name).toMatch(DOTTED);
-    expect(new Set(names.map((name) => name.replace(/[._]/g, ''))).size).toBe(names.length);
-    for (const description of Object.values(registry)) expect(description.trim()).not.toBe('');
-  });
+  ])(
+    'names every %s entity.verb in lower case, once, with what it records',
+    (_kind, registry: Record<string, string>) => {
+      const names = Object.keys(registry);
+      expect(names.length).toBeGreaterThan(0);
+      for (const name of names) expect(name).toMatch(DOTTED);
+      expect(new Set(names.map((name) => name.replace(/[._]/g, ''))).size).toBe(names.length);
+      for (const description of Object.values(registry)) expect(description.trim()).not.toBe('');
+    },
+  );
 
   // Stored strings: the audit chain hashes them and consumers match them. Renaming one is a migration.
   it('keeps the stored names exactly', () => {

@@ -12,17 +12,21 @@ const EXECUTION_OUTCOMES = {
 
 export const AUDIT_EVENTS = {
   'tenant.created': 'a tenant was created',
-  'tenant.settings_changed': "an admin changed the tenant's settings (reminder, escalation, values; the rubber-stamp alarm; whether every approval needs a passkey)",
+  'tenant.settings_changed':
+    "an admin changed the tenant's settings (reminder, escalation, values; the rubber-stamp alarm; whether every approval needs a passkey)",
   'channel.created': 'an admin added a notification channel',
   'channel.updated': 'an admin changed, disabled or re-enabled a notification channel',
   'delivery.retried': 'an admin sent a dead notification delivery again',
   'membership.granted': 'a user was given a role in the tenant',
-  'membership.removed': "a user's membership was removed: their access to this tenant ends (their sessions, which may serve other tenants, stay)",
+  'membership.removed':
+    "a user's membership was removed: their access to this tenant ends (their sessions, which may serve other tenants, stay)",
   'membership.invited': 'an admin invited someone by email to join the tenant with a role (a one-time link)',
   'membership.invitation_cancelled': 'an admin cancelled a pending invitation; its link no longer works',
-  'membership.invitation_code_sent': "a code to prove the invited address was emailed to it from the invitation's page (never the code itself)",
+  'membership.invitation_code_sent':
+    "a code to prove the invited address was emailed to it from the invitation's page (never the code itself)",
   'executions.paused': "an admin stopped the tenant's executions: approved commands wait and no expiry is counted",
-  'executions.resumed': "an admin resumed the tenant's executions: pending deadlines moved on by the time paused, waiting commands go out",
+  'executions.resumed':
+    "an admin resumed the tenant's executions: pending deadlines moved on by the time paused, waiting commands go out",
   'agent_key.created': 'an agent key was issued',
   'agent_key.revoked': 'an agent key was revoked',
   'agent_key.rotated': 'an agent key was replaced by a new one; the old one works until the overlap ends',
@@ -30,32 +34,42 @@ export const AUDIT_EVENTS = {
   'auth.sign_in_failed': "a sign-in naming a member's account was refused (wrong password, unverified email)",
   'auth.sign_in_locked': 'too many failed sign-ins locked an account out for a while',
   'auth.email_code_sent': 'a code to prove their address was emailed to a member (never the code itself)',
-  'auth.email_verified': 'a member proved their address (the emailed code, or single sign-on that vouched for it); their account may join other tenants',
-  'auth.credentials_cleared': "proving the address of an account an invitation link made took it over for the address's owner: its password and passkeys were removed and its sessions ended",
+  'auth.email_verified':
+    'a member proved their address (the emailed code, or single sign-on that vouched for it); their account may join other tenants',
+  'auth.credentials_cleared':
+    "proving the address of an account an invitation link made took it over for the address's owner: its password and passkeys were removed and its sessions ended",
   'auth.password_changed': "a member's password was set anew; their sessions end with it",
   'passkey.registered': 'a member added a passkey: its credential id, public key and name, bound to them',
-  'passkey.removed': 'a passkey was removed, by its owner or by an admin of a tenant the owner belongs to (admin_reset: lost, or the last where passkeys are required)',
-  'session.ended': "a member's session ended: signed out, signed out everywhere, idle, expired, password changed, address proven (a link-made account taken over) or removed",
+  'passkey.removed':
+    'a passkey was removed, by its owner or by an admin of a tenant the owner belongs to (admin_reset: lost, or the last where passkeys are required)',
+  'session.ended':
+    "a member's session ended: signed out, signed out everywhere, idle, expired, password changed, address proven (a link-made account taken over) or removed",
   'policy.published': "a new version of an action's routing policy took effect in the tenant",
-  'contract.status_changed': "an admin moved a contract version in the tenant's rollout (shadow, current, supported with or without a sunset, retired)",
+  'contract.status_changed':
+    "an admin moved a contract version in the tenant's rollout (shadow, current, supported with or without a sunset, retired)",
   'proposal.created': 'a proposal passed the gates (from an agent, or an operator revision)',
   'proposal.approval_added': 'an approval was recorded; more are needed',
   'proposal.approved': 'the last approval needed was recorded',
-  'proposal.approval_withdrawn': "an approval stopped counting: its approver's role dropped below the rule's, or they were removed from the tenant, while the proposal waited",
+  'proposal.approval_withdrawn':
+    "an approval stopped counting: its approver's role dropped below the rule's, or they were removed from the tenant, while the proposal waited",
   'proposal.rejected': 'an operator rejected the proposal',
   'proposal.extended': 'an approver extended the expiry once',
   'proposal.revised': 'an operator replaced the proposal by a revision',
   'proposal.expired': 'nobody decided before the expiry',
   'proposal.stale': 'live state changed under the proposal before it was decided',
-  'proposal.repropose_requested': 'an operator asked the agent to propose a stale or changed proposal again (with a new requestId)',
+  'proposal.repropose_requested':
+    'an operator asked the agent to propose a stale or changed proposal again (with a new requestId)',
   'command.minted': 'a signed command was minted for the approved proposal',
   'execution.started': 'the executor accepted the command and began the write',
   ...EXECUTION_OUTCOMES,
   'execution.checked': 'reconciliation asked the system of record about an unknown outcome',
-  'oversight.rubber_stamp': "an approver's decisions of the last 7 days met the tenant's rubber-stamp thresholds (once per person and week)",
-  'grant.created': 'an approver made a standing grant from a proposal they approved: its terms (action, agent key, rule, resource, expiry, caps) and reason',
+  'oversight.rubber_stamp':
+    "an approver's decisions of the last 7 days met the tenant's rubber-stamp thresholds (once per person and week)",
+  'grant.created':
+    'an approver made a standing grant from a proposal they approved: its terms (action, agent key, rule, resource, expiry, caps) and reason',
   'grant.revoked': 'the granter or an admin revoked a standing grant',
-  'grant.ended': "a standing grant ended because its granter's role changed, the granter left the tenant, or the action's policy changed",
+  'grant.ended':
+    "a standing grant ended because its granter's role changed, the granter left the tenant, or the action's policy changed",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, auditPending } from '@/db/schema';
 import { chainPending } from './chainer';
@@ -20,13 +20,22 @@ export async function auditTrailFor(db: Database, tenantId: string, proposalId: 
  * exactly one of the two tables. For reads that must not chain first: inside a state change's
  * transaction (chaining there would lock the tenant's head in it), or on paths an agent polls.
  */
-export function proposalEventsOfType(db: Database, event: { tenantId: string; proposalId: string; type: AuditEventType }) {
+export function proposalEventsOfType(
+  db: Database,
+  event: { tenantId: string; proposalId: string; type: AuditEventType },
+) {
   const chained = eventsIn(db, auditEvents, event, 0, sql`${auditEvents.seq}`);
   const waiting = eventsIn(db, auditPending, event, 1, sql`${auditPending.id}`);
   return chained.unionAll(waiting).orderBy(sql`"pending"`, sql`"position"`);
 }
 
-function eventsIn(db: Database, table: typeof auditEvents | typeof auditPending, event: { tenantId: string; proposalId: string; type: AuditEventType }, pending: 0 | 1, position: SQL) {
+function eventsIn(
+  db: Database,
+  table: typeof auditEvents | typeof auditPending,
+  event: { tenantId: string; proposalId: string; type: AuditEventType },
+  pending: 0 | 1,
+  position: SQL,
+) {
   return db
     .select({
       occurredAt: table.occurredAt,

@@ -1,5 +1,5 @@
 import type { Resolution } from '@/lib/actions/types';
-import { pass, refuse, type Gate } from './types';
+import { type Gate, pass, refuse } from './types';
 
 export type AuthorityInput = {
   /** The agent key's grants as they are now (read again at decision time). */
@@ -13,4 +13,6 @@ export type AuthorityInput = {
  * not even its limits.
  */
 export const authorityGate: Gate<AuthorityInput, void> = async ({ action }, { grants, resolution }) =>
-  action.authorize(grants, resolution) ? pass(undefined) : refuse('authority', 'not_covered', `The key's grants do not cover ${resolution.resourceKey}.`);
+  action.authorize(grants, resolution)
+    ? pass(undefined)
+    : refuse('authority', 'not_covered', `The key's grants do not cover ${resolution.resourceKey}.`);

@@ -1,6 +1,6 @@
-import { and, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, resourceClaims, type Proposal, type ProposalStatus } from '@/db/schema';
+import { type Proposal, type ProposalStatus, proposals, resourceClaims } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
 import type { ActionModule, OpenClaims } from '@/lib/actions/types';
 
@@ -13,7 +13,10 @@ export const isOpen = (status: ProposalStatus) => (OPEN_STATUSES as readonly Pro
 export type Claimant = Pick<Proposal, 'tenantId' | 'resourceKey' | 'action' | 'payload'>;
 
 /** What one proposal claims on its resource: its action's claim field (0 when the action has none). */
-export function claimOf(proposal: Pick<Proposal, 'action' | 'payload'>, action: Pick<ActionModule, 'claimField'> | undefined = findAction(proposal.action)): number {
+export function claimOf(
+  proposal: Pick<Proposal, 'action' | 'payload'>,
+  action: Pick<ActionModule, 'claimField'> | undefined = findAction(proposal.action),
+): number {
   const field = action?.claimField;
   const value = field ? Number(proposal.payload.args[field]) : 0;
   return Number.isFinite(value) ? value : 0;
@@ -23,11 +26,16 @@ export function claimOf(proposal: Pick<Proposal, 'action' | 'payload'>, action: 
 function claimExpression(): SQL {
   const claiming = allActions().filter((action) => action.claimField);
   if (claiming.length === 0) return sql`0`;
-  const cases = claiming.map((action) => sql`when ${action.name} then (${proposals.payload} -> 'args' ->> ${action.claimField})::numeric`);
+  const cases = claiming.map(
+    (action) => sql`when ${action.name} then (${proposals.payload} -> 'args' ->> ${action.claimField})::numeric`,
+  );
   return sql`case ${proposals.action} ${sql.join(cases, sql` `)} else 0 end`;
 }
 
-const toClaims = (row: { count: number | string; total: number | string } | undefined): OpenClaims => ({ count: Number(row?.count ?? 0), total: Number(row?.total ?? 0) });
+const toClaims = (row: { count: number | string; total: number | string } | undefined): OpenClaims => ({
+  count: Number(row?.count ?? 0),
+  total: Number(row?.total ?? 0),
+});
 
 /**
  * What the open proposals on a resource claim, counted and summed over the proposals themselves.
@@ -37,14 +45,27 @@ export async function openClaimsFromScratch(db: Database, tenantId: string, reso
   const [row] = await db
     .select({ count: count(), total: sql<string>`coalesce(sum(${claimExpression()}), 0)::text` })
     .from(proposals)
-    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.resourceKey, resourceKey), inArray(proposals.status, [...OPEN_STATUSES])));
+    .where(
+      and(
+        eq(proposals.tenantId, tenantId),
+        eq(proposals.resourceKey, resourceKey),
+        inArray(proposals.status, [...OPEN_STATUSES]),
+      ),
+    );
   return toClaims(row);
 }
 
 /** Every resource's open claims from scratch, for reconciliation. */
-export async function allOpenClaimsFromScratch(db: Database): Promise<{ tenantId: string; resourceKey: string; claims: OpenClaims }[]> {
+export async function allOpenClaimsFromScratch(
+  db: Database,
+): Promise<{ tenantId: string; resourceKey: string; claims: OpenClaims }[]> {
   const rows = await db
-    .select({ tenantId: proposals.tenantId, resourceKey: sql<string>`${proposals.resourceKey}`, count: count(), total: sql<string>`coalesce(sum(${claimExpression()}), 0)::text` })
+    .select({
+      tenantId: proposals.tenantId,
+      resourceKey: sql<string>`${proposals.resourceKey}`,
+      count: count(),
+      total: sql<string>`coalesce(sum(${claimExpression()}), 0)::text`,
+    })
     .from(proposals)
     .where(and(inArray(proposals.status, [...OPEN_STATUSES]), sql`${proposals.resourceKey} is not null`))
     .groupBy(proposals.tenantId, proposals.resourceKey);
@@ -52,7 +73,8 @@ export async function allOpenClaimsFromScratch(db: Database): Promise<{ tenantId
 }
 
 const claimsColumns = { count: resourceClaims.openCount, total: resourceClaims.openTotal };
-const rowOf = (tenantId: string, resourceKey: string) => and(eq(resourceClaims.tenantId, tenantId), eq(resourceClaims.resourceKey, resourceKey));
+const rowOf = (tenantId: string, resourceKey: string) =>
+  and(eq(resourceClaims.tenantId, tenantId), eq(resourceClaims.resourceKey, resourceKey));
 
 /**
  * Creates a resource's claims row from the sum from scratch, unless another transaction did (then
@@ -72,7 +94,13 @@ async function createFromScratch(tx: Database, tenantId: string, resourceKey: st
           updatedAt: sql<Date>`now()`.as('updated_at'),
         })
         .from(proposals)
-        .where(and(eq(proposals.tenantId, tenantId), eq(proposals.resourceKey, resourceKey), inArray(proposals.status, [...OPEN_STATUSES]))),
+        .where(
+          and(
+            eq(proposals.tenantId, tenantId),
+            eq(proposals.resourceKey, resourceKey),
+            inArray(proposals.status, [...OPEN_STATUSES]),
+          ),
+        ),
     )
     .onConflictDoNothing()
     .returning(claimsColumns);
@@ -93,7 +121,10 @@ export async function lockClaims(tx: Database, tenantId: string, resourceKey: st
   const [row] = await tx
     .insert(resourceClaims)
     .values({ tenantId, resourceKey, openCount: 0, openTotal: '0' })
-    .onConflictDoUpdate({ target: [resourceClaims.tenantId, resourceClaims.resourceKey], set: { openCount: sql`${resourceClaims.openCount}` } })
+    .onConflictDoUpdate({
+      target: [resourceClaims.tenantId, resourceClaims.resourceKey],
+      set: { openCount: sql`${resourceClaims.openCount}` },
+    })
     .returning({ ...claimsColumns, created: sql<boolean>`xmax = 0` });
   if (!row) throw new Error('claims row missing after upsert');
   if (!row.created) return toClaims(row);
@@ -115,7 +146,11 @@ export function besides(open: OpenClaims, proposal: Pick<Proposal, 'status' | 'a
 }
 
 /** What the open proposals on `resourceKey` (by default the proposal's own) claim besides this proposal, from the claims row. */
-export async function openClaimsBesides(db: Database, proposal: Claimant & Pick<Proposal, 'status'>, resourceKey = proposal.resourceKey): Promise<OpenClaims> {
+export async function openClaimsBesides(
+  db: Database,
+  proposal: Claimant & Pick<Proposal, 'status'>,
+  resourceKey = proposal.resourceKey,
+): Promise<OpenClaims> {
   if (!resourceKey) return { count: 0, total: 0 };
   const open = await readClaims(db, proposal.tenantId, resourceKey);
   return resourceKey === proposal.resourceKey ? besides(open, proposal) : open;
@@ -126,7 +161,12 @@ export async function openClaimsBesides(db: Database, proposal: Claimant & Pick<
  * that writes the new status (after it): nothing when both hold a claim or neither does; otherwise
  * one UPDATE. A row that does not exist yet is created from scratch, which already counts this change.
  */
-export async function adjustClaims(tx: Database, proposal: Claimant, from: ProposalStatus | null, to: ProposalStatus): Promise<void> {
+export async function adjustClaims(
+  tx: Database,
+  proposal: Claimant,
+  from: ProposalStatus | null,
+  to: ProposalStatus,
+): Promise<void> {
   const delta = (isOpen(to) ? 1 : 0) - (from !== null && isOpen(from) ? 1 : 0);
   if (delta === 0 || !proposal.resourceKey) return;
   const { tenantId, resourceKey } = proposal;
@@ -151,7 +191,9 @@ export async function adjustClaims(tx: Database, proposal: Claimant, from: Propo
  * batch that ends many proposals never waits on a row while holding another a single change waits on.
  */
 export async function lockClaimsOf(tx: Database, claimants: readonly Claimant[]): Promise<void> {
-  const keys = [...new Set(claimants.filter((c) => c.resourceKey).map((c) => JSON.stringify([c.tenantId, c.resourceKey])))].sort();
+  const keys = [
+    ...new Set(claimants.filter((c) => c.resourceKey).map((c) => JSON.stringify([c.tenantId, c.resourceKey]))),
+  ].sort();
   for (const key of keys) {
     const [tenantId, resourceKey] = JSON.parse(key) as [string, string];
     await lockClaims(tx, tenantId, resourceKey);
@@ -159,7 +201,12 @@ export async function lockClaimsOf(tx: Database, claimants: readonly Claimant[])
 }
 
 /** Sets a claims row to `claims` (reconciliation repairing drift). */
-export async function setClaims(tx: Database, tenantId: string, resourceKey: string, claims: OpenClaims): Promise<void> {
+export async function setClaims(
+  tx: Database,
+  tenantId: string,
+  resourceKey: string,
+  claims: OpenClaims,
+): Promise<void> {
   await tx
     .update(resourceClaims)
     .set({ openCount: claims.count, openTotal: String(claims.total), updatedAt: sql`now()` })
@@ -170,11 +217,19 @@ export async function setClaims(tx: Database, tenantId: string, resourceKey: str
  * A proposal opening a claim on a resource whose row the transaction holds locked (intake), as a
  * CTE for the statement that inserts it: the row and the proposal change in one statement.
  */
-export function openingClaim(tx: Database, claimant: Claimant & { resourceKey: string }, action: Pick<ActionModule, 'claimField'>) {
+export function openingClaim(
+  tx: Database,
+  claimant: Claimant & { resourceKey: string },
+  action: Pick<ActionModule, 'claimField'>,
+) {
   return tx.$with('opened_claim').as(
     tx
       .update(resourceClaims)
-      .set({ openCount: sql`${resourceClaims.openCount} + 1`, openTotal: sql`${resourceClaims.openTotal} + ${String(claimOf(claimant, action))}::numeric`, updatedAt: sql`now()` })
+      .set({
+        openCount: sql`${resourceClaims.openCount} + 1`,
+        openTotal: sql`${resourceClaims.openTotal} + ${String(claimOf(claimant, action))}::numeric`,
+        updatedAt: sql`now()`,
+      })
       .where(rowOf(claimant.tenantId, claimant.resourceKey))
       .returning({ count: resourceClaims.openCount }),
   );

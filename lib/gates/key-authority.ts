@@ -14,14 +14,26 @@ export type KeyAuthorityLapse = { code: 'agent_key_revoked' } | { code: 'grants_
  * Rotation is not revocation: a rotated key's proposals keep their authority. Undefined when it
  * still holds (or no key proposed it).
  */
-export async function keyAuthorityLapse(db: Database, proposal: Pick<Proposal, 'agentKeyId'>, subject: GateSubject, resolution: Resolution): Promise<KeyAuthorityLapse | undefined> {
+export async function keyAuthorityLapse(
+  db: Database,
+  proposal: Pick<Proposal, 'agentKeyId'>,
+  subject: GateSubject,
+  resolution: Resolution,
+): Promise<KeyAuthorityLapse | undefined> {
   if (!proposal.agentKeyId) return undefined;
   const [key] = await db
-    .select({ agentName: agentKeys.agentName, allowedActions: agentKeys.allowedActions, grants: agentKeys.grants, revokedAt: agentKeys.revokedAt })
+    .select({
+      agentName: agentKeys.agentName,
+      allowedActions: agentKeys.allowedActions,
+      grants: agentKeys.grants,
+      revokedAt: agentKeys.revokedAt,
+    })
     .from(agentKeys)
     .where(eq(agentKeys.id, proposal.agentKeyId))
     .limit(1);
   if (!key || key.revokedAt) return { code: 'agent_key_revoked' };
-  const allowed = key.allowedActions.includes(subject.action.name) && (await authorityGate(subject, { grants: key.grants, resolution })).ok;
+  const allowed =
+    key.allowedActions.includes(subject.action.name) &&
+    (await authorityGate(subject, { grants: key.grants, resolution })).ok;
   return allowed ? undefined : { code: 'grants_changed', agentName: key.agentName };
 }

@@ -2,7 +2,7 @@ import type { EvidenceSnapshot } from '@/db/schema';
 import type { Resolution } from '@/lib/actions/types';
 import type { SystemsClient } from '@/lib/systems/client';
 import { resolveEvidence } from './evidence';
-import { pass, refuse, type Gate } from './types';
+import { type Gate, pass, refuse } from './types';
 
 export type MeaningInput = {
   systems: SystemsClient;
@@ -17,8 +17,12 @@ export type Meant = { resolution: Resolution; evidence: EvidenceSnapshot[] };
  * (docs/design.md §3). Missing and another tenant's are one refusal each, never told apart.
  */
 export const meaningGate: Gate<MeaningInput, Meant> = async ({ tenantId, action, args }, { systems, evidenceRefs }) => {
-  const [resolution, evidence] = await Promise.all([action.resolve(systems, tenantId, args), resolveEvidence(systems, tenantId, evidenceRefs, action.scope)]);
+  const [resolution, evidence] = await Promise.all([
+    action.resolve(systems, tenantId, args),
+    resolveEvidence(systems, tenantId, evidenceRefs, action.scope),
+  ]);
   if (!resolution) return refuse('meaning', 'resource_not_found', 'The resource does not exist in this tenant.');
-  if (!evidence) return refuse('meaning', 'evidence_not_found', 'A cited evidence record does not exist in this tenant.');
+  if (!evidence)
+    return refuse('meaning', 'evidence_not_found', 'A cited evidence record does not exist in this tenant.');
   return pass({ resolution, evidence });
 };

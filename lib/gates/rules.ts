@@ -1,5 +1,5 @@
 import type { OpenClaims, Resolution } from '@/lib/actions/types';
-import { pass, refuse, type Gate } from './types';
+import { type Gate, pass, refuse } from './types';
 
 export type RulesInput = {
   resolution: Resolution;

@@ -27,4 +27,7 @@ export type Gate<Input, Value> = (subject: GateSubject, input: Input) => Promise
 
 export const pass = <T>(value: T): Verdict<T> => ({ ok: true, value });
 
-export const refuse = (gate: GateName, code: string, message: string): Verdict<never> => ({ ok: false, refusal: { gate, code, message } });
+export const refuse = (gate: GateName, code: string, message: string): Verdict<never> => ({
+  ok: false,
+  refusal: { gate, code, message },
+});

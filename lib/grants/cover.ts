@@ -1,13 +1,16 @@
 import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { grants, memberships, tenants, type Grant, type Proposal } from '@/db/schema';
+import { type Grant, grants, memberships, type Proposal, tenants } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { cachedRead, cacheTag } from '@/lib/cache/read-cache';
 import { amountOf, moneyOf, outsideGrants } from './terms';
 
 /** A proposal at intake, after every gate passed, as far as a grant looks at it. */
-export type Coverable = Pick<Proposal, 'tenantId' | 'agentKeyId' | 'resourceKey' | 'routing' | 'flags' | 'initiatedByUserId'> & {
+export type Coverable = Pick<
+  Proposal,
+  'tenantId' | 'agentKeyId' | 'resourceKey' | 'routing' | 'flags' | 'initiatedByUserId'
+> & {
   action: Pick<ActionModule, 'name' | 'editing'>;
   args: Proposal['payload']['args'];
 };
@@ -32,7 +35,14 @@ export async function coveringGrant(tx: Database, proposal: Coverable, now: Date
     .from(grants)
     .innerJoin(tenants, and(eq(tenants.id, grants.tenantId), eq(tenants.requirePasskeys, false)))
     // The granter still a member, in the very role they granted with: a changed role ends the grant.
-    .innerJoin(memberships, and(eq(memberships.tenantId, grants.tenantId), eq(memberships.userId, grants.grantedBy), eq(memberships.role, grants.granterRole)))
+    .innerJoin(
+      memberships,
+      and(
+        eq(memberships.tenantId, grants.tenantId),
+        eq(memberships.userId, grants.grantedBy),
+        eq(memberships.role, grants.granterRole),
+      ),
+    )
     .where(
       and(
         eq(grants.tenantId, proposal.tenantId),
@@ -42,7 +52,10 @@ export async function coveringGrant(tx: Database, proposal: Coverable, now: Date
         gt(grants.expiresAt, now),
         eq(grants.rule, proposal.routing.rule),
         eq(grants.policyVersion, proposal.routing.policyVersion),
-        or(isNull(grants.resourceKey), proposal.resourceKey ? eq(grants.resourceKey, proposal.resourceKey) : sql`false`),
+        or(
+          isNull(grants.resourceKey),
+          proposal.resourceKey ? eq(grants.resourceKey, proposal.resourceKey) : sql`false`,
+        ),
         lt(grants.usedCount, grants.maxCount),
         // Money: the same currency, and room left under the total when the grant has one.
         priced ? or(isNull(grants.currency), eq(grants.currency, priced.currency)) : isNull(grants.currency),
@@ -72,7 +85,14 @@ export function tenantMayHaveGrants(db: Database, tenantId: string): Promise<boo
   return cachedRead(
     db,
     tag,
-    async () => (await db.select({ id: grants.id }).from(grants).where(and(eq(grants.tenantId, tenantId), isNull(grants.endedAt))).limit(1)).length > 0,
+    async () =>
+      (
+        await db
+          .select({ id: grants.id })
+          .from(grants)
+          .where(and(eq(grants.tenantId, tenantId), isNull(grants.endedAt)))
+          .limit(1)
+      ).length > 0,
     () => [tag],
   );
 }

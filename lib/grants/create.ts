@@ -1,11 +1,11 @@
 import { and, eq, max } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { changeTransaction } from '@/lib/cache/read-cache';
-import { decisions, grants, memberships, policies, proposals, tenants, type Grant } from '@/db/schema';
+import { decisions, type Grant, grants, memberships, policies, proposals, tenants } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { aboutProposal, recordStateChange } from '@/lib/events/record';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import type { GrantRequest } from './requests';
 import { amountOf, moneyOf, outsideGrants } from './terms';
@@ -19,7 +19,11 @@ const conflict = (code: string, message: string) => new DomainError('conflict', 
  * source proposal is one a grant could cover: one approver of a role the person holds, no passkey,
  * no flag, the policy it was routed by still current. Audited `grant.created` on the source proposal.
  */
-export async function createGrant(db: Database, input: { tenantId: string; userId: string; request: GrantRequest }, now = new Date()): Promise<Grant> {
+export async function createGrant(
+  db: Database,
+  input: { tenantId: string; userId: string; request: GrantRequest },
+  now = new Date(),
+): Promise<Grant> {
   const { tenantId, userId, request } = input;
   return changeTransaction(db, async (tx, announce) => {
     const [found] = await tx
@@ -34,31 +38,55 @@ export async function createGrant(db: Database, input: { tenantId: string; userI
     if (!found) throw notFound();
     const { proposal, role } = found;
     if (!roleAtLeast(role, proposal.routing.role)) {
-      throw new DomainError('forbidden', 'forbidden_role', `Granting needs the ${proposal.routing.role} role this proposal asked for; you are ${role}.`);
+      throw new DomainError(
+        'forbidden',
+        'forbidden_role',
+        `Granting needs the ${proposal.routing.role} role this proposal asked for; you are ${role}.`,
+      );
     }
     const [approval] = await tx
       .select({ id: decisions.id })
       .from(decisions)
-      .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.userId, userId), eq(decisions.decision, 'approve')))
+      .where(
+        and(eq(decisions.proposalId, proposal.id), eq(decisions.userId, userId), eq(decisions.decision, 'approve')),
+      )
       .limit(1);
-    if (!approval) throw conflict('not_your_approval', 'A grant is made from a proposal you approved yourself; you have not approved this one.');
-    if (proposal.status === 'rejected') throw conflict('not_approved', 'This proposal was rejected after your approval; nothing can be granted from it.');
+    if (!approval)
+      throw conflict(
+        'not_your_approval',
+        'A grant is made from a proposal you approved yourself; you have not approved this one.',
+      );
+    if (proposal.status === 'rejected')
+      throw conflict('not_approved', 'This proposal was rejected after your approval; nothing can be granted from it.');
     const outside = outsideGrants(proposal, found.requirePasskeys);
     if (outside) throw conflict('not_grantable', `No grant can be made from this proposal: ${outside}.`);
-    if (!proposal.agentKeyId) throw conflict('not_grantable', 'No grant can be made from this proposal: no agent key proposed it.');
+    if (!proposal.agentKeyId)
+      throw conflict('not_grantable', 'No grant can be made from this proposal: no agent key proposed it.');
 
     const action = findAction(proposal.action);
-    if (!action) throw conflict('not_grantable', `No grant can be made from this proposal: the action ${proposal.action} is no longer served.`);
+    if (!action)
+      throw conflict(
+        'not_grantable',
+        `No grant can be made from this proposal: the action ${proposal.action} is no longer served.`,
+      );
     // The newest published version (none: the action's defaults, version 0). lib/policy publishes and ends grants, so it is read here, not imported.
-    const [newest] = await tx.select({ version: max(policies.version) }).from(policies).where(and(eq(policies.tenantId, tenantId), eq(policies.action, proposal.action)));
+    const [newest] = await tx
+      .select({ version: max(policies.version) })
+      .from(policies)
+      .where(and(eq(policies.tenantId, tenantId), eq(policies.action, proposal.action)));
     const current = newest?.version ?? 0;
     if (current !== proposal.routing.policyVersion) {
-      throw conflict('policy_changed', `The ${proposal.action} policy changed since this proposal was routed (v${proposal.routing.policyVersion}, now v${current}); approve a proposal under the current one to grant.`);
+      throw conflict(
+        'policy_changed',
+        `The ${proposal.action} policy changed since this proposal was routed (v${proposal.routing.policyVersion}, now v${current}); approve a proposal under the current one to grant.`,
+      );
     }
     const money = moneyOf(action);
     const sourceAmount = money ? amountOf(money, proposal.payload.args) : undefined;
     if (request.maxTotalMinor !== undefined && !sourceAmount) {
-      throw new DomainError('invalid', 'invalid_grant', `${proposal.action} moves no money: send no maxTotalMinor.`, { issues: [{ path: 'maxTotalMinor', message: 'this action moves no money' }] });
+      throw new DomainError('invalid', 'invalid_grant', `${proposal.action} moves no money: send no maxTotalMinor.`, {
+        issues: [{ path: 'maxTotalMinor', message: 'this action moves no money' }],
+      });
     }
     const [taken] = await tx.select({ id: grants.id }).from(grants).where(eq(grants.proposalId, proposal.id)).limit(1);
     if (taken) throw conflict('already_granted', `A grant was already made from this proposal (${taken.id}).`);

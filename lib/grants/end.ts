@@ -1,11 +1,11 @@
 import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { grants, memberships, users, type Grant } from '@/db/schema';
+import { type Grant, grants, memberships, users } from '@/db/schema';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { recordStateChange } from '@/lib/events/record';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { recordStateChange } from '@/lib/events/record';
 import { isGrantId } from '@/lib/ids';
-import { grantView, type GrantView } from './list';
+import { type GrantView, grantView } from './list';
 import { grantState } from './terms';
 
 type Ender = { type: 'user' | 'system'; id: string };
@@ -16,13 +16,28 @@ type EndReason = NonNullable<Grant['endReason']>;
  * audited `grant.revoked` or `grant.ended`, in the caller's transaction: from its commit on no
  * intake is covered by them (lib/grants/cover.ts reads `ended_at` under the grant's lock).
  */
-async function endGrants(tx: Database, where: SQL | undefined, end: { reason: EndReason; by: Ender; note?: string }, now: Date): Promise<Grant[]> {
-  const live = await tx.select().from(grants).where(and(where, isNull(grants.endedAt), gt(grants.expiresAt, now))).orderBy(asc(grants.id)).for('update');
+async function endGrants(
+  tx: Database,
+  where: SQL | undefined,
+  end: { reason: EndReason; by: Ender; note?: string },
+  now: Date,
+): Promise<Grant[]> {
+  const live = await tx
+    .select()
+    .from(grants)
+    .where(and(where, isNull(grants.endedAt), gt(grants.expiresAt, now)))
+    .orderBy(asc(grants.id))
+    .for('update');
   const ended: Grant[] = [];
   for (const grant of live) {
     const [row] = await tx
       .update(grants)
-      .set({ endedAt: now, endReason: end.reason, endedBy: end.by.type === 'user' ? end.by.id : null, endNote: end.note ?? null })
+      .set({
+        endedAt: now,
+        endReason: end.reason,
+        endedBy: end.by.type === 'user' ? end.by.id : null,
+        endNote: end.note ?? null,
+      })
       .where(eq(grants.id, grant.id))
       .returning();
     if (!row) continue;
@@ -32,7 +47,12 @@ async function endGrants(tx: Database, where: SQL | undefined, end: { reason: En
       type: end.reason === 'revoked' ? 'grant.revoked' : 'grant.ended',
       actor: end.by,
       reasonCode: end.reason,
-      data: { grant: row.id, used: row.usedCount, usedTotalMinor: row.usedTotalMinor, ...(end.note ? { note: end.note } : {}) },
+      data: {
+        grant: row.id,
+        used: row.usedCount,
+        usedTotalMinor: row.usedTotalMinor,
+        ...(end.note ? { note: end.note } : {}),
+      },
       occurredAt: now,
       outbox: false,
     });
@@ -48,7 +68,11 @@ export type Revoker = { type: 'user'; id: string; tenantId: string } | { type: '
  * granter or an admin of its tenant; another tenant's or an unknown grant is 404 for them; one
  * already ended, expired or used up is 409.
  */
-export async function revokeGrant(db: Database, input: { by: Revoker; grantId: string; reason?: string }, now = new Date()): Promise<GrantView> {
+export async function revokeGrant(
+  db: Database,
+  input: { by: Revoker; grantId: string; reason?: string },
+  now = new Date(),
+): Promise<GrantView> {
   const { by } = input;
   if (!isGrantId(input.grantId)) throw notFound('grant');
   return db.transaction(async (tx) => {
@@ -62,24 +86,56 @@ export async function revokeGrant(db: Database, input: { by: Revoker; grantId: s
     if (!found || (by.type === 'user' && !found.role)) throw notFound('grant');
     const { grant, role } = found;
     if (by.type === 'user' && grant.grantedBy !== by.id && !(role && roleAtLeast(role, 'admin'))) {
-      throw new DomainError('forbidden', 'forbidden_role', 'Only the person who granted it or an admin may revoke a grant.');
+      throw new DomainError(
+        'forbidden',
+        'forbidden_role',
+        'Only the person who granted it or an admin may revoke a grant.',
+      );
     }
     const state = grantState(grant, now);
-    if (state !== 'active') throw new DomainError('conflict', 'grant_ended', `This grant no longer covers anything (${state.replace('_', ' ')}); nothing was changed.`);
-    const [ended] = await endGrants(tx, eq(grants.id, grant.id), { reason: 'revoked', by: { type: by.type, id: by.id }, note: input.reason }, now);
+    if (state !== 'active')
+      throw new DomainError(
+        'conflict',
+        'grant_ended',
+        `This grant no longer covers anything (${state.replace('_', ' ')}); nothing was changed.`,
+      );
+    const [ended] = await endGrants(
+      tx,
+      eq(grants.id, grant.id),
+      { reason: 'revoked', by: { type: by.type, id: by.id }, note: input.reason },
+      now,
+    );
     if (!ended) throw new Error('locked grant vanished');
     return grantView(ended, found.granter, now);
   });
 }
 
 /** A granter's role changed or they left the tenant: their grants there end in the same transaction. */
-export function endGrantsOfGranter(tx: Database, input: { tenantId: string; userId: string; reason: 'role_changed' | 'granter_removed'; by: Ender }, now = new Date()) {
-  return endGrants(tx, and(eq(grants.tenantId, input.tenantId), eq(grants.grantedBy, input.userId)), { reason: input.reason, by: input.by }, now);
+export function endGrantsOfGranter(
+  tx: Database,
+  input: { tenantId: string; userId: string; reason: 'role_changed' | 'granter_removed'; by: Ender },
+  now = new Date(),
+) {
+  return endGrants(
+    tx,
+    and(eq(grants.tenantId, input.tenantId), eq(grants.grantedBy, input.userId)),
+    { reason: input.reason, by: input.by },
+    now,
+  );
 }
 
 /** A new policy for the action took effect: grants made under an older one end in the same transaction. */
-export function endGrantsOfAction(tx: Database, input: { tenantId: string; action: string; by: Ender }, now = new Date()) {
-  return endGrants(tx, and(eq(grants.tenantId, input.tenantId), eq(grants.action, input.action)), { reason: 'policy_changed', by: input.by }, now);
+export function endGrantsOfAction(
+  tx: Database,
+  input: { tenantId: string; action: string; by: Ender },
+  now = new Date(),
+) {
+  return endGrants(
+    tx,
+    and(eq(grants.tenantId, input.tenantId), eq(grants.action, input.action)),
+    { reason: 'policy_changed', by: input.by },
+    now,
+  );
 }
 
 /** The tenant now requires a passkey on every approval: all its grants end in the same transaction. */

@@ -9,7 +9,8 @@ import { createGrant } from './create';
 
 /** `npm run cli -- grants …` and `grants:revoke …` on real PostgreSQL: what is printed, and the exit codes. */
 const t = setupTestDatabase();
-if (t.driver !== 'postgres') throw new Error('grants-cli.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+if (t.driver !== 'postgres')
+  throw new Error('grants-cli.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);
 
@@ -17,10 +18,23 @@ const cli = (...args: string[]) => runNode(['scripts/cli.ts', ...args], { DATABA
 
 describe('grants', () => {
   it('lists a grant with its terms and use, revokes it once (exit 0), then refuses (exit 1)', async () => {
-    const body = { requestId: 'req_cli_grants', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
+    const body = {
+      requestId: 'req_cli_grants',
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 1 },
+    };
     const source = (await submitAs(t.db, systems.client, seeded.acme, body)).proposal;
-    await decide(t.db, systems.client, { userId: seeded.world.userId('alice'), proposalId: source.id, request: { decision: 'approve', payloadHash: source.payloadHash } });
-    const grant = await createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { proposalId: source.id, minutes: 30, maxCount: 4, sameResource: true, reason: 'Weekend sale' } });
+    await decide(t.db, systems.client, {
+      userId: seeded.world.userId('alice'),
+      proposalId: source.id,
+      request: { decision: 'approve', payloadHash: source.payloadHash },
+    });
+    const grant = await createGrant(t.db, {
+      tenantId: 'acme',
+      userId: seeded.world.userId('alice'),
+      request: { proposalId: source.id, minutes: 30, maxCount: 4, sameResource: true, reason: 'Weekend sale' },
+    });
 
     const listed = await cli('grants', '--tenant', 'acme', '--active');
     expect(listed).toMatchObject({ code: 0, stderr: '' });
@@ -29,7 +43,10 @@ describe('grants', () => {
     expect(listed.stdout).toContain('0 of 4 used; granted by Alice');
     expect(listed.stdout).toContain('"Weekend sale"');
 
-    expect(await cli('grants:revoke', grant.id, '--reason', 'Sale over')).toMatchObject({ code: 0, stdout: `Revoked ${grant.id} (0 of 4 used).\n` });
+    expect(await cli('grants:revoke', grant.id, '--reason', 'Sale over')).toMatchObject({
+      code: 0,
+      stdout: `Revoked ${grant.id} (0 of 4 used).\n`,
+    });
     expect((await cli('grants', '--tenant', 'acme', '--active')).stdout).toBe('No active grants in acme.\n');
     expect((await cli('grants', '--tenant', 'acme')).stdout).toContain(`${grant.id}  revoked`);
     const again = await cli('grants:revoke', grant.id);

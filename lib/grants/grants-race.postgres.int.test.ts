@@ -1,13 +1,13 @@
 import { eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { grants, proposals, type Proposal } from '@/db/schema';
+import { grants, type Proposal, proposals } from '@/db/schema';
+import { QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { decide } from '@/lib/decisions/decide';
 import { submitProposal } from '@/lib/intake/intake';
-import { QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
 import { setupTestDatabase } from '@/test/db';
 import { setupDemoSystems } from '@/test/systems';
-import { seedWorld, type SeededWorld } from '@/test/world';
+import { type SeededWorld, seedWorld } from '@/test/world';
 import { createGrant } from './create';
 
 /**
@@ -15,7 +15,8 @@ import { createGrant } from './create';
  * resource locks, so only the grant's own row lock keeps its count and total exact.
  */
 const t = setupTestDatabase();
-if (t.driver !== 'postgres') throw new Error('grants-race.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+if (t.driver !== 'postgres')
+  throw new Error('grants-race.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
 const systems = setupDemoSystems();
 const ORDERS = QUEUE_FIFTY_ORDERS.slice(0, 8);
 
@@ -24,7 +25,12 @@ let acme: AgentPrincipal;
 let sequence = 0;
 
 async function refund(orderId: string, amountMinor: number): Promise<Proposal> {
-  const body = { requestId: `req_grant_race_${++sequence}`, action: 'issue_refund', contractVersion: 1, args: { orderId, amountMinor, currency: 'EUR', reason: 'damaged in transit' } };
+  const body = {
+    requestId: `req_grant_race_${++sequence}`,
+    action: 'issue_refund',
+    contractVersion: 1,
+    args: { orderId, amountMinor, currency: 'EUR', reason: 'damaged in transit' },
+  };
   return (await submitProposal(t.db, acme, { text: JSON.stringify(body), value: body }, systems.client)).proposal;
 }
 
@@ -38,13 +44,29 @@ beforeAll(async () => {
 async function grantFrom(terms: { maxCount: number; maxTotalMinor?: number }) {
   await t.db.update(grants).set({ endedAt: new Date(), endReason: 'revoked' });
   const source = await refund(ORDERS[0]!, 1000);
-  await decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: source.id, request: { decision: 'approve', payloadHash: source.payloadHash } });
-  return createGrant(t.db, { tenantId: 'acme', userId: world.userId('alice'), request: { proposalId: source.id, minutes: 60, sameResource: false, reason: 'race', ...terms } });
+  await decide(t.db, systems.client, {
+    userId: world.userId('alice'),
+    proposalId: source.id,
+    request: { decision: 'approve', payloadHash: source.payloadHash },
+  });
+  return createGrant(t.db, {
+    tenantId: 'acme',
+    userId: world.userId('alice'),
+    request: { proposalId: source.id, minutes: 60, sameResource: false, reason: 'race', ...terms },
+  });
 }
 
 async function race(): Promise<Proposal[]> {
   const raced = await Promise.all(ORDERS.map((orderId) => refund(orderId, 1000)));
-  return t.db.select().from(proposals).where(inArray(proposals.id, raced.map((row) => row.id)));
+  return t.db
+    .select()
+    .from(proposals)
+    .where(
+      inArray(
+        proposals.id,
+        raced.map((row) => row.id),
+      ),
+    );
 }
 
 describe('under concurrency', () => {
@@ -53,13 +75,19 @@ describe('under concurrency', () => {
     const rows = await race();
     expect(rows.filter((row) => row.grantId === grant.id && row.status === 'approved')).toHaveLength(3);
     expect(rows.filter((row) => row.status === 'pending_approval' && row.grantId === null)).toHaveLength(5);
-    expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({ usedCount: 3, usedTotalMinor: 3000 });
+    expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({
+      usedCount: 3,
+      usedTotalMinor: 3000,
+    });
   });
 
   it('and a money total of 35.00 EUR exactly: three refunds of 10.00, never a fourth', async () => {
     const grant = await grantFrom({ maxCount: 100, maxTotalMinor: 3500 });
     const rows = await race();
     expect(rows.filter((row) => row.grantId === grant.id)).toHaveLength(3);
-    expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({ usedCount: 3, usedTotalMinor: 3000 });
+    expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({
+      usedCount: 3,
+      usedTotalMinor: 3000,
+    });
   });
 });

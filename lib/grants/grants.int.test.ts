@@ -5,19 +5,19 @@ import { createAgentKey } from '@/lib/admin/accounts';
 import { changeRole, removeMembership } from '@/lib/admin/members';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { proposalDetail } from '@/lib/api/responses/proposal-json';
-import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
-import { commandKeys } from '@/lib/commands/keys';
+import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { decisionsPage } from '@/lib/audit/history';
+import { commandKeys } from '@/lib/commands/keys';
 import { decide } from '@/lib/decisions/decide';
 import { chainAllPending } from '@/lib/events/chainer';
 import { submitProposal } from '@/lib/intake/intake';
-import { publishPolicy } from '@/lib/policy/publish';
 import { setPasskeysRequired } from '@/lib/passkeys/tenant-setting';
+import { publishPolicy } from '@/lib/policy/publish';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { setupDemoSystems } from '@/test/systems';
-import { agentPrincipal, seededWorld, type PersonName } from '@/test/world';
+import { agentPrincipal, type PersonName, seededWorld } from '@/test/world';
 import { createGrant } from './create';
 import { revokeGrant } from './end';
 import { listGrants } from './list';
@@ -39,19 +39,32 @@ async function submit(agent: AgentPrincipal, action: string, args: Record<string
   const body = { requestId: `req_grants_${++sequence}`, action, contractVersion: 1, args };
   return (await submitProposal(t.db, agent, { text: JSON.stringify(body), value: body }, systems.client)).proposal;
 }
-const hold = (args: Record<string, unknown> = { sku: 'filter-blue', quantity: 1 }, agent?: AgentPrincipal) => submit(agent ?? seeded.acme, 'hold_stock', args);
-const refund = (orderId: string, amountMinor: number) => submit(seeded.acme, 'issue_refund', { orderId, amountMinor, currency: 'EUR', reason: 'damaged in transit' });
+const hold = (args: Record<string, unknown> = { sku: 'filter-blue', quantity: 1 }, agent?: AgentPrincipal) =>
+  submit(agent ?? seeded.acme, 'hold_stock', args);
+const refund = (orderId: string, amountMinor: number) =>
+  submit(seeded.acme, 'issue_refund', { orderId, amountMinor, currency: 'EUR', reason: 'damaged in transit' });
 
 const approveAs = (person: PersonName, proposal: Proposal) =>
-  decide(t.db, systems.client, { userId: seeded.world.userId(person), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+  decide(t.db, systems.client, {
+    userId: seeded.world.userId(person),
+    proposalId: proposal.id,
+    request: { decision: 'approve', payloadHash: proposal.payloadHash },
+  });
 
-const TERMS = { minutes: 60, maxCount: 5, sameResource: false, reason: 'Routine holds during the sale' } satisfies Omit<GrantRequest, 'proposalId'>;
+const TERMS = { minutes: 60, maxCount: 5, sameResource: false, reason: 'Routine holds during the sale' } satisfies Omit<
+  GrantRequest,
+  'proposalId'
+>;
 
 /** A proposal `person` approved, and a grant they made from it. */
 async function granted(person: PersonName = 'alice', terms: Partial<GrantRequest> = {}, source?: Proposal) {
   const from = source ?? (await hold());
   await approveAs(person, from);
-  return createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId(person), request: { ...TERMS, proposalId: from.id, ...terms } });
+  return createGrant(t.db, {
+    tenantId: 'acme',
+    userId: seeded.world.userId(person),
+    request: { ...TERMS, proposalId: from.id, ...terms },
+  });
 }
 
 async function endAll() {
@@ -64,22 +77,38 @@ describe('a grant covers', () => {
     const grant = await granted('alice');
     const covered = await hold();
     expect(covered).toMatchObject({ status: 'approved', grantId: grant.id });
-    expect(proposalDetail(covered, [], 'http://countersign.test', 'agent')).toMatchObject({ status: 'approved', decisions: [], grantId: grant.id });
+    expect(proposalDetail(covered, [], 'http://countersign.test', 'agent')).toMatchObject({
+      status: 'approved',
+      decisions: [],
+      grantId: grant.id,
+    });
     expect(await t.db.select().from(decisions).where(eq(decisions.proposalId, covered.id))).toEqual([]);
     await chainAllPending(t.db);
     const chained = await t.db.select().from(auditEvents).where(eq(auditEvents.proposalId, covered.id));
     const approved = chained.find((row) => row.type === 'proposal.approved');
-    expect(approved).toMatchObject({ actorType: 'user', actorId: seeded.world.userId('alice'), reasonCode: 'grant', data: expect.objectContaining({ grant: grant.id, used: 1, maxCount: 5 }) });
-    expect(chained.map((row) => row.type)).toEqual(expect.arrayContaining(['proposal.created', 'proposal.approved', 'command.minted']));
+    expect(approved).toMatchObject({
+      actorType: 'user',
+      actorId: seeded.world.userId('alice'),
+      reasonCode: 'grant',
+      data: expect.objectContaining({ grant: grant.id, used: 1, maxCount: 5 }),
+    });
+    expect(chained.map((row) => row.type)).toEqual(
+      expect.arrayContaining(['proposal.created', 'proposal.approved', 'command.minted']),
+    );
     expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({ usedCount: 1 });
 
     // History says who stood behind it; the bundle verifies and tells the same story.
     const page = await decisionsPage(t.db, 'acme', {});
     expect(page.items.find((row) => row.id === covered.id)?.grant).toEqual({ id: grant.id, from: 'Alice' });
     const keys = await commandKeys();
-    const report = await verifyBundle(JSON.parse(JSON.stringify(await buildEvidenceBundle(t.db, 'acme', covered.id, keys))), keys.jwks);
+    const report = await verifyBundle(
+      JSON.parse(JSON.stringify(await buildEvidenceBundle(t.db, 'acme', covered.id, keys))),
+      keys.jwks,
+    );
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
-    expect(report.verified.join('\n')).toContain(`approved under grant ${grant.id} from Alice (${seeded.world.userId('alice')})`);
+    expect(report.verified.join('\n')).toContain(
+      `approved under grant ${grant.id} from Alice (${seeded.world.userId('alice')})`,
+    );
   });
 
   it('up to its count, then proposals wait for a person again', async () => {
@@ -99,7 +128,12 @@ describe('a grant covers', () => {
     const results = [];
     for (const amount of [1000, 1000, 1000, 500]) results.push([amount, (await refund('ord_q5002', amount)).status]);
     // 1000 + 1000 fit in 2500; a third 1000 would make 3000; 500 makes exactly 2500.
-    expect(results).toEqual([[1000, 'approved'], [1000, 'approved'], [1000, 'pending_approval'], [500, 'approved']]);
+    expect(results).toEqual([
+      [1000, 'approved'],
+      [1000, 'approved'],
+      [1000, 'pending_approval'],
+      [500, 'approved'],
+    ]);
   });
 
   it('only the same resource when it says so', async () => {
@@ -140,7 +174,12 @@ describe('a grant never covers', () => {
   it('another agent’s or another action’s proposal', async () => {
     await endAll();
     await granted('alice');
-    const { key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: `other-bot-${sequence}`, actions: ['hold_stock'], grants: { warehouses: ['north'] } });
+    const { key } = await createAgentKey(t.db, {
+      tenantId: 'acme',
+      agentName: `other-bot-${sequence}`,
+      actions: ['hold_stock'],
+      grants: { warehouses: ['north'] },
+    });
     const other = await agentPrincipal(t.db, key);
     expect((await hold({ sku: 'filter-blue', quantity: 1 }, other)).status).toBe('pending_approval');
     expect((await refund('ord_q5001', 100)).status).toBe('pending_approval');
@@ -151,19 +190,49 @@ describe('a grant ends', () => {
   it('when revoked: the next proposal waits; revoking twice is 409, a foreign or unknown id 404, a colleague 403', async () => {
     await endAll();
     const grant = await granted('alice');
-    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('bob'), tenantId: 'acme' }, grantId: grant.id }), { status: 403, code: 'forbidden_role' });
-    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('erin'), tenantId: 'globex' }, grantId: grant.id }), { status: 404, code: 'not_found' });
-    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' }, grantId: 'g_unknown' }), { status: 404, code: 'not_found' });
-    const revoked = await revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' }, grantId: grant.id, reason: 'Sale over' });
+    await expectApiError(
+      revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('bob'), tenantId: 'acme' }, grantId: grant.id }),
+      { status: 403, code: 'forbidden_role' },
+    );
+    await expectApiError(
+      revokeGrant(t.db, {
+        by: { type: 'user', id: seeded.world.userId('erin'), tenantId: 'globex' },
+        grantId: grant.id,
+      }),
+      { status: 404, code: 'not_found' },
+    );
+    await expectApiError(
+      revokeGrant(t.db, {
+        by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' },
+        grantId: 'g_unknown',
+      }),
+      { status: 404, code: 'not_found' },
+    );
+    const revoked = await revokeGrant(t.db, {
+      by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' },
+      grantId: grant.id,
+      reason: 'Sale over',
+    });
     expect(revoked).toMatchObject({ state: 'revoked', endNote: 'Sale over', grantedBy: { name: 'Alice' } });
     expect((await hold()).status).toBe('pending_approval');
-    await expectApiError(revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' }, grantId: grant.id }), { status: 409, code: 'grant_ended' });
+    await expectApiError(
+      revokeGrant(t.db, {
+        by: { type: 'user', id: seeded.world.userId('alice'), tenantId: 'acme' },
+        grantId: grant.id,
+      }),
+      { status: 409, code: 'grant_ended' },
+    );
   });
 
   it('an admin may revoke anyone’s grant', async () => {
     await endAll();
     const grant = await granted('alice');
-    expect(await revokeGrant(t.db, { by: { type: 'user', id: seeded.world.userId('carol'), tenantId: 'acme' }, grantId: grant.id })).toMatchObject({ state: 'revoked', endedBy: seeded.world.userId('carol') });
+    expect(
+      await revokeGrant(t.db, {
+        by: { type: 'user', id: seeded.world.userId('carol'), tenantId: 'acme' },
+        grantId: grant.id,
+      }),
+    ).toMatchObject({ state: 'revoked', endedBy: seeded.world.userId('carol') });
   });
 
   it('when the granter’s role changes, or they leave the tenant', async () => {
@@ -173,13 +242,18 @@ describe('a grant ends', () => {
     const byRole = await granted('bob');
     await changeRole(t.db, { tenantId: 'acme', userId: bob, role: 'admin', actor: { type: 'user', id: carol } });
     expect((await hold()).status).toBe('pending_approval');
-    expect((await t.db.select().from(grants).where(eq(grants.id, byRole.id)))[0]).toMatchObject({ endReason: 'role_changed', endedBy: carol });
+    expect((await t.db.select().from(grants).where(eq(grants.id, byRole.id)))[0]).toMatchObject({
+      endReason: 'role_changed',
+      endedBy: carol,
+    });
     await changeRole(t.db, { tenantId: 'acme', userId: bob, role: 'approver', actor: { type: 'user', id: carol } });
 
     const byRemoval = await granted('bob');
     await removeMembership(t.db, { tenantId: 'acme', userId: bob, actor: { type: 'user', id: carol } });
     expect((await hold()).status).toBe('pending_approval');
-    expect((await t.db.select().from(grants).where(eq(grants.id, byRemoval.id)))[0]).toMatchObject({ endReason: 'granter_removed' });
+    expect((await t.db.select().from(grants).where(eq(grants.id, byRemoval.id)))[0]).toMatchObject({
+      endReason: 'granter_removed',
+    });
     await t.db.insert(memberships).values({ tenantId: 'acme', userId: bob, role: 'approver' });
   });
 
@@ -187,11 +261,35 @@ describe('a grant ends', () => {
     await endAll();
     const grant = await granted('alice');
     const [current] = await t.db.select().from(grants).where(eq(grants.id, grant.id));
-    await publishPolicy(t.db, { tenantId: 'acme', action: 'hold_stock', version: current!.policyVersion + 1, rules: [{ id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' }], note: 'same rule, new version' }, { type: 'user', id: seeded.world.userId('carol') });
+    await publishPolicy(
+      t.db,
+      {
+        tenantId: 'acme',
+        action: 'hold_stock',
+        version: current!.policyVersion + 1,
+        rules: [
+          {
+            id: 'holds-one-approver',
+            description: 'Every stock hold needs one approver',
+            when: null,
+            outcome: 'needs_approval',
+            approvals: 1,
+            role: 'approver',
+          },
+        ],
+        note: 'same rule, new version',
+      },
+      { type: 'user', id: seeded.world.userId('carol') },
+    );
     expect((await hold()).status).toBe('pending_approval');
-    expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({ endReason: 'policy_changed' });
+    expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({
+      endReason: 'policy_changed',
+    });
     await chainAllPending(t.db);
-    const ended = await t.db.select().from(auditEvents).where(and(eq(auditEvents.type, 'grant.ended'), eq(auditEvents.tenantId, 'acme')));
+    const ended = await t.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.type, 'grant.ended'), eq(auditEvents.tenantId, 'acme')));
     expect(ended.map((row) => [row.reasonCode, row.data.grant])).toContainEqual(['policy_changed', grant.id]);
   });
 
@@ -200,7 +298,9 @@ describe('a grant ends', () => {
     const grant = await granted('alice');
     await setPasskeysRequired(t.db, 'acme', true, { type: 'system', id: 'cli' });
     try {
-      expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({ endReason: 'policy_changed' });
+      expect((await t.db.select().from(grants).where(eq(grants.id, grant.id)))[0]).toMatchObject({
+        endReason: 'policy_changed',
+      });
       expect((await hold()).status).toBe('pending_approval');
     } finally {
       await setPasskeysRequired(t.db, 'acme', false, { type: 'system', id: 'cli' });
@@ -212,7 +312,15 @@ describe('a grant ends', () => {
     const source = await hold();
     await approveAs('alice', source);
     const past = new Date(Date.now() - 2 * 60_000);
-    await createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, minutes: 1, proposalId: source.id } }, past);
+    await createGrant(
+      t.db,
+      {
+        tenantId: 'acme',
+        userId: seeded.world.userId('alice'),
+        request: { ...TERMS, minutes: 1, proposalId: source.id },
+      },
+      past,
+    );
     expect((await hold()).status).toBe('pending_approval');
   });
 });
@@ -226,7 +334,14 @@ describe('making a grant', () => {
     const source = await hold();
     await approveAs('alice', source);
     const before = await t.db.select().from(grants);
-    await expectApiError(createGrant(t.db, { tenantId: person === 'erin' ? 'globex' : 'acme', userId: seeded.world.userId(person), request: { ...TERMS, proposalId: source.id } }), { status, code });
+    await expectApiError(
+      createGrant(t.db, {
+        tenantId: person === 'erin' ? 'globex' : 'acme',
+        userId: seeded.world.userId(person),
+        request: { ...TERMS, proposalId: source.id },
+      }),
+      { status, code },
+    );
     expect(await t.db.select().from(grants)).toEqual(before);
   });
 
@@ -234,12 +349,37 @@ describe('making a grant', () => {
     await endAll();
     const source = await hold();
     await approveAs('alice', source);
-    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, maxTotalMinor: 100, proposalId: source.id } }), { status: 422, code: 'invalid_grant' });
-    await createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, proposalId: source.id } });
-    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, proposalId: source.id } }), { status: 409, code: 'already_granted' });
+    await expectApiError(
+      createGrant(t.db, {
+        tenantId: 'acme',
+        userId: seeded.world.userId('alice'),
+        request: { ...TERMS, maxTotalMinor: 100, proposalId: source.id },
+      }),
+      { status: 422, code: 'invalid_grant' },
+    );
+    await createGrant(t.db, {
+      tenantId: 'acme',
+      userId: seeded.world.userId('alice'),
+      request: { ...TERMS, proposalId: source.id },
+    });
+    await expectApiError(
+      createGrant(t.db, {
+        tenantId: 'acme',
+        userId: seeded.world.userId('alice'),
+        request: { ...TERMS, proposalId: source.id },
+      }),
+      { status: 409, code: 'already_granted' },
+    );
 
     const big = await refund('ord_q5003', 12_000);
     await approveAs('alice', big);
-    await expectApiError(createGrant(t.db, { tenantId: 'acme', userId: seeded.world.userId('alice'), request: { ...TERMS, proposalId: big.id } }), { status: 409, code: 'not_grantable' });
+    await expectApiError(
+      createGrant(t.db, {
+        tenantId: 'acme',
+        userId: seeded.world.userId('alice'),
+        request: { ...TERMS, proposalId: big.id },
+      }),
+      { status: 409, code: 'not_grantable' },
+    );
   });
 });

@@ -1,10 +1,10 @@
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { grants, users, type Grant } from '@/db/schema';
+import { type Grant, grants, users } from '@/db/schema';
 import { DomainError } from '@/lib/errors/domain-error';
 import { decodeInstantCursor, encodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
 import { cursorInstant } from '@/lib/paging/sql';
-import { grantState, type GrantState } from './terms';
+import { type GrantState, grantState } from './terms';
 
 export const GRANTS_PAGE_SIZE = 50;
 
@@ -66,7 +66,8 @@ const invalidQuery = (message: string) => new DomainError('malformed', 'invalid_
 /** `?state=all|active&cursor=…`: anything else is a 400 in words. */
 export function grantsQuery(params: URLSearchParams): GrantsQuery {
   for (const key of new Set(params.keys())) {
-    if (key !== 'state' && key !== 'cursor') throw invalidQuery(`Unknown query parameter ${JSON.stringify(key)}; use state and cursor.`);
+    if (key !== 'state' && key !== 'cursor')
+      throw invalidQuery(`Unknown query parameter ${JSON.stringify(key)}; use state and cursor.`);
     if (params.getAll(key).length > 1) throw invalidQuery(`${key} is given more than once.`);
   }
   const state = params.get('state') ?? 'all';
@@ -82,7 +83,13 @@ export function grantsQuery(params: URLSearchParams): GrantsQuery {
  * The tenant's grants, newest first, a page at a time by (created_at, id) over its index. Every
  * member sees every grant: who may approve what in whose name is nobody's secret in the tenant.
  */
-export async function listGrants(db: Database, tenantId: string, query: GrantsQuery, now = new Date(), limit = GRANTS_PAGE_SIZE): Promise<{ grants: GrantView[]; nextCursor: string | null }> {
+export async function listGrants(
+  db: Database,
+  tenantId: string,
+  query: GrantsQuery,
+  now = new Date(),
+  limit = GRANTS_PAGE_SIZE,
+): Promise<{ grants: GrantView[]; nextCursor: string | null }> {
   const rows = await db
     .select({ grant: grants, name: users.name, at: cursorInstant(grants.createdAt) })
     .from(grants)
@@ -90,8 +97,12 @@ export async function listGrants(db: Database, tenantId: string, query: GrantsQu
     .where(
       and(
         eq(grants.tenantId, tenantId),
-        query.state === 'active' ? and(isNull(grants.endedAt), gt(grants.expiresAt, now), lt(grants.usedCount, grants.maxCount)) : undefined,
-        query.cursor ? sql`(${grants.createdAt}, ${grants.id}) < (${query.cursor.at}::timestamptz, ${query.cursor.id})` : undefined,
+        query.state === 'active'
+          ? and(isNull(grants.endedAt), gt(grants.expiresAt, now), lt(grants.usedCount, grants.maxCount))
+          : undefined,
+        query.cursor
+          ? sql`(${grants.createdAt}, ${grants.id}) < (${query.cursor.at}::timestamptz, ${query.cursor.id})`
+          : undefined,
       ),
     )
     .orderBy(desc(grants.createdAt), desc(grants.id))

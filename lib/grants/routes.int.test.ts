@@ -4,12 +4,12 @@
  * database, the routes and the checks below them are real.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { GET as list, POST as create } from '@/app/api/v1/grants/route';
 import { POST as revoke } from '@/app/api/v1/grants/[id]/revoke/route';
+import { POST as create, GET as list } from '@/app/api/v1/grants/route';
 import { grants } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
 import { submitAs } from '@/test/intake';
-import { setupRouteWorld, ROUTE_ORIGIN } from '@/test/route-world';
+import { ROUTE_ORIGIN, setupRouteWorld } from '@/test/route-world';
 
 vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
 vi.mock('next/headers', async () => (await import('@/test/route-session')).mockedHeaders);
@@ -20,10 +20,19 @@ let proposalId = '';
 let sequence = 0;
 
 async function approvedHold(): Promise<string> {
-  const body = { requestId: `req_grant_routes_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
+  const body = {
+    requestId: `req_grant_routes_${++sequence}`,
+    action: 'hold_stock',
+    contractVersion: 1,
+    args: { sku: 'filter-blue', quantity: 1 },
+  };
   const { proposal } = await submitAs(t.db, systemsOfRecord.client, seeded.acme, body);
   if (proposal.status !== 'pending_approval') return proposal.id;
-  await decide(t.db, systemsOfRecord.client, { userId: seeded.world.userId('alice'), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+  await decide(t.db, systemsOfRecord.client, {
+    userId: seeded.world.userId('alice'),
+    proposalId: proposal.id,
+    request: { decision: 'approve', payloadHash: proposal.payloadHash },
+  });
   return proposal.id;
 }
 
@@ -32,13 +41,35 @@ beforeAll(async () => {
   proposalId = await approvedHold();
 });
 
-type Answer = { status: number; body: { id?: string; state?: string; grants?: { id: string }[]; nextCursor?: string | null; error?: { code: string; issues?: { path: string }[] } } };
-const answer = async (response: Response): Promise<Answer> => ({ status: response.status, body: (await response.json()) as Answer['body'] });
+type Answer = {
+  status: number;
+  body: {
+    id?: string;
+    state?: string;
+    grants?: { id: string }[];
+    nextCursor?: string | null;
+    error?: { code: string; issues?: { path: string }[] };
+  };
+};
+const answer = async (response: Response): Promise<Answer> => ({
+  status: response.status,
+  body: (await response.json()) as Answer['body'],
+});
 const send = (path: string, body: string | undefined) =>
-  new Request(`${ORIGIN}${path}`, { method: 'POST', headers: { host: 'countersign.test', origin: ORIGIN, 'content-type': 'application/json' }, body });
-const post = async (body: unknown) => answer(await create(send('/api/v1/grants', typeof body === 'string' ? body : JSON.stringify(body))));
+  new Request(`${ORIGIN}${path}`, {
+    method: 'POST',
+    headers: { host: 'countersign.test', origin: ORIGIN, 'content-type': 'application/json' },
+    body,
+  });
+const post = async (body: unknown) =>
+  answer(await create(send('/api/v1/grants', typeof body === 'string' ? body : JSON.stringify(body))));
 const get = async (query = '') => answer(await list(new Request(`${ORIGIN}/api/v1/grants${query}`)));
-const revokeAs = async (id: string, body?: unknown) => answer(await revoke(send(`/api/v1/grants/${id}/revoke`, body === undefined ? undefined : JSON.stringify(body)), { params: Promise.resolve({ id }) }));
+const revokeAs = async (id: string, body?: unknown) =>
+  answer(
+    await revoke(send(`/api/v1/grants/${id}/revoke`, body === undefined ? undefined : JSON.stringify(body)), {
+      params: Promise.resolve({ id }),
+    }),
+  );
 
 const valid = () => ({ proposalId, minutes: 60, maxCount: 3, sameResource: true, reason: 'Sale weekend' });
 
@@ -86,7 +117,10 @@ describe('POST /api/v1/grants', () => {
     expect(await revokeAs(id, {})).toMatchObject({ status: 403, body: { error: { code: 'forbidden_role' } } });
 
     as('alice');
-    expect(await revokeAs(id, { reason: 'x', extra: 1 })).toMatchObject({ status: 422, body: { error: { code: 'invalid_revocation' } } });
+    expect(await revokeAs(id, { reason: 'x', extra: 1 })).toMatchObject({
+      status: 422,
+      body: { error: { code: 'invalid_revocation' } },
+    });
     expect(await revokeAs(id)).toMatchObject({ status: 200, body: { id, state: 'revoked' } });
     expect(await revokeAs(id, {})).toMatchObject({ status: 409, body: { error: { code: 'grant_ended' } } });
     expect((await get('?state=active')).body.grants?.map((grant) => grant.id)).not.toContain(id);

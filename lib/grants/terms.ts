@@ -7,7 +7,10 @@ import type { ActionModule } from '@/lib/actions/types';
  */
 export type GrantState = 'active' | 'expired' | 'used_up' | NonNullable<Grant['endReason']>;
 
-export function grantState(grant: Pick<Grant, 'endReason' | 'expiresAt' | 'usedCount' | 'maxCount'>, now: Date): GrantState {
+export function grantState(
+  grant: Pick<Grant, 'endReason' | 'expiresAt' | 'usedCount' | 'maxCount'>,
+  now: Date,
+): GrantState {
   if (grant.endReason) return grant.endReason;
   if (grant.expiresAt.getTime() <= now.getTime()) return 'expired';
   if (grant.usedCount >= grant.maxCount) return 'used_up';
@@ -20,10 +23,15 @@ export function moneyOf(action: Pick<ActionModule, 'editing'>): { field: string;
 }
 
 /** A proposal's amount and currency under the action's money fields (an integer amount, a string currency), or undefined. */
-export function amountOf(money: { field: string; currencyField: string }, args: Proposal['payload']['args']): { amount: number; currency: string } | undefined {
+export function amountOf(
+  money: { field: string; currencyField: string },
+  args: Proposal['payload']['args'],
+): { amount: number; currency: string } | undefined {
   const amount = args[money.field];
   const currency = args[money.currencyField];
-  return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string' ? { amount, currency } : undefined;
+  return typeof amount === 'number' && Number.isSafeInteger(amount) && typeof currency === 'string'
+    ? { amount, currency }
+    : undefined;
 }
 
 /**
@@ -31,7 +39,10 @@ export function amountOf(money: { field: string; currencyField: string }, args: 
  * role, no passkey signature, an agent's own proposal. Undefined when it doesn't. (Flags are held
  * against covered proposals only: the person who grants looked at the flags of their own.)
  */
-export function outsideGrants(proposal: Pick<Proposal, 'routing' | 'initiatedByUserId'>, tenantRequiresPasskeys: boolean): string | undefined {
+export function outsideGrants(
+  proposal: Pick<Proposal, 'routing' | 'initiatedByUserId'>,
+  tenantRequiresPasskeys: boolean,
+): string | undefined {
   const { routing } = proposal;
   if (routing.outcome !== 'needs_approval') return 'its routing did not ask a person';
   if (routing.approvals !== 1) return `its rule asks for ${routing.approvals} approvers; a grant stands in for one`;

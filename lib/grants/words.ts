@@ -14,7 +14,9 @@ export const GRANT_STATE_WORDS: Record<GrantState, string> = {
 };
 
 /** "2 of 5 used", with the money total beside it when the grant has one ("12.00 of 25.00 EUR"). */
-export function grantUseWords(grant: Pick<GrantView, 'usedCount' | 'maxCount' | 'usedTotalMinor' | 'maxTotalMinor' | 'currency'>): string {
+export function grantUseWords(
+  grant: Pick<GrantView, 'usedCount' | 'maxCount' | 'usedTotalMinor' | 'maxTotalMinor' | 'currency'>,
+): string {
   const count = `${grant.usedCount} of ${grant.maxCount} used`;
   if (grant.maxTotalMinor === null || !grant.currency) return count;
   return `${count}, ${formatMoney(grant.usedTotalMinor, grant.currency)} of ${formatMoney(grant.maxTotalMinor, grant.currency)}`;
@@ -26,6 +28,8 @@ export function grantLines(grant: GrantView): string[] {
   return [
     `${grant.id}  ${GRANT_STATE_WORDS[grant.state]}  ${grant.action} by agent ${grant.agentName} (${grant.agentKeyId}), ${grant.resourceKey ?? 'any resource'}, rule ${grant.rule} v${grant.policyVersion}`,
     `  ${grantUseWords(grant)}; granted by ${by} from ${grant.proposalId} at ${grant.createdAt}, until ${grant.expiresAt}: ${JSON.stringify(grant.reason)}` +
-      (grant.endedAt ? `; ended ${grant.endedAt}${grant.endedBy ? ` by ${grant.endedBy}` : ''}${grant.endNote ? ` (${JSON.stringify(grant.endNote)})` : ''}` : ''),
+      (grant.endedAt
+        ? `; ended ${grant.endedAt}${grant.endedBy ? ` by ${grant.endedBy}` : ''}${grant.endNote ? ` (${JSON.stringify(grant.endNote)})` : ''}`
+        : ''),
   ];
 }

@@ -13,13 +13,19 @@ vi.mock('@humanwhocodes/momoa', async (importOriginal) => {
 const URL_ = 'http://countersign.test/api/v1/proposals';
 
 /** A POST with exactly these headers (a Uint8Array body adds no content type of its own). */
-function post(body: string | Uint8Array, headers: Record<string, string> = { 'content-type': 'application/json' }): Request {
+function post(
+  body: string | Uint8Array,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Request {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   return new Request(URL_, { method: 'POST', body: Uint8Array.from(bytes), headers });
 }
 
 /** A chunked POST with no Content-Length, as a streaming client sends it. */
-function streamed(chunks: Uint8Array[], headers: Record<string, string> = { 'content-type': 'application/json' }): Request {
+function streamed(
+  chunks: Uint8Array[],
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Request {
   const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const chunk of chunks) controller.enqueue(chunk);
@@ -49,12 +55,22 @@ describe('readJsonBody: content type', () => {
     ['JOSE', 'application/jose'],
   ])('refuses %s with 415 unsupported_media_type', async (_label, type) => {
     const headers: Record<string, string> = type === undefined ? {} : { 'content-type': type };
-    await expectApiError(readJsonBody(post('{"a":1}', headers)), { status: 415, kind: 'malformed', code: 'unsupported_media_type' });
+    await expectApiError(readJsonBody(post('{"a":1}', headers)), {
+      status: 415,
+      kind: 'malformed',
+      code: 'unsupported_media_type',
+    });
   });
 
-  it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8'])('accepts %s', async (type) => {
-    await expect(readJsonBody(post('{"a":1}', { 'content-type': type }))).resolves.toEqual({ text: '{"a":1}', value: { a: 1 } });
-  });
+  it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8'])(
+    'accepts %s',
+    async (type) => {
+      await expect(readJsonBody(post('{"a":1}', { 'content-type': type }))).resolves.toEqual({
+        text: '{"a":1}',
+        value: { a: 1 },
+      });
+    },
+  );
 });
 
 describe('readJsonBody: size', () => {
@@ -73,7 +89,9 @@ describe('readJsonBody: size', () => {
   it('refuses one byte more with 413 too_large (with Content-Length)', async () => {
     const text = padTo(MAX_BODY_BYTES + 1);
     await expectApiError(
-      readJsonBody(post(text, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) })),
+      readJsonBody(
+        post(text, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) }),
+      ),
       { status: 413, kind: 'malformed', code: 'too_large' },
     );
   });
@@ -87,7 +105,14 @@ describe('readJsonBody: size', () => {
 
   it('refuses a streamed body over the limit without Content-Length', async () => {
     const chunk = new TextEncoder().encode(' '.repeat(16 * 1024));
-    const request = streamed([new TextEncoder().encode('{"a":'), chunk, chunk, chunk, chunk, new TextEncoder().encode('1}')]);
+    const request = streamed([
+      new TextEncoder().encode('{"a":'),
+      chunk,
+      chunk,
+      chunk,
+      chunk,
+      new TextEncoder().encode('1}'),
+    ]);
     expect(request.headers.get('content-length')).toBeNull();
     await expectApiError(readJsonBody(request), { status: 413, kind: 'malformed', code: 'too_large' });
   });
@@ -121,7 +146,12 @@ describe('readJsonBody: malformed bodies', () => {
   });
 
   it('refuses bytes that are not UTF-8 with 400 invalid_utf8', async () => {
-    const bytes = new Uint8Array([...new TextEncoder().encode('{"a":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}')]);
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{"a":"'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('"}'),
+    ]);
     await expectApiError(readJsonBody(post(bytes)), { status: 400, kind: 'malformed', code: 'invalid_utf8' });
   });
 
@@ -139,10 +169,13 @@ describe('readJsonBody: malformed bodies', () => {
     await expect(readJsonBody(post('{"a":1,"A":2}'))).resolves.toMatchObject({ value: { a: 1, A: 2 } });
   });
 
-  it.each(['object', 'array', 'mixed'] as const)('accepts 8 nested levels of %s (the envelope is level 1)', async (kind) => {
-    const text = nested(8, kind);
-    await expect(readJsonBody(post(text))).resolves.toMatchObject({ text });
-  });
+  it.each(['object', 'array', 'mixed'] as const)(
+    'accepts 8 nested levels of %s (the envelope is level 1)',
+    async (kind) => {
+      const text = nested(8, kind);
+      await expect(readJsonBody(post(text))).resolves.toMatchObject({ text });
+    },
+  );
 
   it.each(['object', 'array', 'mixed'] as const)('refuses 9 nested levels of %s with 400 too_deep', async (kind) => {
     await expectApiError(readJsonBody(post(nested(9, kind))), { status: 400, kind: 'malformed', code: 'too_deep' });
@@ -186,14 +219,20 @@ describe('readJsonBody: keys that mean something to JavaScript objects', () => {
     await expectApiError(readJsonBody(post(text)), { status: 400, kind: 'malformed', code: 'forbidden_key' });
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])('accepts "%s" as a value (only keys are refused)', async (word) => {
-    const text = `{"reason":"${word}","list":["${word}"]}`;
-    await expect(readJsonBody(post(text))).resolves.toEqual({ text, value: { reason: word, list: [word] } });
-  });
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'accepts "%s" as a value (only keys are refused)',
+    async (word) => {
+      const text = `{"reason":"${word}","list":["${word}"]}`;
+      await expect(readJsonBody(post(text))).resolves.toEqual({ text, value: { reason: word, list: [word] } });
+    },
+  );
 
-  it.each(['__proto___', '_proto_', 'Constructor', 'PROTOTYPE', 'proto'])('accepts the look-alike key %j', async (key) => {
-    await expect(readJsonBody(post(`{"${key}":1}`))).resolves.toMatchObject({ value: { [key]: 1 } });
-  });
+  it.each(['__proto___', '_proto_', 'Constructor', 'PROTOTYPE', 'proto'])(
+    'accepts the look-alike key %j',
+    async (key) => {
+      await expect(readJsonBody(post(`{"${key}":1}`))).resolves.toMatchObject({ value: { [key]: 1 } });
+    },
+  );
 });
 
 describe('readJsonBody: deep documents under the size limit', () => {

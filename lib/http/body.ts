@@ -1,6 +1,6 @@
 import { parse, type ValueNode } from '@humanwhocodes/momoa';
-import type { RequestBody } from '@/lib/input/request-body';
 import { toFieldIssues } from '@/lib/input/field-issues';
+import type { RequestBody } from '@/lib/input/request-body';
 import { ApiError } from './errors';
 
 /**
@@ -8,7 +8,11 @@ import { ApiError } from './errors';
  * passes `maxBytes` (a declared Content-Length over the cap is refused before reading anything).
  * Nothing larger than the cap is ever buffered, chunked or not.
  */
-export async function readCappedBody(request: Request, maxBytes: number, tooLarge: () => Error): Promise<Uint8Array<ArrayBuffer>> {
+export async function readCappedBody(
+  request: Request,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(request.headers.get('content-length') ?? '0');
   if (declared > maxBytes) throw tooLarge();
   if (!request.body) return new Uint8Array();
@@ -88,10 +92,15 @@ function parseJsonBytes(bytes: Uint8Array<ArrayBuffer>): { text: string; value: 
 export async function readJsonRequest<T>(request: Request, spec: RequestBody<T>): Promise<T> {
   const absent = request.body === null || request.headers.get('content-length') === '0';
   if (absent && spec.whenAbsent !== undefined) return spec.whenAbsent;
-  const value = spec.whenAbsent === undefined ? (await readJsonBody(request)).value : await readOptionalJson(request, spec.whenAbsent);
+  const value =
+    spec.whenAbsent === undefined
+      ? (await readJsonBody(request)).value
+      : await readOptionalJson(request, spec.whenAbsent);
   const parsed = spec.schema.safeParse(value);
   if (!parsed.success) {
-    throw new ApiError(422, 'schema', spec.code, spec.message, { issues: toFieldIssues(parsed.error, value, spec.schema) });
+    throw new ApiError(422, 'schema', spec.code, spec.message, {
+      issues: toFieldIssues(parsed.error, value, spec.schema),
+    });
   }
   return parsed.data;
 }
@@ -138,7 +147,8 @@ function checkStructure(text: string): void {
       const key = member.name.type === 'String' ? member.name.value : member.name.name;
       checkString(key);
       if (seen.has(key)) throw malformed(400, 'duplicate_key', 'An object in the body names the same key twice.');
-      if (FORBIDDEN_KEYS.has(key)) throw malformed(400, 'forbidden_key', `The key "${key}" is not allowed anywhere in the body.`);
+      if (FORBIDDEN_KEYS.has(key))
+        throw malformed(400, 'forbidden_key', `The key "${key}" is not allowed anywhere in the body.`);
       seen.add(key);
       stack.push({ node: member.value, depth: depth + 1 });
     }
@@ -153,7 +163,8 @@ function maxNesting(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x5b || ch === 0x7b) deepest = Math.max(deepest, ++depth);
@@ -169,9 +180,14 @@ function tooDeep() {
 /** RFC 8785 cannot canonicalize a lone surrogate, and PostgreSQL cannot store U+0000. */
 function checkString(value: string): void {
   if (!value.isWellFormed()) throw loneSurrogate();
-  if (value.includes('\u0000')) throw malformed(400, 'nul_character', 'A string holds U+0000, which cannot be stored; remove it.');
+  if (value.includes('\u0000'))
+    throw malformed(400, 'nul_character', 'A string holds U+0000, which cannot be stored; remove it.');
 }
 
 function loneSurrogate() {
-  return malformed(400, 'lone_surrogate', 'A string holds a lone UTF-16 surrogate, which cannot be canonicalized (RFC 8785).');
+  return malformed(
+    400,
+    'lone_surrogate',
+    'A string holds a lone UTF-16 surrogate, which cannot be canonicalized (RFC 8785).',
+  );
 }

@@ -33,7 +33,8 @@ export class ApiError extends Error {
 export const unauthenticated = (message = 'Sign in, or send a valid agent key as "Authorization: Bearer <key>".') =>
   new ApiError(401, 'authentication', 'unauthenticated', message);
 
-const internalError = () => new ApiError(500, 'internal', 'internal_error', 'Something went wrong on the server; nothing was changed.');
+const internalError = () =>
+  new ApiError(500, 'internal', 'internal_error', 'Something went wrong on the server; nothing was changed.');
 
 /**
  * The one translation of a thrown error into the API's answer: an ApiError as it is; a domain error
@@ -43,7 +44,8 @@ const internalError = () => new ApiError(500, 'internal', 'internal_error', 'Som
 export function apiErrorOf(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) {
-    const headers: Record<string, string> = error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) };
+    const headers: Record<string, string> =
+      error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) };
     return new ApiError(error.status, error.kind, error.code, error.message, error.extra, headers);
   }
   console.error('[countersign] unhandled route error', error instanceof Error ? error.name : typeof error);
@@ -57,4 +59,5 @@ export function errorResponse(error: unknown): Response {
 }
 
 /** A body over `maxBytes`, refused unread past the cap. */
-export const bodyTooLarge = (maxBytes: number) => new ApiError(413, 'malformed', 'too_large', `The body is larger than ${maxBytes} bytes.`);
+export const bodyTooLarge = (maxBytes: number) =>
+  new ApiError(413, 'malformed', 'too_large', `The body is larger than ${maxBytes} bytes.`);

@@ -13,7 +13,11 @@ function post(body: string | null, headers: Record<string, string> = { 'content-
 /** Every operator mutation's body, with one valid body each. */
 const MUTATIONS: [string, RequestBody<unknown>, unknown][] = [
   ['decisions', decisionRequest as RequestBody<unknown>, { decision: 'approve', payloadHash: HASH }],
-  ['revisions', revisionRequest as RequestBody<unknown>, { args: { quantity: 2 }, reason: 'The customer asked for two' }],
+  [
+    'revisions',
+    revisionRequest as RequestBody<unknown>,
+    { args: { quantity: 2 }, reason: 'The customer asked for two' },
+  ],
   ['extend', extendRequest as RequestBody<unknown>, {}],
 ];
 
@@ -31,7 +35,11 @@ describe.each(MUTATIONS)('readJsonRequest: the %s body', (_verb, spec, valid) =>
   });
 
   it('refuses another content type with 415', async () => {
-    await expectApiError(readJsonRequest(post(JSON.stringify(valid), { 'content-type': 'text/plain' }), spec), { status: 415, code: 'unsupported_media_type', kind: 'malformed' });
+    await expectApiError(readJsonRequest(post(JSON.stringify(valid), { 'content-type': 'text/plain' }), spec), {
+      status: 415,
+      code: 'unsupported_media_type',
+      kind: 'malformed',
+    });
   });
 
   it('refuses a body over the cap with 413', async () => {
@@ -40,26 +48,65 @@ describe.each(MUTATIONS)('readJsonRequest: the %s body', (_verb, spec, valid) =>
   });
 
   it.each([
-    ['an unknown field', { ...(valid as object), approvedBy: 'carol' }, { field: 'approvedBy', code: 'unknown_field', expected: 'no such field', received: 'string of 5 characters' }],
-    ['an array instead of an object', [1, 2], { field: '(body)', code: 'invalid_type', expected: 'object', received: 'array of 2 items' }],
-    ['a string instead of an object', 'approve', { field: '(body)', code: 'invalid_type', expected: 'object', received: 'string of 7 characters' }],
+    [
+      'an unknown field',
+      { ...(valid as object), approvedBy: 'carol' },
+      { field: 'approvedBy', code: 'unknown_field', expected: 'no such field', received: 'string of 5 characters' },
+    ],
+    [
+      'an array instead of an object',
+      [1, 2],
+      { field: '(body)', code: 'invalid_type', expected: 'object', received: 'array of 2 items' },
+    ],
+    [
+      'a string instead of an object',
+      'approve',
+      { field: '(body)', code: 'invalid_type', expected: 'object', received: 'string of 7 characters' },
+    ],
   ])('answers %s with 422 and issues in intake’s shape', async (_label, body, issue) => {
-    const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), { status: 422, code: spec.code, kind: 'schema' });
+    const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), {
+      status: 422,
+      code: spec.code,
+      kind: 'schema',
+    });
     const issues = error.extra.issues as unknown[] | undefined;
     expect(issues).toContainEqual({ ...issue, message: expect.any(String) });
-    for (const each of issues ?? []) expect(Object.keys(each as object).sort()).toEqual(['code', 'expected', 'field', 'message', 'received']);
+    for (const each of issues ?? [])
+      expect(Object.keys(each as object).sort()).toEqual(['code', 'expected', 'field', 'message', 'received']);
   });
 });
 
 describe('readJsonRequest: wrong types name their field', () => {
   it.each<[string, RequestBody<unknown>, unknown, string, string]>([
-    ['a numeric hash', decisionRequest as RequestBody<unknown>, { decision: 'approve', payloadHash: 42 }, 'payloadHash', 'invalid_type'],
-    ['an unknown decision', decisionRequest as RequestBody<unknown>, { decision: 'maybe', payloadHash: HASH }, 'decision', 'invalid_value'],
-    ['a rejection without a reason', decisionRequest as RequestBody<unknown>, { decision: 'reject', payloadHash: HASH }, 'reason', 'custom'],
+    [
+      'a numeric hash',
+      decisionRequest as RequestBody<unknown>,
+      { decision: 'approve', payloadHash: 42 },
+      'payloadHash',
+      'invalid_type',
+    ],
+    [
+      'an unknown decision',
+      decisionRequest as RequestBody<unknown>,
+      { decision: 'maybe', payloadHash: HASH },
+      'decision',
+      'invalid_value',
+    ],
+    [
+      'a rejection without a reason',
+      decisionRequest as RequestBody<unknown>,
+      { decision: 'reject', payloadHash: HASH },
+      'reason',
+      'custom',
+    ],
     ['args as a list', revisionRequest as RequestBody<unknown>, { args: [1], reason: 'x' }, 'args', 'invalid_type'],
     ['no args', revisionRequest as RequestBody<unknown>, { reason: 'x' }, 'args', 'required'],
   ])('%s', async (_label, spec, body, field, code) => {
-    const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), { status: 422, code: spec.code, kind: 'schema' });
+    const error = await expectApiError(readJsonRequest(post(JSON.stringify(body)), spec), {
+      status: 422,
+      code: spec.code,
+      kind: 'schema',
+    });
     expect(error.extra.issues).toContainEqual(expect.objectContaining({ field, code }));
   });
 });
@@ -76,7 +123,12 @@ describe('readJsonRequest: an absent body', () => {
     'a stream': (text) => new Blob([text]).stream(),
   };
   const request = (method: string, form: string, text: string, headers: Record<string, string>) =>
-    new Request('http://countersign.test/api/v1/admin/members/usr_1', { method, body: BODIES[form]!(text), headers, duplex: 'half' } as RequestInit);
+    new Request('http://countersign.test/api/v1/admin/members/usr_1', {
+      method,
+      body: BODIES[form]!(text),
+      headers,
+      duplex: 'half',
+    } as RequestInit);
 
   // [method, how the body is left out or sent, its text, Content-Type, what readJsonRequest answers]
   it.each<[string, string, string, string | undefined, { value: unknown } | { status: number; code: string }]>([
@@ -101,7 +153,10 @@ describe('readJsonRequest: an absent body', () => {
   });
 
   it('is refused where a body is required', async () => {
-    await expectApiError(readJsonRequest(post(null, {}), decisionRequest), { status: 415, code: 'unsupported_media_type' });
+    await expectApiError(readJsonRequest(post(null, {}), decisionRequest), {
+      status: 415,
+      code: 'unsupported_media_type',
+    });
     await expectApiError(readJsonRequest(post(null), revisionRequest), { status: 400, code: 'invalid_json' });
   });
 });

@@ -42,8 +42,13 @@ export async function requireMcpAgent(db: Database, request: Request): Promise<A
     return await requireAgent(db, request);
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 401) throw error;
-    const challenge = request.headers.has('authorization') ? 'Bearer realm="countersign", error="invalid_token"' : 'Bearer realm="countersign"';
-    throw new ApiError(error.status, error.kind, error.code, error.message, error.extra, { ...error.headers, 'WWW-Authenticate': challenge });
+    const challenge = request.headers.has('authorization')
+      ? 'Bearer realm="countersign", error="invalid_token"'
+      : 'Bearer realm="countersign"';
+    throw new ApiError(error.status, error.kind, error.code, error.message, error.extra, {
+      ...error.headers,
+      'WWW-Authenticate': challenge,
+    });
   }
 }
 
@@ -58,14 +63,28 @@ export async function readMcpMessage(request: Request): Promise<unknown> {
     ({ value } = await readJsonBody(request));
   } catch (error) {
     if (!(error instanceof ApiError) || error.kind !== 'malformed') throw error;
-    throw new JsonRpcRefusal(error.status, error.status === 400 ? ErrorCode.ParseError : TRANSPORT_ERROR, `Parse error: ${error.message}`, { code: error.code });
+    throw new JsonRpcRefusal(
+      error.status,
+      error.status === 400 ? ErrorCode.ParseError : TRANSPORT_ERROR,
+      `Parse error: ${error.message}`,
+      { code: error.code },
+    );
   }
   // Current MCP has no batches (removed in 2025-06-18); one would run many calls on one rate-limit unit.
   if (Array.isArray(value)) {
-    throw new JsonRpcRefusal(400, ErrorCode.InvalidRequest, 'Invalid Request: send one JSON-RPC message per request; batches are not accepted.', { code: 'batch_not_supported' });
+    throw new JsonRpcRefusal(
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid Request: send one JSON-RPC message per request; batches are not accepted.',
+      { code: 'batch_not_supported' },
+    );
   }
   if (!JSONRPCMessageSchema.safeParse(value).success) {
-    throw new JsonRpcRefusal(400, ErrorCode.InvalidRequest, 'Invalid Request: the body is not a JSON-RPC 2.0 message ("jsonrpc": "2.0" and a method, or a response).');
+    throw new JsonRpcRefusal(
+      400,
+      ErrorCode.InvalidRequest,
+      'Invalid Request: the body is not a JSON-RPC 2.0 message ("jsonrpc": "2.0" and a method, or a response).',
+    );
   }
   return value;
 }

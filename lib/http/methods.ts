@@ -27,14 +27,35 @@ export function otherMethods<D extends Declared>(declared: D): Record<Undeclared
   const names = Object.keys(declared).filter((name) => declared[name as RouteMethod] !== undefined);
   const allow = allowHeader(names);
   const refusal: Handler = (request) =>
-    new ApiError(405, 'malformed', 'method_not_allowed', `${request.method} is not allowed here; this path takes ${allow}.`, {}, { Allow: allow }).toResponse();
-  const undeclared = ROUTE_METHODS.filter((method) => !names.includes(method) && !(method === 'HEAD' && names.includes('GET')));
+    new ApiError(
+      405,
+      'malformed',
+      'method_not_allowed',
+      `${request.method} is not allowed here; this path takes ${allow}.`,
+      {},
+      { Allow: allow },
+    ).toResponse();
+  const undeclared = ROUTE_METHODS.filter(
+    (method) => !names.includes(method) && !(method === 'HEAD' && names.includes('GET')),
+  );
   const options: Handler = () => new Response(null, { status: 204, headers: { Allow: allow } });
-  return Object.fromEntries([...undeclared.map((method) => [method, refusal]), ['OPTIONS', options]]) as Record<Undeclared<D>, Handler> & { OPTIONS: Handler };
+  return Object.fromEntries([...undeclared.map((method) => [method, refusal]), ['OPTIONS', options]]) as Record<
+    Undeclared<D>,
+    Handler
+  > & { OPTIONS: Handler };
 }
 
 /** Every method of a path no route serves: a 404 in the API's error body (Next alone answers its HTML page). */
 export function noSuchPath(): Record<RouteMethod | 'OPTIONS', Handler> {
-  const handler: Handler = (request) => new ApiError(404, 'not_found', 'not_found', `There is no ${new URL(request.url).pathname} in this API; see /api/v1/openapi.json.`).toResponse();
-  return Object.fromEntries([...ROUTE_METHODS, 'OPTIONS'].map((method) => [method, handler])) as Record<RouteMethod | 'OPTIONS', Handler>;
+  const handler: Handler = (request) =>
+    new ApiError(
+      404,
+      'not_found',
+      'not_found',
+      `There is no ${new URL(request.url).pathname} in this API; see /api/v1/openapi.json.`,
+    ).toResponse();
+  return Object.fromEntries([...ROUTE_METHODS, 'OPTIONS'].map((method) => [method, handler])) as Record<
+    RouteMethod | 'OPTIONS',
+    Handler
+  >;
 }

@@ -1,13 +1,22 @@
 import 'server-only';
 import type { Database } from '@/db';
-import { getDb } from '@/lib/database';
-import type { RequestBody } from '@/lib/input/request-body';
 import type { Operator } from '@/lib/auth/operator';
 import type { Viewer } from '@/lib/auth/viewer';
+import { getDb } from '@/lib/database';
+import type { RequestBody } from '@/lib/input/request-body';
 import { readJsonRequest } from './body';
 import { errorResponse } from './errors';
 import { assertSameOrigin } from './origin';
-import { requireAdmin, requireMember, requireOperator, requirePrincipal, requireViewerWithoutKey, type Admin, type Member, type Principal } from './principal';
+import {
+  type Admin,
+  type Member,
+  type Principal,
+  requireAdmin,
+  requireMember,
+  requireOperator,
+  requirePrincipal,
+  requireViewerWithoutKey,
+} from './principal';
 
 /*
  * Every API route handler is made here: who may call it (an agent key, a session, a member of the
@@ -40,7 +49,9 @@ async function mutationBody<T>(request: Request, body: RequestBody<T>): Promise<
 type Input<P> = { db: Database; request: Request; params: P };
 
 /** A read open to agents (their key) and people (a session): an Authorization header means an agent, and only an agent. */
-export function principalRead<P = NoParams>(handler: (input: Input<P> & { principal: Principal }) => Promise<Response>) {
+export function principalRead<P = NoParams>(
+  handler: (input: Input<P> & { principal: Principal }) => Promise<Response>,
+) {
   return apiRoute<P>(async (request, params) => {
     const db = await getDb();
     return handler({ db, request, params, principal: await requirePrincipal(db, request) });
@@ -68,7 +79,10 @@ export function memberRead<P = NoParams>(handler: (input: Input<P> & { member: M
  * `memberRead`'s checks plus a same-origin `Origin` and the body read like every mutation's. The
  * tenant is the session's, never the body's.
  */
-export function memberMutation<T, P = NoParams>(body: RequestBody<T>, handler: (input: Input<P> & { member: Member; body: T }) => Promise<Response>) {
+export function memberMutation<T, P = NoParams>(
+  body: RequestBody<T>,
+  handler: (input: Input<P> & { member: Member; body: T }) => Promise<Response>,
+) {
   return memberRead<P>(async (input) => handler({ ...input, body: await mutationBody(input.request, body) }));
 }
 
@@ -103,12 +117,18 @@ export function adminRoute<P = NoParams>(handler: (input: AdminInput<P>) => Prom
 }
 
 /** An admin mutation: `adminRoute` plus a same-origin `Origin` and the body read like every operator mutation's. */
-export function adminMutation<T, P = NoParams>(body: RequestBody<T>, handler: (input: AdminInput<P> & { body: T }) => Promise<Response>) {
+export function adminMutation<T, P = NoParams>(
+  body: RequestBody<T>,
+  handler: (input: AdminInput<P> & { body: T }) => Promise<Response>,
+) {
   return adminRoute<P>(async (input) => handler({ ...input, body: await mutationBody(input.request, body) }));
 }
 
 /** A mutation of the signed-in person's own account (no tenant, no proposal): a session, a same-origin `Origin`, the body read like every mutation's. */
-export function accountMutation<T, P = NoParams>(body: RequestBody<T>, handler: (input: Input<P> & { operator: Operator; body: T }) => Promise<Response>) {
+export function accountMutation<T, P = NoParams>(
+  body: RequestBody<T>,
+  handler: (input: Input<P> & { operator: Operator; body: T }) => Promise<Response>,
+) {
   return apiRoute<P>(async (request, params) => {
     const operator = await requireOperator();
     return handler({ db: await getDb(), request, params, operator, body: await mutationBody(request, body) });

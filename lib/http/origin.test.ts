@@ -3,7 +3,8 @@ import { ApiError } from './errors';
 import { assertNoForeignOrigin, assertSameOrigin, publicOrigin, targetedOrigin } from './origin';
 
 // Next reports request.url as localhost whatever address the browser used: the Host header decides.
-const post = (headers: Record<string, string>) => new Request('http://localhost:3000/api/v1/proposals/prp_x/decisions', { method: 'POST', headers });
+const post = (headers: Record<string, string>) =>
+  new Request('http://localhost:3000/api/v1/proposals/prp_x/decisions', { method: 'POST', headers });
 type Settings = { APP_URL: string | undefined; TRUST_PROXY: boolean };
 const direct: Settings = { APP_URL: undefined, TRUST_PROXY: false };
 const proxied: Settings = { APP_URL: undefined, TRUST_PROXY: true };
@@ -20,19 +21,69 @@ function refusal(request: Request, settings: Settings, check = assertSameOrigin)
 
 describe('same-origin check for dashboard mutations', () => {
   it.each([
-    ['127.0.0.1 through its own address', direct, { host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000' }, undefined],
+    [
+      '127.0.0.1 through its own address',
+      direct,
+      { host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3000' },
+      undefined,
+    ],
     ['localhost', direct, { host: 'localhost:3000', origin: 'http://localhost:3000' }, undefined],
     ['the machine name', direct, { host: 'ops-box:3000', origin: 'http://ops-box:3000' }, undefined],
     ['an IPv6 address', direct, { host: '[::1]:3000', origin: 'http://[::1]:3000' }, undefined],
     ['a foreign origin', direct, { host: '127.0.0.1:3000', origin: 'http://evil.test' }, 'cross_origin'],
     ['a missing Origin', direct, { host: '127.0.0.1:3000' }, 'cross_origin'],
     ['Origin "null"', direct, { host: '127.0.0.1:3000', origin: 'null' }, 'cross_origin'],
-    ['another port on the same host', direct, { host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3001' }, 'cross_origin'],
-    ['https origin for a plain-http server', direct, { host: '127.0.0.1:3000', origin: 'https://127.0.0.1:3000' }, 'cross_origin'],
-    ['forwarded host without TRUST_PROXY', direct, { host: 'internal:3000', 'x-forwarded-host': 'evil.test', 'x-forwarded-proto': 'https', origin: 'https://evil.test' }, 'cross_origin'],
-    ['forwarded host with TRUST_PROXY', proxied, { host: 'internal:3000', 'x-forwarded-host': 'cs.example.com', 'x-forwarded-proto': 'https', origin: 'https://cs.example.com' }, undefined],
-    ['TRUST_PROXY with a foreign origin', proxied, { host: 'internal:3000', 'x-forwarded-host': 'cs.example.com', 'x-forwarded-proto': 'https', origin: 'https://evil.test' }, 'cross_origin'],
-    ['APP_URL behind a proxy that rewrites Host', configured, { host: 'internal:3000', origin: 'https://countersign.example.com' }, undefined],
+    [
+      'another port on the same host',
+      direct,
+      { host: '127.0.0.1:3000', origin: 'http://127.0.0.1:3001' },
+      'cross_origin',
+    ],
+    [
+      'https origin for a plain-http server',
+      direct,
+      { host: '127.0.0.1:3000', origin: 'https://127.0.0.1:3000' },
+      'cross_origin',
+    ],
+    [
+      'forwarded host without TRUST_PROXY',
+      direct,
+      {
+        host: 'internal:3000',
+        'x-forwarded-host': 'evil.test',
+        'x-forwarded-proto': 'https',
+        origin: 'https://evil.test',
+      },
+      'cross_origin',
+    ],
+    [
+      'forwarded host with TRUST_PROXY',
+      proxied,
+      {
+        host: 'internal:3000',
+        'x-forwarded-host': 'cs.example.com',
+        'x-forwarded-proto': 'https',
+        origin: 'https://cs.example.com',
+      },
+      undefined,
+    ],
+    [
+      'TRUST_PROXY with a foreign origin',
+      proxied,
+      {
+        host: 'internal:3000',
+        'x-forwarded-host': 'cs.example.com',
+        'x-forwarded-proto': 'https',
+        origin: 'https://evil.test',
+      },
+      'cross_origin',
+    ],
+    [
+      'APP_URL behind a proxy that rewrites Host',
+      configured,
+      { host: 'internal:3000', origin: 'https://countersign.example.com' },
+      undefined,
+    ],
     ['a Host header smuggling a path', direct, { host: 'evil.test/x', origin: 'http://evil.test' }, 'cross_origin'],
     ['a Host header with credentials', direct, { host: 'a@evil.test', origin: 'http://evil.test' }, 'cross_origin'],
   ])('%s', (_label, settings, headers, expected) => {

@@ -12,9 +12,12 @@ const firstValue = (value: string | null) => value?.split(',')[0]?.trim() || und
  */
 export function targetedOrigin(request: Request, settings: ProxySettings = env()): string | undefined {
   const trustProxy = settings.TRUST_PROXY;
-  const host = (trustProxy ? firstValue(request.headers.get('x-forwarded-host')) : undefined) ?? request.headers.get('host');
+  const host =
+    (trustProxy ? firstValue(request.headers.get('x-forwarded-host')) : undefined) ?? request.headers.get('host');
   if (!host || /[/\\@?#\s]/.test(host)) return undefined;
-  const scheme = (trustProxy ? firstValue(request.headers.get('x-forwarded-proto')) : undefined) ?? new URL(request.url).protocol.slice(0, -1);
+  const scheme =
+    (trustProxy ? firstValue(request.headers.get('x-forwarded-proto')) : undefined) ??
+    new URL(request.url).protocol.slice(0, -1);
   if (scheme !== 'http' && scheme !== 'https') return undefined;
   try {
     return new URL(`${scheme}://${host}`).origin;
@@ -38,7 +41,12 @@ export function assertSameOrigin(request: Request, settings: ProxySettings = env
   const configured = settings.APP_URL;
   if (configured) allowed.add(new URL(configured).origin);
   if (!origin || !allowed.has(origin)) {
-    throw new ApiError(403, 'forbidden', 'cross_origin', 'This request must come from the Countersign dashboard (same-origin Origin header).');
+    throw new ApiError(
+      403,
+      'forbidden',
+      'cross_origin',
+      'This request must come from the Countersign dashboard (same-origin Origin header).',
+    );
   }
 }
 

@@ -1,5 +1,5 @@
-import net from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import net from 'node:net';
 import { PEER_HEADER } from '@/lib/auth/client-address';
 
 let installed = false;
@@ -13,7 +13,11 @@ export function stampPeerAddresses(): void {
   if (installed) return;
   installed = true;
   const emit = net.Server.prototype.emit;
-  net.Server.prototype.emit = function stampingEmit(this: net.Server, event: string | symbol, ...args: unknown[]): boolean {
+  net.Server.prototype.emit = function stampingEmit(
+    this: net.Server,
+    event: string | symbol,
+    ...args: unknown[]
+  ): boolean {
     if (event === 'request') {
       const request = args[0] as IncomingMessage;
       request.headers[PEER_HEADER] = request.socket?.remoteAddress ?? 'unknown';

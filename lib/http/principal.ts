@@ -1,7 +1,7 @@
 import 'server-only';
 import type { Database } from '@/db';
 import type { Role } from '@/db/schema';
-import { authenticateAgent, type AgentPrincipal } from '@/lib/agents/authenticate';
+import { type AgentPrincipal, authenticateAgent } from '@/lib/agents/authenticate';
 import { currentOperator, type Operator } from '@/lib/auth/operator';
 import { currentViewer, type Viewer } from '@/lib/auth/viewer';
 import { tenantOfProposal } from '@/lib/proposals/lookup';
@@ -37,7 +37,8 @@ export async function requireViewer(): Promise<Viewer> {
  * key never rides along.
  */
 export async function requireViewerWithoutKey(request: Request): Promise<Viewer> {
-  if (request.headers.has('authorization')) throw unauthenticated('Agent keys cannot read this; sign in to the dashboard.');
+  if (request.headers.has('authorization'))
+    throw unauthenticated('Agent keys cannot read this; sign in to the dashboard.');
   return requireViewer();
 }
 
@@ -64,7 +65,8 @@ export type Admin = { operator: Operator; tenantId: string; tenantName: string }
  */
 export async function requireAdmin(): Promise<Admin> {
   const { operator, membership } = await requireViewer();
-  if (membership?.role !== 'admin') throw new ApiError(403, 'forbidden', 'forbidden', 'Only an admin of this tenant may do this.');
+  if (membership?.role !== 'admin')
+    throw new ApiError(403, 'forbidden', 'forbidden', 'Only an admin of this tenant may do this.');
   return { operator, tenantId: membership.tenantId, tenantName: membership.tenantName };
 }
 
@@ -78,7 +80,11 @@ export async function requirePrincipal(db: Database, request: Request): Promise<
  * The tenant in which this principal may read a proposal: the key's own tenant for an agent; for
  * an operator, the proposal's tenant only if they are a member. Undefined reads as not found.
  */
-export async function readableTenant(db: Database, principal: Principal | { kind: 'operator'; operator: Operator }, proposalId: string): Promise<string | undefined> {
+export async function readableTenant(
+  db: Database,
+  principal: Principal | { kind: 'operator'; operator: Operator },
+  proposalId: string,
+): Promise<string | undefined> {
   if (principal.kind === 'agent') return principal.agent.tenantId;
   const tenantId = await tenantOfProposal(db, proposalId);
   return principal.operator.memberships.some((m) => m.tenantId === tenantId) ? tenantId : undefined;

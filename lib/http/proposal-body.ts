@@ -9,7 +9,12 @@ import { ApiError } from './errors';
  * An agent's proposal body through the one JSON reader. A body that cannot be read never reaches
  * the gates, but it is an attempt too: it is recorded as rejected, then refused.
  */
-export async function readProposalBody(db: Database, agent: AgentPrincipal, request: Request, startedAt: number): Promise<IntakeBody> {
+export async function readProposalBody(
+  db: Database,
+  agent: AgentPrincipal,
+  request: Request,
+  startedAt: number,
+): Promise<IntakeBody> {
   try {
     return await readJsonBody(request);
   } catch (error) {

@@ -4,7 +4,10 @@ import { DomainError } from '@/lib/errors/domain-error';
  * A `days` query parameter: absent is `fallback`; otherwise digits for 1–`max`, else 422
  * `invalid_days` naming `days` (what the period is for says `about`, e.g. "The backtest period").
  */
-export function daysParam(value: string | null, { fallback, max, about }: { fallback: number; max: number; about: string }): number {
+export function daysParam(
+  value: string | null,
+  { fallback, max, about }: { fallback: number; max: number; about: string },
+): number {
   if (value === null) return fallback;
   const days = /^\d{1,3}$/.test(value) ? Number(value) : NaN;
   if (days >= 1 && days <= max) return days;
@@ -15,6 +18,14 @@ export function daysParam(value: string | null, { fallback, max, about }: { fall
 
 function invalidDays(about: string, expected: string, received: string): never {
   throw new DomainError('invalid', 'invalid_days', `${about} is not valid: days must be ${expected}.`, {
-    issues: [{ field: 'days', code: 'out_of_range', expected, received, message: `"days" must be ${expected}; it is ${received}.` }],
+    issues: [
+      {
+        field: 'days',
+        code: 'out_of_range',
+        expected,
+        received,
+        message: `"days" must be ${expected}; it is ${received}.`,
+      },
+    ],
   });
 }

@@ -4,11 +4,11 @@ import { holdStockArgsV1 } from '@/lib/actions/hold_stock/contract';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { DomainError } from '@/lib/errors/domain-error';
 import { apiErrorOf } from '@/lib/http/errors';
+import { submitProposal } from '@/lib/intake/intake';
 import { expectApiError, rejectionRecordingDatabase } from '@/test/errors';
 import { untouchableSystems } from '@/test/systems';
 import { envelopeSchema } from './envelope';
-import { submitProposal } from '@/lib/intake/intake';
-import { toFieldIssues, type FieldIssue } from './field-issues';
+import { type FieldIssue, toFieldIssues } from './field-issues';
 
 const AGENT: AgentPrincipal = {
   keyId: 'key_test',
@@ -32,7 +32,8 @@ const valid = () => ({
 
 type Body = Record<string, unknown>;
 const withArgs = (args: Record<string, unknown>): Body => ({ ...valid(), args: { ...valid().args, ...args } });
-const without = (body: Body, ...keys: string[]) => Object.fromEntries(Object.entries(body).filter(([key]) => !keys.includes(key)));
+const without = (body: Body, ...keys: string[]) =>
+  Object.fromEntries(Object.entries(body).filter(([key]) => !keys.includes(key)));
 
 /**
  * Runs a body through intake, which must refuse it with the expected error before reaching the
@@ -40,7 +41,10 @@ const without = (body: Body, ...keys: string[]) => Object.fromEntries(Object.ent
  */
 async function refusal(body: unknown, expected: Parameters<typeof expectApiError>[1], agent: AgentPrincipal = AGENT) {
   const { db, attempts } = rejectionRecordingDatabase<Database>();
-  const error = await expectApiError(submitProposal(db, agent, { text: JSON.stringify(body), value: body }, untouchableSystems()), expected);
+  const error = await expectApiError(
+    submitProposal(db, agent, { text: JSON.stringify(body), value: body }, untouchableSystems()),
+    expected,
+  );
   expect(attempts).toHaveLength(1);
   expect(attempts[0]).toMatchObject({
     tenantId: agent.tenantId,
@@ -85,7 +89,11 @@ const argsCases: [string, Body, { field: string; code: string }][] = [
   ['an empty sku', withArgs({ sku: '' }), { field: 'sku', code: 'too_small' }],
   ['a 41-character sku', withArgs({ sku: `${SENTINEL}-${'x'.repeat(40)}` }), { field: 'sku', code: 'too_big' }],
   ['a numeric sku', withArgs({ sku: 42 }), { field: 'sku', code: 'invalid_type' }],
-  ['an unknown argument (warehouse comes from the catalog)', withArgs({ warehouse: `south ${SENTINEL}` }), { field: 'warehouse', code: 'unknown_field' }],
+  [
+    'an unknown argument (warehouse comes from the catalog)',
+    withArgs({ warehouse: `south ${SENTINEL}` }),
+    { field: 'warehouse', code: 'unknown_field' },
+  ],
   ['an object where the sku goes', withArgs({ sku: { value: SENTINEL } }), { field: 'sku', code: 'invalid_type' }],
 ];
 
@@ -93,42 +101,79 @@ const envelopeCases: [string, Body, { field: string; code: string }][] = [
   ['a top-level tenantId', { ...valid(), tenantId: 'globex' }, { field: 'tenantId', code: 'unknown_field' }],
   ['a top-level approved flag', { ...valid(), approved: true }, { field: 'approved', code: 'unknown_field' }],
   ['a top-level actor', { ...valid(), actor: { id: SENTINEL } }, { field: 'actor', code: 'unknown_field' }],
-  ['a requestId with a space', { ...valid(), requestId: `req ${SENTINEL}` }, { field: 'requestId', code: 'invalid_format' }],
+  [
+    'a requestId with a space',
+    { ...valid(), requestId: `req ${SENTINEL}` },
+    { field: 'requestId', code: 'invalid_format' },
+  ],
   ['an empty requestId', { ...valid(), requestId: '' }, { field: 'requestId', code: 'too_small' }],
   ['a 129-character requestId', { ...valid(), requestId: 'r'.repeat(129) }, { field: 'requestId', code: 'too_big' }],
   ['a missing requestId', without(valid(), 'requestId'), { field: 'requestId', code: 'required' }],
   ['a numeric requestId', { ...valid(), requestId: 1 }, { field: 'requestId', code: 'invalid_type' }],
   ['a repairOf with a slash', { ...valid(), repairOf: 'req/00' }, { field: 'repairOf', code: 'invalid_format' }],
-  ['a string contractVersion', { ...valid(), contractVersion: '1' }, { field: 'contractVersion', code: 'invalid_type' }],
-  ['a fractional contractVersion', { ...valid(), contractVersion: 1.5 }, { field: 'contractVersion', code: 'invalid_type' }],
+  [
+    'a string contractVersion',
+    { ...valid(), contractVersion: '1' },
+    { field: 'contractVersion', code: 'invalid_type' },
+  ],
+  [
+    'a fractional contractVersion',
+    { ...valid(), contractVersion: 1.5 },
+    { field: 'contractVersion', code: 'invalid_type' },
+  ],
   ['a missing action', without(valid(), 'action'), { field: 'action', code: 'required' }],
   ['args as an array', { ...valid(), args: [] }, { field: 'args', code: 'invalid_type' }],
   ['missing args', without(valid(), 'args'), { field: 'args', code: 'required' }],
-  ['21 evidence refs', { ...valid(), evidenceRefs: Array.from({ length: 21 }, (_, i) => `ticket_${i}`) }, { field: 'evidenceRefs', code: 'too_big' }],
-  ['an empty evidence ref', { ...valid(), evidenceRefs: ['ticket_message_73', ''] }, { field: 'evidenceRefs.1', code: 'too_small' }],
-  ['a 129-character evidence ref', { ...valid(), evidenceRefs: [`${SENTINEL}${'x'.repeat(129)}`] }, { field: 'evidenceRefs.0', code: 'too_big' }],
+  [
+    '21 evidence refs',
+    { ...valid(), evidenceRefs: Array.from({ length: 21 }, (_, i) => `ticket_${i}`) },
+    { field: 'evidenceRefs', code: 'too_big' },
+  ],
+  [
+    'an empty evidence ref',
+    { ...valid(), evidenceRefs: ['ticket_message_73', ''] },
+    { field: 'evidenceRefs.1', code: 'too_small' },
+  ],
+  [
+    'a 129-character evidence ref',
+    { ...valid(), evidenceRefs: [`${SENTINEL}${'x'.repeat(129)}`] },
+    { field: 'evidenceRefs.0', code: 'too_big' },
+  ],
   ['a numeric evidence ref', { ...valid(), evidenceRefs: [73] }, { field: 'evidenceRefs.0', code: 'invalid_type' }],
-  ['evidence refs as a string', { ...valid(), evidenceRefs: SENTINEL }, { field: 'evidenceRefs', code: 'invalid_type' }],
+  [
+    'evidence refs as a string',
+    { ...valid(), evidenceRefs: SENTINEL },
+    { field: 'evidenceRefs', code: 'invalid_type' },
+  ],
 ];
 
 describe('intake schema refusals (envelope and hold_stock v1)', () => {
   // The issue names the field and a specific code; zod may add a second issue for the same field
   // (an empty requestId is both too short and not matching the pattern), never one for another field.
-  it.each([...argsCases, ...envelopeCases].map(([label, body, expected]) => ({ label, body, expected, shown: `${expected.field}: ${expected.code}` })))(
-    '$label → $shown',
-    async ({ body, expected }) => {
-      const issues = await schemaIssues(body);
-      expect(issues.map(({ field, code }) => ({ field, code }))).toContainEqual(expected);
-      expect(new Set(issues.map((issue) => issue.field))).toEqual(new Set([expected.field]));
-      expectWellFormed(issues);
-    },
-  );
+  it.each(
+    [...argsCases, ...envelopeCases].map(([label, body, expected]) => ({
+      label,
+      body,
+      expected,
+      shown: `${expected.field}: ${expected.code}`,
+    })),
+  )('$label → $shown', async ({ body, expected }) => {
+    const issues = await schemaIssues(body);
+    expect(issues.map(({ field, code }) => ({ field, code }))).toContainEqual(expected);
+    expect(new Set(issues.map((issue) => issue.field))).toEqual(new Set([expected.field]));
+    expectWellFormed(issues);
+  });
 
   it.each([...argsCases, ...envelopeCases].filter(([, body]) => JSON.stringify(body).includes(SENTINEL)))(
     'never echoes a received string (%s)',
     async (_label, body) => {
       const { db, attempts } = rejectionRecordingDatabase<Database>();
-      const error = await submitProposal(db, AGENT, { text: JSON.stringify(body), value: body }, untouchableSystems()).catch((caught: unknown) => caught);
+      const error = await submitProposal(
+        db,
+        AGENT,
+        { text: JSON.stringify(body), value: body },
+        untouchableSystems(),
+      ).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(DomainError);
       expect(JSON.stringify(apiErrorOf(error).toBody())).not.toContain(SENTINEL);
       // Nor do the recorded issues and message (the raw candidate keeps the body as received, for tenant members only).
@@ -148,7 +193,11 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
   });
 
   it('reports envelope and argument problems together in one answer', async () => {
-    const issues = await schemaIssues({ ...valid(), requestId: 'a b', args: { sku: '', quantity: 5, warehouse: 'south' } });
+    const issues = await schemaIssues({
+      ...valid(),
+      requestId: 'a b',
+      args: { sku: '', quantity: 5, warehouse: 'south' },
+    });
     expect(issues.map(({ field, code }) => `${field}:${code}`).sort()).toEqual([
       'quantity:too_big',
       'requestId:invalid_format',
@@ -216,12 +265,18 @@ describe('toFieldIssues', () => {
     expect(envelopeSchema.parse({ ...valid(), repairOf: 'req_00:a.b-c' })).toMatchObject({ repairOf: 'req_00:a.b-c' });
   });
 
-  it.each([['a numeric string', '2'], ['a boolean', true], ['null', null]])('says an integer is expected when quantity is %s', (_label, quantity) => {
+  it.each([
+    ['a numeric string', '2'],
+    ['a boolean', true],
+    ['null', null],
+  ])('says an integer is expected when quantity is %s', (_label, quantity) => {
     const input = { sku: 'a', quantity };
     const parsed = holdStockArgsV1.safeParse(input);
     expect(parsed.success).toBe(false);
     if (parsed.success) return;
-    expect(toFieldIssues(parsed.error, input, holdStockArgsV1)).toMatchObject([{ field: 'quantity', code: 'invalid_type', expected: 'integer' }]);
+    expect(toFieldIssues(parsed.error, input, holdStockArgsV1)).toMatchObject([
+      { field: 'quantity', code: 'invalid_type', expected: 'integer' },
+    ]);
   });
 
   it('names each unknown key on its own', () => {
@@ -229,9 +284,10 @@ describe('toFieldIssues', () => {
     const parsed = holdStockArgsV1.safeParse(input);
     expect(parsed.success).toBe(false);
     if (parsed.success) return;
-    expect(toFieldIssues(parsed.error, input).map(({ field, code }) => `${field}:${code}`).sort()).toEqual([
-      'priority:unknown_field',
-      'warehouse:unknown_field',
-    ]);
+    expect(
+      toFieldIssues(parsed.error, input)
+        .map(({ field, code }) => `${field}:${code}`)
+        .sort(),
+    ).toEqual(['priority:unknown_field', 'warehouse:unknown_field']);
   });
 });

@@ -48,7 +48,14 @@ function bound(issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall, word: '
   }
 }
 
-type SchemaDef = { type: string; format?: string; shape?: Record<string, { _zod: { def: SchemaDef } }>; element?: { _zod: { def: SchemaDef } }; innerType?: { _zod: { def: SchemaDef } }; in?: { _zod: { def: SchemaDef } } };
+type SchemaDef = {
+  type: string;
+  format?: string;
+  shape?: Record<string, { _zod: { def: SchemaDef } }>;
+  element?: { _zod: { def: SchemaDef } };
+  innerType?: { _zod: { def: SchemaDef } };
+  in?: { _zod: { def: SchemaDef } };
+};
 
 /** The schema node at a path, looking through optional/default/nullable/pipe wrappers. */
 function schemaAt(schema: z.ZodType | undefined, path: readonly PropertyKey[]): SchemaDef | undefined {
@@ -59,7 +66,12 @@ function schemaAt(schema: z.ZodType | undefined, path: readonly PropertyKey[]): 
   unwrap();
   for (const key of path) {
     if (!def) return undefined;
-    def = def.type === 'object' ? def.shape?.[String(key)]?._zod.def : def.type === 'array' ? def.element?._zod.def : undefined;
+    def =
+      def.type === 'object'
+        ? def.shape?.[String(key)]?._zod.def
+        : def.type === 'array'
+          ? def.element?._zod.def
+          : undefined;
     unwrap();
   }
   return def;
@@ -80,7 +92,10 @@ function expectedFor(issue: z.core.$ZodIssue, schema: z.ZodType | undefined): st
     case 'invalid_format':
       return issue.format === 'regex' && 'pattern' in issue ? `text matching ${String(issue.pattern)}` : issue.format;
     case 'invalid_value': {
-      const shown = issue.values.slice(0, 8).map((v) => JSON.stringify(v)).join(', ');
+      const shown = issue.values
+        .slice(0, 8)
+        .map((v) => JSON.stringify(v))
+        .join(', ');
       return issue.values.length > 8 ? `one of ${issue.values.length} allowed values (${shown}, …)` : `one of ${shown}`;
     }
     case 'not_multiple_of':
@@ -115,7 +130,10 @@ export function toFieldIssues(error: z.ZodError, input: unknown, schema?: z.ZodT
     const received = valueAt(input, issue.path);
     const expected = expectedFor(issue, schema);
     // A missing field is "required" whatever its type (zod says invalid_value for a missing enum).
-    const code = (issue.code === 'invalid_type' || issue.code === 'invalid_value') && received === undefined ? 'required' : issue.code;
+    const code =
+      (issue.code === 'invalid_type' || issue.code === 'invalid_value') && received === undefined
+        ? 'required'
+        : issue.code;
     issues.push({
       field,
       code,

@@ -8,7 +8,8 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'smt
 
 /** The URL's host as the http parser normalizes it (smtp: URLs keep the host as typed), without a trailing dot. */
 export function normalizedHost(url: URL): string {
-  const host = url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname : new URL(`http://${url.host}`).hostname;
+  const host =
+    url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname : new URL(`http://${url.host}`).hostname;
   return host.endsWith('.') ? host.slice(0, -1) : host;
 }
 
@@ -32,7 +33,10 @@ export function parseOriginList(text: string): { origins: string[] } | { problem
     }
     const origin = originOf(url);
     if (!origin) return { problem: `has "${entry}": the scheme must be http, https, smtp or smtps` };
-    if (entry !== origin) return { problem: `has "${entry}": write exactly scheme://host:port, here ${origin} (no path, user, query or default-port shorthand)` };
+    if (entry !== origin)
+      return {
+        problem: `has "${entry}": write exactly scheme://host:port, here ${origin} (no path, user, query or default-port shorthand)`,
+      };
     if (!origins.includes(origin)) origins.push(origin);
   }
   return { origins };

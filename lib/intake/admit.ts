@@ -1,8 +1,9 @@
 import type { Database } from '@/db';
-import { proposals, type GateResult, type NormalizedPayload, type Proposal } from '@/db/schema';
+import { type GateResult, type NormalizedPayload, type Proposal, proposals } from '@/db/schema';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { mintCommand } from '@/lib/commands/mint';
+import { DomainError, notAuthorized } from '@/lib/errors/domain-error';
 import { recordStateChange } from '@/lib/events/record';
 import { authorityGate } from '@/lib/gates/authority';
 import { besides, lockClaims, openingClaim } from '@/lib/gates/claims';
@@ -10,16 +11,15 @@ import { meaningGate } from '@/lib/gates/meaning';
 import { routingGate } from '@/lib/gates/routing';
 import { rulesGate } from '@/lib/gates/rules';
 import type { GateSubject, Verdict } from '@/lib/gates/types';
-import { SPAN } from '@/lib/telemetry/attributes';
-import { withSpan } from '@/lib/telemetry/trace';
-import { DomainError, notAuthorized } from '@/lib/errors/domain-error';
+import { recordGrantApproval } from '@/lib/grants/approval';
+import { coveringGrant, tenantMayHaveGrants } from '@/lib/grants/cover';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { loadPolicy } from '@/lib/policy/routing';
 import { proposalFlags, resourceUsedBefore, textFlags } from '@/lib/proposals/flags';
-import { coveringGrant, tenantMayHaveGrants } from '@/lib/grants/cover';
-import { recordGrantApproval } from '@/lib/grants/approval';
 import type { SystemsClient } from '@/lib/systems/client';
+import { SPAN } from '@/lib/telemetry/attributes';
+import { withSpan } from '@/lib/telemetry/trace';
 
 /** A candidate that passed Shape, about to meet Meaning, Authority and Routing. */
 export type ShapedProposal = {
@@ -36,7 +36,9 @@ export type ShapedProposal = {
   revision?: { userId: string; parentId: string; reason: string };
 };
 
-export function normalizedPayload(candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>): NormalizedPayload {
+export function normalizedPayload(
+  candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>,
+): NormalizedPayload {
   const { agent, action, contract, args, evidenceRefs } = candidate;
   return { action: action.name, contractVersion: contract.version, tenantId: agent.tenantId, args, evidenceRefs };
 }
@@ -88,14 +90,20 @@ export async function admitShaped(
   // Meaning and Authority read the system of record, before any lock. Missing, another tenant's
   // and out of the key's scope are one answer; Authority runs before the rules, so an
   // out-of-scope resource reveals nothing, not even its limits.
-  const meant = await traced('meaning', subject, () => meaningGate(subject, { systems, evidenceRefs: candidate.evidenceRefs }));
+  const meant = await traced('meaning', subject, () =>
+    meaningGate(subject, { systems, evidenceRefs: candidate.evidenceRefs }),
+  );
   if (!meant.ok) throw notAuthorized();
   const { resolution, evidence } = meant.value;
-  if (!(await traced('authority', subject, () => authorityGate(subject, { grants: agent.grants, resolution }))).ok) throw notAuthorized();
+  if (!(await traced('authority', subject, () => authorityGate(subject, { grants: agent.grants, resolution }))).ok)
+    throw notAuthorized();
   // The agent's text is read here, before the lock: linear and bounded (SCAN_BUDGET_CHARS), but
   // never time another intake on the same resource waits for (issue 35).
   const text = textFlags(args, evidence);
-  const [policy, grantsMayCover] = await Promise.all([loadPolicy(db, agent.tenantId, action), tenantMayHaveGrants(db, agent.tenantId)]);
+  const [policy, grantsMayCover] = await Promise.all([
+    loadPolicy(db, agent.tenantId, action),
+    tenantMayHaveGrants(db, agent.tenantId),
+  ]);
   const id = newId('prp');
 
   return db.transaction(async (tx) => {
@@ -107,7 +115,9 @@ export async function admitShaped(
       lockClaims(tx, agent.tenantId, resolution.resourceKey),
       hooks.existing?.(tx),
       // Under the same lock: concurrent slices of one split request each see the ones before them.
-      traced('routing', subject, () => routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId })),
+      traced('routing', subject, () =>
+        routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId }),
+      ),
       resourceUsedBefore(tx, agent.tenantId, resolution.resourceKey, excludeId),
     ]);
     const open = replaced ? besides(claimed, replaced) : claimed;
@@ -117,24 +127,56 @@ export async function admitShaped(
     if (!routed.ok) throw new DomainError('not_permitted', routed.refusal.code, routed.refusal.message);
     const { routing, priors } = routed.value;
     // What the reviewer should notice: the text flags read before the lock, near a bound and first use from what the gates read under it.
-    const flags = proposalFlags(subject, { text, resolution, policy, routing, priors, open: ruled.value, usedBefore: earlier });
+    const flags = proposalFlags(subject, {
+      text,
+      resolution,
+      policy,
+      routing,
+      priors,
+      open: ruled.value,
+      usedBefore: earlier,
+    });
     const gates: GateResult[] = [
       { gate: 'shape', ok: true, detail: `${action.name} v${contract.version}` },
       { gate: 'meaning', ok: true, detail: resolution.detail },
       { gate: 'authority', ok: true, detail: `${agent.agentName} may ${action.name} here` },
-      { gate: 'routing', ok: true, detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}` },
+      {
+        gate: 'routing',
+        ok: true,
+        detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}`,
+      },
     ];
     // A standing grant may approve what would wait for one person (docs/grants.md); never an operator's revision.
-    const grant = grantsMayCover && routing.outcome === 'needs_approval' && !candidate.revision
-      ? await coveringGrant(tx, { tenantId: agent.tenantId, agentKeyId: agent.keyId, resourceKey: resolution.resourceKey, routing, flags, initiatedByUserId: null, action, args }, now)
-      : undefined;
+    const grant =
+      grantsMayCover && routing.outcome === 'needs_approval' && !candidate.revision
+        ? await coveringGrant(
+            tx,
+            {
+              tenantId: agent.tenantId,
+              agentKeyId: agent.keyId,
+              resourceKey: resolution.resourceKey,
+              routing,
+              flags,
+              initiatedByUserId: null,
+              action,
+              args,
+            },
+            now,
+          )
+        : undefined;
     const autoApproved = routing.outcome === 'auto_approve' || grant !== undefined;
     // The new claim joins the locked row in the same statement as the proposal; its created event
     // and the caller's rows (the attempt; a revision's parent) are sent with it, after it, since
     // they name it: the writes cost one round trip, and the lock is released at commit.
     const status = autoApproved ? 'approved' : 'pending_approval';
     const inserting = tx
-      .with(openingClaim(tx, { tenantId: agent.tenantId, resourceKey: resolution.resourceKey, action: action.name, payload }, action))
+      .with(
+        openingClaim(
+          tx,
+          { tenantId: agent.tenantId, resourceKey: resolution.resourceKey, action: action.name, payload },
+          action,
+        ),
+      )
       .insert(proposals)
       .values({
         id,
@@ -170,12 +212,22 @@ export async function admitShaped(
     const recording = recordStateChange(tx, {
       tenantId: agent.tenantId,
       type: 'proposal.created',
-      actor: candidate.revision ? { type: 'user', id: candidate.revision.userId } : { type: 'agent', id: agent.keyId, name: agent.agentName },
+      actor: candidate.revision
+        ? { type: 'user', id: candidate.revision.userId }
+        : { type: 'agent', id: agent.keyId, name: agent.agentName },
       proposalId: id,
       payloadHash: hash,
       reasonCode: routing.outcome,
       contractVersion: contract.version,
-      data: { action: action.name, agent: agent.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: candidate.revision?.parentId ?? null, ...(candidate.revision ? { reason: candidate.revision.reason } : {}), ...(routing.passkey ? { passkey: true } : {}) },
+      data: {
+        action: action.name,
+        agent: agent.agentName,
+        rule: routing.rule,
+        policyVersion: routing.policyVersion,
+        parent: candidate.revision?.parentId ?? null,
+        ...(candidate.revision ? { reason: candidate.revision.reason } : {}),
+        ...(routing.passkey ? { passkey: true } : {}),
+      },
       occurredAt: now,
       outbox: { topic: 'proposal.created', body: { proposalId: id, status, payloadHash: hash } },
     });

@@ -1,18 +1,18 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { policies, proposals, type Proposal, type ProposalStatus } from '@/db/schema';
+import { type Proposal, type ProposalStatus, policies, proposals } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { decide } from '@/lib/decisions/decide';
-import { newId } from '@/lib/ids';
-import { AGGREGATED_STATUSES } from '@/lib/policy/aggregate';
-import { reviseProposal } from '@/lib/decisions/revise';
 import { proposalDetail } from '@/lib/api/responses/proposal-json';
+import { decide } from '@/lib/decisions/decide';
+import { reviseProposal } from '@/lib/decisions/revise';
+import { newId } from '@/lib/ids';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
+import { AGGREGATED_STATUSES } from '@/lib/policy/aggregate';
 import { routingContext } from '@/lib/proposals/wording';
 import { setupTestDatabase } from '@/test/db';
 import { expectRejection, submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
-import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /**
  * Aggregate bounds (docs/design.md §6): the demo refund policy bounds the sum of an order's refunds
@@ -29,9 +29,19 @@ let day = 0;
 const freshDay = () => new Date(Date.UTC(2031, 0, 1, 12) + ++day * 3 * 24 * HOUR);
 let sequence = 0;
 
-async function refundAt(now: Date, amountMinor: number, orderId = 'ord_1843', agent: AgentPrincipal = seeded.acme): Promise<Proposal> {
+async function refundAt(
+  now: Date,
+  amountMinor: number,
+  orderId = 'ord_1843',
+  agent: AgentPrincipal = seeded.acme,
+): Promise<Proposal> {
   const currency = orderId === 'ord_1843' ? 'EUR' : 'USD';
-  const body = { requestId: `agg_${++sequence}`, action: 'issue_refund', contractVersion: 1, args: { orderId, amountMinor, currency, reason: 'Customer asked' } };
+  const body = {
+    requestId: `agg_${++sequence}`,
+    action: 'issue_refund',
+    contractVersion: 1,
+    args: { orderId, amountMinor, currency, reason: 'Customer asked' },
+  };
   return (await submitAs(t.db, systems.client, agent, body, { now })).proposal;
 }
 
@@ -43,7 +53,10 @@ async function setStatus(id: string, status: ProposalStatus) {
 
 /** Ends the scenario: nothing on the order holds a claim on its balance any more. */
 async function closeOrder(orderId = 'ord_1843') {
-  await t.db.update(proposals).set({ status: 'cancelled' }).where(eq(proposals.resourceKey, `order:${orderId}`));
+  await t.db
+    .update(proposals)
+    .set({ status: 'cancelled' })
+    .where(eq(proposals.resourceKey, `order:${orderId}`));
   // Written behind the transitions' back: the claims row is repaired as reconciliation would.
   await reconcileClaims(t.db);
 }
@@ -60,16 +73,39 @@ describe('a refund split on one order is routed by its running total', () => {
     const now = freshDay();
     const steps = [
       { approvals: 1, rule: 'refunds-up-to-100', priorCount: 0, total: 10000, context: null },
-      { approvals: 2, rule: 'refunds-over-100', priorCount: 1, total: 20000, context: 'With 1 earlier refund on ord_1843 in the last 24 h: 200.00 EUR in all' },
-      { approvals: 2, rule: 'refunds-over-100', priorCount: 2, total: 30000, context: 'With 2 earlier refunds on ord_1843 in the last 24 h: 300.00 EUR in all' },
+      {
+        approvals: 2,
+        rule: 'refunds-over-100',
+        priorCount: 1,
+        total: 20000,
+        context: 'With 1 earlier refund on ord_1843 in the last 24 h: 200.00 EUR in all',
+      },
+      {
+        approvals: 2,
+        rule: 'refunds-over-100',
+        priorCount: 2,
+        total: 30000,
+        context: 'With 2 earlier refunds on ord_1843 in the last 24 h: 300.00 EUR in all',
+      },
     ];
     for (const [i, step] of steps.entries()) {
       const proposal = await refundAt(new Date(now.getTime() + i * 60_000), 10000);
-      expect(routed(proposal), `refund ${i + 1}`).toEqual({ approvals: step.approvals, rule: step.rule, priorCount: step.priorCount, total: step.total });
-      expect(proposal.routing).toMatchObject({ policyVersion: 2, aggregate: { field: 'amountMinor', windowHours: 24, priorSum: step.total - 10000 } });
+      expect(routed(proposal), `refund ${i + 1}`).toEqual({
+        approvals: step.approvals,
+        rule: step.rule,
+        priorCount: step.priorCount,
+        total: step.total,
+      });
+      expect(proposal.routing).toMatchObject({
+        policyVersion: 2,
+        aggregate: { field: 'amountMinor', windowHours: 24, priorSum: step.total - 10000 },
+      });
       expect(routingContext(proposal)).toBe(step.context);
       // The agent API carries the same sentence.
-      expect(proposalDetail(proposal, [], 'http://countersign.test', 'agent')).toMatchObject({ routingContext: step.context, routing: proposal.routing });
+      expect(proposalDetail(proposal, [], 'http://countersign.test', 'agent')).toMatchObject({
+        routingContext: step.context,
+        routing: proposal.routing,
+      });
     }
     await closeOrder();
   });
@@ -77,7 +113,8 @@ describe('a refund split on one order is routed by its running total', () => {
   it('many small slices: every slice after the running total passes 100.00 needs two approvers', async () => {
     const now = freshDay();
     const approvals: number[] = [];
-    for (let i = 0; i < 6; i++) approvals.push((await refundAt(new Date(now.getTime() + i * 60_000), 3000)).routing.approvals);
+    for (let i = 0; i < 6; i++)
+      approvals.push((await refundAt(new Date(now.getTime() + i * 60_000), 3000)).routing.approvals);
     // Totals 30, 60, 90, 120, 150, 180 EUR.
     expect(approvals).toEqual([1, 1, 1, 2, 2, 2]);
     await closeOrder();
@@ -87,12 +124,15 @@ describe('a refund split on one order is routed by its running total', () => {
     { amount: 20000, approvals: 2, rule: 'refunds-over-100' },
     { amount: 10001, approvals: 2, rule: 'refunds-over-100' },
     { amount: 10000, approvals: 1, rule: 'refunds-up-to-100' },
-  ])('a single refund of $amount minor units alone needs $approvals approver(s), with no context sentence', async ({ amount, approvals, rule }) => {
-    const proposal = await refundAt(freshDay(), amount);
-    expect(routed(proposal)).toEqual({ approvals, rule, priorCount: 0, total: amount });
-    expect(routingContext(proposal)).toBeNull();
-    await closeOrder();
-  });
+  ])(
+    'a single refund of $amount minor units alone needs $approvals approver(s), with no context sentence',
+    async ({ amount, approvals, rule }) => {
+      const proposal = await refundAt(freshDay(), amount);
+      expect(routed(proposal)).toEqual({ approvals, rule, priorCount: 0, total: amount });
+      expect(routingContext(proposal)).toBeNull();
+      await closeOrder();
+    },
+  );
 
   it('counts refunds on the same order only: another order and another tenant add nothing', async () => {
     const now = freshDay();
@@ -107,7 +147,18 @@ describe('a refund split on one order is routed by its running total', () => {
 });
 
 describe('which earlier proposals count', () => {
-  const ALL: ProposalStatus[] = ['pending_approval', 'approved', 'executing', 'succeeded', 'outcome_unknown', 'rejected', 'expired', 'stale', 'cancelled', 'failed'];
+  const ALL: ProposalStatus[] = [
+    'pending_approval',
+    'approved',
+    'executing',
+    'succeeded',
+    'outcome_unknown',
+    'rejected',
+    'expired',
+    'stale',
+    'cancelled',
+    'failed',
+  ];
 
   it.each(ALL.map((status) => ({ status, counted: (AGGREGATED_STATUSES as readonly string[]).includes(status) })))(
     'an earlier refund now $status counts: $counted',
@@ -116,13 +167,21 @@ describe('which earlier proposals count', () => {
       const earlier = await refundAt(now, 10000);
       await setStatus(earlier.id, status);
       const next = await refundAt(new Date(now.getTime() + HOUR), 10000);
-      expect(routed(next)).toMatchObject(counted ? { approvals: 2, priorCount: 1, total: 20000 } : { approvals: 1, priorCount: 0, total: 10000 });
+      expect(routed(next)).toMatchObject(
+        counted ? { approvals: 2, priorCount: 1, total: 20000 } : { approvals: 1, priorCount: 0, total: 10000 },
+      );
       await closeOrder();
     },
   );
 
   it('counts outcome_unknown and succeeded as spent: they were, or may have been, refunded', () => {
-    expect([...AGGREGATED_STATUSES].sort()).toEqual(['approved', 'executing', 'outcome_unknown', 'pending_approval', 'succeeded']);
+    expect([...AGGREGATED_STATUSES].sort()).toEqual([
+      'approved',
+      'executing',
+      'outcome_unknown',
+      'pending_approval',
+      'succeeded',
+    ]);
   });
 
   it.each([
@@ -142,7 +201,17 @@ describe('which earlier proposals count', () => {
 
 describe('revisions are routed again, without counting the parent they replace', () => {
   const revise = (proposalId: string, amountMinor: number, now: Date) =>
-    reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: seeded.world.userId('alice'), proposalId, args: { orderId: 'ord_1843', amountMinor, currency: 'EUR', reason: 'Customer asked' } }, now);
+    reviseProposal(
+      t.db,
+      systems.client,
+      {
+        reason: 'Edited in a test',
+        userId: seeded.world.userId('alice'),
+        proposalId,
+        args: { orderId: 'ord_1843', amountMinor, currency: 'EUR', reason: 'Customer asked' },
+      },
+      now,
+    );
 
   it('a revision of the only refund is routed on its own amount, not on parent plus revision', async () => {
     const now = freshDay();
@@ -163,8 +232,26 @@ describe('revisions are routed again, without counting the parent they replace',
 
     const approve = { decision: 'approve' as const, payloadHash: revision.payloadHash };
     const at = new Date(now.getTime() + 180_000);
-    expect((await decide(t.db, systems.client, { userId: seeded.world.userId('bob'), proposalId: revision.id, request: approve }, at)).status).toBe('pending_approval');
-    expect((await decide(t.db, systems.client, { userId: seeded.world.userId('carol'), proposalId: revision.id, request: approve }, at)).status).toBe('approved');
+    expect(
+      (
+        await decide(
+          t.db,
+          systems.client,
+          { userId: seeded.world.userId('bob'), proposalId: revision.id, request: approve },
+          at,
+        )
+      ).status,
+    ).toBe('pending_approval');
+    expect(
+      (
+        await decide(
+          t.db,
+          systems.client,
+          { userId: seeded.world.userId('carol'), proposalId: revision.id, request: approve },
+          at,
+        )
+      ).status,
+    ).toBe('approved');
     await closeOrder();
   });
 });
@@ -172,13 +259,34 @@ describe('revisions are routed again, without counting the parent they replace',
 describe('any action may bound an aggregate', () => {
   it('holds of one SKU within 1 h: the second pushes the quantity past 3 and needs two approvers, in generic words', async () => {
     const rules = [
-      { id: 'big-holds', description: 'More than 3 units of one SKU within 1 h', when: { field: 'quantity', above: 3, aggregate: { windowHours: 1 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' },
-      { id: 'small-holds', description: 'The rest', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+      {
+        id: 'big-holds',
+        description: 'More than 3 units of one SKU within 1 h',
+        when: { field: 'quantity', above: 3, aggregate: { windowHours: 1 } },
+        outcome: 'needs_approval',
+        approvals: 2,
+        role: 'approver',
+      },
+      {
+        id: 'small-holds',
+        description: 'The rest',
+        when: null,
+        outcome: 'needs_approval',
+        approvals: 1,
+        role: 'approver',
+      },
     ];
-    await t.db.insert(policies).values({ id: newId('pol'), tenantId: 'globex', action: 'hold_stock', version: 2, rules });
+    await t.db
+      .insert(policies)
+      .values({ id: newId('pol'), tenantId: 'globex', action: 'hold_stock', version: 2, rules });
     const now = freshDay();
     const hold = async (at: Date) => {
-      const body = { requestId: `agg_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-green', quantity: 2 } };
+      const body = {
+        requestId: `agg_${++sequence}`,
+        action: 'hold_stock',
+        contractVersion: 1,
+        args: { sku: 'filter-green', quantity: 2 },
+      };
       return (await submitAs(t.db, systems.client, seeded.globex, body, { now: at })).proposal;
     };
     const first = await hold(now);
@@ -189,17 +297,38 @@ describe('any action may bound an aggregate', () => {
       { approvals: 2, rule: 'big-holds', priorCount: 1, total: 4 },
       { approvals: 1, rule: 'small-holds', priorCount: 0, total: 2 },
     ]);
-    expect(routingContext(second)).toBe('With 1 earlier proposal of this action on sku:filter-green in the last 1 h: quantity 4 in all');
-    await t.db.delete(policies).where(and(eq(policies.tenantId, 'globex'), eq(policies.action, 'hold_stock'), eq(policies.version, 2)));
+    expect(routingContext(second)).toBe(
+      'With 1 earlier proposal of this action on sku:filter-green in the last 1 h: quantity 4 in all',
+    );
+    await t.db
+      .delete(policies)
+      .where(and(eq(policies.tenantId, 'globex'), eq(policies.action, 'hold_stock'), eq(policies.version, 2)));
   });
 });
 
 describe('the policy is validated data', () => {
   it('denies every proposal of an action whose newest policy does not validate (fails closed)', async () => {
-    const rules = [{ id: 'bad-window', description: 'A window of zero hours', when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 0 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' }];
-    await t.db.insert(policies).values({ id: newId('pol'), tenantId: 'globex', action: 'issue_refund', version: 3, rules });
-    const { error } = await expectRejection(t.db, () => refundAt(freshDay(), 100, 'ord_9001', seeded.globex), { status: 403, kind: 'authorization', code: 'denied_by_policy' });
+    const rules = [
+      {
+        id: 'bad-window',
+        description: 'A window of zero hours',
+        when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 0 } },
+        outcome: 'needs_approval',
+        approvals: 2,
+        role: 'approver',
+      },
+    ];
+    await t.db
+      .insert(policies)
+      .values({ id: newId('pol'), tenantId: 'globex', action: 'issue_refund', version: 3, rules });
+    const { error } = await expectRejection(t.db, () => refundAt(freshDay(), 100, 'ord_9001', seeded.globex), {
+      status: 403,
+      kind: 'authorization',
+      code: 'denied_by_policy',
+    });
     expect(error.message).toContain('invalid-policy');
-    await t.db.delete(policies).where(and(eq(policies.tenantId, 'globex'), eq(policies.action, 'issue_refund'), eq(policies.version, 3)));
+    await t.db
+      .delete(policies)
+      .where(and(eq(policies.tenantId, 'globex'), eq(policies.action, 'issue_refund'), eq(policies.version, 3)));
   });
 });

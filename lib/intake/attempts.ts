@@ -12,7 +12,8 @@ export type AttemptsCursor = { createdAt: string; id: string };
 /** The page's `?before=&id=` as a cursor, or undefined (the first page) when either is not one we wrote. */
 export function attemptsCursorFromSearch(search: { before?: unknown; id?: unknown }): AttemptsCursor | undefined {
   const { before, id } = search;
-  if (typeof before !== 'string' || typeof id !== 'string' || !isCursorInstant(before) || !isRowId(id)) return undefined;
+  if (typeof before !== 'string' || typeof id !== 'string' || !isCursorInstant(before) || !isRowId(id))
+    return undefined;
   return { createdAt: before, id };
 }
 
@@ -21,7 +22,11 @@ export function attemptsCursorFromSearch(search: { before?: unknown; id?: unknow
  * `exhaustedOnly`, just the requests whose repair chain ran out; with `attemptId`, that one (a
  * link from the Contracts page's shadow disagreements).
  */
-export async function rejectedAttempts(db: Database, tenantId: string, options: { cursor?: AttemptsCursor; exhaustedOnly?: boolean; attemptId?: string } = {}) {
+export async function rejectedAttempts(
+  db: Database,
+  tenantId: string,
+  options: { cursor?: AttemptsCursor; exhaustedOnly?: boolean; attemptId?: string } = {},
+) {
   const { cursor } = options;
   const rows = await db
     .select({ attempt: intakeAttempts, cursorAt: cursorInstant(intakeAttempts.createdAt) })
@@ -32,25 +37,40 @@ export async function rejectedAttempts(db: Database, tenantId: string, options: 
         eq(intakeAttempts.outcome, 'rejected'),
         options.exhaustedOnly ? eq(intakeAttempts.errorCode, 'repair_limit_reached') : undefined,
         options.attemptId ? eq(intakeAttempts.id, options.attemptId) : undefined,
-        cursor ? sql`(${intakeAttempts.createdAt}, ${intakeAttempts.id}) < (${cursor.createdAt}::timestamptz, ${cursor.id})` : undefined,
+        cursor
+          ? sql`(${intakeAttempts.createdAt}, ${intakeAttempts.id}) < (${cursor.createdAt}::timestamptz, ${cursor.id})`
+          : undefined,
       ),
     )
     .orderBy(desc(intakeAttempts.createdAt), desc(intakeAttempts.id))
     .limit(ATTEMPTS_PAGE_SIZE + 1);
   const page = rows.slice(0, ATTEMPTS_PAGE_SIZE);
   const last = page.at(-1);
-  return { items: page.map((row) => row.attempt), next: rows.length > ATTEMPTS_PAGE_SIZE && last ? { createdAt: last.cursorAt, id: last.attempt.id } : null };
+  return {
+    items: page.map((row) => row.attempt),
+    next: rows.length > ATTEMPTS_PAGE_SIZE && last ? { createdAt: last.cursorAt, id: last.attempt.id } : null,
+  };
 }
 
 /** Every attempt of the repair chains these attempts belong to, oldest first (the original leads). */
-export async function repairChains(db: Database, tenantId: string, chains: { agentKeyId: string; rootRequestId: string }[]) {
+export async function repairChains(
+  db: Database,
+  tenantId: string,
+  chains: { agentKeyId: string; rootRequestId: string }[],
+) {
   if (chains.length === 0) return [];
   const roots = [...new Set(chains.map((chain) => chain.rootRequestId))];
   const keys = [...new Set(chains.map((chain) => chain.agentKeyId))];
   return db
     .select()
     .from(intakeAttempts)
-    .where(and(eq(intakeAttempts.tenantId, tenantId), inArray(intakeAttempts.agentKeyId, keys), inArray(intakeAttempts.rootRequestId, roots)))
+    .where(
+      and(
+        eq(intakeAttempts.tenantId, tenantId),
+        inArray(intakeAttempts.agentKeyId, keys),
+        inArray(intakeAttempts.rootRequestId, roots),
+      ),
+    )
     .orderBy(asc(intakeAttempts.createdAt), asc(intakeAttempts.id))
     .limit(ATTEMPTS_PAGE_SIZE * 5);
 }

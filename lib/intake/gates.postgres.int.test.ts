@@ -4,12 +4,12 @@ import { auditEvents, outbox, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { DomainError } from '@/lib/errors/domain-error';
+import { chainAllPending } from '@/lib/events/chainer';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { agentPrincipal, seededAgents } from '@/test/world';
-import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
-import { chainAllPending } from '@/lib/events/chainer';
 
 /**
  * Concurrent intake on one resource (PostgreSQL only): the per-resource advisory lock makes open
@@ -41,28 +41,42 @@ async function openOn(resourceKey: string) {
   return t.db
     .select()
     .from(proposals)
-    .where(and(eq(proposals.resourceKey, resourceKey), inArray(proposals.status, ['pending_approval', 'approved', 'executing'])));
+    .where(
+      and(
+        eq(proposals.resourceKey, resourceKey),
+        inArray(proposals.status, ['pending_approval', 'approved', 'executing']),
+      ),
+    );
 }
 
 async function closeOpenOn(resourceKey: string) {
-  for (const row of await openOn(resourceKey)) await t.db.update(proposals).set({ status: 'cancelled' }).where(eq(proposals.id, row.id));
+  for (const row of await openOn(resourceKey))
+    await t.db.update(proposals).set({ status: 'cancelled' }).where(eq(proposals.id, row.id));
   // Written behind the transitions' back: the claims row is repaired as reconciliation would.
   await reconcileClaims(t.db);
 }
 
 describe('concurrent refunds on one order (PostgreSQL)', () => {
-  it.each([1, 2, 3, 4, 5])('two refunds of 3000 on ord_1842 (balance 4999) at once: exactly one is accepted (round %i)', async (round) => {
-    await closeOpenOn('order:ord_1842');
-    const results = await Promise.allSettled([submit(agents.acme, refund(`req_pair_a_${round}`, 3000)), submit(agents.acme, refund(`req_pair_b_${round}`, 3000))]);
-    expect(results.map(codeOf).sort()).toEqual(['exceeds_refundable_balance', 'ok']);
-    const open = await openOn('order:ord_1842');
-    expect(open).toHaveLength(1);
-    expect(open[0]?.payload.args.amountMinor).toBe(3000);
-  });
+  it.each([1, 2, 3, 4, 5])(
+    'two refunds of 3000 on ord_1842 (balance 4999) at once: exactly one is accepted (round %i)',
+    async (round) => {
+      await closeOpenOn('order:ord_1842');
+      const results = await Promise.allSettled([
+        submit(agents.acme, refund(`req_pair_a_${round}`, 3000)),
+        submit(agents.acme, refund(`req_pair_b_${round}`, 3000)),
+      ]);
+      expect(results.map(codeOf).sort()).toEqual(['exceeds_refundable_balance', 'ok']);
+      const open = await openOn('order:ord_1842');
+      expect(open).toHaveLength(1);
+      expect(open[0]?.payload.args.amountMinor).toBe(3000);
+    },
+  );
 
   it('eight refunds of 1000 at once on ord_1842: exactly four fit the balance of 4999', async () => {
     await closeOpenOn('order:ord_1842');
-    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => submit(agents.acme, refund(`req_eight_${i}`, 1000))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => submit(agents.acme, refund(`req_eight_${i}`, 1000))),
+    );
     const codes = results.map(codeOf);
     expect(codes.filter((code) => code === 'ok')).toHaveLength(4);
     expect(codes.filter((code) => code === 'exceeds_refundable_balance')).toHaveLength(4);
@@ -73,7 +87,10 @@ describe('concurrent refunds on one order (PostgreSQL)', () => {
   it('does not serialize different orders against each other: both full refunds are accepted', async () => {
     await closeOpenOn('order:ord_1842');
     await closeOpenOn('order:ord_1843');
-    const results = await Promise.allSettled([submit(agents.acme, refund('req_two_orders_a', 4999)), submit(agents.acme, refund('req_two_orders_b', 58000, 'ord_1843', 'EUR'))]);
+    const results = await Promise.allSettled([
+      submit(agents.acme, refund('req_two_orders_a', 4999)),
+      submit(agents.acme, refund('req_two_orders_b', 58000, 'ord_1843', 'EUR')),
+    ]);
     expect(results.map(codeOf)).toEqual(['ok', 'ok']);
   });
 
@@ -92,20 +109,44 @@ describe('concurrent refunds on one order (PostgreSQL)', () => {
 
 describe('concurrent idempotency per key (PostgreSQL)', () => {
   it('one requestId from the agents.acme and agents.globex keys at once: two proposals, one each', async () => {
-    const hold = (sku: string) => ({ requestId: 'req_both_tenants', action: 'hold_stock', contractVersion: 1, args: { sku, quantity: 1 } });
-    const [mine, theirs] = await Promise.all([submit(agents.acme, hold('filter-blue')), submit(agents.globex, hold('filter-green'))]);
+    const hold = (sku: string) => ({
+      requestId: 'req_both_tenants',
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku, quantity: 1 },
+    });
+    const [mine, theirs] = await Promise.all([
+      submit(agents.acme, hold('filter-blue')),
+      submit(agents.globex, hold('filter-green')),
+    ]);
     expect(mine.created && theirs.created).toBe(true);
     expect(mine.proposal.tenantId).toBe('acme');
     expect(theirs.proposal.tenantId).toBe('globex');
   });
 
   it('one requestId from two keys of one tenant, five times each at once: two proposals, one per key', async () => {
-    const { key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'acme-twin', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
+    const { key } = await createAgentKey(t.db, {
+      tenantId: 'acme',
+      agentName: 'acme-twin',
+      actions: ['hold_stock'],
+      grants: { warehouses: ['north'] },
+    });
     const twin = await agentPrincipal(t.db, key);
-    const body = { requestId: 'req_two_keys', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => submit(i % 2 === 0 ? agents.acme : twin, body)));
+    const body = {
+      requestId: 'req_two_keys',
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 1 },
+    };
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => submit(i % 2 === 0 ? agents.acme : twin, body)),
+    );
     const byKey = new Map<string, Set<string>>();
-    for (const outcome of outcomes) byKey.set(outcome.proposal.agentKeyId!, (byKey.get(outcome.proposal.agentKeyId!) ?? new Set()).add(outcome.proposal.id));
+    for (const outcome of outcomes)
+      byKey.set(
+        outcome.proposal.agentKeyId!,
+        (byKey.get(outcome.proposal.agentKeyId!) ?? new Set()).add(outcome.proposal.id),
+      );
     expect([...byKey.keys()].sort()).toEqual([agents.acme.keyId, twin.keyId].sort());
     for (const ids of byKey.values()) expect(ids.size).toBe(1);
     expect(outcomes.filter((outcome) => outcome.created)).toHaveLength(2);

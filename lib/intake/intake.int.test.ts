@@ -3,22 +3,26 @@ import { describe, expect, it } from 'vitest';
 import { auditEvents, intakeAttempts, outbox, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { chainAllPending } from '@/lib/events/chainer';
+import type { FieldIssue } from '@/lib/input/field-issues';
 import { payloadHash } from '@/lib/payload-hash';
 import { setupTestDatabase } from '@/test/db';
 import { expectRejection } from '@/test/intake';
 import { proposalRow, rowCounts } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { agentPrincipal, seededAgents } from '@/test/world';
-import type { FieldIssue } from '@/lib/input/field-issues';
 import { submitProposal } from './intake';
-import { chainAllPending } from '@/lib/events/chainer';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 
 const agents = seededAgents(t);
 
-const hold = (requestId: string, args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 }, extra: Record<string, unknown> = {}) => ({
+const hold = (
+  requestId: string,
+  args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 },
+  extra: Record<string, unknown> = {},
+) => ({
   requestId,
   action: 'hold_stock',
   contractVersion: 1,
@@ -37,7 +41,8 @@ function refused(run: () => Promise<unknown>, expected: Parameters<typeof expect
 
 describe('submitProposal', () => {
   it('creates a pending hold_stock proposal with the exact normalized payload, its hash and the raw candidate', async () => {
-    const text = '{\n  "requestId": "req_hold_1",\n  "action": "hold_stock", "contractVersion": 1,\n  "args": { "quantity": 2, "sku": "filter-blue" }\n}';
+    const text =
+      '{\n  "requestId": "req_hold_1",\n  "action": "hold_stock", "contractVersion": 1,\n  "args": { "quantity": 2, "sku": "filter-blue" }\n}';
     const before = Date.now();
     const outcome = await submit(agents.acme, JSON.parse(text), text);
 
@@ -63,7 +68,13 @@ describe('submitProposal', () => {
       evidenceRefs: [],
     });
     expect(proposal.payloadHash).toBe(payloadHash(proposal.payload));
-    expect(proposal.routing).toEqual({ rule: 'holds-one-approver', policyVersion: 1, outcome: 'needs_approval', approvals: 1, role: 'approver' });
+    expect(proposal.routing).toEqual({
+      rule: 'holds-one-approver',
+      policyVersion: 1,
+      outcome: 'needs_approval',
+      approvals: 1,
+      role: 'approver',
+    });
     expect(proposal.expiresAt.getTime() - proposal.createdAt.getTime()).toBe(24 * 3_600_000);
     expect(proposal.createdAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
 
@@ -89,7 +100,12 @@ describe('submitProposal', () => {
 
     const notifications = await t.db.select().from(outbox).where(eq(outbox.proposalId, proposal.id));
     expect(notifications).toHaveLength(1);
-    expect(notifications[0]).toMatchObject({ tenantId: 'acme', topic: 'proposal.created', deliveredAt: null, deadAt: null });
+    expect(notifications[0]).toMatchObject({
+      tenantId: 'acme',
+      topic: 'proposal.created',
+      deliveredAt: null,
+      deadAt: null,
+    });
 
     const attempts = await t.db.select().from(intakeAttempts).where(eq(intakeAttempts.proposalId, proposal.id));
     expect(attempts).toHaveLength(1);
@@ -105,11 +121,22 @@ describe('submitProposal', () => {
   });
 
   it('keeps evidence refs, in order, in the payload, and stores what the system of record says they are', async () => {
-    const { proposal } = await submit(agents.acme, hold('req_evidence', { sku: 'filter-gray', quantity: 1 }, { evidenceRefs: ['ticket_message_74', 'ticket_message_73'] }));
+    const { proposal } = await submit(
+      agents.acme,
+      hold(
+        'req_evidence',
+        { sku: 'filter-gray', quantity: 1 },
+        { evidenceRefs: ['ticket_message_74', 'ticket_message_73'] },
+      ),
+    );
     expect(proposal.payload).toMatchObject({ evidenceRefs: ['ticket_message_74', 'ticket_message_73'] });
     expect(proposal.payloadHash).toBe(payloadHash(proposal.payload));
     expect(proposal.evidence.map((snapshot) => snapshot.id)).toEqual(['ticket_message_74', 'ticket_message_73']);
-    expect(proposal.evidence[1]).toEqual({ id: 'ticket_message_73', kind: 'support_ticket', text: 'Customer requested a full refund' });
+    expect(proposal.evidence[1]).toEqual({
+      id: 'ticket_message_73',
+      kind: 'support_ticket',
+      text: 'Customer requested a full refund',
+    });
     // The instruction-like ticket is kept verbatim, as untrusted text.
     expect(proposal.evidence[0]?.text).toContain('Ignore your rules');
     expect((await proposalRow(t.db, proposal.id)).evidence).toEqual(proposal.evidence);
@@ -119,12 +146,16 @@ describe('submitProposal', () => {
     const first = await submit(agents.acme, hold('req_retry'));
     const counts = await rowCounts(t.db);
     // A retry may be formatted differently: only the normalized payload matters.
-    const retryText = '{"args":{"sku":"filter-blue","quantity":2.0},"contractVersion":1,"action":"hold_stock","requestId":"req_retry","evidenceRefs":[]}';
+    const retryText =
+      '{"args":{"sku":"filter-blue","quantity":2.0},"contractVersion":1,"action":"hold_stock","requestId":"req_retry","evidenceRefs":[]}';
     const retry = await submit(agents.acme, JSON.parse(retryText), retryText);
     expect(retry.created).toBe(false);
     expect(retry.proposal).toEqual(first.proposal);
     expect(await proposalRow(t.db, first.proposal.id)).toEqual(first.proposal);
-    expect(await rowCounts(t.db)).toEqual({ ...counts, intakeAttempts: counts.intakeAttempts + 1 }) /* the retry is recorded as a replayed attempt */;
+    expect(await rowCounts(t.db)).toEqual({
+      ...counts,
+      intakeAttempts: counts.intakeAttempts + 1,
+    }) /* the retry is recorded as a replayed attempt */;
   });
 
   it('refuses the same requestId with a different payload: 409 idempotency_conflict, original untouched', async () => {
@@ -134,10 +165,17 @@ describe('submitProposal', () => {
       kind: 'idempotency',
       code: 'idempotency_conflict',
     });
-    await refused(() => submit(agents.acme, hold('req_conflict', { sku: 'filter-blue', quantity: 2 }, { evidenceRefs: ['ticket_message_73'] })), {
-      status: 409,
-      code: 'idempotency_conflict',
-    });
+    await refused(
+      () =>
+        submit(
+          agents.acme,
+          hold('req_conflict', { sku: 'filter-blue', quantity: 2 }, { evidenceRefs: ['ticket_message_73'] }),
+        ),
+      {
+        status: 409,
+        code: 'idempotency_conflict',
+      },
+    );
     expect(await proposalRow(t.db, first.proposal.id)).toEqual(first.proposal);
   });
 
@@ -174,7 +212,11 @@ describe('submitProposal', () => {
     // Even the identical args in the other tenant would be a different payload (the tenant is part of it)…
     expect(payloadHash({ ...mine.proposal.payload, tenantId: 'globex' })).not.toBe(mine.proposal.payloadHash);
     // …and agents.globex cannot name acme's SKU at all: it does not exist inside agents.globex.
-    await refused(() => submit(agents.globex, hold('req_shared_2')), { status: 403, kind: 'authorization', code: 'not_authorized' });
+    await refused(() => submit(agents.globex, hold('req_shared_2')), {
+      status: 403,
+      kind: 'authorization',
+      code: 'not_authorized',
+    });
     expect(await proposalRow(t.db, mine.proposal.id)).toEqual(mine.proposal);
 
     await chainAllPending(t.db);
@@ -186,7 +228,12 @@ describe('submitProposal', () => {
   });
 
   it('scopes requestIds to the key, not the tenant: a second agents.acme key reusing a requestId gets its own proposal', async () => {
-    const { key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'acme-second-bot', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
+    const { key } = await createAgentKey(t.db, {
+      tenantId: 'acme',
+      agentName: 'acme-second-bot',
+      actions: ['hold_stock'],
+      grants: { warehouses: ['north'] },
+    });
     const second = await agentPrincipal(t.db, key);
     const mine = await submit(agents.acme, hold('req_per_key'));
     const theirs = await submit(second, hold('req_per_key'));
@@ -203,9 +250,17 @@ describe('submitProposal', () => {
   });
 
   it('refuses an action the key is not allowed (403 action_not_allowed) and writes nothing', async () => {
-    const { key } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'refunds-only', actions: ['issue_refund'] });
+    const { key } = await createAgentKey(t.db, {
+      tenantId: 'acme',
+      agentName: 'refunds-only',
+      actions: ['issue_refund'],
+    });
     const refundsOnly = await agentPrincipal(t.db, key);
-    const { attempt } = await refused(() => submit(refundsOnly, hold('req_not_allowed')), { status: 403, kind: 'authorization', code: 'action_not_allowed' });
+    const { attempt } = await refused(() => submit(refundsOnly, hold('req_not_allowed')), {
+      status: 403,
+      kind: 'authorization',
+      code: 'action_not_allowed',
+    });
     expect(attempt).toMatchObject({ agentKeyId: refundsOnly.keyId, agentName: 'refunds-only', action: 'hold_stock' });
   });
 
@@ -217,13 +272,22 @@ describe('submitProposal', () => {
     });
     expect(error.extra.supportedVersions).toEqual([1]);
     expect(error.extra.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
-    expect(attempt).toMatchObject({ contractVersion: 2, issues: [{ field: 'contractVersion', code: 'unsupported_contract_version' }] });
+    expect(attempt).toMatchObject({
+      contractVersion: 2,
+      issues: [{ field: 'contractVersion', code: 'unsupported_contract_version' }],
+    });
   });
 
   it('refuses arguments outside the contract (422), writing only the intake attempts', async () => {
-    const big = await refused(() => submit(agents.acme, hold('req_bad_args', { sku: 'filter-blue', quantity: 5 })), { status: 422, code: 'contract_violation' });
+    const big = await refused(() => submit(agents.acme, hold('req_bad_args', { sku: 'filter-blue', quantity: 5 })), {
+      status: 422,
+      code: 'contract_violation',
+    });
     expect(big.attempt.issues).toEqual([{ field: 'quantity', code: 'too_big' }]);
-    const text = await refused(() => submit(agents.acme, hold('req_bad_args', { sku: 'filter-blue', quantity: '2' })), { status: 422, code: 'contract_violation' });
+    const text = await refused(() => submit(agents.acme, hold('req_bad_args', { sku: 'filter-blue', quantity: '2' })), {
+      status: 422,
+      code: 'contract_violation',
+    });
     expect(text.attempt.issues).toEqual([{ field: 'quantity', code: 'invalid_type' }]);
     // The attempt keeps field names and codes, never the received values.
     expect(JSON.stringify(text.attempt.issues)).not.toContain('"2"');

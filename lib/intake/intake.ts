@@ -2,20 +2,20 @@ import type { Database } from '@/db';
 import type { Proposal } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { deprecationHeadersIn, tenantActions } from '@/lib/contracts/catalog';
+import { DomainError } from '@/lib/errors/domain-error';
 import { isRequestId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { proposalByRequestId } from '@/lib/proposals/lookup';
-import { DomainError } from '@/lib/errors/domain-error';
 import type { SystemsClient } from '@/lib/systems/client';
-import { admitShaped, normalizedPayload } from './admit';
-import { recordRejection } from './record-rejection';
-import { assertRepairAllowed, repairAdvice, repairState, type RepairState } from './repair';
-import { deprecationHeadersIn, tenantActions } from '@/lib/contracts/catalog';
-import { checkShape, shadowVerdicts, type ShadowVerdict } from './shape';
-import { writeIntakeAttempt } from './write-attempt';
 import { SPAN } from '@/lib/telemetry/attributes';
 import { countProposal } from '@/lib/telemetry/metrics';
 import { withSpan, withSpanSync } from '@/lib/telemetry/trace';
+import { admitShaped, normalizedPayload } from './admit';
+import { recordRejection } from './record-rejection';
+import { assertRepairAllowed, type RepairState, repairAdvice, repairState } from './repair';
+import { checkShape, type ShadowVerdict, shadowVerdicts } from './shape';
+import { writeIntakeAttempt } from './write-attempt';
 
 export type IntakeOutcome = {
   created: boolean;
@@ -36,7 +36,13 @@ function requestIdOf(value: unknown): string | undefined {
  * one transaction with its intake attempt, audit event and outbox row. Every rejection is recorded
  * as an intake attempt and thrown as a DomainError (the system of record's unavailability among them); a repairable one says how many repairs are left.
  */
-export async function submitProposal(db: Database, agent: AgentPrincipal, body: IntakeBody, systems: SystemsClient, now = new Date()): Promise<IntakeOutcome> {
+export async function submitProposal(
+  db: Database,
+  agent: AgentPrincipal,
+  body: IntakeBody,
+  systems: SystemsClient,
+  now = new Date(),
+): Promise<IntakeOutcome> {
   return withSpan(SPAN.intake, { tenantId: agent.tenantId }, async (span) => {
     // The action is named only once Shape matched it to the catalog: never the agent's own text.
     let action: string | undefined;
@@ -45,7 +51,11 @@ export async function submitProposal(db: Database, agent: AgentPrincipal, body: 
         action = name;
         span.note({ action: name });
       });
-      const result = !outcome.created ? 'replayed' : outcome.proposal.status === 'approved' ? 'auto_approved' : outcome.proposal.status;
+      const result = !outcome.created
+        ? 'replayed'
+        : outcome.proposal.status === 'approved'
+          ? 'auto_approved'
+          : outcome.proposal.status;
       span.note({ proposalId: outcome.proposal.id, action: outcome.proposal.action, outcome: result });
       countProposal(result, outcome.proposal.action);
       return outcome;
@@ -93,28 +103,59 @@ async function intake(
     } catch (error) {
       // Idempotency before the version gate: a retry of an accepted request is answered even after
       // its contract version was retired, or an agent told "unsupported" would submit it anew.
-      const existing = requestId && isVersionRefusal(error) ? await proposalByRequestId(db, agent.keyId, requestId) : undefined;
+      const existing =
+        requestId && isVersionRefusal(error) ? await proposalByRequestId(db, agent.keyId, requestId) : undefined;
       if (existing) {
-        const { proposal } = await replay(db, agent, chain!, existing, retryHash(body.value, agent, actions, existing), now);
-        return { created: false, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
+        const { proposal } = await replay(
+          db,
+          agent,
+          chain!,
+          existing,
+          retryHash(body.value, agent, actions, existing),
+          now,
+        );
+        return {
+          created: false,
+          proposal,
+          headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion),
+        };
       }
       // Past the repair limit the answer is the limit, whatever else is wrong.
       if (chain) assertRepairAllowed(chain);
       throw error;
     }
-    const { created, proposal } = await admit(db, agent, body, systems, now, shaped, chain ?? { rootRequestId: shaped.envelope.requestId, used: 0, isRepair: false });
+    const { created, proposal } = await admit(
+      db,
+      agent,
+      body,
+      systems,
+      now,
+      shaped,
+      chain ?? { rootRequestId: shaped.envelope.requestId, used: 0, isRepair: false },
+    );
     return { created, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
   } catch (caught) {
     if (!(caught instanceof DomainError)) throw caught;
     const refused = caught;
     // What was sent was refused (422: its shape or a rule): the agent may send it corrected.
-    const repairable = (refused.category === 'invalid' || refused.category === 'refused') && refused.code !== 'repair_limit_reached';
-    const error =
-      repairable
-        ? refused.with({ repair: repairAdvice(chain ?? { rootRequestId: '', used: 0, isRepair: false }) })
-        : refused;
-    const exhaustsChain = chain?.isRepair === true && refused.code !== 'repair_limit_reached' && (error.extra.repair as { allowed?: boolean } | undefined)?.allowed === false;
-    await recordRejection(db, { agent, body, error, rootRequestId: chain?.rootRequestId, shadow, startedAt, exhaustsChain });
+    const repairable =
+      (refused.category === 'invalid' || refused.category === 'refused') && refused.code !== 'repair_limit_reached';
+    const error = repairable
+      ? refused.with({ repair: repairAdvice(chain ?? { rootRequestId: '', used: 0, isRepair: false }) })
+      : refused;
+    const exhaustsChain =
+      chain?.isRepair === true &&
+      refused.code !== 'repair_limit_reached' &&
+      (error.extra.repair as { allowed?: boolean } | undefined)?.allowed === false;
+    await recordRejection(db, {
+      agent,
+      body,
+      error,
+      rootRequestId: chain?.rootRequestId,
+      shadow,
+      startedAt,
+      exhaustsChain,
+    });
     throw error;
   }
 }
@@ -128,7 +169,16 @@ async function admit(
   { envelope, action, contract, args, shadow }: ReturnType<typeof checkShape>,
   chain: RepairState,
 ): Promise<Admitted> {
-  const candidate = { agent, action, contract, args, evidenceRefs: envelope.evidenceRefs, requestId: envelope.requestId, repairOf: envelope.repairOf ?? null, rawText: body.text };
+  const candidate = {
+    agent,
+    action,
+    contract,
+    args,
+    evidenceRefs: envelope.evidenceRefs,
+    requestId: envelope.requestId,
+    repairOf: envelope.repairOf ?? null,
+    rawText: body.text,
+  };
   const hash = payloadHash(normalizedPayload(candidate));
 
   const existing = await proposalByRequestId(db, agent.keyId, envelope.requestId);
@@ -141,7 +191,15 @@ async function admit(
     afterInsert: async (tx, inserted) => {
       await writeIntakeAttempt(
         tx,
-        { agent, requestId: envelope.requestId, repairOf: envelope.repairOf ?? null, rootRequestId: chain.rootRequestId, action: action.name, contractVersion: contract.version, shadow },
+        {
+          agent,
+          requestId: envelope.requestId,
+          repairOf: envelope.repairOf ?? null,
+          rootRequestId: chain.rootRequestId,
+          action: action.name,
+          contractVersion: contract.version,
+          shadow,
+        },
         { outcome: 'accepted', proposalId: inserted.id, createdAt: now },
       );
     },
@@ -149,18 +207,29 @@ async function admit(
   return outcome.created ? outcome : replay(db, agent, chain, outcome.proposal, hash, now);
 }
 
-const isVersionRefusal = (error: unknown) => error instanceof DomainError && error.code === 'unsupported_contract_version';
+const isVersionRefusal = (error: unknown) =>
+  error instanceof DomainError && error.code === 'unsupported_contract_version';
 
 /**
  * The hash of a retry's payload under the contract version its request was accepted with, the
  * version gate aside (that version may have been retired since); empty when the retry does not
  * even take that shape, so it can only conflict.
  */
-function retryHash(value: unknown, agent: AgentPrincipal, actions: readonly ActionModule[], accepted: Proposal): string {
+function retryHash(
+  value: unknown,
+  agent: AgentPrincipal,
+  actions: readonly ActionModule[],
+  accepted: Proposal,
+): string {
   const asAccepted = actions.map((action) =>
     action.name !== accepted.action
       ? action
-      : { ...action, contracts: action.contracts.map((contract) => (contract.version === accepted.contractVersion ? { ...contract, status: 'supported' as const } : contract)) },
+      : {
+          ...action,
+          contracts: action.contracts.map((contract) =>
+            contract.version === accepted.contractVersion ? { ...contract, status: 'supported' as const } : contract,
+          ),
+        },
   );
   try {
     const { action, contract, args, envelope } = checkShape(value, agent, asAccepted);
@@ -171,13 +240,31 @@ function retryHash(value: unknown, agent: AgentPrincipal, actions: readonly Acti
 }
 
 /** A retry answers with the stored proposal, unchanged, and is recorded; a different payload is a conflict. */
-async function replay(db: Database, agent: AgentPrincipal, chain: RepairState, existing: Proposal, hash: string, now: Date): Promise<Admitted> {
+async function replay(
+  db: Database,
+  agent: AgentPrincipal,
+  chain: RepairState,
+  existing: Proposal,
+  hash: string,
+  now: Date,
+): Promise<Admitted> {
   if (existing.payloadHash !== hash) {
-    throw new DomainError('idempotency_conflict', 'idempotency_conflict', 'This requestId was already used for a different payload; use a new requestId.');
+    throw new DomainError(
+      'idempotency_conflict',
+      'idempotency_conflict',
+      'This requestId was already used for a different payload; use a new requestId.',
+    );
   }
   await writeIntakeAttempt(
     db,
-    { agent, requestId: existing.requestId, repairOf: existing.repairOf, rootRequestId: chain.rootRequestId, action: existing.action, contractVersion: existing.contractVersion },
+    {
+      agent,
+      requestId: existing.requestId,
+      repairOf: existing.repairOf,
+      rootRequestId: chain.rootRequestId,
+      action: existing.action,
+      contractVersion: existing.contractVersion,
+    },
     { outcome: 'replayed', proposalId: existing.id, createdAt: now },
   );
   return { created: false, proposal: existing };

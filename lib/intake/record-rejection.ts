@@ -9,7 +9,9 @@ import type { ShadowVerdict } from './shape';
 import { writeIntakeAttempt } from './write-attempt';
 
 function field(value: unknown, name: string): unknown {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined;
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[name]
+    : undefined;
 }
 
 const shortText = (value: unknown) => (typeof value === 'string' && value.length <= 128 ? value : null);
@@ -46,7 +48,12 @@ export async function recordRejection(
     contractVersion: Number.isInteger(version) && Math.abs(version as number) < 2 ** 31 ? (version as number) : null,
     shadow: attempt.shadow,
   };
-  const result = { outcome: 'rejected' as const, error, rawCandidate: body?.text ?? null, durationMs: Math.round(performance.now() - attempt.startedAt) };
+  const result = {
+    outcome: 'rejected' as const,
+    error,
+    rawCandidate: body?.text ?? null,
+    durationMs: Math.round(performance.now() - attempt.startedAt),
+  };
   if (!(attempt.exhaustsChain && agent && requestId && rootRequestId)) {
     await writeIntakeAttempt(db, candidate, result);
     return;
@@ -56,10 +63,20 @@ export async function recordRejection(
     const [earlier] = await tx
       .select({ id: intakeAttempts.id })
       .from(intakeAttempts)
-      .where(and(eq(intakeAttempts.agentKeyId, agent.keyId), eq(intakeAttempts.requestId, requestId), eq(intakeAttempts.outcome, 'rejected')))
+      .where(
+        and(
+          eq(intakeAttempts.agentKeyId, agent.keyId),
+          eq(intakeAttempts.requestId, requestId),
+          eq(intakeAttempts.outcome, 'rejected'),
+        ),
+      )
       .limit(1);
     await writeIntakeAttempt(tx, candidate, result);
     if (earlier) return;
-    await recordNotice(tx, { tenantId: agent.tenantId, topic: 'intake.repair_exhausted', body: { agent: agent.agentName, agentKeyId: agent.keyId, rootRequestId, requestId } });
+    await recordNotice(tx, {
+      tenantId: agent.tenantId,
+      topic: 'intake.repair_exhausted',
+      body: { agent: agent.agentName, agentKeyId: agent.keyId, rootRequestId, requestId },
+    });
   });
 }

@@ -18,18 +18,42 @@ export function repairAdvice(state: RepairState) {
  * A repair names the rejected request of this key that it corrects; a chain allows MAX_REPAIRS
  * repairs of one original request, then refuses with repair_limit_reached.
  */
-export async function repairState(db: Database, agent: AgentPrincipal, requestId: string, repairOf: string | undefined): Promise<RepairState> {
+export async function repairState(
+  db: Database,
+  agent: AgentPrincipal,
+  requestId: string,
+  repairOf: string | undefined,
+): Promise<RepairState> {
   if (!repairOf) return { rootRequestId: requestId, used: 0, isRepair: false };
   const [target] = await db
     .select({ requestId: intakeAttempts.requestId, rootRequestId: intakeAttempts.rootRequestId })
     .from(intakeAttempts)
-    .where(and(eq(intakeAttempts.agentKeyId, agent.keyId), eq(intakeAttempts.requestId, repairOf), eq(intakeAttempts.outcome, 'rejected')))
+    .where(
+      and(
+        eq(intakeAttempts.agentKeyId, agent.keyId),
+        eq(intakeAttempts.requestId, repairOf),
+        eq(intakeAttempts.outcome, 'rejected'),
+      ),
+    )
     .orderBy(desc(intakeAttempts.createdAt))
     .limit(1);
   if (!target) {
-    throw new DomainError('invalid', 'unknown_repair_target', `"repairOf" must name a rejected request of this key; "${repairOf}" is not one.`, {
-      issues: [{ field: 'repairOf', code: 'unknown_repair_target', expected: 'the requestId of a rejected request', received: 'an unknown requestId', message: '"repairOf" must name a request of yours that was rejected.' }],
-    });
+    throw new DomainError(
+      'invalid',
+      'unknown_repair_target',
+      `"repairOf" must name a rejected request of this key; "${repairOf}" is not one.`,
+      {
+        issues: [
+          {
+            field: 'repairOf',
+            code: 'unknown_repair_target',
+            expected: 'the requestId of a rejected request',
+            received: 'an unknown requestId',
+            message: '"repairOf" must name a request of yours that was rejected.',
+          },
+        ],
+      },
+    );
   }
   const rootRequestId = target.rootRequestId ?? repairOf;
   const [row] = await db
@@ -53,9 +77,14 @@ export async function repairState(db: Database, agent: AgentPrincipal, requestId
 export function assertRepairAllowed(state: RepairState): void {
   const { rootRequestId, used } = state;
   if (state.isRepair && used >= MAX_REPAIRS) {
-    throw new DomainError('invalid', 'repair_limit_reached', `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the chain. Start a new request only if the task really changed.`, {
-      issues: [],
-      repair: { allowed: false, attemptsLeft: 0, maxRepairs: MAX_REPAIRS },
-    });
+    throw new DomainError(
+      'invalid',
+      'repair_limit_reached',
+      `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the chain. Start a new request only if the task really changed.`,
+      {
+        issues: [],
+        repair: { allowed: false, attemptsLeft: 0, maxRepairs: MAX_REPAIRS },
+      },
+    );
   }
 }

@@ -9,7 +9,12 @@ const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const agents = seededAgents(t);
 
-const hold = (requestId: string, sku: string) => ({ requestId, action: 'hold_stock', contractVersion: 1, args: { sku, quantity: 1 } });
+const hold = (requestId: string, sku: string) => ({
+  requestId,
+  action: 'hold_stock',
+  contractVersion: 1,
+  args: { sku, quantity: 1 },
+});
 
 describe('shadow contract versions', () => {
   it('records agreement on an accepted proposal', async () => {
@@ -20,21 +25,30 @@ describe('shadow contract versions', () => {
   });
 
   it('records a disagreement without letting it decide: v1 accepts the shape, Meaning refuses, v2 would have refused the shape', async () => {
-    await expectRejection(t.db, () => submitAs(t.db, systems.client, agents.acme, hold('shadow_upper', 'Filter-Blue')), {
-      status: 403,
-      kind: 'authorization',
-      code: 'not_authorized',
-    });
+    await expectRejection(
+      t.db,
+      () => submitAs(t.db, systems.client, agents.acme, hold('shadow_upper', 'Filter-Blue')),
+      {
+        status: 403,
+        kind: 'authorization',
+        code: 'not_authorized',
+      },
+    );
     const [attempt] = await attemptsOf(t.db, agents.acme, 'shadow_upper');
     expect(attempt?.shadow).toEqual([{ version: 2, accepted: false, codes: ['sku:invalid_format'] }]);
   });
 
   it('refuses a request for the shadow version itself with the supported list', async () => {
-    const error = await expectRejection(t.db, () => submitAs(t.db, systems.client, agents.acme, { ...hold('shadow_direct', 'filter-blue'), contractVersion: 2 }), {
-      status: 422,
-      kind: 'schema',
-      code: 'unsupported_contract_version',
-    });
+    const error = await expectRejection(
+      t.db,
+      () =>
+        submitAs(t.db, systems.client, agents.acme, { ...hold('shadow_direct', 'filter-blue'), contractVersion: 2 }),
+      {
+        status: 422,
+        kind: 'schema',
+        code: 'unsupported_contract_version',
+      },
+    );
     expect(error.error.extra.supportedVersions).toEqual([1]);
   });
 });

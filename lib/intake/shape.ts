@@ -3,8 +3,8 @@ import { acceptedVersions, allActions, findContract } from '@/lib/actions/regist
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { DomainError } from '@/lib/errors/domain-error';
-import { envelopeSchema, type Envelope } from '@/lib/input/envelope';
-import { toFieldIssues, type FieldIssue } from '@/lib/input/field-issues';
+import { type Envelope, envelopeSchema } from '@/lib/input/envelope';
+import { type FieldIssue, toFieldIssues } from '@/lib/input/field-issues';
 
 export type ShadowVerdict = { version: number; accepted: boolean; codes: string[] };
 export type ShapedCandidate = {
@@ -16,8 +16,12 @@ export type ShapedCandidate = {
   shadow: ShadowVerdict[];
 };
 
-const schemaError = (message: string, issues: FieldIssue[], code = 'contract_violation', extra: Record<string, unknown> = {}) =>
-  new DomainError('invalid', code, message, { issues, ...extra, repair: { allowed: true } });
+const schemaError = (
+  message: string,
+  issues: FieldIssue[],
+  code = 'contract_violation',
+  extra: Record<string, unknown> = {},
+) => new DomainError('invalid', code, message, { issues, ...extra, repair: { allowed: true } });
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -29,10 +33,20 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * An action the key may not use is refused before its contract is disclosed. `actions` are the
  * actions as the key's tenant has them (lib/contracts/catalog.ts: its rollout's statuses).
  */
-export function checkShape(value: unknown, agent: AgentPrincipal, actions: readonly ActionModule[] = allActions()): ShapedCandidate {
+export function checkShape(
+  value: unknown,
+  agent: AgentPrincipal,
+  actions: readonly ActionModule[] = allActions(),
+): ShapedCandidate {
   if (!isObject(value)) {
     throw schemaError('The body must be a JSON object (the proposal envelope).', [
-      { field: '(body)', code: 'invalid_type', expected: 'object', received: Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value, message: 'The body must be a JSON object.' },
+      {
+        field: '(body)',
+        code: 'invalid_type',
+        expected: 'object',
+        received: Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value,
+        message: 'The body must be a JSON object.',
+      },
     ]);
   }
   const issues: FieldIssue[] = [];
@@ -42,7 +56,13 @@ export function checkShape(value: unknown, agent: AgentPrincipal, actions: reado
   const action = typeof value.action === 'string' ? actions.find((a) => a.name === value.action) : undefined;
   if (typeof value.action === 'string' && !action) {
     const known = actions.map((a) => a.name);
-    issues.push({ field: 'action', code: 'unknown_action', expected: `one of ${known.join(', ')}`, received: 'an action that does not exist', message: `"action" must be one of ${known.join(', ')}.` });
+    issues.push({
+      field: 'action',
+      code: 'unknown_action',
+      expected: `one of ${known.join(', ')}`,
+      received: 'an action that does not exist',
+      message: `"action" must be one of ${known.join(', ')}.`,
+    });
   }
   if (action && !agent.allowedActions.includes(action.name)) {
     throw new DomainError('not_permitted', 'action_not_allowed', `This agent key may not propose ${action.name}.`);
@@ -55,7 +75,15 @@ export function checkShape(value: unknown, agent: AgentPrincipal, actions: reado
     if (!contract || !supported.includes(contract.version)) {
       throw schemaError(
         `${action.name} v${String(value.contractVersion)} is not accepted; use one of: ${supported.join(', ')}.`,
-        [{ field: 'contractVersion', code: 'unsupported_contract_version', expected: `one of ${supported.join(', ')}`, received: `integer ${String(value.contractVersion)}`, message: `"contractVersion" must be one of ${supported.join(', ')}.` }],
+        [
+          {
+            field: 'contractVersion',
+            code: 'unsupported_contract_version',
+            expected: `one of ${supported.join(', ')}`,
+            received: `integer ${String(value.contractVersion)}`,
+            message: `"contractVersion" must be one of ${supported.join(', ')}.`,
+          },
+        ],
         'unsupported_contract_version',
         { supportedVersions: supported },
       );
@@ -93,7 +121,13 @@ export function shadowVerdicts(value: unknown, actions: readonly ActionModule[] 
       return {
         version: contract.version,
         accepted: parsed.success,
-        codes: parsed.success ? [] : [...new Set(toFieldIssues(parsed.error, args, contract.args).map((issue) => `${issue.field}:${issue.code}`))],
+        codes: parsed.success
+          ? []
+          : [
+              ...new Set(
+                toFieldIssues(parsed.error, args, contract.args).map((issue) => `${issue.field}:${issue.code}`),
+              ),
+            ],
       };
     });
 }

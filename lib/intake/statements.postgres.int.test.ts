@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authenticateAgent } from '@/lib/agents/authenticate';
-import { attachReadCache, type AttachedReadCache } from '@/lib/cache/read-cache';
+import { type AttachedReadCache, attachReadCache } from '@/lib/cache/read-cache';
 import { setupCountingDatabase, setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
@@ -27,16 +27,31 @@ afterAll(async () => {
   await attached.stop();
 });
 
-const hold = (requestId: string, sku = 'filter-blue') => ({ requestId, action: 'hold_stock', contractVersion: 1, args: { sku, quantity: 1 } });
+const hold = (requestId: string, sku = 'filter-blue') => ({
+  requestId,
+  action: 'hold_stock',
+  contractVersion: 1,
+  args: { sku, quantity: 1 },
+});
 
 describe('intake statement budget', () => {
   it('with warm caches, admits a new proposal in at most 10 statements (8 once its resource has a claims row), and answers a retry in at most 2', async () => {
-    const cold = await counting.statementsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_0', 'filter-gray')));
-    const created = await counting.statementsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_1')));
-    const replayed = await counting.statementsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_1')));
+    const cold = await counting.statementsOf(() =>
+      submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_0', 'filter-gray')),
+    );
+    const created = await counting.statementsOf(() =>
+      submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_1')),
+    );
+    const replayed = await counting.statementsOf(() =>
+      submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_1')),
+    );
     // The resource's claims row exists now: the locked upsert of it is the lock and the sum.
-    const next = await counting.statementsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_2')));
-    console.log(`[intake] ${cold} statements with cold caches, ${created} for a new proposal on a new resource, ${next} on a known one, ${replayed} for a retry`);
+    const next = await counting.statementsOf(() =>
+      submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_2')),
+    );
+    console.log(
+      `[intake] ${cold} statements with cold caches, ${created} for a new proposal on a new resource, ${next} on a known one, ${replayed} for a retry`,
+    );
     // Cold: the key, contracts, policy and the tenant's grants flag are read once, then kept.
     expect(cold).toBeLessThanOrEqual(13);
     expect(created).toBeLessThanOrEqual(10);
@@ -48,7 +63,9 @@ describe('intake statement budget', () => {
     const request = () => agentRequest(seeded.world.agentKey('acme'));
     const T0 = new Date();
     const first = await counting.statementsOf(() => authenticateAgent(counting.db, request(), T0));
-    const kept = await counting.statementsOf(() => authenticateAgent(counting.db, request(), new Date(T0.getTime() + 1_000)));
+    const kept = await counting.statementsOf(() =>
+      authenticateAgent(counting.db, request(), new Date(T0.getTime() + 1_000)),
+    );
     console.log(`[auth] ${first} statements for a key's first use, ${kept} once kept`);
     expect(first).toBeLessThanOrEqual(2);
     expect(kept).toBe(0);
@@ -56,8 +73,12 @@ describe('intake statement budget', () => {
 
   it('waits for three round trips: the idempotency check, the lock with the reads under it, and the writes', async () => {
     await submitAs(counting.db, systems.client, seeded.acme, hold('req_trips_warm'));
-    const trips = await counting.roundTripsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_trips_1')));
-    const statements = await counting.statementsOf(() => submitAs(counting.db, systems.client, seeded.acme, hold('req_trips_2')));
+    const trips = await counting.roundTripsOf(() =>
+      submitAs(counting.db, systems.client, seeded.acme, hold('req_trips_1')),
+    );
+    const statements = await counting.statementsOf(() =>
+      submitAs(counting.db, systems.client, seeded.acme, hold('req_trips_2')),
+    );
     console.log(`[intake] ${trips} round trips for ${statements} statements on a known resource`);
     expect(trips).toBeLessThanOrEqual(3);
     expect(trips).toBeLessThan(statements);

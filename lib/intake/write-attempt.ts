@@ -16,7 +16,13 @@ export type AttemptCandidate = {
 };
 
 /** The answer a rejected agent got: status, kind, code, words, and `extra.issues` (field names and codes). */
-export type AttemptRefusal = { status: number; kind: string; code: string; message: string; extra: Record<string, unknown> };
+export type AttemptRefusal = {
+  status: number;
+  kind: string;
+  code: string;
+  message: string;
+  extra: Record<string, unknown>;
+};
 
 /** How the attempt ended: a proposal (new or replayed) or a rejection with the answer the agent got. */
 export type AttemptResult =
@@ -30,7 +36,11 @@ const HTTP_STATUS = { accepted: 201, replayed: 200 } as const;
  * one). A rejection keeps reason codes and field names in the columns, never received values: those
  * stay in raw_candidate, read by tenant members only.
  */
-export async function writeIntakeAttempt(db: Database, candidate: AttemptCandidate, result: AttemptResult): Promise<void> {
+export async function writeIntakeAttempt(
+  db: Database,
+  candidate: AttemptCandidate,
+  result: AttemptResult,
+): Promise<void> {
   const { agent, shadow } = candidate;
   const common = {
     id: newId('att'),
@@ -46,11 +56,18 @@ export async function writeIntakeAttempt(db: Database, candidate: AttemptCandida
     shadow: shadow && shadow.length > 0 ? shadow : null,
   };
   if (result.outcome !== 'rejected') {
-    await db.insert(intakeAttempts).values({ ...common, httpStatus: HTTP_STATUS[result.outcome], proposalId: result.proposalId, createdAt: result.createdAt });
+    await db.insert(intakeAttempts).values({
+      ...common,
+      httpStatus: HTTP_STATUS[result.outcome],
+      proposalId: result.proposalId,
+      createdAt: result.createdAt,
+    });
     return;
   }
   const { error } = result;
-  const issues = Array.isArray(error.extra.issues) ? (error.extra.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code })) : null;
+  const issues = Array.isArray(error.extra.issues)
+    ? (error.extra.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code }))
+    : null;
   await db.insert(intakeAttempts).values({
     ...common,
     httpStatus: error.status,

@@ -16,7 +16,8 @@ beforeAll(async () => {
 
 describe('auditChainer', () => {
   it('chains the pending events and extends the tree to the new head', async () => {
-    for (let n = 0; n < 7; n++) await t.db.transaction((tx) => recordStateChange(tx, numberedChange('grown', 'prp_grown', n)));
+    for (let n = 0; n < 7; n++)
+      await t.db.transaction((tx) => recordStateChange(tx, numberedChange('grown', 'prp_grown', n)));
     const errors: unknown[] = [];
     const chainer = auditChainer(t.db, (error) => errors.push(error));
     chainer.wake('grown');

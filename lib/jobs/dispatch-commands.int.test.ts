@@ -3,11 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { commands, executions, outbox, proposals } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { setupTestDatabase } from '@/test/db';
+import { approvedCommand, executorFetch, type Minted, writeClients } from '@/test/fixtures/jobs';
 import { proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
-import { seedWorld, type SeededWorld } from '@/test/world';
+import { type SeededWorld, seedWorld } from '@/test/world';
 import { COMMAND_MINTED, dispatchBackoffMs, dispatchCommands, MAX_DISPATCH_ATTEMPTS } from './dispatch-commands';
-import { approvedCommand, executorFetch, writeClients, type Minted } from '@/test/fixtures/jobs';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -27,12 +27,20 @@ let clock = new Date('2035-01-01T00:00:00Z').getTime();
 const later = (ms = 3_600_000) => new Date((clock += ms));
 
 async function mint(now: Date): Promise<Minted> {
-  const body = { requestId: `req_dispatch_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
+  const body = {
+    requestId: `req_dispatch_${++sequence}`,
+    action: 'hold_stock',
+    contractVersion: 1,
+    args: { sku: 'filter-blue', quantity: 1 },
+  };
   return approvedCommand(t.db, systems.client, acme, world.userId('alice'), body, now);
 }
 
 async function mintedRow(proposalId: string) {
-  const [row] = await t.db.select().from(outbox).where(and(eq(outbox.proposalId, proposalId), eq(outbox.topic, COMMAND_MINTED)));
+  const [row] = await t.db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.proposalId, proposalId), eq(outbox.topic, COMMAND_MINTED)));
   if (!row) throw new Error('no command.minted outbox row');
   return row;
 }
@@ -52,7 +60,9 @@ function stubExecutor(answer: (jws: string) => Response | Promise<Response>) {
 
 const executed = (jws: string) => {
   const claims = JSON.parse(Buffer.from(jws.split('.')[1]!, 'base64url').toString()) as { jti: string; sub: string };
-  return Response.json({ execution: { status: 'succeeded', commandId: claims.jti, proposalId: claims.sub, receipt: { id: 'hold_1' } } });
+  return Response.json({
+    execution: { status: 'succeeded', commandId: claims.jti, proposalId: claims.sub, receipt: { id: 'hold_1' } },
+  });
 };
 
 describe('dispatchCommands', () => {
@@ -60,7 +70,11 @@ describe('dispatchCommands', () => {
     const now = later();
     const minted = await mint(now);
     const at = new Date(now.getTime() + 1_000);
-    const executor = executorFetch(t.db, { systems: systems.client, writeClients: writeClients(systems.systems.service.url, systems.systems.credentials), clock: () => at });
+    const executor = executorFetch(t.db, {
+      systems: systems.client,
+      writeClients: writeClients(systems.systems.service.url, systems.systems.credentials),
+      clock: () => at,
+    });
     const first = await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: at, fetch: executor.fetcher });
     expect(first).toMatchObject({ claimed: 1, delivered: 1, dead: 0, retrying: 0 });
     expect(executor.received).toEqual([minted.commandId]);
@@ -72,32 +86,51 @@ describe('dispatchCommands', () => {
     expect(execution?.status).toBe('succeeded');
     expect((await proposalRow(t.db, minted.proposal.id)).status).toBe('succeeded');
     // Much later: nothing is due any more.
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher })).toMatchObject({ claimed: 0 });
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher }),
+    ).toMatchObject({ claimed: 0 });
     expect(executor.received).toHaveLength(1);
   });
 
   it('sends to /api/executor/<scope> as application/jose', async () => {
     const minted = await mint(later());
     const executor = stubExecutor(executed);
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(1_000), fetch: executor.fetcher })).toMatchObject({ delivered: 1 });
-    expect(executor.received).toEqual([{ url: `${EXECUTOR}/api/executor/${minted.scope}`, contentType: 'application/jose', jws: minted.jws }]);
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(1_000), fetch: executor.fetcher }),
+    ).toMatchObject({ delivered: 1 });
+    expect(executor.received).toEqual([
+      { url: `${EXECUTOR}/api/executor/${minted.scope}`, contentType: 'application/jose', jws: minted.jws },
+    ]);
   });
 
   it('an expired command of a still-approved proposal is replaced by a fresh one, which is delivered and runs once', async () => {
     const minted = await mint(later());
     // Every worker was down past the command's lifetime: the executor refuses it as expired.
-    const refusing = stubExecutor(() => Response.json({ error: { kind: 'command', code: 'expired', message: 'The command expired.' } }, { status: 401 }));
+    const refusing = stubExecutor(() =>
+      Response.json({ error: { kind: 'command', code: 'expired', message: 'The command expired.' } }, { status: 401 }),
+    );
     const resumeAt = later(10 * 60_000);
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: resumeAt, fetch: refusing.fetcher })).toMatchObject({ claimed: 1, dead: 1 });
-    const rows = await t.db.select().from(outbox).where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: resumeAt, fetch: refusing.fetcher }),
+    ).toMatchObject({ claimed: 1, dead: 1 });
+    const rows = await t.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
     expect(rows.map((row) => row.lastError).sort()).toEqual([null, 'superseded']);
     const [fresh] = await t.db.select().from(commands).where(eq(commands.proposalId, minted.proposal.id));
     expect(fresh?.id).not.toBe(minted.commandId);
     expect(fresh?.idempotencyKey).toBe(`cs.${minted.proposal.id}`);
     expect(fresh!.expiresAt.getTime()).toBeGreaterThan(resumeAt.getTime());
 
-    const executor = executorFetch(t.db, { systems: systems.client, writeClients: writeClients(systems.systems.service.url, systems.systems.credentials), clock: () => resumeAt });
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: resumeAt, fetch: executor.fetcher })).toMatchObject({ claimed: 1, delivered: 1 });
+    const executor = executorFetch(t.db, {
+      systems: systems.client,
+      writeClients: writeClients(systems.systems.service.url, systems.systems.credentials),
+      clock: () => resumeAt,
+    });
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: resumeAt, fetch: executor.fetcher }),
+    ).toMatchObject({ claimed: 1, delivered: 1 });
     expect(executor.received).toEqual([fresh!.id]);
     expect((await proposalRow(t.db, minted.proposal.id)).status).toBe('succeeded');
   });
@@ -105,23 +138,41 @@ describe('dispatchCommands', () => {
   it('an expired command of a proposal rejected meanwhile (deny wins) is not renewed', async () => {
     const minted = await mint(later());
     await t.db.update(proposals).set({ status: 'rejected' }).where(eq(proposals.id, minted.proposal.id));
-    const refusing = stubExecutor(() => Response.json({ error: { kind: 'command', code: 'expired', message: 'The command expired.' } }, { status: 401 }));
+    const refusing = stubExecutor(() =>
+      Response.json({ error: { kind: 'command', code: 'expired', message: 'The command expired.' } }, { status: 401 }),
+    );
     await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(10 * 60_000), fetch: refusing.fetcher });
-    const rows = await t.db.select().from(outbox).where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
+    const rows = await t.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
     expect(rows.map((row) => row.lastError)).toEqual(['proposal_not_approved']);
-    expect((await t.db.select().from(commands).where(eq(commands.proposalId, minted.proposal.id))).map((row) => row.id)).toEqual([minted.commandId]);
+    expect(
+      (await t.db.select().from(commands).where(eq(commands.proposalId, minted.proposal.id))).map((row) => row.id),
+    ).toEqual([minted.commandId]);
   });
 
   it('a refusal (4xx) makes the row dead with the refusal code, never retried', async () => {
     const minted = await mint(later());
-    const executor = stubExecutor(() => Response.json({ error: { kind: 'command', code: 'bad_signature', message: 'The signature does not verify.' } }, { status: 401 }));
-    const result = await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(1_000), fetch: executor.fetcher });
+    const executor = stubExecutor(() =>
+      Response.json(
+        { error: { kind: 'command', code: 'bad_signature', message: 'The signature does not verify.' } },
+        { status: 401 },
+      ),
+    );
+    const result = await dispatchCommands(t.db, {
+      executorBaseUrl: EXECUTOR,
+      now: later(1_000),
+      fetch: executor.fetcher,
+    });
     expect(result).toMatchObject({ claimed: 1, delivered: 0, dead: 1 });
     const row = await mintedRow(minted.proposal.id);
     expect(row.deadAt).not.toBeNull();
     expect(row.lastError).toBe('bad_signature');
     expect(row.deliveredAt).toBeNull();
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher })).toMatchObject({ claimed: 0 });
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher }),
+    ).toMatchObject({ claimed: 0 });
     expect(executor.received).toHaveLength(1);
   });
 
@@ -134,18 +185,30 @@ describe('dispatchCommands', () => {
       return executed(jws);
     });
     const at = later(1_000);
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: at, fetch: executor.fetcher })).toMatchObject({ retrying: 1 });
+    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: at, fetch: executor.fetcher })).toMatchObject(
+      { retrying: 1 },
+    );
     let row = await mintedRow(minted.proposal.id);
     expect(row).toMatchObject({ attempts: 1, lastError: 'unreachable', deliveredAt: null, deadAt: null });
     expect(row.availableAt).toEqual(new Date(at.getTime() + dispatchBackoffMs(1)));
     // Not due before its backoff ends.
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: new Date(at.getTime() + 1_000), fetch: executor.fetcher })).toMatchObject({ claimed: 0 });
+    expect(
+      await dispatchCommands(t.db, {
+        executorBaseUrl: EXECUTOR,
+        now: new Date(at.getTime() + 1_000),
+        fetch: executor.fetcher,
+      }),
+    ).toMatchObject({ claimed: 0 });
     const second = new Date(at.getTime() + dispatchBackoffMs(1));
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: second, fetch: executor.fetcher })).toMatchObject({ retrying: 1 });
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: second, fetch: executor.fetcher }),
+    ).toMatchObject({ retrying: 1 });
     row = await mintedRow(minted.proposal.id);
     expect(row).toMatchObject({ attempts: 2, lastError: 'http_503' });
     expect(row.availableAt).toEqual(new Date(second.getTime() + dispatchBackoffMs(2)));
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher })).toMatchObject({ delivered: 1 });
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher }),
+    ).toMatchObject({ delivered: 1 });
     row = await mintedRow(minted.proposal.id);
     expect(row).toMatchObject({ attempts: 3, lastError: null, deadAt: null });
     expect(row.deliveredAt).not.toBeNull();
@@ -157,12 +220,15 @@ describe('dispatchCommands', () => {
     const down = stubExecutor(() => {
       throw new TypeError('fetch failed');
     });
-    for (let i = 0; i < MAX_DISPATCH_ATTEMPTS; i++) await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: down.fetcher });
+    for (let i = 0; i < MAX_DISPATCH_ATTEMPTS; i++)
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: down.fetcher });
     const dead = await mintedRow(hopeless.proposal.id);
     expect(dead).toMatchObject({ attempts: MAX_DISPATCH_ATTEMPTS, lastError: 'unreachable', deliveredAt: null });
     expect(dead.deadAt).not.toBeNull();
     expect(down.received).toHaveLength(MAX_DISPATCH_ATTEMPTS);
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: down.fetcher })).toMatchObject({ claimed: 0 });
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: down.fetcher }),
+    ).toMatchObject({ claimed: 0 });
   });
 
   it('a crash after claiming (lease taken, nothing sent) delivers once when the lease ends', async () => {
@@ -172,15 +238,34 @@ describe('dispatchCommands', () => {
     const crashed = stubExecutor(() => {
       throw new Error('process died');
     });
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: at, fetch: crashed.fetcher })).toMatchObject({ claimed: 1 });
+    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: at, fetch: crashed.fetcher })).toMatchObject({
+      claimed: 1,
+    });
     // Simulate the crash precisely: the row as the claim left it (leased, attempt counted).
-    await t.db.update(outbox).set({ availableAt: new Date(at.getTime() + 60_000), lastError: null }).where(eq(outbox.id, (await mintedRow(minted.proposal.id)).id));
+    await t.db
+      .update(outbox)
+      .set({ availableAt: new Date(at.getTime() + 60_000), lastError: null })
+      .where(eq(outbox.id, (await mintedRow(minted.proposal.id)).id));
     const executor = stubExecutor(executed);
     // During the lease, another dispatcher leaves it alone…
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: new Date(at.getTime() + 30_000), fetch: executor.fetcher })).toMatchObject({ claimed: 0 });
+    expect(
+      await dispatchCommands(t.db, {
+        executorBaseUrl: EXECUTOR,
+        now: new Date(at.getTime() + 30_000),
+        fetch: executor.fetcher,
+      }),
+    ).toMatchObject({ claimed: 0 });
     // …after it, the row is simply still there and is delivered once.
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: new Date(at.getTime() + 61_000), fetch: executor.fetcher })).toMatchObject({ delivered: 1 });
-    expect(await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher })).toMatchObject({ claimed: 0 });
+    expect(
+      await dispatchCommands(t.db, {
+        executorBaseUrl: EXECUTOR,
+        now: new Date(at.getTime() + 61_000),
+        fetch: executor.fetcher,
+      }),
+    ).toMatchObject({ delivered: 1 });
+    expect(
+      await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: later(), fetch: executor.fetcher }),
+    ).toMatchObject({ claimed: 0 });
     expect(executor.received.map((r) => r.jws)).toEqual([minted.jws]);
     expect((await mintedRow(minted.proposal.id)).attempts).toBe(2);
   });
@@ -203,7 +288,11 @@ describe('dispatchCommands', () => {
       inFlight -= 1;
       return executed(jws);
     });
-    const result = await dispatchCommands(t.db, { executorBaseUrl: EXECUTOR, now: new Date(at.getTime() + 1_000), fetch: executor.fetcher });
+    const result = await dispatchCommands(t.db, {
+      executorBaseUrl: EXECUTOR,
+      now: new Date(at.getTime() + 1_000),
+      fetch: executor.fetcher,
+    });
     expect(mostInFlight).toBe(3);
     expect(result).toMatchObject({ claimed: 3, delivered: 3, retrying: 0 });
     for (const m of minted) expect((await mintedRow(m.proposal.id)).deliveredAt).not.toBeNull();

@@ -2,9 +2,9 @@ import { and, asc, eq, isNull, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, outbox, proposals } from '@/db/schema';
 import { tenantRunning } from '@/lib/commands/executions-pause';
-import { quorumShortfall } from '@/lib/quorum/quorum';
 import { mintCommand } from '@/lib/commands/mint';
 import type { OutboxTopic } from '@/lib/events/registry';
+import { quorumShortfall } from '@/lib/quorum/quorum';
 import { SPAN } from '@/lib/telemetry/attributes';
 import { traceHeaders, withSpan } from '@/lib/telemetry/trace';
 
@@ -44,18 +44,33 @@ async function renewCommand(tx: Database, oldCommandId: string, outboxId: string
   if (!old) return;
   const proposalId = old.proposalId;
   const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, proposalId)).for('update');
-  const [execution] = await tx.select({ id: executions.id }).from(executions).where(eq(executions.proposalId, proposalId)).limit(1);
+  const [execution] = await tx
+    .select({ id: executions.id })
+    .from(executions)
+    .where(eq(executions.proposalId, proposalId))
+    .limit(1);
   const approved = proposal?.status === 'approved' && !execution;
   // An approver demoted or removed since the approval: no new command (docs/design.md §6).
   const lapsed = approved && proposal !== undefined && (await quorumShortfall(tx, proposal)) !== undefined;
   const renewable = approved && !lapsed;
-  await tx.update(outbox).set({ deadAt: now, lastError: renewable ? 'superseded' : lapsed ? 'quorum_lapsed' : 'proposal_not_approved' }).where(eq(outbox.id, outboxId));
+  await tx
+    .update(outbox)
+    .set({ deadAt: now, lastError: renewable ? 'superseded' : lapsed ? 'quorum_lapsed' : 'proposal_not_approved' })
+    .where(eq(outbox.id, outboxId));
   if (!renewable || !proposal) return;
   await tx.delete(commands).where(and(eq(commands.id, oldCommandId), isNull(commands.consumedAt)));
   await mintCommand(tx, proposal, now);
 }
 
-type Claim = { outboxId: string; attempts: number; commandId: string; scope: string; jws: string | undefined; tenantId: string; proposalId: string | undefined };
+type Claim = {
+  outboxId: string;
+  attempts: number;
+  commandId: string;
+  scope: string;
+  jws: string | undefined;
+  tenantId: string;
+  proposalId: string | undefined;
+};
 
 type Outcome = { kind: 'delivered' } | { kind: 'refused'; code: string } | { kind: 'retry'; error: string };
 
@@ -75,7 +90,10 @@ async function post(fetcher: typeof fetch, baseUrl: string, claim: Claim & { jws
       signal: AbortSignal.timeout(POST_TIMEOUT_MS),
     });
   } catch (error) {
-    return { kind: 'retry', error: error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable' };
+    return {
+      kind: 'retry',
+      error: error instanceof Error && error.name === 'TimeoutError' ? 'timeout' : 'unreachable',
+    };
   }
   const body = (await response.json().catch(() => undefined)) as
     | { execution?: { commandId?: unknown }; error?: { kind?: unknown; code?: unknown } }
@@ -112,7 +130,15 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
     const rows = await tx
       .select({ id: outbox.id, attempts: outbox.attempts, body: outbox.body, tenantId: outbox.tenantId })
       .from(outbox)
-      .where(and(eq(outbox.topic, COMMAND_MINTED), isNull(outbox.deliveredAt), isNull(outbox.deadAt), lte(outbox.availableAt, now), tenantRunning(outbox.tenantId)))
+      .where(
+        and(
+          eq(outbox.topic, COMMAND_MINTED),
+          isNull(outbox.deliveredAt),
+          isNull(outbox.deadAt),
+          lte(outbox.availableAt, now),
+          tenantRunning(outbox.tenantId),
+        ),
+      )
       .orderBy(asc(outbox.availableAt), asc(outbox.id))
       .limit(limit)
       .for('update', { skipLocked: true });
@@ -124,9 +150,20 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
       const body = row.body as { commandId?: unknown; scope?: unknown };
       const commandId = typeof body.commandId === 'string' ? body.commandId : '';
       const [command] = commandId
-        ? await tx.select({ scope: commands.scope, jws: commands.jws, proposalId: commands.proposalId }).from(commands).where(eq(commands.id, commandId))
+        ? await tx
+            .select({ scope: commands.scope, jws: commands.jws, proposalId: commands.proposalId })
+            .from(commands)
+            .where(eq(commands.id, commandId))
         : [];
-      claimed.push({ outboxId: row.id, attempts, commandId, scope: command?.scope ?? String(body.scope ?? ''), jws: command?.jws, tenantId: row.tenantId, proposalId: command?.proposalId });
+      claimed.push({
+        outboxId: row.id,
+        attempts,
+        commandId,
+        scope: command?.scope ?? String(body.scope ?? ''),
+        jws: command?.jws,
+        tenantId: row.tenantId,
+        proposalId: command?.proposalId,
+      });
     }
     return claimed;
   });
@@ -136,34 +173,44 @@ export async function dispatchCommands(db: Database, options: DispatchOptions): 
   // call does not hold back the approvals claimed with it. All settle before any failure is thrown,
   // so none is still running when the job reports back.
   const settled = await Promise.allSettled(
-    claims.map((claim) => withSpan(SPAN.dispatch, { tenantId: claim.tenantId, proposalId: claim.proposalId }, async (span) => {
-      const outcome: Outcome = claim.jws ? await post(fetcher, options.executorBaseUrl, { ...claim, jws: claim.jws }) : { kind: 'refused', code: 'unknown_command' };
-      // The answer's own time, so a slow POST cannot make the backoff already past.
-      const at = options.now ? now : new Date();
-      if (outcome.kind === 'refused' && outcome.code === 'expired') {
-        // Nobody delivered it in time (every worker was down): the approval still stands, so a fresh
-        // command replaces the stale one — same payload, hash and idempotency key — and goes next.
-        await db.transaction((tx) => renewCommand(tx, claim.commandId, claim.outboxId, at));
-        span.note({ outcome: 'renewed' });
-        result.dead++;
-      } else if (outcome.kind === 'delivered') {
-        await db.update(outbox).set({ deliveredAt: at, lastError: null }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
-        span.note({ outcome: 'delivered' });
-        result.delivered++;
-      } else if (outcome.kind === 'refused' || claim.attempts >= MAX_DISPATCH_ATTEMPTS) {
-        const lastError = outcome.kind === 'refused' ? outcome.code : outcome.error;
-        await db.update(outbox).set({ deadAt: at, lastError }).where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
-        span.note({ outcome: 'dead' });
-        result.dead++;
-      } else {
-        await db
-          .update(outbox)
-          .set({ availableAt: new Date(at.getTime() + dispatchBackoffMs(claim.attempts)), lastError: outcome.error })
-          .where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
-        span.note({ outcome: 'retrying' });
-        result.retrying++;
-      }
-    })),
+    claims.map((claim) =>
+      withSpan(SPAN.dispatch, { tenantId: claim.tenantId, proposalId: claim.proposalId }, async (span) => {
+        const outcome: Outcome = claim.jws
+          ? await post(fetcher, options.executorBaseUrl, { ...claim, jws: claim.jws })
+          : { kind: 'refused', code: 'unknown_command' };
+        // The answer's own time, so a slow POST cannot make the backoff already past.
+        const at = options.now ? now : new Date();
+        if (outcome.kind === 'refused' && outcome.code === 'expired') {
+          // Nobody delivered it in time (every worker was down): the approval still stands, so a fresh
+          // command replaces the stale one — same payload, hash and idempotency key — and goes next.
+          await db.transaction((tx) => renewCommand(tx, claim.commandId, claim.outboxId, at));
+          span.note({ outcome: 'renewed' });
+          result.dead++;
+        } else if (outcome.kind === 'delivered') {
+          await db
+            .update(outbox)
+            .set({ deliveredAt: at, lastError: null })
+            .where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+          span.note({ outcome: 'delivered' });
+          result.delivered++;
+        } else if (outcome.kind === 'refused' || claim.attempts >= MAX_DISPATCH_ATTEMPTS) {
+          const lastError = outcome.kind === 'refused' ? outcome.code : outcome.error;
+          await db
+            .update(outbox)
+            .set({ deadAt: at, lastError })
+            .where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+          span.note({ outcome: 'dead' });
+          result.dead++;
+        } else {
+          await db
+            .update(outbox)
+            .set({ availableAt: new Date(at.getTime() + dispatchBackoffMs(claim.attempts)), lastError: outcome.error })
+            .where(and(eq(outbox.id, claim.outboxId), isNull(outbox.deliveredAt)));
+          span.note({ outcome: 'retrying' });
+          result.retrying++;
+        }
+      }),
+    ),
   );
   const failure = settled.find((outcome) => outcome.status === 'rejected');
   if (failure) throw failure.reason;

@@ -1,13 +1,13 @@
 import { eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decisions, outbox, proposals, type Proposal } from '@/db/schema';
+import { decisions, outbox, type Proposal, proposals } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { decide } from '@/lib/decisions/decide';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
-import { seedWorld, type SeededWorld } from '@/test/world';
+import { type SeededWorld, seedWorld } from '@/test/world';
 import { expireOverdue } from './expire-proposals';
 
 const t = setupTestDatabase();
@@ -26,16 +26,36 @@ beforeAll(async () => {
 
 async function propose(agent: AgentPrincipal, now: Date): Promise<Proposal> {
   const sku = agent.tenantId === 'acme' ? 'filter-blue' : 'filter-green';
-  const body = { requestId: `req_sweep_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku, quantity: 1 } };
+  const body = {
+    requestId: `req_sweep_${++sequence}`,
+    action: 'hold_stock',
+    contractVersion: 1,
+    args: { sku, quantity: 1 },
+  };
   return (await submitAs(t.db, systems.client, agent, body, { now })).proposal;
 }
 
 describe('expireOverdue', () => {
   it('expires overdue pending proposals in batches, each audited with an outbox row; leaves the rest alone', async () => {
     const created = new Date('2030-01-01T00:00:00Z');
-    const overdue = [await propose(acme, created), await propose(globex, created), await propose(acme, created), await propose(acme, created), await propose(globex, created)];
+    const overdue = [
+      await propose(acme, created),
+      await propose(globex, created),
+      await propose(acme, created),
+      await propose(acme, created),
+      await propose(globex, created),
+    ];
     const decided = await propose(acme, created);
-    await decide(t.db, systems.client, { userId: world.userId('alice'), proposalId: decided.id, request: { decision: 'approve', payloadHash: decided.payloadHash } }, created);
+    await decide(
+      t.db,
+      systems.client,
+      {
+        userId: world.userId('alice'),
+        proposalId: decided.id,
+        request: { decision: 'approve', payloadHash: decided.payloadHash },
+      },
+      created,
+    );
     const fresh = await propose(acme, new Date('2030-01-01T12:00:00Z'));
 
     const sweepAt = new Date('2030-01-02T06:00:00Z'); // 24 h after `created`, before 24 h after `fresh`

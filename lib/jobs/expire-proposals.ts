@@ -2,7 +2,7 @@ import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals } from '@/db/schema';
 import { tenantRunning } from '@/lib/commands/executions-pause';
-import { endProposal, EXPIRY_ACTOR, expiryReason } from '@/lib/decisions/transitions';
+import { EXPIRY_ACTOR, endProposal, expiryReason } from '@/lib/decisions/transitions';
 import { lockClaimsOf } from '@/lib/gates/claims';
 
 /** At most this many batches per sweep, so one sweep cannot run forever under a flood. */
@@ -23,13 +23,24 @@ export async function expireOverdue(db: Database, now = new Date(), limit = 100)
       const rows = await tx
         .select()
         .from(proposals)
-        .where(and(eq(proposals.status, 'pending_approval'), lte(proposals.expiresAt, now), tenantRunning(proposals.tenantId)))
+        .where(
+          and(
+            eq(proposals.status, 'pending_approval'),
+            lte(proposals.expiresAt, now),
+            tenantRunning(proposals.tenantId),
+          ),
+        )
         .orderBy(asc(proposals.tenantId), asc(proposals.id))
         .limit(limit)
         .for('update', { skipLocked: true });
       await lockClaimsOf(tx, rows);
       for (const row of rows) {
-        await endProposal(tx, row, { status: 'expired', reason: expiryReason(row), actor: EXPIRY_ACTOR, reasonCode: 'expired' }, now);
+        await endProposal(
+          tx,
+          row,
+          { status: 'expired', reason: expiryReason(row), actor: EXPIRY_ACTOR, reasonCode: 'expired' },
+          now,
+        );
       }
       return rows.length;
     });

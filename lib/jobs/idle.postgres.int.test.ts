@@ -16,7 +16,13 @@ const MINUTES = 2;
 it('an idle worker on an empty database sends at most one statement every 2 seconds', async () => {
   const clock = manualClock();
   const errors: string[] = [];
-  const worker = startWorker(counting.db, { executorBaseUrl: 'http://127.0.0.1:9', clock, listen: t.handle.listen, log: () => {}, logError: (line) => errors.push(line) });
+  const worker = startWorker(counting.db, {
+    executorBaseUrl: 'http://127.0.0.1:9',
+    clock,
+    listen: t.handle.listen,
+    log: () => {},
+    logError: (line) => errors.push(line),
+  });
   try {
     // The first run of every job at start is not idling: count from the first tick on.
     await worker.settled();

@@ -29,13 +29,25 @@ export async function raiseRubberStampAlarms(db: Database, now = new Date()): Pr
   let after = '';
   for (;;) {
     const page = await db
-      .select({ id: tenants.id, minDecisions: tenants.oversightMinDecisions, approvalRatePercent: tenants.oversightApprovalRatePercent, medianDwellSeconds: tenants.oversightMedianDwellSeconds })
+      .select({
+        id: tenants.id,
+        minDecisions: tenants.oversightMinDecisions,
+        approvalRatePercent: tenants.oversightApprovalRatePercent,
+        medianDwellSeconds: tenants.oversightMedianDwellSeconds,
+      })
       .from(tenants)
-      .where(and(gt(tenants.id, after), sql`${tenants.oversightMinDecisions} > 0 and ${tenants.oversightApprovalRatePercent} > 0 and ${tenants.oversightMedianDwellSeconds} > 0`))
+      .where(
+        and(
+          gt(tenants.id, after),
+          sql`${tenants.oversightMinDecisions} > 0 and ${tenants.oversightApprovalRatePercent} > 0 and ${tenants.oversightMedianDwellSeconds} > 0`,
+        ),
+      )
       .orderBy(asc(tenants.id))
       .limit(TENANTS_PER_PAGE);
     for (const { id: tenantId, ...settings } of page) {
-      const flagged = (await approverFigures(db, tenantId, from, now, settings)).filter((approver) => approver.rubberStamp);
+      const flagged = (await approverFigures(db, tenantId, from, now, settings)).filter(
+        (approver) => approver.rubberStamp,
+      );
       for (const approver of flagged) {
         const wrote = await db.transaction(async (tx) => {
           const claimed = await tx

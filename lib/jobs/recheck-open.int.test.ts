@@ -1,16 +1,16 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentKeys, auditEvents, outbox, proposals, type Proposal } from '@/db/schema';
+import { agentKeys, auditEvents, outbox, type Proposal, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { decide } from '@/lib/decisions/decide';
-import { submitAs } from '@/test/intake';
+import { chainAllPending } from '@/lib/events/chainer';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 import { setupCommandWorld } from '@/test/fixtures/commands';
+import { submitAs } from '@/test/intake';
 import { auditRowsFor, proposalRow, rowCounts } from '@/test/queries';
 import { unreachableSystemsClient } from '@/test/systems';
 import { agentPrincipal } from '@/test/world';
 import { recheckOpen } from './recheck-open';
-import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
-import { chainAllPending } from '@/lib/events/chainer';
 
 /** The background re-check of open proposals (docs/design.md §6): stale only when it matters, shown otherwise. */
 const w = setupCommandWorld();
@@ -18,12 +18,22 @@ const t = w.t;
 /** Only what a sibling's outcome triggers, unless a test asks for the slow sweep. */
 const TRIGGERED_ONLY = { sweepAfterMs: 3_600_000 };
 
-const refund = (amountMinor: number) => w.propose('issue_refund', { orderId: 'ord_1842', amountMinor, currency: 'USD', reason: 'Customer requested a refund' });
+const refund = (amountMinor: number) =>
+  w.propose('issue_refund', {
+    orderId: 'ord_1842',
+    amountMinor,
+    currency: 'USD',
+    reason: 'Customer requested a refund',
+  });
 
 /** Approves with as many approvers as the routing asks (a split refund may need two). */
 async function approveFully(proposal: Proposal) {
   for (const person of ['alice', 'bob'] as const) {
-    const decided = await decide(t.db, w.systems.client, { userId: w.world.userId(person), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
+    const decided = await decide(t.db, w.systems.client, {
+      userId: w.world.userId(person),
+      proposalId: proposal.id,
+      request: { decision: 'approve', payloadHash: proposal.payloadHash },
+    });
     if (decided.status === 'approved') return decided;
   }
   throw new Error('not approved by two approvers');
@@ -63,18 +73,36 @@ describe('after an execution on the resource', () => {
     expect(stale.statusReason).toBe(
       'order balance changed from 49.99 USD to 24.99 USD since it was proposed; at most 19.99 USD can be refunded (charged 49.99 USD, refunded 25.00 USD, 5.00 USD in open proposals)',
     );
-    expect(stale.gates.find((gate) => gate.gate === 'meaning')).toEqual({ gate: 'meaning', ok: false, code: 'exceeds_refundable_balance', detail: stale.statusReason });
-    expect((await auditRowsFor(t.db, uncovered.id)).at(-1)).toMatchObject({ type: 'proposal.stale', actorType: 'system', actorId: 'recheck', reasonCode: 'exceeds_refundable_balance' });
+    expect(stale.gates.find((gate) => gate.gate === 'meaning')).toEqual({
+      gate: 'meaning',
+      ok: false,
+      code: 'exceeds_refundable_balance',
+      detail: stale.statusReason,
+    });
+    expect((await auditRowsFor(t.db, uncovered.id)).at(-1)).toMatchObject({
+      type: 'proposal.stale',
+      actorType: 'system',
+      actorId: 'recheck',
+      reasonCode: 'exceeds_refundable_balance',
+    });
     const topics = await t.db.select({ topic: outbox.topic }).from(outbox).where(eq(outbox.proposalId, uncovered.id));
     expect(topics.map((row) => row.topic)).toContain('proposal.stale');
 
     const drifted = await proposalRow(t.db, covered.id);
     expect(drifted.status).toBe('pending_approval');
-    expect(drifted.drift).toMatchObject({ description: 'order balance changed from 49.99 USD to 24.99 USD since it was proposed', facts: { chargedMinor: 4999, refundedMinor: 2500 } });
+    expect(drifted.drift).toMatchObject({
+      description: 'order balance changed from 49.99 USD to 24.99 USD since it was proposed',
+      facts: { chargedMinor: 4999, refundedMinor: 2500 },
+    });
     expect(drifted.gates.every((gate) => gate.ok)).toBe(true);
 
     // Nothing changed since: the next run finds nothing to do.
-    expect(await recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY)).toEqual({ checked: 0, stale: 0, drifted: 0, unavailable: 0 });
+    expect(await recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY)).toEqual({
+      checked: 0,
+      stale: 0,
+      drifted: 0,
+      unavailable: 0,
+    });
     // And the drifted one is still approvable: the change is shown, not fatal.
     await expect(approveFully(drifted)).resolves.toMatchObject({ status: 'approved' });
   });
@@ -84,7 +112,9 @@ describe('after an execution on the resource', () => {
     const second = await refund(2000);
     await executed(first);
     await expect(approveFully(second)).resolves.toMatchObject({ status: 'approved' });
-    const approval = (await auditRowsFor(t.db, second.id)).find((row) => row.type === 'proposal.approved' || row.type === 'proposal.approval_added');
+    const approval = (await auditRowsFor(t.db, second.id)).find(
+      (row) => row.type === 'proposal.approved' || row.type === 'proposal.approval_added',
+    );
     expect(approval?.data).toMatchObject({ factsChanged: true });
   });
 
@@ -105,19 +135,41 @@ describe('the slow sweep', () => {
     await w.refundDirectly('ord_1842', 999, 'USD');
     expect(await recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY)).toMatchObject({ checked: 0 });
     expect(await recheckOpen(t.db, w.systems.client, { sweepAfterMs: 0 })).toMatchObject({ checked: 1, drifted: 1 });
-    expect((await proposalRow(t.db, proposal.id)).drift?.description).toBe('order balance changed from 49.99 USD to 40.00 USD since it was proposed');
+    expect((await proposalRow(t.db, proposal.id)).drift?.description).toBe(
+      'order balance changed from 49.99 USD to 40.00 USD since it was proposed',
+    );
     await w.systems.reset();
-    expect(await recheckOpen(t.db, w.systems.client, { sweepAfterMs: 0 })).toMatchObject({ checked: 1, drifted: 0, stale: 0 });
+    expect(await recheckOpen(t.db, w.systems.client, { sweepAfterMs: 0 })).toMatchObject({
+      checked: 1,
+      drifted: 0,
+      stale: 0,
+    });
     expect((await proposalRow(t.db, proposal.id)).drift).toBeNull();
   });
 
   it('ends a hold as stale at Authority when the SKU’s warehouse left the key’s grants', async () => {
-    const { key, id } = await createAgentKey(t.db, { tenantId: 'acme', agentName: 'sweep-north-bot', actions: ['hold_stock'], grants: { warehouses: ['north'] } });
-    const { proposal } = await submitAs(t.db, w.systems.client, await agentPrincipal(t.db, key), { requestId: 'req_sweep_hold', action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-gray', quantity: 1 } });
-    await t.db.update(agentKeys).set({ grants: { warehouses: ['south'] } }).where(eq(agentKeys.id, id));
+    const { key, id } = await createAgentKey(t.db, {
+      tenantId: 'acme',
+      agentName: 'sweep-north-bot',
+      actions: ['hold_stock'],
+      grants: { warehouses: ['north'] },
+    });
+    const { proposal } = await submitAs(t.db, w.systems.client, await agentPrincipal(t.db, key), {
+      requestId: 'req_sweep_hold',
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-gray', quantity: 1 },
+    });
+    await t.db
+      .update(agentKeys)
+      .set({ grants: { warehouses: ['south'] } })
+      .where(eq(agentKeys.id, id));
     expect(await recheckOpen(t.db, w.systems.client, { sweepAfterMs: 0 })).toMatchObject({ stale: 1 });
     const row = await proposalRow(t.db, proposal.id);
-    expect(row).toMatchObject({ status: 'stale', statusReason: 'the grants of sweep-north-bot no longer cover sku:filter-gray since it was proposed' });
+    expect(row).toMatchObject({
+      status: 'stale',
+      statusReason: 'the grants of sweep-north-bot no longer cover sku:filter-gray since it was proposed',
+    });
     expect(row.gates.find((gate) => gate.gate === 'authority')).toMatchObject({ ok: false, code: 'grants_changed' });
   });
 
@@ -141,13 +193,24 @@ describe('two workers at once', () => {
     const siblings = [await refund(1000), await refund(1100), await refund(1200)];
     await executed(first);
     await w.refundDirectly('ord_1842', 4000, 'USD');
-    const results = await Promise.all([recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY), recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY)]);
+    const results = await Promise.all([
+      recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY),
+      recheckOpen(t.db, w.systems.client, TRIGGERED_ONLY),
+    ]);
     expect(results[0]!.checked + results[1]!.checked).toBe(siblings.length);
     await chainAllPending(t.db);
     const events = await t.db
       .select({ proposalId: auditEvents.proposalId })
       .from(auditEvents)
-      .where(and(eq(auditEvents.type, 'proposal.stale'), inArray(auditEvents.proposalId, siblings.map((p) => p.id))));
+      .where(
+        and(
+          eq(auditEvents.type, 'proposal.stale'),
+          inArray(
+            auditEvents.proposalId,
+            siblings.map((p) => p.id),
+          ),
+        ),
+      );
     expect(events).toHaveLength(siblings.length);
   });
 });

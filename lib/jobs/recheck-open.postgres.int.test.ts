@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { setupCountingDatabase, setupTestDatabase } from '@/test/db';
 import { insertBulk } from '@/test/fixtures/pending-bulk';
 import { submitAs } from '@/test/intake';
-import { analyzedPlan, explainPlan, planNodes, type AnalyzedNode } from '@/test/queries';
+import { type AnalyzedNode, analyzedPlan, explainPlan, planNodes } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 import { candidatesQuery, recheckOpen } from './recheck-open';
@@ -21,7 +21,12 @@ const seeded = seededWorld(t);
 let sequence = 0;
 async function openRefunds(n: number) {
   for (let i = 0; i < n; i++) {
-    const body = { requestId: `req_sweep_${++sequence}`, action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 10, currency: 'USD', reason: 'Customer requested a refund' } };
+    const body = {
+      requestId: `req_sweep_${++sequence}`,
+      action: 'issue_refund',
+      contractVersion: 1,
+      args: { orderId: 'ord_1842', amountMinor: 10, currency: 'USD', reason: 'Customer requested a refund' },
+    };
     await submitAs(t.db, systems.client, seeded.acme, body);
   }
 }
@@ -56,28 +61,55 @@ describe('the sweep with nothing due, on one busy resource', () => {
   const now = new Date('2031-01-01T00:00:00Z');
   const resourceKey = 'sku:sweep-hot';
   const batch = (tag: string, n: number) =>
-    insertBulk(t.db, 'acme', n, { tag, resourceKey, createdFrom: '2030-12-01T00:00:00Z', updatedFrom: '2030-12-31T12:00:00Z', expiresFrom: '2032-01-01T00:00:00Z' });
+    insertBulk(t.db, 'acme', n, {
+      tag,
+      resourceKey,
+      createdFrom: '2030-12-01T00:00:00Z',
+      updatedFrom: '2030-12-31T12:00:00Z',
+      expiresFrom: '2032-01-01T00:00:00Z',
+    });
   /** Buffers per pending proposal looked at: the probe for a sibling that moved on, and the whole query. */
   const perPending = async () => {
     const plan = await analyzedPlan(t.db, candidatesQuery(t.db, 'acme', now, 50, DAY));
     if (process.env.SHOW_PLANS) console.log(JSON.stringify(plan, null, 1));
-    const probe = planNodes(plan).find((node) => node['Subplan Name'] && planNodes(node).some((inner) => inner['Index Name'] === 'proposals_moved_on_idx'));
+    const probe = planNodes(plan).find(
+      (node) =>
+        node['Subplan Name'] && planNodes(node).some((inner) => inner['Index Name'] === 'proposals_moved_on_idx'),
+    );
     expect(probe, JSON.stringify(plan)).toBeDefined();
     const buffers = (node: AnalyzedNode) => node['Shared Hit Blocks'] + node['Shared Read Blocks'];
-    return { probes: probe!['Actual Loops'], probe: buffers(probe!) / probe!['Actual Loops'], query: buffers(plan) / probe!['Actual Loops'] };
+    return {
+      probes: probe!['Actual Loops'],
+      probe: buffers(probe!) / probe!['Actual Loops'],
+      query: buffers(plan) / probe!['Actual Loops'],
+    };
   };
 
   it('probes proposals_moved_on_idx once per pending proposal at the same cost, however many wait on the resource (linear, not quadratic)', async () => {
     // Ended siblings, all before the pending ones were last checked, in a history long enough that no plan reads it whole.
-    await insertBulk(t.db, 'acme', 200, { tag: 'sweepended', status: 'succeeded', resourceKey, updatedFrom: '2030-06-01T00:00:00Z', createdFrom: '2030-05-01T00:00:00Z' });
-    await insertBulk(t.db, 'acme', 30_000, { tag: 'sweephistory', status: 'succeeded', resourceKey: 'sku:elsewhere', updatedFrom: '2029-06-01T00:00:00Z', createdFrom: '2029-05-01T00:00:00Z' });
+    await insertBulk(t.db, 'acme', 200, {
+      tag: 'sweepended',
+      status: 'succeeded',
+      resourceKey,
+      updatedFrom: '2030-06-01T00:00:00Z',
+      createdFrom: '2030-05-01T00:00:00Z',
+    });
+    await insertBulk(t.db, 'acme', 30_000, {
+      tag: 'sweephistory',
+      status: 'succeeded',
+      resourceKey: 'sku:elsewhere',
+      updatedFrom: '2029-06-01T00:00:00Z',
+      createdFrom: '2029-05-01T00:00:00Z',
+    });
     await batch('sweepa', 400);
     await t.owner.execute(sql`analyze proposals`);
     const four = await perPending();
     await batch('sweepb', 400);
     await t.owner.execute(sql`analyze proposals`);
     const eight = await perPending();
-    console.log(`[recheck] nothing due, buffers per pending proposal: probe ${four.probe.toFixed(2)} and query ${four.query.toFixed(2)} at ${four.probes}, probe ${eight.probe.toFixed(2)} and query ${eight.query.toFixed(2)} at ${eight.probes}`);
+    console.log(
+      `[recheck] nothing due, buffers per pending proposal: probe ${four.probe.toFixed(2)} and query ${four.query.toFixed(2)} at ${four.probes}, probe ${eight.probe.toFixed(2)} and query ${eight.query.toFixed(2)} at ${eight.probes}`,
+    );
     expect(eight.probes).toBeGreaterThanOrEqual(800);
     // Summing or scanning the siblings of each (quadratic) would double the cost of each probe.
     expect(eight.probe / four.probe).toBeLessThan(1.3);
@@ -85,7 +117,8 @@ describe('the sweep with nothing due, on one busy resource', () => {
 
   it("finds a moved-on sibling through the partial index under a generic plan too (a prepared statement's parameters hide its values)", async () => {
     const { sql: text, params } = candidatesQuery(t.db, 'acme', now, 50, DAY).toSQL();
-    const literal = (value: unknown) => (typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`);
+    const literal = (value: unknown) =>
+      typeof value === 'number' ? String(value) : `'${String(value).replace(/'/g, "''")}'`;
     const plan = await t.db.transaction(async (tx) => {
       await tx.execute(sql`set local plan_cache_mode = force_generic_plan`);
       await tx.execute(sql.raw(`prepare sweep_generic as ${text}`));

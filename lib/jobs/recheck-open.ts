@@ -1,10 +1,10 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '@/db';
-import { proposals, tenants, type Proposal } from '@/db/schema';
-import { readLive, type LiveRead } from '@/lib/decisions/live';
+import { type Proposal, proposals, tenants } from '@/db/schema';
+import { type LiveRead, readLive } from '@/lib/decisions/live';
 import { judgeLive } from '@/lib/decisions/recheck';
-import { SystemsUnavailableError, type SystemsClient } from '@/lib/systems/client';
+import { type SystemsClient, SystemsUnavailableError } from '@/lib/systems/client';
 
 /** A pending proposal nothing triggered is still re-checked this long after its last check. */
 export const SWEEP_AFTER_MS = 5 * 60_000;
@@ -67,14 +67,25 @@ export function candidatesQuery(db: Database, tenantId: string, now: Date, limit
  * Claims a batch: FOR UPDATE SKIP LOCKED, and stamps `updatedAt`, so another worker's query no
  * longer finds these rows while this one reads the system of record. Answers them as they were.
  */
-async function claim(db: Database, tenantId: string, now: Date, limit: number, sweepAfterMs: number): Promise<Proposal[]> {
+async function claim(
+  db: Database,
+  tenantId: string,
+  now: Date,
+  limit: number,
+  sweepAfterMs: number,
+): Promise<Proposal[]> {
   return db.transaction(async (tx) => {
     const rows = await candidatesQuery(tx, tenantId, now, limit, sweepAfterMs);
     if (rows.length > 0) {
       await tx
         .update(proposals)
         .set({ updatedAt: now })
-        .where(inArray(proposals.id, rows.map((row) => row.id)));
+        .where(
+          inArray(
+            proposals.id,
+            rows.map((row) => row.id),
+          ),
+        );
     }
     return rows;
   });
@@ -84,10 +95,21 @@ async function claim(db: Database, tenantId: string, now: Date, limit: number, s
  * Applies one live read to a claimed proposal, with its row locked (lib/decisions/recheck.ts judges
  * it). A row someone else touched meanwhile (a decision, another worker) is left alone.
  */
-async function apply(db: Database, claimed: Proposal, stamp: Date, live: LiveRead): Promise<'stale' | 'drifted' | 'holds' | 'skipped'> {
+async function apply(
+  db: Database,
+  claimed: Proposal,
+  stamp: Date,
+  live: LiveRead,
+): Promise<'stale' | 'drifted' | 'holds' | 'skipped'> {
   return db.transaction(async (tx) => {
-    const [proposal] = await tx.select().from(proposals).where(eq(proposals.id, claimed.id)).for('update', { skipLocked: true }).limit(1);
-    if (!proposal || proposal.status !== 'pending_approval' || proposal.updatedAt.getTime() !== stamp.getTime()) return 'skipped';
+    const [proposal] = await tx
+      .select()
+      .from(proposals)
+      .where(eq(proposals.id, claimed.id))
+      .for('update', { skipLocked: true })
+      .limit(1);
+    if (!proposal || proposal.status !== 'pending_approval' || proposal.updatedAt.getTime() !== stamp.getTime())
+      return 'skipped';
     return (await judgeLive(tx, proposal, live, stamp)).outcome;
   });
 }
@@ -107,7 +129,11 @@ async function release(db: Database, claimed: Proposal, stamp: Date): Promise<vo
  * is ended as stale or marked "changed since proposed" in its own short transaction. A system of
  * record that cannot answer changes nothing. Any number of workers may run it.
  */
-export async function recheckOpen(db: Database, systems: SystemsClient, options: RecheckOptions = {}): Promise<RecheckResult> {
+export async function recheckOpen(
+  db: Database,
+  systems: SystemsClient,
+  options: RecheckOptions = {},
+): Promise<RecheckResult> {
   const now = options.now ?? new Date();
   const result: RecheckResult = { checked: 0, stale: 0, drifted: 0, unavailable: 0 };
   const tenantIds = await db.select({ id: tenants.id }).from(tenants).orderBy(asc(tenants.id));

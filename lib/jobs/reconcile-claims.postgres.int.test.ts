@@ -17,7 +17,12 @@ const reconcile = () => runNode(['scripts/cli.ts', 'claims:reconcile'], { DATABA
 
 describe('claims:reconcile', () => {
   it('repairs a corrupted row, printing its ids and both values, and then finds nothing to repair', async () => {
-    const body = { requestId: 'req_cli_claims', action: 'issue_refund', contractVersion: 1, args: { orderId: 'ord_1842', amountMinor: 500, currency: 'USD', reason: 'Customer requested a refund' } };
+    const body = {
+      requestId: 'req_cli_claims',
+      action: 'issue_refund',
+      contractVersion: 1,
+      args: { orderId: 'ord_1842', amountMinor: 500, currency: 'USD', reason: 'Customer requested a refund' },
+    };
     await submitAs(t.db, systems.client, seeded.acme, body);
     const row = and(eq(resourceClaims.tenantId, 'acme'), eq(resourceClaims.resourceKey, 'order:ord_1842'));
     await t.db.update(resourceClaims).set({ openCount: 4, openTotal: '1' }).where(row);

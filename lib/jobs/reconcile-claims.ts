@@ -18,12 +18,24 @@ export function describeRepair(repair: ClaimsRepair): string {
 /** The claims rows that differ from the sum from scratch over their resource's open proposals (no lock). */
 export async function claimsDrift(db: Database): Promise<ClaimsRepair[]> {
   const [rows, sums] = await Promise.all([
-    db.select({ tenantId: resourceClaims.tenantId, resourceKey: resourceClaims.resourceKey, count: resourceClaims.openCount, total: resourceClaims.openTotal }).from(resourceClaims),
+    db
+      .select({
+        tenantId: resourceClaims.tenantId,
+        resourceKey: resourceClaims.resourceKey,
+        count: resourceClaims.openCount,
+        total: resourceClaims.openTotal,
+      })
+      .from(resourceClaims),
     allOpenClaimsFromScratch(db),
   ]);
   const actual = new Map(sums.map((sum) => [keyOf(sum.tenantId, sum.resourceKey), sum.claims]));
   return rows
-    .map(({ tenantId, resourceKey, count, total }) => ({ tenantId, resourceKey, held: { count, total: Number(total) }, actual: actual.get(keyOf(tenantId, resourceKey)) ?? NONE }))
+    .map(({ tenantId, resourceKey, count, total }) => ({
+      tenantId,
+      resourceKey,
+      held: { count, total: Number(total) },
+      actual: actual.get(keyOf(tenantId, resourceKey)) ?? NONE,
+    }))
     .filter((row) => !same(row.held, row.actual));
 }
 

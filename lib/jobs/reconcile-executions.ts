@@ -1,12 +1,12 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { commands, executions, proposals, type NormalizedPayload } from '@/db/schema';
+import { commands, executions, type NormalizedPayload, proposals } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import { receiptHash } from '@/lib/commands/receipt-hash';
 import { recordStateChange } from '@/lib/events/record';
-import { adjustClaims } from '@/lib/gates/claims';
 import type { AuditEventType } from '@/lib/events/registry';
-import { SystemsUnavailableError, systemsWriteClient, type SystemsWriteClient } from '@/lib/systems/client';
+import { adjustClaims } from '@/lib/gates/claims';
+import { SystemsUnavailableError, type SystemsWriteClient, systemsWriteClient } from '@/lib/systems/client';
 import { countExecution } from '@/lib/telemetry/metrics';
 
 /** Who acts when reconciliation settles an outcome nobody could see at the time. */
@@ -73,18 +73,27 @@ async function ask(claim: Claim, systems: (scope: string) => SystemsWriteClient,
   try {
     found = await action.lookupReceipt(systems(claim.scope), claim.idempotencyKey);
   } catch (error) {
-    if (error instanceof SystemsUnavailableError) return { outcome: 'unavailable', reason: `the system of record did not answer (${error.reason})` };
+    if (error instanceof SystemsUnavailableError)
+      return { outcome: 'unavailable', reason: `the system of record did not answer (${error.reason})` };
     throw error;
   }
   if (found.found) {
     const { args } = claim.payload;
     const validated = action.validateReceipt(found.receipt, args, claim.facts, claim.idempotencyKey);
     if (validated.ok) return { outcome: 'confirmed', receipt: validated.receipt };
-    return { outcome: 'invalid_receipt', reason: shortReason(`a record exists under the idempotency key but does not match the command: ${validated.reason}`) };
+    return {
+      outcome: 'invalid_receipt',
+      reason: shortReason(
+        `a record exists under the idempotency key but does not match the command: ${validated.reason}`,
+      ),
+    };
   }
   // Only once the command can no longer run can "not there" mean "never will be".
   if (now.getTime() > claim.commandExpiresAt.getTime() + COMMAND_SKEW_MS) {
-    return { outcome: 'not_committed', reason: 'nothing was committed under the idempotency key, and the command can no longer execute' };
+    return {
+      outcome: 'not_committed',
+      reason: 'nothing was committed under the idempotency key, and the command can no longer execute',
+    };
   }
   return { outcome: 'not_found', reason: 'nothing committed yet; the command could still land until it expires' };
 }
@@ -169,7 +178,8 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
     const [execution] = await tx.select().from(executions).where(eq(executions.id, claim.executionId)).for('update');
     if (!proposal || !execution || execution.status !== 'outcome_unknown') return false;
     const attempts = execution.attempts + 1;
-    const final = verdict.outcome === 'confirmed' ? 'succeeded' : verdict.outcome === 'not_committed' ? 'failed' : undefined;
+    const final =
+      verdict.outcome === 'confirmed' ? 'succeeded' : verdict.outcome === 'not_committed' ? 'failed' : undefined;
     const reason = verdict.outcome === 'confirmed' ? null : verdict.reason;
 
     await recordStateChange(tx, {
@@ -226,7 +236,12 @@ async function record(db: Database, claim: Claim, verdict: Verdict, now: Date): 
       occurredAt: now,
       outbox: {
         topic: `execution.${final}`,
-        body: { proposalId: claim.proposalId, commandId: execution.commandId, status: final, ...(errorCode ? { errorCode } : {}) },
+        body: {
+          proposalId: claim.proposalId,
+          commandId: execution.commandId,
+          status: final,
+          ...(errorCode ? { errorCode } : {}),
+        },
       },
     });
     return true;
@@ -242,7 +257,12 @@ async function markInterrupted(db: Database, now: Date, limit: number): Promise<
   const stale = await db
     .select({ id: executions.id, proposalId: executions.proposalId })
     .from(executions)
-    .where(and(eq(executions.status, 'executing'), lte(executions.updatedAt, new Date(now.getTime() - INTERRUPTED_AFTER_MS))))
+    .where(
+      and(
+        eq(executions.status, 'executing'),
+        lte(executions.updatedAt, new Date(now.getTime() - INTERRUPTED_AFTER_MS)),
+      ),
+    )
     .orderBy(asc(executions.updatedAt))
     .limit(limit);
   for (const candidate of stale) {
@@ -258,7 +278,12 @@ async function markInterrupted(db: Database, now: Date, limit: number): Promise<
       if (proposal.status === 'executing') {
         await tx
           .update(proposals)
-          .set({ status: 'outcome_unknown', statusReason: 'The execution was interrupted before its outcome was recorded; reconciliation will ask the system of record.', updatedAt: now })
+          .set({
+            status: 'outcome_unknown',
+            statusReason:
+              'The execution was interrupted before its outcome was recorded; reconciliation will ask the system of record.',
+            updatedAt: now,
+          })
           .where(eq(proposals.id, proposal.id));
         await adjustClaims(tx, proposal, proposal.status, 'outcome_unknown');
       }
@@ -270,11 +295,21 @@ async function markInterrupted(db: Database, now: Date, limit: number): Promise<
         payloadHash: proposal.payloadHash,
         reasonCode: 'interrupted',
         contractVersion: proposal.contractVersion,
-        data: { commandId: execution.commandId, executionId: execution.id, receiptHash: receiptHash(execution.receipt) },
+        data: {
+          commandId: execution.commandId,
+          executionId: execution.id,
+          receiptHash: receiptHash(execution.receipt),
+        },
         occurredAt: now,
         outbox: {
           topic: 'execution.outcome_unknown',
-          body: { proposalId: proposal.id, commandId: execution.commandId, executionId: execution.id, status: 'outcome_unknown', errorCode: 'interrupted' },
+          body: {
+            proposalId: proposal.id,
+            commandId: execution.commandId,
+            executionId: execution.id,
+            status: 'outcome_unknown',
+            errorCode: 'interrupted',
+          },
         },
       });
     });

@@ -21,25 +21,28 @@ describe('scheduleJob', () => {
     { overlap: 1, runningAfterTwoWakes: 1, remembered: 1 },
     { overlap: 2, runningAfterTwoWakes: 2, remembered: 1 },
     { overlap: 4, runningAfterTwoWakes: 3, remembered: 0 },
-  ])('with overlap $overlap, a wake while runs are under way starts another only below the limit', async ({ overlap, runningAfterTwoWakes, remembered }) => {
-    const jobs = jobSet();
-    const held = heldJob();
-    const wake = scheduleJob(jobs, { ms: HOUR, overlap }, held.job);
-    expect(held.started()).toBe(1);
-    wake();
-    wake();
-    expect(held.started()).toBe(runningAfterTwoWakes);
-    expect(jobs.running.size).toBe(runningAfterTwoWakes);
-    for (let i = 0; i < runningAfterTwoWakes; i++) held.endNext();
-    await settle();
-    // A wake that found no free slot is remembered: one more run follows once one ends.
-    expect(held.started()).toBe(runningAfterTwoWakes + remembered);
-    while (jobs.running.size > 0) {
-      held.endNext();
+  ])(
+    'with overlap $overlap, a wake while runs are under way starts another only below the limit',
+    async ({ overlap, runningAfterTwoWakes, remembered }) => {
+      const jobs = jobSet();
+      const held = heldJob();
+      const wake = scheduleJob(jobs, { ms: HOUR, overlap }, held.job);
+      expect(held.started()).toBe(1);
+      wake();
+      wake();
+      expect(held.started()).toBe(runningAfterTwoWakes);
+      expect(jobs.running.size).toBe(runningAfterTwoWakes);
+      for (let i = 0; i < runningAfterTwoWakes; i++) held.endNext();
       await settle();
-    }
-    await stopJobs(jobs);
-  });
+      // A wake that found no free slot is remembered: one more run follows once one ends.
+      expect(held.started()).toBe(runningAfterTwoWakes + remembered);
+      while (jobs.running.size > 0) {
+        held.endNext();
+        await settle();
+      }
+      await stopJobs(jobs);
+    },
+  );
 
   it('runs again as soon as a run says more is due (a full batch), and rests once one says not', async () => {
     const jobs = jobSet();

@@ -26,7 +26,11 @@ export function jobSet(clock: Clock = timerClock): JobSet {
  * job never overlaps itself). `job` answers whether more is due now (it took a full batch): then it
  * runs again as soon as it ends. `job` must not reject.
  */
-export function scheduleJob(jobs: JobSet, { ms, overlap = 1 }: { ms: number; overlap?: number }, job: () => Promise<boolean>): () => void {
+export function scheduleJob(
+  jobs: JobSet,
+  { ms, overlap = 1 }: { ms: number; overlap?: number },
+  job: () => Promise<boolean>,
+): () => void {
   let runs = 0;
   // A wake-up while every run slot is busy may be for a row those runs' claims did not see: run once more after one ends.
   let wokenWhileBusy = false;

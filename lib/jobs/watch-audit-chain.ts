@@ -24,8 +24,10 @@ export type ChainStatus =
 /** What the history page shows: "Chain verified through #N at <time>", or where it broke. */
 export async function chainStatus(db: Database, tenantId: string): Promise<ChainStatus> {
   const [row] = await db.select().from(auditChainChecks).where(eq(auditChainChecks.tenantId, tenantId));
-  if (row?.brokenAtSeq != null) return { state: 'broken', seq: row.brokenAtSeq, reason: row.brokenReason ?? 'hash_mismatch', at: row.checkedAt };
-  if (row?.verifiedThroughSeq != null && row.verifiedThroughAt) return { state: 'verified', throughSeq: row.verifiedThroughSeq, at: row.verifiedThroughAt };
+  if (row?.brokenAtSeq != null)
+    return { state: 'broken', seq: row.brokenAtSeq, reason: row.brokenReason ?? 'hash_mismatch', at: row.checkedAt };
+  if (row?.verifiedThroughSeq != null && row.verifiedThroughAt)
+    return { state: 'verified', throughSeq: row.verifiedThroughSeq, at: row.verifiedThroughAt };
   return { state: 'unchecked' };
 }
 
@@ -36,7 +38,14 @@ export async function watchAuditChains(db: Database, now = new Date()): Promise<
   if (heads.length > 0) {
     await db
       .insert(auditChainChecks)
-      .values(heads.map(({ tenantId }) => ({ tenantId, verifiedSeq: CHAIN_START.seq, verifiedHash: CHAIN_START.hash, checkedAt: now })))
+      .values(
+        heads.map(({ tenantId }) => ({
+          tenantId,
+          verifiedSeq: CHAIN_START.seq,
+          verifiedHash: CHAIN_START.hash,
+          checkedAt: now,
+        })),
+      )
       .onConflictDoNothing();
   }
   let checked = 0;
@@ -59,8 +68,16 @@ export async function watchAuditChains(db: Database, now = new Date()): Promise<
       const verdict = verifyChain(rows, { seq: check.verifiedSeq, hash: check.verifiedHash });
       if (!verdict.ok) {
         broken.push(tenantId);
-        await tx.update(auditChainChecks).set({ brokenAtSeq: verdict.seq, brokenReason: verdict.reason, checkedAt: now }).where(eq(auditChainChecks.tenantId, tenantId));
-        await recordNotice(tx, { tenantId, topic: 'audit.chain_broken', body: { seq: verdict.seq, reason: verdict.reason }, at: now });
+        await tx
+          .update(auditChainChecks)
+          .set({ brokenAtSeq: verdict.seq, brokenReason: verdict.reason, checkedAt: now })
+          .where(eq(auditChainChecks.tenantId, tenantId));
+        await recordNotice(tx, {
+          tenantId,
+          topic: 'audit.chain_broken',
+          body: { seq: verdict.seq, reason: verdict.reason },
+          at: now,
+        });
         return;
       }
       // A short read means the head was reached: the pass is complete, and the next run starts a
@@ -69,7 +86,12 @@ export async function watchAuditChains(db: Database, now = new Date()): Promise<
       const next = complete ? CHAIN_START : verdict.last;
       await tx
         .update(auditChainChecks)
-        .set({ verifiedSeq: next.seq, verifiedHash: next.hash, checkedAt: now, ...(complete ? { verifiedThroughSeq: verdict.last.seq, verifiedThroughAt: now } : {}) })
+        .set({
+          verifiedSeq: next.seq,
+          verifiedHash: next.hash,
+          checkedAt: now,
+          ...(complete ? { verifiedThroughSeq: verdict.last.seq, verifiedThroughAt: now } : {}),
+        })
         .where(eq(auditChainChecks.tenantId, tenantId));
     });
   }

@@ -1,18 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { and, count, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox } from '@/db/schema';
 import { setupTestDatabase, testDatabaseUrl } from '@/test/db';
+import { approvedCommand, executorFetch, type Minted, serveFetcher, writeClients } from '@/test/fixtures/jobs';
 import { setupDemoSystems } from '@/test/systems';
 import { seedWorld } from '@/test/world';
 import { COMMAND_MINTED } from './dispatch-commands';
-import { approvedCommand, executorFetch, serveFetcher, writeClients, type Minted } from '@/test/fixtures/jobs';
 
 /** Two `npm run worker` processes against one PostgreSQL deliver each command exactly once. */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 if (t.driver !== 'postgres') {
-  throw new Error('worker-processes.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+  throw new Error(
+    'worker-processes.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.',
+  );
 }
 
 const minted: Minted[] = [];
@@ -24,11 +26,19 @@ beforeAll(async () => {
   const world = await seedWorld(t.db);
   const agent = await world.agent('acme');
   for (let i = 0; i < 20; i++) {
-    const body = { requestId: `req_worker_proc_${i}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } };
+    const body = {
+      requestId: `req_worker_proc_${i}`,
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 1 },
+    };
     minted.push(await approvedCommand(t.db, systems.client, agent, world.userId('alice'), body, new Date()));
   }
   // The real executor logic behind a real HTTP endpoint, counting every command it is sent.
-  executor = executorFetch(t.db, { systems: systems.client, writeClients: writeClients(systems.systems.service.url, systems.systems.credentials) });
+  executor = executorFetch(t.db, {
+    systems: systems.client,
+    writeClients: writeClients(systems.systems.service.url, systems.systems.credentials),
+  });
   server = await serveFetcher(executor.fetcher);
 });
 
@@ -39,7 +49,12 @@ afterAll(async () => {
 
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), APP_URL: server.url },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      DATABASE_URL: testDatabaseUrl(t.handle),
+      APP_URL: server.url,
+    },
     stdio: 'ignore',
   });
   workers.push(child);
@@ -47,7 +62,10 @@ function startWorkerProcess(): ChildProcess {
 }
 
 async function delivered(): Promise<number> {
-  const [row] = await t.db.select({ n: count() }).from(outbox).where(and(eq(outbox.topic, COMMAND_MINTED), isNotNull(outbox.deliveredAt)));
+  const [row] = await t.db
+    .select({ n: count() })
+    .from(outbox)
+    .where(and(eq(outbox.topic, COMMAND_MINTED), isNotNull(outbox.deliveredAt)));
   return Number(row?.n ?? 0);
 }
 
@@ -55,7 +73,8 @@ describe('worker processes (PostgreSQL)', () => {
   it('two worker processes at once deliver each of 20 commands exactly once', async () => {
     const [first, second] = [startWorkerProcess(), startWorkerProcess()];
     const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && (await delivered()) < minted.length) await new Promise((resolve) => setTimeout(resolve, 250));
+    while (Date.now() < deadline && (await delivered()) < minted.length)
+      await new Promise((resolve) => setTimeout(resolve, 250));
     expect(await delivered()).toBe(minted.length);
     expect([...executor.received].sort()).toEqual(minted.map((m) => m.commandId).sort());
     for (const worker of [first, second]) {

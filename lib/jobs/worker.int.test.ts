@@ -5,13 +5,13 @@ import { executions, outbox } from '@/db/schema';
 import { executeCommand } from '@/lib/commands/execute';
 import { CommandRefusal } from '@/lib/commands/verify';
 import { setupTestDatabase } from '@/test/db';
+import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
+import { manualClock } from '@/test/manual-clock';
 import { proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
-import { seedWorld, type SeededWorld } from '@/test/world';
+import { type SeededWorld, seedWorld } from '@/test/world';
 import { COMMAND_MINTED } from './dispatch-commands';
-import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
 import { executorBaseUrl, startWorker } from './worker';
-import { manualClock } from '@/test/manual-clock';
 
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
@@ -34,7 +34,11 @@ beforeAll(async () => {
       const clients = writeClients(systems.systems.service.url, systems.systems.credentials);
       executeCommand(t.db, { scope, jws, systems: systems.client, writeClient: clients(scope) })
         .then((execution) => ({ status: 200, body: { execution } }))
-        .catch((error: unknown) => (error instanceof CommandRefusal ? { status: error.status, body: error.toBody() } : { status: 500, body: { error: 'internal' } }))
+        .catch((error: unknown) =>
+          error instanceof CommandRefusal
+            ? { status: error.status, body: error.toBody() }
+            : { status: 500, body: { error: 'internal' } },
+        )
         .then(({ status, body }) => {
           response.writeHead(status, { 'content-type': 'application/json' });
           response.end(JSON.stringify(body));
@@ -50,13 +54,30 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('startWorker', () => {
   it('runs dispatch until stopped: the command is executed once, and nothing runs after stop()', async () => {
-    const hold = (requestId: string) => ({ requestId, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } });
+    const hold = (requestId: string) => ({
+      requestId,
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 1 },
+    });
     const agent = await world.agent('acme');
-    const minted = await approvedCommand(t.db, systems.client, agent, world.userId('alice'), hold('req_worker_1'), new Date());
+    const minted = await approvedCommand(
+      t.db,
+      systems.client,
+      agent,
+      world.userId('alice'),
+      hold('req_worker_1'),
+      new Date(),
+    );
     const lines: string[] = [];
     const clock = manualClock();
     // Every job runs once at start; the clock moves only when the test says.
-    const worker = startWorker(t.db, { executorBaseUrl: baseUrl, clock, log: (line) => lines.push(line), logError: (line) => lines.push(line) });
+    const worker = startWorker(t.db, {
+      executorBaseUrl: baseUrl,
+      clock,
+      log: (line) => lines.push(line),
+      logError: (line) => lines.push(line),
+    });
     try {
       await worker.settled();
     } finally {
@@ -64,7 +85,10 @@ describe('startWorker', () => {
     }
     expect((await proposalRow(t.db, minted.proposal.id)).status).toBe('succeeded');
     expect(received).toEqual([minted.jws]);
-    const [row] = await t.db.select().from(outbox).where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
+    const [row] = await t.db
+      .select()
+      .from(outbox)
+      .where(and(eq(outbox.proposalId, minted.proposal.id), eq(outbox.topic, COMMAND_MINTED)));
     expect(row?.deliveredAt).not.toBeNull();
     const [execution] = await t.db.select().from(executions).where(eq(executions.commandId, minted.commandId));
     expect(execution?.status).toBe('succeeded');
@@ -73,7 +97,14 @@ describe('startWorker', () => {
 
     // Stopped: an approval made afterwards is not dispatched however far the clock moves, because
     // no interval is left to tick (a stop() that did nothing would dispatch it on the next tick).
-    const after = await approvedCommand(t.db, systems.client, agent, world.userId('alice'), hold('req_worker_2'), new Date());
+    const after = await approvedCommand(
+      t.db,
+      systems.client,
+      agent,
+      world.userId('alice'),
+      hold('req_worker_2'),
+      new Date(),
+    );
     expect(clock.active).toBe(0);
     for (let tick = 0; tick < 60; tick++) {
       clock.advance(60_000);

@@ -1,23 +1,23 @@
 import type { Database, DatabaseHandle } from '@/db/client';
-import type { Settings } from '@/lib/env';
-import { DELIVERY_BATCH, deliverNotifications } from '@/lib/notifications/deliver';
-import { FAN_OUT_BATCH, fanOutNotifications } from '@/lib/notifications/fanout';
-import { sweepReminders } from '@/lib/notifications/schedule';
-import { targetPolicy, type TargetPolicy } from '@/lib/notifications/outbound';
-import type { MailSettings } from '@/lib/notifications/send';
-import { systemsClient, type SystemsClient } from '@/lib/systems/client';
-import { DISPATCH_BATCH, dispatchCommands } from './dispatch-commands';
-import { expireOverdue } from './expire-proposals';
-import { reconcileClaims, describeRepair } from './reconcile-claims';
-import { reconcileExecutions } from './reconcile-executions';
-import { recheckOpen } from './recheck-open';
-import { watchAuditChains } from './watch-audit-chain';
-import { raiseRubberStampAlarms } from './oversight-alarm';
 import { DISPATCH_CHANNEL } from '@/lib/commands/wake';
-import { jobSet, scheduleJob, stopJobs, type Clock } from './schedule';
+import type { Settings } from '@/lib/env';
 import { AUDIT_CHANNEL } from '@/lib/events/append';
 import { tenantsWithPending } from '@/lib/events/chainer';
-import { auditChainer, type AuditChainer } from './chain-audit';
+import { DELIVERY_BATCH, deliverNotifications } from '@/lib/notifications/deliver';
+import { FAN_OUT_BATCH, fanOutNotifications } from '@/lib/notifications/fanout';
+import { type TargetPolicy, targetPolicy } from '@/lib/notifications/outbound';
+import { sweepReminders } from '@/lib/notifications/schedule';
+import type { MailSettings } from '@/lib/notifications/send';
+import { type SystemsClient, systemsClient } from '@/lib/systems/client';
+import { type AuditChainer, auditChainer } from './chain-audit';
+import { DISPATCH_BATCH, dispatchCommands } from './dispatch-commands';
+import { expireOverdue } from './expire-proposals';
+import { raiseRubberStampAlarms } from './oversight-alarm';
+import { recheckOpen } from './recheck-open';
+import { describeRepair, reconcileClaims } from './reconcile-claims';
+import { reconcileExecutions } from './reconcile-executions';
+import { type Clock, jobSet, scheduleJob, stopJobs } from './schedule';
+import { watchAuditChains } from './watch-audit-chain';
 
 /** How many dispatch runs may be under way at once in one worker. */
 export const DISPATCH_OVERLAP = 4;
@@ -97,7 +97,9 @@ export function executorBaseUrl(settings: Pick<Settings, 'APP_URL' | 'PORT'>): s
 }
 
 /** The worker's settings from the environment. */
-export function workerSettings(settings: Pick<Settings, 'APP_URL' | 'PORT' | 'SMTP_URL' | 'SMTP_FROM' | 'NOTIFY_ALLOWED_PRIVATE_ORIGINS'>): WorkerSettings {
+export function workerSettings(
+  settings: Pick<Settings, 'APP_URL' | 'PORT' | 'SMTP_URL' | 'SMTP_FROM' | 'NOTIFY_ALLOWED_PRIVATE_ORIGINS'>,
+): WorkerSettings {
   return { executorBaseUrl: executorBaseUrl(settings), mail: mailSettings(settings), targets: targetPolicy(settings) };
 }
 
@@ -118,7 +120,12 @@ export function errorCode(error: unknown): string {
 const plural = (n: number, word: string) => `${n} ${n === 1 ? word : word.replace(/y$/, 'ie')}${n === 1 ? '' : 's'}`;
 
 /** The worker's jobs, as data: the one list `startWorker` schedules and listens for. */
-export function workerJobs(db: Database, settings: WorkerSettings, chainer: AuditChainer, logError: (line: string) => void): Job[] {
+export function workerJobs(
+  db: Database,
+  settings: WorkerSettings,
+  chainer: AuditChainer,
+  logError: (line: string) => void,
+): Job[] {
   const intervals = { ...JOB_INTERVALS_MS, ...settings.intervals };
   const mail = settings.mail ?? { from: 'Countersign <countersign@localhost>' };
   const targets = settings.targets ?? { allowedPrivateOrigins: [] };
@@ -141,7 +148,10 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       run: async () => {
         const result = await dispatchCommands(db, { executorBaseUrl: settings.executorBaseUrl });
         if (result.claimed === 0) return {};
-        return { line: `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ${result.retrying} to retry, ${result.dead} dead`, more: result.claimed >= DISPATCH_BATCH };
+        return {
+          line: `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ${result.retrying} to retry, ${result.dead} dead`,
+          more: result.claimed >= DISPATCH_BATCH,
+        };
       },
     },
     {
@@ -150,7 +160,9 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       run: async () => {
         const result = await reconcileExecutions(db);
         if (result.checked === 0) return {};
-        return { line: `checked ${plural(result.checked, 'unknown outcome')}: ${result.succeeded} succeeded, ${result.failed} failed, ${result.pending} still unknown` };
+        return {
+          line: `checked ${plural(result.checked, 'unknown outcome')}: ${result.succeeded} succeeded, ${result.failed} failed, ${result.pending} still unknown`,
+        };
       },
     },
     {
@@ -182,7 +194,12 @@ export function workerJobs(db: Database, settings: WorkerSettings, chainer: Audi
       everyMs: intervals.recheck,
       run: async () => {
         const result = await recheckOpen(db, settings.systems ?? systemsClient());
-        return { line: result.stale + result.drifted > 0 ? `re-checked ${plural(result.checked, 'open proposal')}: ${result.stale} stale, ${result.drifted} changed since proposed` : undefined };
+        return {
+          line:
+            result.stale + result.drifted > 0
+              ? `re-checked ${plural(result.checked, 'open proposal')}: ${result.stale} stale, ${result.drifted} changed since proposed`
+              : undefined,
+        };
       },
     },
     {
@@ -259,17 +276,24 @@ export function startWorker(db: Database, settings: WorkerSettings): Worker {
 
   // One LISTEN per channel, waking every job it names; without one, each job runs on its interval.
   const listening = [...woken].map(([channel, wakes]) =>
-    settings.listen?.(channel, (payload) => {
-      if (!jobs.stopped) for (const wake of wakes) wake(payload);
-    }).catch((error: unknown) => {
-      logError(`[countersign] listening on ${channel} failed (${errorCode(error)}); its jobs run on their intervals only`);
-      return undefined;
-    }),
+    settings
+      .listen?.(channel, (payload) => {
+        if (!jobs.stopped) for (const wake of wakes) wake(payload);
+      })
+      .catch((error: unknown) => {
+        logError(
+          `[countersign] listening on ${channel} failed (${errorCode(error)}); its jobs run on their intervals only`,
+        );
+        return undefined;
+      }),
   );
 
   return {
     async stop() {
-      await stopJobs(jobs, listening.flatMap((listened) => (listened ? [listened.then((unlisten) => unlisten?.())] : [])));
+      await stopJobs(
+        jobs,
+        listening.flatMap((listened) => (listened ? [listened.then((unlisten) => unlisten?.())] : [])),
+      );
       await chainer.idle();
     },
     async settled() {

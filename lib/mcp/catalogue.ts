@@ -1,7 +1,7 @@
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { envelopeSchema } from '@/lib/input/envelope';
-import { toolSchema, type ObjectSchema } from './json-schema';
+import { type ObjectSchema, toolSchema } from './json-schema';
 import { proposalResultSchema } from './results';
 
 /** A tool that proposes one action at its tenant's current contract version. */
@@ -27,7 +27,8 @@ const TOOL_PREFIX = 'propose_';
 export const toolName = (action: string) => `${TOOL_PREFIX}${action}`;
 
 /** The action a proposal tool's name stands for (undefined for any other name). */
-export const actionOfTool = (name: string) => (name.startsWith(TOOL_PREFIX) ? name.slice(TOOL_PREFIX.length) : undefined);
+export const actionOfTool = (name: string) =>
+  name.startsWith(TOOL_PREFIX) ? name.slice(TOOL_PREFIX.length) : undefined;
 
 const envelopeDocument = toolSchema(envelopeSchema, 'input');
 const envelopeProperty = (name: (typeof ENVELOPE_FIELDS)[number]) => envelopeDocument.properties?.[name];
@@ -52,7 +53,10 @@ export function proposalTool(action: ActionModule): ProposalTool | undefined {
   const argNames = Object.keys(args.properties ?? {});
   const clash = argNames.find((name) => (ENVELOPE_FIELDS as readonly string[]).includes(name));
   // Fail closed: a flattened argument shadowing an envelope field would make the mapping ambiguous.
-  if (clash) throw new Error(`${action.name} v${contract.version} has an argument named "${clash}", which MCP tools reserve for the envelope.`);
+  if (clash)
+    throw new Error(
+      `${action.name} v${contract.version} has an argument named "${clash}", which MCP tools reserve for the envelope.`,
+    );
   // Any other keyword of the contract's document ($defs…) stays; type and closedness are set below.
   const { properties, required, ...rest } = args;
   return {
@@ -78,15 +82,23 @@ export function proposalTool(action: ActionModule): ProposalTool | undefined {
 }
 
 /** The proposal tools of a key: one per action it may use, from its tenant's contracts (lib/contracts/catalog.ts). */
-export function proposalTools(actions: readonly ActionModule[], agent: Pick<AgentPrincipal, 'allowedActions'>): ProposalTool[] {
-  return actions.filter((action) => agent.allowedActions.includes(action.name)).flatMap((action) => proposalTool(action) ?? []);
+export function proposalTools(
+  actions: readonly ActionModule[],
+  agent: Pick<AgentPrincipal, 'allowedActions'>,
+): ProposalTool[] {
+  return actions
+    .filter((action) => agent.allowedActions.includes(action.name))
+    .flatMap((action) => proposalTool(action) ?? []);
 }
 
 /**
  * The envelope `POST /api/v1/proposals` takes, from a tool's input: the envelope fields as given,
  * every other field as an argument, values untouched (intake validates, never this).
  */
-export function envelopeOf(tool: Pick<ProposalTool, 'action' | 'contractVersion'>, input: Record<string, unknown>): Record<string, unknown> {
+export function envelopeOf(
+  tool: Pick<ProposalTool, 'action' | 'contractVersion'>,
+  input: Record<string, unknown>,
+): Record<string, unknown> {
   const isEnvelopeField = (key: string) => (ENVELOPE_FIELDS as readonly string[]).includes(key);
   const entries = Object.entries(input);
   // fromEntries defines own properties, so no key can reach a prototype.

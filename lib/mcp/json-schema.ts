@@ -1,7 +1,11 @@
 import type { z } from 'zod';
 import { jsonSchema } from '@/lib/contracts/documents';
 
-export type ObjectSchema = Record<string, unknown> & { type: 'object'; properties?: Record<string, unknown>; required?: string[] };
+export type ObjectSchema = Record<string, unknown> & {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+};
 
 /**
  * A zod object schema as a tool's JSON Schema: generated as the contracts' documents are (draft

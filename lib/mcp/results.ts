@@ -25,7 +25,12 @@ export function structuredResult(value: Record<string, unknown>): ToolResult {
 }
 
 export function proposalResult(proposal: Pick<Proposal, 'id' | 'status' | 'payloadHash'>, origin: string): ToolResult {
-  const result: ProposalResult = { proposalId: proposal.id, status: proposal.status, payloadHash: proposal.payloadHash, reviewUrl: `${origin}/proposals/${proposal.id}` };
+  const result: ProposalResult = {
+    proposalId: proposal.id,
+    status: proposal.status,
+    payloadHash: proposal.payloadHash,
+    reviewUrl: `${origin}/proposals/${proposal.id}`,
+  };
   return structuredResult(result);
 }
 
@@ -37,8 +42,12 @@ type RepairAdvice = { allowed?: boolean; attemptsLeft?: number };
 
 function repairLine(repair: RepairAdvice | undefined, requestId: string | undefined): string | undefined {
   if (!repair) return undefined;
-  if (repair.allowed === false) return 'Repair: no repairs are left for this request; do not retry it. An operator can see the chain.';
-  const left = typeof repair.attemptsLeft === 'number' ? `${repair.attemptsLeft} repair${repair.attemptsLeft === 1 ? '' : 's'} left` : 'repairs are allowed';
+  if (repair.allowed === false)
+    return 'Repair: no repairs are left for this request; do not retry it. An operator can see the chain.';
+  const left =
+    typeof repair.attemptsLeft === 'number'
+      ? `${repair.attemptsLeft} repair${repair.attemptsLeft === 1 ? '' : 's'} left`
+      : 'repairs are allowed';
   const target = requestId ? `repairOf "${requestId}"` : 'repairOf set to the refused requestId';
   return `Repair: call again with the fields corrected, a new requestId and ${target} (${left}).`;
 }

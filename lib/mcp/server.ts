@@ -30,7 +30,16 @@ const INSTRUCTIONS =
 async function listTools(ctx: McpContext) {
   try {
     const tools = proposalTools(await tenantActions(ctx.db, ctx.agent.tenantId), ctx.agent);
-    return [...tools.map(({ name, title, description, inputSchema, outputSchema }) => ({ name, title, description, inputSchema, outputSchema })), statusTool];
+    return [
+      ...tools.map(({ name, title, description, inputSchema, outputSchema }) => ({
+        name,
+        title,
+        description,
+        inputSchema,
+        outputSchema,
+      })),
+      statusTool,
+    ];
   } catch (error) {
     // The SDK would send a thrown error's message to the client: send nothing of it.
     console.error('[countersign] MCP tools/list failed', error instanceof Error ? error.name : typeof error);
@@ -40,22 +49,40 @@ async function listTools(ctx: McpContext) {
 
 async function propose(ctx: McpContext, name: string, input: Record<string, unknown>): Promise<ToolResult> {
   const action = actionOfTool(name);
-  const tool = action ? proposalTools(await tenantActions(ctx.db, ctx.agent.tenantId), ctx.agent).find((t) => t.action === action) : undefined;
-  if (!tool) return errorResult('Refused: unknown_tool. This key has no such tool; list the tools to see the ones it may use.');
+  const tool = action
+    ? proposalTools(await tenantActions(ctx.db, ctx.agent.tenantId), ctx.agent).find((t) => t.action === action)
+    : undefined;
+  if (!tool)
+    return errorResult('Refused: unknown_tool. This key has no such tool; list the tools to see the ones it may use.');
   const envelope = envelopeOf(tool, input);
   try {
     // The same intake as POST /api/v1/proposals: gates, attempts, repair budget and idempotency.
-    const { proposal } = await submitProposal(ctx.db, ctx.agent, { text: JSON.stringify(envelope), value: envelope }, ctx.systems);
+    const { proposal } = await submitProposal(
+      ctx.db,
+      ctx.agent,
+      { text: JSON.stringify(envelope), value: envelope },
+      ctx.systems,
+    );
     return proposalResult(proposal, ctx.origin);
   } catch (error) {
-    if (error instanceof DomainError) return refusalResult(error, isRequestId(input.requestId) ? input.requestId : undefined);
+    if (error instanceof DomainError)
+      return refusalResult(error, isRequestId(input.requestId) ? input.requestId : undefined);
     throw error;
   }
 }
 
-async function proposalStatus(ctx: McpContext, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+async function proposalStatus(
+  ctx: McpContext,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   try {
-    const proposal = await awaitDecision(ctx.db, ctx.agent, parseStatusInput(input), AbortSignal.any([signal, ctx.signal]));
+    const proposal = await awaitDecision(
+      ctx.db,
+      ctx.agent,
+      parseStatusInput(input),
+      AbortSignal.any([signal, ctx.signal]),
+    );
     return await statusResult(ctx.db, proposal, ctx.origin);
   } catch (error) {
     if (error instanceof DomainError) return refusalResult(error);
@@ -63,21 +90,33 @@ async function proposalStatus(ctx: McpContext, input: Record<string, unknown>, s
   }
 }
 
-async function callTool(ctx: McpContext, name: string, input: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+async function callTool(
+  ctx: McpContext,
+  name: string,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<ToolResult> {
   try {
     return name === STATUS_TOOL ? await proposalStatus(ctx, input, signal) : await propose(ctx, name, input);
   } catch (error) {
     // Unknown failures never leak their text to the model.
     console.error('[countersign] MCP tool failed', error instanceof Error ? error.name : typeof error);
-    return errorResult('Refused: internal_error. Something went wrong on the server; nothing was changed. Retry later.');
+    return errorResult(
+      'Refused: internal_error. Something went wrong on the server; nothing was changed. Retry later.',
+    );
   }
 }
 
 /** A fresh MCP server for one request (stateless): the key's tools and the status tool. */
 export function mcpServer(ctx: McpContext): Server {
-  const server = new Server({ name: 'countersign', version: '1.0.0' }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'countersign', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await listTools(ctx) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => callTool(ctx, request.params.name, request.params.arguments ?? {}, extra.signal));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+    callTool(ctx, request.params.name, request.params.arguments ?? {}, extra.signal),
+  );
   return server;
 }
 
@@ -86,7 +125,10 @@ export function mcpServer(ctx: McpContext): Server {
  * for it and closed after it. `message` is the one JSON-RPC message readMcpMessage let through.
  */
 export async function handleMcpRequest(ctx: McpContext, request: Request, message: unknown): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   const server = mcpServer(ctx);
   await server.connect(transport);
   try {

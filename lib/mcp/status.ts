@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { Database } from '@/db';
-import { proposalStatusEnum, type Proposal } from '@/db/schema';
+import { type Proposal, proposalStatusEnum } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { proposalViewJson } from '@/lib/api/responses/proposal-json';
+import { readProposalView } from '@/lib/decisions/proposal-view';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
 import { toFieldIssues } from '@/lib/input/field-issues';
 import { getProposal } from '@/lib/proposals/lookup';
-import { readProposalView } from '@/lib/decisions/proposal-view';
-import { proposalViewJson } from '@/lib/api/responses/proposal-json';
 import { toolSchema } from './json-schema';
 import { structuredResult, type ToolResult } from './results';
 
@@ -21,7 +21,11 @@ export const statusInputSchema = z.strictObject({
   waitSeconds: z.int().min(0).max(MAX_WAIT_SECONDS).optional(),
 });
 
-const decisionView = z.strictObject({ decision: z.enum(['approve', 'reject']), reason: z.string().nullable(), at: z.string() });
+const decisionView = z.strictObject({
+  decision: z.enum(['approve', 'reject']),
+  reason: z.string().nullable(),
+  at: z.string(),
+});
 
 const executionView = z.strictObject({
   status: z.string(),
@@ -30,7 +34,9 @@ const executionView = z.strictObject({
   errorCode: z.string().nullable(),
   nextCheckAt: z.string().nullable(),
   updatedAt: z.string(),
-  checks: z.array(z.strictObject({ at: z.string(), attempt: z.int().nullable(), outcome: z.string(), reason: z.string().nullable() })),
+  checks: z.array(
+    z.strictObject({ at: z.string(), attempt: z.int().nullable(), outcome: z.string(), reason: z.string().nullable() }),
+  ),
 });
 
 /** The proposal as the agent's `GET /api/v1/proposals/:id` shows it, reduced to where it stands. */
@@ -64,14 +70,21 @@ export type StatusInput = z.infer<typeof statusInputSchema>;
 export function parseStatusInput(input: unknown): StatusInput {
   const parsed = statusInputSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new DomainError('invalid', 'invalid_arguments', `The arguments do not match ${STATUS_TOOL}.`, { issues: toFieldIssues(parsed.error, input, statusInputSchema) });
+  throw new DomainError('invalid', 'invalid_arguments', `The arguments do not match ${STATUS_TOOL}.`, {
+    issues: toFieldIssues(parsed.error, input, statusInputSchema),
+  });
 }
 
 /**
  * The key's tenant's proposal, re-read every POLL_MS while it is pending, until it is decided,
  * `waitSeconds` pass or the caller goes away; another tenant's id is not found, as in the API.
  */
-export async function awaitDecision(db: Database, agent: AgentPrincipal, { proposalId, waitSeconds = 0 }: StatusInput, signal: AbortSignal): Promise<Proposal> {
+export async function awaitDecision(
+  db: Database,
+  agent: AgentPrincipal,
+  { proposalId, waitSeconds = 0 }: StatusInput,
+  signal: AbortSignal,
+): Promise<Proposal> {
   const deadline = Date.now() + waitSeconds * 1000;
   let proposal = await getProposal(db, agent.tenantId, proposalId);
   while (proposal?.status === 'pending_approval' && !signal.aborted) {

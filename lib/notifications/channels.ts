@@ -1,25 +1,34 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
-import { notificationChannels, notificationDeliveries, tenants, type NotificationChannel } from '@/db/schema';
+import { type NotificationChannel, notificationChannels, notificationDeliveries, tenants } from '@/db/schema';
 import { DomainError } from '@/lib/errors/domain-error';
-import { toFieldIssues } from '@/lib/input/field-issues';
 import { recordStateChange } from '@/lib/events/record';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';
-import { channelKind, CHANNEL_KIND_NAMES, CHANNEL_KINDS_IN_WORDS } from './kinds/registry';
-import { checkTarget, TARGET_NOT_ALLOWED, targetPolicy, type TargetPolicy } from './outbound';
+import { toFieldIssues } from '@/lib/input/field-issues';
+import { CHANNEL_KIND_NAMES, CHANNEL_KINDS_IN_WORDS, channelKind } from './kinds/registry';
+import { checkTarget, TARGET_NOT_ALLOWED, type TargetPolicy, targetPolicy } from './outbound';
 
 export type Actor = { type: 'user' | 'system'; id: string };
 
 const eventList = z
-  .array(z.enum(NOTIFICATION_EVENT_NAMES as [string, ...string[]], { error: `must be one of ${NOTIFICATION_EVENT_NAMES.join(', ')}` }), {
-    error: 'must be a list of notification event names',
-  })
+  .array(
+    z.enum(NOTIFICATION_EVENT_NAMES as [string, ...string[]], {
+      error: `must be one of ${NOTIFICATION_EVENT_NAMES.join(', ')}`,
+    }),
+    {
+      error: 'must be a list of notification event names',
+    },
+  )
   .min(1, 'must name at least one event')
   .refine((events) => new Set(events).size === events.length, 'must not repeat an event');
 
-const target = z.string().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters').refine((value) => value === value.trim(), 'must not start or end with spaces');
+const target = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(2048, 'must be at most 2048 characters')
+  .refine((value) => value === value.trim(), 'must not start or end with spaces');
 
 function checkTargetShape(kind: NotificationChannel['kind'], value: string, ctx: z.RefinementCtx) {
   const problem = channelKind(kind).targetProblem(value);
@@ -49,15 +58,26 @@ export type ChannelInput = z.infer<typeof channelInput>;
 
 /** A change to a channel: its target, its events, its digest threshold, or whether it is enabled. */
 export const channelPatch = z
-  .strictObject({ target: target.optional(), events: eventList.optional(), enabled: z.boolean().optional(), digestThreshold: digestThreshold.optional() })
+  .strictObject({
+    target: target.optional(),
+    events: eventList.optional(),
+    enabled: z.boolean().optional(),
+    digestThreshold: digestThreshold.optional(),
+  })
   .refine((value) => Object.keys(value).length > 0, 'must change target, events, digestThreshold or enabled');
 
 export type ChannelPatch = z.infer<typeof channelPatch>;
 
 /** The tenant's notification settings: minutes (0 turns the notice off) and the values opt-in. */
 export const notificationSettingsInput = z.strictObject({
-  reminderLeadMinutes: z.int({ error: 'must be a whole number of minutes' }).min(0).max(7 * 24 * 60),
-  escalateAfterMinutes: z.int({ error: 'must be a whole number of minutes' }).min(0).max(7 * 24 * 60),
+  reminderLeadMinutes: z
+    .int({ error: 'must be a whole number of minutes' })
+    .min(0)
+    .max(7 * 24 * 60),
+  escalateAfterMinutes: z
+    .int({ error: 'must be a whole number of minutes' })
+    .min(0)
+    .max(7 * 24 * 60),
   notifyWithValues: z.boolean({ error: 'must be true or false' }),
 });
 
@@ -82,15 +102,29 @@ export type SaveOptions = { now?: Date; targets?: TargetPolicy };
  * address (or any `localhost`), unless its exact origin is allowed. A name that does not resolve yet
  * is saved: every delivery resolves it again and refuses it then, so saving early grants nothing.
  */
-async function refuseUnlessAllowed(kind: NotificationChannel['kind'], target: string, policy: TargetPolicy = targetPolicy()) {
+async function refuseUnlessAllowed(
+  kind: NotificationChannel['kind'],
+  target: string,
+  policy: TargetPolicy = targetPolicy(),
+) {
   if (!channelKind(kind).targetIsOutbound) return;
   const checked = await checkTarget(target, policy);
   if (checked.ok || checked.code !== TARGET_NOT_ALLOWED) return;
-  throw new DomainError('refused', TARGET_NOT_ALLOWED, `The target of a ${kind} channel is not allowed: ${checked.message}`);
+  throw new DomainError(
+    'refused',
+    TARGET_NOT_ALLOWED,
+    `The target of a ${kind} channel is not allowed: ${checked.message}`,
+  );
 }
 
 /** Adds a channel (audited). A secret the kind makes (a webhook's signing secret) is returned here and never again. */
-export async function createChannel(db: Database, tenantId: string, actor: Actor, input: ChannelInput, { now = new Date(), targets }: SaveOptions = {}) {
+export async function createChannel(
+  db: Database,
+  tenantId: string,
+  actor: Actor,
+  input: ChannelInput,
+  { now = new Date(), targets }: SaveOptions = {},
+) {
   await refuseUnlessAllowed(input.kind, input.target, targets);
   const secret = channelKind(input.kind).newSecret?.() ?? null;
   return db.transaction(async (tx) => {
@@ -110,7 +144,14 @@ export async function createChannel(db: Database, tenantId: string, actor: Actor
         updatedAt: now,
       })
       .returning();
-    await recordStateChange(tx, { tenantId, type: 'channel.created', actor, data: { channel: channel!.id, kind: input.kind }, occurredAt: now, outbox: false });
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'channel.created',
+      actor,
+      data: { channel: channel!.id, kind: input.kind },
+      occurredAt: now,
+      outbox: false,
+    });
     return { channel: publicChannel(channel!), secret };
   });
 }
@@ -128,7 +169,14 @@ async function checkNewTarget(kind: NotificationChannel['kind'], target: string,
 }
 
 /** Changes a channel of this tenant (audited); undefined when the tenant has no such channel. */
-export async function updateChannel(db: Database, tenantId: string, channelId: string, actor: Actor, patch: ChannelPatch, { now = new Date(), targets }: SaveOptions = {}) {
+export async function updateChannel(
+  db: Database,
+  tenantId: string,
+  channelId: string,
+  actor: Actor,
+  patch: ChannelPatch,
+  { now = new Date(), targets }: SaveOptions = {},
+) {
   const ofTenant = and(eq(notificationChannels.id, channelId), eq(notificationChannels.tenantId, tenantId));
   if (patch.target !== undefined) {
     // Resolving the name happens before the transaction: no row stays locked during a lookup.
@@ -137,9 +185,17 @@ export async function updateChannel(db: Database, tenantId: string, channelId: s
     await checkNewTarget(existing.kind, patch.target, targets);
   }
   return db.transaction(async (tx) => {
-    const [current] = await tx.select({ id: notificationChannels.id }).from(notificationChannels).where(ofTenant).for('update');
+    const [current] = await tx
+      .select({ id: notificationChannels.id })
+      .from(notificationChannels)
+      .where(ofTenant)
+      .for('update');
     if (!current) return undefined;
-    const [channel] = await tx.update(notificationChannels).set({ ...patch, updatedAt: now }).where(eq(notificationChannels.id, channelId)).returning();
+    const [channel] = await tx
+      .update(notificationChannels)
+      .set({ ...patch, updatedAt: now })
+      .where(eq(notificationChannels.id, channelId))
+      .returning();
     const changed = Object.keys(patch).sort().join(',');
     await recordStateChange(tx, {
       tenantId,
@@ -154,29 +210,56 @@ export async function updateChannel(db: Database, tenantId: string, channelId: s
 }
 
 export async function listChannels(db: Database, tenantId: string) {
-  const rows = await db.select().from(notificationChannels).where(eq(notificationChannels.tenantId, tenantId)).orderBy(notificationChannels.createdAt, notificationChannels.id);
+  const rows = await db
+    .select()
+    .from(notificationChannels)
+    .where(eq(notificationChannels.tenantId, tenantId))
+    .orderBy(notificationChannels.createdAt, notificationChannels.id);
   return rows.map(publicChannel);
 }
 
 /** The channel with its secret, for sending; undefined outside the tenant. */
 export async function channelOf(db: Database, tenantId: string, channelId: string) {
-  const [row] = await db.select().from(notificationChannels).where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.tenantId, tenantId)));
+  const [row] = await db
+    .select()
+    .from(notificationChannels)
+    .where(and(eq(notificationChannels.id, channelId), eq(notificationChannels.tenantId, tenantId)));
   return row;
 }
 
-export async function notificationSettingsOf(db: Database, tenantId: string): Promise<NotificationSettings | undefined> {
+export async function notificationSettingsOf(
+  db: Database,
+  tenantId: string,
+): Promise<NotificationSettings | undefined> {
   const [row] = await db
-    .select({ reminderLeadMinutes: tenants.reminderLeadMinutes, escalateAfterMinutes: tenants.escalateAfterMinutes, notifyWithValues: tenants.notifyWithValues })
+    .select({
+      reminderLeadMinutes: tenants.reminderLeadMinutes,
+      escalateAfterMinutes: tenants.escalateAfterMinutes,
+      notifyWithValues: tenants.notifyWithValues,
+    })
     .from(tenants)
     .where(eq(tenants.id, tenantId));
   return row;
 }
 
-export async function updateNotificationSettings(db: Database, tenantId: string, actor: Actor, settings: NotificationSettings, now = new Date()) {
+export async function updateNotificationSettings(
+  db: Database,
+  tenantId: string,
+  actor: Actor,
+  settings: NotificationSettings,
+  now = new Date(),
+) {
   return db.transaction(async (tx) => {
     const [row] = await tx.update(tenants).set(settings).where(eq(tenants.id, tenantId)).returning({ id: tenants.id });
     if (!row) return undefined;
-    await recordStateChange(tx, { tenantId, type: 'tenant.settings_changed', actor, data: { ...settings }, occurredAt: now, outbox: false });
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'tenant.settings_changed',
+      actor,
+      data: { ...settings },
+      occurredAt: now,
+      outbox: false,
+    });
     return settings;
   });
 }
@@ -184,9 +267,16 @@ export async function updateNotificationSettings(db: Database, tenantId: string,
 export const RECENT_DELIVERIES = 50;
 
 /** The tenant's last 50 deliveries, newest first, with their channel (or only one channel's, or one delivery). */
-export async function recentDeliveries(db: Database, tenantId: string, options: { channelId?: string; deliveryId?: string } = {}) {
+export async function recentDeliveries(
+  db: Database,
+  tenantId: string,
+  options: { channelId?: string; deliveryId?: string } = {},
+) {
   const rows = await db
-    .select({ delivery: notificationDeliveries, channel: { kind: notificationChannels.kind, target: notificationChannels.target } })
+    .select({
+      delivery: notificationDeliveries,
+      channel: { kind: notificationChannels.kind, target: notificationChannels.target },
+    })
     .from(notificationDeliveries)
     .innerJoin(notificationChannels, eq(notificationChannels.id, notificationDeliveries.channelId))
     .where(
@@ -231,16 +321,39 @@ export async function deliveryOf(db: Database, tenantId: string, deliveryId: str
  * same id (a receiver that did get it after all de-duplicates). Undefined unless this tenant has
  * that delivery and it is dead.
  */
-export async function retryDelivery(db: Database, tenantId: string, deliveryId: string, actor: Actor, now = new Date()) {
+export async function retryDelivery(
+  db: Database,
+  tenantId: string,
+  deliveryId: string,
+  actor: Actor,
+  now = new Date(),
+) {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(notificationDeliveries)
       // A message that died with its digest is sent on its own.
       .set({ status: 'pending', attempts: 0, availableAt: now, deadAt: null, digestId: null })
-      .where(and(eq(notificationDeliveries.id, deliveryId), eq(notificationDeliveries.tenantId, tenantId), eq(notificationDeliveries.status, 'dead')))
-      .returning({ id: notificationDeliveries.id, channelId: notificationDeliveries.channelId, event: notificationDeliveries.event });
+      .where(
+        and(
+          eq(notificationDeliveries.id, deliveryId),
+          eq(notificationDeliveries.tenantId, tenantId),
+          eq(notificationDeliveries.status, 'dead'),
+        ),
+      )
+      .returning({
+        id: notificationDeliveries.id,
+        channelId: notificationDeliveries.channelId,
+        event: notificationDeliveries.event,
+      });
     if (!row) return undefined;
-    await recordStateChange(tx, { tenantId, type: 'delivery.retried', actor, data: { delivery: row.id, channel: row.channelId, event: row.event }, occurredAt: now, outbox: false });
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'delivery.retried',
+      actor,
+      data: { delivery: row.id, channel: row.channelId, event: row.event },
+      occurredAt: now,
+      outbox: false,
+    });
     return { id: row.id };
   });
 }

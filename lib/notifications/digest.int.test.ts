@@ -1,18 +1,18 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { notificationDeliveries, type NotificationDelivery } from '@/db/schema';
+import { type NotificationDelivery, notificationDeliveries } from '@/db/schema';
 import { readJsonRequest } from '@/lib/http/body';
 import { setupTestDatabase } from '@/test/db';
 import { setupReceivers } from '@/test/fixtures/notifications';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
-import { createChannel, listChannels, updateChannel, type ChannelInput } from './channels';
+import { type ChannelInput, createChannel, listChannels, updateChannel } from './channels';
 import { deliverNotifications } from './deliver';
 import { DIGEST_EVENT, DIGEST_WINDOW_MS } from './digest';
 import { fanOutNotifications } from './fanout';
-import { factLine, unlinked } from './render';
 import type { MessageData } from './message';
+import { factLine, unlinked } from './render';
 import { channelChangeRequest, channelCreateRequest } from './requests';
 
 /**
@@ -28,7 +28,13 @@ const receivers = setupReceivers(() => t.db);
 const { admin: ADMIN, opened, options } = receivers;
 
 async function channel(input: ChannelInput) {
-  const created = await createChannel(t.db, 'acme', ADMIN, { events: ['proposal.waiting'], ...input }, { targets: options().targets });
+  const created = await createChannel(
+    t.db,
+    'acme',
+    ADMIN,
+    { events: ['proposal.waiting'], ...input },
+    { targets: options().targets },
+  );
   opened.push(created!.channel.id);
   return created!.channel;
 }
@@ -36,7 +42,18 @@ async function channel(input: ChannelInput) {
 /** `count` proposals waiting, their messages made at `at`. */
 async function arrive(count: number, at: Date) {
   for (let i = 0; i < count; i++) {
-    await submitAs(t.db, systems.client, seeded.acme, { requestId: `req_digest_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-blue', quantity: 1 } }, { now: at });
+    await submitAs(
+      t.db,
+      systems.client,
+      seeded.acme,
+      {
+        requestId: `req_digest_${++sequence}`,
+        action: 'hold_stock',
+        contractVersion: 1,
+        args: { sku: 'filter-blue', quantity: 1 },
+      },
+      { now: at },
+    );
   }
   await fanOutNotifications(t.db, { baseUrl: BASE, now: at });
 }
@@ -49,8 +66,16 @@ const deliver = (at: Date) => deliverNotifications(t.db, { ...options(), now: at
 const begin = () => new Date(Date.now() + 60_000);
 const after = (start: Date, ms: number) => new Date(start.getTime() + ms);
 const rowsOf = (channelId: string): Promise<NotificationDelivery[]> =>
-  t.db.select().from(notificationDeliveries).where(eq(notificationDeliveries.channelId, channelId)).orderBy(notificationDeliveries.createdAt, notificationDeliveries.id);
-type Body = { type: string; data: Record<string, unknown>; items?: { id: string; type: string; data: MessageData; facts: { label: string; value: string }[] }[] };
+  t.db
+    .select()
+    .from(notificationDeliveries)
+    .where(eq(notificationDeliveries.channelId, channelId))
+    .orderBy(notificationDeliveries.createdAt, notificationDeliveries.id);
+type Body = {
+  type: string;
+  data: Record<string, unknown>;
+  items?: { id: string; type: string; data: MessageData; facts: { label: string; value: string }[] }[];
+};
 const bodies = (path: string) => receivers.sink.received(path).map((request) => JSON.parse(request.body) as Body);
 
 describe('digests', () => {
@@ -80,19 +105,27 @@ describe('digests', () => {
     const received = bodies('/n1');
     expect(received).toHaveLength(4);
     const digest = received[3]!;
-    expect(digest).toMatchObject({ type: DIGEST_EVENT, data: { count: 2, headline: '2 notifications in one minute', url: `${BASE}/` } });
+    expect(digest).toMatchObject({
+      type: DIGEST_EVENT,
+      data: { count: 2, headline: '2 notifications in one minute', url: `${BASE}/` },
+    });
     const rows = await rowsOf(hook.id);
     const held = rows.filter((row) => row.digestId !== null);
     expect(held).toHaveLength(2);
     expect(digest.items!.map((item) => item.id)).toEqual(held.map((row) => row.id));
     for (const item of digest.items!) {
-      expect(item).toMatchObject({ type: 'proposal.waiting', data: { url: expect.stringMatching(new RegExp(`^${BASE}/proposals/prp_`)) } });
+      expect(item).toMatchObject({
+        type: 'proposal.waiting',
+        data: { url: expect.stringMatching(new RegExp(`^${BASE}/proposals/prp_`)) },
+      });
       expect(item.facts).toContainEqual({ label: 'Approvals', value: '0 of 1' });
     }
     // The messages it held are delivered with it; each was attempted once, as the digest.
     const sent = rows.find((row) => row.event === DIGEST_EVENT)!;
     expect(sent).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect(held.every((row) => row.status === 'delivered' && row.attempts === 0 && row.digestId === sent.id)).toBe(true);
+    expect(held.every((row) => row.status === 'delivered' && row.attempts === 0 && row.digestId === sent.id)).toBe(
+      true,
+    );
     expect(await deliver(after(start, 2 * DIGEST_WINDOW_MS))).toMatchObject({ claimed: 0 });
   });
 
@@ -126,25 +159,40 @@ describe('digests', () => {
 
     const digestAt = after(start, DIGEST_WINDOW_MS);
     // Made at one instant, messages are listed in the order of the outbox rows they tell of.
-    const heldBy = async (channelId: string) => (await rowsOf(channelId)).filter((row) => row.digestId !== null).sort((a, b) => (a.outboxId! < b.outboxId! ? -1 : 1));
+    const heldBy = async (channelId: string) =>
+      (await rowsOf(channelId))
+        .filter((row) => row.digestId !== null)
+        .sort((a, b) => (a.outboxId! < b.outboxId! ? -1 : 1));
     const held = await heldBy(hook.id);
     expect(held).toHaveLength(2);
     // Every channel holds back the same messages (the later ones of the burst).
-    for (const other of opened.slice(1)) expect((await heldBy(other)).map((row) => row.outboxId)).toEqual(held.map((row) => row.outboxId));
-    const lines = held.map((row) => ({ line: factLine({ id: row.id, event: row.event, data: row.data, createdAt: row.createdAt, now: digestAt }), url: String(row.data.url) }));
-    expect(lines[0]!.line).toMatch(/^Waiting for a decision: Hold stock — Needs you yes: 1 more approval needed · Resource sku filter-blue · Risk \w+ · .*Approvals 0 of 1 · Time left 23 h 59 min$/);
+    for (const other of opened.slice(1))
+      expect((await heldBy(other)).map((row) => row.outboxId)).toEqual(held.map((row) => row.outboxId));
+    const lines = held.map((row) => ({
+      line: factLine({ id: row.id, event: row.event, data: row.data, createdAt: row.createdAt, now: digestAt }),
+      url: String(row.data.url),
+    }));
+    expect(lines[0]!.line).toMatch(
+      /^Waiting for a decision: Hold stock — Needs you yes: 1 more approval needed · Resource sku filter-blue · Risk \w+ · .*Approvals 0 of 1 · Time left 23 h 59 min$/,
+    );
 
     const webhook = bodies('/dw').find((body) => body.type === DIGEST_EVENT)!;
     expect(webhook.data.count).toBe(2);
     expect(webhook.items!.map((item) => item.data.url)).toEqual(lines.map(({ url }) => url));
 
-    const slack = JSON.parse(receivers.sink.received('/ds').at(-1)!.body) as { blocks: { type: string; text?: { text: string }; accessory?: { url: string } }[] };
+    const slack = JSON.parse(receivers.sink.received('/ds').at(-1)!.body) as {
+      blocks: { type: string; text?: { text: string }; accessory?: { url: string } }[];
+    };
     expect(slack.blocks[0]!.text!.text).toBe('2 notifications in one minute');
     const sections = slack.blocks.filter((block) => block.accessory);
-    expect(sections.map((block) => [block.text!.text, block.accessory!.url])).toEqual(lines.map(({ line, url }) => [unlinked(line), url]));
+    expect(sections.map((block) => [block.text!.text, block.accessory!.url])).toEqual(
+      lines.map(({ line, url }) => [unlinked(line), url]),
+    );
     expect(slack.blocks.length).toBeLessThanOrEqual(50);
 
-    const letter = receivers.mail.received().find((each) => each.subject === 'Needs you: [Countersign] 2 notifications in one minute')!;
+    const letter = receivers.mail
+      .received()
+      .find((each) => each.subject === 'Needs you: [Countersign] 2 notifications in one minute')!;
     for (const { line, url } of lines) {
       expect(letter.text).toContain(`- ${line}\n  Review: ${url}`);
       expect(letter.html).toContain(`href="${url}"`);
@@ -154,21 +202,46 @@ describe('digests', () => {
 });
 
 describe('the digest threshold setting', () => {
-  const request = (body: unknown) => new Request('http://countersign.test/api/v1/admin/notifications/channels/chn_x', { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const request = (body: unknown) =>
+    new Request('http://countersign.test/api/v1/admin/notifications/channels/chn_x', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
-  it.each([-1, 101, 1.5, '5', null, true])('%j is refused with a 422 naming digestThreshold, on create and on change', async (bad) => {
-    const refusal = { status: 422, code: 'invalid_channel', extra: { issues: [expect.objectContaining({ field: 'digestThreshold' })] } };
-    await expect(readJsonRequest(request({ digestThreshold: bad }), channelChangeRequest)).rejects.toMatchObject(refusal);
-    await expect(readJsonRequest(request({ kind: 'webhook', target: 'https://receiver.example/hook', digestThreshold: bad }), channelCreateRequest)).rejects.toMatchObject(refusal);
-  });
+  it.each([-1, 101, 1.5, '5', null, true])(
+    '%j is refused with a 422 naming digestThreshold, on create and on change',
+    async (bad) => {
+      const refusal = {
+        status: 422,
+        code: 'invalid_channel',
+        extra: { issues: [expect.objectContaining({ field: 'digestThreshold' })] },
+      };
+      await expect(readJsonRequest(request({ digestThreshold: bad }), channelChangeRequest)).rejects.toMatchObject(
+        refusal,
+      );
+      await expect(
+        readJsonRequest(
+          request({ kind: 'webhook', target: 'https://receiver.example/hook', digestThreshold: bad }),
+          channelCreateRequest,
+        ),
+      ).rejects.toMatchObject(refusal);
+    },
+  );
 
   it('is 5 unless set, takes 0 to 100, and is listed with the channel', async () => {
     const made = await channel({ kind: 'webhook', target: `${receivers.sink.url}/setting` });
     expect(made.digestThreshold).toBe(5);
     for (const value of [0, 100]) {
-      expect(await readJsonRequest(request({ digestThreshold: value }), channelChangeRequest)).toEqual({ digestThreshold: value });
-      expect((await updateChannel(t.db, 'acme', made.id, ADMIN, { digestThreshold: value }))!.channel.digestThreshold).toBe(value);
+      expect(await readJsonRequest(request({ digestThreshold: value }), channelChangeRequest)).toEqual({
+        digestThreshold: value,
+      });
+      expect(
+        (await updateChannel(t.db, 'acme', made.id, ADMIN, { digestThreshold: value }))!.channel.digestThreshold,
+      ).toBe(value);
     }
-    expect((await listChannels(t.db, 'acme')).find((each) => each.id === made.id)).toMatchObject({ digestThreshold: 100 });
+    expect((await listChannels(t.db, 'acme')).find((each) => each.id === made.id)).toMatchObject({
+      digestThreshold: 100,
+    });
   });
 });

@@ -1,6 +1,11 @@
 import { and, asc, eq, gt, inArray, lte, ne, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { notificationChannels, notificationDeliveries, type NotificationChannel, type NotificationDelivery } from '@/db/schema';
+import {
+  type NotificationChannel,
+  type NotificationDelivery,
+  notificationChannels,
+  notificationDeliveries,
+} from '@/db/schema';
 import type { DeliveryEvent } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';
 import type { MessageData } from './message';
@@ -20,7 +25,8 @@ const TEST_EVENT: DeliveryEvent = 'channel.test';
 type Claim = { delivery: NotificationDelivery; channel: NotificationChannel };
 
 /** A message that counts towards a burst: a first attempt of a fanned-out message (not a test, not a digest, not a retry). */
-const counts = ({ delivery }: Claim) => delivery.attempts === 1 && delivery.event !== TEST_EVENT && delivery.event !== DIGEST_EVENT;
+const counts = ({ delivery }: Claim) =>
+  delivery.attempts === 1 && delivery.event !== TEST_EVENT && delivery.event !== DIGEST_EVENT;
 
 /** Messages made at one instant are ordered by the outbox row they tell of: every channel holds back the same ones. */
 const order = (row: Pick<NotificationDelivery, 'id' | 'outboxId'>) => row.outboxId ?? row.id;
@@ -52,7 +58,12 @@ export async function holdForDigests(db: Database, claims: Claim[], now: Date): 
   if (candidates.length === 0) return claims;
   const times = candidates.map(({ delivery }) => delivery.createdAt.getTime());
   const window = await db
-    .select({ id: notificationDeliveries.id, outboxId: notificationDeliveries.outboxId, channelId: notificationDeliveries.channelId, createdAt: notificationDeliveries.createdAt })
+    .select({
+      id: notificationDeliveries.id,
+      outboxId: notificationDeliveries.outboxId,
+      channelId: notificationDeliveries.channelId,
+      createdAt: notificationDeliveries.createdAt,
+    })
     .from(notificationDeliveries)
     .where(
       and(
@@ -66,7 +77,11 @@ export async function holdForDigests(db: Database, claims: Claim[], now: Date): 
   const held = candidates.filter(({ delivery, channel }) => arrivedBy(window, delivery) > channel.digestThreshold);
   if (held.length === 0) return claims;
   for (const channelId of new Set(held.map(({ channel }) => channel.id))) {
-    await joinDigest(db, held.filter(({ channel }) => channel.id === channelId), now);
+    await joinDigest(
+      db,
+      held.filter(({ channel }) => channel.id === channelId),
+      now,
+    );
   }
   const heldIds = new Set(held.map(({ delivery }) => delivery.id));
   return claims.filter(({ delivery }) => !heldIds.has(delivery.id));
@@ -76,7 +91,11 @@ async function joinDigest(db: Database, held: Claim[], now: Date): Promise<void>
   const { channel } = held[0]!;
   const first = held.reduce((a, b) => (a.delivery.createdAt <= b.delivery.createdAt ? a : b)).delivery;
   await db.transaction(async (tx) => {
-    await tx.select({ id: notificationChannels.id }).from(notificationChannels).where(eq(notificationChannels.id, channel.id)).for('update');
+    await tx
+      .select({ id: notificationChannels.id })
+      .from(notificationChannels)
+      .where(eq(notificationChannels.id, channel.id))
+      .for('update');
     const [open] = await tx
       .select({ id: notificationDeliveries.id, availableAt: notificationDeliveries.availableAt })
       .from(notificationDeliveries)
@@ -109,8 +128,17 @@ async function joinDigest(db: Database, held: Claim[], now: Date): Promise<void>
     // The claimed attempt is given back: the message waits, visible as pending until the digest goes.
     await tx
       .update(notificationDeliveries)
-      .set({ digestId: digest.id, attempts: sql`${notificationDeliveries.attempts} - 1`, availableAt: digest.availableAt })
-      .where(inArray(notificationDeliveries.id, held.map(({ delivery }) => delivery.id)));
+      .set({
+        digestId: digest.id,
+        attempts: sql`${notificationDeliveries.attempts} - 1`,
+        availableAt: digest.availableAt,
+      })
+      .where(
+        inArray(
+          notificationDeliveries.id,
+          held.map(({ delivery }) => delivery.id),
+        ),
+      );
   });
 }
 
@@ -120,7 +148,10 @@ export function digestItems(db: Database, digestId: string) {
     .select()
     .from(notificationDeliveries)
     .where(eq(notificationDeliveries.digestId, digestId))
-    .orderBy(asc(notificationDeliveries.createdAt), asc(sql`coalesce(${notificationDeliveries.outboxId}, ${notificationDeliveries.id})`));
+    .orderBy(
+      asc(notificationDeliveries.createdAt),
+      asc(sql`coalesce(${notificationDeliveries.outboxId}, ${notificationDeliveries.id})`),
+    );
 }
 
 /**
@@ -128,7 +159,11 @@ export function digestItems(db: Database, digestId: string) {
  * input (each kind lists them with their one-line facts and link). The link of the digest itself is
  * the queue, on the same origin as the messages' links.
  */
-export function digestInput(digest: NotificationDelivery, items: NotificationDelivery[], now: Date): RenderInput & { recipients: string[] } {
+export function digestInput(
+  digest: NotificationDelivery,
+  items: NotificationDelivery[],
+  now: Date,
+): RenderInput & { recipients: string[] } {
   const first = items[0]?.data as MessageData | undefined;
   const origin = typeof first?.url === 'string' ? new URL(first.url).origin : undefined;
   const count = items.length;
@@ -147,12 +182,23 @@ export function digestInput(digest: NotificationDelivery, items: NotificationDel
     createdAt: digest.createdAt,
     now,
     recipients: [...new Set(items.flatMap((item) => item.recipients))],
-    items: items.map((item) => ({ id: item.id, event: item.event, data: item.data as MessageData, createdAt: item.createdAt, now })),
+    items: items.map((item) => ({
+      id: item.id,
+      event: item.event,
+      data: item.data as MessageData,
+      createdAt: item.createdAt,
+      now,
+    })),
   };
 }
 
 /** A digest that ended (delivered or dead) ends the messages it holds the same way. */
-export async function settleDigestItems(db: Database, digestId: string, status: 'delivered' | 'dead', at: Date): Promise<void> {
+export async function settleDigestItems(
+  db: Database,
+  digestId: string,
+  status: 'delivered' | 'dead',
+  at: Date,
+): Promise<void> {
   await db
     .update(notificationDeliveries)
     .set(status === 'delivered' ? { status, deliveredAt: at } : { status, deadAt: at, lastError: 'digest_dead' })

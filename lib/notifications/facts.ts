@@ -1,6 +1,6 @@
 import type { Proposal } from '@/db/schema';
 import { NOTIFICATION_EVENTS, type NotificationEvent } from '@/lib/events/registry';
-import { severityOf, type SeverityLevel } from '@/lib/shared/severity';
+import { type SeverityLevel, severityOf } from '@/lib/shared/severity';
 import { resourceWords } from '@/lib/text/visible';
 
 /**
@@ -47,7 +47,10 @@ export function proposalFacts(
     severity: severityOf({ risk: proposal.risk, flags: proposal.flags, approvalsNeeded }).level,
     approvals: context.approvals,
     approvalsNeeded,
-    needsYou: NOTIFICATION_EVENTS[event].audience === 'deciders' && status === 'pending_approval' && context.approvals < approvalsNeeded,
+    needsYou:
+      NOTIFICATION_EVENTS[event].audience === 'deciders' &&
+      status === 'pending_approval' &&
+      context.approvals < approvalsNeeded,
   };
   if (proposal.resourceKey) facts.resource = resourceWords(proposal.resourceKey);
   if (proposal.flags.length > 0) facts.flags = proposal.flags.map((flag) => flag.label).join(', ');

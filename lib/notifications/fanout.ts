@@ -1,10 +1,22 @@
 import { and, asc, desc, eq, inArray, isNull, lte, ne } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { agentKeys, decisions, memberships, notificationChannels, notificationDeliveries, outbox, proposals, tenants, users, type NotificationChannel, type Proposal } from '@/db/schema';
-import { NOTIFICATION_EVENTS, OUTBOX_TOPICS, type NotificationEvent, type OutboxTopic } from '@/lib/events/registry';
+import {
+  agentKeys,
+  decisions,
+  memberships,
+  type NotificationChannel,
+  notificationChannels,
+  notificationDeliveries,
+  outbox,
+  type Proposal,
+  proposals,
+  tenants,
+  users,
+} from '@/db/schema';
+import { NOTIFICATION_EVENTS, type NotificationEvent, OUTBOX_TOPICS, type OutboxTopic } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';
 import { channelKind } from './kinds/registry';
-import { notificationOf, proposalMessage, tenantMessage, type MessageData } from './message';
+import { type MessageData, notificationOf, proposalMessage, tenantMessage } from './message';
 
 const reachesMembers = (channel: Pick<NotificationChannel, 'kind'>) => channelKind(channel.kind).reachesMembers;
 
@@ -20,7 +32,14 @@ export type FanOutOptions = {
 
 type TenantSettings = { id: string; notifyWithValues: boolean };
 type Member = { tenantId: string; userId: string; role: string; email: string };
-type Decider = { proposalId: string; userId: string; name: string; decision: 'approve' | 'reject'; createdAt: Date; withdrawnAt: Date | null };
+type Decider = {
+  proposalId: string;
+  userId: string;
+  name: string;
+  decision: 'approve' | 'reject';
+  createdAt: Date;
+  withdrawnAt: Date | null;
+};
 
 /** What one batch of outbox rows needs to know about its proposals and people, read in a few queries, not per row. */
 type BatchFacts = {
@@ -32,18 +51,34 @@ type BatchFacts = {
   editorOf: (proposal: Proposal) => string | undefined;
 };
 
-async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], tenantIds: string[]): Promise<BatchFacts> {
+async function batchFacts(
+  tx: Database,
+  rows: (typeof outbox.$inferSelect)[],
+  tenantIds: string[],
+): Promise<BatchFacts> {
   const proposalIds = [...new Set(rows.flatMap((row) => (row.proposalId ? [row.proposalId] : [])))];
   const [proposalRows, members, deciders] = await Promise.all([
     proposalIds.length > 0 ? tx.select().from(proposals).where(inArray(proposals.id, proposalIds)) : [],
     tx
-      .select({ tenantId: memberships.tenantId, userId: memberships.userId, role: memberships.role, email: users.email })
+      .select({
+        tenantId: memberships.tenantId,
+        userId: memberships.userId,
+        role: memberships.role,
+        email: users.email,
+      })
       .from(memberships)
       .innerJoin(users, eq(users.id, memberships.userId))
       .where(and(inArray(memberships.tenantId, tenantIds), ne(memberships.role, 'viewer'))),
     proposalIds.length > 0
       ? tx
-          .select({ proposalId: decisions.proposalId, userId: decisions.userId, name: users.name, decision: decisions.decision, createdAt: decisions.createdAt, withdrawnAt: decisions.withdrawnAt })
+          .select({
+            proposalId: decisions.proposalId,
+            userId: decisions.userId,
+            name: users.name,
+            decision: decisions.decision,
+            createdAt: decisions.createdAt,
+            withdrawnAt: decisions.withdrawnAt,
+          })
           .from(decisions)
           .innerJoin(users, eq(users.id, decisions.userId))
           .where(inArray(decisions.proposalId, proposalIds))
@@ -51,9 +86,16 @@ async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], te
       : [],
   ]);
   const keyIds = [...new Set(proposalRows.flatMap((proposal) => (proposal.agentKeyId ? [proposal.agentKeyId] : [])))];
-  const editorIds = [...new Set(proposalRows.flatMap((proposal) => (proposal.initiatedByUserId ? [proposal.initiatedByUserId] : [])))];
+  const editorIds = [
+    ...new Set(proposalRows.flatMap((proposal) => (proposal.initiatedByUserId ? [proposal.initiatedByUserId] : []))),
+  ];
   const [keys, editors] = await Promise.all([
-    keyIds.length > 0 ? tx.select({ id: agentKeys.id, onBehalfOf: agentKeys.onBehalfOfUserId }).from(agentKeys).where(inArray(agentKeys.id, keyIds)) : [],
+    keyIds.length > 0
+      ? tx
+          .select({ id: agentKeys.id, onBehalfOf: agentKeys.onBehalfOfUserId })
+          .from(agentKeys)
+          .where(inArray(agentKeys.id, keyIds))
+      : [],
     editorIds.length > 0
       ? tx
           .select({ id: users.id, name: users.name, tenantId: memberships.tenantId })
@@ -64,7 +106,8 @@ async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], te
   ]);
   return {
     proposals: new Map(proposalRows.map((proposal) => [proposal.id, proposal])),
-    editorOf: (proposal) => editors.find((editor) => editor.id === proposal.initiatedByUserId && editor.tenantId === proposal.tenantId)?.name,
+    editorOf: (proposal) =>
+      editors.find((editor) => editor.id === proposal.initiatedByUserId && editor.tenantId === proposal.tenantId)?.name,
     membersOf: (tenantId) => members.filter((member) => member.tenantId === tenantId),
     decidersOf: (proposalId) => deciders.filter((decider) => decider.proposalId === proposalId),
     onBehalfOf: new Map(keys.map((key) => [key.id, key.onBehalfOf])),
@@ -72,7 +115,12 @@ async function batchFacts(tx: Database, rows: (typeof outbox.$inferSelect)[], te
 }
 
 /** Email addresses of the members a message about this proposal is for (docs/design.md §9). */
-function audienceOf(facts: BatchFacts, tenantId: string, event: NotificationEvent, proposal: Proposal | undefined): string[] {
+function audienceOf(
+  facts: BatchFacts,
+  tenantId: string,
+  event: NotificationEvent,
+  proposal: Proposal | undefined,
+): string[] {
   const audience = NOTIFICATION_EVENTS[event].audience;
   const members = facts.membersOf(tenantId);
   const admins = members.filter((member) => member.role === 'admin');
@@ -81,22 +129,45 @@ function audienceOf(facts: BatchFacts, tenantId: string, event: NotificationEven
   const decidedIds = new Set(facts.decidersOf(proposal.id).map((decider) => decider.userId));
   if (audience === 'involved') {
     const involved = new Set([...decidedIds, ...(proposal.initiatedByUserId ? [proposal.initiatedByUserId] : [])]);
-    return members.filter((member) => member.role === 'admin' || involved.has(member.userId)).map((member) => member.email);
+    return members
+      .filter((member) => member.role === 'admin' || involved.has(member.userId))
+      .map((member) => member.email);
   }
   // Those who can decide it: not whoever the agent acts for, not its editor, not who already approved.
   const onBehalfOf = proposal.agentKeyId ? facts.onBehalfOf.get(proposal.agentKeyId) : undefined;
-  const excluded = new Set([...decidedIds, proposal.initiatedByUserId, onBehalfOf].filter((id): id is string => typeof id === 'string'));
+  const excluded = new Set(
+    [...decidedIds, proposal.initiatedByUserId, onBehalfOf].filter((id): id is string => typeof id === 'string'),
+  );
   return members.filter((member) => !excluded.has(member.userId)).map((member) => member.email);
 }
 
-function messageFor(facts: BatchFacts, row: typeof outbox.$inferSelect, event: NotificationEvent, tenant: TenantSettings, baseUrl: string) {
+function messageFor(
+  facts: BatchFacts,
+  row: typeof outbox.$inferSelect,
+  event: NotificationEvent,
+  tenant: TenantSettings,
+  baseUrl: string,
+) {
   const body = (row.body ?? {}) as Record<string, unknown>;
   if (!row.proposalId) return { data: tenantMessage(event, row.tenantId, body, baseUrl), proposal: undefined };
   const proposal = facts.proposals.get(row.proposalId);
   if (proposal?.tenantId !== row.tenantId) return undefined;
-  const status = typeof body.status === 'string' ? body.status : event === 'proposal.executed' ? row.topic.replace('execution.', '') : undefined;
-  const approvals = facts.decidersOf(proposal.id).filter((decider) => decider.decision === 'approve' && !decider.withdrawnAt).length;
-  const data: MessageData = proposalMessage(event, proposal, { baseUrl, withValues: tenant.notifyWithValues, status, approvals, editedBy: facts.editorOf(proposal) });
+  const status =
+    typeof body.status === 'string'
+      ? body.status
+      : event === 'proposal.executed'
+        ? row.topic.replace('execution.', '')
+        : undefined;
+  const approvals = facts
+    .decidersOf(proposal.id)
+    .filter((decider) => decider.decision === 'approve' && !decider.withdrawnAt).length;
+  const data: MessageData = proposalMessage(event, proposal, {
+    baseUrl,
+    withValues: tenant.notifyWithValues,
+    status,
+    approvals,
+    editedBy: facts.editorOf(proposal),
+  });
   if (event === 'proposal.decided' && (status === 'approved' || status === 'rejected')) {
     // The latest decision (deciders are read newest first).
     data.decidedBy = facts.decidersOf(proposal.id)[0]?.name ?? 'policy (automatic)';
@@ -113,20 +184,36 @@ export const FAN_OUT_BATCH = 100;
  * number of workers may run this and each row becomes its deliveries exactly once. The message's
  * facts are fixed here; sending happens later (`deliverNotifications`), never inside a state change.
  */
-export async function fanOutNotifications(db: Database, options: FanOutOptions): Promise<{ events: number; deliveries: number }> {
+export async function fanOutNotifications(
+  db: Database,
+  options: FanOutOptions,
+): Promise<{ events: number; deliveries: number }> {
   const now = options.now ?? new Date();
   return db.transaction(async (tx) => {
     const rows = await tx
       .select()
       .from(outbox)
-      .where(and(inArray(outbox.topic, NOTIFYING_TOPICS), isNull(outbox.deliveredAt), isNull(outbox.deadAt), lte(outbox.availableAt, now)))
+      .where(
+        and(
+          inArray(outbox.topic, NOTIFYING_TOPICS),
+          isNull(outbox.deliveredAt),
+          isNull(outbox.deadAt),
+          lte(outbox.availableAt, now),
+        ),
+      )
       .orderBy(asc(outbox.availableAt), asc(outbox.id))
       .limit(options.limit ?? FAN_OUT_BATCH)
       .for('update', { skipLocked: true });
     if (rows.length === 0) return { events: 0, deliveries: 0 };
     const tenantIds = [...new Set(rows.map((row) => row.tenantId))];
-    const channels = await tx.select().from(notificationChannels).where(and(inArray(notificationChannels.tenantId, tenantIds), eq(notificationChannels.enabled, true)));
-    const settings = await tx.select({ id: tenants.id, notifyWithValues: tenants.notifyWithValues }).from(tenants).where(inArray(tenants.id, tenantIds));
+    const channels = await tx
+      .select()
+      .from(notificationChannels)
+      .where(and(inArray(notificationChannels.tenantId, tenantIds), eq(notificationChannels.enabled, true)));
+    const settings = await tx
+      .select({ id: tenants.id, notifyWithValues: tenants.notifyWithValues })
+      .from(tenants)
+      .where(inArray(tenants.id, tenantIds));
 
     const facts = await batchFacts(tx, rows, tenantIds);
 
@@ -134,11 +221,17 @@ export async function fanOutNotifications(db: Database, options: FanOutOptions):
     for (const row of rows) {
       const event = notificationOf(row);
       const tenant = settings.find((candidate) => candidate.id === row.tenantId);
-      const subscribed = event ? channels.filter((channel: NotificationChannel) => channel.tenantId === row.tenantId && channel.events.includes(event)) : [];
+      const subscribed = event
+        ? channels.filter(
+            (channel: NotificationChannel) => channel.tenantId === row.tenantId && channel.events.includes(event),
+          )
+        : [];
       if (!event || !tenant || subscribed.length === 0) continue;
       const message = messageFor(facts, row, event, tenant, options.baseUrl);
       if (!message) continue;
-      const recipients = subscribed.some(reachesMembers) ? audienceOf(facts, row.tenantId, event, message.proposal) : [];
+      const recipients = subscribed.some(reachesMembers)
+        ? audienceOf(facts, row.tenantId, event, message.proposal)
+        : [];
       for (const channel of subscribed) {
         values.push({
           id: newId('msg'),
@@ -154,12 +247,24 @@ export async function fanOutNotifications(db: Database, options: FanOutOptions):
         });
       }
     }
-    const inserted = values.length > 0 ? await tx.insert(notificationDeliveries).values(values).onConflictDoNothing().returning({ id: notificationDeliveries.id }) : [];
+    const inserted =
+      values.length > 0
+        ? await tx
+            .insert(notificationDeliveries)
+            .values(values)
+            .onConflictDoNothing()
+            .returning({ id: notificationDeliveries.id })
+        : [];
     const deliveries = inserted.length;
     await tx
       .update(outbox)
       .set({ deliveredAt: now })
-      .where(inArray(outbox.id, rows.map((row) => row.id)));
+      .where(
+        inArray(
+          outbox.id,
+          rows.map((row) => row.id),
+        ),
+      );
     return { events: rows.length, deliveries };
   });
 }

@@ -3,7 +3,7 @@ import { findAction } from '@/lib/actions/registry';
 import { agentLabel } from '@/lib/events/actor-label';
 import type { NotificationEvent, OutboxTopic } from '@/lib/events/registry';
 import { VIA_NOTIFICATION } from '@/lib/oversight/views';
-import { proposalFacts, type FactsContext } from './facts';
+import { type FactsContext, proposalFacts } from './facts';
 
 /** What every message is built from: flat facts, stored with the delivery, rendered per channel. */
 export type MessageData = Record<string, string | number | boolean | null>;
@@ -24,7 +24,8 @@ export function notificationOf(row: OutboxRow): NotificationEvent | undefined {
       return body.status === 'pending_approval' ? 'proposal.waiting' : 'proposal.decided';
     case 'proposal.decided':
       // A withdrawn approval (its approver's role changed): the proposal waits for another approver again.
-      if (body.status === 'pending_approval') return (row.body as { decision?: unknown }).decision === 'withdrawn' ? 'proposal.waiting' : undefined;
+      if (body.status === 'pending_approval')
+        return (row.body as { decision?: unknown }).decision === 'withdrawn' ? 'proposal.waiting' : undefined;
       return 'proposal.decided';
     case 'execution.succeeded':
     case 'execution.failed':
@@ -71,7 +72,23 @@ export function headline(event: string, status: string): string {
  */
 export function proposalMessage(
   event: NotificationEvent,
-  proposal: Pick<Proposal, 'id' | 'tenantId' | 'action' | 'agentName' | 'risk' | 'status' | 'expiresAt' | 'payload' | 'facts' | 'revisionReason' | 'flags' | 'routing' | 'resourceKey' | 'parentId'>,
+  proposal: Pick<
+    Proposal,
+    | 'id'
+    | 'tenantId'
+    | 'action'
+    | 'agentName'
+    | 'risk'
+    | 'status'
+    | 'expiresAt'
+    | 'payload'
+    | 'facts'
+    | 'revisionReason'
+    | 'flags'
+    | 'routing'
+    | 'resourceKey'
+    | 'parentId'
+  >,
   options: { baseUrl: string; withValues: boolean; status?: string } & FactsContext,
 ): MessageData {
   const action = findAction(proposal.action);
@@ -99,11 +116,21 @@ export function proposalMessage(
 }
 
 /** A message that is about the tenant, not one proposal (an exhausted repair chain, a broken audit chain). */
-export function tenantMessage(event: NotificationEvent, tenantId: string, body: Record<string, unknown>, baseUrl: string): MessageData {
+export function tenantMessage(
+  event: NotificationEvent,
+  tenantId: string,
+  body: Record<string, unknown>,
+  baseUrl: string,
+): MessageData {
   const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
   const base = { event, headline: headline(event, ''), tenant: tenantId };
   if (event === 'audit.chain_broken') {
-    return { ...base, seq: Number(body.seq ?? 0), summary: `Event #${text(body.seq)} of the audit chain does not match its hash or its predecessor`, url: new URL('/history', baseUrl).toString() };
+    return {
+      ...base,
+      seq: Number(body.seq ?? 0),
+      summary: `Event #${text(body.seq)} of the audit chain does not match its hash or its predecessor`,
+      url: new URL('/history', baseUrl).toString(),
+    };
   }
   if (event === 'oversight.rubber_stamp') {
     const dwell = (Number(body.medianDwellMs ?? 0) / 1000).toFixed(1);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSettings, SettingsError } from '@/lib/env';
-import { checkTarget, type Resolve } from './outbound';
 import { parseOriginList } from '@/lib/input/origins';
+import { checkTarget, type Resolve } from './outbound';
 import { isPublicAddress } from './public-address';
 
 describe('isPublicAddress', () => {
@@ -94,7 +94,10 @@ describe('checkTarget refuses every spelling of a non-public target', () => {
     'smtp://127.0.0.1:25',
     'smtp://0x7f.1:25',
   ])('%s', async (target) => {
-    expect(await checkTarget(target, { ...none, resolve: noLookups })).toMatchObject({ ok: false, code: 'target_not_allowed' });
+    expect(await checkTarget(target, { ...none, resolve: noLookups })).toMatchObject({
+      ok: false,
+      code: 'target_not_allowed',
+    });
   });
 });
 
@@ -124,18 +127,28 @@ describe('checkTarget with names', () => {
   ])('%s is allowed: %s', async (target, allowed) => {
     const checked = await checkTarget(target, { ...none, resolve });
     expect(checked.ok).toBe(allowed);
-    if (!allowed) expect(checked).toMatchObject({ code: 'target_not_allowed', message: expect.stringContaining('NOTIFY_ALLOWED_PRIVATE_ORIGINS') });
+    if (!allowed)
+      expect(checked).toMatchObject({
+        code: 'target_not_allowed',
+        message: expect.stringContaining('NOTIFY_ALLOWED_PRIVATE_ORIGINS'),
+      });
   });
 
   it('keeps the addresses it checked, to connect to them and nothing else', async () => {
     expect(await checkTarget('https://hooks.example.com/x', { ...none, resolve })).toMatchObject({
       ok: true,
-      target: { host: 'hooks.example.com', addresses: [{ address: '93.184.216.34' }, { address: '2606:2800:220:1::1' }] },
+      target: {
+        host: 'hooks.example.com',
+        addresses: [{ address: '93.184.216.34' }, { address: '2606:2800:220:1::1' }],
+      },
     });
   });
 
   it('a name that resolves nowhere is unresolvable, not refused', async () => {
-    expect(await checkTarget('https://nowhere.example.com/x', { ...none, resolve })).toEqual({ ok: false, code: 'unresolvable' });
+    expect(await checkTarget('https://nowhere.example.com/x', { ...none, resolve })).toEqual({
+      ok: false,
+      code: 'unresolvable',
+    });
   });
 
   it('the system resolver answers for localhost with loopback: refused', async () => {

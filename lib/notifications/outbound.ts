@@ -23,7 +23,10 @@ export const TARGET_NOT_ALLOWED = 'target_not_allowed';
 /** A target the guard let through: connect to these addresses only (never look the name up again). */
 export type CheckedTarget = { url: URL; host: string; addresses: ResolvedAddress[] };
 
-export type TargetCheck = { ok: true; target: CheckedTarget } | { ok: false; code: typeof TARGET_NOT_ALLOWED; message: string } | { ok: false; code: 'unresolvable' };
+export type TargetCheck =
+  | { ok: true; target: CheckedTarget }
+  | { ok: false; code: typeof TARGET_NOT_ALLOWED; message: string }
+  | { ok: false; code: 'unresolvable' };
 
 const systemResolve: Resolve = (hostname) => lookup(hostname, { all: true, verbatim: true });
 

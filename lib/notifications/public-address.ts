@@ -54,11 +54,13 @@ function ipv6Groups(address: string): number[] {
   const [head = '', tail] = text.split('::');
   const first = head ? head.split(':') : [];
   const last = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? first : [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
+  const groups =
+    tail === undefined ? first : [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
   return groups.map((group) => parseInt(group, 16));
 }
 
-const embeddedIpv4 = (groups: number[]) => [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.');
+const embeddedIpv4 = (groups: number[]) =>
+  [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.');
 
 export function isPublicAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
@@ -67,6 +69,7 @@ export function isPublicAddress(address: string): boolean {
   const groups = ipv6Groups(bare);
   const prefix96 = groups.slice(0, 6);
   if (prefix96.every((group, i) => group === (i === 5 ? 0xffff : 0))) return isPublicAddress(embeddedIpv4(groups));
-  if (prefix96.every((group, i) => group === (i === 0 ? 0x64 : i === 1 ? 0xff9b : 0))) return isPublicAddress(embeddedIpv4(groups));
+  if (prefix96.every((group, i) => group === (i === 0 ? 0x64 : i === 1 ? 0xff9b : 0)))
+    return isPublicAddress(embeddedIpv4(groups));
   return globalUnicast.check(bare, 'ipv6') && !refused6.check(bare, 'ipv6');
 }

@@ -5,11 +5,18 @@ import { timeLeft } from './message';
 /** What every channel kind's rendering shares; each kind renders its own format (./kinds/<kind>.ts). */
 
 /** The delivery a message is rendered for: its id is the message id receivers de-duplicate on. */
-export type RenderInput = { id: string; event: string; data: MessageData; createdAt: Date; now: Date; /** A digest's messages (./digest.ts). */ items?: RenderInput[] };
+export type RenderInput = {
+  id: string;
+  event: string;
+  data: MessageData;
+  createdAt: Date;
+  now: Date /** A digest's messages (./digest.ts). */;
+  items?: RenderInput[];
+};
 
 export const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
 
-export type FactLine = { label: string; value: string; /** Also in a digest's one line per item. */ brief?: true };
+export type FactLine = { label: string; value: string /** Also in a digest's one line per item. */; brief?: true };
 
 /** Events that wait for someone: they say how long is left. */
 const COUNTING_DOWN = new Set(['proposal.waiting', 'proposal.reminder', 'proposal.escalated']);
@@ -21,7 +28,8 @@ const COUNTING_DOWN = new Set(['proposal.waiting', 'proposal.reminder', 'proposa
 export function factLines(input: RenderInput): FactLine[] {
   const { data } = input;
   const lines: FactLine[] = [];
-  const add = (label: string, value: unknown, brief?: true) => lines.push({ label, value: text(value), ...(brief ? { brief } : {}) });
+  const add = (label: string, value: unknown, brief?: true) =>
+    lines.push({ label, value: text(value), ...(brief ? { brief } : {}) });
   if (data.details) add('Details', data.details);
   if (data.needsYou === true) {
     const missing = Number(data.approvalsNeeded) - Number(data.approvals);
@@ -30,13 +38,16 @@ export function factLines(input: RenderInput): FactLine[] {
   if (data.resource) add('Resource', data.resource, true);
   if (data.severity || data.risk) add('Risk', data.severity ?? data.risk, true);
   if (data.flags) add('Flags', data.flags, true);
-  if (typeof data.approvalsNeeded === 'number' && data.approvalsNeeded > 0) add('Approvals', `${text(data.approvals)} of ${data.approvalsNeeded}`, true);
-  if (data.revisionOf) add('Revision', `of ${text(data.revisionOf)}${data.editedBy ? `, edited by ${text(data.editedBy)}` : ''}`, true);
+  if (typeof data.approvalsNeeded === 'number' && data.approvalsNeeded > 0)
+    add('Approvals', `${text(data.approvals)} of ${data.approvalsNeeded}`, true);
+  if (data.revisionOf)
+    add('Revision', `of ${text(data.revisionOf)}${data.editedBy ? `, edited by ${text(data.editedBy)}` : ''}`, true);
   // One line: the operator's words cannot start a line of their own ("Review: …") in a plain-text email.
   if (data.revisionReason) add('Edited because', text(data.revisionReason).replace(/\s+/g, ' '));
   if (data.agent) add('Proposed by', agentLabel(text(data.agent)));
   if (data.status) add('Status', text(data.status).replaceAll('_', ' '));
-  if (data.expiresAt && COUNTING_DOWN.has(input.event)) add('Time left', timeLeft(text(data.expiresAt), input.now), true);
+  if (data.expiresAt && COUNTING_DOWN.has(input.event))
+    add('Time left', timeLeft(text(data.expiresAt), input.now), true);
   if (data.decidedBy) add('Decided by', data.decidedBy, true);
   return lines;
 }
@@ -69,5 +80,10 @@ export function unlinked(value: string): string {
 export const clip = (value: string, max: number) => (value.length <= max ? value : `${value.slice(0, max - 1)}…`);
 
 export function htmlEscape(value: string): string {
-  return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+  return value
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
 }

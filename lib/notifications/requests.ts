@@ -1,6 +1,13 @@
 import { noFields, type RequestBody } from '@/lib/input/request-body';
+import {
+  type ChannelInput,
+  type ChannelPatch,
+  channelInput,
+  channelPatch,
+  type NotificationSettings,
+  notificationSettingsInput,
+} from './channels';
 import { CHANNEL_KIND_NAMES } from './kinds/registry';
-import { channelInput, channelPatch, notificationSettingsInput, type ChannelInput, type ChannelPatch, type NotificationSettings } from './channels';
 
 /** The request bodies of the notification admin API (`/api/v1/admin/notifications/…`). */
 

@@ -1,9 +1,10 @@
-import { and, eq, gt, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, tenants } from '@/db/schema';
 import { recordNotice } from '@/lib/events/record';
 
-const minutes = (column: typeof tenants.reminderLeadMinutes | typeof tenants.escalateAfterMinutes) => sql`make_interval(mins => ${column})`;
+const minutes = (column: typeof tenants.reminderLeadMinutes | typeof tenants.escalateAfterMinutes) =>
+  sql`make_interval(mins => ${column})`;
 
 /** One time-based notice: the tenant setting that turns it on, the proposal column that marks it sent, and when it is due. */
 type Notice = {
@@ -63,7 +64,13 @@ export async function sweepReminders(db: Database, now = new Date()): Promise<{ 
         )
         .returning({ id: proposals.id, tenantId: proposals.tenantId });
       for (const row of rows) {
-        await recordNotice(tx, { tenantId: row.tenantId, proposalId: row.id, topic: notice.topic, body: { proposalId: row.id, status: 'pending_approval' }, at: now });
+        await recordNotice(tx, {
+          tenantId: row.tenantId,
+          proposalId: row.id,
+          topic: notice.topic,
+          body: { proposalId: row.id, status: 'pending_approval' },
+          at: now,
+        });
       }
       counts[notice.topic] = rows.length;
     }

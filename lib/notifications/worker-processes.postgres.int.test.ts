@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationDeliveries } from '@/db/schema';
-import { startHttpSink, type HttpSink } from '@/demo/receivers/http-sink';
+import { type HttpSink, startHttpSink } from '@/demo/receivers/http-sink';
 import { setupTestDatabase, testDatabaseUrl } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
@@ -13,7 +13,9 @@ import { createChannel } from './channels';
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 if (t.driver !== 'postgres') {
-  throw new Error('worker-processes.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');
+  throw new Error(
+    'worker-processes.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.',
+  );
 }
 
 const EVENTS = 200;
@@ -25,12 +27,23 @@ beforeAll(async () => {
   sink = await startHttpSink({ keep: 10_000 });
   const world = await seedWorld(t.db);
   // Each message on its own: this counts deliveries, not digests (lib/notifications/digest.int.test.ts).
-  const created = await createChannel(t.db, 'acme', { type: 'system', id: 'test' }, { kind: 'webhook', target: `${sink.url}/load`, events: ['proposal.waiting'], digestThreshold: 0 }, { targets: { allowedPrivateOrigins: [sink.url] } });
+  const created = await createChannel(
+    t.db,
+    'acme',
+    { type: 'system', id: 'test' },
+    { kind: 'webhook', target: `${sink.url}/load`, events: ['proposal.waiting'], digestThreshold: 0 },
+    { targets: { allowedPrivateOrigins: [sink.url] } },
+  );
   channelId = created!.channel.id;
   sink.expectSecret('/load', created!.secret!);
   const agent = await world.agent('acme');
   for (let i = 0; i < EVENTS; i++) {
-    await submitAs(t.db, systems.client, agent, { requestId: `req_load_${i}`, action: 'hold_stock', contractVersion: 1, args: { sku: 'filter-gray', quantity: 1 } });
+    await submitAs(t.db, systems.client, agent, {
+      requestId: `req_load_${i}`,
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-gray', quantity: 1 },
+    });
   }
 }, 120_000);
 
@@ -44,16 +57,25 @@ const running = new WeakMap<ChildProcess, Promise<void>>();
 
 function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATABASE_URL: testDatabaseUrl(t.handle), APP_URL: 'https://countersign.example', NOTIFY_ALLOWED_PRIVATE_ORIGINS: sink.url },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      DATABASE_URL: testDatabaseUrl(t.handle),
+      APP_URL: 'https://countersign.example',
+      NOTIFY_ALLOWED_PRIVATE_ORIGINS: sink.url,
+    },
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let output = '';
-  running.set(child, new Promise((resolve) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes('worker running')) resolve();
-    });
-  }));
+  running.set(
+    child,
+    new Promise((resolve) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('worker running')) resolve();
+      });
+    }),
+  );
   workers.push(child);
   return child;
 }
@@ -67,7 +89,10 @@ async function stop(worker: ChildProcess): Promise<number | null> {
 }
 
 async function delivered(): Promise<number> {
-  const [row] = await t.db.select({ n: count() }).from(notificationDeliveries).where(and(eq(notificationDeliveries.channelId, channelId), eq(notificationDeliveries.status, 'delivered')));
+  const [row] = await t.db
+    .select({ n: count() })
+    .from(notificationDeliveries)
+    .where(and(eq(notificationDeliveries.channelId, channelId), eq(notificationDeliveries.status, 'delivered')));
   return Number(row?.n ?? 0);
 }
 
@@ -91,7 +116,10 @@ describe('notification workers (PostgreSQL)', () => {
     expect(received).toHaveLength(EVENTS);
     expect(new Set(ids).size).toBe(EVENTS);
     expect(received.every((request) => request.signature === 'valid')).toBe(true);
-    const rows = await t.db.select().from(notificationDeliveries).where(eq(notificationDeliveries.channelId, channelId));
+    const rows = await t.db
+      .select()
+      .from(notificationDeliveries)
+      .where(eq(notificationDeliveries.channelId, channelId));
     expect(rows).toHaveLength(EVENTS);
     expect(rows.every((row) => row.attempts === 1)).toBe(true);
     for (const worker of workers.filter((w) => w !== first && w.exitCode === null)) expect(await stop(worker)).toBe(0);

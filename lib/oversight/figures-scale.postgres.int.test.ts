@@ -21,7 +21,9 @@ const at = (n: number) => new Date(START + n * 15 * 60_000);
 
 beforeAll(async () => {
   await insertBulk(t.db, 'acme', DECISIONS, { tag: 'o', status: 'succeeded', createdFrom: '2026-01-01T00:00:00Z' });
-  await t.db.execute(sql`insert into users (id, email, name) values ('usr_scale_decider', 'decider@acme.test', 'Dee Decider') on conflict do nothing`);
+  await t.db.execute(
+    sql`insert into users (id, email, name) values ('usr_scale_decider', 'decider@acme.test', 'Dee Decider') on conflict do nothing`,
+  );
   await t.db.execute(sql`
     insert into decisions (id, tenant_id, proposal_id, user_id, decision, payload_hash, created_at)
     select 'dec_' || g, 'acme', 'bo_' || lpad(g::text, 6, '0'), 'usr_scale_decider', 'approve', 'sha256:0', ${new Date(START).toISOString()}::timestamptz + g * interval '15 minutes'
@@ -50,10 +52,18 @@ describe('the oversight figures over 20,000 decisions (PostgreSQL)', () => {
     const plan = await analyzedPlan(t.db, query);
     const read = planNodes(plan)
       .filter((node) => node['Index Name'] === 'decisions_tenant_recent_idx')
-      .reduce((sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'], 0);
+      .reduce(
+        (sum, node) => sum + (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'],
+        0,
+      );
     // 7 days at 4 an hour: 672 decisions in the window.
     expect(read).toBe(7 * 24 * 4);
     const [row] = await query;
-    expect(row).toMatchObject({ decisions: 7 * 24 * 4, approvals: 7 * 24 * 4, dwellMeasured: 7 * 24 * 4, dwellP50Ms: 30_000 });
+    expect(row).toMatchObject({
+      decisions: 7 * 24 * 4,
+      approvals: 7 * 24 * 4,
+      dwellMeasured: 7 * 24 * 4,
+      dwellP50Ms: 30_000,
+    });
   });
 });

@@ -1,7 +1,7 @@
-import { and, count, desc, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { type PgSelect, QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Database } from '@/db';
 import { decisions, memberships, proposals, proposalViews, tenants, users, type ViewChannel } from '@/db/schema';
-import { QueryBuilder, type PgSelect } from 'drizzle-orm/pg-core';
 import { DomainError } from '@/lib/errors/domain-error';
 import { daysParam } from '@/lib/input/days';
 
@@ -76,7 +76,10 @@ const lookedBefore = sql`${firstLook.firstSeenAt} <= ${decisions.createdAt}`;
  * so the alarm sees it rather than leaving it unmeasured.
  */
 const dwellMs = sql`case when ${lookedBefore} then ${msBetween(sql`${decisions.createdAt}`, sql`${firstLook.firstSeenAt}`)} else 0 end`;
-const percentile = (fraction: number, of: SQL) => sql<number | null>`percentile_cont(${sql.raw(String(fraction))}) within group (order by ${of})`.mapWith((value) => (value === null ? null : Math.round(Number(value))));
+const percentile = (fraction: number, of: SQL) =>
+  sql<number | null>`percentile_cont(${sql.raw(String(fraction))}) within group (order by ${of})`.mapWith((value) =>
+    value === null ? null : Math.round(Number(value)),
+  );
 
 const measures = {
   decisions: count(),
@@ -90,15 +93,27 @@ const measures = {
 
 const channelOf = sql<ViewChannel | 'unknown'>`coalesce(${firstLook.channel}::text, 'unknown')`;
 
-type Measured = { decisions: number; approvals: number; waitP50Ms: Ms; waitP95Ms: Ms; dwellP50Ms: Ms; dwellP10Ms: Ms; dwellMeasured: number };
+type Measured = {
+  decisions: number;
+  approvals: number;
+  waitP50Ms: Ms;
+  waitP95Ms: Ms;
+  dwellP50Ms: Ms;
+  dwellP10Ms: Ms;
+  dwellMeasured: number;
+};
 
 function figuresOf(row: Measured): DecisionFigures {
   return { ...row, approvalRate: row.decisions === 0 ? 0 : row.approvals / row.decisions };
 }
 
 /** Whether an approver's figures look like rubber-stamping under the tenant's settings (docs/oversight.md). */
-export function looksRubberStamped(figures: Pick<DecisionFigures, 'decisions' | 'approvalRate' | 'dwellP50Ms'>, settings: OversightSettings): boolean {
-  if (settings.minDecisions === 0 || settings.approvalRatePercent === 0 || settings.medianDwellSeconds === 0) return false;
+export function looksRubberStamped(
+  figures: Pick<DecisionFigures, 'decisions' | 'approvalRate' | 'dwellP50Ms'>,
+  settings: OversightSettings,
+): boolean {
+  if (settings.minDecisions === 0 || settings.approvalRatePercent === 0 || settings.medianDwellSeconds === 0)
+    return false;
   return (
     figures.decisions >= settings.minDecisions &&
     figures.approvalRate * 100 >= settings.approvalRatePercent &&
@@ -109,7 +124,11 @@ export function looksRubberStamped(figures: Pick<DecisionFigures, 'decisions' | 
 
 export async function oversightSettingsOf(db: Database, tenantId: string): Promise<OversightSettings | undefined> {
   const [row] = await db
-    .select({ minDecisions: tenants.oversightMinDecisions, approvalRatePercent: tenants.oversightApprovalRatePercent, medianDwellSeconds: tenants.oversightMedianDwellSeconds })
+    .select({
+      minDecisions: tenants.oversightMinDecisions,
+      approvalRatePercent: tenants.oversightApprovalRatePercent,
+      medianDwellSeconds: tenants.oversightMedianDwellSeconds,
+    })
     .from(tenants)
     .where(eq(tenants.id, tenantId));
   return row;
@@ -117,15 +136,24 @@ export async function oversightSettingsOf(db: Database, tenantId: string): Promi
 
 /** Decisions with their proposal and the decider's first look (proposals and views by primary key). */
 function withProposalAndView<T extends PgSelect>(query: T) {
-  return query.innerJoin(proposals, and(eq(proposals.id, decisions.proposalId), eq(proposals.tenantId, decisions.tenantId))).leftJoinLateral(firstLook, sql`true`);
+  return query
+    .innerJoin(proposals, and(eq(proposals.id, decisions.proposalId), eq(proposals.tenantId, decisions.tenantId)))
+    .leftJoinLateral(firstLook, sql`true`);
 }
 
 /** The tenant's decisions in [from, to): the one filter of every figure (decisions_tenant_recent_idx). */
-const decidedIn = (tenantId: string, from: Date, to: Date) => and(eq(decisions.tenantId, tenantId), gte(decisions.createdAt, from), lt(decisions.createdAt, to));
+const decidedIn = (tenantId: string, from: Date, to: Date) =>
+  and(eq(decisions.tenantId, tenantId), gte(decisions.createdAt, from), lt(decisions.createdAt, to));
 
 /** The query behind `approverFigures` (exported for its plan test). */
 export function approverFiguresQuery(db: Database, tenantId: string, from: Date, to: Date) {
-  return withProposalAndView(db.select({ userId: decisions.userId, name: users.name, ...measures }).from(decisions).innerJoin(users, eq(users.id, decisions.userId)).$dynamic())
+  return withProposalAndView(
+    db
+      .select({ userId: decisions.userId, name: users.name, ...measures })
+      .from(decisions)
+      .innerJoin(users, eq(users.id, decisions.userId))
+      .$dynamic(),
+  )
     .where(decidedIn(tenantId, from, to))
     .groupBy(decisions.userId, users.name)
     .orderBy(desc(count()), users.name)
@@ -133,7 +161,13 @@ export function approverFiguresQuery(db: Database, tenantId: string, from: Date,
 }
 
 /** Every approver's figures in [from, to), most decisions first. */
-export async function approverFigures(db: Database, tenantId: string, from: Date, to: Date, settings: OversightSettings): Promise<ApproverFigures[]> {
+export async function approverFigures(
+  db: Database,
+  tenantId: string,
+  from: Date,
+  to: Date,
+  settings: OversightSettings,
+): Promise<ApproverFigures[]> {
   const rows = await approverFiguresQuery(db, tenantId, from, to);
   return rows.map(({ userId, name, ...row }) => {
     const figures = figuresOf(row);
@@ -145,7 +179,12 @@ export async function approverFigures(db: Database, tenantId: string, from: Date
  * The oversight figures of a tenant over the last `days` days before `now` (docs/oversight.md), for
  * a member of it (any role); anyone else gets 404, the answer an unknown tenant gets.
  */
-export async function oversightFigures(db: Database, viewer: { userId: string; tenantId: string }, days: number, now = new Date()): Promise<OversightFigures> {
+export async function oversightFigures(
+  db: Database,
+  viewer: { userId: string; tenantId: string },
+  days: number,
+  now = new Date(),
+): Promise<OversightFigures> {
   const [member] = await db
     .select({ role: memberships.role })
     .from(memberships)
@@ -160,7 +199,12 @@ export async function oversightFigures(db: Database, viewer: { userId: string; t
  * check (`oversightFigures`, or the CLI's database access). Every figure is aggregated in SQL over
  * the window's decisions; nothing is loaded row by row.
  */
-export async function tenantOversight(db: Database, tenantId: string, days: number, now = new Date()): Promise<OversightFigures | undefined> {
+export async function tenantOversight(
+  db: Database,
+  tenantId: string,
+  days: number,
+  now = new Date(),
+): Promise<OversightFigures | undefined> {
   const settings = await oversightSettingsOf(db, tenantId);
   if (!settings) return undefined;
   const to = now;
@@ -168,21 +212,64 @@ export async function tenantOversight(db: Database, tenantId: string, days: numb
 
   const [approvers, actionRows, channelRows, ended] = await Promise.all([
     approverFigures(db, tenantId, from, to, settings),
-    withProposalAndView(db.select({ action: proposals.action, ...measures }).from(decisions).$dynamic()).where(decidedIn(tenantId, from, to)).groupBy(proposals.action).orderBy(proposals.action).limit(GROUP_LIMIT),
-    withProposalAndView(db.select({ channel: channelOf, ...measures }).from(decisions).$dynamic()).where(decidedIn(tenantId, from, to)).groupBy(channelOf).orderBy(channelOf),
+    withProposalAndView(
+      db
+        .select({ action: proposals.action, ...measures })
+        .from(decisions)
+        .$dynamic(),
+    )
+      .where(decidedIn(tenantId, from, to))
+      .groupBy(proposals.action)
+      .orderBy(proposals.action)
+      .limit(GROUP_LIMIT),
+    withProposalAndView(
+      db
+        .select({ channel: channelOf, ...measures })
+        .from(decisions)
+        .$dynamic(),
+    )
+      .where(decidedIn(tenantId, from, to))
+      .groupBy(channelOf)
+      .orderBy(channelOf),
     // Ended undecided (proposals_decided_idx: decided_at is set when a proposal ends, whatever the end).
     db
       .select({ action: proposals.action, status: proposals.status, n: count() })
       .from(proposals)
-      .where(and(eq(proposals.tenantId, tenantId), gte(proposals.decidedAt, from), lt(proposals.decidedAt, to), inArray(proposals.status, ['expired', 'stale'])))
+      .where(
+        and(
+          eq(proposals.tenantId, tenantId),
+          gte(proposals.decidedAt, from),
+          lt(proposals.decidedAt, to),
+          inArray(proposals.status, ['expired', 'stale']),
+        ),
+      )
       .groupBy(proposals.action, proposals.status)
       .limit(GROUP_LIMIT),
   ]);
-  const endedOf = (action: string, status: 'expired' | 'stale') => ended.find((row) => row.action === action && row.status === status)?.n ?? 0;
-  const measuredActions = actionRows.map(({ action, ...row }) => ({ action, ...figuresOf(row), expired: endedOf(action, 'expired'), stale: endedOf(action, 'stale') }));
+  const endedOf = (action: string, status: 'expired' | 'stale') =>
+    ended.find((row) => row.action === action && row.status === status)?.n ?? 0;
+  const measuredActions = actionRows.map(({ action, ...row }) => ({
+    action,
+    ...figuresOf(row),
+    expired: endedOf(action, 'expired'),
+    stale: endedOf(action, 'stale'),
+  }));
   const undecidedOnly = [...new Set(ended.map((row) => row.action))]
     .filter((action) => !measuredActions.some((row) => row.action === action))
-    .map((action) => ({ action, ...figuresOf({ decisions: 0, approvals: 0, waitP50Ms: null, waitP95Ms: null, dwellP50Ms: null, dwellP10Ms: null, dwellMeasured: 0 }), expired: endedOf(action, 'expired'), stale: endedOf(action, 'stale') }));
+    .map((action) => ({
+      action,
+      ...figuresOf({
+        decisions: 0,
+        approvals: 0,
+        waitP50Ms: null,
+        waitP95Ms: null,
+        dwellP50Ms: null,
+        dwellP10Ms: null,
+        dwellMeasured: 0,
+      }),
+      expired: endedOf(action, 'expired'),
+      stale: endedOf(action, 'stale'),
+    }));
   return {
     days,
     from: from.toISOString(),

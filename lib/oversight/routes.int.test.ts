@@ -5,12 +5,12 @@
  */
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { GET as oversight } from '@/app/api/v1/oversight/route';
 import { PUT as putSettings } from '@/app/api/v1/admin/oversight/settings/route';
+import { GET as oversight } from '@/app/api/v1/oversight/route';
 import { tenants } from '@/db/schema';
 import { createUser } from '@/lib/admin/accounts';
 import { routeSession } from '@/test/route-session';
-import { setupRouteWorld, ROUTE_ORIGIN } from '@/test/route-world';
+import { ROUTE_ORIGIN, setupRouteWorld } from '@/test/route-world';
 
 vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
 vi.mock('next/headers', async () => (await import('@/test/route-session')).mockedHeaders);
@@ -25,7 +25,10 @@ beforeAll(async () => {
 
 const get = async (query = '') => {
   const response = await oversight(new Request(`${ORIGIN}/api/v1/oversight${query}`));
-  return { status: response.status, body: (await response.json()) as { days?: number; error?: { code: string }; approvers?: unknown[] } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { days?: number; error?: { code: string }; approvers?: unknown[] },
+  };
 };
 describe('GET /api/v1/oversight', () => {
   it('answers viewers and admins of the tenant, 7 days by default', async () => {
@@ -44,7 +47,11 @@ describe('GET /api/v1/oversight', () => {
     as(undefined);
     expect((await get()).status).toBe(401);
     as('dave');
-    const withKey = await oversight(new Request(`${ORIGIN}/api/v1/oversight`, { headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` } }));
+    const withKey = await oversight(
+      new Request(`${ORIGIN}/api/v1/oversight`, {
+        headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` },
+      }),
+    );
     expect(withKey.status).toBe(401);
     routeSession.userId = outsiderId;
     expect(await get()).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
@@ -52,8 +59,16 @@ describe('GET /api/v1/oversight', () => {
 });
 
 describe('PUT /api/v1/admin/oversight/settings', () => {
-  const put = (body: unknown) => putSettings(new Request(`${ORIGIN}/api/v1/admin/oversight/settings`, { method: 'PUT', headers: { host: 'countersign.test', origin: ORIGIN, 'content-type': 'application/json' }, body: JSON.stringify(body) }));
-  const stored = async () => (await t.db.select({ min: tenants.oversightMinDecisions }).from(tenants).where(eq(tenants.id, 'acme')))[0]?.min;
+  const put = (body: unknown) =>
+    putSettings(
+      new Request(`${ORIGIN}/api/v1/admin/oversight/settings`, {
+        method: 'PUT',
+        headers: { host: 'countersign.test', origin: ORIGIN, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    );
+  const stored = async () =>
+    (await t.db.select({ min: tenants.oversightMinDecisions }).from(tenants).where(eq(tenants.id, 'acme')))[0]?.min;
 
   it('lets an admin change them (0 turns the alarm off) and refuses an approver and a bad value, changing nothing', async () => {
     as('alice');
@@ -62,7 +77,10 @@ describe('PUT /api/v1/admin/oversight/settings', () => {
     expect((await put({ minDecisions: 20, approvalRatePercent: 101, medianDwellSeconds: 5 })).status).toBe(422);
     expect(await stored()).toBe(20);
     const done = await put({ minDecisions: 0, approvalRatePercent: 98, medianDwellSeconds: 5 });
-    expect([done.status, await done.json()]).toEqual([200, { settings: { minDecisions: 0, approvalRatePercent: 98, medianDwellSeconds: 5 } }]);
+    expect([done.status, await done.json()]).toEqual([
+      200,
+      { settings: { minDecisions: 0, approvalRatePercent: 98, medianDwellSeconds: 5 } },
+    ]);
     expect(await stored()).toBe(0);
   });
 });

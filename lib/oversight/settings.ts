@@ -17,19 +17,37 @@ export const oversightSettingsInput = z.strictObject({
 export const oversightSettingsRequest: RequestBody<OversightSettings> = {
   schema: oversightSettingsInput,
   code: 'invalid_settings',
-  message: 'The settings are not valid: send {"minDecisions", "approvalRatePercent", "medianDwellSeconds"} (0 in any turns the alarm off).',
+  message:
+    'The settings are not valid: send {"minDecisions", "approvalRatePercent", "medianDwellSeconds"} (0 in any turns the alarm off).',
 };
 
 /** Replaces the tenant's rubber-stamp settings; audited as `tenant.settings_changed`. Undefined for an unknown tenant. */
-export async function updateOversightSettings(db: Database, tenantId: string, actor: { type: 'user' | 'system'; id: string }, settings: OversightSettings, now = new Date()) {
+export async function updateOversightSettings(
+  db: Database,
+  tenantId: string,
+  actor: { type: 'user' | 'system'; id: string },
+  settings: OversightSettings,
+  now = new Date(),
+) {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(tenants)
-      .set({ oversightMinDecisions: settings.minDecisions, oversightApprovalRatePercent: settings.approvalRatePercent, oversightMedianDwellSeconds: settings.medianDwellSeconds })
+      .set({
+        oversightMinDecisions: settings.minDecisions,
+        oversightApprovalRatePercent: settings.approvalRatePercent,
+        oversightMedianDwellSeconds: settings.medianDwellSeconds,
+      })
       .where(eq(tenants.id, tenantId))
       .returning({ id: tenants.id });
     if (!row) return undefined;
-    await recordStateChange(tx, { tenantId, type: 'tenant.settings_changed', actor, data: { ...settings }, occurredAt: now, outbox: false });
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'tenant.settings_changed',
+      actor,
+      data: { ...settings },
+      occurredAt: now,
+      outbox: false,
+    });
     return settings;
   });
 }

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { memberships, proposals, proposalViews, type Proposal, type ViewChannel } from '@/db/schema';
+import { memberships, type Proposal, proposals, proposalViews, type ViewChannel } from '@/db/schema';
 import { notFound } from '@/lib/errors/domain-error';
 
 /** The query parameter a notification link carries (`/proposals/<id>?via=notification`), so the view it leads to is counted as the notification's. */
@@ -33,13 +33,23 @@ export async function recordView(db: Database, view: ViewRecord): Promise<{ reco
   if (proposal.status !== 'pending_approval') return { recorded: false };
   const inserted = await db
     .insert(proposalViews)
-    .values({ tenantId: proposal.tenantId, proposalId: view.proposalId, userId: view.userId, channel: view.channel, firstSeenAt: at })
+    .values({
+      tenantId: proposal.tenantId,
+      proposalId: view.proposalId,
+      userId: view.userId,
+      channel: view.channel,
+      firstSeenAt: at,
+    })
     .onConflictDoNothing()
     .returning({ at: sql`1` });
   return { recorded: inserted.length > 0 };
 }
 
 /** The first look of a person a proposal they may read is being served to; a proposal that no longer waits costs no query. */
-export async function recordServed(db: Database, proposal: Pick<Proposal, 'id' | 'status'>, view: Omit<ViewRecord, 'proposalId'>): Promise<void> {
+export async function recordServed(
+  db: Database,
+  proposal: Pick<Proposal, 'id' | 'status'>,
+  view: Omit<ViewRecord, 'proposalId'>,
+): Promise<void> {
   if (proposal.status === 'pending_approval') await recordView(db, { ...view, proposalId: proposal.id });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { attemptsCursorFromSearch } from '@/lib/intake/attempts';
 import { newId } from '@/lib/ids';
+import { attemptsCursorFromSearch } from '@/lib/intake/attempts';
 import { isCursorInstant, parseSequence } from './fields';
 
 describe('isCursorInstant', () => {
@@ -62,7 +62,10 @@ describe('parseSequence', () => {
 describe('attemptsCursorFromSearch', () => {
   const id = newId('att');
   it('keeps a cursor the page wrote', () => {
-    expect(attemptsCursorFromSearch({ before: '2030-01-01T10:00:00.123Z', id })).toEqual({ createdAt: '2030-01-01T10:00:00.123Z', id });
+    expect(attemptsCursorFromSearch({ before: '2030-01-01T10:00:00.123Z', id })).toEqual({
+      createdAt: '2030-01-01T10:00:00.123Z',
+      id,
+    });
   });
 
   it.each([

@@ -14,7 +14,14 @@ const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))
 export function isCursorInstant(value: string): boolean {
   const match = INSTANT.exec(value);
   if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (year < FIRST_YEAR || year > LAST_YEAR) return false;
   const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
   // Date.UTC rolls 2030-02-30 over into March and 24:00 into the next day: a real instant survives unchanged.

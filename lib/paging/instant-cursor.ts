@@ -14,7 +14,9 @@ export function decodeInstantCursor(raw: string | undefined): InstantCursor | un
     const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 2) return undefined;
     const [at, id] = value as unknown[];
-    return typeof at === 'string' && isCursorInstant(at) && typeof id === 'string' && isRowId(id) ? { at, id } : undefined;
+    return typeof at === 'string' && isCursorInstant(at) && typeof id === 'string' && isRowId(id)
+      ? { at, id }
+      : undefined;
   } catch {
     return undefined;
   }

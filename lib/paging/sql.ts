@@ -1,4 +1,4 @@
-import { sql, type Column } from 'drizzle-orm';
+import { type Column, sql } from 'drizzle-orm';
 
 /**
  * A timestamp column as cursor text with all six fractional digits. The database keeps

@@ -1,14 +1,14 @@
 import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { auditEvents, auditPending, passkeyChallenges, passkeys, users, type Passkey } from '@/db/schema';
+import { auditEvents, auditPending, type Passkey, passkeyChallenges, passkeys, users } from '@/db/schema';
 import { recordAccountEvent } from '@/lib/auth/account-events';
 import { awaitsItsOwner, OWNER_MUST_PROVE } from '@/lib/auth/email-codes';
-import { recordStateChange } from '@/lib/events/record';
 import { DomainError } from '@/lib/errors/domain-error';
+import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
-import type { PasskeyRegisterRequest } from './requests';
 import { hostProblem, type RelyingParty } from './relying-party';
+import type { PasskeyRegisterRequest } from './requests';
 
 /**
  * The signature algorithms a passkey may use: ES256, EdDSA and RS256, which every supported Node
@@ -33,12 +33,22 @@ export const passkeyView = (row: typeof passkeys.$inferSelect): PasskeyView => (
 /** Passkeys cannot be used at this address: the page shows the words and offers `localhost`. */
 export function requireHostName(rp: RelyingParty | undefined): RelyingParty {
   const problem = hostProblem(rp);
-  if (problem || !rp) throw new DomainError('refused', 'passkey_host', problem?.message ?? 'Passkeys need a host name.', problem?.useInstead ? { useInstead: problem.useInstead } : {});
+  if (problem || !rp)
+    throw new DomainError(
+      'refused',
+      'passkey_host',
+      problem?.message ?? 'Passkeys need a host name.',
+      problem?.useInstead ? { useInstead: problem.useInstead } : {},
+    );
   return rp;
 }
 
 export async function listPasskeys(db: Database, userId: string): Promise<PasskeyView[]> {
-  const rows = await db.select().from(passkeys).where(eq(passkeys.userId, userId)).orderBy(asc(passkeys.createdAt), asc(passkeys.id));
+  const rows = await db
+    .select()
+    .from(passkeys)
+    .where(eq(passkeys.userId, userId))
+    .orderBy(asc(passkeys.createdAt), asc(passkeys.id));
   return rows.map(passkeyView);
 }
 
@@ -51,7 +61,10 @@ export async function registrationOptions(db: Database, userId: string, rp: Rely
   const [user] = await db.select().from(users).where(eq(users.id, userId));
   if (!user) throw new DomainError('not_found', 'not_found', 'No such person.');
   if (awaitsItsOwner(user)) throw OWNER_MUST_PROVE;
-  const existing = await db.select({ credentialId: passkeys.credentialId, transports: passkeys.transports }).from(passkeys).where(eq(passkeys.userId, userId));
+  const existing = await db
+    .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
+    .from(passkeys)
+    .where(eq(passkeys.userId, userId));
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -94,16 +107,34 @@ export function answeredChallenge(clientDataJSON: string): string {
  * `passkey.registered` in every tenant the person belongs to, with the credential id, public key
  * and name, so a bundle verifier can bind a signature to the person.
  */
-export async function registerPasskey(db: Database, userId: string, rp: RelyingParty, body: PasskeyRegisterRequest, now = new Date()) {
+export async function registerPasskey(
+  db: Database,
+  userId: string,
+  rp: RelyingParty,
+  body: PasskeyRegisterRequest,
+  now = new Date(),
+) {
   const challenge = answeredChallenge(body.response.response.clientDataJSON);
   return db.transaction(async (tx) => {
     const [user] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
     if (user && awaitsItsOwner(user)) throw OWNER_MUST_PROVE;
     const [issued] = await tx
       .delete(passkeyChallenges)
-      .where(and(eq(passkeyChallenges.challenge, challenge), eq(passkeyChallenges.userId, userId), eq(passkeyChallenges.purpose, 'register'), gt(passkeyChallenges.expiresAt, now)))
+      .where(
+        and(
+          eq(passkeyChallenges.challenge, challenge),
+          eq(passkeyChallenges.userId, userId),
+          eq(passkeyChallenges.purpose, 'register'),
+          gt(passkeyChallenges.expiresAt, now),
+        ),
+      )
       .returning();
-    if (!issued) throw new DomainError('gone', 'passkey_challenge_unknown', 'This registration was not asked for, was already used, or took longer than 5 minutes; start again.');
+    if (!issued)
+      throw new DomainError(
+        'gone',
+        'passkey_challenge_unknown',
+        'This registration was not asked for, was already used, or took longer than 5 minutes; start again.',
+      );
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({
@@ -115,7 +146,9 @@ export async function registerPasskey(db: Database, userId: string, rp: RelyingP
         supportedAlgorithmIDs: ALGORITHMS,
       });
     } catch (error) {
-      throw invalidPasskey(`The passkey could not be verified: ${error instanceof Error ? error.message : 'unknown reason'}.`);
+      throw invalidPasskey(
+        `The passkey could not be verified: ${error instanceof Error ? error.message : 'unknown reason'}.`,
+      );
     }
     if (!verified.verified || !verified.registrationInfo) throw invalidPasskey('The passkey could not be verified.');
     const { credential } = verified.registrationInfo;
@@ -144,7 +177,14 @@ function registeredEvent(row: Passkey, rpId: string, now: Date) {
   return {
     type: 'passkey.registered' as const,
     actor: { type: 'user' as const, id: row.userId },
-    data: { user: row.userId, passkey: row.id, credential: row.credentialId, publicKey: row.publicKey, name: row.name, rpId },
+    data: {
+      user: row.userId,
+      passkey: row.id,
+      credential: row.credentialId,
+      publicKey: row.publicKey,
+      name: row.name,
+      rpId,
+    },
     occurredAt: now,
   };
 }
@@ -155,9 +195,20 @@ function registeredEvent(row: Passkey, rpId: string, now: Date) {
  * key is then bound to the person in the chain its bundle is checked against. `first_use` says
  * the event was written at the passkey's first signature in the tenant, not when it was added.
  */
-export async function ensureRegisteredIn(tx: Database, tenantId: string, row: Passkey, rpId: string, now: Date): Promise<void> {
+export async function ensureRegisteredIn(
+  tx: Database,
+  tenantId: string,
+  row: Passkey,
+  rpId: string,
+  now: Date,
+): Promise<void> {
   const ofThisKey = (table: typeof auditEvents | typeof auditPending) =>
-    and(eq(table.tenantId, tenantId), eq(table.type, 'passkey.registered'), sql`${table.data}->>'credential' = ${row.credentialId}`, sql`${table.data}->>'publicKey' = ${row.publicKey}`);
+    and(
+      eq(table.tenantId, tenantId),
+      eq(table.type, 'passkey.registered'),
+      sql`${table.data}->>'credential' = ${row.credentialId}`,
+      sql`${table.data}->>'publicKey' = ${row.publicKey}`,
+    );
   const [chained] = await tx.select({ id: auditEvents.seq }).from(auditEvents).where(ofThisKey(auditEvents)).limit(1);
   if (chained) return;
   const [waiting] = await tx.select({ id: auditPending.id }).from(auditPending).where(ofThisKey(auditPending)).limit(1);

@@ -24,10 +24,18 @@ export function hostProblem(rp: RelyingParty | undefined, browsed?: string): Pas
   if (isIP(browsedHost) !== 0 || isIP(bare(rp.id)) !== 0) {
     const url = new URL(browsed ?? rp.origin);
     url.hostname = isIP(bare(rp.id)) === 0 ? rp.id : 'localhost';
-    return { code: 'passkey_host', message: `Passkeys need a host name, and this page is open at the IP address ${browsedHost}. Open it at a host name (${url.origin}).`, useInstead: url.origin };
+    return {
+      code: 'passkey_host',
+      message: `Passkeys need a host name, and this page is open at the IP address ${browsedHost}. Open it at a host name (${url.origin}).`,
+      useInstead: url.origin,
+    };
   }
   if (browsedHost !== rp.id && !browsedHost.endsWith(`.${rp.id}`)) {
-    return { code: 'passkey_host', message: `Passkeys here belong to ${rp.id} (APP_URL); open this page at ${rp.origin}.`, useInstead: rp.origin };
+    return {
+      code: 'passkey_host',
+      message: `Passkeys here belong to ${rp.id} (APP_URL); open this page at ${rp.origin}.`,
+      useInstead: rp.origin,
+    };
   }
   return undefined;
 }

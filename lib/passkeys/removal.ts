@@ -1,12 +1,15 @@
 import { and, count, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { memberships, passkeys, tenants, type Passkey } from '@/db/schema';
+import { memberships, type Passkey, passkeys, tenants } from '@/db/schema';
 import { recordAccountEvent } from '@/lib/auth/account-events';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
-import { listPasskeys, passkeyView, type PasskeyView } from './registration';
+import { listPasskeys, type PasskeyView, passkeyView } from './registration';
 
 /** Who removes a passkey: its owner, or an admin of a tenant the owner belongs to (a lost passkey, a reset). */
-export type Remover = { kind: 'owner'; userId: string } | { kind: 'admin'; userId: string; tenantId: string } | { kind: 'operator' };
+export type Remover =
+  | { kind: 'owner'; userId: string }
+  | { kind: 'admin'; userId: string; tenantId: string }
+  | { kind: 'operator' };
 
 /** The tenants of this person that require a passkey for every approval. */
 async function tenantsRequiring(db: Database, userId: string): Promise<string[]> {
@@ -30,7 +33,7 @@ async function refuseBeyondTenant(tx: Database, userId: string, tenantId: string
     throw new DomainError(
       'conflict',
       'passkey_required_elsewhere',
-      'This person also belongs to another team that requires a passkey for every approval, so an admin here cannot remove their passkeys; they can remove it themselves, or that team\'s admin can. Nothing was changed.',
+      "This person also belongs to another team that requires a passkey for every approval, so an admin here cannot remove their passkeys; they can remove it themselves, or that team's admin can. Nothing was changed.",
     );
   }
 }
@@ -43,7 +46,12 @@ async function refuseBeyondTenant(tx: Database, userId: string, tenantId: string
  * none of a person another tenant requires passkeys of (409 `passkey_required_elsewhere`). The
  * operator's CLI (`kind: 'operator'`) acts as the machine's owner, as its other commands do.
  */
-export async function removePasskey(db: Database, remover: Remover, passkeyId: string, now = new Date()): Promise<PasskeyView> {
+export async function removePasskey(
+  db: Database,
+  remover: Remover,
+  passkeyId: string,
+  now = new Date(),
+): Promise<PasskeyView> {
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(passkeys).where(eq(passkeys.id, passkeyId)).for('update');
     if (!row || !(await mayRemove(tx, remover, row))) throw notFound('passkey');
@@ -52,7 +60,12 @@ export async function removePasskey(db: Database, remover: Remover, passkeyId: s
       const [owned] = await tx.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, row.userId));
       const requiring = await tenantsRequiring(tx, row.userId);
       if ((owned?.n ?? 0) <= 1 && requiring.length > 0) {
-        throw new DomainError('conflict', 'last_passkey', `This is your last passkey and ${requiring.join(', ')} requires one for every approval; add another first, or ask an admin to reset it.`, { tenants: requiring });
+        throw new DomainError(
+          'conflict',
+          'last_passkey',
+          `This is your last passkey and ${requiring.join(', ')} requires one for every approval; add another first, or ask an admin to reset it.`,
+          { tenants: requiring },
+        );
       }
     }
     await tx.delete(passkeys).where(eq(passkeys.id, row.id));

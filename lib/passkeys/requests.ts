@@ -8,10 +8,20 @@ import { noFields, requestBody } from '@/lib/input/request-body';
  * @simplewebauthn/browser sends them); the server library checks their insides.
  */
 
-const base64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+$/, 'base64url');
+const base64url = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9_-]+$/, 'base64url');
 
 /** A passkey's name as the person calls it (“YubiKey 5”). */
-export const passkeyNameSchema = z.string().trim().min(1).max(64).regex(/^[^\p{Cc}\p{Cf}]+$/u, 'no control or invisible characters');
+export const passkeyNameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[^\p{Cc}\p{Cf}]+$/u, 'no control or invisible characters');
 
 const credentialFields = {
   id: base64url(1400),
@@ -24,7 +34,9 @@ const credentialFields = {
  * A browser answers only the extensions the options asked for: registration asks `credProps`
  * (@simplewebauthn/server always adds it), a signed decision asks none.
  */
-const registrationExtensions = z.strictObject({ credProps: z.strictObject({ rk: z.boolean().optional() }).optional() }).default({});
+const registrationExtensions = z
+  .strictObject({ credProps: z.strictObject({ rk: z.boolean().optional() }).optional() })
+  .default({});
 const authenticationExtensions = z.strictObject({}).default({});
 
 export const registrationResponseSchema = z.strictObject({
@@ -74,7 +86,10 @@ export const decisionStatementSchema = z.strictObject({
 export type DecisionStatement = z.infer<typeof decisionStatementSchema>;
 
 /** A decision's signature: the statement the server issued, and the authenticator's assertion over it. */
-export const signedDecisionSchema = z.strictObject({ statement: decisionStatementSchema, response: authenticationResponseSchema });
+export const signedDecisionSchema = z.strictObject({
+  statement: decisionStatementSchema,
+  response: authenticationResponseSchema,
+});
 
 export type SignedDecision = z.infer<typeof signedDecisionSchema>;
 
@@ -88,7 +103,10 @@ export const passkeyRegisterRequest = requestBody(
 export type PasskeyRegisterRequest = z.infer<typeof passkeyRegisterRequest.schema>;
 
 /** `POST /api/v1/me/passkeys/options`. */
-export const passkeyOptionsRequest = noFields('invalid_passkey_options', 'Registration options take no fields; send {} or no body.');
+export const passkeyOptionsRequest = noFields(
+  'invalid_passkey_options',
+  'Registration options take no fields; send {} or no body.',
+);
 
 /** `POST /api/v1/proposals/:id/decisions/challenge`: `{decision}`. */
 export const decisionChallengeRequest = requestBody(
@@ -100,7 +118,10 @@ export const decisionChallengeRequest = requestBody(
 export type DecisionChallengeRequest = z.infer<typeof decisionChallengeRequest.schema>;
 
 /** `DELETE /api/v1/me/passkeys/:id` and `DELETE /api/v1/admin/passkeys/:id`. */
-export const passkeyRemoveRequest = noFields('invalid_passkey_removal', 'Removing a passkey takes no fields; send {} or no body.');
+export const passkeyRemoveRequest = noFields(
+  'invalid_passkey_removal',
+  'Removing a passkey takes no fields; send {} or no body.',
+);
 
 /** `PUT /api/v1/admin/passkeys/settings`: `{requirePasskeys}`. */
 export const passkeySettingsRequest = requestBody(

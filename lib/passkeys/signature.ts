@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { verifySignature } from '@simplewebauthn/server/helpers';
 import { canonicalJson } from '@/lib/payload-hash';
-import { decisionStatementSchema, type DecisionStatement } from './requests';
+import { type DecisionStatement, decisionStatementSchema } from './requests';
 import { statementChallenge } from './statement';
 
 /** A signed decision as its audit event keeps it (lib/passkeys/decision.ts), base64url fields. */
@@ -15,7 +15,9 @@ export type SignedEvidence = {
   rpId: string;
 };
 
-export type SignatureVerdict = { ok: true; statement: DecisionStatement; origin: string } | { ok: false; reason: string };
+export type SignatureVerdict =
+  | { ok: true; statement: DecisionStatement; origin: string }
+  | { ok: false; reason: string };
 
 const FLAG_USER_PRESENT = 0x01;
 const FLAG_USER_VERIFIED = 0x04;
@@ -34,7 +36,8 @@ export async function checkSignedStatement(evidence: SignedEvidence): Promise<Si
   let statement: DecisionStatement;
   try {
     const parsed = decisionStatementSchema.safeParse(JSON.parse(evidence.statement));
-    if (!parsed.success || canonicalJson(parsed.data) !== evidence.statement) return { ok: false, reason: 'the statement is not a decision statement in RFC 8785 form' };
+    if (!parsed.success || canonicalJson(parsed.data) !== evidence.statement)
+      return { ok: false, reason: 'the statement is not a decision statement in RFC 8785 form' };
     statement = parsed.data;
   } catch {
     return { ok: false, reason: 'the statement is not JSON' };
@@ -46,15 +49,23 @@ export async function checkSignedStatement(evidence: SignedEvidence): Promise<Si
   } catch {
     return { ok: false, reason: 'the client data is not JSON' };
   }
-  if (client.type !== 'webauthn.get') return { ok: false, reason: `the client data's type is ${JSON.stringify(client.type) ?? 'missing'}, not "webauthn.get"` };
-  if (client.challenge !== statementChallenge(statement)) return { ok: false, reason: "the client data's challenge is not the statement's hash" };
+  if (client.type !== 'webauthn.get')
+    return {
+      ok: false,
+      reason: `the client data's type is ${JSON.stringify(client.type) ?? 'missing'}, not "webauthn.get"`,
+    };
+  if (client.challenge !== statementChallenge(statement))
+    return { ok: false, reason: "the client data's challenge is not the statement's hash" };
   const origin = typeof client.origin === 'string' ? client.origin : '';
-  if (!originOf(origin, evidence.rpId)) return { ok: false, reason: `the origin ${origin || '(none)'} is not of the relying party ${evidence.rpId}` };
+  if (!originOf(origin, evidence.rpId))
+    return { ok: false, reason: `the origin ${origin || '(none)'} is not of the relying party ${evidence.rpId}` };
   const authenticatorData = Buffer.from(evidence.authenticatorData, 'base64url');
   if (authenticatorData.length < 37) return { ok: false, reason: 'the authenticator data is too short' };
-  if (!authenticatorData.subarray(0, 32).equals(sha256(evidence.rpId))) return { ok: false, reason: `the authenticator data is for another relying party than ${evidence.rpId}` };
+  if (!authenticatorData.subarray(0, 32).equals(sha256(evidence.rpId)))
+    return { ok: false, reason: `the authenticator data is for another relying party than ${evidence.rpId}` };
   const flags = authenticatorData[32]!;
-  if (!(flags & FLAG_USER_PRESENT) || !(flags & FLAG_USER_VERIFIED)) return { ok: false, reason: 'the authenticator did not verify the user' };
+  if (!(flags & FLAG_USER_PRESENT) || !(flags & FLAG_USER_VERIFIED))
+    return { ok: false, reason: 'the authenticator did not verify the user' };
   let valid = false;
   try {
     valid = await verifySignature({
@@ -65,7 +76,9 @@ export async function checkSignedStatement(evidence: SignedEvidence): Promise<Si
   } catch {
     valid = false;
   }
-  return valid ? { ok: true, statement, origin } : { ok: false, reason: 'the signature does not verify with the registered public key' };
+  return valid
+    ? { ok: true, statement, origin }
+    : { ok: false, reason: 'the signature does not verify with the registered public key' };
 }
 
 /** The origin is the relying party's host or one of its subdomains (WebAuthn's rule). */

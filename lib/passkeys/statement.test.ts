@@ -21,11 +21,14 @@ describe('the decision statement', () => {
       nonce: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
     });
     expect(decisionStatementSchema.parse(statement)).toEqual(statement);
-    expect(buildStatement({ ...proposal, parentId: null }, 'usr_1', 'reject', now)).toMatchObject({ revisionOf: null, decision: 'reject' });
+    expect(buildStatement({ ...proposal, parentId: null }, 'usr_1', 'reject', now)).toMatchObject({
+      revisionOf: null,
+      decision: 'reject',
+    });
     expect(buildStatement(proposal, 'usr_1', 'approve', now).nonce).not.toBe(statement.nonce);
   });
 
-  it("its challenge is base64url of SHA-256 over its RFC 8785 text, whatever order its keys came in", () => {
+  it('its challenge is base64url of SHA-256 over its RFC 8785 text, whatever order its keys came in', () => {
     const statement = buildStatement(proposal, 'usr_1', 'approve', now);
     const text = `{"decision":"approve","expiresAt":"2026-12-02T14:02:00.000Z","issuedAt":"2026-12-02T14:00:00.000Z","nonce":"${statement.nonce}","payloadHash":"${proposal.payloadHash}","proposalId":"prp_1","revisionOf":"prp_0","tenantId":"acme","userId":"usr_1"}`;
     expect(statementChallenge(statement)).toBe(createHash('sha256').update(text).digest('base64url'));
@@ -36,9 +39,27 @@ describe('the decision statement', () => {
 
   it('names each field that differs from the decision it is presented with', () => {
     const statement = buildStatement(proposal, 'usr_1', 'approve', now);
-    const decided = { proposalId: 'prp_1', tenantId: 'acme', decision: 'approve', payloadHash: proposal.payloadHash, revisionOf: 'prp_0', userId: 'usr_1' };
+    const decided = {
+      proposalId: 'prp_1',
+      tenantId: 'acme',
+      decision: 'approve',
+      payloadHash: proposal.payloadHash,
+      revisionOf: 'prp_0',
+      userId: 'usr_1',
+    };
     expect(statementMismatches(statement, decided)).toEqual([]);
-    expect(statementMismatches(statement, { ...decided, proposalId: 'prp_2', decision: 'reject' })).toEqual(['proposalId', 'decision']);
-    expect(statementMismatches(statement, { ...decided, payloadHash: null, revisionOf: null, userId: 'usr_2', tenantId: 'globex' })).toEqual(['tenantId', 'payloadHash', 'revisionOf', 'userId']);
+    expect(statementMismatches(statement, { ...decided, proposalId: 'prp_2', decision: 'reject' })).toEqual([
+      'proposalId',
+      'decision',
+    ]);
+    expect(
+      statementMismatches(statement, {
+        ...decided,
+        payloadHash: null,
+        revisionOf: null,
+        userId: 'usr_2',
+        tenantId: 'globex',
+      }),
+    ).toEqual(['tenantId', 'payloadHash', 'revisionOf', 'userId']);
   });
 });

@@ -12,7 +12,12 @@ import type { DecisionStatement } from './requests';
 export const STATEMENT_LIFETIME_MS = 2 * 60_000;
 
 /** A fresh statement for `userId` deciding `proposal` now. */
-export function buildStatement(proposal: Pick<Proposal, 'id' | 'tenantId' | 'payloadHash' | 'parentId'>, userId: string, decision: 'approve' | 'reject', now: Date): DecisionStatement {
+export function buildStatement(
+  proposal: Pick<Proposal, 'id' | 'tenantId' | 'payloadHash' | 'parentId'>,
+  userId: string,
+  decision: 'approve' | 'reject',
+  now: Date,
+): DecisionStatement {
   return {
     proposalId: proposal.id,
     tenantId: proposal.tenantId,
@@ -35,6 +40,14 @@ export function statementChallenge(statement: unknown): string {
  * The fields of a statement that differ from the decision it is presented with (empty when it is
  * this decision): the offline verifier and the server ask the same question.
  */
-export function statementMismatches(statement: DecisionStatement, decided: Omit<DecisionStatement, 'issuedAt' | 'expiresAt' | 'nonce' | 'decision' | 'payloadHash'> & { decision: string; payloadHash: string | null }): string[] {
-  return (['proposalId', 'tenantId', 'decision', 'payloadHash', 'revisionOf', 'userId'] as const).filter((field) => statement[field] !== decided[field]);
+export function statementMismatches(
+  statement: DecisionStatement,
+  decided: Omit<DecisionStatement, 'issuedAt' | 'expiresAt' | 'nonce' | 'decision' | 'payloadHash'> & {
+    decision: string;
+    payloadHash: string | null;
+  },
+): string[] {
+  return (['proposalId', 'tenantId', 'decision', 'payloadHash', 'revisionOf', 'userId'] as const).filter(
+    (field) => statement[field] !== decided[field],
+  );
 }

@@ -10,15 +10,33 @@ import { endGrantsOfTenant } from '@/lib/grants/end';
  * turning it on ends the tenant's standing grants.
  * Undefined when there is no such tenant; `changed` is false when it already was so.
  */
-export async function setPasskeysRequired(db: Database, tenantId: string, required: boolean, actor: AuditInput['actor'], now = new Date()): Promise<{ changed: boolean } | undefined> {
+export async function setPasskeysRequired(
+  db: Database,
+  tenantId: string,
+  required: boolean,
+  actor: AuditInput['actor'],
+  now = new Date(),
+): Promise<{ changed: boolean } | undefined> {
   return db.transaction(async (tx) => {
-    const [tenant] = await tx.select({ required: tenants.requirePasskeys }).from(tenants).where(eq(tenants.id, tenantId)).for('update');
+    const [tenant] = await tx
+      .select({ required: tenants.requirePasskeys })
+      .from(tenants)
+      .where(eq(tenants.id, tenantId))
+      .for('update');
     if (!tenant) return undefined;
     if (tenant.required === required) return { changed: false };
     await tx.update(tenants).set({ requirePasskeys: required }).where(eq(tenants.id, tenantId));
-    await recordStateChange(tx, { tenantId, type: 'tenant.settings_changed', actor, data: { requirePasskeys: required }, occurredAt: now, outbox: false });
+    await recordStateChange(tx, {
+      tenantId,
+      type: 'tenant.settings_changed',
+      actor,
+      data: { requirePasskeys: required },
+      occurredAt: now,
+      outbox: false,
+    });
     // Every approval must now be signed: no grant may approve in anyone's name (docs/grants.md).
-    if (required && actor.type !== 'agent') await endGrantsOfTenant(tx, { tenantId, by: { type: actor.type, id: actor.id } }, now);
+    if (required && actor.type !== 'agent')
+      await endGrantsOfTenant(tx, { tenantId, by: { type: actor.type, id: actor.id } }, now);
     return { changed: true };
   });
 }
@@ -27,7 +45,11 @@ export async function setPasskeysRequired(db: Database, tenantId: string, requir
 export type TenantPasskeys = { required: boolean; members: number; membersWithPasskey: number; youHaveOne: boolean };
 
 /** The tenant's setting and who of its members has a passkey; undefined when there is no such tenant. */
-export async function tenantPasskeys(db: Database, tenantId: string, userId: string): Promise<TenantPasskeys | undefined> {
+export async function tenantPasskeys(
+  db: Database,
+  tenantId: string,
+  userId: string,
+): Promise<TenantPasskeys | undefined> {
   const hasPasskey = exists(db.select({ one: sql`1` }).from(passkeys).where(eq(passkeys.userId, memberships.userId)));
   const [row] = await db
     .select({

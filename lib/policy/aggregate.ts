@@ -1,13 +1,19 @@
 import { and, eq, gte, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type ProposalStatus } from '@/db/schema';
+import { type ProposalStatus, proposals } from '@/db/schema';
 
 /**
  * The proposals whose amounts an aggregate bound adds up: open ones (they may still run) and those
  * that ran or may have run. `outcome_unknown` counts: until reconciliation says otherwise the effect
  * may have landed, and guessing low would let a split slip under the bound.
  */
-export const AGGREGATED_STATUSES = ['pending_approval', 'approved', 'executing', 'succeeded', 'outcome_unknown'] as const satisfies readonly ProposalStatus[];
+export const AGGREGATED_STATUSES = [
+  'pending_approval',
+  'approved',
+  'executing',
+  'succeeded',
+  'outcome_unknown',
+] as const satisfies readonly ProposalStatus[];
 
 export type AggregateNeed = { field: string; windowHours: number };
 export type PriorTotal = { count: number; sum: number };

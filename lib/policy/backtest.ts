@@ -1,8 +1,8 @@
 import { and, desc, eq, gte, inArray, lt, or } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type ProposalStatus, type Routing } from '@/db/schema';
+import { type ProposalStatus, proposals, type Routing } from '@/db/schema';
 import { AGGREGATED_STATUSES, aggregateKey, type PriorTotal } from './aggregate';
-import { aggregateNeeds, routeProposal, type LoadedPolicy } from './routing';
+import { aggregateNeeds, type LoadedPolicy, routeProposal } from './routing';
 
 /**
  * The backtest of a policy plan: the tenant's recent proposals routed again by the current policy
@@ -26,7 +26,14 @@ const BATCH = 500;
 /** What a proposal was or would be routed to, without the version or the sums. */
 export type RoutedAs = Pick<Routing, 'rule' | 'outcome' | 'approvals' | 'role'>;
 
-export type BacktestFlip = { proposalId: string; action: string; createdAt: string; summary: string; before: RoutedAs; after: RoutedAs };
+export type BacktestFlip = {
+  proposalId: string;
+  action: string;
+  createdAt: string;
+  summary: string;
+  before: RoutedAs;
+  after: RoutedAs;
+};
 
 export type Backtest = {
   days: number;
@@ -39,22 +46,49 @@ export type Backtest = {
   flips: BacktestFlip[];
 };
 
-type Replayed = { id: string; action: string; resourceKey: string | null; status: ProposalStatus; parentId: string | null; createdAt: Date; args: Record<string, unknown> };
+type Replayed = {
+  id: string;
+  action: string;
+  resourceKey: string | null;
+  status: ProposalStatus;
+  parentId: string | null;
+  createdAt: Date;
+  args: Record<string, unknown>;
+};
 
 /** The tenant's proposals of `actions` created since `since`, newest first by keyset in batches, at most `limit` (+1 to tell). */
-async function readProposals(db: Database, tenantId: string, actions: string[], since: Date, limit: number): Promise<Replayed[]> {
+async function readProposals(
+  db: Database,
+  tenantId: string,
+  actions: string[],
+  since: Date,
+  limit: number,
+): Promise<Replayed[]> {
   const rows: Replayed[] = [];
   let after: { createdAt: Date; id: string } | undefined;
   while (rows.length <= limit) {
     const batch = await db
-      .select({ id: proposals.id, action: proposals.action, resourceKey: proposals.resourceKey, status: proposals.status, parentId: proposals.parentId, createdAt: proposals.createdAt, payload: proposals.payload })
+      .select({
+        id: proposals.id,
+        action: proposals.action,
+        resourceKey: proposals.resourceKey,
+        status: proposals.status,
+        parentId: proposals.parentId,
+        createdAt: proposals.createdAt,
+        payload: proposals.payload,
+      })
       .from(proposals)
       .where(
         and(
           eq(proposals.tenantId, tenantId),
           gte(proposals.createdAt, since),
           inArray(proposals.action, actions),
-          after ? or(lt(proposals.createdAt, after.createdAt), and(eq(proposals.createdAt, after.createdAt), lt(proposals.id, after.id))) : undefined,
+          after
+            ? or(
+                lt(proposals.createdAt, after.createdAt),
+                and(eq(proposals.createdAt, after.createdAt), lt(proposals.id, after.id)),
+              )
+            : undefined,
         ),
       )
       .orderBy(desc(proposals.createdAt), desc(proposals.id))
@@ -78,7 +112,13 @@ function priorsFor(policy: LoadedPolicy, proposal: Replayed, earlier: Replayed[]
     let sum = 0;
     for (const other of earlier) {
       const value = other.args[need.field];
-      if (other.id === proposal.parentId || !counted.has(other.status) || other.createdAt.getTime() < from || typeof value !== 'number') continue;
+      if (
+        other.id === proposal.parentId ||
+        !counted.has(other.status) ||
+        other.createdAt.getTime() < from ||
+        typeof value !== 'number'
+      )
+        continue;
       count += 1;
       sum += value;
     }
@@ -88,7 +128,8 @@ function priorsFor(policy: LoadedPolicy, proposal: Replayed, earlier: Replayed[]
 }
 
 const routedAs = ({ rule, outcome, approvals, role }: Routing): RoutedAs => ({ rule, outcome, approvals, role });
-const flipped = (a: RoutedAs, b: RoutedAs) => a.outcome !== b.outcome || a.approvals !== b.approvals || a.role !== b.role;
+const flipped = (a: RoutedAs, b: RoutedAs) =>
+  a.outcome !== b.outcome || a.approvals !== b.approvals || a.role !== b.role;
 
 /** "issue_refund on ord_1843": the action and its resource id, never an argument's value. */
 function summaryOf(proposal: Replayed): string {
@@ -121,7 +162,15 @@ export async function backtest(
     const pair = policies.get(proposal.action)!;
     const before = routedAs(routeProposal(pair.current, proposal.args, priorsFor(pair.current, proposal, earlier)));
     const after = routedAs(routeProposal(pair.draft, proposal.args, priorsFor(pair.draft, proposal, earlier)));
-    if (flipped(before, after)) flips.push({ proposalId: proposal.id, action: proposal.action, createdAt: proposal.createdAt.toISOString(), summary: summaryOf(proposal), before, after });
+    if (flipped(before, after))
+      flips.push({
+        proposalId: proposal.id,
+        action: proposal.action,
+        createdAt: proposal.createdAt.toISOString(),
+        summary: summaryOf(proposal),
+        before,
+        after,
+      });
     earlier.push(proposal);
     byResource.set(key, earlier);
   }

@@ -17,7 +17,8 @@ const seeded = seededWorld(t);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-plan-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const plan = (...args: string[]) => runNode(['scripts/cli.ts', 'policy:plan', ...args], { DATABASE_URL: testDatabaseUrl(t.handle) });
+const plan = (...args: string[]) =>
+  runNode(['scripts/cli.ts', 'policy:plan', ...args], { DATABASE_URL: testDatabaseUrl(t.handle) });
 const write = (name: string, value: unknown) => {
   const file = path.join(dir, name);
   fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value));
@@ -30,8 +31,17 @@ describe('policy:plan', () => {
 
   it('prints the change in words and each flipping proposal with counts, exit 0', async () => {
     const ids: string[] = [];
-    for (const [n, amountMinor] of [[1, 3000], [2, 6000], [3, 9000]] as const) {
-      const body = { requestId: `req_cli_plan_${n}`, action: 'issue_refund', contractVersion: 1, args: { orderId: `ord_q500${n}`, amountMinor, currency: 'EUR', reason: 'Partial refund' } };
+    for (const [n, amountMinor] of [
+      [1, 3000],
+      [2, 6000],
+      [3, 9000],
+    ] as const) {
+      const body = {
+        requestId: `req_cli_plan_${n}`,
+        action: 'issue_refund',
+        contractVersion: 1,
+        args: { orderId: `ord_q500${n}`, amountMinor, currency: 'EUR', reason: 'Partial refund' },
+      };
       ids.push((await submitAs(t.db, systems.client, seeded.acme, body)).proposal.id);
     }
     entry = (await currentPolicies(t.db, 'acme')).find((view) => view.action === 'issue_refund')!;
@@ -42,11 +52,15 @@ describe('policy:plan', () => {
     expect(done.code, done.stderr).toBe(0);
     const lines = done.stdout.trim().split('\n');
     expect(lines[0]).toBe('issue_refund v2 → v3:');
-    expect(lines[1]).toMatch(/^ {2}Rule refunds-over-100: When amountMinor .* is above 50\.00 EUR \(5000 minor units\) → needs 2 distinct approvers \(was above 100\.00 EUR \(10000 minor units\)\)\.$/);
+    expect(lines[1]).toMatch(
+      /^ {2}Rule refunds-over-100: When amountMinor .* is above 50\.00 EUR \(5000 minor units\) → needs 2 distinct approvers \(was above 100\.00 EUR \(10000 minor units\)\)\.$/,
+    );
     // The descriptions and ids that still name 100.00, one warning a line.
     expect(lines.slice(2, 6)).toEqual([
       'Warning (issue_refund): Rule refunds-over-100: The description says 100.00, but the bound is 50.00 EUR (5000 minor units).',
-      expect.stringMatching(/^Warning \(issue_refund\): Rule refunds-over-100: The id refunds-over-100 names 100, .* Ids are not renamed/),
+      expect.stringMatching(
+        /^Warning \(issue_refund\): Rule refunds-over-100: The id refunds-over-100 names 100, .* Ids are not renamed/,
+      ),
       'Warning (issue_refund): Rule refunds-up-to-100: The description says 100.00, but the rules before it are bounded at 50.00 EUR (5000 minor units).',
       expect.stringMatching(/^Warning \(issue_refund\): Rule refunds-up-to-100: The id refunds-up-to-100 names 100, /),
     ]);

@@ -1,16 +1,16 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals } from '@/db/schema';
-import type { ActionModule } from '@/lib/actions/types';
 import { findAction } from '@/lib/actions/registry';
+import type { ActionModule } from '@/lib/actions/types';
+import { daysParam } from '@/lib/input/days';
 import { formatMinor, minorDigits } from '@/lib/money';
-import { changesInWords, ruleWarnings, type BoundFormat } from '@/lib/shared/policy-words';
-import { backtest, BACKTEST_DEFAULT_DAYS, BACKTEST_MAX_DAYS, type Backtest } from './backtest';
+import { type BoundFormat, changesInWords, ruleWarnings } from '@/lib/shared/policy-words';
+import { BACKTEST_DEFAULT_DAYS, BACKTEST_MAX_DAYS, type Backtest, backtest } from './backtest';
 import { newestPolicy, samePolicy, storedRules } from './current';
 import { policyDraftSchema } from './requests';
-import { loadPolicy, type LoadedPolicy } from './routing';
+import { type LoadedPolicy, loadPolicy } from './routing';
 import { parseDocument, stalePolicy } from './save';
-import { daysParam } from '@/lib/input/days';
 
 /** One action the draft changes: the version it replaces, the one it would publish, and the change in sentences. */
 export type PlannedChange = { action: string; version: number; nextVersion: number; words: string[] };
@@ -22,14 +22,24 @@ export type PlanWarning = { action: string; ruleId: string; message: string };
 export type PolicyPlan = { changes: PlannedChange[]; warnings: PlanWarning[]; backtest: Backtest };
 
 /** The currencies the action's proposals of the period name in `currencyField`, sorted. */
-async function currenciesSeen(db: Database, tenantId: string, action: string, currencyField: string, since: Date): Promise<string[]> {
+async function currenciesSeen(
+  db: Database,
+  tenantId: string,
+  action: string,
+  currencyField: string,
+  since: Date,
+): Promise<string[]> {
   const currency = sql<string | null>`${proposals.payload}->'args'->>${currencyField}`;
-  const rows = await db.selectDistinct({ currency }).from(proposals).where(and(eq(proposals.tenantId, tenantId), eq(proposals.action, action), gte(proposals.createdAt, since)));
+  const rows = await db
+    .selectDistinct({ currency })
+    .from(proposals)
+    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.action, action), gte(proposals.createdAt, since)));
   return rows.flatMap((row) => (row.currency ? [row.currency] : [])).sort();
 }
 
 /** Money bound in `currency`'s major units beside the currencies named, and in minor units. */
-const inMajor = (value: number, currency: string, named: string) => `${formatMinor(value, currency)} ${named} (${value} minor units)`;
+const inMajor = (value: number, currency: string, named: string) =>
+  `${formatMinor(value, currency)} ${named} (${value} minor units)`;
 
 /** Currencies with 0, 2 and 3 decimals: the readings of a bound when no one currency is known. */
 const DECIMALS_OF = ['JPY', 'EUR', 'BHD'];
@@ -40,7 +50,12 @@ const DECIMALS_OF = ['JPY', 'EUR', 'BHD'];
  * (5000 minor units)"), else in minor units ("5000 minor units"), since no one currency is the
  * bound's. `otherReadings`: for the warnings, the bound in 0, 2 and 3 decimals when not known.
  */
-export async function planBoundFormat(db: Database, tenantId: string, action: ActionModule, since: Date): Promise<{ format: BoundFormat; otherReadings: BoundFormat[] }> {
+export async function planBoundFormat(
+  db: Database,
+  tenantId: string,
+  action: ActionModule,
+  since: Date,
+): Promise<{ format: BoundFormat; otherReadings: BoundFormat[] }> {
   const currencies = new Map<string, string[]>();
   for (const money of action.editing?.money ?? []) {
     const seen = await currenciesSeen(db, tenantId, action.name, money.currencyField, since);
@@ -54,7 +69,13 @@ export async function planBoundFormat(db: Database, tenantId: string, action: Ac
     return money.has(field) ? `${value} minor units` : String(value);
   };
   const unknown = [...money].some((field) => !currencies.has(field));
-  const otherReadings = unknown ? DECIMALS_OF.map((code): BoundFormat => (field, value) => (money.has(field) && Number.isInteger(value) ? inMajor(value, code, code) : format(field, value))) : [];
+  const otherReadings = unknown
+    ? DECIMALS_OF.map(
+        (code): BoundFormat =>
+          (field, value) =>
+            money.has(field) && Number.isInteger(value) ? inMajor(value, code, code) : format(field, value),
+      )
+    : [];
   return { format, otherReadings };
 }
 
@@ -78,7 +99,13 @@ export function backtestDays(value: string | null): number {
  * `PUT` validates it (the note may be left out) and, like `PUT`, an entry edited from a version
  * that is no longer the newest is 409 `stale_policy`. Writes nothing.
  */
-export async function planPolicies(db: Database, tenantId: string, input: unknown, days: number, now = new Date()): Promise<PolicyPlan> {
+export async function planPolicies(
+  db: Database,
+  tenantId: string,
+  input: unknown,
+  days: number,
+  now = new Date(),
+): Promise<PolicyPlan> {
   const { entries } = parseDocument(input, policyDraftSchema);
   const changes: PlannedChange[] = [];
   const warnings: PlanWarning[] = [];
@@ -93,8 +120,13 @@ export async function planPolicies(db: Database, tenantId: string, input: unknow
     const { format, otherReadings } = await planBoundFormat(db, tenantId, action, since);
     const words = changesInWords({ rules: storedRules(stored.rules), expiryHours: stored.expiryHours }, draft, format);
     changes.push({ action: entry.action, version: stored.version, nextVersion: stored.version + 1, words });
-    warnings.push(...ruleWarnings(draft.rules, format, otherReadings).map((warning) => ({ action: entry.action, ...warning })));
-    pairs.set(entry.action, { current: await loadPolicy(db, tenantId, action), draft: { version: stored.version + 1, ...draft } });
+    warnings.push(
+      ...ruleWarnings(draft.rules, format, otherReadings).map((warning) => ({ action: entry.action, ...warning })),
+    );
+    pairs.set(entry.action, {
+      current: await loadPolicy(db, tenantId, action),
+      draft: { version: stored.version + 1, ...draft },
+    });
   }
   return { changes, warnings, backtest: await backtest(db, tenantId, pairs, days, now) };
 }

@@ -3,7 +3,7 @@ import { DomainError } from '@/lib/errors/domain-error';
 import { toFieldIssues } from '@/lib/input/field-issues';
 import type { SystemsClient } from '@/lib/systems/client';
 import { newestPolicy, samePolicy } from './current';
-import { policyPreviewSchema, type PolicyPreview } from './requests';
+import { type PolicyPreview, policyPreviewSchema } from './requests';
 import { routeLive } from './routing';
 import { actionAt, boundIssues, invalid, policyIssues } from './validate';
 
@@ -16,9 +16,16 @@ const INVALID = 'The preview is not valid: see the issues, each naming its field
  * (Meaning), because aggregate bounds sum the tenant's real proposals on that resource as of now —
  * exactly what intake would add up if the sample arrived at this moment. Nothing is written.
  */
-export async function previewPolicy(db: Database, systems: SystemsClient, tenantId: string, input: unknown, now = new Date()): Promise<PolicyPreview> {
+export async function previewPolicy(
+  db: Database,
+  systems: SystemsClient,
+  tenantId: string,
+  input: unknown,
+  now = new Date(),
+): Promise<PolicyPreview> {
   const parsed = policyPreviewSchema.safeParse(input);
-  if (!parsed.success) throw invalid('invalid_preview', INVALID, policyIssues(parsed.error, input, policyPreviewSchema));
+  if (!parsed.success)
+    throw invalid('invalid_preview', INVALID, policyIssues(parsed.error, input, policyPreviewSchema));
   const { rules, expiryHours, sample } = parsed.data;
   const found = actionAt(parsed.data.action, 'action');
   if ('issue' in found) throw invalid('invalid_preview', INVALID, [found.issue]);
@@ -30,16 +37,37 @@ export async function previewPolicy(db: Database, systems: SystemsClient, tenant
   if (!contract) throw new Error(`${action.name} has no current contract`);
   const args = contract.args.safeParse(sample.args);
   if (!args.success) {
-    const issues = toFieldIssues(args.error, sample.args, contract.args).map((each) => ({ ...each, field: `sample.args.${each.field}` }));
-    throw invalid('invalid_sample', `The sample is not a valid ${action.name} v${contract.version} proposal: see the issues.`, issues);
+    const issues = toFieldIssues(args.error, sample.args, contract.args).map((each) => ({
+      ...each,
+      field: `sample.args.${each.field}`,
+    }));
+    throw invalid(
+      'invalid_sample',
+      `The sample is not a valid ${action.name} v${contract.version} proposal: see the issues.`,
+      issues,
+    );
   }
   const resolution = await action.resolve(systems, tenantId, args.data);
-  if (!resolution) throw new DomainError('refused', 'sample_not_found', `The sample's resource does not exist in this tenant; name one that does, as an agent's proposal would have to.`);
+  if (!resolution)
+    throw new DomainError(
+      'refused',
+      'sample_not_found',
+      `The sample's resource does not exist in this tenant; name one that does, as an agent's proposal would have to.`,
+    );
 
   const current = await newestPolicy(db, tenantId, action);
   // The version the draft would route as: the newest one if saving would change nothing, else the next.
-  const draft = { version: samePolicy(current, { rules, expiryHours }) ? current.version : current.version + 1, rules, expiryHours };
-  const { routing } = await routeLive(db, { tenantId, action: action.name, resourceKey: resolution.resourceKey, now }, draft, args.data);
+  const draft = {
+    version: samePolicy(current, { rules, expiryHours }) ? current.version : current.version + 1,
+    rules,
+    expiryHours,
+  };
+  const { routing } = await routeLive(
+    db,
+    { tenantId, action: action.name, resourceKey: resolution.resourceKey, now },
+    draft,
+    args.data,
+  );
   const index = rules.findIndex((rule) => rule.id === routing.rule);
   return {
     action: action.name,

@@ -7,7 +7,14 @@ import { newId } from '@/lib/ids';
 import type { RoutingRule } from '@/lib/routing-rules';
 
 /** `note`: why it was published (a person's save requires one; the seed and tests may leave it out). */
-export type PolicyVersion = { tenantId: string; action: string; version: number; rules: RoutingRule[]; expiryHours?: number; note?: string };
+export type PolicyVersion = {
+  tenantId: string;
+  action: string;
+  version: number;
+  rules: RoutingRule[];
+  expiryHours?: number;
+  note?: string;
+};
 
 /** Who published it: a person (stored as the version's author) or a system (the demo seed). */
 export type Publisher = { type: 'user' | 'system'; id: string };
@@ -23,7 +30,16 @@ export async function publishPolicy(db: Database, input: PolicyVersion, by: Publ
   return changeTransaction(db, async (tx, announce) => {
     const [row] = await tx
       .insert(policies)
-      .values({ id: newId('pol'), tenantId: input.tenantId, action: input.action, version: input.version, rules: input.rules, expiryHours: input.expiryHours, note: input.note ?? null, createdBy: by.type === 'user' ? by.id : null })
+      .values({
+        id: newId('pol'),
+        tenantId: input.tenantId,
+        action: input.action,
+        version: input.version,
+        rules: input.rules,
+        expiryHours: input.expiryHours,
+        note: input.note ?? null,
+        createdBy: by.type === 'user' ? by.id : null,
+      })
       .onConflictDoNothing()
       .returning({ id: policies.id });
     if (!row) return false;
@@ -35,7 +51,13 @@ export async function publishPolicy(db: Database, input: PolicyVersion, by: Publ
       type: 'policy.published',
       actor: by,
       reasonCode: `v${input.version}`,
-      data: { policy: row.id, action: input.action, version: input.version, rules: input.rules.map((rule) => rule.id).join(','), ...(input.note !== undefined ? { note: input.note } : {}) },
+      data: {
+        policy: row.id,
+        action: input.action,
+        version: input.version,
+        rules: input.rules.map((rule) => rule.id).join(','),
+        ...(input.note !== undefined ? { note: input.note } : {}),
+      },
       outbox: false,
     });
     return true;

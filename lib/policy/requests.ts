@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { RequestBody } from '@/lib/input/request-body';
 import type { Routing } from '@/db/schema';
-import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
+import type { RequestBody } from '@/lib/input/request-body';
+import { type RoutingRule, routingRulesSchema } from '@/lib/routing-rules';
 
 /**
  * The bodies and answers of the routing policy admin API (`/api/v1/admin/policies`). Only zod and
@@ -21,7 +21,11 @@ const author = z.strictObject({ name: z.string().max(200), email: z.string().max
 export const POLICY_NOTE_MAX = 500;
 
 /** Why the admin publishes: 1–500 characters, not blank. One issue per note: an empty one is too short, not also blank. */
-const note = z.string().min(1, { abort: true }).max(POLICY_NOTE_MAX).regex(/\S/, { message: 'the note must not be blank' });
+const note = z
+  .string()
+  .min(1, { abort: true })
+  .max(POLICY_NOTE_MAX)
+  .regex(/\S/, { message: 'the note must not be blank' });
 
 /**
  * One action's policy as `GET` answers it, and as `PUT` takes it back, edited. `version` is the
@@ -43,7 +47,8 @@ const entries = z.array(policyEntrySchema).min(1).max(100);
 function eachActionOnce(document: { policies: PolicyEntry[] }, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
   document.policies.forEach((entry, index) => {
-    if (seen.has(entry.action)) ctx.addIssue({ code: 'custom', path: ['policies', index, 'action'], message: `"${entry.action}" appears twice` });
+    if (seen.has(entry.action))
+      ctx.addIssue({ code: 'custom', path: ['policies', index, 'action'], message: `"${entry.action}" appears twice` });
     seen.add(entry.action);
   });
 }
@@ -52,7 +57,9 @@ function eachActionOnce(document: { policies: PolicyEntry[] }, ctx: z.Refinement
 export const policyDocumentSchema = z.strictObject({ policies: entries, note }).superRefine(eachActionOnce);
 
 /** What `POST …/plan` takes: the same document, the note optional (a plan publishes nothing). */
-export const policyDraftSchema = z.strictObject({ policies: entries, note: note.optional() }).superRefine(eachActionOnce);
+export const policyDraftSchema = z
+  .strictObject({ policies: entries, note: note.optional() })
+  .superRefine(eachActionOnce);
 
 export type PolicyEntry = z.infer<typeof policyEntrySchema>;
 export type PolicyDocument = z.infer<typeof policyDocumentSchema>;
@@ -61,7 +68,11 @@ export type PolicyDocument = z.infer<typeof policyDocumentSchema>;
  * The routes read any JSON with the one body reader; the domain functions (save.ts, preview.ts)
  * parse it with the schemas above, so a refusal words custom checks in their own words.
  */
-export const policyJsonBody: RequestBody<unknown> = { schema: z.unknown(), code: 'invalid_policy', message: 'Send the policy document as JSON.' };
+export const policyJsonBody: RequestBody<unknown> = {
+  schema: z.unknown(),
+  code: 'invalid_policy',
+  message: 'Send the policy document as JSON.',
+};
 
 export const policyPreviewSchema = z.strictObject({
   action: z.string().min(1).max(64),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { type RoutingRule, routingRulesSchema } from '@/lib/routing-rules';
 import { aggregateKey, type PriorTotal } from './aggregate';
-import { aggregateNeeds, routeProposal, type LoadedPolicy } from './routing';
-import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
+import { aggregateNeeds, type LoadedPolicy, routeProposal } from './routing';
 
 const twoAbove100: RoutingRule = {
   id: 'over-100',
@@ -11,9 +11,17 @@ const twoAbove100: RoutingRule = {
   approvals: 2,
   role: 'approver',
 };
-const oneForTheRest: RoutingRule = { id: 'rest', description: 'The rest', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' };
+const oneForTheRest: RoutingRule = {
+  id: 'rest',
+  description: 'The rest',
+  when: null,
+  outcome: 'needs_approval',
+  approvals: 1,
+  role: 'approver',
+};
 const policy = (rules: RoutingRule[] | null): LoadedPolicy => ({ version: 7, rules, expiryHours: 24 });
-const priors = (entries: [number, string, PriorTotal][]) => new Map(entries.map(([windowHours, field, total]) => [aggregateKey({ field, windowHours }), total]));
+const priors = (entries: [number, string, PriorTotal][]) =>
+  new Map(entries.map(([windowHours, field, total]) => [aggregateKey({ field, windowHours }), total]));
 
 describe('routing rules are validated data', () => {
   it.each([
@@ -30,10 +38,22 @@ describe('routing rules are validated data', () => {
   it.each([
     ['a passkey on a rule that asks nobody', { ...oneForTheRest, outcome: 'deny', approvals: 0, passkey: true }],
     ['a passkey that is not true', { ...oneForTheRest, passkey: false }],
-    ['a window of zero hours', { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 0 } } }],
-    ['a fractional window', { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 1.5 } } }],
-    ['a window as a string', { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: '24' } } }],
-    ['an unknown key in the aggregate', { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 24, scope: 'tenant' } } }],
+    [
+      'a window of zero hours',
+      { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 0 } } },
+    ],
+    [
+      'a fractional window',
+      { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 1.5 } } },
+    ],
+    [
+      'a window as a string',
+      { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: '24' } } },
+    ],
+    [
+      'an unknown key in the aggregate',
+      { ...twoAbove100, when: { field: 'amountMinor', above: 10000, aggregate: { windowHours: 24, scope: 'tenant' } } },
+    ],
     ['an unknown key in the bound', { ...twoAbove100, when: { field: 'amountMinor', above: 10000, below: 5 } }],
     ['a field that is a path', { ...twoAbove100, when: { field: 'args.amountMinor', above: 10000 } }],
     ['a bound as a string', { ...twoAbove100, when: { field: 'amountMinor', above: '10000' } }],
@@ -42,7 +62,10 @@ describe('routing rules are validated data', () => {
     ['six approvers', { ...twoAbove100, approvals: 6 }],
     ['a negative bound', { ...twoAbove100, when: { field: 'amountMinor', above: -1 } }],
     ['a bound with neither above nor below', { ...twoAbove100, when: { field: 'amountMinor' } }],
-    ['an aggregate with a lower bound', { ...twoAbove100, when: { field: 'amountMinor', below: 100, aggregate: { windowHours: 24 } } }],
+    [
+      'an aggregate with a lower bound',
+      { ...twoAbove100, when: { field: 'amountMinor', below: 100, aggregate: { windowHours: 24 } } },
+    ],
     ['a deny that asks for approvers', { ...twoAbove100, outcome: 'deny', approvals: 1 }],
   ])('refuses %s', (_name, rule) => {
     expect(routingRulesSchema.safeParse([rule]).success).toBe(false);
@@ -54,9 +77,22 @@ it('two rules cannot share an id (the proposal page names its rule by id)', () =
 });
 
 it('a lower bound matches values strictly below it', () => {
-  const small: RoutingRule = { id: 'small', description: 'Small holds go through', when: { field: 'quantity', below: 2 }, outcome: 'auto_approve', approvals: 0, role: 'approver' };
-  expect(routeProposal(policy([small, oneForTheRest]), { quantity: 1 })).toMatchObject({ rule: 'small', outcome: 'auto_approve' });
-  expect(routeProposal(policy([small, oneForTheRest]), { quantity: 2 })).toMatchObject({ rule: 'rest', outcome: 'needs_approval' });
+  const small: RoutingRule = {
+    id: 'small',
+    description: 'Small holds go through',
+    when: { field: 'quantity', below: 2 },
+    outcome: 'auto_approve',
+    approvals: 0,
+    role: 'approver',
+  };
+  expect(routeProposal(policy([small, oneForTheRest]), { quantity: 1 })).toMatchObject({
+    rule: 'small',
+    outcome: 'auto_approve',
+  });
+  expect(routeProposal(policy([small, oneForTheRest]), { quantity: 2 })).toMatchObject({
+    rule: 'rest',
+    outcome: 'needs_approval',
+  });
 });
 
 describe('routeProposal with an aggregate bound', () => {
@@ -83,7 +119,13 @@ describe('routeProposal with an aggregate bound', () => {
       approvals: matches ? 2 : 1,
       role: 'approver',
       // The first aggregate evaluated is kept even when a later rule decides.
-      aggregate: { field: 'amountMinor', windowHours: 24, priorCount: prior.count, priorSum: prior.sum, total: amount + prior.sum },
+      aggregate: {
+        field: 'amountMinor',
+        windowHours: 24,
+        priorCount: prior.count,
+        priorSum: prior.sum,
+        total: amount + prior.sum,
+      },
     });
   });
 
@@ -92,7 +134,13 @@ describe('routeProposal with an aggregate bound', () => {
   });
 
   it('a field that is not a number matches no bound, and no rule at all denies', () => {
-    expect(routeProposal(policy([twoAbove100]), { amountMinor: '20000' }, priors([[24, 'amountMinor', { count: 0, sum: 0 }]]))).toEqual({
+    expect(
+      routeProposal(
+        policy([twoAbove100]),
+        { amountMinor: '20000' },
+        priors([[24, 'amountMinor', { count: 0, sum: 0 }]]),
+      ),
+    ).toEqual({
       rule: 'no-matching-rule',
       policyVersion: 7,
       outcome: 'deny',
@@ -109,7 +157,10 @@ describe('routeProposal with an aggregate bound', () => {
 describe('a rule that asks for a passkey', () => {
   it('routes with passkey: true, and other rules without it', () => {
     const signed: RoutingRule = { ...oneForTheRest, id: 'big', when: { field: 'quantity', above: 3 }, passkey: true };
-    expect(routeProposal(policy([signed, oneForTheRest]), { quantity: 4 })).toMatchObject({ rule: 'big', passkey: true });
+    expect(routeProposal(policy([signed, oneForTheRest]), { quantity: 4 })).toMatchObject({
+      rule: 'big',
+      passkey: true,
+    });
     expect(routeProposal(policy([signed, oneForTheRest]), { quantity: 2 })).not.toHaveProperty('passkey');
   });
 });

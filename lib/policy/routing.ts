@@ -2,9 +2,9 @@ import type { Database } from '@/db';
 import type { Routing, RoutingAggregate } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { cachedRead, cacheTag } from '@/lib/cache/read-cache';
-import { aggregateKey, priorTotals, type AggregateNeed, type AggregateScope, type PriorTotals } from './aggregate';
+import { type RoutingRule, routingRulesSchema } from '@/lib/routing-rules';
+import { type AggregateNeed, type AggregateScope, aggregateKey, type PriorTotals, priorTotals } from './aggregate';
 import { newestPolicy } from './current';
-import { routingRulesSchema, type RoutingRule } from '@/lib/routing-rules';
 
 /** `rules` is null when the stored rules do not validate: such a policy only denies. */
 export type LoadedPolicy = { version: number; rules: RoutingRule[] | null; expiryHours: number };
@@ -16,13 +16,21 @@ export type LoadedPolicy = { version: number; rules: RoutingRule[] | null; expir
  */
 export function loadPolicy(db: Database, tenantId: string, action: ActionModule): Promise<LoadedPolicy> {
   const tag = cacheTag.policy(tenantId, action.name);
-  return cachedRead(db, tag, () => readPolicy(db, tenantId, action), () => [tag]);
+  return cachedRead(
+    db,
+    tag,
+    () => readPolicy(db, tenantId, action),
+    () => [tag],
+  );
 }
 
 async function readPolicy(db: Database, tenantId: string, action: ActionModule): Promise<LoadedPolicy> {
   const { version, rules, expiryHours } = await newestPolicy(db, tenantId, action);
   const parsed = routingRulesSchema.safeParse(rules);
-  if (!parsed.success) console.error(`[countersign] policy v${version} of ${action.name} in ${tenantId} does not validate; its proposals are denied`);
+  if (!parsed.success)
+    console.error(
+      `[countersign] policy v${version} of ${action.name} in ${tenantId} does not validate; its proposals are denied`,
+    );
   return { version, rules: parsed.success ? parsed.data : null, expiryHours };
 }
 
@@ -45,9 +53,13 @@ function evaluate(rule: RoutingRule, args: Record<string, unknown>, priors: Prio
   if (!aggregate) return { matched: value > above };
   const prior = priors.get(aggregateKey({ field, windowHours: aggregate.windowHours }));
   // Routing without the sum it was told to bound would undercount: refuse to guess.
-  if (!prior) throw new Error(`routing needs the ${aggregateKey({ field, windowHours: aggregate.windowHours })} aggregate`);
+  if (!prior)
+    throw new Error(`routing needs the ${aggregateKey({ field, windowHours: aggregate.windowHours })} aggregate`);
   const total = value + prior.sum;
-  return { matched: total > above, aggregate: { field, windowHours: aggregate.windowHours, priorCount: prior.count, priorSum: prior.sum, total } };
+  return {
+    matched: total > above,
+    aggregate: { field, windowHours: aggregate.windowHours, priorCount: prior.count, priorSum: prior.sum, total },
+  };
 }
 
 /**
@@ -56,7 +68,11 @@ function evaluate(rule: RoutingRule, args: Record<string, unknown>, priors: Prio
  * record keeps the deciding rule's aggregate, or else the first one evaluated on the way, so the
  * reviewer sees the earlier proposals even when the sum stayed under the bound.
  */
-export function routeProposal(policy: LoadedPolicy, args: Record<string, unknown>, priors: PriorTotals = new Map()): Routing {
+export function routeProposal(
+  policy: LoadedPolicy,
+  args: Record<string, unknown>,
+  priors: PriorTotals = new Map(),
+): Routing {
   const base = { policyVersion: policy.version };
   if (!policy.rules) return { ...base, rule: 'invalid-policy', outcome: 'deny', approvals: 0, role: 'admin' };
   let seen: RoutingAggregate | undefined;
@@ -65,9 +81,24 @@ export function routeProposal(policy: LoadedPolicy, args: Record<string, unknown
     seen ??= aggregate;
     if (!matched) continue;
     const context = aggregate ?? seen;
-    return { ...base, rule: rule.id, outcome: rule.outcome, approvals: rule.approvals, role: rule.role, ...(rule.passkey ? { passkey: true } : {}), ...(context ? { aggregate: context } : {}) };
+    return {
+      ...base,
+      rule: rule.id,
+      outcome: rule.outcome,
+      approvals: rule.approvals,
+      role: rule.role,
+      ...(rule.passkey ? { passkey: true } : {}),
+      ...(context ? { aggregate: context } : {}),
+    };
   }
-  return { ...base, rule: 'no-matching-rule', outcome: 'deny', approvals: 0, role: 'admin', ...(seen ? { aggregate: seen } : {}) };
+  return {
+    ...base,
+    rule: 'no-matching-rule',
+    outcome: 'deny',
+    approvals: 0,
+    role: 'admin',
+    ...(seen ? { aggregate: seen } : {}),
+  };
 }
 
 /**
@@ -75,7 +106,12 @@ export function routeProposal(policy: LoadedPolicy, args: Record<string, unknown
  * the tenant's proposals in `scope` (at intake under the resource lock), then the rules decide.
  * The Routing gate and the policy editor's preview both call this; the sums come back too.
  */
-export async function routeLive(db: Database, scope: AggregateScope, policy: LoadedPolicy, args: Record<string, unknown>): Promise<{ routing: Routing; priors: PriorTotals }> {
+export async function routeLive(
+  db: Database,
+  scope: AggregateScope,
+  policy: LoadedPolicy,
+  args: Record<string, unknown>,
+): Promise<{ routing: Routing; priors: PriorTotals }> {
   const priors = await priorTotals(db, scope, aggregateNeeds(policy));
   return { routing: routeProposal(policy, args, priors), priors };
 }

@@ -4,8 +4,14 @@ import { allActions, findAction } from '@/lib/actions/registry';
 import { changeTransaction } from '@/lib/cache/read-cache';
 import { DomainError } from '@/lib/errors/domain-error';
 import { currentPolicies, newestPolicy, samePolicy, storedRules } from './current';
-import { publishPolicy, type Publisher } from './publish';
-import { policyDocumentSchema, policyDraftSchema, type PolicyChange, type PolicyEntry, type PolicySaveResult } from './requests';
+import { type Publisher, publishPolicy } from './publish';
+import {
+  type PolicyChange,
+  type PolicyEntry,
+  type PolicySaveResult,
+  policyDocumentSchema,
+  policyDraftSchema,
+} from './requests';
 import { actionAt, boundIssues, invalid, policyIssues } from './validate';
 
 export function stalePolicy(action: string, currentVersion: number, yourVersion: number): DomainError {
@@ -18,14 +24,23 @@ export function stalePolicy(action: string, currentVersion: number, yourVersion:
 }
 
 /** The document through the router's own rule schema, then the checks that need each action. */
-export function parseDocument<S extends typeof policyDocumentSchema | typeof policyDraftSchema>(input: unknown, schema: S): { entries: PolicyEntry[]; note: z.infer<S>['note'] } {
+export function parseDocument<S extends typeof policyDocumentSchema | typeof policyDraftSchema>(
+  input: unknown,
+  schema: S,
+): { entries: PolicyEntry[]; note: z.infer<S>['note'] } {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', policyIssues(parsed.error, input, schema));
+  if (!parsed.success)
+    throw invalid(
+      'invalid_policy',
+      'The policy is not valid: see the issues, each naming its field.',
+      policyIssues(parsed.error, input, schema),
+    );
   const issues = parsed.data.policies.flatMap((entry, index) => {
     const found = actionAt(entry.action, `policies.${index}.action`);
     return 'issue' in found ? [found.issue] : boundIssues(found.action, entry.rules, `policies.${index}.rules`);
   });
-  if (issues.length > 0) throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', issues);
+  if (issues.length > 0)
+    throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', issues);
   // Registry order, so two saves touching the same actions take their version locks in one order.
   const order = allActions().map((action) => action.name);
   const entries = [...parsed.data.policies].sort((a, b) => order.indexOf(a.action) - order.indexOf(b.action));
@@ -42,7 +57,12 @@ export function parseDocument<S extends typeof policyDocumentSchema | typeof pol
  * An unchanged action gets no version. New versions route new proposals only: a pending proposal
  * keeps the routing stored on it.
  */
-export async function savePolicies(db: Database, tenantId: string, by: Publisher, input: unknown): Promise<PolicySaveResult> {
+export async function savePolicies(
+  db: Database,
+  tenantId: string,
+  by: Publisher,
+  input: unknown,
+): Promise<PolicySaveResult> {
   const { entries, note } = parseDocument(input, policyDocumentSchema);
   const saved = await changeTransaction(db, async (tx, announce) => {
     const changes: PolicyChange[] = [];
@@ -61,6 +81,8 @@ export async function savePolicies(db: Database, tenantId: string, by: Publisher
     }
     return changes;
   });
-  const unchanged = entries.map((entry) => entry.action).filter((name) => !saved.some((change) => change.action === name));
+  const unchanged = entries
+    .map((entry) => entry.action)
+    .filter((name) => !saved.some((change) => change.action === name));
   return { saved, unchanged, policies: await currentPolicies(db, tenantId) };
 }

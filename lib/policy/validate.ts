@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { acceptedVersions, findAction, findContract } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
 import { DomainError } from '@/lib/errors/domain-error';
-import { toFieldIssues, type FieldIssue } from '@/lib/input/field-issues';
+import { type FieldIssue, toFieldIssues } from '@/lib/input/field-issues';
 import type { RoutingRule } from '@/lib/routing-rules';
 
 /**
@@ -16,7 +16,9 @@ export function numericFields(action: ActionModule): string[] {
   for (const version of acceptedVersions(action)) {
     const contract = findContract(action, version);
     if (!contract) continue;
-    const schema = z.toJSONSchema(contract.args, { io: 'input' }) as { properties?: Record<string, { type?: unknown }> };
+    const schema = z.toJSONSchema(contract.args, { io: 'input' }) as {
+      properties?: Record<string, { type?: unknown }>;
+    };
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
       if (property.type === 'integer' || property.type === 'number') fields.add(name);
     }
@@ -24,13 +26,27 @@ export function numericFields(action: ActionModule): string[] {
   return [...fields];
 }
 
-const issue = (field: string, code: string, expected: string, received: string, message: string): FieldIssue => ({ field, code, expected, received, message });
+const issue = (field: string, code: string, expected: string, received: string, message: string): FieldIssue => ({
+  field,
+  code,
+  expected,
+  received,
+  message,
+});
 
 /** The registered action named at `field`, or an issue saying which ones exist. */
 export function actionAt(name: string, field: string): { action: ActionModule } | { issue: FieldIssue } {
   const action = findAction(name);
   if (action) return { action };
-  return { issue: issue(field, 'unknown_action', 'a registered action', `string of ${[...name].length} characters`, `"${field}" names no action Countersign knows.`) };
+  return {
+    issue: issue(
+      field,
+      'unknown_action',
+      'a registered action',
+      `string of ${[...name].length} characters`,
+      `"${field}" names no action Countersign knows.`,
+    ),
+  };
 }
 
 /** Each bound must name a numeric argument of the action (`prefix` is the rules' dotted path). */
@@ -40,7 +56,15 @@ export function boundIssues(action: ActionModule, rules: RoutingRule[], prefix: 
     if (!rule.when || fields.includes(rule.when.field)) return [];
     const field = `${prefix}.${index}.when.field`;
     const expected = `one of ${fields.map((name) => JSON.stringify(name)).join(', ')}`;
-    return [issue(field, 'not_a_numeric_argument', expected, `"${rule.when.field}"`, `"${field}" must be ${expected}: a bound compares a numeric argument of ${action.name}.`)];
+    return [
+      issue(
+        field,
+        'not_a_numeric_argument',
+        expected,
+        `"${rule.when.field}"`,
+        `"${field}" must be ${expected}: a bound compares a numeric argument of ${action.name}.`,
+      ),
+    ];
   });
 }
 

@@ -19,7 +19,14 @@ export type ExecutionView = {
 };
 
 /** The signed command, for operators: its id, the compact JWS and its claims (decoded, not verified). */
-export type CommandView = { id: string; scope: string; jws: string; expiresAt: string; consumedAt: string | null; claims: Record<string, unknown> | null };
+export type CommandView = {
+  id: string;
+  scope: string;
+  jws: string;
+  expiresAt: string;
+  consumedAt: string | null;
+  claims: Record<string, unknown> | null;
+};
 
 export type ExecutionState = { execution: ExecutionView | null; command: CommandView | null };
 
@@ -67,4 +74,3 @@ export async function executionStateFor(db: Database, tenantId: string, proposal
     },
   };
 }
-

@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { proposals, type Proposal } from '@/db/schema';
-import { reviseProposal } from '@/lib/decisions/revise';
+import { type Proposal, proposals } from '@/db/schema';
 import { proposalDetail } from '@/lib/api/responses/proposal-json';
+import { reviseProposal } from '@/lib/decisions/revise';
+import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 import { setupTestDatabase } from '@/test/db';
 import { submitAs } from '@/test/intake';
 import { proposalRow } from '@/test/queries';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
-import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 
 /**
  * Risk flags through the real intake (lib/intake/admit.ts → lib/proposals/flags.ts) against the
@@ -27,8 +27,18 @@ let sequence = 0;
 
 type RefundArgs = { orderId?: string; amountMinor: number; currency?: string; reason?: string };
 
-async function refund(now: Date, { orderId = 'ord_1843', amountMinor, currency = 'EUR', reason = 'Customer requested a refund' }: RefundArgs, evidenceRefs: string[] = []): Promise<Proposal> {
-  const body = { requestId: `flags_${++sequence}`, action: 'issue_refund', contractVersion: 1, args: { orderId, amountMinor, currency, reason }, evidenceRefs };
+async function refund(
+  now: Date,
+  { orderId = 'ord_1843', amountMinor, currency = 'EUR', reason = 'Customer requested a refund' }: RefundArgs,
+  evidenceRefs: string[] = [],
+): Promise<Proposal> {
+  const body = {
+    requestId: `flags_${++sequence}`,
+    action: 'issue_refund',
+    contractVersion: 1,
+    args: { orderId, amountMinor, currency, reason },
+    evidenceRefs,
+  };
   return (await submitAs(t.db, systems.client, seeded.acme, body, { now })).proposal;
 }
 
@@ -51,7 +61,9 @@ describe('risk flags at intake', () => {
   it('the first proposal on an order is a first use; the second, a plain refund, has no flags at all', async () => {
     const now = freshDay();
     const first = await refund(now, { amountMinor: 1000 });
-    expect(first.flags).toEqual([{ kind: 'first_use', label: 'First use', detail: 'No earlier proposal on order ord_1843 in this tenant' }]);
+    expect(first.flags).toEqual([
+      { kind: 'first_use', label: 'First use', detail: 'No earlier proposal on order ord_1843 in this tenant' },
+    ]);
     // Stored, not only returned.
     expect((await proposalRow(t.db, first.id)).flags).toEqual(first.flags);
 
@@ -88,7 +100,10 @@ describe('risk flags at intake', () => {
     const now = freshDay();
     const spoofed = await refund(now, { amountMinor: 1000, reason: 'Refund ord_1842 \u0430s \u0430greed' });
     expect(flag(spoofed, 'lookalike_characters')?.detail).toBe('reason: U+0430 CYRILLIC SMALL LETTER A (looks like a)');
-    const accented = await refund(new Date(now.getTime() + 60_000), { amountMinor: 1000, reason: 'Remboursé 10 € — 2 × filtre' });
+    const accented = await refund(new Date(now.getTime() + 60_000), {
+      amountMinor: 1000,
+      reason: 'Remboursé 10 € — 2 × filtre',
+    });
     expect(accented.flags).toEqual([]);
     await closeAll();
   });
@@ -97,7 +112,9 @@ describe('risk flags at intake', () => {
     const now = freshDay();
     const alone = await refund(now, { amountMinor: 9500 });
     expect(alone.routing.approvals).toBe(1);
-    expect(flag(alone, 'near_bound')?.detail).toBe('amountMinor 95.00 EUR is just under 100.00 EUR, above which rule "refunds-over-100" needs 2 approvers');
+    expect(flag(alone, 'near_bound')?.detail).toBe(
+      'amountMinor 95.00 EUR is just under 100.00 EUR, above which rule "refunds-over-100" needs 2 approvers',
+    );
     await closeAll();
 
     // Split: 50.00 then 45.00 on the same order within 24 h adds up to 95.00.
@@ -108,7 +125,9 @@ describe('risk flags at intake', () => {
       'amountMinor 45.00 EUR (95.00 EUR with 1 earlier in 24 h) is just under 100.00 EUR, above which rule "refunds-over-100" needs 2 approvers',
     );
     // Over the threshold it is routed to two approvers: nothing "near" about it.
-    expect(flag(await refund(new Date(later.getTime() + 120_000), { amountMinor: 2000 }), 'near_bound')).toBeUndefined();
+    expect(
+      flag(await refund(new Date(later.getTime() + 120_000), { amountMinor: 2000 }), 'near_bound'),
+    ).toBeUndefined();
     await closeAll();
   });
 
@@ -121,8 +140,14 @@ describe('risk flags at intake', () => {
     // With an open proposal holding part of the balance, the rest counts.
     const later = freshDay();
     await refund(later, { orderId: 'ord_1842', amountMinor: 1000, currency: 'USD' });
-    const rest = await refund(new Date(later.getTime() + 60_000), { orderId: 'ord_1842', amountMinor: 3900, currency: 'USD' });
-    expect(flag(rest, 'near_bound')?.detail).toBe('39.00 of 39.99 USD still refundable (after 10.00 USD in open proposals)');
+    const rest = await refund(new Date(later.getTime() + 60_000), {
+      orderId: 'ord_1842',
+      amountMinor: 3900,
+      currency: 'USD',
+    });
+    expect(flag(rest, 'near_bound')?.detail).toBe(
+      '39.00 of 39.99 USD still refundable (after 10.00 USD in open proposals)',
+    );
     await closeAll();
   });
 
@@ -130,12 +155,32 @@ describe('risk flags at intake', () => {
     const now = freshDay();
     const first = await hold(now, 'filter-blue', 1);
     expect(kinds(first)).toEqual(['first_use']);
-    const revision = await reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: seeded.world.userId('alice'), proposalId: first.id, args: { sku: 'filter-blue', quantity: 4 } }, new Date(now.getTime() + 60_000));
+    const revision = await reviseProposal(
+      t.db,
+      systems.client,
+      {
+        reason: 'Edited in a test',
+        userId: seeded.world.userId('alice'),
+        proposalId: first.id,
+        args: { sku: 'filter-blue', quantity: 4 },
+      },
+      new Date(now.getTime() + 60_000),
+    );
     expect(revision.flags).toEqual([
       { kind: 'near_bound', label: 'Near a bound', detail: '4 of at most 4 units held at once' },
       { kind: 'first_use', label: 'First use', detail: 'No earlier proposal on sku filter-blue in this tenant' },
     ]);
-    const revisionOfRevision = await reviseProposal(t.db, systems.client, { reason: 'Edited in a test', userId: seeded.world.userId('alice'), proposalId: revision.id, args: { sku: 'filter-blue', quantity: 2 } }, new Date(now.getTime() + 120_000));
+    const revisionOfRevision = await reviseProposal(
+      t.db,
+      systems.client,
+      {
+        reason: 'Edited in a test',
+        userId: seeded.world.userId('alice'),
+        proposalId: revision.id,
+        args: { sku: 'filter-blue', quantity: 2 },
+      },
+      new Date(now.getTime() + 120_000),
+    );
     expect(kinds(revisionOfRevision)).toEqual(['first_use']);
     // Another request on the same SKU is not.
     expect(kinds(await hold(new Date(now.getTime() + 180_000), 'filter-blue', 1))).toEqual([]);

@@ -1,6 +1,7 @@
 import { and, eq, notInArray } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type EvidenceSnapshot, type Routing } from '@/db/schema';
+import type { FlagKind, ProposalFlag } from '@/db/proposal-flags';
+import { type EvidenceSnapshot, proposals, type Routing } from '@/db/schema';
 import type { ActionModule, OpenClaims, Resolution } from '@/lib/actions/types';
 import type { GateSubject } from '@/lib/gates/types';
 import { aggregateKey, type PriorTotals } from '@/lib/policy/aggregate';
@@ -12,7 +13,6 @@ import { findLookalikes } from '@/lib/text/lookalike';
 import { step } from '@/lib/text/scan-steps';
 import { MAX_NON_STARTERS, streamSafe } from '@/lib/text/stream-safe';
 import { resourceWords, visibleText } from '@/lib/text/visible';
-import type { FlagKind, ProposalFlag } from '@/db/proposal-flags';
 import { suspiciousPhrases } from './suspicious';
 
 /**
@@ -71,7 +71,10 @@ const LABELS: Record<Exclude<FlagKind, 'suspicious_evidence'>, string> = {
  * Every string in the arguments (with its dotted path) and every cited evidence text, as read
  * within SCAN_BUDGET_CHARS; and the ones the budget cut short or did not reach.
  */
-export function textSources(args: Record<string, unknown>, evidence: EvidenceSnapshot[]): { sources: TextSource[]; unscanned: UnscannedSource[] } {
+export function textSources(
+  args: Record<string, unknown>,
+  evidence: EvidenceSnapshot[],
+): { sources: TextSource[]; unscanned: UnscannedSource[] } {
   const sources: TextSource[] = [];
   const unscanned: UnscannedSource[] = [];
   let budget = SCAN_BUDGET_CHARS;
@@ -86,7 +89,8 @@ export function textSources(args: Record<string, unknown>, evidence: EvidenceSna
   const walk = (value: unknown, path: string) => {
     if (typeof value === 'string') read(path, value, false);
     else if (Array.isArray(value)) value.forEach((item, index) => walk(item, `${path}.${index}`));
-    else if (value && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, path ? `${path}.${key}` : key);
+    else if (value && typeof value === 'object')
+      for (const [key, item] of Object.entries(value)) walk(item, path ? `${path}.${key}` : key);
   };
   walk(args, '');
   for (const snapshot of evidence) read(`evidence ${snapshot.id}`, snapshot.text, true);
@@ -135,8 +139,14 @@ function invisibleIn({ text, longestRun }: TextSource): string[] {
   for (const codePoint of new Set(found.filter((codePoint) => step() && tagValue(codePoint) === undefined))) {
     items.push(`${codePointName(codePoint)} ${invisibleName(codePoint) ?? ''}`.trim());
   }
-  if (tags.length > 0) items.push(`${tags.length} TAG character${tags.length === 1 ? '' : 's'} (U+E0020–U+E007E) hiding ${quote(hiddenTagText(text))}`);
-  if (longestRun > MAX_NON_STARTERS) items.push(`a run of ${longestRun.toLocaleString('en-US')} combining marks (more than ${MAX_NON_STARTERS} in a row)`);
+  if (tags.length > 0)
+    items.push(
+      `${tags.length} TAG character${tags.length === 1 ? '' : 's'} (U+E0020–U+E007E) hiding ${quote(hiddenTagText(text))}`,
+    );
+  if (longestRun > MAX_NON_STARTERS)
+    items.push(
+      `a run of ${longestRun.toLocaleString('en-US')} combining marks (more than ${MAX_NON_STARTERS} in a row)`,
+    );
   return items;
 }
 
@@ -144,7 +154,8 @@ function lookalikesIn(text: string): string[] {
   const seen = new Map<number, string>();
   for (const found of findLookalikes(text)) {
     step();
-    if (!seen.has(found.codePoint)) seen.set(found.codePoint, `${codePointName(found.codePoint)} ${found.name} (looks like ${found.looksLike})`);
+    if (!seen.has(found.codePoint))
+      seen.set(found.codePoint, `${codePointName(found.codePoint)} ${found.name} (looks like ${found.looksLike})`);
   }
   return [...seen.values()];
 }
@@ -153,7 +164,11 @@ function lookalikesIn(text: string): string[] {
 function unscannedFlag(unscanned: UnscannedSource[]): ProposalFlag {
   const places = unscanned.map(({ where, unread, length }) => ({
     where,
-    items: [unread === length ? `all ${length.toLocaleString('en-US')} characters` : `the last ${unread.toLocaleString('en-US')} of ${length.toLocaleString('en-US')} characters`],
+    items: [
+      unread === length
+        ? `all ${length.toLocaleString('en-US')} characters`
+        : `the last ${unread.toLocaleString('en-US')} of ${length.toLocaleString('en-US')} characters`,
+    ],
   }));
   return {
     kind: 'unscanned_text',
@@ -178,14 +193,23 @@ export function textFlags(args: Record<string, unknown>, evidence: EvidenceSnaps
   const suspicious = collect(suspiciousIn);
   if (suspicious.length > 0) {
     const label = suspicious.some(({ source }) => source.evidence) ? 'Suspicious evidence' : 'Suspicious text';
-    flags.push({ kind: 'suspicious_evidence', label, detail: placesDetail(suspicious.map(({ source, items }) => ({ where: source.where, items }))) });
+    flags.push({
+      kind: 'suspicious_evidence',
+      label,
+      detail: placesDetail(suspicious.map(({ source, items }) => ({ where: source.where, items }))),
+    });
   }
   for (const [kind, find] of [
     ['invisible_characters', invisibleIn],
     ['lookalike_characters', (source: TextSource) => lookalikesIn(source.text)],
   ] as const) {
     const places = collect(find);
-    if (places.length > 0) flags.push({ kind, label: LABELS[kind], detail: placesDetail(places.map(({ source, items }) => ({ where: source.where, items }))) });
+    if (places.length > 0)
+      flags.push({
+        kind,
+        label: LABELS[kind],
+        detail: placesDetail(places.map(({ source, items }) => ({ where: source.where, items }))),
+      });
   }
   if (unscanned.length > 0) flags.push(unscannedFlag(unscanned));
   return flags;
@@ -203,25 +227,40 @@ function outcomeWords(rule: RoutingRule): string {
  * 10 % under — the next few cents would have routed it differently — and a `below` bound of the
  * deciding rule it stays within 10 % under. Rules after the deciding one never matter.
  */
-export function routingNearBounds(action: ActionModule, policy: LoadedPolicy, routing: Routing, args: Record<string, unknown>, priors: PriorTotals): string[] {
-  const words = (field: string, value: number) => action.argHints?.({ ...args, [field]: value })[field] ?? String(value);
+export function routingNearBounds(
+  action: ActionModule,
+  policy: LoadedPolicy,
+  routing: Routing,
+  args: Record<string, unknown>,
+  priors: PriorTotals,
+): string[] {
+  const words = (field: string, value: number) =>
+    action.argHints?.({ ...args, [field]: value })[field] ?? String(value);
   const near: string[] = [];
   for (const rule of policy.rules ?? []) {
     const deciding = rule.id === routing.rule;
     const value = rule.when ? args[rule.when.field] : undefined;
     if (rule.when && typeof value === 'number') {
       const { field, above, below, aggregate } = rule.when;
-      const routesDifferently = rule.outcome !== routing.outcome || rule.approvals !== routing.approvals || rule.role !== routing.role;
+      const routesDifferently =
+        rule.outcome !== routing.outcome || rule.approvals !== routing.approvals || rule.role !== routing.role;
       if (above !== undefined && above > 0 && !deciding && routesDifferently) {
         const prior = aggregate ? priors.get(aggregateKey({ field, windowHours: aggregate.windowHours })) : undefined;
         const total = value + (prior?.sum ?? 0);
         if (total <= above && total >= above * NEAR_FRACTION) {
-          const withPrior = prior && prior.count > 0 ? ` (${words(field, total)} with ${prior.count} earlier in ${aggregate!.windowHours} h)` : '';
-          near.push(`${field} ${words(field, value)}${withPrior} is just under ${words(field, above)}, above which rule "${rule.id}" ${outcomeWords(rule)}`);
+          const withPrior =
+            prior && prior.count > 0
+              ? ` (${words(field, total)} with ${prior.count} earlier in ${aggregate!.windowHours} h)`
+              : '';
+          near.push(
+            `${field} ${words(field, value)}${withPrior} is just under ${words(field, above)}, above which rule "${rule.id}" ${outcomeWords(rule)}`,
+          );
         }
       }
       if (below !== undefined && deciding && value < below && value >= below * NEAR_FRACTION) {
-        near.push(`${field} ${words(field, value)} is just under ${words(field, below)}, below which rule "${rule.id}" ${outcomeWords(rule)}`);
+        near.push(
+          `${field} ${words(field, value)} is just under ${words(field, below)}, below which rule "${rule.id}" ${outcomeWords(rule)}`,
+        );
       }
     }
     if (deciding) break;
@@ -245,12 +284,23 @@ async function revisionChain(db: Database, tenantId: string, parentId: string): 
 }
 
 /** Whether any proposal (any status, any action) came before on this resource in this tenant. */
-export async function resourceUsedBefore(db: Database, tenantId: string, resourceKey: string, excludeId?: string): Promise<boolean> {
+export async function resourceUsedBefore(
+  db: Database,
+  tenantId: string,
+  resourceKey: string,
+  excludeId?: string,
+): Promise<boolean> {
   const chain = excludeId ? await revisionChain(db, tenantId, excludeId) : [];
   const [row] = await db
     .select({ id: proposals.id })
     .from(proposals)
-    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.resourceKey, resourceKey), chain.length > 0 ? notInArray(proposals.id, chain) : undefined))
+    .where(
+      and(
+        eq(proposals.tenantId, tenantId),
+        eq(proposals.resourceKey, resourceKey),
+        chain.length > 0 ? notInArray(proposals.id, chain) : undefined,
+      ),
+    )
     .limit(1);
   return row !== undefined;
 }
@@ -283,6 +333,11 @@ export function proposalFlags(subject: GateSubject, context: FlagContext): Propo
   const limit = action.nearLimit?.(args, resolution, open);
   const near = [...routingNearBounds(action, policy, routing, args, priors), ...(limit ? [limit] : [])];
   if (near.length > 0) flags.push({ kind: 'near_bound', label: LABELS.near_bound, detail: near.join('; ') });
-  if (!usedBefore) flags.push({ kind: 'first_use', label: LABELS.first_use, detail: `No earlier proposal on ${resourceWords(resourceKey)} in this tenant` });
+  if (!usedBefore)
+    flags.push({
+      kind: 'first_use',
+      label: LABELS.first_use,
+      detail: `No earlier proposal on ${resourceWords(resourceKey)} in this tenant`,
+    });
   return flags;
 }

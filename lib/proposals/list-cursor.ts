@@ -20,7 +20,14 @@ export function decodeCursor(raw: string | null | undefined): ListCursor | undef
     const value: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
     if (!Array.isArray(value) || value.length !== 3) return undefined;
     const [sort, at, id] = value as unknown[];
-    if (!PROPOSAL_SORTS.includes(sort as ProposalSort) || typeof at !== 'string' || !CURSOR_AT.test(at) || !isCursorInstant(at) || typeof id !== 'string' || !isRowId(id)) {
+    if (
+      !PROPOSAL_SORTS.includes(sort as ProposalSort) ||
+      typeof at !== 'string' ||
+      !CURSOR_AT.test(at) ||
+      !isCursorInstant(at) ||
+      typeof id !== 'string' ||
+      !isRowId(id)
+    ) {
       return undefined;
     }
     return { sort: sort as ProposalSort, at, id };
@@ -28,4 +35,3 @@ export function decodeCursor(raw: string | null | undefined): ListCursor | undef
     return undefined;
   }
 }
-

@@ -1,12 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decisions, proposals, type ProposalStatus } from '@/db/schema';
+import { decisions, type ProposalStatus, proposals } from '@/db/schema';
 import { setupTestDatabase } from '@/test/db';
+import { insertListRows, LIST_FIXTURE_STATUSES, type ListRow, listRows } from '@/test/fixtures/proposal-list';
 import { expectedOrder } from '@/test/fixtures/queue';
-import { insertListRows, LIST_FIXTURE_STATUSES, listRows, type ListRow } from '@/test/fixtures/proposal-list';
-import { seedWorld, type SeededWorld } from '@/test/world';
+import { type SeededWorld, seedWorld } from '@/test/world';
+import { listViewFromSearch, type ProposalListView, parseListParams, proposalListPage, resolveSearch } from './list';
 import { encodeCursor } from './list-cursor';
-import { listViewFromSearch, parseListParams, proposalListPage, resolveSearch, type ProposalListView } from './list';
 
 /** The Proposals list: every status, filters, search by resource, agent and decider, keyset pages, tenant isolation. */
 const t = setupTestDatabase();
@@ -61,7 +61,12 @@ describe('proposalListPage', () => {
     ['an agent', 'acme-night-bot', (row: ListRow) => row.agent === 'acme-night-bot', 'agent'],
     ['a decider’s name', 'Alice', (row: ListRow) => row.deciders.includes(world.userId('alice')), 'decider'],
     ['a decider’s name in other case', 'bob', (row: ListRow) => row.deciders.includes(world.userId('bob')), 'decider'],
-    ['a decider’s email in other case', 'ALICE@acme.test', (row: ListRow) => row.deciders.includes(world.userId('alice')), 'decider'],
+    [
+      'a decider’s email in other case',
+      'ALICE@acme.test',
+      (row: ListRow) => row.deciders.includes(world.userId('alice')),
+      'decider',
+    ],
   ] as const)('finds by %s (%s)', async (_what, q, keep, kind) => {
     const want = expected(keep);
     expect(want.length).toBeGreaterThan(3);
@@ -86,9 +91,15 @@ describe('proposalListPage', () => {
   });
 
   it('never shows another tenant’s proposals, whatever the search', async () => {
-    const globexIds = new Set((await walk({}, 50, 'globex')));
+    const globexIds = new Set(await walk({}, 50, 'globex'));
     expect(globexIds.size).toBe(23);
-    for (const view of [{}, { q: 'ord_1843' }, { q: 'acme-support-bot' }, { q: 'Alice' }, { status: 'stale' as ProposalStatus }]) {
+    for (const view of [
+      {},
+      { q: 'ord_1843' },
+      { q: 'acme-support-bot' },
+      { q: 'Alice' },
+      { status: 'stale' as ProposalStatus },
+    ]) {
       expect((await walk(view, 50)).filter((id) => globexIds.has(id))).toEqual([]);
     }
     expect(await walk({ q: 'Alice' }, 50, 'globex')).toEqual([]);
@@ -110,8 +121,13 @@ describe('withdrawn approvals on the list', () => {
   it('counts only the approvals that stand, as the proposal page does, and marks the withdrawn one', async () => {
     // Bob approved, then his role dropped (lib/quorum/quorum.ts writes withdrawn_at); Alice approved after. The rule needs two.
     const [row] = listRows(1, [], 'w');
-    await insertListRows(t.db, 'withdrawals', [{ ...row!, status: 'pending_approval', deciders: [world.userId('bob'), world.userId('alice')] }]);
-    await t.db.update(proposals).set({ routing: sql`jsonb_set(${proposals.routing}, '{approvals}', '2')` }).where(eq(proposals.id, row!.id));
+    await insertListRows(t.db, 'withdrawals', [
+      { ...row!, status: 'pending_approval', deciders: [world.userId('bob'), world.userId('alice')] },
+    ]);
+    await t.db
+      .update(proposals)
+      .set({ routing: sql`jsonb_set(${proposals.routing}, '{approvals}', '2')` })
+      .where(eq(proposals.id, row!.id));
     await t.db
       .update(decisions)
       .set({ withdrawnAt: new Date(), withdrawnReason: 'role_changed', withdrawnRole: 'viewer' })
@@ -134,7 +150,10 @@ describe('list parameters', () => {
     ['status=all', { ok: true, view: {} }],
     ['status=stale&q=%20ord_1843%20', { ok: true, view: { status: 'stale', q: 'ord_1843' } }],
     ['q=%20%20', { ok: true, view: {} }],
-    [`cursor=${cursor}`, { ok: true, view: {}, cursor: { sort: 'newest', at: '2030-01-01T10:00:00.000000Z', id: 'l_0001' } }],
+    [
+      `cursor=${cursor}`,
+      { ok: true, view: {}, cursor: { sort: 'newest', at: '2030-01-01T10:00:00.000000Z', id: 'l_0001' } },
+    ],
   ])('reads %j', (search, want) => {
     expect(parseListParams(new URLSearchParams(search))).toEqual(want);
   });
@@ -145,7 +164,10 @@ describe('list parameters', () => {
     ['sort=newest', 'Unknown query parameter: sort'],
     [`q=${'x'.repeat(201)}`, 'q must be at most 200 characters'],
     ['cursor=nonsense', 'cursor is not one this list returned'],
-    [`cursor=${encodeCursor({ sort: 'expiring', at: '2030-01-01T10:00:00.000000Z', id: 'l_0001' })}`, 'cursor is not one this list returned'],
+    [
+      `cursor=${encodeCursor({ sort: 'expiring', at: '2030-01-01T10:00:00.000000Z', id: 'l_0001' })}`,
+      'cursor is not one this list returned',
+    ],
   ])('refuses %j in words', (search, words) => {
     const parsed = parseListParams(new URLSearchParams(search));
     expect(parsed.ok).toBe(false);
@@ -153,7 +175,9 @@ describe('list parameters', () => {
   });
 
   it('keeps what is valid in a page URL and drops the rest', () => {
-    expect(listViewFromSearch({ status: 'bogus', q: 'ord_1843', cursor: 'nonsense' })).toEqual({ view: { q: 'ord_1843' } });
+    expect(listViewFromSearch({ status: 'bogus', q: 'ord_1843', cursor: 'nonsense' })).toEqual({
+      view: { q: 'ord_1843' },
+    });
     expect(listViewFromSearch({ status: ['stale', 'expired'], q: 'x'.repeat(300) })).toEqual({ view: {} });
     expect(listViewFromSearch({ status: 'failed' })).toEqual({ view: { status: 'failed' } });
   });

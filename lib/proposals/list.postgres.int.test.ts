@@ -1,9 +1,9 @@
-import { sql, type SQLWrapper } from 'drizzle-orm';
+import { type SQLWrapper, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setupTestDatabase } from '@/test/db';
-import { explainPlan } from '@/test/queries';
 import { ensureTenant } from '@/test/fixtures/queue';
-import { LIST_PAGE_SIZE, proposalListPage, proposalsListQuery, resolveSearch, type ProposalListView } from './list';
+import { explainPlan } from '@/test/queries';
+import { LIST_PAGE_SIZE, type ProposalListView, proposalListPage, proposalsListQuery, resolveSearch } from './list';
 import { decodeCursor } from './list-cursor';
 
 /** The Proposals list's pages are index ranges on PostgreSQL: no Seq Scan on proposals, no Sort, first page or next. */
@@ -17,8 +17,12 @@ const DECIDER = 'usr_listdecider';
 beforeAll(async () => {
   for (let i = 0; i < 10; i++) await ensureTenant(t.db, `tenant_${i}`);
   await ensureTenant(t.db, 'acme');
-  await t.db.execute(sql`insert into users (id, email, name) values (${DECIDER}, 'decider@acme.test', 'Dana Decider') on conflict do nothing`);
-  await t.db.execute(sql`insert into memberships (tenant_id, user_id, role) values ('acme', ${DECIDER}, 'approver') on conflict do nothing`);
+  await t.db.execute(
+    sql`insert into users (id, email, name) values (${DECIDER}, 'decider@acme.test', 'Dana Decider') on conflict do nothing`,
+  );
+  await t.db.execute(
+    sql`insert into memberships (tenant_id, user_id, role) values ('acme', ${DECIDER}, 'approver') on conflict do nothing`,
+  );
   // 200,000 proposals, 100,000 of them acme's: mostly succeeded, a few of each other status, 2,000 orders, 300 SKUs, 12 agents.
   await t.db.execute(sql`
     insert into proposals (id, tenant_id, agent_name, action, contract_version, status, payload, payload_hash, raw_candidate, gates, routing, risk, resource_key, expires_at, created_at)
@@ -58,7 +62,9 @@ describe('Proposals list query plans at 200,000 proposals (PostgreSQL)', () => {
     expect(first.nextCursor).not.toBeNull();
     const target = view.q ? await resolveSearch(t.db, 'acme', view.q) : undefined;
     for (const cursor of [undefined, decodeCursor(first.nextCursor)]) {
-      const plan = await explain(proposalsListQuery(t.db, 'acme', { status: view.status, target, cursor, limit: LIST_PAGE_SIZE }));
+      const plan = await explain(
+        proposalsListQuery(t.db, 'acme', { status: view.status, target, cursor, limit: LIST_PAGE_SIZE }),
+      );
       if (process.env.SHOW_PLANS) console.log(_what, plan);
       expect(plan, plan).toContain(index);
       expect(plan, plan).not.toMatch(/Seq Scan on proposals/);

@@ -1,8 +1,8 @@
 import 'server-only';
-import { and, asc, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
-import { decisions, memberships, proposalStatusEnum, proposals, users, type ProposalStatus } from '@/db/schema';
+import { decisions, memberships, type ProposalStatus, proposalStatusEnum, proposals, users } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
 import { parseSearch } from '@/lib/input/search';
 import { cursorInstant } from '@/lib/paging/sql';
@@ -50,27 +50,40 @@ export type ProposalListPage = { items: ProposalListItem[]; nextCursor: string |
 const describe = (input: unknown) => (typeof input === 'string' ? `"${input.slice(0, 40)}"` : 'nothing');
 
 const listParamsSchema = z.strictObject({
-  status: z.enum(['all', ...LIST_STATUSES], { error: (issue) => `status must be all or one of ${LIST_STATUSES.join(', ')}; got ${describe(issue.input)}.` }).optional(),
+  status: z
+    .enum(['all', ...LIST_STATUSES], {
+      error: (issue) => `status must be all or one of ${LIST_STATUSES.join(', ')}; got ${describe(issue.input)}.`,
+    })
+    .optional(),
   q: z.string().max(200, 'q must be at most 200 characters.').optional(),
   cursor: z.string().max(500).optional(),
 });
 
-export type ParsedListParams = { ok: true; view: ProposalListView; cursor?: ListCursor } | { ok: false; messages: string[] };
+export type ParsedListParams =
+  | { ok: true; view: ProposalListView; cursor?: ListCursor }
+  | { ok: false; messages: string[] };
 
 /** Validates `?status=&q=&cursor=`: an unknown parameter, a repeated one or a bad value is refused in words. */
 export function parseListParams(search: URLSearchParams): ParsedListParams {
   const parsed = parseSearch(listParamsSchema, search);
   if (!parsed.ok) return parsed;
   const { status, q, cursor: raw } = parsed.data;
-  const view: ProposalListView = { ...(status && status !== 'all' ? { status } : {}), ...(q?.trim() ? { q: q.trim() } : {}) };
+  const view: ProposalListView = {
+    ...(status && status !== 'all' ? { status } : {}),
+    ...(q?.trim() ? { q: q.trim() } : {}),
+  };
   if (raw === undefined) return { ok: true, view };
   const cursor = decodeCursor(raw);
-  if (!cursor || cursor.sort !== 'newest') return { ok: false, messages: ['cursor is not one this list returned; start again without it.'] };
+  if (!cursor || cursor.sort !== 'newest')
+    return { ok: false, messages: ['cursor is not one this list returned; start again without it.'] };
   return { ok: true, view, cursor };
 }
 
 /** For the page: each valid parameter is kept, anything else falls back to its default (a bad cursor to the first page). */
-export function listViewFromSearch(search: Record<string, string | string[] | undefined>): { view: ProposalListView; cursor?: ListCursor } {
+export function listViewFromSearch(search: Record<string, string | string[] | undefined>): {
+  view: ProposalListView;
+  cursor?: ListCursor;
+} {
   let result: { view: ProposalListView; cursor?: ListCursor } = { view: {} };
   for (const key of ['status', 'q', 'cursor'] as const) {
     const value = search[key];
@@ -83,7 +96,11 @@ export function listViewFromSearch(search: Record<string, string | string[] | un
 
 /** The URL search of a view, without paging. */
 export function listSearch(view: ProposalListView, extra: Record<string, string> = {}): string {
-  const search = new URLSearchParams({ ...(view.status ? { status: view.status } : {}), ...(view.q ? { q: view.q } : {}), ...extra });
+  const search = new URLSearchParams({
+    ...(view.status ? { status: view.status } : {}),
+    ...(view.q ? { q: view.q } : {}),
+    ...extra,
+  });
   const text = search.toString();
   return text ? `?${text}` : '';
 }
@@ -94,7 +111,12 @@ export function listSearch(view: ProposalListView, extra: Record<string, string>
  * a member who decided (name or email, case-insensitive). All exact, so each is one index lookup.
  */
 export async function resolveSearch(db: Database, tenantId: string, term: string): Promise<SearchTarget> {
-  const candidates = [...new Set([...(term.includes(':') ? [term] : []), ...allActions().flatMap((action) => action.resourceKeyFor?.(term) ?? [])])];
+  const candidates = [
+    ...new Set([
+      ...(term.includes(':') ? [term] : []),
+      ...allActions().flatMap((action) => action.resourceKeyFor?.(term) ?? []),
+    ]),
+  ];
   const keys = candidates.length
     ? await db
         .selectDistinct({ key: proposals.resourceKey })
@@ -102,7 +124,11 @@ export async function resolveSearch(db: Database, tenantId: string, term: string
         .where(and(eq(proposals.tenantId, tenantId), inArray(proposals.resourceKey, candidates)))
     : [];
   if (keys.length > 0) return { kind: 'resource', keys: keys.map((row) => row.key!).sort() };
-  const [agent] = await db.select({ name: proposals.agentName }).from(proposals).where(and(eq(proposals.tenantId, tenantId), eq(proposals.agentName, term))).limit(1);
+  const [agent] = await db
+    .select({ name: proposals.agentName })
+    .from(proposals)
+    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.agentName, term)))
+    .limit(1);
   if (agent) return { kind: 'agent', name: agent.name };
   const people = await db
     .select({ id: users.id, name: users.name })
@@ -117,7 +143,9 @@ export async function resolveSearch(db: Database, tenantId: string, term: string
 function targetCondition(target: SearchTarget | undefined): SQL | undefined {
   switch (target?.kind) {
     case 'resource':
-      return target.keys.length === 1 ? eq(proposals.resourceKey, target.keys[0]!) : inArray(proposals.resourceKey, target.keys);
+      return target.keys.length === 1
+        ? eq(proposals.resourceKey, target.keys[0]!)
+        : inArray(proposals.resourceKey, target.keys);
     case 'agent':
       return eq(proposals.agentName, target.name);
     case 'decider':
@@ -130,7 +158,11 @@ function targetCondition(target: SearchTarget | undefined): SQL | undefined {
 }
 
 /** The keyset query behind a page (exported so tests can EXPLAIN it): newest first, `limit` + 1 rows to know if more follow. */
-export function proposalsListQuery(db: Database, tenantId: string, options: { status?: ProposalStatus; target?: SearchTarget; cursor?: ListCursor; limit: number }) {
+export function proposalsListQuery(
+  db: Database,
+  tenantId: string,
+  options: { status?: ProposalStatus; target?: SearchTarget; cursor?: ListCursor; limit: number },
+) {
   const { cursor } = options;
   return db
     .select({ proposal: proposals, cursorAt: cursorInstant(proposals.createdAt) })
@@ -155,7 +187,13 @@ function reasonOf(status: ProposalStatus, statusReason: string | null): string |
 }
 
 /** One page of the tenant's proposals in a view, with who decided each. */
-export async function proposalListPage(db: Database, tenantId: string, view: ProposalListView, cursor?: ListCursor, limit = LIST_PAGE_SIZE): Promise<ProposalListPage> {
+export async function proposalListPage(
+  db: Database,
+  tenantId: string,
+  view: ProposalListView,
+  cursor?: ListCursor,
+  limit = LIST_PAGE_SIZE,
+): Promise<ProposalListPage> {
   const target = view.q ? await resolveSearch(db, tenantId, view.q) : undefined;
   if (target?.kind === 'none') return { items: [], nextCursor: null, target };
   const rows = await proposalsListQuery(db, tenantId, { status: view.status, target, cursor, limit });
@@ -163,7 +201,12 @@ export async function proposalListPage(db: Database, tenantId: string, view: Pro
   const ids = page.map((row) => row.proposal.id);
   const decided = ids.length
     ? await db
-        .select({ proposalId: decisions.proposalId, name: users.name, decision: decisions.decision, withdrawnAt: decisions.withdrawnAt })
+        .select({
+          proposalId: decisions.proposalId,
+          name: users.name,
+          decision: decisions.decision,
+          withdrawnAt: decisions.withdrawnAt,
+        })
         .from(decisions)
         .innerJoin(users, eq(users.id, decisions.userId))
         .where(and(eq(decisions.tenantId, tenantId), inArray(decisions.proposalId, ids)))
@@ -172,19 +215,22 @@ export async function proposalListPage(db: Database, tenantId: string, view: Pro
   const last = page.at(-1);
   return {
     target,
-    nextCursor: rows.length > limit && last ? encodeCursor({ sort: 'newest', at: last.cursorAt, id: last.proposal.id }) : null,
+    nextCursor:
+      rows.length > limit && last ? encodeCursor({ sort: 'newest', at: last.cursorAt, id: last.proposal.id }) : null,
     items: page.map(({ proposal: p }) => {
-      const deciders = decided.filter((d) => d.proposalId === p.id).map(({ name, decision, withdrawnAt }) => ({ name, decision, withdrawn: withdrawnAt !== null }));
+      const deciders = decided
+        .filter((d) => d.proposalId === p.id)
+        .map(({ name, decision, withdrawnAt }) => ({ name, decision, withdrawn: withdrawnAt !== null }));
       return {
-      id: p.id,
-      status: p.status,
-      reason: reasonOf(p.status, p.statusReason),
-      summary: findAction(p.action)?.summarize(p.payload.args, p.facts) ?? p.action,
-      action: p.action,
-      agent: p.agentName,
-      deciders,
-      approvals: { standing: standingApprovals(deciders).length, required: p.routing.approvals },
-      createdAt: p.createdAt.toISOString(),
+        id: p.id,
+        status: p.status,
+        reason: reasonOf(p.status, p.statusReason),
+        summary: findAction(p.action)?.summarize(p.payload.args, p.facts) ?? p.action,
+        action: p.action,
+        agent: p.agentName,
+        deciders,
+        approvals: { standing: standingApprovals(deciders).length, required: p.routing.approvals },
+        createdAt: p.createdAt.toISOString(),
       };
     }),
   };

@@ -1,6 +1,6 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type Proposal } from '@/db/schema';
+import { type Proposal, proposals } from '@/db/schema';
 
 /** Finding one proposal: by id in a tenant, the tenant of an id, or by an agent key's request id. */
 
@@ -20,7 +20,10 @@ export async function tenantOfProposal(db: Database, id: string): Promise<string
 }
 
 /** The proposal an agent key made under a requestId (its idempotency key), if any. */
-export async function proposalByRequestId(db: Database, agentKeyId: string, requestId: string): Promise<Proposal | undefined> {
+export async function proposalByRequestId(
+  db: Database,
+  agentKeyId: string,
+  requestId: string,
+): Promise<Proposal | undefined> {
   return firstProposal(db, and(eq(proposals.agentKeyId, agentKeyId), eq(proposals.requestId, requestId)));
 }
-

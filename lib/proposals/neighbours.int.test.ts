@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { agentKeys, decisions, proposals, type ProposalStatus } from '@/db/schema';
+import { agentKeys, decisions, type ProposalStatus, proposals } from '@/db/schema';
 import { setupTestDatabase } from '@/test/db';
 import { ensureTenant } from '@/test/fixtures/queue';
-import { seedWorld, type SeededWorld } from '@/test/world';
+import { type SeededWorld, seedWorld } from '@/test/world';
 import { neighboursOf } from './neighbours';
-import { resourceHistory, resourceLabel, RESOURCE_HISTORY_SIZE } from './resource-history';
+import { RESOURCE_HISTORY_SIZE, resourceHistory, resourceLabel } from './resource-history';
 
 /** `j`/`k` on the proposal page and "other proposals on this resource" (issue 13). */
 const t = setupTestDatabase();
@@ -39,11 +39,23 @@ async function insert(rows: Row[]) {
         action: 'hold_stock',
         contractVersion: 1,
         status: row.status ?? 'pending_approval',
-        payload: { action: 'hold_stock', contractVersion: 1, tenantId, args: { sku: 'filter-blue', quantity: 1 }, evidenceRefs: [] },
+        payload: {
+          action: 'hold_stock',
+          contractVersion: 1,
+          tenantId,
+          args: { sku: 'filter-blue', quantity: 1 },
+          evidenceRefs: [],
+        },
         payloadHash: `sha256:${'0'.repeat(64)}`,
         rawCandidate: '{}',
         gates: [],
-        routing: { rule: 'fixture', policyVersion: 1, outcome: 'needs_approval' as const, approvals: 1, role: row.role ?? 'approver' },
+        routing: {
+          rule: 'fixture',
+          policyVersion: 1,
+          outcome: 'needs_approval' as const,
+          approvals: 1,
+          role: row.role ?? 'approver',
+        },
         resourceKey: row.resourceKey ?? null,
         initiatedByUserId: row.initiatedBy ?? null,
         createdAt: sql`${row.createdAt ?? '2030-01-01T10:00:00.000000Z'}::timestamptz`,
@@ -57,8 +69,15 @@ const at = (micros: number) => `2030-01-02T10:00:00.${String(micros).padStart(6,
 
 beforeAll(async () => {
   world = await seedWorld(t.db);
-  [{ id: onBehalfKey }] = await t.db.select({ id: agentKeys.id }).from(agentKeys).where(eq(agentKeys.tenantId, 'acme')).limit(1) as [{ id: string }];
-  await t.db.update(agentKeys).set({ onBehalfOfUserId: world.userId('bob') }).where(eq(agentKeys.id, onBehalfKey));
+  [{ id: onBehalfKey }] = (await t.db
+    .select({ id: agentKeys.id })
+    .from(agentKeys)
+    .where(eq(agentKeys.tenantId, 'acme'))
+    .limit(1)) as [{ id: string }];
+  await t.db
+    .update(agentKeys)
+    .set({ onBehalfOfUserId: world.userId('bob') })
+    .where(eq(agentKeys.id, onBehalfKey));
   // The queue in order: n_a … n_h by (expires_at, id); ties below the millisecond and on the time itself.
   await insert([
     { id: 'n_c', expiresAt: at(1) },
@@ -74,7 +93,14 @@ beforeAll(async () => {
     { id: 'n_bb', expiresAt: at(0), status: 'approved' },
     { id: 'n_x', expiresAt: at(2), tenant: 'globex' },
   ]);
-  await t.db.insert(decisions).values({ id: 'dec_1', tenantId: 'acme', proposalId: 'n_g', userId: world.userId('alice'), decision: 'approve', payloadHash: `sha256:${'0'.repeat(64)}` });
+  await t.db.insert(decisions).values({
+    id: 'dec_1',
+    tenantId: 'acme',
+    proposalId: 'n_g',
+    userId: world.userId('alice'),
+    decision: 'approve',
+    payloadHash: `sha256:${'0'.repeat(64)}`,
+  });
 });
 
 const alice = () => ({ userId: world.userId('alice'), role: 'approver' as const });
@@ -97,7 +123,10 @@ describe('neighboursOf (j and k on the proposal page)', () => {
   ] as const)('%s from %s: previous %s, next %s', async (who, from, previous, next) => {
     const name = who.split(' ')[0] as 'alice' | 'bob' | 'carol' | 'dave';
     const role = who.includes('admin') ? 'admin' : who.includes('viewer') ? 'viewer' : 'approver';
-    expect(await neighboursOf(t.db, 'acme', from, { userId: world.userId(name), role }, NOW)).toEqual({ previous, next });
+    expect(await neighboursOf(t.db, 'acme', from, { userId: world.userId(name), role }, NOW)).toEqual({
+      previous,
+      next,
+    });
   });
 
   it('keeps a decided proposal’s place in the order, and skips overdue ones', async () => {
@@ -108,7 +137,10 @@ describe('neighboursOf (j and k on the proposal page)', () => {
   it('stays inside the tenant: another tenant’s id has no neighbours, and globex sees only its own', async () => {
     expect(await neighboursOf(t.db, 'acme', 'n_x', alice(), NOW)).toEqual({ previous: null, next: null });
     expect(await neighboursOf(t.db, 'globex', 'n_c', alice(), NOW)).toEqual({ previous: null, next: null });
-    expect(await neighboursOf(t.db, 'globex', 'n_x', { userId: world.userId('erin'), role: 'approver' }, NOW)).toEqual({ previous: null, next: null });
+    expect(await neighboursOf(t.db, 'globex', 'n_x', { userId: world.userId('erin'), role: 'approver' }, NOW)).toEqual({
+      previous: null,
+      next: null,
+    });
   });
 });
 
@@ -116,7 +148,12 @@ describe('resourceHistory (other proposals on the same resource)', () => {
   beforeAll(async () => {
     const created = (i: number) => `2030-01-01T09:${String(i).padStart(2, '0')}:00.000000Z`;
     await insert([
-      ...Array.from({ length: 13 }, (_, i) => ({ id: `r_${String(i).padStart(2, '0')}`, resourceKey: 'order:ord_1842', createdAt: created(i), status: (i % 2 ? 'rejected' : 'succeeded') as ProposalStatus })),
+      ...Array.from({ length: 13 }, (_, i) => ({
+        id: `r_${String(i).padStart(2, '0')}`,
+        resourceKey: 'order:ord_1842',
+        createdAt: created(i),
+        status: (i % 2 ? 'rejected' : 'succeeded') as ProposalStatus,
+      })),
       // A tie on created_at: the id decides.
       { id: 'r_12b', resourceKey: 'order:ord_1842', createdAt: created(12) },
       { id: 'r_other', resourceKey: 'order:ord_1843', createdAt: created(30) },
@@ -127,14 +164,31 @@ describe('resourceHistory (other proposals on the same resource)', () => {
   it('lists the newest ten others on the resource, any status, without the proposal itself', async () => {
     const list = await resourceHistory(t.db, 'acme', 'order:ord_1842', 'r_11');
     expect(list).toHaveLength(RESOURCE_HISTORY_SIZE);
-    expect(list.map((item) => item.id)).toEqual(['r_12b', 'r_12', 'r_10', 'r_09', 'r_08', 'r_07', 'r_06', 'r_05', 'r_04', 'r_03']);
-    expect(list[1]).toMatchObject({ status: 'succeeded', summary: expect.stringMatching(/filter-blue/), agent: 'acme-support-bot' });
+    expect(list.map((item) => item.id)).toEqual([
+      'r_12b',
+      'r_12',
+      'r_10',
+      'r_09',
+      'r_08',
+      'r_07',
+      'r_06',
+      'r_05',
+      'r_04',
+      'r_03',
+    ]);
+    expect(list[1]).toMatchObject({
+      status: 'succeeded',
+      summary: expect.stringMatching(/filter-blue/),
+      agent: 'acme-support-bot',
+    });
     expect(list[2]!.createdAt).toBeInstanceOf(Date);
   });
 
   it('never shows another tenant’s or another resource’s proposals', async () => {
-    expect((await resourceHistory(t.db, 'globex', 'order:ord_1842', 'none')).map((item) => item.id)).toEqual(['r_globex']);
-    expect((await resourceHistory(t.db, 'acme', 'order:ord_1843', 'r_other'))).toEqual([]);
+    expect((await resourceHistory(t.db, 'globex', 'order:ord_1842', 'none')).map((item) => item.id)).toEqual([
+      'r_globex',
+    ]);
+    expect(await resourceHistory(t.db, 'acme', 'order:ord_1843', 'r_other')).toEqual([]);
   });
 
   it('names the resource for people', () => {

@@ -1,4 +1,4 @@
-import { sql, type SQLWrapper } from 'drizzle-orm';
+import { type SQLWrapper, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setupTestDatabase } from '@/test/db';
 import { ensureTenant, fixtureRows, insertFixtures } from '@/test/fixtures/queue';
@@ -31,16 +31,25 @@ async function plan(query: SQLWrapper): Promise<string> {
 }
 
 describe('proposal page query plans (PostgreSQL)', () => {
-  it.each(['next', 'previous'] as const)('finds the %s proposal through proposals_queue_idx, without a Seq Scan or a Sort', async (direction) => {
-    // In the middle of acme's six thousand pending proposals: many on either side.
-    const [anchor] = await t.db.execute<{ id: string; expiresAt: string }>(sql`select id, to_char(expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "expiresAt" from proposals where id = 'bulk_15000'`).then((r) => (Array.isArray(r) ? r : (r as { rows: { id: string; expiresAt: string }[] }).rows));
-    for (const role of ['approver', 'viewer'] as const) {
-      const text = await plan(neighbourQuery(t.db, 'acme', anchor!, direction, { userId: 'usr_x', role }, new Date()));
-      expect(text).toContain('proposals_queue_idx');
-      expect(text).not.toMatch(/Seq Scan on proposals/);
-      expect(text).not.toMatch(/Sort\b/);
-    }
-  });
+  it.each(['next', 'previous'] as const)(
+    'finds the %s proposal through proposals_queue_idx, without a Seq Scan or a Sort',
+    async (direction) => {
+      // In the middle of acme's six thousand pending proposals: many on either side.
+      const [anchor] = await t.db
+        .execute<{ id: string; expiresAt: string }>(
+          sql`select id, to_char(expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as "expiresAt" from proposals where id = 'bulk_15000'`,
+        )
+        .then((r) => (Array.isArray(r) ? r : (r as { rows: { id: string; expiresAt: string }[] }).rows));
+      for (const role of ['approver', 'viewer'] as const) {
+        const text = await plan(
+          neighbourQuery(t.db, 'acme', anchor!, direction, { userId: 'usr_x', role }, new Date()),
+        );
+        expect(text).toContain('proposals_queue_idx');
+        expect(text).not.toMatch(/Seq Scan on proposals/);
+        expect(text).not.toMatch(/Sort\b/);
+      }
+    },
+  );
 
   it('lists the other proposals on a resource through proposals_resource_recent_idx', async () => {
     const text = await plan(resourceHistoryQuery(t.db, 'acme', 'order:ord_hot', 'bulk_10'));

@@ -1,5 +1,5 @@
 import 'server-only';
-import { and, asc, desc, eq, gt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, decisions, proposals, type Role } from '@/db/schema';
 import { ROLES, roleAtLeast } from '@/lib/auth/roles';
@@ -21,7 +21,10 @@ function decidableBy(viewer: NeighbourViewer): SQL | undefined {
   const roles = ROLES.filter((role) => role !== 'viewer' && roleAtLeast(viewer.role, role));
   if (roles.length === 0) return undefined;
   return and(
-    sql`${proposals.routing}->>'role' in (${sql.join(roles.map((role) => sql`${role}`), sql`, `)})`,
+    sql`${proposals.routing}->>'role' in (${sql.join(
+      roles.map((role) => sql`${role}`),
+      sql`, `,
+    )})`,
     sql`${proposals.initiatedByUserId} is distinct from ${viewer.userId}`,
     sql`not exists (select 1 from ${agentKeys} where ${agentKeys.id} = ${proposals.agentKeyId} and ${agentKeys.onBehalfOfUserId} = ${viewer.userId})`,
     sql`not exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${viewer.userId})`,
@@ -48,8 +51,18 @@ export function neighbourQuery(
   return db
     .select({ id: proposals.id })
     .from(proposals)
-    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.status, 'pending_approval'), position, gt(proposals.expiresAt, now), decidableBy(viewer)))
-    .orderBy(...(after ? [asc(proposals.expiresAt), asc(proposals.id)] : [desc(proposals.expiresAt), desc(proposals.id)]))
+    .where(
+      and(
+        eq(proposals.tenantId, tenantId),
+        eq(proposals.status, 'pending_approval'),
+        position,
+        gt(proposals.expiresAt, now),
+        decidableBy(viewer),
+      ),
+    )
+    .orderBy(
+      ...(after ? [asc(proposals.expiresAt), asc(proposals.id)] : [desc(proposals.expiresAt), desc(proposals.id)]),
+    )
     .limit(1);
 }
 
@@ -58,7 +71,13 @@ export function neighbourQuery(
  * queue's order that still wait for them. The anchor may itself be decided already (its place in
  * the order stays); an unknown or another tenant's id has no neighbours.
  */
-export async function neighboursOf(db: Database, tenantId: string, proposalId: string, viewer: NeighbourViewer, now = new Date()): Promise<Neighbours> {
+export async function neighboursOf(
+  db: Database,
+  tenantId: string,
+  proposalId: string,
+  viewer: NeighbourViewer,
+  now = new Date(),
+): Promise<Neighbours> {
   const [anchor] = await db
     .select({ id: proposals.id, expiresAt: cursorInstant(proposals.expiresAt) })
     .from(proposals)

@@ -2,7 +2,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { setupTestDatabase } from '@/test/db';
 import { bulkId, insertBulk } from '@/test/fixtures/pending-bulk';
 import { decodeCursor, PROPOSAL_SORTS, type ProposalSort } from './list-cursor';
-import { pendingQueue, QUEUE_COUNT_LIMIT, QUEUE_PAGE_SIZE, QUEUE_SCAN_LIMIT, queueFilterChoices, type QueuePage, type QueueView, type QueueViewer } from './queue';
+import {
+  pendingQueue,
+  QUEUE_COUNT_LIMIT,
+  QUEUE_PAGE_SIZE,
+  QUEUE_SCAN_LIMIT,
+  type QueuePage,
+  type QueueView,
+  type QueueViewer,
+  queueFilterChoices,
+} from './queue';
 
 /**
  * What one queue request reads is bounded whatever the queue's size (issue 23): a page looks at
@@ -28,7 +37,11 @@ beforeAll(async () => {
 }, 120_000);
 
 /** Every page of a view, following the cursors to the end. */
-async function walk(tenantId: string, viewer: QueueViewer, view: QueueView): Promise<{ ids: string[]; pages: QueuePage[] }> {
+async function walk(
+  tenantId: string,
+  viewer: QueueViewer,
+  view: QueueView,
+): Promise<{ ids: string[]; pages: QueuePage[] }> {
   const pages: QueuePage[] = [];
   let cursor: string | null = null;
   do {
@@ -43,20 +56,27 @@ async function walk(tenantId: string, viewer: QueueViewer, view: QueueView): Pro
 const inOrder = (sort: ProposalSort, gs: number[]) => (sort === 'newest' ? [...gs].reverse() : gs).map(id);
 
 describe('a queue longer than one request reads', () => {
-  it.each(PROPOSAL_SORTS)('a group rare among the pending (sorted %s): short pages with a cursor, and the walk finds every one once, in order', async (sort) => {
-    const { ids, pages } = await walk('acme', approver, { group: 'waiting', sort });
-    expect(ids).toEqual(inOrder(sort, ADMIN));
-    if (sort !== 'newest') {
-      // The first page looked at the first QUEUE_SCAN_LIMIT pending proposals, found none, and says where to look on.
-      expect(pages[0]!.items).toEqual([]);
-      expect(pages[0]!.nextCursor).not.toBeNull();
-    }
-    expect(pages).toHaveLength(2);
-  });
+  it.each(PROPOSAL_SORTS)(
+    'a group rare among the pending (sorted %s): short pages with a cursor, and the walk finds every one once, in order',
+    async (sort) => {
+      const { ids, pages } = await walk('acme', approver, { group: 'waiting', sort });
+      expect(ids).toEqual(inOrder(sort, ADMIN));
+      if (sort !== 'newest') {
+        // The first page looked at the first QUEUE_SCAN_LIMIT pending proposals, found none, and says where to look on.
+        expect(pages[0]!.items).toEqual([]);
+        expect(pages[0]!.nextCursor).not.toBeNull();
+      }
+      expect(pages).toHaveLength(2);
+    },
+  );
 
   it('a group common among them pages as before: full pages, every proposal once, in order', async () => {
     const { ids, pages } = await walk('acme', approver, { group: 'needs-you', sort: 'expiring' });
-    expect(ids).toEqual(numbers(N).filter((g) => !ADMIN.includes(g)).map(id));
+    expect(ids).toEqual(
+      numbers(N)
+        .filter((g) => !ADMIN.includes(g))
+        .map(id),
+    );
     expect(pages.slice(0, -1).every((page) => page.items.length === QUEUE_PAGE_SIZE)).toBe(true);
   });
 

@@ -2,12 +2,12 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, decisions, proposals, type Role } from '@/db/schema';
 import { initiatorsOf } from '@/lib/decisions/initiators';
+import { viewerRights } from '@/lib/decisions/viewer-rights';
+import { partWords, type QueueGroup, type ViewerPart } from '@/lib/shared/queue-view';
 import { setupTestDatabase } from '@/test/db';
-import { seedWorld, type PersonName, type SeededWorld } from '@/test/world';
+import { type PersonName, type SeededWorld, seedWorld } from '@/test/world';
 import { decodeCursor } from './list-cursor';
 import { parseQueueParams, pendingQueue, type QueueViewer } from './queue';
-import { partWords, type QueueGroup, type ViewerPart } from '@/lib/shared/queue-view';
-import { viewerRights } from '@/lib/decisions/viewer-rights';
 
 /**
  * The queue's groups as each person of the demo world sees them, against rows made to cover every
@@ -18,10 +18,27 @@ const t = setupTestDatabase();
 let world: SeededWorld;
 
 const HOUR = 3_600_000;
-const ROLE: Record<PersonName, Role> = { alice: 'approver', bob: 'approver', carol: 'admin', dave: 'viewer', erin: 'approver' };
+const ROLE: Record<PersonName, Role> = {
+  alice: 'approver',
+  bob: 'approver',
+  carol: 'admin',
+  dave: 'viewer',
+  erin: 'approver',
+};
 const viewer = (person: PersonName): QueueViewer => ({ userId: world.userId(person), role: ROLE[person] });
 
-type Row = { id: string; tenant?: string; status?: 'pending_approval' | 'approved' | 'cancelled'; parent?: string; editor?: PersonName; key?: 'plain' | 'for_alice'; role?: 'approver' | 'admin'; approvals?: number; expired?: boolean; approvedBy?: PersonName[] };
+type Row = {
+  id: string;
+  tenant?: string;
+  status?: 'pending_approval' | 'approved' | 'cancelled';
+  parent?: string;
+  editor?: PersonName;
+  key?: 'plain' | 'for_alice';
+  role?: 'approver' | 'admin';
+  approvals?: number;
+  expired?: boolean;
+  approvedBy?: PersonName[];
+};
 
 // q_chain2 ← q_chain1 (edited by bob) ← q_chain0 (by the agent): carol edited the newest revision.
 const ROWS: Row[] = [
@@ -41,9 +58,31 @@ beforeAll(async () => {
   world = await seedWorld(t.db);
   const now = Date.now();
   await t.db.insert(agentKeys).values([
-    { id: 'key_plain', tenantId: 'acme', agentName: 'plain-bot', keyHash: 'h_plain', keyPrefix: 'p', allowedActions: ['hold_stock'] },
-    { id: 'key_for_alice', tenantId: 'acme', agentName: 'alices-bot', keyHash: 'h_alice', keyPrefix: 'a', allowedActions: ['hold_stock'], onBehalfOfUserId: world.userId('alice') },
-    { id: 'key_globex', tenantId: 'globex', agentName: 'globex-plain', keyHash: 'h_globex', keyPrefix: 'g', allowedActions: ['hold_stock'] },
+    {
+      id: 'key_plain',
+      tenantId: 'acme',
+      agentName: 'plain-bot',
+      keyHash: 'h_plain',
+      keyPrefix: 'p',
+      allowedActions: ['hold_stock'],
+    },
+    {
+      id: 'key_for_alice',
+      tenantId: 'acme',
+      agentName: 'alices-bot',
+      keyHash: 'h_alice',
+      keyPrefix: 'a',
+      allowedActions: ['hold_stock'],
+      onBehalfOfUserId: world.userId('alice'),
+    },
+    {
+      id: 'key_globex',
+      tenantId: 'globex',
+      agentName: 'globex-plain',
+      keyHash: 'h_globex',
+      keyPrefix: 'g',
+      allowedActions: ['hold_stock'],
+    },
   ]);
   await t.db.insert(proposals).values(
     ROWS.map((row, i) => {
@@ -56,11 +95,23 @@ beforeAll(async () => {
         action: 'hold_stock',
         contractVersion: 1,
         status: row.status ?? 'pending_approval',
-        payload: { action: 'hold_stock', contractVersion: 1, tenantId, args: { sku: 'filter-blue', quantity: 1 }, evidenceRefs: [] },
+        payload: {
+          action: 'hold_stock',
+          contractVersion: 1,
+          tenantId,
+          args: { sku: 'filter-blue', quantity: 1 },
+          evidenceRefs: [],
+        },
         payloadHash: `sha256:${String(i).padStart(64, '0')}`,
         rawCandidate: '{}',
         gates: [],
-        routing: { rule: 'fixture', policyVersion: 1, outcome: 'needs_approval' as const, approvals: row.approvals ?? 1, role: row.role ?? 'approver' },
+        routing: {
+          rule: 'fixture',
+          policyVersion: 1,
+          outcome: 'needs_approval' as const,
+          approvals: row.approvals ?? 1,
+          role: row.role ?? 'approver',
+        },
         parentId: row.parent ?? null,
         initiatedByUserId: row.editor ? world.userId(row.editor) : null,
         evidence: [{ id: 'ticket_x', kind: 'support_ticket', text: `${'é'.repeat(300)}🙂` }],
@@ -71,7 +122,14 @@ beforeAll(async () => {
   );
   for (const row of ROWS) {
     for (const person of row.approvedBy ?? []) {
-      await t.db.insert(decisions).values({ id: `dec_${row.id}_${person}`, tenantId: 'acme', proposalId: row.id, userId: world.userId(person), decision: 'approve', payloadHash: 'x' });
+      await t.db.insert(decisions).values({
+        id: `dec_${row.id}_${person}`,
+        tenantId: 'acme',
+        proposalId: row.id,
+        userId: world.userId(person),
+        decision: 'approve',
+        payloadHash: 'x',
+      });
     }
   }
 });
@@ -81,17 +139,58 @@ const PENDING_ACME = ['q_plain', 'q_for_alice', 'q_chain2', 'q_two_alice', 'q_ad
 // Each person's part in each pending acme proposal: `decide` is the Needs you group.
 const decide: ViewerPart = { kind: 'decide' };
 const CASES: [PersonName, Record<string, ViewerPart>][] = [
-  ['alice', { q_plain: decide, q_for_alice: { kind: 'initiator', how: 'on_behalf' }, q_chain2: decide, q_two_alice: { kind: 'approved', more: 1 }, q_admin: { kind: 'role', needs: 'admin' }, q_expired: { kind: 'expired' } }],
-  ['bob', { q_plain: decide, q_for_alice: decide, q_chain2: { kind: 'initiator', how: 'edited' }, q_two_alice: decide, q_admin: { kind: 'role', needs: 'admin' }, q_expired: { kind: 'expired' } }],
-  ['carol', { q_plain: decide, q_for_alice: decide, q_chain2: { kind: 'initiator', how: 'edited' }, q_two_alice: decide, q_admin: decide, q_expired: { kind: 'expired' } }],
-  ['dave', Object.fromEntries(PENDING_ACME.map((id) => [id, { kind: 'role', needs: id === 'q_admin' ? 'admin' : 'approver' }]))],
+  [
+    'alice',
+    {
+      q_plain: decide,
+      q_for_alice: { kind: 'initiator', how: 'on_behalf' },
+      q_chain2: decide,
+      q_two_alice: { kind: 'approved', more: 1 },
+      q_admin: { kind: 'role', needs: 'admin' },
+      q_expired: { kind: 'expired' },
+    },
+  ],
+  [
+    'bob',
+    {
+      q_plain: decide,
+      q_for_alice: decide,
+      q_chain2: { kind: 'initiator', how: 'edited' },
+      q_two_alice: decide,
+      q_admin: { kind: 'role', needs: 'admin' },
+      q_expired: { kind: 'expired' },
+    },
+  ],
+  [
+    'carol',
+    {
+      q_plain: decide,
+      q_for_alice: decide,
+      q_chain2: { kind: 'initiator', how: 'edited' },
+      q_two_alice: decide,
+      q_admin: decide,
+      q_expired: { kind: 'expired' },
+    },
+  ],
+  [
+    'dave',
+    Object.fromEntries(
+      PENDING_ACME.map((id) => [id, { kind: 'role', needs: id === 'q_admin' ? 'admin' : 'approver' }]),
+    ),
+  ],
 ];
 
 async function groupIds(person: PersonName, group: QueueGroup): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: Awaited<ReturnType<typeof pendingQueue>> = await pendingQueue(t.db, 'acme', viewer(person), { group, sort: 'oldest' }, decodeCursor(cursor));
+    const page: Awaited<ReturnType<typeof pendingQueue>> = await pendingQueue(
+      t.db,
+      'acme',
+      viewer(person),
+      { group, sort: 'oldest' },
+      decodeCursor(cursor),
+    );
     ids.push(...page.items.map((item) => item.id));
     cursor = page.nextCursor;
   } while (cursor);
@@ -121,13 +220,16 @@ describe('queue groups', () => {
     for (const [part, text] of words) expect(partWords(part)).toBe(text);
   });
 
-  it("agrees with the decision rules (viewerRights: what decide() enforces) on who may approve now", async () => {
+  it('agrees with the decision rules (viewerRights: what decide() enforces) on who may approve now', async () => {
     const now = new Date();
     const rows = await t.db.select().from(proposals).where(sql`${proposals.id} in ${PENDING_ACME}`);
     for (const [person] of CASES) {
       const needs = new Set(await groupIds(person, 'needs-you'));
       for (const row of rows) {
-        const made = await t.db.select({ userId: decisions.userId }).from(decisions).where(sql`${decisions.proposalId} = ${row.id}`);
+        const made = await t.db
+          .select({ userId: decisions.userId })
+          .from(decisions)
+          .where(sql`${decisions.proposalId} = ${row.id}`);
         const rights = viewerRights(row, made, viewer(person), await initiatorsOf(t.db, row), now);
         expect(needs.has(row.id), `${person} ${row.id}`).toBe(rights.canApprove);
       }
@@ -138,13 +240,25 @@ describe('queue groups', () => {
     const page = await pendingQueue(t.db, 'globex', viewer('erin'), { group: 'all', sort: 'oldest' });
     expect(page.items.map((item) => item.id)).toEqual(['q_globex']);
     expect(page.counts).toEqual({ 'needs-you': 1, waiting: 0, all: 1 });
-    expect((await pendingQueue(t.db, 'acme', viewer('erin'), { group: 'all', sort: 'oldest' })).items.map((item) => item.id)).not.toContain('q_globex');
+    expect(
+      (await pendingQueue(t.db, 'acme', viewer('erin'), { group: 'all', sort: 'oldest' })).items.map((item) => item.id),
+    ).not.toContain('q_globex');
   });
 
   it('carries what the preview needs: arguments with hints, and evidence cut to 280 characters on the server', async () => {
     const [item] = (await pendingQueue(t.db, 'acme', viewer('alice'), { group: 'needs-you', sort: 'oldest' })).items;
-    expect(item).toMatchObject({ id: 'q_plain', reason: null, role: 'approver', args: [{ name: 'sku', value: 'filter-blue', hint: null }, { name: 'quantity', value: '1', hint: null }] });
-    expect(item!.evidence).toEqual([{ id: 'ticket_x', kind: 'support_ticket', excerpt: 'é'.repeat(280), truncated: true }]);
+    expect(item).toMatchObject({
+      id: 'q_plain',
+      reason: null,
+      role: 'approver',
+      args: [
+        { name: 'sku', value: 'filter-blue', hint: null },
+        { name: 'quantity', value: '1', hint: null },
+      ],
+    });
+    expect(item!.evidence).toEqual([
+      { id: 'ticket_x', kind: 'support_ticket', excerpt: 'é'.repeat(280), truncated: true },
+    ]);
   });
 });
 

@@ -2,10 +2,10 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
 import { setupTestDatabase } from '@/test/db';
-import { listProposals, type ProposalFilters } from './status-page';
+import { expectedOrder, type FixtureRow, fixtureRows, insertFixtures } from '@/test/fixtures/queue';
 import { decodeCursor, PROPOSAL_SORTS, type ProposalSort } from './list-cursor';
-import { expectedOrder, fixtureRows, insertFixtures, type FixtureRow } from '@/test/fixtures/queue';
 import { pendingQueue, QUEUE_PAGE_SIZE, type QueueViewer } from './queue';
+import { listProposals, type ProposalFilters } from './status-page';
 
 const t = setupTestDatabase();
 const rows = fixtureRows(121);
@@ -20,12 +20,22 @@ beforeAll(async () => {
 });
 
 /** Walks every page with the given page size and returns the ids in the order served. */
-async function walk(sort: ProposalSort, limit: number, filters: ProposalFilters = {}): Promise<{ ids: string[]; pages: number }> {
+async function walk(
+  sort: ProposalSort,
+  limit: number,
+  filters: ProposalFilters = {},
+): Promise<{ ids: string[]; pages: number }> {
   const ids: string[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const page: Awaited<ReturnType<typeof listProposals>> = await listProposals(t.db, 'acme', { status: 'pending_approval', filters, sort, cursor: decodeCursor(cursor), limit });
+    const page: Awaited<ReturnType<typeof listProposals>> = await listProposals(t.db, 'acme', {
+      status: 'pending_approval',
+      filters,
+      sort,
+      cursor: decodeCursor(cursor),
+      limit,
+    });
     pages += 1;
     expect(page.items.length).toBeLessThanOrEqual(limit);
     ids.push(...page.items.map((p) => p.id));
@@ -36,7 +46,9 @@ async function walk(sort: ProposalSort, limit: number, filters: ProposalFilters 
 }
 
 const matching = (filters: ProposalFilters) => (row: FixtureRow) =>
-  (!filters.action || row.action === filters.action) && (!filters.agent || row.agent === filters.agent) && (!filters.risk || row.risk === filters.risk);
+  (!filters.action || row.action === filters.action) &&
+  (!filters.agent || row.agent === filters.agent) &&
+  (!filters.risk || row.risk === filters.risk);
 
 describe('queue keyset pages', () => {
   for (const sort of PROPOSAL_SORTS) {
@@ -51,7 +63,11 @@ describe('queue keyset pages', () => {
     });
 
     it(`filters while walking sorted ${sort}`, async () => {
-      for (const filters of [{ action: 'issue_refund' }, { agent: 'acme-night-bot', risk: 'high' }, { action: 'hold_stock', agent: 'acme-support-bot', risk: 'low' }]) {
+      for (const filters of [
+        { action: 'issue_refund' },
+        { agent: 'acme-night-bot', risk: 'high' },
+        { action: 'hold_stock', agent: 'acme-support-bot', risk: 'low' },
+      ]) {
         const expected = expectedOrder(rows.filter(matching(filters)), sort);
         expect(expected.length).toBeGreaterThan(3);
         expect((await walk(sort, 4, filters)).ids).toEqual(expected);
@@ -67,10 +83,22 @@ describe('queue keyset pages', () => {
     expect(first.items.map((item) => item.id)).toEqual(expectedOrder(rows, 'newest').slice(0, QUEUE_PAGE_SIZE));
     expect(first.items[0]).toMatchObject({ rule: 'fixture v1', approvals: { have: 0, need: 1 } });
     expect(first.items.find((item) => item.action === 'hold_stock')?.approveLabel).toMatch(/^Approve/);
-    const second = await pendingQueue(t.db, 'acme', viewer, { group: 'needs-you', sort: 'newest' }, decodeCursor(first.nextCursor));
-    expect(second.items.map((item) => item.id)).toEqual(expectedOrder(rows, 'newest').slice(QUEUE_PAGE_SIZE, 2 * QUEUE_PAGE_SIZE));
-    expect((await pendingQueue(t.db, 'acme', viewer, { group: 'all', sort: 'expiring', risk: 'high' })).total).toBe(rows.filter((row) => row.risk === 'high').length);
-    await expect(pendingQueue(t.db, 'acme', viewer, { group: 'needs-you', sort: 'oldest' }, decodeCursor(first.nextCursor))).rejects.toThrow(/another sort/);
+    const second = await pendingQueue(
+      t.db,
+      'acme',
+      viewer,
+      { group: 'needs-you', sort: 'newest' },
+      decodeCursor(first.nextCursor),
+    );
+    expect(second.items.map((item) => item.id)).toEqual(
+      expectedOrder(rows, 'newest').slice(QUEUE_PAGE_SIZE, 2 * QUEUE_PAGE_SIZE),
+    );
+    expect((await pendingQueue(t.db, 'acme', viewer, { group: 'all', sort: 'expiring', risk: 'high' })).total).toBe(
+      rows.filter((row) => row.risk === 'high').length,
+    );
+    await expect(
+      pendingQueue(t.db, 'acme', viewer, { group: 'needs-you', sort: 'oldest' }, decodeCursor(first.nextCursor)),
+    ).rejects.toThrow(/another sort/);
   });
 
   it('keeps the walk whole when rows ahead of the cursor leave and new ones arrive mid-walk', async () => {
@@ -83,7 +111,12 @@ describe('queue keyset pages', () => {
       const rest: string[] = [];
       let cursor = first.nextCursor;
       while (cursor) {
-        const page = await listProposals(t.db, 'acme', { status: 'pending_approval', sort, cursor: decodeCursor(cursor), limit: 30 });
+        const page = await listProposals(t.db, 'acme', {
+          status: 'pending_approval',
+          sort,
+          cursor: decodeCursor(cursor),
+          limit: 30,
+        });
         rest.push(...page.items.map((p) => p.id));
         cursor = page.nextCursor;
       }

@@ -1,11 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { setupTestDatabase } from '@/test/db';
-import { decodeCursor } from './list-cursor';
-import { listProposals, proposalListQuery, type ListOptions } from './status-page';
-import { viewerRelation } from './viewer-relation';
 import { ensureTenant, fixtureRows, insertFixtures } from '@/test/fixtures/queue';
+import { decodeCursor } from './list-cursor';
 import { QUEUE_PAGE_SIZE } from './queue';
+import { type ListOptions, listProposals, proposalListQuery } from './status-page';
+import { viewerRelation } from './viewer-relation';
 
 /** The queue's queries are answered by their indexes on PostgreSQL, not by reading the table. */
 const t = setupTestDatabase();
@@ -43,7 +43,11 @@ describe('queue query plans (PostgreSQL)', () => {
 
   it('uses the index for the next page too (the row comparison is an index condition)', async () => {
     const first = await listProposals(t.db, 'acme', { status: 'pending_approval', limit: QUEUE_PAGE_SIZE });
-    const text = await plan({ status: 'pending_approval', limit: QUEUE_PAGE_SIZE, cursor: decodeCursor(first.nextCursor) });
+    const text = await plan({
+      status: 'pending_approval',
+      limit: QUEUE_PAGE_SIZE,
+      cursor: decodeCursor(first.nextCursor),
+    });
     expect(text).toContain('proposals_queue_idx');
     expect(text).not.toMatch(/Seq Scan on proposals/);
   });

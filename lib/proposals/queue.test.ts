@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { countText, needsLook } from '@/lib/shared/queue-view';
 import { decodeCursor, encodeCursor } from './list-cursor';
 import { parseQueueParams, queueViewFromSearch, queueViewSearch } from './queue';
-import { countText, needsLook } from '@/lib/shared/queue-view';
 
 const parse = (search: string) => parseQueueParams(new URLSearchParams(search));
 
@@ -10,7 +10,14 @@ describe('queue parameters', () => {
     expect(parse('')).toEqual({ ok: true, params: { group: 'needs-you', sort: 'expiring' } });
     expect(parse('tenant=acme&action=issue_refund&agent=acme-support-bot&risk=high&sort=newest')).toEqual({
       ok: true,
-      params: { tenant: 'acme', group: 'needs-you', action: 'issue_refund', agent: 'acme-support-bot', risk: 'high', sort: 'newest' },
+      params: {
+        tenant: 'acme',
+        group: 'needs-you',
+        action: 'issue_refund',
+        agent: 'acme-support-bot',
+        risk: 'high',
+        sort: 'newest',
+      },
     });
   });
 
@@ -36,11 +43,16 @@ describe('queue parameters', () => {
     const cursor = { sort: 'newest' as const, at: '2030-01-01T10:00:00.123456Z', id: 'prp_1' };
     const raw = encodeCursor(cursor);
     expect(decodeCursor(raw)).toEqual(cursor);
-    expect(parse(`sort=newest&cursor=${raw}`)).toEqual({ ok: true, params: { group: 'needs-you', sort: 'newest', cursor } });
+    expect(parse(`sort=newest&cursor=${raw}`)).toEqual({
+      ok: true,
+      params: { group: 'needs-you', sort: 'newest', cursor },
+    });
     const other = parse(`sort=oldest&cursor=${raw}`);
     expect(other.ok).toBe(false);
     if (!other.ok) expect(other.messages[0]).toMatch(/belongs to sort "newest", not "oldest"/);
-    expect(decodeCursor(Buffer.from(JSON.stringify(['newest', '2030-01-01', 'x'])).toString('base64url'))).toBeUndefined();
+    expect(
+      decodeCursor(Buffer.from(JSON.stringify(['newest', '2030-01-01', 'x'])).toString('base64url')),
+    ).toBeUndefined();
   });
 
   it('refuses crafted cursors before they reach a query', () => {
@@ -58,7 +70,10 @@ describe('queue parameters', () => {
     for (const [why, cursor] of cases) {
       expect(decodeCursor(cursor), why).toBeUndefined();
       const parsed = parse(`sort=newest&cursor=${encodeURIComponent(cursor)}`);
-      expect(parsed, why).toEqual({ ok: false, messages: ['cursor is not one this queue returned; start again without it.'] });
+      expect(parsed, why).toEqual({
+        ok: false,
+        messages: ['cursor is not one this queue returned; start again without it.'],
+      });
     }
   });
 
@@ -70,23 +85,41 @@ describe('queue parameters', () => {
   });
 
   it('gives pages the valid part of the URL and defaults for the rest', () => {
-    expect(queueViewFromSearch({ sort: 'bogus', risk: 'high', action: 'nope', agent: ['a', 'b'], group: 'mine' })).toEqual({ group: 'needs-you', sort: 'expiring', risk: 'high' });
-    expect(queueViewFromSearch({ sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot', group: 'waiting' })).toEqual({ group: 'waiting', sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot' });
+    expect(
+      queueViewFromSearch({ sort: 'bogus', risk: 'high', action: 'nope', agent: ['a', 'b'], group: 'mine' }),
+    ).toEqual({ group: 'needs-you', sort: 'expiring', risk: 'high' });
+    expect(
+      queueViewFromSearch({ sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot', group: 'waiting' }),
+    ).toEqual({ group: 'waiting', sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot' });
     expect(queueViewSearch({ group: 'needs-you', sort: 'expiring' })).toBe('');
-    expect(queueViewSearch({ group: 'all', sort: 'newest', risk: 'high', agent: 'a b' })).toBe('?group=all&agent=a+b&risk=high&sort=newest');
+    expect(queueViewSearch({ group: 'all', sort: 'newest', risk: 'high', agent: 'a b' })).toBe(
+      '?group=all&agent=a+b&risk=high&sort=newest',
+    );
   });
 });
 
 describe('which items stop for a look before approving', () => {
-  const flag = { kind: 'suspicious_evidence' as const, label: 'Suspicious evidence', detail: 'ticket_message_74 addresses the agent' };
+  const flag = {
+    kind: 'suspicious_evidence' as const,
+    label: 'Suspicious evidence',
+    detail: 'ticket_message_74 addresses the agent',
+  };
   const one = { have: 0, need: 1 };
   const cases: [string, Parameters<typeof needsLook>[0], boolean][] = [
     ['low risk, no flags, unchanged', { risk: 'low', flags: [], approvals: one, changedSinceProposed: null }, false],
     ['medium risk', { risk: 'medium', flags: [], approvals: one, changedSinceProposed: null }, true],
     ['high risk', { risk: 'high', flags: [], approvals: one, changedSinceProposed: null }, true],
     ['a flag on a low-risk item', { risk: 'low', flags: [flag], approvals: one, changedSinceProposed: null }, true],
-    ['low risk but two approvers needed', { risk: 'low', flags: [], approvals: { have: 0, need: 2 }, changedSinceProposed: null }, true],
-    ['changed since proposed', { risk: 'low', flags: [], approvals: one, changedSinceProposed: 'order balance changed from 50.00 to 40.00 USD' }, true],
+    [
+      'low risk but two approvers needed',
+      { risk: 'low', flags: [], approvals: { have: 0, need: 2 }, changedSinceProposed: null },
+      true,
+    ],
+    [
+      'changed since proposed',
+      { risk: 'low', flags: [], approvals: one, changedSinceProposed: 'order balance changed from 50.00 to 40.00 USD' },
+      true,
+    ],
   ];
   it.each(cases)('%s', (_why, item, expected) => expect(needsLook(item)).toBe(expected));
 });

@@ -4,12 +4,9 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import type { EvidenceSnapshot, Proposal } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
-import { parseSearch } from '@/lib/input/search';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { agentsWithPending, countProposalsSplit, listProposals } from './status-page';
-import { decodeCursor, PROPOSAL_SORTS, type ListCursor } from './list-cursor';
-import { viewerFactsFor, viewerRelation, type QueueViewer, type ViewerFacts } from './viewer-relation';
+import { parseSearch } from '@/lib/input/search';
 import {
   DEFAULT_GROUP,
   EVIDENCE_EXCERPT_CHARS,
@@ -24,8 +21,18 @@ import {
   type QueueView,
   type ViewerPart,
 } from '@/lib/shared/queue-view';
+import { decodeCursor, type ListCursor, PROPOSAL_SORTS } from './list-cursor';
+import { agentsWithPending, countProposalsSplit, listProposals } from './status-page';
+import { type QueueViewer, type ViewerFacts, viewerFactsFor, viewerRelation } from './viewer-relation';
 
-export { QUEUE_COUNT_LIMIT, QUEUE_SCAN_LIMIT, queueViewSearch, type QueueItem, type QueuePage, type QueueView } from '@/lib/shared/queue-view';
+export {
+  QUEUE_COUNT_LIMIT,
+  QUEUE_SCAN_LIMIT,
+  type QueueItem,
+  type QueuePage,
+  type QueueView,
+  queueViewSearch,
+} from '@/lib/shared/queue-view';
 export type { QueueViewer } from './viewer-relation';
 
 export const QUEUE_PAGE_SIZE = 50;
@@ -34,10 +41,16 @@ const actionNames = () => allActions().map((action) => action.name);
 
 const queueParamsSchema = z.strictObject({
   tenant: z.string().min(1).max(100).optional(),
-  group: z.enum(QUEUE_GROUPS, { error: (issue) => `group must be one of ${QUEUE_GROUPS.join(', ')}; got ${describe(issue.input)}.` }).default(DEFAULT_GROUP),
+  group: z
+    .enum(QUEUE_GROUPS, {
+      error: (issue) => `group must be one of ${QUEUE_GROUPS.join(', ')}; got ${describe(issue.input)}.`,
+    })
+    .default(DEFAULT_GROUP),
   action: z
     .string()
-    .refine((value) => actionNames().includes(value), { error: (issue) => `action must be one of ${actionNames().join(', ')}; got ${describe(issue.input)}.` })
+    .refine((value) => actionNames().includes(value), {
+      error: (issue) => `action must be one of ${actionNames().join(', ')}; got ${describe(issue.input)}.`,
+    })
     .optional(),
   agent: z
     .string()
@@ -45,8 +58,16 @@ const queueParamsSchema = z.strictObject({
     .max(64, 'agent must be at most 64 characters.')
     .regex(AGENT_NAME, 'agent must be an agent name: letters, digits, ".", "_" and "-".')
     .optional(),
-  risk: z.enum(QUEUE_RISKS, { error: (issue) => `risk must be one of ${QUEUE_RISKS.join(', ')}; got ${describe(issue.input)}.` }).optional(),
-  sort: z.enum(PROPOSAL_SORTS, { error: (issue) => `sort must be one of ${PROPOSAL_SORTS.join(', ')}; got ${describe(issue.input)}.` }).default('expiring'),
+  risk: z
+    .enum(QUEUE_RISKS, {
+      error: (issue) => `risk must be one of ${QUEUE_RISKS.join(', ')}; got ${describe(issue.input)}.`,
+    })
+    .optional(),
+  sort: z
+    .enum(PROPOSAL_SORTS, {
+      error: (issue) => `sort must be one of ${PROPOSAL_SORTS.join(', ')}; got ${describe(issue.input)}.`,
+    })
+    .default('expiring'),
   cursor: z.string().max(500).optional(),
 });
 
@@ -67,7 +88,11 @@ export function parseQueueParams(search: URLSearchParams): ParsedQueueParams {
   if (rawCursor !== undefined) {
     cursor = decodeCursor(rawCursor);
     if (!cursor) return { ok: false, messages: ['cursor is not one this queue returned; start again without it.'] };
-    if (cursor.sort !== view.sort) return { ok: false, messages: [`cursor belongs to sort "${cursor.sort}", not "${view.sort}"; start again without it.`] };
+    if (cursor.sort !== view.sort)
+      return {
+        ok: false,
+        messages: [`cursor belongs to sort "${cursor.sort}", not "${view.sort}"; start again without it.`],
+      };
   }
   return { ok: true, params: { ...view, ...(cursor ? { cursor } : {}) } };
 }
@@ -89,9 +114,15 @@ export function queueViewFromSearch(search: Record<string, string | string[] | u
 }
 
 /** The viewer's part in one proposal, from the facts the list read in SQL (the same rules as the group filter). */
-export function viewerPart(proposal: Pick<Proposal, 'expiresAt' | 'routing'>, facts: ViewerFacts, viewer: QueueViewer, asOf: Date): ViewerPart {
+export function viewerPart(
+  proposal: Pick<Proposal, 'expiresAt' | 'routing'>,
+  facts: ViewerFacts,
+  viewer: QueueViewer,
+  asOf: Date,
+): ViewerPart {
   if (facts.decided) return { kind: 'approved', more: Math.max(proposal.routing.approvals - facts.approvals, 0) };
-  if (!roleAtLeast(viewer.role, proposal.routing.role) || viewer.role === 'viewer') return { kind: 'role', needs: proposal.routing.role };
+  if (!roleAtLeast(viewer.role, proposal.routing.role) || viewer.role === 'viewer')
+    return { kind: 'role', needs: proposal.routing.role };
   if (facts.edited) return { kind: 'initiator', how: 'edited' };
   if (facts.onBehalf) return { kind: 'initiator', how: 'on_behalf' };
   if (proposal.expiresAt.getTime() <= asOf.getTime()) return { kind: 'expired' };
@@ -102,11 +133,16 @@ export function viewerPart(proposal: Pick<Proposal, 'expiresAt' | 'routing'>, fa
 export function evidenceExcerpt(item: EvidenceSnapshot): QueueEvidence {
   const chars = Array.from(item.text);
   const truncated = chars.length > EVIDENCE_EXCERPT_CHARS;
-  return { id: item.id, kind: item.kind, excerpt: truncated ? chars.slice(0, EVIDENCE_EXCERPT_CHARS).join('') : item.text, truncated };
+  return {
+    id: item.id,
+    kind: item.kind,
+    excerpt: truncated ? chars.slice(0, EVIDENCE_EXCERPT_CHARS).join('') : item.text,
+    truncated,
+  };
 }
 
 function argText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }
 
 /** One proposal as a queue row and its preview. */
@@ -114,7 +150,11 @@ export function queueItem(p: Proposal, facts: ViewerFacts, viewer: QueueViewer, 
   const { args } = p.payload;
   const actionModule = findAction(p.action);
   const hints = actionModule?.argHints?.(args) ?? {};
-  const queueArgs: QueueArg[] = Object.entries(args).map(([name, value]) => ({ name, value: argText(value), hint: hints[name] ?? null }));
+  const queueArgs: QueueArg[] = Object.entries(args).map(([name, value]) => ({
+    name,
+    value: argText(value),
+    hint: hints[name] ?? null,
+  }));
   return {
     id: p.id,
     summary: actionModule?.summarize(args, p.facts) ?? p.action,
@@ -146,16 +186,36 @@ const NO_FACTS: ViewerFacts = { approvals: 0, decided: false, onBehalf: false, e
  * request reads is bounded whatever the queue's size: a page looks at QUEUE_SCAN_LIMIT pending
  * proposals at most, the counts at QUEUE_COUNT_LIMIT (lower bounds past it, `countsExact: false`).
  */
-export async function pendingQueue(db: Database, tenantId: string, viewer: QueueViewer, view: QueueView = { group: DEFAULT_GROUP, sort: 'expiring' }, cursor?: ListCursor): Promise<QueuePage> {
+export async function pendingQueue(
+  db: Database,
+  tenantId: string,
+  viewer: QueueViewer,
+  view: QueueView = { group: DEFAULT_GROUP, sort: 'expiring' },
+  cursor?: ListCursor,
+): Promise<QueuePage> {
   const asOf = new Date();
   const filters = { action: view.action, agent: view.agent, risk: view.risk };
   const { needsYou } = viewerRelation(viewer, asOf);
   const where = view.group === 'needs-you' ? needsYou : view.group === 'waiting' ? sql`not ${needsYou}` : undefined;
   const [page, counted] = await Promise.all([
-    listProposals(db, tenantId, { status: 'pending_approval', filters, sort: view.sort, cursor, limit: QUEUE_PAGE_SIZE, where, scanLimit: QUEUE_SCAN_LIMIT }),
+    listProposals(db, tenantId, {
+      status: 'pending_approval',
+      filters,
+      sort: view.sort,
+      cursor,
+      limit: QUEUE_PAGE_SIZE,
+      where,
+      scanLimit: QUEUE_SCAN_LIMIT,
+    }),
     countProposalsSplit(db, tenantId, 'pending_approval', filters, needsYou, QUEUE_COUNT_LIMIT),
   ]);
-  const facts = await viewerFactsFor(db, tenantId, page.items.map((p) => p.id), viewer, asOf);
+  const facts = await viewerFactsFor(
+    db,
+    tenantId,
+    page.items.map((p) => p.id),
+    viewer,
+    asOf,
+  );
   const counts = { 'needs-you': counted.matching, waiting: counted.rest, all: counted.all };
   return {
     nextCursor: page.nextCursor,
@@ -168,6 +228,9 @@ export async function pendingQueue(db: Database, tenantId: string, viewer: Queue
 }
 
 /** The choices of the queue's filters: every action, and the agents with something pending. */
-export async function queueFilterChoices(db: Database, tenantId: string): Promise<{ actions: string[]; agents: string[] }> {
+export async function queueFilterChoices(
+  db: Database,
+  tenantId: string,
+): Promise<{ actions: string[]; agents: string[] }> {
   return { actions: actionNames(), agents: await agentsWithPending(db, tenantId) };
 }

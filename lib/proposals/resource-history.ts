@@ -1,7 +1,7 @@
 import 'server-only';
 import { and, desc, eq, ne } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, type ProposalStatus } from '@/db/schema';
+import { type ProposalStatus, proposals } from '@/db/schema';
 import { wordingOf } from './wording';
 
 /** How many other proposals on the same resource the proposal page lists. */
@@ -17,9 +17,23 @@ export function resourceLabel(resourceKey: string): string {
 }
 
 /** The query behind resourceHistory (exported so tests can EXPLAIN it): newest first from proposals_resource_recent_idx. */
-export function resourceHistoryQuery(db: Database, tenantId: string, resourceKey: string, excludeId: string, limit = RESOURCE_HISTORY_SIZE) {
+export function resourceHistoryQuery(
+  db: Database,
+  tenantId: string,
+  resourceKey: string,
+  excludeId: string,
+  limit = RESOURCE_HISTORY_SIZE,
+) {
   return db
-    .select({ id: proposals.id, status: proposals.status, action: proposals.action, payload: proposals.payload, facts: proposals.facts, agent: proposals.agentName, createdAt: proposals.createdAt })
+    .select({
+      id: proposals.id,
+      status: proposals.status,
+      action: proposals.action,
+      payload: proposals.payload,
+      facts: proposals.facts,
+      agent: proposals.agentName,
+      createdAt: proposals.createdAt,
+    })
     .from(proposals)
     .where(and(eq(proposals.tenantId, tenantId), eq(proposals.resourceKey, resourceKey), ne(proposals.id, excludeId)))
     .orderBy(desc(proposals.createdAt), desc(proposals.id))
@@ -30,7 +44,18 @@ export function resourceHistoryQuery(db: Database, tenantId: string, resourceKey
  * The other recent proposals on a resource in the same tenant, any status, newest first: what an
  * approver wants to know before a second refund on the same order.
  */
-export async function resourceHistory(db: Database, tenantId: string, resourceKey: string, excludeId: string): Promise<ResourceProposal[]> {
+export async function resourceHistory(
+  db: Database,
+  tenantId: string,
+  resourceKey: string,
+  excludeId: string,
+): Promise<ResourceProposal[]> {
   const rows = await resourceHistoryQuery(db, tenantId, resourceKey, excludeId);
-  return rows.map((row) => ({ id: row.id, status: row.status, summary: wordingOf(row).summary, agent: row.agent, createdAt: row.createdAt }));
+  return rows.map((row) => ({
+    id: row.id,
+    status: row.status,
+    summary: wordingOf(row).summary,
+    agent: row.agent,
+    createdAt: row.createdAt,
+  }));
 }

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { proposals, tenants, type Proposal, type ProposalStatus } from '@/db/schema';
+import { type Proposal, type ProposalStatus, proposals, tenants } from '@/db/schema';
 import { cursorInstant } from '@/lib/paging/sql';
 import { encodeCursor, type ListCursor, type ProposalSort } from './list-cursor';
 
@@ -36,15 +36,20 @@ function keyset(sort: ProposalSort) {
   const column = sort === 'expiring' ? proposals.expiresAt : proposals.createdAt;
   const descending = sort === 'newest';
   const past = (at: Pick<ListCursor, 'at' | 'id'>) =>
-    descending ? sql`(${column}, ${proposals.id}) < (${at.at}::timestamptz, ${at.id})` : sql`(${column}, ${proposals.id}) > (${at.at}::timestamptz, ${at.id})`;
+    descending
+      ? sql`(${column}, ${proposals.id}) < (${at.at}::timestamptz, ${at.id})`
+      : sql`(${column}, ${proposals.id}) > (${at.at}::timestamptz, ${at.id})`;
   const upTo = (at: Pick<ListCursor, 'at' | 'id'>) =>
-    descending ? sql`(${column}, ${proposals.id}) >= (${at.at}::timestamptz, ${at.id})` : sql`(${column}, ${proposals.id}) <= (${at.at}::timestamptz, ${at.id})`;
+    descending
+      ? sql`(${column}, ${proposals.id}) >= (${at.at}::timestamptz, ${at.id})`
+      : sql`(${column}, ${proposals.id}) <= (${at.at}::timestamptz, ${at.id})`;
   const order = descending ? [desc(column), desc(proposals.id)] : [asc(column), asc(proposals.id)];
   return { column, past, upTo, order };
 }
 
 function cursorOf(options: ListOptions): ListCursor | undefined {
-  if (options.cursor && options.cursor.sort !== (options.sort ?? 'expiring')) throw new Error('The cursor belongs to another sort.');
+  if (options.cursor && options.cursor.sort !== (options.sort ?? 'expiring'))
+    throw new Error('The cursor belongs to another sort.');
   return options.cursor;
 }
 
@@ -85,13 +90,16 @@ export function scanBoundQuery(db: Database, tenantId: string, options: ListOpti
   return db
     .select({ at: cursorInstant(column), id: proposals.id })
     .from(proposals)
-    .where(and(eq(proposals.tenantId, tenantId), eq(proposals.status, options.status), cursor ? past(cursor) : undefined))
+    .where(
+      and(eq(proposals.tenantId, tenantId), eq(proposals.status, options.status), cursor ? past(cursor) : undefined),
+    )
     .orderBy(...order)
     .offset(options.scanLimit - 1)
     .limit(1);
 }
 
-const narrowed = (options: ListOptions) => options.where !== undefined || filterConditions(options.filters ?? {}).some(Boolean);
+const narrowed = (options: ListOptions) =>
+  options.where !== undefined || filterConditions(options.filters ?? {}).some(Boolean);
 
 /**
  * One keyset page of a tenant's proposals in one status, filtered and sorted (soonest to expire first by default).
@@ -103,11 +111,18 @@ export async function listProposals(
   options: ListOptions,
 ): Promise<{ items: Proposal[]; nextCursor: string | null }> {
   const sort = options.sort ?? 'expiring';
-  const [bound] = options.scanLimit && narrowed(options) ? await scanBoundQuery(db, tenantId, { ...options, scanLimit: options.scanLimit }) : [];
+  const [bound] =
+    options.scanLimit && narrowed(options)
+      ? await scanBoundQuery(db, tenantId, { ...options, scanLimit: options.scanLimit })
+      : [];
   const rows = await proposalListQuery(db, tenantId, { ...options, until: bound });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
-  if (rows.length > options.limit && last) return { items: page.map((row) => row.proposal), nextCursor: encodeCursor({ sort, at: last.cursorAt, id: last.proposal.id }) };
+  if (rows.length > options.limit && last)
+    return {
+      items: page.map((row) => row.proposal),
+      nextCursor: encodeCursor({ sort, at: last.cursorAt, id: last.proposal.id }),
+    };
   return { items: page.map((row) => row.proposal), nextCursor: bound ? encodeCursor({ sort, ...bound }) : null };
 }
 
@@ -123,7 +138,14 @@ export type SplitCount = { all: number; matching: number; rest: number; exact: b
  * them how many match the filters, and how many of those match `split` too. The window is named
  * `proposals`, so `split` (written over the table's columns) reads it.
  */
-export function countSplitQuery(db: Database, tenantId: string, status: ProposalStatus, filters: ProposalFilters, split: SQL, limit: number) {
+export function countSplitQuery(
+  db: Database,
+  tenantId: string,
+  status: ProposalStatus,
+  filters: ProposalFilters,
+  split: SQL,
+  limit: number,
+) {
   const window = db
     .select({
       id: proposals.id,
@@ -154,7 +176,14 @@ export function countSplitQuery(db: Database, tenantId: string, status: Proposal
  * reading no more than `limit` + 1 of them (one index range): a busy queue's counts cost the same
  * at any size, and say "at least" past `limit`.
  */
-export async function countProposalsSplit(db: Database, tenantId: string, status: ProposalStatus, filters: ProposalFilters, split: SQL, limit: number): Promise<SplitCount> {
+export async function countProposalsSplit(
+  db: Database,
+  tenantId: string,
+  status: ProposalStatus,
+  filters: ProposalFilters,
+  split: SQL,
+  limit: number,
+): Promise<SplitCount> {
   const [row] = await countSplitQuery(db, tenantId, status, filters, split, limit);
   const all = Number(row?.all ?? 0);
   const matching = Number(row?.matching ?? 0);
@@ -169,7 +198,8 @@ export async function countProposalsSplit(db: Database, tenantId: string, status
  * proposal. The literal status matches the partial index's predicate under any plan.
  */
 export function pendingAgentsQuery(tenantId: string) {
-  const next = (after: SQL) => sql`(select min(p.agent_name) from proposals p where p.tenant_id = ${tenantId} and p.status = 'pending_approval' and ${after})`;
+  const next = (after: SQL) =>
+    sql`(select min(p.agent_name) from proposals p where p.tenant_id = ${tenantId} and p.status = 'pending_approval' and ${after})`;
   return sql`with recursive agents (name) as (
       select ${next(sql`true`)}
       union all

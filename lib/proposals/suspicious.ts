@@ -25,7 +25,12 @@ const first =
 const earliest =
   (...finders: Finder[]): Finder =>
   (text) =>
-    finders.map((find) => find(text)).reduce<Found | undefined>((best, found) => (found && (!best || found.index < best.index) ? found : best), undefined);
+    finders
+      .map((find) => find(text))
+      .reduce<Found | undefined>(
+        (best, found) => (found && (!best || found.index < best.index) ? found : best),
+        undefined,
+      );
 
 const ROLE_WORD = /(?:system|assistant|developer)\s*:/gi;
 const WHITESPACE = /\s/;
@@ -86,18 +91,25 @@ export const PHRASE_FINDERS: readonly { name: string; find: Finder }[] = [
   {
     // Talking about the model's own setup: "system prompt", "developer mode", "jailbreak", "as an AI".
     name: "the model's setup",
-    find: first(/\bsystem\s+prompt\b|\bdeveloper\s+mode\b|\bjailbreak|\bas\s+an?\s+(?:AI|artificial\s+intelligence|(?:large\s+)?language\s+model|LLM)\b/i),
+    find: first(
+      /\bsystem\s+prompt\b|\bdeveloper\s+mode\b|\bjailbreak|\bas\s+an?\s+(?:AI|artificial\s+intelligence|(?:large\s+)?language\s+model|LLM)\b/i,
+    ),
   },
   {
     // Privilege switches for the agent to send: "retry with admin=true", "sudo: yes", "is_admin = 1".
     name: 'privilege switches',
-    find: first(/\b(?:admin|sudo|root|superuser|is_?admin|elevated|privileged)\s*[=:]\s*(?:true|1|yes|on)\b|\bretry\s+(?:with|as)\s+(?:admin|root|sudo|elevated)\b/i),
+    find: first(
+      /\b(?:admin|sudo|root|superuser|is_?admin|elevated|privileged)\s*[=:]\s*(?:true|1|yes|on)\b|\bretry\s+(?:with|as)\s+(?:admin|root|sudo|elevated)\b/i,
+    ),
   },
   {
     // Chat-transcript role markers at the start of a line or sentence ("SYSTEM:", "assistant:") and
     // chat-template tokens that try to open a new turn.
     name: 'role markers',
-    find: earliest(roleMarker, first(/<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>|\[\/?INST\]|<<\/?SYS>>/i)),
+    find: earliest(
+      roleMarker,
+      first(/<\|(?:im_start|im_end|system|assistant|user|endoftext)\|>|\[\/?INST\]|<<\/?SYS>>/i),
+    ),
   },
   {
     // Instructions meant to stay out of the reviewer's sight, or to skip the reviewer altogether.

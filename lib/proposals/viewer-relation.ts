@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals, type Role } from '@/db/schema';
-import { roleAtLeast, ROLES } from '@/lib/auth/roles';
+import { ROLES, roleAtLeast } from '@/lib/auth/roles';
 
 /** Who looks at the queue: a member of its tenant, with their role there. */
 export type QueueViewer = { userId: string; role: Role };
@@ -39,7 +39,13 @@ export function viewerRelation(viewer: QueueViewer, asOf: Date) {
     )
     select lineage.id from lineage))`;
   const roles = ROLES.filter((role) => role !== 'viewer' && roleAtLeast(viewer.role, role));
-  const mayDecide = roles.length > 0 ? sql<boolean>`coalesce(proposals.routing->>'role' in (${sql.join(roles.map((role) => sql`${role}`), sql`, `)}), false)` : sql<boolean>`false`;
+  const mayDecide =
+    roles.length > 0
+      ? sql<boolean>`coalesce(proposals.routing->>'role' in (${sql.join(
+          roles.map((role) => sql`${role}`),
+          sql`, `,
+        )}), false)`
+      : sql<boolean>`false`;
   const needsYou = sql<boolean>`(proposals.expires_at > ${asOf.toISOString()}::timestamptz and ${mayDecide} and not ${decided} and not ${onBehalf} and not ${edited})`;
   return { decided, onBehalf, edited, mayDecide, needsYou };
 }
@@ -47,7 +53,13 @@ export function viewerRelation(viewer: QueueViewer, asOf: Date) {
 /** Per proposal of a page: approvals so far, and the viewer's relation to it. */
 export type ViewerFacts = { approvals: number; decided: boolean; onBehalf: boolean; edited: boolean };
 
-export async function viewerFactsFor(db: Database, tenantId: string, ids: string[], viewer: QueueViewer, asOf: Date): Promise<Map<string, ViewerFacts>> {
+export async function viewerFactsFor(
+  db: Database,
+  tenantId: string,
+  ids: string[],
+  viewer: QueueViewer,
+  asOf: Date,
+): Promise<Map<string, ViewerFacts>> {
   if (ids.length === 0) return new Map();
   const relation = viewerRelation(viewer, asOf);
   const rows = await db
@@ -60,6 +72,15 @@ export async function viewerFactsFor(db: Database, tenantId: string, ids: string
     })
     .from(proposals)
     .where(and(eq(proposals.tenantId, tenantId), inArray(proposals.id, ids)));
-  return new Map(rows.map((row) => [row.id, { approvals: Number(row.approvals), decided: Boolean(row.decided), onBehalf: Boolean(row.onBehalf), edited: Boolean(row.edited) }]));
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        approvals: Number(row.approvals),
+        decided: Boolean(row.decided),
+        onBehalf: Boolean(row.onBehalf),
+        edited: Boolean(row.edited),
+      },
+    ]),
+  );
 }
-

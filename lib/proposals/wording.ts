@@ -38,4 +38,3 @@ export function routingContext(proposal: Proposal): string | null {
   const { priorCount, windowHours, field, total } = aggregate;
   return `With ${priorCount} earlier proposal${priorCount === 1 ? '' : 's'} of this action on ${proposal.resourceKey ?? 'this resource'} in the last ${windowHours} h: ${field} ${total} in all`;
 }
-

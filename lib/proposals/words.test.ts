@@ -23,7 +23,9 @@ describe('decisionResultWords never repeats itself', () => {
     ['approve', 'executing', 'approved · now executing'],
     ['approve', 'outcome_unknown', 'approved · now outcome unknown'],
     ['reject', 'stale', 'rejected · now stale'],
-  ] as const)('%s leading to %s reads "%s"', (decision, status, words) => expect(decisionResultWords(decision, status)).toBe(words));
+  ] as const)('%s leading to %s reads "%s"', (decision, status, words) =>
+    expect(decisionResultWords(decision, status)).toBe(words),
+  );
 });
 
 describe('alreadyWords says where a proposal is in a sentence', () => {

@@ -54,6 +54,8 @@ export function urgencyOf(msLeft: number): Urgency {
 export const URGENCY_WORDS: Record<Urgency, string> = { calm: '', warning: 'soon', danger: 'expiring' };
 
 /** The approvals that count on a proposal's page: recorded, and not withdrawn (lib/quorum/quorum.ts). */
-export function standingApprovals<T extends { decision: 'approve' | 'reject'; withdrawn: unknown }>(rows: readonly T[]): T[] {
+export function standingApprovals<T extends { decision: 'approve' | 'reject'; withdrawn: unknown }>(
+  rows: readonly T[],
+): T[] {
   return rows.filter((d) => d.decision === 'approve' && !d.withdrawn);
 }

@@ -8,20 +8,20 @@ import { and, eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { commands, decisions, type Proposal, type Role } from '@/db/schema';
-import { changeRole, removeMembership, grantMembership } from '@/lib/admin/members';
-import { QuorumLapsed, mintCommand } from '@/lib/commands/mint';
-import { DomainError } from '@/lib/errors/domain-error';
 import { PLAN_ORDERS, QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
+import { changeRole, grantMembership, removeMembership } from '@/lib/admin/members';
+import { buildEvidenceBundle } from '@/lib/audit/bundle';
+import { verifyBundle } from '@/lib/audit/bundle-verify';
+import { decisionsPage } from '@/lib/audit/history';
+import { commandKeys } from '@/lib/commands/keys';
+import { mintCommand, QuorumLapsed } from '@/lib/commands/mint';
+import { decide } from '@/lib/decisions/decide';
+import { DomainError } from '@/lib/errors/domain-error';
+import { standingApprovers } from '@/lib/quorum/quorum';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { HOLDS_ONE_APPROVER, publishNextRules } from '@/test/fixtures/policies';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import type { PersonName } from '@/test/world';
-import { decide } from '@/lib/decisions/decide';
-import { standingApprovers } from '@/lib/quorum/quorum';
-import { buildEvidenceBundle } from '@/lib/audit/bundle';
-import { decisionsPage } from '@/lib/audit/history';
-import { verifyBundle } from '@/lib/audit/bundle-verify';
-import { commandKeys } from '@/lib/commands/keys';
 
 const w = setupCommandWorld();
 const { t } = w;
@@ -31,17 +31,31 @@ const CAROL = () => ({ type: 'user' as const, id: w.world.userId('carol') });
 const ORDERS = [...QUEUE_FIFTY_ORDERS, ...PLAN_ORDERS];
 let nextOrder = 0;
 const orderFor = () => ORDERS[nextOrder++ % ORDERS.length]!;
-const refund = (amountMinor = 15_000, orderId = orderFor()) => w.propose('issue_refund', { orderId, amountMinor, currency: 'EUR', reason: 'Damaged on arrival' });
+const refund = (amountMinor = 15_000, orderId = orderFor()) =>
+  w.propose('issue_refund', { orderId, amountMinor, currency: 'EUR', reason: 'Damaged on arrival' });
 const approve = (person: PersonName, proposal: Proposal) =>
-  decide(t.db, w.systems.client, { userId: w.world.userId(person), proposalId: proposal.id, request: { decision: 'approve', payloadHash: proposal.payloadHash } });
-const setRole = (person: PersonName, role: Role) => changeRole(t.db, { tenantId: 'acme', userId: w.world.userId(person), role, actor: CAROL() });
-const withdrawals = async (proposalId: string) => (await auditRowsFor(t.db, proposalId)).filter((row) => row.type === 'proposal.approval_withdrawn');
+  decide(t.db, w.systems.client, {
+    userId: w.world.userId(person),
+    proposalId: proposal.id,
+    request: { decision: 'approve', payloadHash: proposal.payloadHash },
+  });
+const setRole = (person: PersonName, role: Role) =>
+  changeRole(t.db, { tenantId: 'acme', userId: w.world.userId(person), role, actor: CAROL() });
+const withdrawals = async (proposalId: string) =>
+  (await auditRowsFor(t.db, proposalId)).filter((row) => row.type === 'proposal.approval_withdrawn');
 const commandsOf = (proposalId: string) => t.db.select().from(commands).where(eq(commands.proposalId, proposalId));
 
 beforeAll(async () => {
   // Stock holds of more than 3 need two admins (alice and bob are made admins where a test needs it).
   await publishNextRules(t.db, 'acme', 'hold_stock', [
-    { id: 'big-holds-two-admins', description: 'Holds above 3 need two admins', when: { field: 'quantity', above: 3 }, outcome: 'needs_approval', approvals: 2, role: 'admin' },
+    {
+      id: 'big-holds-two-admins',
+      description: 'Holds above 3 need two admins',
+      when: { field: 'quantity', above: 3 },
+      outcome: 'needs_approval',
+      approvals: 2,
+      role: 'admin',
+    },
     HOLDS_ONE_APPROVER,
   ]);
 });
@@ -123,20 +137,32 @@ describe('an evidence bundle and History tell a withdrawn approval and never cou
     const keys = await commandKeys();
     const bundle = (await buildEvidenceBundle(t.db, 'acme', proposal.id, keys))!;
     const withdrawal = bundle.events.find((row) => row.type === 'proposal.approval_withdrawn')!;
-    expect(bundle.decisions.map((decision) => [decision.name, decision.withdrawnAt !== null])).toEqual([['Bob', true], ['Alice', false], ['Carol', false]]);
+    expect(bundle.decisions.map((decision) => [decision.name, decision.withdrawnAt !== null])).toEqual([
+      ['Bob', true],
+      ['Alice', false],
+      ['Carol', false],
+    ]);
     const report = await verifyBundle(bundle, keys.jwks);
     expect(report.checks.filter((check) => !check.ok)).toEqual([]);
     expect(report.verified).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(new RegExp(`^approved by Bob \\(${w.world.userId('bob')}\\) at .* — withdrawn: role changed to viewer at ${withdrawal.occurredAt} \\(event #${withdrawal.seq}\\), not counted$`)),
+        expect.stringMatching(
+          new RegExp(
+            `^approved by Bob \\(${w.world.userId('bob')}\\) at .* — withdrawn: role changed to viewer at ${withdrawal.occurredAt} \\(event #${withdrawal.seq}\\), not counted$`,
+          ),
+        ),
         'approvals counted: 2 of 2 required (withdrawn ones never count)',
       ]),
     );
     // The bundle claiming the approval still stands (or the withdrawal event left out) fails.
     const standing = { ...bundle, decisions: bundle.decisions.map((decision) => ({ ...decision, withdrawnAt: null })) };
-    expect((await verifyBundle(standing, keys.jwks)).checks.filter((check) => !check.ok).map((check) => check.check)).toEqual(['decisions']);
+    expect(
+      (await verifyBundle(standing, keys.jwks)).checks.filter((check) => !check.ok).map((check) => check.check),
+    ).toEqual(['decisions']);
     const hidden = { ...bundle, events: bundle.events.filter((row) => row !== withdrawal) };
-    expect((await verifyBundle(hidden, keys.jwks)).checks.filter((check) => !check.ok).map((check) => check.check)).toEqual(['decisions']);
+    expect(
+      (await verifyBundle(hidden, keys.jwks)).checks.filter((check) => !check.ok).map((check) => check.check),
+    ).toEqual(['decisions']);
     // History's Decisions view: Bob is listed as withdrawn, never as one who approved.
     const row = (await decisionsPage(t.db, 'acme', { q: proposal.id })).items.find((item) => item.id === proposal.id);
     expect(row?.deciders).toEqual([
@@ -160,7 +186,10 @@ describe('proposals past waiting are not touched; the executor and minting count
     expect(await withdrawals(proposal.id)).toEqual([]);
     expect(await w.execute(command!.jws)).toMatchObject({ status: 'failed', errorCode: 'quorum_lapsed' });
     expect(await w.orderRefunds(orderId)).toEqual([]);
-    expect(await proposalRow(t.db, proposal.id)).toMatchObject({ status: 'failed', statusReason: expect.stringMatching(/Only 1 of the 2 approvers/) });
+    expect(await proposalRow(t.db, proposal.id)).toMatchObject({
+      status: 'failed',
+      statusReason: expect.stringMatching(/Only 1 of the 2 approvers/),
+    });
     await resetRoles();
   });
 
@@ -188,11 +217,18 @@ describe('proposals past waiting are not touched; the executor and minting count
 });
 
 /** One step of a generated story: someone approves, or someone's role changes, or they are removed and re-added. */
-type Step = { kind: 'approve'; who: PersonName } | { kind: 'role'; who: PersonName; role: Role } | { kind: 'remove'; who: PersonName };
+type Step =
+  | { kind: 'approve'; who: PersonName }
+  | { kind: 'role'; who: PersonName; role: Role }
+  | { kind: 'remove'; who: PersonName };
 const PEOPLE = ['alice', 'bob', 'dave'] as const;
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('approve' as const), who: fc.constantFrom(...PEOPLE) }),
-  fc.record({ kind: fc.constant('role' as const), who: fc.constantFrom(...PEOPLE), role: fc.constantFrom<Role>('viewer', 'approver', 'admin') }),
+  fc.record({
+    kind: fc.constant('role' as const),
+    who: fc.constantFrom(...PEOPLE),
+    role: fc.constantFrom<Role>('viewer', 'approver', 'admin'),
+  }),
   fc.record({ kind: fc.constant('remove' as const), who: fc.constantFrom(...PEOPLE) }),
 );
 
@@ -200,14 +236,16 @@ async function run(proposal: Proposal, s: Step) {
   const userId = w.world.userId(s.who);
   try {
     if (s.kind === 'approve') await approve(s.who, proposal);
-    else if (s.kind === 'role') await setRole(s.who, s.role).catch(async (error: unknown) => {
-      // Removed earlier in this story: join again with the role.
-      if (!(error instanceof Error) || !/not a member/.test(error.message)) throw error;
-      await t.db.transaction((tx) => grantMembership(tx, { tenantId: 'acme', userId, role: s.role, actor: CAROL() }));
-    });
-    else await removeMembership(t.db, { tenantId: 'acme', userId, actor: CAROL() }).catch((error: unknown) => {
-      if (!(error instanceof Error) || !/not a member/.test(error.message)) throw error;
-    });
+    else if (s.kind === 'role')
+      await setRole(s.who, s.role).catch(async (error: unknown) => {
+        // Removed earlier in this story: join again with the role.
+        if (!(error instanceof Error) || !/not a member/.test(error.message)) throw error;
+        await t.db.transaction((tx) => grantMembership(tx, { tenantId: 'acme', userId, role: s.role, actor: CAROL() }));
+      });
+    else
+      await removeMembership(t.db, { tenantId: 'acme', userId, actor: CAROL() }).catch((error: unknown) => {
+        if (!(error instanceof Error) || !/not a member/.test(error.message)) throw error;
+      });
   } catch (error) {
     // A refused decision (forbidden role, not a member, already decided) is part of the story.
     if (!(error instanceof DomainError)) throw error;
@@ -219,19 +257,25 @@ describe('property: a command exists only if, when it was minted, enough distinc
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
         await resetRoles();
-        await t.db.transaction((tx) => grantMembership(tx, { tenantId: 'acme', userId: w.world.userId('dave'), role: 'viewer', actor: CAROL() }));
+        await t.db.transaction((tx) =>
+          grantMembership(tx, { tenantId: 'acme', userId: w.world.userId('dave'), role: 'viewer', actor: CAROL() }),
+        );
         const proposal = await refund(10_500);
         for (const s of steps) {
           const hadCommand = (await commandsOf(proposal.id)).length > 0;
           await run(proposal, s);
           const minted = !hadCommand && (await commandsOf(proposal.id)).length > 0;
           // Minted by this step: the state now is the state it was minted in.
-          if (minted) expect((await standingApprovers(t.db, proposal, { lock: false })).length).toBeGreaterThanOrEqual(2);
+          if (minted)
+            expect((await standingApprovers(t.db, proposal, { lock: false })).length).toBeGreaterThanOrEqual(2);
           const row = await proposalRow(t.db, proposal.id);
           expect((await commandsOf(proposal.id)).length > 0).toBe(row.status !== 'pending_approval');
           // No approval of a waiting proposal stands for someone who may not approve it.
           if (row.status === 'pending_approval') {
-            const approvals = await t.db.select().from(decisions).where(and(eq(decisions.proposalId, proposal.id), eq(decisions.decision, 'approve')));
+            const approvals = await t.db
+              .select()
+              .from(decisions)
+              .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.decision, 'approve')));
             const counted = await standingApprovers(t.db, proposal, { lock: false });
             const withdrawn = approvals.filter((d) => d.withdrawnAt);
             expect(counted.length + withdrawn.length).toBe(approvals.length);
@@ -239,7 +283,11 @@ describe('property: a command exists only if, when it was minted, enough distinc
           }
         }
         // Carol (never an approver in the story) ends it, so its refund claims no balance any more.
-        await decide(t.db, w.systems.client, { userId: w.world.userId('carol'), proposalId: proposal.id, request: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'story over' } });
+        await decide(t.db, w.systems.client, {
+          userId: w.world.userId('carol'),
+          proposalId: proposal.id,
+          request: { decision: 'reject', payloadHash: proposal.payloadHash, reason: 'story over' },
+        });
       }),
       { numRuns: 25 },
     );

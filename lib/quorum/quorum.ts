@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { decisions, memberships, proposals, users, type Proposal, type Role } from '@/db/schema';
+import { decisions, memberships, type Proposal, proposals, type Role, users } from '@/db/schema';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 
@@ -20,7 +20,11 @@ type Quorum = Pick<Proposal, 'id' | 'tenantId' | 'routing'>;
  * the two queue instead of deadlocking: a role change waits for the decision to commit, or the
  * decision waits for the change and reads the role it left. Answers each named person's role.
  */
-export async function lockRoles(tx: Database, tenantId: string, userIds: readonly string[]): Promise<Map<string, Role>> {
+export async function lockRoles(
+  tx: Database,
+  tenantId: string,
+  userIds: readonly string[],
+): Promise<Map<string, Role>> {
   await tx
     .select({ userId: memberships.userId })
     .from(memberships)
@@ -55,7 +59,12 @@ export async function standingApprovers(tx: Database, proposal: Quorum, options:
     : new Map(
         approvers.length === 0
           ? []
-          : (await tx.select({ userId: memberships.userId, role: memberships.role }).from(memberships).where(and(eq(memberships.tenantId, proposal.tenantId), inArray(memberships.userId, approvers)))).map((row) => [row.userId, row.role]),
+          : (
+              await tx
+                .select({ userId: memberships.userId, role: memberships.role })
+                .from(memberships)
+                .where(and(eq(memberships.tenantId, proposal.tenantId), inArray(memberships.userId, approvers)))
+            ).map((row) => [row.userId, row.role]),
       );
   // Read again once the roles are held: a withdrawal that committed while this waited is seen.
   const standing = options.lock ? (await standingApprovals(tx, proposal.id)).map((row) => row.userId) : approvers;
@@ -70,7 +79,10 @@ export async function standingApprovers(tx: Database, proposal: Quorum, options:
  * commits; undefined when it stands, or when no people's quorum applies (approved automatically by
  * policy, or under a standing grant). Minting and the executor ask this before any command.
  */
-export async function quorumShortfall(tx: Database, proposal: Quorum & Pick<Proposal, 'grantId'>): Promise<{ standing: number; required: number } | undefined> {
+export async function quorumShortfall(
+  tx: Database,
+  proposal: Quorum & Pick<Proposal, 'grantId'>,
+): Promise<{ standing: number; required: number } | undefined> {
   if (proposal.routing.outcome !== 'needs_approval' || proposal.grantId) return undefined;
   const standing = (await standingApprovers(tx, proposal, { lock: true })).length;
   return standing >= proposal.routing.approvals ? undefined : { standing, required: proposal.routing.approvals };
@@ -124,9 +136,23 @@ export async function withdrawApprovals(tx: Database, input: Withdrawal, now = n
       type: 'proposal.approval_withdrawn',
       actor: input.by,
       reasonCode: reason,
-      data: { user: input.userId, name, role: input.role, approvals: remaining.length, required: proposal.routing.approvals },
+      data: {
+        user: input.userId,
+        name,
+        role: input.role,
+        approvals: remaining.length,
+        required: proposal.routing.approvals,
+      },
       occurredAt: now,
-      outbox: { topic: 'proposal.decided', body: { proposalId: proposal.id, status: proposal.status, decision: 'withdrawn', payloadHash: proposal.payloadHash } },
+      outbox: {
+        topic: 'proposal.decided',
+        body: {
+          proposalId: proposal.id,
+          status: proposal.status,
+          decision: 'withdrawn',
+          payloadHash: proposal.payloadHash,
+        },
+      },
     });
   }
   return withdrawn;

@@ -33,6 +33,11 @@ describe('the alarm window', () => {
 
 describe('the channel of a page view', () => {
   it('is the notification only when the link says so', () => {
-    expect([pageChannel('notification'), pageChannel(undefined), pageChannel('queue'), pageChannel(['notification'])]).toEqual(['notification', 'page', 'page', 'page']);
+    expect([
+      pageChannel('notification'),
+      pageChannel(undefined),
+      pageChannel('queue'),
+      pageChannel(['notification']),
+    ]).toEqual(['notification', 'page', 'page', 'page']);
   });
 });

@@ -1,5 +1,5 @@
 import type { ProposalFlag } from '@/db/proposal-flags';
-import { severityOf, type Severity } from '@/lib/shared/severity';
+import { type Severity, severityOf } from '@/lib/shared/severity';
 
 /**
  * The queue's view (group, filters and sort) as the URL carries it, and the items it shows. Type
@@ -18,11 +18,19 @@ export type QueueRisk = (typeof QUEUE_RISKS)[number];
 export const QUEUE_GROUPS = ['needs-you', 'waiting', 'all'] as const;
 export type QueueGroup = (typeof QUEUE_GROUPS)[number];
 export const DEFAULT_GROUP: QueueGroup = 'needs-you';
-export const GROUP_LABELS: Record<QueueGroup, string> = { 'needs-you': 'Needs you', waiting: 'Waiting on others', all: 'Everything' };
+export const GROUP_LABELS: Record<QueueGroup, string> = {
+  'needs-you': 'Needs you',
+  waiting: 'Waiting on others',
+  all: 'Everything',
+};
 
 export type QueueView = { group: QueueGroup; action?: string; agent?: string; risk?: QueueRisk; sort: QueueSort };
 
-export const SORT_LABELS: Record<QueueSort, string> = { expiring: 'expiring first', newest: 'newest first', oldest: 'oldest first' };
+export const SORT_LABELS: Record<QueueSort, string> = {
+  expiring: 'expiring first',
+  newest: 'newest first',
+  oldest: 'oldest first',
+};
 
 /** The URL search string of a view, defaults left out ('' for the default view). */
 export function queueViewSearch(view: QueueView): string {
@@ -59,7 +67,9 @@ export function partWords(part: ViewerPart): string {
     case 'approved':
       return `You approved · ${part.more} more needed`;
     case 'initiator':
-      return part.how === 'edited' ? 'You edited it · someone else approves' : 'Proposed on your behalf · someone else approves';
+      return part.how === 'edited'
+        ? 'You edited it · someone else approves'
+        : 'Proposed on your behalf · someone else approves';
     case 'role':
       return `Needs an ${part.needs}`;
     case 'expired':

@@ -29,7 +29,8 @@ const DECEPTIVE: Partial<Record<FlagKind, string>> = {
 const NOTABLE: Partial<Record<FlagKind, string>> = { near_bound: 'near a bound', first_use: 'first use' };
 
 const rank = (level: SeverityLevel) => SEVERITY_LEVELS.indexOf(level);
-const asLevel = (risk: string): SeverityLevel => (SEVERITY_LEVELS as readonly string[]).includes(risk) ? (risk as SeverityLevel) : 'low';
+const asLevel = (risk: string): SeverityLevel =>
+  (SEVERITY_LEVELS as readonly string[]).includes(risk) ? (risk as SeverityLevel) : 'low';
 
 export function severityOf({ risk, flags, approvalsNeeded }: SeverityInput): Severity {
   const base = asLevel(risk);

@@ -31,9 +31,13 @@ const server = http.createServer((request, response) => {
   }
   socket.answered = (socket.answered ?? 0) + 1;
   const answer = () => {
-    if (request.url?.startsWith('/missing/')) return response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found"}}');
-    if (request.method === 'POST') return response.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"refund_1"}');
-    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: request.url?.split('/').at(-1) }));
+    if (request.url?.startsWith('/missing/'))
+      return response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found"}}');
+    if (request.method === 'POST')
+      return response.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"refund_1"}');
+    response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ id: request.url?.split('/').at(-1) }));
   };
   if (!holding) return answer();
   held.push(answer);
@@ -84,7 +88,8 @@ describe('the systems-of-record pool', () => {
   it('sends sequential reads over one kept-alive connection', async () => {
     const client = createSystemsClient({ baseUrl, credentials, transport: pool() });
 
-    for (let i = 0; i < 20; i += 1) expect(await client.read(`/orders/ord_${i}`, record, 'payments')).toEqual({ id: `ord_${i}` });
+    for (let i = 0; i < 20; i += 1)
+      expect(await client.read(`/orders/ord_${i}`, record, 'payments')).toEqual({ id: `ord_${i}` });
     expect(await client.read('/missing/ord_x', record, 'payments')).toBeUndefined();
 
     expect(seen.requests).toHaveLength(21);
@@ -94,12 +99,29 @@ describe('the systems-of-record pool', () => {
   it('shares the connection between reads, look-ups and writes of every scope', async () => {
     const transport = pool();
     const reads = createSystemsClient({ baseUrl, credentials, transport });
-    const payments = createSystemsWriteClient({ baseUrl, credential: credentials.payments, scope: 'payments', transport });
-    const inventory = createSystemsWriteClient({ baseUrl, credential: credentials.inventory, scope: 'inventory', transport });
+    const payments = createSystemsWriteClient({
+      baseUrl,
+      credential: credentials.payments,
+      scope: 'payments',
+      transport,
+    });
+    const inventory = createSystemsWriteClient({
+      baseUrl,
+      credential: credentials.inventory,
+      scope: 'inventory',
+      transport,
+    });
 
     await reads.read('/orders/ord_1', record, 'payments');
-    expect(await payments.write('/refunds', { orderId: 'ord_1' })).toEqual({ kind: 'answered', status: 201, body: { id: 'refund_1' } });
-    expect(await inventory.lookup('/holds?idempotencyKey=cs.1')).toEqual({ found: true, body: { id: 'holds?idempotencyKey=cs.1' } });
+    expect(await payments.write('/refunds', { orderId: 'ord_1' })).toEqual({
+      kind: 'answered',
+      status: 201,
+      body: { id: 'refund_1' },
+    });
+    expect(await inventory.lookup('/holds?idempotencyKey=cs.1')).toEqual({
+      found: true,
+      body: { id: 'holds?idempotencyKey=cs.1' },
+    });
     expect(await payments.lookup('/missing/refund')).toEqual({ found: false });
 
     expect(seen.requests.map((request) => request.method)).toEqual(['GET', 'POST', 'GET', 'GET']);
@@ -126,15 +148,29 @@ describe('the systems-of-record pool', () => {
     drop = 'reused';
 
     expect(await client.read('/orders/ord_2', record, 'payments')).toEqual({ id: 'ord_2' });
-    expect(await createSystemsWriteClient({ baseUrl, credential: credentials.payments, transport: pool() }).lookup('/refunds?idempotencyKey=cs.2')).toMatchObject({ found: true });
+    expect(
+      await createSystemsWriteClient({ baseUrl, credential: credentials.payments, transport: pool() }).lookup(
+        '/refunds?idempotencyKey=cs.2',
+      ),
+    ).toMatchObject({ found: true });
 
-    expect(seen.requests.map((request) => request.path)).toEqual(['/orders/ord_1', '/orders/ord_2', '/orders/ord_2', '/refunds?idempotencyKey=cs.2']);
+    expect(seen.requests.map((request) => request.path)).toEqual([
+      '/orders/ord_1',
+      '/orders/ord_2',
+      '/orders/ord_2',
+      '/refunds?idempotencyKey=cs.2',
+    ]);
     expect(seen.connections).toBe(3);
   });
 
   it('never sends a write twice: a write on a socket the server closed is an unknown outcome', async () => {
     const transport = pool();
-    const writes = createSystemsWriteClient({ baseUrl, credential: credentials.payments, scope: 'payments', transport });
+    const writes = createSystemsWriteClient({
+      baseUrl,
+      credential: credentials.payments,
+      scope: 'payments',
+      transport,
+    });
     await createSystemsClient({ baseUrl, credentials, transport }).read('/orders/ord_1', record, 'payments');
     drop = 'reused';
 
@@ -148,7 +184,10 @@ describe('the systems-of-record pool', () => {
     const client = createSystemsClient({ baseUrl, credentials, transport: pool() });
     drop = 'all';
 
-    await expect(client.read('/orders/ord_1', record, 'payments')).rejects.toMatchObject({ name: 'SystemsUnavailableError', reason: 'unreachable' });
+    await expect(client.read('/orders/ord_1', record, 'payments')).rejects.toMatchObject({
+      name: 'SystemsUnavailableError',
+      reason: 'unreachable',
+    });
     expect(seen.requests).toHaveLength(1);
   });
 

@@ -10,7 +10,13 @@ import { createSystemsTransport, type SystemsAnswer, type SystemsTransport } fro
  */
 export class SystemsUnavailableError extends DomainError {
   constructor(readonly reason: string) {
-    super('unavailable', 'systems_unavailable', 'The system of record could not be reached; nothing was changed. Retry later.', {}, 5);
+    super(
+      'unavailable',
+      'systems_unavailable',
+      'The system of record could not be reached; nothing was changed. Retry later.',
+      {},
+      5,
+    );
     this.name = 'SystemsUnavailableError';
   }
 }
@@ -20,7 +26,8 @@ export type SystemsClient = {
   read<T>(path: string, schema: z.ZodType<T>, scope: string): Promise<T | undefined>;
 };
 
-const isTimeout = (error: unknown) => error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+const isTimeout = (error: unknown) =>
+  error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 
 /** Both clients' default: the pool of the settings' systems of record, one per process. */
 let sharedTransport: SystemsTransport | undefined;
@@ -29,7 +36,12 @@ function settingsTransport(): SystemsTransport {
   return sharedTransport;
 }
 
-export function createSystemsClient(options: { baseUrl: string; credentials: Record<string, string>; timeoutMs?: number; transport?: SystemsTransport }): SystemsClient {
+export function createSystemsClient(options: {
+  baseUrl: string;
+  credentials: Record<string, string>;
+  timeoutMs?: number;
+  transport?: SystemsTransport;
+}): SystemsClient {
   const timeoutMs = options.timeoutMs ?? 3_000;
   const transport = options.transport ?? createSystemsTransport();
   return {
@@ -49,7 +61,9 @@ export function createSystemsClient(options: { baseUrl: string; credentials: Rec
       }
       if (answer.status === 404) return undefined;
       if (answer.status < 200 || answer.status >= 300) throw new SystemsUnavailableError(`status ${answer.status}`);
-      const parsed = schema.safeParse(await answer.body.then((text) => JSON.parse(text) as unknown).catch(() => undefined));
+      const parsed = schema.safeParse(
+        await answer.body.then((text) => JSON.parse(text) as unknown).catch(() => undefined),
+      );
       if (!parsed.success) throw new SystemsUnavailableError('unexpected response shape');
       return parsed.data;
     },
@@ -59,7 +73,11 @@ export function createSystemsClient(options: { baseUrl: string; credentials: Rec
 let shared: SystemsClient | undefined;
 
 export function systemsClient(): SystemsClient {
-  shared ??= createSystemsClient({ baseUrl: systemsOfRecordUrl(env()), credentials: env().SCOPE_CREDENTIALS ?? {}, transport: settingsTransport() });
+  shared ??= createSystemsClient({
+    baseUrl: systemsOfRecordUrl(env()),
+    credentials: env().SCOPE_CREDENTIALS ?? {},
+    transport: settingsTransport(),
+  });
   return shared;
 }
 
@@ -92,13 +110,27 @@ export type SystemsWriteClient = {
 const REFUSAL_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 
 async function refusalOf(answer: SystemsAnswer): Promise<{ code: string; message: string }> {
-  const body = (await answer.body.then((text) => JSON.parse(text) as unknown).catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
-  const code = typeof body?.error?.code === 'string' && REFUSAL_CODE.test(body.error.code) ? body.error.code : `status_${answer.status}`;
-  const message = typeof body?.error?.message === 'string' ? body.error.message.slice(0, 500) : `The system of record refused the write (${answer.status}).`;
+  const body = (await answer.body.then((text) => JSON.parse(text) as unknown).catch(() => undefined)) as
+    | { error?: { code?: unknown; message?: unknown } }
+    | undefined;
+  const code =
+    typeof body?.error?.code === 'string' && REFUSAL_CODE.test(body.error.code)
+      ? body.error.code
+      : `status_${answer.status}`;
+  const message =
+    typeof body?.error?.message === 'string'
+      ? body.error.message.slice(0, 500)
+      : `The system of record refused the write (${answer.status}).`;
   return { code, message };
 }
 
-export function createSystemsWriteClient(options: { baseUrl: string; credential: string; scope?: string; timeoutMs?: number; transport?: SystemsTransport }): SystemsWriteClient {
+export function createSystemsWriteClient(options: {
+  baseUrl: string;
+  credential: string;
+  scope?: string;
+  timeoutMs?: number;
+  transport?: SystemsTransport;
+}): SystemsWriteClient {
   const timeoutMs = options.timeoutMs ?? 3_000;
   const transport = options.transport ?? createSystemsTransport();
   const signalFor = (signal?: AbortSignal) => signal ?? AbortSignal.timeout(timeoutMs);
@@ -135,10 +167,15 @@ export function createSystemsWriteClient(options: { baseUrl: string; credential:
       }
     },
     async lookup(path, { signal } = {}) {
-      if (path.split('/').some((part) => part === '.' || part === '..')) throw new SystemsUnavailableError('invalid path');
+      if (path.split('/').some((part) => part === '.' || part === '..'))
+        throw new SystemsUnavailableError('invalid path');
       let answer: SystemsAnswer;
       try {
-        answer = await transport.request(new URL(path, options.baseUrl), { method: 'GET', headers, signal: signalFor(signal) });
+        answer = await transport.request(new URL(path, options.baseUrl), {
+          method: 'GET',
+          headers,
+          signal: signalFor(signal),
+        });
       } catch (error) {
         throw new SystemsUnavailableError(isTimeout(error) ? 'timeout' : 'unreachable');
       }
@@ -164,7 +201,12 @@ export function systemsWriteClient(scope: string): SystemsWriteClient {
   if (!client) {
     const credential = env().SCOPE_CREDENTIALS?.[scope];
     if (!credential) throw new SystemsUnavailableError(`no credential configured for scope ${scope}`);
-    client = createSystemsWriteClient({ baseUrl: systemsOfRecordUrl(env()), credential, scope, transport: settingsTransport() });
+    client = createSystemsWriteClient({
+      baseUrl: systemsOfRecordUrl(env()),
+      credential,
+      scope,
+      transport: settingsTransport(),
+    });
     writeClients.set(scope, client);
   }
   return client;

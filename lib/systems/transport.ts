@@ -47,7 +47,12 @@ const isReset = (error: unknown) => {
 const unwrapped = (error: unknown) => (error instanceof StaleSocketError ? error.original : error);
 
 export function createSystemsTransport(options: { maxSockets?: number } = {}): SystemsTransport {
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 64, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets: options.maxSockets ?? 64,
+    timeout: IDLE_SOCKET_MS,
+    scheduling: 'lifo' as const,
+  };
   const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
 
   function attempt(url: URL, init: SystemsRequest): Promise<SystemsAnswer> {
@@ -56,8 +61,15 @@ export function createSystemsTransport(options: { maxSockets?: number } = {}): S
       if (signal.aborted) return reject(signal.reason);
       const secure = url.protocol === 'https:';
       if (!secure && url.protocol !== 'http:') return reject(new TypeError(`unsupported protocol ${url.protocol}`));
-      const headers = init.body === undefined ? init.headers : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
-      const request = (secure ? https : http).request(url, { method: init.method, headers, agent: secure ? agents['https:'] : agents['http:'] });
+      const headers =
+        init.body === undefined
+          ? init.headers
+          : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) };
+      const request = (secure ? https : http).request(url, {
+        method: init.method,
+        headers,
+        agent: secure ? agents['https:'] : agents['http:'],
+      });
 
       // Whichever phase is waiting (the answer, then its body) hears the first failure.
       let fail: (error: unknown) => void = reject;
@@ -77,7 +89,9 @@ export function createSystemsTransport(options: { maxSockets?: number } = {}): S
         request.destroy();
       }
       signal.addEventListener('abort', onAbort, { once: true });
-      request.on('error', (error) => failOnce(!answered && request.reusedSocket && isReset(error) ? new StaleSocketError(error) : error));
+      request.on('error', (error) =>
+        failOnce(!answered && request.reusedSocket && isReset(error) ? new StaleSocketError(error) : error),
+      );
 
       request.on('response', (response) => {
         answered = true;

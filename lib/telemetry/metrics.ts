@@ -1,4 +1,4 @@
-import { metrics, type Counter, type Histogram, type Meter } from '@opentelemetry/api';
+import { type Counter, type Histogram, type Meter, metrics } from '@opentelemetry/api';
 import { METRIC, SCOPE, telemetryOn } from './attributes';
 
 /**
@@ -16,14 +16,20 @@ function instruments(): Instruments {
   let found = byMeter.get(meter);
   if (!found) {
     found = {
-      proposals: meter.createCounter(METRIC.proposals, { description: 'Proposals received, by intake outcome and action' }),
+      proposals: meter.createCounter(METRIC.proposals, {
+        description: 'Proposals received, by intake outcome and action',
+      }),
       timeToDecision: meter.createHistogram(METRIC.timeToDecision, {
         description: 'From proposal to the decision that ended its review, by action and decision',
         unit: 's',
         advice: { explicitBucketBoundaries: [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 14_400, 43_200, 86_400, 259_200] },
       }),
-      executions: meter.createCounter(METRIC.executions, { description: 'Execution outcomes recorded, by status and action' }),
-      deliveryFailures: meter.createCounter(METRIC.deliveryFailures, { description: 'Failed notification delivery attempts, by channel kind' }),
+      executions: meter.createCounter(METRIC.executions, {
+        description: 'Execution outcomes recorded, by status and action',
+      }),
+      deliveryFailures: meter.createCounter(METRIC.deliveryFailures, {
+        description: 'Failed notification delivery attempts, by channel kind',
+      }),
     };
     byMeter.set(meter, found);
   }

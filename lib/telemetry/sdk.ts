@@ -1,11 +1,17 @@
-import { context, metrics, propagation, trace, type Context } from '@opentelemetry/api';
+import { type Context, context, metrics, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, SamplingDecision, TracerProvider, type Sampler, type SamplingResult } from '@opentelemetry/sdk-trace';
+import {
+  BatchSpanProcessor,
+  type Sampler,
+  SamplingDecision,
+  type SamplingResult,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { markTelemetry } from './attributes';
 import type { Telemetry, TelemetrySettings } from './types';
 
@@ -21,7 +27,9 @@ import type { Telemetry, TelemetrySettings } from './types';
  */
 const countersignSpansOnly: Sampler = {
   shouldSample(_context: Context, _traceId: string, name: string): SamplingResult {
-    return { decision: name.startsWith('countersign.') ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD };
+    return {
+      decision: name.startsWith('countersign.') ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+    };
   },
   toString: () => 'CountersignSpansOnly',
 };
@@ -39,7 +47,12 @@ export function startSdk(settings: TelemetrySettings): Telemetry {
   });
   const meterProvider = new MeterProvider({
     resource,
-    readers: [new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: settings.metricExportIntervalMs })],
+    readers: [
+      new PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter(),
+        exportIntervalMillis: settings.metricExportIntervalMs,
+      }),
+    ],
   });
 
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

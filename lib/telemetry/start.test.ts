@@ -25,7 +25,9 @@ describe('telemetry when OTEL_EXPORTER_OTLP_ENDPOINT is unset (the default)', ()
     });
     expect(seen?.isRecording() ?? false).toBe(false);
     expect(withSpanSync('countersign.gate.shape', {}, () => 'ran')).toBe('ran');
-    await expect(withSpan('countersign.decision', {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(withSpan('countersign.decision', {}, async () => Promise.reject(new Error('boom')))).rejects.toThrow(
+      'boom',
+    );
     expect(traceHeaders()).toEqual({});
     countProposal('auto_approved', 'hold_stock');
     recordTimeToDecision(12, 'hold_stock', 'approved');

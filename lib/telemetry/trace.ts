@@ -1,5 +1,5 @@
-import { context, propagation, ROOT_CONTEXT, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { SCOPE, spanAttributes, telemetryOn, type SpanFacts } from './attributes';
+import { type Context, context, propagation, ROOT_CONTEXT, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { SCOPE, type SpanFacts, spanAttributes, telemetryOn } from './attributes';
 
 /**
  * Spans over @opentelemetry/api. With telemetry off (the default) `fn` runs as it is, with a note
@@ -29,31 +29,35 @@ function parentContext(): Context {
 /** Runs `fn` inside a span; a throw is recorded as an error by its name only (messages can carry values). */
 export function withSpan<T>(name: string, facts: SpanFacts, fn: (span: SpanNote) => Promise<T>): Promise<T> {
   if (!telemetryOn()) return fn(UNNOTED);
-  return trace.getTracer(SCOPE).startActiveSpan(name, { attributes: spanAttributes(facts) }, parentContext(), async (span) => {
-    try {
-      return await fn(noted(span));
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorName(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return trace
+    .getTracer(SCOPE)
+    .startActiveSpan(name, { attributes: spanAttributes(facts) }, parentContext(), async (span) => {
+      try {
+        return await fn(noted(span));
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorName(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
 }
 
 /** withSpan for synchronous work (the Shape gate). */
 export function withSpanSync<T>(name: string, facts: SpanFacts, fn: (span: SpanNote) => T): T {
   if (!telemetryOn()) return fn(UNNOTED);
-  return trace.getTracer(SCOPE).startActiveSpan(name, { attributes: spanAttributes(facts) }, parentContext(), (span) => {
-    try {
-      return fn(noted(span));
-    } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: errorName(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return trace
+    .getTracer(SCOPE)
+    .startActiveSpan(name, { attributes: spanAttributes(facts) }, parentContext(), (span) => {
+      try {
+        return fn(noted(span));
+      } catch (error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorName(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
 }
 
 function errorName(error: unknown): string {

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { textFlags } from '@/lib/proposals/flags';
 import { HOSTILE_CLASSES } from '@/test/hostile-text';
-import { fill } from '@/test/scanner-inputs';
 import { libraryCallsOf, longestNonStarterRun } from '@/test/library-calls';
+import { fill } from '@/test/scanner-inputs';
 import { scanSteps } from './scan-steps';
 import { MAX_NON_STARTERS } from './stream-safe';
 import { visibleSegments } from './visible';
@@ -32,7 +32,9 @@ const run = fc
   });
 
 /** A text: hostile runs, mixed, with plain text between some of them. */
-const hostileText = fc.array(fc.oneof(run, fc.constantFrom(...PLAIN)), { minLength: 1, maxLength: 6 }).map((parts) => parts.join(''));
+const hostileText = fc
+  .array(fc.oneof(run, fc.constantFrom(...PLAIN)), { minLength: 1, maxLength: 6 })
+  .map((parts) => parts.join(''));
 
 const SEED = 3535;
 
@@ -71,13 +73,18 @@ describe('generated hostile text through the whole text pipeline', () => {
     );
   });
 
-  it.each(CLASS_NAMES)('%s: a long run alone is linear too, and stays within the run limit at every library call', (name) => {
-    const text = fill(HOSTILE_CLASSES[name]!.join(''), 16_000);
-    const steps = stepsOf(() => pipeline(text));
-    const pieces = stepsOf(() => {
-      for (let i = 0; i < 8; i += 1) pipeline(fill(HOSTILE_CLASSES[name]!.join(''), 2_000));
-    });
-    expect(steps).toBeLessThanOrEqual(1.5 * pieces);
-    expect(libraryCallsOf(() => pipeline(text)).filter((reached) => longestNonStarterRun(reached) > MAX_NON_STARTERS)).toEqual([]);
-  });
+  it.each(CLASS_NAMES)(
+    '%s: a long run alone is linear too, and stays within the run limit at every library call',
+    (name) => {
+      const text = fill(HOSTILE_CLASSES[name]!.join(''), 16_000);
+      const steps = stepsOf(() => pipeline(text));
+      const pieces = stepsOf(() => {
+        for (let i = 0; i < 8; i += 1) pipeline(fill(HOSTILE_CLASSES[name]!.join(''), 2_000));
+      });
+      expect(steps).toBeLessThanOrEqual(1.5 * pieces);
+      expect(
+        libraryCallsOf(() => pipeline(text)).filter((reached) => longestNonStarterRun(reached) > MAX_NON_STARTERS),
+      ).toEqual([]);
+    },
+  );
 });

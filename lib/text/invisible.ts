@@ -5,9 +5,23 @@ import { step } from './scan-steps';
  * selectors, tags, C0/C1 controls. No imports beyond lib/text: client components use it.
  */
 const INVISIBLE_RANGES: [number, number][] = [
-  [0x0000, 0x001f], [0x007f, 0x009f], [0x00ad, 0x00ad], [0x061c, 0x061c], [0x115f, 0x1160], [0x17b4, 0x17b5],
-  [0x180e, 0x180e], [0x200b, 0x200f], [0x2028, 0x2029], [0x202a, 0x202e], [0x2060, 0x206f], [0x3164, 0x3164],
-  [0xfe00, 0xfe0f], [0xfeff, 0xfeff], [0xffa0, 0xffa0], [0xfff0, 0xfffb], [0xe0000, 0xe007f],
+  [0x0000, 0x001f],
+  [0x007f, 0x009f],
+  [0x00ad, 0x00ad],
+  [0x061c, 0x061c],
+  [0x115f, 0x1160],
+  [0x17b4, 0x17b5],
+  [0x180e, 0x180e],
+  [0x200b, 0x200f],
+  [0x2028, 0x2029],
+  [0x202a, 0x202e],
+  [0x2060, 0x206f],
+  [0x3164, 0x3164],
+  [0xfe00, 0xfe0f],
+  [0xfeff, 0xfeff],
+  [0xffa0, 0xffa0],
+  [0xfff0, 0xfffb],
+  [0xe0000, 0xe007f],
 ];
 
 /**
@@ -19,7 +33,10 @@ const INVISIBLE_RANGES: [number, number][] = [
 const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
 
 export function isInvisible(codePoint: number): boolean {
-  return INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high) || (codePoint > 0x7f && DEFAULT_IGNORABLE.test(String.fromCodePoint(codePoint)));
+  return (
+    INVISIBLE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high) ||
+    (codePoint > 0x7f && DEFAULT_IGNORABLE.test(String.fromCodePoint(codePoint)))
+  );
 }
 
 /** `U+202E` for a code point: what a mark names. */
@@ -28,8 +45,10 @@ export function codePointName(codePoint: number): string {
 }
 
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
-const isPictographic = (codePoint: number | undefined) => codePoint !== undefined && PICTOGRAPHIC.test(String.fromCodePoint(codePoint));
-const isSkinTone = (codePoint: number | undefined) => codePoint !== undefined && codePoint >= 0x1f3fb && codePoint <= 0x1f3ff;
+const isPictographic = (codePoint: number | undefined) =>
+  codePoint !== undefined && PICTOGRAPHIC.test(String.fromCodePoint(codePoint));
+const isSkinTone = (codePoint: number | undefined) =>
+  codePoint !== undefined && codePoint >= 0x1f3fb && codePoint <= 0x1f3ff;
 const KEYCAP_BASE = new Set([0x23, 0x2a, ...Array.from({ length: 10 }, (_, digit) => 0x30 + digit)]);
 const BLACK_FLAG = 0x1f3f4;
 const CANCEL_TAG = 0xe007f;
@@ -61,7 +80,8 @@ export function hiddenCharacterIndexes(value: string): number[] {
     }
     if (codePoint === 0xfe0e || codePoint === 0xfe0f) {
       const before = points[index - 1];
-      if (isPictographic(before) || (before !== undefined && KEYCAP_BASE.has(before) && points[index + 1] === 0x20e3)) emoji.add(index);
+      if (isPictographic(before) || (before !== undefined && KEYCAP_BASE.has(before) && points[index + 1] === 0x20e3))
+        emoji.add(index);
     }
     if (codePoint === 0x200d) {
       let back = index - 1;
@@ -74,6 +94,8 @@ export function hiddenCharacterIndexes(value: string): number[] {
   });
   return points.flatMap((codePoint, index) => {
     step();
-    return isInvisible(codePoint) && codePoint !== 0x09 && codePoint !== 0x0a && codePoint !== 0x0d && !emoji.has(index) ? [index] : [];
+    return isInvisible(codePoint) && codePoint !== 0x09 && codePoint !== 0x0a && codePoint !== 0x0d && !emoji.has(index)
+      ? [index]
+      : [];
   });
 }

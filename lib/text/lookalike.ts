@@ -56,7 +56,9 @@ export function findLookalikes(value: string): Lookalike[] {
   // ("Approved by сео"); a real Cyrillic or Greek phrase has letters that look like nothing Latin.
   const otherLetters = chars.filter(({ ch }) => step() && OTHER_SCRIPT_LETTER.test(ch) && /\p{L}/u.test(ch));
   const spelledInLookalikes =
-    latinLetters.length > 0 && otherLetters.length > 0 && otherLetters.every(({ codePoint }) => step() && lookalikeInfo(codePoint)?.class === 'script');
+    latinLetters.length > 0 &&
+    otherLetters.length > 0 &&
+    otherLetters.every(({ codePoint }) => step() && lookalikeInfo(codePoint)?.class === 'script');
 
   const found: Lookalike[] = [];
   for (const { ch, start, codePoint, word: w } of chars) {
@@ -66,7 +68,9 @@ export function findLookalikes(value: string): Lookalike[] {
     if (!info) continue;
     const inLatinWord = w >= 0 && latinWords.has(w);
     const counts =
-      info.class === 'always' || (info.class === 'script' && (inLatinWord || spelledInLookalikes)) || (info.class === 'width' && (inLatinWord || !hasCjk));
+      info.class === 'always' ||
+      (info.class === 'script' && (inLatinWord || spelledInLookalikes)) ||
+      (info.class === 'width' && (inLatinWord || !hasCjk));
     if (counts) found.push({ start, end: start + ch.length, codePoint, name: info.name, looksLike: info.looksLike });
   }
   return found;

@@ -21,7 +21,10 @@ describe('no run of more than 30 non-starters reaches a library call', () => {
   it.each([
     ['skeleton', () => skeleton(hostile)],
     ['suspiciousPhrases', () => suspiciousPhrases(hostile)],
-    ['textFlags on an argument and an evidence text', () => textFlags({ reason: hostile }, [{ id: 'ticket_1', kind: 'support_ticket', text: hostile }])],
+    [
+      'textFlags on an argument and an evidence text',
+      () => textFlags({ reason: hostile }, [{ id: 'ticket_1', kind: 'support_ticket', text: hostile }]),
+    ],
   ])('%s', (_name, run) => {
     const reached = libraryCallsOf(run);
     expect(reached.length).toBeGreaterThan(0);
@@ -35,7 +38,13 @@ describe('no run of more than 30 non-starters reaches a library call', () => {
 
 describe('streamSafe, by UAX #15 §13', () => {
   it('leaves text without a long run as it is', () => {
-    for (const text of ['', 'plain ASCII', 'é e\u0301 ñ', `a${'\u0301'.repeat(MAX_NON_STARTERS)}`, '👩‍💻 🇫🇷 ❤️ 한국어']) {
+    for (const text of [
+      '',
+      'plain ASCII',
+      'é e\u0301 ñ',
+      `a${'\u0301'.repeat(MAX_NON_STARTERS)}`,
+      '👩‍💻 🇫🇷 ❤️ 한국어',
+    ]) {
       expect(streamSafe(text).text).toBe(text);
     }
   });
@@ -60,7 +69,7 @@ describe('streamSafe, by UAX #15 §13', () => {
     expect(streamSafe(text).text.normalize('NFC').replaceAll(CGJ, '')).toBe(text.normalize('NFC'));
   });
 
-  it("reports a run as sent: a CGJ the text already has does not end it (the marks after it still stack)", () => {
+  it('reports a run as sent: a CGJ the text already has does not end it (the marks after it still stack)', () => {
     expect(streamSafe(`a${'\u0301'.repeat(20)}${CGJ}${'\u0301'.repeat(20)}`).longestRun).toBe(40);
     expect(streamSafe(`a${'\u0301'.repeat(20)} ${'\u0301'.repeat(20)}`).longestRun).toBe(20);
   });

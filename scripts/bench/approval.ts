@@ -74,21 +74,36 @@ export async function signIn(app: string, email: string, password: string): Prom
  * Proposes `count` refunds of 1.00, each on its own scaled order from `firstOrder` down, through
  * the servers in turn; answers them pending approval.
  */
-export async function proposeRefunds(apps: string[], agentKey: string, firstOrder: number, count: number): Promise<Pending[]> {
+export async function proposeRefunds(
+  apps: string[],
+  agentKey: string,
+  firstOrder: number,
+  count: number,
+): Promise<Pending[]> {
   const run = randomBytes(3).toString('hex');
   const pending: Pending[] = [];
   for (let i = 0; i < count; i++) {
     const ids = scaledIds(firstOrder - i);
     const requestId = `bench-approval-${run}-${i}`;
-    const body = { requestId, contractVersion: 1, action: 'issue_refund', args: { orderId: ids.order, amountMinor: 100, currency: 'USD', reason: 'Bench: approval latency' }, evidenceRefs: [ids.evidence] };
+    const body = {
+      requestId,
+      contractVersion: 1,
+      action: 'issue_refund',
+      args: { orderId: ids.order, amountMinor: 100, currency: 'USD', reason: 'Bench: approval latency' },
+      evidenceRefs: [ids.evidence],
+    };
     const response = await fetch(`${apps[i % apps.length]}/api/v1/proposals`, {
       method: 'POST',
       headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    const answer = (await response.json().catch(() => undefined)) as { proposal?: { id: string; status: string; payloadHash: string } } | undefined;
+    const answer = (await response.json().catch(() => undefined)) as
+      | { proposal?: { id: string; status: string; payloadHash: string } }
+      | undefined;
     if (response.status !== 201 || answer?.proposal?.status !== 'pending_approval') {
-      throw new Error(`proposing a refund on ${ids.order} was answered ${response.status} (${answer?.proposal?.status ?? 'no proposal'})`);
+      throw new Error(
+        `proposing a refund on ${ids.order} was answered ${response.status} (${answer?.proposal?.status ?? 'no proposal'})`,
+      );
     }
     pending.push({ id: answer.proposal.id, payloadHash: answer.proposal.payloadHash, orderId: ids.order });
   }
@@ -212,7 +227,9 @@ async function executorTimes(databaseUrl: string, answeredAt: Map<string, number
   try {
     const rows = await sql<{ proposalId: string; createdAt: Date; updatedAt: Date }[]>`
       select proposal_id as "proposalId", created_at as "createdAt", updated_at as "updatedAt" from executions where proposal_id = any(${[...answeredAt.keys()]}::text[])`;
-    const toExecutor = rows.map((row) => row.createdAt.getTime() - answeredAt.get(row.proposalId)!).sort((a, b) => a - b);
+    const toExecutor = rows
+      .map((row) => row.createdAt.getTime() - answeredAt.get(row.proposalId)!)
+      .sort((a, b) => a - b);
     const inExecutor = rows.map((row) => row.updatedAt.getTime() - row.createdAt.getTime()).sort((a, b) => a - b);
     return { toExecutor, inExecutor };
   } finally {
@@ -246,7 +263,13 @@ export async function approvalScenario(options: {
   for (const concurrency of [1, 8]) {
     const proposals = await proposeRefunds([options.app], options.agentKey, firstOrder, options.count);
     firstOrder -= options.count;
-    const run = await measureApprovals({ apps: [options.app], session, databaseUrl: options.databaseUrl, proposals, concurrency });
+    const run = await measureApprovals({
+      apps: [options.app],
+      session,
+      databaseUrl: options.databaseUrl,
+      proposals,
+      concurrency,
+    });
     runs.push(run);
     options.progress(
       `Approval → succeeded · ${concurrency} at a time: p50 ${run.p50} ms, p95 ${run.p95} ms, p99 ${run.p99} ms (p50 ${run.toExecutorP50} ms to the executor, ${run.inExecutorP50} ms in it), ${run.succeeded}/${run.approvals} succeeded, errors ${run.errors}`,
@@ -256,7 +279,9 @@ export async function approvalScenario(options: {
 }
 
 /** The approval scenario's part of results.md. */
-export function approvalSection(approval: { runs: ApprovalRun[]; serverPeakRssMb: { total: number; sinceScenarioStart: boolean } } | undefined): string {
+export function approvalSection(
+  approval: { runs: ApprovalRun[]; serverPeakRssMb: { total: number; sinceScenarioStart: boolean } } | undefined,
+): string {
   if (!approval) return '';
   const peak = `${approval.serverPeakRssMb.total} MB${approval.serverPeakRssMb.sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`;
   return `${[...approvalTableHeader, ...approval.runs.map((run) => approvalRow('the demo server (worker in process)', run))].join('\n')}

@@ -13,7 +13,7 @@
  * A scratch database `cs_audit_<hex>` is created and dropped. Prints numbers, never payloads.
  */
 import { count } from 'drizzle-orm';
-import { openDatabase, type DatabaseHandle } from '@/db/client';
+import { type DatabaseHandle, openDatabase } from '@/db/client';
 import { tenants } from '@/db/schema';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { recordStateChange } from '@/lib/events/record';
@@ -37,7 +37,9 @@ async function startChaining(handle: DatabaseHandle): Promise<Chaining | undefin
   if (!chainer || !('AUDIT_CHANNEL' in events) || !('auditPending' in schema)) return undefined;
   const { auditChainer } = chainer;
   const { AUDIT_CHANNEL } = events as { AUDIT_CHANNEL: string };
-  const running = auditChainer(handle.db, (error) => console.error('chaining failed', error instanceof Error ? error.name : typeof error));
+  const running = auditChainer(handle.db, (error) =>
+    console.error('chaining failed', error instanceof Error ? error.name : typeof error),
+  );
   const unlisten = await handle.listen(AUDIT_CHANNEL, (tenantId) => running.wake(tenantId));
   return {
     async pending() {
@@ -90,7 +92,12 @@ async function measure(pools: DatabaseHandle[], writers: number, chaining: Chain
   await sampler;
   const backlog = samples.length ? samples.reduce((a, b) => a + b, 0) / samples.length : 0;
   const rate = committed / elapsed;
-  return { writers, perSecond: Math.round(rate), meanBacklog: Math.round(backlog), meanLagMs: chaining ? Math.round((backlog / rate) * 1000) : null };
+  return {
+    writers,
+    perSecond: Math.round(rate),
+    meanBacklog: Math.round(backlog),
+    meanLagMs: chaining ? Math.round((backlog / rate) * 1000) : null,
+  };
 }
 
 async function main() {
@@ -104,17 +111,25 @@ async function main() {
     await pools[0]!.migrate();
     await pools[0]!.db.insert(tenants).values({ id: TENANT, name: 'Bench' });
     const chaining = await startChaining(pools[0]!);
-    console.log(chaining ? 'events written pending, chained by a listening chainer' : 'events chained in the writing transaction (head lock)');
+    console.log(
+      chaining
+        ? 'events written pending, chained by a listening chainer'
+        : 'events chained in the writing transaction (head lock)',
+    );
     for (const writers of WRITERS) {
       const result = await measure(pools, writers, chaining);
       console.log(
         `${String(writers).padStart(2)} writers: ${result.perSecond} appends/s` +
-          (result.meanLagMs === null ? '' : `, mean pending ${result.meanBacklog}, mean commit→chained ≈ ${result.meanLagMs} ms`),
+          (result.meanLagMs === null
+            ? ''
+            : `, mean pending ${result.meanBacklog}, mean commit→chained ≈ ${result.meanLagMs} ms`),
       );
     }
     await chaining?.stop();
     const [report] = await verifyStoredChains(pools[0]!.db, { tenant: TENANT });
-    console.log(report?.ok ? `chain verified through #${report.through.seq}` : `chain BROKEN: ${JSON.stringify(report)}`);
+    console.log(
+      report?.ok ? `chain verified through #${report.through.seq}` : `chain BROKEN: ${JSON.stringify(report)}`,
+    );
   } finally {
     for (const pool of pools) await pool.close();
     await scratch.drop();

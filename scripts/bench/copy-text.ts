@@ -5,7 +5,9 @@ import type postgres from 'postgres';
 /** One value in COPY's text format: `\N` for null, backslash, tab and line breaks escaped. */
 export function copyField(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '\\N';
-  return String(value).replace(/[\\\t\n\r]/g, (ch) => (ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r'));
+  return String(value).replace(/[\\\t\n\r]/g, (ch) =>
+    ch === '\\' ? '\\\\' : ch === '\t' ? '\\t' : ch === '\n' ? '\\n' : '\\r',
+  );
 }
 
 /** One row in COPY's text format. */
@@ -15,7 +17,12 @@ export const copyLine = (values: (string | number | null | undefined)[]) => `${v
  * Streams lines into `table (columns)` with COPY … FROM STDIN on the given connection (inside a
  * transaction when `sql` is one). Lines are grouped into chunks so the stream is not one write per row.
  */
-export async function copyInto(sql: postgres.Sql | postgres.TransactionSql, table: string, columns: readonly string[], lines: Iterable<string>): Promise<void> {
+export async function copyInto(
+  sql: postgres.Sql | postgres.TransactionSql,
+  table: string,
+  columns: readonly string[],
+  lines: Iterable<string>,
+): Promise<void> {
   function* chunks() {
     let chunk = '';
     for (const line of lines) {

@@ -14,9 +14,17 @@ import postgres from 'postgres';
 import { openDatabase } from '@/db/client';
 import type { DemoCredentials } from '@/demo/world';
 import { createUser, grantRole } from '@/lib/admin/accounts';
-import { GROWTH_LIMIT, P95_LIMIT_MS, proposeTemplate, sizeLabel, timeOnce, verifyChainOf, type PageTarget } from './pages';
+import {
+  GROWTH_LIMIT,
+  P95_LIMIT_MS,
+  type PageTarget,
+  proposeTemplate,
+  sizeLabel,
+  timeOnce,
+  verifyChainOf,
+} from './pages';
 import { percentile } from './processes';
-import { growHistory, readTemplate, type GrowthStep } from './seed-history';
+import { type GrowthStep, growHistory, readTemplate } from './seed-history';
 import { signIn } from './session';
 
 export const OVERSIGHT_PAGES = {
@@ -38,10 +46,23 @@ const EXTRA_APPROVERS = ['Quinn', 'Ravi'];
 const DECIDED_PER_100 = 78;
 const YEAR_MS = 365 * 86_400_000;
 
-export type OversightRow = { size: number; page: OversightPageName; samples: number; p50: number; p95: number; max: number };
+export type OversightRow = {
+  size: number;
+  page: OversightPageName;
+  samples: number;
+  p50: number;
+  p95: number;
+  max: number;
+};
 /** What the figures covered at a size, from the API's own answers. */
 export type OversightWindow = { days: number; decisions: number; withFirstLook: number; approvers: number };
-export type OversightStep = GrowthStep & { size: number; decisions: number; views: number; vacuumSeconds: number; windows: OversightWindow[] };
+export type OversightStep = GrowthStep & {
+  size: number;
+  decisions: number;
+  views: number;
+  vacuumSeconds: number;
+  windows: OversightWindow[];
+};
 
 export type OversightOptions = {
   databaseUrl: string;
@@ -95,17 +116,32 @@ async function addFirstLooks(sql: postgres.Sql): Promise<number> {
 async function windowOf(url: string, cookie: string, days: number): Promise<OversightWindow> {
   const response = await fetch(`${url}?days=${days}`, { headers: { cookie } });
   const body = (await response.json()) as { approvers?: { decisions: number; dwellMeasured: number }[] };
-  if (response.status !== 200 || !body.approvers) throw new Error(`GET /api/v1/oversight?days=${days} answered ${response.status}`);
-  const sum = (pick: (row: { decisions: number; dwellMeasured: number }) => number) => body.approvers!.reduce((total, row) => total + pick(row), 0);
-  return { days, decisions: sum((row) => row.decisions), withFirstLook: sum((row) => row.dwellMeasured), approvers: body.approvers.length };
+  if (response.status !== 200 || !body.approvers)
+    throw new Error(`GET /api/v1/oversight?days=${days} answered ${response.status}`);
+  const sum = (pick: (row: { decisions: number; dwellMeasured: number }) => number) =>
+    body.approvers!.reduce((total, row) => total + pick(row), 0);
+  return {
+    days,
+    decisions: sum((row) => row.decisions),
+    withFirstLook: sum((row) => row.dwellMeasured),
+    approvers: body.approvers.length,
+  };
 }
 
-export async function measureOversight(options: OversightOptions): Promise<{ rows: OversightRow[]; seeding: OversightStep[]; targets: PageTarget[]; markdown: string }> {
+export async function measureOversight(
+  options: OversightOptions,
+): Promise<{ rows: OversightRow[]; seeding: OversightStep[]; targets: PageTarget[]; markdown: string }> {
   const { appUrl, progress, sizes } = options;
   if (sizes.length === 0) return { rows: [], seeding: [], targets: [], markdown: '' };
-  const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
+  const loadAverage = () =>
+    os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' / ');
   const loadAtStart = loadAverage();
-  const credentials = JSON.parse(fs.readFileSync(path.join(options.dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+  const credentials = JSON.parse(
+    fs.readFileSync(path.join(options.dataDir, 'demo-credentials.json'), 'utf8'),
+  ) as DemoCredentials;
   const agent = credentials.agents.find((a) => a.tenant === TENANT && a.actions.includes('hold_stock'));
   const member = credentials.people.find((p) => p.tenant === TENANT && p.role === 'approver');
   if (!agent || !member) throw new Error(`the demo credentials have no ${TENANT} agent or approver`);
@@ -114,7 +150,11 @@ export async function measureOversight(options: OversightOptions): Promise<{ row
   const templateId = await proposeTemplate(appUrl, agent.key, TEMPLATE);
   const cookie = await signIn(appUrl, member.email, member.password);
   const api = `${appUrl}/api/v1/oversight`;
-  const urls: Record<OversightPageName, string> = { api7: `${api}?days=7`, api90: `${api}?days=90`, page7: `${appUrl}/history/oversight?days=7` };
+  const urls: Record<OversightPageName, string> = {
+    api7: `${api}?days=7`,
+    api90: `${api}?days=90`,
+    page7: `${appUrl}/history/oversight?days=7`,
+  };
   // The largest history spans about a year; every size has the same recent weeks.
   const spacingMs = Math.floor(YEAR_MS / proposalsFor(Math.max(...sizes)));
 
@@ -127,7 +167,12 @@ export async function measureOversight(options: OversightOptions): Promise<{ row
       progress(`Oversight: growing ${TENANT} to ${size.toLocaleString('en')} decisions with COPY…`);
       const [had] = await sql<{ proposals: number; decisions: number }[]>`
         select (select count(*)::int from proposals where tenant_id = ${TENANT}) as proposals, (select count(*)::int from decisions where tenant_id = ${TENANT}) as decisions`;
-      const step = await growHistory(sql, template, { target: had!.proposals + proposalsFor(size - had!.decisions), pending: 0, scale: options.scale, spacingMs });
+      const step = await growHistory(sql, template, {
+        target: had!.proposals + proposalsFor(size - had!.decisions),
+        pending: 0,
+        scale: options.scale,
+        spacingMs,
+      });
       const views = await addFirstLooks(sql);
       const vacuumBegan = Date.now();
       await sql.unsafe('vacuum (analyze) proposals, decisions, proposal_views, commands, executions, audit_events');
@@ -138,7 +183,10 @@ export async function measureOversight(options: OversightOptions): Promise<{ row
       const vacuumSeconds = Math.round((Date.now() - vacuumBegan) / 100) / 10;
       const [counted] = await sql<{ decisions: number; views: number }[]>`
         select (select count(*)::int from decisions where tenant_id = ${TENANT}) as decisions, (select count(*)::int from proposal_views where tenant_id = ${TENANT}) as views`;
-      if (index === 0) progress(`  audit chain verified through #${(await verifyChainOf(options.databaseUrl, TENANT)).toLocaleString('en')}`);
+      if (index === 0)
+        progress(
+          `  audit chain verified through #${(await verifyChainOf(options.databaseUrl, TENANT)).toLocaleString('en')}`,
+        );
       const windows = [await windowOf(api, cookie, 7), await windowOf(api, cookie, 90)];
       seeding.push({ ...step, size, decisions: counted!.decisions, views: counted!.views, vacuumSeconds, windows });
       progress(
@@ -156,7 +204,14 @@ export async function measureOversight(options: OversightOptions): Promise<{ row
       }
       for (const page of pages) {
         const sorted = times.get(page)!.sort((a, b) => a - b);
-        const row = { size, page, samples: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted.at(-1)!) };
+        const row = {
+          size,
+          page,
+          samples: sorted.length,
+          p50: round(percentile(sorted, 50)),
+          p95: round(percentile(sorted, 95)),
+          max: round(sorted.at(-1)!),
+        };
         rows.push(row);
         progress(`  ${OVERSIGHT_PAGES[page]} at ${sizeLabel(size)}: p50 ${row.p50} ms, p95 ${row.p95} ms`);
       }
@@ -165,7 +220,11 @@ export async function measureOversight(options: OversightOptions): Promise<{ row
     await sql.end();
   }
   const targets = oversightTargets(rows, sizes);
-  const markdown = oversightMarkdown(rows, seeding, targets, { ...options, spacingMs, load: { start: loadAtStart, end: loadAverage() } });
+  const markdown = oversightMarkdown(rows, seeding, targets, {
+    ...options,
+    spacingMs,
+    load: { start: loadAtStart, end: loadAverage() },
+  });
   return { rows, seeding, targets, markdown };
 }
 
@@ -202,7 +261,12 @@ export function oversightTargets(rows: OversightRow[], sizes: number[]): PageTar
   return targets;
 }
 
-function oversightMarkdown(rows: OversightRow[], seeding: OversightStep[], targets: PageTarget[], options: OversightOptions & { spacingMs: number; load: { start: string; end: string } }): string {
+function oversightMarkdown(
+  rows: OversightRow[],
+  seeding: OversightStep[],
+  targets: PageTarget[],
+  options: OversightOptions & { spacingMs: number; load: { start: string; end: string } },
+): string {
   const { sizes } = options;
   const first = sizeLabel(sizes[0]!);
   const last = sizeLabel(sizes.at(-1)!);
@@ -212,14 +276,23 @@ function oversightMarkdown(rows: OversightRow[], seeding: OversightStep[], targe
     const cells = sizes.map((size) => rows.find((row) => row.page === page && row.size === size));
     const start = cells[0];
     const end = cells.at(-1);
-    lines.push(`| ${OVERSIGHT_PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ${start && end ? (end.p50 / start.p50).toFixed(2) : '–'} |`);
+    lines.push(
+      `| ${OVERSIGHT_PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ${start && end ? (end.p50 / start.p50).toFixed(2) : '–'} |`,
+    );
   }
   for (const days of [7, 90]) {
-    const cells = sizes.map((size) => seeding.find((step) => step.size === size)?.windows.find((window) => window.days === days));
-    lines.push(`| decisions in the last ${days} days (with a first look) | ${cells.map((cell) => (cell ? `${cell.decisions.toLocaleString('en')} (${cell.withFirstLook.toLocaleString('en')})` : '–')).join(' | ')} | |`);
+    const cells = sizes.map((size) =>
+      seeding.find((step) => step.size === size)?.windows.find((window) => window.days === days),
+    );
+    lines.push(
+      `| decisions in the last ${days} days (with a first look) | ${cells.map((cell) => (cell ? `${cell.decisions.toLocaleString('en')} (${cell.withFirstLook.toLocaleString('en')})` : '–')).join(' | ')} | |`,
+    );
   }
   const seeded = seeding
-    .map((step) => `${sizeLabel(step.size)}: +${step.proposals.toLocaleString('en')} proposals, +${step.events.toLocaleString('en')} events in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s), ${step.decisions.toLocaleString('en')} decisions and ${step.views.toLocaleString('en')} first looks in all`)
+    .map(
+      (step) =>
+        `${sizeLabel(step.size)}: +${step.proposals.toLocaleString('en')} proposals, +${step.events.toLocaleString('en')} events in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s), ${step.decisions.toLocaleString('en')} decisions and ${step.views.toLocaleString('en')} first looks in all`,
+    )
     .join('; ');
   const approvers = seeding.at(-1)?.windows[0]?.approvers ?? 0;
   return `**Oversight figures.**

@@ -15,8 +15,15 @@ import { scaledIds } from '@/demo/systems/world';
 import type { DemoCredentials } from '@/demo/world';
 import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { createSystemsClient } from '@/lib/systems/client';
-import { measurePendingPages, pendingMarkdown, pendingTargets, type PendingRow, type PendingSizeStep, type SweepRow } from './pending-pages';
-import { growHistory, readTemplate, type GrowthStep } from './seed-history';
+import {
+  measurePendingPages,
+  type PendingRow,
+  type PendingSizeStep,
+  pendingMarkdown,
+  pendingTargets,
+  type SweepRow,
+} from './pending-pages';
+import { type GrowthStep, growHistory, readTemplate } from './seed-history';
 import { signIn } from './session';
 
 export const PAGES = {
@@ -64,17 +71,20 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 }
 
-export const sizeLabel = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1_000 ? `${n / 1_000}k` : String(n));
+export const sizeLabel = (n: number) =>
+  n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1_000 ? `${n / 1_000}k` : String(n);
 
 /** One request's server time on loopback: to the last byte of a page, or to the first byte of the export. */
 export async function timeOnce(url: string, cookie: string, firstByteOnly: boolean): Promise<number> {
   const abort = new AbortController();
   const began = performance.now();
-  const response = await fetch(url, { headers: { cookie }, redirect: 'manual', signal: abort.signal }).catch((error: unknown) => {
-    // undici's "fetch failed" hides the reason (ECONNREFUSED when the server went away): name it.
-    const code = (error as { cause?: { code?: string } }).cause?.code ?? 'unknown';
-    throw new Error(`${new URL(url).pathname} could not be fetched (${code})`);
-  });
+  const response = await fetch(url, { headers: { cookie }, redirect: 'manual', signal: abort.signal }).catch(
+    (error: unknown) => {
+      // undici's "fetch failed" hides the reason (ECONNREFUSED when the server went away): name it.
+      const code = (error as { cause?: { code?: string } }).cause?.code ?? 'unknown';
+      throw new Error(`${new URL(url).pathname} could not be fetched (${code})`);
+    },
+  );
   if (response.status !== 200) {
     await response.arrayBuffer().catch(() => undefined);
     throw new Error(`${new URL(url).pathname} answered ${response.status}`);
@@ -100,7 +110,10 @@ export async function verifyChainOf(databaseUrl: string, tenant: string): Promis
   const handle = await openDatabase({ url: databaseUrl });
   try {
     const [report] = await verifyStoredChains(handle.db, { tenant });
-    if (!report?.ok) throw new Error(`the seeded audit chain of ${tenant} does not verify${report ? ` (#${report.seq}, ${report.reason})` : ''}`);
+    if (!report?.ok)
+      throw new Error(
+        `the seeded audit chain of ${tenant} does not verify${report ? ` (#${report.seq}, ${report.reason})` : ''}`,
+      );
     return report.through.seq;
   } finally {
     await handle.close();
@@ -108,27 +121,48 @@ export async function verifyChainOf(databaseUrl: string, tenant: string): Promis
 }
 
 /** The real proposal the seeded ones are cloned from, made through the intake like any other: a hold of one `sku` with `evidence`. */
-export async function proposeTemplate(appUrl: string, key: string, ids: { sku: string; evidence: string }): Promise<string> {
+export async function proposeTemplate(
+  appUrl: string,
+  key: string,
+  ids: { sku: string; evidence: string },
+): Promise<string> {
   const requestId = `bench-pages-template-${Date.now()}`;
   const response = await fetch(`${appUrl}/api/v1/proposals`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ requestId, contractVersion: 1, action: 'hold_stock', args: { sku: ids.sku, quantity: 1 }, evidenceRefs: [ids.evidence] }),
+    body: JSON.stringify({
+      requestId,
+      contractVersion: 1,
+      action: 'hold_stock',
+      args: { sku: ids.sku, quantity: 1 },
+      evidenceRefs: [ids.evidence],
+    }),
   });
   const body = (await response.json()) as { proposal?: { id?: string }; error?: { code?: string } };
-  if (response.status !== 201 || !body.proposal?.id) throw new Error(`the template proposal was refused (${response.status} ${body.error?.code ?? ''})`);
+  if (response.status !== 201 || !body.proposal?.id)
+    throw new Error(`the template proposal was refused (${response.status} ${body.error?.code ?? ''})`);
   return body.proposal.id;
 }
 
 export type PendingResult = { rows: PendingRow[]; seeding: PendingSizeStep[]; sweep: SweepRow[] };
 
-export async function measurePages(
-  options: PagesOptions,
-): Promise<{ rows: PageRow[]; seeding: SizeStep[]; pending: PendingResult | undefined; targets: PageTarget[]; markdown: string }> {
+export async function measurePages(options: PagesOptions): Promise<{
+  rows: PageRow[];
+  seeding: SizeStep[];
+  pending: PendingResult | undefined;
+  targets: PageTarget[];
+  markdown: string;
+}> {
   const { appUrl, progress } = options;
-  const loadAverage = () => os.loadavg().map((load) => load.toFixed(2)).join(' / ');
+  const loadAverage = () =>
+    os
+      .loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' / ');
   const loadAtStart = loadAverage();
-  const credentials = JSON.parse(fs.readFileSync(path.join(options.dataDir, 'demo-credentials.json'), 'utf8')) as DemoCredentials;
+  const credentials = JSON.parse(
+    fs.readFileSync(path.join(options.dataDir, 'demo-credentials.json'), 'utf8'),
+  ) as DemoCredentials;
   const agent = credentials.agents.find((a) => a.tenant === 'acme' && a.actions.includes('hold_stock'));
   const operator = credentials.people.find((p) => p.tenant === 'acme' && p.role === 'approver');
   const admin = credentials.people.find((p) => p.tenant === 'acme' && p.role === 'admin');
@@ -161,15 +195,27 @@ export async function measurePages(
       await sql.unsafe('vacuum (analyze) proposals, decisions, commands, executions, audit_events');
       const vacuumSeconds = Math.round((Date.now() - vacuumBegan) / 100) / 10;
       seeding.push({ ...step, size, vacuumSeconds });
-      progress(`  ${step.proposals.toLocaleString('en')} proposals and ${step.events.toLocaleString('en')} events in ${step.seconds} s, vacuum analyze ${vacuumSeconds} s`);
-      if (index === 0) progress(`  audit chain verified through #${(await verifyChainOf(options.databaseUrl, template.tenantId)).toLocaleString('en')}`);
+      progress(
+        `  ${step.proposals.toLocaleString('en')} proposals and ${step.events.toLocaleString('en')} events in ${step.seconds} s, vacuum analyze ${vacuumSeconds} s`,
+      );
+      if (index === 0)
+        progress(
+          `  audit chain verified through #${(await verifyChainOf(options.databaseUrl, template.tenantId)).toLocaleString('en')}`,
+        );
       for (const page of Object.keys(PAGES) as PageName[]) {
         const firstByte = page === 'export';
         for (let i = 0; i < options.warmups; i++) await timeOnce(urls[page], cookie, firstByte);
         const times: number[] = [];
         for (let i = 0; i < options.samples; i++) times.push(await timeOnce(urls[page], cookie, firstByte));
         times.sort((a, b) => a - b);
-        const row = { size, page, samples: times.length, p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), max: round(times.at(-1)!) };
+        const row = {
+          size,
+          page,
+          samples: times.length,
+          p50: round(percentile(times, 50)),
+          p95: round(percentile(times, 95)),
+          max: round(times.at(-1)!),
+        };
         rows.push(row);
         progress(`  ${PAGES[page]} at ${sizeLabel(size)}: p50 ${row.p50} ms, p95 ${row.p95} ms`);
       }
@@ -199,17 +245,36 @@ export async function measurePages(
     await sql.end();
   }
   const targets = pageTargets(rows, options.sizes);
-  const history = options.sizes.length > 0 ? pagesMarkdown(rows, seeding, targets, options, { start: loadAtStart, end: loadAfterHistory }) : '';
-  const pendingTargetList = pendingResult ? pendingTargets(pendingResult.rows, pendingResult.sweep, options.pendingSizes) : [];
+  const history =
+    options.sizes.length > 0
+      ? pagesMarkdown(rows, seeding, targets, options, { start: loadAtStart, end: loadAfterHistory })
+      : '';
+  const pendingTargetList = pendingResult
+    ? pendingTargets(pendingResult.rows, pendingResult.sweep, options.pendingSizes)
+    : [];
   const pendingSection = pendingResult
-    ? pendingMarkdown(pendingResult, pendingTargetList, { sizes: options.pendingSizes, samples: options.samples, warmups: options.warmups, rounds: options.sweepRounds, load: { start: loadAfterHistory, end: loadAverage() } })
+    ? pendingMarkdown(pendingResult, pendingTargetList, {
+        sizes: options.pendingSizes,
+        samples: options.samples,
+        warmups: options.warmups,
+        rounds: options.sweepRounds,
+        load: { start: loadAfterHistory, end: loadAverage() },
+      })
     : '';
-  return { rows, seeding, pending: pendingResult, targets: [...targets, ...pendingTargetList], markdown: [history, pendingSection].filter(Boolean).join('\n') };
+  return {
+    rows,
+    seeding,
+    pending: pendingResult,
+    targets: [...targets, ...pendingTargetList],
+    markdown: [history, pendingSection].filter(Boolean).join('\n'),
+  };
 }
 
 /** The demo's systems of record as the demo's server reads them (its URL and scope credentials from the data folder). */
 function demoSystemsClient(dataDir: string, credentials: DemoCredentials) {
-  const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as { scopeCredentials: Record<string, string> };
+  const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as {
+    scopeCredentials: Record<string, string>;
+  };
   return createSystemsClient({ baseUrl: credentials.systemsOfRecordUrl, credentials: secrets.scopeCredentials });
 }
 
@@ -232,7 +297,13 @@ function pageTargets(rows: PageRow[], sizes: number[]): PageTarget[] {
   });
 }
 
-function pagesMarkdown(rows: PageRow[], seeding: SizeStep[], targets: PageTarget[], options: PagesOptions, load: { start: string; end: string }): string {
+function pagesMarkdown(
+  rows: PageRow[],
+  seeding: SizeStep[],
+  targets: PageTarget[],
+  options: PagesOptions,
+  load: { start: string; end: string },
+): string {
   const sizes = options.sizes;
   const smallest = Math.min(...sizes);
   const largest = Math.max(...sizes);
@@ -243,10 +314,15 @@ function pagesMarkdown(rows: PageRow[], seeding: SizeStep[], targets: PageTarget
     const first = cells[0];
     const last = cells.at(-1);
     const ratio = first && last ? (last.p50 / first.p50).toFixed(2) : '–';
-    lines.push(`| ${PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ${ratio} |`);
+    lines.push(
+      `| ${PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ${ratio} |`,
+    );
   }
   const seeded = seeding
-    .map((step) => `${sizeLabel(step.size)}: +${step.proposals.toLocaleString('en')} proposals, +${step.events.toLocaleString('en')} events in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s)`)
+    .map(
+      (step) =>
+        `${sizeLabel(step.size)}: +${step.proposals.toLocaleString('en')} proposals, +${step.events.toLocaleString('en')} events in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s)`,
+    )
     .join('; ');
   return `${lines.join('\n')}
 

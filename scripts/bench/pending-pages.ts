@@ -29,7 +29,14 @@ export const HOT_PENDING = 10_000;
 /** The hot SKU: the first scaled one (`sku-000001`). */
 const HOT_RESOURCE = 1;
 
-export type PendingRow = { size: number; page: PendingPageName; samples: number; p50: number; p95: number; max: number };
+export type PendingRow = {
+  size: number;
+  page: PendingPageName;
+  samples: number;
+  p50: number;
+  p95: number;
+  max: number;
+};
 export type PendingSizeStep = PendingStep & { size: number; totalPending: number; vacuumSeconds: number };
 export type SweepRow = SweepMeasure & { size: number; totalPending: number; idlePerPendingUs: number };
 
@@ -57,10 +64,15 @@ export type PendingOptions = {
 };
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 /** One pending proposal on the hot SKU, from the middle of the queue's order, with its payload hash. */
-async function hotProposal(sql: postgres.Sql, tenantId: string, hotKey: string): Promise<{ id: string; payloadHash: string } | undefined> {
+async function hotProposal(
+  sql: postgres.Sql,
+  tenantId: string,
+  hotKey: string,
+): Promise<{ id: string; payloadHash: string } | undefined> {
   const [row] = await sql<{ id: string; payload_hash: string }[]>`
     select id, payload_hash from proposals where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval'
     order by expires_at, id offset (select count(*) / 2 from proposals where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval') limit 1`;
@@ -72,13 +84,20 @@ async function reject(appUrl: string, cookie: string, proposal: { id: string; pa
   const response = await fetch(`${appUrl}/api/v1/proposals/${encodeURIComponent(proposal.id)}/decisions`, {
     method: 'POST',
     headers: { cookie, origin: new URL(appUrl).origin, 'content-type': 'application/json' },
-    body: JSON.stringify({ decision: 'reject', payloadHash: proposal.payloadHash, reason: 'Bench: a sibling on the hot SKU ends.' }),
+    body: JSON.stringify({
+      decision: 'reject',
+      payloadHash: proposal.payloadHash,
+      reason: 'Bench: a sibling on the hot SKU ends.',
+    }),
   });
   await response.arrayBuffer();
-  if (response.status !== 200 && response.status !== 201) throw new Error(`rejecting a hot proposal was answered ${response.status}`);
+  if (response.status !== 200 && response.status !== 201)
+    throw new Error(`rejecting a hot proposal was answered ${response.status}`);
 }
 
-export async function measurePendingPages(options: PendingOptions): Promise<{ rows: PendingRow[]; seeding: PendingSizeStep[]; sweep: SweepRow[] }> {
+export async function measurePendingPages(
+  options: PendingOptions,
+): Promise<{ rows: PendingRow[]; seeding: PendingSizeStep[]; sweep: SweepRow[] }> {
   const { sql, template, progress } = options;
   const tenantId = template.tenantId;
   const hotKey = `sku:${scaledIds(HOT_RESOURCE).sku}`;
@@ -89,8 +108,14 @@ export async function measurePendingPages(options: PendingOptions): Promise<{ ro
   try {
     for (const [index, size] of options.sizes.entries()) {
       const hot = index === 0 ? 0 : Math.min(HOT_PENDING, size);
-      progress(`Pending: growing acme to ${size.toLocaleString('en')} pending over many SKUs${hot ? ` and ${hot.toLocaleString('en')} on ${hotKey}` : ''} with COPY…`);
-      const step = await growPending(sql, template, { target: size, hot: { resource: HOT_RESOURCE, count: hot }, scale: options.scale });
+      progress(
+        `Pending: growing acme to ${size.toLocaleString('en')} pending over many SKUs${hot ? ` and ${hot.toLocaleString('en')} on ${hotKey}` : ''} with COPY…`,
+      );
+      const step = await growPending(sql, template, {
+        target: size,
+        hot: { resource: HOT_RESOURCE, count: hot },
+        scale: options.scale,
+      });
       const vacuumBegan = Date.now();
       await sql.unsafe('vacuum (analyze) proposals, resource_claims, audit_events');
       // What the checkpointer would have written by then: measuring while it flushes the COPY would time the flush.
@@ -99,14 +124,18 @@ export async function measurePendingPages(options: PendingOptions): Promise<{ ro
       });
       const vacuumSeconds = Math.round((Date.now() - vacuumBegan) / 100) / 10;
       const drift = (await claimsDrift(handle.db)).filter((row) => row.tenantId === tenantId);
-      if (drift.length > 0) throw new Error(`${drift.length} claims rows of ${tenantId} differ from the sum from scratch after seeding`);
-      const [counted] = await sql<{ n: number }[]>`select count(*)::int as n from proposals where tenant_id = ${tenantId} and status = 'pending_approval'`;
+      if (drift.length > 0)
+        throw new Error(`${drift.length} claims rows of ${tenantId} differ from the sum from scratch after seeding`);
+      const [counted] = await sql<
+        { n: number }[]
+      >`select count(*)::int as n from proposals where tenant_id = ${tenantId} and status = 'pending_approval'`;
       const totalPending = counted?.n ?? 0;
       seeding.push({ ...step, size, totalPending, vacuumSeconds });
       progress(
         `  +${step.pending.toLocaleString('en')} pending, +${step.hot.toLocaleString('en')} on the hot SKU (${totalPending.toLocaleString('en')} pending in all) in ${step.seconds} s, vacuum analyze ${vacuumSeconds} s; ${step.claimsRows.toLocaleString('en')} claims rows, all exact`,
       );
-      if (index === 0) progress(`  audit chain verified through #${(await options.verifyChain()).toLocaleString('en')}`);
+      if (index === 0)
+        progress(`  audit chain verified through #${(await options.verifyChain()).toLocaleString('en')}`);
 
       const onHot = hot > 0 ? await hotProposal(sql, tenantId, hotKey) : undefined;
       const urls: Partial<Record<PendingPageName, [string, string]>> = {
@@ -116,7 +145,9 @@ export async function measurePendingPages(options: PendingOptions): Promise<{ ro
         emptyGroup: [`${options.appUrl}/?group=waiting`, options.cookies.admin],
         proposals: [`${options.appUrl}/proposals`, options.cookies.approver],
         proposal: [`${options.appUrl}/proposals/${options.templateId}`, options.cookies.approver],
-        ...(onHot ? { hotProposal: [`${options.appUrl}/proposals/${onHot.id}`, options.cookies.approver] as [string, string] } : {}),
+        ...(onHot
+          ? { hotProposal: [`${options.appUrl}/proposals/${onHot.id}`, options.cookies.approver] as [string, string] }
+          : {}),
       };
       const pages = (Object.keys(PENDING_PAGES) as PendingPageName[]).filter((page) => urls[page]);
       const times = new Map(pages.map((page) => [page, [] as number[]]));
@@ -129,9 +160,18 @@ export async function measurePendingPages(options: PendingOptions): Promise<{ ro
       }
       for (const page of pages) {
         const sorted = times.get(page)!.sort((a, b) => a - b);
-        const row = { size, page, samples: sorted.length, p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), max: round(sorted.at(-1)!) };
+        const row = {
+          size,
+          page,
+          samples: sorted.length,
+          p50: round(percentile(sorted, 50)),
+          p95: round(percentile(sorted, 95)),
+          max: round(sorted.at(-1)!),
+        };
         rows.push(row);
-        progress(`  ${PENDING_PAGES[page]} at ${size.toLocaleString('en')} pending: p50 ${row.p50} ms, p95 ${row.p95} ms`);
+        progress(
+          `  ${PENDING_PAGES[page]} at ${size.toLocaleString('en')} pending: p50 ${row.p50} ms, p95 ${row.p95} ms`,
+        );
       }
 
       if (options.sweepRounds > 0) {
@@ -142,8 +182,16 @@ export async function measurePendingPages(options: PendingOptions): Promise<{ ro
             await sql`update proposals set updated_at = now() where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval'`;
           },
         };
-        const measured = await measureSweep(handle.db, options.systems, { rounds: options.sweepRounds, ...(hotRuns ? { hot: hotRuns } : {}) });
-        const row: SweepRow = { ...measured, size, totalPending, idlePerPendingUs: (measured.idleMs * 1000) / totalPending };
+        const measured = await measureSweep(handle.db, options.systems, {
+          rounds: options.sweepRounds,
+          ...(hotRuns ? { hot: hotRuns } : {}),
+        });
+        const row: SweepRow = {
+          ...measured,
+          size,
+          totalPending,
+          idlePerPendingUs: (measured.idleMs * 1000) / totalPending,
+        };
         sweep.push(row);
         progress(
           `  Re-check sweep: ${row.drained} due re-checked first; ${round(row.idleMs)} ms with nothing due (${row.idlePerPendingUs.toFixed(2)} µs per pending, ${row.idleChecked} re-checked meanwhile), ${row.perCheckMs.toFixed(2)} ms per re-check${row.hot ? `, ${row.hot.perCheckMs.toFixed(2)} ms per re-check on the hot SKU` : ''}`,
@@ -211,7 +259,11 @@ export function pendingTargets(rows: PendingRow[], sweep: SweepRow[], sizes: num
   return targets;
 }
 
-export function pendingMarkdown(result: { rows: PendingRow[]; seeding: PendingSizeStep[]; sweep: SweepRow[] }, targets: PendingTarget[], options: { sizes: number[]; samples: number; warmups: number; rounds: number; load: { start: string; end: string } }): string {
+export function pendingMarkdown(
+  result: { rows: PendingRow[]; seeding: PendingSizeStep[]; sweep: SweepRow[] },
+  targets: PendingTarget[],
+  options: { sizes: number[]; samples: number; warmups: number; rounds: number; load: { start: string; end: string } },
+): string {
   const { rows, seeding, sweep } = result;
   const sizes = options.sizes;
   const first = sizes[0]!;
@@ -221,9 +273,13 @@ export function pendingMarkdown(result: { rows: PendingRow[]; seeding: PendingSi
   const lines = [header, `| --- | ${sizes.map(() => '---:').join(' | ')} | ---: |`];
   for (const page of Object.keys(PENDING_PAGES) as PendingPageName[]) {
     const cells = sizes.map((size) => rows.find((row) => row.page === page && row.size === size));
-    const reference = rows.find((row) => row.page === (page === 'hotProposal' ? 'proposal' : page) && row.size === first);
+    const reference = rows.find(
+      (row) => row.page === (page === 'hotProposal' ? 'proposal' : page) && row.size === first,
+    );
     const end = cells.at(-1);
-    lines.push(`| ${PENDING_PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ${reference && end ? (end.p50 / reference.p50).toFixed(2) : '–'} |`);
+    lines.push(
+      `| ${PENDING_PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ${reference && end ? (end.p50 / reference.p50).toFixed(2) : '–'} |`,
+    );
   }
   const sweepLines = sweep.length
     ? [
@@ -231,14 +287,22 @@ export function pendingMarkdown(result: { rows: PendingRow[]; seeding: PendingSi
         `| Re-check sweep | ${sizes.map((size) => label(size)).join(' | ')} |`,
         `| --- | ${sizes.map(() => '---:').join(' | ')} |`,
         `| due at the start, re-checked first | ${sizes.map((size) => sweep.find((r) => r.size === size)?.drained ?? '–').join(' | ')} |`,
-        `| one run, nothing due (ms) | ${sizes.map((size) => { const row = sweep.find((r) => r.size === size); return row ? round(row.idleMs) : '–'; }).join(' | ')} |`,
+        `| one run, nothing due (ms) | ${sizes
+          .map((size) => {
+            const row = sweep.find((r) => r.size === size);
+            return row ? round(row.idleMs) : '–';
+          })
+          .join(' | ')} |`,
         `| … per pending proposal (µs) | ${sizes.map((size) => sweep.find((r) => r.size === size)?.idlePerPendingUs.toFixed(2) ?? '–').join(' | ')} |`,
         `| per proposal re-checked, many SKUs (ms) | ${sizes.map((size) => sweep.find((r) => r.size === size)?.perCheckMs.toFixed(2) ?? '–').join(' | ')} |`,
         `| per proposal re-checked on the hot SKU (ms) | ${sizes.map((size) => sweep.find((r) => r.size === size)?.hot?.perCheckMs.toFixed(2) ?? '–').join(' | ')} |`,
       ]
     : [];
   const seeded = seeding
-    .map((step) => `${label(step.size)}: +${step.pending.toLocaleString('en')} pending and +${step.hot.toLocaleString('en')} on the hot SKU in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s, ${step.claimsRows.toLocaleString('en')} claims rows)`)
+    .map(
+      (step) =>
+        `${label(step.size)}: +${step.pending.toLocaleString('en')} pending and +${step.hot.toLocaleString('en')} on the hot SKU in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s, ${step.claimsRows.toLocaleString('en')} claims rows)`,
+    )
     .join('; ');
   return `**Pages at pending scale.**
 

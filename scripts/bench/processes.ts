@@ -32,5 +32,8 @@ export function resetPeakRss(rootPid: number): boolean {
 /** The total of peakRss and each process's part, as results.json records it. */
 export function peakRssSummary(rootPids: number[]): { total: number; processes: { name: string; peakMb: number }[] } {
   const processes = rootPids.flatMap((pid) => peakRss(pid));
-  return { total: processes.reduce((sum, process) => sum + process.peakMb, 0), processes: processes.map(({ name, peakMb }) => ({ name, peakMb })) };
+  return {
+    total: processes.reduce((sum, process) => sum + process.peakMb, 0),
+    processes: processes.map(({ name, peakMb }) => ({ name, peakMb })),
+  };
 }

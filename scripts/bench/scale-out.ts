@@ -13,15 +13,22 @@
  * timeout is counted and reported, not failed: the executor refuses a replay), and the system of
  * record holds exactly one refund for it (read from the system's own ledger).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
-import { demoAllowedOrigins, type DemoChannels } from '@/demo/channels';
+import { type DemoChannels, demoAllowedOrigins } from '@/demo/channels';
 import { startDemoReceivers } from '@/demo/receivers/start';
 import { childEnvironment } from '@/lib/env';
-import { approvalRow, approvalTableHeader, measureApprovals, proposeRefunds, signIn, type ApprovalRun } from './approval';
-import { until, waitForHealth, type Watched } from '@/scripts/shared/wait';
+import { until, type Watched, waitForHealth } from '@/scripts/shared/wait';
+import {
+  type ApprovalRun,
+  approvalRow,
+  approvalTableHeader,
+  measureApprovals,
+  proposeRefunds,
+  signIn,
+} from './approval';
 import { peakRssSummary, percentile } from './processes';
 
 const STOP_TIMEOUT_MS = 15_000;
@@ -29,8 +36,23 @@ const START_TIMEOUT_MS = 120_000;
 
 /** What bench.ts lends: its load driver and request maker, so both runs load the servers alike. */
 export type IntakeDriver = {
-  drive(connections: number, seconds: number, url: string, latencies: number[], sent: string[]): Promise<{ ok: number; errors: number; seconds: number; created: number; unanswered: { requestId: string; body: string; key: string }[] }>;
-  settle(url: string, unanswered: { requestId: string; body: string; key: string }[]): Promise<{ created: number; replayed: number; refused: number }>;
+  drive(
+    connections: number,
+    seconds: number,
+    url: string,
+    latencies: number[],
+    sent: string[],
+  ): Promise<{
+    ok: number;
+    errors: number;
+    seconds: number;
+    created: number;
+    unanswered: { requestId: string; body: string; key: string }[];
+  }>;
+  settle(
+    url: string,
+    unanswered: { requestId: string; body: string; key: string }[],
+  ): Promise<{ created: number; replayed: number; refused: number }>;
 };
 
 export type ScaleOutResult = {
@@ -50,7 +72,15 @@ export type ScaleOutResult = {
   };
   intakeCheck: { answered2xx: number; proposals: number; distinctRequests: number; ok: boolean };
   approvals: ApprovalRun;
-  approvalCheck: { approved: number; executedOnce: number; deliveredOnce: number; deliveryRetries: number; refundedOnce: number; dispatchedByWorker: number[]; ok: boolean };
+  approvalCheck: {
+    approved: number;
+    executedOnce: number;
+    deliveredOnce: number;
+    deliveryRetries: number;
+    refundedOnce: number;
+    dispatchedByWorker: number[];
+    ok: boolean;
+  };
   peakRssMb: ReturnType<typeof peakRssSummary>;
 };
 
@@ -60,7 +90,12 @@ const readJson = <T>(file: string) => JSON.parse(fs.readFileSync(file, 'utf8')) 
 
 /** Waits until a process's log file says `text`. */
 const waitForLine = (file: string, text: string, watched: Watched, ms: number) =>
-  until(`${watched.name} to log "${text}"`, ms, () => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(text), { watched });
+  until(
+    `${watched.name} to log "${text}"`,
+    ms,
+    () => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(text),
+    { watched },
+  );
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
@@ -74,7 +109,10 @@ async function stopChild(child: ChildProcess): Promise<void> {
 /** Counts what a worker log says it delivered ("dispatched N commands: D delivered, …"). */
 function deliveredInLog(file: string): number {
   const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-  return [...text.matchAll(/dispatched \d+ commands?: (\d+) delivered/g)].reduce((sum, match) => sum + Number(match[1]), 0);
+  return [...text.matchAll(/dispatched \d+ commands?: (\d+) delivered/g)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  );
 }
 
 export async function runScaleOut(options: {
@@ -121,26 +159,69 @@ export async function runScaleOut(options: {
     };
     const spawnLogged = (name: string, args: string[], extra: Record<string, string> = {}) => {
       const log = fs.openSync(path.join(dataDir, `${name}.log`), 'w');
-      const child = spawn(process.execPath, args, { stdio: ['ignore', log, log], env: childEnvironment({ ...shared, ...extra }) });
+      const child = spawn(process.execPath, args, {
+        stdio: ['ignore', log, log],
+        env: childEnvironment({ ...shared, ...extra }),
+      });
       fs.closeSync(log);
       children.push(child);
       return child;
     };
     // The systems of record in a process of their own, as the demo runs them: in the bench's, they
     // would wait behind its load generator.
-    const systems = spawnLogged('scale-out-systems', ['--import', 'tsx', 'scripts/systems.ts', '--port', String(ports.systems), '--data-file', path.join(dataDir, 'systems-of-record.json')], {
-      DEMO_SCALE: String(options.scale),
-    });
-    await waitForLine(path.join(dataDir, 'scale-out-systems.log'), 'Systems of record listening', { child: systems, name: 'the scale-out systems of record' }, START_TIMEOUT_MS);
-    options.progress(`Scale-out: two servers on ports ${ports.servers.join(' and ')} (WORKER_IN_PROCESS=0) and two workers on one database…`);
+    const systems = spawnLogged(
+      'scale-out-systems',
+      [
+        '--import',
+        'tsx',
+        'scripts/systems.ts',
+        '--port',
+        String(ports.systems),
+        '--data-file',
+        path.join(dataDir, 'systems-of-record.json'),
+      ],
+      {
+        DEMO_SCALE: String(options.scale),
+      },
+    );
+    await waitForLine(
+      path.join(dataDir, 'scale-out-systems.log'),
+      'Systems of record listening',
+      { child: systems, name: 'the scale-out systems of record' },
+      START_TIMEOUT_MS,
+    );
+    options.progress(
+      `Scale-out: two servers on ports ${ports.servers.join(' and ')} (WORKER_IN_PROCESS=0) and two workers on one database…`,
+    );
     const servers = ports.servers.map((port, i) =>
-      spawnLogged(`scale-out-server-${i + 1}`, [path.join(process.cwd(), 'node_modules/next/dist/bin/next'), 'start', '-p', String(port)], { PORT: String(port) }),
+      spawnLogged(
+        `scale-out-server-${i + 1}`,
+        [path.join(process.cwd(), 'node_modules/next/dist/bin/next'), 'start', '-p', String(port)],
+        { PORT: String(port) },
+      ),
     );
     const workers = [1, 2].map((i) => spawnLogged(`scale-out-worker-${i}`, ['--import', 'tsx', 'scripts/worker.ts']));
     const deadline = Date.now() + START_TIMEOUT_MS;
-    await Promise.all(servers.map((server, i) => waitForHealth(`${apps[i]!}/api/health`, { child: server, name: `scale-out server ${i + 1}` }, deadline - Date.now())));
+    await Promise.all(
+      servers.map((server, i) =>
+        waitForHealth(
+          `${apps[i]!}/api/health`,
+          { child: server, name: `scale-out server ${i + 1}` },
+          deadline - Date.now(),
+        ),
+      ),
+    );
     // A worker starting up (compiling, migrating) would take the CPU the measured servers need.
-    await Promise.all(workers.map((worker, i) => waitForLine(path.join(dataDir, `scale-out-worker-${i + 1}.log`), 'worker running', { child: worker, name: `scale-out worker ${i + 1}` }, deadline - Date.now())));
+    await Promise.all(
+      workers.map((worker, i) =>
+        waitForLine(
+          path.join(dataDir, `scale-out-worker-${i + 1}.log`),
+          'worker running',
+          { child: worker, name: `scale-out worker ${i + 1}` },
+          deadline - Date.now(),
+        ),
+      ),
+    );
 
     // Intake: warm both servers up (not counted) until they answer under load, then 16 connections on each at once.
     const { driver } = options;
@@ -150,7 +231,9 @@ export async function runScaleOut(options: {
     }
     const latencies: number[] = [];
     const sent: string[] = [];
-    const perServer = await Promise.all(apps.map((app) => driver.drive(16, options.seconds, `${app}/api/v1/proposals`, latencies, sent)));
+    const perServer = await Promise.all(
+      apps.map((app) => driver.drive(16, options.seconds, `${app}/api/v1/proposals`, latencies, sent)),
+    );
     latencies.sort((a, b) => a - b);
     const seconds = Math.max(...perServer.map((run) => run.seconds));
     const ok = perServer.reduce((sum, run) => sum + run.ok, 0);
@@ -166,7 +249,9 @@ export async function runScaleOut(options: {
       perServer: perServer.map((run) => ({ ok: run.ok, errors: run.errors })),
       ...(options.singleServer ? { singleServer: options.singleServer } : {}),
     };
-    options.progress(`Scale-out intake · 2 × 16 conn: ${intake.perSecond.toFixed(0)}/s, p50 ${intake.p50} ms, p95 ${intake.p95} ms, p99 ${intake.p99} ms, errors ${intake.errors}`);
+    options.progress(
+      `Scale-out intake · 2 × 16 conn: ${intake.perSecond.toFixed(0)}/s, p50 ${intake.p50} ms, p95 ${intake.p95} ms, p99 ${intake.p99} ms, errors ${intake.errors}`,
+    );
     const settled = { created: 0, replayed: 0, refused: 0 };
     for (const [i, run] of perServer.entries()) {
       const answer = await driver.settle(`${apps[i]}/api/v1/proposals`, run.unanswered);
@@ -177,12 +262,23 @@ export async function runScaleOut(options: {
     const [counted] = await sql<{ total: number; distinct: number }[]>`
       select count(*)::int as total, count(distinct request_id)::int as distinct from proposals where request_id = any(${sent}::text[])`;
     const answered2xx = perServer.reduce((sum, run) => sum + run.created, 0) + settled.created + settled.replayed;
-    const intakeCheck = { answered2xx, proposals: counted?.total ?? 0, distinctRequests: counted?.distinct ?? 0, ok: counted?.total === answered2xx && counted.distinct === counted.total };
+    const intakeCheck = {
+      answered2xx,
+      proposals: counted?.total ?? 0,
+      distinctRequests: counted?.distinct ?? 0,
+      ok: counted?.total === answered2xx && counted.distinct === counted.total,
+    };
 
     // Approvals through both servers, dispatched by both workers.
     const session = await signIn(apps[0]!, options.approver.email, options.approver.password);
     const proposals = await proposeRefunds(apps, options.agentKey, options.firstOrder, options.count);
-    const approvals = await measureApprovals({ apps, session, databaseUrl: options.databaseUrl, proposals, concurrency: 8 });
+    const approvals = await measureApprovals({
+      apps,
+      session,
+      databaseUrl: options.databaseUrl,
+      proposals,
+      concurrency: 8,
+    });
     options.progress(`Scale-out ${approvalRow('both servers', approvals)}`);
     const ids = proposals.map((proposal) => proposal.id);
     // The workers finish what they claimed before the counts: an execution can read `succeeded`
@@ -201,7 +297,9 @@ export async function runScaleOut(options: {
         group by proposal_id having count(*) = 1 and bool_and(delivered_at is not null)) as single`;
     let refundedOnce = 0;
     for (const proposal of proposals) {
-      const order = (await (await fetch(`${systemsUrl}/orders/${proposal.orderId}`)).json()) as { refunds?: { idempotencyKey: string }[] };
+      const order = (await (await fetch(`${systemsUrl}/orders/${proposal.orderId}`)).json()) as {
+        refunds?: { idempotencyKey: string }[];
+      };
       const refunds = order.refunds ?? [];
       if (refunds.length === 1 && refunds[0]?.idempotencyKey === `cs.${proposal.id}`) refundedOnce++;
     }
@@ -213,7 +311,9 @@ export async function runScaleOut(options: {
       deliveryRetries: delivered?.retried ?? 0,
       refundedOnce,
       dispatchedByWorker,
-      ok: [executed?.once, delivered?.once, refundedOnce].every((n) => n === proposals.length) && approvals.succeeded === proposals.length,
+      ok:
+        [executed?.once, delivered?.once, refundedOnce].every((n) => n === proposals.length) &&
+        approvals.succeeded === proposals.length,
     };
     options.progress(
       `Scale-out check: intake ${intakeCheck.answered2xx} answered 2xx, ${intakeCheck.proposals} proposals (${intakeCheck.distinctRequests} distinct); approvals ${approvalCheck.executedOnce}/${approvalCheck.approved} executed once, ${approvalCheck.deliveredOnce} delivered once (${approvalCheck.deliveryRetries} after a retry), ${approvalCheck.refundedOnce} refunded once in the system of record; workers delivered ${dispatchedByWorker.join(' + ')}`,
@@ -231,8 +331,11 @@ export function scaleOutSection(result: ScaleOutResult | undefined): string {
   if (!result) return '';
   const { intake, intakeCheck, approvals, approvalCheck } = result;
   const single = intake.singleServer;
-  const row = (label: string, run: { perSecond: number; p50: number; p95: number; p99: number }, errors: number | string) =>
-    `| ${label} | 32 | ${run.perSecond.toFixed(0)} | ${run.p50} | ${run.p95} | ${run.p99} | ${errors} |`;
+  const row = (
+    label: string,
+    run: { perSecond: number; p50: number; p95: number; p99: number },
+    errors: number | string,
+  ) => `| ${label} | 32 | ${run.perSecond.toFixed(0)} | ${run.p50} | ${run.p95} | ${run.p99} | ${errors} |`;
   return `| Intake, many resources | Connections | proposals/s | p50 ms | p95 ms | p99 ms | Errors |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 ${single ? `${row('one server (demo, worker in process)', single, '–')}\n` : ''}${row(`two servers, 16 connections each (${intake.perServer.map((server) => server.ok).join(' + ')} answered 2xx)`, intake, intake.errors)}

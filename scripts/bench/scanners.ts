@@ -7,10 +7,13 @@
  * prints every ratio and marks those at 4× or more.
  */
 import { PHRASE_FINDERS } from '@/lib/proposals/suspicious';
-import { CHARACTER_SCANNERS, fill, LONG, PATTERN_INPUTS, SHORT, type Scanner } from '@/test/scanner-inputs';
+import { CHARACTER_SCANNERS, fill, LONG, PATTERN_INPUTS, type Scanner, SHORT } from '@/test/scanner-inputs';
 import { fastest } from './fastest';
 
-const SCANNERS: Scanner[] = [...PHRASE_FINDERS.map(({ name, find }): Scanner => [`the "${name}" pattern`, find, PATTERN_INPUTS]), ...CHARACTER_SCANNERS];
+const SCANNERS: Scanner[] = [
+  ...PHRASE_FINDERS.map(({ name, find }): Scanner => [`the "${name}" pattern`, find, PATTERN_INPUTS]),
+  ...CHARACTER_SCANNERS,
+];
 
 let slow = 0;
 for (const [name, scan, inputs] of SCANNERS) {
@@ -30,6 +33,10 @@ for (const [name, scan, inputs] of SCANNERS) {
     if (ratio >= 4) slow += 1;
     if (ratio > worst.ratio) worst = { input, ratio };
   }
-  console.log(`${worst.ratio >= 4 ? 'SLOW' : 'ok  '} ${name}: worst ${worst.ratio.toFixed(1)}× on ${JSON.stringify(worst.input)}`);
+  console.log(
+    `${worst.ratio >= 4 ? 'SLOW' : 'ok  '} ${name}: worst ${worst.ratio.toFixed(1)}× on ${JSON.stringify(worst.input)}`,
+  );
 }
-console.log(slow === 0 ? 'every scanner about linear' : `${slow} input(s) at 4× or more: look at the scanner named SLOW`);
+console.log(
+  slow === 0 ? 'every scanner about linear' : `${slow} input(s) at 4× or more: look at the scanner named SLOW`,
+);

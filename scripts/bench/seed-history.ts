@@ -12,10 +12,10 @@ import { randomBytes } from 'node:crypto';
 import type postgres from 'postgres';
 import type { EvidenceSnapshot, NormalizedPayload, ProposalStatus } from '@/db/schema';
 import { scaledIds } from '@/demo/systems/world';
-import { auditHashInput } from '@/lib/events/append';
 import { EXPIRY_ACTOR, expiryReason, RECHECK_ACTOR } from '@/lib/decisions/transitions';
-import { claimOf, OPEN_STATUSES } from '@/lib/gates/claims';
+import { auditHashInput } from '@/lib/events/append';
 import type { AuditEventType } from '@/lib/events/registry';
+import { claimOf, OPEN_STATUSES } from '@/lib/gates/claims';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { copyInto, copyLine } from './copy-text';
@@ -95,16 +95,79 @@ function endedStatus(k: number): ProposalStatus {
 }
 
 const PROPOSAL_COLUMNS = [
-  'id', 'tenant_id', 'request_id', 'agent_key_id', 'agent_name', 'action', 'contract_version', 'status', 'payload', 'payload_hash',
-  'raw_candidate', 'gates', 'routing', 'risk', 'resource_key', 'facts', 'evidence', 'flags', 'status_reason', 'created_at',
-  'expires_at', 'decided_at', 'escalated_at', 'updated_at',
+  'id',
+  'tenant_id',
+  'request_id',
+  'agent_key_id',
+  'agent_name',
+  'action',
+  'contract_version',
+  'status',
+  'payload',
+  'payload_hash',
+  'raw_candidate',
+  'gates',
+  'routing',
+  'risk',
+  'resource_key',
+  'facts',
+  'evidence',
+  'flags',
+  'status_reason',
+  'created_at',
+  'expires_at',
+  'decided_at',
+  'escalated_at',
+  'updated_at',
 ] as const;
-const DECISION_COLUMNS = ['id', 'tenant_id', 'proposal_id', 'user_id', 'decision', 'payload_hash', 'reason', 'created_at'] as const;
-const COMMAND_COLUMNS = ['id', 'tenant_id', 'proposal_id', 'scope', 'kid', 'jws', 'idempotency_key', 'expires_at', 'consumed_at', 'created_at'] as const;
-const EXECUTION_COLUMNS = ['id', 'tenant_id', 'proposal_id', 'command_id', 'status', 'attempts', 'receipt', 'error_code', 'created_at', 'updated_at'] as const;
+const DECISION_COLUMNS = [
+  'id',
+  'tenant_id',
+  'proposal_id',
+  'user_id',
+  'decision',
+  'payload_hash',
+  'reason',
+  'created_at',
+] as const;
+const COMMAND_COLUMNS = [
+  'id',
+  'tenant_id',
+  'proposal_id',
+  'scope',
+  'kid',
+  'jws',
+  'idempotency_key',
+  'expires_at',
+  'consumed_at',
+  'created_at',
+] as const;
+const EXECUTION_COLUMNS = [
+  'id',
+  'tenant_id',
+  'proposal_id',
+  'command_id',
+  'status',
+  'attempts',
+  'receipt',
+  'error_code',
+  'created_at',
+  'updated_at',
+] as const;
 const EVENT_COLUMNS = [
-  'tenant_id', 'seq', 'type', 'actor_type', 'actor_id', 'proposal_id', 'payload_hash', 'reason_code', 'contract_version', 'data',
-  'occurred_at', 'prev_hash', 'hash',
+  'tenant_id',
+  'seq',
+  'type',
+  'actor_type',
+  'actor_id',
+  'proposal_id',
+  'payload_hash',
+  'reason_code',
+  'contract_version',
+  'data',
+  'occurred_at',
+  'prev_hash',
+  'hash',
 ] as const;
 
 /** Proposals per COPY batch: bounds the memory of one step whatever its size. */
@@ -147,12 +210,21 @@ export async function growHistory(
     // Seeded proposals are numbered across steps so each step's history is older than the last.
     const first = counted?.seeded ?? 0;
     const events = await seedProposals(tx, template, chain, add, (i, sink) =>
-      seedOne(template, { k: first + i, pending: i < options.pending, now, run, scale: options.scale, spacingMs: options.spacingMs }, sink),
+      seedOne(
+        template,
+        { k: first + i, pending: i < options.pending, now, run, scale: options.scale, spacingMs: options.spacingMs },
+        sink,
+      ),
     );
     await tx`update audit_heads set seq = ${chain.seq}, hash = ${chain.prevHash} where tenant_id = ${tenantId}`;
     // The seeded proposals bypassed the transitions: the tenant's claims rows start again from the sum from scratch (lib/gates/claims.ts).
     await tx`delete from resource_claims where tenant_id = ${tenantId}`;
-    return { proposals: add, pending: Math.min(add, options.pending), events, seconds: Math.round((Date.now() - began) / 100) / 10 };
+    return {
+      proposals: add,
+      pending: Math.min(add, options.pending),
+      events,
+      seconds: Math.round((Date.now() - began) / 100) / 10,
+    };
   });
 }
 
@@ -187,7 +259,9 @@ export async function growPending(
     const base = { pending: true, now, run, scale: options.scale, prefix: 'seedp' };
     const events = await seedProposals(tx, template, chain, spread + hotAdded, (i, sink) => {
       const k = seeded + i;
-      return i < spread ? seedOne(template, { ...base, k, ...(k % 20 === 0 ? { role: 'admin' as const } : {}) }, sink) : seedOne(template, { ...base, k, resource: options.hot.resource }, sink);
+      return i < spread
+        ? seedOne(template, { ...base, k, ...(k % 20 === 0 ? { role: 'admin' as const } : {}) }, sink)
+        : seedOne(template, { ...base, k, resource: options.hot.resource }, sink);
     });
     await tx`update audit_heads set seq = ${chain.seq}, hash = ${chain.prevHash} where tenant_id = ${tenantId}`;
     const claimsRows = await setClaimsFromScratch(tx, tenantId);
@@ -229,7 +303,9 @@ async function setClaimsFromScratch(tx: postgres.TransactionSql, tenantId: strin
 type Chain = { tenantId: string; seq: number; prevHash: string };
 
 async function lockChain(tx: postgres.TransactionSql, tenantId: string): Promise<Chain> {
-  const [head] = await tx<{ seq: string; hash: string }[]>`select seq::text, hash from audit_heads where tenant_id = ${tenantId} for update`;
+  const [head] = await tx<
+    { seq: string; hash: string }[]
+  >`select seq::text, hash from audit_heads where tenant_id = ${tenantId} for update`;
   if (!head) throw new Error('the tenant has no audit head yet');
   return { tenantId, seq: Number(head.seq), prevHash: head.hash };
 }
@@ -239,7 +315,13 @@ async function lockChain(tx: postgres.TransactionSql, tenantId: string): Promise
  * (decisions, commands, executions) and their audit events chained on from `chain`, which moves
  * with them. Answers how many events were written.
  */
-async function seedProposals(tx: postgres.TransactionSql, template: SeedTemplate, chain: Chain, count: number, seed: (i: number, sink: Sink) => string): Promise<number> {
+async function seedProposals(
+  tx: postgres.TransactionSql,
+  template: SeedTemplate,
+  chain: Chain,
+  count: number,
+  seed: (i: number, sink: Sink) => string,
+): Promise<number> {
   let events = 0;
   for (let start = 0; start < count; start += BATCH) {
     const sink: Sink = { decisions: [], commands: [], executions: [], trail: [] };
@@ -271,7 +353,21 @@ async function seedProposals(tx: postgres.TransactionSql, template: SeedTemplate
         const hash = payloadHash(auditHashInput(row));
         chain.prevHash = hash;
         events += 1;
-        yield copyLine([row.tenantId, row.seq, row.type, row.actorType, row.actorId, row.proposalId, row.payloadHash, row.reasonCode, row.contractVersion, JSON.stringify(row.data), row.occurredAt, row.prevHash, hash]);
+        yield copyLine([
+          row.tenantId,
+          row.seq,
+          row.type,
+          row.actorType,
+          row.actorId,
+          row.proposalId,
+          row.payloadHash,
+          row.reasonCode,
+          row.contractVersion,
+          JSON.stringify(row.data),
+          row.occurredAt,
+          row.prevHash,
+          hash,
+        ]);
       }
     }
     await copyInto(tx, 'audit_events', EVENT_COLUMNS, lines());
@@ -285,7 +381,17 @@ type Sink = { decisions: string[]; commands: string[]; executions: string[]; tra
  * Which seeded proposal: `k` numbers it (its time and, unless `resource` names one, its scaled
  * SKU or order); `role` routes it to that role instead of the template's.
  */
-type SeedAt = { k: number; pending: boolean; now: Date; run: string; scale: number; prefix?: string; resource?: number; role?: 'admin'; spacingMs?: number };
+type SeedAt = {
+  k: number;
+  pending: boolean;
+  now: Date;
+  run: string;
+  scale: number;
+  prefix?: string;
+  resource?: number;
+  role?: 'admin';
+  spacingMs?: number;
+};
 
 /** One seeded proposal `k` as a COPY line; what its outcome left behind (decision, command, execution, events) goes to `sink`. */
 function seedOne(template: SeedTemplate, at: SeedAt, sink: Sink): string {
@@ -294,27 +400,71 @@ function seedOne(template: SeedTemplate, at: SeedAt, sink: Sink): string {
   const id = newId('prp');
   const payload: NormalizedPayload = {
     ...template.payload,
-    args: { ...template.payload.args, ...('sku' in template.payload.args ? { sku: ids.sku } : {}), ...('orderId' in template.payload.args ? { orderId: ids.order } : {}) },
+    args: {
+      ...template.payload.args,
+      ...('sku' in template.payload.args ? { sku: ids.sku } : {}),
+      ...('orderId' in template.payload.args ? { orderId: ids.order } : {}),
+    },
     evidenceRefs: [ids.evidence],
   };
   const hash = payloadHash(payload);
   const requestId = `${at.prefix ?? 'seed'}-${at.run}-${k}`;
-  const raw = JSON.stringify({ ...template.rawCandidate, requestId, args: payload.args, evidenceRefs: payload.evidenceRefs });
+  const raw = JSON.stringify({
+    ...template.rawCandidate,
+    requestId,
+    args: payload.args,
+    evidenceRefs: payload.evidenceRefs,
+  });
   const resourceKey = resourceKeyOf(template, ids);
-  const evidence = JSON.stringify(template.evidence.map((item) => ({ ...item, id: ids.evidence, text: `Customer asked about order ${ids.order}.` })));
+  const evidence = JSON.stringify(
+    template.evidence.map((item) => ({ ...item, id: ids.evidence, text: `Customer asked about order ${ids.order}.` })),
+  );
   // Pending: the newest, within the last hour, expiring a week after (no expiry or reminder during
   // the bench) and marked escalated so the worker does not notify about the seeded proposals.
-  const createdAt = pending ? new Date(now.getTime() - 60_000 - (k % 3_600) * 1_000) : new Date(now.getTime() - 3_600_000 - (k + 1) * (at.spacingMs ?? SPACING_MS));
+  const createdAt = pending
+    ? new Date(now.getTime() - 60_000 - (k % 3_600) * 1_000)
+    : new Date(now.getTime() - 3_600_000 - (k + 1) * (at.spacingMs ?? SPACING_MS));
   const expiresAt = new Date(createdAt.getTime() + (pending ? 7 * 86_400_000 : 86_400_000));
   const status: ProposalStatus = pending ? 'pending_approval' : endedStatus(k);
-  const decidedAt = pending ? null : status === 'expired' ? expiresAt : new Date(createdAt.getTime() + 60_000 + (k % 120) * 60_000);
+  const decidedAt = pending
+    ? null
+    : status === 'expired'
+      ? expiresAt
+      : new Date(createdAt.getTime() + 60_000 + (k % 120) * 60_000);
   const decider = template.deciders[k % template.deciders.length]!;
   const reason =
-    status === 'rejected' ? 'Not needed: the customer cancelled.' : status === 'expired' ? expiryReason({ expiresAt }) : status === 'stale' ? 'The stock changed before anyone decided.' : null;
+    status === 'rejected'
+      ? 'Not needed: the customer cancelled.'
+      : status === 'expired'
+        ? expiryReason({ expiresAt })
+        : status === 'stale'
+          ? 'The stock changed before anyone decided.'
+          : null;
   const line = copyLine([
-    id, template.tenantId, requestId, template.agentKeyId, template.agentName, template.action, template.contractVersion, status, JSON.stringify(payload), hash,
-    raw, template.gates, at.role ? JSON.stringify({ ...template.routing, role: at.role }) : template.routingText, template.risk, resourceKey, template.facts, evidence, template.flags, reason, createdAt.toISOString(),
-    expiresAt.toISOString(), decidedAt?.toISOString() ?? null, pending ? now.toISOString() : null, (decidedAt ?? now).toISOString(),
+    id,
+    template.tenantId,
+    requestId,
+    template.agentKeyId,
+    template.agentName,
+    template.action,
+    template.contractVersion,
+    status,
+    JSON.stringify(payload),
+    hash,
+    raw,
+    template.gates,
+    at.role ? JSON.stringify({ ...template.routing, role: at.role }) : template.routingText,
+    template.risk,
+    resourceKey,
+    template.facts,
+    evidence,
+    template.flags,
+    reason,
+    createdAt.toISOString(),
+    expiresAt.toISOString(),
+    decidedAt?.toISOString() ?? null,
+    pending ? now.toISOString() : null,
+    (decidedAt ?? now).toISOString(),
   ]);
   const routing = template.routing;
   sink.trail.push({
@@ -323,13 +473,21 @@ function seedOne(template: SeedTemplate, at: SeedAt, sink: Sink): string {
     proposalId: id,
     payloadHash: hash,
     reasonCode: routing.outcome,
-    data: { action: template.action, agent: template.agentName, rule: routing.rule, policyVersion: routing.policyVersion, parent: null },
+    data: {
+      action: template.action,
+      agent: template.agentName,
+      rule: routing.rule,
+      policyVersion: routing.policyVersion,
+      parent: null,
+    },
     at: createdAt,
   });
   if (!decidedAt) return line;
   if (status === 'succeeded' || status === 'failed' || status === 'rejected') {
     const decision = status === 'rejected' ? 'reject' : 'approve';
-    sink.decisions.push(copyLine([newId('dec'), template.tenantId, id, decider, decision, hash, reason, decidedAt.toISOString()]));
+    sink.decisions.push(
+      copyLine([newId('dec'), template.tenantId, id, decider, decision, hash, reason, decidedAt.toISOString()]),
+    );
     sink.trail.push({
       type: decision === 'reject' ? 'proposal.rejected' : 'proposal.approved',
       actor: { type: 'user', id: decider },
@@ -345,10 +503,34 @@ function seedOne(template: SeedTemplate, at: SeedAt, sink: Sink): string {
     const ranAt = new Date(decidedAt.getTime() + 2_000);
     // Never dispatched: consumed, with a placeholder in place of a signed JWS (nothing verifies a consumed command).
     sink.commands.push(
-      copyLine([commandId, template.tenantId, id, 'inventory', 'seeded', 'seeded.not.signed', newId('idem'), new Date(decidedAt.getTime() + 300_000).toISOString(), ranAt.toISOString(), decidedAt.toISOString()]),
+      copyLine([
+        commandId,
+        template.tenantId,
+        id,
+        'inventory',
+        'seeded',
+        'seeded.not.signed',
+        newId('idem'),
+        new Date(decidedAt.getTime() + 300_000).toISOString(),
+        ranAt.toISOString(),
+        decidedAt.toISOString(),
+      ]),
     );
     const receipt = status === 'succeeded' ? JSON.stringify({ id: `hold_seed_${k}` }) : null;
-    sink.executions.push(copyLine([newId('exe'), template.tenantId, id, commandId, status, 1, receipt, status === 'failed' ? 'insufficient_stock' : null, ranAt.toISOString(), ranAt.toISOString()]));
+    sink.executions.push(
+      copyLine([
+        newId('exe'),
+        template.tenantId,
+        id,
+        commandId,
+        status,
+        1,
+        receipt,
+        status === 'failed' ? 'insufficient_stock' : null,
+        ranAt.toISOString(),
+        ranAt.toISOString(),
+      ]),
+    );
     sink.trail.push({
       type: status === 'succeeded' ? 'execution.succeeded' : 'execution.failed',
       actor: { type: 'system', id: 'executor' },

@@ -28,6 +28,7 @@ export async function signIn(appUrl: string, email: string, password: string): P
   absorb(jar, callback);
   const sessionResponse = await fetch(`${appUrl}/api/auth/session`, { headers: { cookie: cookieHeader(jar) } });
   const session = (await sessionResponse.json()) as { operatorId?: string } | null;
-  if (!session?.operatorId) throw new Error(`signing in as ${email} did not start a session (callback answered ${callback.status})`);
+  if (!session?.operatorId)
+    throw new Error(`signing in as ${email} did not start a session (callback answered ${callback.status})`);
   return cookieHeader(jar);
 }

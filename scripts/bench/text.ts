@@ -28,7 +28,12 @@ const CLASSES: Record<string, string[]> = { 'plain ASCII': [PLAIN], ...HOSTILE_C
 export type TextRow = { name: string; nsPerChar: Record<number, number>; ratio: number };
 /** normalizeBeforeMs: left out of --short (it is the slow old way, seconds on its own). */
 export type IssueCase = { hostileMs: number; plainMs: number; normalizeBeforeMs?: number; chars: number };
-export type TextResult = { rows: TextRow[]; issueCase: IssueCase; targets: { name: string; pass: boolean; measured: string }[]; markdown: string };
+export type TextResult = {
+  rows: TextRow[];
+  issueCase: IssueCase;
+  targets: { name: string; pass: boolean; measured: string }[];
+  markdown: string;
+};
 
 const pipeline = (text: string) => {
   textFlags({ reason: text }, []);
@@ -38,7 +43,8 @@ const pipeline = (text: string) => {
 function issueCase(rounds: number, before: boolean): IssueCase {
   const marks = `a${fill('\u0301\u0316', MAX_EVIDENCE_TEXT_CHARS - 1)}`;
   const plain = fill(PLAIN, MAX_EVIDENCE_TEXT_CHARS);
-  const tickets = (text: string) => Array.from({ length: MAX_EVIDENCE_REFS }, (_, i) => ({ id: `ticket_${i}`, kind: 'support_ticket', text }));
+  const tickets = (text: string) =>
+    Array.from({ length: MAX_EVIDENCE_REFS }, (_, i) => ({ id: `ticket_${i}`, kind: 'support_ticket', text }));
   const args = { sku: 'filter-blue', quantity: 1 };
   const round = (ms: number) => Math.round(ms * 10) / 10;
   return {
@@ -46,7 +52,9 @@ function issueCase(rounds: number, before: boolean): IssueCase {
     hostileMs: round(fastest(() => textFlags(args, tickets(marks)), rounds)),
     plainMs: round(fastest(() => textFlags(args, tickets(plain)), rounds)),
     // What the old skeleton did first, for every text: NFKC of the whole run (one round: it is slow).
-    normalizeBeforeMs: before ? round(fastest(() => tickets(marks).forEach(({ text }) => text.normalize('NFKC')), 1)) : undefined,
+    normalizeBeforeMs: before
+      ? round(fastest(() => tickets(marks).forEach(({ text }) => text.normalize('NFKC')), 1))
+      : undefined,
   };
 }
 
@@ -59,22 +67,33 @@ export function measureText(options: { rounds: number; short: boolean; progress:
     const best = TEXT_SIZES.map(() => Infinity);
     for (let round = 0; round < options.rounds; round += 1) {
       texts.forEach((text, index) => {
-        best[index] = Math.min(best[index]!, fastest(() => {
-          for (let i = 0; i < COVERED / text.length; i += 1) pipeline(text);
-        }, 1));
+        best[index] = Math.min(
+          best[index]!,
+          fastest(() => {
+            for (let i = 0; i < COVERED / text.length; i += 1) pipeline(text);
+          }, 1),
+        );
       });
     }
     const nsPerChar: Record<number, number> = {};
     TEXT_SIZES.forEach((size, index) => (nsPerChar[size] = Math.round((best[index]! * 1e6) / COVERED)));
     const ratio = Math.round((nsPerChar[TEXT_SIZES[2]]! / nsPerChar[TEXT_SIZES[0]]!) * 100) / 100;
     rows.push({ name, nsPerChar, ratio });
-    options.progress(`Text pipeline · ${name}: ${TEXT_SIZES.map((size) => `${nsPerChar[size]} ns/char at ${size / 1_024}k`).join(', ')} (${ratio}×)`);
+    options.progress(
+      `Text pipeline · ${name}: ${TEXT_SIZES.map((size) => `${nsPerChar[size]} ns/char at ${size / 1_024}k`).join(', ')} (${ratio}×)`,
+    );
   }
   const found = issueCase(options.rounds, !options.short);
-  options.progress(`Text pipeline · 20 × 20,000 alternating marks: ${found.hostileMs} ms (plain text ${found.plainMs} ms${found.normalizeBeforeMs === undefined ? '' : `; NFKC alone on them, as before: ${found.normalizeBeforeMs} ms`})`);
+  options.progress(
+    `Text pipeline · 20 × 20,000 alternating marks: ${found.hostileMs} ms (plain text ${found.plainMs} ms${found.normalizeBeforeMs === undefined ? '' : `; NFKC alone on them, as before: ${found.normalizeBeforeMs} ms`})`,
+  );
   const worst = rows.reduce((max, row) => (row.ratio > max.ratio ? row : max), rows[0]!);
   const targets = [
-    { name: `text pipeline flat from 1k to 64k characters (≤ ${FLAT_LIMIT}× per character) for every class`, pass: worst.ratio <= FLAT_LIMIT, measured: `worst ${worst.ratio}× (${worst.name})` },
+    {
+      name: `text pipeline flat from 1k to 64k characters (≤ ${FLAT_LIMIT}× per character) for every class`,
+      pass: worst.ratio <= FLAT_LIMIT,
+      measured: `worst ${worst.ratio}× (${worst.name})`,
+    },
     {
       // Not 1×: a mark costs more than an ASCII letter (its decomposition is looked up); before the fix, NFKC alone was over 60×.
       name: '20 evidence texts of 20,000 alternating marks within 4× of plain text of the same size',

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { EXAMPLE_ORDERS } from '@/demo/systems/world';
-import { createAgentClient, type CountersignError } from '@/lib/agent-client';
+import { type CountersignError, createAgentClient } from '@/lib/agent-client';
 import { exampleSettings } from './settings';
 
 const { values } = parseArgs({
@@ -38,16 +38,31 @@ async function main(): Promise<number> {
   const { baseUrl, agentKey } = exampleSettings();
   const client = createAgentClient({ baseUrl, agentKey });
   const requestId = `example-${randomBytes(6).toString('hex')}`;
-  const args = { orderId: values.order, amountMinor: Number(values['amount-minor']), currency: values.currency, reason: values.reason };
-  console.log(`▸ Proposing issue_refund of ${args.amountMinor} minor units ${args.currency} on ${args.orderId} (requestId ${requestId})`);
-  const proposed = await client.propose({ requestId, action: 'issue_refund', contractVersion: 1, args, evidenceRefs: values.evidence ?? [] });
+  const args = {
+    orderId: values.order,
+    amountMinor: Number(values['amount-minor']),
+    currency: values.currency,
+    reason: values.reason,
+  };
+  console.log(
+    `▸ Proposing issue_refund of ${args.amountMinor} minor units ${args.currency} on ${args.orderId} (requestId ${requestId})`,
+  );
+  const proposed = await client.propose({
+    requestId,
+    action: 'issue_refund',
+    contractVersion: 1,
+    args,
+    evidenceRefs: values.evidence ?? [],
+  });
   if (!proposed.ok) {
     console.error(`Refused: ${describe(proposed.error)}`);
     return 1;
   }
   const { proposal } = proposed.value;
   console.log(`  proposal ${proposal.id}: ${proposal.status}; review it at ${proposal.links.review}`);
-  console.log(`▸ Waiting for the decision and the outcome (backoff 0.5 s → 10 s, deadline ${values['deadline-seconds']} s)…`);
+  console.log(
+    `▸ Waiting for the decision and the outcome (backoff 0.5 s → 10 s, deadline ${values['deadline-seconds']} s)…`,
+  );
   let seen = proposal.status as string;
   const outcome = await client.waitForDecision(proposal.id, {
     until: 'final',
@@ -63,7 +78,9 @@ async function main(): Promise<number> {
   }
   const state = outcome.value;
   const decision = state.decisions.at(-1);
-  console.log(`Outcome: ${state.status}${decision ? ` (${decision.decision === 'approve' ? 'approved' : 'rejected'}${decision.reason ? `: ${decision.reason}` : ''})` : ''}${state.statusReason ? ` — ${state.statusReason}` : ''}`);
+  console.log(
+    `Outcome: ${state.status}${decision ? ` (${decision.decision === 'approve' ? 'approved' : 'rejected'}${decision.reason ? `: ${decision.reason}` : ''})` : ''}${state.statusReason ? ` — ${state.statusReason}` : ''}`,
+  );
   return 0;
 }
 

@@ -6,20 +6,35 @@
  * Needs a running Countersign, as `npm run example:agent` does.
  */
 import { parseArgs } from 'node:util';
-import { Agent, run, setTracingDisabled, Usage, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
+import {
+  Agent,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+  run,
+  setTracingDisabled,
+  Usage,
+} from '@openai/agents';
+import { EXAMPLE_ORDERS } from '@/demo/systems/world';
 import { countersignAgentTools } from '@/lib/adapters/openai-agents';
 import type { ToolOutcome } from '@/lib/adapters/propose-and-wait';
 import { createAgentClient } from '@/lib/agent-client';
-import { EXAMPLE_ORDERS } from '@/demo/systems/world';
-import { refundScript, type Move } from './scripted-model';
+import { type Move, refundScript } from './scripted-model';
 import { exampleSettings } from './settings';
 
-const { values } = parseArgs({ options: { order: { type: 'string', default: EXAMPLE_ORDERS.agentsSdk }, 'amount-minor': { type: 'string', default: '1200' } } });
+const { values } = parseArgs({
+  options: {
+    order: { type: 'string', default: EXAMPLE_ORDERS.agentsSdk },
+    'amount-minor': { type: 'string', default: '1200' },
+  },
+});
 
 /** What the last tool call came back with, from the items the SDK sends the model. */
 function lastOutcome(request: ModelRequest): ToolOutcome | undefined {
   const items = Array.isArray(request.input) ? request.input : [];
-  const result = [...items].reverse().find((item) => item.type === 'function_call_result') as { output?: unknown } | undefined;
+  const result = [...items].reverse().find((item) => item.type === 'function_call_result') as
+    | { output?: unknown }
+    | undefined;
   if (!result) return undefined;
   const output = result.output as { type?: string; text?: string } | string | undefined;
   const text = typeof output === 'string' ? output : output?.text;
@@ -37,10 +52,32 @@ class ScriptedModel implements Model {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     const move = this.script(lastOutcome(request));
     const usage = new Usage();
-    if ('say' in move) return { usage, output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: move.say }] }] };
+    if ('say' in move)
+      return {
+        usage,
+        output: [
+          {
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: move.say }],
+          },
+        ],
+      };
     console.log(`▸ model calls issue_refund ${JSON.stringify(move.call)}`);
     const callId = `call_${Date.now().toString(36)}_${++this.calls}`;
-    return { usage, output: [{ type: 'function_call', callId, name: 'issue_refund', arguments: JSON.stringify(move.call), status: 'completed' }] };
+    return {
+      usage,
+      output: [
+        {
+          type: 'function_call',
+          callId,
+          name: 'issue_refund',
+          arguments: JSON.stringify(move.call),
+          status: 'completed',
+        },
+      ],
+    };
   }
 
   async *getStreamedResponse(): AsyncIterable<never> {
@@ -56,7 +93,8 @@ async function main(): Promise<number> {
   const { tools, resolveApprovals } = countersignAgentTools(client, contracts.value, {
     actions: ['issue_refund'],
     wait: { deadlineMs: 120_000, initialDelayMs: 250, maxDelayMs: 2_000 },
-    onProposed: (proposal) => console.log(`  proposal ${proposal.id} is waiting for a person: ${proposal.links.review}`),
+    onProposed: (proposal) =>
+      console.log(`  proposal ${proposal.id} is waiting for a person: ${proposal.links.review}`),
   });
   const agent = new Agent({
     name: 'Support agent',
@@ -65,9 +103,13 @@ async function main(): Promise<number> {
     model: new ScriptedModel(refundScript(values.order, Number(values['amount-minor']))),
   });
 
-  let result = await run(agent, `Refund ${values['amount-minor']} cents on order ${values.order}: the filter arrived damaged.`);
+  let result = await run(
+    agent,
+    `Refund ${values['amount-minor']} cents on order ${values.order}: the filter arrived damaged.`,
+  );
   for (let round = 0; result.interruptions.length > 0 && round < 5; round++) {
-    for (const outcome of await resolveApprovals(result.interruptions, result.state)) console.log(`  Countersign: ${JSON.stringify(outcome)}`);
+    for (const outcome of await resolveApprovals(result.interruptions, result.state))
+      console.log(`  Countersign: ${JSON.stringify(outcome)}`);
     result = await run(agent, result.state);
   }
   const text = String(result.finalOutput ?? '');

@@ -8,7 +8,12 @@ import type { ToolOutcome } from '@/lib/adapters/propose-and-wait';
 export type Move = { call: Record<string, unknown> } | { say: string };
 
 export function refundScript(orderId: string, amountMinor: number) {
-  const args = { orderId, currency: 'USD', reason: 'Filter arrived damaged; customer asked for a partial refund', evidenceRefs: [] as string[] };
+  const args = {
+    orderId,
+    currency: 'USD',
+    reason: 'Filter arrived damaged; customer asked for a partial refund',
+    evidenceRefs: [] as string[],
+  };
   return (last: ToolOutcome | undefined): Move => {
     if (!last) return { call: { ...args, amountMinor: (amountMinor / 100).toFixed(2) } };
     if (last.outcome === 'refused') {
@@ -16,7 +21,9 @@ export function refundScript(orderId: string, amountMinor: number) {
       return fixed ? { call: { ...args, amountMinor } } : { say: `Countersign refused the refund: ${last.message}` };
     }
     if (last.outcome === 'no_decision_yet') return { say: `Nobody has decided yet: ${last.message}` };
-    const decision = last.decision ? `${last.decision.decision === 'approve' ? 'approved' : 'rejected'} by a person${last.decision.reason ? ` (“${last.decision.reason}”)` : ''}` : 'no decision';
+    const decision = last.decision
+      ? `${last.decision.decision === 'approve' ? 'approved' : 'rejected'} by a person${last.decision.reason ? ` (“${last.decision.reason}”)` : ''}`
+      : 'no decision';
     return { say: `The refund on ${orderId} ended ${last.outcome}: ${decision}. Review: ${last.reviewUrl}` };
   };
 }

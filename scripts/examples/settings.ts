@@ -12,6 +12,7 @@ export function exampleSettings(tenant = 'acme'): { baseUrl: string; agentKey: s
   if (fs.existsSync(file)) demo = JSON.parse(fs.readFileSync(file, 'utf8')) as typeof demo;
   const baseUrl = process.env.COUNTERSIGN_URL ?? demo.url ?? 'http://localhost:3000';
   const agentKey = process.env.COUNTERSIGN_AGENT_KEY ?? demo.agents?.find((agent) => agent.tenant === tenant)?.key;
-  if (!agentKey) throw new Error(`set COUNTERSIGN_AGENT_KEY, or start the demo (npm run demo) so ${file} holds its agent keys`);
+  if (!agentKey)
+    throw new Error(`set COUNTERSIGN_AGENT_KEY, or start the demo (npm run demo) so ${file} holds its agent keys`);
   return { baseUrl, agentKey };
 }

@@ -5,7 +5,9 @@
  */
 import { sessionCookie } from '@/scripts/shared/session';
 
-export type Answer<T = unknown> = { status: number; body: T | undefined } | { status: 'no_answer'; body: undefined; error: string };
+export type Answer<T = unknown> =
+  | { status: number; body: T | undefined }
+  | { status: 'no_answer'; body: undefined; error: string };
 
 /** Status counts per route label, and the error codes of the 4xx answers. */
 export class Tally {
@@ -19,7 +21,10 @@ export class Tally {
   }
 
   count(predicate: (status: string) => boolean): number {
-    return Object.values(this.statuses).reduce((sum, row) => sum + Object.entries(row).reduce((n, [status, c]) => n + (predicate(status) ? c : 0), 0), 0);
+    return Object.values(this.statuses).reduce(
+      (sum, row) => sum + Object.entries(row).reduce((n, [status, c]) => n + (predicate(status) ? c : 0), 0),
+      0,
+    );
   }
 
   get serverErrors(): number {
@@ -54,14 +59,30 @@ async function call<T>(tally: Tally, route: string, url: string, init: RequestIn
 export type ProposalAnswer = { proposal?: { id: string; status: string; payloadHash: string } };
 export type DetailAnswer = { id: string; status: string; payloadHash: string };
 
-export type ProposalRequest = { requestId: string; action: 'issue_refund' | 'hold_stock'; args: Record<string, unknown>; evidenceRefs: string[] };
+export type ProposalRequest = {
+  requestId: string;
+  action: 'issue_refund' | 'hold_stock';
+  args: Record<string, unknown>;
+  evidenceRefs: string[];
+};
 
 export function proposalBody(request: ProposalRequest): string {
-  return JSON.stringify({ requestId: request.requestId, action: request.action, contractVersion: 1, args: request.args, evidenceRefs: request.evidenceRefs });
+  return JSON.stringify({
+    requestId: request.requestId,
+    action: request.action,
+    contractVersion: 1,
+    args: request.args,
+    evidenceRefs: request.evidenceRefs,
+  });
 }
 
 /** `POST /api/v1/proposals` with an agent key. */
-export function propose(tally: Tally, appUrl: string, key: string, request: ProposalRequest): Promise<Answer<ProposalAnswer>> {
+export function propose(
+  tally: Tally,
+  appUrl: string,
+  key: string,
+  request: ProposalRequest,
+): Promise<Answer<ProposalAnswer>> {
   return call<ProposalAnswer>(tally, 'POST /api/v1/proposals', `${appUrl}/api/v1/proposals`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -83,16 +104,30 @@ export async function signIn(tally: Tally, appUrl: string, email: string, passwo
   return {
     email,
     decide: (proposalId, payloadHash, decision) =>
-      call<DetailAnswer>(tally, 'POST /api/v1/proposals/:id/decisions', `${appUrl}/api/v1/proposals/${proposalId}/decisions`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(decision === 'approve' ? { decision, payloadHash } : { decision, payloadHash, reason: 'Needs more evidence' }),
-      }),
+      call<DetailAnswer>(
+        tally,
+        'POST /api/v1/proposals/:id/decisions',
+        `${appUrl}/api/v1/proposals/${proposalId}/decisions`,
+        {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(
+            decision === 'approve'
+              ? { decision, payloadHash }
+              : { decision, payloadHash, reason: 'Needs more evidence' },
+          ),
+        },
+      ),
     revise: (proposalId, args) =>
-      call<DetailAnswer>(tally, 'POST /api/v1/proposals/:id/revisions', `${appUrl}/api/v1/proposals/${proposalId}/revisions`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ args, reason: 'Resilience run: edited before deciding' }),
-      }),
+      call<DetailAnswer>(
+        tally,
+        'POST /api/v1/proposals/:id/revisions',
+        `${appUrl}/api/v1/proposals/${proposalId}/revisions`,
+        {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ args, reason: 'Resilience run: edited before deciding' }),
+        },
+      ),
   };
 }

@@ -4,10 +4,10 @@
  */
 import type postgres from 'postgres';
 import type { Database } from '@/db/client';
-import { proposalStatusEnum, type ProposalStatus } from '@/db/schema';
+import { type ProposalStatus, proposalStatusEnum } from '@/db/schema';
 import { idempotencyKeyFor } from '@/lib/commands/mint';
-import { COMMAND_SKEW_MS, reconcileExecutions } from '@/lib/jobs/reconcile-executions';
 import { OPEN_STATUSES } from '@/lib/gates/claims';
+import { COMMAND_SKEW_MS, reconcileExecutions } from '@/lib/jobs/reconcile-executions';
 import { createSystemsWriteClient } from '@/lib/systems/client';
 
 /** Not open (lib/gates/claims.ts) and not waiting on reconciliation: nothing will move these again. */
@@ -22,10 +22,16 @@ export type Resource = { kind: 'order' | 'sku'; id: string };
 type Row = { id: string; status: ProposalStatus; args: Record<string, unknown> };
 
 async function proposalRows(sql: postgres.Sql, ids: string[]): Promise<Row[]> {
-  return sql<Row[]>`select id, status::text as status, payload->'args' as args from proposals where id = any(${ids}::text[])`;
+  return sql<
+    Row[]
+  >`select id, status::text as status, payload->'args' as args from proposals where id = any(${ids}::text[])`;
 }
 
-const countByStatus = (rows: Row[]) => rows.reduce<Record<string, number>>((counts, row) => ({ ...counts, [row.status]: (counts[row.status] ?? 0) + 1 }), {});
+const countByStatus = (rows: Row[]) =>
+  rows.reduce<Record<string, number>>(
+    (counts, row) => ({ ...counts, [row.status]: (counts[row.status] ?? 0) + 1 }),
+    {},
+  );
 
 export type Settlement = {
   /** Seconds until every proposal was final or the live wait ended. */
@@ -51,8 +57,11 @@ export async function settle(
   options: { stallMs: number; maxMs: number; systemsUrl: string; scopeCredentials: Record<string, string> },
 ): Promise<Settlement> {
   const began = Date.now();
-  const inFlight = (rows: Row[]) => rows.some((row) => row.status === 'approved' || row.status === 'executing' || row.status === 'pending_approval');
-  const settledEnough = async (rows: Row[]) => rows.every((row) => FINAL_STATUSES.includes(row.status)) || (!inFlight(rows) && (await neverChecked(sql, ids)) === 0);
+  const inFlight = (rows: Row[]) =>
+    rows.some((row) => row.status === 'approved' || row.status === 'executing' || row.status === 'pending_approval');
+  const settledEnough = async (rows: Row[]) =>
+    rows.every((row) => FINAL_STATUSES.includes(row.status)) ||
+    (!inFlight(rows) && (await neverChecked(sql, ids)) === 0);
   // The wait runs while the worker makes progress (a big phase on a busy machine takes minutes) and
   // ends once nothing moved for `stallMs`, or at `maxMs` in all.
   let fewestOpen = Infinity;
@@ -71,13 +80,20 @@ export async function settle(
   const liveSeconds = Math.round((Date.now() - began) / 1000);
 
   let settledAfterExpiry = 0;
-  const [latest] = await sql<{ expires: Date | null }[]>`select max(expires_at) as expires from commands where proposal_id = any(${ids}::text[])`;
+  const [latest] = await sql<
+    { expires: Date | null }[]
+  >`select max(expires_at) as expires from commands where proposal_id = any(${ids}::text[])`;
   // Each unknown outcome's own write is over (the executor gave up on it). Not while an execution is
   // still running: the advanced clock would call it interrupted while its write may yet land.
   const executing = (await proposalRows(sql, ids)).some((row) => row.status === 'executing');
   if (latest?.expires && !executing) {
     const now = new Date(latest.expires.getTime() + COMMAND_SKEW_MS + 1_000);
-    const systems = (scope: string) => createSystemsWriteClient({ baseUrl: options.systemsUrl, credential: options.scopeCredentials[scope] ?? '', scope });
+    const systems = (scope: string) =>
+      createSystemsWriteClient({
+        baseUrl: options.systemsUrl,
+        credential: options.scopeCredentials[scope] ?? '',
+        scope,
+      });
     for (;;) {
       const result = await reconcileExecutions(db, { now, systems, limit: 50 });
       settledAfterExpiry += result.succeeded + result.failed;
@@ -87,7 +103,12 @@ export async function settle(
   // Reconciliation counts its checks in `attempts` (the executor's own try is 1).
   const [unknown] = await sql<{ n: number }[]>`
     select count(*)::int as n from executions where proposal_id = any(${ids}::text[]) and (attempts > 1 or status = 'outcome_unknown')`;
-  return { liveSeconds, unknownAtSomePoint: unknown?.n ?? 0, settledAfterExpiry, statuses: countByStatus(await proposalRows(sql, ids)) };
+  return {
+    liveSeconds,
+    unknownAtSomePoint: unknown?.n ?? 0,
+    settledAfterExpiry,
+    statuses: countByStatus(await proposalRows(sql, ids)),
+  };
 }
 
 /** Unknown outcomes the running worker has not asked about yet. */
@@ -112,9 +133,14 @@ async function read(url: string): Promise<Response> {
 }
 
 async function effectsOn(systemsUrl: string, resource: Resource): Promise<Effect[]> {
-  const response = await read(`${systemsUrl}/${resource.kind === 'order' ? 'orders' : 'skus'}/${encodeURIComponent(resource.id)}`);
+  const response = await read(
+    `${systemsUrl}/${resource.kind === 'order' ? 'orders' : 'skus'}/${encodeURIComponent(resource.id)}`,
+  );
   if (!response.ok) throw new Error(`the systems of record answered ${response.status} for a ${resource.kind}`);
-  const body = (await response.json()) as { refunds?: { idempotencyKey: string; amountMinor: number }[]; holds?: { idempotencyKey: string; quantity: number }[] };
+  const body = (await response.json()) as {
+    refunds?: { idempotencyKey: string; amountMinor: number }[];
+    holds?: { idempotencyKey: string; quantity: number }[];
+  };
   return resource.kind === 'order'
     ? (body.refunds ?? []).map((refund) => ({ idempotencyKey: refund.idempotencyKey, amount: refund.amountMinor }))
     : (body.holds ?? []).map((hold) => ({ idempotencyKey: hold.idempotencyKey, amount: hold.quantity }));
@@ -149,9 +175,12 @@ export async function verify(sql: postgres.Sql, systemsUrl: string, operations: 
   const executed = await sql<{ proposal_id: string; n: number }[]>`
     select proposal_id, count(*)::int as n from executions where proposal_id = any(${ids}::text[]) and status = 'succeeded' group by proposal_id`;
   let doubleEffects = executed.filter((row) => row.n > 1).length;
-  for (const row of executed.filter((row) => row.n > 1)) violations.push(`proposal ${row.proposal_id} has ${row.n} succeeded executions`);
+  for (const row of executed.filter((row) => row.n > 1))
+    violations.push(`proposal ${row.proposal_id} has ${row.n} succeeded executions`);
 
-  const resources = new Map(operations.map((operation) => [`${operation.resource.kind}:${operation.resource.id}`, operation.resource]));
+  const resources = new Map(
+    operations.map((operation) => [`${operation.resource.kind}:${operation.resource.id}`, operation.resource]),
+  );
   const effects = new Map<string, Effect[]>();
   for (const resource of resources.values()) {
     for (const effect of await effectsOn(systemsUrl, resource)) {

@@ -3,7 +3,7 @@
  * mode), and for the SIGKILL phase the systems of record (scripts/systems.ts) and `next start` as
  * separate processes, so that killing the server leaves the systems of record running.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { demoAllowedOrigins } from '@/demo/channels';
@@ -64,7 +64,16 @@ function demoSecrets(dataDir: string): DemoSecrets {
 export function startSystems(ports: Ports, dataDir: string, scale: number): Running {
   return launch(
     'systems',
-    ['--import', 'tsx', 'scripts/systems.ts', '--test-mode', '--data-file', path.join(dataDir, 'systems-of-record.json'), '--port', String(ports.systems)],
+    [
+      '--import',
+      'tsx',
+      'scripts/systems.ts',
+      '--test-mode',
+      '--data-file',
+      path.join(dataDir, 'systems-of-record.json'),
+      '--port',
+      String(ports.systems),
+    ],
     { DEMO_SCALE: String(scale), SCOPE_CREDENTIALS: JSON.stringify(demoSecrets(dataDir).scopeCredentials) },
     path.join(dataDir, 'systems.log'),
   );

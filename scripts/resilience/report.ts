@@ -15,8 +15,18 @@ const statusList = (statuses: Record<string, number>) =>
 /** The checks of one phase's outcome verdict. */
 export function verdictChecks(phase: string, verdict: Verdict, settlement: Settlement): Check[] {
   return [
-    { phase, name: 'every proposal final after reconciliation', pass: verdict.notFinal === 0, measured: `${verdict.proposals} proposals: ${statusList(verdict.statuses)}` },
-    { phase, name: 'zero double effects', pass: verdict.doubleEffects === 0, measured: `${verdict.effects} effects for ${verdict.operations} operations, ${verdict.doubleEffects} double` },
+    {
+      phase,
+      name: 'every proposal final after reconciliation',
+      pass: verdict.notFinal === 0,
+      measured: `${verdict.proposals} proposals: ${statusList(verdict.statuses)}`,
+    },
+    {
+      phase,
+      name: 'zero double effects',
+      pass: verdict.doubleEffects === 0,
+      measured: `${verdict.effects} effects for ${verdict.operations} operations, ${verdict.doubleEffects} double`,
+    },
     {
       phase,
       name: 'systems of record = proposals recorded as succeeded',
@@ -37,7 +47,8 @@ export function markdown(input: {
   seconds: number;
 }): string {
   const lines = ['| Phase | Check | Result | Measured |', '| --- | --- | --- | --- |'];
-  for (const check of input.checks) lines.push(`| ${check.phase} | ${check.name} | ${check.pass ? 'PASS' : '**FAIL**'} | ${check.measured} |`);
+  for (const check of input.checks)
+    lines.push(`| ${check.phase} | ${check.name} | ${check.pass ? 'PASS' : '**FAIL**'} | ${check.measured} |`);
   const notes: string[] = [];
   if (input.runs) {
     const r = input.runs;
@@ -58,6 +69,8 @@ export function markdown(input: {
     );
   }
   const m = input.machine;
-  notes.push(`${m.cpus} × ${m.cpuModel}, load average ${m.loadAverageAtStart.join(' / ')} at the start, ${m.loadAverageAtEnd.join(' / ')} at the end; ${input.seconds} s in all. Command: \`${input.command}\`.`);
+  notes.push(
+    `${m.cpus} × ${m.cpuModel}, load average ${m.loadAverageAtStart.join(' / ')} at the start, ${m.loadAverageAtEnd.join(' / ')} at the end; ${input.seconds} s in all. Command: \`${input.command}\`.`,
+  );
   return `${lines.join('\n')}\n\n${notes.map((note) => `- ${note}`).join('\n')}\n`;
 }

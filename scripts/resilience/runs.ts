@@ -6,13 +6,13 @@
  * decided, so that every one of them has a reason to end final.
  */
 import type postgres from 'postgres';
-import { scaledIds } from '@/demo/systems/world';
 import type { FaultMode, FaultTarget } from '@/demo/systems/schemas';
 import { FAULT_MODES } from '@/demo/systems/schemas';
-import { propose, type Answer, type Operator, type ProposalAnswer, type ProposalRequest, type Tally } from './http';
+import { scaledIds } from '@/demo/systems/world';
+import { type Answer, type Operator, type ProposalAnswer, type ProposalRequest, propose, type Tally } from './http';
 import type { Operation } from './outcomes';
-import { seededRandom, type Random } from './random';
 import { pool } from './pool';
+import { type Random, seededRandom } from './random';
 
 export type Workload = {
   appUrl: string;
@@ -24,7 +24,16 @@ export type Workload = {
   bob: Operator;
 };
 
-const SCENARIOS = ['approve', 'approve_both', 'reject', 'approve_vs_reject', 'edit_vs_approve', 'edit_vs_reject', 'edit_then_approve', 'approve_twice'] as const;
+const SCENARIOS = [
+  'approve',
+  'approve_both',
+  'reject',
+  'approve_vs_reject',
+  'edit_vs_approve',
+  'edit_vs_reject',
+  'edit_then_approve',
+  'approve_twice',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 export type RunsReport = {
@@ -49,17 +58,37 @@ export type IndexRange = { first: number; count: number };
 export const SHARED_POOL = 8;
 
 /** What one run proposes: from its own PRNG, so run N is the same whatever the interleaving. */
-function drawRequest(random: Random, run: number, range: IndexRange, label: string): { request: ProposalRequest; shared: boolean } {
+function drawRequest(
+  random: Random,
+  run: number,
+  range: IndexRange,
+  label: string,
+): { request: ProposalRequest; shared: boolean } {
   const shared = random.chance(0.3);
   const index = shared ? range.first + range.count - SHARED_POOL + random.int(0, SHARED_POOL - 1) : range.first + run;
   const ids = scaledIds(index);
   const requestId = `res-${label}-${run}`;
   if (random.chance(0.5)) {
     // On a shared order the amounts stay small, so the balance (1,000.00) covers every run; alone, some need two approvers.
-    const amountMinor = shared ? random.int(100, 3000) : random.chance(0.4) ? random.int(10_001, 30_000) : random.int(100, 9_000);
-    return { shared, request: { requestId, action: 'issue_refund', args: { orderId: ids.order, amountMinor, currency: 'USD', reason: 'Resilience run' }, evidenceRefs: [ids.evidence] } };
+    const amountMinor = shared
+      ? random.int(100, 3000)
+      : random.chance(0.4)
+        ? random.int(10_001, 30_000)
+        : random.int(100, 9_000);
+    return {
+      shared,
+      request: {
+        requestId,
+        action: 'issue_refund',
+        args: { orderId: ids.order, amountMinor, currency: 'USD', reason: 'Resilience run' },
+        evidenceRefs: [ids.evidence],
+      },
+    };
   }
-  return { shared, request: { requestId, action: 'hold_stock', args: { sku: ids.sku, quantity: random.int(1, 4) }, evidenceRefs: [] } };
+  return {
+    shared,
+    request: { requestId, action: 'hold_stock', args: { sku: ids.sku, quantity: random.int(1, 4) }, evidenceRefs: [] },
+  };
 }
 
 /** The edited arguments: another amount or quantity (the locked fields stay). */
@@ -77,7 +106,8 @@ async function queueFault(systemsUrl: string, target: FaultTarget, mode: FaultMo
     body: JSON.stringify({ target, mode, times: 1 }),
     signal: AbortSignal.timeout(10_000),
   });
-  if (!response.ok) throw new Error(`queueing a fault answered ${response.status} (is the systems of record in test mode?)`);
+  if (!response.ok)
+    throw new Error(`queueing a fault answered ${response.status} (is the systems of record in test mode?)`);
 }
 
 type Open = { id: string; status: string; payload_hash: string; parent_id: string | null };
@@ -93,11 +123,22 @@ async function chainOf(sql: postgres.Sql, rootId: string): Promise<Open[]> {
 }
 
 /** The agent's retries of the same request: every answer must name the same proposal. */
-async function replays(workload: Workload, key: string, request: ProposalRequest, count: number): Promise<Answer<ProposalAnswer>[]> {
+async function replays(
+  workload: Workload,
+  key: string,
+  request: ProposalRequest,
+  count: number,
+): Promise<Answer<ProposalAnswer>[]> {
   return Promise.all(Array.from({ length: count }, () => propose(workload.tally, workload.appUrl, key, request)));
 }
 
-async function scenario(workload: Workload, random: Random, which: Scenario, created: { id: string; payloadHash: string }, request: ProposalRequest) {
+async function scenario(
+  workload: Workload,
+  random: Random,
+  which: Scenario,
+  created: { id: string; payloadHash: string },
+  request: ProposalRequest,
+) {
   const { alice, bob } = workload;
   const [first, second] = random.chance(0.5) ? [alice, bob] : [bob, alice];
   const { id, payloadHash } = created;
@@ -119,7 +160,11 @@ async function scenario(workload: Workload, random: Random, which: Scenario, cre
       const revised = await first.revise(id, edited(request));
       const revision = typeof revised.status === 'number' && revised.status === 201 ? revised.body : undefined;
       if (!revision) return [revised];
-      return Promise.all([second.decide(revision.id, revision.payloadHash, 'approve'), first.decide(revision.id, revision.payloadHash, 'approve'), second.decide(id, payloadHash, 'approve')]);
+      return Promise.all([
+        second.decide(revision.id, revision.payloadHash, 'approve'),
+        first.decide(revision.id, revision.payloadHash, 'approve'),
+        second.decide(id, payloadHash, 'approve'),
+      ]);
     }
     case 'approve_twice':
       return Promise.all([first.decide(id, payloadHash, 'approve'), first.decide(id, payloadHash, 'approve')]);
@@ -134,16 +179,23 @@ async function close(workload: Workload, random: Random, rootId: string): Promis
   const approve = random.chance(0.7);
   for (const operator of approve ? [workload.bob, workload.alice] : [workload.bob]) {
     const open = (await chainOf(workload.sql, rootId)).filter((proposal) => proposal.status === 'pending_approval');
-    await Promise.all(open.map((proposal) => operator.decide(proposal.id, proposal.payload_hash, approve ? 'approve' : 'reject')));
+    await Promise.all(
+      open.map((proposal) => operator.decide(proposal.id, proposal.payload_hash, approve ? 'approve' : 'reject')),
+    );
   }
   // What is still open needs an approver the run does not have (an edited two-approver refund): whoever has not decided it rejects it.
   for (const operator of [workload.alice, workload.bob]) {
-    const stillOpen = (await chainOf(workload.sql, rootId)).filter((proposal) => proposal.status === 'pending_approval');
+    const stillOpen = (await chainOf(workload.sql, rootId)).filter(
+      (proposal) => proposal.status === 'pending_approval',
+    );
     await Promise.all(stillOpen.map((proposal) => operator.decide(proposal.id, proposal.payload_hash, 'reject')));
   }
 }
 
-export async function randomizedRuns(workload: Workload, options: { runs: number; seed: number; concurrency: number; range: IndexRange; progress: (text: string) => void }): Promise<RunsReport> {
+export async function randomizedRuns(
+  workload: Workload,
+  options: { runs: number; seed: number; concurrency: number; range: IndexRange; progress: (text: string) => void },
+): Promise<RunsReport> {
   const began = Date.now();
   const report: RunsReport = {
     runs: options.runs,
@@ -168,7 +220,9 @@ export async function randomizedRuns(workload: Workload, options: { runs: number
     const key = workload.keys[run % workload.keys.length]!;
     const copies = random.chance(0.3) ? random.int(2, 3) : 1;
     const answers = await replays(workload, key, request, copies);
-    const ids = answers.map((answer) => (typeof answer.status === 'number' && answer.status < 300 ? answer.body?.proposal?.id : undefined));
+    const ids = answers.map((answer) =>
+      typeof answer.status === 'number' && answer.status < 300 ? answer.body?.proposal?.id : undefined,
+    );
     const rootId = ids.find((id) => id !== undefined);
     report.replays += copies - 1;
     if (!rootId) {
@@ -189,7 +243,10 @@ export async function randomizedRuns(workload: Workload, options: { runs: number
     const which = random.pick(SCENARIOS);
     report.scenarios[which] = (report.scenarios[which] ?? 0) + 1;
     const lateReplay = random.chance(0.2);
-    const [, late] = await Promise.all([scenario(workload, random, which, { id: rootId, payloadHash }, request), lateReplay ? replays(workload, key, request, 1) : []]);
+    const [, late] = await Promise.all([
+      scenario(workload, random, which, { id: rootId, payloadHash }, request),
+      lateReplay ? replays(workload, key, request, 1) : [],
+    ]);
     if (lateReplay) {
       report.replays++;
       if (late.some((answer) => answer.body?.proposal?.id !== rootId)) report.replayMismatches++;
@@ -200,7 +257,10 @@ export async function randomizedRuns(workload: Workload, options: { runs: number
     report.operations.push({
       requestId: request.requestId,
       proposalIds: chain.map((proposal) => proposal.id),
-      resource: request.action === 'issue_refund' ? { kind: 'order', id: String(request.args.orderId) } : { kind: 'sku', id: String(request.args.sku) },
+      resource:
+        request.action === 'issue_refund'
+          ? { kind: 'order', id: String(request.args.orderId) }
+          : { kind: 'sku', id: String(request.args.sku) },
     });
     done++;
     if (done % Math.max(1, Math.round(options.runs / 10)) === 0) options.progress(`${done}/${options.runs} runs`);

@@ -6,11 +6,18 @@
  * sent again with the same requestId (idempotent) until it is answered.
  */
 import { scaledIds } from '@/demo/systems/world';
-import { propose, type Answer, type DetailAnswer, type Operator, type ProposalAnswer, type ProposalRequest } from './http';
-import type { Operation } from './outcomes';
-import type { IndexRange, Workload } from './runs';
 import { within } from '@/scripts/shared/wait';
+import {
+  type Answer,
+  type DetailAnswer,
+  type Operator,
+  type ProposalAnswer,
+  type ProposalRequest,
+  propose,
+} from './http';
+import type { Operation } from './outcomes';
 import { pool } from './pool';
+import type { IndexRange, Workload } from './runs';
 
 export type BurstReport = {
   operations: number;
@@ -31,12 +38,28 @@ const answered = (answer: Answer): answer is Answer & { status: number } => type
 function requestFor(index: number, k: number, label: string): ProposalRequest {
   const ids = scaledIds(index);
   return k % 2
-    ? { requestId: `res-${label}-${k}`, action: 'hold_stock', args: { sku: ids.sku, quantity: 1 + (k % 3) }, evidenceRefs: [] }
-    : { requestId: `res-${label}-${k}`, action: 'issue_refund', args: { orderId: ids.order, amountMinor: 500 + k, currency: 'USD', reason: 'Resilience burst' }, evidenceRefs: [ids.evidence] };
+    ? {
+        requestId: `res-${label}-${k}`,
+        action: 'hold_stock',
+        args: { sku: ids.sku, quantity: 1 + (k % 3) },
+        evidenceRefs: [],
+      }
+    : {
+        requestId: `res-${label}-${k}`,
+        action: 'issue_refund',
+        args: { orderId: ids.order, amountMinor: 500 + k, currency: 'USD', reason: 'Resilience burst' },
+        evidenceRefs: [ids.evidence],
+      };
 }
 
 /** One operation as far as it gets: propose, then approve (one approver suffices for these). */
-async function advance(workload: Workload, operator: Operator, key: string, step: Step, retry?: BurstReport['retried']): Promise<void> {
+async function advance(
+  workload: Workload,
+  operator: Operator,
+  key: string,
+  step: Step,
+  retry?: BurstReport['retried'],
+): Promise<void> {
   if (!step.proposalId) {
     const created: Answer<ProposalAnswer> = await propose(workload.tally, workload.appUrl, key, step.request);
     if (!answered(created) || !created.body?.proposal) return;
@@ -66,7 +89,10 @@ export async function sigkillBurst(
     progress: (text: string) => void;
   },
 ): Promise<{ report: BurstReport; operations: Operation[]; workload: Workload }> {
-  const steps: Step[] = Array.from({ length: options.operations }, (_, k) => ({ request: requestFor(options.range.first + k, k, options.label), approved: false }));
+  const steps: Step[] = Array.from({ length: options.operations }, (_, k) => ({
+    request: requestFor(options.range.first + k, k, options.label),
+    approved: false,
+  }));
   let completed = 0;
   let killing: Promise<void> | undefined;
   const killAt = Math.floor(options.operations / 2);
@@ -80,7 +106,9 @@ export async function sigkillBurst(
     completed++;
     if (completed === killAt && !killing) {
       answeredBeforeKill = steps.filter((s) => s.approved).length;
-      options.progress(`SIGKILL of the server with ${options.operations - answeredBeforeKill} operations not fully answered`);
+      options.progress(
+        `SIGKILL of the server with ${options.operations - answeredBeforeKill} operations not fully answered`,
+      );
       killedAt = Date.now();
       killing = options.killServer();
     }
@@ -90,12 +118,20 @@ export async function sigkillBurst(
 
   const restarted = await options.restartServer();
   const downSeconds = Math.round((Date.now() - killedAt) / 1000);
-  options.progress(`server back after ${downSeconds} s; sending again what got no answer (${unansweredAtKill} operations)`);
+  options.progress(
+    `server back after ${downSeconds} s; sending again what got no answer (${unansweredAtKill} operations)`,
+  );
   const retried: BurstReport['retried'] = { proposals: {}, approvals: {} };
   await within(120_000, async () => {
     const open = steps.filter((step) => !step.approved);
     await pool(open, options.concurrency, (step) =>
-      advance(restarted, steps.indexOf(step) % 2 ? restarted.alice : restarted.bob, restarted.keys[steps.indexOf(step) % restarted.keys.length]!, step, retried),
+      advance(
+        restarted,
+        steps.indexOf(step) % 2 ? restarted.alice : restarted.bob,
+        restarted.keys[steps.indexOf(step) % restarted.keys.length]!,
+        step,
+        retried,
+      ),
     );
     return steps.every((step) => step.approved);
   });
@@ -107,11 +143,29 @@ export async function sigkillBurst(
   const duplicated = steps.filter((step) => (counts.get(step.request.requestId) ?? 0) > 1).length;
   const operations = steps.flatMap((step) =>
     step.proposalId
-      ? [{ requestId: step.request.requestId, proposalIds: [step.proposalId], resource: step.request.action === 'issue_refund' ? { kind: 'order' as const, id: String(step.request.args.orderId) } : { kind: 'sku' as const, id: String(step.request.args.sku) } }]
+      ? [
+          {
+            requestId: step.request.requestId,
+            proposalIds: [step.proposalId],
+            resource:
+              step.request.action === 'issue_refund'
+                ? { kind: 'order' as const, id: String(step.request.args.orderId) }
+                : { kind: 'sku' as const, id: String(step.request.args.sku) },
+          },
+        ]
       : [],
   );
   return {
-    report: { operations: options.operations, concurrency: options.concurrency, answeredBeforeKill, unansweredAtKill, retried, downSeconds, lost, duplicated },
+    report: {
+      operations: options.operations,
+      concurrency: options.concurrency,
+      answeredBeforeKill,
+      unansweredAtKill,
+      retried,
+      downSeconds,
+      lost,
+      duplicated,
+    },
     operations,
     workload: restarted,
   };

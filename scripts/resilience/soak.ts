@@ -7,8 +7,8 @@ import { scaledIds } from '@/demo/systems/world';
 import { propose, type Tally } from './http';
 import type { Operation } from './outcomes';
 import { residentMb } from './processes';
-import type { IndexRange, Workload } from './runs';
 import { seededRandom } from './random';
+import type { IndexRange, Workload } from './runs';
 
 export type MemorySeries = {
   intervalSeconds: number;
@@ -50,7 +50,11 @@ const MEMORY_GATED_FROM_SECONDS = 120;
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  return sorted.length === 0
+    ? NaN
+    : sorted.length % 2
+      ? sorted[(sorted.length - 1) / 2]!
+      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 };
 const round = (value: number) => Math.round(value * 10) / 10;
 
@@ -74,7 +78,17 @@ function series(samples: number[], intervalSeconds: number, warmupSeconds: numbe
 
 export async function soak(
   workload: Workload,
-  options: { seconds: number; rate: number; approveFraction: number; seed: number; range: IndexRange; serverPid: number; demoPid: number; tally: Tally; progress: (text: string) => void },
+  options: {
+    seconds: number;
+    rate: number;
+    approveFraction: number;
+    seed: number;
+    range: IndexRange;
+    serverPid: number;
+    demoPid: number;
+    tally: Tally;
+    progress: (text: string) => void;
+  },
 ): Promise<SoakReport> {
   const random = seededRandom(options.seed ^ 0x50a4);
   const intervalSeconds = Math.min(5, Math.max(1, Math.round(options.seconds / 40)));
@@ -96,7 +110,12 @@ export async function soak(
   const one = async (k: number) => {
     const ids = scaledIds(options.range.first + (k % options.range.count));
     const requestId = `res-soak-${options.seed}-${k}`;
-    const created = await propose(tally, workload.appUrl, workload.keys[k % workload.keys.length]!, { requestId, action: 'hold_stock', args: { sku: ids.sku, quantity: 1 }, evidenceRefs: [] });
+    const created = await propose(tally, workload.appUrl, workload.keys[k % workload.keys.length]!, {
+      requestId,
+      action: 'hold_stock',
+      args: { sku: ids.sku, quantity: 1 },
+      evidenceRefs: [],
+    });
     const proposal = typeof created.status === 'number' && created.status === 201 ? created.body?.proposal : undefined;
     if (!proposal) {
       report.errors++;
@@ -104,7 +123,11 @@ export async function soak(
     }
     report.answered2xx++;
     const operator = k % 2 ? workload.alice : workload.bob;
-    const decided = await operator.decide(proposal.id, proposal.payloadHash, random.chance(options.approveFraction) ? 'approve' : 'reject');
+    const decided = await operator.decide(
+      proposal.id,
+      proposal.payloadHash,
+      random.chance(options.approveFraction) ? 'approve' : 'reject',
+    );
     report.decisions++;
     if (typeof decided.status === 'number' && decided.status === 200) report.answered2xx++;
     else report.errors++;
@@ -126,7 +149,10 @@ export async function soak(
       report.sent++;
       const request = one(k).finally(() => inFlight.delete(request));
       inFlight.add(request);
-      if ((k + 1) % Math.round(total / 5) === 0) options.progress(`soak: ${k + 1}/${total} sent, ${report.errors} errors, server RSS ${Math.round(serverSamples.at(-1) ?? 0)} MB`);
+      if ((k + 1) % Math.round(total / 5) === 0)
+        options.progress(
+          `soak: ${k + 1}/${total} sent, ${report.errors} errors, server RSS ${Math.round(serverSamples.at(-1) ?? 0)} MB`,
+        );
     }
     await Promise.all(inFlight);
   } finally {

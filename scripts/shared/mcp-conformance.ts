@@ -18,7 +18,8 @@ export const SCENARIOS_NOT_APPLICABLE: Record<string, string> = {
   'logging-set-level': 'no logging capability',
   'completion-complete': 'no prompts or resource templates to complete',
   'resources-*, prompts-*': 'no resources or prompts capability',
-  'server-sse-polling, server-sse-multiple-streams': 'stateless with JSON responses: no session, no SSE stream (GET is 405)',
+  'server-sse-polling, server-sse-multiple-streams':
+    'stateless with JSON responses: no session, no SSE stream (GET is 405)',
   'dns-rebinding-protection':
     'by its own scope it is for servers without authentication; every request here needs an agent key, which a rebinding page never has; a foreign Origin is refused with 403 (lib/mcp/mcp.int.test.ts)',
 };
@@ -26,7 +27,14 @@ export const SCENARIOS_NOT_APPLICABLE: Record<string, string> = {
 export type ScenarioResult = { scenario: string; ok: boolean; output: string };
 
 const DEFAULT_CLI = path.join(process.cwd(), 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'authorization']);
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'authorization',
+]);
 
 async function readBody(incoming: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
@@ -38,13 +46,16 @@ async function readBody(incoming: IncomingMessage): Promise<Buffer | undefined> 
 async function keyProxy(target: string, key: string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer((incoming, outgoing) => {
     const headers = new Headers();
-    for (const [name, value] of Object.entries(incoming.headers)) if (typeof value === 'string' && !HOP_BY_HOP.has(name)) headers.set(name, value);
+    for (const [name, value] of Object.entries(incoming.headers))
+      if (typeof value === 'string' && !HOP_BY_HOP.has(name)) headers.set(name, value);
     headers.set('authorization', `Bearer ${key}`);
     readBody(incoming)
       .then((body) => fetch(target, { method: incoming.method, headers, body: body && new Uint8Array(body) }))
       .then(async (response) => {
         const answer = Buffer.from(await response.arrayBuffer());
-        const kept = [...response.headers.entries()].filter(([name]) => !HOP_BY_HOP.has(name) && name !== 'content-encoding');
+        const kept = [...response.headers.entries()].filter(
+          ([name]) => !HOP_BY_HOP.has(name) && name !== 'content-encoding',
+        );
         outgoing.writeHead(response.status, Object.fromEntries(kept)).end(answer);
       })
       .catch(() => outgoing.writeHead(502).end());
@@ -60,7 +71,10 @@ async function keyProxy(target: string, key: string): Promise<{ url: string; clo
 
 function runScenario(cli: string, url: string, scenario: string): Promise<ScenarioResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'server', '--url', url, '--scenario', scenario], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnvironment({ FORCE_COLOR: '0' }) });
+    const child = spawn(process.execPath, [cli, 'server', '--url', url, '--scenario', scenario], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: childEnvironment({ FORCE_COLOR: '0' }),
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -70,7 +84,15 @@ function runScenario(cli: string, url: string, scenario: string): Promise<Scenar
 }
 
 /** Runs each applicable scenario (one after the other) against `baseUrl`'s /api/mcp with `key`. */
-export async function runMcpConformance({ baseUrl, key, cli = DEFAULT_CLI }: { baseUrl: string; key: string; cli?: string }): Promise<ScenarioResult[]> {
+export async function runMcpConformance({
+  baseUrl,
+  key,
+  cli = DEFAULT_CLI,
+}: {
+  baseUrl: string;
+  key: string;
+  cli?: string;
+}): Promise<ScenarioResult[]> {
   const proxy = await keyProxy(new URL('/api/mcp', baseUrl).toString(), key);
   try {
     const results: ScenarioResult[] = [];

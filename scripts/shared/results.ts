@@ -7,7 +7,12 @@ import path from 'node:path';
  * run (what docs/performance.md quotes), into a temporary folder for a --short one (CI, `npm test`), so a
  * short run never replaces the published numbers. Answers where they went.
  */
-export function writeResultFiles(folder: 'bench' | 'resilience', short: boolean, results: object, markdown: string): string {
+export function writeResultFiles(
+  folder: 'bench' | 'resilience',
+  short: boolean,
+  results: object,
+  markdown: string,
+): string {
   const dir = short ? path.join(os.tmpdir(), `countersign-${folder}-short`) : path.join(process.cwd(), folder);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

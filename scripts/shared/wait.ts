@@ -6,21 +6,35 @@ export type Watched = { child: ChildProcess; name: string; said?: () => string }
 
 type UntilOptions = { pollMs?: number; watched?: Watched };
 
-const withSaid = (message: string, watched: Watched | undefined) => (watched?.said ? `${message}:\n${watched.said()}` : message);
+const withSaid = (message: string, watched: Watched | undefined) =>
+  watched?.said ? `${message}:\n${watched.said()}` : message;
 
 /** Polls `condition` until it holds; throws naming `what` when `ms` pass first or the watched process exits. */
-export async function until(what: string, ms: number, condition: () => Promise<boolean> | boolean, { pollMs = 250, watched }: UntilOptions = {}): Promise<void> {
+export async function until(
+  what: string,
+  ms: number,
+  condition: () => Promise<boolean> | boolean,
+  { pollMs = 250, watched }: UntilOptions = {},
+): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
-    if (watched && watched.child.exitCode !== null) throw new Error(withSaid(`${watched.name} exited with code ${watched.child.exitCode} while waiting for ${what}`, watched));
+    if (watched && watched.child.exitCode !== null)
+      throw new Error(
+        withSaid(`${watched.name} exited with code ${watched.child.exitCode} while waiting for ${what}`, watched),
+      );
     if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(withSaid(`gave up waiting for ${what} after ${Math.round(ms / 1000)} s`, watched));
+    if (Date.now() > deadline)
+      throw new Error(withSaid(`gave up waiting for ${what} after ${Math.round(ms / 1000)} s`, watched));
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 
 /** Polls `condition` until it holds or `ms` pass; answers whether it held (no throw). */
-export async function within(ms: number, condition: () => Promise<boolean> | boolean, pollMs = 1_000): Promise<boolean> {
+export async function within(
+  ms: number,
+  condition: () => Promise<boolean> | boolean,
+  pollMs = 1_000,
+): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (await condition()) return true;

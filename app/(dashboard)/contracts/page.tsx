@@ -1,20 +1,20 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getDb } from '@/lib/database';
-import { ContractRolloutControls } from '@/components/contract-rollout-controls';
+import { ContractLintView } from '@/components/contract-lint';
 import { ActionMeasurementsView, CorpusFiguresView } from '@/components/contract-measurements';
-import { ContractStatusChip } from '@/components/status-chip';
+import { ContractRolloutControls } from '@/components/contract-rollout-controls';
 import { PayloadText } from '@/components/payload-text';
+import { ContractStatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { lastCorpusFigures } from '@/lib/contracts/corpus-figures';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, RUNTIMES, type RuntimeName } from '@/lib/contracts/lint';
-import { ContractLintView } from '@/components/contract-lint';
 import { contractMeasurements } from '@/lib/contracts/measurements';
 import { contractRollout, SENDERS_WINDOW_DAYS } from '@/lib/contracts/senders';
-import { MEASUREMENT_WINDOWS, measurementWindow, type MeasurementWindow } from '@/lib/contracts/windows';
+import { MEASUREMENT_WINDOWS, type MeasurementWindow, measurementWindow } from '@/lib/contracts/windows';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { getDb } from '@/lib/database';
 
 export const metadata: Metadata = { title: 'Contracts' };
 
@@ -51,20 +51,29 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
   ]);
   const documents = contractDocuments(actions);
   const lint = lintContracts(documents);
-  const runtimeLabels = Object.fromEntries(Object.entries(RUNTIMES).map(([name, runtime]) => [name, runtime.label])) as Record<RuntimeName, string>;
+  const runtimeLabels = Object.fromEntries(
+    Object.entries(RUNTIMES).map(([name, runtime]) => [name, runtime.label]),
+  ) as Record<RuntimeName, string>;
   const isAdmin = context.role === 'admin';
   const longWindow = window === '7d' || window === '30d';
 
   return (
     <section aria-labelledby="contracts-heading" className="space-y-4">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h1 id="contracts-heading" className="text-xl font-semibold">Contracts</h1>
-        <Link href="/contracts/attempts" data-testid="rejected-attempts-link" className="text-sm underline">Rejected attempts and exhausted repair chains →</Link>
+        <h1 id="contracts-heading" className="text-xl font-semibold">
+          Contracts
+        </h1>
+        <Link href="/contracts/attempts" data-testid="rejected-attempts-link" className="text-sm underline">
+          Rejected attempts and exhausted repair chains →
+        </Link>
       </div>
       <p className="text-sm text-zinc-500">
-        Each action&apos;s closed argument schema, per version, with this tenant&apos;s rollout: <em>current</em> decides, <em>supported</em> is still accepted (agents get
-        <code className="font-mono"> Deprecation</code> and, once set, <code className="font-mono">Sunset</code> headers), <em>shadow</em> is judged beside every request but never decides,
-        <em> retired</em> is refused. Agents fetch the same documents from <code className="font-mono">GET /api/v1/contracts</code>.
+        Each action&apos;s closed argument schema, per version, with this tenant&apos;s rollout: <em>current</em>{' '}
+        decides, <em>supported</em> is still accepted (agents get
+        <code className="font-mono"> Deprecation</code> and, once set, <code className="font-mono">Sunset</code>{' '}
+        headers), <em>shadow</em> is judged beside every request but never decides,
+        <em> retired</em> is refused. Agents fetch the same documents from{' '}
+        <code className="font-mono">GET /api/v1/contracts</code>.
       </p>
       <div className="flex flex-wrap items-center gap-2">
         <span className="text-sm text-zinc-500">Measured over the last</span>
@@ -74,16 +83,42 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
         const document = documents.actions.find((d) => d.action === action.action);
         const measured = measurements.actions.find((m) => m.action === action.action);
         return (
-          <article key={action.action} className="space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900" data-testid={`contract-${action.action}`}>
-            <h2 className="font-semibold"><span className="font-mono">{action.action}</span> · {action.title}{document ? <> · scope <span className="font-mono">{document.scope}</span></> : null}</h2>
+          <article
+            key={action.action}
+            className="space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900"
+            data-testid={`contract-${action.action}`}
+          >
+            <h2 className="font-semibold">
+              <span className="font-mono">{action.action}</span> · {action.title}
+              {document ? (
+                <>
+                  {' '}
+                  · scope <span className="font-mono">{document.scope}</span>
+                </>
+              ) : null}
+            </h2>
             <ul className="space-y-3">
               {action.versions.map((version) => (
-                <li key={version.version} data-testid={`version-${action.action}-v${version.version}`} className="space-y-1 border-t border-zinc-100 pt-2 first:border-t-0 first:pt-0 dark:border-zinc-800">
+                <li
+                  key={version.version}
+                  data-testid={`version-${action.action}-v${version.version}`}
+                  className="space-y-1 border-t border-zinc-100 pt-2 first:border-t-0 first:pt-0 dark:border-zinc-800"
+                >
                   <div className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm">
                     <span className="font-mono font-medium">v{version.version}</span>
                     <ContractStatusChip status={version.status} />
-                    {version.since ? <span className="text-xs text-zinc-500">since <Time value={version.since} /></span> : <span className="text-xs text-zinc-500">module default</span>}
-                    {version.sunsetAt ? <span className="text-xs text-amber-800 dark:text-amber-300" data-testid="sunset">sunset <Time value={version.sunsetAt} /></span> : null}
+                    {version.since ? (
+                      <span className="text-xs text-zinc-500">
+                        since <Time value={version.since} />
+                      </span>
+                    ) : (
+                      <span className="text-xs text-zinc-500">module default</span>
+                    )}
+                    {version.sunsetAt ? (
+                      <span className="text-xs text-amber-800 dark:text-amber-300" data-testid="sunset">
+                        sunset <Time value={version.sunsetAt} />
+                      </span>
+                    ) : null}
                   </div>
                   <p className="text-xs text-zinc-600 dark:text-zinc-400" data-testid="senders">
                     {version.senders.length === 0 ? (
@@ -94,21 +129,35 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
                         {version.senders.map((sender, index) => (
                           <span key={sender.agentKeyId} data-testid="sender">
                             {index > 0 ? ', ' : ''}
-                            <PayloadText value={sender.agentName} mono={false} /> ({sender.attempts}, last <Time value={sender.lastAt} />)
+                            <PayloadText value={sender.agentName} mono={false} /> ({sender.attempts}, last{' '}
+                            <Time value={sender.lastAt} />)
                           </span>
                         ))}
                       </>
                     )}
                   </p>
-                  {isAdmin ? <ContractRolloutControls action={action.action} version={version.version} status={version.status} sunsetAt={version.sunsetAt} /> : null}
+                  {isAdmin ? (
+                    <ContractRolloutControls
+                      action={action.action}
+                      version={version.version}
+                      status={version.status}
+                      sunsetAt={version.sunsetAt}
+                    />
+                  ) : null}
                   {(() => {
                     const linted = lint.find((l) => l.action === action.action && l.version === version.version);
                     return linted ? <ContractLintView lint={linted} runtimeLabels={runtimeLabels} /> : null;
                   })()}
                   {document ? (
                     <details>
-                      <summary className="cursor-pointer text-xs text-zinc-500">JSON Schema of v{version.version}</summary>
-                      <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800"><code>{JSON.stringify(document.versions.find((v) => v.version === version.version)?.input, null, 2)}</code></pre>
+                      <summary className="cursor-pointer text-xs text-zinc-500">
+                        JSON Schema of v{version.version}
+                      </summary>
+                      <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-800">
+                        <code>
+                          {JSON.stringify(document.versions.find((v) => v.version === version.version)?.input, null, 2)}
+                        </code>
+                      </pre>
                     </details>
                   ) : null}
                 </li>

@@ -1,34 +1,69 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
-import { getDb } from '@/lib/database';
 import { ExecutionsControl } from '@/components/executions-control';
 import { PayloadText } from '@/components/payload-text';
-import { Cell, Table } from '@/components/ui/table';
 import { absoluteTime } from '@/components/time';
-import { executionsState } from '@/lib/commands/executions-pause';
+import { Cell, Table } from '@/components/ui/table';
 import { listAgentKeys, listMembers } from '@/lib/admin/listing';
+import { executionsState } from '@/lib/commands/executions-pause';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { getDb } from '@/lib/database';
 
 export const metadata: Metadata = { title: 'Settings' };
 
 /** The administration pages: admins change things there; everyone else reads. */
 const SECTIONS = [
-  { href: '/settings/agent-keys', testId: 'settings-agent-keys-link', title: 'Agent keys', about: 'Issue, rotate and revoke the keys agents propose with.' },
-  { href: '/settings/members', testId: 'settings-members-link', title: 'Members', about: 'Invite people by one-time link, change roles, remove members.' },
-  { href: '/settings/policies', testId: 'settings-policies-link', title: 'Routing policies', about: 'Who must approve what: rules per action, versioned, with a preview.' },
-  { href: '/settings/notifications', testId: 'settings-notifications-link', title: 'Notifications', about: 'Webhooks, Slack and email channels, reminders and escalation, and the delivery log.' },
-  { href: '/settings/security', testId: 'settings-security-link', title: 'Security', about: 'Your passkeys: add, name and remove the keys that sign your decisions. Admins: require one on every approval.' },
+  {
+    href: '/settings/agent-keys',
+    testId: 'settings-agent-keys-link',
+    title: 'Agent keys',
+    about: 'Issue, rotate and revoke the keys agents propose with.',
+  },
+  {
+    href: '/settings/members',
+    testId: 'settings-members-link',
+    title: 'Members',
+    about: 'Invite people by one-time link, change roles, remove members.',
+  },
+  {
+    href: '/settings/policies',
+    testId: 'settings-policies-link',
+    title: 'Routing policies',
+    about: 'Who must approve what: rules per action, versioned, with a preview.',
+  },
+  {
+    href: '/settings/notifications',
+    testId: 'settings-notifications-link',
+    title: 'Notifications',
+    about: 'Webhooks, Slack and email channels, reminders and escalation, and the delivery log.',
+  },
+  {
+    href: '/settings/security',
+    testId: 'settings-security-link',
+    title: 'Security',
+    about:
+      'Your passkeys: add, name and remove the keys that sign your decisions. Admins: require one on every approval.',
+  },
 ];
 
 export default async function SettingsPage() {
   const context = await dashboardContext('/settings');
   if (!context.tenantId) return null;
   const db = await getDb();
-  const [keys, members, executions] = await Promise.all([listAgentKeys(db, context.tenantId), listMembers(db, context.tenantId), executionsState(db, context.tenantId)]);
+  const [keys, members, executions] = await Promise.all([
+    listAgentKeys(db, context.tenantId),
+    listMembers(db, context.tenantId),
+    executionsState(db, context.tenantId),
+  ]);
   return (
     <section aria-labelledby="settings-heading" className="space-y-6">
-      <h1 id="settings-heading" className="text-xl font-semibold">Settings</h1>
-      <p className="text-sm text-zinc-500">Everything here is also an HTTP API and, for a new tenant, <code className="font-mono">npm run cli</code> (see the README).</p>
+      <h1 id="settings-heading" className="text-xl font-semibold">
+        Settings
+      </h1>
+      <p className="text-sm text-zinc-500">
+        Everything here is also an HTTP API and, for a new tenant, <code className="font-mono">npm run cli</code> (see
+        the README).
+      </p>
       <nav aria-label="Administration" className="grid gap-3 sm:grid-cols-2">
         {SECTIONS.map((section) => (
           <Link
@@ -48,10 +83,16 @@ export default async function SettingsPage() {
         <Table head={['Agent', 'Key', 'Actions', 'Grants', 'Created', 'State']} testId="agent-keys">
           {keys.map((key) => (
             <tr key={key.id}>
-              <Cell><PayloadText value={key.agentName} mono={false} /></Cell>
+              <Cell>
+                <PayloadText value={key.agentName} mono={false} />
+              </Cell>
               <Cell mono>{key.keyPrefix}…</Cell>
               <Cell mono>{key.allowedActions.join(', ')}</Cell>
-              <Cell mono>{Object.entries(key.grants).map(([name, values]) => `${name}: ${values.join(', ')}`).join('; ') || '—'}</Cell>
+              <Cell mono>
+                {Object.entries(key.grants)
+                  .map(([name, values]) => `${name}: ${values.join(', ')}`)
+                  .join('; ') || '—'}
+              </Cell>
               <Cell>{absoluteTime(key.createdAt)}</Cell>
               <Cell>{key.revokedAt ? `revoked ${absoluteTime(key.revokedAt)}` : 'active'}</Cell>
             </tr>

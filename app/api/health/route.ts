@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { databaseHandle } from '@/lib/database';
 import type { Health } from '@/lib/api/responses/reads';
+import { databaseHandle } from '@/lib/database';
 import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';

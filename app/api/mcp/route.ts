@@ -1,11 +1,11 @@
-import { getDb } from '@/lib/database';
 import { consumeRateLimit } from '@/lib/agents/rate-limit';
+import { getDb } from '@/lib/database';
 import { env } from '@/lib/env';
+import { mcpErrorResponse, readMcpMessage, requireMcpAgent } from '@/lib/http/mcp-transport';
+import { otherMethods } from '@/lib/http/methods';
 import { assertNoForeignOrigin, publicOrigin } from '@/lib/http/origin';
 import { handleMcpRequest } from '@/lib/mcp/server';
-import { mcpErrorResponse, readMcpMessage, requireMcpAgent } from '@/lib/http/mcp-transport';
 import { systemsClient } from '@/lib/systems/client';
-import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 export const runtime = 'nodejs';
@@ -22,7 +22,11 @@ export async function POST(request: Request) {
     const agent = await requireMcpAgent(db, request);
     await consumeRateLimit(db, `agent:${agent.keyId}`, env().AGENT_RATE_LIMIT_PER_MINUTE);
     const message = await readMcpMessage(request);
-    return await handleMcpRequest({ db, agent, systems: systemsClient(), origin: publicOrigin(request), signal: request.signal }, request, message);
+    return await handleMcpRequest(
+      { db, agent, systems: systemsClient(), origin: publicOrigin(request), signal: request.signal },
+      request,
+      message,
+    );
   } catch (error) {
     return mcpErrorResponse(error);
   }
@@ -33,7 +37,10 @@ async function methodNotAllowed(request: Request) {
   try {
     assertNoForeignOrigin(request);
     await requireMcpAgent(await getDb(), request);
-    return Response.json({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }, { status: 405, headers: { Allow: 'POST' } });
+    return Response.json(
+      { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null },
+      { status: 405, headers: { Allow: 'POST' } },
+    );
   } catch (error) {
     return mcpErrorResponse(error);
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lookupByIdempotencyKey, segment, type SystemsClient, type SystemsWriteClient } from '@/lib/systems/client';
+import { lookupByIdempotencyKey, type SystemsClient, type SystemsWriteClient, segment } from '@/lib/systems/client';
 
 /** The inventory system's catalog record, as `GET /skus/:sku` returns it. */
 export const skuRecord = z.object({
@@ -7,7 +7,15 @@ export const skuRecord = z.object({
   tenant: z.string(),
   warehouse: z.string(),
   maxHold: z.int().min(0),
-  holds: z.array(z.object({ id: z.string(), quantity: z.int(), warehouse: z.string(), idempotencyKey: z.string(), createdAt: z.string() })),
+  holds: z.array(
+    z.object({
+      id: z.string(),
+      quantity: z.int(),
+      warehouse: z.string(),
+      idempotencyKey: z.string(),
+      createdAt: z.string(),
+    }),
+  ),
 });
 
 export function readSku(systems: SystemsClient, sku: string) {
@@ -15,7 +23,11 @@ export function readSku(systems: SystemsClient, sku: string) {
 }
 
 /** The hold the command asks for: `POST /holds` with the inventory credential. */
-export function writeHold(client: SystemsWriteClient, body: { sku: string; quantity: number; warehouse: string; idempotencyKey: string }, signal: AbortSignal) {
+export function writeHold(
+  client: SystemsWriteClient,
+  body: { sku: string; quantity: number; warehouse: string; idempotencyKey: string },
+  signal: AbortSignal,
+) {
   return client.write('/holds', body, { signal });
 }
 

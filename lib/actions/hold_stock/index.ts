@@ -35,7 +35,10 @@ export const holdStock: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     const { quantity } = args;
     const maxHold = Number(resolution.facts.maxHold);
     if (quantity > maxHold) {
-      return { code: 'hold_limit', message: `At most ${maxHold} units of this SKU may be held at once; ${quantity} were asked for.` };
+      return {
+        code: 'hold_limit',
+        message: `At most ${maxHold} units of this SKU may be held at once; ${quantity} were asked for.`,
+      };
     }
     return undefined;
   },
@@ -54,7 +57,14 @@ export const holdStock: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   risk: (args) => (args.quantity >= 4 ? 'medium' : 'low'),
 
   defaultRules: [
-    { id: 'holds-one-approver', description: 'Every stock hold needs one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+    {
+      id: 'holds-one-approver',
+      description: 'Every stock hold needs one approver',
+      when: null,
+      outcome: 'needs_approval',
+      approvals: 1,
+      role: 'approver',
+    },
   ],
   defaultExpiryHours: 24,
 
@@ -70,15 +80,21 @@ export const holdStock: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     const got = parsed.data;
     if (got.sku !== sku) return { ok: false, reason: 'receipt names another SKU' };
     if (got.quantity !== quantity) return { ok: false, reason: 'receipt quantity differs from the request' };
-    if (facts.warehouse !== undefined && got.warehouse !== String(facts.warehouse)) return { ok: false, reason: 'receipt names another warehouse' };
-    if (got.idempotencyKey !== idempotencyKey) return { ok: false, reason: 'receipt idempotency key differs from the request' };
+    if (facts.warehouse !== undefined && got.warehouse !== String(facts.warehouse))
+      return { ok: false, reason: 'receipt names another warehouse' };
+    if (got.idempotencyKey !== idempotencyKey)
+      return { ok: false, reason: 'receipt idempotency key differs from the request' };
     return { ok: true, receipt: got };
   },
 
   // The SKU names what is held (and where, through the catalog): an edit changes the quantity only.
   editing: {
     locked: ['sku'],
-    limit: (_args, resolution) => ({ field: 'quantity', max: Number(resolution.facts.maxHold), why: 'the most this SKU may hold at once' }),
+    limit: (_args, resolution) => ({
+      field: 'quantity',
+      max: Number(resolution.facts.maxHold),
+      why: 'the most this SKU may hold at once',
+    }),
   },
   resourceKeyFor: (term) => (holdStockArgsV1.shape.sku.safeParse(term).success ? `sku:${term}` : undefined),
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { lookupByIdempotencyKey, segment, type SystemsClient, type SystemsWriteClient } from '@/lib/systems/client';
+import { lookupByIdempotencyKey, type SystemsClient, type SystemsWriteClient, segment } from '@/lib/systems/client';
 
 /** The payments system's order, as `GET /orders/:id` returns it. */
 export const orderRecord = z.object({
@@ -8,7 +8,9 @@ export const orderRecord = z.object({
   currency: z.string(),
   chargedMinor: z.int().min(0),
   refundedMinor: z.int().min(0),
-  refunds: z.array(z.object({ id: z.string(), amountMinor: z.int(), idempotencyKey: z.string(), createdAt: z.string() })),
+  refunds: z.array(
+    z.object({ id: z.string(), amountMinor: z.int(), idempotencyKey: z.string(), createdAt: z.string() }),
+  ),
 });
 
 export function readOrder(systems: SystemsClient, orderId: string) {
@@ -16,7 +18,11 @@ export function readOrder(systems: SystemsClient, orderId: string) {
 }
 
 /** The refund the command asks for: `POST /refunds` with the payments credential. */
-export function writeRefund(client: SystemsWriteClient, body: { orderId: string; amountMinor: number; currency: string; idempotencyKey: string }, signal: AbortSignal) {
+export function writeRefund(
+  client: SystemsWriteClient,
+  body: { orderId: string; amountMinor: number; currency: string; idempotencyKey: string },
+  signal: AbortSignal,
+) {
   return client.write('/refunds', body, { signal });
 }
 

@@ -48,10 +48,14 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     const { amountMinor, currency } = args;
     const orderCurrency = String(resolution.facts.currency);
     if (currency !== orderCurrency) {
-      return { code: 'currency_mismatch', message: `The order was charged in ${orderCurrency}; the refund must be in ${orderCurrency}.` };
+      return {
+        code: 'currency_mismatch',
+        message: `The order was charged in ${orderCurrency}; the refund must be in ${orderCurrency}.`,
+      };
     }
     const { charged, refunded, reserved, left } = balanceOf(resolution, open);
-    if (charged - refunded <= 0) return { code: 'order_not_refundable', message: 'This order has nothing left to refund.' };
+    if (charged - refunded <= 0)
+      return { code: 'order_not_refundable', message: 'This order has nothing left to refund.' };
     if (amountMinor > left) {
       return {
         code: 'exceeds_refundable_balance',
@@ -72,9 +76,12 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
 
   describeChange(before, after) {
     const currency = String(after.currency ?? before.currency);
-    if (String(before.currency) !== String(after.currency)) return `order currency changed from ${String(before.currency)} to ${String(after.currency)}`;
-    const balance = (facts: Record<string, string | number>) => Number(facts.chargedMinor) - Number(facts.refundedMinor);
-    if (balance(before) !== balance(after)) return `order balance changed from ${formatMoney(balance(before), currency)} to ${formatMoney(balance(after), currency)}`;
+    if (String(before.currency) !== String(after.currency))
+      return `order currency changed from ${String(before.currency)} to ${String(after.currency)}`;
+    const balance = (facts: Record<string, string | number>) =>
+      Number(facts.chargedMinor) - Number(facts.refundedMinor);
+    if (balance(before) !== balance(after))
+      return `order balance changed from ${formatMoney(balance(before), currency)} to ${formatMoney(balance(after), currency)}`;
     return `order charges or refunds changed (charged ${formatMoney(Number(after.chargedMinor), currency)}, refunded ${formatMoney(Number(after.refundedMinor), currency)})`;
   },
 
@@ -83,8 +90,22 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
 
   defaultRules: [
     // Bounded per order over 24 h, so splitting a refund never needs fewer approvers.
-    { id: 'refunds-over-100', description: 'Refunds above 100.00 per order in 24 h need two approvers', when: { field: 'amountMinor', above: 10_000, aggregate: { windowHours: 24 } }, outcome: 'needs_approval', approvals: 2, role: 'approver' },
-    { id: 'refunds-up-to-100', description: 'Refunds up to 100.00 per order in 24 h need one approver', when: null, outcome: 'needs_approval', approvals: 1, role: 'approver' },
+    {
+      id: 'refunds-over-100',
+      description: 'Refunds above 100.00 per order in 24 h need two approvers',
+      when: { field: 'amountMinor', above: 10_000, aggregate: { windowHours: 24 } },
+      outcome: 'needs_approval',
+      approvals: 2,
+      role: 'approver',
+    },
+    {
+      id: 'refunds-up-to-100',
+      description: 'Refunds up to 100.00 per order in 24 h need one approver',
+      when: null,
+      outcome: 'needs_approval',
+      approvals: 1,
+      role: 'approver',
+    },
   ],
   defaultExpiryHours: 24,
 
@@ -101,7 +122,8 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     if (got.orderId !== orderId) return { ok: false, reason: 'receipt names another order' };
     if (got.amountMinor !== amountMinor) return { ok: false, reason: 'receipt amount differs from the request' };
     if (got.currency !== currency) return { ok: false, reason: 'receipt currency differs from the request' };
-    if (got.idempotencyKey !== idempotencyKey) return { ok: false, reason: 'receipt idempotency key differs from the request' };
+    if (got.idempotencyKey !== idempotencyKey)
+      return { ok: false, reason: 'receipt idempotency key differs from the request' };
     return { ok: true, receipt: got };
   },
 
@@ -109,7 +131,11 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   editing: {
     locked: ['orderId', 'currency'],
     money: [{ field: 'amountMinor', currencyField: 'currency', label: 'amount' }],
-    limit: (_args, resolution, open) => ({ field: 'amountMinor', max: Math.max(balanceOf(resolution, open).left, 0), why: 'still refundable' }),
+    limit: (_args, resolution, open) => ({
+      field: 'amountMinor',
+      max: Math.max(balanceOf(resolution, open).left, 0),
+      why: 'still refundable',
+    }),
   },
   resourceKeyFor: (term) => (issueRefundArgsV1.shape.orderId.safeParse(term).success ? `order:${term}` : undefined),
 };

@@ -12,7 +12,11 @@ import { addJsonSchema, component, refOf } from './components';
  */
 
 const contracts = allActions().flatMap((action) =>
-  action.contracts.map((contract) => ({ action: action.name, version: contract.version, args: component(contract.args, `${action.name}.v${contract.version}.args`, 'input') })),
+  action.contracts.map((contract) => ({
+    action: action.name,
+    version: contract.version,
+    args: component(contract.args, `${action.name}.v${contract.version}.args`, 'input'),
+  })),
 );
 
 /**
@@ -32,9 +36,14 @@ const receipts = allActions().map((action) => component(action.output, `${action
 
 /** An execution's receipt: what the system of record answered, one of the actions' receipts. */
 export const receiptSchema = component(
-  z.union(receipts).describe("What the system of record answered for the one write, as the action's receipt schema (`<action>.receipt`) describes it; the executor checked it against the signed command."),
+  z
+    .union(receipts)
+    .describe(
+      "What the system of record answered for the one write, as the action's receipt schema (`<action>.receipt`) describes it; the executor checked it against the signed command.",
+    ),
   'Receipt',
 );
 
 /** Where a stored receipt is passed through as recorded (a proposal's execution, an evidence bundle's), the document names the receipts. */
-for (const stored of [storedReceiptSchema, bundleSchema.shape.execution.unwrap().shape.receipt.unwrap()]) addJsonSchema(stored, () => refOf(receiptSchema));
+for (const stored of [storedReceiptSchema, bundleSchema.shape.execution.unwrap().shape.receipt.unwrap()])
+  addJsonSchema(stored, () => refOf(receiptSchema));

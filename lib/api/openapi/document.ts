@@ -1,9 +1,9 @@
 import { errorBodySchema, fieldIssueSchema, repairAdviceSchema } from '@/lib/api/responses/error';
 import { component, componentSchemas, refOf } from './components';
 import { HEADERS, headerRefs } from './headers';
-import { TAGS, type Access, type ErrorCase, type Operation, type Success } from './operation';
-import { errorsOf } from './standard-errors';
+import { type Access, type ErrorCase, type Operation, type Success, TAGS } from './operation';
 import { allOperations } from './operations';
+import { errorsOf } from './standard-errors';
 
 component(fieldIssueSchema, 'FieldIssue');
 component(repairAdviceSchema, 'RepairAdvice');
@@ -19,7 +19,12 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
 };
 
 const pathParameters = (path: string) =>
-  [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  [...path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
 
 function queryParameters(operation: Operation) {
   return (operation.query ?? []).map(({ name, description, values }) => ({
@@ -33,7 +38,9 @@ function queryParameters(operation: Operation) {
 
 function successContent(body: Success['body']) {
   if (!body) return undefined;
-  return 'json' in body ? { 'application/json': { schema: refOf(body.json) } } : Object.fromEntries(body.text.map((type) => [type, { schema: { type: 'string' } }]));
+  return 'json' in body
+    ? { 'application/json': { schema: refOf(body.json) } }
+    : Object.fromEntries(body.text.map((type) => [type, { schema: { type: 'string' } }]));
 }
 
 const codeList = (codes: readonly string[]) => codes.map((code) => `\`${code}\``).join(', ');
@@ -50,10 +57,12 @@ function errorResponse({ codes, headers, body }: ErrorCase) {
 
 function responses(operation: Operation) {
   const answers: Record<string, unknown> = {};
-  for (const { status, description, body, headers } of operation.success) answers[String(status)] = { description, headers: headerRefs(headers), content: successContent(body) };
+  for (const { status, description, body, headers } of operation.success)
+    answers[String(status)] = { description, headers: headerRefs(headers), content: successContent(body) };
   for (const error of errorsOf(operation)) answers[String(error.status)] = errorResponse(error);
   answers.default = {
-    description: 'Any other failure, in the same error body: `internal_error` (500, nothing was changed) or `systems_unavailable` (503 with `Retry-After`: a system of record could not be reached; nothing was changed).',
+    description:
+      'Any other failure, in the same error body: `internal_error` (500, nothing was changed) or `systems_unavailable` (503 with `Retry-After`: a system of record could not be reached; nothing was changed).',
     content: { 'application/json': { schema: ERROR } },
   };
   return answers;
@@ -61,7 +70,12 @@ function responses(operation: Operation) {
 
 function requestBody(operation: Operation) {
   const { body, message } = operation;
-  if (message) return { required: true, description: message.description, content: { [message.mediaType]: { schema: refOf(message.schema) } } };
+  if (message)
+    return {
+      required: true,
+      description: message.description,
+      content: { [message.mediaType]: { schema: refOf(message.schema) } },
+    };
   if (!body) return undefined;
   return {
     required: !body.optional,
@@ -121,7 +135,8 @@ export function openApiDocument(version: string) {
           type: 'apiKey',
           in: 'cookie',
           name: 'authjs.session-token',
-          description: "The dashboard's session cookie (`__Host-authjs.session-token` over HTTPS). Sign in with next-auth's flow: `GET /api/auth/csrf`, then `POST /api/auth/callback/credentials`.",
+          description:
+            "The dashboard's session cookie (`__Host-authjs.session-token` over HTTPS). Sign in with next-auth's flow: `GET /api/auth/csrf`, then `POST /api/auth/callback/credentials`.",
         },
       },
     },

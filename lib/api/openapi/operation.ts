@@ -26,11 +26,15 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** The document's tags, each with what its operations are for. */
 export const TAGS = {
-  'Agent API': 'For agents, with an agent key: propose an action, read what became of it, read the contracts. Reads of a proposal and of the contracts take a dashboard session too.',
-  'Operator API': 'For people, with a dashboard session: decide, extend, revise and re-request proposals, read the queue, export the audit trail, prove an email address. Mutations need a same-origin `Origin`.',
-  'Admin API': "For a tenant's admins, with a dashboard session in the tenant the dashboard shows: agent keys, members, contract rollout, notifications, passkeys, the emergency stop and routing policies.",
+  'Agent API':
+    'For agents, with an agent key: propose an action, read what became of it, read the contracts. Reads of a proposal and of the contracts take a dashboard session too.',
+  'Operator API':
+    'For people, with a dashboard session: decide, extend, revise and re-request proposals, read the queue, export the audit trail, prove an email address. Mutations need a same-origin `Origin`.',
+  'Admin API':
+    "For a tenant's admins, with a dashboard session in the tenant the dashboard shows: agent keys, members, contract rollout, notifications, passkeys, the emergency stop and routing policies.",
   Public: 'No credentials: the public keys, health, this document, and accepting an invitation.',
-  Executor: 'Called by the worker with signed commands, not by clients; an executor of your own verifies the same commands with the public keys.',
+  Executor:
+    'Called by the worker with signed commands, not by clients; an executor of your own verifies the same commands with the public keys.',
   MCP: 'The Model Context Protocol server for agents, with an agent key.',
 } as const;
 
@@ -49,7 +53,12 @@ export type Success = {
  * An error status this operation answers beyond the standard ones, with its possible codes: in the
  * one error body (`Error`), or in the body a protocol prescribes (`body`, e.g. JSON-RPC's at /api/mcp).
  */
-export type ErrorCase = { status: number; codes: readonly string[]; headers?: readonly HeaderName[]; body?: { json: z.ZodType; description: string } };
+export type ErrorCase = {
+  status: number;
+  codes: readonly string[];
+  headers?: readonly HeaderName[];
+  body?: { json: z.ZodType; description: string };
+};
 
 export type QueryParameter = { name: string; description: string; values?: readonly string[] };
 
@@ -92,7 +101,11 @@ export type Operation = {
 export function bodyOf(
   spec: RequestBody<unknown>,
   id: string,
-  { sameOrigin = true, schema = spec.schema, invalidCode = spec.code }: { sameOrigin?: boolean; schema?: z.ZodType; invalidCode?: string } = {},
+  {
+    sameOrigin = true,
+    schema = spec.schema,
+    invalidCode = spec.code,
+  }: { sameOrigin?: boolean; schema?: z.ZodType; invalidCode?: string } = {},
 ): NonNullable<Operation['body']> {
   return { schema: component(schema, id, 'input'), invalidCode, optional: spec.whenAbsent !== undefined, sameOrigin };
 }

@@ -1,4 +1,4 @@
-import { Document, Spectral, type RulesetDefinition } from '@stoplight/spectral-core';
+import { Document, type RulesetDefinition, Spectral } from '@stoplight/spectral-core';
 import { Json } from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +19,10 @@ describe("Spectral's spectral:oas ruleset", () => {
   });
 
   it('finds an unused component and an operation without a description (it is really linting)', async () => {
-    type Loose = { paths: Record<string, Record<string, Record<string, unknown>>>; components: { schemas: Record<string, unknown> } };
+    type Loose = {
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+      components: { schemas: Record<string, unknown> };
+    };
     const mangled = structuredClone(openApiDocument('0.0.0-test')) as Loose;
     delete mangled.paths['/api/v1/proposals']!.post!.description;
     mangled.components.schemas.Unused = { type: 'string' };

@@ -1,13 +1,22 @@
 import type { ErrorCase, Operation } from './operation';
 
 /** The codes of lib/http/body.ts's reader, checked before any schema. */
-export const MALFORMED_BODY_CODES = ['invalid_json', 'invalid_utf8', 'duplicate_key', 'forbidden_key', 'too_deep', 'lone_surrogate', 'nul_character'] as const;
+export const MALFORMED_BODY_CODES = [
+  'invalid_json',
+  'invalid_utf8',
+  'duplicate_key',
+  'forbidden_key',
+  'too_deep',
+  'lone_surrogate',
+  'nul_character',
+] as const;
 
 /** The errors an operation answers because of who may call it and whether it reads a body. */
 function standardErrors(operation: Operation): ErrorCase[] {
   const errors: ErrorCase[] = [];
   // A signed command is checked by the executor itself: its 401s are the operation's own.
-  if (operation.access !== 'public' && operation.access !== 'command') errors.push({ status: 401, codes: ['unauthenticated'] });
+  if (operation.access !== 'public' && operation.access !== 'command')
+    errors.push({ status: 401, codes: ['unauthenticated'] });
   if (operation.access === 'admin') errors.push({ status: 403, codes: ['forbidden'] });
   const body = operation.body;
   if (body) {

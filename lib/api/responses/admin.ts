@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { roleEnum, channelKindEnum, deliveryStatusEnum } from '@/db/schema';
+import { channelKindEnum, deliveryStatusEnum, roleEnum } from '@/db/schema';
 import { policyEntrySchema } from '@/lib/policy/requests';
 import { routingRuleSchema } from '@/lib/routing-rules';
 import { routingSchema } from './proposals';
@@ -11,7 +11,10 @@ import { routingSchema } from './proposals';
  * Objects are strict: a field added to an answer and not here fails the live check.
  */
 
-export const instant = z.codec(z.iso.datetime({ offset: true }), z.date(), { decode: (text) => new Date(text), encode: (date) => date.toISOString() });
+export const instant = z.codec(z.iso.datetime({ offset: true }), z.date(), {
+  decode: (text) => new Date(text),
+  encode: (date) => date.toISOString(),
+});
 const isoText = z.iso.datetime({ offset: true });
 const role = z.enum(roleEnum.enumValues);
 
@@ -35,8 +38,16 @@ export const agentKeyListSchema = z.strictObject({ agentKeys: z.array(agentKeySc
 export const issuedAgentKeySchema = z.strictObject({ agentKey: agentKeySchema, key: z.string() });
 export const revokedAgentKeySchema = z.strictObject({
   agentKey: agentKeySchema,
-  revoked: z.array(agentKeySchema).describe('Every key this call revoked: the one named, or with scope `agent` every key of the agent that still worked.'),
-  stillWorking: z.array(agentKeySchema).describe('The agent’s keys that still work after this call; each works until its `expiresAt` (null: until revoked).'),
+  revoked: z
+    .array(agentKeySchema)
+    .describe(
+      'Every key this call revoked: the one named, or with scope `agent` every key of the agent that still worked.',
+    ),
+  stillWorking: z
+    .array(agentKeySchema)
+    .describe(
+      'The agent’s keys that still work after this call; each works until its `expiresAt` (null: until revoked).',
+    ),
 });
 
 const rolloutSchema = z.strictObject({
@@ -48,7 +59,9 @@ const rolloutSchema = z.strictObject({
       status: z.enum(['current', 'supported', 'shadow', 'retired']),
       since: isoText.nullable(),
       sunsetAt: isoText.nullable(),
-      senders: z.array(z.strictObject({ agentKeyId: z.string(), agentName: z.string(), lastAt: isoText, attempts: z.int() })),
+      senders: z.array(
+        z.strictObject({ agentKeyId: z.string(), agentName: z.string(), lastAt: isoText, attempts: z.int() }),
+      ),
     }),
   ),
 });
@@ -56,23 +69,47 @@ const rolloutSchema = z.strictObject({
 export const contractRolloutListSchema = z.strictObject({ actions: z.array(rolloutSchema) });
 export const contractStatusChangedSchema = z.strictObject({ changed: z.boolean(), action: rolloutSchema.optional() });
 
-const pendingInvitationSchema = z.strictObject({ id: z.string(), email: z.string(), name: z.string(), role, expiresAt: instant, createdAt: instant });
+const pendingInvitationSchema = z.strictObject({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  role,
+  expiresAt: instant,
+  createdAt: instant,
+});
 
 export const memberListSchema = z.strictObject({
-  members: z.array(z.strictObject({ userId: z.string(), name: z.string(), email: z.string(), role, joinedAt: instant })),
+  members: z.array(
+    z.strictObject({ userId: z.string(), name: z.string(), email: z.string(), role, joinedAt: instant }),
+  ),
   invitations: z.array(pendingInvitationSchema),
 });
 /** The one-time link is in this answer and never again. */
 export const invitationCreatedSchema = z.strictObject({ invitationUrl: z.url(), invitation: pendingInvitationSchema });
 export const invitationCancelledSchema = z.strictObject({ invitation: pendingInvitationSchema });
-export const roleChangedSchema = z.strictObject({ member: z.strictObject({ userId: z.string(), role, previousRole: role.nullable() }) });
+export const roleChangedSchema = z.strictObject({
+  member: z.strictObject({ userId: z.string(), role, previousRole: role.nullable() }),
+});
 export const memberRemovedSchema = z.strictObject({ removed: z.strictObject({ userId: z.string(), role }) });
-export const emailCodeSentSchema = z.strictObject({ sentTo: z.string().describe('The address the code went to: the signed-in account’s own, or the one the invitation names.') });
+export const emailCodeSentSchema = z.strictObject({
+  sentTo: z
+    .string()
+    .describe('The address the code went to: the signed-in account’s own, or the one the invitation names.'),
+});
 export const emailVerifiedSchema = z.strictObject({
   verifiedAt: instant,
-  credentialsCleared: z.boolean().describe('True when the account was made by an invitation link: proving its address removed its password and passkeys and ended its sessions (this one too); its owner signs in anew.'),
+  credentialsCleared: z
+    .boolean()
+    .describe(
+      'True when the account was made by an invitation link: proving its address removed its password and passkeys and ended its sessions (this one too); its owner signs in anew.',
+    ),
 });
-export const invitationAcceptedSchema = z.strictObject({ email: z.string(), tenantName: z.string(), role, signIn: z.enum(['password', 'sso', 'existing']) });
+export const invitationAcceptedSchema = z.strictObject({
+  email: z.string(),
+  tenantName: z.string(),
+  role,
+  signIn: z.enum(['password', 'sso', 'existing']),
+});
 
 const channelSchema = z.strictObject({
   id: z.string(),
@@ -81,7 +118,11 @@ const channelSchema = z.strictObject({
   target: z.string().describe('A Slack URL (itself a credential) only in part.'),
   events: z.array(z.string()),
   enabled: z.boolean(),
-  digestThreshold: z.int().describe('More than this many messages within a minute, and the rest of that minute go as one digest when it is up; 0 sends each on its own.'),
+  digestThreshold: z
+    .int()
+    .describe(
+      'More than this many messages within a minute, and the rest of that minute go as one digest when it is up; 0 sends each on its own.',
+    ),
   createdAt: instant,
   updatedAt: instant,
   hasSecret: z.boolean(),
@@ -101,14 +142,27 @@ const deliverySchema = z.strictObject({
   deliveredAt: instant.nullable(),
   deadAt: instant.nullable(),
   nextAttemptAt: instant.nullable(),
-  digestId: z.string().nullable().describe('The digest this message waits in and is sent with (its own delivery, event `notification.digest`); null when it goes on its own.'),
+  digestId: z
+    .string()
+    .nullable()
+    .describe(
+      'The digest this message waits in and is sent with (its own delivery, event `notification.digest`); null when it goes on its own.',
+    ),
   channelKind: z.enum(channelKindEnum.enumValues),
   channelTarget: z.string(),
 });
 
-const settingsSchema = z.strictObject({ reminderLeadMinutes: z.int(), escalateAfterMinutes: z.int(), notifyWithValues: z.boolean() });
+const settingsSchema = z.strictObject({
+  reminderLeadMinutes: z.int(),
+  escalateAfterMinutes: z.int(),
+  notifyWithValues: z.boolean(),
+});
 
-export const notificationsOverviewSchema = z.strictObject({ settings: settingsSchema.optional(), channels: z.array(channelSchema), deliveries: z.array(deliverySchema) });
+export const notificationsOverviewSchema = z.strictObject({
+  settings: settingsSchema.optional(),
+  channels: z.array(channelSchema),
+  deliveries: z.array(deliverySchema),
+});
 /** A webhook's signing secret is in this answer and never again (`null` for slack and email). */
 export const channelCreatedSchema = z.strictObject({ channel: channelSchema, secret: z.string().nullable() });
 export const channelChangedSchema = z.strictObject({ channel: channelSchema });
@@ -118,7 +172,9 @@ export const settingsAnswerSchema = z.strictObject({ settings: settingsSchema })
 const executionsSchema = z.strictObject({
   paused: z.boolean(),
   pausedAt: instant.nullable(),
-  pausedBy: z.strictObject({ id: z.string(), name: z.string().nullable().describe('Null when the CLI paused.') }).nullable(),
+  pausedBy: z
+    .strictObject({ id: z.string(), name: z.string().nullable().describe('Null when the CLI paused.') })
+    .nullable(),
   reason: z.string().nullable(),
 });
 export const executionsStateSchema = z.strictObject({ executions: executionsSchema });
@@ -130,7 +186,15 @@ const rulesAndExpiry = z.strictObject({ rules: z.array(routingRuleSchema), expir
 
 export const policyListSchema = z.strictObject({ policies: z.array(policyEntry) });
 export const policySaveResultSchema = z.strictObject({
-  saved: z.array(z.strictObject({ action: z.string(), previousVersion: z.int(), version: z.int(), before: rulesAndExpiry, after: rulesAndExpiry })),
+  saved: z.array(
+    z.strictObject({
+      action: z.string(),
+      previousVersion: z.int(),
+      version: z.int(),
+      before: rulesAndExpiry,
+      after: rulesAndExpiry,
+    }),
+  ),
   unchanged: z.array(z.string()),
   policies: z.array(policyEntry),
 });
@@ -144,19 +208,46 @@ export const policyPreviewAnswerSchema = z.strictObject({
   usesAggregates: z.boolean(),
 });
 
-const routedAs = z.strictObject({ rule: z.string(), outcome: z.enum(['auto_approve', 'needs_approval', 'deny']), approvals: z.int(), role: z.enum(['approver', 'admin']) });
+const routedAs = z.strictObject({
+  rule: z.string(),
+  outcome: z.enum(['auto_approve', 'needs_approval', 'deny']),
+  approvals: z.int(),
+  role: z.enum(['approver', 'admin']),
+});
 export const policyPlanAnswerSchema = z.strictObject({
-  changes: z.array(z.strictObject({ action: z.string(), version: z.int(), nextVersion: z.int(), words: z.array(z.string()).describe('The change in sentences.') })).describe('Each action the draft changes; an unchanged one is left out.'),
+  changes: z
+    .array(
+      z.strictObject({
+        action: z.string(),
+        version: z.int(),
+        nextVersion: z.int(),
+        words: z.array(z.string()).describe('The change in sentences.'),
+      }),
+    )
+    .describe('Each action the draft changes; an unchanged one is left out.'),
   warnings: z
     .array(z.strictObject({ action: z.string(), ruleId: z.string(), message: z.string() }))
-    .describe("Rules of the changed actions whose description or id names an amount their bounds no longer have (a rule with no bound is read against the bounds of the rules before it). Ids are never renamed: past proposals cite them. Publishing is not refused."),
+    .describe(
+      'Rules of the changed actions whose description or id names an amount their bounds no longer have (a rule with no bound is read against the bounds of the rules before it). Ids are never renamed: past proposals cite them. Publishing is not refused.',
+    ),
   backtest: z.strictObject({
     days: z.int(),
     since: isoText,
     proposals: z.int().describe('How many proposals of the changed actions were replayed.'),
     limit: z.int(),
-    truncated: z.boolean().describe('More than `limit` proposals in the period: only the newest `limit` were replayed.'),
-    flips: z.array(z.strictObject({ proposalId: z.string(), action: z.string(), createdAt: isoText, summary: z.string().describe('The action and resource id, never a value.'), before: routedAs, after: routedAs })),
+    truncated: z
+      .boolean()
+      .describe('More than `limit` proposals in the period: only the newest `limit` were replayed.'),
+    flips: z.array(
+      z.strictObject({
+        proposalId: z.string(),
+        action: z.string(),
+        createdAt: isoText,
+        summary: z.string().describe('The action and resource id, never a value.'),
+        before: routedAs,
+        after: routedAs,
+      }),
+    ),
   }),
 });
 

@@ -33,7 +33,10 @@ export const errorBodySchema = z.object({
     message: z.string().describe('What went wrong and what to do, in words for a person.'),
     issues: z.array(fieldIssueSchema).optional().describe('Every problem with the body (422 of kind `schema`).'),
     repair: repairAdviceSchema.optional().describe('Intake only: whether a repair (`repairOf`) may follow.'),
-    supportedVersions: z.array(z.int()).optional().describe('`unsupported_contract_version`: the versions this action accepts.'),
+    supportedVersions: z
+      .array(z.int())
+      .optional()
+      .describe('`unsupported_contract_version`: the versions this action accepts.'),
     retryAfterSeconds: z.int().optional().describe('`rate_limited`: as the `Retry-After` header.'),
     messages: z.array(z.string()).optional().describe('`invalid_query`: each bad parameter in words.'),
     action: z.string().optional().describe('`stale_policy`: the action whose policy moved on.'),

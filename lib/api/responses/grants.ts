@@ -19,7 +19,9 @@ export const grantSchema = z.strictObject({
   reason: z.string(),
   createdAt: z.iso.datetime({ offset: true }),
   expiresAt: z.iso.datetime({ offset: true }),
-  state: z.enum(['active', 'expired', 'used_up', 'revoked', 'role_changed', 'granter_removed', 'policy_changed']).describe('Only `active` covers anything.'),
+  state: z
+    .enum(['active', 'expired', 'used_up', 'revoked', 'role_changed', 'granter_removed', 'policy_changed'])
+    .describe('Only `active` covers anything.'),
   endedAt: z.iso.datetime({ offset: true }).nullable(),
   endedBy: z.string().nullable(),
   endNote: z.string().nullable(),

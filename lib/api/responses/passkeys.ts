@@ -15,7 +15,9 @@ export const passkeyListSchema = z.strictObject({
   hostProblem: z
     .strictObject({ code: z.literal('passkey_host'), message: z.string(), useInstead: z.string().optional() })
     .nullable()
-    .describe('Why passkeys cannot be used at this address (an IP address is no relying party), with the address on the loopback host name to use instead.'),
+    .describe(
+      'Why passkeys cannot be used at this address (an IP address is no relying party), with the address on the loopback host name to use instead.',
+    ),
 });
 
 export const passkeyAnswerSchema = z.strictObject({ passkey: passkeyViewSchema });
@@ -25,11 +27,17 @@ export const passkeyMemberListSchema = z.strictObject({ passkeys: z.array(passke
 /** WebAuthn's options as @simplewebauthn/server writes them, for `navigator.credentials.create()`/`.get()` (via @simplewebauthn/browser). */
 const webAuthnOptions = z.object({ challenge: z.string(), timeout: z.number().optional() }).loose();
 
-export const registrationOptionsSchema = webAuthnOptions.describe('PublicKeyCredentialCreationOptionsJSON: user verification required, the relying party is APP_URL’s host.');
+export const registrationOptionsSchema = webAuthnOptions.describe(
+  'PublicKeyCredentialCreationOptionsJSON: user verification required, the relying party is APP_URL’s host.',
+);
 
 export const decisionChallengeSchema = z.strictObject({
-  statement: decisionStatementSchema.describe('What the person signs: its RFC 8785 text’s SHA-256 is `options.challenge`.'),
-  options: webAuthnOptions.describe('PublicKeyCredentialRequestOptionsJSON for the person’s passkeys, user verification required.'),
+  statement: decisionStatementSchema.describe(
+    'What the person signs: its RFC 8785 text’s SHA-256 is `options.challenge`.',
+  ),
+  options: webAuthnOptions.describe(
+    'PublicKeyCredentialRequestOptionsJSON for the person’s passkeys, user verification required.',
+  ),
 });
 
 export const passkeySettingsAnswerSchema = z.strictObject({

@@ -1,10 +1,16 @@
 import 'server-only';
 import type { Proposal } from '@/db/schema';
+import type { ProposalView } from '@/lib/decisions/proposal-view';
 import type { DecisionRow } from '@/lib/proposals/decision-rows';
 import type { ExecutionState } from '@/lib/proposals/execution-state';
-import type { ProposalView } from '@/lib/decisions/proposal-view';
 import { routingContext, wordingOf } from '@/lib/proposals/wording';
-import type { AgentProposalDetail, AgentProposalView, OperatorProposalDetail, OperatorProposalView, ProposalSummary } from './proposals';
+import type {
+  AgentProposalDetail,
+  AgentProposalView,
+  OperatorProposalDetail,
+  OperatorProposalView,
+  ProposalSummary,
+} from './proposals';
 
 function summaryOf(proposal: Proposal): string {
   return wordingOf(proposal).summary;
@@ -54,7 +60,9 @@ export function proposalDetail(
       by: audience === 'operator' ? { id: d.userId, name: d.userName } : undefined,
       reason: d.reason,
       at: d.createdAt.toISOString(),
-      ...(d.withdrawn ? { withdrawn: { at: d.withdrawn.at.toISOString(), reason: d.withdrawn.reason, role: d.withdrawn.role } } : {}),
+      ...(d.withdrawn
+        ? { withdrawn: { at: d.withdrawn.at.toISOString(), reason: d.withdrawn.reason, role: d.withdrawn.role } }
+        : {}),
     })),
     ...(proposal.grantId ? { grantId: proposal.grantId } : {}),
     execution: state.execution,
@@ -62,12 +70,22 @@ export function proposalDetail(
   if (audience === 'agent') return detail;
   // Flags stay with operators: the agent is the party whose text they read, and naming what tripped
   // them would teach it to write around them.
-  return { ...detail, flags: proposal.flags, evidence: proposal.evidence, rawCandidate: proposal.rawCandidate, command: state.command } satisfies OperatorProposalDetail;
+  return {
+    ...detail,
+    flags: proposal.flags,
+    evidence: proposal.evidence,
+    rawCandidate: proposal.rawCandidate,
+    command: state.command,
+  } satisfies OperatorProposalDetail;
 }
 
 /** `GET /api/v1/proposals/:id`: the detail, and for an operator what they may do with it (`viewer`). */
 export function proposalViewJson(view: ProposalView, origin: string, audience: 'agent' | 'operator') {
-  const detail = { ...proposalDetail(view.proposal, view.decisions, origin, audience, view.state), reproposal: view.reproposal };
-  if (audience === 'operator' && view.viewer && 'rawCandidate' in detail) return { ...detail, viewer: view.viewer } satisfies OperatorProposalView;
+  const detail = {
+    ...proposalDetail(view.proposal, view.decisions, origin, audience, view.state),
+    reproposal: view.reproposal,
+  };
+  if (audience === 'operator' && view.viewer && 'rawCandidate' in detail)
+    return { ...detail, viewer: view.viewer } satisfies OperatorProposalView;
   return detail satisfies AgentProposalView;
 }

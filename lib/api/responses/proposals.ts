@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { proposalStatusEnum, roleEnum } from '@/db/schema';
 import { FLAG_KINDS } from '@/db/proposal-flags';
+import { proposalStatusEnum, roleEnum } from '@/db/schema';
 import { FRESH_STATES, type FreshFacts } from '@/lib/proposals/fresh-facts';
 
 /**
@@ -36,7 +36,12 @@ const payloadSchema = z.object({
   evidenceRefs: z.array(z.string()),
 });
 
-const gateResultSchema = z.object({ gate: z.string(), ok: z.boolean(), code: z.string().optional(), detail: z.string().optional() });
+const gateResultSchema = z.object({
+  gate: z.string(),
+  ok: z.boolean(),
+  code: z.string().optional(),
+  detail: z.string().optional(),
+});
 
 export const routingSchema = z.object({
   rule: z.string(),
@@ -44,7 +49,15 @@ export const routingSchema = z.object({
   outcome: z.enum(['auto_approve', 'needs_approval', 'deny']),
   approvals: z.int(),
   role: z.enum(['approver', 'admin']),
-  aggregate: z.object({ field: z.string(), windowHours: z.number(), priorCount: z.int(), priorSum: z.number(), total: z.number() }).optional(),
+  aggregate: z
+    .object({
+      field: z.string(),
+      windowHours: z.number(),
+      priorCount: z.int(),
+      priorSum: z.number(),
+      total: z.number(),
+    })
+    .optional(),
 });
 
 const decisionSchema = z.object({
@@ -53,9 +66,15 @@ const decisionSchema = z.object({
   reason: z.string().nullable(),
   at: timestamp,
   withdrawn: z
-    .object({ at: timestamp, reason: z.enum(['role_changed', 'removed']), role: z.enum(['viewer', 'approver', 'admin']).nullable() })
+    .object({
+      at: timestamp,
+      reason: z.enum(['role_changed', 'removed']),
+      role: z.enum(['viewer', 'approver', 'admin']).nullable(),
+    })
     .optional()
-    .describe("An approval that no longer counts: its approver's role dropped below the rule's (`role` is the new one) or they were removed, while the proposal waited."),
+    .describe(
+      "An approval that no longer counts: its approver's role dropped below the rule's (`role` is the new one) or they were removed, while the proposal waited.",
+    ),
 });
 
 /**
@@ -71,7 +90,9 @@ const executionSchema = z.object({
   errorCode: z.string().nullable(),
   nextCheckAt: timestamp.nullable(),
   updatedAt: timestamp,
-  checks: z.array(z.object({ at: timestamp, attempt: z.int().nullable(), outcome: z.string(), reason: z.string().nullable() })),
+  checks: z.array(
+    z.object({ at: timestamp, attempt: z.int().nullable(), outcome: z.string(), reason: z.string().nullable() }),
+  ),
 });
 
 export const flagSchema = z.object({
@@ -104,7 +125,10 @@ export const agentProposalDetailSchema = proposalSummarySchema.extend({
   routing: routingSchema,
   routingContext: z.string().nullable(),
   decisions: z.array(decisionSchema),
-  grantId: z.string().optional().describe('Present when a standing grant approved it instead of a person (docs/grants.md): its `g_…` id.'),
+  grantId: z
+    .string()
+    .optional()
+    .describe('Present when a standing grant approved it instead of a person (docs/grants.md): its `g_…` id.'),
   execution: executionSchema.nullable(),
 });
 
@@ -135,7 +159,10 @@ const viewerRightsSchema = z.object({
 export const agentProposalViewSchema = agentProposalDetailSchema.extend({ reproposal: reproposalSchema.nullable() });
 
 /** `GET /api/v1/proposals/:id` with a session. */
-export const operatorProposalViewSchema = operatorProposalDetailSchema.extend({ reproposal: reproposalSchema.nullable(), viewer: viewerRightsSchema });
+export const operatorProposalViewSchema = operatorProposalDetailSchema.extend({
+  reproposal: reproposalSchema.nullable(),
+  viewer: viewerRightsSchema,
+});
 
 /** `POST /api/v1/proposals/:id/repropose-request`. */
 export const reproposalCreatedSchema = z.object({ reproposal: reproposalSchema });
@@ -148,7 +175,11 @@ const factsSnapshotSchema = z.object({
 /** `POST /api/v1/proposals/:id/recheck`: the facts at proposal beside the facts now (lib/proposals/fresh-facts.ts). */
 export const freshFactsSchema = z.object({
   proposalId: z.string(),
-  state: z.enum(FRESH_STATES).describe('fresh: nothing moved; changed: moved but still holds; stale: no longer holds (now ended stale); unavailable: the system of record did not answer in time; closed: not pending, nothing read.'),
+  state: z
+    .enum(FRESH_STATES)
+    .describe(
+      'fresh: nothing moved; changed: moved but still holds; stale: no longer holds (now ended stale); unavailable: the system of record did not answer in time; closed: not pending, nothing read.',
+    ),
   checkedAt: timestamp,
   atProposal: factsSnapshotSchema.extend({ at: timestamp }),
   now: factsSnapshotSchema.nullable(),

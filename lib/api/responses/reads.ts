@@ -41,11 +41,17 @@ const queueItemSchema = z.object({
 export const queuePageSchema = z.object({
   items: z
     .array(queueItemSchema)
-    .describe(`A page; fewer, even none, when a group or filter is rare among the ${QUEUE_SCAN_LIMIT.toLocaleString('en')} pending proposals one page looks at: \`nextCursor\` then looks further.`),
+    .describe(
+      `A page; fewer, even none, when a group or filter is rare among the ${QUEUE_SCAN_LIMIT.toLocaleString('en')} pending proposals one page looks at: \`nextCursor\` then looks further.`,
+    ),
   nextCursor: z.string().nullable().describe('Null when nothing follows.'),
   total: z.int(),
   counts: z.object({ 'needs-you': z.int(), waiting: z.int(), all: z.int() }),
-  countsExact: z.boolean().describe(`False when the queue holds more pending proposals than are counted (the first ${QUEUE_COUNT_LIMIT.toLocaleString('en')}): \`total\` and \`counts\` are then lower bounds.`),
+  countsExact: z
+    .boolean()
+    .describe(
+      `False when the queue holds more pending proposals than are counted (the first ${QUEUE_COUNT_LIMIT.toLocaleString('en')}): \`total\` and \`counts\` are then lower bounds.`,
+    ),
   asOf: timestamp,
 });
 
@@ -93,7 +99,9 @@ export const checkpointSchema = z.object({
   hash: z.string(),
   at: timestamp,
   checkpoint: z.string().describe('An EdDSA JWS of type `countersign-checkpoint+jwt` over {tenant, seq, hash, at}.'),
-  origin: z.string().describe("The log's name: `<host of APP_URL>/countersign/<tenant id>`, the note's first line and its key name."),
+  origin: z
+    .string()
+    .describe("The log's name: `<host of APP_URL>/countersign/<tenant id>`, the note's first line and its key name."),
   note: z
     .string()
     .describe(

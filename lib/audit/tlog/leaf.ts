@@ -1,4 +1,4 @@
-import { leafHash, type Hash } from './merkle';
+import { type Hash, leafHash } from './merkle';
 
 /**
  * A tenant's tree has one leaf per audit event: leaf i is the event with seq i+1, and its data are

@@ -81,14 +81,17 @@ export function inclusionRanges(index: number, size: number): LeafRange[] {
   const path = (m: number, start: number, n: number): LeafRange[] => {
     if (n === 1) return [];
     const k = splitPoint(n);
-    return m < k ? [...path(m, start, k), { start: start + k, end: start + n }] : [...path(m - k, start + k, n - k), { start, end: start + k }];
+    return m < k
+      ? [...path(m, start, k), { start: start + k, end: start + n }]
+      : [...path(m - k, start + k, n - k), { start, end: start + k }];
   };
   return path(index, 0, size);
 }
 
 /** RFC 6962 §2.1.2 PROOF(m, D[n]): the ranges whose hashes prove the tree of `size1` a prefix of the tree of `size2`. */
 export function consistencyRanges(size1: number, size2: number): LeafRange[] {
-  if (!isSize(size1) || !isSize(size2) || size1 > size2) throw new RangeError(`no consistency proof from a tree of ${size1} to one of ${size2}`);
+  if (!isSize(size1) || !isSize(size2) || size1 > size2)
+    throw new RangeError(`no consistency proof from a tree of ${size1} to one of ${size2}`);
   if (size1 === 0 || size1 === size2) return [];
   const subproof = (m: number, start: number, n: number, whole: boolean): LeafRange[] => {
     if (m === n) return whole ? [] : [{ start, end: start + n }];
@@ -117,7 +120,8 @@ export function nodeKey({ level, index }: NodeId): string {
  */
 export function verifyInclusion(index: number, size: number, leaf: Hash, proof: readonly Hash[], root: Hash): boolean {
   if (!isSize(index) || !isSize(size) || index >= size) return false;
-  if (leaf.length !== HASH_SIZE || root.length !== HASH_SIZE || proof.some((hash) => hash.length !== HASH_SIZE)) return false;
+  if (leaf.length !== HASH_SIZE || root.length !== HASH_SIZE || proof.some((hash) => hash.length !== HASH_SIZE))
+    return false;
   let r = leaf;
   const ended = climb(index, size - 1, proof, (p, left) => {
     r = left ? nodeHash(p, r) : nodeHash(r, p);
@@ -130,9 +134,16 @@ export function verifyInclusion(index: number, size: number, leaf: Hash, proof: 
  * `size2` with `root2`? Equal sizes need equal roots and an empty proof; a proof from the empty
  * tree proves nothing and is refused, as transparency-dev's verifier does.
  */
-export function verifyConsistency(size1: number, size2: number, proof: readonly Hash[], root1: Hash, root2: Hash): boolean {
+export function verifyConsistency(
+  size1: number,
+  size2: number,
+  proof: readonly Hash[],
+  root1: Hash,
+  root2: Hash,
+): boolean {
   if (!isSize(size1) || !isSize(size2) || size1 > size2 || size1 === 0) return false;
-  if (root1.length !== HASH_SIZE || root2.length !== HASH_SIZE || proof.some((hash) => hash.length !== HASH_SIZE)) return false;
+  if (root1.length !== HASH_SIZE || root2.length !== HASH_SIZE || proof.some((hash) => hash.length !== HASH_SIZE))
+    return false;
   if (size1 === size2) return proof.length === 0 && sameHash(root1, root2);
   const path = isPowerOfTwo(size1) ? [root1, ...proof] : [...proof];
   if (path.length === 0) return false;
@@ -194,7 +205,10 @@ export function appendLeaf(peaks: SubtreeHash[], size: number, hash: Hash): Subt
   for (let top = peaks.length - 1; top > 0 && peaks[top]!.id.level === peaks[top - 1]!.id.level; top--) {
     const right = peaks.pop()!;
     const left = peaks.pop()!;
-    const parent = { id: { level: left.id.level + 1, index: left.id.index / 2 }, hash: nodeHash(left.hash, right.hash) };
+    const parent = {
+      id: { level: left.id.level + 1, index: left.id.index / 2 },
+      hash: nodeHash(left.hash, right.hash),
+    };
     peaks.push(parent);
     completed.push(parent);
   }

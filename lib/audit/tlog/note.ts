@@ -34,7 +34,12 @@ export class NoteError extends Error {
 
 /** signed-note: key ID = SHA-256(key name || 0x0A || 0x01 || 32-byte Ed25519 public key)[:4], big-endian. */
 export function noteKeyId(name: string, publicKey: Uint8Array): number {
-  return createHash('sha256').update(name, 'utf8').update(Uint8Array.of(0x0a, ED25519)).update(publicKey).digest().readUInt32BE(0);
+  return createHash('sha256')
+    .update(name, 'utf8')
+    .update(Uint8Array.of(0x0a, ED25519))
+    .update(publicKey)
+    .digest()
+    .readUInt32BE(0);
 }
 
 function checkKeyName(name: string): void {
@@ -59,17 +64,25 @@ export function verifierKeyText(verifier: NoteVerifier): string {
 /** Parses a verifier key text; refuses any other signature type, a malformed key, or an id that is not the key's. */
 export function parseVerifierKey(text: string): NoteVerifier {
   const [name, hexId, key, ...rest] = text.split('+');
-  if (rest.length > 0 || !name || !hexId || !key || !/^[0-9a-f]{8}$/.test(hexId)) throw new NoteError('a verifier key is <name>+<8 hex digits>+<base64 key>');
+  if (rest.length > 0 || !name || !hexId || !key || !/^[0-9a-f]{8}$/.test(hexId))
+    throw new NoteError('a verifier key is <name>+<8 hex digits>+<base64 key>');
   const bytes = Buffer.from(key, 'base64');
-  if (bytes.toString('base64') !== key || bytes.length !== 33 || bytes[0] !== ED25519) throw new NoteError('only Ed25519 verifier keys (type 0x01, 32 bytes) are read');
+  if (bytes.toString('base64') !== key || bytes.length !== 33 || bytes[0] !== ED25519)
+    throw new NoteError('only Ed25519 verifier keys (type 0x01, 32 bytes) are read');
   const verifier = { name, id: Number.parseInt(hexId, 16), publicKey: bytes.subarray(1) };
   checkKeyName(name);
-  if (noteKeyId(name, verifier.publicKey) !== verifier.id) throw new NoteError(`the verifier key's id ${hexId} is not the id of its name and key`);
+  if (noteKeyId(name, verifier.publicKey) !== verifier.id)
+    throw new NoteError(`the verifier key's id ${hexId} is not the id of its name and key`);
   return verifier;
 }
 
 /** Signs a note's text (ending in a newline) with an Ed25519 key under `name`: the text, a blank line, one signature line. */
-export async function signNote(text: string, name: string, key: SigningKey, publicJwk: Pick<PublicJwk, 'x'>): Promise<string> {
+export async function signNote(
+  text: string,
+  name: string,
+  key: SigningKey,
+  publicJwk: Pick<PublicJwk, 'x'>,
+): Promise<string> {
   checkText(text);
   const verifier = jwkVerifier(name, publicJwk);
   // The key is the WebCrypto key the commands sign with (lib/commands/keys.ts), never exported.
@@ -81,7 +94,8 @@ export async function signNote(text: string, name: string, key: SigningKey, publ
 
 function checkText(text: string): void {
   if (!text.endsWith('\n')) throw new NoteError('a note text ends with a newline');
-  if (/[\u0000-\u0009\u000b-\u001f\u007f]/u.test(text)) throw new NoteError('a note has no control characters but newlines');
+  if (/[\u0000-\u0009\u000b-\u001f\u007f]/u.test(text))
+    throw new NoteError('a note has no control characters but newlines');
 }
 
 /**
@@ -89,8 +103,12 @@ function checkText(text: string): void {
  * (same name and id) verifies and none fails; signatures of unknown keys are ignored, as the
  * format requires. Throws NoteError otherwise.
  */
-export function verifyNote(note: string, verifiers: readonly NoteVerifier[]): { text: string; signedBy: NoteVerifier[] } {
-  if (Buffer.byteLength(note, 'utf8') > MAX_NOTE_BYTES) throw new NoteError(`a note is at most ${MAX_NOTE_BYTES} bytes`);
+export function verifyNote(
+  note: string,
+  verifiers: readonly NoteVerifier[],
+): { text: string; signedBy: NoteVerifier[] } {
+  if (Buffer.byteLength(note, 'utf8') > MAX_NOTE_BYTES)
+    throw new NoteError(`a note is at most ${MAX_NOTE_BYTES} bytes`);
   if (note.isWellFormed?.() === false) throw new NoteError('a note is UTF-8 text');
   checkText(note);
   const split = note.lastIndexOf('\n\n');
@@ -104,12 +122,17 @@ export function verifyNote(note: string, verifiers: readonly NoteVerifier[]): { 
     if (!match) throw new NoteError('a signature line is "— <key name> <base64 signature>"');
     const [, name, encoded] = match as unknown as [string, string, string];
     const bytes = Buffer.from(encoded, 'base64');
-    if (bytes.length < 5 || bytes.toString('base64') !== encoded) throw new NoteError('a signature is base64 of a 4-byte key id and the signature');
+    if (bytes.length < 5 || bytes.toString('base64') !== encoded)
+      throw new NoteError('a signature is base64 of a 4-byte key id and the signature');
     const id = bytes.readUInt32BE(0);
     const known = verifiers.find((verifier) => verifier.name === name && verifier.id === id);
     if (!known) continue;
-    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(known.publicKey).toString('base64url') }, format: 'jwk' });
-    if (!verify(null, Buffer.from(text, 'utf8'), publicKey, bytes.subarray(4))) throw new NoteError(`the signature of trusted key ${name} does not verify`);
+    const publicKey = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(known.publicKey).toString('base64url') },
+      format: 'jwk',
+    });
+    if (!verify(null, Buffer.from(text, 'utf8'), publicKey, bytes.subarray(4)))
+      throw new NoteError(`the signature of trusted key ${name} does not verify`);
     signedBy.push(known);
   }
   if (signedBy.length === 0) throw new NoteError('the note is signed by none of the trusted keys');
@@ -127,12 +150,15 @@ export function checkpointText({ origin, size, rootHash }: TreeHead): string {
 /** Parses a checkpoint's text; refuses extension lines (Countersign writes none) and any other form. */
 export function parseCheckpointText(text: string): TreeHead {
   const lines = text.split('\n');
-  if (lines.length !== 4 || lines[3] !== '') throw new NoteError('a checkpoint is three lines: origin, tree size, root hash');
+  if (lines.length !== 4 || lines[3] !== '')
+    throw new NoteError('a checkpoint is three lines: origin, tree size, root hash');
   const [origin, sizeText, rootText] = lines as [string, string, string];
   checkKeyName(origin);
-  if (!/^(0|[1-9][0-9]*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText))) throw new NoteError('a tree size is decimal, without leading zeros');
+  if (!/^(0|[1-9][0-9]*)$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText)))
+    throw new NoteError('a tree size is decimal, without leading zeros');
   const rootHash = Buffer.from(rootText, 'base64');
-  if (rootHash.length !== HASH_SIZE || rootHash.toString('base64') !== rootText) throw new NoteError('a root hash is the base64 of 32 bytes');
+  if (rootHash.length !== HASH_SIZE || rootHash.toString('base64') !== rootText)
+    throw new NoteError('a root hash is the base64 of 32 bytes');
   return { origin, size: Number(sizeText), rootHash };
 }
 
@@ -148,7 +174,8 @@ export function signCheckpointNote(head: TreeHead, key: SigningKey, publicJwk: P
  */
 export function verifyCheckpoint(note: string, keys: readonly PublicJwk[], origin?: string): VerifiedCheckpoint {
   const firstLine = note.slice(0, note.indexOf('\n'));
-  if (origin !== undefined && firstLine !== origin) throw new NoteError(`the checkpoint is of log ${JSON.stringify(firstLine)}, not ${JSON.stringify(origin)}`);
+  if (origin !== undefined && firstLine !== origin)
+    throw new NoteError(`the checkpoint is of log ${JSON.stringify(firstLine)}, not ${JSON.stringify(origin)}`);
   checkKeyName(firstLine);
   const verifiers = keys.map((key) => ({ ...jwkVerifier(firstLine, key), kid: key.kid }));
   const { text, signedBy } = verifyNote(note, verifiers);

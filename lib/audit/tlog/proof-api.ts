@@ -9,13 +9,23 @@ import { consistencyProof, inclusionProof, TreeRangeError } from './store';
 const encode = (hashes: readonly Uint8Array[]) => hashes.map((hash) => Buffer.from(hash).toString('base64'));
 
 /** The inclusion proof of the tenant's event `seq` in its tree of `treeSize` events, as a file carries it. */
-export async function inclusionProofFile(db: Database, tenantId: string, seq: number, treeSize: number): Promise<InclusionProofFile> {
+export async function inclusionProofFile(
+  db: Database,
+  tenantId: string,
+  seq: number,
+  treeSize: number,
+): Promise<InclusionProofFile> {
   const proof = await inclusionProof(db, tenantId, seq, treeSize);
   return { seq, treeSize, hashes: encode(proof.hashes) };
 }
 
 /** The consistency proof of the tenant's trees of `fromSize` and `toSize` events, as a file carries it. */
-export async function consistencyProofFile(db: Database, tenantId: string, fromSize: number, toSize: number): Promise<ConsistencyProofFile> {
+export async function consistencyProofFile(
+  db: Database,
+  tenantId: string,
+  fromSize: number,
+  toSize: number,
+): Promise<ConsistencyProofFile> {
   const proof = await consistencyProof(db, tenantId, fromSize, toSize);
   return { fromSize, toSize, hashes: encode(proof.hashes) };
 }
@@ -27,7 +37,8 @@ export async function consistencyProofFile(db: Database, tenantId: string, fromS
 export function proofQuery<Name extends string>(params: URLSearchParams, names: readonly Name[]): Record<Name, number> {
   const messages: string[] = [];
   for (const key of new Set(params.keys())) {
-    if (!names.includes(key as Name)) messages.push(`Unknown query parameter ${JSON.stringify(key)}; use ${names.join(' and ')}.`);
+    if (!names.includes(key as Name))
+      messages.push(`Unknown query parameter ${JSON.stringify(key)}; use ${names.join(' and ')}.`);
     else if (params.getAll(key).length > 1) messages.push(`${key} is given more than once.`);
   }
   const values = {} as Record<Name, number>;

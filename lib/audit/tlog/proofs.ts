@@ -15,7 +15,9 @@ const size = z.int().min(1).max(Number.MAX_SAFE_INTEGER);
 /** That the event with `seq` is leaf seq-1 of the tree of `treeSize` events. */
 export const inclusionProofSchema = z.strictObject({
   seq: size.describe('The event: leaf seq-1 of the tree.'),
-  treeSize: size.describe('The tree: the first treeSize events, the size of the checkpoint the proof is checked against.'),
+  treeSize: size.describe(
+    'The tree: the first treeSize events, the size of the checkpoint the proof is checked against.',
+  ),
   hashes: z.array(base64Hash).max(64).describe('RFC 6962 PATH(seq-1, treeSize): base64 node hashes, lowest first.'),
 });
 
@@ -42,11 +44,18 @@ export class ProofError extends Error {
  * Offline: is the event (its `seq` and its chain `hash`, which the caller has recomputed from the
  * event's fields) in the tree a verified checkpoint signs? Throws ProofError in words.
  */
-export function verifyEventInclusion(event: { seq: number; hash: string }, proof: InclusionProofFile, checkpoint: TreeHead): void {
+export function verifyEventInclusion(
+  event: { seq: number; hash: string },
+  proof: InclusionProofFile,
+  checkpoint: TreeHead,
+): void {
   const parsed = inclusionProofSchema.safeParse(proof);
   if (!parsed.success) throw new ProofError(`the inclusion proof of event #${event.seq} is malformed`);
   if (proof.seq !== event.seq) throw new ProofError(`the inclusion proof is of event #${proof.seq}, not #${event.seq}`);
-  if (proof.treeSize !== checkpoint.size) throw new ProofError(`the inclusion proof of event #${event.seq} is for a tree of ${proof.treeSize} event(s); the checkpoint signs ${checkpoint.size}`);
+  if (proof.treeSize !== checkpoint.size)
+    throw new ProofError(
+      `the inclusion proof of event #${event.seq} is for a tree of ${proof.treeSize} event(s); the checkpoint signs ${checkpoint.size}`,
+    );
   let leaf: Uint8Array;
   try {
     leaf = eventLeafHash(event.hash);
@@ -54,7 +63,9 @@ export function verifyEventInclusion(event: { seq: number; hash: string }, proof
     throw new ProofError(`event #${event.seq} has no valid hash`);
   }
   if (!verifyInclusion(event.seq - 1, proof.treeSize, leaf, decode(proof.hashes), checkpoint.rootHash)) {
-    throw new ProofError(`event #${event.seq} is not included in checkpoint #${checkpoint.size}: the proof does not lead to its root`);
+    throw new ProofError(
+      `event #${event.seq} is not included in checkpoint #${checkpoint.size}: the proof does not lead to its root`,
+    );
   }
 }
 
@@ -63,15 +74,23 @@ export function verifyEventInclusion(event: { seq: number; hash: string }, proof
  * before it removed, changed or reordered)? Equal sizes need equal roots. Throws ProofError.
  */
 export function verifyCheckpointConsistency(earlier: TreeHead, later: TreeHead, proof: ConsistencyProofFile): void {
-  if (earlier.origin !== later.origin) throw new ProofError(`the checkpoints are of two logs: ${earlier.origin} and ${later.origin}`);
-  if (later.size < earlier.size) throw new ProofError(`the later checkpoint (#${later.size}) is smaller than the earlier one (#${earlier.size}): the log was rolled back`);
+  if (earlier.origin !== later.origin)
+    throw new ProofError(`the checkpoints are of two logs: ${earlier.origin} and ${later.origin}`);
+  if (later.size < earlier.size)
+    throw new ProofError(
+      `the later checkpoint (#${later.size}) is smaller than the earlier one (#${earlier.size}): the log was rolled back`,
+    );
   if (earlier.size === 0) return; // every tree extends the empty one
   const parsed = consistencyProofSchema.safeParse(proof);
   if (!parsed.success) throw new ProofError('the consistency proof is malformed');
   if (proof.fromSize !== earlier.size || proof.toSize !== later.size) {
-    throw new ProofError(`the consistency proof is from #${proof.fromSize} to #${proof.toSize}, not from #${earlier.size} to #${later.size}`);
+    throw new ProofError(
+      `the consistency proof is from #${proof.fromSize} to #${proof.toSize}, not from #${earlier.size} to #${later.size}`,
+    );
   }
   if (!verifyConsistency(earlier.size, later.size, decode(proof.hashes), earlier.rootHash, later.rootHash)) {
-    throw new ProofError(`checkpoint #${later.size} does not extend checkpoint #${earlier.size}: the log was forked or rewritten`);
+    throw new ProofError(
+      `checkpoint #${later.size} does not extend checkpoint #${earlier.size}: the log was forked or rewritten`,
+    );
   }
 }

@@ -10,13 +10,18 @@ import { GET as checkpoint } from '@/app/api/v1/audit/checkpoint/route';
 import { GET as consistency } from '@/app/api/v1/audit/proofs/consistency/route';
 import { GET as inclusion } from '@/app/api/v1/audit/proofs/inclusion/route';
 import { auditEvents } from '@/db/schema';
-import { checkpointFileSchema, verifyCheckpoint as verifyJwsCheckpoint } from '@/lib/audit/checkpoint';
 import { createUser } from '@/lib/admin/accounts';
+import { checkpointFileSchema, verifyCheckpoint as verifyJwsCheckpoint } from '@/lib/audit/checkpoint';
 import { submitAs } from '@/test/intake';
-import { setupRouteWorld, ROUTE_ORIGIN } from '@/test/route-world';
 import { routeSession } from '@/test/route-session';
+import { ROUTE_ORIGIN, setupRouteWorld } from '@/test/route-world';
 import { verifyCheckpoint } from './note';
-import { verifyCheckpointConsistency, verifyEventInclusion, type ConsistencyProofFile, type InclusionProofFile } from './proofs';
+import {
+  type ConsistencyProofFile,
+  type InclusionProofFile,
+  verifyCheckpointConsistency,
+  verifyEventInclusion,
+} from './proofs';
 
 vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
 vi.mock('next/headers', async () => (await import('@/test/route-session')).mockedHeaders);
@@ -27,7 +32,12 @@ let outsiderId = '';
 let sequence = 0;
 
 async function propose(tenant: 'acme' | 'globex' = 'acme'): Promise<void> {
-  const body = { requestId: `req_tlog_routes_${++sequence}`, action: 'hold_stock', contractVersion: 1, args: { sku: tenant === 'acme' ? 'filter-blue' : 'filter-green', quantity: 1 } };
+  const body = {
+    requestId: `req_tlog_routes_${++sequence}`,
+    action: 'hold_stock',
+    contractVersion: 1,
+    args: { sku: tenant === 'acme' ? 'filter-blue' : 'filter-green', quantity: 1 },
+  };
   await submitAs(t.db, systemsOfRecord.client, tenant === 'acme' ? seeded.acme : seeded.globex, body);
 }
 
@@ -40,16 +50,27 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-type Saved = { tenant: string; seq: number; origin: string; note: string; checkpoint: string; keys: { kid: string; x: string; kty: 'OKP'; crv: 'Ed25519'; alg: 'EdDSA'; use: 'sig' }[] };
+type Saved = {
+  tenant: string;
+  seq: number;
+  origin: string;
+  note: string;
+  checkpoint: string;
+  keys: { kid: string; x: string; kty: 'OKP'; crv: 'Ed25519'; alg: 'EdDSA'; use: 'sig' }[];
+};
 const getCheckpoint = async () => {
   const response = await checkpoint(new Request(`${ORIGIN}/api/v1/audit/checkpoint`));
   return { status: response.status, body: (await response.json()) as Saved & { error?: { code: string } } };
 };
 const getProof = async <T>(route: typeof inclusion, path: string, query: string) => {
   const response = await route(new Request(`${ORIGIN}/api/v1/audit/proofs/${path}${query}`));
-  return { status: response.status, body: (await response.json()) as T & { error?: { code: string; messages?: string[] } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as T & { error?: { code: string; messages?: string[] } },
+  };
 };
-const eventsOf = (tenantId: string) => t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId)).orderBy(asc(auditEvents.seq));
+const eventsOf = (tenantId: string) =>
+  t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenantId)).orderBy(asc(auditEvents.seq));
 
 describe('GET /api/v1/audit/checkpoint', () => {
   it('answers the JWS as before and the same head as a signed note of the RFC 6962 root', async () => {
@@ -69,7 +90,11 @@ describe('GET /api/v1/audit/checkpoint', () => {
     as(undefined);
     expect((await getCheckpoint()).status).toBe(401);
     as('dave');
-    const withKey = await checkpoint(new Request(`${ORIGIN}/api/v1/audit/checkpoint`, { headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` } }));
+    const withKey = await checkpoint(
+      new Request(`${ORIGIN}/api/v1/audit/checkpoint`, {
+        headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` },
+      }),
+    );
     expect(withKey.status).toBe(401);
     routeSession.userId = outsiderId;
     expect(await getCheckpoint()).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
@@ -87,11 +112,19 @@ describe('an auditor with two checkpoints and the proofs', () => {
     expect(later.seq).toBeGreaterThan(earlier.seq);
     const inclusions: InclusionProofFile[] = [];
     for (let seq = 1; seq <= later.seq; seq++) {
-      const { status, body } = await getProof<InclusionProofFile>(inclusion, 'inclusion', `?seq=${seq}&size=${later.seq}`);
+      const { status, body } = await getProof<InclusionProofFile>(
+        inclusion,
+        'inclusion',
+        `?seq=${seq}&size=${later.seq}`,
+      );
       expect(status).toBe(200);
       inclusions.push(body);
     }
-    const { status, body: proof } = await getProof<ConsistencyProofFile>(consistency, 'consistency', `?from=${earlier.seq}&to=${later.seq}`);
+    const { status, body: proof } = await getProof<ConsistencyProofFile>(
+      consistency,
+      'consistency',
+      `?from=${earlier.seq}&to=${later.seq}`,
+    );
     expect(status).toBe(200);
     const events = await eventsOf('acme');
 
@@ -102,10 +135,16 @@ describe('an auditor with two checkpoints and the proofs', () => {
     events.forEach((event, i) => verifyEventInclusion(event, inclusions[i]!, second));
     verifyCheckpointConsistency(first, second, proof);
     // A proof of one event does not prove another, and a rolled-back checkpoint is caught.
-    expect(() => verifyEventInclusion(events[0]!, inclusions[1]!, second)).toThrow('the inclusion proof is of event #2, not #1');
-    expect(() => verifyEventInclusion({ ...events[1]!, hash: events[0]!.hash }, inclusions[1]!, second)).toThrow('event #2 is not included in checkpoint');
+    expect(() => verifyEventInclusion(events[0]!, inclusions[1]!, second)).toThrow(
+      'the inclusion proof is of event #2, not #1',
+    );
+    expect(() => verifyEventInclusion({ ...events[1]!, hash: events[0]!.hash }, inclusions[1]!, second)).toThrow(
+      'event #2 is not included in checkpoint',
+    );
     expect(() => verifyCheckpointConsistency(second, first, proof)).toThrow('the log was rolled back');
-    expect(() => verifyCheckpointConsistency(first, { ...second, rootHash: first.rootHash }, proof)).toThrow('the log was forked or rewritten');
+    expect(() => verifyCheckpointConsistency(first, { ...second, rootHash: first.rootHash }, proof)).toThrow(
+      'the log was forked or rewritten',
+    );
   });
 
   it('keeps tenants apart: globex’s member gets globex’s log', async () => {
@@ -113,7 +152,11 @@ describe('an auditor with two checkpoints and the proofs', () => {
     const { body } = await getCheckpoint();
     expect(body.origin).toBe('localhost/countersign/globex');
     expect(body.seq).toBe((await eventsOf('globex')).length);
-    const { status, body: error } = await getProof(inclusion, 'inclusion', `?seq=1&size=${(await eventsOf('acme')).length}`);
+    const { status, body: error } = await getProof(
+      inclusion,
+      'inclusion',
+      `?seq=1&size=${(await eventsOf('acme')).length}`,
+    );
     expect(status).toBe(400);
     expect(error.error?.messages?.join(' ')).toContain(`the log has ${body.seq} event(s)`);
   });
@@ -148,7 +191,11 @@ describe('closed queries', () => {
     as(undefined);
     expect((await getProof(inclusion, 'inclusion', '?seq=1&size=1')).status).toBe(401);
     as('dave');
-    const withKey = await consistency(new Request(`${ORIGIN}/api/v1/audit/proofs/consistency?from=1&to=1`, { headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` } }));
+    const withKey = await consistency(
+      new Request(`${ORIGIN}/api/v1/audit/proofs/consistency?from=1&to=1`, {
+        headers: { authorization: `Bearer ${seeded.world.agentKey('acme')}` },
+      }),
+    );
     expect(withKey.status).toBe(401);
   });
 });

@@ -7,7 +7,7 @@ import { numberedChange } from '@/test/fixtures/events';
 import { auditChain, databaseErrorText } from '@/test/queries';
 import { eventLeafHash } from './leaf';
 import { lookUp, rootOf, subtreesOf, verifyConsistency, verifyInclusion } from './merkle';
-import { consistencyProof, extendTree, inclusionProof, storedTreeSize, treeRoot, TreeRangeError } from './store';
+import { consistencyProof, extendTree, inclusionProof, storedTreeSize, TreeRangeError, treeRoot } from './store';
 
 /**
  * The stored tree of a tenant's audit events (audit_tree_nodes), on PGlite and PostgreSQL: it is
@@ -18,7 +18,8 @@ const t = setupTestDatabase();
 const EVENTS = 37;
 
 async function record(tenantId: string, times: number, from = 0): Promise<void> {
-  for (let n = from; n < from + times; n++) await t.db.transaction((tx) => recordStateChange(tx, numberedChange(tenantId, `prp_${tenantId}`, n)));
+  for (let n = from; n < from + times; n++)
+    await t.db.transaction((tx) => recordStateChange(tx, numberedChange(tenantId, `prp_${tenantId}`, n)));
 }
 
 /** The tree computed in memory from the tenant's chained events. */
@@ -41,25 +42,37 @@ describe('extendTree', () => {
     expect(await extendTree(t.db, 'tree', 8)).toBe(EVENTS);
     const { size, node } = await expectedTree('tree');
     expect(size).toBe(EVENTS);
-    for (let n = 0; n <= EVENTS; n++) expect(Buffer.from(await treeRoot(t.db, 'tree', n)).toString('hex')).toBe(Buffer.from(rootOf(n, node)).toString('hex'));
+    for (let n = 0; n <= EVENTS; n++)
+      expect(Buffer.from(await treeRoot(t.db, 'tree', n)).toString('hex')).toBe(
+        Buffer.from(rootOf(n, node)).toString('hex'),
+      );
   });
 
   it('is a no-op when current, and safe to run several at once', async () => {
     await record('tree', 5, EVENTS);
     await auditChain(t.db, 'tree');
-    const sizes = await Promise.all([extendTree(t.db, 'tree', 2), extendTree(t.db, 'tree', 3), extendTree(t.db, 'tree')]);
+    const sizes = await Promise.all([
+      extendTree(t.db, 'tree', 2),
+      extendTree(t.db, 'tree', 3),
+      extendTree(t.db, 'tree'),
+    ]);
     expect(sizes).toEqual([EVENTS + 5, EVENTS + 5, EVENTS + 5]);
     expect(await extendTree(t.db, 'tree')).toBe(EVENTS + 5);
     const { node } = await expectedTree('tree');
     expect(await treeRoot(t.db, 'tree', EVENTS + 5)).toEqual(rootOf(EVENTS + 5, node));
-    const [rows] = await t.db.select({ n: sql<number>`count(*)::integer` }).from(auditTreeNodes).where(sql`${auditTreeNodes.tenantId} = 'tree'`);
+    const [rows] = await t.db
+      .select({ n: sql<number>`count(*)::integer` })
+      .from(auditTreeNodes)
+      .where(sql`${auditTreeNodes.tenantId} = 'tree'`);
     // Every complete subtree once: 42 leaves make 42 + 21 + 10 + 5 + 2 + 1 subtrees.
     expect(rows?.n).toBe(42 + 21 + 10 + 5 + 2 + 1);
   });
 
   it('keeps tenants apart: the empty tenant has the empty tree, another tenant its own', async () => {
     expect(await extendTree(t.db, 'empty')).toBe(0);
-    expect(Buffer.from(await treeRoot(t.db, 'empty', 0)).toString('hex')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(Buffer.from(await treeRoot(t.db, 'empty', 0)).toString('hex')).toBe(
+      'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    );
     expect(await extendTree(t.db, 'other')).toBe(3);
     const { node } = await expectedTree('other');
     expect(await treeRoot(t.db, 'other', 3)).toEqual(rootOf(3, node));
@@ -73,7 +86,9 @@ describe('proofs from the stored tree', () => {
       const root = rootOf(treeSize, node);
       for (let seq = 1; seq <= treeSize; seq++) {
         const proof = await inclusionProof(t.db, 'tree', seq, treeSize);
-        expect(verifyInclusion(proof.index, treeSize, node({ level: 0, index: seq - 1 }), proof.hashes, root)).toBe(true);
+        expect(verifyInclusion(proof.index, treeSize, node({ level: 0, index: seq - 1 }), proof.hashes, root)).toBe(
+          true,
+        );
       }
     }
   });
@@ -94,7 +109,15 @@ describe('proofs from the stored tree', () => {
     await auditChain(t.db, 'tree');
     const proof = await inclusionProof(t.db, 'tree', EVENTS + 8, EVENTS + 8);
     const { node } = await expectedTree('tree');
-    expect(verifyInclusion(EVENTS + 7, EVENTS + 8, node({ level: 0, index: EVENTS + 7 }), proof.hashes, rootOf(EVENTS + 8, node))).toBe(true);
+    expect(
+      verifyInclusion(
+        EVENTS + 7,
+        EVENTS + 8,
+        node({ level: 0, index: EVENTS + 7 }),
+        proof.hashes,
+        rootOf(EVENTS + 8, node),
+      ),
+    ).toBe(true);
     expect(await storedTreeSize(t.db, 'tree')).toBe(EVENTS + 8);
   });
 
@@ -108,7 +131,11 @@ describe('proofs from the stored tree', () => {
     ['an equal pair past the log', () => consistencyProof(t.db, 'other', 9, 9), 'the log has 3 event(s), fewer than 9'],
     ['from the empty tree', () => consistencyProof(t.db, 'other', 0, 2), 'the earlier size must be 1 or more'],
     ['backwards', () => consistencyProof(t.db, 'other', 3, 2), 'the earlier size (3) is larger than the later one (2)'],
-    ['another tenant’s size', () => inclusionProof(t.db, 'other', 1, EVENTS), `the log has 3 event(s), fewer than ${EVENTS}`],
+    [
+      'another tenant’s size',
+      () => inclusionProof(t.db, 'other', 1, EVENTS),
+      `the log has 3 event(s), fewer than ${EVENTS}`,
+    ],
   ])('refuses %s', async (_, run, message) => {
     const error = await run().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TreeRangeError);
@@ -128,12 +155,17 @@ describe('audit_tree_nodes is insert-only', () => {
     const asOwner = await t.owner.execute(statement).catch((caught: unknown) => caught);
     expect(databaseErrorText(asOwner)).toContain(`audit_tree_nodes is insert-only: ${operation} refused`);
     const asApplication = await t.db.execute(statement).catch((caught: unknown) => caught);
-    expect(databaseErrorText(asApplication)).toMatch(new RegExp(`audit_tree_nodes is insert-only: ${operation} refused|permission denied for table audit_tree_nodes`));
+    expect(databaseErrorText(asApplication)).toMatch(
+      new RegExp(`audit_tree_nodes is insert-only: ${operation} refused|permission denied for table audit_tree_nodes`),
+    );
     expect(await treeRoot(t.db, 'tree', EVENTS)).toEqual(before);
   });
 
   it('refuses a malformed row', async () => {
-    const error = await t.db.insert(auditTreeNodes).values({ tenantId: 'locked', level: 0, index: 0, hash: 'XYZ' }).catch((caught: unknown) => caught);
+    const error = await t.db
+      .insert(auditTreeNodes)
+      .values({ tenantId: 'locked', level: 0, index: 0, hash: 'XYZ' })
+      .catch((caught: unknown) => caught);
     expect(databaseErrorText(error)).toContain('audit_tree_nodes_shape');
   });
 });

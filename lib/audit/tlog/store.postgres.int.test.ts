@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditTreeNodes, tenants } from '@/db/schema';
-import { setupCountingDatabase, setupTestDatabase, type PlanNode } from '@/test/db';
+import { type PlanNode, setupCountingDatabase, setupTestDatabase } from '@/test/db';
 import { consistencyRanges, inclusionRanges, nodesOf, rangeNodes } from './merkle';
-import { consistencyProof, extendTree, inclusionProof, treeRoot, TREE_PAGE } from './store';
+import { consistencyProof, extendTree, inclusionProof, TREE_PAGE, treeRoot } from './store';
 
 /**
  * What the tree costs (PostgreSQL): extending it reads the chain in bounded pages, and a root or a
@@ -34,9 +34,24 @@ beforeAll(async () => {
   // A tree of a million leaves, of which only the subtrees the proofs and roots below read are
   // stored (any hash): what a statement reads depends on the subtrees asked for, not on the others.
   const size = MILLION;
-  const ids = nodesOf([{ start: 0, end: size }, ...inclusionRanges(0, size), ...inclusionRanges(size - 1, size), ...inclusionRanges(654_321, size), ...consistencyRanges(777_777, size)]);
-  const rows = [...new Map([...ids, ...rangeNodes({ start: 0, end: size }), { level: 0, index: size - 1 }].map((id) => [`${id.level}:${id.index}`, id])).values()];
-  await t.db.insert(auditTreeNodes).values(rows.map((id) => ({ tenantId: 'million', level: id.level, index: id.index, hash: 'ab'.repeat(32) })));
+  const ids = nodesOf([
+    { start: 0, end: size },
+    ...inclusionRanges(0, size),
+    ...inclusionRanges(size - 1, size),
+    ...inclusionRanges(654_321, size),
+    ...consistencyRanges(777_777, size),
+  ]);
+  const rows = [
+    ...new Map(
+      [...ids, ...rangeNodes({ start: 0, end: size }), { level: 0, index: size - 1 }].map((id) => [
+        `${id.level}:${id.index}`,
+        id,
+      ]),
+    ).values(),
+  ];
+  await t.db
+    .insert(auditTreeNodes)
+    .values(rows.map((id) => ({ tenantId: 'million', level: id.level, index: id.index, hash: 'ab'.repeat(32) })));
 });
 
 describe('extending the tree', () => {
@@ -62,10 +77,30 @@ describe('roots and proofs cost one statement of O(log n) rows', () => {
     ['an inclusion proof in 5,000', 'bulk', EVENTS, () => inclusionProof(counting.db, 'bulk', 1_234, EVENTS)],
     ['a consistency proof to 5,000', 'bulk', EVENTS, () => consistencyProof(counting.db, 'bulk', 3_333, EVENTS)],
     ['the root of 1,000,000', 'million', MILLION, () => treeRoot(counting.db, 'million', MILLION)],
-    ['the first event’s proof in 1,000,000', 'million', MILLION, () => inclusionProof(counting.db, 'million', 1, MILLION)],
-    ['the last event’s proof in 1,000,000', 'million', MILLION, () => inclusionProof(counting.db, 'million', MILLION, MILLION)],
-    ['a proof in the middle of 1,000,000', 'million', MILLION, () => inclusionProof(counting.db, 'million', 654_322, MILLION)],
-    ['a consistency proof to 1,000,000', 'million', MILLION, () => consistencyProof(counting.db, 'million', 777_777, MILLION)],
+    [
+      'the first event’s proof in 1,000,000',
+      'million',
+      MILLION,
+      () => inclusionProof(counting.db, 'million', 1, MILLION),
+    ],
+    [
+      'the last event’s proof in 1,000,000',
+      'million',
+      MILLION,
+      () => inclusionProof(counting.db, 'million', MILLION, MILLION),
+    ],
+    [
+      'a proof in the middle of 1,000,000',
+      'million',
+      MILLION,
+      () => inclusionProof(counting.db, 'million', 654_322, MILLION),
+    ],
+    [
+      'a consistency proof to 1,000,000',
+      'million',
+      MILLION,
+      () => consistencyProof(counting.db, 'million', 777_777, MILLION),
+    ],
   ];
 
   it.each(cases)('%s', async (_, _tenant, size, run) => {
@@ -73,11 +108,16 @@ describe('roots and proofs cost one statement of O(log n) rows', () => {
     expect(sent).toHaveLength(1);
     const plan = await counting.analyzedPlan(sent[0]!);
     const nodes = nodesOfPlan(plan);
-    expect(nodes.some((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'audit_tree_nodes')).toBe(false);
+    expect(nodes.some((node) => node['Node Type'] === 'Seq Scan' && node['Relation Name'] === 'audit_tree_nodes')).toBe(
+      false,
+    );
     const log2 = Math.ceil(Math.log2(size));
     expect(plan['Actual Rows']).toBeGreaterThan(0);
     expect(plan['Actual Rows']).toBeLessThanOrEqual(2 * log2 + 2);
-    const removed = nodes.reduce((sum, node) => sum + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0), 0);
+    const removed = nodes.reduce(
+      (sum, node) => sum + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0),
+      0,
+    );
     expect(removed).toBeLessThanOrEqual(2 * log2 + 2);
   });
 });

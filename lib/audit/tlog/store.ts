@@ -2,7 +2,19 @@ import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, auditTreeNodes } from '@/db/schema';
 import { eventLeafHash } from './leaf';
-import { appendLeaf, consistencyRanges, inclusionRanges, nodeKey, nodesOf, proofHashes, rangeNodes, rootOf, type Hash, type NodeId, type SubtreeHash } from './merkle';
+import {
+  appendLeaf,
+  consistencyRanges,
+  type Hash,
+  inclusionRanges,
+  type NodeId,
+  nodeKey,
+  nodesOf,
+  proofHashes,
+  rangeNodes,
+  rootOf,
+  type SubtreeHash,
+} from './merkle';
 
 /** Events read per statement while the tree is extended, and so subtrees written per statement (about twice as many). */
 export const TREE_PAGE = 1_000;
@@ -38,7 +50,12 @@ async function subtrees(db: Database, tenantId: string, ids: readonly NodeId[]):
   const rows = await db
     .select({ level: auditTreeNodes.level, index: auditTreeNodes.index, hash: auditTreeNodes.hash })
     .from(auditTreeNodes)
-    .where(and(eq(auditTreeNodes.tenantId, tenantId), sql`(${auditTreeNodes.level}, ${auditTreeNodes.index}) in (${wanted})`));
+    .where(
+      and(
+        eq(auditTreeNodes.tenantId, tenantId),
+        sql`(${auditTreeNodes.level}, ${auditTreeNodes.index}) in (${wanted})`,
+      ),
+    );
   return new Map(rows.map((row) => [nodeKey(row), Buffer.from(row.hash, 'hex')]));
 }
 
@@ -63,7 +80,8 @@ export async function extendTree(db: Database, tenantId: string, page = TREE_PAG
     peaks ??= await peaksOf(db, tenantId, size);
     const written: SubtreeHash[] = [];
     for (const event of events) {
-      if (event.seq !== size + 1) throw new Error(`audit event seq ${size + 1} of tenant ${tenantId} is missing: the chain has a gap`);
+      if (event.seq !== size + 1)
+        throw new Error(`audit event seq ${size + 1} of tenant ${tenantId} is missing: the chain has a gap`);
       written.push(...appendLeaf(peaks, size, eventLeafHash(event.hash)));
       size++;
     }
@@ -101,9 +119,18 @@ async function peaksOf(db: Database, tenantId: string, size: number): Promise<Su
  * the size asked for), the tree is extended and they are read again. A size beyond the chain's
  * head is refused.
  */
-async function nodesFor(db: Database, tenantId: string, wanted: readonly NodeId[], size: number): Promise<(id: NodeId) => Hash> {
+async function nodesFor(
+  db: Database,
+  tenantId: string,
+  wanted: readonly NodeId[],
+  size: number,
+): Promise<(id: NodeId) => Hash> {
   // The tree's leaf size-1 is read with them: its presence shows the stored tree reaches `size`.
-  const ids = [...new Map([...wanted, ...(size > 0 ? [{ level: 0, index: size - 1 }] : [])].map((id) => [nodeKey(id), id])).values()];
+  const ids = [
+    ...new Map(
+      [...wanted, ...(size > 0 ? [{ level: 0, index: size - 1 }] : [])].map((id) => [nodeKey(id), id]),
+    ).values(),
+  ];
   let found = await subtrees(db, tenantId, ids);
   if (found.size < ids.length) {
     const extended = await extendTree(db, tenantId);
@@ -118,7 +145,8 @@ async function nodesFor(db: Database, tenantId: string, wanted: readonly NodeId[
 }
 
 function checkSize(size: number, what: string): void {
-  if (!Number.isSafeInteger(size) || size < 0) throw new TreeRangeError(`${what} must be a whole number of events, 0 or more`);
+  if (!Number.isSafeInteger(size) || size < 0)
+    throw new TreeRangeError(`${what} must be a whole number of events, 0 or more`);
 }
 
 /** The root of the tenant's tree of its first `size` events: O(log size) rows in one statement when the tree is current. */
@@ -135,20 +163,35 @@ export type InclusionProof = { seq: number; index: number; treeSize: number; has
 export type ConsistencyProof = { fromSize: number; toSize: number; hashes: Hash[] };
 
 /** The proof that the event with `seq` is in the tenant's tree of its first `treeSize` events. */
-export async function inclusionProof(db: Database, tenantId: string, seq: number, treeSize: number): Promise<InclusionProof> {
+export async function inclusionProof(
+  db: Database,
+  tenantId: string,
+  seq: number,
+  treeSize: number,
+): Promise<InclusionProof> {
   checkSize(treeSize, 'the tree size');
-  if (!Number.isSafeInteger(seq) || seq < 1 || seq > treeSize) throw new TreeRangeError(`event #${seq} is not in a tree of ${treeSize} event(s)`);
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > treeSize)
+    throw new TreeRangeError(`event #${seq} is not in a tree of ${treeSize} event(s)`);
   const ranges = inclusionRanges(seq - 1, treeSize);
   const node = await nodesFor(db, tenantId, nodesOf(ranges), treeSize);
   return { seq, index: seq - 1, treeSize, hashes: proofHashes(ranges, node) };
 }
 
 /** The proof that the tenant's tree of `fromSize` events is a prefix of its tree of `toSize` events. */
-export async function consistencyProof(db: Database, tenantId: string, fromSize: number, toSize: number): Promise<ConsistencyProof> {
+export async function consistencyProof(
+  db: Database,
+  tenantId: string,
+  fromSize: number,
+  toSize: number,
+): Promise<ConsistencyProof> {
   checkSize(fromSize, 'the earlier size');
   checkSize(toSize, 'the later size');
-  if (fromSize === 0) throw new TreeRangeError('the earlier size must be 1 or more: every tree extends the empty one, so no proof is needed');
-  if (fromSize > toSize) throw new TreeRangeError(`the earlier size (${fromSize}) is larger than the later one (${toSize})`);
+  if (fromSize === 0)
+    throw new TreeRangeError(
+      'the earlier size must be 1 or more: every tree extends the empty one, so no proof is needed',
+    );
+  if (fromSize > toSize)
+    throw new TreeRangeError(`the earlier size (${fromSize}) is larger than the later one (${toSize})`);
   const ranges = consistencyRanges(fromSize, toSize);
   const node = await nodesFor(db, tenantId, nodesOf(ranges), toSize);
   return { fromSize, toSize, hashes: proofHashes(ranges, node) };

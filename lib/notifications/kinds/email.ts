@@ -1,5 +1,5 @@
 import { agentLabel } from '@/lib/events/actor-label';
-import { digestLines, factLines, htmlEscape, text, unlinked, type RenderInput } from '../render';
+import { digestLines, factLines, htmlEscape, type RenderInput, text, unlinked } from '../render';
 import { guard, transportTo } from '../send';
 import type { ChannelKindModule } from './types';
 
@@ -9,7 +9,8 @@ const EMAIL = /^[^\s@<>(),;:"]{1,64}@[A-Za-z0-9.-]{1,189}\.[A-Za-z]{2,63}$/;
 const htmlText = (value: string) => htmlEscape(unlinked(value));
 
 /** "Needs you: " before a subject whose message (or one of a digest's) is for someone who can decide and a decision is missing (./facts.ts `needsYou`). */
-const needsYouPrefix = (inputs: RenderInput[]) => (inputs.some((each) => each.data.needsYou === true) ? 'Needs you: ' : '');
+const needsYouPrefix = (inputs: RenderInput[]) =>
+  inputs.some((each) => each.data.needsYou === true) ? 'Needs you: ' : '';
 
 /**
  * One email: plain text and HTML with the same facts and link. Every message about one proposal
@@ -19,16 +20,29 @@ const needsYouPrefix = (inputs: RenderInput[]) => (inputs.some((each) => each.da
 export function emailContent(input: RenderInput, host: string) {
   if (input.items) return digestEmail(input, host);
   const { data } = input;
-  const threadTopic = data.proposalId ? `[Countersign] ${text(data.title)} proposed by ${agentLabel(text(data.agent))} (${text(data.proposalId)})` : `[Countersign] ${text(data.headline)}`;
+  const threadTopic = data.proposalId
+    ? `[Countersign] ${text(data.title)} proposed by ${agentLabel(text(data.agent))} (${text(data.proposalId)})`
+    : `[Countersign] ${text(data.headline)}`;
   const first = input.event === 'proposal.waiting' || !data.proposalId;
   const lines = factLines(input);
   const root = data.proposalId ? `<proposal.${text(data.proposalId)}@${host}>` : undefined;
-  const plain = [text(data.headline), '', text(data.summary), '', ...lines.map(({ label, value }) => `${label}: ${value}`), '', `Review: ${text(data.url)}`, ''].join('\n');
+  const plain = [
+    text(data.headline),
+    '',
+    text(data.summary),
+    '',
+    ...lines.map(({ label, value }) => `${label}: ${value}`),
+    '',
+    `Review: ${text(data.url)}`,
+    '',
+  ].join('\n');
   const html = [
     '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">',
     `<p><strong>${htmlText(text(data.headline))}</strong></p>`,
     `<p>${htmlText(text(data.summary))}</p>`,
-    lines.length > 0 ? `<table>${lines.map(({ label, value }) => `<tr><th align="left" style="padding-right:1em">${htmlText(label)}</th><td>${htmlText(value)}</td></tr>`).join('')}</table>` : '',
+    lines.length > 0
+      ? `<table>${lines.map(({ label, value }) => `<tr><th align="left" style="padding-right:1em">${htmlText(label)}</th><td>${htmlText(value)}</td></tr>`).join('')}</table>`
+      : '',
     `<p><a href="${htmlEscape(text(data.url))}">Review in Countersign</a></p>`,
     '</body></html>',
   ].join('');
@@ -46,7 +60,16 @@ export function emailContent(input: RenderInput, host: string) {
 function digestEmail(input: RenderInput, host: string) {
   const { data } = input;
   const items = digestLines(input);
-  const plain = [text(data.headline), '', text(data.summary), '', ...items.flatMap(({ line, url }) => [`- ${line}`, `  Review: ${url}`]), '', `Queue: ${text(data.url)}`, ''].join('\n');
+  const plain = [
+    text(data.headline),
+    '',
+    text(data.summary),
+    '',
+    ...items.flatMap(({ line, url }) => [`- ${line}`, `  Review: ${url}`]),
+    '',
+    `Queue: ${text(data.url)}`,
+    '',
+  ].join('\n');
   const html = [
     '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">',
     `<p><strong>${htmlText(text(data.headline))}</strong></p>`,
@@ -55,7 +78,12 @@ function digestEmail(input: RenderInput, host: string) {
     data.url ? `<p><a href="${htmlEscape(text(data.url))}">Open the queue in Countersign</a></p>` : '',
     '</body></html>',
   ].join('');
-  return { subject: `${needsYouPrefix(input.items ?? [])}[Countersign] ${text(data.headline)}`, text: plain, html, messageId: `<${input.id}@${host}>` };
+  return {
+    subject: `${needsYouPrefix(input.items ?? [])}[Countersign] ${text(data.headline)}`,
+    text: plain,
+    html,
+    messageId: `<${input.id}@${host}>`,
+  };
 }
 
 export const emailChannel: ChannelKindModule = {
@@ -93,7 +121,8 @@ export const emailChannel: ChannelKindModule = {
       const status = typeof smtp.responseCode === 'number' ? smtp.responseCode : undefined;
       // A 5xx reply is permanent in SMTP (bad recipient, refused); 4xx and network trouble are not.
       if (status !== undefined && status >= 500) return { ok: false, status, error: `smtp_${status}`, final: true };
-      const code = typeof smtp.code === 'string' && /^[A-Z_]{2,20}$/.test(smtp.code) ? smtp.code.toLowerCase() : 'smtp_error';
+      const code =
+        typeof smtp.code === 'string' && /^[A-Z_]{2,20}$/.test(smtp.code) ? smtp.code.toLowerCase() : 'smtp_error';
       return { ok: false, status, error: status ? `smtp_${status}` : code };
     }
   },

@@ -1,4 +1,4 @@
-import { channelKindEnum, type ChannelKind } from '@/db/schema';
+import { type ChannelKind, channelKindEnum } from '@/db/schema';
 import { emailChannel } from './email';
 import { slackChannel } from './slack';
 import type { ChannelKindForm, ChannelKindModule } from './types';

@@ -1,4 +1,4 @@
-import { clip, digestLines, factLines, text, unlinked, type RenderInput } from '../render';
+import { clip, digestLines, factLines, type RenderInput, text, unlinked } from '../render';
 import { postJson } from '../send';
 import type { ChannelKindModule } from './types';
 import { urlTargetProblem } from './url-target';
@@ -11,7 +11,11 @@ function slackText(value: string): string {
   return unlinked(value).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
-const plain = (value: string, max: number) => ({ type: 'plain_text' as const, text: clip(slackText(value), max), emoji: false });
+const plain = (value: string, max: number) => ({
+  type: 'plain_text' as const,
+  text: clip(slackText(value), max),
+  emoji: false,
+});
 
 /**
  * A Slack incoming-webhook message: header, summary, facts as fields, and a Review button to the
@@ -24,7 +28,8 @@ export function slackBody(input: RenderInput) {
   const heading = `${text(data.headline)}: ${text(data.title || data.summary)}`;
   const fields = factLines(input).map(({ label, value }) => plain(`${label}\n${value}`, 2000));
   // Slack takes at most 10 fields a section: the facts go on in a second one.
-  const more = fields.length > 10 ? [{ type: 'section' as const, text: plain('More', 3000), fields: fields.slice(10, 20) }] : [];
+  const more =
+    fields.length > 10 ? [{ type: 'section' as const, text: plain('More', 3000), fields: fields.slice(10, 20) }] : [];
   return {
     text: clip(slackText(`${heading} — ${text(data.summary)}`), 3000),
     mrkdwn: false,
@@ -38,7 +43,15 @@ export function slackBody(input: RenderInput) {
       ...more,
       {
         type: 'actions',
-        elements: [{ type: 'button', action_id: 'review', text: { type: 'plain_text', text: 'Review', emoji: false }, url: text(data.url), style: 'primary' }],
+        elements: [
+          {
+            type: 'button',
+            action_id: 'review',
+            text: { type: 'plain_text', text: 'Review', emoji: false },
+            url: text(data.url),
+            style: 'primary',
+          },
+        ],
       },
     ],
   };
@@ -47,7 +60,12 @@ export function slackBody(input: RenderInput) {
 /** Slack takes at most 50 blocks: header, summary, this many messages, a line for the rest, the queue button. */
 const DIGEST_ITEMS_SHOWN = 45;
 
-const button = (label: string, url: string) => ({ type: 'button' as const, action_id: 'review', text: { type: 'plain_text' as const, text: label, emoji: false }, url });
+const button = (label: string, url: string) => ({
+  type: 'button' as const,
+  action_id: 'review',
+  text: { type: 'plain_text' as const, text: label, emoji: false },
+  url,
+});
 
 /** A digest: a section per message (its one line of facts and a Review button), then the queue. */
 function slackDigest(input: RenderInput) {
@@ -60,9 +78,13 @@ function slackDigest(input: RenderInput) {
     blocks: [
       { type: 'header', text: plain(text(data.headline), 150) },
       { type: 'section', text: plain(text(data.summary), 3000) },
-      ...items.slice(0, DIGEST_ITEMS_SHOWN).map(({ line, url }) => ({ type: 'section', text: plain(line, 3000), accessory: button('Review', url) })),
+      ...items
+        .slice(0, DIGEST_ITEMS_SHOWN)
+        .map(({ line, url }) => ({ type: 'section', text: plain(line, 3000), accessory: button('Review', url) })),
       ...(rest > 0 ? [{ type: 'section', text: plain(`…and ${rest} more in the queue`, 3000) }] : []),
-      ...(data.url ? [{ type: 'actions', elements: [{ ...button('Open the queue', text(data.url)), style: 'primary' }] }] : []),
+      ...(data.url
+        ? [{ type: 'actions', elements: [{ ...button('Open the queue', text(data.url)), style: 'primary' }] }]
+        : []),
     ],
   };
 }
@@ -86,6 +108,8 @@ export const slackChannel: ChannelKindModule = {
   },
   async send(channel, message, options) {
     const result = await postJson(channel.target, JSON.stringify(slackBody(message)), {}, options);
-    return !result.ok && result.status !== undefined && FINAL_HTTP.has(result.status) ? { ...result, final: true } : result;
+    return !result.ok && result.status !== undefined && FINAL_HTTP.has(result.status)
+      ? { ...result, final: true }
+      : result;
   },
 };

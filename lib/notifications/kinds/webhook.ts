@@ -17,9 +17,14 @@ export function newWebhookSecret(): string {
  * as of when the message was written (so "Time left" does not change between retries).
  */
 export function webhookBody(input: RenderInput): string {
-  const payload = (message: RenderInput) => ({ data: message.data, facts: factLines({ ...message, now: message.createdAt }).map(({ label, value }) => ({ label, value })) });
+  const payload = (message: RenderInput) => ({
+    data: message.data,
+    facts: factLines({ ...message, now: message.createdAt }).map(({ label, value }) => ({ label, value })),
+  });
   // A digest lists its messages, each as it would have gone on its own: {id, type, data, facts}.
-  const items = input.items ? { items: input.items.map((item) => ({ id: item.id, type: item.event, ...payload(item) })) } : {};
+  const items = input.items
+    ? { items: input.items.map((item) => ({ id: item.id, type: item.event, ...payload(item) })) }
+    : {};
   return JSON.stringify({ type: input.event, timestamp: input.createdAt.toISOString(), ...payload(input), ...items });
 }
 

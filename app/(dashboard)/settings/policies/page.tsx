@@ -1,10 +1,10 @@
 import type { Metadata } from 'next';
-import { getDb } from '@/lib/database';
-import { PolicyAdmin, type ActionOption } from '@/components/policy-admin';
-import { allActions } from '@/lib/actions/registry';
-import { CURRENCY_CODES } from '@/lib/money';
+import { type ActionOption, PolicyAdmin } from '@/components/policy-admin';
 import { SettingsHeader } from '@/components/settings-header';
+import { allActions } from '@/lib/actions/registry';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { getDb } from '@/lib/database';
+import { CURRENCY_CODES } from '@/lib/money';
 import { recentSampleArgs } from '@/lib/policy/current';
 import { numericFields } from '@/lib/policy/validate';
 
@@ -20,19 +20,30 @@ export default async function PoliciesSettingsPage() {
       const sampleArgs = canEdit ? await recentSampleArgs(db, context.tenantId!, action.name) : {};
       const money = action.editing?.money ?? [];
       // Money bounds are typed in the currency of the newest proposal at first (else USD); the editor can switch.
-      const sampled = money.map((each) => sampleArgs[each.currencyField]).find((value): value is string => typeof value === 'string' && CURRENCY_CODES.includes(value));
-      return { name: action.name, title: action.title, fields: numericFields(action), money: money.map((each) => each.field), currency: sampled ?? 'USD', sampleArgs };
+      const sampled = money
+        .map((each) => sampleArgs[each.currencyField])
+        .find((value): value is string => typeof value === 'string' && CURRENCY_CODES.includes(value));
+      return {
+        name: action.name,
+        title: action.title,
+        fields: numericFields(action),
+        money: money.map((each) => each.field),
+        currency: sampled ?? 'USD',
+        sampleArgs,
+      };
     }),
   );
   return (
     <section aria-labelledby="policies-heading" className="space-y-6" data-testid="policies-page">
       <SettingsHeader id="policies-heading" title="Routing policies">
-          How {context.tenantName} routes each action’s proposals: auto-approve, a number of distinct approvers, or deny. Every save is a new,
-          immutable version that routes new proposals only; a pending proposal keeps the routing it was given.
+        How {context.tenantName} routes each action’s proposals: auto-approve, a number of distinct approvers, or deny.
+        Every save is a new, immutable version that routes new proposals only; a pending proposal keeps the routing it
+        was given.
       </SettingsHeader>
       {canEdit ? null : (
         <p data-testid="policies-read-only" className="text-sm text-zinc-600 dark:text-zinc-400">
-          Read-only: only admins change policies. You are {context.role === 'approver' ? 'an approver' : 'a viewer'} in {context.tenantName}.
+          Read-only: only admins change policies. You are {context.role === 'approver' ? 'an approver' : 'a viewer'} in{' '}
+          {context.tenantName}.
         </p>
       )}
       <PolicyAdmin actions={actions} canEdit={canEdit} />

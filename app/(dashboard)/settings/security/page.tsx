@@ -16,7 +16,8 @@ export default async function SecuritySettingsPage() {
   return (
     <section aria-labelledby="security-page-heading" className="space-y-6" data-testid="security-page">
       <SettingsHeader id="security-page-heading" title="Security">
-        Your own passkeys, in every tenant you belong to. Where a routing rule or the tenant asks for it, an approval must be signed with one; any decision may be.
+        Your own passkeys, in every tenant you belong to. Where a routing rule or the tenant asks for it, an approval
+        must be signed with one; any decision may be.
       </SettingsHeader>
       <PasskeysSettings />
       {admin && setting ? <TenantPasskeysSetting tenantName={admin.tenantName} setting={setting} /> : null}

@@ -1,8 +1,8 @@
 import type { ContractDocuments } from '@/lib/api/responses/reads';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { contractDocuments } from '@/lib/contracts/documents';
-import { principalRead } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { principalRead } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,8 +1,8 @@
 import { createGrant } from '@/lib/grants/create';
 import { grantsQuery, grantView, listGrants } from '@/lib/grants/list';
 import { grantRequest } from '@/lib/grants/requests';
-import { memberMutation, memberRead } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { memberMutation, memberRead } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
 import type { OversightAnswer } from '@/lib/api/responses/oversight';
-import { memberRead } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { memberRead } from '@/lib/http/operator-route';
 import { oversightDays, oversightFigures } from '@/lib/oversight/figures';
 
 export const dynamic = 'force-dynamic';
@@ -12,7 +12,13 @@ export const dynamic = 'force-dynamic';
  */
 export const GET = memberRead(async ({ db, member, request }) => {
   const days = oversightDays(new URL(request.url).searchParams.get('days'));
-  return Response.json((await oversightFigures(db, { userId: member.operator.userId, tenantId: member.tenantId }, days)) satisfies OversightAnswer);
+  return Response.json(
+    (await oversightFigures(
+      db,
+      { userId: member.operator.userId, tenantId: member.tenantId },
+      days,
+    )) satisfies OversightAnswer,
+  );
 });
 
 /** Every other method: 405 with `Allow` (lib/http/methods.ts). */

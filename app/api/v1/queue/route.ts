@@ -1,8 +1,8 @@
 import type { QueuePage } from '@/lib/api/responses/reads';
 import { invalidQuery, notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
 import { viewerRead } from '@/lib/http/operator-route';
 import { parseQueueParams, pendingQueue } from '@/lib/proposals/queue';
-import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,9 +16,18 @@ export const GET = viewerRead(async ({ db, request, viewer }) => {
   const parsed = parseQueueParams(new URL(request.url).searchParams);
   if (!parsed.ok) throw invalidQuery(parsed.messages);
   const { tenant, cursor, ...view } = parsed.params;
-  const membership = tenant === undefined ? viewer.membership : viewer.operator.memberships.find((m) => m.tenantId === tenant);
+  const membership =
+    tenant === undefined ? viewer.membership : viewer.operator.memberships.find((m) => m.tenantId === tenant);
   if (!membership) throw notFound('tenant');
-  return Response.json((await pendingQueue(db, membership.tenantId, { userId: viewer.operator.userId, role: membership.role }, view, cursor)) satisfies QueuePage);
+  return Response.json(
+    (await pendingQueue(
+      db,
+      membership.tenantId,
+      { userId: viewer.operator.userId, role: membership.role },
+      view,
+      cursor,
+    )) satisfies QueuePage,
+  );
 });
 
 /** Every other method: 405 with `Allow` (lib/http/methods.ts). */

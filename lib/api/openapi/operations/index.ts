@@ -3,8 +3,16 @@ import { adminOperations } from './admin';
 import { agentOperations } from './agent';
 import { grantOperations } from './grants';
 import { passkeyOperations } from './passkeys';
-import { protocolOperations } from './protocols';
 import { proposalOperations } from './proposals';
+import { protocolOperations } from './protocols';
 import { readOperations } from './reads';
 
-export const allOperations: readonly Operation[] = [...agentOperations, ...proposalOperations, ...readOperations, ...grantOperations, ...adminOperations, ...passkeyOperations, ...protocolOperations];
+export const allOperations: readonly Operation[] = [
+  ...agentOperations,
+  ...proposalOperations,
+  ...readOperations,
+  ...grantOperations,
+  ...adminOperations,
+  ...passkeyOperations,
+  ...protocolOperations,
+];

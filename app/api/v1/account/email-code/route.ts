@@ -2,8 +2,8 @@ import { emailCodeRequest } from '@/lib/admin/requests';
 import type { EmailCodeSent } from '@/lib/api/responses/admin';
 import { sendEmailCode } from '@/lib/auth/email-codes';
 import { env } from '@/lib/env';
-import { accountMutation } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { accountMutation } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

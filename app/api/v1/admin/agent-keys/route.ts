@@ -1,14 +1,16 @@
 import { agentKeyCreateRequest } from '@/lib/admin/agent-key-requests';
-import type { AgentKeyList, IssuedAgentKey } from '@/lib/api/responses/admin';
 import { issueAgentKey, listTenantAgentKeys } from '@/lib/admin/agent-keys';
-import { adminMutation, adminRoute } from '@/lib/http/operator-route';
+import type { AgentKeyList, IssuedAgentKey } from '@/lib/api/responses/admin';
 import { notFound } from '@/lib/errors/domain-error';
 import { otherMethods } from '@/lib/http/methods';
+import { adminMutation, adminRoute } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 
 /** Settings → Agent keys: the tenant's keys (never a key or its hash), with their state now. */
-export const GET = adminRoute(async ({ db, admin }) => Response.json({ agentKeys: await listTenantAgentKeys(db, admin.tenantId) } satisfies AgentKeyList));
+export const GET = adminRoute(async ({ db, admin }) =>
+  Response.json({ agentKeys: await listTenantAgentKeys(db, admin.tenantId) } satisfies AgentKeyList),
+);
 
 /** Issues a key; the key itself is in this answer and never again. Audited `agent_key.created`. */
 export const POST = adminMutation(agentKeyCreateRequest, async ({ db, admin, body }) => {

@@ -1,8 +1,8 @@
-import { tenantActions } from '@/lib/contracts/catalog';
 import type { ContractRolloutList } from '@/lib/api/responses/admin';
+import { tenantActions } from '@/lib/contracts/catalog';
 import { contractRollout } from '@/lib/contracts/senders';
-import { adminRoute } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { adminRoute } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

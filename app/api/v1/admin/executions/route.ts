@@ -1,8 +1,8 @@
 import type { ExecutionsStateAnswer } from '@/lib/api/responses/admin';
 import { executionsState } from '@/lib/commands/executions-pause';
-import { adminRoute } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/errors/domain-error';
 import { otherMethods } from '@/lib/http/methods';
+import { adminRoute } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

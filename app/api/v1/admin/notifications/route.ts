@@ -1,7 +1,7 @@
-import { adminRoute } from '@/lib/http/operator-route';
 import type { NotificationsOverview } from '@/lib/api/responses/admin';
-import { listChannels, notificationSettingsOf, recentDeliveries } from '@/lib/notifications/channels';
 import { otherMethods } from '@/lib/http/methods';
+import { adminRoute } from '@/lib/http/operator-route';
+import { listChannels, notificationSettingsOf, recentDeliveries } from '@/lib/notifications/channels';
 
 export const dynamic = 'force-dynamic';
 

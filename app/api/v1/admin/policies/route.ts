@@ -1,14 +1,16 @@
 import type { PolicyList, PolicySaveAnswer } from '@/lib/api/responses/admin';
+import { otherMethods } from '@/lib/http/methods';
 import { adminMutation, memberRead } from '@/lib/http/operator-route';
 import { currentPolicies } from '@/lib/policy/current';
 import { policyJsonBody } from '@/lib/policy/requests';
 import { savePolicies } from '@/lib/policy/save';
-import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
 /** The tenant's routing policy document: every action's newest version. Every member may read it. */
-export const GET = memberRead(async ({ db, member }) => Response.json({ policies: await currentPolicies(db, member.tenantId) } satisfies PolicyList));
+export const GET = memberRead(async ({ db, member }) =>
+  Response.json({ policies: await currentPolicies(db, member.tenantId) } satisfies PolicyList),
+);
 
 /**
  * Admins only: the document back, edited. Each changed action gets a new immutable version (one

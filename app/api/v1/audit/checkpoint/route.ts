@@ -1,8 +1,8 @@
 import type { Checkpoint } from '@/lib/api/responses/reads';
 import { currentCheckpoint } from '@/lib/audit/checkpoint-store';
 import { commandKeys } from '@/lib/commands/keys';
-import { memberRead } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { memberRead } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,9 +1,9 @@
 import { auditExportResponse } from '@/lib/audit/export';
-import { commandKeys } from '@/lib/commands/keys';
 import { parseHistoryParams } from '@/lib/audit/history-filters';
+import { commandKeys } from '@/lib/commands/keys';
 import { invalidQuery } from '@/lib/errors/domain-error';
-import { memberRead } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { memberRead } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,7 +16,13 @@ export const dynamic = 'force-dynamic';
 export const GET = memberRead(async ({ db, request, member }) => {
   const parsed = parseHistoryParams(new URL(request.url).searchParams, 'export');
   if (!parsed.ok) throw invalidQuery(parsed.messages);
-  return auditExportResponse(db, member.tenantId, { filters: parsed.filters, of: parsed.exportOf ?? 'events' }, parsed.format ?? 'jsonl', await commandKeys());
+  return auditExportResponse(
+    db,
+    member.tenantId,
+    { filters: parsed.filters, of: parsed.exportOf ?? 'events' },
+    parsed.format ?? 'jsonl',
+    await commandKeys(),
+  );
 });
 
 /** Every other method: 405 with `Allow` (lib/http/methods.ts). */

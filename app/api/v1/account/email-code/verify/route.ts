@@ -1,8 +1,8 @@
-import { emailCodeCheckRequest, type EmailCodeCheck } from '@/lib/admin/requests';
+import { type EmailCodeCheck, emailCodeCheckRequest } from '@/lib/admin/requests';
 import type { EmailVerified } from '@/lib/api/responses/admin';
 import { verifyEmailCode } from '@/lib/auth/email-codes';
-import { accountMutation } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { accountMutation } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +12,10 @@ export const dynamic = 'force-dynamic';
  */
 export const POST = accountMutation<EmailCodeCheck>(emailCodeCheckRequest, async ({ db, operator, body }) => {
   const verified = await verifyEmailCode(db, operator.userId, body.code, body.password);
-  return Response.json({ verifiedAt: verified.verifiedAt, credentialsCleared: verified.credentialsCleared } satisfies EmailVerified, { headers: { 'cache-control': 'no-store' } });
+  return Response.json(
+    { verifiedAt: verified.verifiedAt, credentialsCleared: verified.credentialsCleared } satisfies EmailVerified,
+    { headers: { 'cache-control': 'no-store' } },
+  );
 });
 
 /** Every other method: 405 with `Allow` (lib/http/methods.ts). */

@@ -1,9 +1,9 @@
 import type { ExecutionsChanged } from '@/lib/api/responses/admin';
 import { pauseExecutions } from '@/lib/commands/executions-pause';
 import { executionsPauseRequest } from '@/lib/commands/executions-requests';
-import { adminMutation } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/errors/domain-error';
 import { otherMethods } from '@/lib/http/methods';
+import { adminMutation } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

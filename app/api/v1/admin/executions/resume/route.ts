@@ -1,10 +1,10 @@
-import type { EmptyRequest } from '@/lib/input/request-body';
 import type { ExecutionsChanged } from '@/lib/api/responses/admin';
 import { resumeExecutions } from '@/lib/commands/executions-pause';
 import { executionsResumeRequest } from '@/lib/commands/executions-requests';
-import { adminMutation } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/errors/domain-error';
 import { otherMethods } from '@/lib/http/methods';
+import { adminMutation } from '@/lib/http/operator-route';
+import type { EmptyRequest } from '@/lib/input/request-body';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,9 +1,9 @@
-import { adminMutation } from '@/lib/http/operator-route';
 import type { ChannelCreated } from '@/lib/api/responses/admin';
 import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
+import { adminMutation } from '@/lib/http/operator-route';
 import { createChannel } from '@/lib/notifications/channels';
 import { channelCreateRequest } from '@/lib/notifications/requests';
-import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 

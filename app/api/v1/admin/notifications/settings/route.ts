@@ -1,15 +1,20 @@
-import { adminMutation } from '@/lib/http/operator-route';
 import type { SettingsAnswer } from '@/lib/api/responses/admin';
 import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
+import { adminMutation } from '@/lib/http/operator-route';
 import { updateNotificationSettings } from '@/lib/notifications/channels';
 import { notificationSettingsRequest } from '@/lib/notifications/requests';
-import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
 /** Replaces the tenant's notification settings (reminder lead, escalation, argument values opt-in); audited. */
 export const PUT = adminMutation(notificationSettingsRequest, async ({ db, admin, body }) => {
-  const settings = await updateNotificationSettings(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, body);
+  const settings = await updateNotificationSettings(
+    db,
+    admin.tenantId,
+    { type: 'user', id: admin.operator.userId },
+    body,
+  );
   if (!settings) throw notFound('tenant');
   return Response.json({ settings } satisfies SettingsAnswer);
 });

@@ -1,6 +1,6 @@
-import { adminMutation } from '@/lib/http/operator-route';
 import { notFound } from '@/lib/errors/domain-error';
 import { otherMethods } from '@/lib/http/methods';
+import { adminMutation } from '@/lib/http/operator-route';
 import { oversightSettingsRequest, updateOversightSettings } from '@/lib/oversight/settings';
 
 export const dynamic = 'force-dynamic';

@@ -13,9 +13,15 @@ export const dynamic = 'force-dynamic';
  * others may have one): the dashboard warns them, the answer does not refuse.
  */
 export const PUT = adminMutation(passkeySettingsRequest, async ({ db, admin, body }) => {
-  const result = await setPasskeysRequired(db, admin.tenantId, body.requirePasskeys, { type: 'user', id: admin.operator.userId });
+  const result = await setPasskeysRequired(db, admin.tenantId, body.requirePasskeys, {
+    type: 'user',
+    id: admin.operator.userId,
+  });
   if (!result) throw notFound('tenant');
-  return Response.json({ requirePasskeys: body.requirePasskeys, changed: result.changed } satisfies PasskeySettingsAnswer);
+  return Response.json({
+    requirePasskeys: body.requirePasskeys,
+    changed: result.changed,
+  } satisfies PasskeySettingsAnswer);
 });
 
 /** Every other method: 405 with `Allow` (lib/http/methods.ts). */

@@ -1,6 +1,6 @@
 import type { PolicyPlanAnswer } from '@/lib/api/responses/admin';
-import { adminMutation } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { adminMutation } from '@/lib/http/operator-route';
 import { backtestDays, planPolicies } from '@/lib/policy/plan';
 import { policyJsonBody } from '@/lib/policy/requests';
 

@@ -1,6 +1,6 @@
 import { asQueryError, consistencyProofFile, proofQuery } from '@/lib/audit/tlog/proof-api';
-import { memberRead } from '@/lib/http/operator-route';
 import { otherMethods } from '@/lib/http/methods';
+import { memberRead } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,8 +1,8 @@
+import { otherMethods } from '@/lib/http/methods';
+import { accountMutation } from '@/lib/http/operator-route';
+import { relyingParty } from '@/lib/http/relying-party';
 import { registrationOptions, requireHostName } from '@/lib/passkeys/registration';
 import { passkeyOptionsRequest } from '@/lib/passkeys/requests';
-import { relyingParty } from '@/lib/http/relying-party';
-import { accountMutation } from '@/lib/http/operator-route';
-import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 

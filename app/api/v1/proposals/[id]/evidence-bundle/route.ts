@@ -1,9 +1,9 @@
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { commandKeys } from '@/lib/commands/keys';
 import { notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
 import { viewerRead } from '@/lib/http/operator-route';
 import { readableTenant } from '@/lib/http/principal';
-import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,7 +1,7 @@
-import { recheckRequest } from '@/lib/decisions/requests';
 import { freshFacts } from '@/lib/decisions/fresh-facts';
-import { operatorMutation } from '@/lib/http/operator-route';
+import { recheckRequest } from '@/lib/decisions/requests';
 import { otherMethods } from '@/lib/http/methods';
+import { operatorMutation } from '@/lib/http/operator-route';
 import { recordView } from '@/lib/oversight/views';
 import { systemsClient } from '@/lib/systems/client';
 

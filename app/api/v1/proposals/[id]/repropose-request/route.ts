@@ -1,8 +1,8 @@
-import { reproposeRequest } from '@/lib/decisions/requests';
 import type { ReproposalCreated } from '@/lib/api/responses/proposals';
 import { requestReproposal } from '@/lib/decisions/repropose';
-import { operatorMutation } from '@/lib/http/operator-route';
+import { reproposeRequest } from '@/lib/decisions/requests';
 import { otherMethods } from '@/lib/http/methods';
+import { operatorMutation } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 

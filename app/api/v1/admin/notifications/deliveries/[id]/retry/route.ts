@@ -1,10 +1,10 @@
-import type { EmptyRequest } from '@/lib/input/request-body';
 import type { DeliveryAnswer } from '@/lib/api/responses/admin';
-import { adminMutation } from '@/lib/http/operator-route';
 import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { otherMethods } from '@/lib/http/methods';
+import { adminMutation } from '@/lib/http/operator-route';
+import type { EmptyRequest } from '@/lib/input/request-body';
 import { deliveryOf, retryDelivery } from '@/lib/notifications/channels';
 import { deliveryRetryRequest } from '@/lib/notifications/requests';
-import { otherMethods } from '@/lib/http/methods';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +13,12 @@ export const POST = adminMutation<EmptyRequest, { id: string }>(deliveryRetryReq
   const retried = await retryDelivery(db, admin.tenantId, params.id, { type: 'user', id: admin.operator.userId });
   const delivery = await deliveryOf(db, admin.tenantId, params.id);
   if (!delivery) throw notFound('delivery');
-  if (!retried) throw new DomainError('conflict', 'not_dead', `Only a dead delivery can be retried; this one is ${delivery.status}.`);
+  if (!retried)
+    throw new DomainError(
+      'conflict',
+      'not_dead',
+      `Only a dead delivery can be retried; this one is ${delivery.status}.`,
+    );
   return Response.json({ delivery } satisfies DeliveryAnswer);
 });
 
