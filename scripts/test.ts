@@ -1,9 +1,11 @@
 /**
- * `npm test`: type check, lint, the layers (dependency-cruiser), unit, components (jsdom), contracts lint and the production build; integration on
- * PGlite, and on PostgreSQL when DATABASE_URL is set; end-to-end; then the Python client's tests
- * against a live server and (with PostgreSQL) short runs of the bench and the resilience checks;
- * last, the container image end to end (skipped, with the reason, where no Docker engine runs).
- * Steps in one stage run side by side (the six checks; the last three); a stage starts when the one before it passed. Each step's output is printed when it ends, never interleaved.
+ * `npm test`: type check, lint, format, the layers (dependency-cruiser), unit, components (jsdom),
+ * contracts lint and the production build; integration on PGlite, and on PostgreSQL when
+ * DATABASE_URL is set; end-to-end; then the Python client's tests against a live server and (with
+ * PostgreSQL) short runs of the bench and the resilience checks; last, the container image end to
+ * end (skipped, with the reason, where no Docker engine runs). Steps in one stage run side by side
+ * (the seven checks; the last three); a stage starts when the one before it passed. Each step's
+ * output is printed when it ends, never interleaved.
  */
 import { spawn } from 'node:child_process';
 import { childEnvironment, env } from '@/lib/env';
@@ -20,6 +22,8 @@ const stages: Step[][] = [
   [
     { name: 'type check', command: npx('typescript/bin/tsc', '--noEmit') },
     { name: 'lint', command: npx('eslint/bin/eslint.js', '.', '--max-warnings=0') },
+    // Layout and import order, over the files biome.json includes; `npm run format` fixes them.
+    { name: 'format', command: npx('@biomejs/biome/bin/biome', 'ci', '--colors=off', '.') },
     {
       name: 'layers',
       command: npx(
