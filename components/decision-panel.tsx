@@ -92,7 +92,8 @@ export function DecisionPanel({
   const [grantProblems, setGrantProblems] = useState<GrantProblems>({});
   const rejectRef = useRef<HTMLFormElement>(null);
   const mutation = useMutation({
-    // The grant is asked for only once the approval is recorded, and its refusal is an outcome, not an error: the approval stands.
+    // The grant is asked for only once the approval is recorded, and its refusal is an outcome, not an error: the
+    // approval stands.
     mutationFn: async ({
       request,
       grantRequest,

@@ -17,7 +17,10 @@ const ONE_KEY_WITHIN_MS = 45_000;
 
 export const factsQueryKey = (proposalId: string) => ['facts', proposalId] as const;
 
-/** The proposal's facts read again when it is looked at (POST /api/v1/proposals/{id}/recheck); nothing while `proposalId` is undefined. */
+/**
+ * The proposal's facts read again when it is looked at (POST /api/v1/proposals/{id}/recheck); nothing while
+ * `proposalId` is undefined.
+ */
 export function useFreshFacts(proposalId: string | undefined, enabled = true) {
   return useQuery({
     queryKey: factsQueryKey(proposalId ?? ''),
@@ -41,7 +44,10 @@ export function oneKeyReady(client: QueryClient, proposalId: string, nowMs = Dat
   return nowMs - state.dataUpdatedAt < ONE_KEY_WITHIN_MS && freshAndClear(state.data);
 }
 
-/** What moved since it was proposed, per the freshest word: this check's answer when there is one, else the background re-check's. */
+/**
+ * What moved since it was proposed, per the freshest word: this check's answer when there is one, else the background
+ * re-check's.
+ */
 export function changedWords(facts: FreshFacts | undefined, background: string | null): string | null {
   if (!facts || facts.state === 'unavailable' || facts.state === 'closed') return background;
   return facts.state === 'changed' ? facts.note : null;

@@ -45,7 +45,9 @@ export function grantOutcomeWords(outcome: GrantOutcome): string {
     : `The grant was not made: ${outcome.message}`;
 }
 
-/** Beside the decision: the grant made (its id, until when, how many) or why it was refused while the approval stands. */
+/**
+ * Beside the decision: the grant made (its id, until when, how many) or why it was refused while the approval stands.
+ */
 export function GrantOutcomeNote({ proposalId }: { proposalId: string }) {
   const outcome = useSyncExternalStore(
     subscribe,

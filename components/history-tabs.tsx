@@ -10,7 +10,10 @@ const OWN_PAGES: Record<Exclude<HistoryTab, FilteredTab>, string> = {
   grants: '/history/grants',
 };
 
-/** History's views: Decisions and Events (one page, `hrefOf` keeps its filters), Oversight and Grants (pages of their own). */
+/**
+ * History's views: Decisions and Events (one page, `hrefOf` keeps its filters), Oversight and Grants (pages of their
+ * own).
+ */
 export function HistoryTabs({
   current,
   hrefOf = (tab) => `/history?tab=${tab}`,

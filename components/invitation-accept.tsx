@@ -184,7 +184,10 @@ function ProveAndChoose({ token, email, minPassword, maxPassword, takeover }: Pr
 
 const needsProof = (error: unknown) => error instanceof OperatorApiError && error.problem.code === 'address_unverified';
 
-/** Signed in: the invited address accepts with its own session (proving the address if asked); another address is told to sign out. */
+/**
+ * Signed in: the invited address accepts with its own session (proving the address if asked); another address is told
+ * to sign out.
+ */
 function AcceptSignedIn({
   token,
   email,

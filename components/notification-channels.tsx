@@ -108,7 +108,8 @@ function ChannelCard({
           className="space-y-3"
           onSubmit={(event) => {
             event.preventDefault();
-            // The server checks the number (a whole number 0–100) and says what is wrong; left empty, it stays as it is.
+            // The server checks the number (a whole number 0–100) and says what is wrong; left empty, it stays as it
+            // is.
             change.mutate({
               ...(target !== '' ? { target } : {}),
               events: selected,

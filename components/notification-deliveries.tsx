@@ -34,7 +34,10 @@ function RetryButton({ delivery }: { delivery: DeliveryView }) {
 
 const HEAD = ['Event', 'Channel', 'Status', 'Attempts', 'Latency', 'Last error', 'Created', 'Next attempt'] as const;
 
-/** The tenant's last 50 deliveries, newest first; dead ones can be sent again. A table on wide screens, cards on a phone. */
+/**
+ * The tenant's last 50 deliveries, newest first; dead ones can be sent again. A table on wide screens, cards on a
+ * phone.
+ */
 export function NotificationDeliveries({ deliveries }: { deliveries: DeliveryView[] }) {
   if (deliveries.length === 0) {
     return (

@@ -20,7 +20,9 @@ const FIELDS = [
   },
 ] as const;
 
-/** Admins: the rubber-stamp alarm's three thresholds; 0 in any turns it off. The page reloads its figures after a save. */
+/**
+ * Admins: the rubber-stamp alarm's three thresholds; 0 in any turns it off. The page reloads its figures after a save.
+ */
 export function OversightSettingsForm({ initial }: { initial: OversightSettingsInput }) {
   const router = useRouter();
   const [values, setValues] = useState<Record<keyof OversightSettingsInput, string>>({

@@ -6,13 +6,19 @@ import { signDecision } from '@/lib/client/passkeys-api';
 import type { DecisionRequest } from '@/lib/decisions/requests';
 import { PayloadText } from './payload-text';
 
-/** Whether this person's decision on this proposal must be signed (its rule, or the tenant) and whether they have a passkey to sign with. */
+/**
+ * Whether this person's decision on this proposal must be signed (its rule, or the tenant) and whether they have a
+ * passkey to sign with.
+ */
 export type PasskeyState = { required: boolean; registered: boolean };
 
 /** Whether a decision will be signed: always where it is required, else as the person chose. */
 export const willSign = (state: PasskeyState, chosen: boolean) => state.registered && (state.required || chosen);
 
-/** The decision with its passkey signature when `sign` (the browser asks for the passkey here); a cancelled prompt throws like a refusal. */
+/**
+ * The decision with its passkey signature when `sign` (the browser asks for the passkey here); a cancelled prompt
+ * throws like a refusal.
+ */
 export async function signedRequest(
   proposalId: string,
   request: DecisionRequest,

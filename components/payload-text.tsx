@@ -10,9 +10,9 @@ type Props = {
 
 /**
  * The one renderer for untrusted text (arguments, bodies as received, evidence, agent names,
- * request ids, reasons): text only, never HTML; it breaks inside a word only when that word cannot fit a line; invisible and direction-changing characters
- * become visible badges; look-alikes of ASCII (Cyrillic а, fullwidth ｏ) are named right after
- * their run; and the run is bidi-isolated, so it cannot reorder what surrounds it.
+ * request ids, reasons): text only, never HTML; it breaks inside a word only when that word cannot fit a line;
+ * invisible and direction-changing characters become visible badges; look-alikes of ASCII (Cyrillic а, fullwidth ｏ) are
+ * named right after their run; and the run is bidi-isolated, so it cannot reorder what surrounds it.
  */
 export function PayloadText({ value, mono = true, multiline = false }: Props) {
   const segments = visibleSegments(value, { multiline });

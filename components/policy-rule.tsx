@@ -29,7 +29,10 @@ export const boundFormat =
     return currency && Number.isInteger(value) ? `${formatMinor(value, currency)} ${currency}` : String(value);
   };
 
-/** One rule as the form holds it: every number as typed, so a bad entry reaches the server and comes back as that field's issue. */
+/**
+ * One rule as the form holds it: every number as typed, so a bad entry reaches the server and comes back as that
+ * field's issue.
+ */
 export type RuleDraft = {
   key: number;
   id: string;

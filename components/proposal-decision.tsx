@@ -107,7 +107,10 @@ type Props = {
   extendedBy: string | null;
   /** Whether deciding must or may be signed with the person's passkey. */
   passkey?: PasskeyState;
-  /** Where a standing grant could be made from this person's approval, what it would cover (lib/dashboard/grant-offer.ts). */
+  /**
+   * Where a standing grant could be made from this person's approval, what it would cover
+   * (lib/dashboard/grant-offer.ts).
+   */
   grantOffer?: GrantOffer;
   /** Who granted the standing grant that approved it, when one did. */
   granter?: string | null;

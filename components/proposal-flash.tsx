@@ -6,7 +6,9 @@ import { useEffect, useSyncExternalStore } from 'react';
 import { FOCUS_RING } from './ui/cn';
 import { Toast } from './ui/toast';
 
-/** One message for the page this tab navigates to next ("Approved refund … · View"), with a link back when it has one. */
+/**
+ * One message for the page this tab navigates to next ("Approved refund … · View"), with a link back when it has one.
+ */
 type Flash = { text: string; path: string; link?: { href: string; label: string } };
 
 let flash: Flash | null = null;
@@ -22,7 +24,10 @@ function subscribe(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Leaves `text` for the page at `path`, shown once the app navigates there (client-side); `link` points back at what it tells of. */
+/**
+ * Leaves `text` for the page at `path`, shown once the app navigates there (client-side); `link` points back at what it
+ * tells of.
+ */
 export function leaveFlash(text: string, path = '/', link?: Flash['link']): void {
   setFlash({ text, path, ...(link ? { link } : {}) });
 }

@@ -5,7 +5,10 @@ import { absoluteTime, relativeTime } from './time';
 
 const subscribe = () => () => {};
 
-/** "3 hours ago", with the absolute time in the viewer's own zone on hover (`timeStyle: 'long'` names the zone; UTC until the browser runs). */
+/**
+ * "3 hours ago", with the absolute time in the viewer's own zone on hover (`timeStyle: 'long'` names the zone; UTC
+ * until the browser runs).
+ */
 export function ProposalListTime({ value }: { value: string }) {
   const date = new Date(value);
   const inBrowser = useSyncExternalStore(

@@ -28,12 +28,15 @@ export type QueueRowProps = {
   onFocusRow: (id: string) => void;
 };
 
-/** Row titles never break inside a word: one line, cut with an ellipsis (the whole sentence is the link's title and in the preview). */
+/**
+ * Row titles never break inside a word: one line, cut with an ellipsis (the whole sentence is the link's title and in
+ * the preview).
+ */
 export const ROW_TITLE = 'block min-w-0 flex-1 truncate [overflow-wrap:normal] [word-break:normal]';
 
 /**
- * One proposal in two compact lines (about 56 px: 12 fit above the fold at 1440×900): risk, the summary sentence (one line, the whole
- * of it in the preview pane and the link's title) and, on large screens, time left and age; then
+ * One proposal in two compact lines (about 56 px: 12 fit above the fold at 1440×900): risk, the summary sentence (one
+ * line, the whole of it in the preview pane and the link's title) and, on large screens, time left and age; then
  * the gates' flags, whose move it is when not the viewer's, quorum, action, agent and rule (on a
  * phone, time left and age lead this line). On a
  * phone a third line gives the agent's reason's first line (large screens show it in the preview).

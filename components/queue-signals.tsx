@@ -39,7 +39,10 @@ export function RiskBadge({
   );
 }
 
-/** "Changed since proposed": the resource moved but the proposal still holds; what moved is the tooltip, or spelled out when `detailed`. */
+/**
+ * "Changed since proposed": the resource moved but the proposal still holds; what moved is the tooltip, or spelled out
+ * when `detailed`.
+ */
 export function ChangedChip({ description, detailed = false }: { description: string | null; detailed?: boolean }) {
   if (!description) return null;
   const chip = (

@@ -18,7 +18,9 @@ export const QUEUE_SHORTCUTS: [string, string][] = [
   ['Escape', 'close a dialog'],
 ];
 
-/** The keys of a page, opened with `?`; Escape closes it (a components/ui dialog: focus stays inside and returns after). */
+/**
+ * The keys of a page, opened with `?`; Escape closes it (a components/ui dialog: focus stays inside and returns after).
+ */
 export function ShortcutsHelp({
   open,
   onClose,

@@ -39,7 +39,10 @@ export function Time({ value, now }: { value: Date | string; now?: Date }) {
   );
 }
 
-/** A date and time in the viewer's own time zone, with the zone named ("30 Nov 2026, 14:05:09 CET"). Client-rendered only. */
+/**
+ * A date and time in the viewer's own time zone, with the zone named ("30 Nov 2026, 14:05:09 CET"). Client-rendered
+ * only.
+ */
 export function LocalTime({ value, testId }: { value: string; testId?: string }) {
   const date = new Date(value);
   const text = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' }).format(date);

@@ -46,7 +46,9 @@ export const tenants = pgTable('tenants', {
   escalateAfterMinutes: integer('escalate_after_minutes').notNull().default(120),
   /** Notifications carry the summary with argument values (amounts, ids) only when this is on. */
   notifyWithValues: boolean('notify_with_values').notNull().default(false),
-  /** The emergency stop: while set, approved commands wait and no expiry is counted (lib/commands/executions-pause.ts). */
+  /**
+   * The emergency stop: while set, approved commands wait and no expiry is counted (lib/commands/executions-pause.ts).
+   */
   executionsPausedAt: at('executions_paused_at'),
   executionsPausedBy: text('executions_paused_by'),
   executionsPauseReason: text('executions_pause_reason'),
@@ -245,13 +247,21 @@ export const proposals = pgTable(
     index('proposals_parent_idx').on(t.parentId),
     /** The history's Decisions view: decided or ended proposals, newest decision first. */
     index('proposals_decided_idx').on(t.tenantId, t.decidedAt, t.id).where(sql`${t.decidedAt} is not null`),
-    /** The re-check sweep: whether a proposal on the resource moved on since a pending one was checked, one probe (lib/jobs/recheck-open.ts). */
+    /**
+     * The re-check sweep: whether a proposal on the resource moved on since a pending one was checked, one probe
+     * (lib/jobs/recheck-open.ts).
+     */
     index('proposals_moved_on_idx')
       .on(t.tenantId, t.resourceKey, t.updatedAt)
       .where(sql`${t.status} <> 'pending_approval'`),
-    /** The queue's agent filter: the agents with something pending, one probe per agent (lib/proposals/status-page.ts). */
+    /**
+     * The queue's agent filter: the agents with something pending, one probe per agent (lib/proposals/status-page.ts).
+     */
     index('proposals_pending_agent_idx').on(t.tenantId, t.agentName).where(sql`${t.status} = 'pending_approval'`),
-    /** The revisions a person made, whose descendants the queue leaves to someone else (lib/proposals/viewer-relation.ts). */
+    /**
+     * The revisions a person made, whose descendants the queue leaves to someone else
+     * (lib/proposals/viewer-relation.ts).
+     */
     index('proposals_initiated_idx').on(t.initiatedByUserId).where(sql`${t.initiatedByUserId} is not null`),
   ],
 );
@@ -358,7 +368,10 @@ export const proposalViews = pgTable(
 
 export type ViewChannel = (typeof viewChannelEnum.enumValues)[number];
 
-/** One rubber-stamp notice per approver and window (lib/oversight/alarm.ts): the claim row that makes it once under concurrency. */
+/**
+ * One rubber-stamp notice per approver and window (lib/oversight/alarm.ts): the claim row that makes it once under
+ * concurrency.
+ */
 export const oversightAlarms = pgTable(
   'oversight_alarms',
   {
@@ -414,7 +427,10 @@ export const grants = pgTable(
     /** The routing rule and policy version the source proposal was routed by; a covered one must match both. */
     rule: text('rule').notNull(),
     policyVersion: integer('policy_version').notNull(),
-    /** For an action that moves money: the argument holding the amount (minor units) and the currency covered proposals must have. */
+    /**
+     * For an action that moves money: the argument holding the amount (minor units) and the currency covered proposals
+     * must have.
+     */
     moneyField: text('money_field'),
     currency: text('currency'),
     maxCount: integer('max_count').notNull(),
@@ -426,7 +442,9 @@ export const grants = pgTable(
     expiresAt: at('expires_at').notNull(),
     endedAt: at('ended_at'),
     endReason: grantEndEnum('end_reason'),
-    /** Who ended it (a revoker, the admin who changed a role, the publisher of a policy); null for Countersign itself. */
+    /**
+     * Who ended it (a revoker, the admin who changed a role, the publisher of a policy); null for Countersign itself.
+     */
     endedBy: text('ended_by'),
     endNote: text('end_note'),
   },
@@ -495,12 +513,17 @@ export const executions = pgTable(
   ],
 );
 
-/** What a state change records of an event: the columns of `audit_pending`, and of `audit_events` beside its seq and hashes. */
+/**
+ * What a state change records of an event: the columns of `audit_pending`, and of `audit_events` beside its seq and
+ * hashes.
+ */
 const auditEventFields = () => ({
   type: text('type').notNull(),
   actorType: actorTypeEnum('actor_type').notNull(),
   actorId: text('actor_id').notNull(),
-  /** The actor's display name when the event was written (hashed); null on events written before names were recorded. */
+  /**
+   * The actor's display name when the event was written (hashed); null on events written before names were recorded.
+   */
   actorName: text('actor_name'),
   proposalId: text('proposal_id'),
   payloadHash: text('payload_hash'),

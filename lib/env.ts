@@ -78,7 +78,9 @@ const signingKeys = jsonText.pipe(
     .min(1, 'must hold at least one key'),
 );
 
-/** {"payments": "<credential>", "inventory": "<credential>"}: what each executor scope presents to its system of record. */
+/**
+ * {"payments": "<credential>", "inventory": "<credential>"}: what each executor scope presents to its system of record.
+ */
 const scopeCredentials = jsonText.pipe(
   z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.string().min(16), {
     error: 'must map scope names to credentials of at least 16 characters',
@@ -129,7 +131,9 @@ const settingsSchema = z.object({
   DEMO_SCALE: wholeNumber('0', 'records').pipe(z.number().int().min(0).max(1_000_000, 'must be at most 1000000')),
   SYSTEMS_OF_RECORD_URL: optionalText.pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional()),
   SCOPE_CREDENTIALS: optionalText.pipe(scopeCredentials.optional()),
-  /** The most connections kept open to the systems of record (reads and writes share them); more requests wait for one. */
+  /**
+   * The most connections kept open to the systems of record (reads and writes share them); more requests wait for one.
+   */
   SYSTEMS_OF_RECORD_MAX_SOCKETS: wholeNumber('64', 'connections').pipe(
     z.number().int().min(1, 'must be at least 1').max(4096, 'must be at most 4096'),
   ),
@@ -269,7 +273,10 @@ export function env(): Settings {
   return cached;
 }
 
-/** The settings a `.env*` file in the server's folder supplied (Next.js loads them silently), named in the start-up line. */
+/**
+ * The settings a `.env*` file in the server's folder supplied (Next.js loads them silently), named in the start-up
+ * line.
+ */
 export function settingsReadFromFiles(dir: string = process.cwd()): FileSettings[] {
   return settingsFromFiles(dir, process.env);
 }

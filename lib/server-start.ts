@@ -30,8 +30,8 @@ export async function startServer(): Promise<void> {
     process.exit(1);
   }
   console.log(`[countersign] database ready (${handle.driver}, migrations applied)`);
-  // Background jobs (expiry, dispatch, reconciliation, notifications, reminders, audit chaining and watch) run here unless a separate
-  // `npm run worker` does (WORKER_IN_PROCESS=0); several may run at once (SKIP LOCKED).
+  // Background jobs (expiry, dispatch, reconciliation, notifications, reminders, audit chaining and watch) run here
+  // unless a separate `npm run worker` does (WORKER_IN_PROCESS=0); several may run at once (SKIP LOCKED).
   const settings = env();
   const worker: Worker | undefined = settings.WORKER_IN_PROCESS
     ? startWorker(handle.db, { ...workerSettings(settings), listen: handle.listen })

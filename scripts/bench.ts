@@ -402,7 +402,10 @@ function writeResults(results: object, markdown: string): string {
   return written;
 }
 
-/** `--only text`: the text part alone, CPU only (no build, database or server); written beside --short's, never over the published results. */
+/**
+ * `--only text`: the text part alone, CPU only (no build, database or server); written beside --short's, never over the
+ * published results.
+ */
 function textOnly(text: TextResult, machine: ReturnType<ReturnType<typeof machineAtStart>['end']>) {
   const targets = text.targets
     .map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`)

@@ -279,7 +279,8 @@ async function verifyExportFile(
     throw new RefusedError(`cannot read ${file}`);
   }
   try {
-    // A saved file with a note is held to the export's checkpoint by the tree; an older one (JWS only) by its hash at its seq.
+    // A saved file with a note is held to the export's checkpoint by the tree; an older one (JWS only) by its hash at
+    // its seq.
     const earlier = saved.flatMap(({ head }) => (head ? [head] : []));
     const checkpoints = saved.flatMap(({ claim, head }) => (head ? [] : [claim]));
     const report = await verifyExportLines(stream.readLines(), { checkpoints, earlier, consistency, keys: trusted });

@@ -3,9 +3,9 @@
  *
  * Builds the FROM images where no registry answers (scripts/ci/base-images.sh), builds the
  * Dockerfile (with `--prebuilt`, as `npm test` runs it: its `prebuilt` target from the standalone
- * build the suite's build step made, instead of npm ci and next build inside Docker), and against a scratch database on DATABASE_URL's PostgreSQL: `migrate`, the `cli`
- * (signing key, tenant, operator, agent key), the dashboard (`start`, WORKER_IN_PROCESS=0) until
- * its HEALTHCHECK says healthy, and a `worker`. An agent proposes a stock hold through the
+ * build the suite's build step made, instead of npm ci and next build inside Docker), and against a scratch database on
+ * DATABASE_URL's PostgreSQL: `migrate`, the `cli` (signing key, tenant, operator, agent key), the dashboard (`start`,
+ * WORKER_IN_PROCESS=0) until its HEALTHCHECK says healthy, and a `worker`. An agent proposes a stock hold through the
  * dashboard's HTTP API, the operator signs in and approves it over HTTP, and the proposal must
  * reach `succeeded`, which only the worker container can cause by dispatching the signed command.
  * Then: both containers run as a user other than root and the worker's log says it dispatched.

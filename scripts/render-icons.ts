@@ -9,7 +9,10 @@ import { chromium, type Page } from '@playwright/test';
 
 const PUBLIC = path.join(process.cwd(), 'public');
 
-/** The SVG drawn at `size` pixels, transparent unless a background is given; `inset` leaves a margin (for apple-touch-icon). */
+/**
+ * The SVG drawn at `size` pixels, transparent unless a background is given; `inset` leaves a margin (for
+ * apple-touch-icon).
+ */
 async function render(
   page: Page,
   svg: string,

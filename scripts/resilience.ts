@@ -1,6 +1,6 @@
 /**
- * `npm run resilience [-- --short] [-- --runs N] [-- --seed S] [-- --soak-seconds N] [-- --soak-rate R] [-- --burst N] [-- --build]`:
- * the resilience checks of issue 14 against the production build on PostgreSQL.
+ * `npm run resilience [-- --short] [-- --runs N] [-- --seed S] [-- --soak-seconds N] [-- --soak-rate R] [-- --burst N]
+ * [-- --build]`: the resilience checks of issue 14 against the production build on PostgreSQL.
  *
  * Needs DATABASE_URL (PostgreSQL): creates a fresh `cs_resilience_<random>` database there and drops
  * it afterwards. Needs a production build (`next build`; --build makes one first). Three phases:
@@ -178,7 +178,8 @@ async function main() {
     fail('no production build (.next/BUILD_ID): run `npx next build` first, or pass --build');
   }
 
-  // Measured on the 2-core machine: about 3 runs/s when it is quiet, 1.5/s when shared; settling waits at most the LIVE_SETTLE bounds.
+  // Measured on the 2-core machine: about 3 runs/s when it is quiet, 1.5/s when shared; settling waits at most the
+  // LIVE_SETTLE bounds.
   const expectedSeconds = 40 + Math.ceil(opts.runs / 3) + 60 + opts.soakSeconds + 30 + Math.ceil(opts.burst / 5) + 60;
   const boundSeconds =
     60 +

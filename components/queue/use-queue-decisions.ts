@@ -78,7 +78,10 @@ export function useQueueDecisions(
     [queryClient, queryKey],
   );
 
-  /** `a`: a clear item whose facts were just checked clear is approved at once; anything else asks first, with what to look at. */
+  /**
+   * `a`: a clear item whose facts were just checked clear is approved at once; anything else asks first, with what to
+   * look at.
+   */
   const approveOne = useCallback(
     (item: QueueItem) => {
       if (needsLook(item) || !oneKeyReady(queryClient, item.id)) setApproving([item]);

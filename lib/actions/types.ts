@@ -78,11 +78,17 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
   describeAggregate?(args: Args, aggregate: RoutingAggregate): string;
   /** The label of the approve button: it names the effect, never just "Approve". */
   approveLabel(args: Args): string;
-  /** What one of its receipts is called ("refund", read as "Executed — refund re_123"); without it, the action's name in words. */
+  /**
+   * What one of its receipts is called ("refund", read as "Executed — refund re_123"); without it, the action's name in
+   * words.
+   */
   receiptNoun?(args: Args): string;
   /** Meaning: find the resource inside the tenant; undefined when missing or another tenant's. */
   resolve(systems: SystemsClient, tenantId: string, args: Args): Promise<Resolution | undefined>;
-  /** The integer argument open proposals on a resource claim of it together (a refund's `amountMinor`): summed for `checkRules`. */
+  /**
+   * The integer argument open proposals on a resource claim of it together (a refund's `amountMinor`): summed for
+   * `checkRules`.
+   */
   claimField?: string;
   /** Business rules against live state, including what this resource's open proposals claim. */
   checkRules(args: Args, resolution: Resolution, open: OpenClaims): Violation | undefined;
@@ -124,9 +130,15 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
     facts: Record<string, string | number>,
     idempotencyKey: string,
   ): ReceiptCheck;
-  /** How operators edit its arguments (locked identity fields, money, live limits); without it every field is a plain input. */
+  /**
+   * How operators edit its arguments (locked identity fields, money, live limits); without it every field is a plain
+   * input.
+   */
   editing?: EditingSpec<Args>;
-  /** The resource key a search term names (`ord_1843` → `order:ord_1843`), for the Proposals list; undefined when it cannot be one. */
+  /**
+   * The resource key a search term names (`ord_1843` → `order:ord_1843`), for the Proposals list; undefined when it
+   * cannot be one.
+   */
   resourceKeyFor?(term: string): string | undefined;
 };
 
@@ -138,9 +150,14 @@ export type EditLimit = { field: string; max: number; why: string };
  * it; neither names an action.
  */
 export type EditingSpec<Args extends ActionArgs = ActionArgs> = {
-  /** Arguments naming what the proposal acts on (an order, its currency): shown, never edited; a revision changing one is refused. */
+  /**
+   * Arguments naming what the proposal acts on (an order, its currency): shown, never edited; a revision changing one
+   * is refused.
+   */
   locked: readonly string[];
-  /** Integer arguments holding money in minor units: entered in major units beside the currency another argument names. */
+  /**
+   * Integer arguments holding money in minor units: entered in major units beside the currency another argument names.
+   */
   money?: readonly { field: string; currencyField: string; label: string }[];
   /** The live bound on an argument, shown beside it and enforced in the form (the rules still enforce it at intake). */
   limit?(args: Args, resolution: Resolution, open: OpenClaims): EditLimit | undefined;

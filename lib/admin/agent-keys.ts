@@ -199,7 +199,10 @@ export const revocationInput = z.strictObject({
 });
 export type RevocationInput = z.infer<typeof revocationInput>;
 
-/** The key revoked, every key this revocation revoked, and the agent's keys that still work afterwards (and until when: `expiresAt`, null for no end). */
+/**
+ * The key revoked, every key this revocation revoked, and the agent's keys that still work afterwards (and until when:
+ * `expiresAt`, null for no end).
+ */
 export type Revocation = { agentKey: AgentKeyView; revoked: AgentKeyView[]; stillWorking: AgentKeyView[] };
 
 const stillWorks = (key: AgentKey, now: Date) => {

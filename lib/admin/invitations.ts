@@ -405,7 +405,10 @@ async function newAccount(
   return created?.id;
 }
 
-/** Grants the invitation's role and marks the link used, in the caller's transaction, re-checking the invitation under lock. */
+/**
+ * Grants the invitation's role and marks the link used, in the caller's transaction, re-checking the invitation under
+ * lock.
+ */
 async function join(tx: Database, token: string, signIn: SignInWay, now: Date, userId: string) {
   const { invitation, tenantName } = await pendingRow(tx, token, true, now);
   await grantMembership(tx, {

@@ -58,7 +58,10 @@ async function auditCount(): Promise<number> {
   return row?.n ?? 0;
 }
 
-/** As the tables' owner (PGlite's one user): the trigger refuses; the application's role has no such privilege at all (app-role.postgres.int.test.ts). */
+/**
+ * As the tables' owner (PGlite's one user): the trigger refuses; the application's role has no such privilege at all
+ * (app-role.postgres.int.test.ts).
+ */
 async function refusal(query: ReturnType<typeof sql>): Promise<string> {
   try {
     await t.owner.execute(query);

@@ -13,7 +13,10 @@ export type Decided = {
   name: string | null;
   payloadHash: string | null;
   at: string;
-  /** Its `proposal.approval_withdrawn` event: the approval stopped counting (role: the approver's new role, null when removed). */
+  /**
+   * Its `proposal.approval_withdrawn` event: the approval stopped counting (role: the approver's new role, null when
+   * removed).
+   */
   withdrawn?: { seq: number; at: string; role: string | null };
 };
 
@@ -26,7 +29,10 @@ export type Story = {
   execution: { status: string; seq: number; at: string } | undefined;
   /** The approvals the routing asked for, as the decision events record it. */
   required: number | undefined;
-  /** The first event that cannot happen in the status the events before it lead to (e.g. a command minted for a proposal never approved). */
+  /**
+   * The first event that cannot happen in the status the events before it lead to (e.g. a command minted for a proposal
+   * never approved).
+   */
   outOfPlace: { seq: number; type: string; status: string | undefined } | undefined;
   /** The standing grant that approved it instead of a person (docs/grants.md), as its event records it. */
   grant: { seq: number; grantId: string; userId: string; name: string | null; at: string } | undefined;
@@ -39,7 +45,9 @@ export const DECISION_TYPES: ReadonlySet<string> = new Set([
 ]);
 const OUTCOMES = new Set(['execution.succeeded', 'execution.failed', 'execution.outcome_unknown']);
 
-/** An execution outcome moves only a proposal that is running (a refused command of a rejected one leaves it rejected). */
+/**
+ * An execution outcome moves only a proposal that is running (a refused command of a rejected one leaves it rejected).
+ */
 const outcome = (status: string) => (_row: ChainRow, current: string | undefined) =>
   current === 'executing' || current === 'outcome_unknown' ? status : current;
 
@@ -132,7 +140,10 @@ export function countedApprovals(story: Story): number {
   ).size;
 }
 
-/** A decision's line in the verified story: "approved by Bob (usr_2) at … (event #5) — withdrawn: role changed to viewer (event #7)". */
+/**
+ * A decision's line in the verified story: "approved by Bob (usr_2) at … (event #5) — withdrawn: role changed to viewer
+ * (event #7)".
+ */
 export function decisionWords(decision: Decided, label: string, passkey = ''): string {
   const withdrawn = decision.withdrawn
     ? ` — withdrawn: ${decision.withdrawn.role ? `role changed to ${decision.withdrawn.role}` : 'removed from the tenant'} at ${decision.withdrawn.at} (event #${decision.withdrawn.seq}), not counted`

@@ -25,7 +25,10 @@ const jwk = z.object({
   use: z.literal('sig'),
 });
 
-/** An event as a bundle carries it: its hashed fields, its hash, and the proof that it is a leaf of the checkpoint's tree. */
+/**
+ * An event as a bundle carries it: its hashed fields, its hash, and the proof that it is a leaf of the checkpoint's
+ * tree.
+ */
 const provenRowSchema = chainRowSchema.extend({ inclusion: inclusionProofSchema });
 
 export const bundleSchema = z.object({
@@ -341,7 +344,10 @@ function checkReceipt(bundle: EvidenceBundle, story: Story): [boolean, string] {
   ];
 }
 
-/** Every registration the bundle carries binds a key of one of its signed decisions, each once, in sequence order; and every signed decision verifies. */
+/**
+ * Every registration the bundle carries binds a key of one of its signed decisions, each once, in sequence order; and
+ * every signed decision verifies.
+ */
 function passkeyVerdict(bundle: EvidenceBundle, decisions: readonly PasskeyCheck[]): [boolean, string] {
   const bad = decisions.find((decision) => !decision.ok);
   if (bad) return [false, `event #${bad.seq}: ${bad.label} ${bad.detail}`];
@@ -366,7 +372,10 @@ function sameInstant(a: string, b: string): boolean {
   return Number.isFinite(x) && x === y;
 }
 
-/** The bundle's decisions are the decision events, one for one and in their order (same person, decision, payload hash, time and recorded name). */
+/**
+ * The bundle's decisions are the decision events, one for one and in their order (same person, decision, payload hash,
+ * time and recorded name).
+ */
 function checkDecisions(bundle: EvidenceBundle, story: Story): [boolean, string] {
   for (const [index, decision] of bundle.decisions.entries()) {
     const event = story.decisions[index];
@@ -426,7 +435,10 @@ function checkExecution(bundle: EvidenceBundle, story: Story): [boolean, string]
   ];
 }
 
-/** Action, version, agent, parent and creation time from the creation event; risk recomputed; routing rule, outcome and approvals from the events. */
+/**
+ * Action, version, agent, parent and creation time from the creation event; risk recomputed; routing rule, outcome and
+ * approvals from the events.
+ */
 function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] {
   const { proposal, payload } = bundle;
   const created = story.created;

@@ -18,7 +18,10 @@ import { signCheckpointNote, type TreeHead, verifyCheckpoint } from './tlog/note
 import { consistencyProofFile } from './tlog/proof-api';
 import { type ChainRow, type CheckpointClaim, rowHash } from './verify';
 
-/** `audit:verify --export`: an auditor's files alone (the JSON Lines export, saved checkpoints, the JWKS), never a database. */
+/**
+ * `audit:verify --export`: an auditor's files alone (the JSON Lines export, saved checkpoints, the JWKS), never a
+ * database.
+ */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);
@@ -27,7 +30,9 @@ let keys: CommandKeys;
 let lines: string[];
 let events: string[];
 let endLine: string;
-/** A checkpoint saved earlier (`GET /api/v1/audit/checkpoint`), halfway: its JWS claim, its note's tree head, the file. */
+/**
+ * A checkpoint saved earlier (`GET /api/v1/audit/checkpoint`), halfway: its JWS claim, its note's tree head, the file.
+ */
 let earlier: { claim: CheckpointClaim; head: TreeHead; file: string };
 let proposalId: string;
 let dir: string;
@@ -151,7 +156,8 @@ describe('verifying an export from files alone', () => {
     expect(report.verified.at(-1)).toBe(
       `the earlier checkpoint #${earlier.head.size} is a prefix of checkpoint #${events.length}: the log was neither rolled back nor forked since`,
     );
-    // Forked before the earlier checkpoint: the new end note verifies and the rows make its root, but not the earlier root.
+    // Forked before the earlier checkpoint: the new end note verifies and the rows make its root, but not the earlier
+    // root.
     const forked = await forkedAt(2);
     expect(await verifyExportLines(forked, { keys: keys.jwks })).toMatchObject({ ok: true });
     expect(await verifyExportLines(forked, { keys: keys.jwks, earlier: [earlier.head] })).toMatchObject({
@@ -169,7 +175,8 @@ describe('verifying an export from files alone', () => {
   });
 
   it('rows after the newest checkpoint are never verified: the range no checkpoint covers is named, and the export fails', async () => {
-    // An export whose end line is gone (or one from before exports ended with a checkpoint), with forged rows after the saved checkpoint.
+    // An export whose end line is gone (or one from before exports ended with a checkpoint), with forged rows after the
+    // saved checkpoint.
     const report = await verifyExportLines(forgedAfter(events), { checkpoints: [earlier.claim], keys: keys.jwks });
     const last = JSON.parse(events.at(-1)!) as ChainRow;
     expect(report).toMatchObject({

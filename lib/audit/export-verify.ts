@@ -86,11 +86,19 @@ export type ExportReport =
 const BATCH = 1_000;
 
 export type ExportVerifyOptions = {
-  /** Checkpoints saved separately as JWS (`--checkpoint` files of any age), already verified against the trusted keys. */
+  /**
+   * Checkpoints saved separately as JWS (`--checkpoint` files of any age), already verified against the trusted keys.
+   */
   checkpoints?: readonly CheckpointClaim[];
-  /** Earlier checkpoints as verified signed notes (`--checkpoint` files with `note`): the export's must be consistent with each. */
+  /**
+   * Earlier checkpoints as verified signed notes (`--checkpoint` files with `note`): the export's must be consistent
+   * with each.
+   */
   earlier?: readonly TreeHead[];
-  /** `--consistency`: the proof from an earlier checkpoint to the export's (`GET /api/v1/audit/proofs/consistency`), for a filtered export. */
+  /**
+   * `--consistency`: the proof from an earlier checkpoint to the export's (`GET /api/v1/audit/proofs/consistency`), for
+   * a filtered export.
+   */
   consistency?: ConsistencyProofFile;
   /** The keys the auditor trusts (`--keys`); without them the end line's own keys check its checkpoint. */
   keys?: readonly PublicJwk[];
@@ -140,7 +148,8 @@ export async function verifyExportLines(
     whole ??= chainVerifier(tenant, saved);
     each.push(parsed, tenant);
     tree.push(parsed);
-    // A filtered export's proofs wait for its end line's checkpoint (the rows of one are few: a proposal's, a person's).
+    // A filtered export's proofs wait for its end line's checkpoint (the rows of one are few: a proposal's, a
+    // person's).
     if (parsed.inclusion) proven.push(parsed);
     batch.push(parsed);
     if (batch.length >= BATCH) {

@@ -9,9 +9,9 @@ import { extendTree } from './tlog/store';
 /**
  * The export streams: it holds one page of events at a time, whatever the number of events. Shown
  * by counts rather than by memory readings: each chunk the reader receives is at most one page
- * (EXPORT_PAGE_SIZE lines), the whole export is one keyset statement and one look-up of the actors' names per page (after one that finds
- * no event awaiting its chaining), and a reader that stops early has caused at most one page to be
- * read beyond what it took.
+ * (EXPORT_PAGE_SIZE lines), the whole export is one keyset statement and one look-up of the actors' names per page
+ * (after one that finds no event awaiting its chaining), and a reader that stops early has caused at most one page to
+ * be read beyond what it took.
  */
 const t = setupTestDatabase();
 const counting = setupCountingDatabase(t, 'export.postgres.int.test.ts');
@@ -53,8 +53,9 @@ describe('the audit export streams one page at a time', () => {
     expect(Math.max(...chunks)).toBe(EXPORT_PAGE_SIZE);
     // 21 pages: 20 full ones and the last event alone (its short page ends the export).
     expect(chunks).toHaveLength(Math.ceil(EVENTS / EXPORT_PAGE_SIZE));
-    // A look-up of names on every page that has a person or an agent in it: all but the last, whose one event is a system's;
-    // JSON Lines also reads the head and its tree's root (one statement each) for the checkpoint it ends with.
+    // A look-up of names on every page that has a person or an agent in it: all but the last, whose one event is a
+    // system's; JSON Lines also reads the head and its tree's root (one statement each) for the checkpoint it ends
+    // with.
     expect(statements).toBe(1 + (format === 'jsonl' ? 2 : 0) + chunks.length + (chunks.length - 1));
   });
 

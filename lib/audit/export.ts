@@ -88,7 +88,9 @@ export function csvCell(value: unknown): string {
 
 const csvLine = (cells: readonly unknown[]) => `${cells.map(csvCell).join(',')}\r\n`;
 
-/** A UTF-8 byte order mark before the CSV header: Excel then reads non-ASCII names as UTF-8, not the system code page. */
+/**
+ * A UTF-8 byte order mark before the CSV header: Excel then reads non-ASCII names as UTF-8, not the system code page.
+ */
 export const CSV_BOM = '\uFEFF';
 
 /**

@@ -100,7 +100,10 @@ export type HistoryFilters = {
   q?: string;
 };
 
-/** Which view's rows an export holds: the Decisions view's only when asked for by name (`tab=decisions`), else the events. */
+/**
+ * Which view's rows an export holds: the Decisions view's only when asked for by name (`tab=decisions`), else the
+ * events.
+ */
 export type ExportOf = 'decisions' | 'events';
 
 export type ParsedHistory =

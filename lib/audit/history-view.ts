@@ -108,7 +108,10 @@ export type DecisionRowView = {
   /** The id of the agent key that proposed it (null when none is stored): the hover title. */
   agentKeyId: string | null;
   status: string;
-  /** Who decided, in order ("alice approved", "bob rejected"); `withdrawn`: an approval that stopped counting (never among those who approved). */
+  /**
+   * Who decided, in order ("alice approved", "bob rejected"); `withdrawn`: an approval that stopped counting (never
+   * among those who approved).
+   */
   deciders: { name: string; decision: 'approve' | 'reject'; withdrawn: boolean }[];
   /** The standing grant that approved it instead of a person, and whose it is (docs/grants.md). */
   grant: { id: string; from: string } | null;

@@ -13,7 +13,10 @@ import {
 } from './history';
 import type { HistoryFilters } from './history-filters';
 
-/** The history's pages are answered by indexes on PostgreSQL at a million events, never by reading or sorting audit_events. */
+/**
+ * The history's pages are answered by indexes on PostgreSQL at a million events, never by reading or sorting
+ * audit_events.
+ */
 const t = setupTestDatabase();
 if (t.driver !== 'postgres') {
   throw new Error('history.postgres.int.test.ts needs PostgreSQL: run it with --project integration-postgres.');

@@ -152,7 +152,9 @@ export async function eventsPage(
   };
 }
 
-/** Where a Decisions page ended: the last row's decision time and id; undefined when it is not one this history wrote. */
+/**
+ * Where a Decisions page ended: the last row's decision time and id; undefined when it is not one this history wrote.
+ */
 export const decodeDecisionCursor = decodeInstantCursor;
 
 /**
@@ -229,7 +231,10 @@ export function decisionEventsQuery(
     .limit(limit);
 }
 
-/** The action's sentence for a proposal; a row the action cannot word (an unknown action, odd args) shows its action name. */
+/**
+ * The action's sentence for a proposal; a row the action cannot word (an unknown action, odd args) shows its action
+ * name.
+ */
 function summaryOf(proposal: Proposal): string {
   try {
     return findAction(proposal.action)?.summarize(proposal.payload.args, proposal.facts) ?? proposal.action;

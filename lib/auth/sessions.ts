@@ -34,7 +34,10 @@ export function sessionLimits(): SessionLimits {
   return { maxHours: settings.SESSION_MAX_HOURS, idleMinutes: settings.SESSION_IDLE_MINUTES };
 }
 
-/** A successful sign-in: the session row and its `auth.signed_in` event in each of the person's tenants, in one transaction. */
+/**
+ * A successful sign-in: the session row and its `auth.signed_in` event in each of the person's tenants, in one
+ * transaction.
+ */
 export async function startSession(
   db: Database,
   userId: string,
@@ -119,7 +122,9 @@ export async function sessionIsLive(
   return true;
 }
 
-/** Ends one open session (nothing if it already ended), with its `session.ended` event; by default the person ended it. */
+/**
+ * Ends one open session (nothing if it already ended), with its `session.ended` event; by default the person ended it.
+ */
 export async function endSession(
   db: Database,
   sessionId: string,

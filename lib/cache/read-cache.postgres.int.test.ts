@@ -2,7 +2,8 @@
  * The read cache of one replica (its own connection pool and listener, as another server has)
  * while changes are written through another pool (PostgreSQL): what it keeps goes when the
  * writer's transaction commits, by the notification alone (the writers' pool has no cache to
- * forget them in, and entries here would otherwise live an hour); and while its listener is lost, nothing it kept is served.
+ * forget them in, and entries here would otherwise live an hour); and while its listener is lost, nothing it kept is
+ * served.
  */
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -41,7 +42,9 @@ afterAll(async () => {
 
 const live = () => vi.waitFor(() => expect(attached.cache.stats().live).toBe(true), { timeout: 20_000, interval: 10 });
 
-/** Runs a change on the writers' pool and waits until the replica has heard it (then nothing read before it is kept). */
+/**
+ * Runs a change on the writers' pool and waits until the replica has heard it (then nothing read before it is kept).
+ */
 async function heard<T>(change: () => Promise<T>): Promise<T> {
   const before = attached.cache.stats().notified;
   const result = await change();

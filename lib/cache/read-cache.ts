@@ -4,8 +4,8 @@ import { BoundedLru } from './lru';
 
 /**
  * What intake reads on every request and an admin changes rarely — a tenant's policies, contract
- * rollouts, agent keys and whether it has standing grants — kept in memory per process, per database handle (docs/performance.md,
- * "What each process keeps"). An entry is dropped when a notification on CACHE_CHANNEL says its
+ * rollouts, agent keys and whether it has standing grants — kept in memory per process, per database handle
+ * (docs/performance.md, "What each process keeps"). An entry is dropped when a notification on CACHE_CHANNEL says its
  * record changed: every writer announces the change in its transaction (lib/cache/changes.ts), so
  * every process hears it when it commits.
  *

@@ -32,7 +32,9 @@ export function createAgentKey(input: AgentKeyRequest): Promise<ApiResult<Issued
   return call(BASE, sendJson(input), 'The key was not created');
 }
 
-/** The key revoked, every key revoked, and the agent's keys that still work (each until its `expiresAt`; null: no end). */
+/**
+ * The key revoked, every key revoked, and the agent's keys that still work (each until its `expiresAt`; null: no end).
+ */
 export type Revocation = { agentKey: AgentKeyView; revoked: AgentKeyView[]; stillWorking: AgentKeyView[] };
 
 /** Revokes this key, or (`agent`) every key of its agent that still works. */

@@ -95,7 +95,9 @@ export function postExtension(proposalId: string): Promise<ApiResult<ProposalRes
   return call(proposalPath(proposalId, 'extend'), postJson({}), 'The proposal was not extended');
 }
 
-/** Read the proposal's facts again from the system of record (bounded, shared a few seconds): at proposal beside now. */
+/**
+ * Read the proposal's facts again from the system of record (bounded, shared a few seconds): at proposal beside now.
+ */
 export function postRecheck(proposalId: string): Promise<ApiResult<FreshFacts>> {
   return call(proposalPath(proposalId, 'recheck'), postJson({}), 'The facts could not be checked');
 }
@@ -113,7 +115,10 @@ export function postReproposeRequest(
   return call(proposalPath(proposalId, 'repropose-request'), postJson(request), 'The agent was not asked');
 }
 
-/** One page of a tenant's queue in a view (its group as this person sees it); `cursor` is the previous page's `nextCursor`. A 401 means the session ended. */
+/**
+ * One page of a tenant's queue in a view (its group as this person sees it); `cursor` is the previous page's
+ * `nextCursor`. A 401 means the session ended.
+ */
 export async function fetchQueuePage(
   tenantId: string,
   view: QueueView,

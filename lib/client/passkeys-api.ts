@@ -93,7 +93,10 @@ export function resetPasskey(id: string): Promise<ApiResult<PasskeyAnswer>> {
   return call(`/api/v1/admin/passkeys/${encodeURIComponent(id)}`, { method: 'DELETE' }, 'The passkey was not removed');
 }
 
-/** An admin requires (or stops requiring) a passkey on every approval in the tenant in view; turning it on ends its standing grants. */
+/**
+ * An admin requires (or stops requiring) a passkey on every approval in the tenant in view; turning it on ends its
+ * standing grants.
+ */
 export function putPasskeySettings(requirePasskeys: boolean): Promise<ApiResult<PasskeySettingsAnswer>> {
   return call('/api/v1/admin/passkeys/settings', sendJson({ requirePasskeys }, 'PUT'), 'The setting was not saved');
 }

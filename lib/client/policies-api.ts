@@ -20,7 +20,10 @@ export function fetchPolicies(): Promise<ApiResult<{ policies: PolicyView[] }>> 
   return call(BASE, { headers: { accept: 'application/json' } }, 'The routing policies could not be loaded');
 }
 
-/** Publishes a new version of each changed entry with the change note; 409 `stale_policy` when one was edited from an old version. */
+/**
+ * Publishes a new version of each changed entry with the change note; 409 `stale_policy` when one was edited from an
+ * old version.
+ */
 export function savePolicies(entries: PolicyEntry[], note: string): Promise<ApiResult<PolicySaveResult>> {
   return call(BASE, sendJson({ policies: entries, note }, 'PUT'), 'The policy was not saved');
 }

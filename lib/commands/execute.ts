@@ -217,7 +217,10 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
   return { ...base, ...outcome };
 }
 
-/** Preconditions against live state (the intake's Meaning, Authority and rules gates), then the one write, then the receipt check. */
+/**
+ * Preconditions against live state (the intake's Meaning, Authority and rules gates), then the one write, then the
+ * receipt check.
+ */
 async function run(
   db: Database,
   action: ActionModule,

@@ -28,8 +28,8 @@ beforeAll(async () => {
   const acme = await world.agent('acme');
   const globex = await world.agent('globex');
   tenantId = acme.tenantId;
-  // 1,000,000 attempts over 90 days (the 30-day window holds a third): 60 % acme hold_stock, 20 % acme issue_refund, 20 % globex.
-  // Every sixth an outcome of each kind; every tenth a repair; v1 attempts carry a shadow verdict.
+  // 1,000,000 attempts over 90 days (the 30-day window holds a third): 60 % acme hold_stock, 20 % acme issue_refund, 20
+  // % globex. Every sixth an outcome of each kind; every tenth a repair; v1 attempts carry a shadow verdict.
   await t.db.execute(sql`
     insert into intake_attempts (id, tenant_id, agent_key_id, agent_name, request_id, repair_of, root_request_id, action, contract_version,
                                  outcome, http_status, error_kind, error_code, issues, shadow, created_at)

@@ -41,7 +41,10 @@ export type ShadowExample = {
 export type ShadowComparison = {
   version: number;
   evaluated: number;
-  /** Shadow refuses what passed the deciding version's contract (then accepted, or refused later by Authority or a business rule). */
+  /**
+   * Shadow refuses what passed the deciding version's contract (then accepted, or refused later by Authority or a
+   * business rule).
+   */
   wouldRefuse: number;
   /** Shadow accepts what the deciding version's contract refused (`contract_violation`). */
   wouldAccept: number;

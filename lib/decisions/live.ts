@@ -51,7 +51,8 @@ const subjectOf = (proposal: Proposal, action: ActionModule): GateSubject => ({
 
 /**
  * Meaning, read again from the system of record by the intake's own gate (evidence is not read
- * again: it is a snapshot kept with the proposal); an unavailable system of record throws its SystemsUnavailableError (503) and changes nothing.
+ * again: it is a snapshot kept with the proposal); an unavailable system of record throws its SystemsUnavailableError
+ * (503) and changes nothing.
  */
 export async function readLive(systems: SystemsClient, proposal: Proposal): Promise<LiveRead> {
   const action = findAction(proposal.action);

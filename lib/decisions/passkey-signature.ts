@@ -92,7 +92,10 @@ export async function passkeyRequired(
   return tenant?.required === true;
 }
 
-/** What the proposal page needs to offer signing: whether this approval must be signed, and whether the person has a passkey. */
+/**
+ * What the proposal page needs to offer signing: whether this approval must be signed, and whether the person has a
+ * passkey.
+ */
 export async function passkeyStateFor(
   db: Database,
   proposal: Pick<Proposal, 'tenantId' | 'routing'>,

@@ -81,7 +81,8 @@ export async function reviseProposal(
     },
     now,
     {
-      // The parent must still be open when the revision lands: locked before the resource's claims row, and checked again.
+      // The parent must still be open when the revision lands: locked before the resource's claims row, and checked
+      // again.
       replaces: async (tx) => {
         const [locked] = await tx.select().from(proposals).where(eq(proposals.id, parent.id)).for('update').limit(1);
         if (!locked) throw notFound();
@@ -147,7 +148,9 @@ function assertRevisable(proposal: Proposal, now: Date): void {
     throw refuse(409, 'expired', 'This proposal has expired; it can no longer be edited.');
 }
 
-/** What a revision page shows beside the payload: the parent's arguments, what changed in words, and who edited them. */
+/**
+ * What a revision page shows beside the payload: the parent's arguments, what changed in words, and who edited them.
+ */
 export async function revisionOrigin(
   db: Database,
   proposal: Proposal,

@@ -35,7 +35,9 @@ function moneyFields(action: ActionModule | undefined, args: Args) {
   });
 }
 
-/** The arguments an editor changed, in words: money in major units with its currency, the rest with the action's hints. */
+/**
+ * The arguments an editor changed, in words: money in major units with its currency, the rest with the action's hints.
+ */
 export function revisionChanges(actionName: string, before: Args, after: Args): RevisionChange[] {
   const action = findAction(actionName);
   const hints = (args: Args) => action?.argHints?.(args) ?? {};

@@ -10,9 +10,9 @@ import { recordStateChange } from './record';
 
 /**
  * What the application's database role (`countersign_app`, the role the server, worker and CLI
- * connect as, and `t.db` here; `t.owner` reads what it left) can do to the audit trail (migration 0024; docs/operations.md, "The two database
- * roles"): write events and have them chained, nothing else. Every way it might remove, alter,
- * reorder or skip an event is tried here, and each must be refused, leaving the chain verifiable.
+ * connect as, and `t.db` here; `t.owner` reads what it left) can do to the audit trail (migration 0024;
+ * docs/operations.md, "The two database roles"): write events and have them chained, nothing else. Every way it might
+ * remove, alter, reorder or skip an event is tried here, and each must be refused, leaving the chain verifiable.
  */
 const t = setupTestDatabase();
 

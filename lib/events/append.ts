@@ -53,7 +53,10 @@ function actorNameOf(tenantId: string, actor: AuditInput['actor']): SQL | string
     : sql`(select ${agentKeys.agentName} from ${agentKeys} where ${agentKeys.id} = ${actor.id} and ${agentKeys.tenantId} = ${tenantId})`;
 }
 
-/** The channel a recorded event notifies on, its payload the tenant id: the worker chains that tenant (lib/events/chainer.ts). */
+/**
+ * The channel a recorded event notifies on, its payload the tenant id: the worker chains that tenant
+ * (lib/events/chainer.ts).
+ */
 export const AUDIT_CHANNEL = 'countersign_audit';
 
 /**

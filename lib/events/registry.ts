@@ -74,7 +74,10 @@ export const AUDIT_EVENTS = {
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;
 
-/** Each audit event's name in words, as a timeline or a table row reads it ("Approval added", not `proposal.approval_added`). */
+/**
+ * Each audit event's name in words, as a timeline or a table row reads it ("Approval added", not
+ * `proposal.approval_added`).
+ */
 export const AUDIT_EVENT_TITLES = {
   'tenant.created': 'Tenant created',
   'tenant.settings_changed': 'Settings changed',

@@ -139,13 +139,18 @@ export async function readClaims(db: Database, tenantId: string, resourceKey: st
   return row ? toClaims(row) : openClaimsFromScratch(db, tenantId, resourceKey);
 }
 
-/** `open` without the claim of `proposal` (the one checked again, or the parent a revision replaces), if it holds one. */
+/**
+ * `open` without the claim of `proposal` (the one checked again, or the parent a revision replaces), if it holds one.
+ */
 export function besides(open: OpenClaims, proposal: Pick<Proposal, 'status' | 'action' | 'payload'>): OpenClaims {
   if (!isOpen(proposal.status)) return open;
   return { count: open.count - 1, total: open.total - claimOf(proposal) };
 }
 
-/** What the open proposals on `resourceKey` (by default the proposal's own) claim besides this proposal, from the claims row. */
+/**
+ * What the open proposals on `resourceKey` (by default the proposal's own) claim besides this proposal, from the claims
+ * row.
+ */
 export async function openClaimsBesides(
   db: Database,
   proposal: Claimant & Pick<Proposal, 'status'>,

@@ -69,7 +69,8 @@ export async function createGrant(
         'not_grantable',
         `No grant can be made from this proposal: the action ${proposal.action} is no longer served.`,
       );
-    // The newest published version (none: the action's defaults, version 0). lib/policy publishes and ends grants, so it is read here, not imported.
+    // The newest published version (none: the action's defaults, version 0). lib/policy publishes and ends grants, so
+    // it is read here, not imported.
     const [newest] = await tx
       .select({ version: max(policies.version) })
       .from(policies)

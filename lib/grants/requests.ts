@@ -20,7 +20,10 @@ export const grantRequestSchema = z.strictObject({
   proposalId: z.string().regex(PROPOSAL_ID, 'a proposal id like prp_…'),
   minutes: z.int().min(1).max(GRANT_MAX_MINUTES),
   maxCount: z.int().min(1).max(GRANT_MAX_COUNT),
-  /** For an action that moves money: the most all covered proposals may add up to, in minor units of the source proposal's currency. */
+  /**
+   * For an action that moves money: the most all covered proposals may add up to, in minor units of the source
+   * proposal's currency.
+   */
   maxTotalMinor: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   sameResource: z.boolean(),
   reason,

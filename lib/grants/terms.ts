@@ -17,12 +17,18 @@ export function grantState(
   return 'active';
 }
 
-/** The argument holding an action's money in minor units, and the one naming its currency; none for an action that moves no money. */
+/**
+ * The argument holding an action's money in minor units, and the one naming its currency; none for an action that moves
+ * no money.
+ */
 export function moneyOf(action: Pick<ActionModule, 'editing'>): { field: string; currencyField: string } | undefined {
   return action.editing?.money?.[0];
 }
 
-/** A proposal's amount and currency under the action's money fields (an integer amount, a string currency), or undefined. */
+/**
+ * A proposal's amount and currency under the action's money fields (an integer amount, a string currency), or
+ * undefined.
+ */
 export function amountOf(
   money: { field: string; currencyField: string },
   args: Proposal['payload']['args'],

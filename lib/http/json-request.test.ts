@@ -116,7 +116,10 @@ describe('readJsonRequest: an absent body', () => {
     await expect(readJsonRequest(post(null, {}), extendRequest)).resolves.toEqual({});
   });
 
-  /** How a client leaves the body out: no body at all, an empty string (Content-Length: 0), or an empty stream with no length. */
+  /**
+   * How a client leaves the body out: no body at all, an empty string (Content-Length: 0), or an empty stream with no
+   * length.
+   */
   const BODIES: Record<string, (text: string) => BodyInit | null> = {
     'no body': () => null,
     'a sized body': (text) => new TextEncoder().encode(text),

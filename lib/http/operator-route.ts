@@ -48,7 +48,9 @@ async function mutationBody<T>(request: Request, body: RequestBody<T>): Promise<
 
 type Input<P> = { db: Database; request: Request; params: P };
 
-/** A read open to agents (their key) and people (a session): an Authorization header means an agent, and only an agent. */
+/**
+ * A read open to agents (their key) and people (a session): an Authorization header means an agent, and only an agent.
+ */
 export function principalRead<P = NoParams>(
   handler: (input: Input<P> & { principal: Principal }) => Promise<Response>,
 ) {
@@ -66,7 +68,9 @@ export function viewerRead<P = NoParams>(handler: (input: Input<P> & { viewer: V
   });
 }
 
-/** A tenant-wide read: `viewerRead` and a membership in the tenant the viewer is looking at (403 `forbidden` without). */
+/**
+ * A tenant-wide read: `viewerRead` and a membership in the tenant the viewer is looking at (403 `forbidden` without).
+ */
 export function memberRead<P = NoParams>(handler: (input: Input<P> & { member: Member }) => Promise<Response>) {
   return apiRoute<P>(async (request, params) => {
     const member = await requireMember(request);
@@ -124,7 +128,10 @@ export function adminMutation<T, P = NoParams>(
   return adminRoute<P>(async (input) => handler({ ...input, body: await mutationBody(input.request, body) }));
 }
 
-/** A mutation of the signed-in person's own account (no tenant, no proposal): a session, a same-origin `Origin`, the body read like every mutation's. */
+/**
+ * A mutation of the signed-in person's own account (no tenant, no proposal): a session, a same-origin `Origin`, the
+ * body read like every mutation's.
+ */
 export function accountMutation<T, P = NoParams>(
   body: RequestBody<T>,
   handler: (input: Input<P> & { operator: Operator; body: T }) => Promise<Response>,

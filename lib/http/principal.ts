@@ -24,7 +24,9 @@ export async function requireOperator(): Promise<Operator> {
   return operator;
 }
 
-/** Operator routes: a session only (the viewer, lib/auth/viewer.ts); an agent key never opens the dashboard's powers. */
+/**
+ * Operator routes: a session only (the viewer, lib/auth/viewer.ts); an agent key never opens the dashboard's powers.
+ */
 export async function requireViewer(): Promise<Viewer> {
   const viewer = await currentViewer();
   if (!viewer) throw unauthenticated('Sign in to the dashboard first.');

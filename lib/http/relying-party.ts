@@ -13,7 +13,10 @@ export function relyingParty(
   return relyingPartyOf(settings.APP_URL ? new URL(settings.APP_URL).origin : targetedOrigin(request, settings));
 }
 
-/** Why passkeys cannot be used from the address this request was made to (an IP address, another host than APP_URL's), if so. */
+/**
+ * Why passkeys cannot be used from the address this request was made to (an IP address, another host than APP_URL's),
+ * if so.
+ */
 export function passkeyHostProblem(
   request: Request,
   settings: Pick<Settings, 'APP_URL' | 'TRUST_PROXY'> = env(),

@@ -126,7 +126,8 @@ export async function admitShaped(
     if (!ruled.ok) throw new DomainError('refused', ruled.refusal.code, ruled.refusal.message);
     if (!routed.ok) throw new DomainError('not_permitted', routed.refusal.code, routed.refusal.message);
     const { routing, priors } = routed.value;
-    // What the reviewer should notice: the text flags read before the lock, near a bound and first use from what the gates read under it.
+    // What the reviewer should notice: the text flags read before the lock, near a bound and first use from what the
+    // gates read under it.
     const flags = proposalFlags(subject, {
       text,
       resolution,

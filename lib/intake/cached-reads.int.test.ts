@@ -1,8 +1,8 @@
 /**
  * Intake through the real POST /api/v1/proposals with the process's read cache on (as
  * lib/database.ts gives the server): once warm, the key, the tenant's contracts, the policy and
- * whether the tenant has standing grants are not read again; every change an admin makes is what the very next request sees, although an
- * entry here would otherwise be kept for an hour.
+ * whether the tenant has standing grants are not read again; every change an admin makes is what the very next request
+ * sees, although an entry here would otherwise be kept for an hour.
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -34,7 +34,8 @@ function requestIdOf(value: unknown): string | undefined {
 /**
  * The gates of docs/design.md §1 — Shape, Meaning, Authority, Routing — then the proposal, stored in
  * one transaction with its intake attempt, audit event and outbox row. Every rejection is recorded
- * as an intake attempt and thrown as a DomainError (the system of record's unavailability among them); a repairable one says how many repairs are left.
+ * as an intake attempt and thrown as a DomainError (the system of record's unavailability among them); a repairable one
+ * says how many repairs are left.
  */
 export async function submitProposal(
   db: Database,

@@ -213,7 +213,8 @@ describe('repairs and retries', () => {
       code: 'repair_limit_reached',
     });
 
-    // The same requestId with the same payload is a retry, not a repair: docs/design.md §4 answers it with the proposal.
+    // The same requestId with the same payload is a retry, not a repair: docs/design.md §4 answers it with the
+    // proposal.
     const counts = await rowCounts(t.db);
     const retry = await submit(agents.acme, hold('chain_e1', 1, 'chain_e0'));
     expect(retry).toEqual({ created: false, proposal: accepted.proposal, headers: {} });

@@ -86,7 +86,8 @@ describe('the sweep with nothing due, on one busy resource', () => {
   };
 
   it('probes proposals_moved_on_idx once per pending proposal at the same cost, however many wait on the resource (linear, not quadratic)', async () => {
-    // Ended siblings, all before the pending ones were last checked, in a history long enough that no plan reads it whole.
+    // Ended siblings, all before the pending ones were last checked, in a history long enough that no plan reads it
+    // whole.
     await insertBulk(t.db, 'acme', 200, {
       tag: 'sweepended',
       status: 'succeeded',

@@ -49,7 +49,10 @@ function candidates(tenantId: string, now: Date, sweepAfterMs: number) {
   );
 }
 
-/** The query behind a claim (exported so tests can EXPLAIN it): the oldest `limit` candidates, locked, skipping locked ones. */
+/**
+ * The query behind a claim (exported so tests can EXPLAIN it): the oldest `limit` candidates, locked, skipping locked
+ * ones.
+ */
 export function candidatesQuery(db: Database, tenantId: string, now: Date, limit: number, sweepAfterMs: number) {
   return (
     db

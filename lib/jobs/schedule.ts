@@ -32,7 +32,8 @@ export function scheduleJob(
   job: () => Promise<boolean>,
 ): () => void {
   let runs = 0;
-  // A wake-up while every run slot is busy may be for a row those runs' claims did not see: run once more after one ends.
+  // A wake-up while every run slot is busy may be for a row those runs' claims did not see: run once more after one
+  // ends.
   let wokenWhileBusy = false;
   const tick = () => {
     if (runs >= overlap || jobs.stopped) return;

@@ -45,7 +45,10 @@ function describe(action: ActionModule, version: number): string {
   ].join(' ');
 }
 
-/** One tool for an action's current contract version; its input is the contract's arguments plus the envelope fields, closed. */
+/**
+ * One tool for an action's current contract version; its input is the contract's arguments plus the envelope fields,
+ * closed.
+ */
 export function proposalTool(action: ActionModule): ProposalTool | undefined {
   const contract = action.contracts.find((c) => c.status === 'current');
   if (!contract) return undefined;

@@ -13,7 +13,10 @@ export const proposalResultSchema = z.strictObject({
 
 export type ProposalResult = z.infer<typeof proposalResultSchema>;
 
-/** A tool's answer as MCP carries it (CallToolResult), structured content mirrored as text for clients that read only text. */
+/**
+ * A tool's answer as MCP carries it (CallToolResult), structured content mirrored as text for clients that read only
+ * text.
+ */
 export type ToolResult = {
   content: { type: 'text'; text: string }[];
   structuredContent?: Record<string, unknown>;

@@ -5,7 +5,10 @@ import { runNode } from '@/test/cli';
 import { setupTestDatabase, testDatabaseUrl } from '@/test/db';
 import { seededWorld } from '@/test/world';
 
-/** `npm run cli -- add-channel … --digest <0-100>` on a real database: the API's words for a bad threshold (exit 1), a good one stored. */
+/**
+ * `npm run cli -- add-channel … --digest <0-100>` on a real database: the API's words for a bad threshold (exit 1), a
+ * good one stored.
+ */
 const t = setupTestDatabase();
 seededWorld(t);
 const addChannel = (...args: string[]) =>

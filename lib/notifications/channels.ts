@@ -83,7 +83,9 @@ export const notificationSettingsInput = z.strictObject({
 
 export type NotificationSettings = z.infer<typeof notificationSettingsInput>;
 
-/** A channel as lists show it: the secret never leaves, a target that is itself a credential (a Slack URL) only in part. */
+/**
+ * A channel as lists show it: the secret never leaves, a target that is itself a credential (a Slack URL) only in part.
+ */
 export function publicChannel(channel: NotificationChannel) {
   const { secret, ...rest } = channel;
   return { ...rest, hasSecret: secret !== null, target: displayTarget(channel) };

@@ -24,7 +24,10 @@ const TEST_EVENT: DeliveryEvent = 'channel.test';
 
 type Claim = { delivery: NotificationDelivery; channel: NotificationChannel };
 
-/** A message that counts towards a burst: a first attempt of a fanned-out message (not a test, not a digest, not a retry). */
+/**
+ * A message that counts towards a burst: a first attempt of a fanned-out message (not a test, not a digest, not a
+ * retry).
+ */
 const counts = ({ delivery }: Claim) =>
   delivery.attempts === 1 && delivery.event !== TEST_EVENT && delivery.event !== DIGEST_EVENT;
 

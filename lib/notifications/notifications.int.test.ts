@@ -193,7 +193,8 @@ describe('notifications', () => {
     expect(letter!.html).toContain(`href="${link}"`);
     expect(letter!.headers['x-countersign-event']).toBe('proposal.waiting');
 
-    // By default no argument value leaves but the resource's id (the SKU, as the catalog named it at intake): not the quantity.
+    // By default no argument value leaves but the resource's id (the SKU, as the catalog named it at intake): not the
+    // quantity.
     for (const text of [webhook!.body, slackRequest!.body, letter!.text, letter!.html, letter!.subject]) {
       expect(text.replaceAll('sku filter-blue', '').replaceAll('sku filter\u2060-blue', '')).not.toContain(
         'filter-blue',
@@ -252,7 +253,8 @@ describe('notifications', () => {
     const hook = await channel({ kind: 'webhook', target: `${sink.url}/w-hang` });
     sink.fail('/w-hang', { hang: true });
     await proposeHold();
-    // The request's deadline is the one given (300 ms, not the default): read from the abort signal it is sent with, not from a clock.
+    // The request's deadline is the one given (300 ms, not the default): read from the abort signal it is sent with,
+    // not from a clock.
     const deadlines = vi.spyOn(AbortSignal, 'timeout');
     try {
       expect(await runJob(new Date(), { timeoutMs: 300 })).toMatchObject({ retrying: 1 });

@@ -52,7 +52,10 @@ export function factLines(input: RenderInput): FactLine[] {
   return lines;
 }
 
-/** A message in one line, for a digest: "Waiting for a decision: Issue refund — Resource order ord_1842 · Risk high · Approvals 1 of 2". */
+/**
+ * A message in one line, for a digest: "Waiting for a decision: Issue refund — Resource order ord_1842 · Risk high ·
+ * Approvals 1 of 2".
+ */
 export function factLine(input: RenderInput): string {
   const facts = factLines(input)
     .filter((line) => line.brief)

@@ -6,7 +6,10 @@ import { recordNotice } from '@/lib/events/record';
 const minutes = (column: typeof tenants.reminderLeadMinutes | typeof tenants.escalateAfterMinutes) =>
   sql`make_interval(mins => ${column})`;
 
-/** One time-based notice: the tenant setting that turns it on, the proposal column that marks it sent, and when it is due. */
+/**
+ * One time-based notice: the tenant setting that turns it on, the proposal column that marks it sent, and when it is
+ * due.
+ */
 type Notice = {
   topic: 'proposal.reminder' | 'proposal.escalated';
   setting: typeof tenants.reminderLeadMinutes | typeof tenants.escalateAfterMinutes;

@@ -100,7 +100,10 @@ export function transportTo(
   });
 }
 
-/** Sends one message over the operator's SMTP server, connected to the checked address only; throws when it is refused or fails. */
+/**
+ * Sends one message over the operator's SMTP server, connected to the checked address only; throws when it is refused
+ * or fails.
+ */
 export async function sendMail(
   smtpUrl: string,
   targets: TargetPolicy,

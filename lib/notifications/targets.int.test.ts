@@ -9,7 +9,10 @@ import { createChannel, updateChannel } from './channels';
 import { sendTestDelivery } from './deliver';
 import type { Resolve, TargetPolicy } from './outbound';
 
-/** The server as a scanner of its own network (issue 21 §4): a real sink on loopback is reachable only as an allowed origin. */
+/**
+ * The server as a scanner of its own network (issue 21 §4): a real sink on loopback is reachable only as an allowed
+ * origin.
+ */
 const t = setupTestDatabase();
 seededWorld(t);
 const ADMIN = { type: 'user' as const, id: 'test-admin' };

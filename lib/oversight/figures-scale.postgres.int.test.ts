@@ -8,7 +8,8 @@ import { approverFiguresQuery } from './figures';
 /**
  * The oversight figures over a long history on PostgreSQL: 20,000 decisions, one every 15 minutes
  * for 208 days, each with its decider's first look; a 7-day window reads its own decisions through
- * decisions_tenant_recent_idx and their first looks by primary key, never a whole table. Row counts from EXPLAIN ANALYZE, never times.
+ * decisions_tenant_recent_idx and their first looks by primary key, never a whole table. Row counts from EXPLAIN
+ * ANALYZE, never times.
  */
 const t = setupTestDatabase();
 if (t.driver !== 'postgres') {

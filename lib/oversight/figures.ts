@@ -9,7 +9,10 @@ import { daysParam } from '@/lib/input/days';
 export const OVERSIGHT_DEFAULT_DAYS = 7;
 export const OVERSIGHT_MAX_DAYS = 90;
 
-/** At most this many rows per table: the groups are people, actions and channels, so a tenant never reaches it in practice. */
+/**
+ * At most this many rows per table: the groups are people, actions and channels, so a tenant never reaches it in
+ * practice.
+ */
 const GROUP_LIMIT = 500;
 
 export function oversightDays(value: string | null): number {
@@ -30,7 +33,10 @@ export type DecisionFigures = {
   /** From the proposal waiting (created) to this person's decision. */
   waitP50Ms: Ms;
   waitP95Ms: Ms;
-  /** From the server first serving the proposal to this person to their decision; 0 for a decision with no first look before it. */
+  /**
+   * From the server first serving the proposal to this person to their decision; 0 for a decision with no first look
+   * before it.
+   */
   dwellP50Ms: Ms;
   dwellP10Ms: Ms;
   /** Decisions with a recorded first look before them; the rest count as zero dwell. */
@@ -39,7 +45,10 @@ export type DecisionFigures = {
 
 export type ApproverFigures = DecisionFigures & { userId: string; name: string; rubberStamp: boolean };
 export type ActionFigures = DecisionFigures & { action: string; expired: number; stale: number };
-/** The channel that brought the person: `notification`, `queue`, `page`, `api`, or `unknown` (no first look recorded: zero dwell). */
+/**
+ * The channel that brought the person: `notification`, `queue`, `page`, `api`, or `unknown` (no first look recorded:
+ * zero dwell).
+ */
 export type ChannelFigures = DecisionFigures & { channel: ViewChannel | 'unknown' };
 
 export type OversightFigures = {

@@ -7,7 +7,10 @@ import { submitAs } from '@/test/intake';
 import { setupDemoSystems } from '@/test/systems';
 import { seededWorld } from '@/test/world';
 
-/** `npm run cli -- oversight --tenant <id> [--days N]` on real PostgreSQL: the figures printed, refusals with their exit codes. */
+/**
+ * `npm run cli -- oversight --tenant <id> [--days N]` on real PostgreSQL: the figures printed, refusals with their exit
+ * codes.
+ */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);

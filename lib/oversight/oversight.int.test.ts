@@ -43,7 +43,10 @@ type Decided = {
   channel?: 'notification' | 'queue' | 'page';
 };
 
-/** A proposal of the template's tenant and action, decided by `person` at a known time, with their first look `dwellSeconds` before. */
+/**
+ * A proposal of the template's tenant and action, decided by `person` at a known time, with their first look
+ * `dwellSeconds` before.
+ */
 async function decided(d: Decided): Promise<void> {
   const id = newId('prp');
   const decidedAt = at(d.createdSecondsAgo - d.waitSeconds);
@@ -168,7 +171,8 @@ describe('oversight figures', () => {
     });
     expect(figures.settings).toEqual({ minDecisions: 20, approvalRatePercent: 98, medianDwellSeconds: 5 });
     const alice = figures.approvers.find((row) => row.name === 'Alice');
-    // wait 60/120/180/240 s: p50 150 s, p95 180 + 0.85 × 60 = 231 s; dwell 30/40/50/60 s: p50 45 s, p10 30 + 0.3 × 10 = 33 s.
+    // wait 60/120/180/240 s: p50 150 s, p95 180 + 0.85 × 60 = 231 s; dwell 30/40/50/60 s: p50 45 s, p10 30 + 0.3 × 10 =
+    // 33 s.
     expect(alice).toEqual({
       userId: world.userId('alice'),
       name: 'Alice',

@@ -21,7 +21,9 @@ export const oversightSettingsRequest: RequestBody<OversightSettings> = {
     'The settings are not valid: send {"minDecisions", "approvalRatePercent", "medianDwellSeconds"} (0 in any turns the alarm off).',
 };
 
-/** Replaces the tenant's rubber-stamp settings; audited as `tenant.settings_changed`. Undefined for an unknown tenant. */
+/**
+ * Replaces the tenant's rubber-stamp settings; audited as `tenant.settings_changed`. Undefined for an unknown tenant.
+ */
 export async function updateOversightSettings(
   db: Database,
   tenantId: string,

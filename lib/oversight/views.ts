@@ -3,10 +3,16 @@ import type { Database } from '@/db';
 import { memberships, type Proposal, proposals, proposalViews, type ViewChannel } from '@/db/schema';
 import { notFound } from '@/lib/errors/domain-error';
 
-/** The query parameter a notification link carries (`/proposals/<id>?via=notification`), so the view it leads to is counted as the notification's. */
+/**
+ * The query parameter a notification link carries (`/proposals/<id>?via=notification`), so the view it leads to is
+ * counted as the notification's.
+ */
 export const VIA_NOTIFICATION = 'notification';
 
-/** The channel a server-rendered proposal page counts its view under: the notification's when the link says so, else the page's. */
+/**
+ * The channel a server-rendered proposal page counts its view under: the notification's when the link says so, else the
+ * page's.
+ */
 export function pageChannel(via: string | string[] | undefined): ViewChannel {
   return via === VIA_NOTIFICATION ? 'notification' : 'page';
 }
@@ -45,7 +51,10 @@ export async function recordView(db: Database, view: ViewRecord): Promise<{ reco
   return { recorded: inserted.length > 0 };
 }
 
-/** The first look of a person a proposal they may read is being served to; a proposal that no longer waits costs no query. */
+/**
+ * The first look of a person a proposal they may read is being served to; a proposal that no longer waits costs no
+ * query.
+ */
 export async function recordServed(
   db: Database,
   proposal: Pick<Proposal, 'id' | 'status'>,

@@ -1,6 +1,8 @@
 import { isCursorInstant, isRowId } from './fields';
 
-/** Where a page ordered by (a timestamp, id) ended: the last row's time (microseconds, UTC, lib/paging/sql.ts) and id. */
+/**
+ * Where a page ordered by (a timestamp, id) ended: the last row's time (microseconds, UTC, lib/paging/sql.ts) and id.
+ */
 export type InstantCursor = { at: string; id: string };
 
 export function encodeInstantCursor(cursor: InstantCursor): string {

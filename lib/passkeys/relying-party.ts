@@ -1,6 +1,9 @@
 import { isIP } from 'node:net';
 
-/** Who the passkeys are for: WebAuthn's relying party, the origin its ceremonies run on (lib/http/relying-party.ts finds it for a request). */
+/**
+ * Who the passkeys are for: WebAuthn's relying party, the origin its ceremonies run on (lib/http/relying-party.ts finds
+ * it for a request).
+ */
 export type RelyingParty = { id: string; origin: string; name: string };
 
 /** Why passkeys cannot be used here, in words the page shows, and the address to use instead. */

@@ -94,7 +94,10 @@ async function isMember(db: Database, tenantId: string, userId: string): Promise
   return member !== undefined;
 }
 
-/** A member's passkeys (names and dates, never key material), for an admin of the tenant; 404 for anyone not a member there. */
+/**
+ * A member's passkeys (names and dates, never key material), for an admin of the tenant; 404 for anyone not a member
+ * there.
+ */
 export async function memberPasskeys(db: Database, tenantId: string, userId: string): Promise<PasskeyView[]> {
   if (!(await isMember(db, tenantId, userId))) throw notFound('member');
   return listPasskeys(db, userId);

@@ -56,7 +56,10 @@ type Replayed = {
   args: Record<string, unknown>;
 };
 
-/** The tenant's proposals of `actions` created since `since`, newest first by keyset in batches, at most `limit` (+1 to tell). */
+/**
+ * The tenant's proposals of `actions` created since `since`, newest first by keyset in batches, at most `limit` (+1 to
+ * tell).
+ */
 async function readProposals(
   db: Database,
   tenantId: string,

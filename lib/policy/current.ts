@@ -7,7 +7,9 @@ import type { ActionModule } from '@/lib/actions/types';
 import { type RoutingRule, routingRulesSchema } from '@/lib/routing-rules';
 import type { PolicyView } from './requests';
 
-/** The tenant's newest version of an action's policy as stored (rules unparsed), or the action's defaults as version 0. */
+/**
+ * The tenant's newest version of an action's policy as stored (rules unparsed), or the action's defaults as version 0.
+ */
 export type StoredPolicy = {
   version: number;
   rules: unknown;
@@ -85,7 +87,10 @@ export async function currentPolicies(db: Database, tenantId: string): Promise<P
   return views;
 }
 
-/** The arguments of the tenant's newest proposal of the action: a realistic sample for the preview ({} when there is none). */
+/**
+ * The arguments of the tenant's newest proposal of the action: a realistic sample for the preview ({} when there is
+ * none).
+ */
 export async function recentSampleArgs(
   db: Database,
   tenantId: string,

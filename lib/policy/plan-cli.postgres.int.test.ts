@@ -10,7 +10,10 @@ import { seededWorld } from '@/test/world';
 import { currentPolicies } from './current';
 import type { PolicyView } from './requests';
 
-/** `npm run cli -- policy:plan FILE --tenant <id> [--days N]` on a real database: the plan printed, refusals with their issues. */
+/**
+ * `npm run cli -- policy:plan FILE --tenant <id> [--days N]` on a real database: the plan printed, refusals with their
+ * issues.
+ */
 const t = setupTestDatabase();
 const systems = setupDemoSystems();
 const seeded = seededWorld(t);

@@ -193,7 +193,8 @@ describe('plan: the change in words and the backtest', () => {
       proposals: 6,
     });
 
-    // No proposal in the period, so no currency known: the bound in minor units, and a description is read in any currency's decimals.
+    // No proposal in the period, so no currency known: the bound in minor units, and a description is read in any
+    // currency's decimals.
     const unknown = await planPolicies(t.db, 'acme', await refundDraft(5000), 30, later);
     expect(unknown.changes[0]!.words).toEqual([
       expect.stringMatching(/is above 5000 minor units → .* \(was above 10000 minor units\)\.$/),

@@ -20,7 +20,9 @@ const author = z.strictObject({ name: z.string().max(200), email: z.string().max
 /** The most characters a change note may have, as sent (never trimmed). */
 export const POLICY_NOTE_MAX = 500;
 
-/** Why the admin publishes: 1–500 characters, not blank. One issue per note: an empty one is too short, not also blank. */
+/**
+ * Why the admin publishes: 1–500 characters, not blank. One issue per note: an empty one is too short, not also blank.
+ */
 const note = z
   .string()
   .min(1, { abort: true })

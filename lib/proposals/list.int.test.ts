@@ -119,7 +119,8 @@ describe('proposalListPage', () => {
 
 describe('withdrawn approvals on the list', () => {
   it('counts only the approvals that stand, as the proposal page does, and marks the withdrawn one', async () => {
-    // Bob approved, then his role dropped (lib/quorum/quorum.ts writes withdrawn_at); Alice approved after. The rule needs two.
+    // Bob approved, then his role dropped (lib/quorum/quorum.ts writes withdrawn_at); Alice approved after. The rule
+    // needs two.
     const [row] = listRows(1, [], 'w');
     await insertListRows(t.db, 'withdrawals', [
       { ...row!, status: 'pending_approval', deciders: [world.userId('bob'), world.userId('alice')] },

@@ -23,7 +23,8 @@ beforeAll(async () => {
   await t.db.execute(
     sql`insert into memberships (tenant_id, user_id, role) values ('acme', ${DECIDER}, 'approver') on conflict do nothing`,
   );
-  // 200,000 proposals, 100,000 of them acme's: mostly succeeded, a few of each other status, 2,000 orders, 300 SKUs, 12 agents.
+  // 200,000 proposals, 100,000 of them acme's: mostly succeeded, a few of each other status, 2,000 orders, 300 SKUs, 12
+  // agents.
   await t.db.execute(sql`
     insert into proposals (id, tenant_id, agent_name, action, contract_version, status, payload, payload_hash, raw_candidate, gates, routing, risk, resource_key, expires_at, created_at)
     select 'prp_list' || g, case when g % 2 = 0 then 'acme' else 'tenant_' || (g % 10) end, 'bot-' || (g % 12),

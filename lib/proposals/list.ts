@@ -33,12 +33,17 @@ export type SearchTarget =
 export type ProposalListItem = {
   id: string;
   status: ProposalStatus;
-  /** Why it ended where it did, in words, for the statuses that need one (stale, expired, rejected, failed, cancelled). */
+  /**
+   * Why it ended where it did, in words, for the statuses that need one (stale, expired, rejected, failed, cancelled).
+   */
   reason: string | null;
   summary: string;
   action: string;
   agent: string;
-  /** Who decided, oldest first; `withdrawn` marks an approval that stopped counting (its approver's role dropped or they left). */
+  /**
+   * Who decided, oldest first; `withdrawn` marks an approval that stopped counting (its approver's role dropped or they
+   * left).
+   */
   deciders: { name: string; decision: 'approve' | 'reject'; withdrawn: boolean }[];
   /** The approvals that stand (withdrawn ones never count, as on the proposal page) and how many its rule needs. */
   approvals: { standing: number; required: number };
@@ -79,7 +84,9 @@ export function parseListParams(search: URLSearchParams): ParsedListParams {
   return { ok: true, view, cursor };
 }
 
-/** For the page: each valid parameter is kept, anything else falls back to its default (a bad cursor to the first page). */
+/**
+ * For the page: each valid parameter is kept, anything else falls back to its default (a bad cursor to the first page).
+ */
 export function listViewFromSearch(search: Record<string, string | string[] | undefined>): {
   view: ProposalListView;
   cursor?: ListCursor;
@@ -157,7 +164,10 @@ function targetCondition(target: SearchTarget | undefined): SQL | undefined {
   }
 }
 
-/** The keyset query behind a page (exported so tests can EXPLAIN it): newest first, `limit` + 1 rows to know if more follow. */
+/**
+ * The keyset query behind a page (exported so tests can EXPLAIN it): newest first, `limit` + 1 rows to know if more
+ * follow.
+ */
 export function proposalsListQuery(
   db: Database,
   tenantId: string,

@@ -73,7 +73,8 @@ describe('the queue at a few thousand pending proposals (PostgreSQL)', () => {
       const text = await planText(query);
       expect(text).toContain('proposals_queue_idx');
       expect(text).not.toMatch(/Seq Scan on proposals/);
-      // An estimate past jit_above_cost compiles the query first: 240 ms of a 255 ms count at 10,000 pending before (issue 23).
+      // An estimate past jit_above_cost compiles the query first: 240 ms of a 255 ms count at 10,000 pending before
+      // (issue 23).
       expect(text).not.toMatch(/JIT:/);
       expect(readThrough(await analyzedPlan(t.db, query), 'proposals_queue_idx')).toBeLessThanOrEqual(
         QUEUE_COUNT_LIMIT + 1,

@@ -79,7 +79,9 @@ export type QueueParams = QueueView & { tenant?: string; cursor?: ListCursor };
 
 export type ParsedQueueParams = { ok: true; params: QueueParams } | { ok: false; messages: string[] };
 
-/** Validates `?tenant=&group=&action=&agent=&risk=&sort=&cursor=`: unknown parameters or values are refused, with words. */
+/**
+ * Validates `?tenant=&group=&action=&agent=&risk=&sort=&cursor=`: unknown parameters or values are refused, with words.
+ */
 export function parseQueueParams(search: URLSearchParams): ParsedQueueParams {
   const parsed = parseSearch(queueParamsSchema, search);
   if (!parsed.ok) return parsed;

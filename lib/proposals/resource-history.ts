@@ -16,7 +16,9 @@ export function resourceLabel(resourceKey: string): string {
   return colon >= 0 ? resourceKey.slice(colon + 1) : resourceKey;
 }
 
-/** The query behind resourceHistory (exported so tests can EXPLAIN it): newest first from proposals_resource_recent_idx. */
+/**
+ * The query behind resourceHistory (exported so tests can EXPLAIN it): newest first from proposals_resource_recent_idx.
+ */
 export function resourceHistoryQuery(
   db: Database,
   tenantId: string,

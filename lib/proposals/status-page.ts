@@ -4,7 +4,10 @@ import { type Proposal, type ProposalStatus, proposals, tenants } from '@/db/sch
 import { cursorInstant } from '@/lib/paging/sql';
 import { encodeCursor, type ListCursor, type ProposalSort } from './list-cursor';
 
-/** A tenant's proposals in one status: keyset pages, counts and the agents among them (the queue and the list read through these). */
+/**
+ * A tenant's proposals in one status: keyset pages, counts and the agents among them (the queue and the list read
+ * through these).
+ */
 
 export type ProposalFilters = { action?: string; agent?: string; risk?: string };
 

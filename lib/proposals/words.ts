@@ -6,7 +6,10 @@
 const RAN = new Set(['executing', 'succeeded', 'failed', 'outcome_unknown']);
 const ENDED_UNRUN = new Set(['rejected', 'expired', 'stale', 'cancelled']);
 
-/** The payload's heading: what will run while it may still run, what ran once it did, what was proposed when it never will. */
+/**
+ * The payload's heading: what will run while it may still run, what ran once it did, what was proposed when it never
+ * will.
+ */
 export function payloadTitle(status: string): string {
   if (RAN.has(status)) return 'What ran';
   if (ENDED_UNRUN.has(status)) return 'What was proposed (it did not run)';
@@ -36,12 +39,18 @@ const WHERE_IT_IS: Record<string, string> = {
   cancelled: 'was already cancelled (replaced by a revision)',
 };
 
-/** Where a proposal already is, as a sentence ("This proposal already ran: it was approved and succeeded"), never "is already succeeded". */
+/**
+ * Where a proposal already is, as a sentence ("This proposal already ran: it was approved and succeeded"), never "is
+ * already succeeded".
+ */
 export function alreadyWords(status: string): string {
   return `This proposal ${WHERE_IT_IS[status] ?? `is already ${status.replaceAll('_', ' ')}`}`;
 }
 
-/** How urgent a proposal's time left is: a warning under 1 h, danger under 10 min (shown in words too, never colour alone). */
+/**
+ * How urgent a proposal's time left is: a warning under 1 h, danger under 10 min (shown in words too, never colour
+ * alone).
+ */
 export type Urgency = 'calm' | 'warning' | 'danger';
 
 export function urgencyOf(msLeft: number): Urgency {

@@ -27,7 +27,10 @@ const w = setupCommandWorld();
 const { t } = w;
 const CAROL = () => ({ type: 'user' as const, id: w.world.userId('carol') });
 
-/** EUR orders of 300.00 each; a refund of over 100.00 needs two approvers, and each test's refunds get an order of their own. */
+/**
+ * EUR orders of 300.00 each; a refund of over 100.00 needs two approvers, and each test's refunds get an order of their
+ * own.
+ */
 const ORDERS = [...QUEUE_FIFTY_ORDERS, ...PLAN_ORDERS];
 let nextOrder = 0;
 const orderFor = () => ORDERS[nextOrder++ % ORDERS.length]!;

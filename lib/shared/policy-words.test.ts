@@ -155,7 +155,8 @@ describe('policies in words', () => {
     };
     // As seeded: everything agrees, in major units, in minor units, and with "100" for 100.00.
     expect(ruleWarnings([over, rest], euros)).toEqual([]);
-    // Read as stored only, "100.00" and "100" are not 10000; another reading (a currency's decimals) that accepts them clears them.
+    // Read as stored only, "100.00" and "100" are not 10000; another reading (a currency's decimals) that accepts them
+    // clears them.
     expect(ruleWarnings([over, rest])).toHaveLength(4);
     expect(ruleWarnings([over, rest], undefined, [euros])).toEqual([]);
     expect(

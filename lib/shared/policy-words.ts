@@ -1,7 +1,10 @@
 import type { Routing } from '@/db/schema';
 import type { RoutingRule } from '@/lib/routing-rules';
 
-/** Routing policies in words, for the editor, the read-only view and the diff after a save. Client-safe: types only from the server side. */
+/**
+ * Routing policies in words, for the editor, the read-only view and the diff after a save. Client-safe: types only from
+ * the server side.
+ */
 
 /** How a bound's value reads: as stored (minor units), or in major units beside a currency (`boundFormat`). */
 export type BoundFormat = (field: string, value: number) => string;
@@ -27,7 +30,9 @@ export function ruleInWords(rule: RoutingRule, format: BoundFormat = asStored): 
   return `${conditionInWords(rule.when, format)} → ${outcomeInWords(rule)}`;
 }
 
-/** The bounds a rule answers for: its own, or for a rule with no bound (it takes what the rules before it leave) theirs. */
+/**
+ * The bounds a rule answers for: its own, or for a rule with no bound (it takes what the rules before it leave) theirs.
+ */
 function boundsOf(rule: RoutingRule, earlier: RoutingRule[]): NonNullable<RoutingRule['when']>[] {
   const bounded = (each: RoutingRule) =>
     each.when && (each.when.above ?? each.when.below) !== undefined ? [each.when] : [];
@@ -59,7 +64,10 @@ export function describeRule(rule: RoutingRule, format: BoundFormat = asStored, 
   return `${rule.when.field}${sum} ${boundWords(rule.when, format)}: ${outcome}`;
 }
 
-/** Where `text` names numbers (hours and approver counts aside) none of which is one of the bounds' ("100.00" or "100" on 10000 minor units of EUR): those numbers, and the bounds as shown. */
+/**
+ * Where `text` names numbers (hours and approver counts aside) none of which is one of the bounds' ("100.00" or "100"
+ * on 10000 minor units of EUR): those numbers, and the bounds as shown.
+ */
 function namedAmountMismatch(
   text: string,
   rule: RoutingRule,
@@ -104,7 +112,10 @@ export function descriptionMismatch(
     : `The description says ${found.named}, but the rules before it are bounded at ${found.shown}.`;
 }
 
-/** Where a rule's id names an amount that is not its bound (`refunds-over-100` on 5000 minor units). Ids are never renamed: past proposals cite them. */
+/**
+ * Where a rule's id names an amount that is not its bound (`refunds-over-100` on 5000 minor units). Ids are never
+ * renamed: past proposals cite them.
+ */
 export function idMismatch(
   rule: RoutingRule,
   format: BoundFormat = asStored,
@@ -186,7 +197,9 @@ function onlyBoundMoved(before: RoutingRule, after: RoutingRule): boolean {
   return ruleInWords(moved) === ruleInWords(after);
 }
 
-/** One changed rule in sentences: its new terms (only the old bound when nothing else moved), and its new description. */
+/**
+ * One changed rule in sentences: its new terms (only the old bound when nothing else moved), and its new description.
+ */
 function changedRuleWords(before: RoutingRule, after: RoutingRule, format: BoundFormat): string[] {
   const words: string[] = [];
   if (ruleInWords(before) !== ruleInWords(after)) {
@@ -203,7 +216,10 @@ function changedRuleWords(before: RoutingRule, after: RoutingRule, format: Bound
 
 type Terms = { rules: RoutingRule[]; expiryHours: number };
 
-/** A policy's change as sentences, one per rule that changed (matched by id) and one for the expiry: the plan's "change in words". */
+/**
+ * A policy's change as sentences, one per rule that changed (matched by id) and one for the expiry: the plan's "change
+ * in words".
+ */
 export function changesInWords(before: Terms, after: Terms, format: BoundFormat = asStored): string[] {
   const position = (rules: RoutingRule[], id: string) => rules.findIndex((rule) => rule.id === id) + 1;
   const words = diffRules(before.rules, after.rules).flatMap((line): string[] => {

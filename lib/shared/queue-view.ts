@@ -146,7 +146,10 @@ export type QueueCounts = Record<QueueGroup, number>;
 export const countText = (count: number, exact: boolean): string => (exact ? String(count) : `${count}+`);
 
 export type QueuePage = {
-  /** Fewer than a page, even none, when the page looked at as many pending proposals as one request may: `nextCursor` looks further. */
+  /**
+   * Fewer than a page, even none, when the page looked at as many pending proposals as one request may: `nextCursor`
+   * looks further.
+   */
   items: QueueItem[];
   nextCursor: string | null;
   /** How many pending proposals in this group match the filters (all pages). */

@@ -11,7 +11,10 @@ export type SeverityLevel = (typeof SEVERITY_LEVELS)[number];
 
 export type Severity = {
   level: SeverityLevel;
-  /** What raised it above the action's risk, in words ("suspicious evidence", "needs 2 approvers"); empty when nothing did. */
+  /**
+   * What raised it above the action's risk, in words ("suspicious evidence", "needs 2 approvers"); empty when nothing
+   * did.
+   */
   raisedBy: string[];
 };
 

@@ -16,7 +16,9 @@ export type SpanFacts = Partial<Record<keyof typeof ATTRIBUTE, string>>;
 
 export const SPAN = {
   intake: 'countersign.intake',
-  /** One child of the intake span per gate: `countersign.gate.shape`, `.meaning`, `.authority`, `.rules`, `.routing`. */
+  /**
+   * One child of the intake span per gate: `countersign.gate.shape`, `.meaning`, `.authority`, `.rules`, `.routing`.
+   */
   gate: (id: string) => `countersign.gate.${id}`,
   decision: 'countersign.decision',
   dispatch: 'countersign.dispatch',

@@ -36,7 +36,10 @@ function instruments(): Instruments {
   return found;
 }
 
-/** `outcome`: auto_approved, pending_approval, replayed, or the refusal's category; `action` only once Shape named a catalog action. */
+/**
+ * `outcome`: auto_approved, pending_approval, replayed, or the refusal's category; `action` only once Shape named a
+ * catalog action.
+ */
 export function countProposal(outcome: string, action: string | undefined): void {
   if (telemetryOn()) instruments().proposals.add(1, { outcome, action: action ?? 'unknown' });
 }

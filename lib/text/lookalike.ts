@@ -104,7 +104,8 @@ export function skeleton(value: string): string {
     step();
     const codePoint = ch.codePointAt(0)!;
     if (ch === CGJ || isLayout(codePoint)) out += ch;
-    // No visible character folds to an invisible one in Unicode 17 (every code point checked); in case a later version adds one.
+    // No visible character folds to an invisible one in Unicode 17 (every code point checked); in case a later version
+    // adds one.
     else if (isInvisible(codePoint)) continue;
     else out += lookalikeInfo(codePoint)?.looksLike ?? ch;
   }

@@ -16,7 +16,10 @@ export const MAX_NON_STARTERS = 30;
 /** COMBINING GRAPHEME JOINER: a starter that renders as nothing, what the format inserts to cut a run. */
 export const CGJ = '\u034f';
 
-/** U+0334 COMBINING TILDE OVERLAY has the lowest non-zero class (1); U+0345 YPOGEGRAMMENI the highest (240, alone in it). */
+/**
+ * U+0334 COMBINING TILDE OVERLAY has the lowest non-zero class (1); U+0345 YPOGEGRAMMENI the highest (240, alone in
+ * it).
+ */
 const LOWEST_CLASS_MARK = '\u0334';
 const HIGHEST_CLASS_MARK = '\u0345';
 

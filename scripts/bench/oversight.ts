@@ -34,7 +34,10 @@ export const OVERSIGHT_PAGES = {
 } as const;
 export type OversightPageName = keyof typeof OVERSIGHT_PAGES;
 
-/** The 90-day window holds up to 90 days of decisions (about a quarter of the largest history): bounded by the window, not flat. */
+/**
+ * The 90-day window holds up to 90 days of decisions (about a quarter of the largest history): bounded by the window,
+ * not flat.
+ */
 export const NINETY_DAY_P95_LIMIT_MS = 500;
 
 const TENANT = 'globex';

@@ -120,7 +120,10 @@ export async function verifyChainOf(databaseUrl: string, tenant: string): Promis
   }
 }
 
-/** The real proposal the seeded ones are cloned from, made through the intake like any other: a hold of one `sku` with `evidence`. */
+/**
+ * The real proposal the seeded ones are cloned from, made through the intake like any other: a hold of one `sku` with
+ * `evidence`.
+ */
 export async function proposeTemplate(
   appUrl: string,
   key: string,
@@ -270,7 +273,9 @@ export async function measurePages(options: PagesOptions): Promise<{
   };
 }
 
-/** The demo's systems of record as the demo's server reads them (its URL and scope credentials from the data folder). */
+/**
+ * The demo's systems of record as the demo's server reads them (its URL and scope credentials from the data folder).
+ */
 function demoSystemsClient(dataDir: string, credentials: DemoCredentials) {
   const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')) as {
     scopeCredentials: Record<string, string>;

@@ -190,8 +190,9 @@ export type GrowthStep = { proposals: number; pending: number; events: number; s
 /**
  * Adds proposals to the template's tenant until it has `target` of them (counting those already
  * there), `pending` of the added ones still waiting (the newest, created within the last hour),
- * the rest ended over the past, one every `spacingMs` (default 30 s), older than anything already seeded. One transaction, holding the
- * tenant's audit head: concurrent appends (the worker) wait and then continue the seeded chain.
+ * the rest ended over the past, one every `spacingMs` (default 30 s), older than anything already seeded. One
+ * transaction, holding the tenant's audit head: concurrent appends (the worker) wait and then continue the seeded
+ * chain.
  */
 export async function growHistory(
   sql: postgres.Sql,
@@ -217,7 +218,8 @@ export async function growHistory(
       ),
     );
     await tx`update audit_heads set seq = ${chain.seq}, hash = ${chain.prevHash} where tenant_id = ${tenantId}`;
-    // The seeded proposals bypassed the transitions: the tenant's claims rows start again from the sum from scratch (lib/gates/claims.ts).
+    // The seeded proposals bypassed the transitions: the tenant's claims rows start again from the sum from scratch
+    // (lib/gates/claims.ts).
     await tx`delete from resource_claims where tenant_id = ${tenantId}`;
     return {
       proposals: add,
@@ -393,7 +395,10 @@ type SeedAt = {
   spacingMs?: number;
 };
 
-/** One seeded proposal `k` as a COPY line; what its outcome left behind (decision, command, execution, events) goes to `sink`. */
+/**
+ * One seeded proposal `k` as a COPY line; what its outcome left behind (decision, command, execution, events) goes to
+ * `sink`.
+ */
 function seedOne(template: SeedTemplate, at: SeedAt, sink: Sink): string {
   const { k, pending, now } = at;
   const ids = scaledIds(at.resource ?? (k % at.scale) + 1);

@@ -44,9 +44,9 @@ export type Settlement = {
 };
 
 /**
- * Waits for the running worker to dispatch every command and settle every unknown outcome. A write that never committed (timeout before commit, 500) can only be called `failed`
- * once its command can no longer run — 5 min plus 30 s of skew — which no bounded run should wait
- * for: so, once nothing is approved or executing, the script runs the product's own
+ * Waits for the running worker to dispatch every command and settle every unknown outcome. A write that never committed
+ * (timeout before commit, 500) can only be called `failed` once its command can no longer run — 5 min plus 30 s of skew
+ * — which no bounded run should wait for: so, once nothing is approved or executing, the script runs the product's own
  * reconcileExecutions with the clock set past the last command's expiry (what the worker would do
  * a few minutes later; the write that hung never committed, so nothing can land meanwhile).
  */
@@ -155,7 +155,9 @@ export type Verdict = {
   effects: number;
   /** Operations or proposals with more than one effect, or more than one succeeded execution. */
   doubleEffects: number;
-  /** Succeeded proposals without their effect, effects of proposals not recorded as succeeded, or amounts that differ. */
+  /**
+   * Succeeded proposals without their effect, effects of proposals not recorded as succeeded, or amounts that differ.
+   */
   mismatches: number;
   violations: string[];
 };

@@ -38,7 +38,10 @@ function serverEnvironment(ports: Ports, dataDir: string, databaseUrl: string): 
   };
 }
 
-/** `scripts/demo.ts --no-build --systems-test-mode`: seeds, starts the systems of record (test mode), receivers and `next start`. */
+/**
+ * `scripts/demo.ts --no-build --systems-test-mode`: seeds, starts the systems of record (test mode), receivers and
+ * `next start`.
+ */
 export function startDemo(ports: Ports, dataDir: string, databaseUrl: string, scale: number): Running {
   return launch(
     'demo',

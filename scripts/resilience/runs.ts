@@ -69,7 +69,8 @@ function drawRequest(
   const ids = scaledIds(index);
   const requestId = `res-${label}-${run}`;
   if (random.chance(0.5)) {
-    // On a shared order the amounts stay small, so the balance (1,000.00) covers every run; alone, some need two approvers.
+    // On a shared order the amounts stay small, so the balance (1,000.00) covers every run; alone, some need two
+    // approvers.
     const amountMinor = shared
       ? random.int(100, 3000)
       : random.chance(0.4)
@@ -112,7 +113,10 @@ async function queueFault(systemsUrl: string, target: FaultTarget, mode: FaultMo
 
 type Open = { id: string; status: string; payload_hash: string; parent_id: string | null };
 
-/** The proposal and every revision made from it (the database is the truth: a race may have made one the script did not see). */
+/**
+ * The proposal and every revision made from it (the database is the truth: a race may have made one the script did not
+ * see).
+ */
 async function chainOf(sql: postgres.Sql, rootId: string): Promise<Open[]> {
   return sql<Open[]>`
     with recursive chain as (
@@ -156,7 +160,8 @@ async function scenario(
     case 'edit_vs_reject':
       return Promise.all([first.revise(id, edited(request)), second.decide(id, payloadHash, 'reject')]);
     case 'edit_then_approve': {
-      // The revision, approved by the other operator while its editor tries too and the replaced parent is approved late.
+      // The revision, approved by the other operator while its editor tries too and the replaced parent is approved
+      // late.
       const revised = await first.revise(id, edited(request));
       const revision = typeof revised.status === 'number' && revised.status === 201 ? revised.body : undefined;
       if (!revision) return [revised];
@@ -183,7 +188,8 @@ async function close(workload: Workload, random: Random, rootId: string): Promis
       open.map((proposal) => operator.decide(proposal.id, proposal.payload_hash, approve ? 'approve' : 'reject')),
     );
   }
-  // What is still open needs an approver the run does not have (an edited two-approver refund): whoever has not decided it rejects it.
+  // What is still open needs an approver the run does not have (an edited two-approver refund): whoever has not decided
+  // it rejects it.
   for (const operator of [workload.alice, workload.bob]) {
     const stillOpen = (await chainOf(workload.sql, rootId)).filter(
       (proposal) => proposal.status === 'pending_approval',

@@ -57,7 +57,10 @@ async function Results({ tenantId, view, cursor }: { tenantId: string; view: Pro
   );
 }
 
-/** Every proposal of the tenant, whatever became of it, newest first: filtered by status, found by order, SKU, agent or decider. */
+/**
+ * Every proposal of the tenant, whatever became of it, newest first: filtered by status, found by order, SKU, agent or
+ * decider.
+ */
 export default async function ProposalsPage({
   searchParams,
 }: {

@@ -44,6 +44,9 @@ export const receiptSchema = component(
   'Receipt',
 );
 
-/** Where a stored receipt is passed through as recorded (a proposal's execution, an evidence bundle's), the document names the receipts. */
+/**
+ * Where a stored receipt is passed through as recorded (a proposal's execution, an evidence bundle's), the document
+ * names the receipts.
+ */
 for (const stored of [storedReceiptSchema, bundleSchema.shape.execution.unwrap().shape.receipt.unwrap()])
   addJsonSchema(stored, () => refOf(receiptSchema));

@@ -4,7 +4,9 @@ import { oas } from '@stoplight/spectral-rulesets';
 import { describe, expect, it } from 'vitest';
 import { openApiDocument } from './document';
 
-/** What `spectral lint` reports with a ruleset of `extends: ["spectral:oas"]`: every finding, errors and warnings alike. */
+/**
+ * What `spectral lint` reports with a ruleset of `extends: ["spectral:oas"]`: every finding, errors and warnings alike.
+ */
 async function lint(document: unknown) {
   const spectral = new Spectral();
   // The ruleset's own type leaves out `extends`, which its definition does not need.

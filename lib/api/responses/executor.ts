@@ -21,7 +21,8 @@ export const executionAnswerSchema = z.object({
   }),
 });
 
-// The executor answers ExecutionAnswer: it must fit the schema, field for field (the type check fails when it stops fitting).
+// The executor answers ExecutionAnswer: it must fit the schema, field for field (the type check fails when it stops
+// fitting).
 type Documented = z.infer<typeof executionAnswerSchema>['execution'];
 const answerFits: ExecutionAnswer extends Documented
   ? [Exclude<keyof ExecutionAnswer, keyof Documented>] extends [never]

@@ -24,7 +24,10 @@ export const passkeyAnswerSchema = z.strictObject({ passkey: passkeyViewSchema }
 
 export const passkeyMemberListSchema = z.strictObject({ passkeys: z.array(passkeyViewSchema) });
 
-/** WebAuthn's options as @simplewebauthn/server writes them, for `navigator.credentials.create()`/`.get()` (via @simplewebauthn/browser). */
+/**
+ * WebAuthn's options as @simplewebauthn/server writes them, for `navigator.credentials.create()`/`.get()` (via
+ * @simplewebauthn/browser).
+ */
 const webAuthnOptions = z.object({ challenge: z.string(), timeout: z.number().optional() }).loose();
 
 export const registrationOptionsSchema = webAuthnOptions.describe(

@@ -18,7 +18,10 @@ import {
   verifyInclusion,
 } from './merkle';
 
-/** RFC 6962 hashing and proofs against transparency-dev's vectors (test/vectors/transparency-dev-merkle/README.md), then generated trees. */
+/**
+ * RFC 6962 hashing and proofs against transparency-dev's vectors (test/vectors/transparency-dev-merkle/README.md), then
+ * generated trees.
+ */
 
 const hex = (value: Hash) => Buffer.from(value).toString('hex');
 const b64 = (value: string | null) => Buffer.from(value ?? '', 'base64');
@@ -95,7 +98,10 @@ const flipBit = (hash: Hash, bit: number) => {
   return copy;
 };
 
-/** Every single change of a proof's array: each hash with a bit flipped, each hash dropped, duplicated or swapped with its neighbour, a hash added at each end. */
+/**
+ * Every single change of a proof's array: each hash with a bit flipped, each hash dropped, duplicated or swapped with
+ * its neighbour, a hash added at each end.
+ */
 function proofChanges(proof: Hash[], bit: number, extra: Hash): Hash[][] {
   const changed: Hash[][] = [];
   proof.forEach((_, i) => {

@@ -88,7 +88,9 @@ export function inclusionRanges(index: number, size: number): LeafRange[] {
   return path(index, 0, size);
 }
 
-/** RFC 6962 §2.1.2 PROOF(m, D[n]): the ranges whose hashes prove the tree of `size1` a prefix of the tree of `size2`. */
+/**
+ * RFC 6962 §2.1.2 PROOF(m, D[n]): the ranges whose hashes prove the tree of `size1` a prefix of the tree of `size2`.
+ */
 export function consistencyRanges(size1: number, size2: number): LeafRange[] {
   if (!isSize(size1) || !isSize(size2) || size1 > size2)
     throw new RangeError(`no consistency proof from a tree of ${size1} to one of ${size2}`);

@@ -56,7 +56,10 @@ export function jwkVerifier(name: string, jwk: Pick<PublicJwk, 'x'>): NoteVerifi
   return { name, id: noteKeyId(name, publicKey), publicKey };
 }
 
-/** signed-note's verifier key text, `<name>+<hex id>+<base64(0x01 || public key)>`, for tools that take one (Go's golang.org/x/mod/sumdb/note). */
+/**
+ * signed-note's verifier key text, `<name>+<hex id>+<base64(0x01 || public key)>`, for tools that take one (Go's
+ * golang.org/x/mod/sumdb/note).
+ */
 export function verifierKeyText(verifier: NoteVerifier): string {
   return `${verifier.name}+${verifier.id.toString(16).padStart(8, '0')}+${Buffer.concat([Uint8Array.of(ED25519), verifier.publicKey]).toString('base64')}`;
 }
@@ -76,7 +79,10 @@ export function parseVerifierKey(text: string): NoteVerifier {
   return verifier;
 }
 
-/** Signs a note's text (ending in a newline) with an Ed25519 key under `name`: the text, a blank line, one signature line. */
+/**
+ * Signs a note's text (ending in a newline) with an Ed25519 key under `name`: the text, a blank line, one signature
+ * line.
+ */
 export async function signNote(
   text: string,
   name: string,

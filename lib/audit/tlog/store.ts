@@ -16,7 +16,9 @@ import {
   type SubtreeHash,
 } from './merkle';
 
-/** Events read per statement while the tree is extended, and so subtrees written per statement (about twice as many). */
+/**
+ * Events read per statement while the tree is extended, and so subtrees written per statement (about twice as many).
+ */
 export const TREE_PAGE = 1_000;
 
 /** A request the stored tree cannot answer: a size beyond the log, a seq outside the tree. */
@@ -40,7 +42,10 @@ export async function storedTreeSize(db: Database, tenantId: string): Promise<nu
   return last ? last.index + 1 : 0;
 }
 
-/** The stored hashes of these subtrees, by nodeKey, in one statement (none for no ids); absent ones are missing from the map. */
+/**
+ * The stored hashes of these subtrees, by nodeKey, in one statement (none for no ids); absent ones are missing from the
+ * map.
+ */
 async function subtrees(db: Database, tenantId: string, ids: readonly NodeId[]): Promise<Map<string, Hash>> {
   if (ids.length === 0) return new Map();
   const wanted = sql.join(
@@ -149,7 +154,9 @@ function checkSize(size: number, what: string): void {
     throw new TreeRangeError(`${what} must be a whole number of events, 0 or more`);
 }
 
-/** The root of the tenant's tree of its first `size` events: O(log size) rows in one statement when the tree is current. */
+/**
+ * The root of the tenant's tree of its first `size` events: O(log size) rows in one statement when the tree is current.
+ */
 export async function treeRoot(db: Database, tenantId: string, size: number): Promise<Hash> {
   checkSize(size, 'the tree size');
   const ids = rangeNodes({ start: 0, end: size });

@@ -8,7 +8,10 @@ const EMAIL = /^[^\s@<>(),;:"]{1,64}@[A-Za-z0-9.-]{1,189}\.[A-Za-z]{2,63}$/;
 /** Outside text in the HTML body: escaped, and never a link (mail clients link what looks like an address). */
 const htmlText = (value: string) => htmlEscape(unlinked(value));
 
-/** "Needs you: " before a subject whose message (or one of a digest's) is for someone who can decide and a decision is missing (./facts.ts `needsYou`). */
+/**
+ * "Needs you: " before a subject whose message (or one of a digest's) is for someone who can decide and a decision is
+ * missing (./facts.ts `needsYou`).
+ */
 const needsYouPrefix = (inputs: RenderInput[]) =>
   inputs.some((each) => each.data.needsYou === true) ? 'Needs you: ' : '';
 

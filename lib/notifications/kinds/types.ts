@@ -40,7 +40,9 @@ export type ChannelKindModule = {
   displayTarget?(target: string): string;
   /** Deliveries of this kind also go to the members the event is for (email). */
   reachesMembers: boolean;
-  /** One attempt of one delivery, through the checked connections of ../send.ts. Never throws; never logs the message. */
+  /**
+   * One attempt of one delivery, through the checked connections of ../send.ts. Never throws; never logs the message.
+   */
   send(
     channel: Pick<NotificationChannel, 'target' | 'secret'>,
     message: Outgoing,

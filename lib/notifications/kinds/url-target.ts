@@ -1,4 +1,6 @@
-/** A receiver URL: http(s), no credentials, no fragment (a receiver authenticates us by signature, not by URL userinfo). */
+/**
+ * A receiver URL: http(s), no credentials, no fragment (a receiver authenticates us by signature, not by URL userinfo).
+ */
 export function urlTargetProblem(value: string): string | undefined {
   let url: URL;
   try {

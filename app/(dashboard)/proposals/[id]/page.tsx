@@ -84,7 +84,8 @@ export default async function ProposalPage({
   if (!found) notFound();
   const { db, view, viewer, now } = found;
   const { proposal } = view;
-  // Served to the person: their first look at a waiting proposal, for the oversight figures (once per person and proposal).
+  // Served to the person: their first look at a waiting proposal, for the oversight figures (once per person and
+  // proposal).
   await recordServed(db, proposal, { userId: viewer.userId, channel: pageChannel((await searchParams).via), at: now });
 
   const { payload } = proposal;
@@ -300,7 +301,8 @@ export default async function ProposalPage({
             return (
               <li key={event.seq} data-testid="proposal-history-event" data-type={event.type}>
                 <ViewerClock value={new Date(event.occurredAt).toISOString()} seconds /> ·{' '}
-                {/* A withdrawal says whose and why in place of its title ("Approval withdrawn Bob's approval was withdrawn…" said it twice). */}
+                {/* A withdrawal says whose and why in place of its title
+                    ("Approval withdrawn Bob's approval was withdrawn…" said it twice). */}
                 {event.type === 'proposal.approval_withdrawn' ? (
                   <span title={event.type} data-testid="proposal-history-withdrawal">
                     <PayloadText value={withdrawalEventWords(event.data)} mono={false} /> —

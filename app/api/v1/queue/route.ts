@@ -7,10 +7,10 @@ import { parseQueueParams, pendingQueue } from '@/lib/proposals/queue';
 export const dynamic = 'force-dynamic';
 
 /**
- * The operator's queue: `?tenant=<id>&group=needs-you|waiting|all&action=&agent=&risk=&sort=expiring|newest|oldest&cursor=<opaque>`;
- * the tenant must be one of theirs (without `tenant`, the one the viewer is looking at in the
- * dashboard), and the groups are as their role there sees them (lib/proposals/queue.ts).
- * Unknown parameters or values are a 400 that says which.
+ * The operator's queue:
+ * `?tenant=<id>&group=needs-you|waiting|all&action=&agent=&risk=&sort=expiring|newest|oldest&cursor=<opaque>`; the
+ * tenant must be one of theirs (without `tenant`, the one the viewer is looking at in the dashboard), and the groups
+ * are as their role there sees them (lib/proposals/queue.ts). Unknown parameters or values are a 400 that says which.
  */
 export const GET = viewerRead(async ({ db, request, viewer }) => {
   const parsed = parseQueueParams(new URL(request.url).searchParams);

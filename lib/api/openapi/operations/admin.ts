@@ -27,7 +27,9 @@ import { component } from '../components';
 import { bodyOf, type ErrorCase, type Operation, type Success } from '../operation';
 import { NO_MEMBERSHIP } from './reads';
 
-/** Admin answers carry `Date`s written as ISO strings: their wire form is the codecs' input side (responses/admin.ts). */
+/**
+ * Admin answers carry `Date`s written as ISO strings: their wire form is the codecs' input side (responses/admin.ts).
+ */
 const answer = (schema: z.ZodType, id: string) => component(schema, id, 'input');
 const ok = (status: number, description: string, schema: z.ZodType, id: string): Success => ({
   status,
@@ -43,7 +45,10 @@ const key = answer(answers.issuedAgentKeySchema, 'IssuedAgentKey');
 const delivery = answer(answers.deliveryAnswerSchema, 'DeliveryAnswer');
 const policies = '/api/v1/admin/policies';
 
-/** The admin API (docs/operators.md, "Administration in the dashboard"): the tenant is the one the dashboard shows, never the body's. */
+/**
+ * The admin API (docs/operators.md, "Administration in the dashboard"): the tenant is the one the dashboard shows,
+ * never the body's.
+ */
 export const adminOperations: Operation[] = [
   admin({
     operationId: 'listAgentKeys',

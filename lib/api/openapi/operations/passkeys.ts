@@ -19,7 +19,10 @@ import { bodyOf, type Operation } from '../operation';
 const passkey = component(passkeyAnswerSchema, 'PasskeyAnswer');
 const HOST = { status: 422, codes: ['passkey_host'] };
 
-/** Passkeys (docs/passkeys.md): a person's own, an admin's reset and tenant setting, and the challenge of a signed decision. */
+/**
+ * Passkeys (docs/passkeys.md): a person's own, an admin's reset and tenant setting, and the challenge of a signed
+ * decision.
+ */
 export const passkeyOperations: Operation[] = [
   {
     operationId: 'listMyPasskeys',

@@ -6,7 +6,10 @@ import { MALFORMED_BODY_CODES } from '../standard-errors';
 
 /** The executor (docs/design.md §7) and the MCP server: each speaks its own protocol over HTTP. */
 
-/** A refusal of the message itself, answered in JSON-RPC as MCP clients expect; `codes` are its `error.data.code` values. */
+/**
+ * A refusal of the message itself, answered in JSON-RPC as MCP clients expect; `codes` are its `error.data.code`
+ * values.
+ */
 const jsonRpcError = (status: number, what: string, codes: readonly string[] = []): ErrorCase => ({
   status,
   codes,

@@ -6,7 +6,10 @@ import { passkeyRegisterRequest } from '@/lib/passkeys/requests';
 
 export const dynamic = 'force-dynamic';
 
-/** Settings → Security: the signed-in person's passkeys (never key material), and why passkeys cannot be used at this address, if so. */
+/**
+ * Settings → Security: the signed-in person's passkeys (never key material), and why passkeys cannot be used at this
+ * address, if so.
+ */
 export const GET = viewerRead(async ({ db, request, viewer }) => {
   const problem = passkeyHostProblem(request);
   return Response.json(
@@ -15,7 +18,10 @@ export const GET = viewerRead(async ({ db, request, viewer }) => {
   );
 });
 
-/** Adds a passkey from the browser's registration response to options from `POST …/options`. Audited `passkey.registered`. */
+/**
+ * Adds a passkey from the browser's registration response to options from `POST …/options`. Audited
+ * `passkey.registered`.
+ */
 export const POST = accountMutation(passkeyRegisterRequest, async ({ db, request, operator, body }) => {
   const passkey = await registerPasskey(db, operator.userId, requireHostName(relyingParty(request)), body);
   return Response.json({ passkey }, { status: 201 });

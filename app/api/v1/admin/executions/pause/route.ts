@@ -7,7 +7,9 @@ import { adminMutation } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 
-/** The tenant's emergency stop (audited): approved commands wait, no expiry is counted. Pausing twice changes nothing. */
+/**
+ * The tenant's emergency stop (audited): approved commands wait, no expiry is counted. Pausing twice changes nothing.
+ */
 export const POST = adminMutation(executionsPauseRequest, async ({ db, admin, body }) => {
   const result = await pauseExecutions(db, admin.tenantId, { type: 'user', id: admin.operator.userId }, body);
   if (!result) throw notFound('tenant');

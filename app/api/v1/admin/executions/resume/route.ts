@@ -8,7 +8,10 @@ import type { EmptyRequest } from '@/lib/input/request-body';
 
 export const dynamic = 'force-dynamic';
 
-/** Ends the emergency stop (audited): pending deadlines move on by the time paused, waiting commands go out. Resuming twice changes nothing. */
+/**
+ * Ends the emergency stop (audited): pending deadlines move on by the time paused, waiting commands go out. Resuming
+ * twice changes nothing.
+ */
 export const POST = adminMutation<EmptyRequest>(executionsResumeRequest, async ({ db, admin }) => {
   const result = await resumeExecutions(db, admin.tenantId, { type: 'user', id: admin.operator.userId });
   if (!result) throw notFound('tenant');

@@ -20,7 +20,10 @@ export const PATCH = adminMutation<RoleChange, Params>(roleChangeRequest, async 
   } satisfies RoleChanged);
 });
 
-/** Removes a member: their access here ends at their next request (their sessions stay). Never the last admin (409 `last_admin`); a non-member is a 404. */
+/**
+ * Removes a member: their access here ends at their next request (their sessions stay). Never the last admin (409
+ * `last_admin`); a non-member is a 404.
+ */
 export const DELETE = adminMutation<EmptyRequest, Params>(deletionRequest, async ({ db, admin, params }) => {
   const actor = { type: 'user' as const, id: admin.operator.userId };
   const removed = await asMemberApi(() =>

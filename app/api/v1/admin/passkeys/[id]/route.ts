@@ -5,7 +5,10 @@ import { passkeyRemoveRequest } from '@/lib/passkeys/requests';
 
 export const dynamic = 'force-dynamic';
 
-/** An admin removes a member's passkey (lost, or their last where passkeys are required): audited `passkey.removed`, `admin_reset`. */
+/**
+ * An admin removes a member's passkey (lost, or their last where passkeys are required): audited `passkey.removed`,
+ * `admin_reset`.
+ */
 export const DELETE = adminMutation<Record<string, never>, { id: string }>(
   passkeyRemoveRequest,
   async ({ db, admin, params }) => {

@@ -5,7 +5,10 @@ import { passkeyRemoveRequest } from '@/lib/passkeys/requests';
 
 export const dynamic = 'force-dynamic';
 
-/** Removes one of the signed-in person's passkeys (audited); their last, where a tenant of theirs requires passkeys, is refused `last_passkey`. */
+/**
+ * Removes one of the signed-in person's passkeys (audited); their last, where a tenant of theirs requires passkeys, is
+ * refused `last_passkey`.
+ */
 export const DELETE = accountMutation<Record<string, never>, { id: string }>(
   passkeyRemoveRequest,
   async ({ db, operator, params }) => {

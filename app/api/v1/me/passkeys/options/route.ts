@@ -6,7 +6,9 @@ import { passkeyOptionsRequest } from '@/lib/passkeys/requests';
 
 export const dynamic = 'force-dynamic';
 
-/** The options the browser creates a passkey with (user verification required); the challenge works once, for 5 minutes. */
+/**
+ * The options the browser creates a passkey with (user verification required); the challenge works once, for 5 minutes.
+ */
 export const POST = accountMutation(passkeyOptionsRequest, async ({ db, request, operator }) => {
   const options = await registrationOptions(db, operator.userId, requireHostName(relyingParty(request)));
   return Response.json(options, { headers: { 'cache-control': 'no-store' } });

@@ -7,7 +7,10 @@ import { readableTenant } from '@/lib/http/principal';
 
 export const dynamic = 'force-dynamic';
 
-/** One proposal's evidence bundle as a JSON download, for members of its tenant; `npm run cli -- bundle:verify FILE` checks it offline. */
+/**
+ * One proposal's evidence bundle as a JSON download, for members of its tenant; `npm run cli -- bundle:verify FILE`
+ * checks it offline.
+ */
 export const GET = viewerRead<{ id: string }>(async ({ db, params: { id }, viewer }) => {
   const tenantId = await readableTenant(db, { kind: 'operator', ...viewer }, id);
   const bundle = tenantId ? await buildEvidenceBundle(db, tenantId, id, await commandKeys()) : undefined;

@@ -7,7 +7,9 @@ import { adminMutation } from '@/lib/http/operator-route';
 
 export const dynamic = 'force-dynamic';
 
-/** Replaces a key by a new one (shown once); the old one works for `overlapMinutes` more. Another tenant's id is a 404. */
+/**
+ * Replaces a key by a new one (shown once); the old one works for `overlapMinutes` more. Another tenant's id is a 404.
+ */
 export const POST = adminMutation<RotationInput, { id: string }>(
   agentKeyRotateRequest,
   async ({ db, admin, params, body }) => {

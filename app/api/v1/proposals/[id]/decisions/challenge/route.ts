@@ -6,7 +6,10 @@ import { decisionChallengeRequest } from '@/lib/passkeys/requests';
 
 export const dynamic = 'force-dynamic';
 
-/** The statement of the signed-in person's decision and the passkey options whose challenge is its hash: 2 minutes, once. */
+/**
+ * The statement of the signed-in person's decision and the passkey options whose challenge is its hash: 2 minutes,
+ * once.
+ */
 export const POST = operatorMutation(decisionChallengeRequest, async ({ id, db, operator, request, body }) => {
   const challenge = await decisionChallenge(db, {
     userId: operator.userId,

@@ -12,7 +12,10 @@ import { channelTestRequest } from '@/lib/notifications/requests';
 
 export const dynamic = 'force-dynamic';
 
-/** "Send a test": a `channel.test` delivery attempted now; answers with its outcome (a failure is retried by the worker). */
+/**
+ * "Send a test": a `channel.test` delivery attempted now; answers with its outcome (a failure is retried by the
+ * worker).
+ */
 export const POST = adminMutation<EmptyRequest, { id: string }>(channelTestRequest, async ({ db, admin, params }) => {
   const settings = env();
   const sent = await sendTestDelivery(db, admin.tenantId, params.id, {
