@@ -149,7 +149,10 @@ export function DecisionPanel({
   // safe area; from lg up, and while writing a rejection reason, they sit in the page.
   const bar = rejecting
     ? 'space-y-3'
-    : 'fixed inset-x-0 bottom-0 z-30 space-y-2 border-t border-zinc-200 bg-white/95 px-4 pt-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] shadow-[0_-4px_12px_rgba(0,0,0,0.08)] backdrop-blur lg:static lg:z-auto lg:space-y-3 lg:border-0 lg:bg-transparent lg:p-0 lg:shadow-none lg:backdrop-blur-none dark:border-zinc-800 dark:bg-zinc-900/95 lg:dark:bg-transparent';
+    : 'fixed inset-x-0 bottom-0 z-30 space-y-2 border-t border-zinc-200 bg-white/95 px-4 pt-3 ' +
+      'pb-[max(0.75rem,env(safe-area-inset-bottom))] shadow-[0_-4px_12px_rgba(0,0,0,0.08)] backdrop-blur lg:static ' +
+      'lg:z-auto lg:space-y-3 lg:border-0 lg:bg-transparent lg:p-0 lg:shadow-none lg:backdrop-blur-none ' +
+      'dark:border-zinc-800 dark:bg-zinc-900/95 lg:dark:bg-transparent';
 
   return (
     <div className="space-y-3" data-testid="decision-panel">

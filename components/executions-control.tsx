@@ -27,8 +27,10 @@ export function ExecutionsControl({ paused }: { paused: boolean }) {
       <h2 className="font-semibold">Emergency stop</h2>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
         {paused
-          ? 'Executions are paused: approved commands wait and no proposal expires. Resuming moves every pending deadline on by the time paused and sends what waited.'
-          : 'Pausing stops every approved command of this tenant before it runs: nothing is written to a system of record until you resume, and no proposal expires meanwhile.'}
+          ? 'Executions are paused: approved commands wait and no proposal expires. Resuming moves every pending ' +
+            'deadline on by the time paused and sends what waited.'
+          : 'Pausing stops every approved command of this tenant before it runs: nothing is written to a system of ' +
+            'record until you resume, and no proposal expires meanwhile.'}
       </p>
       {paused ? (
         <Button

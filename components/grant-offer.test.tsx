@@ -190,7 +190,8 @@ describe('the approve confirmation’s standing grant', () => {
         error: {
           code: 'policy_changed',
           message:
-            'The hold_stock policy changed since this proposal was routed (v3, now v4); approve a proposal under the current one to grant.',
+            'The hold_stock policy changed since this proposal was routed (v3, now v4); approve a proposal under ' +
+            'the current one to grant.',
         },
       },
     });

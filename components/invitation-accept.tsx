@@ -93,7 +93,8 @@ function ProveAndChoose({ token, email, minPassword, maxPassword, takeover }: Pr
       <p data-testid="invitation-why-code" className="text-xs text-zinc-600 dark:text-zinc-400">
         Only the owner of the address ever chooses its password, so holding this link is not enough.
         {takeover
-          ? ' Proving the address ends every session of this account and removes any password or passkey set before: only the one you choose now will work.'
+          ? ' Proving the address ends every session of this account and removes any password or passkey set ' +
+            'before: only the one you choose now will work.'
           : null}
       </p>
       <ProblemText error={send.error} testId="invitation-code-send-error" />

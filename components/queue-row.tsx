@@ -75,7 +75,8 @@ export function QueueRow({
       data-focused={focused ? 'true' : undefined}
       onFocus={() => onFocusRow(item.id)}
       className={cn(
-        'flex items-center gap-3 px-3 py-1.5 outline-none focus-within:bg-blue-50 focus-within:ring-2 focus-within:ring-inset focus-within:ring-blue-600 dark:focus-within:bg-blue-950/40',
+        'flex items-center gap-3 px-3 py-1.5 outline-none focus-within:bg-blue-50 focus-within:ring-2 ' +
+          'focus-within:ring-inset focus-within:ring-blue-600 dark:focus-within:bg-blue-950/40',
         focused && 'bg-zinc-50 dark:bg-zinc-800/50',
         selected && 'bg-blue-50/60 dark:bg-blue-950/30',
         pending && 'opacity-70',
@@ -108,7 +109,8 @@ export function QueueRow({
             aria-disabled={disabled || undefined}
             className={cn(
               ROW_TITLE,
-              'text-sm font-medium leading-5 hover:underline focus-visible:rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600',
+              'text-sm font-medium leading-5 hover:underline focus-visible:rounded focus-visible:outline-2 ' +
+                'focus-visible:outline-offset-2 focus-visible:outline-blue-600',
             )}
           >
             <PayloadText value={item.summary} mono={false} />

@@ -22,7 +22,8 @@ export function databaseHandle(): Promise<DatabaseHandle> {
       onListenFailed: (_error, failures) => {
         if (failures === 3)
           console.error(
-            '[countersign] listening for changes failed; policies, contracts and agent keys are read from the database until it succeeds',
+            '[countersign] listening for changes failed; policies, contracts and agent keys are read from the ' +
+              'database until it succeeds',
           );
       },
     });

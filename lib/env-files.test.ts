@@ -44,7 +44,8 @@ describe('settings read from .env files', () => {
   it('names every setting a .env supplied to a production server, and none the environment set', () => {
     const folder = folderWith({
       '.env':
-        'AUTH_SECRET=from-the-file-0123456789abcdefghijklmnop\nTRUST_PROXY=1\nPORT=3000\n# a comment\nSIGNING_KEYS=\'[{"kid":"k"}]\'\n',
+        'AUTH_SECRET=from-the-file-0123456789abcdefghijklmnop\nTRUST_PROXY=1\nPORT=3000\n# a ' +
+        'comment\nSIGNING_KEYS=\'[{"kid":"k"}]\'\n',
       '.env.production.local': 'APP_URL=https://from.file.example\nTRUST_PROXY=0\n',
       '.env.development': 'SMTP_URL=smtp://not.loaded.in.production\n',
     });

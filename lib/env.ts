@@ -196,7 +196,8 @@ export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof Setting
 const HOW_TO_FIX: Record<string, string> = {
   DATABASE_URL: 'unset it to use the embedded PGlite database, or set postgres://user@host:5432/db',
   MIGRATION_DATABASE_URL:
-    "set it to the owner role's postgres://countersign_owner@host:5432/db, with DATABASE_URL set to the application role's, or unset it",
+    "set it to the owner role's postgres://countersign_owner@host:5432/db, with DATABASE_URL set to the " +
+    "application role's, or unset it",
   AUTH_SECRET: 'generate one with `openssl rand -base64 33` and set AUTH_SECRET',
   SCOPE_CREDENTIALS: 'set it to a JSON object like {"payments":"…","inventory":"…"}',
   SYSTEMS_OF_RECORD_URL: 'set it to the base URL of your systems of record, e.g. http://127.0.0.1:4010',

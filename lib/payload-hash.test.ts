@@ -63,7 +63,8 @@ describe('payloadHash', () => {
 
   it('ignores key order and whitespace but not values', () => {
     const reordered = JSON.parse(
-      '{ "evidenceRefs": [], "args": { "quantity": 2.0, "sku": "filter-blue" }, "tenantId": "acme", "contractVersion": 1, "action": "hold_stock" }',
+      '{ "evidenceRefs": [], "args": { "quantity": 2.0, "sku": "filter-blue" }, "tenantId": "acme", ' +
+        '"contractVersion": 1, "action": "hold_stock" }',
     ) as unknown;
     expect(payloadHash(reordered)).toBe(payloadHash(payload));
     expect(payloadHash({ ...payload, args: { sku: 'filter-blue', quantity: 3 } })).not.toBe(payloadHash(payload));

@@ -311,7 +311,8 @@ async function verifyExportFile(
     for (const line of report.unverified) console.log(`  ${line}`);
     if (!trusted)
       console.log(
-        'note: the checkpoints were verified with their own keys; pin them with --keys <saved /.well-known/jwks.json> to prove the server signed them',
+        'note: the checkpoints were verified with their own keys; pin them with --keys <saved ' +
+          '/.well-known/jwks.json> to prove the server signed them',
       );
     if (!report.ok) throw new RefusedError('the export does not verify');
     console.log(
@@ -642,7 +643,8 @@ async function run(argv: string[]): Promise<void> {
       for (const check of report.checks) console.log(`${check.ok ? 'ok  ' : 'FAIL'} ${check.check}: ${check.detail}`);
       if (!trusted)
         console.log(
-          'note: the keys came from the bundle itself; pin them with --keys <saved /.well-known/jwks.json> to prove who signed',
+          'note: the keys came from the bundle itself; pin them with --keys <saved /.well-known/jwks.json> to ' +
+            'prove who signed',
         );
       const failed = report.checks.filter((check) => !check.ok);
       if (failed.length > 0)

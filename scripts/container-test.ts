@@ -97,7 +97,8 @@ function prebuiltContext(): string {
   const standalone = path.join('.next', 'standalone');
   if (!fs.existsSync(path.join(standalone, 'server.js'))) {
     throw new Error(
-      '--prebuilt needs the standalone build (`NEXT_OUTPUT=standalone npx next build`, the build step of npm test); none is in .next/standalone',
+      '--prebuilt needs the standalone build (`NEXT_OUTPUT=standalone npx next build`, the build step of npm ' +
+        'test); none is in .next/standalone',
     );
   }
   const app = CONTEXT;
@@ -141,7 +142,8 @@ function composeTool(): { run: (...args: string[]) => Ran; name: string } {
   if (hasCommand('docker-compose'))
     return { run: (...args) => sh('docker-compose', args), name: 'docker-compose (Compose v1)' };
   throw new Error(
-    'compose.yaml not checked: neither `docker compose` nor `docker-compose` is installed (apt-get install docker-compose)',
+    'compose.yaml not checked: neither `docker compose` nor `docker-compose` is installed (apt-get install ' +
+      'docker-compose)',
   );
 }
 

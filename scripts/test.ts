@@ -153,7 +153,8 @@ async function main(): Promise<number> {
   for (const result of results) console.log(`${result.ok ? '✓' : '✗'} ${result.name} (${result.seconds.toFixed(1)} s)`);
   if (!postgres)
     console.log(
-      '• integration on PostgreSQL, bench and resilience not run: set DATABASE_URL to a PostgreSQL server to include them',
+      '• integration on PostgreSQL, bench and resilience not run: set DATABASE_URL to a PostgreSQL server to ' +
+        'include them',
     );
   const failed = results.filter((result) => !result.ok).length;
   const notRun = stages.slice(stagesRun).flat().length;

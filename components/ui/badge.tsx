@@ -16,7 +16,8 @@ export function Badge({ tone = 'neutral', className, ...props }: ComponentPropsW
   return (
     <span
       className={cn(
-        'inline-flex shrink-0 items-center gap-1 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset',
+        'inline-flex shrink-0 items-center gap-1 whitespace-nowrap rounded-full px-2 py-0.5 text-xs font-medium ' +
+          'ring-1 ring-inset',
         TONES[tone],
         className,
       )}

@@ -24,7 +24,9 @@ export function DialogContent({
       <DialogOverlay />
       <DialogPrimitive.Content
         className={cn(
-          'fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[calc(100%-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg border border-zinc-200 bg-white p-4 shadow-xl dark:border-zinc-800 dark:bg-zinc-900',
+          'fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[calc(100%-2rem)] max-w-lg -translate-x-1/2 ' +
+            '-translate-y-1/2 overflow-y-auto rounded-lg border border-zinc-200 bg-white p-4 shadow-xl ' +
+            'dark:border-zinc-800 dark:bg-zinc-900',
           className,
         )}
         {...props}
@@ -55,7 +57,8 @@ export function DialogCloseButton({
     <DialogPrimitive.Close
       aria-label={label}
       className={cn(
-        'inline-flex h-9 w-9 items-center justify-center rounded-md text-zinc-600 hover:bg-zinc-100 dark:text-zinc-400 dark:hover:bg-zinc-800',
+        'inline-flex h-9 w-9 items-center justify-center rounded-md text-zinc-600 hover:bg-zinc-100 ' +
+          'dark:text-zinc-400 dark:hover:bg-zinc-800',
         FOCUS_RING,
         className,
       )}

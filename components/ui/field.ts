@@ -10,7 +10,8 @@ const OWN_WIDTH = /(^|\s)([a-z0-9]+:)*w-/;
  */
 export function fieldClass(compact: boolean, className?: string): string {
   return cn(
-    'rounded-md border border-zinc-300 bg-white text-sm disabled:opacity-50 aria-invalid:border-red-600 dark:border-zinc-700 dark:aria-invalid:border-red-400',
+    'rounded-md border border-zinc-300 bg-white text-sm disabled:opacity-50 aria-invalid:border-red-600 ' +
+      'dark:border-zinc-700 dark:aria-invalid:border-red-400',
     compact ? 'px-2 py-1 dark:bg-zinc-900' : 'block px-3 py-2 dark:bg-zinc-950',
     !compact && !OWN_WIDTH.test(className ?? '') && 'w-full',
     FOCUS_RING,

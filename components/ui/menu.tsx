@@ -28,7 +28,8 @@ export function MenuContent({
         sideOffset={sideOffset}
         align={align}
         className={cn(
-          'z-50 min-w-52 rounded-md border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-800 dark:bg-zinc-900',
+          'z-50 min-w-52 rounded-md border border-zinc-200 bg-white p-1 text-sm shadow-lg dark:border-zinc-800 ' +
+            'dark:bg-zinc-900',
           className,
         )}
         {...props}
@@ -41,7 +42,8 @@ export function MenuItem({ className, ...props }: ComponentPropsWithRef<typeof M
   return (
     <MenuPrimitive.Item
       className={cn(
-        'flex w-full cursor-default select-none items-center gap-2 rounded px-2 py-1.5 text-left outline-none data-[highlighted]:bg-zinc-100 data-[disabled]:opacity-50 dark:data-[highlighted]:bg-zinc-800',
+        'flex w-full cursor-default select-none items-center gap-2 rounded px-2 py-1.5 text-left outline-none ' +
+          'data-[highlighted]:bg-zinc-100 data-[disabled]:opacity-50 dark:data-[highlighted]:bg-zinc-800',
         className,
       )}
       {...props}

@@ -34,7 +34,8 @@ export function SheetContent({
       <DialogOverlay />
       <DialogPrimitive.Content
         className={cn(
-          'fixed z-50 flex flex-col gap-3 overflow-y-auto border-zinc-200 bg-white p-4 shadow-xl dark:border-zinc-800 dark:bg-zinc-900',
+          'fixed z-50 flex flex-col gap-3 overflow-y-auto border-zinc-200 bg-white p-4 shadow-xl ' +
+            'dark:border-zinc-800 dark:bg-zinc-900',
           SIDES[side],
           className,
         )}

@@ -38,7 +38,8 @@ export function Toast({
   return (
     <ToastPrimitive.Root
       className={cn(
-        'grid grid-cols-[1fr_auto] items-start gap-x-3 gap-y-1 rounded-lg border border-zinc-200 bg-white p-3 text-sm shadow-lg dark:border-zinc-800 dark:bg-zinc-900',
+        'grid grid-cols-[1fr_auto] items-start gap-x-3 gap-y-1 rounded-lg border border-zinc-200 bg-white p-3 ' +
+          'text-sm shadow-lg dark:border-zinc-800 dark:bg-zinc-900',
         className,
       )}
       {...props}

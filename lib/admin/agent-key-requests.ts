@@ -7,7 +7,8 @@ import { agentKeyInput, type RevocationInput, revocationInput, rotationInput } f
 export const agentKeyCreateRequest = requestBody(
   agentKeyInput,
   'invalid_agent_key',
-  'The agent key is not valid: send {"name": …, "actions": [...], "grants": {"<grant>": [...]}} with grants the chosen actions read.',
+  'The agent key is not valid: send {"name": …, "actions": [...], "grants": {"<grant>": [...]}} with grants the ' +
+    'chosen actions read.',
 );
 
 /** `POST …/:id/rotate`: `{overlapMinutes}`. */
@@ -22,7 +23,8 @@ export const agentKeyRevokeRequest: RequestBody<RevocationInput> = {
   ...requestBody(
     revocationInput,
     'invalid_revocation',
-    'The revocation is not valid: send {} or no body to revoke this key, or {"scope": "agent"} to stop the agent (every key of it).',
+    'The revocation is not valid: send {} or no body to revoke this key, or {"scope": "agent"} to stop the agent ' +
+      '(every key of it).',
   ),
   whenAbsent: {},
 };

@@ -221,7 +221,8 @@ export type Acceptor = { userId?: string; address: string; hash?: (password: str
 const CODE_REQUIRED = new DomainError(
   'invalid',
   'code_required',
-  'First prove that this address is yours: send a code to it, then type the code with the password you choose. If you already have an account, you may sign in first and open this link again.',
+  'First prove that this address is yours: send a code to it, then type the code with the password you choose. ' +
+    'If you already have an account, you may sign in first and open this link again.',
 );
 const SIGN_IN_REQUIRED = new DomainError(
   'conflict',

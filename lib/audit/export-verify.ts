@@ -462,7 +462,8 @@ function parseLine(line: string): Line | undefined {
 
 const EXPORT_BREAKS: Record<Exclude<ExportBreak, BreakReason>, string> = {
   export_end:
-    "the export's end line does not match its rows (its checkpoint's tree is not theirs, or it names another last row or count)",
+    "the export's end line does not match its rows (its checkpoint's tree is not theirs, or it names another " +
+    'last row or count)',
   inclusion: "a row's inclusion proof does not lead to the end line's checkpoint",
   inconsistent: "the export's checkpoint does not extend the earlier one (a rolled-back or forked log)",
 };

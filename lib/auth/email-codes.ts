@@ -193,7 +193,8 @@ export async function hasPendingCode(db: Database, email: string, now: Date): Pr
 const NEW_PASSWORD_REQUIRED = new DomainError(
   'invalid',
   'password_required',
-  'This account was made by an invitation link: proving the address removes every password and passkey set before and ends its sessions. Send the code with the new password you choose.',
+  'This account was made by an invitation link: proving the address removes every password and passkey set ' +
+    'before and ends its sessions. Send the code with the new password you choose.',
 );
 
 /**
@@ -268,7 +269,8 @@ export const ssoMayOpen = (user: Parameters<typeof awaitsItsOwner>[0], emailVeri
 export const OWNER_MUST_PROVE = new DomainError(
   'conflict',
   'address_unverified',
-  'Prove that this address is yours first (the code we email to it, or a single sign-on that vouches for it): until then this account holds no passkey.',
+  'Prove that this address is yours first (the code we email to it, or a single sign-on that vouches for it): ' +
+    'until then this account holds no passkey.',
 );
 
 /**

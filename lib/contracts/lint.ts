@@ -184,7 +184,8 @@ class Linter {
         'error',
         'conditional',
         path,
-        'a conditional subschema (if/then/else) is invisible to strict runtimes: split the action or its versions, or check it as a business rule',
+        'a conditional subschema (if/then/else) is invisible to strict runtimes: split the action or its ' +
+          'versions, or check it as a business rule',
       );
     }
     if (CROSS_FIELD.some((keyword) => keyword in node)) {
@@ -192,7 +193,8 @@ class Linter {
         'error',
         'cross_field',
         path,
-        'a cross-field dependency is not enforced by any strict runtime: make the fields one object that is always required, or check it as a business rule',
+        'a cross-field dependency is not enforced by any strict runtime: make the fields one object that is ' +
+          'always required, or check it as a business rule',
       );
     }
     if (Array.isArray(node.oneOf) || Array.isArray(node.allOf)) {
@@ -209,7 +211,8 @@ class Linter {
         'warning',
         'union',
         path,
-        'a union (anyOf) is handled badly by models: they mix the branches; prefer one closed object with an enum that says which kind',
+        'a union (anyOf) is handled badly by models: they mix the branches; prefer one closed object with an ' +
+          'enum that says which kind',
       );
     }
   }
@@ -272,7 +275,8 @@ class Linter {
         'warning',
         'unbounded_string',
         path,
-        'an unbounded string: give it a maxLength, a pattern or an enum, so a model cannot send a page where a word belongs',
+        'an unbounded string: give it a maxLength, a pattern or an enum, so a model cannot send a page where a ' +
+          'word belongs',
       );
     }
   }
@@ -294,7 +298,8 @@ class Linter {
         'error',
         'open_object',
         path,
-        'the object is open: strict runtimes need "additionalProperties": false on every object, and Countersign refuses unknown fields anyway',
+        'the object is open: strict runtimes need "additionalProperties": false on every object, and Countersign ' +
+          'refuses unknown fields anyway',
       );
     }
     const properties = isNode(node.properties) ? node.properties : {};
@@ -316,7 +321,8 @@ class Linter {
           'error',
           'optional_without_default',
           field(path, name),
-          'an optional field without its default: strict runtimes make every field required, so the model must invent a value; make it required, or give it a default',
+          'an optional field without its default: strict runtimes make every field required, so the model must ' +
+            'invent a value; make it required, or give it a default',
         );
       }
       this.walk(child as JsonSchema, field(path, name), depth);

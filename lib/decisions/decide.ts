@@ -185,7 +185,8 @@ async function checkDecider(
     throw refuse(
       409,
       'already_decided',
-      'Your approval of this proposal was withdrawn when your role changed; it does not count again, and another approver must add theirs.',
+      'Your approval of this proposal was withdrawn when your role changed; it does not count again, and another ' +
+        'approver must add theirs.',
     );
   if (previous)
     throw refuse(409, 'already_decided', 'You already decided this proposal; another approver must add theirs.');

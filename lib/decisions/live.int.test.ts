@@ -124,7 +124,8 @@ describe('re-running Meaning and Authority at decision time', () => {
     const row = await expectStale(
       proposal,
       'alice',
-      'order balance changed from 49.99 USD to 20.00 USD since it was proposed; at most 20.00 USD can be refunded (charged 49.99 USD, refunded 29.99 USD, 0.00 USD in open proposals)',
+      'order balance changed from 49.99 USD to 20.00 USD since it was proposed; at most 20.00 USD can be ' +
+        'refunded (charged 49.99 USD, refunded 29.99 USD, 0.00 USD in open proposals)',
     );
     expect(row.gates.find((gate) => gate.gate === 'meaning')).toEqual({
       gate: 'meaning',

@@ -67,7 +67,8 @@ export async function requestReproposal(
       throw refuse(
         409,
         'not_changed',
-        'Only a stale proposal, or a pending one whose resource changed since it was proposed, can be sent back to its agent.',
+        'Only a stale proposal, or a pending one whose resource changed since it was proposed, can be sent back ' +
+          'to its agent.',
       );
     }
     if (await reproposalOf(tx, proposal))

@@ -102,7 +102,8 @@ export async function editingView(db: Database, systems: SystemsClient, proposal
     return {
       ...view,
       limitUnavailable:
-        'The live limit could not be read just now (the system of record did not answer); the checks will still refuse too much.',
+        'The live limit could not be read just now (the system of record did not answer); the checks will still ' +
+        'refuse too much.',
     };
   }
 }

@@ -528,7 +528,8 @@ describe('the system of record unavailable: intake fails closed', () => {
       () => hold({ sku: 'filter-blue', quantity: 1 }, { evidenceRefs: ['ticket_message_73'] }),
     ],
   ])(
-    'unreachable: %s → 503 systems_unavailable with Retry-After, nothing but the attempt written; later it goes through',
+    'unreachable: %s → 503 systems_unavailable with Retry-After, nothing but the attempt written; later it goes ' +
+      'through',
     async (_label, makeBody) => {
       const body = makeBody();
       const dead = await unreachableSystemsClient();

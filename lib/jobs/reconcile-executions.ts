@@ -281,7 +281,8 @@ async function markInterrupted(db: Database, now: Date, limit: number): Promise<
           .set({
             status: 'outcome_unknown',
             statusReason:
-              'The execution was interrupted before its outcome was recorded; reconciliation will ask the system of record.',
+              'The execution was interrupted before its outcome was recorded; reconciliation will ask the system ' +
+              'of record.',
             updatedAt: now,
           })
           .where(eq(proposals.id, proposal.id));

@@ -24,7 +24,8 @@ export type McpContext = {
 };
 
 const INSTRUCTIONS =
-  'Countersign is an approval gate: each propose_* tool proposes one action for review by people; nothing happens until it is approved. ' +
+  'Countersign is an approval gate: each propose_* tool proposes one action for review by people; nothing ' +
+  'happens until it is approved. ' +
   'Use get_proposal_status to learn the decision and the execution outcome.';
 
 async function listTools(ctx: McpContext) {

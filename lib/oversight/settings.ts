@@ -18,7 +18,8 @@ export const oversightSettingsRequest: RequestBody<OversightSettings> = {
   schema: oversightSettingsInput,
   code: 'invalid_settings',
   message:
-    'The settings are not valid: send {"minDecisions", "approvalRatePercent", "medianDwellSeconds"} (0 in any turns the alarm off).',
+    'The settings are not valid: send {"minDecisions", "approvalRatePercent", "medianDwellSeconds"} (0 in any ' +
+    'turns the alarm off).',
 };
 
 /**

@@ -33,7 +33,9 @@ async function refuseBeyondTenant(tx: Database, userId: string, tenantId: string
     throw new DomainError(
       'conflict',
       'passkey_required_elsewhere',
-      "This person also belongs to another team that requires a passkey for every approval, so an admin here cannot remove their passkeys; they can remove it themselves, or that team's admin can. Nothing was changed.",
+      'This person also belongs to another team that requires a passkey for every approval, so an admin here ' +
+        "cannot remove their passkeys; they can remove it themselves, or that team's admin can. Nothing was " +
+        'changed.',
     );
   }
 }

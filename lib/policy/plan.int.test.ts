@@ -89,7 +89,8 @@ describe('plan: the change in words and the backtest', () => {
         action: 'issue_refund',
         ruleId: 'refunds-up-to-100',
         message:
-          'Rule refunds-up-to-100: The description says 100.00, but the rules before it are bounded at 50.00 EUR (5000 minor units).',
+          'Rule refunds-up-to-100: The description says 100.00, but the rules before it are bounded at 50.00 EUR ' +
+          '(5000 minor units).',
       },
       {
         action: 'issue_refund',

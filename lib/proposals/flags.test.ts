@@ -189,7 +189,9 @@ describe('the scan budget: arguments and evidence together, never silently clean
       kind: 'unscanned_text',
       label: 'Text not scanned',
       detail:
-        'Not read for hidden characters or instructions, past the 128,000 characters read per proposal: evidence ticket_5: the last 2,011 of 20,000 characters; evidence ticket_6: all 20,000 characters; evidence ticket_7: all 20,000 characters',
+        'Not read for hidden characters or instructions, past the 128,000 characters read per proposal: evidence ' +
+        'ticket_5: the last 2,011 of 20,000 characters; evidence ticket_6: all 20,000 characters; evidence ' +
+        'ticket_7: all 20,000 characters',
     });
   });
 

@@ -57,7 +57,8 @@ const inOrder = (sort: ProposalSort, gs: number[]) => (sort === 'newest' ? [...g
 
 describe('a queue longer than one request reads', () => {
   it.each(PROPOSAL_SORTS)(
-    'a group rare among the pending (sorted %s): short pages with a cursor, and the walk finds every one once, in order',
+    'a group rare among the pending (sorted %s): short pages with a cursor, and the walk finds every one once, ' +
+      'in order',
     async (sort) => {
       const { ids, pages } = await walk('acme', approver, { group: 'waiting', sort });
       expect(ids).toEqual(inOrder(sort, ADMIN));

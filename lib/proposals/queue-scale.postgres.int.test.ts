@@ -83,7 +83,8 @@ describe('the queue at a few thousand pending proposals (PostgreSQL)', () => {
   });
 
   it.each(PROPOSAL_SORTS)(
-    'a page of an empty group (nothing waits on others for an admin), sorted %s, reads at most QUEUE_SCAN_LIMIT pending proposals',
+    'a page of an empty group (nothing waits on others for an admin), sorted %s, reads at most QUEUE_SCAN_LIMIT ' +
+      'pending proposals',
     async (sort) => {
       const index = sort === 'expiring' ? 'proposals_queue_idx' : 'proposals_queue_created_idx';
       const options = {

@@ -97,7 +97,8 @@ describe('a role change racing the completing approval (PostgreSQL)', () => {
   );
 
   it.each([1, 2, 3, 4, 5, 6])(
-    'Bob approved; Alice is demoted while she approves: she is refused, or her approval completes it and stands (round %i)',
+    'Bob approved; Alice is demoted while she approves: she is refused, or her approval completes it and stands ' +
+      '(round %i)',
     async (round) => {
       await setRole('alice', 'approver');
       const proposal = await refund(round + 8);

@@ -14,14 +14,17 @@ export const APPLICABLE_SCENARIOS = ['server-initialize', 'ping', 'tools-list'] 
 /** The others, and why they do not apply (docs/api.md lists them too). */
 export const SCENARIOS_NOT_APPLICABLE: Record<string, string> = {
   'tools-call-*, json-schema-2020-12, elicitation-sep1034-defaults, elicitation-sep1330-enums':
-    "they call the suite's own test tools (test_simple_text, test_image_content, …); Countersign lists only its own (propose_<action>, get_proposal_status) and asks the client for no sampling, elicitation, progress or logging",
+    "they call the suite's own test tools (test_simple_text, test_image_content, …); Countersign lists only its " +
+    'own (propose_<action>, get_proposal_status) and asks the client for no sampling, elicitation, progress or ' +
+    'logging',
   'logging-set-level': 'no logging capability',
   'completion-complete': 'no prompts or resource templates to complete',
   'resources-*, prompts-*': 'no resources or prompts capability',
   'server-sse-polling, server-sse-multiple-streams':
     'stateless with JSON responses: no session, no SSE stream (GET is 405)',
   'dns-rebinding-protection':
-    'by its own scope it is for servers without authentication; every request here needs an agent key, which a rebinding page never has; a foreign Origin is refused with 403 (lib/mcp/mcp.int.test.ts)',
+    'by its own scope it is for servers without authentication; every request here needs an agent key, which a ' +
+    'rebinding page never has; a foreign Origin is refused with 403 (lib/mcp/mcp.int.test.ts)',
 };
 
 export type ScenarioResult = { scenario: string; ok: boolean; output: string };

@@ -62,7 +62,9 @@ function responses(operation: Operation) {
   for (const error of errorsOf(operation)) answers[String(error.status)] = errorResponse(error);
   answers.default = {
     description:
-      'Any other failure, in the same error body: `internal_error` (500, nothing was changed) or `systems_unavailable` (503 with `Retry-After`: a system of record could not be reached; nothing was changed).',
+      'Any other failure, in the same error body: `internal_error` (500, nothing was changed) or ' +
+      '`systems_unavailable` (503 with `Retry-After`: a system of record could not be reached; nothing was ' +
+      'changed).',
     content: { 'application/json': { schema: ERROR } },
   };
   return answers;
@@ -116,9 +118,12 @@ export function openApiDocument(version: string) {
       version,
       summary: 'An approval gate between AI agents and consequential actions.',
       description:
-        'The agent API (an agent key), the operator API (a dashboard session), the admin API (a session with the admin role), the executor (signed commands) and the MCP server. ' +
-        'Every error answers `{"error": {"kind", "code", "message", …}}`, except the MCP server\'s refusals of a message, which are JSON-RPC errors. ' +
-        'A method a path does not list answers 405 with `Allow`, and an unknown path under `/api` a 404 `not_found`, in the same error body. ' +
+        'The agent API (an agent key), the operator API (a dashboard session), the admin API (a session with the ' +
+        'admin role), the executor (signed commands) and the MCP server. ' +
+        ('Every error answers `{"error": {"kind", "code", "message", …}}`, except the MCP server\'s refusals of a ' +
+          'message, which are JSON-RPC errors. ') +
+        ('A method a path does not list answers 405 with `Allow`, and an unknown path under `/api` a 404 ' +
+          '`not_found`, in the same error body. ') +
         "Not described here: sign-in (`/api/auth/…`, next-auth's own endpoints; see the `session` security scheme).",
       contact: { name: 'Countersign maintainers: SECURITY.md in the repository says how to report a vulnerability' },
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
@@ -136,7 +141,8 @@ export function openApiDocument(version: string) {
           in: 'cookie',
           name: 'authjs.session-token',
           description:
-            "The dashboard's session cookie (`__Host-authjs.session-token` over HTTPS). Sign in with next-auth's flow: `GET /api/auth/csrf`, then `POST /api/auth/callback/credentials`.",
+            "The dashboard's session cookie (`__Host-authjs.session-token` over HTTPS). Sign in with next-auth's " +
+            'flow: `GET /api/auth/csrf`, then `POST /api/auth/callback/credentials`.',
         },
       },
     },

@@ -5,7 +5,8 @@ export const HEADERS: Record<HeaderName, { description: string; schema: { type: 
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'string' } },
   Deprecation: {
     description:
-      'The contract version used is deprecated (RFC 9745): `@<unix seconds>` of when it stopped being current. Only for a supported version.',
+      'The contract version used is deprecated (RFC 9745): `@<unix seconds>` of when it stopped being current. ' +
+      'Only for a supported version.',
     schema: { type: 'string' },
   },
   Sunset: {
@@ -16,7 +17,8 @@ export const HEADERS: Record<HeaderName, { description: string; schema: { type: 
   'Content-Disposition': { description: 'A download: `attachment; filename="…"`.', schema: { type: 'string' } },
   'WWW-Authenticate': {
     description:
-      'The bearer challenge (RFC 6750 §3): `Bearer realm="countersign"`, with `error="invalid_token"` when a key was sent.',
+      'The bearer challenge (RFC 6750 §3): `Bearer realm="countersign"`, with `error="invalid_token"` when a key ' +
+      'was sent.',
     schema: { type: 'string' },
   },
 };

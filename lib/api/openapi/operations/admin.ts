@@ -53,7 +53,9 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'listAgentKeys',
     description:
-      'Every key of the tenant the dashboard shows: prefix, agent name, actions, grants, created, last used (written at most once a minute per key) and state (`active`, `expiring` after a rotation, `expired`, `revoked`).',
+      'Every key of the tenant the dashboard shows: prefix, agent name, actions, grants, created, last used ' +
+      '(written at most once a minute per key) and state (`active`, `expiring` after a rotation, `expired`, ' +
+      '`revoked`).',
     method: 'get',
     path: '/api/v1/admin/agent-keys',
     summary: "The tenant's agent keys (never a key or its hash)",
@@ -62,7 +64,9 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'issueAgentKey',
     description:
-      "A key for one agent name, the actions it may propose and the grants those actions read (an action that reads no grant refuses any, 422). Only the key's hash is stored: keep the `key` of this answer. Audited as `agent_key.created`.",
+      'A key for one agent name, the actions it may propose and the grants those actions read (an action that ' +
+      "reads no grant refuses any, 422). Only the key's hash is stored: keep the `key` of this answer. Audited " +
+      'as `agent_key.created`.',
     method: 'post',
     path: '/api/v1/admin/agent-keys',
     summary: 'Issue an agent key',
@@ -72,7 +76,12 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'revokeAgentKey',
     description:
-      'The key\'s next request is 401; its waiting proposals go stale when someone decides them. Audited as `agent_key.revoked`. No body (or `{}`, or `{"scope": "key"}`) revokes this key only; `{"scope": "agent"}` stops the agent: every key of its name in the tenant that still works (a key rotated away in its overlap too), each audited, in one transaction. The answer lists the keys revoked and the agent\'s keys that still work, each until its `expiresAt` (null: until revoked) — after revoking the newest key of a rotation, the old one works to the end of its overlap unless the agent is stopped.',
+      "The key's next request is 401; its waiting proposals go stale when someone decides them. Audited as " +
+      '`agent_key.revoked`. No body (or `{}`, or `{"scope": "key"}`) revokes this key only; `{"scope": "agent"}` ' +
+      'stops the agent: every key of its name in the tenant that still works (a key rotated away in its overlap ' +
+      "too), each audited, in one transaction. The answer lists the keys revoked and the agent's keys that " +
+      'still work, each until its `expiresAt` (null: until revoked) — after revoking the newest key of a ' +
+      'rotation, the old one works to the end of its overlap unless the agent is stopped.',
     method: 'post',
     path: '/api/v1/admin/agent-keys/{id}/revoke',
     summary: 'Revoke an agent key at once, or stop its agent',
@@ -90,7 +99,8 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'rotateAgentKey',
     description:
-      'A new key with the same name, actions and grants; the old one keeps working for `overlapMinutes` (0–10080) and is then refused like a revoked one. Audited as `agent_key.rotated`.',
+      'A new key with the same name, actions and grants; the old one keeps working for `overlapMinutes` ' +
+      '(0–10080) and is then refused like a revoked one. Audited as `agent_key.rotated`.',
     method: 'post',
     path: '/api/v1/admin/agent-keys/{id}/rotate',
     summary: 'Replace an agent key; the old one works for `overlapMinutes` more',
@@ -101,7 +111,8 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'listContractRollout',
     description:
-      "Per action and contract version: the tenant's status (overriding the action module's default), its sunset, and the agents that sent it in the last 30 days with when they last did.",
+      "Per action and contract version: the tenant's status (overriding the action module's default), its " +
+      'sunset, and the agents that sent it in the last 30 days with when they last did.',
     method: 'get',
     path: '/api/v1/admin/contracts',
     summary: "Each action's contract versions, their statuses and senders",
@@ -110,7 +121,9 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'setContractStatus',
     description:
-      'Allowed: shadow → current, supported or retired; supported → current, retired or supported (sunset set or cleared); retired → shadow or supported. Promoting a version to `current` makes the old current `supported`. Audited as `contract.status_changed`.',
+      'Allowed: shadow → current, supported or retired; supported → current, retired or supported (sunset set or ' +
+      'cleared); retired → shadow or supported. Promoting a version to `current` makes the old current ' +
+      '`supported`. Audited as `contract.status_changed`.',
     method: 'post',
     path: '/api/v1/admin/contracts/{action}/{version}',
     summary: 'Move a contract version (shadow, current, supported with a sunset, retired)',
@@ -144,7 +157,9 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'inviteMember',
     description:
-      "Makes a one-time link `<APP_URL>/invite/<token>`, valid once for 72 hours: send it yourself (only the token's SHA-256 is stored). Inviting the same address again replaces the old link. Audited as `membership.invited`.",
+      'Makes a one-time link `<APP_URL>/invite/<token>`, valid once for 72 hours: send it yourself (only the ' +
+      "token's SHA-256 is stored). Inviting the same address again replaces the old link. Audited as " +
+      '`membership.invited`.',
     method: 'post',
     path: '/api/v1/admin/members',
     summary: 'Invite someone by email',
@@ -162,7 +177,10 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'changeMemberRole',
     description:
-      "The new role holds from the member's next request. The last admin cannot be demoted (`409 last_admin`). Audited as `membership.granted` with the previous role. In the same transaction it ends their standing grants and withdraws their approvals of waiting proposals whose rule the new role no longer meets (each audited `proposal.approval_withdrawn`).",
+      "The new role holds from the member's next request. The last admin cannot be demoted (`409 last_admin`). " +
+      'Audited as `membership.granted` with the previous role. In the same transaction it ends their standing ' +
+      'grants and withdraws their approvals of waiting proposals whose rule the new role no longer meets (each ' +
+      'audited `proposal.approval_withdrawn`).',
     method: 'patch',
     path: '/api/v1/admin/members/{userId}',
     summary: "Change a member's role (from their next request)",
@@ -173,7 +191,10 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'removeMember',
     description:
-      'Their access to this tenant ends at their next request; sessions that may serve other tenants are left alone. The last admin cannot be removed (`409 last_admin`). No body, or `{}`. Audited as `membership.removed`; their approvals of waiting proposals are withdrawn in the same transaction (each audited `proposal.approval_withdrawn`).',
+      'Their access to this tenant ends at their next request; sessions that may serve other tenants are left ' +
+      'alone. The last admin cannot be removed (`409 last_admin`). No body, or `{}`. Audited as ' +
+      '`membership.removed`; their approvals of waiting proposals are withdrawn in the same transaction (each ' +
+      'audited `proposal.approval_withdrawn`).',
     method: 'delete',
     path: '/api/v1/admin/members/{userId}',
     summary: 'Remove a member and end their sessions',
@@ -199,7 +220,9 @@ export const adminOperations: Operation[] = [
     summary: 'Email a code to the address an invitation names (the first step of accepting it signed out)',
     access: 'public',
     description:
-      'The code goes to the invited address only, never to one the caller names; an address gets at most one code a minute, and a new one replaces the pending one. Audited as `membership.invitation_code_sent`. Every attempt counts at the client address in the sign-in throttle until one succeeds.',
+      'The code goes to the invited address only, never to one the caller names; an address gets at most one ' +
+      'code a minute, and a new one replaces the pending one. Audited as `membership.invitation_code_sent`. ' +
+      'Every attempt counts at the client address in the sign-in throttle until one succeeds.',
     body: bodyOf(invitationCodeRequest, 'InvitationCodeRequest'),
     success: [
       ok(200, 'Where the code went (the code is only in the email).', answers.emailCodeSentSchema, 'EmailCodeSent'),
@@ -218,7 +241,14 @@ export const adminOperations: Operation[] = [
     summary: 'Accept an invitation (the owner of the address proves it first; nobody else ever sets its credential)',
     access: 'public',
     description:
-      "Signed out: `{token, code, password}`, the code from `POST /api/v1/invitations/code`, proves the address in the same transaction; the password then goes on a new account, or on the address's unproven account, whose earlier password, passkeys and sessions proving ends. A proven account is told to sign in (`sign_in_required`). Or `{token, sso: true}` (when single sign-on is configured): a new account with no credential, opened only by a sign-in whose provider vouches for the address. Without a code or SSO the answer is always `code_required`. With a session of the invited address: nothing but the token. Every attempt counts at the client address in the sign-in throttle until one succeeds; an address over its limit is answered `429 too_many_attempts` with `Retry-After`, as sign-in is.",
+      'Signed out: `{token, code, password}`, the code from `POST /api/v1/invitations/code`, proves the address ' +
+      "in the same transaction; the password then goes on a new account, or on the address's unproven account, " +
+      'whose earlier password, passkeys and sessions proving ends. A proven account is told to sign in ' +
+      '(`sign_in_required`). Or `{token, sso: true}` (when single sign-on is configured): a new account with no ' +
+      'credential, opened only by a sign-in whose provider vouches for the address. Without a code or SSO the ' +
+      'answer is always `code_required`. With a session of the invited address: nothing but the token. Every ' +
+      'attempt counts at the client address in the sign-in throttle until one succeeds; an address over its ' +
+      'limit is answered `429 too_many_attempts` with `Retry-After`, as sign-in is.',
     body: bodyOf(acceptRequest, 'AcceptRequest'),
     success: [
       ok(
@@ -258,7 +288,10 @@ export const adminOperations: Operation[] = [
   {
     operationId: 'verifyEmailCode',
     description:
-      'The code from `POST /api/v1/account/email-code`: right once within 15 minutes and 5 tries. A proven address lifts the confinement of an account made from an invitation link, and takes such an account over for its owner: its password and passkeys are removed and its sessions (this one too) end (`credentialsCleared: true`).',
+      'The code from `POST /api/v1/account/email-code`: right once within 15 minutes and 5 tries. A proven ' +
+      'address lifts the confinement of an account made from an invitation link, and takes such an account over ' +
+      'for its owner: its password and passkeys are removed and its sessions (this one too) end ' +
+      '(`credentialsCleared: true`).',
     method: 'post',
     path: '/api/v1/account/email-code/verify',
     tag: 'Operator API',
@@ -275,7 +308,8 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'getNotifications',
     description:
-      "What the notification settings page shows: the tenant's settings, every channel (a webhook's secret never), and the last 50 deliveries with their status and attempts.",
+      "What the notification settings page shows: the tenant's settings, every channel (a webhook's secret " +
+      'never), and the last 50 deliveries with their status and attempts.',
     method: 'get',
     path: '/api/v1/admin/notifications',
     summary: 'Notification settings, channels (no secrets) and the last 50 deliveries',
@@ -286,7 +320,10 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'createChannel',
     description:
-      "An email address or a webhook URL (checked against the operator's allowed targets), the events it hears, and its digest threshold (`digestThreshold`, 0–100, default 5; 0 sends every message on its own): more messages than that within a minute, and the rest of that minute go as one digest when it is up. A webhook's deliveries are signed (Standard Webhooks) with the secret in this answer.",
+      "An email address or a webhook URL (checked against the operator's allowed targets), the events it hears, " +
+      'and its digest threshold (`digestThreshold`, 0–100, default 5; 0 sends every message on its own): more ' +
+      'messages than that within a minute, and the rest of that minute go as one digest when it is up. A ' +
+      "webhook's deliveries are signed (Standard Webhooks) with the secret in this answer.",
     method: 'post',
     path: '/api/v1/admin/notifications/channels',
     summary: 'Add a notification channel',
@@ -304,7 +341,8 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'changeChannel',
     description:
-      "Any of the target, the events, `enabled` and `digestThreshold` (a whole number 0–100; anything else is `422 invalid_channel` naming the field); a new target is checked like a new channel's.",
+      'Any of the target, the events, `enabled` and `digestThreshold` (a whole number 0–100; anything else is ' +
+      "`422 invalid_channel` naming the field); a new target is checked like a new channel's.",
     method: 'patch',
     path: '/api/v1/admin/notifications/channels/{id}',
     summary: "Change a channel's target, events or digest threshold, or disable it",
@@ -315,7 +353,8 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'testChannel',
     description:
-      "Sends one test notification through the channel at once and answers its delivery; a failed one waits for the worker's retries, a disabled channel's is dead at once.",
+      'Sends one test notification through the channel at once and answers its delivery; a failed one waits for ' +
+      "the worker's retries, a disabled channel's is dead at once.",
     method: 'post',
     path: '/api/v1/admin/notifications/channels/{id}/test',
     summary: 'Send a test notification now',
@@ -332,7 +371,8 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'retryDelivery',
     description:
-      'Only a dead delivery (its retries spent, or its channel disabled): it becomes pending and due now, for the worker to send.',
+      'Only a dead delivery (its retries spent, or its channel disabled): it becomes pending and due now, for ' +
+      'the worker to send.',
     method: 'post',
     path: '/api/v1/admin/notifications/deliveries/{id}/retry',
     summary: 'Send a dead delivery again',
@@ -352,7 +392,10 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'putOversightSettings',
     description:
-      "The rubber-stamp alarm (docs/oversight.md): admins are told once per person and week when an approver's decisions of the last 7 days number at least `minDecisions`, are approved at `approvalRatePercent` or more, and were decided a median under `medianDwellSeconds` after first opening. 0 in any turns the alarm off. Audited as `tenant.settings_changed`.",
+      "The rubber-stamp alarm (docs/oversight.md): admins are told once per person and week when an approver's " +
+      'decisions of the last 7 days number at least `minDecisions`, are approved at `approvalRatePercent` or ' +
+      'more, and were decided a median under `medianDwellSeconds` after first opening. 0 in any turns the alarm ' +
+      'off. Audited as `tenant.settings_changed`.',
     method: 'put',
     path: '/api/v1/admin/oversight/settings',
     summary: "Replace the tenant's rubber-stamp alarm settings",
@@ -371,7 +414,9 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'pauseExecutions',
     description:
-      'Every approved command of the tenant waits: dispatch skips it, one that still reaches the executor answers `503 executions_paused` unconsumed, and no proposal expires meanwhile. Decisions stay open. Audited as `executions.paused`.',
+      'Every approved command of the tenant waits: dispatch skips it, one that still reaches the executor ' +
+      'answers `503 executions_paused` unconsumed, and no proposal expires meanwhile. Decisions stay open. ' +
+      'Audited as `executions.paused`.',
     method: 'post',
     path: '/api/v1/admin/executions/pause',
     summary: 'Emergency stop: approved commands wait, nothing is dispatched, no expiry is counted',
@@ -388,7 +433,8 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'resumeExecutions',
     description:
-      'Pending deadlines move on by the time paused and dispatch wakes; a command whose lifetime ran out meanwhile is minted again. Audited as `executions.resumed`.',
+      'Pending deadlines move on by the time paused and dispatch wakes; a command whose lifetime ran out ' +
+      'meanwhile is minted again. Audited as `executions.resumed`.',
     method: 'post',
     path: '/api/v1/admin/executions/resume',
     summary: 'End the emergency stop: pending deadlines move on by the time paused, waiting commands go out',
@@ -415,7 +461,10 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'savePolicies',
     description:
-      "The document `GET` answered, edited. Rules are checked with the router's own schema (422 with `issues[].field`); each action whose rules changed gets a new version, which routes new proposals only. Someone else's save since your read is `409 stale_policy`. The top-level `note` (1–500 characters, not blank) says why: it is stored with each version published and in its `policy.published` audit event.",
+      "The document `GET` answered, edited. Rules are checked with the router's own schema (422 with " +
+      '`issues[].field`); each action whose rules changed gets a new version, which routes new proposals only. ' +
+      "Someone else's save since your read is `409 stale_policy`. The top-level `note` (1–500 characters, not " +
+      'blank) says why: it is stored with each version published and in its `policy.published` audit event.',
     method: 'put',
     path: policies,
     summary: 'Save the policy document: each changed action gets a new immutable version',
@@ -433,7 +482,8 @@ export const adminOperations: Operation[] = [
   admin({
     operationId: 'previewPolicy',
     description:
-      "Routes a sample proposal (`sample.args`) through the draft rules with the real router, sums per resource from the tenant's proposals as of now; business rules such as `hold_limit` are not part of it.",
+      'Routes a sample proposal (`sample.args`) through the draft rules with the real router, sums per resource ' +
+      "from the tenant's proposals as of now; business rules such as `hold_limit` are not part of it.",
     method: 'post',
     path: `${policies}/preview`,
     summary: 'What a draft policy would do with a sample proposal (writes nothing)',

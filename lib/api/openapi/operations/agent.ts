@@ -13,8 +13,10 @@ import type { Operation } from '../operation';
 const envelope = component(
   addJsonSchema(
     envelopeSchema.describe(
-      'The proposal envelope (docs/design.md §4), closed: any other top-level field is refused. `args` follows the contract of `action` at `contractVersion`: ' +
-        'each version is a component `<action>.v<version>.args` here, and `GET /api/v1/contracts` serves them with the statuses of your tenant.',
+      'The proposal envelope (docs/design.md §4), closed: any other top-level field is refused. `args` follows ' +
+        'the contract of `action` at `contractVersion`: ' +
+        ('each version is a component `<action>.v<version>.args` here, and `GET /api/v1/contracts` serves them ' +
+          'with the statuses of your tenant.'),
     ),
     contractBranches,
   ),
@@ -51,7 +53,9 @@ export const agentOperations: Operation[] = [
     tag: 'Agent API',
     summary: 'Propose an action',
     description:
-      'Checked in gate order: the body (400/413/415), the envelope and contract (422 `schema`), the resource and key (403), the business rules (422 `business_rule`), the policy (403 `denied_by_policy`). A retry with the same `requestId` and payload answers 200 with the same proposal.',
+      'Checked in gate order: the body (400/413/415), the envelope and contract (422 `schema`), the resource and ' +
+      'key (403), the business rules (422 `business_rule`), the policy (403 `denied_by_policy`). A retry with ' +
+      'the same `requestId` and payload answers 200 with the same proposal.',
     access: 'agent',
     body: { schema: envelope, invalidCode: 'contract_violation', sameOrigin: false },
     success: [
@@ -82,7 +86,8 @@ export const agentOperations: Operation[] = [
     tag: 'Agent API',
     summary: 'Read a proposal, its decisions and its execution',
     description:
-      "An agent reads its own tenant's proposals; an operator those of their tenants. Anything else is the same 404 as an unknown id.",
+      "An agent reads its own tenant's proposals; an operator those of their tenants. Anything else is the same " +
+      '404 as an unknown id.',
     access: 'agent_or_session',
     success: [
       { status: 200, description: 'The proposal.', body: { json: proposalView }, headers: ['Deprecation', 'Sunset'] },
@@ -96,7 +101,10 @@ export const agentOperations: Operation[] = [
     tag: 'Agent API',
     summary: 'Every contract version as JSON Schema',
     description:
-      "Each action with its title and executor scope, and per version the arguments as JSON Schema (the same as the `<action>.v<version>.args` components here) with the status your tenant gives it (`current`, `supported` with its sunset, `shadow`, `retired`) — read it before proposing, or to build a model's tool list.",
+      'Each action with its title and executor scope, and per version the arguments as JSON Schema (the same as ' +
+      'the `<action>.v<version>.args` components here) with the status your tenant gives it (`current`, ' +
+      "`supported` with its sunset, `shadow`, `retired`) — read it before proposing, or to build a model's tool " +
+      'list.',
     access: 'agent_or_session',
     success: [
       {

@@ -53,7 +53,8 @@ export const grantOperations: Operation[] = [
     access: 'session',
     summary: 'End a standing grant at once (its granter or an admin)',
     description:
-      'Optional `{"reason"}`. Audited as `grant.revoked`. Another tenant\'s or an unknown id is 404; a grant that no longer covers anything is 409 `grant_ended`.',
+      'Optional `{"reason"}`. Audited as `grant.revoked`. Another tenant\'s or an unknown id is 404; a grant ' +
+      'that no longer covers anything is 409 `grant_ended`.',
     body: bodyOf(revokeRequest, 'GrantRevocation'),
     success: [{ status: 200, description: 'The grant as it now stands.', body: { json: grant } }],
     errors: [

@@ -24,7 +24,12 @@ export const protocolOperations: Operation[] = [
     tag: 'Executor',
     summary: 'Execute a signed command (the worker calls this, not clients)',
     description:
-      "The worker posts each approved proposal's command to the executor of its action's scope (`inventory`, `payments`). The signed command is the credential: its key, type, issuer, audience, scope, lifetime and payload hash are checked, it is consumed exactly once, the preconditions are checked again against live state, and the one write is made with the command's idempotency key. A command already consumed answers what was recorded for it. While the tenant's executions are paused it answers `503 executions_paused` and is not consumed.",
+      "The worker posts each approved proposal's command to the executor of its action's scope (`inventory`, " +
+      '`payments`). The signed command is the credential: its key, type, issuer, audience, scope, lifetime and ' +
+      'payload hash are checked, it is consumed exactly once, the preconditions are checked again against live ' +
+      "state, and the one write is made with the command's idempotency key. A command already consumed answers " +
+      "what was recorded for it. While the tenant's executions are paused it answers `503 executions_paused` and " +
+      'is not consumed.',
     access: 'command',
     message: {
       mediaType: 'application/jose',
@@ -35,7 +40,8 @@ export const protocolOperations: Operation[] = [
       {
         status: 200,
         description:
-          'The outcome: `succeeded` with the receipt, `failed` with a code and reason (nothing was written), or `outcome_unknown` (reconciliation will ask the system of record).',
+          'The outcome: `succeeded` with the receipt, `failed` with a code and reason (nothing was written), or ' +
+          '`outcome_unknown` (reconciliation will ask the system of record).',
         body: { json: component(executionAnswerSchema, 'ExecutionAnswer') },
       },
     ],
@@ -70,7 +76,12 @@ export const protocolOperations: Operation[] = [
     access: 'agent',
     summary: 'Send one MCP message (Streamable HTTP, stateless, JSON responses)',
     description:
-      "The Model Context Protocol server: one tool per action the key may propose (its current contract version as the input schema) and a status tool. A tool call proposes through the same gates as `POST /api/v1/proposals`; a refusal is a tool result with `isError`, whose text says what to repair. Each message spends one unit of the key's rate limit. Send `Accept: application/json, text/event-stream`. The server is stateless (no session, no server-initiated stream): `GET` and `DELETE` answer 405 with `Allow: POST` after the same checks of the caller.",
+      'The Model Context Protocol server: one tool per action the key may propose (its current contract version ' +
+      'as the input schema) and a status tool. A tool call proposes through the same gates as `POST ' +
+      '/api/v1/proposals`; a refusal is a tool result with `isError`, whose text says what to repair. Each ' +
+      "message spends one unit of the key's rate limit. Send `Accept: application/json, text/event-stream`. The " +
+      'server is stateless (no session, no server-initiated stream): `GET` and `DELETE` answer 405 with `Allow: ' +
+      'POST` after the same checks of the caller.',
     message: {
       mediaType: 'application/json',
       schema: component(mcpMessageSchema, 'McpMessage', 'input'),
@@ -87,7 +98,8 @@ export const protocolOperations: Operation[] = [
     errors: [
       jsonRpcError(
         400,
-        '-32700 for a body that is not acceptable JSON, -32600 for a batch or anything but one JSON-RPC 2.0 message, -32000 for an unsupported `MCP-Protocol-Version`',
+        '-32700 for a body that is not acceptable JSON, -32600 for a batch or anything but one JSON-RPC 2.0 ' +
+          'message, -32000 for an unsupported `MCP-Protocol-Version`',
         [...MALFORMED_BODY_CODES, 'batch_not_supported'],
       ),
       { status: 401, codes: ['unauthenticated'], headers: ['WWW-Authenticate'] },

@@ -23,7 +23,10 @@ export const readOperations: Operation[] = [
     tag: 'Operator API',
     summary: 'How closely people look before they decide: per approver, per action and per channel',
     description:
-      "Any member of the tenant the dashboard shows (viewer, approver, admin). Over the decisions of the last `days` days: decisions, approval rate, time from waiting to decided (p50, p95), dwell from the person first opening the proposal to deciding (p50, p10), expired and stale counts, and each approver marked when their figures meet the tenant's rubber-stamp thresholds (docs/oversight.md). Writes nothing.",
+      'Any member of the tenant the dashboard shows (viewer, approver, admin). Over the decisions of the last ' +
+      '`days` days: decisions, approval rate, time from waiting to decided (p50, p95), dwell from the person ' +
+      'first opening the proposal to deciding (p50, p10), expired and stale counts, and each approver marked ' +
+      "when their figures meet the tenant's rubber-stamp thresholds (docs/oversight.md). Writes nothing.",
     access: 'session',
     query: [
       {
@@ -69,14 +72,20 @@ export const readOperations: Operation[] = [
     tag: 'Operator API',
     summary: "The tenant's audit events as a download",
     description:
-      'A session only (an Authorization header is refused with 401); streamed oldest first with every hashed field, `prevHash` and `hash`. JSON Lines holds the events up to the tenant’s checkpoint made when the download began and ends with a `countersign.export-end/2` line: the selection, the row count, the last row and that checkpoint as a C2SP signed note (`note`, `treeSize`, `origin`, `keys`); each row of a filtered export (any filter, or the decisions view) carries `inclusion`, its RFC 6962 inclusion proof in that checkpoint (docs/evidence.md).',
+      'A session only (an Authorization header is refused with 401); streamed oldest first with every hashed ' +
+      'field, `prevHash` and `hash`. JSON Lines holds the events up to the tenant’s checkpoint made when the ' +
+      'download began and ends with a `countersign.export-end/2` line: the selection, the row count, the last ' +
+      'row and that checkpoint as a C2SP signed note (`note`, `treeSize`, `origin`, `keys`); each row of a ' +
+      'filtered export (any filter, or the decisions view) carries `inclusion`, its RFC 6962 inclusion proof in ' +
+      'that checkpoint (docs/evidence.md).',
     access: 'session',
     query: [
       { name: 'format', description: 'Required: the file format.', values: ['csv', 'jsonl'] },
       {
         name: 'tab',
         description:
-          '`decisions`: every event of the proposals the Decisions view shows under these filters. Otherwise the events the Events view shows (unfiltered: the whole chain).',
+          '`decisions`: every event of the proposals the Decisions view shows under these filters. Otherwise the ' +
+          'events the Events view shows (unfiltered: the whole chain).',
         values: ['decisions', 'events'],
       },
       { name: 'person', description: "A member's id." },
@@ -106,7 +115,11 @@ export const readOperations: Operation[] = [
     tag: 'Operator API',
     summary: "A signed checkpoint of the tenant's audit chain",
     description:
-      "The head of the tenant's audit log, signed twice with the server's signing key: as `note`, a C2SP tlog-checkpoint signed note (origin `<host of APP_URL>/countersign/<tenant id>`, tree size `seq`, the base64 RFC 6962 root of the tenant's events; docs/evidence.md, \"The log format\"), and as `checkpoint`, a JWS of the hash chain's head (`seq`, `hash`, `at`); with the public keys that verify both. Any member of the tenant the dashboard shows may fetch it.",
+      "The head of the tenant's audit log, signed twice with the server's signing key: as `note`, a C2SP " +
+      'tlog-checkpoint signed note (origin `<host of APP_URL>/countersign/<tenant id>`, tree size `seq`, the ' +
+      'base64 RFC 6962 root of the tenant\'s events; docs/evidence.md, "The log format"), and as `checkpoint`, ' +
+      "a JWS of the hash chain's head (`seq`, `hash`, `at`); with the public keys that verify both. Any member " +
+      'of the tenant the dashboard shows may fetch it.',
     access: 'session',
     success: [
       {
@@ -124,7 +137,10 @@ export const readOperations: Operation[] = [
     tag: 'Operator API',
     summary: "Proof that an event is in the tenant's log at a checkpoint",
     description:
-      'The RFC 6962 inclusion proof of the tenant\'s event #`seq` (leaf seq-1) in its tree of its first `size` events: check it against a checkpoint of tree size `size` (docs/evidence.md, "The log format"). Any member of the tenant the dashboard shows; the tenant is the session\'s. Unknown, repeated or missing parameters, and a `seq` or `size` past the log, are a 400 `invalid_query` whose `messages` say which.',
+      "The RFC 6962 inclusion proof of the tenant's event #`seq` (leaf seq-1) in its tree of its first `size` " +
+      'events: check it against a checkpoint of tree size `size` (docs/evidence.md, "The log format"). Any ' +
+      "member of the tenant the dashboard shows; the tenant is the session's. Unknown, repeated or missing " +
+      'parameters, and a `seq` or `size` past the log, are a 400 `invalid_query` whose `messages` say which.',
     access: 'session',
     query: [
       { name: 'seq', description: "The event's sequence number, from 1. Required." },
@@ -142,7 +158,11 @@ export const readOperations: Operation[] = [
     tag: 'Operator API',
     summary: "Proof that a later checkpoint of the tenant's log extends an earlier one",
     description:
-      'The RFC 6962 consistency proof that the tenant\'s tree of its first `from` events is a prefix of its tree of its first `to` events: with it, two saved checkpoints show that nothing signed in the earlier one was removed, changed or reordered (docs/evidence.md, "The log format"). Any member of the tenant the dashboard shows; the tenant is the session\'s. Unknown, repeated or missing parameters, `from` above `to` and a `to` past the log are a 400 `invalid_query` whose `messages` say which.',
+      "The RFC 6962 consistency proof that the tenant's tree of its first `from` events is a prefix of its tree " +
+      'of its first `to` events: with it, two saved checkpoints show that nothing signed in the earlier one was ' +
+      'removed, changed or reordered (docs/evidence.md, "The log format"). Any member of the tenant the ' +
+      "dashboard shows; the tenant is the session's. Unknown, repeated or missing parameters, `from` above `to` " +
+      'and a `to` past the log are a 400 `invalid_query` whose `messages` say which.',
     access: 'session',
     query: [
       { name: 'from', description: "The earlier checkpoint's tree size, from 1. Required." },
@@ -164,7 +184,9 @@ export const readOperations: Operation[] = [
     tag: 'Public',
     summary: 'The public keys that verify signed commands and checkpoints',
     description:
-      'A JWK Set of Ed25519 keys (`kid`, `x`; never `d`): executors verify signed commands with it, and `audit:verify` verifies checkpoints. Cacheable for five minutes; after a rotation the old keys stay listed until they are retired.',
+      'A JWK Set of Ed25519 keys (`kid`, `x`; never `d`): executors verify signed commands with it, and ' +
+      '`audit:verify` verifies checkpoints. Cacheable for five minutes; after a rotation the old keys stay ' +
+      'listed until they are retired.',
     access: 'public',
     success: [
       {
@@ -197,7 +219,8 @@ export const readOperations: Operation[] = [
     tag: 'Public',
     summary: 'This document',
     description:
-      'This OpenAPI 3.1 document, generated from the zod schemas the handlers read and answer with. Public and the same for every caller: it holds nothing of a tenant.',
+      'This OpenAPI 3.1 document, generated from the zod schemas the handlers read and answer with. Public and ' +
+      'the same for every caller: it holds nothing of a tenant.',
     access: 'public',
     success: [
       {
