@@ -14,9 +14,11 @@ export function ContractLintView({
 }) {
   const summary =
     lint.errors > 0
-      ? `${lint.errors} error${lint.errors === 1 ? '' : 's'}: a strict runtime refuses this schema or no value satisfies it`
+      ? `${lint.errors} error${lint.errors === 1 ? '' : 's'}: a strict runtime refuses this schema or no value ` +
+        `satisfies it`
       : lint.warnings > 0
-        ? `No errors · ${lint.warnings} warning${lint.warnings === 1 ? '' : 's'}: bounds some runtimes drop (intake still enforces them)`
+        ? `No errors · ${lint.warnings} warning${lint.warnings === 1 ? '' : 's'}: bounds some runtimes drop ` +
+          `(intake still enforces them)`
         : 'No errors or warnings: every strict runtime enforces this schema as written';
   return (
     <details data-testid="contract-lint" data-errors={lint.errors} data-warnings={lint.warnings}>

@@ -73,7 +73,8 @@ export function SearchTargetNote({ target }: { target: SearchTarget }) {
         ? `Proposals by the agent ${target.name}`
         : target.kind === 'decider'
           ? `Proposals decided by ${target.names.join(' or ')}`
-          : `Nothing here is called “${target.term}”. Search by an exact order id (ord_1843), SKU (filter-blue), agent name, or a member’s name or email.`;
+          : `Nothing here is called “${target.term}”. Search by an exact order id (ord_1843), SKU ` +
+            `(filter-blue), agent name, or a member’s name or email.`;
   return (
     <p data-testid="proposal-list-target" data-kind={target.kind} className="text-sm text-zinc-600 dark:text-zinc-400">
       <PayloadText value={text} mono={false} />

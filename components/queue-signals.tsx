@@ -28,7 +28,10 @@ export function RiskBadge({
       data-testid={testId}
       data-severity={severity.level}
       title={title}
-      className={`inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ${RISK_LOOK[severity.level] ?? RISK_LOOK.low}`}
+      className={
+        `inline-flex shrink-0 items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ` +
+        `ring-1 ${RISK_LOOK[severity.level] ?? RISK_LOOK.low}`
+      }
     >
       <span aria-hidden="true">●</span>
       {severity.level} risk

@@ -40,7 +40,10 @@ function Chip({ look, status, testId }: { look: Look; status: string; testId: st
     <span
       data-testid={testId}
       data-status={status}
-      className={`inline-flex items-center whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${TONE[look.tone]}`}
+      className={
+        `inline-flex items-center whitespace-nowrap rounded-full px-2.5 py-0.5 text-xs font-medium ` +
+        `ring-1 ${TONE[look.tone]}`
+      }
     >
       {look.label}
     </span>

@@ -92,18 +92,30 @@ function explanation(
   const database = url ? decodeURIComponent(url.pathname.slice(1)) || user : '(the database)';
   switch (cause) {
     case 'connection_refused':
-      return `connection refused: nothing accepts connections at ${address}. Start PostgreSQL there, or fix the host and port in DATABASE_URL.`;
+      return (
+        `connection refused: nothing accepts connections at ${address}. Start PostgreSQL there, or fix the ` +
+        `host and port in DATABASE_URL.`
+      );
     case 'host_not_found':
       return `host not found: "${url?.hostname ?? ''}" does not resolve. Fix the host in DATABASE_URL.`;
     case 'no_answer':
       return `no answer from ${address} (${driver?.code}). Check the host, the port and any firewall between.`;
     case 'authentication':
-      return `authentication failed for user "${user}" (${driver?.code}: ${driver?.message}). Check the user and password in DATABASE_URL.`;
+      return (
+        `authentication failed for user "${user}" (${driver?.code}: ${driver?.message}). Check the user and ` +
+        `password in DATABASE_URL.`
+      );
     case 'database_missing':
-      return `database "${database}" does not exist on ${address}. Create it (createdb ${database}) or fix the database name in DATABASE_URL.`;
+      return (
+        `database "${database}" does not exist on ${address}. Create it (createdb ${database}) or fix the ` +
+        `database name in DATABASE_URL.`
+      );
     case 'not_allowed':
       // Only migrate() reaches this: the application's role found migrations to apply and may not.
-      return `user "${user}" may not apply the database migrations (${driver?.message}). Apply them as the owner first: npm run migrate with MIGRATION_DATABASE_URL set (docs/operations.md, "The two database roles").`;
+      return (
+        `user "${user}" may not apply the database migrations (${driver?.message}). Apply them as the owner ` +
+        `first: npm run migrate with MIGRATION_DATABASE_URL set (docs/operations.md, "The two database roles").`
+      );
     case 'other':
       return `${driver?.message ?? fallback}${driver ? ` (code ${driver.code})` : ''}`;
   }

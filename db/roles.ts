@@ -42,11 +42,23 @@ export function rolesSql({ database, owner = OWNER_ROLE }: { database: string; o
     `ALTER SCHEMA public OWNER TO ${ident(owner)};`,
     `REVOKE ALL ON DATABASE ${ident(database)} FROM PUBLIC;`,
     '-- What the owner creates later (migration 0024 says the same for whoever ran it).',
-    `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${ident(APP_ROLE)};`,
-    `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO ${ident(APP_ROLE)};`,
+    `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ` +
+      `ON TABLES TO ${ident(APP_ROLE)};`,
+    `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES ` +
+      `TO ${ident(APP_ROLE)};`,
     `ALTER DEFAULT PRIVILEGES FOR ROLE ${ident(owner)} REVOKE EXECUTE ON FUNCTIONS FROM PUBLIC;`,
     `GRANT CONNECT ON DATABASE ${ident(database)} TO ${ident(APP_ROLE)};`,
     "-- An existing install: what the old (single) role made becomes the owner's.",
-    `DO $$\nDECLARE object record;\nBEGIN\n  FOR object IN\n    SELECT format('ALTER %s %s OWNER TO ${ident(owner).replaceAll("'", "''")}', kind, name) AS statement FROM (\n      SELECT CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind, c.oid::regclass::text AS name\n        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace\n        WHERE n.nspname IN ('public', 'drizzle') AND c.relkind IN ('r', 'p', 'v', 'S') AND NOT (c.relkind = 'S' AND EXISTS (SELECT FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')))\n      UNION ALL SELECT 'FUNCTION', p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public'\n      UNION ALL SELECT 'TYPE', t.oid::regtype::text FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype = 'e'\n      UNION ALL SELECT 'SCHEMA', 'drizzle' WHERE EXISTS (SELECT FROM pg_namespace WHERE nspname = 'drizzle')\n    ) AS objects\n  LOOP\n    EXECUTE object.statement;\n  END LOOP;\nEND $$;`,
+    `DO $$\nDECLARE object record;\nBEGIN\n  FOR object IN\n    SELECT format('ALTER %s %s OWNER ` +
+      `TO ${ident(owner).replaceAll("'", "''")}', kind, name) AS statement FROM (\n      SELECT CASE c.relkind ` +
+      `WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END AS kind, c.oid::regclass::text AS name\n  ` +
+      `      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace\n        WHERE n.nspname IN ` +
+      `('public', 'drizzle') AND c.relkind IN ('r', 'p', 'v', 'S') AND NOT (c.relkind = 'S' AND EXISTS (SELECT ` +
+      `FROM pg_depend d WHERE d.objid = c.oid AND d.deptype IN ('a', 'i')))\n      UNION ALL SELECT 'FUNCTION', ` +
+      `p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ` +
+      `'public'\n      UNION ALL SELECT 'TYPE', t.oid::regtype::text FROM pg_type t JOIN pg_namespace n ON ` +
+      `n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype = 'e'\n      UNION ALL SELECT 'SCHEMA', ` +
+      `'drizzle' WHERE EXISTS (SELECT FROM pg_namespace WHERE nspname = 'drizzle')\n    ) AS objects\n  LOOP\n  ` +
+      `  EXECUTE object.statement;\n  END LOOP;\nEND $$;`,
   ].join('\n');
 }

@@ -51,5 +51,9 @@ export function settingsFromFiles(dir: string, environment: Record<string, strin
 export function fileSettingsLine(found: FileSettings[]): string | undefined {
   if (found.length === 0) return undefined;
   const parts = found.map(({ file, names }) => `${file} (${names.join(', ')})`);
-  return `[countersign] settings read from a file, not the environment: ${parts.join('; ')} — Next.js loads .env files from the project folder; move them into the environment or delete the file (docs/operations.md#configuration)`;
+  return (
+    `[countersign] settings read from a file, not the environment: ${parts.join('; ')} — Next.js loads .env ` +
+    `files from the project folder; move them into the environment or delete the file ` +
+    `(docs/operations.md#configuration)`
+  );
 }

@@ -216,7 +216,8 @@ const HOW_TO_FIX: Record<string, string> = {
 export class SettingsError extends Error {
   constructor(readonly problems: string[]) {
     super(
-      `Countersign cannot start: ${problems.length} setting(s) need attention\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      `Countersign cannot start: ${problems.length} setting(s) need ` +
+        `attention\n${problems.map((p) => `  - ${p}`).join('\n')}`,
     );
     this.name = 'SettingsError';
   }

@@ -39,7 +39,9 @@ export function parseMoney(text: string, currency: string): ParsedMoney {
   if (!match)
     return {
       ok: false,
-      message: `Write the amount with digits${digits === 0 ? ' only' : ' and one decimal point'}, like ${example} (no sign, spaces, commas or exponent).`,
+      message:
+        `Write the amount with digits${digits === 0 ? ' only' : ' and one decimal point'}, like ${example} (no ` +
+        `sign, spaces, commas or exponent).`,
     };
   const [, whole = '', fraction = ''] = match;
   if (fraction.length > digits) {

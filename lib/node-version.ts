@@ -16,7 +16,10 @@ const parts = (version: string) => version.split('.').map(Number) as [number, nu
 export function oldNodeWarning(version: string = process.versions.node): string | undefined {
   const [major] = parts(version);
   if (major >= REQUIRED_NODE_MAJOR) return undefined;
-  return `Warning: Node ${version} is older than the Node ${REQUIRED_NODE_MAJOR}+ Countersign's dependencies declare (Node 20 is past its end of life). It runs, but upgrade to Node ${REQUIRED_NODE_MAJOR} or 24.`;
+  return (
+    `Warning: Node ${version} is older than the Node ${REQUIRED_NODE_MAJOR}+ Countersign's dependencies ` +
+    `declare (Node 20 is past its end of life). It runs, but upgrade to Node ${REQUIRED_NODE_MAJOR} or 24.`
+  );
 }
 
 export function warnIfOldNode(): void {
@@ -28,5 +31,8 @@ export function warnIfOldNode(): void {
 export function suiteNodeProblem(version: string = process.versions.node): string | undefined {
   const [major, minor] = parts(version);
   if (major > SUITE_NODE.major || (major === SUITE_NODE.major && minor >= SUITE_NODE.minor)) return undefined;
-  return `npm test needs Node ${SUITE_NODE.major}.${SUITE_NODE.minor}+ (this is Node ${version}): install Node 22 or 24; the demo (npm run demo) still runs here, with a warning.`;
+  return (
+    `npm test needs Node ${SUITE_NODE.major}.${SUITE_NODE.minor}+ (this is Node ${version}): install Node 22 ` +
+    `or 24; the demo (npm run demo) still runs here, with a warning.`
+  );
 }

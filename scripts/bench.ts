@@ -511,7 +511,8 @@ async function main() {
         runs.push(run);
         unanswered[scenario].push(...left);
         progress(
-          `${LABELS[scenario]} · ${connections} conn: ${run.perSecond.toFixed(0)}/s, p50 ${run.p50} ms, p95 ${run.p95} ms, p99 ${run.p99} ms, errors ${run.errors}`,
+          `${LABELS[scenario]} · ${connections} conn: ${run.perSecond.toFixed(0)}/s, p50 ${run.p50} ms, ` +
+            `p95 ${run.p95} ms, p99 ${run.p99} ms, errors ${run.errors}`,
         );
       }
     };
@@ -533,7 +534,9 @@ async function main() {
         .reduce((sum, run) => sum + (run.statuses['201'] ?? 0), 0);
       hotCheck = await checkHotResource(sql, createdUnderLoad, settled);
       progress(
-        `Hot order check: ${hotCheck.answered2xx} answered 2xx (${createdUnderLoad} × 201 under load, ${settled.created} + ${settled.replayed} settled), ${hotCheck.proposals} proposals on it, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} claimed`,
+        `Hot order check: ${hotCheck.answered2xx} answered 2xx (${createdUnderLoad} × 201 under ` +
+          `load, ${settled.created} + ${settled.replayed} settled), ${hotCheck.proposals} proposals on ` +
+          `it, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} claimed`,
       );
       processes = peakRss(server.pid!);
 
@@ -649,7 +652,9 @@ async function main() {
         {
           name: 'intake over many resources at 32 agents ≥ 0.5× the floor',
           pass: many32.perSecond >= 0.5 * floor32.perSecond,
-          measured: `${many32.perSecond.toFixed(0)}/s vs floor ${floor32.perSecond.toFixed(0)}/s (${(many32.perSecond / floor32.perSecond).toFixed(2)}×)`,
+          measured:
+            `${many32.perSecond.toFixed(0)}/s vs floor ${floor32.perSecond.toFixed(0)}/s ` +
+            `(${(many32.perSecond / floor32.perSecond).toFixed(2)}×)`,
         },
         {
           name: "…with p99 ≤ 2× the floor's",
@@ -665,7 +670,9 @@ async function main() {
         {
           name: '…and no wrong answer (claims counted exactly once, within the charge)',
           pass: hotCheck.ok,
-          measured: `${hotCheck.answered2xx} answered 2xx, ${hotCheck.proposals} proposals, ${hotCheck.claimedMinor}/${hotCheck.chargedMinor} claimed`,
+          measured:
+            `${hotCheck.answered2xx} answered ` +
+            `2xx, ${hotCheck.proposals} proposals, ${hotCheck.claimedMinor}/${hotCheck.chargedMinor} claimed`,
         },
       );
     for (const run of approval?.runs ?? []) {

@@ -149,7 +149,10 @@ function channelProblems(input: {
     const [field, index] = issue.path;
     const flag = CHANNEL_FLAGS[String(field)] ?? String(field ?? 'input');
     if (field === 'events' && typeof index === 'number') {
-      return `${flag}: "${input.events?.[index]}" is not a notification event (known: ${NOTIFICATION_EVENT_NAMES.join(', ')})`;
+      return (
+        `${flag}: "${input.events?.[index]}" is not a notification event ` +
+        `(known: ${NOTIFICATION_EVENT_NAMES.join(', ')})`
+      );
     }
     if (field === 'target')
       return `${flag} of ${/^[aeiou]/.test(input.kind) ? 'an' : 'a'} ${input.kind} channel ${issue.message}`;
@@ -297,10 +300,13 @@ async function verifyExportFile(
     if (report.uncovered) {
       const { from, to } = report.uncovered;
       console.log(
-        `${report.tenant}: #${from} to #${to} are covered by no signed checkpoint${report.checkpoints.length > 0 ? ` (the newest is #${report.checkpoints.at(-1)})` : ''}: those ${to - from + 1} row(s) are not verified`,
+        `${report.tenant}: #${from} to #${to} are covered by no signed ` +
+          `checkpoint${report.checkpoints.length > 0 ? ` (the newest is #${report.checkpoints.at(-1)})` : ''}: ` +
+          `those ${to - from + 1} row(s) are not verified`,
       );
       throw new RefusedError(
-        `the export does not verify: ${report.tenant} #${from} to #${to} are covered by no checkpoint (pass a checkpoint saved after them, or export again: an export ends with one)`,
+        `the export does not verify: ${report.tenant} #${from} to #${to} are covered by no checkpoint (pass ` +
+          `a checkpoint saved after them, or export again: an export ends with one)`,
       );
     }
     if (report.kind === 'filtered')
@@ -330,7 +336,8 @@ async function readPeople(file: string): Promise<PinnedPeople> {
   const parsed = peopleFileSchema.safeParse(await readJsonFile(file));
   if (!parsed.success)
     throw new RefusedError(
-      `${file} is not a people file ({"usr_…": {"email": "…", "publicKeys": ["<base64url COSE key>"]}}): ${parsed.error.issues[0]?.message ?? ''}`,
+      `${file} is not a people file ({"usr_…": {"email": "…", "publicKeys": ["<base64url COSE ` +
+        `key>"]}}): ${parsed.error.issues[0]?.message ?? ''}`,
     );
   return parsed.data;
 }
@@ -346,7 +353,8 @@ function planLines({ changes, warnings, backtest }: PolicyPlan): string[] {
   for (const warning of warnings) lines.push(`Warning (${warning.action}): ${warning.message}`);
   const capped = backtest.truncated ? ` (the newest ${backtest.limit}; there were more)` : '';
   lines.push(
-    `Backtest: ${backtest.proposals} proposal(s) of the last ${backtest.days} day(s) replayed${capped}; ${backtest.flips.length} would be routed differently.`,
+    `Backtest: ${backtest.proposals} proposal(s) of the last ${backtest.days} day(s) ` +
+      `replayed${capped}; ${backtest.flips.length} would be routed differently.`,
   );
   for (const { words, count } of flipCounts(backtest.flips)) lines.push(`  ${count} × ${words}`);
   for (const flip of backtest.flips)
@@ -359,14 +367,17 @@ function planLines({ changes, warnings, backtest }: PolicyPlan): string[] {
 /** The oversight figures for a person at a terminal: one block per table, a line per row. */
 function oversightLines(figures: OversightFigures): string[] {
   const figureWords = (row: DecisionFigures) =>
-    `${row.decisions} decision(s), ${row.decisions === 0 ? '—' : percentWords(row.approvalRate)} approved, waiting → decided p50 ${durationWords(row.waitP50Ms)} p95 ${durationWords(row.waitP95Ms)}, dwell p50 ${durationWords(row.dwellP50Ms)} p10 ${durationWords(row.dwellP10Ms)}`;
+    `${row.decisions} decision(s), ${row.decisions === 0 ? '—' : percentWords(row.approvalRate)} approved, ` +
+    `waiting → decided p50 ${durationWords(row.waitP50Ms)} p95 ${durationWords(row.waitP95Ms)}, dwell ` +
+    `p50 ${durationWords(row.dwellP50Ms)} p10 ${durationWords(row.dwellP10Ms)}`;
   const { settings } = figures;
   const off = settings.minDecisions === 0 || settings.approvalRatePercent === 0 || settings.medianDwellSeconds === 0;
   return [
     `Oversight of the last ${figures.days} day(s): ${figures.from} to ${figures.to}`,
     off
       ? 'Rubber-stamp alarm: off'
-      : `Rubber-stamp alarm: at least ${settings.minDecisions} decisions, ${settings.approvalRatePercent} % approved, median dwell under ${settings.medianDwellSeconds} s`,
+      : `Rubber-stamp alarm: at least ${settings.minDecisions} decisions, ${settings.approvalRatePercent} % ` +
+        `approved, median dwell under ${settings.medianDwellSeconds} s`,
     `Ended undecided: ${figures.expired} expired, ${figures.stale} stale`,
     'Per approver:',
     ...(figures.approvers.length === 0
@@ -608,20 +619,24 @@ async function run(argv: string[]): Promise<void> {
         console.log(
           report.ok
             ? `${report.tenant}: verified through #${report.through.seq} (${report.through.hash})${report.checkpoints > 0 ? `, matching ${report.checkpoints} signed checkpoint(s)` : ''}`
-            : `${report.tenant}: BROKEN at #${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through #${report.through.seq}`,
+            : `${report.tenant}: BROKEN at ` +
+                `#${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through ` +
+                `#${report.through.seq}`,
         );
         // What no signed checkpoint covers rests on the database's own head: say so.
         const uncovered =
           report.ok && report.checkpoints > 0 ? uncoveredRows(report.tenant, report.through, checkpoints) : undefined;
         if (uncovered)
           console.log(
-            `${report.tenant}: #${uncovered.from} to #${uncovered.to} are covered by no signed checkpoint: they rest on the database's own head`,
+            `${report.tenant}: #${uncovered.from} to #${uncovered.to} are covered by no signed checkpoint: ` +
+              `they rest on the database's own head`,
           );
       }
       const broken = reports.filter((report) => !report.ok);
       if (broken.length > 0)
         throw new RefusedError(
-          `${broken.length} chain(s) do not verify; first bad sequence number: ${broken.map((r) => `${r.tenant} #${r.ok ? '' : r.seq}`).join(', ')}`,
+          `${broken.length} chain(s) do not verify; first bad sequence ` +
+            `number: ${broken.map((r) => `${r.tenant} #${r.ok ? '' : r.seq}`).join(', ')}`,
         );
       return;
     }
@@ -665,7 +680,8 @@ async function run(argv: string[]): Promise<void> {
         if (owned.length === 0) console.log(`${email} has no passkey.`);
         for (const passkey of owned)
           console.log(
-            `${passkey.id}  ${JSON.stringify(passkey.name)}  added ${passkey.createdAt}  last used ${passkey.lastUsedAt ?? 'never'}`,
+            `${passkey.id}  ${JSON.stringify(passkey.name)}  added ${passkey.createdAt}  last ` +
+              `used ${passkey.lastUsedAt ?? 'never'}`,
           );
       });
       return;

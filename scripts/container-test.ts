@@ -424,7 +424,8 @@ async function main(): Promise<number> {
     phase = Date.now();
     const tool = await composeUp(signingKeys);
     console.log(
-      `compose.yaml valid and up (${tool}): postgres healthy → migrate exited 0 → dashboard healthy → worker running, in ${seconds(phase)} s`,
+      `compose.yaml valid and up (${tool}): postgres healthy → migrate exited 0 → dashboard healthy → worker ` +
+        `running, in ${seconds(phase)} s`,
     );
     console.log(`container test passed in ${seconds(started)} s`);
     return 0;

@@ -184,7 +184,8 @@ async function main() {
     testMode: process.argv.includes('--systems-test-mode'),
   });
   step(
-    `Starting the notification receivers: mail catcher on port ${settings.DEMO_MAIL_PORT}, webhook and Slack sink on port ${settings.DEMO_SINK_PORT}…`,
+    `Starting the notification receivers: mail catcher on port ${settings.DEMO_MAIL_PORT}, webhook and Slack ` +
+      `sink on port ${settings.DEMO_SINK_PORT}…`,
   );
   const receivers = await startDemoReceivers({
     sinkPort: settings.DEMO_SINK_PORT,

@@ -31,7 +31,9 @@ function python(): { ok: true; version: string } | { ok: false; reason: string }
   if (probe.error)
     return {
       ok: false,
-      reason: `${PYTHON} is missing (${probe.error.message}): install Python 3.9 or later to run the Python client's tests`,
+      reason:
+        `${PYTHON} is missing (${probe.error.message}): install Python 3.9 or later to run the Python client's ` +
+        `tests`,
     };
   const version = probe.stdout.trim();
   if (probe.status !== 0)
@@ -79,7 +81,9 @@ async function main(): Promise<number> {
   try {
     await database?.create();
     console.log(
-      `python client: Python ${found.version}; server on port ${chosen.app}, ${database ? `PostgreSQL (database ${database.name})` : 'PGlite'}, data in ${dataDir}`,
+      `python client: Python ${found.version}; server on ` +
+        `port ${chosen.app}, ${database ? `PostgreSQL (database ${database.name})` : 'PGlite'}, data ` +
+        `in ${dataDir}`,
     );
     demo = startDemo(chosen, dataDir, database?.url ?? '', 0);
     await waitForHealth(`http://127.0.0.1:${chosen.app}/api/health`, demo, 180_000);

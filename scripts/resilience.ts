@@ -189,7 +189,10 @@ async function main() {
     Math.ceil(opts.burst / 2) +
     (3 * LIVE_SETTLE_MAX_MS) / 1000;
   progress(
-    `Seed ${opts.seed} (replay with --seed ${opts.seed}). ${opts.runs} runs at concurrency ${opts.concurrency}, a ${opts.soakSeconds} s soak at ${opts.soakRate}/s, a SIGKILL burst of ${opts.burst}; expect about ${Math.round(expectedSeconds / 60)} min on a quiet machine, at most ${Math.round(boundSeconds / 60)} min.`,
+    `Seed ${opts.seed} (replay with --seed ${opts.seed}). ${opts.runs} runs at ` +
+      `concurrency ${opts.concurrency}, a ${opts.soakSeconds} s soak at ${opts.soakRate}/s, a SIGKILL burst ` +
+      `of ${opts.burst}; expect about ${Math.round(expectedSeconds / 60)} min on a quiet machine, at ` +
+      `most ${Math.round(boundSeconds / 60)} min.`,
   );
 
   const soakTotal = opts.soakSeconds * opts.soakRate;
@@ -217,7 +220,8 @@ async function main() {
   let keepDataDir = false;
   try {
     progress(
-      `Fresh database ${database.name}; starting the demo (systems of record in test mode, scale ${scale}) on port ${PORTS.app}…`,
+      `Fresh database ${database.name}; starting the demo (systems of record in test mode, scale ${scale}) ` +
+        `on port ${PORTS.app}…`,
     );
     await database.create();
     const demo = startDemo(PORTS, dataDir, databaseUrl, scale);
@@ -234,7 +238,8 @@ async function main() {
     const settleAndVerify = async (phase: string, operations: Operation[]) => {
       const ids = operations.flatMap((operation) => operation.proposalIds);
       progress(
-        `${phase}: waiting for dispatch and reconciliation of ${ids.length} proposals (until nothing moves for ${LIVE_SETTLE_STALL_MS / 1000} s)…`,
+        `${phase}: waiting for dispatch and reconciliation of ${ids.length} proposals (until nothing moves ` +
+          `for ${LIVE_SETTLE_STALL_MS / 1000} s)…`,
       );
       const settlement = await settle(sql!, handle!.db, ids, {
         stallMs: LIVE_SETTLE_STALL_MS,
@@ -282,7 +287,8 @@ async function main() {
     const left = await faults(systemsUrl, 'DELETE');
     const queued = Object.values(runsReport.faultsQueued).reduce((a, b) => a + b, 0);
     progress(
-      `Executor faults: ${queued} queued, ${queued - Object.values(left.pending).flat().length} met by a write (the rest cleared)`,
+      `Executor faults: ${queued} queued, ${queued - Object.values(left.pending).flat().length} met by a ` +
+        `write (the rest cleared)`,
     );
     checks.push({
       phase: 'Randomized runs',
@@ -296,7 +302,8 @@ async function main() {
     const soakTally = (tallies.soak = new Tally());
     workload = await workloadFor(appUrl, systemsUrl, sql, soakTally, keys, dataDir);
     progress(
-      `Soak: ${opts.soakSeconds} s at ${opts.soakRate} proposals/s, ${SOAK_APPROVE_FRACTION * 100} % approved and the rest rejected…`,
+      `Soak: ${opts.soakSeconds} s at ${opts.soakRate} proposals/s, ${SOAK_APPROVE_FRACTION * 100} % ` +
+        `approved and the rest rejected…`,
     );
     soakReport = await soak(workload, {
       seconds: opts.soakSeconds,
@@ -310,7 +317,9 @@ async function main() {
       progress,
     });
     progress(
-      `Soak: ${soakReport.sent} sent, ${soakReport.errors} errors, server RSS median ${soakReport.server.firstThirdMedianMb} → ${soakReport.server.lastThirdMedianMb} MB (${soakReport.server.growthMb >= 0 ? '+' : ''}${soakReport.server.growthMb} MB)`,
+      `Soak: ${soakReport.sent} sent, ${soakReport.errors} errors, server RSS ` +
+        `median ${soakReport.server.firstThirdMedianMb} → ${soakReport.server.lastThirdMedianMb} MB ` +
+        `(${soakReport.server.growthMb >= 0 ? '+' : ''}${soakReport.server.growthMb} MB)`,
     );
     checks.push({
       phase: 'Soak',
@@ -320,9 +329,13 @@ async function main() {
     });
     checks.push({
       phase: 'Soak',
-      name: `no memory growth (last third vs first third, ≤ ${soakReport.tolerance.percent} % or ≤ ${soakReport.tolerance.mb} MB)${soakReport.memoryGated ? '' : '; not judged under 120 s'}`,
+      name:
+        `no memory growth (last third vs first third, ≤ ${soakReport.tolerance.percent} % or ` +
+        `≤ ${soakReport.tolerance.mb} MB)${soakReport.memoryGated ? '' : '; not judged under 120 s'}`,
       pass: soakReport.memoryOk || !soakReport.memoryGated,
-      measured: `server RSS median ${soakReport.server.firstThirdMedianMb} → ${soakReport.server.lastThirdMedianMb} MB (${soakReport.server.growthPercent} %)`,
+      measured:
+        `server RSS median ${soakReport.server.firstThirdMedianMb} → ${soakReport.server.lastThirdMedianMb} MB ` +
+        `(${soakReport.server.growthPercent} %)`,
     });
     await settleAndVerify('Soak', soakReport.operations);
 
@@ -361,14 +374,17 @@ async function main() {
       phase: 'SIGKILL',
       name: 'nothing lost, nothing duplicated (one proposal per requestId, every request answered 2xx in the end)',
       pass: burst.report.lost === 0 && burst.report.duplicated === 0,
-      measured: `${burst.report.operations} operations, ${burst.report.unansweredAtKill} unanswered at the kill, ${burst.report.lost} lost, ${burst.report.duplicated} duplicated`,
+      measured:
+        `${burst.report.operations} operations, ${burst.report.unansweredAtKill} unanswered at the ` +
+        `kill, ${burst.report.lost} lost, ${burst.report.duplicated} duplicated`,
     });
     await settleAndVerify('SIGKILL', burst.operations);
     checks.push({
       phase: 'SIGKILL',
       name: 'no 5xx answers',
       pass: burstTally.serverErrors === 0,
-      measured: `${burstTally.total} requests, ${burstTally.serverErrors} × 5xx, ${burstTally.unanswered} cut by the kill`,
+      measured:
+        `${burstTally.total} requests, ${burstTally.serverErrors} × 5xx, ${burstTally.unanswered} cut by the ` + `kill`,
     });
     await faults(systemsUrl, 'DELETE');
   } catch (error) {

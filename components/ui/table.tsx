@@ -26,12 +26,18 @@ export function Table({
 }) {
   return (
     <div
-      className={`${cards ? 'md:overflow-x-auto' : 'overflow-x-auto'} rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900`}
+      className={
+        `${cards ? 'md:overflow-x-auto' : 'overflow-x-auto'} rounded-lg border border-zinc-200 bg-white ` +
+        `dark:border-zinc-800 dark:bg-zinc-900`
+      }
     >
       <table className={cn('w-full text-left text-sm', cards && 'block md:table', className)} data-testid={testId}>
         {caption ? <caption className="sr-only">{caption}</caption> : null}
         <thead
-          className={`bg-zinc-100 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400 ${cards ? 'hidden md:table-header-group' : ''}`}
+          className={
+            `bg-zinc-100 text-xs uppercase tracking-wide text-zinc-600 dark:bg-zinc-800 ` +
+            `dark:text-zinc-400 ${cards ? 'hidden md:table-header-group' : ''}`
+          }
         >
           <tr>
             {head.map((column, index) => {
@@ -84,7 +90,10 @@ export function CardCell({
 }) {
   return (
     <td
-      className={`${children == null ? 'hidden' : 'flex'} gap-3 px-3 py-1 align-top md:table-cell md:py-2 ${mono ? 'font-mono text-xs' : ''} ${wide ? 'md:min-w-64' : ''}`}
+      className={
+        `${children == null ? 'hidden' : 'flex'} gap-3 px-3 py-1 align-top md:table-cell ` +
+        `md:py-2 ${mono ? 'font-mono text-xs' : ''} ${wide ? 'md:min-w-64' : ''}`
+      }
     >
       <span className="w-24 shrink-0 font-sans text-xs uppercase tracking-wide text-zinc-500 md:hidden">{label}</span>
       <span className="min-w-0 break-words">{children}</span>

@@ -18,7 +18,9 @@ export function countersignTools(
     actionTools(contracts, options.actions).map((action) => [
       action.action,
       tool({
-        description: `${action.title}. Proposed to Countersign for a person's approval; the result is their decision and the outcome.`,
+        description:
+          `${action.title}. Proposed to Countersign for a person's approval; the result is their decision and ` +
+          `the outcome.`,
         inputSchema: jsonSchema<Record<string, unknown>>(action.inputSchema as JSONSchema7),
         execute: (input, { toolCallId, abortSignal }) => call(action, input, toolCallId, abortSignal),
       }),

@@ -28,7 +28,9 @@ export function countersignAgentTools(
   const tools: FunctionTool[] = actions.map((action) =>
     tool({
       name: action.action,
-      description: `${action.title}. Every call goes to a person for approval through Countersign, which performs it once approved.`,
+      description:
+        `${action.title}. Every call goes to a person for approval through Countersign, which performs it once ` +
+        `approved.`,
       parameters: action.inputSchema as unknown as JsonParameters,
       strict: false,
       needsApproval: true,

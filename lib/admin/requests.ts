@@ -86,7 +86,9 @@ export type AcceptInput = z.infer<typeof acceptInput>;
 export const acceptRequest: RequestBody<AcceptInput> = {
   schema: acceptInput,
   code: 'invalid_acceptance',
-  message: `Send {"token", "code"} with a "password" of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters, or {"token", "sso": true}; signed in, {"token"} alone.`,
+  message:
+    `Send {"token", "code"} with a "password" of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters, or {"token", ` +
+    `"sso": true}; signed in, {"token"} alone.`,
 };
 
 export const invitationCodeInput = z.strictObject({

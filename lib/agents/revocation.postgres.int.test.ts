@@ -123,8 +123,10 @@ describe('revoking a key with two replicas (PostgreSQL)', () => {
     }
     const heardMs = after.map((s) => (s.lastNotifiedAt ?? NaN) - committedWall);
     console.log(
-      `[revocation] revokeKey took ${(committedAt - startedAt).toFixed(1)} ms; refused by replica 1 after ${refusedAfterMs[0]!.toFixed(1)} ms, ` +
-        `replica 2 after ${refusedAfterMs[1]!.toFixed(1)} ms (polled from its commit); notifications heard ${heardMs.map((ms) => `${ms} ms`).join(' and ')} from it (negative: before revokeKey returned)`,
+      `[revocation] revokeKey took ${(committedAt - startedAt).toFixed(1)} ms; refused by replica 1 ` +
+        `after ${refusedAfterMs[0]!.toFixed(1)} ms, ` +
+        (`replica 2 after ${refusedAfterMs[1]!.toFixed(1)} ms (polled from its commit); notifications ` +
+          `heard ${heardMs.map((ms) => `${ms} ms`).join(' and ')} from it (negative: before revokeKey returned)`),
     );
   }, 90_000);
 });

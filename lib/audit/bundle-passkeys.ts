@@ -131,7 +131,9 @@ export async function checkPasskeyDecisions(input: {
         seq: row.seq,
         ok: true,
         label,
-        detail: `with passkey ‘${name}’ (signature verified with the key people.json gives for ${row.actorId}${pinned.email ? ` (${pinned.email})` : ''})`,
+        detail:
+          `with passkey ‘${name}’ (signature verified with the key people.json gives ` +
+          `for ${row.actorId}${pinned.email ? ` (${pinned.email})` : ''})`,
         unverified: [],
       });
       continue;
@@ -156,7 +158,9 @@ export async function checkPasskeyDecisions(input: {
         seq: row.seq,
         ok: true,
         label,
-        detail: `with passkey ‘${name}’ (signature verified; key registered by the server at #${registration.seq}; ${PIN_HINT})`,
+        detail:
+          `with passkey ‘${name}’ (signature verified; key registered by the server at ` +
+          `#${registration.seq}; ${PIN_HINT})`,
         unverified: [],
       });
       continue;
@@ -165,9 +169,13 @@ export async function checkPasskeyDecisions(input: {
       seq: row.seq,
       ok: true,
       label,
-      detail: `with passkey ‘${name}’ (signature verified with the key event #${row.seq} records; its registration #${registration.seq} is not proven in the chain by this bundle; ${PIN_HINT})`,
+      detail:
+        `with passkey ‘${name}’ (signature verified with the key event #${row.seq} records; its registration ` +
+        `#${registration.seq} is not proven in the chain by this bundle; ${PIN_HINT})`,
       unverified: [
-        `passkeyRegistrations[${input.registrations.indexOf(registration)}] (#${registration.seq}: it re-hashes, but nothing in this bundle proves its place in the chain, so the binding of ${row.actorId}'s key rests on event #${row.seq} alone)`,
+        `passkeyRegistrations[${input.registrations.indexOf(registration)}] (#${registration.seq}: it ` +
+          `re-hashes, but nothing in this bundle proves its place in the chain, so the binding ` +
+          `of ${row.actorId}'s key rests on event #${row.seq} alone)`,
       ],
     });
   }

@@ -266,7 +266,8 @@ function signedHead(
   return {
     result: [
       true,
-      `signed by ${head.kid ?? '(no kid)'}: ${head.origin} had ${head.size} event(s), root ${Buffer.from(head.rootHash).toString('base64')}`,
+      `signed by ${head.kid ?? '(no kid)'}: ${head.origin} had ${head.size} event(s), ` +
+        `root ${Buffer.from(head.rootHash).toString('base64')}`,
     ],
     head,
   };
@@ -334,7 +335,8 @@ function checkReceipt(bundle: EvidenceBundle, story: Story): [boolean, string] {
   if (!recorded)
     return [
       true,
-      `event #${outcome.seq} records no receipt hash (written before they were recorded): the receipt is listed as not verified`,
+      `event #${outcome.seq} records no receipt hash (written before they were recorded): the receipt is ` +
+        `listed as not verified`,
     ];
   return [
     true,
@@ -382,7 +384,8 @@ function checkDecisions(bundle: EvidenceBundle, story: Story): [boolean, string]
     if (!event)
       return [
         false,
-        `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} has no matching event (person, decision, payload hash, time and name)`,
+        `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} has no matching event ` +
+          `(person, decision, payload hash, time and name)`,
       ];
     const same =
       event.userId === decision.userId &&
@@ -393,7 +396,8 @@ function checkDecisions(bundle: EvidenceBundle, story: Story): [boolean, string]
     if (!same)
       return [
         false,
-        `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} is not what event #${event.seq}, the decision in its place, records (person, decision, payload hash, time and name)`,
+        `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} is not what event ` +
+          `#${event.seq}, the decision in its place, records (person, decision, payload hash, time and name)`,
       ];
     const withdrawn = event.withdrawn
       ? decision.withdrawnAt !== null && sameInstant(event.withdrawn.at, decision.withdrawnAt)
@@ -401,7 +405,9 @@ function checkDecisions(bundle: EvidenceBundle, story: Story): [boolean, string]
     if (!withdrawn)
       return [
         false,
-        `the bundle's withdrawal of the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} is not what the events record (${event.withdrawn ? `event #${event.withdrawn.seq} withdrew it` : 'no event withdrew it'})`,
+        `the bundle's withdrawal of ` +
+          `the ${decision.decision} by ${actorLabel(decision.name, decision.userId)} is not what the events ` +
+          `record (${event.withdrawn ? `event #${event.withdrawn.seq} withdrew it` : 'no event withdrew it'})`,
       ];
   }
   const left = story.decisions[bundle.decisions.length];
@@ -414,12 +420,14 @@ function checkStatus(bundle: EvidenceBundle, story: Story): [boolean, string] {
   if (story.outOfPlace)
     return [
       false,
-      `event #${story.outOfPlace.seq} (${story.outOfPlace.type}) cannot follow ${story.outOfPlace.status ?? 'nothing'}: an event before it was left out`,
+      `event #${story.outOfPlace.seq} (${story.outOfPlace.type}) cannot ` +
+        `follow ${story.outOfPlace.status ?? 'nothing'}: an event before it was left out`,
     ];
   return [
     story.status?.status === bundle.proposal.status,
     story.status
-      ? `the events lead to ${story.status.status} (event #${story.status.seq}); the bundle says ${bundle.proposal.status}`
+      ? `the events lead to ${story.status.status} (event #${story.status.seq}); the bundle ` +
+        `says ${bundle.proposal.status}`
       : 'no event sets a status',
   ];
 }
@@ -469,11 +477,13 @@ function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] 
   return wrong.length === 0
     ? [
         true,
-        `action, agent, parent, creation time and routing match event #${created.seq}; risk ${risk} recomputed from the payload`,
+        `action, agent, parent, creation time and routing match event #${created.seq}; ` +
+          `risk ${risk} recomputed from the payload`,
       ]
     : [
         false,
-        `${wrong.join(', ')} ${wrong.length === 1 ? 'differs' : 'differ'} from the events (or, for risk, from the payload)`,
+        `${wrong.join(', ')} ${wrong.length === 1 ? 'differs' : 'differ'} from the events (or, for risk, ` +
+          `from the payload)`,
       ];
 }
 
@@ -507,9 +517,12 @@ function storyLines(
       : []),
     `status: ${bundle.proposal.status} (event #${story.status?.seq})`,
     story.execution
-      ? `execution: ${story.execution.status} at ${story.execution.at} (event #${story.execution.seq})${receiptWords(bundle, story)}`
+      ? `execution: ${story.execution.status} at ${story.execution.at} (event ` +
+        `#${story.execution.seq})${receiptWords(bundle, story)}`
       : `execution: ${bundle.execution?.status ?? 'none'}`,
-    `log: events ${bundle.events.map((row) => `#${row.seq}`).join(', ')} of ${bundle.tenant}, each included in checkpoint #${head.size} (tree size ${head.size}) of ${head.origin}, signed with ${head.kid ?? '(no kid)'}`,
+    `log: events ${bundle.events.map((row) => `#${row.seq}`).join(', ')} of ${bundle.tenant}, each included ` +
+      `in checkpoint #${head.size} (tree size ${head.size}) of ${head.origin}, signed ` +
+      `with ${head.kid ?? '(no kid)'}`,
   ];
   return lines;
 }
@@ -596,7 +609,8 @@ async function checkCommand(bundle: EvidenceBundle, keys: readonly PublicJwk[]):
     ];
   return [
     true,
-    `signed by ${command.kid}; its claims are this payload (${recomputed}); ${window}, executed within it (event #${consumed.seq})`,
+    `signed by ${command.kid}; its claims are this payload (${recomputed}); ${window}, executed within it ` +
+      `(event #${consumed.seq})`,
   ];
 }
 

@@ -332,14 +332,17 @@ describe('evidence bundles', () => {
     const outcome = bundle.events.at(-1)!;
     const head = verifyCheckpoint(bundle.checkpoint, trusted);
     expect(report.verified).toEqual([
-      `proposal ${bundle.proposal.id} (acme): issue_refund v1, payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
+      `proposal ${bundle.proposal.id} (acme): issue_refund v1, payload ${bundle.payloadHash}, ` +
+        `risk ${bundle.proposal.risk}`,
       `proposed by agent ${bundle.proposal.agentName} (${bundle.events[0]!.actorId}) at ${bundle.proposal.createdAt}`,
-      `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, needs_approval, 1 approval(s) required`,
+      `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, ` +
+        `needs_approval, 1 approval(s) required`,
       `approved by Alice (${seeded.world.userId('alice')}) at ${approval.occurredAt} (event #${approval.seq})`,
       'approvals counted: 1 of 1 required (withdrawn ones never count)',
       `status: succeeded (event #${outcome.seq})`,
       `execution: succeeded at ${outcome.occurredAt} (event #${outcome.seq}), its receipt the one this event recorded`,
-      `log: events ${bundle.events.map((row) => `#${row.seq}`).join(', ')} of acme, each included in checkpoint #${head.size} (tree size ${head.size}) of ${head.origin}, signed with ${trusted[0]!.kid}`,
+      `log: events ${bundle.events.map((row) => `#${row.seq}`).join(', ')} of acme, each included in ` +
+        `checkpoint #${head.size} (tree size ${head.size}) of ${head.origin}, signed with ${trusted[0]!.kid}`,
     ]);
     expect(report.unverified).toEqual([
       ...UNVERIFIED_FIELDS,

@@ -154,7 +154,8 @@ describe('verifying an export from files alone', () => {
     expect(report).toMatchObject({ ok: true, checkpoints: [earlier.head.size, events.length] });
     if ('unreadable' in report) throw new Error('unreadable');
     expect(report.verified.at(-1)).toBe(
-      `the earlier checkpoint #${earlier.head.size} is a prefix of checkpoint #${events.length}: the log was neither rolled back nor forked since`,
+      `the earlier checkpoint #${earlier.head.size} is a prefix of checkpoint #${events.length}: the log was ` +
+        `neither rolled back nor forked since`,
     );
     // Forked before the earlier checkpoint: the new end note verifies and the rows make its root, but not the earlier
     // root.
@@ -252,7 +253,9 @@ describe('verifying an export from files alone', () => {
     expect(report).toMatchObject({ ok: true, kind: 'filtered', rows: rows.length, checkpoints: [end.treeSize] });
     if ('unreadable' in report) throw new Error('unreadable');
     expect(report.verified).toEqual([
-      `${rows.length} event(s) of 1 proposal(s), #${rows[0]!.seq} to #${rows.at(-1)!.seq}, in sequence order, each re-hashing and included in checkpoint #${end.treeSize} (tree size ${end.treeSize}) of ${end.origin}`,
+      `${rows.length} event(s) of 1 proposal(s), #${rows[0]!.seq} to #${rows.at(-1)!.seq}, in sequence ` +
+        `order, each re-hashing and included in checkpoint #${end.treeSize} (tree size ${end.treeSize}) ` +
+        `of ${end.origin}`,
     ]);
     expect(report.unverified[0]).toMatch(/^of, filters \(that these are every event the filters select/);
     // An edited row, a row made up and hashed by whoever wrote the file, a proof taken away: each fails.
@@ -280,7 +283,8 @@ describe('verifying an export from files alone', () => {
     expect(report).toMatchObject({ ok: true, checkpoints: [end.treeSize] });
     if ('unreadable' in report) throw new Error('unreadable');
     expect(report.verified.at(-1)).toBe(
-      `the earlier checkpoint #${earlier.head.size} is a prefix of checkpoint #${end.treeSize}: the log was neither rolled back nor forked since`,
+      `the earlier checkpoint #${earlier.head.size} is a prefix of checkpoint #${end.treeSize}: the log was ` +
+        `neither rolled back nor forked since`,
     );
     expect(await verifyExportLines(filtered, { keys: keys.jwks, earlier: [earlier.head] })).toMatchObject({
       ok: false,
@@ -329,8 +333,10 @@ describe('npm run cli -- audit:verify --export events.jsonl [--checkpoint checkp
         [
           'Verified:',
           `  ${events.length} event(s) of acme, #1 to #${last().seq}, re-hash as one unbroken chain from genesis`,
-          `  their tree's root is the one checkpoint #${last().seq} (tree size ${last().seq}) of ${(JSON.parse(endLine) as ExportEnd).origin} signs: no row was changed, dropped, added or moved`,
-          `  the earlier checkpoint #${earlier.head.size} is a prefix of checkpoint #${last().seq}: the log was neither rolled back nor forked since`,
+          `  their tree's root is the one checkpoint #${last().seq} (tree size ${last().seq}) ` +
+            `of ${(JSON.parse(endLine) as ExportEnd).origin} signs: no row was changed, dropped, added or moved`,
+          `  the earlier checkpoint #${earlier.head.size} is a prefix of checkpoint #${last().seq}: the log ` +
+            `was neither rolled back nor forked since`,
           'Not verified:',
           '  actorLabel (each line’s actor as the dashboard named it at export time: not hashed)',
           '  keys (the end line’s own: not used, the keys given with --keys were)',
@@ -347,10 +353,12 @@ describe('npm run cli -- audit:verify --export events.jsonl [--checkpoint checkp
     const from = earlier.claim.seq + 1;
     const to = last().seq + 1;
     expect(result.stdout).toBe(
-      `acme: #${from} to #${to} are covered by no signed checkpoint (the newest is #${earlier.claim.seq}): those ${to - from + 1} row(s) are not verified\n`,
+      `acme: #${from} to #${to} are covered by no signed checkpoint (the newest is #${earlier.claim.seq}): ` +
+        `those ${to - from + 1} row(s) are not verified\n`,
     );
     expect(result.stderr).toBe(
-      `Error: the export does not verify: acme #${from} to #${to} are covered by no checkpoint (pass a checkpoint saved after them, or export again: an export ends with one)\n`,
+      `Error: the export does not verify: acme #${from} to #${to} are covered by no checkpoint (pass a ` +
+        `checkpoint saved after them, or export again: an export ends with one)\n`,
     );
     expect(result.code).toBe(1);
   });
@@ -366,7 +374,9 @@ describe('npm run cli -- audit:verify --export events.jsonl [--checkpoint checkp
     const result = await run(filtered, ['--checkpoint', earlier.file, '--consistency', proofFile], A_YEAR_MS);
     expect(result.stdout).toMatch(
       new RegExp(
-        `^acme: a filtered export: it proves the events it holds, not the whole log\\nVerified:\\n  ${filtered.length - 1} event\\(s\\) of 1 proposal\\(s\\), #\\d+ to #\\d+, in sequence order, each re-hashing and included in checkpoint #${end.treeSize} \\(tree size ${end.treeSize}\\)`,
+        `^acme: a filtered export: it proves the events it holds, not the whole log\\nVerified:\\n ` +
+          ` ${filtered.length - 1} event\\(s\\) of 1 proposal\\(s\\), #\\d+ to #\\d+, in sequence order, each ` +
+          `re-hashing and included in checkpoint #${end.treeSize} \\(tree size ${end.treeSize}\\)`,
       ),
     );
     expect(result.stdout).toContain(
@@ -384,7 +394,8 @@ describe('npm run cli -- audit:verify --export events.jsonl [--checkpoint checkp
     );
     const refused = await run(filtered, ['--checkpoint', earlier.file, '--consistency', proofFile]);
     expect(refused.stdout).toContain(
-      `acme: BROKEN at #${end.treeSize} — the export's checkpoint does not extend the earlier one (a rolled-back or forked log) (inconsistent)`,
+      `acme: BROKEN at #${end.treeSize} — the export's checkpoint does not extend the earlier one (a ` +
+        `rolled-back or forked log) (inconsistent)`,
     );
     expect(refused.code).toBe(1);
   });

@@ -196,7 +196,10 @@ export async function verifyExportLines(
 
 /** An earlier checkpoint the export's extends, in words. */
 function consistentWords(earlier: TreeHead, later: TreeHead | undefined): string {
-  return `the earlier checkpoint #${earlier.size} is a prefix of ${later ? `checkpoint #${later.size}` : 'these rows'}: the log was neither rolled back nor forked since`;
+  return (
+    `the earlier checkpoint #${earlier.size} is a prefix ` +
+    `of ${later ? `checkpoint #${later.size}` : 'these rows'}: the log was neither rolled back nor forked since`
+  );
 }
 
 function unreadable(line: number, message: string): ExportUnreadable {
@@ -307,8 +310,10 @@ function wholeReport(
     verified: [
       `${rows} event(s) of ${tenant}, #1 to #${through.seq}, re-hash as one unbroken chain from genesis`,
       end
-        ? `their tree's root is the one checkpoint #${end.head.size} (tree size ${end.head.size}) of ${end.head.origin} signs: no row was changed, dropped, added or moved`
-        : `covered by signed checkpoint(s) at ${base.checkpoints.map((seq) => `#${seq}`).join(', ')}: no row was changed, dropped, added or moved`,
+        ? `their tree's root is the one checkpoint #${end.head.size} (tree size ${end.head.size}) ` +
+          `of ${end.head.origin} signs: no row was changed, dropped, added or moved`
+        : `covered by signed checkpoint(s) at ${base.checkpoints.map((seq) => `#${seq}`).join(', ')}: no row ` +
+          `was changed, dropped, added or moved`,
       ...tree.within().map((head) => consistentWords(head, end?.head)),
     ],
   };
@@ -375,7 +380,8 @@ function filteredReport(
         );
       if (earlier.size > 0 && earlier.size < end.head.size && !options.consistency)
         throw new ProofError(
-          `no consistency proof from #${earlier.size} to #${end.head.size} was given (--consistency, from GET /api/v1/audit/proofs/consistency?from=${earlier.size}&to=${end.head.size})`,
+          `no consistency proof from #${earlier.size} to #${end.head.size} was given (--consistency, from ` +
+            `GET /api/v1/audit/proofs/consistency?from=${earlier.size}&to=${end.head.size})`,
         );
       verifyCheckpointConsistency(
         earlier,
@@ -405,11 +411,16 @@ function filteredReport(
     ...base,
     ok: true,
     verified: [
-      `${summary.rows} event(s) of ${proposals}, #${summary.first} to #${last.seq}, in sequence order, each re-hashing and included in checkpoint #${end.head.size} (tree size ${end.head.size}) of ${end.head.origin}`,
+      `${summary.rows} event(s) of ${proposals}, #${summary.first} to #${last.seq}, in sequence order, each ` +
+        `re-hashing and included in checkpoint #${end.head.size} (tree size ${end.head.size}) ` +
+        `of ${end.head.origin}`,
       ...consistent,
     ],
     unverified: [
-      `of, filters (that these are every event the filters select, and that the log has no other event of ${summary.proposals === 1 ? 'this proposal' : 'these proposals'}: the file's own word, view ${end.line.of}, filters ${filters}; a filtered export proves what it holds, not what it leaves out)`,
+      `of, filters (that these are every event the filters select, and that the log has no other event ` +
+        `of ${summary.proposals === 1 ? 'this proposal' : 'these proposals'}: the file's own word, ` +
+        `view ${end.line.of}, filters ${filters}; a filtered export proves what it holds, not what it leaves ` +
+        `out)`,
       ...unverified,
     ],
   };

@@ -46,7 +46,10 @@ export const EVENT_TYPES = Object.keys(AUDIT_EVENTS) as AuditEventType[];
  * decision row (`role` null: removed): "Bob's approval was withdrawn: their role changed to viewer".
  */
 export function withdrawalWords(name: string, role: string | null): string {
-  return `${name}'s approval was withdrawn: ${role ? `their role changed to ${role}` : 'they were removed from the tenant'}`;
+  return (
+    `${name}'s approval was ` +
+    `withdrawn: ${role ? `their role changed to ${role}` : 'they were removed from the tenant'}`
+  );
 }
 
 /** The words of a `proposal.approval_withdrawn` event (its data names the person and their new role). */

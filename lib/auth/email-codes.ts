@@ -80,7 +80,9 @@ export async function sendCodeTo(
       from: mail.from,
       to: email,
       subject: `Your Countersign code: ${code}`,
-      text: `Your code to prove this address to Countersign is ${code}.\n\nIt works once, for 15 minutes. If you did not ask for it, ignore this email: nobody can use your address without it.\n`,
+      text:
+        `Your code to prove this address to Countersign is ${code}.\n\nIt works once, for 15 minutes. If you ` +
+        `did not ask for it, ignore this email: nobody can use your address without it.\n`,
     });
   } catch {
     throw new DomainError(

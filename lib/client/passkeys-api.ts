@@ -23,7 +23,8 @@ function promptProblem(error: unknown): ApiProblem {
   const message =
     name === 'NotAllowedError'
       ? 'The passkey prompt was cancelled or timed out; nothing was recorded.'
-      : `The passkey prompt failed${error instanceof Error && error.message ? `: ${error.message}` : ''}; nothing was recorded.`;
+      : `The passkey prompt failed${error instanceof Error && error.message ? `: ${error.message}` : ''}; ` +
+        `nothing was recorded.`;
   return { status: 0, code: 'passkey_prompt', message, issues: [] };
 }
 

@@ -312,7 +312,9 @@ async function quorumLapse(tx: Database, proposal: Proposal): Promise<Outcome | 
   return {
     status: 'failed',
     errorCode: 'quorum_lapsed',
-    reason: `Only ${short.standing} of the ${short.required} approvers the rule needs still hold the ${proposal.routing.role} role; nothing was written.`,
+    reason:
+      `Only ${short.standing} of the ${short.required} approvers the rule needs still hold ` +
+      `the ${proposal.routing.role} role; nothing was written.`,
   };
 }
 
@@ -329,7 +331,10 @@ function unknownReason(reason: 'timeout' | 'unreachable' | 'system_error' | 'mal
     system_error: 'The system of record failed with a server error',
     malformed_response: 'The system of record answered with something that is not a receipt',
   }[reason];
-  return `${what}; the write may or may not have happened. Reconciliation will ask by idempotency key before anything is retried.`;
+  return (
+    `${what}; the write may or may not have happened. Reconciliation will ask by idempotency key before ` +
+    `anything is retried.`
+  );
 }
 
 /** The execution.<status> audit event and outbox row of an outcome. */

@@ -27,7 +27,8 @@ export function publishableKeyFile(file: string): string | undefined {
   if (root.status !== 0) return undefined;
   if (git('check-ignore', '--quiet', '--no-index', file).status === 0) return undefined;
   return (
-    `refusing to write a private signing key to ${file}: it is inside the git work tree ${root.stdout.trim()} and not ignored, ` +
+    `refusing to write a private signing key to ${file}: it is inside the git work ` +
+    `tree ${root.stdout.trim()} and not ignored, ` +
     ('so one `git add .` would publish it. Write it outside the clone, e.g. > ' +
       '"${XDG_CONFIG_HOME:-$HOME/.config}/countersign/keys.json" (docs/operations.md#key-rotation)')
   );

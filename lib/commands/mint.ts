@@ -37,7 +37,8 @@ export type MintedCommand = { id: string; scope: string; jws: string; idempotenc
 export class QuorumLapsed extends Error {
   constructor(proposalId: string, short: { standing: number; required: number }) {
     super(
-      `refusing to mint a command for ${proposalId}: ${short.standing} of ${short.required} approvers still hold the rule's role`,
+      `refusing to mint a command for ${proposalId}: ${short.standing} of ${short.required} approvers still ` +
+        `hold the rule's role`,
     );
     this.name = 'QuorumLapsed';
   }

@@ -148,7 +148,8 @@ class Linter {
           'error',
           'unsupported_keyword',
           path,
-          `"${keyword}" makes the schema invalid in strict mode; express it with types, enums and bounds, or as a business rule`,
+          `"${keyword}" makes the schema invalid in strict mode; express it with types, enums and bounds, or ` +
+            `as a business rule`,
           refusing,
         );
         continue;
@@ -159,7 +160,8 @@ class Linter {
           'warning',
           'dropped_keyword',
           path,
-          `"${keyword}" is not enforced while the model writes the arguments; only intake enforces it (a 422 and a repair)`,
+          `"${keyword}" is not enforced while the model writes the arguments; only intake enforces it (a 422 ` +
+            `and a repair)`,
           dropping,
         );
       }
@@ -202,7 +204,8 @@ class Linter {
         'error',
         'union',
         path,
-        `"${Array.isArray(node.oneOf) ? 'oneOf' : 'allOf'}" is refused in strict mode; use one closed object (or an enum of kinds)`,
+        `"${Array.isArray(node.oneOf) ? 'oneOf' : 'allOf'}" is refused in strict mode; use one closed object ` +
+          `(or an enum of kinds)`,
         ['openai-strict'],
       );
     }

@@ -99,7 +99,8 @@ export function planTransition(
       return refuse(
         'conflict',
         to === 'retired' ? 'cannot_retire_current' : 'cannot_demote_current',
-        `v${version} is the current version of ${action.name}; promote another version to current first (this one then becomes supported).`,
+        `v${version} is the current version of ${action.name}; promote another version to current first ` +
+          `(this one then becomes supported).`,
       );
     }
     if (from === 'retired')

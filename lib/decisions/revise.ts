@@ -128,7 +128,8 @@ function assertUnlocked(action: ActionModule, before: Record<string, unknown>, a
   );
   if (changed.length === 0) return;
   const message = (field: string) =>
-    `${field} cannot be changed by an edit: it names what this proposal acts on. Reject the proposal and ask for a new one instead.`;
+    `${field} cannot be changed by an edit: it names what this proposal acts on. Reject the proposal and ask ` +
+    `for a new one instead.`;
   throw new DomainError('invalid', 'locked_field', message(changed.join(' and ')), {
     issues: changed.map((field) => ({
       field,

@@ -15,7 +15,8 @@ export const EXPIRY_ACTOR: Actor = { type: 'system', id: 'expiry' };
 export const RECHECK_ACTOR: Actor = { type: 'system', id: 'recheck' };
 
 export const expiryReason = (proposal: Pick<Proposal, 'expiresAt'>) =>
-  `No decision before ${proposal.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC; a timeout never approves.`;
+  `No decision before ${proposal.expiresAt.toISOString().replace('T', ' ').slice(0, 16)} UTC; a timeout ` +
+  `never approves.`;
 
 /**
  * Moves a locked pending proposal to a final status nobody decided (`expired`, `stale`): the row,

@@ -79,7 +79,9 @@ export async function createGrant(
     if (current !== proposal.routing.policyVersion) {
       throw conflict(
         'policy_changed',
-        `The ${proposal.action} policy changed since this proposal was routed (v${proposal.routing.policyVersion}, now v${current}); approve a proposal under the current one to grant.`,
+        `The ${proposal.action} policy changed since this proposal was routed ` +
+          `(v${proposal.routing.policyVersion}, now v${current}); approve a proposal under the current one to ` +
+          `grant.`,
       );
     }
     const money = moneyOf(action);

@@ -35,7 +35,9 @@ export type GrantRequest = z.infer<typeof grantRequestSchema>;
 export const grantRequest: RequestBody<GrantRequest> = {
   schema: grantRequestSchema,
   code: 'invalid_grant',
-  message: `Send {"proposalId", "minutes" (1–${GRANT_MAX_MINUTES}), "maxCount" (1–${GRANT_MAX_COUNT}), "maxTotalMinor"? (money only), "sameResource", "reason" (1–${GRANT_REASON_MAX} characters)}.`,
+  message:
+    `Send {"proposalId", "minutes" (1–${GRANT_MAX_MINUTES}), "maxCount" (1–${GRANT_MAX_COUNT}), ` +
+    `"maxTotalMinor"? (money only), "sameResource", "reason" (1–${GRANT_REASON_MAX} characters)}.`,
 };
 
 export const revokeRequestSchema = z.strictObject({ reason: reason.optional() });

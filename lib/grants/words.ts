@@ -26,8 +26,11 @@ export function grantUseWords(
 export function grantLines(grant: GrantView): string[] {
   const by = grant.grantedBy.name ?? grant.grantedBy.id;
   return [
-    `${grant.id}  ${GRANT_STATE_WORDS[grant.state]}  ${grant.action} by agent ${grant.agentName} (${grant.agentKeyId}), ${grant.resourceKey ?? 'any resource'}, rule ${grant.rule} v${grant.policyVersion}`,
-    `  ${grantUseWords(grant)}; granted by ${by} from ${grant.proposalId} at ${grant.createdAt}, until ${grant.expiresAt}: ${JSON.stringify(grant.reason)}` +
+    `${grant.id}  ${GRANT_STATE_WORDS[grant.state]}  ${grant.action} by ` +
+      `agent ${grant.agentName} (${grant.agentKeyId}), ${grant.resourceKey ?? 'any resource'}, ` +
+      `rule ${grant.rule} v${grant.policyVersion}`,
+    `  ${grantUseWords(grant)}; granted by ${by} from ${grant.proposalId} at ${grant.createdAt}, ` +
+      `until ${grant.expiresAt}: ${JSON.stringify(grant.reason)}` +
       (grant.endedAt
         ? `; ended ${grant.endedAt}${grant.endedBy ? ` by ${grant.endedBy}` : ''}${grant.endNote ? ` (${JSON.stringify(grant.endNote)})` : ''}`
         : ''),

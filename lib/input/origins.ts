@@ -35,7 +35,9 @@ export function parseOriginList(text: string): { origins: string[] } | { problem
     if (!origin) return { problem: `has "${entry}": the scheme must be http, https, smtp or smtps` };
     if (entry !== origin)
       return {
-        problem: `has "${entry}": write exactly scheme://host:port, here ${origin} (no path, user, query or default-port shorthand)`,
+        problem:
+          `has "${entry}": write exactly scheme://host:port, here ${origin} (no path, user, query or ` +
+          `default-port shorthand)`,
       };
     if (!origins.includes(origin)) origins.push(origin);
   }

@@ -80,7 +80,8 @@ export function assertRepairAllowed(state: RepairState): void {
     throw new DomainError(
       'invalid',
       'repair_limit_reached',
-      `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the chain. Start a new request only if the task really changed.`,
+      `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the ` +
+        `chain. Start a new request only if the task really changed.`,
       {
         issues: [],
         repair: { allowed: false, attemptsLeft: 0, maxRepairs: MAX_REPAIRS },

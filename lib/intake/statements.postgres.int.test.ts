@@ -50,7 +50,8 @@ describe('intake statement budget', () => {
       submitAs(counting.db, systems.client, seeded.acme, hold('req_budget_2')),
     );
     console.log(
-      `[intake] ${cold} statements with cold caches, ${created} for a new proposal on a new resource, ${next} on a known one, ${replayed} for a retry`,
+      `[intake] ${cold} statements with cold caches, ${created} for a new proposal on a new ` +
+        `resource, ${next} on a known one, ${replayed} for a retry`,
     );
     // Cold: the key, contracts, policy and the tenant's grants flag are read once, then kept.
     expect(cold).toBeLessThanOrEqual(13);

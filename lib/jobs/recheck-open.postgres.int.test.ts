@@ -109,7 +109,9 @@ describe('the sweep with nothing due, on one busy resource', () => {
     await t.owner.execute(sql`analyze proposals`);
     const eight = await perPending();
     console.log(
-      `[recheck] nothing due, buffers per pending proposal: probe ${four.probe.toFixed(2)} and query ${four.query.toFixed(2)} at ${four.probes}, probe ${eight.probe.toFixed(2)} and query ${eight.query.toFixed(2)} at ${eight.probes}`,
+      `[recheck] nothing due, buffers per pending proposal: probe ${four.probe.toFixed(2)} and ` +
+        `query ${four.query.toFixed(2)} at ${four.probes}, probe ${eight.probe.toFixed(2)} and ` +
+        `query ${eight.query.toFixed(2)} at ${eight.probes}`,
     );
     expect(eight.probes).toBeGreaterThanOrEqual(800);
     // Summing or scanning the siblings of each (quadratic) would double the cost of each probe.

@@ -175,7 +175,10 @@ export function workerJobs(
         const sent = await deliverNotifications(db, { mail, targets });
         if (fanned.events === 0 && sent.claimed === 0) return {};
         return {
-          line: `notifications: ${plural(fanned.deliveries, 'delivery')} from ${plural(fanned.events, 'event')}; sent ${sent.delivered}, ${sent.retrying} to retry, ${sent.dead} dead, ${sent.held} held for a digest`,
+          line:
+            `notifications: ${plural(fanned.deliveries, 'delivery')} from ${plural(fanned.events, 'event')}; ` +
+            `sent ${sent.delivered}, ${sent.retrying} to retry, ${sent.dead} dead, ${sent.held} held for a ` +
+            `digest`,
           more: fanned.events >= FAN_OUT_BATCH || sent.claimed >= DELIVERY_BATCH,
         };
       },

@@ -37,7 +37,8 @@ export const proposalOutputSchema = toolSchema(proposalResultSchema, 'output');
 
 function describe(action: ActionModule, version: number): string {
   return [
-    `Propose "${action.title}" (${action.name} v${version}) for review; nothing happens until the proposal is approved and executed.`,
+    `Propose "${action.title}" (${action.name} v${version}) for review; nothing happens until the proposal ` +
+      `is approved and executed.`,
     'Give a new requestId for each new proposal (retrying with the same requestId and arguments is safe).',
     'evidenceRefs lists the ids of records (tickets, messages) that justify it.',
     'If a call is refused with field errors, call again with the fields corrected, a new requestId and repairOf set to the refused requestId.',

@@ -137,7 +137,9 @@ export function tenantMessage(
     return {
       ...base,
       approver: text(body.approver),
-      summary: `${text(body.approver)} approved ${text(body.approvalPercent)}% of ${text(body.decisions)} decisions in the last ${text(body.days)} days, a median of ${dwell} s after first opening each`,
+      summary:
+        `${text(body.approver)} approved ${text(body.approvalPercent)}% of ${text(body.decisions)} decisions ` +
+        `in the last ${text(body.days)} days, a median of ${dwell} s after first opening each`,
       url: new URL('/history/oversight', baseUrl).toString(),
     };
   }

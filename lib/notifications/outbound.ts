@@ -33,7 +33,10 @@ const systemResolve: Resolve = (hostname) => lookup(hostname, { all: true, verba
 const notAllowed = (origin: string): TargetCheck => ({
   ok: false,
   code: TARGET_NOT_ALLOWED,
-  message: `${origin} is not a public internet address (loopback, private, link-local, unique-local, unspecified, multicast and other special-use addresses are refused); only an operator can allow an exact origin, in NOTIFY_ALLOWED_PRIVATE_ORIGINS.`,
+  message:
+    `${origin} is not a public internet address (loopback, private, link-local, unique-local, unspecified, ` +
+    `multicast and other special-use addresses are refused); only an operator can allow an exact origin, in ` +
+    `NOTIFY_ALLOWED_PRIVATE_ORIGINS.`,
 });
 
 /**

@@ -15,7 +15,9 @@ import { CHANNEL_KIND_NAMES } from './kinds/registry';
 export const channelCreateRequest: RequestBody<ChannelInput> = {
   schema: channelInput,
   code: 'invalid_channel',
-  message: `The channel is not valid: send {"kind": ${CHANNEL_KIND_NAMES.map((kind) => `"${kind}"`).join(' | ')}, "target": …, "events": [...], "digestThreshold": 0–100}.`,
+  message:
+    `The channel is not valid: send {"kind": ${CHANNEL_KIND_NAMES.map((kind) => `"${kind}"`).join(' | ')}, ` +
+    `"target": …, "events": [...], "digestThreshold": 0–100}.`,
 };
 
 /** `PATCH …/channels/:id`: any of `{target, events, enabled, digestThreshold}`. */

@@ -67,7 +67,8 @@ describe('oversight', () => {
     expect(lines).toContain('Rubber-stamp alarm: at least 20 decisions, 98 % approved, median dwell under 5 s');
     // Dwell 2 s and 4 s: median 3 s, 10th percentile 2 + 0.1 × 2 = 2.2 s; both waited 60 s.
     expect(lines).toContain(
-      `  Bob (${bob}): 2 decision(s), 100 % approved, waiting → decided p50 1 min 0 s p95 1 min 0 s, dwell p50 3.0 s p10 2.2 s`,
+      `  Bob (${bob}): 2 decision(s), 100 % approved, waiting → decided p50 1 min 0 s p95 1 min 0 s, dwell ` +
+        `p50 3.0 s p10 2.2 s`,
     );
     expect(lines).toContain(
       '  notification: 2 decision(s), 100 % approved, waiting → decided p50 1 min 0 s p95 1 min 0 s, dwell p50 3.0 s p10 2.2 s',

@@ -844,11 +844,14 @@ describe('a signed decision in the evidence bundle, offline', () => {
     const registered = signedBundle.passkeyRegistrations[0]!.seq;
     expect(registered).toBeLessThan(signedBundle.events[0]!.seq);
     expect(passed.stdout).toContain(
-      `ok   inclusion: ${signedBundle.events.length} event(s) of this proposal and 1 passkey registration(s), each included in checkpoint #`,
+      `ok   inclusion: ${signedBundle.events.length} event(s) of this proposal and 1 passkey ` +
+        `registration(s), each included in checkpoint #`,
     );
     expect(passed.stdout).toMatch(
       new RegExp(
-        `^ok {3}passkeys: approved by Alice \\(usr_[a-z0-9]+\\) with passkey ‘YubiKey 5’ \\(signature verified; key registered by the server at #${registered}; pin people's keys with \`--passkeys people.json\` to check it against keys they gave you\\)$`,
+        `^ok {3}passkeys: approved by Alice \\(usr_[a-z0-9]+\\) with passkey ‘YubiKey 5’ \\(signature ` +
+          `verified; key registered by the server at #${registered}; pin people's keys with \`--passkeys ` +
+          `people.json\` to check it against keys they gave you\\)$`,
         'm',
       ),
     );
@@ -895,7 +898,9 @@ describe('a signed decision in the evidence bundle, offline', () => {
       {
         check: 'inclusion',
         ok: false,
-        detail: `event #${registration!.seq} is not included in checkpoint #${verifyCheckpoint(bundle.checkpoint, bundle.keys).size}: the proof does not lead to its root`,
+        detail:
+          `event #${registration!.seq} is not included in checkpoint ` +
+          `#${verifyCheckpoint(bundle.checkpoint, bundle.keys).size}: the proof does not lead to its root`,
       },
     ]);
     expect(report.verified).toEqual([]);

@@ -29,7 +29,9 @@ export function hostProblem(rp: RelyingParty | undefined, browsed?: string): Pas
     url.hostname = isIP(bare(rp.id)) === 0 ? rp.id : 'localhost';
     return {
       code: 'passkey_host',
-      message: `Passkeys need a host name, and this page is open at the IP address ${browsedHost}. Open it at a host name (${url.origin}).`,
+      message:
+        `Passkeys need a host name, and this page is open at the IP address ${browsedHost}. Open it at a host ` +
+        `name (${url.origin}).`,
       useInstead: url.origin,
     };
   }

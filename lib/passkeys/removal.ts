@@ -65,7 +65,8 @@ export async function removePasskey(
         throw new DomainError(
           'conflict',
           'last_passkey',
-          `This is your last passkey and ${requiring.join(', ')} requires one for every approval; add another first, or ask an admin to reset it.`,
+          `This is your last passkey and ${requiring.join(', ')} requires one for every approval; add ` +
+            `another first, or ask an admin to reset it.`,
           { tenants: requiring },
         );
       }

@@ -70,8 +70,10 @@ describe('policy:plan', () => {
     expect(lines.slice(6)).toEqual([
       'Backtest: 3 proposal(s) of the last 7 day(s) replayed; 2 would be routed differently.',
       '  2 × needs 1 distinct approver → needs 2 distinct approvers',
-      `  ${ids[1]}  issue_refund on ord_q5002  needs 1 distinct approver → needs 2 distinct approvers (rule refunds-up-to-100 → refunds-over-100)`,
-      `  ${ids[2]}  issue_refund on ord_q5003  needs 1 distinct approver → needs 2 distinct approvers (rule refunds-up-to-100 → refunds-over-100)`,
+      `  ${ids[1]}  issue_refund on ord_q5002  needs 1 distinct approver → needs 2 distinct approvers (rule ` +
+        `refunds-up-to-100 → refunds-over-100)`,
+      `  ${ids[2]}  issue_refund on ord_q5003  needs 1 distinct approver → needs 2 distinct approvers (rule ` +
+        `refunds-up-to-100 → refunds-over-100)`,
     ]);
   });
 

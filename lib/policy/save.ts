@@ -18,7 +18,8 @@ export function stalePolicy(action: string, currentVersion: number, yourVersion:
   return new DomainError(
     'conflict',
     'stale_policy',
-    `The ${action} policy is at v${currentVersion} now; you edited v${yourVersion}. Reload it, make your change again and save.`,
+    `The ${action} policy is at v${currentVersion} now; you edited v${yourVersion}. Reload it, make your ` +
+      `change again and save.`,
     { action, currentVersion, yourVersion },
   );
 }

@@ -141,7 +141,8 @@ function invisibleIn({ text, longestRun }: TextSource): string[] {
   }
   if (tags.length > 0)
     items.push(
-      `${tags.length} TAG character${tags.length === 1 ? '' : 's'} (U+E0020–U+E007E) hiding ${quote(hiddenTagText(text))}`,
+      `${tags.length} TAG character${tags.length === 1 ? '' : 's'} (U+E0020–U+E007E) ` +
+        `hiding ${quote(hiddenTagText(text))}`,
     );
   if (longestRun > MAX_NON_STARTERS)
     items.push(
@@ -173,7 +174,9 @@ function unscannedFlag(unscanned: UnscannedSource[]): ProposalFlag {
   return {
     kind: 'unscanned_text',
     label: LABELS.unscanned_text,
-    detail: `Not read for hidden characters or instructions, past the ${SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters read per proposal: ${placesDetail(places)}`,
+    detail:
+      `Not read for hidden characters or instructions, past ` +
+      `the ${SCAN_BUDGET_CHARS.toLocaleString('en-US')} characters read per proposal: ${placesDetail(places)}`,
   };
 }
 
@@ -253,13 +256,15 @@ export function routingNearBounds(
               ? ` (${words(field, total)} with ${prior.count} earlier in ${aggregate!.windowHours} h)`
               : '';
           near.push(
-            `${field} ${words(field, value)}${withPrior} is just under ${words(field, above)}, above which rule "${rule.id}" ${outcomeWords(rule)}`,
+            `${field} ${words(field, value)}${withPrior} is just under ${words(field, above)}, above which ` +
+              `rule "${rule.id}" ${outcomeWords(rule)}`,
           );
         }
       }
       if (below !== undefined && deciding && value < below && value >= below * NEAR_FRACTION) {
         near.push(
-          `${field} ${words(field, value)} is just under ${words(field, below)}, below which rule "${rule.id}" ${outcomeWords(rule)}`,
+          `${field} ${words(field, value)} is just under ${words(field, below)}, below which rule ` +
+            `"${rule.id}" ${outcomeWords(rule)}`,
         );
       }
     }

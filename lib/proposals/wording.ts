@@ -36,5 +36,8 @@ export function routingContext(proposal: Proposal): string | null {
   const described = findAction(proposal.action)?.describeAggregate?.(args, aggregate);
   if (described) return described;
   const { priorCount, windowHours, field, total } = aggregate;
-  return `With ${priorCount} earlier proposal${priorCount === 1 ? '' : 's'} of this action on ${proposal.resourceKey ?? 'this resource'} in the last ${windowHours} h: ${field} ${total} in all`;
+  return (
+    `With ${priorCount} earlier proposal${priorCount === 1 ? '' : 's'} of this action ` +
+    `on ${proposal.resourceKey ?? 'this resource'} in the last ${windowHours} h: ${field} ${total} in all`
+  );
 }

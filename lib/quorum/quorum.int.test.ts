@@ -151,7 +151,8 @@ describe('an evidence bundle and History tell a withdrawn approval and never cou
       expect.arrayContaining([
         expect.stringMatching(
           new RegExp(
-            `^approved by Bob \\(${w.world.userId('bob')}\\) at .* — withdrawn: role changed to viewer at ${withdrawal.occurredAt} \\(event #${withdrawal.seq}\\), not counted$`,
+            `^approved by Bob \\(${w.world.userId('bob')}\\) at .* — withdrawn: role changed to viewer ` +
+              `at ${withdrawal.occurredAt} \\(event #${withdrawal.seq}\\), not counted$`,
           ),
         ),
         'approvals counted: 2 of 2 required (withdrawn ones never count)',

@@ -15,7 +15,8 @@ export function conditionInWords(when: RoutingRule['when'], format: BoundFormat 
   if (!when) return 'Always';
   if (when.below !== undefined) return `When ${when.field} is below ${format(when.field, when.below)}`;
   const sum = when.aggregate
-    ? ` summed with this action's open and executed proposals on the same resource in the last ${when.aggregate.windowHours} h`
+    ? ` summed with this action's open and executed proposals on the same resource in the ` +
+      `last ${when.aggregate.windowHours} h`
     : '';
   return `When ${when.field}${sum} is above ${when.above === undefined ? '?' : format(when.field, when.above)}`;
 }
@@ -127,7 +128,10 @@ export function idMismatch(
     : namedAmountMismatch(rule.id.replaceAll(/[-_]/g, ' '), rule, earlier, format);
   if (!found) return null;
   const bound = rule.when ? `the bound is ${found.shown}` : `the rules before it are bounded at ${found.shown}`;
-  return `The id ${rule.id} names ${found.named}, but ${bound}. Ids are not renamed, since past proposals cite them: add a rule with a new id and remove this one to change it.`;
+  return (
+    `The id ${rule.id} names ${found.named}, but ${bound}. Ids are not renamed, since past proposals cite ` +
+    `them: add a rule with a new id and remove this one to change it.`
+  );
 }
 
 /**
@@ -231,7 +235,8 @@ export function changesInWords(before: Terms, after: Terms, format: BoundFormat 
     const moved =
       position(before.rules, line.id) !== position(after.rules, line.id)
         ? [
-            `Rule ${line.id} moves to position ${position(after.rules, line.id)} (was ${position(before.rules, line.id)}).`,
+            `Rule ${line.id} moves to ` +
+              `position ${position(after.rules, line.id)} (was ${position(before.rules, line.id)}).`,
           ]
         : [];
     return [...(line.kind === 'changed' ? changedRuleWords(old!, now!, format) : []), ...moved];

@@ -102,7 +102,8 @@ export async function proposeRefunds(
       | undefined;
     if (response.status !== 201 || answer?.proposal?.status !== 'pending_approval') {
       throw new Error(
-        `proposing a refund on ${ids.order} was answered ${response.status} (${answer?.proposal?.status ?? 'no proposal'})`,
+        `proposing a refund on ${ids.order} was ` +
+          `answered ${response.status} (${answer?.proposal?.status ?? 'no proposal'})`,
       );
     }
     pending.push({ id: answer.proposal.id, payloadHash: answer.proposal.payloadHash, orderId: ids.order });
@@ -272,7 +273,9 @@ export async function approvalScenario(options: {
     });
     runs.push(run);
     options.progress(
-      `Approval → succeeded · ${concurrency} at a time: p50 ${run.p50} ms, p95 ${run.p95} ms, p99 ${run.p99} ms (p50 ${run.toExecutorP50} ms to the executor, ${run.inExecutorP50} ms in it), ${run.succeeded}/${run.approvals} succeeded, errors ${run.errors}`,
+      `Approval → succeeded · ${concurrency} at a time: p50 ${run.p50} ms, p95 ${run.p95} ms, ` +
+        `p99 ${run.p99} ms (p50 ${run.toExecutorP50} ms to the executor, ${run.inExecutorP50} ms in ` +
+        `it), ${run.succeeded}/${run.approvals} succeeded, errors ${run.errors}`,
     );
   }
   return runs;

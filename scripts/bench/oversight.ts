@@ -248,9 +248,13 @@ export function oversightTargets(rows: OversightRow[], sizes: number[]): PageTar
     const ratio = large.p50 / small.p50;
     const top = worst(page);
     targets.push({
-      name: `${OVERSIGHT_PAGES[page]} at ${sizeLabel(largest)} decisions ≤ ${GROWTH_LIMIT}× its time at ${sizeLabel(smallest)}, p95 ≤ ${P95_LIMIT_MS} ms at every size`,
+      name:
+        `${OVERSIGHT_PAGES[page]} at ${sizeLabel(largest)} decisions ≤ ${GROWTH_LIMIT}× its time ` +
+        `at ${sizeLabel(smallest)}, p95 ≤ ${P95_LIMIT_MS} ms at every size`,
       pass: ratio <= GROWTH_LIMIT && top.p95 <= P95_LIMIT_MS,
-      measured: `p50 ${large.p50} ms vs ${small.p50} ms (${ratio.toFixed(2)}×), p95 at most ${top.p95} ms (at ${sizeLabel(top.size)})`,
+      measured:
+        `p50 ${large.p50} ms vs ${small.p50} ms (${ratio.toFixed(2)}×), p95 at most ${top.p95} ms ` +
+        `(at ${sizeLabel(top.size)})`,
     });
   }
   if (of('api90').length > 0) {
@@ -294,7 +298,10 @@ function oversightMarkdown(
   const seeded = seeding
     .map(
       (step) =>
-        `${sizeLabel(step.size)}: +${step.proposals.toLocaleString('en')} proposals, +${step.events.toLocaleString('en')} events in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s), ${step.decisions.toLocaleString('en')} decisions and ${step.views.toLocaleString('en')} first looks in all`,
+        `${sizeLabel(step.size)}: +${step.proposals.toLocaleString('en')} proposals, ` +
+        `+${step.events.toLocaleString('en')} events in ${step.seconds} s (vacuum ` +
+        `analyze ${step.vacuumSeconds} s), ${step.decisions.toLocaleString('en')} decisions ` +
+        `and ${step.views.toLocaleString('en')} first looks in all`,
     )
     .join('; ');
   const approvers = seeding.at(-1)?.windows[0]?.approvers ?? 0;

@@ -199,11 +199,13 @@ export async function measurePages(options: PagesOptions): Promise<{
       const vacuumSeconds = Math.round((Date.now() - vacuumBegan) / 100) / 10;
       seeding.push({ ...step, size, vacuumSeconds });
       progress(
-        `  ${step.proposals.toLocaleString('en')} proposals and ${step.events.toLocaleString('en')} events in ${step.seconds} s, vacuum analyze ${vacuumSeconds} s`,
+        `  ${step.proposals.toLocaleString('en')} proposals and ${step.events.toLocaleString('en')} events ` +
+          `in ${step.seconds} s, vacuum analyze ${vacuumSeconds} s`,
       );
       if (index === 0)
         progress(
-          `  audit chain verified through #${(await verifyChainOf(options.databaseUrl, template.tenantId)).toLocaleString('en')}`,
+          `  audit chain verified through ` +
+            `#${(await verifyChainOf(options.databaseUrl, template.tenantId)).toLocaleString('en')}`,
         );
       for (const page of Object.keys(PAGES) as PageName[]) {
         const firstByte = page === 'export';
@@ -294,7 +296,9 @@ function pageTargets(rows: PageRow[], sizes: number[]): PageTarget[] {
     const ratio = large.p50 / small.p50;
     return [
       {
-        name: `${PAGES[page]} at ${sizeLabel(largest)} ≤ ${GROWTH_LIMIT}× its time at ${sizeLabel(smallest)}, p95 ≤ ${P95_LIMIT_MS} ms`,
+        name:
+          `${PAGES[page]} at ${sizeLabel(largest)} ≤ ${GROWTH_LIMIT}× its time at ${sizeLabel(smallest)}, p95 ` +
+          `≤ ${P95_LIMIT_MS} ms`,
         pass: ratio <= GROWTH_LIMIT && large.p95 <= P95_LIMIT_MS,
         measured: `p50 ${large.p50} ms vs ${small.p50} ms (${ratio.toFixed(2)}×), p95 ${large.p95} ms`,
       },
@@ -326,7 +330,9 @@ function pagesMarkdown(
   const seeded = seeding
     .map(
       (step) =>
-        `${sizeLabel(step.size)}: +${step.proposals.toLocaleString('en')} proposals, +${step.events.toLocaleString('en')} events in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s)`,
+        `${sizeLabel(step.size)}: +${step.proposals.toLocaleString('en')} proposals, ` +
+        `+${step.events.toLocaleString('en')} events in ${step.seconds} s (vacuum ` +
+        `analyze ${step.vacuumSeconds} s)`,
     )
     .join('; ');
   return `${lines.join('\n')}

@@ -109,7 +109,8 @@ export async function measurePendingPages(
     for (const [index, size] of options.sizes.entries()) {
       const hot = index === 0 ? 0 : Math.min(HOT_PENDING, size);
       progress(
-        `Pending: growing acme to ${size.toLocaleString('en')} pending over many SKUs${hot ? ` and ${hot.toLocaleString('en')} on ${hotKey}` : ''} with COPY…`,
+        `Pending: growing acme to ${size.toLocaleString('en')} pending over many ` +
+          `SKUs${hot ? ` and ${hot.toLocaleString('en')} on ${hotKey}` : ''} with COPY…`,
       );
       const step = await growPending(sql, template, {
         target: size,
@@ -132,7 +133,9 @@ export async function measurePendingPages(
       const totalPending = counted?.n ?? 0;
       seeding.push({ ...step, size, totalPending, vacuumSeconds });
       progress(
-        `  +${step.pending.toLocaleString('en')} pending, +${step.hot.toLocaleString('en')} on the hot SKU (${totalPending.toLocaleString('en')} pending in all) in ${step.seconds} s, vacuum analyze ${vacuumSeconds} s; ${step.claimsRows.toLocaleString('en')} claims rows, all exact`,
+        `  +${step.pending.toLocaleString('en')} pending, +${step.hot.toLocaleString('en')} on the hot SKU ` +
+          `(${totalPending.toLocaleString('en')} pending in all) in ${step.seconds} s, vacuum ` +
+          `analyze ${vacuumSeconds} s; ${step.claimsRows.toLocaleString('en')} claims rows, all exact`,
       );
       if (index === 0)
         progress(`  audit chain verified through #${(await options.verifyChain()).toLocaleString('en')}`);
@@ -194,7 +197,10 @@ export async function measurePendingPages(
         };
         sweep.push(row);
         progress(
-          `  Re-check sweep: ${row.drained} due re-checked first; ${round(row.idleMs)} ms with nothing due (${row.idlePerPendingUs.toFixed(2)} µs per pending, ${row.idleChecked} re-checked meanwhile), ${row.perCheckMs.toFixed(2)} ms per re-check${row.hot ? `, ${row.hot.perCheckMs.toFixed(2)} ms per re-check on the hot SKU` : ''}`,
+          `  Re-check sweep: ${row.drained} due re-checked first; ${round(row.idleMs)} ms with nothing due ` +
+            `(${row.idlePerPendingUs.toFixed(2)} µs per pending, ${row.idleChecked} re-checked ` +
+            `meanwhile), ${row.perCheckMs.toFixed(2)} ms per ` +
+            `re-check${row.hot ? `, ${row.hot.perCheckMs.toFixed(2)} ms per re-check on the hot SKU` : ''}`,
         );
       }
     }
@@ -227,7 +233,10 @@ export function pendingTargets(rows: PendingRow[], sweep: SweepRow[], sizes: num
     if (!small || !large || smallest === largest) continue;
     const ratio = large.p50 / small.p50;
     targets.push({
-      name: `${PENDING_PAGES[page]} at ${label(largest)} pending ≤ ${GROWTH_LIMIT}× ${reference === page ? 'its' : 'the proposal page’s'} time at ${label(smallest)}, p95 ≤ ${P95_LIMIT_MS} ms`,
+      name:
+        `${PENDING_PAGES[page]} at ${label(largest)} pending ` +
+        `≤ ${GROWTH_LIMIT}× ${reference === page ? 'its' : 'the proposal page’s'} time at ${label(smallest)}, ` +
+        `p95 ≤ ${P95_LIMIT_MS} ms`,
       pass: ratio <= GROWTH_LIMIT && large.p95 <= P95_LIMIT_MS,
       measured: `p50 ${large.p50} ms vs ${small.p50} ms (${ratio.toFixed(2)}×), p95 ${large.p95} ms`,
     });
@@ -237,20 +246,28 @@ export function pendingTargets(rows: PendingRow[], sweep: SweepRow[], sizes: num
   if (first && last && smallest !== largest) {
     const idle = last.idlePerPendingUs / first.idlePerPendingUs;
     targets.push({
-      name: `re-check sweep with nothing due: cost per pending proposal at ${label(largest)} ≤ ${GROWTH_LIMIT}× at ${label(smallest)}`,
+      name:
+        `re-check sweep with nothing due: cost per pending proposal at ${label(largest)} ≤ ${GROWTH_LIMIT}× ` +
+        `at ${label(smallest)}`,
       pass: idle <= GROWTH_LIMIT,
-      measured: `${last.idlePerPendingUs.toFixed(2)} µs vs ${first.idlePerPendingUs.toFixed(2)} µs per pending (${idle.toFixed(2)}×; one run ${round(last.idleMs)} ms vs ${round(first.idleMs)} ms)`,
+      measured:
+        `${last.idlePerPendingUs.toFixed(2)} µs vs ${first.idlePerPendingUs.toFixed(2)} µs per pending ` +
+        `(${idle.toFixed(2)}×; one run ${round(last.idleMs)} ms vs ${round(first.idleMs)} ms)`,
     });
     const check = last.perCheckMs / first.perCheckMs;
     targets.push({
-      name: `re-check sweep: time per proposal re-checked at ${label(largest)} ≤ ${GROWTH_LIMIT}× at ${label(smallest)}`,
+      name:
+        `re-check sweep: time per proposal re-checked at ${label(largest)} ≤ ${GROWTH_LIMIT}× ` +
+        `at ${label(smallest)}`,
       pass: check <= GROWTH_LIMIT,
       measured: `${last.perCheckMs.toFixed(2)} ms vs ${first.perCheckMs.toFixed(2)} ms (${check.toFixed(2)}×)`,
     });
     if (last.hot) {
       const hot = last.hot.perCheckMs / first.perCheckMs;
       targets.push({
-        name: `re-check sweep on the hot SKU (${HOT_PENDING.toLocaleString('en')} pending on it) at ${label(largest)}: time per re-check ≤ ${GROWTH_LIMIT}× a re-check at ${label(smallest)}`,
+        name:
+          `re-check sweep on the hot SKU (${HOT_PENDING.toLocaleString('en')} pending on it) ` +
+          `at ${label(largest)}: time per re-check ≤ ${GROWTH_LIMIT}× a re-check at ${label(smallest)}`,
         pass: hot <= GROWTH_LIMIT,
         measured: `${last.hot.perCheckMs.toFixed(2)} ms vs ${first.perCheckMs.toFixed(2)} ms (${hot.toFixed(2)}×)`,
       });
@@ -286,7 +303,8 @@ export function pendingMarkdown(
         '',
         `| Re-check sweep | ${sizes.map((size) => label(size)).join(' | ')} |`,
         `| --- | ${sizes.map(() => '---:').join(' | ')} |`,
-        `| due at the start, re-checked first | ${sizes.map((size) => sweep.find((r) => r.size === size)?.drained ?? '–').join(' | ')} |`,
+        `| due at the start, re-checked first ` +
+          `| ${sizes.map((size) => sweep.find((r) => r.size === size)?.drained ?? '–').join(' | ')} |`,
         `| one run, nothing due (ms) | ${sizes
           .map((size) => {
             const row = sweep.find((r) => r.size === size);
@@ -301,7 +319,9 @@ export function pendingMarkdown(
   const seeded = seeding
     .map(
       (step) =>
-        `${label(step.size)}: +${step.pending.toLocaleString('en')} pending and +${step.hot.toLocaleString('en')} on the hot SKU in ${step.seconds} s (vacuum analyze ${step.vacuumSeconds} s, ${step.claimsRows.toLocaleString('en')} claims rows)`,
+        `${label(step.size)}: +${step.pending.toLocaleString('en')} pending and ` +
+        `+${step.hot.toLocaleString('en')} on the hot SKU in ${step.seconds} s (vacuum ` +
+        `analyze ${step.vacuumSeconds} s, ${step.claimsRows.toLocaleString('en')} claims rows)`,
     )
     .join('; ');
   return `**Pages at pending scale.**

@@ -191,7 +191,8 @@ export async function runScaleOut(options: {
       START_TIMEOUT_MS,
     );
     options.progress(
-      `Scale-out: two servers on ports ${ports.servers.join(' and ')} (WORKER_IN_PROCESS=0) and two workers on one database…`,
+      `Scale-out: two servers on ports ${ports.servers.join(' and ')} (WORKER_IN_PROCESS=0) and two workers ` +
+        `on one database…`,
     );
     const servers = ports.servers.map((port, i) =>
       spawnLogged(
@@ -250,7 +251,8 @@ export async function runScaleOut(options: {
       ...(options.singleServer ? { singleServer: options.singleServer } : {}),
     };
     options.progress(
-      `Scale-out intake · 2 × 16 conn: ${intake.perSecond.toFixed(0)}/s, p50 ${intake.p50} ms, p95 ${intake.p95} ms, p99 ${intake.p99} ms, errors ${intake.errors}`,
+      `Scale-out intake · 2 × 16 conn: ${intake.perSecond.toFixed(0)}/s, p50 ${intake.p50} ms, ` +
+        `p95 ${intake.p95} ms, p99 ${intake.p99} ms, errors ${intake.errors}`,
     );
     const settled = { created: 0, replayed: 0, refused: 0 };
     for (const [i, run] of perServer.entries()) {
@@ -316,7 +318,12 @@ export async function runScaleOut(options: {
         approvals.succeeded === proposals.length,
     };
     options.progress(
-      `Scale-out check: intake ${intakeCheck.answered2xx} answered 2xx, ${intakeCheck.proposals} proposals (${intakeCheck.distinctRequests} distinct); approvals ${approvalCheck.executedOnce}/${approvalCheck.approved} executed once, ${approvalCheck.deliveredOnce} delivered once (${approvalCheck.deliveryRetries} after a retry), ${approvalCheck.refundedOnce} refunded once in the system of record; workers delivered ${dispatchedByWorker.join(' + ')}`,
+      `Scale-out check: intake ${intakeCheck.answered2xx} answered 2xx, ${intakeCheck.proposals} proposals ` +
+        `(${intakeCheck.distinctRequests} distinct); ` +
+        `approvals ${approvalCheck.executedOnce}/${approvalCheck.approved} executed ` +
+        `once, ${approvalCheck.deliveredOnce} delivered once (${approvalCheck.deliveryRetries} after a ` +
+        `retry), ${approvalCheck.refundedOnce} refunded once in the system of record; workers ` +
+        `delivered ${dispatchedByWorker.join(' + ')}`,
     );
     return { servers: 2, workers: 2, intake, intakeCheck, approvals, approvalCheck, peakRssMb };
   } finally {

@@ -45,7 +45,8 @@ async function main(): Promise<number> {
     reason: values.reason,
   };
   console.log(
-    `▸ Proposing issue_refund of ${args.amountMinor} minor units ${args.currency} on ${args.orderId} (requestId ${requestId})`,
+    `▸ Proposing issue_refund of ${args.amountMinor} minor ` +
+      `units ${args.currency} on ${args.orderId} (requestId ${requestId})`,
   );
   const proposed = await client.propose({
     requestId,

@@ -22,7 +22,8 @@ export function refundScript(orderId: string, amountMinor: number) {
     }
     if (last.outcome === 'no_decision_yet') return { say: `Nobody has decided yet: ${last.message}` };
     const decision = last.decision
-      ? `${last.decision.decision === 'approve' ? 'approved' : 'rejected'} by a person${last.decision.reason ? ` (“${last.decision.reason}”)` : ''}`
+      ? `${last.decision.decision === 'approve' ? 'approved' : 'rejected'} by a ` +
+        `person${last.decision.reason ? ` (“${last.decision.reason}”)` : ''}`
       : 'no decision';
     return { say: `The refund on ${orderId} ended ${last.outcome}: ${decision}. Review: ${last.reviewUrl}` };
   };

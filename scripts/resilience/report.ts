@@ -53,24 +53,37 @@ export function markdown(input: {
   if (input.runs) {
     const r = input.runs;
     notes.push(
-      `Randomized runs: ${r.runs} at concurrency ${r.concurrency} in ${r.seconds} s (seed ${r.seed}); scenarios ${statusList(r.scenarios)}; ${r.sharedResource} on a shared resource, ${r.revisions} revisions, ${r.replays} replays, executor faults queued: ${statusList(r.faultsQueued) || 'none'}.`,
+      `Randomized runs: ${r.runs} at concurrency ${r.concurrency} in ${r.seconds} s (seed ${r.seed}); ` +
+        `scenarios ${statusList(r.scenarios)}; ${r.sharedResource} on a shared ` +
+        `resource, ${r.revisions} revisions, ${r.replays} replays, executor faults ` +
+        `queued: ${statusList(r.faultsQueued) || 'none'}.`,
     );
   }
   if (input.soak) {
     const s = input.soak;
     notes.push(
-      `Soak: ${s.sent} proposals in ${s.seconds} s (${s.achievedRate}/s of ${s.rate}/s asked), each decided (${Math.round(s.approveFraction * 100)} % approved); server RSS every ${s.server.intervalSeconds} s after a ${s.server.warmupSeconds} s warm-up: min ${s.server.minMb} MB, max ${s.server.maxMb} MB, median first third ${s.server.firstThirdMedianMb} MB → last third ${s.server.lastThirdMedianMb} MB; whole demo tree (with the systems of record, whose ledger grows with every hold) ${s.demoTree.firstThirdMedianMb} → ${s.demoTree.lastThirdMedianMb} MB.`,
+      `Soak: ${s.sent} proposals in ${s.seconds} s (${s.achievedRate}/s of ${s.rate}/s asked), each decided ` +
+        `(${Math.round(s.approveFraction * 100)} % approved); server RSS every ${s.server.intervalSeconds} s ` +
+        `after a ${s.server.warmupSeconds} s warm-up: min ${s.server.minMb} MB, max ${s.server.maxMb} MB, ` +
+        `median first third ${s.server.firstThirdMedianMb} MB → last third ${s.server.lastThirdMedianMb} MB; ` +
+        `whole demo tree (with the systems of record, whose ledger grows with every ` +
+        `hold) ${s.demoTree.firstThirdMedianMb} → ${s.demoTree.lastThirdMedianMb} MB.`,
     );
   }
   if (input.burst) {
     const b = input.burst;
     notes.push(
-      `SIGKILL: ${b.operations} operations (proposal + approval) at concurrency ${b.concurrency}; killed with ${b.unansweredAtKill} not fully answered, down ${b.downSeconds} s; sent again: proposals ${statusList(b.retried.proposals) || 'none'}, approvals ${statusList(b.retried.approvals) || 'none'} (HTTP status → count).`,
+      `SIGKILL: ${b.operations} operations (proposal + approval) at concurrency ${b.concurrency}; killed ` +
+        `with ${b.unansweredAtKill} not fully answered, down ${b.downSeconds} s; sent again: ` +
+        `proposals ${statusList(b.retried.proposals) || 'none'}, ` +
+        `approvals ${statusList(b.retried.approvals) || 'none'} (HTTP status → count).`,
     );
   }
   const m = input.machine;
   notes.push(
-    `${m.cpus} × ${m.cpuModel}, load average ${m.loadAverageAtStart.join(' / ')} at the start, ${m.loadAverageAtEnd.join(' / ')} at the end; ${input.seconds} s in all. Command: \`${input.command}\`.`,
+    `${m.cpus} × ${m.cpuModel}, load average ${m.loadAverageAtStart.join(' / ')} at the ` +
+      `start, ${m.loadAverageAtEnd.join(' / ')} at the end; ${input.seconds} s in all. Command: ` +
+      `\`${input.command}\`.`,
   );
   return `${lines.join('\n')}\n\n${notes.map((note) => `- ${note}`).join('\n')}\n`;
 }

@@ -151,7 +151,8 @@ export async function soak(
       inFlight.add(request);
       if ((k + 1) % Math.round(total / 5) === 0)
         options.progress(
-          `soak: ${k + 1}/${total} sent, ${report.errors} errors, server RSS ${Math.round(serverSamples.at(-1) ?? 0)} MB`,
+          `soak: ${k + 1}/${total} sent, ${report.errors} errors, server ` +
+            `RSS ${Math.round(serverSamples.at(-1) ?? 0)} MB`,
         );
     }
     await Promise.all(inFlight);

@@ -39,7 +39,8 @@ const GONE: Record<
   expired: {
     title: 'This invitation has expired',
     text: (tenant) =>
-      `Links work for 72 hours, and an admin may have cancelled this one. Ask an admin of ${tenant ?? 'your team'} for a new link.`,
+      `Links work for 72 hours, and an admin may have cancelled this one. Ask an admin ` +
+      `of ${tenant ?? 'your team'} for a new link.`,
   },
 };
 

@@ -27,7 +27,10 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   describeAggregate: (args, { field, priorCount, total, windowHours }) => {
     const { orderId, currency } = args;
     const amount = field === 'amountMinor' ? formatMoney(total, currency) : `${field} ${total}`;
-    return `With ${priorCount} earlier refund${priorCount === 1 ? '' : 's'} on ${orderId} in the last ${windowHours} h: ${amount} in all`;
+    return (
+      `With ${priorCount} earlier refund${priorCount === 1 ? '' : 's'} on ${orderId} in the ` +
+      `last ${windowHours} h: ${amount} in all`
+    );
   },
   approveLabel: (args) => `Approve refund of ${formatMoney(args.amountMinor, args.currency)}`,
   receiptNoun: () => 'refund',
@@ -59,7 +62,11 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     if (amountMinor > left) {
       return {
         code: 'exceeds_refundable_balance',
-        message: `At most ${formatMoney(Math.max(left, 0), orderCurrency)} can be refunded (charged ${formatMoney(charged, orderCurrency)}, refunded ${formatMoney(refunded, orderCurrency)}, ${formatMoney(reserved, orderCurrency)} in open proposals).`,
+        message:
+          `At most ${formatMoney(Math.max(left, 0), orderCurrency)} can be refunded ` +
+          `(charged ${formatMoney(charged, orderCurrency)}, ` +
+          `refunded ${formatMoney(refunded, orderCurrency)}, ${formatMoney(reserved, orderCurrency)} in open ` +
+          `proposals).`,
       };
     }
     return undefined;
@@ -71,7 +78,10 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     const { reserved, left: refundable } = balanceOf(resolution, open);
     if (refundable <= 0 || amountMinor < refundable * 0.9) return undefined;
     const amount = formatMoney(amountMinor, currency).replace(/ \S+$/, '');
-    return `${amount} of ${formatMoney(refundable, currency)} still refundable${reserved > 0 ? ` (after ${formatMoney(reserved, currency)} in open proposals)` : ''}`;
+    return (
+      `${amount} of ${formatMoney(refundable, currency)} still ` +
+      `refundable${reserved > 0 ? ` (after ${formatMoney(reserved, currency)} in open proposals)` : ''}`
+    );
   },
 
   describeChange(before, after) {
@@ -81,8 +91,14 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     const balance = (facts: Record<string, string | number>) =>
       Number(facts.chargedMinor) - Number(facts.refundedMinor);
     if (balance(before) !== balance(after))
-      return `order balance changed from ${formatMoney(balance(before), currency)} to ${formatMoney(balance(after), currency)}`;
-    return `order charges or refunds changed (charged ${formatMoney(Number(after.chargedMinor), currency)}, refunded ${formatMoney(Number(after.refundedMinor), currency)})`;
+      return (
+        `order balance changed ` +
+        `from ${formatMoney(balance(before), currency)} to ${formatMoney(balance(after), currency)}`
+      );
+    return (
+      `order charges or refunds changed (charged ${formatMoney(Number(after.chargedMinor), currency)}, ` +
+      `refunded ${formatMoney(Number(after.refundedMinor), currency)})`
+    );
   },
 
   authorize: () => true,

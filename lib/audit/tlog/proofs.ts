@@ -54,7 +54,8 @@ export function verifyEventInclusion(
   if (proof.seq !== event.seq) throw new ProofError(`the inclusion proof is of event #${proof.seq}, not #${event.seq}`);
   if (proof.treeSize !== checkpoint.size)
     throw new ProofError(
-      `the inclusion proof of event #${event.seq} is for a tree of ${proof.treeSize} event(s); the checkpoint signs ${checkpoint.size}`,
+      `the inclusion proof of event #${event.seq} is for a tree of ${proof.treeSize} event(s); the ` +
+        `checkpoint signs ${checkpoint.size}`,
     );
   let leaf: Uint8Array;
   try {
@@ -78,14 +79,16 @@ export function verifyCheckpointConsistency(earlier: TreeHead, later: TreeHead, 
     throw new ProofError(`the checkpoints are of two logs: ${earlier.origin} and ${later.origin}`);
   if (later.size < earlier.size)
     throw new ProofError(
-      `the later checkpoint (#${later.size}) is smaller than the earlier one (#${earlier.size}): the log was rolled back`,
+      `the later checkpoint (#${later.size}) is smaller than the earlier one (#${earlier.size}): the log was ` +
+        `rolled back`,
     );
   if (earlier.size === 0) return; // every tree extends the empty one
   const parsed = consistencyProofSchema.safeParse(proof);
   if (!parsed.success) throw new ProofError('the consistency proof is malformed');
   if (proof.fromSize !== earlier.size || proof.toSize !== later.size) {
     throw new ProofError(
-      `the consistency proof is from #${proof.fromSize} to #${proof.toSize}, not from #${earlier.size} to #${later.size}`,
+      `the consistency proof is from #${proof.fromSize} to #${proof.toSize}, not from #${earlier.size} to ` +
+        `#${later.size}`,
     );
   }
   if (!verifyConsistency(earlier.size, later.size, decode(proof.hashes), earlier.rootHash, later.rootHash)) {

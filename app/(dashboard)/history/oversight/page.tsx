@@ -81,7 +81,9 @@ export default async function OversightPage({
       <p className="text-sm" data-testid="oversight-alarm-settings">
         {alarmOff
           ? 'The rubber-stamp alarm is off (a setting is 0).'
-          : `Admins are told, once a week per person, when someone's last 7 days hold at least ${settings.minDecisions} decisions, ${settings.approvalRatePercent} % or more of them approvals, decided a median under ${settings.medianDwellSeconds} s after first opening.`}
+          : `Admins are told, once a week per person, when someone's last 7 days hold at ` +
+            `least ${settings.minDecisions} decisions, ${settings.approvalRatePercent} % or more of them ` +
+            `approvals, decided a median under ${settings.medianDwellSeconds} s after first opening.`}
       </p>
       {context.role === 'admin' ? <OversightSettingsForm initial={settings} /> : null}
       {empty ? (

@@ -496,7 +496,16 @@ export const adminOperations: Operation[] = [
   }),
   admin({
     operationId: 'planPolicies',
-    description: `The document \`PUT\` takes (\`note\` optional here), validated the same way (422 \`invalid_policy\`, 409 \`stale_policy\`). Answers each changed action's change in words and a backtest: the tenant's proposals of those actions from the last \`days\` days (the newest ${BACKTEST_LIMIT.toLocaleString('en')} at most; \`truncated\` says when there were more) routed by the current policy and by the draft with the real router, listing each whose outcome, number of approvers or role would change, and \`warnings\`: each rule of a changed action whose description or id names an amount its bounds no longer have (ids are never renamed). Money bounds are worded in major units when the period's proposals name currencies with one number of decimals. Aggregate bounds are summed over the replayed proposals (statuses as they are now). Writes nothing.`,
+    description:
+      `The document \`PUT\` takes (\`note\` optional here), validated the same way (422 \`invalid_policy\`, ` +
+      `409 \`stale_policy\`). Answers each changed action's change in words and a backtest: the tenant's ` +
+      `proposals of those actions from the last \`days\` days (the ` +
+      `newest ${BACKTEST_LIMIT.toLocaleString('en')} at most; \`truncated\` says when there were more) routed ` +
+      `by the current policy and by the draft with the real router, listing each whose outcome, number of ` +
+      `approvers or role would change, and \`warnings\`: each rule of a changed action whose description or id ` +
+      `names an amount its bounds no longer have (ids are never renamed). Money bounds are worded in major ` +
+      `units when the period's proposals name currencies with one number of decimals. Aggregate bounds are ` +
+      `summed over the replayed proposals (statuses as they are now). Writes nothing.`,
     method: 'post',
     path: `${policies}/plan`,
     summary: 'Plan a policy change: the change in words and a backtest of recent proposals (writes nothing)',

@@ -32,7 +32,14 @@ export const grantOperations: Operation[] = [
     tag: 'Operator API',
     access: 'session',
     summary: 'Approve further proposals like one you approved, for a while, within caps',
-    description: `From a proposal you approved whose rule needs one approver (no passkey): further proposals of the same action, agent key and rule (and resource, with \`sameResource\`) are approved in your name for \`minutes\` (at most ${GRANT_MAX_MINUTES}), at most \`maxCount\` of them and, for money, \`maxTotalMinor\` in all (the source's currency). A proposal with any risk flag, or routed otherwise, still waits for a person. Revocation, expiry, a change of your role, leaving the tenant or a new policy for the action end it. Audited as \`grant.created\`; each covered proposal as \`proposal.approved\` with reason \`grant\`.`,
+    description:
+      `From a proposal you approved whose rule needs one approver (no passkey): further proposals of the same ` +
+      `action, agent key and rule (and resource, with \`sameResource\`) are approved in your name for ` +
+      `\`minutes\` (at most ${GRANT_MAX_MINUTES}), at most \`maxCount\` of them and, for money, ` +
+      `\`maxTotalMinor\` in all (the source's currency). A proposal with any risk flag, or routed otherwise, ` +
+      `still waits for a person. Revocation, expiry, a change of your role, leaving the tenant or a new policy ` +
+      `for the action end it. Audited as \`grant.created\`; each covered proposal as \`proposal.approved\` with ` +
+      `reason \`grant\`.`,
     body: bodyOf(grantRequest, 'GrantRequest'),
     success: [{ status: 201, description: 'The grant.', body: { json: grant } }],
     errors: [

@@ -31,7 +31,9 @@ export const readOperations: Operation[] = [
     query: [
       {
         name: 'days',
-        description: `The window in days, 1–${OVERSIGHT_MAX_DAYS} (default ${OVERSIGHT_DEFAULT_DAYS}); anything else is 422 \`invalid_days\`.`,
+        description:
+          `The window in days, 1–${OVERSIGHT_MAX_DAYS} (default ${OVERSIGHT_DEFAULT_DAYS}); anything else is ` +
+          `422 \`invalid_days\`.`,
       },
     ],
     success: [
