@@ -7,13 +7,15 @@ import { cn, FOCUS_RING } from './cn';
 const VARIANTS = {
   primary: 'bg-blue-700 text-white hover:bg-blue-800',
   secondary:
-    'border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 dark:text-zinc-100 dark:hover:bg-zinc-800',
+    'border border-zinc-300 bg-white text-zinc-900 hover:bg-zinc-100 dark:border-zinc-700 dark:bg-zinc-900 ' +
+    'dark:text-zinc-100 dark:hover:bg-zinc-800',
   destructive: 'bg-red-700 text-white hover:bg-red-600 dark:bg-red-600 dark:hover:bg-red-500',
   danger: 'border border-red-700 text-red-800 hover:bg-red-50 dark:text-red-300 dark:hover:bg-red-950',
   ghost: 'text-zinc-700 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800',
   /** News to take in when ready (new items arrived): tinted, not alarming. */
   notice:
-    'border border-blue-300 bg-blue-50 text-blue-900 hover:bg-blue-100 dark:border-blue-800 dark:bg-blue-950 dark:text-blue-200 dark:hover:bg-blue-900',
+    'border border-blue-300 bg-blue-50 text-blue-900 hover:bg-blue-100 dark:border-blue-800 dark:bg-blue-950 ' +
+    'dark:text-blue-200 dark:hover:bg-blue-900',
   link: 'underline underline-offset-2',
 } as const;
 

@@ -13,13 +13,15 @@ const EXECUTION_OUTCOMES = {
 export const AUDIT_EVENTS = {
   'tenant.created': 'a tenant was created',
   'tenant.settings_changed':
-    "an admin changed the tenant's settings (reminder, escalation, values; the rubber-stamp alarm; whether every approval needs a passkey)",
+    "an admin changed the tenant's settings (reminder, escalation, values; the rubber-stamp alarm; whether every " +
+    'approval needs a passkey)',
   'channel.created': 'an admin added a notification channel',
   'channel.updated': 'an admin changed, disabled or re-enabled a notification channel',
   'delivery.retried': 'an admin sent a dead notification delivery again',
   'membership.granted': 'a user was given a role in the tenant',
   'membership.removed':
-    "a user's membership was removed: their access to this tenant ends (their sessions, which may serve other tenants, stay)",
+    "a user's membership was removed: their access to this tenant ends (their sessions, which may serve other " +
+    'tenants, stay)',
   'membership.invited': 'an admin invited someone by email to join the tenant with a role (a one-time link)',
   'membership.invitation_cancelled': 'an admin cancelled a pending invitation; its link no longer works',
   'membership.invitation_code_sent':
@@ -35,23 +37,29 @@ export const AUDIT_EVENTS = {
   'auth.sign_in_locked': 'too many failed sign-ins locked an account out for a while',
   'auth.email_code_sent': 'a code to prove their address was emailed to a member (never the code itself)',
   'auth.email_verified':
-    'a member proved their address (the emailed code, or single sign-on that vouched for it); their account may join other tenants',
+    'a member proved their address (the emailed code, or single sign-on that vouched for it); their account may ' +
+    'join other tenants',
   'auth.credentials_cleared':
-    "proving the address of an account an invitation link made took it over for the address's owner: its password and passkeys were removed and its sessions ended",
+    "proving the address of an account an invitation link made took it over for the address's owner: its " +
+    'password and passkeys were removed and its sessions ended',
   'auth.password_changed': "a member's password was set anew; their sessions end with it",
   'passkey.registered': 'a member added a passkey: its credential id, public key and name, bound to them',
   'passkey.removed':
-    'a passkey was removed, by its owner or by an admin of a tenant the owner belongs to (admin_reset: lost, or the last where passkeys are required)',
+    'a passkey was removed, by its owner or by an admin of a tenant the owner belongs to (admin_reset: lost, or ' +
+    'the last where passkeys are required)',
   'session.ended':
-    "a member's session ended: signed out, signed out everywhere, idle, expired, password changed, address proven (a link-made account taken over) or removed",
+    "a member's session ended: signed out, signed out everywhere, idle, expired, password changed, address " +
+    'proven (a link-made account taken over) or removed',
   'policy.published': "a new version of an action's routing policy took effect in the tenant",
   'contract.status_changed':
-    "an admin moved a contract version in the tenant's rollout (shadow, current, supported with or without a sunset, retired)",
+    "an admin moved a contract version in the tenant's rollout (shadow, current, supported with or without a " +
+    'sunset, retired)',
   'proposal.created': 'a proposal passed the gates (from an agent, or an operator revision)',
   'proposal.approval_added': 'an approval was recorded; more are needed',
   'proposal.approved': 'the last approval needed was recorded',
   'proposal.approval_withdrawn':
-    "an approval stopped counting: its approver's role dropped below the rule's, or they were removed from the tenant, while the proposal waited",
+    "an approval stopped counting: its approver's role dropped below the rule's, or they were removed from the " +
+    'tenant, while the proposal waited',
   'proposal.rejected': 'an operator rejected the proposal',
   'proposal.extended': 'an approver extended the expiry once',
   'proposal.revised': 'an operator replaced the proposal by a revision',
@@ -66,10 +74,12 @@ export const AUDIT_EVENTS = {
   'oversight.rubber_stamp':
     "an approver's decisions of the last 7 days met the tenant's rubber-stamp thresholds (once per person and week)",
   'grant.created':
-    'an approver made a standing grant from a proposal they approved: its terms (action, agent key, rule, resource, expiry, caps) and reason',
+    'an approver made a standing grant from a proposal they approved: its terms (action, agent key, rule, ' +
+    'resource, expiry, caps) and reason',
   'grant.revoked': 'the granter or an admin revoked a standing grant',
   'grant.ended':
-    "a standing grant ended because its granter's role changed, the granter left the tenant, or the action's policy changed",
+    "a standing grant ended because its granter's role changed, the granter left the tenant, or the action's " +
+    'policy changed',
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;

@@ -27,14 +27,18 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /** The document's tags, each with what its operations are for. */
 export const TAGS = {
   'Agent API':
-    'For agents, with an agent key: propose an action, read what became of it, read the contracts. Reads of a proposal and of the contracts take a dashboard session too.',
+    'For agents, with an agent key: propose an action, read what became of it, read the contracts. Reads of a ' +
+    'proposal and of the contracts take a dashboard session too.',
   'Operator API':
-    'For people, with a dashboard session: decide, extend, revise and re-request proposals, read the queue, export the audit trail, prove an email address. Mutations need a same-origin `Origin`.',
+    'For people, with a dashboard session: decide, extend, revise and re-request proposals, read the queue, ' +
+    'export the audit trail, prove an email address. Mutations need a same-origin `Origin`.',
   'Admin API':
-    "For a tenant's admins, with a dashboard session in the tenant the dashboard shows: agent keys, members, contract rollout, notifications, passkeys, the emergency stop and routing policies.",
+    "For a tenant's admins, with a dashboard session in the tenant the dashboard shows: agent keys, members, " +
+    'contract rollout, notifications, passkeys, the emergency stop and routing policies.',
   Public: 'No credentials: the public keys, health, this document, and accepting an invitation.',
   Executor:
-    'Called by the worker with signed commands, not by clients; an executor of your own verifies the same commands with the public keys.',
+    'Called by the worker with signed commands, not by clients; an executor of your own verifies the same ' +
+    'commands with the public keys.',
   MCP: 'The Model Context Protocol server for agents, with an agent key.',
 } as const;
 
