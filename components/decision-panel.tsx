@@ -55,7 +55,10 @@ export function SessionEndedNotice() {
   return (
     <p
       data-testid="session-ended"
-      className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+      className={
+        'rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 ' +
+        'dark:bg-amber-950 dark:text-amber-200'
+      }
     >
       Your session ended —{' '}
       <a href={signInAgainHref(here)} data-testid="sign-in-again" className="font-medium underline">
@@ -163,7 +166,10 @@ export function DecisionPanel({
           ) : mutation.error ? (
             <p
               data-testid="decision-error"
-              className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+              className={
+                'rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 ' +
+                'dark:bg-red-950 dark:text-red-200'
+              }
             >
               {mutation.error.message}
               {mutation.error instanceof OperatorApiError ? <PasskeyHelp code={mutation.error.problem.code} /> : null}
@@ -198,7 +204,10 @@ export function DecisionPanel({
           <div
             role="group"
             aria-label="Confirm approval"
-            className="rounded-md border border-blue-300 bg-blue-50 p-3 max-lg:max-h-[80dvh] max-lg:overflow-y-auto dark:border-blue-800 dark:bg-blue-950"
+            className={
+              'rounded-md border border-blue-300 bg-blue-50 p-3 max-lg:max-h-[80dvh] max-lg:overflow-y-auto ' +
+              'dark:border-blue-800 dark:bg-blue-950'
+            }
           >
             <p className="text-sm">
               You are signing{' '}

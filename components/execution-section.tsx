@@ -76,7 +76,10 @@ export function ExecutionSection({
       >
         <span
           aria-hidden
-          className="inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-violet-300 border-t-violet-700 dark:border-violet-800 dark:border-t-violet-300"
+          className={
+            'inline-block h-3.5 w-3.5 animate-spin rounded-full border-2 border-violet-300 border-t-violet-700 ' +
+            'dark:border-violet-800 dark:border-t-violet-300'
+          }
         />
         <span>
           Outcome unknown — checking with {scope} (attempt {Math.max(1, execution?.attempts ?? 1)}
@@ -200,7 +203,10 @@ export function ExecutionSection({
               />
             </div>
             <pre
-              className="overflow-x-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-3 font-mono text-xs dark:bg-zinc-800"
+              className={
+                'overflow-x-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-3 font-mono text-xs ' +
+                'dark:bg-zinc-800'
+              }
               data-testid="execution-jws"
             >
               <code>{command.jws}</code>

@@ -10,7 +10,10 @@ export function ExecutionsBanner({ paused, isAdmin }: { paused: PausedView; isAd
     <div
       role="status"
       data-testid="executions-paused-banner"
-      className="border-b border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+      className={
+        'border-b border-amber-300 bg-amber-50 text-amber-950 dark:border-amber-800 dark:bg-amber-950 ' +
+        'dark:text-amber-100'
+      }
     >
       <p className="mx-auto max-w-7xl px-4 py-2 text-sm">
         <strong>Executions are paused.</strong> Paused by{' '}

@@ -60,7 +60,10 @@ export function GrantOutcomeNote({ proposalId }: { proposalId: string }) {
         <p
           data-testid="grant-made"
           data-grant-id={outcome.grant.id}
-          className="mt-3 rounded-md border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-200"
+          className={
+            'mt-3 rounded-md border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 ' +
+            'dark:bg-green-950 dark:text-green-200'
+          }
         >
           Standing grant <span className="font-mono">{outcome.grant.id}</span> made: up to {outcome.grant.maxCount}{' '}
           proposal{outcome.grant.maxCount === 1 ? '' : 's'} like this are approved in your name until{' '}
@@ -72,7 +75,10 @@ export function GrantOutcomeNote({ proposalId }: { proposalId: string }) {
       ) : (
         <p
           data-testid="grant-refused"
-          className="mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+          className={
+            'mt-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 ' +
+            'dark:bg-amber-950 dark:text-amber-200'
+          }
         >
           The approval stands, but the grant was not made: {outcome.message}
         </p>

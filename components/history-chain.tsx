@@ -21,7 +21,10 @@ export function HistoryChain({
         <div
           role="alert"
           data-testid="chain-broken"
-          className="rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+          className={
+            'rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 ' +
+            'dark:bg-red-950 dark:text-red-200'
+          }
         >
           <strong>The audit chain is broken at #{status.seq}</strong>: {reasonWords ?? status.reason}. Run{' '}
           <code className="font-mono">npm run cli -- audit:verify</code> to see every finding, and treat events from #

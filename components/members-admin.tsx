@@ -34,7 +34,10 @@ function LinkNotice({ created, onDone }: { created: Created; onDone: () => void 
     <div
       role="status"
       data-testid="invitation-link-notice"
-      className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950"
+      className={
+        'space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 ' +
+        'dark:bg-amber-950'
+      }
     >
       <p className="font-medium">Invitation link for {created.invitation.email}</p>
       <div className="flex flex-wrap items-center gap-2">

@@ -58,7 +58,10 @@ export function ProblemText({ error, testId }: { error: Error | null; testId: st
     <div
       role="alert"
       data-testid={testId}
-      className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+      className={
+        'rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 ' +
+        'dark:text-red-200'
+      }
     >
       <p>{error.message}</p>
       {issues.length > 0 ? (
@@ -248,7 +251,10 @@ export function LoadError({
     <div
       role="alert"
       data-testid={testId}
-      className="space-y-2 rounded-md border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+      className={
+        'space-y-2 rounded-md border border-red-300 bg-red-50 p-4 text-sm text-red-900 dark:border-red-800 ' +
+        'dark:bg-red-950 dark:text-red-200'
+      }
     >
       <p>
         {what} could not be loaded: {error?.message}
@@ -296,7 +302,10 @@ export function ShownOnce({
     <div
       role="status"
       data-testid={`${testId}-notice`}
-      className="space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 dark:bg-amber-950"
+      className={
+        'space-y-2 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm dark:border-amber-800 ' +
+        'dark:bg-amber-950'
+      }
     >
       <p className="font-medium">{title}</p>
       <div className="flex flex-wrap items-center gap-2">

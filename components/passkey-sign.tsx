@@ -90,7 +90,10 @@ export function PasskeySigning(props: {
       {signing ? (
         <dl
           data-testid="passkey-statement"
-          className="grid grid-cols-[auto_1fr] gap-x-3 rounded-md border border-zinc-200 bg-white p-2 text-xs dark:border-zinc-700 dark:bg-zinc-900"
+          className={
+            'grid grid-cols-[auto_1fr] gap-x-3 rounded-md border border-zinc-200 bg-white p-2 text-xs ' +
+            'dark:border-zinc-700 dark:bg-zinc-900'
+          }
         >
           <dt className="text-zinc-500">You sign</dt>
           <dd>

@@ -53,7 +53,10 @@ export function PasskeysSettings() {
         <p
           role="alert"
           data-testid="passkey-host-problem"
-          className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+          className={
+            'rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 ' +
+            'dark:bg-amber-950 dark:text-amber-200'
+          }
         >
           {host.message}{' '}
           {host.useInstead ? (

@@ -35,7 +35,10 @@ export function PayloadText({ value, mono = true, multiline = false }: Props) {
             <span
               data-testid="lookalike-char"
               title={segment.chars.map((char) => `${char.mark} ${char.name}, looks like ${char.looksLike}`).join('; ')}
-              className="mx-0.5 whitespace-nowrap rounded bg-red-100 px-1 font-sans text-xs text-red-900 dark:bg-red-950 dark:text-red-200"
+              className={
+                'mx-0.5 whitespace-nowrap rounded bg-red-100 px-1 font-sans text-xs text-red-900 dark:bg-red-950 ' +
+                'dark:text-red-200'
+              }
             >
               look-alike {segment.chars.map((char) => char.mark).join(' ')}
             </span>

@@ -18,7 +18,10 @@ export function PolicyDiff({ change }: { change: PolicyChange }) {
       role="status"
       data-testid="policy-saved"
       data-version={change.version}
-      className="space-y-2 rounded-md border border-green-300 bg-green-50 p-3 text-sm dark:border-green-800 dark:bg-green-950"
+      className={
+        'space-y-2 rounded-md border border-green-300 bg-green-50 p-3 text-sm dark:border-green-800 ' +
+        'dark:bg-green-950'
+      }
     >
       <p className="font-medium text-green-900 dark:text-green-200">
         Saved as v{change.version} (was v{change.previousVersion}). New proposals are routed by v{change.version};

@@ -40,7 +40,10 @@ export function ProposalResourceHistory({
               <Link
                 href={`/proposals/${encodeURIComponent(item.id)}`}
                 data-testid="resource-history-link"
-                className="min-w-[12rem] flex-1 font-medium underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-blue-600"
+                className={
+                  'min-w-[12rem] flex-1 font-medium underline-offset-2 hover:underline focus-visible:outline-2 ' +
+                  'focus-visible:outline-blue-600'
+                }
               >
                 <PayloadText value={item.summary} mono={false} />
               </Link>

@@ -32,7 +32,10 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
       <aside
         aria-label="Preview"
         data-testid="queue-preview"
-        className="rounded-lg border border-dashed border-zinc-300 p-6 text-sm text-zinc-600 dark:border-zinc-700 dark:text-zinc-400"
+        className={
+          'rounded-lg border border-dashed border-zinc-300 p-6 text-sm text-zinc-600 dark:border-zinc-700 ' +
+          'dark:text-zinc-400'
+        }
       >
         Move to a proposal (j/k or the arrow keys) to preview it here.
       </aside>

@@ -93,7 +93,10 @@ export function QueueRow({
               checked={selected}
               disabled={disabled || pending !== undefined}
               onChange={() => onToggle(item.id)}
-              className="h-5 w-5 rounded border-zinc-400 accent-blue-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
+              className={
+                'h-5 w-5 rounded border-zinc-400 accent-blue-700 focus-visible:outline-2 ' +
+                'focus-visible:outline-offset-2 focus-visible:outline-blue-600'
+              }
             />
           ) : null}
         </span>
@@ -129,7 +132,12 @@ export function QueueRow({
           ) : null}
           <span className="hidden shrink-0 gap-3 text-xs text-zinc-600 lg:flex dark:text-zinc-400">{times}</span>
         </span>
-        <span className="flex min-w-0 items-center gap-x-3 overflow-hidden whitespace-nowrap text-xs leading-5 text-zinc-600 dark:text-zinc-400">
+        <span
+          className={
+            'flex min-w-0 items-center gap-x-3 overflow-hidden whitespace-nowrap text-xs leading-5 text-zinc-600 ' +
+            'dark:text-zinc-400'
+          }
+        >
           {item.flags.length > 0 || item.changedSinceProposed ? (
             <span className="flex shrink-0 gap-1" data-testid="queue-item-flags">
               <FlagChips flags={item.flags} testId="queue-item-flag-chips" />
@@ -173,7 +181,10 @@ export function QueueSkeleton({ rows = 12 }: { rows?: number }) {
       aria-busy="true"
       aria-label="Loading the queue"
       data-testid="queue-loading"
-      className="divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 dark:border-zinc-800 dark:bg-zinc-900"
+      className={
+        'divide-y divide-zinc-200 overflow-hidden rounded-lg border border-zinc-200 bg-white dark:divide-zinc-800 ' +
+        'dark:border-zinc-800 dark:bg-zinc-900'
+      }
     >
       {Array.from({ length: rows }, (_, row) => (
         <div key={row} className="flex items-center gap-3 px-3 py-1.5">

@@ -52,7 +52,10 @@ export function ChangedChip({ description, detailed = false }: { description: st
     <span
       data-testid="changed-chip"
       title={description}
-      className="inline-flex shrink-0 items-center gap-1 rounded-full bg-violet-100 px-2 py-0.5 text-xs font-medium text-violet-900 ring-1 ring-violet-300 dark:bg-violet-950 dark:text-violet-200 dark:ring-violet-800"
+      className={
+        'inline-flex shrink-0 items-center gap-1 rounded-full bg-violet-100 px-2 py-0.5 text-xs font-medium ' +
+        'text-violet-900 ring-1 ring-violet-300 dark:bg-violet-950 dark:text-violet-200 dark:ring-violet-800'
+      }
     >
       <span aria-hidden="true">↻</span>
       Changed since proposed
@@ -125,7 +128,10 @@ export function EvidenceExcerpts({ item }: { item: Pick<QueueItem, 'evidence'> }
     <section
       aria-label="Evidence, untrusted"
       data-testid="signals-evidence"
-      className="rounded-md border border-dashed border-amber-400 bg-amber-50/60 p-2 text-sm dark:border-amber-700 dark:bg-amber-950/30"
+      className={
+        'rounded-md border border-dashed border-amber-400 bg-amber-50/60 p-2 text-sm dark:border-amber-700 ' +
+        'dark:bg-amber-950/30'
+      }
     >
       <h3 className="text-xs font-medium uppercase tracking-wide text-amber-900 dark:text-amber-200">
         Evidence — untrusted, written by outsiders

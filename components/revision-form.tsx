@@ -172,7 +172,12 @@ export function RevisionForm({
           return (
             <div key={name} className="text-sm" data-testid={`revision-locked-${name}`}>
               <span className="font-mono">{name}</span>
-              <p className="mt-1 rounded-md border border-dashed border-zinc-300 bg-zinc-50 px-3 py-2 dark:border-zinc-700 dark:bg-zinc-900">
+              <p
+                className={
+                  'mt-1 rounded-md border border-dashed border-zinc-300 bg-zinc-50 px-3 py-2 dark:border-zinc-700 ' +
+                  'dark:bg-zinc-900'
+                }
+              >
                 <PayloadText value={args[name] === undefined ? '—' : String(args[name])} />
                 <span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">locked</span>
               </p>

@@ -19,7 +19,11 @@ export default async function DashboardLayout({ children }: { children: ReactNod
       <a
         href="#main"
         data-testid="skip-link"
-        className="sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded-md focus:bg-white focus:px-4 focus:py-2 focus:font-medium focus:text-zinc-900 focus:shadow-lg focus:outline-2 focus:outline-blue-600 dark:focus:bg-zinc-900 dark:focus:text-zinc-100"
+        className={
+          'sr-only focus:not-sr-only focus:fixed focus:left-4 focus:top-4 focus:z-50 focus:rounded-md ' +
+          'focus:bg-white focus:px-4 focus:py-2 focus:font-medium focus:text-zinc-900 focus:shadow-lg ' +
+          'focus:outline-2 focus:outline-blue-600 dark:focus:bg-zinc-900 dark:focus:text-zinc-100'
+        }
       >
         Skip to main content
       </a>

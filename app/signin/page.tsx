@@ -38,7 +38,10 @@ export default async function SignInPage({
         <p
           role="status"
           data-testid="signin-invited"
-          className="mb-4 rounded-md border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 dark:bg-green-950 dark:text-green-200"
+          className={
+            'mb-4 rounded-md border border-green-300 bg-green-50 p-3 text-sm text-green-900 dark:border-green-800 ' +
+            'dark:bg-green-950 dark:text-green-200'
+          }
         >
           {invited}
         </p>

@@ -10,7 +10,10 @@ export function QueueNotices({ sessionEnded, signInAgain, error, shown, onRetry 
         <div
           role="alert"
           data-testid="queue-session-ended"
-          className="mb-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-100"
+          className={
+            'mb-3 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950 dark:border-amber-800 ' +
+            'dark:bg-amber-950 dark:text-amber-100'
+          }
         >
           Your session ended — nothing more can be decided here until you{' '}
           <a
@@ -27,7 +30,10 @@ export function QueueNotices({ sessionEnded, signInAgain, error, shown, onRetry 
         <div
           role="alert"
           data-testid="queue-error"
-          className="mb-3 rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+          className={
+            'mb-3 rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-800 ' +
+            'dark:bg-red-950 dark:text-red-200'
+          }
         >
           {error.message} {shown ? 'Showing the list as last loaded; ' : ''}retrying every 5 s.{' '}
           <Button variant="link" data-testid="queue-retry" onClick={onRetry}>

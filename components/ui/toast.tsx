@@ -12,7 +12,12 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   return (
     <ToastPrimitive.Provider swipeDirection="right" duration={8_000}>
       {children}
-      <ToastPrimitive.Viewport className="fixed right-0 top-0 z-50 md:bottom-0 md:top-auto m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 outline-none" />
+      <ToastPrimitive.Viewport
+        className={
+          'fixed right-0 top-0 z-50 md:bottom-0 md:top-auto m-0 flex w-full max-w-sm list-none flex-col gap-2 p-4 ' +
+          'outline-none'
+        }
+      />
     </ToastPrimitive.Provider>
   );
 }

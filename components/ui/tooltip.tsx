@@ -24,7 +24,10 @@ export function Tooltip({
           <TooltipPrimitive.Content
             side={side}
             sideOffset={4}
-            className="z-50 max-w-xs rounded bg-zinc-900 px-2 py-1 text-xs text-white shadow dark:bg-zinc-100 dark:text-zinc-900"
+            className={
+              'z-50 max-w-xs rounded bg-zinc-900 px-2 py-1 text-xs text-white shadow dark:bg-zinc-100 ' +
+              'dark:text-zinc-900'
+            }
           >
             {content}
             <TooltipPrimitive.Arrow className="fill-zinc-900 dark:fill-zinc-100" />

@@ -90,7 +90,10 @@ export default async function HistoryPage({
         <div
           role="alert"
           data-testid="history-filter-error"
-          className="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+          className={
+            'rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 ' +
+            'dark:bg-amber-950 dark:text-amber-200'
+          }
         >
           <p className="font-medium">These filters cannot be used:</p>
           <ul className="ml-5 list-disc">

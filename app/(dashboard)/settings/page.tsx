@@ -70,7 +70,10 @@ export default async function SettingsPage() {
             key={section.href}
             href={section.href}
             data-testid={section.testId}
-            className="rounded-lg border border-zinc-200 bg-white p-4 hover:border-zinc-400 focus-visible:outline-2 dark:border-zinc-800 dark:bg-zinc-900 dark:hover:border-zinc-600"
+            className={
+              'rounded-lg border border-zinc-200 bg-white p-4 hover:border-zinc-400 focus-visible:outline-2 ' +
+              'dark:border-zinc-800 dark:bg-zinc-900 dark:hover:border-zinc-600'
+            }
           >
             <span className="font-medium underline underline-offset-2">{section.title} →</span>
             <span className="mt-1 block text-sm text-zinc-600 dark:text-zinc-400">{section.about}</span>

@@ -89,7 +89,12 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
             <strong data-testid="invitation-role">{view.role}</strong>: {ROLE_ABOUT[view.role]}.
           </p>
         </div>
-        <dl className="grid grid-cols-[6rem_1fr] gap-x-3 gap-y-1 rounded-lg border border-zinc-200 bg-white p-4 text-sm dark:border-zinc-800 dark:bg-zinc-900">
+        <dl
+          className={
+            'grid grid-cols-[6rem_1fr] gap-x-3 gap-y-1 rounded-lg border border-zinc-200 bg-white p-4 text-sm ' +
+            'dark:border-zinc-800 dark:bg-zinc-900'
+          }
+        >
           <dt className="text-zinc-500">Name</dt>
           <dd data-testid="invitation-name" className="min-w-0 break-words">
             {view.name}

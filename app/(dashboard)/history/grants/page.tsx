@@ -96,7 +96,10 @@ export default async function GrantsPage({
         <p
           role="alert"
           data-testid="grants-query-error"
-          className="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+          className={
+            'rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 ' +
+            'dark:bg-amber-950 dark:text-amber-200'
+          }
         >
           {problem} Showing every grant from the newest.
         </p>

@@ -73,7 +73,10 @@ export default async function OversightPage({
         <p
           role="alert"
           data-testid="oversight-days-error"
-          className="rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200"
+          className={
+            'rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 ' +
+            'dark:bg-amber-950 dark:text-amber-200'
+          }
         >
           The window must be a whole number of days from 1 to 90; showing the last {OVERSIGHT_DEFAULT_DAYS} days.
         </p>

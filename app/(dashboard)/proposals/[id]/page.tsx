@@ -212,7 +212,10 @@ export default async function ProposalPage({
         <div className="space-y-6">
           <section
             aria-labelledby="evidence"
-            className="rounded-lg border border-dashed border-orange-300 bg-orange-50/50 p-4 dark:border-orange-800 dark:bg-orange-950/20"
+            className={
+              'rounded-lg border border-dashed border-orange-300 bg-orange-50/50 p-4 dark:border-orange-800 ' +
+              'dark:bg-orange-950/20'
+            }
           >
             <h2 id="evidence" className="mb-2 font-semibold">
               Evidence — untrusted, written by external parties
