@@ -201,7 +201,8 @@ describe('the approve confirmation’s standing grant', () => {
     fireEvent.click(within(confirm).getByTestId('confirm-approve'));
     await screen.findByTestId('grant-refused');
     expect(screen.getByTestId('grant-refused').textContent).toContain(
-      'The approval stands, but the grant was not made: The hold_stock policy changed since this proposal was routed (v3, now v4)',
+      'The approval stands, but the grant was not made: The hold_stock policy changed since this proposal was ' +
+        'routed (v3, now v4)',
     );
     expect(screen.queryByTestId('decision-error')).toBeNull();
     expect(router.refresh).toHaveBeenCalled();

@@ -51,7 +51,8 @@ describe('TenantPasskeysSetting', () => {
     fireEvent.click(box);
     const dialog = screen.getByRole('dialog', { name: 'Require a passkey on every approval in Acme?' });
     expect(dialog.textContent).toContain(
-      'Every standing grant of Acme ends now. 1 of 4 members has a passkey; the others cannot approve until they add one.',
+      'Every standing grant of Acme ends now. 1 of 4 members has a passkey; the others cannot approve until they ' +
+        'add one.',
     );
     expect((box as HTMLInputElement).checked).toBe(false);
     fireEvent.click(screen.getByTestId('tenant-passkeys-cancel'));

@@ -71,7 +71,8 @@ describe('after an execution on the resource', () => {
     const stale = await proposalRow(t.db, uncovered.id);
     expect(stale.status).toBe('stale');
     expect(stale.statusReason).toBe(
-      'order balance changed from 49.99 USD to 24.99 USD since it was proposed; at most 19.99 USD can be refunded (charged 49.99 USD, refunded 25.00 USD, 5.00 USD in open proposals)',
+      'order balance changed from 49.99 USD to 24.99 USD since it was proposed; at most 19.99 USD can be ' +
+        'refunded (charged 49.99 USD, refunded 25.00 USD, 5.00 USD in open proposals)',
     );
     expect(stale.gates.find((gate) => gate.gate === 'meaning')).toEqual({
       gate: 'meaning',

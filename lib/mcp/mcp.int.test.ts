@@ -362,7 +362,8 @@ describe('MCP tools', () => {
       if (code === 'not_authorized') {
         // Exactly the HTTP API's words: missing and foreign resources cannot be told apart.
         expect(text).toBe(
-          'Refused: not_authorized (authorization). A referenced resource does not exist or may not be used by this key.',
+          'Refused: not_authorized (authorization). A referenced resource does not exist or may not be used by ' +
+            'this key.',
         );
       }
       if (status === 422) expect(text).toContain(`repairOf "${id}" (3 repairs left)`);

@@ -209,7 +209,9 @@ describe('rendering', () => {
       'Time left: 1 h 5 min',
     ]);
     expect(factLine(full)).toBe(
-      'Waiting for a decision: Issue refund — Needs you yes: 1 more approval needed · Resource order ord_1842 · Risk high · Flags Suspicious evidence, First use · Approvals 1 of 2 · Revision of prp_0, edited by Alice · Time left 1 h 5 min',
+      'Waiting for a decision: Issue refund — Needs you yes: 1 more approval needed · Resource order ord_1842 · ' +
+        'Risk high · Flags Suspicious evidence, First use · Approvals 1 of 2 · Revision of prp_0, edited by Alice ' +
+        '· Time left 1 h 5 min',
     );
   });
 

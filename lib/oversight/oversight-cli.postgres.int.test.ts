@@ -71,7 +71,8 @@ describe('oversight', () => {
         `p50 3.0 s p10 2.2 s`,
     );
     expect(lines).toContain(
-      '  notification: 2 decision(s), 100 % approved, waiting → decided p50 1 min 0 s p95 1 min 0 s, dwell p50 3.0 s p10 2.2 s',
+      '  notification: 2 decision(s), 100 % approved, waiting → decided p50 1 min 0 s p95 1 min 0 s, dwell p50 ' +
+        '3.0 s p10 2.2 s',
     );
   });
 

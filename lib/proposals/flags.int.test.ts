@@ -122,7 +122,8 @@ describe('risk flags at intake', () => {
     expect(flag(await refund(later, { amountMinor: 5000 }), 'near_bound')).toBeUndefined();
     const slice = await refund(new Date(later.getTime() + 60_000), { amountMinor: 4500 });
     expect(flag(slice, 'near_bound')?.detail).toBe(
-      'amountMinor 45.00 EUR (95.00 EUR with 1 earlier in 24 h) is just under 100.00 EUR, above which rule "refunds-over-100" needs 2 approvers',
+      'amountMinor 45.00 EUR (95.00 EUR with 1 earlier in 24 h) is just under 100.00 EUR, above which rule ' +
+        '"refunds-over-100" needs 2 approvers',
     );
     // Over the threshold it is routed to two approvers: nothing "near" about it.
     expect(

@@ -169,7 +169,8 @@ describe('policies in words', () => {
     );
     expect(descriptionMismatch(rest, euros)).toBeNull();
     expect(idMismatch(lowered, euros)).toBe(
-      'The id refunds-over-100 names 100, but the bound is 50.00 EUR. Ids are not renamed, since past proposals cite them: add a rule with a new id and remove this one to change it.',
+      'The id refunds-over-100 names 100, but the bound is 50.00 EUR. Ids are not renamed, since past proposals ' +
+        'cite them: add a rule with a new id and remove this one to change it.',
     );
     expect(idMismatch(rest, euros, [lowered])).toMatch(
       /^The id refunds-up-to-100 names 100, but the rules before it are bounded at 50.00 EUR\. Ids are not renamed/,
