@@ -65,47 +65,66 @@ import { flipCounts, flipInWords } from '@/lib/shared/policy-words';
 const USAGE = `Usage: npm run cli -- <command> [options]
 
   create-tenant <id> [--name <name>]
-  create-user <email> --name <name> [--password-stdin]   (without --password-stdin a password is generated and printed once)
+  create-user <email> --name <name> [--password-stdin]   (without --password-stdin a password is generated and printed
+                                                          once)
   set-password <email> [--password-stdin]                (ends all of that person's sessions)
   grant <email> <tenant> <viewer|approver|admin>
   remove-member <email> <tenant>                          (ends all of that person's sessions; never the last admin)
   end-sessions <email>                                    (signs the person out everywhere)
   create-agent-key <tenant> <agent-name> --actions <a,b> [--grant <name=v1,v2>]...
   revoke-agent-key <key-id>
-  add-channel --tenant <id> --kind <${CHANNEL_KIND_NAMES.join('|')}> --target <url-or-address> [--events <a,b>] [--digest <0-100>]
-                                                          (a webhook's signing secret is printed once; events default to all; more than
-                                                          --digest messages within a minute go as one digest, 0 never, default 5)
+  add-channel --tenant <id> --kind <${CHANNEL_KIND_NAMES.join('|')}> --target <url-or-address>
+              [--events <a,b>] [--digest <0-100>]
+                                                          (a webhook's signing secret is printed once; events default to
+                                                          all; more than --digest messages within a minute go as one
+                                                          digest, 0 never, default 5)
   list-channels <tenant>                                  (never prints secrets)
   executions:pause --tenant <id> [--reason <text>]        (emergency stop: approved commands wait, no expiry is counted)
-  executions:resume --tenant <id>                         (pending deadlines move on by the time paused; waiting commands go out)
+  executions:resume --tenant <id>                         (pending deadlines move on by the time paused; waiting
+                                                          commands go out)
   audit:verify [--tenant <id>] [--checkpoint FILE]... [--keys FILE]
-                                                          (recomputes every audit chain; exits 1 naming the first bad sequence number)
+                                                          (recomputes every audit chain; exits 1 naming the first bad
+                                                          sequence number)
   audit:verify --export FILE [--checkpoint FILE]... [--consistency FILE] [--keys FILE]
-                                                          (verifies a saved JSON Lines export against the checkpoint it ends with, no
-                                                          database needed: a whole one by its tree root, a filtered one by each row's
-                                                          inclusion proof; an earlier --checkpoint must be a prefix of its checkpoint —
-                                                          for a filtered export proven by --consistency; a rolled-back or forked log fails)
-  claims:reconcile                                        (sets every resource's claims row that differs from the sum over its open
-                                                          proposals to that sum, printing each repair; the worker also runs it every 10 min)
-  bundle:verify FILE [--keys FILE] [--passkeys FILE]      (checks an evidence bundle offline, no database needed, each passkey signature too;
-                                                          --passkeys people.json pins the keys people gave you)
+                                                          (verifies a saved JSON Lines export against the checkpoint it
+                                                          ends with, no database needed: a whole one by its tree root, a
+                                                          filtered one by each row's inclusion proof; an earlier
+                                                          --checkpoint must be a prefix of its checkpoint — for a
+                                                          filtered export proven by --consistency; a rolled-back or
+                                                          forked log fails)
+  claims:reconcile                                        (sets every resource's claims row that differs from the sum
+                                                          over its open proposals to that sum, printing each repair; the
+                                                          worker also runs it every 10 min)
+  bundle:verify FILE [--keys FILE] [--passkeys FILE]      (checks an evidence bundle offline, no database needed, each
+                                                          passkey signature too; --passkeys people.json pins the keys
+                                                          people gave you)
   passkeys:list <email>                                   (the person's passkeys: id, name, added, last used)
-  passkeys:remove <passkey-id>                            (removes a lost passkey, even someone's last; audited as an admin reset)
-  passkeys:require --tenant <id> <on|off>                 (whether every approval in the tenant must be signed with a passkey)
-  contracts:lint [--schema FILE] [--json]                 (lints every contract version's JSON Schema, or one schema file, against what
-                                                          strict tool-calling runtimes enforce; exits 1 on an error; no database needed)
-  policy:plan FILE --tenant <id> [--days N]               (what publishing the policy document in FILE would change, in words, and the
-                                                          proposals of the last N days (1–365, default 30) whose routing would flip; writes nothing)
-  oversight --tenant <id> [--days N]                      (decisions, approval rate, time to decide and dwell per approver, action and
-                                                          channel over the last N days (1–90, default 7); marks rubber-stamp suspects)
-  grants --tenant <id> [--active]                         (standing grants, newest first: state, what each covers, its use, granter, reason)
-  grants:revoke <grant-id> [--reason <text>]              (ends a standing grant at once; audited as grant.revoked by the CLI)
-  db:roles [--database <name>] [--owner <role>]           (prints the SQL a PostgreSQL superuser runs once to make the owner role (default
-                                                          countersign_owner) and the application's role countersign_app, and to hand an
-                                                          existing install to the owner; docs/operations.md; no database needed)
+  passkeys:remove <passkey-id>                            (removes a lost passkey, even someone's last; audited as an
+                                                          admin reset)
+  passkeys:require --tenant <id> <on|off>                 (whether every approval in the tenant must be signed with a
+                                                          passkey)
+  contracts:lint [--schema FILE] [--json]                 (lints every contract version's JSON Schema, or one schema
+                                                          file, against what strict tool-calling runtimes enforce; exits
+                                                          1 on an error; no database needed)
+  policy:plan FILE --tenant <id> [--days N]               (what publishing the policy document in FILE would change, in
+                                                          words, and the proposals of the last N days (1–365, default
+                                                          30) whose routing would flip; writes nothing)
+  oversight --tenant <id> [--days N]                      (decisions, approval rate, time to decide and dwell per
+                                                          approver, action and channel over the last N days (1–90,
+                                                          default 7); marks rubber-stamp suspects)
+  grants --tenant <id> [--active]                         (standing grants, newest first: state, what each covers, its
+                                                          use, granter, reason)
+  grants:revoke <grant-id> [--reason <text>]              (ends a standing grant at once; audited as grant.revoked by
+                                                          the CLI)
+  db:roles [--database <name>] [--owner <role>]           (prints the SQL a PostgreSQL superuser runs once to make the
+                                                          owner role (default countersign_owner) and the application's
+                                                          role countersign_app, and to hand an existing install to the
+                                                          owner; docs/operations.md; no database needed)
   signing-key                                             (prints a new Ed25519 key set for SIGNING_KEYS)
-  rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key first: it signs, the old ones still verify)
-  retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid; never leaves zero keys)
+  rotate-signing-keys                                     (reads SIGNING_KEYS JSON on stdin, prints it with a new key
+                                                          first: it signs, the old ones still verify)
+  retire-signing-key <kid>                                (reads SIGNING_KEYS JSON on stdin, prints it without that kid;
+                                                          never leaves zero keys)
 
 Uses DATABASE_URL when set, else the embedded database in COUNTERSIGN_DATA_DIR (default .data); applies missing
 migrations first, through MIGRATION_DATABASE_URL (the owner role) when that is set.
