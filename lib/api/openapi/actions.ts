@@ -39,7 +39,8 @@ export const receiptSchema = component(
   z
     .union(receipts)
     .describe(
-      "What the system of record answered for the one write, as the action's receipt schema (`<action>.receipt`) describes it; the executor checked it against the signed command.",
+      "What the system of record answered for the one write, as the action's receipt schema (`<action>.receipt`) " +
+        'describes it; the executor checked it against the signed command.',
     ),
   'Receipt',
 );

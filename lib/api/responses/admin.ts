@@ -101,7 +101,8 @@ export const emailVerifiedSchema = z.strictObject({
   credentialsCleared: z
     .boolean()
     .describe(
-      'True when the account was made by an invitation link: proving its address removed its password and passkeys and ended its sessions (this one too); its owner signs in anew.',
+      'True when the account was made by an invitation link: proving its address removed its password and ' +
+        'passkeys and ended its sessions (this one too); its owner signs in anew.',
     ),
 });
 export const invitationAcceptedSchema = z.strictObject({
@@ -121,7 +122,8 @@ const channelSchema = z.strictObject({
   digestThreshold: z
     .int()
     .describe(
-      'More than this many messages within a minute, and the rest of that minute go as one digest when it is up; 0 sends each on its own.',
+      'More than this many messages within a minute, and the rest of that minute go as one digest when it is up; ' +
+        '0 sends each on its own.',
     ),
   createdAt: instant,
   updatedAt: instant,
@@ -146,7 +148,8 @@ const deliverySchema = z.strictObject({
     .string()
     .nullable()
     .describe(
-      'The digest this message waits in and is sent with (its own delivery, event `notification.digest`); null when it goes on its own.',
+      'The digest this message waits in and is sent with (its own delivery, event `notification.digest`); null ' +
+        'when it goes on its own.',
     ),
   channelKind: z.enum(channelKindEnum.enumValues),
   channelTarget: z.string(),
@@ -228,7 +231,9 @@ export const policyPlanAnswerSchema = z.strictObject({
   warnings: z
     .array(z.strictObject({ action: z.string(), ruleId: z.string(), message: z.string() }))
     .describe(
-      'Rules of the changed actions whose description or id names an amount their bounds no longer have (a rule with no bound is read against the bounds of the rules before it). Ids are never renamed: past proposals cite them. Publishing is not refused.',
+      'Rules of the changed actions whose description or id names an amount their bounds no longer have (a rule ' +
+        'with no bound is read against the bounds of the rules before it). Ids are never renamed: past proposals ' +
+        'cite them. Publishing is not refused.',
     ),
   backtest: z.strictObject({
     days: z.int(),

@@ -11,10 +11,12 @@ const figures = {
   waitP50Ms: ms.describe('From the proposal waiting to the decision, median.'),
   waitP95Ms: ms.describe('From the proposal waiting to the decision, 95th percentile.'),
   dwellP50Ms: ms.describe(
-    'From the server first serving the proposal to the person to their decision, median; a decision with no recorded first look counts as 0.',
+    'From the server first serving the proposal to the person to their decision, median; a decision with no ' +
+      'recorded first look counts as 0.',
   ),
   dwellP10Ms: ms.describe(
-    'From the server first serving the proposal to the person to their decision, 10th percentile; a decision with no recorded first look counts as 0.',
+    'From the server first serving the proposal to the person to their decision, 10th percentile; a decision ' +
+      'with no recorded first look counts as 0.',
   ),
   dwellMeasured: z
     .number()

@@ -16,7 +16,8 @@ export const passkeyListSchema = z.strictObject({
     .strictObject({ code: z.literal('passkey_host'), message: z.string(), useInstead: z.string().optional() })
     .nullable()
     .describe(
-      'Why passkeys cannot be used at this address (an IP address is no relying party), with the address on the loopback host name to use instead.',
+      'Why passkeys cannot be used at this address (an IP address is no relying party), with the address on the ' +
+        'loopback host name to use instead.',
     ),
 });
 

@@ -73,7 +73,8 @@ const decisionSchema = z.object({
     })
     .optional()
     .describe(
-      "An approval that no longer counts: its approver's role dropped below the rule's (`role` is the new one) or they were removed, while the proposal waited.",
+      "An approval that no longer counts: its approver's role dropped below the rule's (`role` is the new one) " +
+        'or they were removed, while the proposal waited.',
     ),
 });
 
@@ -178,7 +179,8 @@ export const freshFactsSchema = z.object({
   state: z
     .enum(FRESH_STATES)
     .describe(
-      'fresh: nothing moved; changed: moved but still holds; stale: no longer holds (now ended stale); unavailable: the system of record did not answer in time; closed: not pending, nothing read.',
+      'fresh: nothing moved; changed: moved but still holds; stale: no longer holds (now ended stale); ' +
+        'unavailable: the system of record did not answer in time; closed: not pending, nothing read.',
     ),
   checkedAt: timestamp,
   atProposal: factsSnapshotSchema.extend({ at: timestamp }),

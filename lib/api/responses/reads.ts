@@ -105,7 +105,9 @@ export const checkpointSchema = z.object({
   note: z
     .string()
     .describe(
-      'The same head as a C2SP tlog-checkpoint signed note: the origin, the tree size (`seq`) and the base64 RFC 6962 root hash of the tenant\'s events, each on its own line, a blank line, then `— <origin> <base64(key id || Ed25519 signature)>` (docs/evidence.md, "The log format").',
+      'The same head as a C2SP tlog-checkpoint signed note: the origin, the tree size (`seq`) and the base64 RFC ' +
+        "6962 root hash of the tenant's events, each on its own line, a blank line, then `— <origin> <base64(key " +
+        'id || Ed25519 signature)>` (docs/evidence.md, "The log format").',
     ),
   keys: z.array(publicJwkSchema),
 });
