@@ -264,7 +264,7 @@ export function InvitationAccept({ token, email, signedInAs, sso, minPassword, m
       {sso ? (
         <div className="space-y-2 border-t border-zinc-200 pt-4 dark:border-zinc-800">
           <p className="text-sm text-zinc-600 dark:text-zinc-400">
-            Or use no password and sign in with {sso}: it proves the address is yours when you sign in.
+            Or skip the password: sign in with {sso}, which proves the address is yours.
           </p>
           <ProblemText error={accept.error} testId="invitation-sso-error" />
           <Button

@@ -55,6 +55,16 @@ async function writeRole(tx: Database, input: Grant, locked: Locked) {
     .insert(memberships)
     .values({ tenantId: input.tenantId, userId: input.userId, role: input.role })
     .onConflictDoUpdate({ target: [memberships.tenantId, memberships.userId], set: { role: input.role } });
+  // A new member, or a changed role: `previousRole` tells them apart (null for a new member). The
+  // change is recorded before what it causes, so the trail reads cause, then consequences.
+  await recordStateChange(tx, {
+    tenantId: input.tenantId,
+    type: 'membership.granted',
+    actor: input.actor,
+    reasonCode: input.role,
+    data: { user: input.userId, role: input.role, previousRole, ...input.data },
+    outbox: false,
+  });
   // A changed role ends the person's standing grants here at once (docs/grants.md), and their
   // approvals on waiting proposals whose rule it no longer meets (docs/design.md §6).
   if (previousRole !== null && previousRole !== input.role) {
@@ -66,15 +76,6 @@ async function writeRole(tx: Database, input: Grant, locked: Locked) {
     });
     await withdrawApprovals(tx, { tenantId: input.tenantId, userId: input.userId, role: input.role, by: input.actor });
   }
-  // A new member, or a changed role: `previousRole` tells them apart (null for a new member).
-  await recordStateChange(tx, {
-    tenantId: input.tenantId,
-    type: 'membership.granted',
-    actor: input.actor,
-    reasonCode: input.role,
-    data: { user: input.userId, role: input.role, previousRole, ...input.data },
-    outbox: false,
-  });
   return { userId: input.userId, tenantId: input.tenantId, role: input.role, previousRole };
 }
 
@@ -136,13 +137,6 @@ export async function removeMembership(db: Database, input: { tenantId: string; 
     await tx
       .delete(memberships)
       .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, input.userId)));
-    await endGrantsOfGranter(tx, {
-      tenantId: input.tenantId,
-      userId: input.userId,
-      reason: 'granter_removed',
-      by: input.actor,
-    });
-    await withdrawApprovals(tx, { tenantId: input.tenantId, userId: input.userId, role: null, by: input.actor });
     await recordStateChange(tx, {
       tenantId: input.tenantId,
       type: 'membership.removed',
@@ -151,6 +145,13 @@ export async function removeMembership(db: Database, input: { tenantId: string; 
       data: { user: input.userId },
       outbox: false,
     });
+    await endGrantsOfGranter(tx, {
+      tenantId: input.tenantId,
+      userId: input.userId,
+      reason: 'granter_removed',
+      by: input.actor,
+    });
+    await withdrawApprovals(tx, { tenantId: input.tenantId, userId: input.userId, role: null, by: input.actor });
     return { userId: input.userId, role: membership.role };
   });
 }

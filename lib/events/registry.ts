@@ -18,7 +18,7 @@ export const AUDIT_EVENTS = {
   'channel.created': 'an admin added a notification channel',
   'channel.updated': 'an admin changed, disabled or re-enabled a notification channel',
   'delivery.retried': 'an admin sent a dead notification delivery again',
-  'membership.granted': 'a user was given a role in the tenant',
+  'membership.granted': 'a user was given a role in the tenant, or their role changed',
   'membership.removed':
     "a user's membership was removed: their access to this tenant ends (their sessions, which may serve other " +
     'tenants, stay)',
@@ -94,7 +94,7 @@ export const AUDIT_EVENT_TITLES = {
   'channel.created': 'Channel added',
   'channel.updated': 'Channel changed',
   'delivery.retried': 'Delivery sent again',
-  'membership.granted': 'Role granted',
+  'membership.granted': 'Role given or changed',
   'membership.removed': 'Membership removed',
   'membership.invited': 'Invitation sent',
   'membership.invitation_cancelled': 'Invitation cancelled',
