@@ -223,7 +223,7 @@ export function CardForm({
 /** A loading placeholder of the final layout's size: one block per height (rem). */
 export function LoadingBlocks({ testId, label, heights }: { testId: string; label: string; heights: number[] }) {
   return (
-    <div data-testid={testId} aria-busy="true" aria-label={label} className="space-y-4">
+    <div data-testid={testId} role="status" aria-busy="true" aria-label={label} className="space-y-4">
       {heights.map((rem, i) => (
         <div
           key={i}

@@ -178,6 +178,7 @@ export function QueueRow({
 export function QueueSkeleton({ rows = 12 }: { rows?: number }) {
   return (
     <div
+      role="status"
       aria-busy="true"
       aria-label="Loading the queue"
       data-testid="queue-loading"
