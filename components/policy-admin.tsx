@@ -21,7 +21,13 @@ export type ActionOption = {
 
 function Skeleton() {
   return (
-    <div data-testid="policies-loading" role="status" aria-busy="true" aria-label="Loading routing policies" className="space-y-4">
+    <div
+      data-testid="policies-loading"
+      role="status"
+      aria-busy="true"
+      aria-label="Loading routing policies"
+      className="space-y-4"
+    >
       {[16, 20].map((rem, i) => (
         <div
           key={i}

@@ -164,7 +164,13 @@ export function ProposalListTable({ items }: { items: ProposalListItem[] }) {
 /** Placeholder rows the size of the table, while a page loads. */
 export function ProposalListSkeleton() {
   return (
-    <div role="status" aria-busy="true" aria-label="Loading proposals" data-testid="proposal-list-loading" className="space-y-2">
+    <div
+      role="status"
+      aria-busy="true"
+      aria-label="Loading proposals"
+      data-testid="proposal-list-loading"
+      className="space-y-2"
+    >
       {[0, 1, 2, 3, 4].map((row) => (
         <div key={row} className="h-14 animate-pulse rounded-lg bg-zinc-200 dark:bg-zinc-800" />
       ))}
