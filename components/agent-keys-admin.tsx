@@ -85,7 +85,9 @@ function RevokedNotice({ revocation, onDone }: { revocation: Revocation; onDone:
     <div
       role="status"
       data-testid="agent-key-revoked-notice"
-      className="space-y-2 rounded-md border border-zinc-300 bg-zinc-50 p-3 text-sm dark:border-zinc-700 dark:bg-zinc-900"
+      className={
+        'space-y-2 rounded-md border border-zinc-300 bg-zinc-50 p-3 text-sm dark:border-zinc-700 dark:bg-zinc-900'
+      }
     >
       <p className="font-medium">
         {revoked.length === 1 ? (

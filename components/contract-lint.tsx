@@ -23,7 +23,10 @@ export function ContractLintView({
   return (
     <details data-testid="contract-lint" data-errors={lint.errors} data-warnings={lint.warnings}>
       <summary
-        className={`cursor-pointer text-xs ${lint.errors > 0 ? 'font-medium text-red-800 dark:text-red-300' : 'text-zinc-600 dark:text-zinc-400'}`}
+        className={
+          'cursor-pointer text-xs ' +
+          (lint.errors > 0 ? 'font-medium text-red-800 dark:text-red-300' : 'text-zinc-600 dark:text-zinc-400')
+        }
       >
         Model runtimes: {summary}
       </summary>

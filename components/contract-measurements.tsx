@@ -185,12 +185,14 @@ const CORPUS_HEAD: Column[] = [
   ),
 ];
 
+const CORPUS_COMMAND = <code className="font-mono">npm run corpus</code>;
+
 /** The last `npm run corpus`: the gates beside the permissive baseline, with when it was measured. */
 export function CorpusFiguresView({ figures }: { figures: CorpusFigures | undefined }) {
   if (!figures) {
     return (
       <p className="text-sm text-zinc-500" data-testid="corpus-none">
-        The corpus has not been run here yet: <code className="font-mono">npm run corpus</code> writes its figures to{' '}
+        The corpus has not been run here yet: {CORPUS_COMMAND} writes its figures to{' '}
         <code className="font-mono">corpus/last-run.json</code>.
       </p>
     );
@@ -198,8 +200,8 @@ export function CorpusFiguresView({ figures }: { figures: CorpusFigures | undefi
   return (
     <div className="space-y-2" data-testid="corpus-figures">
       <p className="text-xs text-zinc-500">
-        Measured <Time value={figures.measuredAt} /> by <code className="font-mono">npm run corpus</code> on a fresh
-        database with the module&apos;s default statuses — the versioned test corpus, not this tenant&apos;s traffic.{' '}
+        Measured <Time value={figures.measuredAt} /> by {CORPUS_COMMAND} on a fresh database with the module&apos;s
+        default statuses — the versioned test corpus, not this tenant&apos;s traffic.{' '}
         {figures.passed ? 'Every expectation was met.' : 'That run had failures.'}
       </p>
       <Table

@@ -23,7 +23,14 @@ export function Countdown({ expiresAt, renderedAt }: Props) {
       data-testid="countdown"
       data-expires-at={expiresAt}
       title={absoluteTime(expires)}
-      className={`inline-block min-w-[17rem] text-sm tabular-nums ${left <= 0 ? 'text-red-700 dark:text-red-300' : left < 3_600_000 ? 'text-amber-700 dark:text-amber-300' : 'text-zinc-500'}`}
+      className={
+        'inline-block min-w-[17rem] text-sm tabular-nums ' +
+        (left <= 0
+          ? 'text-red-700 dark:text-red-300'
+          : left < 3_600_000
+            ? 'text-amber-700 dark:text-amber-300'
+            : 'text-zinc-500')
+      }
     >
       {left > 0 ? `expires in ${humanDuration(left)}` : 'expired — a timeout never approves'}
     </span>

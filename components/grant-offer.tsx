@@ -100,6 +100,7 @@ export function GrantSection({
 }) {
   const id = useId();
   const set = (patch: Partial<GrantDraft>) => onChange({ ...draft, ...patch });
+  const rule = <span className="font-mono">{offer.rule}</span>;
   const described = (field: GrantField, hint?: string) =>
     [hint, problems[field] ? `${id}-${field}-problem` : undefined].filter(Boolean).join(' ') || undefined;
   return (
@@ -118,9 +119,8 @@ export function GrantSection({
       </label>
       <p className={`${HINT} ml-6`} id={`${id}-what`}>
         Further <span className="font-mono">{offer.action}</span> proposals of{' '}
-        <PayloadText value={offer.agentName} mono={false} /> under rule <span className="font-mono">{offer.rule}</span>{' '}
-        are approved in your name, without anyone looking, until the time or the count runs out. You or an admin can
-        revoke it in History → Grants.
+        <PayloadText value={offer.agentName} mono={false} /> under rule {rule} are approved in your name, without anyone
+        looking, until the time or the count runs out. You or an admin can revoke it in History → Grants.
       </p>
       {draft.on ? (
         <fieldset

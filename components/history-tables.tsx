@@ -179,7 +179,9 @@ export function EventsTable({ rows }: { rows: EventRowView[] }) {
           </CardCell>
           <CardCell label="Details">
             <details data-testid="history-event-details" className="group">
-              <summary className="cursor-pointer text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600">
+              <summary
+                className={'cursor-pointer text-sm underline focus-visible:outline-2 focus-visible:outline-blue-600'}
+              >
                 Hashed fields
               </summary>
               <dl className="mt-2 grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-xs md:w-[28rem]">

@@ -35,7 +35,12 @@ export function HistoryTabs({
           href={tab === 'decisions' || tab === 'events' ? hrefOf(tab) : OWN_PAGES[tab]}
           data-testid={`history-tab-${tab}`}
           aria-current={current === tab ? 'page' : undefined}
-          className={`rounded-md px-3 py-1.5 text-sm font-medium ${current === tab ? 'bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900' : 'text-zinc-700 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800'}`}
+          className={
+            'rounded-md px-3 py-1.5 text-sm font-medium ' +
+            (current === tab
+              ? 'bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900'
+              : 'text-zinc-700 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800')
+          }
         >
           {label}
         </Link>

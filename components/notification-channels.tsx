@@ -91,7 +91,12 @@ function ChannelCard({
         </span>
         <span
           data-testid="channel-state"
-          className={`ml-auto rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ${channel.enabled ? 'text-green-900 ring-green-300 dark:text-green-200 dark:ring-green-800' : 'text-zinc-700 ring-zinc-300 dark:text-zinc-300 dark:ring-zinc-700'}`}
+          className={
+            'ml-auto rounded-full px-2.5 py-0.5 text-xs font-medium ring-1 ' +
+            (channel.enabled
+              ? 'text-green-900 ring-green-300 dark:text-green-200 dark:ring-green-800'
+              : 'text-zinc-700 ring-zinc-300 dark:text-zinc-300 dark:ring-zinc-700')
+          }
         >
           {channel.enabled ? 'enabled' : 'disabled'}
         </span>

@@ -326,7 +326,10 @@ export function PolicyEditor({ view, fields, money, currency: initialCurrency, s
             />
             <span
               id={`note-count-${view.action}`}
-              className={`mt-1 block text-xs font-normal ${[...note].length > NOTE_MAX ? 'text-red-700 dark:text-red-300' : 'text-zinc-600 dark:text-zinc-400'}`}
+              className={
+                'mt-1 block text-xs font-normal ' +
+                ([...note].length > NOTE_MAX ? 'text-red-700 dark:text-red-300' : 'text-zinc-600 dark:text-zinc-400')
+              }
             >
               {[...note].length}/{NOTE_MAX}
             </span>

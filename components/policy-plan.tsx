@@ -14,7 +14,9 @@ export function PolicyPlanView({ plan, words }: { plan: PolicyPlan; words?: stri
       role="status"
       data-testid="policy-plan"
       data-flips={backtest.flips.length}
-      className="space-y-3 rounded-md border border-blue-300 bg-blue-50 p-3 text-sm dark:border-blue-800 dark:bg-blue-950"
+      className={
+        'space-y-3 rounded-md border border-blue-300 bg-blue-50 p-3 text-sm dark:border-blue-800 dark:bg-blue-950'
+      }
     >
       {changes.length === 0 ? (
         <p data-testid="plan-no-change" className="font-medium">

@@ -90,7 +90,9 @@ export function PolicyPreview({ action, rules, expiryHours, sampleArgs, onIssues
           <p className="text-xs text-zinc-600 dark:text-zinc-400">
             Resource: {result.resource}. As v{result.routing.policyVersion}.
             {result.routing.aggregate
-              ? ` With ${result.routing.aggregate.priorCount} earlier proposal(s) on this resource in the last ${result.routing.aggregate.windowHours} h, ${result.routing.aggregate.field} totals ${result.routing.aggregate.total}.`
+              ? ` With ${result.routing.aggregate.priorCount} earlier proposal(s) on this resource in the last ` +
+                `${result.routing.aggregate.windowHours} h, ${result.routing.aggregate.field} totals ` +
+                `${result.routing.aggregate.total}.`
               : ''}
             {result.usesAggregates ? ' Aggregate bounds are summed over this tenant’s real proposals as of now.' : ''}
           </p>

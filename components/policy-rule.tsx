@@ -276,7 +276,10 @@ export function RuleFields({
                   id={id('bound-hint')}
                   data-testid={money.ok ? 'rule-bound-minor' : 'rule-bound-error'}
                   role={money.ok ? undefined : 'alert'}
-                  className={`mt-1 block text-xs font-normal ${money.ok ? 'text-zinc-600 dark:text-zinc-400' : 'text-red-700 dark:text-red-300'}`}
+                  className={
+                    'mt-1 block text-xs font-normal ' +
+                    (money.ok ? 'text-zinc-600 dark:text-zinc-400' : 'text-red-700 dark:text-red-300')
+                  }
                 >
                   {money.ok ? `= ${money.minor} minor units, compared in every currency` : money.message}
                 </span>

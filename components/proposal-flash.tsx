@@ -70,7 +70,9 @@ export function ProposalFlash() {
           <Link
             href={shown.link.href}
             data-testid="flash-link"
-            className={`rounded font-medium text-blue-800 underline underline-offset-2 dark:text-blue-300 ${FOCUS_RING}`}
+            className={
+              'rounded font-medium text-blue-800 underline underline-offset-2 dark:text-blue-300 ' + FOCUS_RING
+            }
           >
             {shown.link.label}
           </Link>

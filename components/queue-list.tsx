@@ -132,7 +132,11 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
       />
       <QueueResults results={decisions.results} onDismiss={decisions.dismissResults} />
 
-      <div className="lg:grid lg:grid-cols-[minmax(0,1fr)_22rem] lg:items-start lg:gap-4 xl:grid-cols-[minmax(0,1fr)_26rem]">
+      <div
+        className={
+          'lg:grid lg:grid-cols-[minmax(0,1fr)_22rem] lg:items-start lg:gap-4 xl:grid-cols-[minmax(0,1fr)_26rem]'
+        }
+      >
         <div className="min-w-0">
           {paging.newCount > 0 ? (
             <Button
@@ -173,7 +177,11 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
                   You can read the queue; deciding needs the approver role.
                 </p>
               )}
-              <div className="overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900">
+              <div
+                className={
+                  'overflow-hidden rounded-lg border border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-900'
+                }
+              >
                 {canDecide ? (
                   <QueueSelectionBar
                     selected={selection.selected.length}
@@ -188,7 +196,9 @@ export function QueueList({ tenantId, view, initial, actions, agents, canDecide 
                 <div
                   ref={gridRef}
                   role="grid"
-                  aria-label={`Pending proposals: ${view.group === 'needs-you' ? 'needing you' : view.group === 'waiting' ? 'waiting on others' : 'all'}`}
+                  aria-label={`Pending proposals: ${
+                    view.group === 'needs-you' ? 'needing you' : view.group === 'waiting' ? 'waiting on others' : 'all'
+                  }`}
                   aria-multiselectable={canDecide || undefined}
                   aria-disabled={sessionEnded || undefined}
                   data-testid="queue-list"

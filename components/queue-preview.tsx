@@ -128,7 +128,9 @@ export function QueuePreview({ item, now, disabled, onApprove, onReject }: Queue
         <Link
           href={`/proposals/${item.id}`}
           data-testid="queue-preview-open"
-          className="ml-auto text-sm underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-blue-600"
+          className={
+            'ml-auto text-sm underline underline-offset-2 focus-visible:outline-2 focus-visible:outline-blue-600'
+          }
         >
           Open the full proposal →
         </Link>

@@ -43,7 +43,13 @@ export function QueueTabs({
               event.preventDefault();
               onChange(group);
             }}
-            className={`whitespace-nowrap rounded-t-md border-b-2 px-2.5 py-2 text-sm sm:px-3 focus-visible:outline-2 focus-visible:outline-blue-600 ${current ? 'border-blue-700 font-semibold text-zinc-900 dark:border-blue-400 dark:text-zinc-100' : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100'}`}
+            className={
+              'whitespace-nowrap rounded-t-md border-b-2 px-2.5 py-2 text-sm sm:px-3 focus-visible:outline-2 ' +
+              'focus-visible:outline-blue-600 ' +
+              (current
+                ? 'border-blue-700 font-semibold text-zinc-900 dark:border-blue-400 dark:text-zinc-100'
+                : 'border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100')
+            }
           >
             {GROUP_LABELS[group]} · {countText(counts[group], exact)}
           </Link>

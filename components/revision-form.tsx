@@ -61,7 +61,8 @@ function build(
     const value = edited[name];
     if (limit?.field === name && typeof value === 'number' && value > limit.max) {
       problems[name] =
-        `At most ${limit.text} (${limit.why}); ${money ? `${formatMinor(value, money.currency)} ${money.currency}` : value} is too much.`;
+        `At most ${limit.text} (${limit.why}); ` +
+        `${money ? `${formatMinor(value, money.currency)} ${money.currency}` : value} is too much.`;
     }
   }
   return Object.keys(problems).length > 0 ? { ok: false, problems } : { ok: true, args: edited };
@@ -83,7 +84,9 @@ function Note({
     <span className="block text-xs text-zinc-600 dark:text-zinc-400" id={`revision-note-${name}`}>
       {money
         ? `In ${money.currency}, ${money.digits === 0 ? 'whole units (no decimals)' : `up to ${money.digits} decimals`}`
-        : `${schema.type ?? 'text'}${schema.minimum !== undefined ? ` ≥ ${schema.minimum}` : ''}${schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER ? ` ≤ ${schema.maximum}` : ''}${schema.maxLength !== undefined ? `, up to ${schema.maxLength} characters` : ''}`}
+        : `${schema.type ?? 'text'}${schema.minimum !== undefined ? ` ≥ ${schema.minimum}` : ''}` +
+          `${schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER ? ` ≤ ${schema.maximum}` : ''}` +
+          `${schema.maxLength !== undefined ? `, up to ${schema.maxLength} characters` : ''}`}
       {limit ? (
         <span data-testid="revision-limit" className="font-medium text-zinc-800 dark:text-zinc-200">
           {' '}

@@ -10,7 +10,8 @@ export const QUEUE_SHORTCUTS: [string, string][] = [
   ['Enter or o', 'open the proposal'],
   [
     'a',
-    'approve: a low-risk item with no flags whose facts were just checked unchanged, at once; anything else asks to confirm first and shows its flags, risk, facts, reason and evidence (Enter confirms)',
+    'approve: a low-risk item with no flags whose facts were just checked unchanged, at once; anything else asks ' +
+      'to confirm first and shows its flags, risk, facts, reason and evidence (Enter confirms)',
   ],
   ['r', 'reject (asks for a reason)'],
   ['x or Space', 'select or unselect for a batch (a batch always asks to confirm)'],

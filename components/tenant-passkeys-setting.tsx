@@ -12,11 +12,13 @@ import { Button } from './ui/button';
 import { Dialog, DialogClose, DialogContent, DialogDescription, DialogTitle } from './ui/dialog';
 
 const WARNING =
-  'rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 dark:bg-amber-950 dark:text-amber-200';
+  'rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-800 ' +
+  'dark:bg-amber-950 dark:text-amber-200';
 
 /** "2 of 5 members have a passkey". */
 const whoHasOne = ({ members, membersWithPasskey }: TenantPasskeys) =>
-  `${membersWithPasskey} of ${members} ${members === 1 ? 'member' : 'members'} ${membersWithPasskey === 1 ? 'has' : 'have'} a passkey`;
+  `${membersWithPasskey} of ${members} ${members === 1 ? 'member' : 'members'} ` +
+  `${membersWithPasskey === 1 ? 'has' : 'have'} a passkey`;
 
 function NoPasskeyOfYours({ tenantName, testId }: { tenantName: string; testId: string }) {
   return (

@@ -67,7 +67,11 @@ export function QueueSelectionBar({
   onReject,
 }: SelectionProps) {
   return (
-    <div className="flex min-h-9 flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-1 text-sm dark:border-zinc-800">
+    <div
+      className={
+        'flex min-h-9 flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-1 text-sm dark:border-zinc-800'
+      }
+    >
       <label className="flex items-center gap-2">
         <span className="flex h-6 w-6 items-center justify-center">
           <input

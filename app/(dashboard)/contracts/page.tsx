@@ -29,7 +29,12 @@ function WindowNav({ current }: { current: MeasurementWindow }) {
           href={`/contracts?window=${key}`}
           data-testid={`window-${key}`}
           aria-current={key === current ? 'page' : undefined}
-          className={`rounded-full border px-3 py-0.5 ${key === current ? 'border-zinc-900 font-medium dark:border-zinc-100' : 'border-zinc-300 dark:border-zinc-700'}`}
+          className={
+            'rounded-full border px-3 py-0.5 ' +
+            (key === current
+              ? 'border-zinc-900 font-medium dark:border-zinc-100'
+              : 'border-zinc-300 dark:border-zinc-700')
+          }
         >
           {MEASUREMENT_WINDOWS[key].label}
         </Link>
@@ -172,7 +177,9 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
           </article>
         );
       })}
-      <article className="space-y-2 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900">
+      <article
+        className={'space-y-2 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900'}
+      >
         <h2 className="font-semibold">Corpus: the gates beside a permissive baseline</h2>
         <CorpusFiguresView figures={figures} />
       </article>

@@ -41,6 +41,7 @@ export default async function HistoryPage({
     parsed.ok && view.tab === 'events' ? await eventsPage(db, context.tenantId, parsed.filters, parsed.cursor) : null;
   const nextCursor = decisions?.nextCursor ?? events?.nextCursor ?? null;
   const empty = (decisions?.items.length ?? events?.items.length ?? 0) === 0;
+  const exported = view.tab === 'decisions' ? 'behind these decisions' : 'shown';
 
   return (
     <section aria-labelledby="history-heading" className="space-y-4" data-testid="history-page">
@@ -70,7 +71,7 @@ export default async function HistoryPage({
       {parsed.ok ? (
         <div className="flex flex-wrap items-center gap-2 text-sm">
           <span className="text-zinc-500">
-            Export the events {view.tab === 'decisions' ? 'behind these decisions' : 'shown'} with every hashed field.{' '}
+            Export the events {exported} with every hashed field.{' '}
             <code className="font-mono text-xs">audit:verify --export</code> checks the JSON Lines offline: an
             unfiltered export as the whole chain, a filtered one as the events it holds, each with its proof of
             inclusion.

@@ -30,7 +30,8 @@ const GONE: Record<
   unknown: {
     title: 'This invitation link does not work',
     text: () =>
-      'It may be cut short (check that you copied all of it), or it never existed. Ask an admin of your team for a new link.',
+      'It may be cut short (check that you copied all of it), or it never existed. Ask an admin of your team ' +
+      'for a new link.',
   },
   used: {
     title: 'This invitation was already accepted',

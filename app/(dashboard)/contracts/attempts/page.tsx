@@ -46,7 +46,10 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
         <Link
           href={filterLink(false)}
           aria-current={!exhaustedOnly ? 'page' : undefined}
-          className={`rounded-full border px-3 py-1 ${!exhaustedOnly ? 'border-zinc-900 dark:border-zinc-100' : 'border-zinc-300 dark:border-zinc-700'}`}
+          className={
+            'rounded-full border px-3 py-1 ' +
+            (!exhaustedOnly ? 'border-zinc-900 dark:border-zinc-100' : 'border-zinc-300 dark:border-zinc-700')
+          }
         >
           All rejections
         </Link>
@@ -54,7 +57,10 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
           href={filterLink(true)}
           data-testid="filter-exhausted"
           aria-current={exhaustedOnly ? 'page' : undefined}
-          className={`rounded-full border px-3 py-1 ${exhaustedOnly ? 'border-zinc-900 dark:border-zinc-100' : 'border-zinc-300 dark:border-zinc-700'}`}
+          className={
+            'rounded-full border px-3 py-1 ' +
+            (exhaustedOnly ? 'border-zinc-900 dark:border-zinc-100' : 'border-zinc-300 dark:border-zinc-700')
+          }
         >
           Exhausted repair chains
         </Link>
@@ -140,7 +146,11 @@ export default async function AttemptsPage({ searchParams }: { searchParams: Pro
       {page.next ? (
         <Link
           className="underline"
-          href={`/contracts/attempts?${new URLSearchParams({ ...(exhaustedOnly ? { exhausted: '1' } : {}), before: page.next.createdAt, id: page.next.id }).toString()}`}
+          href={`/contracts/attempts?${new URLSearchParams({
+            ...(exhaustedOnly ? { exhausted: '1' } : {}),
+            before: page.next.createdAt,
+            id: page.next.id,
+          }).toString()}`}
         >
           Older →
         </Link>

@@ -230,7 +230,9 @@ export default async function ProposalPage({
                       <PayloadText value={item.id} /> ·{' '}
                       <PayloadText value={item.kind.replace(/_/g, ' ')} mono={false} />
                     </p>
-                    <blockquote className="mt-1 whitespace-pre-wrap border-l-2 border-orange-300 pl-2 dark:border-orange-800">
+                    <blockquote
+                      className={'mt-1 whitespace-pre-wrap border-l-2 border-orange-300 pl-2 dark:border-orange-800'}
+                    >
                       <PayloadText value={item.text} mono={false} />
                     </blockquote>
                   </li>

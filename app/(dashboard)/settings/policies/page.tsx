@@ -33,6 +33,7 @@ export default async function PoliciesSettingsPage() {
       };
     }),
   );
+  const role = context.role === 'approver' ? 'an approver' : 'a viewer';
   return (
     <section aria-labelledby="policies-heading" className="space-y-6" data-testid="policies-page">
       <SettingsHeader id="policies-heading" title="Routing policies">
@@ -42,8 +43,7 @@ export default async function PoliciesSettingsPage() {
       </SettingsHeader>
       {canEdit ? null : (
         <p data-testid="policies-read-only" className="text-sm text-zinc-600 dark:text-zinc-400">
-          Read-only: only admins change policies. You are {context.role === 'approver' ? 'an approver' : 'a viewer'} in{' '}
-          {context.tenantName}.
+          Read-only: only admins change policies. You are {role} in {context.tenantName}.
         </p>
       )}
       <PolicyAdmin actions={actions} canEdit={canEdit} />
