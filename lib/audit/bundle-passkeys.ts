@@ -75,7 +75,8 @@ export async function checkPasskeyDecisions(input: {
     }
   }
   for (const row of input.events.filter(isSigned)) {
-    const label = `${row.reasonCode === 'reject' ? 'rejected' : 'approved'} by ${actorLabel(row.actorName, row.actorId)}`;
+    const label =
+      `${row.reasonCode === 'reject' ? 'rejected' : 'approved'} by ` + actorLabel(row.actorName, row.actorId);
     // The name the chained decision event recorded, never the registration's.
     const name = typeof row.data.passkeyName === 'string' ? row.data.passkeyName : '(unnamed)';
     const fail = (detail: string) =>

@@ -146,9 +146,14 @@ export function countedApprovals(story: Story): number {
  */
 export function decisionWords(decision: Decided, label: string, passkey = ''): string {
   const withdrawn = decision.withdrawn
-    ? ` — withdrawn: ${decision.withdrawn.role ? `role changed to ${decision.withdrawn.role}` : 'removed from the tenant'} at ${decision.withdrawn.at} (event #${decision.withdrawn.seq}), not counted`
+    ? ' — withdrawn: ' +
+      (decision.withdrawn.role ? `role changed to ${decision.withdrawn.role}` : 'removed from the tenant') +
+      ` at ${decision.withdrawn.at} (event #${decision.withdrawn.seq}), not counted`
     : '';
-  return `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${label}${passkey} at ${decision.at} (event #${decision.seq})${withdrawn}`;
+  return (
+    `${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${label}${passkey} ` +
+    `at ${decision.at} (event #${decision.seq})${withdrawn}`
+  );
 }
 
 /** "Alice Example (usr_1)", or the id with "(name unverified)" for events written before names were recorded. */

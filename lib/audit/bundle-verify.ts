@@ -134,7 +134,9 @@ export async function verifyBundle(
         {
           check: 'format',
           ok: false,
-          detail: `not a ${BUNDLE_FORMAT} file: ${parsed.error.issues[0]?.path.join('.') || 'root'} ${parsed.error.issues[0]?.message ?? ''}`,
+          detail:
+            `not a ${BUNDLE_FORMAT} file: ${parsed.error.issues[0]?.path.join('.') || 'root'} ` +
+            `${parsed.error.issues[0]?.message ?? ''}`,
         },
       ],
       verified: [],
@@ -302,7 +304,11 @@ function includedRows(
   return {
     result: [
       true,
-      `${bundle.events.length} event(s) of this proposal${bundle.passkeyRegistrations.length > 0 ? ` and ${bundle.passkeyRegistrations.length} passkey registration(s)` : ''}, each included in checkpoint #${head.size}`,
+      `${bundle.events.length} event(s) of this proposal` +
+        (bundle.passkeyRegistrations.length > 0
+          ? ` and ${bundle.passkeyRegistrations.length} passkey registration(s)`
+          : '') +
+        `, each included in checkpoint #${head.size}`,
     ],
     includes: (row) => proven.get(row.seq) === row.hash && rowHashMatches(row),
   };
@@ -497,22 +503,28 @@ function storyLines(
   const withPasskey = new Map(passkeys.map((check) => [check.seq, ` ${check.detail}`]));
   const created = story.created;
   const lines = [
-    `proposal ${bundle.proposal.id} (${bundle.tenant}): ${bundle.payload.action} v${bundle.payload.contractVersion}, payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
+    `proposal ${bundle.proposal.id} (${bundle.tenant}): ${bundle.payload.action} v${bundle.payload.contractVersion}, ` +
+      `payload ${bundle.payloadHash}, risk ${bundle.proposal.risk}`,
     created
-      ? `proposed by ${created.actorType} ${actorLabel(created.actorName, created.actorId)} at ${new Date(created.occurredAt).toISOString()}`
+      ? `proposed by ${created.actorType} ${actorLabel(created.actorName, created.actorId)} ` +
+        `at ${new Date(created.occurredAt).toISOString()}`
       : 'proposed: no event',
-    `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, ${bundle.proposal.routing.outcome}${story.required !== undefined ? `, ${story.required} approval(s) required` : ''}`,
+    `routing: rule "${bundle.proposal.routing.rule}" of policy v${bundle.proposal.routing.policyVersion}, ` +
+      `${bundle.proposal.routing.outcome}` +
+      (story.required !== undefined ? `, ${story.required} approval(s) required` : ''),
     ...story.decisions.map((decision) =>
       decisionWords(decision, actorLabel(decision.name, decision.userId), withPasskey.get(decision.seq)),
     ),
     ...(story.decisions.some((decision) => decision.decision === 'approve')
       ? [
-          `approvals counted: ${countedApprovals(story)}${story.required !== undefined ? ` of ${story.required} required` : ''} (withdrawn ones never count)`,
+          `approvals counted: ${countedApprovals(story)}` +
+            `${story.required !== undefined ? ` of ${story.required} required` : ''} (withdrawn ones never count)`,
         ]
       : []),
     ...(story.grant
       ? [
-          `approved under grant ${story.grant.grantId} from ${actorLabel(story.grant.name, story.grant.userId)} at ${story.grant.at} (event #${story.grant.seq}); no person looked at it`,
+          `approved under grant ${story.grant.grantId} from ${actorLabel(story.grant.name, story.grant.userId)} ` +
+            `at ${story.grant.at} (event #${story.grant.seq}); no person looked at it`,
         ]
       : []),
     `status: ${bundle.proposal.status} (event #${story.status?.seq})`,

@@ -406,7 +406,9 @@ function filteredReport(
     Object.entries(end.line.filters)
       .map(([name, value]) => `${name}=${value}`)
       .join(', ') || 'none';
-  const proposals = `${summary.proposals} proposal(s)${summary.withoutProposal > 0 ? ` and ${summary.withoutProposal} event(s) of no proposal` : ''}`;
+  const proposals =
+    `${summary.proposals} proposal(s)` +
+    `${summary.withoutProposal > 0 ? ` and ${summary.withoutProposal} event(s) of no proposal` : ''}`;
   return {
     ...base,
     ok: true,

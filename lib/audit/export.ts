@@ -225,7 +225,8 @@ export function auditExportResponse(
   keys: CommandKeys,
   now = new Date(),
 ): Response {
-  const name = `countersign-audit-${tenantId.replace(/[^A-Za-z0-9_-]/g, '_')}-${now.toISOString().slice(0, 10)}.${format}`;
+  const day = now.toISOString().slice(0, 10);
+  const name = `countersign-audit-${tenantId.replace(/[^A-Za-z0-9_-]/g, '_')}-${day}.${format}`;
   return new Response(auditExportStream(db, tenantId, selection, format, keys), {
     headers: {
       'content-type': EXPORT_CONTENT_TYPES[format],

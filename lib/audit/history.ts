@@ -98,7 +98,8 @@ export function eventsQuery(
           : undefined,
         id ? eq(auditEvents.proposalId, id) : undefined,
         text
-          ? sql`(${auditEvents.type} ilike ${text} or ${auditEvents.reasonCode} ilike ${text} or ${auditEvents.data}::text ilike ${text})`
+          ? sql`(${auditEvents.type} ilike ${text} or ${auditEvents.reasonCode} ilike ${text}
+              or ${auditEvents.data}::text ilike ${text})`
           : undefined,
         order.order === 'desc' && order.before ? lt(auditEvents.seq, order.before) : undefined,
         order.order === 'asc' && order.after ? gt(auditEvents.seq, order.after) : undefined,
@@ -191,13 +192,15 @@ function decisionConditions(tenantId: string, filters: HistoryFilters): SQL[] {
     isNotNull(proposals.decidedAt),
     ...proposalConditions(tenantId, filters),
     filters.person
-      ? sql`exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${filters.person})`
+      ? sql`exists (select 1 from ${decisions}
+          where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${filters.person})`
       : undefined,
     filters.since ? sql`${proposals.decidedAt} >= ${filters.since.toISOString()}::timestamptz` : undefined,
     filters.until ? sql`${proposals.decidedAt} < ${filters.until.toISOString()}::timestamptz` : undefined,
     id ? eq(proposals.id, id) : undefined,
     text
-      ? sql`(${proposals.action} ilike ${text} or ${proposals.agentName} ilike ${text} or ${proposals.statusReason} ilike ${text} or (${proposals.payload}->'args')::text ilike ${text})`
+      ? sql`(${proposals.action} ilike ${text} or ${proposals.agentName} ilike ${text}
+          or ${proposals.statusReason} ilike ${text} or (${proposals.payload}->'args')::text ilike ${text})`
       : undefined,
   ].filter((condition): condition is SQL => condition !== undefined);
 }

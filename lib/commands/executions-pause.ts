@@ -39,7 +39,8 @@ export async function executionsPaused(tx: Database, tenantId: string): Promise<
 
 /** SQL: the row's tenant is not paused (dispatch and the expiry sweep leave paused tenants alone). */
 export const tenantRunning = (tenantId: AnyPgColumn) =>
-  sql`not exists (select 1 from ${tenants} where ${tenants.id} = ${tenantId} and ${isNotNull(tenants.executionsPausedAt)})`;
+  sql`not exists (select 1 from ${tenants}
+    where ${tenants.id} = ${tenantId} and ${isNotNull(tenants.executionsPausedAt)})`;
 
 /** The tenant's stop state with the pauser's name (undefined when there is no such tenant). */
 export async function executionsState(db: Database, tenantId: string): Promise<ExecutionsState | undefined> {

@@ -78,7 +78,8 @@ const rejectedAs = (kinds: string[]) =>
   )})`;
 const MEASURED_KINDS = ['schema', 'authorization', 'business_rule'];
 /** Passed the deciding version's contract: admitted, or refused after Shape by Authority or a business rule. */
-const PASSED_SHAPE = sql`(${intakeAttempts.outcome} <> 'rejected' or ${intakeAttempts.errorKind} in ('authorization', 'business_rule'))`;
+const PASSED_SHAPE = sql`(${intakeAttempts.outcome} <> 'rejected'
+  or ${intakeAttempts.errorKind} in ('authorization', 'business_rule'))`;
 const REFUSED_BY_CONTRACT = sql`${intakeAttempts.errorCode} = 'contract_violation'`;
 
 /** The index's own prefix: one tenant, one action, its versions, the window. */
@@ -106,10 +107,11 @@ export function versionCountsQuery(db: Database, tenantId: string, action: Actio
       authorization: count(rejectedAs(['authorization'])),
       businessRule: count(rejectedAs(['business_rule'])),
       other: count(
-        sql`${intakeAttempts.outcome} = 'rejected' and (${intakeAttempts.errorKind} is null or ${intakeAttempts.errorKind} not in (${sql.join(
-          MEASURED_KINDS.map((kind) => sql`${kind}`),
-          sql`, `,
-        )}))`,
+        sql`${intakeAttempts.outcome} = 'rejected'
+          and (${intakeAttempts.errorKind} is null or ${intakeAttempts.errorKind} not in (${sql.join(
+            MEASURED_KINDS.map((kind) => sql`${kind}`),
+            sql`, `,
+          )}))`,
       ),
       originals: count(sql`${intakeAttempts.repairOf} is null and ${intakeAttempts.outcome} <> 'replayed'`),
       repairs: count(sql`${intakeAttempts.repairOf} is not null and ${intakeAttempts.outcome} <> 'replayed'`),
@@ -126,7 +128,8 @@ export function repairChainsQuery(db: Database, tenantId: string, action: Action
     .select({
       version: sql<number>`${intakeAttempts.contractVersion}`,
       repairedChains: sql<number>`count(distinct ${chain})::int`,
-      repairedAccepted: sql<number>`(count(distinct ${chain}) filter (where ${intakeAttempts.outcome} = 'accepted'))::int`,
+      repairedAccepted: sql<number>`(count(distinct ${chain})
+        filter (where ${intakeAttempts.outcome} = 'accepted'))::int`,
     })
     .from(intakeAttempts)
     .where(and(inWindow(tenantId, action, since, until), isNotNull(intakeAttempts.repairOf)))
@@ -224,7 +227,8 @@ async function shadowComparisons(
   since: Date,
   until: Date,
 ): Promise<ShadowComparison[]> {
-  const shadow = sql`jsonb_to_recordset(${intakeAttempts.shadow}) as verdict(version int, accepted boolean, codes jsonb)`;
+  const shadow = sql`jsonb_to_recordset(${intakeAttempts.shadow})
+    as verdict(version int, accepted boolean, codes jsonb)`;
   const where = and(inWindow(tenantId, action, since, until), isNotNull(intakeAttempts.shadow));
   const refuse = sql`not verdict.accepted and ${PASSED_SHAPE}`;
   const accept = sql`verdict.accepted and ${REFUSED_BY_CONTRACT}`;

@@ -23,7 +23,8 @@ export function describeFactChanges(action: ActionModule, before: Facts, after: 
   if (own) return `${own} since it was proposed`;
   const changes = moved.map(
     (key) =>
-      `${key} changed from ${before[key] === undefined ? '(none)' : String(before[key])} to ${after[key] === undefined ? '(none)' : String(after[key])}`,
+      `${key} changed from ${before[key] === undefined ? '(none)' : String(before[key])} ` +
+      `to ${after[key] === undefined ? '(none)' : String(after[key])}`,
   );
   return `${changes.join('; ')} since it was proposed`;
 }

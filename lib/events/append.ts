@@ -50,7 +50,8 @@ function actorNameOf(tenantId: string, actor: AuditInput['actor']): SQL | string
   if (actor.name !== undefined) return actor.name;
   return actor.type === 'user'
     ? sql`(select ${users.name} from ${users} where ${users.id} = ${actor.id})`
-    : sql`(select ${agentKeys.agentName} from ${agentKeys} where ${agentKeys.id} = ${actor.id} and ${agentKeys.tenantId} = ${tenantId})`;
+    : sql`(select ${agentKeys.agentName} from ${agentKeys}
+        where ${agentKeys.id} = ${actor.id} and ${agentKeys.tenantId} = ${tenantId})`;
 }
 
 /**

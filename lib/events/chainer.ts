@@ -113,7 +113,9 @@ async function chainBatch(tx: Database, tenantId: string, limit: number): Promis
     return hash;
   });
   await tx.execute(
-    sql`select audit_chain(${tenantId}, ${head.seq}, ${head.hash}, ${sql.param(ids)}::bigint[], ${sql.param(hashes)}::text[])`,
+    sql`select audit_chain(
+      ${tenantId}, ${head.seq}, ${head.hash}, ${sql.param(ids)}::bigint[], ${sql.param(hashes)}::text[]
+    )`,
   );
   return taken.length;
 }

@@ -19,7 +19,10 @@ export function grantUseWords(
 ): string {
   const count = `${grant.usedCount} of ${grant.maxCount} used`;
   if (grant.maxTotalMinor === null || !grant.currency) return count;
-  return `${count}, ${formatMoney(grant.usedTotalMinor, grant.currency)} of ${formatMoney(grant.maxTotalMinor, grant.currency)}`;
+  return (
+    `${count}, ${formatMoney(grant.usedTotalMinor, grant.currency)} ` +
+    `of ${formatMoney(grant.maxTotalMinor, grant.currency)}`
+  );
 }
 
 /** One grant as a terminal line or two: id, state, what it covers, its use, who and why. */
@@ -32,7 +35,8 @@ export function grantLines(grant: GrantView): string[] {
     `  ${grantUseWords(grant)}; granted by ${by} from ${grant.proposalId} at ${grant.createdAt}, ` +
       `until ${grant.expiresAt}: ${JSON.stringify(grant.reason)}` +
       (grant.endedAt
-        ? `; ended ${grant.endedAt}${grant.endedBy ? ` by ${grant.endedBy}` : ''}${grant.endNote ? ` (${JSON.stringify(grant.endNote)})` : ''}`
+        ? `; ended ${grant.endedAt}${grant.endedBy ? ` by ${grant.endedBy}` : ''}` +
+          `${grant.endNote ? ` (${JSON.stringify(grant.endNote)})` : ''}`
         : ''),
   ];
 }

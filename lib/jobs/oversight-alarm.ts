@@ -39,7 +39,8 @@ export async function raiseRubberStampAlarms(db: Database, now = new Date()): Pr
       .where(
         and(
           gt(tenants.id, after),
-          sql`${tenants.oversightMinDecisions} > 0 and ${tenants.oversightApprovalRatePercent} > 0 and ${tenants.oversightMedianDwellSeconds} > 0`,
+          sql`${tenants.oversightMinDecisions} > 0 and ${tenants.oversightApprovalRatePercent} > 0
+            and ${tenants.oversightMedianDwellSeconds} > 0`,
         ),
       )
       .orderBy(asc(tenants.id))

@@ -149,7 +149,9 @@ export function workerJobs(
         const result = await dispatchCommands(db, { executorBaseUrl: settings.executorBaseUrl });
         if (result.claimed === 0) return {};
         return {
-          line: `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ${result.retrying} to retry, ${result.dead} dead`,
+          line:
+            `dispatched ${plural(result.claimed, 'command')}: ${result.delivered} delivered, ` +
+            `${result.retrying} to retry, ${result.dead} dead`,
           more: result.claimed >= DISPATCH_BATCH,
         };
       },
@@ -161,7 +163,9 @@ export function workerJobs(
         const result = await reconcileExecutions(db);
         if (result.checked === 0) return {};
         return {
-          line: `checked ${plural(result.checked, 'unknown outcome')}: ${result.succeeded} succeeded, ${result.failed} failed, ${result.pending} still unknown`,
+          line:
+            `checked ${plural(result.checked, 'unknown outcome')}: ${result.succeeded} succeeded, ` +
+            `${result.failed} failed, ${result.pending} still unknown`,
         };
       },
     },
@@ -200,7 +204,8 @@ export function workerJobs(
         return {
           line:
             result.stale + result.drifted > 0
-              ? `re-checked ${plural(result.checked, 'open proposal')}: ${result.stale} stale, ${result.drifted} changed since proposed`
+              ? `re-checked ${plural(result.checked, 'open proposal')}: ${result.stale} stale, ` +
+                `${result.drifted} changed since proposed`
               : undefined,
         };
       },

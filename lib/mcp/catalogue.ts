@@ -41,7 +41,8 @@ function describe(action: ActionModule, version: number): string {
       `is approved and executed.`,
     'Give a new requestId for each new proposal (retrying with the same requestId and arguments is safe).',
     'evidenceRefs lists the ids of records (tickets, messages) that justify it.',
-    'If a call is refused with field errors, call again with the fields corrected, a new requestId and repairOf set to the refused requestId.',
+    'If a call is refused with field errors, call again with the fields corrected, a new requestId and repairOf ' +
+      'set to the refused requestId.',
     'Use get_proposal_status to follow the decision and the execution.',
   ].join(' ');
 }

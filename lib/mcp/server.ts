@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
@@ -126,7 +126,7 @@ export function mcpServer(ctx: McpContext): Server {
  * for it and closed after it. `message` is the one JSON-RPC message readMcpMessage let through.
  */
 export async function handleMcpRequest(ctx: McpContext, request: Request, message: unknown): Promise<Response> {
-  const transport = new WebStandardStreamableHTTPServerTransport({
+  const transport = new streamableHttp.WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });

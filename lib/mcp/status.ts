@@ -59,7 +59,8 @@ export const statusTool = {
     'Where a proposal you made stands: its status, the decisions on it and the outcome of its execution.',
     `waitSeconds (0–${MAX_WAIT_SECONDS}) waits that long at most for a pending proposal to be decided before ` +
       `answering.`,
-    'A proposal is done when its status is succeeded, failed, rejected, expired, stale or cancelled; outcome_unknown is still being checked.',
+    'A proposal is done when its status is succeeded, failed, rejected, expired, stale or cancelled; ' +
+      'outcome_unknown is still being checked.',
   ].join(' '),
   inputSchema: toolSchema(statusInputSchema, 'input'),
   outputSchema: toolSchema(statusResultSchema, 'output'),

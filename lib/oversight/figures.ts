@@ -84,7 +84,8 @@ const lookedBefore = sql`${firstLook.firstSeenAt} <= ${decisions.createdAt}`;
  * look (an API call on an id it was never served, a look that does not precede it) counts as zero,
  * so the alarm sees it rather than leaving it unmeasured.
  */
-const dwellMs = sql`case when ${lookedBefore} then ${msBetween(sql`${decisions.createdAt}`, sql`${firstLook.firstSeenAt}`)} else 0 end`;
+const dwellMs = sql`case when ${lookedBefore}
+  then ${msBetween(sql`${decisions.createdAt}`, sql`${firstLook.firstSeenAt}`)} else 0 end`;
 const percentile = (fraction: number, of: SQL) =>
   sql<number | null>`percentile_cont(${sql.raw(String(fraction))}) within group (order by ${of})`.mapWith((value) =>
     value === null ? null : Math.round(Number(value)),

@@ -156,7 +156,8 @@ function targetCondition(target: SearchTarget | undefined): SQL | undefined {
     case 'agent':
       return eq(proposals.agentName, target.name);
     case 'decider':
-      return sql`exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${inArray(decisions.userId, target.userIds)})`;
+      return sql`exists (select 1 from ${decisions}
+        where ${decisions.proposalId} = ${proposals.id} and ${inArray(decisions.userId, target.userIds)})`;
     case 'none':
       return sql`false`;
     default:

@@ -26,8 +26,10 @@ function decidableBy(viewer: NeighbourViewer): SQL | undefined {
       sql`, `,
     )})`,
     sql`${proposals.initiatedByUserId} is distinct from ${viewer.userId}`,
-    sql`not exists (select 1 from ${agentKeys} where ${agentKeys.id} = ${proposals.agentKeyId} and ${agentKeys.onBehalfOfUserId} = ${viewer.userId})`,
-    sql`not exists (select 1 from ${decisions} where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${viewer.userId})`,
+    sql`not exists (select 1 from ${agentKeys}
+      where ${agentKeys.id} = ${proposals.agentKeyId} and ${agentKeys.onBehalfOfUserId} = ${viewer.userId})`,
+    sql`not exists (select 1 from ${decisions}
+      where ${decisions.proposalId} = ${proposals.id} and ${decisions.userId} = ${viewer.userId})`,
   );
 }
 

@@ -202,7 +202,8 @@ export async function countProposalsSplit(
  */
 export function pendingAgentsQuery(tenantId: string) {
   const next = (after: SQL) =>
-    sql`(select min(p.agent_name) from proposals p where p.tenant_id = ${tenantId} and p.status = 'pending_approval' and ${after})`;
+    sql`(select min(p.agent_name) from proposals p
+      where p.tenant_id = ${tenantId} and p.status = 'pending_approval' and ${after})`;
   return sql`with recursive agents (name) as (
       select ${next(sql`true`)}
       union all

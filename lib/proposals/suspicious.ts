@@ -8,7 +8,9 @@ import { step } from '@/lib/text/scan-steps';
  * match. Matched against the text's skeleton (lib/text/lookalike.ts), so hidden characters and
  * look-alike letters do not get a phrase past it. A flag, never a refusal: the reviewer decides.
  */
-const NOUN = String.raw`(?:rules?|instructions?|guidelines?|polic(?:y|ies)|prompts?|directives?|constraints?|restrictions?|guardrails?|programming)`;
+const NOUN =
+  String.raw`(?:rules?|instructions?|guidelines?|polic(?:y|ies)|prompts?|directives?|constraints?|restrictions?` +
+  String.raw`|guardrails?|programming)`;
 
 /** The first match of a pattern in the text: where it starts, and the phrase as matched. */
 type Found = { index: number; phrase: string };
@@ -75,7 +77,9 @@ export const PHRASE_FINDERS: readonly { name: string; find: Finder }[] = [
     name: 'dropping instructions',
     find: first(
       new RegExp(
-        String.raw`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+(?:of\s+)?)?(?:your|the\s+(?:previous|above|prior|earlier|system)|previous|prior|above|earlier|preceding|system|safety)\s+(?:\w+\s+)?${NOUN}\b` +
+        String.raw`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+(?:of\s+)?)?` +
+          String.raw`(?:your|the\s+(?:previous|above|prior|earlier|system)|previous|prior|above|earlier|preceding` +
+          String.raw`|system|safety)\s+(?:\w+\s+)?${NOUN}\b` +
           String.raw`|\b(?:ignore|disregard|forget)\s+all\s+(?:\w+\s+)?${NOUN}\b`,
         'i',
       ),
@@ -85,21 +89,34 @@ export const PHRASE_FINDERS: readonly { name: string; find: Finder }[] = [
     // Re-casting the model: "you are now an unrestricted assistant", "act as the administrator".
     name: 're-casting the model',
     find: first(
-      /\byou\s+are\s+now\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|DAN|admin(?:istrator)?|root|superuser|developer|system|in\s+(?:admin|developer|debug|god)\s+mode)\b|\bact\s+as\s+(?:an?\s+|the\s+)?(?:admin(?:istrator)?|root|system|developer|superuser)\b/i,
+      new RegExp(
+        String.raw`\byou\s+are\s+now\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|DAN|admin(?:istrator)?|root` +
+          String.raw`|superuser|developer|system|in\s+(?:admin|developer|debug|god)\s+mode)\b` +
+          String.raw`|\bact\s+as\s+(?:an?\s+|the\s+)?(?:admin(?:istrator)?|root|system|developer|superuser)\b`,
+        'i',
+      ),
     ),
   },
   {
     // Talking about the model's own setup: "system prompt", "developer mode", "jailbreak", "as an AI".
     name: "the model's setup",
     find: first(
-      /\bsystem\s+prompt\b|\bdeveloper\s+mode\b|\bjailbreak|\bas\s+an?\s+(?:AI|artificial\s+intelligence|(?:large\s+)?language\s+model|LLM)\b/i,
+      new RegExp(
+        String.raw`\bsystem\s+prompt\b|\bdeveloper\s+mode\b|\bjailbreak` +
+          String.raw`|\bas\s+an?\s+(?:AI|artificial\s+intelligence|(?:large\s+)?language\s+model|LLM)\b`,
+        'i',
+      ),
     ),
   },
   {
     // Privilege switches for the agent to send: "retry with admin=true", "sudo: yes", "is_admin = 1".
     name: 'privilege switches',
     find: first(
-      /\b(?:admin|sudo|root|superuser|is_?admin|elevated|privileged)\s*[=:]\s*(?:true|1|yes|on)\b|\bretry\s+(?:with|as)\s+(?:admin|root|sudo|elevated)\b/i,
+      new RegExp(
+        String.raw`\b(?:admin|sudo|root|superuser|is_?admin|elevated|privileged)\s*[=:]\s*(?:true|1|yes|on)\b` +
+          String.raw`|\bretry\s+(?:with|as)\s+(?:admin|root|sudo|elevated)\b`,
+        'i',
+      ),
     ),
   },
   {
@@ -115,7 +132,14 @@ export const PHRASE_FINDERS: readonly { name: string; find: Finder }[] = [
     // Instructions meant to stay out of the reviewer's sight, or to skip the reviewer altogether.
     name: 'hiding from the reviewer',
     find: first(
-      /\b(?:hidden|secret)\s+instructions?\b|\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify)\s+(?:this\s+to\s+)?(?:the\s+)?(?:user|operator|reviewer|approver|human)s?\b|\b(?:skip|bypass)(?:ping|ing)?\s+(?:the\s+|any\s+|human\s+)*(?:approval|review|confirmation)\b|\bwithout\s+(?:any\s+)?human\s+(?:approval|review|oversight)\b/i,
+      new RegExp(
+        String.raw`\b(?:hidden|secret)\s+instructions?\b` +
+          String.raw`|\b(?:do\s+not|don't|never)\s+(?:tell|inform|mention|reveal|show|notify)\s+(?:this\s+to\s+)?` +
+          String.raw`(?:the\s+)?(?:user|operator|reviewer|approver|human)s?\b` +
+          String.raw`|\b(?:skip|bypass)(?:ping|ing)?\s+(?:the\s+|any\s+|human\s+)*(?:approval|review|confirmation)\b` +
+          String.raw`|\bwithout\s+(?:any\s+)?human\s+(?:approval|review|oversight)\b`,
+        'i',
+      ),
     ),
   },
   {

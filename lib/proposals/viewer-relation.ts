@@ -28,14 +28,17 @@ export function viewerRelation(viewer: QueueViewer, asOf: Date) {
   // Written with explicit names: drizzle leaves columns unqualified in a one-table select list,
   // where "id" inside a subquery would name the subquery's own table. `proposals` is the outer row.
   const user = viewer.userId;
-  const decided = sql<boolean>`exists (select 1 from decisions d where d.proposal_id = proposals.id and d.user_id = ${user})`;
-  const onBehalf = sql<boolean>`exists (select 1 from agent_keys k where k.id = proposals.agent_key_id and k.on_behalf_of_user_id = ${user})`;
+  const decided = sql<boolean>`exists (select 1 from decisions d
+    where d.proposal_id = proposals.id and d.user_id = ${user})`;
+  const onBehalf = sql<boolean>`exists (select 1 from agent_keys k
+    where k.id = proposals.agent_key_id and k.on_behalf_of_user_id = ${user})`;
   // A revision's descendants stay in its tenant, and ids are unique across tenants: no tenant condition needed.
   const edited = sql<boolean>`(proposals.id in (
     with recursive lineage (id, depth) as (
       select e.id, 0 from proposals e where e.initiated_by_user_id = ${user}
       union all
-      select c.id, lineage.depth + 1 from lineage join proposals c on c.parent_id = lineage.id where lineage.depth < ${MAX_REVISION_DEPTH}
+      select c.id, lineage.depth + 1 from lineage join proposals c on c.parent_id = lineage.id
+      where lineage.depth < ${MAX_REVISION_DEPTH}
     )
     select lineage.id from lineage))`;
   const roles = ROLES.filter((role) => role !== 'viewer' && roleAtLeast(viewer.role, role));
@@ -46,7 +49,8 @@ export function viewerRelation(viewer: QueueViewer, asOf: Date) {
           sql`, `,
         )}), false)`
       : sql<boolean>`false`;
-  const needsYou = sql<boolean>`(proposals.expires_at > ${asOf.toISOString()}::timestamptz and ${mayDecide} and not ${decided} and not ${onBehalf} and not ${edited})`;
+  const needsYou = sql<boolean>`(proposals.expires_at > ${asOf.toISOString()}::timestamptz
+    and ${mayDecide} and not ${decided} and not ${onBehalf} and not ${edited})`;
   return { decided, onBehalf, edited, mayDecide, needsYou };
 }
 
@@ -65,7 +69,8 @@ export async function viewerFactsFor(
   const rows = await db
     .select({
       id: proposals.id,
-      approvals: sql<number>`(select count(*)::int from decisions d where d.proposal_id = proposals.id and d.decision = 'approve')`,
+      approvals: sql<number>`(select count(*)::int from decisions d
+        where d.proposal_id = proposals.id and d.decision = 'approve')`,
       decided: relation.decided,
       onBehalf: relation.onBehalf,
       edited: relation.edited,

@@ -269,7 +269,9 @@ function mathLookalike(codePoint: number): LookalikeInfo | undefined {
     const letter = offset % 52;
     const ch = letter < 26 ? String.fromCharCode(65 + letter) : String.fromCharCode(97 + letter - 26);
     return {
-      name: `MATHEMATICAL ${MATH_ALPHABETS[Math.floor(offset / 52)]} ${letter < 26 ? 'CAPITAL' : 'SMALL'} ${ch.toUpperCase()}`,
+      name:
+        `MATHEMATICAL ${MATH_ALPHABETS[Math.floor(offset / 52)]} ` +
+        `${letter < 26 ? 'CAPITAL' : 'SMALL'} ${ch.toUpperCase()}`,
       looksLike: ch,
       class: 'always',
     };

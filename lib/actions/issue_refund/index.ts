@@ -42,7 +42,9 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     return {
       resourceKey: `order:${order.id}`,
       facts: { currency: order.currency, chargedMinor: order.chargedMinor, refundedMinor: order.refundedMinor },
-      detail: `${order.id} in ${tenantId}, charged ${formatMoney(order.chargedMinor, order.currency)}, ${formatMoney(balance, order.currency)} not yet refunded`,
+      detail:
+        `${order.id} in ${tenantId}, charged ${formatMoney(order.chargedMinor, order.currency)}, ` +
+        `${formatMoney(balance, order.currency)} not yet refunded`,
     };
   },
 

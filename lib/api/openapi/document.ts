@@ -81,7 +81,9 @@ function requestBody(operation: Operation) {
   if (!body) return undefined;
   return {
     required: !body.optional,
-    description: `JSON of at most 64 KiB${body.optional ? '; no body stands for `{}`' : ''}${body.sameOrigin ? '. A same-origin `Origin` header is required' : ''}.`,
+    description:
+      `JSON of at most 64 KiB${body.optional ? '; no body stands for `{}`' : ''}` +
+      `${body.sameOrigin ? '. A same-origin `Origin` header is required' : ''}.`,
     content: { 'application/json': { schema: refOf(body.schema) } },
   };
 }

@@ -42,7 +42,8 @@ export const queuePageSchema = z.object({
   items: z
     .array(queueItemSchema)
     .describe(
-      `A page; fewer, even none, when a group or filter is rare among the ${QUEUE_SCAN_LIMIT.toLocaleString('en')} pending proposals one page looks at: \`nextCursor\` then looks further.`,
+      `A page; fewer, even none, when a group or filter is rare among the ${QUEUE_SCAN_LIMIT.toLocaleString('en')} ` +
+        `pending proposals one page looks at: \`nextCursor\` then looks further.`,
     ),
   nextCursor: z.string().nullable().describe('Null when nothing follows.'),
   total: z.int(),
@@ -50,7 +51,8 @@ export const queuePageSchema = z.object({
   countsExact: z
     .boolean()
     .describe(
-      `False when the queue holds more pending proposals than are counted (the first ${QUEUE_COUNT_LIMIT.toLocaleString('en')}): \`total\` and \`counts\` are then lower bounds.`,
+      `False when the queue holds more pending proposals than are counted (the first ` +
+        `${QUEUE_COUNT_LIMIT.toLocaleString('en')}): \`total\` and \`counts\` are then lower bounds.`,
     ),
   asOf: timestamp,
 });

@@ -61,7 +61,8 @@ export function jwkVerifier(name: string, jwk: Pick<PublicJwk, 'x'>): NoteVerifi
  * golang.org/x/mod/sumdb/note).
  */
 export function verifierKeyText(verifier: NoteVerifier): string {
-  return `${verifier.name}+${verifier.id.toString(16).padStart(8, '0')}+${Buffer.concat([Uint8Array.of(ED25519), verifier.publicKey]).toString('base64')}`;
+  const key = Buffer.concat([Uint8Array.of(ED25519), verifier.publicKey]).toString('base64');
+  return `${verifier.name}+${verifier.id.toString(16).padStart(8, '0')}+${key}`;
 }
 
 /** Parses a verifier key text; refuses any other signature type, a malformed key, or an id that is not the key's. */

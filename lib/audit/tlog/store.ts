@@ -104,7 +104,11 @@ async function insertSubtrees(db: Database, tenantId: string, written: readonly 
   await db.execute(sql`
     insert into ${auditTreeNodes} (tenant_id, level, index, hash)
     select ${tenantId}, level, index, hash
-    from unnest(${array(written.map(({ id }) => id.level))}::integer[], ${array(written.map(({ id }) => id.index))}::bigint[], ${array(written.map(({ hash }) => hex(hash)))}::text[]) as w(level, index, hash)
+    from unnest(
+      ${array(written.map(({ id }) => id.level))}::integer[],
+      ${array(written.map(({ id }) => id.index))}::bigint[],
+      ${array(written.map(({ hash }) => hex(hash)))}::text[]
+    ) as w(level, index, hash)
     on conflict do nothing`);
 }
 

@@ -44,7 +44,13 @@ export function emailContent(input: RenderInput, host: string) {
     `<p><strong>${htmlText(text(data.headline))}</strong></p>`,
     `<p>${htmlText(text(data.summary))}</p>`,
     lines.length > 0
-      ? `<table>${lines.map(({ label, value }) => `<tr><th align="left" style="padding-right:1em">${htmlText(label)}</th><td>${htmlText(value)}</td></tr>`).join('')}</table>`
+      ? `<table>${lines
+          .map(
+            ({ label, value }) =>
+              `<tr><th align="left" style="padding-right:1em">${htmlText(label)}</th>` +
+              `<td>${htmlText(value)}</td></tr>`,
+          )
+          .join('')}</table>`
       : '',
     `<p><a href="${htmlEscape(text(data.url))}">Review in Countersign</a></p>`,
     '</body></html>',
@@ -77,7 +83,9 @@ function digestEmail(input: RenderInput, host: string) {
     '<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">',
     `<p><strong>${htmlText(text(data.headline))}</strong></p>`,
     `<p>${htmlText(text(data.summary))}</p>`,
-    `<ol>${items.map(({ line, url }) => `<li>${htmlText(line)} — <a href="${htmlEscape(url)}">Review</a></li>`).join('')}</ol>`,
+    `<ol>${items
+      .map(({ line, url }) => `<li>${htmlText(line)} — <a href="${htmlEscape(url)}">Review</a></li>`)
+      .join('')}</ol>`,
     data.url ? `<p><a href="${htmlEscape(text(data.url))}">Open the queue in Countersign</a></p>` : '',
     '</body></html>',
   ].join('');
