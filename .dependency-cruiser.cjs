@@ -108,7 +108,8 @@ module.exports = {
     {
       name: 'db-imports-no-lib',
       comment:
-        'db/ is the schema and the driver, the bottom layer: it imports nothing from lib/ (the settings are read in lib/database.ts).',
+        'db/ is the schema and the driver, the bottom layer: it imports nothing from lib/ (the settings are read in ' +
+        'lib/database.ts).',
       severity: 'error',
       from: { path: '^db/' },
       to: { path: '^(lib|app|components)/' },
@@ -116,7 +117,8 @@ module.exports = {
     {
       name: 'app-imports-no-db',
       comment:
-        'Pages and routes read and write through lib/ (its queries, view models and domain functions), never db/ itself.',
+        'Pages and routes read and write through lib/ (its queries, view models and domain functions), never db/ ' +
+        'itself.',
       severity: 'error',
       from: { path: '^app/' },
       to: { path: '^db/' },
@@ -124,7 +126,8 @@ module.exports = {
     {
       name: 'components-import-no-db',
       comment:
-        'Components run in the browser too: they take the types of stored records from lib/ (lib/records.ts), never from db/.',
+        'Components run in the browser too: they take the types of stored records from lib/ (lib/records.ts), ' +
+        'never from db/.',
       severity: 'error',
       from: { path: '^components/' },
       to: { path: '^db/' },
@@ -132,7 +135,8 @@ module.exports = {
     {
       name: 'components-run-only-browser-modules',
       comment:
-        'Components run in the browser too: from lib/ they import at run time only lib/client/ and lib/shared/; anything else as a type.',
+        'Components run in the browser too: from lib/ they import at run time only lib/client/ and lib/shared/; ' +
+        'anything else as a type.',
       severity: 'error',
       from: { path: '^components/' },
       to: { path: '^lib/', pathNot: BROWSER, dependencyTypesNot: ['type-only'] },
@@ -140,7 +144,8 @@ module.exports = {
     {
       name: 'browser-modules-stay-browser-safe',
       comment:
-        'lib/client/ and lib/shared/ reach the browser: at run time they import only each other and packages, no db/ and no other lib/ module (types are fine).',
+        'lib/client/ and lib/shared/ reach the browser: at run time they import only each other and packages, no ' +
+        'db/ and no other lib/ module (types are fine).',
       severity: 'error',
       from: { path: BROWSER },
       to: { path: '^(lib|db)/', pathNot: BROWSER, dependencyTypesNot: ['type-only'] },

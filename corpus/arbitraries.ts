@@ -54,7 +54,10 @@ export const ENVELOPE_FIELDS = ['requestId', 'action', 'contractVersion', 'args'
 const REQUIRED_ENVELOPE_FIELDS = ['requestId', 'action', 'contractVersion', 'args'] as const;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** What a tenant's seeded key may legitimately use: SKUs in its warehouses, its orders with their balances, its evidence. */
+/**
+ * What a tenant's seeded key may legitimately use: SKUs in its warehouses, its orders with their balances, its
+ * evidence.
+ */
 export function tenantWorld(tenant: Tenant) {
   const grants = DEMO_AGENTS.find((agent) => agent.tenant === tenant)!.grants.warehouses ?? [];
   return {
@@ -394,7 +397,10 @@ function lookalikeOf(text: string): fc.Arbitrary<string> {
   return fc.oneof(replace, insert);
 }
 
-/** Unicode look-alikes (Cyrillic, Greek, full-width, other digits, invisible marks) in the fields that are enums or patterns. */
+/**
+ * Unicode look-alikes (Cyrillic, Greek, full-width, other digits, invisible marks) in the fields that are enums or
+ * patterns.
+ */
 export function lookalike(envelope: Envelope): fc.Arbitrary<Mutated> {
   const choices: fc.Arbitrary<Mutated>[] = [
     lookalikeOf(envelope.action).map((text) => ({

@@ -175,7 +175,8 @@ export function loadCorpus(root = DEFAULT_CORPUS_DIR): CorpusSuite[] {
             } else if (requestIds.has(requestId)) {
               throw new CorpusFormatError(
                 at,
-                `requestId "${requestId}" is already used by ${requestIds.get(requestId)}; set "reuse": true only for a deliberate retry or conflict`,
+                `requestId "${requestId}" is already used by ${requestIds.get(requestId)}; set "reuse": true only ` +
+                  `for a deliberate retry or conflict`,
               );
             }
             requestIds.set(requestId, at);
@@ -196,7 +197,8 @@ export function loadCorpus(root = DEFAULT_CORPUS_DIR): CorpusSuite[] {
     if (requestIds.has(repairOf)) {
       throw new CorpusFormatError(
         at,
-        `repairOf "${repairOf}" names a case that is not earlier in ${file}; a repair chain stays in one file, in order`,
+        `repairOf "${repairOf}" names a case that is not earlier in ${file}; a repair chain stays in one file, ` +
+          `in order`,
       );
     }
   }

@@ -324,7 +324,8 @@ export function formatReport(run: CorpusRun): string {
   for (const s of summaries) {
     const files = run.suites.find((r) => r.suite.action === s.action && r.suite.version === s.version)!.suite.files;
     lines.push(
-      `${s.action} v${s.version} — ${s.cases} cases (${s.gates.validTotal} valid, ${s.gates.invalidTotal} invalid) in ${files.join(', ')}`,
+      `${s.action} v${s.version} — ${s.cases} cases (${s.gates.validTotal} valid, ${s.gates.invalidTotal} invalid) ` +
+        `in ${files.join(', ')}`,
     );
     lines.push(header(''));
     lines.push(
@@ -351,8 +352,9 @@ export function formatReport(run: CorpusRun): string {
     const r = s.repairs;
     const per = (n: number, d: number) => (d > 0 ? (n / d).toFixed(2) : '0.00');
     lines.push(
-      `  repairs: ${r.repairs} repair attempts over ${r.originals} original requests = ${per(r.repairs, r.originals)} per original ` +
-        `(${per(r.repairs, r.rejectedOriginals)} per rejected original); ${r.chains} chains: ${r.chainsAccepted} ended accepted, ` +
+      `  repairs: ${r.repairs} repair attempts over ${r.originals} original requests = ` +
+        `${per(r.repairs, r.originals)} per original (${per(r.repairs, r.rejectedOriginals)} per rejected original); ` +
+        `${r.chains} chains: ${r.chainsAccepted} ended accepted, ` +
         `${r.chainsAtLimit} at repair_limit_reached, ${r.chainsStillRejected} still rejected`,
     );
     lines.push(`  expectations: ${s.cases - s.mismatches.length} / ${s.cases} met`);

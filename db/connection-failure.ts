@@ -132,7 +132,10 @@ export function explainDatabaseFailure(error: unknown, databaseUrl: string): Dat
   } catch {
     url = undefined;
   }
-  let text = `Countersign cannot use the database at ${redactDatabaseUrl(databaseUrl)}: ${explanation(cause, url, driver, error instanceof Error ? error.message : String(error))}`;
+  const message = error instanceof Error ? error.message : String(error);
+  let text =
+    `Countersign cannot use the database at ${redactDatabaseUrl(databaseUrl)}: ` +
+    explanation(cause, url, driver, message);
   for (const secret of secretsOf(databaseUrl)) text = text.replaceAll(secret, '***');
   return new DatabaseUnavailableError(cause, text, { cause: error });
 }

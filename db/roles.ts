@@ -37,7 +37,8 @@ export function rolesSql({ database, owner = OWNER_ROLE }: { database: string; o
     ensureRoleSql(APP_ROLE),
     `ALTER ROLE ${ident(owner)} NOSUPERUSER NOCREATEROLE NOCREATEDB NOREPLICATION NOBYPASSRLS;`,
     `ALTER ROLE ${ident(APP_ROLE)} NOSUPERUSER NOCREATEROLE NOCREATEDB NOREPLICATION NOBYPASSRLS;`,
-    '-- Set each password (psql: \\password countersign_owner, \\password countersign_app) unless the server trusts local connections.',
+    '-- Set each password (psql: \\password countersign_owner, \\password countersign_app) unless the server ' +
+      'trusts local connections.',
     `ALTER DATABASE ${ident(database)} OWNER TO ${ident(owner)};`,
     `ALTER SCHEMA public OWNER TO ${ident(owner)};`,
     `REVOKE ALL ON DATABASE ${ident(database)} FROM PUBLIC;`,

@@ -59,7 +59,8 @@ export async function seedDemoChannels(
         await updateChannel(db, DEMO_CHANNEL_TENANT, stale.id, SEED, { enabled: false }, { targets: policy });
       else return { id: stale.id, secret: null };
     }
-    // Every message on its own, as it comes: the receivers page shows each proposal's (Settings → Notifications sets a digest threshold).
+    // Every message on its own, as it comes: the receivers page shows each proposal's (Settings → Notifications
+    // sets a digest threshold).
     const created = await createChannel(
       db,
       DEMO_CHANNEL_TENANT,

@@ -81,5 +81,8 @@ export function describePortProblem(problem: PortProblem): string {
         ? 'needs privileges this user lacks'
         : `cannot be listened on (${problem.code})`;
   const other = problem.port >= 65_000 ? problem.port - 100 : problem.port + 100;
-  return `Port ${problem.port} (${problem.setting}, ${problem.what}) ${reason} on ${address}. Stop what is listening there, or choose another port: ${problem.setting}=${other} npm run demo`;
+  return (
+    `Port ${problem.port} (${problem.setting}, ${problem.what}) ${reason} on ${address}. Stop what is listening ` +
+    `there, or choose another port: ${problem.setting}=${other} npm run demo`
+  );
 }

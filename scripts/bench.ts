@@ -276,8 +276,9 @@ function withSearchParam(url: string, name: string, value: string): string {
 async function startBaseline(databaseUrl: string) {
   const connection = socketAware(databaseUrl);
   const sql = postgres(connection.url, { max: 10, host: connection.host, onnotice: () => {} });
-  await sql`create table bench_rows (id text primary key, tenant_id text not null, request_id text not null, agent_name text not null,
-    action text not null, status text not null, resource_key text, payload jsonb not null, raw_candidate text not null, created_at timestamptz not null default now())`;
+  await sql`create table bench_rows (id text primary key, tenant_id text not null, request_id text not null,
+    agent_name text not null, action text not null, status text not null, resource_key text, payload jsonb not null,
+    raw_candidate text not null, created_at timestamptz not null default now())`;
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -287,8 +288,10 @@ async function startBaseline(databaseUrl: string) {
           const raw = Buffer.concat(chunks).toString('utf8');
           const body = JSON.parse(raw) as { requestId: string; action: string; args: { sku: string } };
           const id = `prop_${randomBytes(12).toString('base64url')}`;
-          await sql`insert into bench_rows (id, tenant_id, request_id, agent_name, action, status, resource_key, payload, raw_candidate)
-            values (${id}, 'acme', ${body.requestId}, 'bench', ${body.action}, 'pending_approval', ${`sku:${body.args.sku}`}, ${sql.json(body)}, ${raw})`;
+          await sql`insert into bench_rows
+              (id, tenant_id, request_id, agent_name, action, status, resource_key, payload, raw_candidate)
+            values (${id}, 'acme', ${body.requestId}, 'bench', ${body.action}, 'pending_approval',
+              ${`sku:${body.args.sku}`}, ${sql.json(body)}, ${raw})`;
           response
             .writeHead(201, { 'content-type': 'application/json' })
             .end(JSON.stringify({ proposal: { id, status: 'pending_approval' } }));
@@ -365,7 +368,8 @@ async function checkHotResource(
   const [row] = await sql<{ total: number; open: number; claimed: number }[]>`
     select count(*)::int as total,
       count(*) filter (where status::text = any(${OPEN_STATUSES}::text[]))::int as open,
-      coalesce(sum((payload->'args'->>'amountMinor')::int) filter (where status::text = any(${OPEN_STATUSES}::text[])), 0)::int as claimed
+      coalesce(sum((payload->'args'->>'amountMinor')::int)
+        filter (where status::text = any(${OPEN_STATUSES}::text[])), 0)::int as claimed
     from proposals where tenant_id = 'acme' and resource_key = ${`order:${HOT_ORDER}`}`;
   const { total = 0, open = 0, claimed = 0 } = row ?? {};
   const answered2xx = createdUnderLoad + settled.created + settled.replayed;
@@ -390,7 +394,8 @@ function table(runs: Run[], floorAt: (connections: number) => Run | undefined): 
     const floor = floorAt(run.connections);
     const ratio = floor && floor.perSecond > 0 ? (run.perSecond / floor.perSecond).toFixed(2) : '–';
     lines.push(
-      `| ${LABELS[run.scenario]} | ${run.connections} | ${run.perSecond.toFixed(0)} | ${run.p50} | ${run.p95} | ${run.p99} | ${run.errors} | ${ratio} |`,
+      `| ${LABELS[run.scenario]} | ${run.connections} | ${run.perSecond.toFixed(0)} | ${run.p50} | ${run.p95} | ` +
+        `${run.p99} | ${run.errors} | ${ratio} |`,
     );
   }
   return lines.join('\n');
@@ -571,7 +576,8 @@ async function main() {
       });
       approval = { runs: approvalRuns, serverPeakRssMb: { ...peakRssSummary([server.pid!]), sinceScenarioStart } };
       progress(
-        `Server peak RSS during the approvals: ${approval.serverPeakRssMb.total} MB${sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`,
+        `Server peak RSS during the approvals: ${approval.serverPeakRssMb.total} MB` +
+          `${sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`,
       );
     }
 
@@ -689,7 +695,11 @@ async function main() {
       targets.push({
         name: 'scale-out (2 servers, 2 workers): nothing lost or duplicated',
         pass: intakeCheck.ok && approvalCheck.ok,
-        measured: `${intakeCheck.answered2xx} intake answers 2xx = ${intakeCheck.proposals} proposals; ${approvalCheck.approved} approved: ${approvalCheck.executedOnce} executed once, ${approvalCheck.deliveredOnce} minted once and delivered (${approvalCheck.deliveryRetries} retried), ${approvalCheck.refundedOnce} refunded once`,
+        measured:
+          `${intakeCheck.answered2xx} intake answers 2xx = ${intakeCheck.proposals} proposals; ` +
+          `${approvalCheck.approved} approved: ${approvalCheck.executedOnce} executed once, ` +
+          `${approvalCheck.deliveredOnce} minted once and delivered (${approvalCheck.deliveryRetries} retried), ` +
+          `${approvalCheck.refundedOnce} refunded once`,
       });
     }
 
@@ -726,12 +736,22 @@ async function main() {
     const intakeSection = hotCheck
       ? `${table(runs, floorAt)}
 
-${SECONDS} s per row after a 1 s warm-up, scale ${SCALE}, autocannon in the bench process, PostgreSQL over ${socketFolder ? `its Unix socket (${socketFolder})` : 'TCP'}; ${machine.cpus} × ${machine.cpuModel}, load average (1/5/15 min) ${machine.loadAverageAtStart.join(' / ')} at the start, ${machine.loadAverageAtEnd.join(' / ')} at the end; server peak RSS ${results.serverPeakRssMb.total} MB (demo process tree).
-Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ${hotCheck.settled.created + hotCheck.settled.replayed} settled after the runs stopped waiting, ${hotCheck.proposals} on it in the database, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} minor units claimed.
+${SECONDS} s per row after a 1 s warm-up, scale ${SCALE}, autocannon in the bench process, PostgreSQL over ` +
+        `${socketFolder ? `its Unix socket (${socketFolder})` : 'TCP'}; ${machine.cpus} × ${machine.cpuModel}, ` +
+        `load average (1/5/15 min) ${machine.loadAverageAtStart.join(' / ')} at the start, ` +
+        `${machine.loadAverageAtEnd.join(' / ')} at the end; server peak RSS ${results.serverPeakRssMb.total} MB ` +
+        `(demo process tree).
+Hot order: ${hotCheck.createdUnderLoad} created under load (201) and ` +
+        `${hotCheck.settled.created + hotCheck.settled.replayed} settled after the runs stopped waiting, ` +
+        `${hotCheck.proposals} on it in the database, ${hotCheck.claimedMinor} of ${hotCheck.chargedMinor} minor ` +
+        `units claimed.
 
 `
       : '';
-    const markdown = `${intakeSection}${approvalSection(approval)}${scaleOutSection(scaleOut)}${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
+    const targetLines = targets.map(
+      (target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`,
+    );
+    const markdown = `${intakeSection}${approvalSection(approval)}${scaleOutSection(scaleOut)}${targetLines.join('\n')}
 ${[pages?.markdown, oversight?.markdown, text?.markdown]
   .filter(Boolean)
   .map((section) => `\n${section}`)

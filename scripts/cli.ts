@@ -185,13 +185,17 @@ function lintLines(version: VersionLint): string[] {
     `${name}: ${version.errors} error(s), ${version.warnings} warning(s)`,
     ...version.findings.map(
       (finding) =>
-        `  ${finding.severity.padEnd(7)} ${finding.code} at ${finding.path}: ${finding.message}${finding.runtimes.length > 0 ? ` [${finding.runtimes.join(', ')}]` : ''}`,
+        `  ${finding.severity.padEnd(7)} ${finding.code} at ${finding.path}: ${finding.message}` +
+        (finding.runtimes.length > 0 ? ` [${finding.runtimes.join(', ')}]` : ''),
     ),
   ];
 }
 
 function channelLine(channel: PublicChannel): string {
-  return `${channel.id}  ${channel.kind.padEnd(7)} ${channel.enabled ? 'enabled ' : 'disabled'}  ${channel.target}\n    events: ${channel.events.join(', ')}`;
+  return (
+    `${channel.id}  ${channel.kind.padEnd(7)} ${channel.enabled ? 'enabled ' : 'disabled'}  ${channel.target}\n` +
+    `    events: ${channel.events.join(', ')}`
+  );
 }
 
 function parseKeySetText(text: string): unknown {
@@ -310,7 +314,9 @@ async function verifyExportFile(
       throw new RefusedError(`${file}${report.line > 0 ? ` line ${report.line}` : ''}: ${report.message}`);
     if (report.broken) {
       console.log(
-        `${report.tenant}: BROKEN at #${report.broken.seq} — ${describeExportBreak(report.broken.reason)} (${report.broken.reason})${report.broken.detail ? `: ${report.broken.detail}` : ''}; verified through #${report.through.seq}`,
+        `${report.tenant}: BROKEN at #${report.broken.seq} — ${describeExportBreak(report.broken.reason)} ` +
+          `(${report.broken.reason})${report.broken.detail ? `: ${report.broken.detail}` : ''}; ` +
+          `verified through #${report.through.seq}`,
       );
       throw new RefusedError(
         `the export does not verify: ${report.tenant} #${report.broken.seq} (${report.broken.reason})`,
@@ -403,7 +409,8 @@ function oversightLines(figures: OversightFigures): string[] {
       ? ['  (no decisions)']
       : figures.approvers.map(
           (row) =>
-            `  ${row.name} (${row.userId}): ${figureWords(row)}${row.rubberStamp ? '  [looks like rubber-stamping]' : ''}`,
+            `  ${row.name} (${row.userId}): ${figureWords(row)}` +
+            (row.rubberStamp ? '  [looks like rubber-stamping]' : ''),
         )),
     'Per action:',
     ...(figures.actions.length === 0
@@ -575,7 +582,10 @@ async function run(argv: string[]): Promise<void> {
         console.log(`  target: ${channel.target}`);
         console.log(`  events: ${channel.events.join(', ')}`);
         console.log(
-          `  digest: ${channel.digestThreshold === 0 ? 'never' : `more than ${channel.digestThreshold} messages within a minute go as one`}`,
+          '  digest: ' +
+            (channel.digestThreshold === 0
+              ? 'never'
+              : `more than ${channel.digestThreshold} messages within a minute go as one`),
         );
         if (secret) {
           console.log(`Signing secret (shown once, store it now): ${secret}`);
@@ -637,7 +647,8 @@ async function run(argv: string[]): Promise<void> {
       for (const report of reports) {
         console.log(
           report.ok
-            ? `${report.tenant}: verified through #${report.through.seq} (${report.through.hash})${report.checkpoints > 0 ? `, matching ${report.checkpoints} signed checkpoint(s)` : ''}`
+            ? `${report.tenant}: verified through #${report.through.seq} (${report.through.hash})` +
+                (report.checkpoints > 0 ? `, matching ${report.checkpoints} signed checkpoint(s)` : '')
             : `${report.tenant}: BROKEN at ` +
                 `#${report.seq} — ${describeBreak(report.reason)} (${report.reason}); verified through ` +
                 `#${report.through.seq}`,
@@ -746,7 +757,8 @@ async function run(argv: string[]): Promise<void> {
       const failing = report.filter((version) => version.errors > 0);
       if (failing.length > 0)
         throw new RefusedError(
-          `${failing.map((version) => `${version.action}${values.schema ? '' : ` v${version.version}`}`).join(', ')}: a strict runtime refuses the schema or no value satisfies it (see the errors above)`,
+          failing.map((version) => `${version.action}${values.schema ? '' : ` v${version.version}`}`).join(', ') +
+            ': a strict runtime refuses the schema or no value satisfies it (see the errors above)',
         );
       return;
     }
@@ -865,7 +877,10 @@ run(process.argv.slice(2)).then(
     }
     if (error instanceof KeySetError || error instanceof ZodError) {
       console.error(
-        `Error: ${error instanceof ZodError ? 'stdin is not a JSON array of Ed25519 private JWKs with a kid (kty, crv, x, d, kid)' : error.message}`,
+        'Error: ' +
+          (error instanceof ZodError
+            ? 'stdin is not a JSON array of Ed25519 private JWKs with a kid (kty, crv, x, d, kid)'
+            : error.message),
       );
       process.exit(1);
     }

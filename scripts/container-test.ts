@@ -285,7 +285,8 @@ async function main(): Promise<number> {
     const buildSeconds = seconds(phase);
     const size = Number(docker('image', 'inspect', IMAGE, '--format', '{{.Size}}').out.trim());
     console.log(
-      `base images ${baseSeconds} s, image built${prebuilt ? ' from the suite’s standalone build' : ''} in ${buildSeconds} s: ${IMAGE}, ${Math.round(size / 1e6)} MB`,
+      `base images ${baseSeconds} s, image built${prebuilt ? ' from the suite’s standalone build' : ''} ` +
+        `in ${buildSeconds} s: ${IMAGE}, ${Math.round(size / 1e6)} MB`,
     );
 
     const refused = docker('run', '--rm', '--network', 'host', '--env', `PORT=${PORT}`, IMAGE, 'start');

@@ -174,7 +174,8 @@ async function main() {
   const secrets = await demoSecrets(dataDir);
   const scopeCredentials = settings.SCOPE_CREDENTIALS ?? secrets.scopeCredentials;
   step(
-    `Starting the demo systems of record on port ${settings.DEMO_SYSTEMS_PORT}${settings.DEMO_SCALE ? ` with ${settings.DEMO_SCALE} extra orders, SKUs and tickets` : ''}…`,
+    `Starting the demo systems of record on port ${settings.DEMO_SYSTEMS_PORT}` +
+      `${settings.DEMO_SCALE ? ` with ${settings.DEMO_SCALE} extra orders, SKUs and tickets` : ''}…`,
   );
   const systems = await startSystemsOfRecord({
     port: settings.DEMO_SYSTEMS_PORT,
@@ -225,6 +226,12 @@ async function main() {
   });
 
   await waitForHealth(`${url}/api/health`, { child, name: 'the server' }, 120_000);
+  const notifications =
+    'Notifications for acme: a signed webhook and a Slack-format message to the local sink, email to ' +
+    'ops@acme.test and the approvers.';
+  const email = settings.SMTP_URL
+    ? 'leaves through your SMTP_URL'
+    : `goes to the demo mail catcher at ${receivers.mail.url}`;
   console.log(`
 Countersign is running at ${url}
 
@@ -236,9 +243,9 @@ ${credentials.agents.map((a) => `  ${a.name.padEnd(18)} ${a.key}`).join('\n')}
 
 Systems of record (payments, inventory, tickets): ${systems.url}/ shows orders, refunds and holds.
 
-Notifications for acme: a signed webhook and a Slack-format message to the local sink, email to ops@acme.test and the approvers.
+${notifications}
   Watch them arrive at ${receivers.pageUrl} (as JSON: ${receivers.sink.url}/received.json).
-  Email ${settings.SMTP_URL ? 'leaves through your SMTP_URL' : `goes to the demo mail catcher at ${receivers.mail.url}`}.
+  Email ${email}.
 
 Press Ctrl+C to stop.`);
 }

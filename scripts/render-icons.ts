@@ -23,7 +23,9 @@ async function render(
   const src = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
   await page.setViewportSize({ width: size, height: size });
   await page.setContent(
-    `<html><body style="margin:0;background:${options.background ?? 'transparent'}"><img src="${src}" style="display:block;margin:${inset}px;width:${size - 2 * inset}px;height:${size - 2 * inset}px"></body></html>`,
+    `<html><body style="margin:0;background:${options.background ?? 'transparent'}">` +
+      `<img src="${src}" style="display:block;margin:${inset}px;width:${size - 2 * inset}px;` +
+      `height:${size - 2 * inset}px"></body></html>`,
   );
   await page.locator('img').evaluate((img: HTMLImageElement) => img.decode());
   return page.screenshot({

@@ -166,7 +166,8 @@ async function main() {
   const began = Date.now();
   const measuredOn = machineAtStart();
   const given = process.argv.slice(2).filter((arg) => arg !== '--build');
-  const command = `npm run resilience -- ${[...given, ...(given.some((arg) => arg.startsWith('--seed')) ? [] : ['--seed', String(opts.seed)])].join(' ')}`;
+  const seed = given.some((arg) => arg.startsWith('--seed')) ? [] : ['--seed', String(opts.seed)];
+  const command = `npm run resilience -- ${[...given, ...seed].join(' ')}`;
   if (opts.build) {
     progress('Production build (next build)…');
     const build = spawnSync(process.execPath, [path.join(root, 'node_modules/next/dist/bin/next'), 'build'], {
@@ -249,7 +250,9 @@ async function main() {
       });
       const verdict = await verify(sql!, systemsUrl, operations);
       progress(
-        `${phase}: settled after ${settlement.liveSeconds} s live (+${settlement.settledAfterExpiry} after command expiry); ${verdict.effects} effects, ${verdict.doubleEffects} double, ${verdict.notFinal} not final, ${verdict.mismatches} mismatches`,
+        `${phase}: settled after ${settlement.liveSeconds} s live (+${settlement.settledAfterExpiry} after command ` +
+          `expiry); ${verdict.effects} effects, ${verdict.doubleEffects} double, ${verdict.notFinal} not final, ` +
+          `${verdict.mismatches} mismatches`,
       );
       checks.push(...verdictChecks(phase, verdict, settlement));
       violations.push(...verdict.violations.map((violation) => `${phase}: ${violation}`));
@@ -281,7 +284,8 @@ async function main() {
       progress,
     });
     progress(
-      `Runs done in ${runsReport.seconds} s: ${runsReport.revisions} revisions, ${runsReport.replays} replays, ${runsReport.refusedAtIntake} refused at intake`,
+      `Runs done in ${runsReport.seconds} s: ${runsReport.revisions} revisions, ${runsReport.replays} replays, ` +
+        `${runsReport.refusedAtIntake} refused at intake`,
     );
     await settleAndVerify('Randomized runs', runsReport.operations);
     const left = await faults(systemsUrl, 'DELETE');
@@ -431,7 +435,8 @@ async function main() {
   for (const violation of violations.slice(0, 30)) console.log(`  ✗ ${violation}`);
   const failed = checks.filter((check) => !check.pass);
   console.log(
-    `\nWrote ${written}/results.json and results.md in ${seconds} s. ${failed.length === 0 ? 'All checks passed.' : `${failed.length} check(s) FAILED (seed ${opts.seed}).`}`,
+    `\nWrote ${written}/results.json and results.md in ${seconds} s. ` +
+      (failed.length === 0 ? 'All checks passed.' : `${failed.length} check(s) FAILED (seed ${opts.seed}).`),
   );
   process.exit(failed.length === 0 ? 0 : 1);
 }

@@ -13,7 +13,9 @@ import { parseArgs } from 'node:util';
 import { startSystemsOfRecord } from '@/demo/systems/server';
 import { env, SettingsError } from '@/lib/env';
 
-const USAGE = `Usage: node --import tsx scripts/systems.ts --payments-credential <c> --inventory-credential <c> [--test-mode] [--data-file <path>] [--port <n>]
+const USAGE =
+  'Usage: node --import tsx scripts/systems.ts --payments-credential <c> --inventory-credential <c> [--test-mode] ' +
+  `[--data-file <path>] [--port <n>]
 
   --payments-credential    bearer credential for POST /refunds and refund look-ups (at least 16 characters)
   --inventory-credential   bearer credential for POST /holds and hold look-ups (at least 16 characters, different)

@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   const settings = env();
   if (!settings.DATABASE_URL) {
     throw new SettingsError([
-      'DATABASE_URL is missing — a separate worker needs PostgreSQL; with the embedded PGlite database the web server runs the jobs itself (WORKER_IN_PROCESS, on by default)',
+      'DATABASE_URL is missing — a separate worker needs PostgreSQL; with the embedded PGlite database the web ' +
+        'server runs the jobs itself (WORKER_IN_PROCESS, on by default)',
     ]);
   }
   if (await startTelemetry(telemetrySettings(settings))) console.log('[countersign] OpenTelemetry export on');

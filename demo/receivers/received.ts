@@ -104,18 +104,23 @@ export function renderReceivedPage(view: ReceivedView, options: { appUrl: string
   const appOrigin = new URL(options.appUrl).origin;
   const webhooks = view.webhooks.map(
     (hook) =>
-      `<tr>${cell(hook.receivedAt)}${cell(hook.event)}${cell(hook.webhookId)}<td class="${hook.signature}">signature ${escapeHtml(hook.signature)}</td>${linkCell(hook.url, appOrigin)}</tr>`,
+      `<tr>${cell(hook.receivedAt)}${cell(hook.event)}${cell(hook.webhookId)}` +
+      `<td class="${hook.signature}">signature ${escapeHtml(hook.signature)}</td>${linkCell(hook.url, appOrigin)}</tr>`,
   );
   const slack = view.slack.map(
     (message) => `<tr>${cell(message.receivedAt)}${cell(message.header)}${linkCell(message.reviewUrl, appOrigin)}</tr>`,
   );
   const emails = view.emails.map(
     (mail) =>
-      `<tr>${cell(mail.receivedAt)}${cell(mail.to.join(', '))}${cell(mail.subject)}${linkCell(mail.link, appOrigin)}</tr>`,
+      `<tr>${cell(mail.receivedAt)}${cell(mail.to.join(', '))}${cell(mail.subject)}` +
+      `${linkCell(mail.link, appOrigin)}</tr>`,
   );
   const other = view.other.map(
     (request) => `<tr>${cell(request.receivedAt)}${cell(request.path)}${cell(`${request.bytes} bytes`)}</tr>`,
   );
+  const intro =
+    `What Countersign's demo channels for acme delivered, newest first; refreshes every 5 seconds. The mail ` +
+    `catcher listens on ${escapeHtml(options.smtpUrl)}. As JSON: <a href="/received.json">/received.json</a>.`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -126,7 +131,7 @@ export function renderReceivedPage(view: ReceivedView, options: { appUrl: string
 </head>
 <body>
 <h1>Demo notification receivers</h1>
-<p>What Countersign's demo channels for acme delivered, newest first; refreshes every 5 seconds. The mail catcher listens on ${escapeHtml(options.smtpUrl)}. As JSON: <a href="/received.json">/received.json</a>.</p>
+<p>${intro}</p>
 <h2>Webhooks (Standard Webhooks, signature checked by this receiver)</h2>
 ${table(['received', 'event', 'webhook-id', 'signature', 'link'], webhooks, 'No webhooks yet.')}
 <h2>Slack messages</h2>

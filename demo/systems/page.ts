@@ -35,7 +35,15 @@ export const head = (names: string[]) => `<tr>${names.map((name) => `<th>${escap
 
 function ordersTable(orders: OrderView[]): string {
   const rows = orders.flatMap((order) => [
-    `<tr class="record">${[order.id, order.tenant, money(order.chargedMinor, order.currency), money(order.refundedMinor, order.currency), money(order.chargedMinor - order.refundedMinor, order.currency)].map(cell).join('')}</tr>`,
+    `<tr class="record">${[
+      order.id,
+      order.tenant,
+      money(order.chargedMinor, order.currency),
+      money(order.refundedMinor, order.currency),
+      money(order.chargedMinor - order.refundedMinor, order.currency),
+    ]
+      .map(cell)
+      .join('')}</tr>`,
     ...order.refunds.map((refund) =>
       row([
         `↳ refund ${refund.id}`,
@@ -67,7 +75,9 @@ function evidenceTable(evidence: Evidence[]): string {
   return `<table>${head(['evidence', 'tenant', 'kind', 'text (untrusted, shown as text)'])}${rows.join('')}</table>`;
 }
 
-export const PAGE_STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#1f2937}table{border-collapse:collapse;margin-bottom:2rem}
+export const PAGE_STYLE =
+  'body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#1f2937}' +
+  `table{border-collapse:collapse;margin-bottom:2rem}
 th,td{border:1px solid #d1d5db;padding:.3rem .6rem;text-align:left;vertical-align:top}tr.record{background:#f3f4f6}
 pre{margin:0;white-space:pre-wrap;font:inherit}p{color:#6b7280}`;
 

@@ -131,7 +131,8 @@ export function statusWatcher(databaseUrl: string) {
     while (!stopped) {
       if (waiting.size > 0) {
         const rows = await sql<{ id: string; status: string }[]>`
-          select id, status::text as status from proposals where id = any(${[...waiting.keys()]}::text[]) and status::text <> all(${IN_FLIGHT}::text[])`;
+          select id, status::text as status from proposals
+          where id = any(${[...waiting.keys()]}::text[]) and status::text <> all(${IN_FLIGHT}::text[])`;
         const at = performance.now();
         for (const row of rows) {
           waiting.get(row.id)?.({ status: row.status, at });
@@ -227,7 +228,8 @@ async function executorTimes(databaseUrl: string, answeredAt: Map<string, number
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
   try {
     const rows = await sql<{ proposalId: string; createdAt: Date; updatedAt: Date }[]>`
-      select proposal_id as "proposalId", created_at as "createdAt", updated_at as "updatedAt" from executions where proposal_id = any(${[...answeredAt.keys()]}::text[])`;
+      select proposal_id as "proposalId", created_at as "createdAt", updated_at as "updatedAt" from executions
+      where proposal_id = any(${[...answeredAt.keys()]}::text[])`;
     const toExecutor = rows
       .map((row) => row.createdAt.getTime() - answeredAt.get(row.proposalId)!)
       .sort((a, b) => a - b);
@@ -239,12 +241,17 @@ async function executorTimes(databaseUrl: string, answeredAt: Map<string, number
 }
 
 export const approvalTableHeader = [
-  '| Approvals through | Concurrency | Approvals | Succeeded | approval → succeeded p50 ms | p95 ms | p99 ms | max ms | approve request p50 ms | answer → executor p50 ms | in executor p50 ms | Errors |',
+  '| Approvals through | Concurrency | Approvals | Succeeded | approval → succeeded p50 ms | p95 ms | p99 ms ' +
+    '| max ms | approve request p50 ms | answer → executor p50 ms | in executor p50 ms | Errors |',
   '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
 ];
 
 export function approvalRow(label: string, run: ApprovalRun): string {
-  return `| ${label} | ${run.concurrency} | ${run.approvals} | ${run.succeeded} | ${run.p50} | ${run.p95} | ${run.p99} | ${run.max} | ${run.decisionP50} | ${run.toExecutorP50} | ${run.inExecutorP50} | ${run.errors} |`;
+  return (
+    `| ${label} | ${run.concurrency} | ${run.approvals} | ${run.succeeded} | ${run.p50} | ${run.p95} | ` +
+    `${run.p99} | ${run.max} | ${run.decisionP50} | ${run.toExecutorP50} | ${run.inExecutorP50} | ` +
+    `${run.errors} |`
+  );
 }
 
 /** The approval scenario on the running demo: sequential, then CONCURRENCY at a time. */
@@ -286,10 +293,17 @@ export function approvalSection(
   approval: { runs: ApprovalRun[]; serverPeakRssMb: { total: number; sinceScenarioStart: boolean } } | undefined,
 ): string {
   if (!approval) return '';
-  const peak = `${approval.serverPeakRssMb.total} MB${approval.serverPeakRssMb.sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`;
-  return `${[...approvalTableHeader, ...approval.runs.map((run) => approvalRow('the demo server (worker in process)', run))].join('\n')}
+  const peak =
+    `${approval.serverPeakRssMb.total} MB` +
+    `${approval.serverPeakRssMb.sinceScenarioStart ? '' : ' (since the start: the peak could not be reset)'}`;
+  const runs = approval.runs.map((run) => approvalRow('the demo server (worker in process)', run));
+  return (
+    `${[...approvalTableHeader, ...runs].join('\n')}
 
-Approval → succeeded: refunds of 1.00 on distinct orders approved over HTTP by a signed-in approver, timed from the approval's answer until the database says \`succeeded\` (polled every ${POLL_MS} ms). Server peak RSS during the approvals: ${peak} (demo process tree).
+Approval → succeeded: refunds of 1.00 on distinct orders approved over HTTP by a signed-in approver, timed from the ` +
+    `approval's answer until the database says \`succeeded\` (polled every ${POLL_MS} ms). Server peak RSS ` +
+    `during the approvals: ${peak} (demo process tree).
 
-`;
+`
+  );
 }

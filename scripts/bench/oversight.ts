@@ -105,11 +105,13 @@ async function addApprovers(databaseUrl: string): Promise<void> {
 async function addFirstLooks(sql: postgres.Sql): Promise<number> {
   const rows = await sql`
     insert into proposal_views (tenant_id, proposal_id, user_id, first_seen_at, channel)
-    select d.tenant_id, d.proposal_id, d.user_id, greatest(p.created_at, d.created_at - make_interval(secs => 3 + h.dwell)),
+    select d.tenant_id, d.proposal_id, d.user_id,
+      greatest(p.created_at, d.created_at - make_interval(secs => 3 + h.dwell)),
       (case when h.n % 10 < 5 then 'queue' when h.n % 10 < 8 then 'page' else 'notification' end)::view_channel
     from decisions d
     join proposals p on p.id = d.proposal_id
-    cross join lateral (select (hashtext(d.id)::bigint + 2147483648) % 1000 as n, (hashtext(d.id || ':dwell')::bigint + 2147483648) % 597 as dwell) h
+    cross join lateral (select (hashtext(d.id)::bigint + 2147483648) % 1000 as n,
+      (hashtext(d.id || ':dwell')::bigint + 2147483648) % 597 as dwell) h
     where d.tenant_id = ${TENANT} and h.n >= 100
     on conflict do nothing`;
   return rows.count;
@@ -169,7 +171,8 @@ export async function measureOversight(
     for (const [index, size] of sizes.entries()) {
       progress(`Oversight: growing ${TENANT} to ${size.toLocaleString('en')} decisions with COPY…`);
       const [had] = await sql<{ proposals: number; decisions: number }[]>`
-        select (select count(*)::int from proposals where tenant_id = ${TENANT}) as proposals, (select count(*)::int from decisions where tenant_id = ${TENANT}) as decisions`;
+        select (select count(*)::int from proposals where tenant_id = ${TENANT}) as proposals,
+          (select count(*)::int from decisions where tenant_id = ${TENANT}) as decisions`;
       const step = await growHistory(sql, template, {
         target: had!.proposals + proposalsFor(size - had!.decisions),
         pending: 0,
@@ -185,7 +188,8 @@ export async function measureOversight(
       });
       const vacuumSeconds = Math.round((Date.now() - vacuumBegan) / 100) / 10;
       const [counted] = await sql<{ decisions: number; views: number }[]>`
-        select (select count(*)::int from decisions where tenant_id = ${TENANT}) as decisions, (select count(*)::int from proposal_views where tenant_id = ${TENANT}) as views`;
+        select (select count(*)::int from decisions where tenant_id = ${TENANT}) as decisions,
+          (select count(*)::int from proposal_views where tenant_id = ${TENANT}) as views`;
       if (index === 0)
         progress(
           `  audit chain verified through #${(await verifyChainOf(options.databaseUrl, TENANT)).toLocaleString('en')}`,
@@ -193,7 +197,9 @@ export async function measureOversight(
       const windows = [await windowOf(api, cookie, 7), await windowOf(api, cookie, 90)];
       seeding.push({ ...step, size, decisions: counted!.decisions, views: counted!.views, vacuumSeconds, windows });
       progress(
-        `  +${step.proposals.toLocaleString('en')} proposals (+${views.toLocaleString('en')} first looks) in ${step.seconds} s, vacuum analyze ${vacuumSeconds} s: ${counted!.decisions.toLocaleString('en')} decisions; ${windows.map((w) => `${w.decisions.toLocaleString('en')} in ${w.days} days`).join(', ')}`,
+        `  +${step.proposals.toLocaleString('en')} proposals (+${views.toLocaleString('en')} first looks) in ` +
+          `${step.seconds} s, vacuum analyze ${vacuumSeconds} s: ${counted!.decisions.toLocaleString('en')} ` +
+          `decisions; ${windows.map((w) => `${w.decisions.toLocaleString('en')} in ${w.days} days`).join(', ')}`,
       );
 
       const pages = Object.keys(OVERSIGHT_PAGES) as OversightPageName[];
@@ -277,14 +283,18 @@ function oversightMarkdown(
   const { sizes } = options;
   const first = sizeLabel(sizes[0]!);
   const last = sizeLabel(sizes.at(-1)!);
-  const header = `| Oversight | ${sizes.map((size) => `p50 / p95 ms at ${sizeLabel(size)} decisions`).join(' | ')} | ${last} ÷ ${first} (p50) |`;
+  const header =
+    `| Oversight | ${sizes.map((size) => `p50 / p95 ms at ${sizeLabel(size)} decisions`).join(' | ')} | ` +
+    `${last} ÷ ${first} (p50) |`;
   const lines = [header, `| --- | ${sizes.map(() => '---:').join(' | ')} | ---: |`];
   for (const page of Object.keys(OVERSIGHT_PAGES) as OversightPageName[]) {
     const cells = sizes.map((size) => rows.find((row) => row.page === page && row.size === size));
     const start = cells[0];
     const end = cells.at(-1);
     lines.push(
-      `| ${OVERSIGHT_PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ${start && end ? (end.p50 / start.p50).toFixed(2) : '–'} |`,
+      `| ${OVERSIGHT_PAGES[page]} | ` +
+        `${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ` +
+        `${start && end ? (end.p50 / start.p50).toFixed(2) : '–'} |`,
     );
   }
   for (const days of [7, 90]) {
@@ -292,7 +302,13 @@ function oversightMarkdown(
       seeding.find((step) => step.size === size)?.windows.find((window) => window.days === days),
     );
     lines.push(
-      `| decisions in the last ${days} days (with a first look) | ${cells.map((cell) => (cell ? `${cell.decisions.toLocaleString('en')} (${cell.withFirstLook.toLocaleString('en')})` : '–')).join(' | ')} | |`,
+      `| decisions in the last ${days} days (with a first look) | ` +
+        cells
+          .map((cell) =>
+            cell ? `${cell.decisions.toLocaleString('en')} (${cell.withFirstLook.toLocaleString('en')})` : '–',
+          )
+          .join(' | ') +
+        ' | |',
     );
   }
   const seeded = seeding
@@ -305,12 +321,21 @@ function oversightMarkdown(
     )
     .join('; ');
   const approvers = seeding.at(-1)?.windows[0]?.approvers ?? 0;
-  return `**Oversight figures.**
+  return (
+    `**Oversight figures.**
 
 ${lines.join('\n')}
 
-${options.samples} sequential requests per measure and size after ${options.warmups} warm-ups, the three in turn, signed in as the demo's ${TENANT} approver (a member). The ${TENANT} tenant's history grown with COPY, older at each step, one ended proposal every ${Math.round(options.spacingMs / 1000)} s (the largest size spans about a year): 55% succeeded, 15% rejected, 15% expired, 7% stale, 8% failed, decided by ${approvers} approvers, with their commands, executions and audit events continuing the tenant's chain (verified after the first step); a first look for 9 decisions in 10 (half from the queue, 3 in 10 from the page, 2 in 10 from a notification, 3 s to 10 min before the decision). Seeding: ${seeded}. Load average (1/5/15 min) ${options.load.start} at the start, ${options.load.end} at the end.
+${options.samples} sequential requests per measure and size after ${options.warmups} warm-ups, the three in turn, ` +
+    `signed in as the demo's ${TENANT} approver (a member). The ${TENANT} tenant's history grown with COPY, ` +
+    `older at each step, one ended proposal every ${Math.round(options.spacingMs / 1000)} s (the largest size ` +
+    `spans about a year): 55% succeeded, 15% rejected, 15% expired, 7% stale, 8% failed, decided by ` +
+    `${approvers} approvers, with their commands, executions and audit events continuing the tenant's chain ` +
+    `(verified after the first step); a first look for 9 decisions in 10 (half from the queue, 3 in 10 from ` +
+    `the page, 2 in 10 from a notification, 3 s to 10 min before the decision). Seeding: ${seeded}. Load ` +
+    `average (1/5/15 min) ${options.load.start} at the start, ${options.load.end} at the end.
 
 ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
-`;
+`
+  );
 }

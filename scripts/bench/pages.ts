@@ -316,7 +316,9 @@ function pagesMarkdown(
   const sizes = options.sizes;
   const smallest = Math.min(...sizes);
   const largest = Math.max(...sizes);
-  const header = `| Page | ${sizes.map((size) => `p50 / p95 ms at ${sizeLabel(size)}`).join(' | ')} | ${sizeLabel(largest)} ÷ ${sizeLabel(smallest)} (p50) |`;
+  const header =
+    `| Page | ${sizes.map((size) => `p50 / p95 ms at ${sizeLabel(size)}`).join(' | ')} | ${sizeLabel(largest)} ` +
+    `÷ ${sizeLabel(smallest)} (p50) |`;
   const lines = [header, `| --- | ${sizes.map(() => '---:').join(' | ')} | ---: |`];
   for (const page of Object.keys(PAGES) as PageName[]) {
     const cells = sizes.map((size) => rows.find((row) => row.page === page && row.size === size));
@@ -335,10 +337,17 @@ function pagesMarkdown(
         `analyze ${step.vacuumSeconds} s)`,
     )
     .join('; ');
-  return `${lines.join('\n')}
+  return (
+    `${lines.join('\n')}
 
-${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, signed in as a demo approver; pages read to the last byte, the export to its first. The acme tenant grown with COPY (${PENDING.toLocaleString('en')} pending at most, the rest ended: 55% succeeded, 15% rejected, 15% expired, 7% stale, 8% failed, with their decisions, commands, executions and audit events continuing the tenant's hash chain, verified after the first step). Seeding: ${seeded}. Load average (1/5/15 min) ${load.start} at the start of the pages, ${load.end} at the end.
+${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, signed in as a demo ` +
+    `approver; pages read to the last byte, the export to its first. The acme tenant grown with COPY (` +
+    `${PENDING.toLocaleString('en')} pending at most, the rest ended: 55% succeeded, 15% rejected, 15% ` +
+    `expired, 7% stale, 8% failed, with their decisions, commands, executions and audit events continuing the ` +
+    `tenant's hash chain, verified after the first step). Seeding: ${seeded}. Load average (1/5/15 min) ` +
+    `${load.start} at the start of the pages, ${load.end} at the end.
 
 ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
-`;
+`
+  );
 }

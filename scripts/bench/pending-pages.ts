@@ -74,8 +74,11 @@ async function hotProposal(
   hotKey: string,
 ): Promise<{ id: string; payloadHash: string } | undefined> {
   const [row] = await sql<{ id: string; payload_hash: string }[]>`
-    select id, payload_hash from proposals where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval'
-    order by expires_at, id offset (select count(*) / 2 from proposals where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval') limit 1`;
+    select id, payload_hash from proposals
+    where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval'
+    order by expires_at, id
+    offset (select count(*) / 2 from proposals
+      where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval') limit 1`;
   return row && { id: row.id, payloadHash: row.payload_hash };
 }
 
@@ -182,7 +185,8 @@ export async function measurePendingPages(
         const hotRuns = sibling && {
           endSibling: () => reject(options.appUrl, options.cookies.approver, sibling),
           settle: async () => {
-            await sql`update proposals set updated_at = now() where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval'`;
+            await sql`update proposals set updated_at = now()
+              where tenant_id = ${tenantId} and resource_key = ${hotKey} and status = 'pending_approval'`;
           },
         };
         const measured = await measureSweep(handle.db, options.systems, {
@@ -286,7 +290,10 @@ export function pendingMarkdown(
   const first = sizes[0]!;
   const last = sizes.at(-1)!;
   const total = (size: number) => seeding.find((step) => step.size === size)?.totalPending;
-  const header = `| Page | ${sizes.map((size) => `p50 / p95 ms at ${label(size)} (${(total(size) ?? size).toLocaleString('en')} pending)`).join(' | ')} | ${label(last)} ÷ ${label(first)} (p50) |`;
+  const columns = sizes.map(
+    (size) => `p50 / p95 ms at ${label(size)} (${(total(size) ?? size).toLocaleString('en')} pending)`,
+  );
+  const header = `| Page | ${columns.join(' | ')} | ${label(last)} ÷ ${label(first)} (p50) |`;
   const lines = [header, `| --- | ${sizes.map(() => '---:').join(' | ')} | ---: |`];
   for (const page of Object.keys(PENDING_PAGES) as PendingPageName[]) {
     const cells = sizes.map((size) => rows.find((row) => row.page === page && row.size === size));
@@ -295,9 +302,13 @@ export function pendingMarkdown(
     );
     const end = cells.at(-1);
     lines.push(
-      `| ${PENDING_PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} | ${reference && end ? (end.p50 / reference.p50).toFixed(2) : '–'} |`,
+      `| ${PENDING_PAGES[page]} | ${cells.map((cell) => (cell ? `${cell.p50} / ${cell.p95}` : '–')).join(' | ')} ` +
+        `| ${reference && end ? (end.p50 / reference.p50).toFixed(2) : '–'} |`,
     );
   }
+  // One figure of the sweep per size, '–' where that size has none.
+  const acrossSizes = (figure: (row: (typeof sweep)[number] | undefined) => string | undefined) =>
+    sizes.map((size) => figure(sweep.find((r) => r.size === size)) ?? '–').join(' | ');
   const sweepLines = sweep.length
     ? [
         '',
@@ -311,9 +322,9 @@ export function pendingMarkdown(
             return row ? round(row.idleMs) : '–';
           })
           .join(' | ')} |`,
-        `| … per pending proposal (µs) | ${sizes.map((size) => sweep.find((r) => r.size === size)?.idlePerPendingUs.toFixed(2) ?? '–').join(' | ')} |`,
-        `| per proposal re-checked, many SKUs (ms) | ${sizes.map((size) => sweep.find((r) => r.size === size)?.perCheckMs.toFixed(2) ?? '–').join(' | ')} |`,
-        `| per proposal re-checked on the hot SKU (ms) | ${sizes.map((size) => sweep.find((r) => r.size === size)?.hot?.perCheckMs.toFixed(2) ?? '–').join(' | ')} |`,
+        `| … per pending proposal (µs) | ${acrossSizes((row) => row?.idlePerPendingUs.toFixed(2))} |`,
+        `| per proposal re-checked, many SKUs (ms) | ${acrossSizes((row) => row?.perCheckMs.toFixed(2))} |`,
+        `| per proposal re-checked on the hot SKU (ms) | ${acrossSizes((row) => row?.hot?.perCheckMs.toFixed(2))} |`,
       ]
     : [];
   const seeded = seeding
@@ -324,13 +335,24 @@ export function pendingMarkdown(
         `analyze ${step.vacuumSeconds} s, ${step.claimsRows.toLocaleString('en')} claims rows)`,
     )
     .join('; ');
-  return `**Pages at pending scale.**
+  return (
+    `**Pages at pending scale.**
 
 ${lines.join('\n')}
 ${sweepLines.join('\n')}
 
-${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, the pages in turn, as a demo approver (the empty group as a demo admin, for whom nothing waits on others). Pending proposals over the scaled SKUs, one in 20 routed to an admin (so "Waiting on others" holds about 5% for the approver); from the second size on, ${HOT_PENDING.toLocaleString('en')} more on one hot SKU (${'`sku-000001`'}); claims rows set from scratch and checked exact at each size, then vacuum analyze and a checkpoint. The sweep runs in the bench process, as the worker does (50 per tenant per run): what is due is re-checked first; then ${options.rounds} runs with nothing due (the scan every run pays; p50), ${options.rounds} with everything due, and (from the second size) ${options.rounds} after a sibling on the hot SKU was rejected, the rest there then marked checked. Seeding: ${seeded}. Load average (1/5/15 min) ${options.load.start} at the start, ${options.load.end} at the end.
+${options.samples} sequential requests per page and size after ${options.warmups} warm-ups, the pages in turn, as a ` +
+    `demo approver (the empty group as a demo admin, for whom nothing waits on others). Pending proposals over ` +
+    `the scaled SKUs, one in 20 routed to an admin (so "Waiting on others" holds about 5% for the approver); ` +
+    `from the second size on, ${HOT_PENDING.toLocaleString('en')} more on one hot SKU (${'`sku-000001`'}); ` +
+    `claims rows set from scratch and checked exact at each size, then vacuum analyze and a checkpoint. The ` +
+    `sweep runs in the bench process, as the worker does (50 per tenant per run): what is due is re-checked ` +
+    `first; then ${options.rounds} runs with nothing due (the scan every run pays; p50), ${options.rounds} ` +
+    `with everything due, and (from the second size) ${options.rounds} after a sibling on the hot SKU was ` +
+    `rejected, the rest there then marked checked. Seeding: ${seeded}. Load average (1/5/15 min) ` +
+    `${options.load.start} at the start, ${options.load.end} at the end.
 
 ${targets.map((target) => `- ${target.pass ? 'PASS' : 'MISS'} ${target.name}: ${target.measured}`).join('\n')}
-`;
+`
+  );
 }

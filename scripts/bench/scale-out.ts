@@ -262,7 +262,8 @@ export async function runScaleOut(options: {
       settled.refused += answer.refused;
     }
     const [counted] = await sql<{ total: number; distinct: number }[]>`
-      select count(*)::int as total, count(distinct request_id)::int as distinct from proposals where request_id = any(${sent}::text[])`;
+      select count(*)::int as total, count(distinct request_id)::int as distinct from proposals
+      where request_id = any(${sent}::text[])`;
     const answered2xx = perServer.reduce((sum, run) => sum + run.created, 0) + settled.created + settled.replayed;
     const intakeCheck = {
       answered2xx,
@@ -295,7 +296,8 @@ export async function runScaleOut(options: {
     // check and the refund count below are what prove nothing ran twice, so retries are reported.
     const [delivered] = await sql<{ once: number; retried: number }[]>`
       select count(*)::int as once, count(*) filter (where retried)::int as retried from (
-        select proposal_id, bool_or(attempts > 1) as retried from outbox where topic = 'command.minted' and proposal_id = any(${ids}::text[])
+        select proposal_id, bool_or(attempts > 1) as retried from outbox
+        where topic = 'command.minted' and proposal_id = any(${ids}::text[])
         group by proposal_id having count(*) = 1 and bool_and(delivered_at is not null)) as single`;
     let refundedOnce = 0;
     for (const proposal of proposals) {
@@ -343,14 +345,25 @@ export function scaleOutSection(result: ScaleOutResult | undefined): string {
     run: { perSecond: number; p50: number; p95: number; p99: number },
     errors: number | string,
   ) => `| ${label} | 32 | ${run.perSecond.toFixed(0)} | ${run.p50} | ${run.p95} | ${run.p99} | ${errors} |`;
-  return `| Intake, many resources | Connections | proposals/s | p50 ms | p95 ms | p99 ms | Errors |
+  const answered = intake.perServer.map((server) => server.ok).join(' + ');
+  const twoServers = `two servers, 16 connections each (${answered} answered 2xx)`;
+  const oneServer = single ? `${row('one server (demo, worker in process)', single, '–')}\n` : '';
+  return (
+    `| Intake, many resources | Connections | proposals/s | p50 ms | p95 ms | p99 ms | Errors |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-${single ? `${row('one server (demo, worker in process)', single, '–')}\n` : ''}${row(`two servers, 16 connections each (${intake.perServer.map((server) => server.ok).join(' + ')} answered 2xx)`, intake, intake.errors)}
+${oneServer}${row(twoServers, intake, intake.errors)}
 
 ${[...approvalTableHeader, approvalRow('both servers, two worker processes', approvals)].join('\n')}
 
-Scale-out: two \`next start\` servers (WORKER_IN_PROCESS=0) and two \`npm run worker\` processes on one PostgreSQL database, ${intake.seconds} s of intake; peak RSS ${result.peakRssMb.total} MB for the four processes.
-Nothing lost or duplicated: ${intakeCheck.answered2xx} intake answers 2xx and ${intakeCheck.proposals} proposals (${intakeCheck.distinctRequests} distinct requests); ${approvalCheck.approved} approved, ${approvalCheck.executedOnce} executed exactly once, ${approvalCheck.deliveredOnce} commands minted once and delivered (${approvalCheck.deliveryRetries} of them on a second attempt), ${approvalCheck.refundedOnce} with exactly one refund in the system of record; the workers delivered ${approvalCheck.dispatchedByWorker.join(' and ')}.
+Scale-out: two \`next start\` servers (WORKER_IN_PROCESS=0) and two \`npm run worker\` processes on one PostgreSQL ` +
+    `database, ${intake.seconds} s of intake; peak RSS ${result.peakRssMb.total} MB for the four processes.
+Nothing lost or duplicated: ${intakeCheck.answered2xx} intake answers 2xx and ${intakeCheck.proposals} proposals (` +
+    `${intakeCheck.distinctRequests} distinct requests); ${approvalCheck.approved} approved, ` +
+    `${approvalCheck.executedOnce} executed exactly once, ${approvalCheck.deliveredOnce} commands minted once ` +
+    `and delivered (${approvalCheck.deliveryRetries} of them on a second attempt), ` +
+    `${approvalCheck.refundedOnce} with exactly one refund in the system of record; the workers delivered ` +
+    `${approvalCheck.dispatchedByWorker.join(' and ')}.
 
-`;
+`
+  );
 }

@@ -58,12 +58,14 @@ export async function readTemplate(sql: postgres.Sql, proposalId: string): Promi
       evidence: EvidenceSnapshot[];
       flags: string;
     }[]
-  >`select tenant_id, agent_key_id, agent_name, action, contract_version, payload, raw_candidate, gates::text as gates, routing,
-      routing::text as routing_text, risk, facts::text as facts, evidence, flags::text as flags
+  >`select tenant_id, agent_key_id, agent_name, action, contract_version, payload, raw_candidate,
+      gates::text as gates, routing, routing::text as routing_text, risk, facts::text as facts, evidence,
+      flags::text as flags
     from proposals where id = ${proposalId}`;
   if (!row) throw new Error('the template proposal is missing');
   const deciders = await sql<{ user_id: string }[]>`
-    select user_id from memberships where tenant_id = ${row.tenant_id} and role in ('approver', 'admin') order by user_id`;
+    select user_id from memberships
+    where tenant_id = ${row.tenant_id} and role in ('approver', 'admin') order by user_id`;
   if (deciders.length === 0) throw new Error('the tenant has nobody who decides');
   return {
     tenantId: row.tenant_id,
@@ -206,7 +208,8 @@ export async function growHistory(
   return sql.begin(async (tx) => {
     const chain = await lockChain(tx, tenantId);
     const [counted] = await tx<{ total: number; seeded: number }[]>`
-      select count(*)::int as total, count(*) filter (where request_id like 'seed-%')::int as seeded from proposals where tenant_id = ${tenantId}`;
+      select count(*)::int as total, count(*) filter (where request_id like 'seed-%')::int as seeded
+      from proposals where tenant_id = ${tenantId}`;
     const add = Math.max(0, options.target - (counted?.total ?? 0));
     // Seeded proposals are numbered across steps so each step's history is older than the last.
     const first = counted?.seeded ?? 0;
@@ -296,7 +299,11 @@ async function setClaimsFromScratch(tx: postgres.TransactionSql, tenantId: strin
   if (keys.length > 0) {
     await tx`insert into resource_claims (tenant_id, resource_key, open_count, open_total)
       select ${tenantId}, key, count, total
-      from unnest(${keys}::text[], ${keys.map((key) => sums.get(key)!.count)}::int[], ${keys.map((key) => String(sums.get(key)!.total))}::numeric[]) as t(key, count, total)`;
+      from unnest(
+        ${keys}::text[],
+        ${keys.map((key) => sums.get(key)!.count)}::int[],
+        ${keys.map((key) => String(sums.get(key)!.total))}::numeric[]
+      ) as t(key, count, total)`;
   }
   return keys.length;
 }

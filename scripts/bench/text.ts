@@ -80,12 +80,16 @@ export function measureText(options: { rounds: number; short: boolean; progress:
     const ratio = Math.round((nsPerChar[TEXT_SIZES[2]]! / nsPerChar[TEXT_SIZES[0]]!) * 100) / 100;
     rows.push({ name, nsPerChar, ratio });
     options.progress(
-      `Text pipeline · ${name}: ${TEXT_SIZES.map((size) => `${nsPerChar[size]} ns/char at ${size / 1_024}k`).join(', ')} (${ratio}×)`,
+      `Text pipeline · ${name}: ` +
+        `${TEXT_SIZES.map((size) => `${nsPerChar[size]} ns/char at ${size / 1_024}k`).join(', ')} (${ratio}×)`,
     );
   }
   const found = issueCase(options.rounds, !options.short);
+  const nfkcBefore =
+    found.normalizeBeforeMs === undefined ? '' : `; NFKC alone on them, as before: ${found.normalizeBeforeMs} ms`;
   options.progress(
-    `Text pipeline · 20 × 20,000 alternating marks: ${found.hostileMs} ms (plain text ${found.plainMs} ms${found.normalizeBeforeMs === undefined ? '' : `; NFKC alone on them, as before: ${found.normalizeBeforeMs} ms`})`,
+    `Text pipeline · 20 × 20,000 alternating marks: ${found.hostileMs} ms ` +
+      `(plain text ${found.plainMs} ms${nfkcBefore})`,
   );
   const worst = rows.reduce((max, row) => (row.ratio > max.ratio ? row : max), rows[0]!);
   const targets = [
@@ -102,15 +106,26 @@ export function measureText(options: { rounds: number; short: boolean; progress:
       measured: `${found.hostileMs} ms vs plain ${found.plainMs} ms`,
     },
   ];
-  const markdown = `### Text pipeline (issue 35)
+  const tableRows = rows.map(
+    (row) => `| ${row.name} | ${TEXT_SIZES.map((size) => row.nsPerChar[size]).join(' | ')} | ${row.ratio}× |`,
+  );
+  const skeletonBefore =
+    found.normalizeBeforeMs === undefined
+      ? ''
+      : `; \`normalize('NFKC')\` alone on those texts, as the skeleton did before: ${found.normalizeBeforeMs} ms`;
+  const markdown =
+    `### Text pipeline (issue 35)
 
-textFlags + visibleSegments, ns per character (fastest of ${options.rounds} rounds, the sizes taking turns; each measure 64k characters):
+textFlags + visibleSegments, ns per character (fastest of ${options.rounds} rounds, the sizes taking turns; each ` +
+    `measure 64k characters):
 
 | Class | 1k | 8k | 64k | 64k ÷ 1k |
 | --- | --- | --- | --- | --- |
-${rows.map((row) => `| ${row.name} | ${TEXT_SIZES.map((size) => row.nsPerChar[size]).join(' | ')} | ${row.ratio}× |`).join('\n')}
+${tableRows.join('\n')}
 
-Twenty evidence texts of 20,000 alternating U+0301/U+0316 (${found.chars.toLocaleString('en-US')} characters cited; the budget reads ${SCAN_BUDGET_CHARS.toLocaleString('en-US')}): textFlags ${found.hostileMs} ms, the same size of plain text ${found.plainMs} ms${found.normalizeBeforeMs === undefined ? '' : `; \`normalize('NFKC')\` alone on those texts, as the skeleton did before: ${found.normalizeBeforeMs} ms`}.
+Twenty evidence texts of 20,000 alternating U+0301/U+0316 (${found.chars.toLocaleString('en-US')} characters cited; ` +
+    `the budget reads ${SCAN_BUDGET_CHARS.toLocaleString('en-US')}): textFlags ${found.hostileMs} ms, the same ` +
+    `size of plain text ${found.plainMs} ms${skeletonBefore}.
 `;
   return { rows, issueCase: found, targets, markdown };
 }

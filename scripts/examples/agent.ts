@@ -26,7 +26,10 @@ const { values } = parseArgs({
 function describe(error: CountersignError): string {
   switch (error.type) {
     case 'api':
-      return `${error.status} ${error.code}: ${error.message}${error.issues.map((issue) => `\n  ${issue.field}: ${issue.message}`).join('')}`;
+      return (
+        `${error.status} ${error.code}: ${error.message}` +
+        error.issues.map((issue) => `\n  ${issue.field}: ${issue.message}`).join('')
+      );
     case 'deadline':
       return `${error.message}${error.last ? ` (last status: ${error.last.status})` : ''}`;
     default:
@@ -79,9 +82,10 @@ async function main(): Promise<number> {
   }
   const state = outcome.value;
   const decision = state.decisions.at(-1);
-  console.log(
-    `Outcome: ${state.status}${decision ? ` (${decision.decision === 'approve' ? 'approved' : 'rejected'}${decision.reason ? `: ${decision.reason}` : ''})` : ''}${state.statusReason ? ` — ${state.statusReason}` : ''}`,
-  );
+  const verdict = decision
+    ? ` (${decision.decision === 'approve' ? 'approved' : 'rejected'}${decision.reason ? `: ${decision.reason}` : ''})`
+    : '';
+  console.log(`Outcome: ${state.status}${verdict}${state.statusReason ? ` — ${state.statusReason}` : ''}`);
   return 0;
 }
 

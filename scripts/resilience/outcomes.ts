@@ -102,7 +102,8 @@ export async function settle(
   }
   // Reconciliation counts its checks in `attempts` (the executor's own try is 1).
   const [unknown] = await sql<{ n: number }[]>`
-    select count(*)::int as n from executions where proposal_id = any(${ids}::text[]) and (attempts > 1 or status = 'outcome_unknown')`;
+    select count(*)::int as n from executions
+    where proposal_id = any(${ids}::text[]) and (attempts > 1 or status = 'outcome_unknown')`;
   return {
     liveSeconds,
     unknownAtSomePoint: unknown?.n ?? 0,
@@ -114,7 +115,8 @@ export async function settle(
 /** Unknown outcomes the running worker has not asked about yet. */
 async function neverChecked(sql: postgres.Sql, ids: string[]): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
-    select count(*)::int as n from executions where proposal_id = any(${ids}::text[]) and status = 'outcome_unknown' and attempts < 2`;
+    select count(*)::int as n from executions
+    where proposal_id = any(${ids}::text[]) and status = 'outcome_unknown' and attempts < 2`;
   return row?.n ?? 0;
 }
 
@@ -175,7 +177,8 @@ export async function verify(sql: postgres.Sql, systemsUrl: string, operations: 
   const byKey = new Map(ids.map((id) => [idempotencyKeyFor(id), id]));
 
   const executed = await sql<{ proposal_id: string; n: number }[]>`
-    select proposal_id, count(*)::int as n from executions where proposal_id = any(${ids}::text[]) and status = 'succeeded' group by proposal_id`;
+    select proposal_id, count(*)::int as n from executions
+    where proposal_id = any(${ids}::text[]) and status = 'succeeded' group by proposal_id`;
   let doubleEffects = executed.filter((row) => row.n > 1).length;
   for (const row of executed.filter((row) => row.n > 1))
     violations.push(`proposal ${row.proposal_id} has ${row.n} succeeded executions`);

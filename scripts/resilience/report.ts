@@ -31,7 +31,10 @@ export function verdictChecks(phase: string, verdict: Verdict, settlement: Settl
       phase,
       name: 'systems of record = proposals recorded as succeeded',
       pass: verdict.mismatches === 0,
-      measured: `${verdict.succeeded} succeeded, ${verdict.effects} effects, ${verdict.mismatches} mismatches; ${settlement.unknownAtSomePoint} unknown outcomes reconciled (${settlement.settledAfterExpiry} after command expiry)`,
+      measured:
+        `${verdict.succeeded} succeeded, ${verdict.effects} effects, ${verdict.mismatches} mismatches; ` +
+        `${settlement.unknownAtSomePoint} unknown outcomes reconciled ` +
+        `(${settlement.settledAfterExpiry} after command expiry)`,
     },
   ];
 }

@@ -122,7 +122,8 @@ async function chainOf(sql: postgres.Sql, rootId: string): Promise<Open[]> {
     with recursive chain as (
       select id, status::text as status, payload_hash, parent_id, created_at from proposals where id = ${rootId}
       union all
-      select p.id, p.status::text, p.payload_hash, p.parent_id, p.created_at from proposals p join chain on p.parent_id = chain.id
+      select p.id, p.status::text, p.payload_hash, p.parent_id, p.created_at
+      from proposals p join chain on p.parent_id = chain.id
     ) select id, status, payload_hash, parent_id from chain order by created_at`;
 }
 

@@ -137,7 +137,8 @@ export async function sigkillBurst(
   });
 
   const byRequest = await workload.sql<{ request_id: string; n: number }[]>`
-    select request_id, count(*)::int as n from proposals where request_id = any(${steps.map((step) => step.request.requestId)}::text[]) group by request_id`;
+    select request_id, count(*)::int as n from proposals
+    where request_id = any(${steps.map((step) => step.request.requestId)}::text[]) group by request_id`;
   const counts = new Map(byRequest.map((row) => [row.request_id, row.n]));
   const lost = steps.filter((step) => !step.approved || (counts.get(step.request.requestId) ?? 0) === 0).length;
   const duplicated = steps.filter((step) => (counts.get(step.request.requestId) ?? 0) > 1).length;
