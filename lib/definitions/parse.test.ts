@@ -93,6 +93,23 @@ const BAD: [string, (document: Definition) => unknown, { path: string; message: 
     { path: 'contracts.0.args', message: /"\$ref" is refused/ },
   ],
   [
+    'an open object in one branch of a union',
+    (d) =>
+      withArgs(d, (args) => {
+        args.properties.sku = { anyOf: [{ type: 'string', maxLength: 40 }, { type: 'object' }] };
+      }),
+    { path: 'contracts.0.args', message: /at sku\|anyOf\[1\]: the object is open/ },
+  ],
+  [
+    'an array that says nothing of its items',
+    (d) =>
+      withArgs(d, (args) => {
+        args.properties.tags = { type: 'array', maxItems: 3 };
+        args.required.push('tags');
+      }),
+    { path: 'contracts.0.args', message: /at tags: the array says nothing of its items/ },
+  ],
+  [
     'an open receipt',
     (d) => ({ ...d, contracts: [{ ...d.contracts[0]!, receipt: { type: 'object', properties: {} } }] }),
     { path: 'contracts.0.receipt', message: /^Contract v1's receipt, at \(root\): the object is open/ },

@@ -32,6 +32,9 @@ export function compileSchema(schema: Record<string, unknown>): { validate: Vali
     check = ajv.compile(schema);
   } catch (error) {
     return { problem: `it is not a JSON Schema 2020-12 this server can enforce: ${(error as Error).message}` };
+  } finally {
+    // Ajv keeps every schema it compiled; a long-running server compiles each plan and publish anew.
+    ajv.removeSchema(schema);
   }
   return { validate: (value) => (check(value) ? [] : toIssues(check.errors ?? [], value)) };
 }
