@@ -24,7 +24,7 @@ const LAYERS = [
   ['database', 'systems'],
   ['actions'],
   ['contracts', 'notifications'],
-  ['auth'],
+  ['auth', 'definitions'],
   ['grants', 'quorum'],
   ['admin', 'passkeys', 'policy'],
   ['gates'],

@@ -40,6 +40,7 @@ const PGLITE_CONFORMANCE = [
   'lib/intake/intake.int.test.ts',
   'lib/intake/cached-reads.int.test.ts',
   'lib/notifications/notifications.int.test.ts',
+  'lib/definitions/store.int.test.ts',
   'demo/seed.int.test.ts',
   'test/start-failures.int.test.ts',
 ];

@@ -888,6 +888,39 @@ export const contractRollouts = pgTable(
 );
 
 /**
+ * Each version of a tenant's declared actions (docs/actions.md): the definition document as
+ * published, never changed after. The newest version of a name is the current one. Insert-only: a
+ * trigger refuses UPDATE, DELETE and TRUNCATE, and the application's role may only read and add.
+ */
+export const actionDefinitions = pgTable(
+  'action_definitions',
+  {
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    name: text('name').notNull(),
+    version: integer('version').notNull(),
+    document: jsonb('document').$type<Record<string, unknown>>().notNull(),
+    /** `sha256:` + hex of the document's RFC 8785 form (lib/payload-hash.ts). */
+    documentHash: text('document_hash').notNull(),
+    /** Why it was published (1–500 characters). */
+    note: text('note').notNull(),
+    /** A user id, or a system actor's name (`cli`). */
+    publishedBy: text('published_by').notNull(),
+    publishedAt: at('published_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.tenantId, t.name, t.version] }),
+    check(
+      'action_definitions_shape',
+      sql`${t.version} >= 1 and ${t.documentHash} ~ '^sha256:[0-9a-f]{64}$' and length(${t.note}) between 1 and 500`,
+    ),
+  ],
+);
+
+export type ActionDefinitionRow = typeof actionDefinitions.$inferSelect;
+
+/**
  * A person's WebAuthn credential (docs/passkeys.md): people are not tenant-scoped, so neither are
  * their passkeys. The public key is the COSE key the authenticator registered; `counter` is its
  * signature counter as last seen (a counter that goes backwards is refused).

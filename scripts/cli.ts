@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { exportJWK, generateKeyPair } from 'jose';
 import { ZodError } from 'zod';
-import { type DatabaseHandle, openDatabase } from '@/db/client';
+import { type Database, type DatabaseHandle, openDatabase } from '@/db/client';
 import { rolesSql } from '@/db/roles';
 import { type Role, tenants, users } from '@/db/schema';
 import { allActions } from '@/lib/actions/registry';
@@ -38,6 +38,8 @@ import { type PublicJwk, retireKey, rotateKeySet } from '@/lib/commands/keys';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
 import { migrateDatabase } from '@/lib/database';
+import { definitionListLines, definitionPlanLines, planDefinition } from '@/lib/definitions/plan';
+import { publishDefinition } from '@/lib/definitions/store';
 import { env, SettingsError } from '@/lib/env';
 import { DomainError } from '@/lib/errors/domain-error';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
@@ -109,6 +111,14 @@ const USAGE = `Usage: npm run cli -- <command> [options]
   policy:plan FILE --tenant <id> [--days N]               (what publishing the policy document in FILE would change, in
                                                           words, and the proposals of the last N days (1–365, default
                                                           30) whose routing would flip; writes nothing)
+  actions:plan FILE --tenant <id>                         (checks the action definition in FILE (JSON) and says what
+                                                          publishing it would change against the tenant's current
+                                                          version, naming each change that breaks agents; writes
+                                                          nothing; exits 1 on a problem)
+  actions:apply FILE --tenant <id> --note <text>          (publishes it as the action's next version, audited as
+                                                          action.published; refuses a problem or an unchanged
+                                                          document; not yet read by intake)
+  actions:list --tenant <id>                              (the tenant's action definitions, newest version of each)
   oversight --tenant <id> [--days N]                      (decisions, approval rate, time to decide and dwell per
                                                           approver, action and channel over the last N days (1–90,
                                                           default 7); marks rubber-stamp suspects)
@@ -219,13 +229,16 @@ async function readStdin(): Promise<string> {
     .replace(/\r?\n$/, '');
 }
 
-async function readJsonFile(file: string): Promise<unknown> {
-  let text: string;
+async function readTextFile(file: string): Promise<string> {
   try {
-    text = await fs.readFile(file, 'utf8');
+    return await fs.readFile(file, 'utf8');
   } catch {
     throw new RefusedError(`cannot read ${file}`);
   }
+}
+
+async function readJsonFile(file: string): Promise<unknown> {
+  const text = await readTextFile(file);
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -433,6 +446,11 @@ function refusedDocument(error: DomainError): RefusedError {
   return new RefusedError(`${error.message}${issues.join('')}`);
 }
 
+async function requireTenant(db: Database, tenantId: string): Promise<void> {
+  const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
+  if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
+}
+
 async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
   const settings = env();
   const handle = await openDatabase(
@@ -457,6 +475,7 @@ async function run(argv: string[]): Promise<void> {
       grant: { type: 'string', multiple: true },
       tenant: { type: 'string' },
       reason: { type: 'string' },
+      note: { type: 'string' },
       kind: { type: 'string' },
       target: { type: 'string' },
       events: { type: 'string' },
@@ -780,6 +799,36 @@ async function run(argv: string[]): Promise<void> {
         } catch (error) {
           throw error instanceof DomainError ? refusedDocument(error) : error;
         }
+      });
+      return;
+    }
+    case 'actions:plan':
+    case 'actions:apply': {
+      const file = need(rest[0], 'definition file');
+      const tenantId = need(values.tenant, '--tenant');
+      const note = command === 'actions:apply' ? need(values.note, '--note') : '';
+      const text = await readTextFile(file);
+      await withDatabase(async ({ db }) => {
+        await requireTenant(db, tenantId);
+        const plan = await planDefinition(db, tenantId, text);
+        console.log(definitionPlanLines(plan).join('\n'));
+        if (!plan.ok) throw new RefusedError(`${file} is not a valid action definition (see the problems above)`);
+        if (command === 'actions:plan') return;
+        const result = await publishDefinition(db, { tenantId, document: plan.document, note, by: CLI_ACTOR });
+        if (result.published) console.log(`Published ${result.name} v${result.version} in ${tenantId}.`);
+        else if (result.reason === 'invalid')
+          throw new RefusedError(result.problems.map((problem) => `${problem.path}: ${problem.message}`).join('\n'));
+        else if (result.reason === 'unchanged')
+          throw new RefusedError(`${result.name} v${result.version} is already this document: nothing published`);
+        else throw new RefusedError(`another publish of ${result.name} made v${result.version} first: plan again`);
+      });
+      return;
+    }
+    case 'actions:list': {
+      const tenantId = need(values.tenant, '--tenant');
+      await withDatabase(async ({ db }) => {
+        await requireTenant(db, tenantId);
+        console.log((await definitionListLines(db, tenantId)).join('\n'));
       });
       return;
     }

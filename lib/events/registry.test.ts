@@ -21,6 +21,7 @@ describe('the event registry', () => {
   // Stored strings: the audit chain hashes them and consumers match them. Renaming one is a migration.
   it('keeps the stored names exactly', () => {
     expect(Object.keys(AUDIT_EVENTS).sort()).toEqual([
+      'action.published',
       'agent_key.created',
       'agent_key.revoked',
       'agent_key.rotated',

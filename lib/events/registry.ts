@@ -51,6 +51,9 @@ export const AUDIT_EVENTS = {
     "a member's session ended: signed out, signed out everywhere, idle, expired, password changed, address " +
     'proven (a link-made account taken over) or removed',
   'policy.published': "a new version of an action's routing policy took effect in the tenant",
+  'action.published':
+    "a new version of one of the tenant's action definitions was published (its name, version, document hash and " +
+    'the change note)',
   'contract.status_changed':
     "an admin moved a contract version in the tenant's rollout (shadow, current, supported with or without a " +
     'sunset, retired)',
@@ -115,6 +118,7 @@ export const AUDIT_EVENT_TITLES = {
   'passkey.removed': 'Passkey removed',
   'session.ended': 'Session ended',
   'policy.published': 'Policy published',
+  'action.published': 'Action definition published',
   'contract.status_changed': 'Contract rollout changed',
   'proposal.created': 'Proposed',
   'proposal.approval_added': 'Approval added',

@@ -14,7 +14,8 @@ function describeType(value: unknown): string {
   return typeof value;
 }
 
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at a path of an input; undefined where the path leads nowhere. */
+export function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   let current: unknown = root;
   for (const key of path) {
     if (current === null || typeof current !== 'object') return undefined;
@@ -115,35 +116,46 @@ export function toFieldIssues(error: z.ZodError, input: unknown, schema?: z.ZodT
     const path = issue.path;
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        const field = [...path, key].map(String).join('.');
-        issues.push({
-          field,
-          code: 'unknown_field',
-          expected: 'no such field',
-          received: describeReceived(valueAt(input, [...issue.path, key])),
-          message: `"${field}" is not a field of this contract; remove it.`,
-        });
+        issues.push(unknownFieldIssue([...path, key].map(String).join('.'), valueAt(input, [...issue.path, key])));
       }
       continue;
     }
-    const field = path.map(String).join('.') || '(body)';
     const received = valueAt(input, issue.path);
-    const expected = expectedFor(issue, schema);
     // A missing field is "required" whatever its type (zod says invalid_value for a missing enum).
     const code =
       (issue.code === 'invalid_type' || issue.code === 'invalid_value') && received === undefined
         ? 'required'
         : issue.code;
-    issues.push({
-      field,
-      code,
-      expected,
-      received: describeReceived(received),
-      message:
-        code === 'required'
-          ? `"${field}" is required: expected ${expected}.`
-          : `"${field}" must be ${expected}; received ${describeReceived(received)}.`,
-    });
+    issues.push(fieldIssue(path.map(String).join('.') || '(body)', code, expectedFor(issue, schema), received));
   }
   return issues;
+}
+
+/**
+ * One issue in the agent API's words: `"field" is required: expected …` when `code` is `required`,
+ * else `"field" must be …; received …` (what came described, never echoed). Every validator's
+ * issues are worded here, so a repair loop reads them alike whichever validator found them.
+ */
+export function fieldIssue(field: string, code: string, expected: string, received: unknown): FieldIssue {
+  return {
+    field,
+    code,
+    expected,
+    received: describeReceived(received),
+    message:
+      code === 'required'
+        ? `"${field}" is required: expected ${expected}.`
+        : `"${field}" must be ${expected}; received ${describeReceived(received)}.`,
+  };
+}
+
+/** A field the contract does not define, named so the client can remove it. */
+export function unknownFieldIssue(field: string, received: unknown): FieldIssue {
+  return {
+    field,
+    code: 'unknown_field',
+    expected: 'no such field',
+    received: describeReceived(received),
+    message: `"${field}" is not a field of this contract; remove it.`,
+  };
 }

@@ -1,0 +1,84 @@
+import type { Database } from '@/db';
+import { type DefinitionChanges, definitionChanges } from './changes';
+import type { Definition } from './document';
+import { type DefinitionProblem, parseDefinition } from './parse';
+import { currentDefinitions, definitionHistory, type StoredDefinition } from './store';
+
+/**
+ * What `actions:plan` and `actions:apply` say (scripts/cli.ts): a definition file checked, and
+ * compared with the tenant's current version of it, in words a person reads before publishing.
+ */
+
+export type DefinitionPlan =
+  | { ok: false; problems: DefinitionProblem[]; warnings: string[] }
+  | {
+      ok: true;
+      name: string;
+      /** The checked document, as it would be published. */
+      document: Definition;
+      /** The tenant's current version, if it has one. */
+      current?: number;
+      unchanged: boolean;
+      changes: DefinitionChanges;
+      warnings: string[];
+    };
+
+export async function planDefinition(db: Database, tenantId: string, text: string): Promise<DefinitionPlan> {
+  const parsed = parseDefinition(text);
+  if (!parsed.ok) return parsed;
+  const { document } = parsed.definition;
+  const [current] = await definitionHistory(db, tenantId, document.name);
+  const changes = definitionChanges(current?.document, document);
+  return {
+    ok: true,
+    name: document.name,
+    document,
+    ...(current ? { current: current.version } : {}),
+    unchanged: current !== undefined && changes.words.length === 0,
+    changes,
+    warnings: parsed.warnings,
+  };
+}
+
+/** A plan as lines for a terminal: the problems, or the change and what it breaks; then the lint's warnings. */
+export function definitionPlanLines(plan: DefinitionPlan): string[] {
+  const warnings = plan.warnings.map((warning) => `Warning: ${warning}`);
+  if (!plan.ok)
+    return [
+      `The definition has ${plan.problems.length} problem(s):`,
+      ...plan.problems.map((problem) => `  ${problem.path}: ${problem.message}`),
+      ...warnings,
+    ];
+  const head =
+    plan.current === undefined
+      ? `${plan.name}: new, publishing it makes v1.`
+      : plan.unchanged
+        ? `${plan.name}: unchanged from v${plan.current}; publishing it would make no new version.`
+        : `${plan.name} v${plan.current} → v${plan.current + 1}:`;
+  return [
+    head,
+    ...plan.changes.words.map((words) => `  ${words}`),
+    ...(plan.changes.breaking.length > 0
+      ? [
+          `Breaking for agents (${plan.changes.breaking.length}):`,
+          ...plan.changes.breaking.map((words) => `  ${words}`),
+        ]
+      : []),
+    ...warnings,
+  ];
+}
+
+/** The tenant's current definitions, a line each. */
+export async function definitionListLines(db: Database, tenantId: string): Promise<string[]> {
+  const definitions = await currentDefinitions(db, tenantId);
+  if (definitions.length === 0) return [`No action definitions in ${tenantId}.`];
+  return definitions.map(definitionLine);
+}
+
+function definitionLine({ name, version, document, publishedAt, publishedBy, note }: StoredDefinition): string {
+  const contracts = document.contracts.map((contract) => `v${contract.version} ${contract.status}`).join(', ');
+  return (
+    `${name} v${version}  ${document.title}  (contracts ${contracts}; ${document.rules.length} rule(s))\n` +
+    `    published ${publishedAt.toISOString()} by ${publishedBy}: ${note}`
+  );
+}

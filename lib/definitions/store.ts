@@ -1,0 +1,113 @@
+import { and, desc, eq, max, sql } from 'drizzle-orm';
+import type { Database } from '@/db';
+import { type ActionDefinitionRow, actionDefinitions } from '@/db/schema';
+import { appendAudit } from '@/lib/events/append';
+import { payloadHash } from '@/lib/payload-hash';
+import type { Definition } from './document';
+import { checkDefinition, type DefinitionProblem } from './parse';
+
+/**
+ * A tenant's action definitions, versioned: publishing adds a version (never changes one), and the
+ * newest version of each name is the current one. Not yet read by intake, mint or dispatch.
+ */
+
+export const NOTE_MAX = 500;
+
+/** Who published: a person, or a system actor (the CLI). */
+export type Publisher = { type: 'user' | 'system'; id: string };
+
+export type PublishInput = { tenantId: string; document: Definition; note: string; by: Publisher };
+
+export type PublishResult =
+  | { published: true; name: string; version: number; documentHash: string }
+  /** The document is the current version's, byte for byte in canonical form: nothing was written. */
+  | { published: false; reason: 'unchanged'; name: string; version: number }
+  /** Another publish of the same name took the next version first: plan again. */
+  | { published: false; reason: 'conflict'; name: string; version: number }
+  | { published: false; reason: 'invalid'; name: string; problems: DefinitionProblem[] };
+
+/**
+ * Publishes a definition as the next version of its name in the tenant, with its `action.published`
+ * event, in one transaction. The document is checked again here (whoever calls), and refused when
+ * it is invalid, when the note is not 1–500 characters, or when it is the current version unchanged.
+ */
+export async function publishDefinition(db: Database, input: PublishInput): Promise<PublishResult> {
+  const { tenantId, document, note, by } = input;
+  const { name } = document;
+  const checked = checkDefinition(document);
+  if (!checked.ok) return { published: false, reason: 'invalid', name, problems: checked.problems };
+  if (note.trim().length === 0 || note.length > NOTE_MAX)
+    return {
+      published: false,
+      reason: 'invalid',
+      name,
+      problems: [{ path: 'note', message: `The note says why it is published: 1 to ${NOTE_MAX} characters.` }],
+    };
+  const documentHash = payloadHash(checked.definition.document);
+  return db.transaction(async (tx) => {
+    const [current] = await tx
+      .select({ version: actionDefinitions.version, documentHash: actionDefinitions.documentHash })
+      .from(actionDefinitions)
+      .where(and(eq(actionDefinitions.tenantId, tenantId), eq(actionDefinitions.name, name)))
+      .orderBy(desc(actionDefinitions.version))
+      .limit(1);
+    if (current?.documentHash === documentHash)
+      return { published: false, reason: 'unchanged', name, version: current.version } as const;
+    const version = (current?.version ?? 0) + 1;
+    // Two publishes of one name race for the same version: the primary key lets one in.
+    const [row] = await tx
+      .insert(actionDefinitions)
+      .values({
+        tenantId,
+        name,
+        version,
+        document: checked.definition.document,
+        documentHash,
+        note,
+        publishedBy: by.id,
+      })
+      .onConflictDoNothing()
+      .returning({ version: actionDefinitions.version });
+    if (!row) return { published: false, reason: 'conflict', name, version } as const;
+    await appendAudit(tx, {
+      tenantId,
+      type: 'action.published',
+      actor: by,
+      reasonCode: `v${version}`,
+      data: { action: name, version, documentHash, note },
+    });
+    return { published: true, name, version, documentHash } as const;
+  });
+}
+
+export type StoredDefinition = Omit<ActionDefinitionRow, 'document'> & { document: Definition };
+
+/** The newest version of each of the tenant's definitions, by name. */
+export async function currentDefinitions(db: Database, tenantId: string): Promise<StoredDefinition[]> {
+  const newest = db
+    .select({ name: actionDefinitions.name, version: max(actionDefinitions.version).as('newest') })
+    .from(actionDefinitions)
+    .where(eq(actionDefinitions.tenantId, tenantId))
+    .groupBy(actionDefinitions.name)
+    .as('newest');
+  const rows = await db
+    .select({ row: actionDefinitions })
+    .from(actionDefinitions)
+    .innerJoin(
+      newest,
+      and(eq(actionDefinitions.name, newest.name), eq(actionDefinitions.version, sql`${newest.version}`)),
+    )
+    .where(eq(actionDefinitions.tenantId, tenantId))
+    .orderBy(actionDefinitions.name);
+  return rows.map(({ row }) => row as StoredDefinition);
+}
+
+/** Every version of one of the tenant's definitions, newest first. */
+export async function definitionHistory(db: Database, tenantId: string, name: string): Promise<StoredDefinition[]> {
+  const rows = await db
+    .select()
+    .from(actionDefinitions)
+    .where(and(eq(actionDefinitions.tenantId, tenantId), eq(actionDefinitions.name, name)))
+    .orderBy(desc(actionDefinitions.version));
+  return rows as StoredDefinition[];
+}
