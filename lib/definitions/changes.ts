@@ -31,7 +31,8 @@ function narrowings(before: unknown, after: unknown, path: string, found: string
     if (dropped === undefined) found.push(`${shown(path)} is now limited to ${after.enum.length} value(s)`);
     else if (dropped.length > 0)
       found.push(
-        `the enum of ${shown(path)} narrowed: ${dropped.map((value) => JSON.stringify(value)).join(', ')} no longer accepted`,
+        `the enum of ${shown(path)} narrowed: ` +
+          `${dropped.map((value) => JSON.stringify(value)).join(', ')} no longer accepted`,
       );
   }
   const [wasProperties, nowProperties] = [before.properties, after.properties];
