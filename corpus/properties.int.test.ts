@@ -3,16 +3,16 @@
  * contracts' bounds and the seeded world; single mutations of them — an extra key at the envelope
  * or argument level, a value of another type, numeric strings, out-of-range numbers and lengths,
  * floats, Unicode look-alikes in enums and patterns, a missing required field — are never
- * accepted by the Shape gate (checkShape, directly, many runs), nor end to end (readJsonBody and
+ * accepted by the Shape gate (shapeGate, directly, many runs), nor end to end (readJsonBody and
  * submitProposal, fewer runs); valid ones are never refused by either.
  */
 import { count } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
-import { DomainError } from '@/lib/errors/domain-error';
 import type { FieldIssue } from '@/lib/input/field-issues';
-import { checkShape } from '@/lib/intake/shape';
+import type { IntakeRefusal } from '@/lib/intake/refusal';
+import { shapeGate } from '@/lib/intake/shape';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import {
   anyMutation,
@@ -38,19 +38,15 @@ const tenantArb = fc.constantFrom<Tenant>('acme', 'globex');
 /** A valid envelope and the tenant whose key sends it. */
 const sent = tenantArb.chain((tenant) => validEnvelope(tenant).map((envelope) => ({ tenant, envelope })));
 
-function shapeRefusal(value: unknown, tenant: Tenant): DomainError {
-  try {
-    checkShape(value, shapePrincipal(tenant));
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error(`the Shape gate accepted ${JSON.stringify(value)}`);
+function shapeRefusal(value: unknown, tenant: Tenant): IntakeRefusal {
+  const verdict = shapeGate(value, shapePrincipal(tenant));
+  if (verdict.ok) throw new Error(`the Shape gate accepted ${JSON.stringify(value)}`);
+  return verdict.refusal;
 }
 
-function expectNamed(error: DomainError, mutated: Mutated) {
-  expect({ status: error.status, kind: error.kind }).toEqual({ status: 422, kind: 'schema' });
-  const issues = (error.extra.issues ?? []) as FieldIssue[];
+function expectNamed(refusal: IntakeRefusal, mutated: Mutated) {
+  expect(refusal.category).toBe('invalid');
+  const issues = (refusal.details.issues ?? []) as FieldIssue[];
   const named = issues.map((issue) => `${issue.field}:${issue.code}`);
   expect(
     issues.map((issue) => issue.field),
@@ -59,11 +55,13 @@ function expectNamed(error: DomainError, mutated: Mutated) {
   if (mutated.issue) expect(named, mutated.kind).toContain(`${mutated.field}:${mutated.issue}`);
 }
 
-describe('the Shape gate (checkShape), on generated candidates', () => {
+describe('the Shape gate (shapeGate), on generated candidates', () => {
   it('accepts every valid envelope, and returns its arguments unchanged (no coercion, no defaults)', () => {
     fc.assert(
       fc.property(sent, ({ tenant, envelope }) => {
-        const shaped = checkShape(envelope, shapePrincipal(tenant));
+        const verdict = shapeGate(envelope, shapePrincipal(tenant));
+        if (!verdict.ok) throw new Error(`the Shape gate refused: ${verdict.refusal.code}`);
+        const shaped = verdict.value;
         expect(shaped.args).toEqual(envelope.args);
         expect(shaped.envelope.evidenceRefs).toEqual(envelope.evidenceRefs ?? []);
         expect(shaped.action.name).toBe(envelope.action);

@@ -5,12 +5,15 @@ import { agentKeys, type Proposal, proposals, users } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { type RevisionChange, revisionChanges } from '@/lib/decisions/revision-view';
-import { DomainError, notAuthorized, notFound } from '@/lib/errors/domain-error';
+import { notAuthorized, notFound } from '@/lib/errors/domain-error';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
-import { adjustClaims } from '@/lib/gates/claims';
-import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
-import { checkShape } from '@/lib/intake/shape';
-import { canonicalJson, payloadHash } from '@/lib/payload-hash';
+import { adjustClaims, besides } from '@/lib/gates/claims';
+import { pass, type Verdict } from '@/lib/gates/types';
+import { CHECKS, FINISH, hashed, JUDGED, LOCKED_READS, type ShapedProposal, WRITES } from '@/lib/intake/admit';
+import { type Output, Pipeline, Stop } from '@/lib/intake/pipeline';
+import { answerOf, type IntakeRefusal, refused } from '@/lib/intake/refusal';
+import { shapeGate } from '@/lib/intake/shape';
+import { canonicalJson } from '@/lib/payload-hash';
 import { alreadyWords } from '@/lib/proposals/words';
 import type { SystemsClient } from '@/lib/systems/client';
 import { refuse, requireDecider } from './deciders';
@@ -44,93 +47,121 @@ export async function reviseProposal(
     grants: key.grants,
     onBehalfOfUserId: key.onBehalfOfUserId,
   };
-  const previous = parent.payload;
-  const envelope = {
-    requestId: `revision.${parent.id}`,
-    action: parent.action,
-    contractVersion: parent.contractVersion,
-    args: input.args,
-    evidenceRefs: previous.evidenceRefs,
-  };
-  // The revision is held to the versions the tenant accepts now (a retired one is refused).
-  const shaped = checkShape(envelope, agent, await tenantActions(db, key.tenantId));
-  assertUnlocked(shaped.action, previous.args, shaped.args);
-  const candidate = {
-    agent,
-    action: shaped.action,
-    contract: shaped.contract,
-    args: shaped.args,
-    evidenceRefs: previous.evidenceRefs,
-    requestId: null,
-    repairOf: null,
-  };
-  if (payloadHash(normalizedPayload(candidate)) === parent.payloadHash) {
-    throw new DomainError(
-      'invalid',
-      'no_change',
-      'The edited arguments are the same as the current ones; nothing to revise.',
-    );
-  }
-  const { proposal } = await admitShaped(
+  const ran = await REVISION.run({
     db,
     systems,
-    {
-      ...candidate,
-      rawText: JSON.stringify(input.args),
-      revision: { userId: input.userId, parentId: parent.id, reason: input.reason },
-    },
     now,
-    {
-      // The parent must still be open when the revision lands: locked before the resource's claims row, and checked
-      // again.
-      replaces: async (tx) => {
-        const [locked] = await tx.select().from(proposals).where(eq(proposals.id, parent.id)).for('update').limit(1);
+    agent,
+    parent,
+    envelope: {
+      requestId: `revision.${parent.id}`,
+      action: parent.action,
+      contractVersion: parent.contractVersion,
+      args: input.args,
+      evidenceRefs: parent.payload.evidenceRefs,
+    },
+    evidenceRefs: parent.payload.evidenceRefs,
+    requestId: null,
+    repairOf: null,
+    rawText: JSON.stringify(input.args),
+    revision: { userId: input.userId, parentId: parent.id, reason: input.reason },
+  });
+  if (ran instanceof Stop) throw answerOf(ran.result);
+  return ran.proposal;
+}
+
+type RevisionInput = Omit<ShapedProposal, 'action' | 'contract' | 'args'> & {
+  db: Database;
+  systems: SystemsClient;
+  now: Date;
+  /** The proposal revised, as read before the transaction (locked and read again in it). */
+  parent: Proposal;
+  /** The edited arguments in the envelope the parent was proposed with. */
+  envelope: Record<string, unknown> & { args: unknown };
+  revision: NonNullable<ShapedProposal['revision']>;
+};
+
+/**
+ * A revision is admitted as intake admits a proposal (lib/intake/admit.ts), with its own steps: Shape
+ * under the versions the tenant accepts now (a retired one is refused), the locked fields, a change
+ * at all; in the transaction, the parent locked first (it must still be open when the revision
+ * lands; lock order: proposal rows, then the claims row) and its claim not counted; and the parent
+ * cancelled with the revision's writes.
+ */
+const REVISION = Pipeline.start<RevisionInput>()
+  .step('catalog', async ({ db, agent }) => ({ actions: await tenantActions(db, agent.tenantId) }))
+  .gate(
+    'shape',
+    ({ envelope, agent, actions }) => shapeGate(envelope, agent, actions),
+    ({ action, contract, args }) => ({ action, contract, args }),
+  )
+  .gate(
+    'locked fields',
+    ({ action, parent, args }) => unlocked(action, parent.payload.args, args),
+    () => ({}),
+  )
+  .step('payload', hashed)
+  .gate(
+    'change',
+    ({ hash, parent }) =>
+      hash === parent.payloadHash
+        ? refused('invalid', 'no_change', 'The edited arguments are the same as the current ones; nothing to revise.')
+        : pass(undefined),
+    () => ({}),
+  )
+  .then(CHECKS)
+  .inTransaction(
+    'transaction',
+    Pipeline.start<Output<typeof CHECKS> & RevisionInput>()
+      .step('parent', async ({ db, parent, now }) => {
+        const [locked] = await db.select().from(proposals).where(eq(proposals.id, parent.id)).for('update').limit(1);
         if (!locked) throw notFound();
         assertRevisable(locked, now);
-        return locked;
-      },
-      afterInsert: async (tx, revision) => {
-        await tx
-          .update(proposals)
-          .set({
-            status: 'cancelled',
-            statusReason: `Replaced by revision ${revision.id}`,
-            decidedAt: now,
-            updatedAt: now,
-          })
-          .where(eq(proposals.id, parent.id));
-        await adjustClaims(tx, parent, parent.status, 'cancelled');
-        await recordStateChange(tx, {
-          ...aboutProposal(parent),
-          type: 'proposal.revised',
-          actor: { type: 'user', id: input.userId },
-          reasonCode: 'revised',
-          data: { revision: revision.id, revisionHash: revision.payloadHash, reason: input.reason },
-          occurredAt: now,
-          outbox: {
-            topic: 'proposal.revised',
-            body: { proposalId: parent.id, status: 'cancelled', revisionId: revision.id },
-          },
-        });
-      },
-    },
+        return { locked };
+      })
+      .together('locked reads', LOCKED_READS)
+      .step('besides parent', ({ open, locked }) => ({ open: besides(open, locked) }))
+      .then(JUDGED)
+      .together('writes', {
+        ...WRITES,
+        replaced: async ({ db, parent, id, hash, now, revision }) => {
+          await db
+            .update(proposals)
+            .set({ status: 'cancelled', statusReason: `Replaced by revision ${id}`, decidedAt: now, updatedAt: now })
+            .where(eq(proposals.id, parent.id));
+          await adjustClaims(db, parent, parent.status, 'cancelled');
+          await recordStateChange(db, {
+            ...aboutProposal(parent),
+            type: 'proposal.revised',
+            actor: { type: 'user', id: revision.userId },
+            reasonCode: 'revised',
+            data: { revision: id, revisionHash: hash, reason: revision.reason },
+            occurredAt: now,
+            outbox: { topic: 'proposal.revised', body: { proposalId: parent.id, status: 'cancelled', revisionId: id } },
+          });
+          return {};
+        },
+      })
+      .then(FINISH),
   );
-  return proposal;
-}
 
 /**
  * The form shows locked arguments read-only, but the server never trusts the form: a revision
  * that changes one is refused with the field named, before any gate runs.
  */
-function assertUnlocked(action: ActionModule, before: Record<string, unknown>, after: Record<string, unknown>): void {
+function unlocked(
+  action: ActionModule,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Verdict<undefined, IntakeRefusal> {
   const changed = (action.editing?.locked ?? []).filter(
     (field) => canonicalJson(before[field] ?? null) !== canonicalJson(after[field] ?? null),
   );
-  if (changed.length === 0) return;
+  if (changed.length === 0) return pass(undefined);
   const message = (field: string) =>
     `${field} cannot be changed by an edit: it names what this proposal acts on. Reject the proposal and ask ` +
     `for a new one instead.`;
-  throw new DomainError('invalid', 'locked_field', message(changed.join(' and ')), {
+  return refused('invalid', 'locked_field', message(changed.join(' and ')), {
     issues: changed.map((field) => ({
       field,
       code: 'locked',

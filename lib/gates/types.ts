@@ -16,7 +16,8 @@ export type GateSubject = {
  */
 export type Refusal = { gate: GateName; code: string; message: string };
 
-export type Verdict<T> = { ok: true; value: T } | { ok: false; refusal: Refusal };
+/** A gate's answer: passed with what it found, or refused with why (a gate's `Refusal`, or the caller's own). */
+export type Verdict<T, Why = Refusal> = { ok: true; value: T } | { ok: false; refusal: Why };
 
 /**
  * One gate: the subject, what this gate needs besides it (clients, the transaction, what earlier
@@ -25,7 +26,7 @@ export type Verdict<T> = { ok: true; value: T } | { ok: false; refusal: Refusal 
  */
 export type Gate<Input, Value> = (subject: GateSubject, input: Input) => Promise<Verdict<Value>>;
 
-export const pass = <T>(value: T): Verdict<T> => ({ ok: true, value });
+export const pass = <T>(value: T): Verdict<T, never> => ({ ok: true, value });
 
 export const refuse = (gate: GateName, code: string, message: string): Verdict<never> => ({
   ok: false,

@@ -1,25 +1,28 @@
 import type { Database } from '@/db';
-import { type GateResult, type NormalizedPayload, type Proposal, proposals } from '@/db/schema';
-import type { ActionModule, ContractVersion } from '@/lib/actions/types';
+import { type GateResult, type NormalizedPayload, type Proposal, proposals, type Routing } from '@/db/schema';
+import type { ActionModule, ContractVersion, OpenClaims } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { mintCommand } from '@/lib/commands/mint';
-import { DomainError, notAuthorized } from '@/lib/errors/domain-error';
+import { notAuthorized } from '@/lib/errors/domain-error';
 import { recordStateChange } from '@/lib/events/record';
 import { authorityGate } from '@/lib/gates/authority';
-import { besides, lockClaims, openingClaim } from '@/lib/gates/claims';
+import { lockClaims, openingClaim } from '@/lib/gates/claims';
 import { meaningGate } from '@/lib/gates/meaning';
 import { routingGate } from '@/lib/gates/routing';
 import { rulesGate } from '@/lib/gates/rules';
-import type { GateSubject, Verdict } from '@/lib/gates/types';
+import type { GateName, Refusal as GateRefusal, GateSubject, Verdict } from '@/lib/gates/types';
 import { recordGrantApproval } from '@/lib/grants/approval';
 import { coveringGrant, tenantMayHaveGrants } from '@/lib/grants/cover';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
+import type { PriorTotals } from '@/lib/policy/aggregate';
 import { loadPolicy } from '@/lib/policy/routing';
 import { proposalFlags, resourceUsedBefore, textFlags } from '@/lib/proposals/flags';
 import type { SystemsClient } from '@/lib/systems/client';
 import { SPAN } from '@/lib/telemetry/attributes';
 import { withSpan } from '@/lib/telemetry/trace';
+import { type Output, Pipeline, Stop } from './pipeline';
+import { answerOf, type IntakeRefusal, refusal, refusalOf } from './refusal';
 
 /** A candidate that passed Shape, about to meet Meaning, Authority and Routing. */
 export type ShapedProposal = {
@@ -36,30 +39,30 @@ export type ShapedProposal = {
   revision?: { userId: string; parentId: string; reason: string };
 };
 
-export function normalizedPayload(
+function normalizedPayload(
   candidate: Pick<ShapedProposal, 'agent' | 'action' | 'contract' | 'args' | 'evidenceRefs'>,
 ): NormalizedPayload {
   const { agent, action, contract, args, evidenceRefs } = candidate;
   return { action: action.name, contractVersion: contract.version, tenantId: agent.tenantId, args, evidenceRefs };
 }
 
-export type AdmitHooks = {
-  /**
-   * Inside the transaction, before the resource's claims row: locks and answers the proposal this
-   * one replaces, whose claim is then not counted (lock order: proposal rows, then the claims row).
-   */
-  replaces?(tx: Database): Promise<Proposal>;
-  /** Inside the transaction, after the resource lock: a proposal that already answers this request. */
-  existing?(tx: Database): Promise<Proposal | undefined>;
-  /**
-   * Inside the transaction, sent right after the proposal row and its created event (not awaiting
-   * them): the caller's own rows (attempt, parent update), which may name the new proposal.
-   */
-  afterInsert?(tx: Database, admitted: Pick<Proposal, 'id' | 'payloadHash' | 'status'>): Promise<void>;
+/** A shaped candidate as admission takes it: the payload normalized and hashed once (`hashed`). */
+export type AdmissionInput = ShapedProposal & {
+  db: Database;
+  systems: SystemsClient;
+  now: Date;
+  payload: NormalizedPayload;
+  hash: string;
+};
+
+/** The step that normalizes and hashes the payload: the hash every later step (and a replay) compares. */
+export const hashed = (candidate: Parameters<typeof normalizedPayload>[0]) => {
+  const payload = normalizedPayload(candidate);
+  return { payload, hash: payloadHash(payload) };
 };
 
 /** One gate's run as a child span of the intake, named by the gate and ended with its verdict. */
-function traced<T>(id: string, subject: GateSubject, run: () => Promise<Verdict<T>>): Promise<Verdict<T>> {
+function traced<T>(id: GateName, subject: GateSubject, run: () => Promise<Verdict<T>>): Promise<Verdict<T>> {
   return withSpan(SPAN.gate(id), { tenantId: subject.tenantId, action: subject.action.name }, async (span) => {
     const verdict = await run();
     span.note({ outcome: verdict.ok ? 'passed' : 'refused' });
@@ -67,157 +70,212 @@ function traced<T>(id: string, subject: GateSubject, run: () => Promise<Verdict<
   });
 }
 
+/** A gate's verdict with its refusal in the words intake answers it with. */
+const worded = <T>(verdict: Verdict<T>, word: (refusal: GateRefusal) => IntakeRefusal): Verdict<T, IntakeRefusal> =>
+  verdict.ok ? verdict : { ok: false, refusal: word(verdict.refusal) };
+
+/** Missing and foreign resources, and ones out of the key's scope, get one byte-identical answer. */
+const NOT_AUTHORIZED = refusalOf(notAuthorized());
+
 /**
- * The gate pipeline (lib/gates/, in docs/design.md §1 order): Meaning and Authority, then the rules and
- * Routing under a per-resource lock; then the proposal with its outbox row and audit event, in one
- * transaction. Returns the new proposal, or what
- * `hooks.existing` found while holding the lock (created: false).
+ * Before any lock: Meaning and Authority read the system of record. Missing, another tenant's and
+ * out of the key's scope are one answer; Authority runs before the rules, so an out-of-scope
+ * resource reveals nothing, not even its limits. The agent's text is read here too: linear and
+ * bounded (SCAN_BUDGET_CHARS), but never time another intake on the same resource waits for (issue 35).
  */
-export async function admitShaped(
-  db: Database,
-  systems: SystemsClient,
-  candidate: ShapedProposal,
-  now: Date,
-  hooks: AdmitHooks = {},
-): Promise<{ created: boolean; proposal: Proposal }> {
-  const { agent, action, contract, args } = candidate;
-  const payload = normalizedPayload(candidate);
-  const hash = payloadHash(payload);
-
-  const subject: GateSubject = { tenantId: agent.tenantId, action, args };
-  const excludeId = candidate.revision?.parentId;
-
-  // Meaning and Authority read the system of record, before any lock. Missing, another tenant's
-  // and out of the key's scope are one answer; Authority runs before the rules, so an
-  // out-of-scope resource reveals nothing, not even its limits.
-  const meant = await traced('meaning', subject, () =>
-    meaningGate(subject, { systems, evidenceRefs: candidate.evidenceRefs }),
-  );
-  if (!meant.ok) throw notAuthorized();
-  const { resolution, evidence } = meant.value;
-  if (!(await traced('authority', subject, () => authorityGate(subject, { grants: agent.grants, resolution }))).ok)
-    throw notAuthorized();
-  // The agent's text is read here, before the lock: linear and bounded (SCAN_BUDGET_CHARS), but
-  // never time another intake on the same resource waits for (issue 35).
-  const text = textFlags(args, evidence);
-  const [policy, grantsMayCover] = await Promise.all([
-    loadPolicy(db, agent.tenantId, action),
-    tenantMayHaveGrants(db, agent.tenantId),
-  ]);
-  const id = newId('prp');
-
-  return db.transaction(async (tx) => {
-    const replaced = await hooks.replaces?.(tx);
-    // One intake at a time per resource: its claims row, locked, is also what the open proposals
-    // on it claim, so each is counted against live state exactly once. The reads under the lock are
-    // sent with it, after it on the same connection (lib/gates/claims.ts): one round trip for all.
-    const [claimed, found, routed, earlier] = await Promise.all([
-      lockClaims(tx, agent.tenantId, resolution.resourceKey),
-      hooks.existing?.(tx),
-      // Under the same lock: concurrent slices of one split request each see the ones before them.
-      traced('routing', subject, () =>
-        routingGate(subject, { db: tx, policy, resourceKey: resolution.resourceKey, now, excludeId }),
+export const CHECKS = Pipeline.start<AdmissionInput>()
+  .step('subject', (c) => ({ subject: { tenantId: c.agent.tenantId, action: c.action, args: c.args } as GateSubject }))
+  .gate(
+    'meaning',
+    async (c) =>
+      worded(
+        await traced('meaning', c.subject, () =>
+          meaningGate(c.subject, { systems: c.systems, evidenceRefs: c.evidenceRefs }),
+        ),
+        () => NOT_AUTHORIZED,
       ),
-      resourceUsedBefore(tx, agent.tenantId, resolution.resourceKey, excludeId),
-    ]);
-    const open = replaced ? besides(claimed, replaced) : claimed;
-    const ruled = await traced('rules', subject, () => rulesGate(subject, { resolution, open }));
-    if (found) return { created: false, proposal: found };
-    if (!ruled.ok) throw new DomainError('refused', ruled.refusal.code, ruled.refusal.message);
-    if (!routed.ok) throw new DomainError('not_permitted', routed.refusal.code, routed.refusal.message);
-    const { routing, priors } = routed.value;
-    // What the reviewer should notice: the text flags read before the lock, near a bound and first use from what the
-    // gates read under it.
-    const flags = proposalFlags(subject, {
-      text,
-      resolution,
-      policy,
-      routing,
-      priors,
-      open: ruled.value,
-      usedBefore: earlier,
-    });
-    const gates: GateResult[] = [
-      { gate: 'shape', ok: true, detail: `${action.name} v${contract.version}` },
-      { gate: 'meaning', ok: true, detail: resolution.detail },
-      { gate: 'authority', ok: true, detail: `${agent.agentName} may ${action.name} here` },
-      {
-        gate: 'routing',
-        ok: true,
-        detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}`,
-      },
-    ];
-    // A standing grant may approve what would wait for one person (docs/grants.md); never an operator's revision.
+    (meant) => meant,
+  )
+  .gate(
+    'authority',
+    async (c) =>
+      worded(
+        await traced('authority', c.subject, () =>
+          authorityGate(c.subject, { grants: c.agent.grants, resolution: c.resolution }),
+        ),
+        () => NOT_AUTHORIZED,
+      ),
+    () => ({}),
+  )
+  .step('text', (c) => ({ text: textFlags(c.args, c.evidence) }))
+  .together('policy', {
+    policy: async (c) => ({ policy: await loadPolicy(c.db, c.agent.tenantId, c.action) }),
+    grants: async (c) => ({ grantsMayCover: await tenantMayHaveGrants(c.db, c.agent.tenantId) }),
+  })
+  .step('id', () => ({ id: newId('prp') }));
+
+type Checked = Output<typeof CHECKS>;
+
+/**
+ * One intake at a time per resource: its claims row, locked, is also what the open proposals on it
+ * claim, so each is counted against live state exactly once. The reads under the lock are sent with
+ * it, after it on the same connection (lib/gates/claims.ts): one round trip for all. Routing reads
+ * under the same lock, so concurrent slices of one split request each see the ones before them; its
+ * verdict is judged after the rules'.
+ */
+export const LOCKED_READS = {
+  claims: async (c: Checked) => ({ open: await lockClaims(c.db, c.agent.tenantId, c.resolution.resourceKey) }),
+  routed: async (c: Checked) => ({
+    routed: await traced('routing', c.subject, () =>
+      routingGate(c.subject, {
+        db: c.db,
+        policy: c.policy,
+        resourceKey: c.resolution.resourceKey,
+        now: c.now,
+        excludeId: c.revision?.parentId,
+      }),
+    ),
+  }),
+  usedBefore: async (c: Checked) => ({
+    usedBefore: await resourceUsedBefore(c.db, c.agent.tenantId, c.resolution.resourceKey, c.revision?.parentId),
+  }),
+};
+
+type Locked = Checked & {
+  open: OpenClaims;
+  routed: Verdict<{ routing: Routing; priors: PriorTotals }>;
+  usedBefore: boolean;
+};
+
+/** Under the lock: the rules, then Routing's verdict; what the reviewer should notice; a standing grant. */
+export const JUDGED = Pipeline.start<Locked>()
+  .gate(
+    'rules',
+    async (c) =>
+      worded(
+        await traced('rules', c.subject, () => rulesGate(c.subject, { resolution: c.resolution, open: c.open })),
+        ({ code, message }) => refusal('refused', code, message),
+      ),
+    (open) => ({ open }),
+  )
+  .gate(
+    'routing',
+    (c) => worded(c.routed, ({ code, message }) => refusal('not_permitted', code, message)),
+    (routed) => routed,
+  )
+  // The text flags read before the lock, near a bound and first use from what the gates read under it.
+  .step('flags', (c) => ({
+    flags: proposalFlags(c.subject, {
+      text: c.text,
+      resolution: c.resolution,
+      policy: c.policy,
+      routing: c.routing,
+      priors: c.priors,
+      open: c.open,
+      usedBefore: c.usedBefore,
+    }),
+  }))
+  // A standing grant may approve what would wait for one person (docs/grants.md); never an operator's revision.
+  .step('grant', async (c) => {
     const grant =
-      grantsMayCover && routing.outcome === 'needs_approval' && !candidate.revision
+      c.grantsMayCover && c.routing.outcome === 'needs_approval' && !c.revision
         ? await coveringGrant(
-            tx,
+            c.db,
             {
-              tenantId: agent.tenantId,
-              agentKeyId: agent.keyId,
-              resourceKey: resolution.resourceKey,
-              routing,
-              flags,
+              tenantId: c.agent.tenantId,
+              agentKeyId: c.agent.keyId,
+              resourceKey: c.resolution.resourceKey,
+              routing: c.routing,
+              flags: c.flags,
               initiatedByUserId: null,
-              action,
-              args,
+              action: c.action,
+              args: c.args,
             },
-            now,
+            c.now,
           )
         : undefined;
-    const autoApproved = routing.outcome === 'auto_approve' || grant !== undefined;
-    // The new claim joins the locked row in the same statement as the proposal; its created event
-    // and the caller's rows (the attempt; a revision's parent) are sent with it, after it, since
-    // they name it: the writes cost one round trip, and the lock is released at commit.
-    const status = autoApproved ? 'approved' : 'pending_approval';
-    const inserting = tx
+    const autoApproved = c.routing.outcome === 'auto_approve' || grant !== undefined;
+    return { grant, autoApproved, status: autoApproved ? ('approved' as const) : ('pending_approval' as const) };
+  });
+
+type Judged = Output<typeof JUDGED>;
+
+function gateResults(c: Judged): GateResult[] {
+  const { action, contract, agent, resolution, routing } = c;
+  return [
+    { gate: 'shape', ok: true, detail: `${action.name} v${contract.version}` },
+    { gate: 'meaning', ok: true, detail: resolution.detail },
+    { gate: 'authority', ok: true, detail: `${agent.agentName} may ${action.name} here` },
+    {
+      gate: 'routing',
+      ok: true,
+      detail: routing.outcome === 'auto_approve' ? 'auto-approved' : `${routing.approvals} × ${routing.role}`,
+    },
+  ];
+}
+
+/**
+ * The new claim joins the locked row in the same statement as the proposal; its created event and
+ * the flow's own rows (the attempt; a revision's parent) are sent with it, after it, since they name
+ * it: the writes cost one round trip, and the lock is released at commit.
+ */
+export const WRITES = {
+  proposal: async (c: Judged) => {
+    const { agent, action, contract, args, resolution, routing, now, revision } = c;
+    // `.then` sends the insert now, before the rows sent beside it that name the proposal.
+    const row = await c.db
       .with(
         openingClaim(
-          tx,
-          { tenantId: agent.tenantId, resourceKey: resolution.resourceKey, action: action.name, payload },
+          c.db,
+          { tenantId: agent.tenantId, resourceKey: resolution.resourceKey, action: action.name, payload: c.payload },
           action,
         ),
       )
       .insert(proposals)
       .values({
-        id,
+        id: c.id,
         tenantId: agent.tenantId,
-        requestId: candidate.requestId,
+        requestId: c.requestId,
         agentKeyId: agent.keyId,
         agentName: agent.agentName,
         action: action.name,
         contractVersion: contract.version,
-        status,
-        payload,
-        payloadHash: hash,
-        rawCandidate: candidate.rawText,
-        gates,
+        status: c.status,
+        payload: c.payload,
+        payloadHash: c.hash,
+        rawCandidate: c.rawText,
+        gates: gateResults(c),
         routing,
         risk: action.risk(args),
         resourceKey: resolution.resourceKey,
         facts: resolution.facts,
-        evidence,
-        flags,
-        parentId: candidate.revision?.parentId ?? null,
-        initiatedByUserId: candidate.revision?.userId ?? null,
-        revisionReason: candidate.revision?.reason ?? null,
-        repairOf: candidate.repairOf,
+        evidence: c.evidence,
+        flags: c.flags,
+        parentId: revision?.parentId ?? null,
+        initiatedByUserId: revision?.userId ?? null,
+        revisionReason: revision?.reason ?? null,
+        repairOf: c.repairOf,
         createdAt: now,
         updatedAt: now,
-        expiresAt: new Date(now.getTime() + policy.expiryHours * 3_600_000),
-        decidedAt: autoApproved ? now : null,
-        grantId: grant?.id ?? null,
+        expiresAt: new Date(now.getTime() + c.policy.expiryHours * 3_600_000),
+        decidedAt: c.autoApproved ? now : null,
+        grantId: c.grant?.id ?? null,
       })
       .returning()
       .then(([inserted]) => inserted);
-    const recording = recordStateChange(tx, {
+    if (!row) throw new Error('proposal insert returned nothing');
+    return { proposal: row };
+  },
+  created: async (c: Judged) => {
+    const { agent, action, contract, routing, revision } = c;
+    await recordStateChange(c.db, {
       tenantId: agent.tenantId,
       type: 'proposal.created',
-      actor: candidate.revision
-        ? { type: 'user', id: candidate.revision.userId }
+      actor: revision
+        ? { type: 'user', id: revision.userId }
         : { type: 'agent', id: agent.keyId, name: agent.agentName },
-      proposalId: id,
-      payloadHash: hash,
+      proposalId: c.id,
+      payloadHash: c.hash,
       reasonCode: routing.outcome,
       contractVersion: contract.version,
       data: {
@@ -225,18 +283,52 @@ export async function admitShaped(
         agent: agent.agentName,
         rule: routing.rule,
         policyVersion: routing.policyVersion,
-        parent: candidate.revision?.parentId ?? null,
-        ...(candidate.revision ? { reason: candidate.revision.reason } : {}),
+        parent: revision?.parentId ?? null,
+        ...(revision ? { reason: revision.reason } : {}),
         ...(routing.passkey ? { passkey: true } : {}),
       },
-      occurredAt: now,
-      outbox: { topic: 'proposal.created', body: { proposalId: id, status, payloadHash: hash } },
+      occurredAt: c.now,
+      outbox: { topic: 'proposal.created', body: { proposalId: c.id, status: c.status, payloadHash: c.hash } },
     });
-    const [row] = await Promise.all([inserting, recording, hooks.afterInsert?.(tx, { id, payloadHash: hash, status })]);
-    if (!row) throw new Error('proposal insert returned nothing');
-    if (grant) await recordGrantApproval(tx, row, grant, now);
-    // Auto-approved (or by a grant): the signed command is minted in this same transaction (docs/design.md §7).
-    if (autoApproved) await mintCommand(tx, row, now);
-    return { created: true, proposal: row };
+    return {};
+  },
+};
+
+/** After the writes: the grant's approval, and for an approved proposal its signed command (docs/design.md §7). */
+export const FINISH = Pipeline.start<Judged & { proposal: Proposal }>()
+  .step('grant approval', async (c) => {
+    if (c.grant) await recordGrantApproval(c.db, c.proposal, c.grant, c.now);
+    return undefined;
+  })
+  .step('mint', async (c) => {
+    if (c.autoApproved) await mintCommand(c.db, c.proposal, c.now);
+    return undefined;
   });
+
+/**
+ * The admission of docs/design.md §1 after Shape, for a flow with no rows of its own: the checks,
+ * then in one transaction the reads under the resource lock, the verdicts, and the writes. Intake
+ * (lib/intake/intake.ts) and an operator's revision (lib/decisions/revise.ts) add their own steps.
+ */
+export const ADMISSION = Pipeline.start<AdmissionInput>()
+  .then(CHECKS)
+  .inTransaction(
+    'transaction',
+    Pipeline.start<Checked>()
+      .together('locked reads', LOCKED_READS)
+      .then(JUDGED)
+      .together('writes', WRITES)
+      .then(FINISH),
+  );
+
+/** Runs ADMISSION on a shaped candidate: the new proposal, or the refusal thrown as the answer. */
+export async function admitShaped(
+  db: Database,
+  systems: SystemsClient,
+  candidate: ShapedProposal,
+  now: Date,
+): Promise<{ created: boolean; proposal: Proposal }> {
+  const ran = await ADMISSION.run({ ...candidate, db, systems, now, ...hashed(candidate) });
+  if (ran instanceof Stop) throw answerOf(ran.result);
+  return { created: true, proposal: ran.proposal };
 }

@@ -4,17 +4,19 @@ import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { deprecationHeadersIn, tenantActions } from '@/lib/contracts/catalog';
 import { DomainError } from '@/lib/errors/domain-error';
+import { pass, type Verdict } from '@/lib/gates/types';
 import { isRequestId } from '@/lib/ids';
-import { payloadHash } from '@/lib/payload-hash';
 import { proposalByRequestId } from '@/lib/proposals/lookup';
 import type { SystemsClient } from '@/lib/systems/client';
 import { SPAN } from '@/lib/telemetry/attributes';
 import { countProposal } from '@/lib/telemetry/metrics';
-import { withSpan, withSpanSync } from '@/lib/telemetry/trace';
-import { admitShaped, normalizedPayload } from './admit';
+import { type SpanNote, withSpan, withSpanSync } from '@/lib/telemetry/trace';
+import { CHECKS, FINISH, hashed, JUDGED, LOCKED_READS, WRITES } from './admit';
+import { type Output, Pipeline, type Reached, Stop, stop } from './pipeline';
 import { recordRejection } from './record-rejection';
-import { assertRepairAllowed, type RepairState, repairAdvice, repairState } from './repair';
-import { checkShape, type ShadowVerdict, shadowVerdicts } from './shape';
+import { answerOf, type IntakeRefusal, refused } from './refusal';
+import { newChain, type RepairState, repairAdvice, repairLimit, repairState } from './repair';
+import { type ShadowVerdict, shadowVerdicts, shapeGate } from './shape';
 import { writeIntakeAttempt } from './write-attempt';
 
 export type IntakeOutcome = {
@@ -23,19 +25,139 @@ export type IntakeOutcome = {
   /** Deprecation/Sunset headers for the proposal's contract version, from the rollouts intake read. */
   headers: Record<string, string>;
 };
-type Admitted = Omit<IntakeOutcome, 'headers'>;
 export type IntakeBody = { text: string; value: unknown };
+
+type IntakeInput = {
+  db: Database;
+  agent: AgentPrincipal;
+  body: IntakeBody;
+  systems: SystemsClient;
+  now: Date;
+  /** The intake's span: the action is noted on it once Shape matched it to the catalog. */
+  span: SpanNote;
+  startedAt: number;
+};
+
+/** A request already answered by a proposal: a retry, replayed if its payload hashes to the proposal's. */
+type Replay = { replay: Proposal; hash: string };
 
 function requestIdOf(value: unknown): string | undefined {
   const id = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).requestId : undefined;
   return isRequestId(id) ? id : undefined;
 }
 
+/** What the admission's own steps inside the transaction see of an intake. */
+type IntakeChecked = Output<typeof CHECKS> & {
+  requestId: string;
+  chain: RepairState | undefined;
+  shadow: ShadowVerdict[];
+};
+
+const isVersionRefusal = (refusal: IntakeRefusal) => refusal.code === 'unsupported_contract_version';
+
+/**
+ * Intake, step by step: the repair chain, Shape, the idempotency look-up, the repair limit, then the
+ * admission (lib/intake/admit.ts) with this flow's own rows: the look-up of a concurrent twin under
+ * the resource lock, and the accepted attempt written with the proposal.
+ */
+const INTAKE = Pipeline.start<IntakeInput>()
+  .step('request', ({ body }) => {
+    const raw = body.value as Record<string, unknown> | null;
+    return {
+      sent: { requestId: requestIdOf(raw), repairOf: requestIdOf({ requestId: raw?.repairOf }) },
+      rawText: body.text,
+    };
+  })
+  .gate(
+    'repair chain',
+    async ({ db, agent, sent }): Promise<Verdict<RepairState | undefined, IntakeRefusal>> =>
+      sent.requestId ? repairState(db, agent, sent.requestId, sent.repairOf) : pass(undefined),
+    (chain) => ({ chain }),
+  )
+  .step('catalog', async ({ db, agent }) => ({ actions: await tenantActions(db, agent.tenantId) }))
+  // Shadow versions judge every candidate of their action, also one the deciding version refuses.
+  .step('shadow', ({ body, actions }) => ({ shadow: shadowVerdicts(body.value, actions) }))
+  // Shape's verdict is held: a retry and the repair limit are answered before its refusal.
+  .step('shape', ({ body, agent, actions, span }) => ({
+    shape: withSpanSync(SPAN.gate('shape'), { tenantId: agent.tenantId }, (gate) => {
+      const verdict = shapeGate(body.value, agent, actions);
+      // The action is named only once Shape matched it to the catalog: never the agent's own text.
+      if (verdict.ok) span.note({ action: verdict.value.action.name });
+      gate.note(verdict.ok ? { action: verdict.value.action.name, outcome: 'passed' } : { outcome: 'refused' });
+      return verdict;
+    }),
+  }))
+  // Idempotency before the version gate: a retry of an accepted request is answered even after its
+  // contract version was retired, or an agent told "unsupported" would submit it anew.
+  .step('retry', async (c) => {
+    const { shape, sent } = c;
+    const requestId = shape.ok ? shape.value.envelope.requestId : sent.requestId;
+    const asked = shape.ok || (requestId !== undefined && isVersionRefusal(shape.refusal));
+    const earlier = asked && requestId ? await proposalByRequestId(c.db, c.agent.keyId, requestId) : undefined;
+    if (!earlier) return undefined;
+    const hash = shape.ok
+      ? hashed({ agent: c.agent, ...shape.value, evidenceRefs: shape.value.envelope.evidenceRefs }).hash
+      : retryHash(c.body.value, c.agent, c.actions, earlier);
+    return stop<Replay>({ replay: earlier, hash });
+  })
+  // Past the repair limit the answer is the limit, whatever else is wrong.
+  .step('repair limit', ({ chain }) => {
+    const limit = chain && repairLimit(chain);
+    return limit ? stop(limit) : undefined;
+  })
+  .gate(
+    'shaped',
+    ({ shape }) => shape,
+    ({ envelope, action, contract, args }) => ({
+      action,
+      contract,
+      args,
+      evidenceRefs: envelope.evidenceRefs,
+      requestId: envelope.requestId,
+      repairOf: envelope.repairOf ?? null,
+    }),
+  )
+  .step('payload', hashed)
+  .then(CHECKS)
+  .inTransaction(
+    'transaction',
+    Pipeline.start<IntakeChecked>()
+      .together('locked reads', {
+        ...LOCKED_READS,
+        // A concurrent twin of this request may have committed while we waited: it is a retry, not a new claim.
+        twin: async (c) => ({ twin: await proposalByRequestId(c.db, c.agent.keyId, c.requestId) }),
+      })
+      .step('twin', ({ twin, hash }) => (twin ? stop<Replay>({ replay: twin, hash }) : undefined))
+      .then(JUDGED)
+      .together('writes', {
+        ...WRITES,
+        attempt: async (c) => {
+          await writeIntakeAttempt(
+            c.db,
+            {
+              agent: c.agent,
+              requestId: c.requestId,
+              repairOf: c.repairOf,
+              rootRequestId: c.chain?.rootRequestId ?? c.requestId,
+              action: c.action.name,
+              contractVersion: c.contract.version,
+              shadow: c.shadow,
+            },
+            { outcome: 'accepted', proposalId: c.id, createdAt: c.now },
+          );
+          return {};
+        },
+      })
+      .then(FINISH),
+  );
+
+type IntakeState = Reached<typeof INTAKE>;
+
 /**
  * The gates of docs/design.md §1 — Shape, Meaning, Authority, Routing — then the proposal, stored in
  * one transaction with its intake attempt, audit event and outbox row. Every rejection is recorded
- * as an intake attempt and thrown as a DomainError (the system of record's unavailability among them); a repairable one
- * says how many repairs are left.
+ * as an intake attempt and thrown as a DomainError (the system of record's unavailability among
+ * them); a repairable one says how many repairs are left.
  */
 export async function submitProposal(
   db: Database,
@@ -45,13 +167,9 @@ export async function submitProposal(
   now = new Date(),
 ): Promise<IntakeOutcome> {
   return withSpan(SPAN.intake, { tenantId: agent.tenantId }, async (span) => {
-    // The action is named only once Shape matched it to the catalog: never the agent's own text.
-    let action: string | undefined;
+    const context: IntakeState = { db, agent, body, systems, now, span, startedAt: performance.now() };
     try {
-      const outcome = await intake(db, agent, body, systems, now, (name) => {
-        action = name;
-        span.note({ action: name });
-      });
+      const outcome = await intake(context);
       const result = !outcome.created
         ? 'replayed'
         : outcome.proposal.status === 'approved'
@@ -63,153 +181,50 @@ export async function submitProposal(
     } catch (error) {
       const result = error instanceof DomainError ? error.category : 'error';
       span.note({ outcome: result });
-      countProposal(result, action);
+      countProposal(result, context.shape?.ok ? context.shape.value.action.name : undefined);
       throw error;
     }
   });
 }
 
-async function intake(
-  db: Database,
-  agent: AgentPrincipal,
-  body: IntakeBody,
-  systems: SystemsClient,
-  now: Date,
-  named: (action: string) => void,
-): Promise<IntakeOutcome> {
-  const startedAt = performance.now();
-  let chain: RepairState | undefined;
-  let shadow: ShadowVerdict[] | undefined;
+/** Runs INTAKE; a refusal, or an error of the domain thrown on the way, is recorded and thrown as the answer. */
+async function intake(context: IntakeState): Promise<IntakeOutcome> {
+  let answer: Verdict<{ created: boolean; proposal: Proposal }, IntakeRefusal>;
   try {
-    const raw = body.value as Record<string, unknown> | null;
-    const requestId = requestIdOf(raw);
-    const repairOf = requestIdOf({ requestId: raw?.repairOf });
-    if (requestId) chain = await repairState(db, agent, requestId, repairOf);
-    const actions = await tenantActions(db, agent.tenantId);
-    // Shadow versions judge every candidate of their action, also one the deciding version refuses.
-    shadow = shadowVerdicts(body.value, actions);
-    let shaped;
-    try {
-      shaped = withSpanSync(SPAN.gate('shape'), { tenantId: agent.tenantId }, (gate) => {
-        try {
-          const checked = checkShape(body.value, agent, actions);
-          gate.note({ action: checked.action.name, outcome: 'passed' });
-          return checked;
-        } catch (error) {
-          gate.note({ outcome: 'refused' });
-          throw error;
-        }
-      });
-      named(shaped.action.name);
-    } catch (error) {
-      // Idempotency before the version gate: a retry of an accepted request is answered even after
-      // its contract version was retired, or an agent told "unsupported" would submit it anew.
-      const existing =
-        requestId && isVersionRefusal(error) ? await proposalByRequestId(db, agent.keyId, requestId) : undefined;
-      if (existing) {
-        const { proposal } = await replay(
-          db,
-          agent,
-          chain!,
-          existing,
-          retryHash(body.value, agent, actions, existing),
-          now,
-        );
-        return {
-          created: false,
-          proposal,
-          headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion),
-        };
-      }
-      // Past the repair limit the answer is the limit, whatever else is wrong.
-      if (chain) assertRepairAllowed(chain);
-      throw error;
-    }
-    const { created, proposal } = await admit(
-      db,
-      agent,
-      body,
-      systems,
-      now,
-      shaped,
-      chain ?? { rootRequestId: shaped.envelope.requestId, used: 0, isRepair: false },
-    );
-    return { created, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
+    const ran = await INTAKE.run(context);
+    if (!(ran instanceof Stop)) answer = pass({ created: true, proposal: ran.proposal });
+    else if ('replay' in ran.result) answer = await replay(context, ran.result);
+    else answer = { ok: false, refusal: ran.result };
   } catch (caught) {
     if (!(caught instanceof DomainError)) throw caught;
-    const refused = caught;
-    // What was sent was refused (422: its shape or a rule): the agent may send it corrected.
-    const repairable =
-      (refused.category === 'invalid' || refused.category === 'refused') && refused.code !== 'repair_limit_reached';
-    const error = repairable
-      ? refused.with({ repair: repairAdvice(chain ?? { rootRequestId: '', used: 0, isRepair: false }) })
-      : refused;
-    const exhaustsChain =
-      chain?.isRepair === true &&
-      refused.code !== 'repair_limit_reached' &&
-      (error.extra.repair as { allowed?: boolean } | undefined)?.allowed === false;
-    await recordRejection(db, {
-      agent,
-      body,
-      error,
-      rootRequestId: chain?.rootRequestId,
-      shadow,
-      startedAt,
-      exhaustsChain,
-    });
-    throw error;
+    throw await rejected(context, caught);
   }
-}
-
-async function admit(
-  db: Database,
-  agent: AgentPrincipal,
-  body: IntakeBody,
-  systems: SystemsClient,
-  now: Date,
-  { envelope, action, contract, args, shadow }: ReturnType<typeof checkShape>,
-  chain: RepairState,
-): Promise<Admitted> {
-  const candidate = {
-    agent,
-    action,
-    contract,
-    args,
-    evidenceRefs: envelope.evidenceRefs,
-    requestId: envelope.requestId,
-    repairOf: envelope.repairOf ?? null,
-    rawText: body.text,
+  if (!answer.ok) throw await rejected(context, answerOf(answer.refusal));
+  const { proposal } = answer.value;
+  return {
+    ...answer.value,
+    headers: deprecationHeadersIn(context.actions ?? [], proposal.action, proposal.contractVersion),
   };
-  const hash = payloadHash(normalizedPayload(candidate));
-
-  const existing = await proposalByRequestId(db, agent.keyId, envelope.requestId);
-  if (existing) return replay(db, agent, chain, existing, hash, now);
-  assertRepairAllowed(chain);
-
-  const outcome = await admitShaped(db, systems, candidate, now, {
-    // A concurrent twin of this request may have committed while we waited: it is a retry, not a new claim.
-    existing: (tx) => proposalByRequestId(tx, agent.keyId, envelope.requestId),
-    afterInsert: async (tx, inserted) => {
-      await writeIntakeAttempt(
-        tx,
-        {
-          agent,
-          requestId: envelope.requestId,
-          repairOf: envelope.repairOf ?? null,
-          rootRequestId: chain.rootRequestId,
-          action: action.name,
-          contractVersion: contract.version,
-          shadow,
-        },
-        { outcome: 'accepted', proposalId: inserted.id, createdAt: now },
-      );
-    },
-  });
-  return outcome.created ? outcome : replay(db, agent, chain, outcome.proposal, hash, now);
 }
 
-const isVersionRefusal = (error: unknown) =>
-  error instanceof DomainError && error.code === 'unsupported_contract_version';
+/** Records the rejection; the answer, with repair advice when what was sent may be sent corrected. */
+async function rejected(context: IntakeState, refusal: DomainError): Promise<DomainError> {
+  const { chain } = context;
+  // What was sent was refused (422: its shape or a rule): the agent may send it corrected, while its chain allows.
+  const advice =
+    refusal.category === 'invalid' || refusal.category === 'refused' ? repairAdvice(chain ?? newChain('')) : undefined;
+  const error = advice ? refusal.with({ repair: advice }) : refusal;
+  await recordRejection(context.db, {
+    agent: context.agent,
+    body: context.body,
+    error,
+    rootRequestId: chain?.rootRequestId,
+    shadow: context.shadow,
+    startedAt: context.startedAt,
+    exhaustsChain: chain?.isRepair === true && refusal.code !== 'repair_limit_reached' && advice?.allowed === false,
+  });
+  return error;
+}
 
 /**
  * The hash of a retry's payload under the contract version its request was accepted with, the
@@ -232,41 +247,33 @@ function retryHash(
           ),
         },
   );
-  try {
-    const { action, contract, args, envelope } = checkShape(value, agent, asAccepted);
-    return payloadHash(normalizedPayload({ agent, action, contract, args, evidenceRefs: envelope.evidenceRefs }));
-  } catch {
-    return '';
-  }
+  const shaped = shapeGate(value, agent, asAccepted);
+  return shaped.ok ? hashed({ agent, ...shaped.value, evidenceRefs: shaped.value.envelope.evidenceRefs }).hash : '';
 }
 
 /** A retry answers with the stored proposal, unchanged, and is recorded; a different payload is a conflict. */
 async function replay(
-  db: Database,
-  agent: AgentPrincipal,
-  chain: RepairState,
-  existing: Proposal,
-  hash: string,
-  now: Date,
-): Promise<Admitted> {
+  context: IntakeState,
+  { replay: existing, hash }: Replay,
+): Promise<Verdict<{ created: boolean; proposal: Proposal }, IntakeRefusal>> {
   if (existing.payloadHash !== hash) {
-    throw new DomainError(
+    return refused(
       'idempotency_conflict',
       'idempotency_conflict',
       'This requestId was already used for a different payload; use a new requestId.',
     );
   }
   await writeIntakeAttempt(
-    db,
+    context.db,
     {
-      agent,
+      agent: context.agent,
       requestId: existing.requestId,
       repairOf: existing.repairOf,
-      rootRequestId: chain.rootRequestId,
+      rootRequestId: context.chain?.rootRequestId ?? null,
       action: existing.action,
       contractVersion: existing.contractVersion,
     },
-    { outcome: 'replayed', proposalId: existing.id, createdAt: now },
+    { outcome: 'replayed', proposalId: existing.id, createdAt: context.now },
   );
-  return { created: false, proposal: existing };
+  return pass({ created: false, proposal: existing });
 }

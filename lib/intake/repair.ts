@@ -2,14 +2,20 @@ import { and, countDistinct, desc, eq, isNotNull, ne } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { DomainError } from '@/lib/errors/domain-error';
+import { pass, type Verdict } from '@/lib/gates/types';
+import { type IntakeRefusal, refusal } from './refusal';
 
 export const MAX_REPAIRS = 3;
 
 /** Where a request stands in its repair chain: the chain's first request and repairs used before it. */
 export type RepairState = { rootRequestId: string; used: number; isRepair: boolean };
 
-export function repairAdvice(state: RepairState) {
+export type RepairAdvice = { allowed: boolean; attemptsLeft: number; maxRepairs: number };
+
+/** A request that is no repair starts its own chain. */
+export const newChain = (requestId: string): RepairState => ({ rootRequestId: requestId, used: 0, isRepair: false });
+
+export function repairAdvice(state: RepairState): RepairAdvice {
   const left = MAX_REPAIRS - state.used - (state.isRepair ? 1 : 0);
   return { allowed: left > 0, attemptsLeft: Math.max(left, 0), maxRepairs: MAX_REPAIRS };
 }
@@ -23,8 +29,8 @@ export async function repairState(
   agent: AgentPrincipal,
   requestId: string,
   repairOf: string | undefined,
-): Promise<RepairState> {
-  if (!repairOf) return { rootRequestId: requestId, used: 0, isRepair: false };
+): Promise<Verdict<RepairState, IntakeRefusal>> {
+  if (!repairOf) return pass(newChain(requestId));
   const [target] = await db
     .select({ requestId: intakeAttempts.requestId, rootRequestId: intakeAttempts.rootRequestId })
     .from(intakeAttempts)
@@ -38,22 +44,25 @@ export async function repairState(
     .orderBy(desc(intakeAttempts.createdAt))
     .limit(1);
   if (!target) {
-    throw new DomainError(
-      'invalid',
-      'unknown_repair_target',
-      `"repairOf" must name a rejected request of this key; "${repairOf}" is not one.`,
-      {
-        issues: [
-          {
-            field: 'repairOf',
-            code: 'unknown_repair_target',
-            expected: 'the requestId of a rejected request',
-            received: 'an unknown requestId',
-            message: '"repairOf" must name a request of yours that was rejected.',
-          },
-        ],
-      },
-    );
+    return {
+      ok: false,
+      refusal: refusal(
+        'invalid',
+        'unknown_repair_target',
+        `"repairOf" must name a rejected request of this key; "${repairOf}" is not one.`,
+        {
+          issues: [
+            {
+              field: 'repairOf',
+              code: 'unknown_repair_target',
+              expected: 'the requestId of a rejected request',
+              received: 'an unknown requestId',
+              message: '"repairOf" must name a request of yours that was rejected.',
+            },
+          ],
+        },
+      ),
+    };
   }
   const rootRequestId = target.rootRequestId ?? repairOf;
   const [row] = await db
@@ -70,22 +79,21 @@ export async function repairState(
     )
     .limit(1);
   const used = Number(row?.used ?? 0);
-  return { rootRequestId, used, isRepair: true };
+  return pass({ rootRequestId, used, isRepair: true });
 }
 
-/** Refuses a repair past the chain's limit, whatever the candidate (it is not even checked). */
-export function assertRepairAllowed(state: RepairState): void {
+/**
+ * A repair past the chain's limit, whatever the candidate (it is not even checked); its answer's
+ * repair advice, like every 422's, is the chain's (lib/intake/intake.ts).
+ */
+export function repairLimit(state: RepairState): IntakeRefusal | undefined {
   const { rootRequestId, used } = state;
-  if (state.isRepair && used >= MAX_REPAIRS) {
-    throw new DomainError(
-      'invalid',
-      'repair_limit_reached',
-      `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the ` +
-        `chain. Start a new request only if the task really changed.`,
-      {
-        issues: [],
-        repair: { allowed: false, attemptsLeft: 0, maxRepairs: MAX_REPAIRS },
-      },
-    );
-  }
+  if (!state.isRepair || used < MAX_REPAIRS) return undefined;
+  return refusal(
+    'invalid',
+    'repair_limit_reached',
+    `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the ` +
+      `chain. Start a new request only if the task really changed.`,
+    { issues: [] },
+  );
 }

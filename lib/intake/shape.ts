@@ -2,9 +2,10 @@ import type { NormalizedPayload } from '@/db/schema';
 import { acceptedVersions, allActions, findContract } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { DomainError } from '@/lib/errors/domain-error';
+import type { Verdict } from '@/lib/gates/types';
 import { type Envelope, envelopeSchema } from '@/lib/input/envelope';
 import { type FieldIssue, toFieldIssues } from '@/lib/input/field-issues';
+import { type IntakeRefusal, refusal } from './refusal';
 
 export type ShadowVerdict = { version: number; accepted: boolean; codes: string[] };
 export type ShapedCandidate = {
@@ -12,16 +13,17 @@ export type ShapedCandidate = {
   action: ActionModule;
   contract: ContractVersion;
   args: NormalizedPayload['args'];
-  /** What each shadow version said about the same arguments: recorded, never decisive. */
-  shadow: ShadowVerdict[];
 };
 
-const schemaError = (
+const schemaRefusal = (
   message: string,
   issues: FieldIssue[],
   code = 'contract_violation',
   extra: Record<string, unknown> = {},
-) => new DomainError('invalid', code, message, { issues, ...extra, repair: { allowed: true } });
+): Verdict<never, IntakeRefusal> => ({
+  ok: false,
+  refusal: refusal('invalid', code, message, { issues, ...extra, repair: { allowed: true } }),
+});
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -33,13 +35,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * An action the key may not use is refused before its contract is disclosed. `actions` are the
  * actions as the key's tenant has them (lib/contracts/catalog.ts: its rollout's statuses).
  */
-export function checkShape(
+export function shapeGate(
   value: unknown,
   agent: AgentPrincipal,
   actions: readonly ActionModule[] = allActions(),
-): ShapedCandidate {
+): Verdict<ShapedCandidate, IntakeRefusal> {
   if (!isObject(value)) {
-    throw schemaError('The body must be a JSON object (the proposal envelope).', [
+    return schemaRefusal('The body must be a JSON object (the proposal envelope).', [
       {
         field: '(body)',
         code: 'invalid_type',
@@ -65,7 +67,10 @@ export function checkShape(
     });
   }
   if (action && !agent.allowedActions.includes(action.name)) {
-    throw new DomainError('not_permitted', 'action_not_allowed', `This agent key may not propose ${action.name}.`);
+    return {
+      ok: false,
+      refusal: refusal('not_permitted', 'action_not_allowed', `This agent key may not propose ${action.name}.`),
+    };
   }
 
   let contract: ContractVersion | undefined;
@@ -73,7 +78,7 @@ export function checkShape(
     const supported = acceptedVersions(action);
     contract = findContract(action, value.contractVersion as number);
     if (!contract || !supported.includes(contract.version)) {
-      throw schemaError(
+      return schemaRefusal(
         `${action.name} v${String(value.contractVersion)} is not accepted; use one of: ${supported.join(', ')}.`,
         [
           {
@@ -99,9 +104,9 @@ export function checkShape(
 
   if (issues.length > 0 || !envelope.success || !action || !contract || !args) {
     const what = action && contract ? `${action.name} v${contract.version}` : 'the proposal envelope';
-    throw schemaError(`The proposal does not match ${what}.`, issues);
+    return schemaRefusal(`The proposal does not match ${what}.`, issues);
   }
-  return { envelope: envelope.data, action, contract, args, shadow: shadowVerdicts(value, actions) };
+  return { ok: true, value: { envelope: envelope.data, action, contract, args } };
 }
 
 /**
