@@ -10,7 +10,7 @@ import { count } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import type { FieldIssue } from '@/lib/input/field-issues';
 import { checkShape } from '@/lib/intake/shape';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
@@ -38,19 +38,19 @@ const tenantArb = fc.constantFrom<Tenant>('acme', 'globex');
 /** A valid envelope and the tenant whose key sends it. */
 const sent = tenantArb.chain((tenant) => validEnvelope(tenant).map((envelope) => ({ tenant, envelope })));
 
-function shapeRefusal(value: unknown, tenant: Tenant): DomainError {
+function shapeRefusal(value: unknown, tenant: Tenant): Refusal {
   try {
     checkShape(value, shapePrincipal(tenant));
   } catch (error) {
-    if (error instanceof DomainError) return error;
+    if (error instanceof Refusal) return error;
     throw error;
   }
   throw new Error(`the Shape gate accepted ${JSON.stringify(value)}`);
 }
 
-function expectNamed(error: DomainError, mutated: Mutated) {
+function expectNamed(error: Refusal, mutated: Mutated) {
   expect({ status: error.status, kind: error.kind }).toEqual({ status: 422, kind: 'schema' });
-  const issues = (error.extra.issues ?? []) as FieldIssue[];
+  const issues = (error.details.issues ?? []) as FieldIssue[];
   const named = issues.map((issue) => `${issue.field}:${issue.code}`);
   expect(
     issues.map((issue) => issue.field),

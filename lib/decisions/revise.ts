@@ -5,7 +5,7 @@ import { agentKeys, type Proposal, proposals, users } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { type RevisionChange, revisionChanges } from '@/lib/decisions/revision-view';
-import { DomainError, notAuthorized, notFound } from '@/lib/errors/domain-error';
+import { notAuthorized, notFound, Refusal } from '@/lib/errors/refusal';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { adjustClaims } from '@/lib/gates/claims';
 import { admitShaped, normalizedPayload } from '@/lib/intake/admit';
@@ -13,7 +13,7 @@ import { checkShape } from '@/lib/intake/shape';
 import { canonicalJson, payloadHash } from '@/lib/payload-hash';
 import { alreadyWords } from '@/lib/proposals/words';
 import type { SystemsClient } from '@/lib/systems/client';
-import { refuse, requireDecider } from './deciders';
+import { requireDecider } from './deciders';
 
 /**
  * An approver's edit: never a change in place, but a new revision of the proposal that goes
@@ -65,11 +65,7 @@ export async function reviseProposal(
     repairOf: null,
   };
   if (payloadHash(normalizedPayload(candidate)) === parent.payloadHash) {
-    throw new DomainError(
-      'invalid',
-      'no_change',
-      'The edited arguments are the same as the current ones; nothing to revise.',
-    );
+    throw new Refusal('no_change', 'The edited arguments are the same as the current ones; nothing to revise.');
   }
   const { proposal } = await admitShaped(
     db,
@@ -130,7 +126,7 @@ function assertUnlocked(action: ActionModule, before: Record<string, unknown>, a
   const message = (field: string) =>
     `${field} cannot be changed by an edit: it names what this proposal acts on. Reject the proposal and ask ` +
     `for a new one instead.`;
-  throw new DomainError('invalid', 'locked_field', message(changed.join(' and ')), {
+  throw new Refusal('locked_field', message(changed.join(' and ')), {
     issues: changed.map((field) => ({
       field,
       code: 'locked',
@@ -143,10 +139,10 @@ function assertUnlocked(action: ActionModule, before: Record<string, unknown>, a
 
 function assertRevisable(proposal: Proposal, now: Date): void {
   if (proposal.status !== 'pending_approval') {
-    throw refuse(409, 'already_decided', `${alreadyWords(proposal.status)}; it can no longer be edited.`);
+    throw new Refusal('already_decided', `${alreadyWords(proposal.status)}; it can no longer be edited.`);
   }
   if (proposal.expiresAt.getTime() <= now.getTime())
-    throw refuse(409, 'expired', 'This proposal has expired; it can no longer be edited.');
+    throw new Refusal('expired', 'This proposal has expired; it can no longer be edited.');
 }
 
 /**

@@ -3,7 +3,7 @@ import { type GateResult, type NormalizedPayload, type Proposal, proposals } fro
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { mintCommand } from '@/lib/commands/mint';
-import { DomainError, notAuthorized } from '@/lib/errors/domain-error';
+import { notAuthorized, Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { authorityGate } from '@/lib/gates/authority';
 import { besides, lockClaims, openingClaim } from '@/lib/gates/claims';
@@ -123,8 +123,8 @@ export async function admitShaped(
     const open = replaced ? besides(claimed, replaced) : claimed;
     const ruled = await traced('rules', subject, () => rulesGate(subject, { resolution, open }));
     if (found) return { created: false, proposal: found };
-    if (!ruled.ok) throw new DomainError('refused', ruled.refusal.code, ruled.refusal.message);
-    if (!routed.ok) throw new DomainError('not_permitted', routed.refusal.code, routed.refusal.message);
+    if (!ruled.ok) throw new Refusal(ruled.refusal.code, ruled.refusal.message);
+    if (!routed.ok) throw new Refusal(routed.refusal.code, routed.refusal.message);
     const { routing, priors } = routed.value;
     // What the reviewer should notice: the text flags read before the lock, near a bound and first use from what the
     // gates read under it.

@@ -3,7 +3,7 @@ import type { Proposal } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { deprecationHeadersIn, tenantActions } from '@/lib/contracts/catalog';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { isRequestId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import { proposalByRequestId } from '@/lib/proposals/lookup';
@@ -34,7 +34,7 @@ function requestIdOf(value: unknown): string | undefined {
 /**
  * The gates of docs/design.md §1 — Shape, Meaning, Authority, Routing — then the proposal, stored in
  * one transaction with its intake attempt, audit event and outbox row. Every rejection is recorded
- * as an intake attempt and thrown as a DomainError (the system of record's unavailability among them); a repairable one
+ * as an intake attempt and thrown as a Refusal (the system of record's unavailability among them); a repairable one
  * says how many repairs are left.
  */
 export async function submitProposal(
@@ -61,7 +61,7 @@ export async function submitProposal(
       countProposal(result, outcome.proposal.action);
       return outcome;
     } catch (error) {
-      const result = error instanceof DomainError ? error.category : 'error';
+      const result = error instanceof Refusal ? error.category : 'error';
       span.note({ outcome: result });
       countProposal(result, action);
       throw error;
@@ -136,7 +136,7 @@ async function intake(
     );
     return { created, proposal, headers: deprecationHeadersIn(actions, proposal.action, proposal.contractVersion) };
   } catch (caught) {
-    if (!(caught instanceof DomainError)) throw caught;
+    if (!(caught instanceof Refusal)) throw caught;
     const refused = caught;
     // What was sent was refused (422: its shape or a rule): the agent may send it corrected.
     const repairable =
@@ -147,7 +147,7 @@ async function intake(
     const exhaustsChain =
       chain?.isRepair === true &&
       refused.code !== 'repair_limit_reached' &&
-      (error.extra.repair as { allowed?: boolean } | undefined)?.allowed === false;
+      (error.details.repair as { allowed?: boolean } | undefined)?.allowed === false;
     await recordRejection(db, {
       agent,
       body,
@@ -208,8 +208,7 @@ async function admit(
   return outcome.created ? outcome : replay(db, agent, chain, outcome.proposal, hash, now);
 }
 
-const isVersionRefusal = (error: unknown) =>
-  error instanceof DomainError && error.code === 'unsupported_contract_version';
+const isVersionRefusal = (error: unknown) => error instanceof Refusal && error.code === 'unsupported_contract_version';
 
 /**
  * The hash of a retry's payload under the contract version its request was accepted with, the
@@ -250,8 +249,7 @@ async function replay(
   now: Date,
 ): Promise<Admitted> {
   if (existing.payloadHash !== hash) {
-    throw new DomainError(
-      'idempotency_conflict',
+    throw new Refusal(
       'idempotency_conflict',
       'This requestId was already used for a different payload; use a new requestId.',
     );

@@ -2,7 +2,7 @@ import { and, countDistinct, desc, eq, isNotNull, ne } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 
 export const MAX_REPAIRS = 3;
 
@@ -38,8 +38,7 @@ export async function repairState(
     .orderBy(desc(intakeAttempts.createdAt))
     .limit(1);
   if (!target) {
-    throw new DomainError(
-      'invalid',
+    throw new Refusal(
       'unknown_repair_target',
       `"repairOf" must name a rejected request of this key; "${repairOf}" is not one.`,
       {
@@ -77,8 +76,7 @@ export async function repairState(
 export function assertRepairAllowed(state: RepairState): void {
   const { rootRequestId, used } = state;
   if (state.isRepair && used >= MAX_REPAIRS) {
-    throw new DomainError(
-      'invalid',
+    throw new Refusal(
       'repair_limit_reached',
       `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the ` +
         `chain. Start a new request only if the task really changed.`,

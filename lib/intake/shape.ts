@@ -2,7 +2,8 @@ import type { NormalizedPayload } from '@/db/schema';
 import { acceptedVersions, allActions, findContract } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { DomainError } from '@/lib/errors/domain-error';
+import type { ErrorKey } from '@/lib/errors/codes';
+import { Refusal } from '@/lib/errors/refusal';
 import { type Envelope, envelopeSchema } from '@/lib/input/envelope';
 import { type FieldIssue, toFieldIssues } from '@/lib/input/field-issues';
 
@@ -19,9 +20,9 @@ export type ShapedCandidate = {
 const schemaError = (
   message: string,
   issues: FieldIssue[],
-  code = 'contract_violation',
+  code: ErrorKey = 'contract_violation',
   extra: Record<string, unknown> = {},
-) => new DomainError('invalid', code, message, { issues, ...extra, repair: { allowed: true } });
+) => new Refusal(code, message, { issues, ...extra, repair: { allowed: true } });
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -65,7 +66,7 @@ export function checkShape(
     });
   }
   if (action && !agent.allowedActions.includes(action.name)) {
-    throw new DomainError('not_permitted', 'action_not_allowed', `This agent key may not propose ${action.name}.`);
+    throw new Refusal('action_not_allowed', `This agent key may not propose ${action.name}.`);
   }
 
   let contract: ContractVersion | undefined;

@@ -4,7 +4,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { tenantActions } from '@/lib/contracts/catalog';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { isRequestId } from '@/lib/ids';
 import { submitProposal } from '@/lib/intake/intake';
 import type { SystemsClient } from '@/lib/systems/client';
@@ -66,7 +66,7 @@ async function propose(ctx: McpContext, name: string, input: Record<string, unkn
     );
     return proposalResult(proposal, ctx.origin);
   } catch (error) {
-    if (error instanceof DomainError)
+    if (error instanceof Refusal)
       return refusalResult(error, isRequestId(input.requestId) ? input.requestId : undefined);
     throw error;
   }
@@ -86,7 +86,7 @@ async function proposalStatus(
     );
     return await statusResult(ctx.db, proposal, ctx.origin);
   } catch (error) {
-    if (error instanceof DomainError) return refusalResult(error);
+    if (error instanceof Refusal) return refusalResult(error);
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import type { Database } from '@/db';
-import { invalidQuery } from '@/lib/errors/domain-error';
+import { invalidQuery } from '@/lib/errors/refusal';
 import { parseSequence } from '@/lib/paging/fields';
 import type { ConsistencyProofFile, InclusionProofFile } from './proofs';
 import { consistencyProof, inclusionProof, TreeRangeError } from './store';
