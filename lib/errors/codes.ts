@@ -282,7 +282,5 @@ export const wireCode = (key: ErrorKey): WireCode => {
 
 /** Every code an API answer may carry, once (the OpenAPI enum and the clients' lists). */
 export const WIRE_CODES: readonly WireCode[] = [
-  ...new Set(
-    (Object.keys(ERROR_CODES) as ErrorKey[]).filter((key) => !('cliOnly' in ERROR_CODES[key])).map(wireCode),
-  ),
+  ...new Set((Object.keys(ERROR_CODES) as ErrorKey[]).filter((key) => !('cliOnly' in ERROR_CODES[key])).map(wireCode)),
 ];

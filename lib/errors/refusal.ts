@@ -15,7 +15,7 @@ export type RefusalOptions = {
  */
 export class Refusal extends Error {
   readonly retryAfterSeconds: number | undefined;
-  readonly headers: Record<string, string>;
+  readonly #headers: Record<string, string>;
 
   constructor(
     readonly key: ErrorKey,
@@ -26,7 +26,14 @@ export class Refusal extends Error {
     super(message);
     this.name = 'Refusal';
     this.retryAfterSeconds = options.retryAfterSeconds;
-    this.headers = options.headers ?? {};
+    this.#headers = options.headers ?? {};
+  }
+
+  /** The headers its answer carries: `Retry-After` when it says when to retry, and any of its own. */
+  get headers(): Record<string, string> {
+    const retryAfter: Record<string, string> =
+      this.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(this.retryAfterSeconds) };
+    return { ...retryAfter, ...this.#headers };
   }
 
   get code(): WireCode {
@@ -52,7 +59,7 @@ export class Refusal extends Error {
       this.key,
       this.message,
       { ...this.details, ...details },
-      { retryAfterSeconds: this.retryAfterSeconds, headers: { ...this.headers, ...headers } },
+      { retryAfterSeconds: this.retryAfterSeconds, headers: { ...this.#headers, ...headers } },
     );
   }
 }
@@ -64,8 +71,7 @@ export const notAuthorized = () =>
 export const notFound = (what = 'proposal') => new Refusal('not_found', `No ${what} with that id.`);
 
 /** A query string with bad parameters, each named in `messages`. */
-export const invalidQuery = (messages: string[]) =>
-  new Refusal('invalid_query', messages.join(' '), { messages });
+export const invalidQuery = (messages: string[]) => new Refusal('invalid_query', messages.join(' '), { messages });
 
 /** A refusal that a client may try again after `seconds` (said in the body and in `Retry-After`). */
 export const rateLimited = (key: ErrorKey, message: string, seconds: number) =>

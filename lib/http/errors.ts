@@ -26,9 +26,7 @@ export function errorBody(refusal: Refusal): ErrorBody {
  */
 export function errorResponse(error: unknown): Response {
   const refusal = refusalOf(error);
-  const retryAfter: Record<string, string> =
-    refusal.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(refusal.retryAfterSeconds) };
-  return Response.json(errorBody(refusal), { status: refusal.status, headers: { ...retryAfter, ...refusal.headers } });
+  return Response.json(errorBody(refusal), { status: refusal.status, headers: refusal.headers });
 }
 
 /** A body over `maxBytes`, refused unread past the cap. */
