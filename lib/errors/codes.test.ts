@@ -48,7 +48,8 @@ describe('a refusal with a code outside the table', () => {
   const refusal = path.resolve(import.meta.dirname, 'refusal.ts');
   const diagnostics = (key: string) => {
     const file = path.resolve(import.meta.dirname, '__unknown_code__.ts');
-    const text = `import { Refusal } from ${JSON.stringify(refusal.replace(/\.ts$/, ''))};\nnew Refusal('${key}', 'No.');\n`;
+    const from = JSON.stringify(refusal.replace(/\.ts$/, ''));
+    const text = `import { Refusal } from ${from};\nnew Refusal('${key}', 'No.');\n`;
     const options: ts.CompilerOptions = {
       strict: true,
       noEmit: true,

@@ -108,6 +108,8 @@ export const ERROR_CODES = {
   unauthenticated: of('unauthenticated'),
   not_authorized: notPermitted,
   action_not_allowed: notPermitted,
+  /** An MCP tool this key does not have (a tool error, lib/mcp/server.ts). */
+  unknown_tool: notPermitted,
   denied_by_policy: notPermitted,
   // The Meaning and Authority gates' reasons: intake answers every one as the same not_authorized.
   resource_not_found: { ...notPermitted, answersAs: 'not_authorized' },

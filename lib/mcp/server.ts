@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { tenantActions } from '@/lib/contracts/catalog';
+import { wireCode } from '@/lib/errors/codes';
 import { Refusal } from '@/lib/errors/refusal';
 import { isRequestId } from '@/lib/ids';
 import { submitProposal } from '@/lib/intake/intake';
@@ -54,7 +55,9 @@ async function propose(ctx: McpContext, name: string, input: Record<string, unkn
     ? proposalTools(await tenantActions(ctx.db, ctx.agent.tenantId), ctx.agent).find((t) => t.action === action)
     : undefined;
   if (!tool)
-    return errorResult('Refused: unknown_tool. This key has no such tool; list the tools to see the ones it may use.');
+    return errorResult(
+      `Refused: ${wireCode('unknown_tool')}. This key has no such tool; list the tools to see the ones it may use.`,
+    );
   const envelope = envelopeOf(tool, input);
   try {
     // The same intake as POST /api/v1/proposals: gates, attempts, repair budget and idempotency.
@@ -103,7 +106,7 @@ async function callTool(
     // Unknown failures never leak their text to the model.
     console.error('[countersign] MCP tool failed', error instanceof Error ? error.name : typeof error);
     return errorResult(
-      'Refused: internal_error. Something went wrong on the server; nothing was changed. Retry later.',
+      `Refused: ${wireCode('internal_error')}. Something went wrong on the server; nothing was changed. Retry later.`,
     );
   }
 }

@@ -31,7 +31,7 @@ export const errorBodySchema = z.object({
     kind: errorKindSchema,
     code: z
       .enum(WIRE_CODES)
-      .describe('The specific reason, stable for programs: one of lib/errors/codes.ts, never renamed.'),
+      .describe('The specific reason, stable for programs (`idempotency_conflict`, `hash_mismatch`, …).'),
     message: z.string().describe('What went wrong and what to do, in words for a person.'),
     issues: z.array(fieldIssueSchema).optional().describe('Every problem with the body (422 of kind `schema`).'),
     repair: repairAdviceSchema.optional().describe('Intake only: whether a repair (`repairOf`) may follow.'),
