@@ -1,14 +1,10 @@
 import { expect } from 'vitest';
 import { contractRollouts, intakeAttempts, proposals } from '@/db/schema';
 import { Refusal } from '@/lib/errors/refusal';
-import { refusalOf } from '@/lib/http/errors';
 
 export type ExpectedApiError = { status: number; code: string; kind?: Refusal['kind'] };
 
-/**
- * Awaits a promise that must reject with a specific error, a domain error or one of the HTTP layer,
- * and returns it as the API answers it (status, kind, code and body by lib/http/errors.ts).
- */
+/** Awaits a promise that must reject with a specific Refusal, and returns it (its status, kind and code as answered). */
 export async function expectApiError(promise: Promise<unknown>, expected: ExpectedApiError): Promise<Refusal> {
   let caught: unknown;
   try {
@@ -19,9 +15,9 @@ export async function expectApiError(promise: Promise<unknown>, expected: Expect
   expect(caught, `expected Refusal ${expected.status} ${expected.code}, but nothing was thrown`).toBeDefined();
   expect(
     caught instanceof Refusal,
-    `expected an API error ${expected.status} ${expected.code}, got ${String(caught)}`,
+    `expected a Refusal ${expected.status} ${expected.code}, got ${String(caught)}`,
   ).toBe(true);
-  const error = refusalOf(caught);
+  const error = caught as Refusal;
   expect({ status: error.status, code: error.code, ...(expected.kind ? { kind: error.kind } : {}) }).toEqual({
     status: expected.status,
     code: expected.code,

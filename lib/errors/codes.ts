@@ -60,7 +60,10 @@ type ErrorRow = {
   category: ErrorCategory;
   status: number;
   kind: ErrorKind;
-  /** The code on the wire when it is not the key: one public code answered with two statuses. */
+  /**
+   * The code on the wire when it is not the key: a public code answered with two statuses, or a
+   * reason kept inside and answered as a public code (the gates' reasons as `not_authorized`).
+   */
   answersAs?: string;
   /** Refused only by the command line (lib/admin/accounts.ts), never by the API. */
   cliOnly?: true;

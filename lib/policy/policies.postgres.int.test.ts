@@ -37,7 +37,7 @@ describe('two admins saving the same version at once (PostgreSQL)', () => {
       expect(lost[0]).toMatchObject({
         status: 409,
         code: 'stale_policy',
-        extra: { action: 'hold_stock', yourVersion: hold.version },
+        details: { action: 'hold_stock', yourVersion: hold.version },
       });
       const next = hold.version + 1;
       const rows = await t.db
