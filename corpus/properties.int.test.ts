@@ -10,8 +10,8 @@ import { count } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
+import type { Refusal } from '@/lib/errors/refusal';
 import type { FieldIssue } from '@/lib/input/field-issues';
-import type { IntakeRefusal } from '@/lib/intake/refusal';
 import { shapeGate } from '@/lib/intake/shape';
 import { createTestDatabase, type TestDatabase } from '@/test/db';
 import {
@@ -38,14 +38,14 @@ const tenantArb = fc.constantFrom<Tenant>('acme', 'globex');
 /** A valid envelope and the tenant whose key sends it. */
 const sent = tenantArb.chain((tenant) => validEnvelope(tenant).map((envelope) => ({ tenant, envelope })));
 
-function shapeRefusal(value: unknown, tenant: Tenant): IntakeRefusal {
+function shapeRefusal(value: unknown, tenant: Tenant): Refusal {
   const verdict = shapeGate(value, shapePrincipal(tenant));
   if (verdict.ok) throw new Error(`the Shape gate accepted ${JSON.stringify(value)}`);
   return verdict.refusal;
 }
 
-function expectNamed(refusal: IntakeRefusal, mutated: Mutated) {
-  expect(refusal.category).toBe('invalid');
+function expectNamed(refusal: Refusal, mutated: Mutated) {
+  expect({ status: refusal.status, kind: refusal.kind }).toEqual({ status: 422, kind: 'schema' });
   const issues = (refusal.details.issues ?? []) as FieldIssue[];
   const named = issues.map((issue) => `${issue.field}:${issue.code}`);
   expect(

@@ -1,7 +1,6 @@
 import type { Database } from '@/db';
 import { authenticateAgent } from '@/lib/agents/authenticate';
-import { DomainError } from '@/lib/errors/domain-error';
-import { ApiError, apiErrorOf } from '@/lib/http/errors';
+import { Refusal } from '@/lib/errors/refusal';
 import { readProposalBody } from '@/lib/http/proposal-body';
 import { submitProposal } from '@/lib/intake/intake';
 import { type BaselineVerdict, baselineValidate } from './baseline';
@@ -17,9 +16,9 @@ export type GateVerdict =
       kind: string;
       code: string;
       issues: { field: string; code: string }[];
-      error: ApiError;
+      error: Refusal;
     }
-  /** Anything but an ApiError escaped: the route would answer 500. Always a mismatch. */
+  /** Anything but a Refusal escaped: the route would answer 500. Always a mismatch. */
   | { outcome: 'crashed'; message: string };
 
 export type CaseResult = { case: LoadedCase; gates: GateVerdict; baseline: BaselineVerdict; mismatch?: string };
@@ -35,9 +34,9 @@ function describeError(error: unknown): string {
     : `${error.name}: ${first}`;
 }
 
-function rejected(error: ApiError): GateVerdict {
-  const issues = Array.isArray(error.extra.issues)
-    ? (error.extra.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code }))
+function rejected(error: Refusal): GateVerdict {
+  const issues = Array.isArray(error.details.issues)
+    ? (error.details.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code }))
     : [];
   return { outcome: 'rejected', status: error.status, kind: error.kind, code: error.code, issues, error };
 }
@@ -67,7 +66,7 @@ export async function sendToGates(
     );
     return { outcome: 'accepted', status: outcome.created ? 201 : 200, proposalId: outcome.proposal.id };
   } catch (error) {
-    if (error instanceof DomainError || error instanceof ApiError) return rejected(apiErrorOf(error));
+    if (error instanceof Refusal) return rejected(error);
     return { outcome: 'crashed', message: describeError(error) };
   }
 }

@@ -1,9 +1,10 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, auditEvents, memberships, policies, tenants, users } from '@/db/schema';
-import { AdminError, revokeAgentKey } from '@/lib/admin/accounts';
+import { revokeAgentKey } from '@/lib/admin/accounts';
 import { authenticateAgent, hashAgentKey } from '@/lib/agents/authenticate';
 import { verifyPassword } from '@/lib/auth/password';
+import { Refusal } from '@/lib/errors/refusal';
 import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
 import { agentPrincipal, agentRequest } from '@/test/world';
@@ -163,7 +164,7 @@ describe('seedDemo', () => {
     const revoked = await revokeAgentKey(t.db, principal.keyId);
     expect(revoked.revokedAt).toBeInstanceOf(Date);
     expect(await authenticateAgent(t.db, agentRequest(acme.key))).toBeUndefined();
-    await expect(revokeAgentKey(t.db, principal.keyId)).rejects.toBeInstanceOf(AdminError);
+    await expect(revokeAgentKey(t.db, principal.keyId)).rejects.toBeInstanceOf(Refusal);
 
     const third = await seedDemo(t.db, first);
     const newAcme = third.agents.find((agent) => agent.tenant === 'acme')!;

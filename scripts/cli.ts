@@ -12,7 +12,6 @@ import { rolesSql } from '@/db/roles';
 import { type Role, tenants, users } from '@/db/schema';
 import { allActions } from '@/lib/actions/registry';
 import {
-  AdminError,
   changePassword,
   createAgentKey,
   createTenant,
@@ -41,7 +40,7 @@ import { migrateDatabase } from '@/lib/database';
 import { definitionListLines, definitionPlanLines, planDefinition } from '@/lib/definitions/plan';
 import { publishDefinition } from '@/lib/definitions/store';
 import { env, SettingsError } from '@/lib/env';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { revokeGrant } from '@/lib/grants/end';
 import { listGrants } from '@/lib/grants/list';
@@ -439,8 +438,8 @@ function oversightLines(figures: OversightFigures): string[] {
 }
 
 /** A refusal of the policy document with its issues, one line each, naming the field. */
-function refusedDocument(error: DomainError): RefusedError {
-  const issues = ((error.extra.issues as { message: string }[] | undefined) ?? []).map(
+function refusedDocument(error: Refusal): RefusedError {
+  const issues = ((error.details.issues as { message: string }[] | undefined) ?? []).map(
     (issue) => `\n  ${issue.message}`,
   );
   return new RefusedError(`${error.message}${issues.join('')}`);
@@ -448,7 +447,7 @@ function refusedDocument(error: DomainError): RefusedError {
 
 async function requireTenant(db: Database, tenantId: string): Promise<void> {
   const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
-  if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
+  if (!tenant) throw new Refusal('not_found', `No tenant "${tenantId}".`);
 }
 
 async function withDatabase<T>(work: (handle: DatabaseHandle) => Promise<T>): Promise<T> {
@@ -595,7 +594,7 @@ async function run(argv: string[]): Promise<void> {
       if (problems.length > 0) throw new RefusedError(problems.join('\nError: '));
       await withDatabase(async ({ db }) => {
         const created = await createChannel(db, tenantId, CLI_ACTOR, channelInput.parse(input));
-        if (!created) throw new AdminError(`No tenant "${tenantId}".`);
+        if (!created) throw new Refusal('not_found', `No tenant "${tenantId}".`);
         const { channel, secret } = created;
         console.log(`Created ${channel.kind} channel ${channel.id} in ${tenantId}.`);
         console.log(`  target: ${channel.target}`);
@@ -625,7 +624,7 @@ async function run(argv: string[]): Promise<void> {
           command === 'executions:pause'
             ? await pauseExecutions(db, tenantId, CLI_ACTOR, parsed.data)
             : await resumeExecutions(db, tenantId, CLI_ACTOR);
-        if (!result) throw new AdminError(`No tenant "${tenantId}".`);
+        if (!result) throw new Refusal('not_found', `No tenant "${tenantId}".`);
         const state = result.state.paused ? 'paused' : 'running';
         console.log(
           result.changed
@@ -639,7 +638,7 @@ async function run(argv: string[]): Promise<void> {
       const tenantId = need(rest[0], 'tenant');
       await withDatabase(async ({ db }) => {
         const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
-        if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
+        if (!tenant) throw new Refusal('not_found', `No tenant "${tenantId}".`);
         const channels = await listChannels(db, tenantId);
         if (channels.length === 0) console.log(`No notification channels in ${tenantId}.`);
         for (const channel of channels) console.log(channelLine(channel));
@@ -724,7 +723,7 @@ async function run(argv: string[]): Promise<void> {
       const email = need(rest[0], 'email').toLowerCase();
       await withDatabase(async ({ db }) => {
         const [user] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
-        if (!user) throw new AdminError(`No user "${email}".`);
+        if (!user) throw new Refusal('not_found', `No user "${email}".`);
         const owned = await listPasskeys(db, user.id);
         if (owned.length === 0) console.log(`${email} has no passkey.`);
         for (const passkey of owned)
@@ -749,7 +748,7 @@ async function run(argv: string[]): Promise<void> {
       if (setting !== 'on' && setting !== 'off') throw new UsageError('passkeys:require takes on or off');
       await withDatabase(async ({ db }) => {
         const result = await setPasskeysRequired(db, tenantId, setting === 'on', CLI_ACTOR);
-        if (!result) throw new AdminError(`No tenant "${tenantId}".`);
+        if (!result) throw new Refusal('not_found', `No tenant "${tenantId}".`);
         const now =
           setting === 'on' ? 'must be signed with a passkey' : 'need no passkey unless their rule asks for one';
         console.log(
@@ -793,11 +792,11 @@ async function run(argv: string[]): Promise<void> {
       const document = await readJsonFile(file);
       await withDatabase(async ({ db }) => {
         const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
-        if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
+        if (!tenant) throw new Refusal('not_found', `No tenant "${tenantId}".`);
         try {
           console.log(planLines(await planPolicies(db, tenantId, document, days)).join('\n'));
         } catch (error) {
-          throw error instanceof DomainError ? refusedDocument(error) : error;
+          throw error instanceof Refusal ? refusedDocument(error) : error;
         }
       });
       return;
@@ -842,7 +841,7 @@ async function run(argv: string[]): Promise<void> {
       }
       await withDatabase(async ({ db }) => {
         const figures = await tenantOversight(db, tenantId, days);
-        if (!figures) throw new AdminError(`No tenant "${tenantId}".`);
+        if (!figures) throw new Refusal('not_found', `No tenant "${tenantId}".`);
         console.log(oversightLines(figures).join('\n'));
       });
       return;
@@ -851,7 +850,7 @@ async function run(argv: string[]): Promise<void> {
       const tenantId = need(values.tenant, '--tenant');
       await withDatabase(async ({ db }) => {
         const [tenant] = await db.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
-        if (!tenant) throw new AdminError(`No tenant "${tenantId}".`);
+        if (!tenant) throw new Refusal('not_found', `No tenant "${tenantId}".`);
         let printed = 0;
         let cursor: InstantCursor | undefined;
         // A page at a time (the list's keyset), never the whole table at once.
@@ -873,7 +872,7 @@ async function run(argv: string[]): Promise<void> {
           const grant = await revokeGrant(db, { by: CLI_ACTOR, grantId: id, reason: values.reason });
           console.log(`Revoked ${grant.id} (${grantUseWords(grant)}).`);
         } catch (error) {
-          throw error instanceof DomainError ? new RefusedError(error.message) : error;
+          throw error instanceof Refusal ? new RefusedError(error.message) : error;
         }
       });
       return;
@@ -934,7 +933,7 @@ run(process.argv.slice(2)).then(
       process.exit(1);
     }
     if (
-      error instanceof AdminError ||
+      error instanceof Refusal ||
       error instanceof RefusedError ||
       error instanceof SettingsError ||
       (error instanceof Error && error.name === 'DatabaseInUseError')

@@ -1,27 +1,23 @@
 import { expect } from 'vitest';
 import { contractRollouts, intakeAttempts, proposals } from '@/db/schema';
-import { DomainError } from '@/lib/errors/domain-error';
-import { ApiError, apiErrorOf } from '@/lib/http/errors';
+import { Refusal } from '@/lib/errors/refusal';
 
-export type ExpectedApiError = { status: number; code: string; kind?: ApiError['kind'] };
+export type ExpectedApiError = { status: number; code: string; kind?: Refusal['kind'] };
 
-/**
- * Awaits a promise that must reject with a specific error, a domain error or one of the HTTP layer,
- * and returns it as the API answers it (status, kind, code and body by lib/http/errors.ts).
- */
-export async function expectApiError(promise: Promise<unknown>, expected: ExpectedApiError): Promise<ApiError> {
+/** Awaits a promise that must reject with a specific Refusal, and returns it (its status, kind and code as answered). */
+export async function expectApiError(promise: Promise<unknown>, expected: ExpectedApiError): Promise<Refusal> {
   let caught: unknown;
   try {
     await promise;
   } catch (error) {
     caught = error;
   }
-  expect(caught, `expected ApiError ${expected.status} ${expected.code}, but nothing was thrown`).toBeDefined();
+  expect(caught, `expected Refusal ${expected.status} ${expected.code}, but nothing was thrown`).toBeDefined();
   expect(
-    caught instanceof DomainError || caught instanceof ApiError,
-    `expected an API error ${expected.status} ${expected.code}, got ${String(caught)}`,
+    caught instanceof Refusal,
+    `expected a Refusal ${expected.status} ${expected.code}, got ${String(caught)}`,
   ).toBe(true);
-  const error = apiErrorOf(caught);
+  const error = caught as Refusal;
   expect({ status: error.status, code: error.code, ...(expected.kind ? { kind: error.kind } : {}) }).toEqual({
     status: expected.status,
     code: expected.code,

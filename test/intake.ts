@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { Database } from '@/db/client';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import type { ApiError } from '@/lib/http/errors';
+import type { Refusal } from '@/lib/errors/refusal';
 import { submitProposal } from '@/lib/intake/intake';
 import type { SystemsClient } from '@/lib/systems/client';
 import { type ExpectedApiError, expectApiError } from './errors';
@@ -27,7 +27,7 @@ async function attemptIds(db: Database): Promise<Set<string>> {
 }
 
 /**
- * Runs an intake that must be refused with a specific ApiError, and proves the refusal wrote no
+ * Runs an intake that must be refused with a specific Refusal, and proves the refusal wrote no
  * proposal, decision, audit event or outbox row — and exactly one rejected intake attempt, with
  * the error's status, kind and code (and, for a chain's last repair, its one outbox notice).
  * Returns the error and that attempt. (Not for concurrent use.)
@@ -38,7 +38,7 @@ export async function expectRejection(
   expected: ExpectedApiError,
   /** Outbox notices the refusal writes besides its attempt (a chain's last repair tells admins: 1). */
   options: { notices?: number } = {},
-): Promise<{ error: ApiError; attempt: IntakeAttempt }> {
+): Promise<{ error: Refusal; attempt: IntakeAttempt }> {
   const before = await rowCounts(db);
   const ids = await attemptIds(db);
   const error = await expectApiError(run(), expected);

@@ -24,10 +24,10 @@ export type SkuView = Sku & {
   holds: { id: string; quantity: number; warehouse: string; idempotencyKey: string; createdAt: string }[];
 };
 
-export type Refusal = { status: 409 | 422; code: string; message: string };
-export type WriteResult<T> = { outcome: 'created' | 'replayed'; record: T } | ({ outcome: 'refused' } & Refusal);
+export type LedgerRefusal = { status: 409 | 422; code: string; message: string };
+export type WriteResult<T> = { outcome: 'created' | 'replayed'; record: T } | ({ outcome: 'refused' } & LedgerRefusal);
 
-const refuse = (status: 409 | 422, code: string, message: string): { outcome: 'refused' } & Refusal => ({
+const ledgerRefusal = (status: 409 | 422, code: string, message: string): { outcome: 'refused' } & LedgerRefusal => ({
   outcome: 'refused',
   status,
   code,
@@ -35,7 +35,7 @@ const refuse = (status: 409 | 422, code: string, message: string): { outcome: 'r
 });
 
 const conflict = () =>
-  refuse(
+  ledgerRefusal(
     409,
     'idempotency_conflict',
     'This idempotency key was already used for a different request; nothing was changed.',
@@ -180,9 +180,9 @@ export class Ledger {
       return same ? { outcome: 'replayed', record: { ...previous } } : conflict();
     }
     const order = this.order(request.orderId);
-    if (!order) return refuse(422, 'unknown_order', 'No order with that id.');
+    if (!order) return ledgerRefusal(422, 'unknown_order', 'No order with that id.');
     if (order.currency !== request.currency) {
-      return refuse(
+      return ledgerRefusal(
         422,
         'currency_mismatch',
         `The order is in ${order.currency}; the refund must be in the same currency.`,
@@ -190,7 +190,7 @@ export class Ledger {
     }
     const refundable = order.chargedMinor - order.refundedMinor;
     if (request.amountMinor > refundable) {
-      return refuse(
+      return ledgerRefusal(
         422,
         'exceeds_refundable_balance',
         `The refundable balance of this order is ${refundable} minor units.`,
@@ -213,12 +213,12 @@ export class Ledger {
       return same ? { outcome: 'replayed', record: { ...previous } } : conflict();
     }
     const sku = this.catalog.skus.get(request.sku);
-    if (!sku) return refuse(422, 'unknown_sku', 'No SKU with that id.');
+    if (!sku) return ledgerRefusal(422, 'unknown_sku', 'No SKU with that id.');
     if (sku.warehouse !== request.warehouse) {
-      return refuse(422, 'warehouse_mismatch', `This SKU is stocked in warehouse ${sku.warehouse}.`);
+      return ledgerRefusal(422, 'warehouse_mismatch', `This SKU is stocked in warehouse ${sku.warehouse}.`);
     }
     if (request.quantity > sku.maxHold) {
-      return refuse(422, 'hold_limit', `At most ${sku.maxHold} of this SKU can be held at once.`);
+      return ledgerRefusal(422, 'hold_limit', `At most ${sku.maxHold} of this SKU can be held at once.`);
     }
     const hold: Hold = { id: newId('hold'), ...request, createdAt: now.toISOString() };
     this.ledgers.holds.push(hold);

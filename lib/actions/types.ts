@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { RoutingAggregate } from '@/db/schema';
+import type { ErrorKey } from '@/lib/errors/codes';
 import type { RoutingRule } from '@/lib/routing-rules';
 import type { SystemsClient, SystemsWriteClient, WriteResponse } from '@/lib/systems/client';
 
@@ -31,7 +32,8 @@ export type Resolution = {
   detail: string;
 };
 
-export type Violation = { code: string; message: string };
+/** A rule's refusal: its code is a row of lib/errors/codes.ts like any other. */
+export type Violation = { code: ErrorKey; message: string };
 
 /**
  * What the open proposals (pending, approved, executing) on a resource hold of it: how many, and

@@ -256,7 +256,7 @@ describe('the public accept route', () => {
       status: 422,
       code: 'invalid_acceptance',
     });
-    expect(error.extra.issues).toEqual([expect.objectContaining({ field: 'password', code })]);
+    expect(error.details.issues).toEqual([expect.objectContaining({ field: 'password', code })]);
   });
 
   it('caps the password at 256 characters wherever it is hashed or checked', async () => {

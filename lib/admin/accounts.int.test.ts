@@ -2,10 +2,11 @@ import { count, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, tenants, users } from '@/db/schema';
 import { verifyPassword } from '@/lib/auth/password';
+import { Refusal } from '@/lib/errors/refusal';
 import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
 import { agentPrincipal } from '@/test/world';
-import { AdminError, createAgentKey, createTenant, createUser, grantRole, setPassword } from './accounts';
+import { createAgentKey, createTenant, createUser, grantRole, setPassword } from './accounts';
 
 const t = setupTestDatabase();
 
@@ -37,9 +38,9 @@ describe('createTenant', () => {
     'ünicode',
     'acme\n',
     ' acme',
-  ])('rejects the id %j with AdminError and writes nothing', async (id) => {
+  ])('rejects the id %j with Refusal and writes nothing', async (id) => {
     const before = { tenants: await tableCount(tenants), audit: await tableCount(auditEvents) };
-    await expect(createTenant(t.db, { id, name: 'Bad' })).rejects.toBeInstanceOf(AdminError);
+    await expect(createTenant(t.db, { id, name: 'Bad' })).rejects.toBeInstanceOf(Refusal);
     expect({ tenants: await tableCount(tenants), audit: await tableCount(auditEvents) }).toEqual(before);
   });
 
@@ -47,11 +48,11 @@ describe('createTenant', () => {
     await expect(createTenant(t.db, { id, name: id })).resolves.toMatchObject({ id });
   });
 
-  it('rejects a duplicate id with AdminError and writes nothing', async () => {
+  it('rejects a duplicate id with Refusal and writes nothing', async () => {
     await createTenant(t.db, { id: 'hooli', name: 'Hooli' });
     const before = { tenants: await tableCount(tenants), audit: await tableCount(auditEvents) };
     const error = await createTenant(t.db, { id: 'hooli', name: 'Hooli again' }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(AdminError);
+    expect(error).toBeInstanceOf(Refusal);
     expect((error as Error).message).toContain('hooli');
     expect({ tenants: await tableCount(tenants), audit: await tableCount(auditEvents) }).toEqual(before);
     const [row] = await t.db.select().from(tenants).where(eq(tenants.id, 'hooli'));
@@ -82,7 +83,7 @@ describe('createUser', () => {
     ['short', 'at least 12'],
     ['eleven-char', 'at least 12'],
     ['x'.repeat(257), 'at most 256'],
-  ])('rejects the password %j with AdminError and writes nothing', async (password, says) => {
+  ])('rejects the password %j with Refusal and writes nothing', async (password, says) => {
     const existing = await createUser(t.db, {
       email: `has-${password.length}@example.test`,
       name: 'Has',
@@ -103,42 +104,42 @@ describe('createUser', () => {
   });
 
   it.each(['mallory@example.test', 'MALLORY@example.test', ' mallory@example.test'])(
-    'rejects the duplicate email %j with AdminError',
+    'rejects the duplicate email %j with Refusal',
     async (email) => {
       const before = await tableCount(users);
       await expect(
         createUser(t.db, { email, name: 'Again', password: 'another-long-password' }),
-      ).rejects.toBeInstanceOf(AdminError);
+      ).rejects.toBeInstanceOf(Refusal);
       expect(await tableCount(users)).toBe(before);
     },
   );
 
   it.each(['not-an-email', 'a@b', '@example.test', 'two words@example.test'])(
-    'rejects the email %j with AdminError',
+    'rejects the email %j with Refusal',
     async (email) => {
       await expect(createUser(t.db, { email, name: 'Bad', password: 'long-enough-password' })).rejects.toBeInstanceOf(
-        AdminError,
+        Refusal,
       );
     },
   );
 });
 
 describe('grantRole and createAgentKey', () => {
-  it('refuse unknown users, unknown tenants, bad agent names and empty action lists with AdminError', async () => {
+  it('refuse unknown users, unknown tenants, bad agent names and empty action lists with Refusal', async () => {
     await expect(
       grantRole(t.db, { tenantId: 'initech', email: 'nobody@example.test', role: 'viewer' }),
-    ).rejects.toBeInstanceOf(AdminError);
+    ).rejects.toBeInstanceOf(Refusal);
     await expect(
       grantRole(t.db, { tenantId: 'no-such-tenant', email: 'mallory@example.test', role: 'viewer' }),
-    ).rejects.toBeInstanceOf(AdminError);
+    ).rejects.toBeInstanceOf(Refusal);
     await expect(
       createAgentKey(t.db, { tenantId: 'no-such-tenant', agentName: 'bot', actions: ['hold_stock'] }),
-    ).rejects.toBeInstanceOf(AdminError);
+    ).rejects.toBeInstanceOf(Refusal);
     await expect(
       createAgentKey(t.db, { tenantId: 'initech', agentName: 'bad name', actions: ['hold_stock'] }),
-    ).rejects.toBeInstanceOf(AdminError);
+    ).rejects.toBeInstanceOf(Refusal);
     await expect(createAgentKey(t.db, { tenantId: 'initech', agentName: 'bot', actions: [] })).rejects.toBeInstanceOf(
-      AdminError,
+      Refusal,
     );
   });
 

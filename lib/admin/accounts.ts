@@ -8,26 +8,26 @@ import { hashPassword } from '@/lib/auth/password';
 import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
 import { endAllSessions } from '@/lib/auth/sessions';
 import { changeTransaction } from '@/lib/cache/read-cache';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { isTenantId, newId } from '@/lib/ids';
 import { insertAgentKey, revokeKey } from './agent-keys';
-import { AdminError } from './errors';
 import { grantMembership, removeMembership } from './members';
 
 /** Account administration shared by the CLI, the demo seed and the settings pages. */
-
-export { AdminError };
 
 const SYSTEM = { type: 'system' as const, id: 'cli' };
 
 export async function createTenant(db: Database, input: { id: string; name: string }) {
   if (!isTenantId(input.id)) {
-    throw new AdminError('A tenant id is 2–40 characters of a–z, 0–9 and "-", starting with a letter or digit.');
+    throw new Refusal(
+      'invalid_tenant_id',
+      'A tenant id is 2–40 characters of a–z, 0–9 and "-", starting with a letter or digit.',
+    );
   }
   return db.transaction(async (tx) => {
     const [row] = await tx.insert(tenants).values(input).onConflictDoNothing().returning();
-    if (!row) throw new AdminError(`Tenant "${input.id}" already exists.`);
+    if (!row) throw new Refusal('tenant_exists', `Tenant "${input.id}" already exists.`);
     await recordStateChange(tx, {
       tenantId: row.id,
       type: 'tenant.created',
@@ -40,13 +40,16 @@ export async function createTenant(db: Database, input: { id: string; name: stri
 }
 
 function checkPassword(password: string) {
-  if (password.length < MIN_PASSWORD) throw new AdminError(`A password needs at least ${MIN_PASSWORD} characters.`);
-  if (password.length > MAX_PASSWORD) throw new AdminError(`A password is at most ${MAX_PASSWORD} characters.`);
+  if (password.length < MIN_PASSWORD)
+    throw new Refusal('invalid_password', `A password needs at least ${MIN_PASSWORD} characters.`);
+  if (password.length > MAX_PASSWORD)
+    throw new Refusal('invalid_password', `A password is at most ${MAX_PASSWORD} characters.`);
 }
 
 export async function createUser(db: Database, input: { email: string; name: string; password?: string }) {
   const email = input.email.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new AdminError(`"${input.email}" is not an email address.`);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+    throw new Refusal('invalid_email', `"${input.email}" is not an email address.`);
   if (input.password !== undefined) checkPassword(input.password);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   const [row] = await db
@@ -54,7 +57,7 @@ export async function createUser(db: Database, input: { email: string; name: str
     .values({ id: newId('usr'), email, name: input.name, passwordHash })
     .onConflictDoNothing()
     .returning();
-  if (!row) throw new AdminError(`A user with email ${email} already exists.`);
+  if (!row) throw new Refusal('user_exists', `A user with email ${email} already exists.`);
   return row;
 }
 
@@ -75,7 +78,7 @@ export async function setPassword(db: Database, userId: string, password: string
 
 async function userByEmail(db: Database, email: string) {
   const [user] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
-  if (!user) throw new AdminError(`No user with email ${email}.`);
+  if (!user) throw new Refusal('not_found', `No user with email ${email}.`);
   return user;
 }
 
@@ -104,9 +107,9 @@ export async function endSessionsOf(db: Database, email: string) {
 export async function grantRole(db: Database, input: { tenantId: string; email: string; role: Role }) {
   return db.transaction(async (tx) => {
     const [user] = await tx.select().from(users).where(eq(users.email, input.email.toLowerCase())).limit(1);
-    if (!user) throw new AdminError(`No user with email ${input.email}; create the user first.`);
+    if (!user) throw new Refusal('not_found', `No user with email ${input.email}; create the user first.`);
     const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
-    if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
+    if (!tenant) throw new Refusal('not_found', `No tenant "${input.tenantId}".`);
     return grantMembership(tx, { tenantId: input.tenantId, userId: user.id, role: input.role, actor: SYSTEM });
   });
 }
@@ -116,12 +119,13 @@ export async function createAgentKey(
   input: { tenantId: string; agentName: string; actions: string[]; grants?: Record<string, string[]> },
 ) {
   if (!AGENT_NAME.test(input.agentName)) {
-    throw new AdminError('An agent name is 1–64 characters of letters, digits, ".", "_" and "-".');
+    throw new Refusal('invalid_agent_key', 'An agent name is 1–64 characters of letters, digits, ".", "_" and "-".');
   }
-  if (input.actions.length === 0) throw new AdminError('An agent key needs at least one allowed action.');
+  if (input.actions.length === 0)
+    throw new Refusal('invalid_agent_key', 'An agent key needs at least one allowed action.');
   return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
-    if (!tenant) throw new AdminError(`No tenant "${input.tenantId}".`);
+    if (!tenant) throw new Refusal('not_found', `No tenant "${input.tenantId}".`);
     const { row, key } = await insertAgentKey(
       tx,
       {
@@ -148,9 +152,9 @@ export async function createAgentKey(
 /** Revokes a key by id in whichever tenant it is (the CLI, the seed); see revokeKey. */
 export async function revokeAgentKey(db: Database, keyId: string) {
   const revoked = await revokeKey(db, undefined, SYSTEM, keyId).catch((error: unknown) => {
-    if (error instanceof DomainError) return undefined;
+    if (error instanceof Refusal) return undefined;
     throw error;
   });
-  if (!revoked) throw new AdminError(`No active agent key with id ${keyId}.`);
+  if (!revoked) throw new Refusal('not_found', `No active agent key with id ${keyId}.`);
   return revoked;
 }

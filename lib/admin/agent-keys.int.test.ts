@@ -264,7 +264,7 @@ describe('the create and rotate bodies', () => {
       kind: 'schema',
       code: 'invalid_agent_key',
     });
-    expect((error.extra.issues as { field: string }[]).map((issue) => issue.field)).toContain(field);
+    expect((error.details.issues as { field: string }[]).map((issue) => issue.field)).toContain(field);
   });
 
   it.each([

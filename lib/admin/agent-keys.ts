@@ -7,7 +7,8 @@ import { GRANT_VALUE } from '@/lib/actions/types';
 import { generateAgentKey } from '@/lib/agents/authenticate';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { changeTransaction } from '@/lib/cache/read-cache';
-import { DomainError } from '@/lib/errors/domain-error';
+import type { ErrorKey } from '@/lib/errors/codes';
+import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 
@@ -188,7 +189,7 @@ async function lockedKey(tx: Database, tenantId: string | undefined, keyId: stri
   return row;
 }
 
-const conflict = (code: string, message: string) => new DomainError('conflict', code, message);
+const conflict = (key: ErrorKey, message: string) => new Refusal(key, message);
 
 /** What a revocation stops: the one key, or the agent (every key of its name in the tenant that still works). */
 export const REVOCATION_SCOPES = ['key', 'agent'] as const;

@@ -13,10 +13,9 @@ import {
 } from '@/lib/auth/email-codes';
 import { hashPassword } from '@/lib/auth/password';
 import { addressSucceeded, admitAddress } from '@/lib/auth/throttle';
-import { DomainError, notFound, rateLimited } from '@/lib/errors/domain-error';
+import { notFound, Refusal, rateLimited } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
-import { MembershipError } from './errors';
 import { grantMembership } from './members';
 import type { AcceptInput, InvitationInput } from './requests';
 
@@ -86,7 +85,7 @@ export async function createInvitation(
       .leftJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.tenantId, input.tenantId)))
       .where(eq(users.email, email));
     if (existing?.role)
-      throw new MembershipError(
+      throw new Refusal(
         'already_member',
         `${email} is already a member (${existing.role}); change their role instead.`,
       );
@@ -184,22 +183,16 @@ export async function invitationByToken(db: Database, token: string, now = new D
   return { state, tenantName: row.tenantName, email, name, role, expiresAt };
 }
 
-const GONE: Record<Exclude<InvitationState, 'pending'>, DomainError> = {
-  unknown: new DomainError(
-    'not_found',
+const GONE: Record<Exclude<InvitationState, 'pending'>, Refusal> = {
+  unknown: new Refusal(
     'invitation_not_found',
     'This invitation link is not valid. Check that you copied all of it, or ask an admin for a new one.',
   ),
-  used: new DomainError(
-    'gone',
+  used: new Refusal(
     'invitation_used',
     'This invitation was already accepted; its link works only once. Sign in instead.',
   ),
-  expired: new DomainError(
-    'gone',
-    'invitation_expired',
-    'This invitation expired or was cancelled. Ask an admin for a new one.',
-  ),
+  expired: new Refusal('invitation_expired', 'This invitation expired or was cancelled. Ask an admin for a new one.'),
 };
 
 /** The invitation of a token, pending now, or the error that says why not. */
@@ -218,19 +211,16 @@ export type Acceptor = { userId?: string; address: string; hash?: (password: str
 
 // One answer whether or not the address has an account: the token alone never opens one, and
 // nobody chooses a credential for an address they have not proven.
-const CODE_REQUIRED = new DomainError(
-  'invalid',
+const CODE_REQUIRED = new Refusal(
   'code_required',
   'First prove that this address is yours: send a code to it, then type the code with the password you choose. ' +
     'If you already have an account, you may sign in first and open this link again.',
 );
-const SIGN_IN_REQUIRED = new DomainError(
-  'conflict',
+const SIGN_IN_REQUIRED = new Refusal(
   'sign_in_required',
   'A new account cannot be made for this address. If it is yours, sign in first and open this link again.',
 );
-const HAS_ACCOUNT = new DomainError(
-  'conflict',
+const HAS_ACCOUNT = new Refusal(
   'sign_in_required',
   'This address has a Countersign account already: sign in with it, then open this link again.',
 );
@@ -312,18 +302,13 @@ async function acceptSignedIn(db: Database, input: AcceptInput, userId: string, 
   const { invitation } = await pendingRow(db, input.token, false, now);
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   if (user?.email !== invitation.email) {
-    throw new DomainError(
-      'forbidden',
+    throw new Refusal(
       'invitation_for_another_address',
       'This invitation is for another address than the one you are signed in with. Sign out, then open the link again.',
     );
   }
   if (input.password !== undefined || input.sso)
-    throw new DomainError(
-      'invalid',
-      'signed_in',
-      'You are signed in already: accept without choosing a password or single sign-on.',
-    );
+    throw new Refusal('signed_in', 'You are signed in already: accept without choosing a password or single sign-on.');
   return db.transaction(async (tx) => join(tx, input.token, 'existing', now, userId));
 }
 

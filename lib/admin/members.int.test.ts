@@ -4,6 +4,7 @@ import { auditEvents, invitations, memberships, users } from '@/db/schema';
 import { sessionIsLive, startSession } from '@/lib/auth/sessions';
 import { chainAllPending } from '@/lib/events/chainer';
 import { readJsonRequest } from '@/lib/http/body';
+import { errorBody } from '@/lib/http/errors';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { seededWorld } from '@/test/world';
@@ -271,7 +272,7 @@ describe('changing and removing members', () => {
         asMemberApi(() => removeMembership(t.db, { tenantId: 'acme', userId, actor: carol() })),
         { status: 404, code: 'not_found' },
       );
-      bodies.push(JSON.stringify(change.toBody()), JSON.stringify(removal.toBody()));
+      bodies.push(JSON.stringify(errorBody(change)), JSON.stringify(errorBody(removal)));
     }
     expect(new Set(bodies).size).toBe(1);
     expect(await roleOf('globex', erin)).toBe('approver');
@@ -326,7 +327,7 @@ describe('the request bodies', () => {
       code: 'invalid_invitation',
       kind: 'schema',
     });
-    expect((error.extra.issues as { field: string }[]).map((issue) => issue.field)).toContain(field);
+    expect((error.details.issues as { field: string }[]).map((issue) => issue.field)).toContain(field);
   });
 
   it.each([
@@ -351,7 +352,7 @@ describe('the request bodies', () => {
       status: 422,
       code: 'invalid_acceptance',
     });
-    expect(JSON.stringify(error.toBody())).not.toContain('eleven char');
-    expect(JSON.stringify(error.toBody())).not.toContain(PASSWORD);
+    expect(JSON.stringify(errorBody(error))).not.toContain('eleven char');
+    expect(JSON.stringify(errorBody(error))).not.toContain(PASSWORD);
   });
 });

@@ -2,9 +2,9 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { memberships, users } from '@/db/schema';
 import { startMailCatcher } from '@/demo/receivers/mail-catcher';
+import { Refusal } from '@/lib/errors/refusal';
 import { setupTestDatabase } from '@/test/db';
 import { seededWorld } from '@/test/world';
-import { MembershipError } from './errors';
 import { acceptInvitation, createInvitation, sendInvitationCode } from './invitations';
 import { changeRole, removeMembership } from './members';
 
@@ -47,8 +47,8 @@ describe('under concurrency', () => {
       const results = await Promise.allSettled(race(carol, bob));
       const refused = results.filter((r) => r.status === 'rejected');
       expect(refused).toHaveLength(1);
-      expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(MembershipError);
-      expect(((refused[0] as PromiseRejectedResult).reason as MembershipError).code).toBe('last_admin');
+      expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(Refusal);
+      expect(((refused[0] as PromiseRejectedResult).reason as Refusal).code).toBe('last_admin');
       expect(await adminsOfAcme()).toHaveLength(1);
       // Put acme back as seeded: carol the one admin, bob an approver.
       for (const person of [carol, bob]) {

@@ -1,11 +1,10 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type Membership, memberships, type Role, users } from '@/db/schema';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { endGrantsOfGranter } from '@/lib/grants/end';
 import { withdrawApprovals } from '@/lib/quorum/quorum';
-import { MembershipError } from './errors';
 
 /**
  * A tenant's memberships: granting, changing and removing a role, for the CLI (lib/admin/accounts.ts),
@@ -39,12 +38,11 @@ async function lockMembership(tx: Database, tenantId: string, userId: string): P
 
 function refuseLastAdmin({ admins, membership }: Locked, tenantId: string, staysAdmin: boolean) {
   if (membership?.role === 'admin' && !staysAdmin && admins <= 1) {
-    throw new MembershipError('last_admin', `This is the last admin of ${tenantId}; make someone else admin first.`);
+    throw new Refusal('last_admin', `This is the last admin of ${tenantId}; make someone else admin first.`);
   }
 }
 
-const notMember = (tenantId: string) =>
-  new MembershipError('not_member', `That person is not a member of ${tenantId}.`);
+const notMember = (tenantId: string) => new Refusal('not_member', `That person is not a member of ${tenantId}.`);
 
 type Grant = { tenantId: string; userId: string; role: Role; actor: MemberActor; data?: Record<string, string> };
 
@@ -89,7 +87,7 @@ async function refuseConfined(tx: Database, tenantId: string, userId: string) {
     .from(users)
     .where(eq(users.id, userId));
   if (user && !user.verifiedAt && user.home !== null && user.home !== tenantId) {
-    throw new MembershipError(
+    throw new Refusal(
       'address_unverified',
       'This account may join another team only once its person proves the address with a code sent to it.',
     );
@@ -105,7 +103,7 @@ export async function grantMembership(tx: Database, input: Grant & { onlyNew?: b
   await refuseConfined(tx, input.tenantId, input.userId);
   const locked = await lockMembership(tx, input.tenantId, input.userId);
   if (input.onlyNew && locked.membership) {
-    throw new MembershipError(
+    throw new Refusal(
       'already_member',
       `That person is already a member of ${input.tenantId} (${locked.membership.role}).`,
     );
@@ -164,8 +162,7 @@ export async function asMemberApi<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (!(error instanceof MembershipError)) throw error;
-    if (error.code === 'not_member') throw notFound('member');
-    throw new DomainError('conflict', error.code, error.message);
+    if (error instanceof Refusal && error.key === 'not_member') throw notFound('member');
+    throw error;
   }
 }

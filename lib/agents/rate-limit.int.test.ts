@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rateLimitBuckets } from '@/db/schema';
+import { errorBody } from '@/lib/http/errors';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { consumeRateLimit, pruneRateLimits } from './rate-limit';
@@ -36,8 +37,8 @@ describe('consumeRateLimit', () => {
     expect(retryAfter).toBeLessThanOrEqual(60);
     // 44.5 s are left in the window: retry after 45 s, never earlier than the window reopens.
     expect(retryAfter).toBe(45);
-    expect(error.extra.retryAfterSeconds).toBe(45);
-    expect(error.toBody().error).toMatchObject({ kind: 'rate_limit', code: 'rate_limited' });
+    expect(error.details.retryAfterSeconds).toBe(45);
+    expect(errorBody(error).error).toMatchObject({ kind: 'rate_limit', code: 'rate_limited' });
     expect(error.message).not.toContain(key);
   });
 

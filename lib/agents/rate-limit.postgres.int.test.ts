@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '@/db/client';
 import { rateLimitBuckets } from '@/db/schema';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { openReplicaHandle, setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { consumeRateLimit } from './rate-limit';
@@ -50,8 +50,8 @@ describe('rate limits across replicas (PostgreSQL)', () => {
     expect(passed).toHaveLength(10);
     expect(refused).toHaveLength(20);
     for (const result of refused) {
-      expect(result.reason).toBeInstanceOf(DomainError);
-      expect((result.reason as DomainError).code).toBe('rate_limited');
+      expect(result.reason).toBeInstanceOf(Refusal);
+      expect((result.reason as Refusal).code).toBe('rate_limited');
     }
   });
 

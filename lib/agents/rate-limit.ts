@@ -2,7 +2,7 @@ import 'server-only';
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { rateLimitBuckets } from '@/db/schema';
-import { rateLimited } from '@/lib/errors/domain-error';
+import { rateLimited } from '@/lib/errors/refusal';
 
 const WINDOW_MS = 60_000;
 

@@ -2,7 +2,7 @@ import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { and, desc, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { emailCodes, passkeyChallenges, passkeys, users } from '@/db/schema';
-import { DomainError, rateLimited } from '@/lib/errors/domain-error';
+import { Refusal, rateLimited } from '@/lib/errors/refusal';
 import { newId } from '@/lib/ids';
 import { type TargetPolicy, targetPolicy } from '@/lib/notifications/outbound';
 import { type MailSettings, sendMail } from '@/lib/notifications/send';
@@ -41,8 +41,7 @@ export async function sendCodeTo(
   now = new Date(),
 ) {
   if (!mail.smtpUrl)
-    throw new DomainError(
-      'unavailable',
+    throw new Refusal(
       'email_unavailable',
       'This server sends no email (SMTP_URL is not set), so it cannot send a code; ask the operator.',
     );
@@ -85,11 +84,7 @@ export async function sendCodeTo(
         `did not ask for it, ignore this email: nobody can use your address without it.\n`,
     });
   } catch {
-    throw new DomainError(
-      'upstream_failed',
-      'email_not_sent',
-      'The code could not be sent just now; try again in a minute.',
-    );
+    throw new Refusal('email_not_sent', 'The code could not be sent just now; try again in a minute.');
   }
   return { email };
 }
@@ -97,7 +92,7 @@ export async function sendCodeTo(
 /** Sends the signed-in person a code for their own address. */
 export async function sendEmailCode(db: Database, userId: string, mail: CodeMail, now = new Date()) {
   const [user] = await db.select().from(users).where(eq(users.id, userId));
-  if (!user) throw new DomainError('unauthenticated', 'unauthenticated', 'Sign in to the dashboard first.');
+  if (!user) throw new Refusal('unauthenticated', 'Sign in to the dashboard first.');
   return sendCodeTo(
     db,
     user.email,
@@ -108,8 +103,7 @@ export async function sendEmailCode(db: Database, userId: string, mail: CodeMail
         .from(users)
         .where(eq(users.id, userId))
         .for('update');
-      if (locked?.verifiedAt)
-        throw new DomainError('conflict', 'already_verified', 'Your address is proven already; nothing to do.');
+      if (locked?.verifiedAt) throw new Refusal('already_verified', 'Your address is proven already; nothing to do.');
       await recordAccountEvent(tx, userId, {
         type: 'auth.email_code_sent',
         actor: SYSTEM,
@@ -123,27 +117,18 @@ export async function sendEmailCode(db: Database, userId: string, mail: CodeMail
 
 /** Why a code was refused; each changes nothing but the count of wrong tries. */
 export const CODE_REFUSED = {
-  none: new DomainError(
-    'gone',
+  none: new Refusal(
     'code_expired',
     'There is no working code: it expired, was used, or a newer one replaced it. Send a new code.',
   ),
-  exhausted: new DomainError(
-    'rate_limited',
-    'code_attempts_exhausted',
-    'Too many wrong tries for this code; send a new code.',
-  ),
-  wrong: new DomainError(
-    'refused',
-    'code_wrong',
-    'That code is not right; check the latest email and type its six digits.',
-  ),
+  exhausted: new Refusal('code_attempts_exhausted', 'Too many wrong tries for this code; send a new code.'),
+  wrong: new Refusal('code_wrong', 'That code is not right; check the latest email and type its six digits.'),
 };
 
-type Refusal = keyof typeof CODE_REFUSED;
+type CodeRefused = keyof typeof CODE_REFUSED;
 
 /** Checks the code of `email`: the right one is used up, a wrong one counts a try. */
-async function useEmailCode(tx: Database, email: string, code: string, now: Date): Promise<'right' | Refusal> {
+async function useEmailCode(tx: Database, email: string, code: string, now: Date): Promise<'right' | CodeRefused> {
   const [row] = await tx
     .select()
     .from(emailCodes)
@@ -176,7 +161,7 @@ export async function withEmailCode<T>(
   addressOf: (tx: Database) => Promise<string | undefined>,
   work: (tx: Database) => Promise<T>,
 ): Promise<T> {
-  const outcome: { refused: Refusal } | { done: T } = await db.transaction(async (tx) => {
+  const outcome: { refused: CodeRefused } | { done: T } = await db.transaction(async (tx) => {
     const email = await addressOf(tx);
     const used = email === undefined ? 'none' : await useEmailCode(tx, email, code, now);
     if (used !== 'right') return { refused: used };
@@ -192,8 +177,7 @@ export async function hasPendingCode(db: Database, email: string, now: Date): Pr
   return Boolean(row);
 }
 
-const NEW_PASSWORD_REQUIRED = new DomainError(
-  'invalid',
+const NEW_PASSWORD_REQUIRED = new Refusal(
   'password_required',
   'This account was made by an invitation link: proving the address removes every password and passkey set ' +
     'before and ends its sessions. Send the code with the new password you choose.',
@@ -268,8 +252,7 @@ export const awaitsItsOwner = (user: { emailVerifiedAt: Date | null; createdByTe
 export const ssoMayOpen = (user: Parameters<typeof awaitsItsOwner>[0], emailVerified: unknown) =>
   awaitsItsOwner(user) ? emailVerified === true : emailVerified !== false;
 
-export const OWNER_MUST_PROVE = new DomainError(
-  'conflict',
+export const OWNER_MUST_PROVE = new Refusal(
   'address_unverified',
   'Prove that this address is yours first (the code we email to it, or a single sign-on that vouches for it): ' +
     'until then this account holds no passkey.',

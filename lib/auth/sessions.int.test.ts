@@ -1,15 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { auditEvents, sessions } from '@/db/schema';
-import {
-  AdminError,
-  createTenant,
-  createUser,
-  endSessionsOf,
-  grantRole,
-  removeMember,
-  setPassword,
-} from '@/lib/admin/accounts';
+import { createTenant, createUser, endSessionsOf, grantRole, removeMember, setPassword } from '@/lib/admin/accounts';
+import { Refusal } from '@/lib/errors/refusal';
 import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
 import { endAllSessions, endSession, sessionIsLive, startSession } from './sessions';
@@ -113,7 +106,7 @@ describe('removing a member', () => {
     const id = await startSession(t.db, userId, 'credentials');
 
     const lastAdmin = await removeMember(t.db, { tenantId: tenant, email }).catch((error: unknown) => error);
-    expect(lastAdmin).toBeInstanceOf(AdminError);
+    expect(lastAdmin).toBeInstanceOf(Refusal);
     expect(await sessionIsLive(t.db, id, userId)).toBe(true);
 
     const second = await createUser(t.db, {
@@ -127,6 +120,6 @@ describe('removing a member', () => {
     await chainAllPending(t.db);
     const events = await t.db.select().from(auditEvents).where(eq(auditEvents.tenantId, tenant));
     expect(events.map((e) => e.type)).toContain('membership.removed');
-    await expect(removeMember(t.db, { tenantId: tenant, email })).rejects.toBeInstanceOf(AdminError);
+    await expect(removeMember(t.db, { tenantId: tenant, email })).rejects.toBeInstanceOf(Refusal);
   });
 });

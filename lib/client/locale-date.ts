@@ -43,25 +43,25 @@ export type ParsedDay = { ok: true; iso: string } | { ok: false; message: string
  */
 export function parseDay(text: string, format: DayFormat, label: string): ParsedDay {
   const value = text.trim();
-  const refuse = (): ParsedDay => ({
+  const unparsed = (): ParsedDay => ({
     ok: false,
     message: `${label} must be a date written ${format.pattern} (or 2030-01-31); got "${value}".`,
   });
   const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(value);
   const numbers = iso ? [iso[1]!, iso[2]!, iso[3]!] : value.split(/[\s./-]+/);
   const order: Field[] = iso ? ['year', 'month', 'day'] : format.order;
-  if (numbers.length !== 3 || numbers.some((n) => !/^\d+$/.test(n))) return refuse();
+  if (numbers.length !== 3 || numbers.some((n) => !/^\d+$/.test(n))) return unparsed();
   const fields = Object.fromEntries(order.map((field, index) => [field, Number(numbers[index])])) as Record<
     Field,
     number
   >;
-  if (String(fields.year).length !== 4) return refuse();
+  if (String(fields.year).length !== 4) return unparsed();
   const date = new Date(Date.UTC(fields.year, fields.month - 1, fields.day));
   if (
     date.getUTCFullYear() !== fields.year ||
     date.getUTCMonth() !== fields.month - 1 ||
     date.getUTCDate() !== fields.day
   )
-    return refuse();
+    return unparsed();
   return { ok: true, iso: date.toISOString().slice(0, 10) };
 }

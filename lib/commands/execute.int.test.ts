@@ -5,6 +5,7 @@ import { commands, decisions, executions, outbox, proposals } from '@/db/schema'
 import { issueRefund } from '@/lib/actions/issue_refund';
 import { issueRefundArgsV1 } from '@/lib/actions/issue_refund/contract';
 import { decide } from '@/lib/decisions/decide';
+import { Refusal } from '@/lib/errors/refusal';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
 import type { SystemsWriteClient } from '@/lib/systems/client';
@@ -12,7 +13,6 @@ import { type CommandRow, setupCommandWorld } from '@/test/fixtures/commands';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import { commandKeys, generateSigningJwk, loadCommandKeys, retireKey, rotateKeySet } from './keys';
 import { COMMAND_TYP, type CommandClaims, commandIssuer, mintCommand } from './mint';
-import { CommandRefusal } from './verify';
 
 const w = setupCommandWorld();
 
@@ -23,8 +23,8 @@ async function expectRefusal(promise: Promise<unknown>, code: string) {
   } catch (error) {
     caught = error;
   }
-  expect(caught, `expected refusal ${code}`).toBeInstanceOf(CommandRefusal);
-  expect((caught as CommandRefusal).code).toBe(code);
+  expect(caught, `expected refusal ${code}`).toBeInstanceOf(Refusal);
+  expect((caught as Refusal).code).toBe(code);
 }
 
 const claimsOf = (jws: string) => decodeJwt(jws) as unknown as CommandClaims;

@@ -3,6 +3,7 @@ import type { Database } from '@/db';
 import { commands, executions, type Proposal, proposals } from '@/db/schema';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
 import { executionsPaused } from '@/lib/commands/executions-pause';
+import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { adjustClaims, openClaimsBesides } from '@/lib/gates/claims';
 import { type KeyAuthorityLapse, keyAuthorityLapse } from '@/lib/gates/key-authority';
@@ -24,7 +25,7 @@ import { type SpanNote, withSpan } from '@/lib/telemetry/trace';
 import { commandKeys, type VerificationKeys } from './keys';
 import { commandIssuer } from './mint';
 import { receiptHash } from './receipt-hash';
-import { CommandRefusal, type VerifiedCommand, verifyCommand } from './verify';
+import { type VerifiedCommand, verifyCommand } from './verify';
 
 export type ExecutionStatus = 'succeeded' | 'failed' | 'outcome_unknown';
 
@@ -63,13 +64,15 @@ export type ExecuteOptions = {
 
 type Outcome = { status: ExecutionStatus; receipt?: Record<string, unknown>; errorCode?: string; reason?: string };
 
+const isCommandRefusal = (error: unknown): error is Refusal => error instanceof Refusal && error.kind === 'command';
+
 /** Logs a refusal: the code only (never the token or its claims). */
 function logRefusal(scope: string, code: string): void {
   console.warn(JSON.stringify({ event: 'command.refused', scope, code }));
 }
 
 /**
- * `POST /api/executor/<scope>`: verify (refusals throw CommandRefusal and record nothing), consume
+ * `POST /api/executor/<scope>`: verify (a Refusal of kind `command` records nothing), consume
  * the command exactly once, re-check preconditions against live state, make the one write with a
  * deadline, validate the receipt against the output schema and the request, and record the outcome.
  * A replay answers the recorded outcome and causes no second effect.
@@ -80,7 +83,7 @@ export async function executeCommand(db: Database, options: ExecuteOptions): Pro
       return await executeTraced(db, options, span);
     } catch (error) {
       // A refusal's code (expired, replayed_jti, executions_paused, …), never the token or its claims.
-      span.note({ outcome: error instanceof CommandRefusal ? error.code : 'error' });
+      span.note({ outcome: isCommandRefusal(error) ? error.code : 'error' });
       throw error;
     }
   });
@@ -98,7 +101,7 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
       now: clock(),
     });
   } catch (error) {
-    if (error instanceof CommandRefusal) logRefusal(scope, error.code);
+    if (isCommandRefusal(error)) logRefusal(scope, error.code);
     throw error;
   }
   const { claims, action } = verified;
@@ -114,10 +117,9 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
     // The tenant's emergency stop: the command is deferred, not consumed (a 503 dispatch retries).
     if (await executionsPaused(tx, proposal.tenantId)) {
       logRefusal(scope, 'executions_paused');
-      throw new CommandRefusal(
+      throw new Refusal(
         'executions_paused',
         "The tenant's executions are paused; the command was not consumed and runs after the resume.",
-        503,
       );
     }
     const consumed = await tx

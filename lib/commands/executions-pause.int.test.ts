@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, commands, executions, outbox } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { executeCommand } from '@/lib/commands/execute';
-import { CommandRefusal } from '@/lib/commands/verify';
+import { Refusal } from '@/lib/errors/refusal';
 import { chainAllPending } from '@/lib/events/chainer';
 import { COMMAND_MINTED, dispatchCommands } from '@/lib/jobs/dispatch-commands';
 import { expireOverdue } from '@/lib/jobs/expire-proposals';
@@ -134,7 +134,7 @@ describe('the emergency stop', () => {
       writeClient: writeClients(systems.systems.service.url, systems.systems.credentials)(acme.scope),
       clock: () => during,
     }).catch((error: unknown) => error);
-    expect(refusal).toBeInstanceOf(CommandRefusal);
+    expect(refusal).toBeInstanceOf(Refusal);
     expect(refusal).toMatchObject({ code: 'executions_paused', status: 503 });
     expect(
       await t.db.select({ consumedAt: commands.consumedAt }).from(commands).where(eq(commands.id, acme.commandId)),

@@ -5,67 +5,13 @@ import type { Database } from '@/db';
 import { commands, type Proposal, proposals } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
+import { Refusal } from '@/lib/errors/refusal';
 import { payloadHash } from '@/lib/payload-hash';
 import type { VerificationKeys } from './keys';
 import { audienceFor, COMMAND_LIFETIME_SECONDS, COMMAND_TYP, type CommandClaims } from './mint';
 
 /** Allowed clock difference between the signer and the executor, each way. */
 export const CLOCK_SKEW_SECONDS = 30;
-
-export type CommandRefusalCode =
-  | 'malformed'
-  | 'alg_not_allowed'
-  | 'key_header_not_allowed'
-  | 'unknown_kid'
-  | 'bad_signature'
-  | 'wrong_typ'
-  | 'wrong_issuer'
-  | 'wrong_audience'
-  | 'action_not_in_scope'
-  | 'expired'
-  | 'not_yet_valid'
-  | 'hash_mismatch'
-  | 'unknown_command';
-
-const STATUS: Record<CommandRefusalCode, number> = {
-  malformed: 400,
-  alg_not_allowed: 401,
-  key_header_not_allowed: 401,
-  unknown_kid: 401,
-  bad_signature: 401,
-  wrong_typ: 401,
-  wrong_issuer: 401,
-  wrong_audience: 403,
-  action_not_in_scope: 403,
-  expired: 401,
-  not_yet_valid: 401,
-  hash_mismatch: 409,
-  unknown_command: 404,
-};
-
-/** A command refused before any effect: nothing is recorded but a log line with the code. */
-export class CommandRefusal extends Error {
-  readonly status: number;
-  constructor(
-    readonly code: CommandRefusalCode | 'unsupported_media_type' | 'too_large' | 'unknown_scope' | 'executions_paused',
-    message: string,
-    status?: number,
-  ) {
-    super(message);
-    this.name = 'CommandRefusal';
-    this.status = status ?? STATUS[code as CommandRefusalCode] ?? 400;
-  }
-
-  toBody() {
-    return { error: { kind: 'command' as const, code: this.code, message: this.message } };
-  }
-
-  toResponse(): Response {
-    return Response.json(this.toBody(), { status: this.status });
-  }
-}
-
-const refuse = (code: CommandRefusalCode, message: string) => new CommandRefusal(code, message);
 
 const COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 /** Headers that would let the token choose its own verification key. */
@@ -108,58 +54,58 @@ export type VerifyOptions = {
  * key-carrying headers, kid from our own set); the signature; typ; issuer and audience; the action
  * belongs to this scope; time claims with a fixed skew; the payload hash recomputed from the
  * claims and equal to the stored proposal's; and the command row minted for exactly this token.
- * Throws a CommandRefusal naming the first check that failed.
+ * Throws a Refusal (kind `command`) naming the first check that failed.
  */
 export async function verifyCommand(db: Database, jws: string, options: VerifyOptions): Promise<VerifiedCommand> {
   const { scope, keys, now } = options;
-  if (!COMPACT.test(jws)) throw refuse('malformed', 'The body is not a compact JWS (three base64url parts).');
+  if (!COMPACT.test(jws)) throw new Refusal('malformed', 'The body is not a compact JWS (three base64url parts).');
   let header: ProtectedHeaderParameters;
   try {
     header = decodeProtectedHeader(jws);
   } catch {
-    throw refuse('malformed', 'The JWS protected header is not valid base64url JSON.');
+    throw new Refusal('malformed', 'The JWS protected header is not valid base64url JSON.');
   }
 
-  if (header.alg !== 'EdDSA') throw refuse('alg_not_allowed', 'Only EdDSA-signed commands are accepted.');
+  if (header.alg !== 'EdDSA') throw new Refusal('alg_not_allowed', 'Only EdDSA-signed commands are accepted.');
   if (KEY_HEADERS.some((name) => name in header))
-    throw refuse('key_header_not_allowed', 'Commands may not name or carry their own key (jku, x5u, jwk, x5c).');
+    throw new Refusal('key_header_not_allowed', 'Commands may not name or carry their own key (jku, x5u, jwk, x5c).');
   const kid = header.kid;
   const key = typeof kid === 'string' ? keys.get(kid) : undefined;
   if (!key || typeof kid !== 'string')
-    throw refuse('unknown_kid', "The command names no key of this executor's key set.");
+    throw new Refusal('unknown_kid', "The command names no key of this executor's key set.");
 
   let payloadBytes: Uint8Array;
   try {
     ({ payload: payloadBytes } = await compactVerify(jws, key, { algorithms: ['EdDSA'] }));
   } catch {
-    throw refuse('bad_signature', 'The command signature does not verify.');
+    throw new Refusal('bad_signature', 'The command signature does not verify.');
   }
-  if (header.typ !== COMMAND_TYP) throw refuse('wrong_typ', `The command type must be ${COMMAND_TYP}.`);
+  if (header.typ !== COMMAND_TYP) throw new Refusal('wrong_typ', `The command type must be ${COMMAND_TYP}.`);
 
   let raw: unknown;
   try {
     raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes));
   } catch {
-    throw refuse('malformed', 'The command claims are not JSON.');
+    throw new Refusal('malformed', 'The command claims are not JSON.');
   }
   const parsed = claimsSchema.safeParse(raw);
-  if (!parsed.success) throw refuse('malformed', 'The command claims are incomplete or of the wrong type.');
+  if (!parsed.success) throw new Refusal('malformed', 'The command claims are incomplete or of the wrong type.');
   const claims = parsed.data as CommandClaims;
 
-  if (claims.iss !== options.issuer) throw refuse('wrong_issuer', 'The command was issued by someone else.');
+  if (claims.iss !== options.issuer) throw new Refusal('wrong_issuer', 'The command was issued by someone else.');
   if (claims.aud !== audienceFor(scope))
-    throw refuse('wrong_audience', `The command is not addressed to executor:${scope}.`);
+    throw new Refusal('wrong_audience', `The command is not addressed to executor:${scope}.`);
   const action = findAction(claims.action);
   if (!action || action.scope !== scope)
-    throw refuse('action_not_in_scope', `The action does not belong to the ${scope} executor.`);
+    throw new Refusal('action_not_in_scope', `The action does not belong to the ${scope} executor.`);
 
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (claims.exp - claims.nbf > COMMAND_LIFETIME_SECONDS || claims.exp - claims.iat > COMMAND_LIFETIME_SECONDS) {
-    throw refuse('expired', 'The command claims a lifetime longer than allowed.');
+    throw new Refusal('command_expired', 'The command claims a lifetime longer than allowed.');
   }
-  if (nowSeconds > claims.exp + CLOCK_SKEW_SECONDS) throw refuse('expired', 'The command has expired.');
+  if (nowSeconds > claims.exp + CLOCK_SKEW_SECONDS) throw new Refusal('command_expired', 'The command has expired.');
   if (nowSeconds + CLOCK_SKEW_SECONDS < claims.nbf || nowSeconds + CLOCK_SKEW_SECONDS < claims.iat) {
-    throw refuse('not_yet_valid', 'The command is not valid yet.');
+    throw new Refusal('not_yet_valid', 'The command is not valid yet.');
   }
 
   const recomputed = payloadHash({
@@ -170,11 +116,11 @@ export async function verifyCommand(db: Database, jws: string, options: VerifyOp
     evidenceRefs: claims.evidenceRefs,
   });
   if (recomputed !== claims.payloadHash)
-    throw refuse('hash_mismatch', 'The command payload does not hash to its payloadHash.');
+    throw new Refusal('command_hash_mismatch', 'The command payload does not hash to its payloadHash.');
   const [proposal] = await db.select().from(proposals).where(eq(proposals.id, claims.sub)).limit(1);
-  if (!proposal) throw refuse('unknown_command', 'No such command was minted.');
+  if (!proposal) throw new Refusal('unknown_command', 'No such command was minted.');
   if (proposal.tenantId !== claims.tenant || proposal.payloadHash !== recomputed) {
-    throw refuse('hash_mismatch', 'The command payload is not the approved one.');
+    throw new Refusal('command_hash_mismatch', 'The command payload is not the approved one.');
   }
 
   const [row] = await db
@@ -188,7 +134,8 @@ export async function verifyCommand(db: Database, jws: string, options: VerifyOp
       ),
     )
     .limit(1);
-  if (!row || row.scope !== scope || row.jws !== jws) throw refuse('unknown_command', 'No such command was minted.');
+  if (!row || row.scope !== scope || row.jws !== jws)
+    throw new Refusal('unknown_command', 'No such command was minted.');
 
   return { claims, action, proposal, kid };
 }

@@ -208,8 +208,8 @@ describe('contract rollout per tenant', () => {
       kind: 'schema',
       code: 'unsupported_contract_version',
     });
-    expect(error.extra.supportedVersions).toEqual([2]);
-    expect(error.extra.issues).toEqual([
+    expect(error.details.supportedVersions).toEqual([2]);
+    expect(error.details.issues).toEqual([
       expect.objectContaining({ field: 'contractVersion', code: 'unsupported_contract_version' }),
     ]);
     // Reinstating goes through supported (or shadow), never straight to current.

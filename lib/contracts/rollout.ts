@@ -1,5 +1,6 @@
 import type { ActionModule, ContractStatus, ContractVersion } from '@/lib/actions/types';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import type { ErrorKey } from '@/lib/errors/codes';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 
 /**
  * A tenant's rollout of contract versions (issue 12): its `contract_rollouts` rows override the
@@ -51,12 +52,9 @@ export type RolloutChange = { version: number; status: ContractStatus; sunsetAt:
 
 export type TransitionPlan =
   | { ok: true; from: ContractStatus; changes: RolloutChange[]; demoted: number | null }
-  | { ok: false; error: DomainError };
+  | { ok: false; error: Refusal };
 
-const refuse = (category: 'conflict' | 'invalid', code: string, message: string): TransitionPlan => ({
-  ok: false,
-  error: new DomainError(category, code, message),
-});
+const refused = (key: ErrorKey, message: string): TransitionPlan => ({ ok: false, error: new Refusal(key, message) });
 
 const ALLOWED: Record<ContractStatus, readonly ContractStatus[]> = {
   shadow: ['current', 'supported', 'retired', 'shadow'],
@@ -81,36 +79,28 @@ export function planTransition(
   const from = target.status;
   const to = request.status;
   if (request.sunsetAt && to !== 'supported') {
-    return refuse(
-      'invalid',
+    return refused(
       'sunset_requires_supported',
       'Only a supported version can have a sunset; send "sunsetAt" with status "supported".',
     );
   }
   if (request.sunsetAt && request.sunsetAt.getTime() <= now.getTime()) {
-    return refuse(
-      'invalid',
-      'sunset_in_past',
-      '"sunsetAt" must be in the future; retire the version to stop accepting it now.',
-    );
+    return refused('sunset_in_past', '"sunsetAt" must be in the future; retire the version to stop accepting it now.');
   }
   if (!ALLOWED[from].includes(to)) {
     if (from === 'current') {
-      return refuse(
-        'conflict',
+      return refused(
         to === 'retired' ? 'cannot_retire_current' : 'cannot_demote_current',
         `v${version} is the current version of ${action.name}; promote another version to current first ` +
           `(this one then becomes supported).`,
       );
     }
     if (from === 'retired')
-      return refuse(
-        'conflict',
+      return refused(
         'retired_needs_reinstatement',
         `v${version} is retired; put it in shadow or supported first, then promote it.`,
       );
-    return refuse(
-      'conflict',
+    return refused(
       'invalid_transition',
       `v${version} is ${from}; it cannot become ${to}. Retire it to stop accepting it.`,
     );

@@ -4,7 +4,7 @@ import { contractRollouts, tenants } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
 import { changeTransaction } from '@/lib/cache/read-cache';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { rolloutRows } from './catalog';
 import { planTransition, type TransitionRequest, withRollout } from './rollout';

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { decisions, executions, type Proposal, proposals } from '@/db/schema';
 import { mintCommand } from '@/lib/commands/mint';
-import { refuse, requireDecider } from '@/lib/decisions/deciders';
+import { requireDecider } from '@/lib/decisions/deciders';
 import {
   type PasskeyEvidence,
   passkeyRequired,
@@ -10,7 +10,7 @@ import {
   verifySignedDecision,
 } from '@/lib/decisions/passkey-signature';
 import type { DecisionRequest } from '@/lib/decisions/requests';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { adjustClaims } from '@/lib/gates/claims';
 import { isProposalId, newId } from '@/lib/ids';
@@ -35,7 +35,7 @@ export type DecisionInput = {
 };
 
 /** A decision that ended the proposal without deciding it: committed, then answered as a refusal. */
-type Ended = { ended: DomainError };
+type Ended = { ended: Refusal };
 
 /**
  * One person's approve or reject of one proposal (docs/design.md §6).
@@ -67,7 +67,7 @@ export async function decide(
         return decided;
       } catch (error) {
         // A refusal's code (stale, expired, already_decided, hash_mismatch, …), never its message.
-        span.note({ outcome: error instanceof DomainError ? error.code : 'error' });
+        span.note({ outcome: error instanceof Refusal ? error.code : 'error' });
         throw error;
       }
     },
@@ -101,8 +101,7 @@ async function decideOnce(db: Database, systems: SystemsClient, input: DecisionI
         now,
       );
       return {
-        ended: refuse(
-          409,
+        ended: new Refusal(
           'expired',
           'This proposal expired before the decision; a timeout never approves. Nothing was approved.',
         ),
@@ -125,8 +124,7 @@ async function decideOnce(db: Database, systems: SystemsClient, input: DecisionI
       if (stale) {
         await endStale(tx, proposal, stale, { type: 'user', id: userId }, now);
         return {
-          ended: refuse(
-            409,
+          ended: new Refusal(
             'stale',
             `The world moved since this was proposed: ${stale.reason}. It is now stale; nothing was approved.`,
           ),
@@ -157,19 +155,17 @@ async function checkDecider(
   const overrulable =
     request.decision === 'reject' && proposal.status === 'approved' && !(await executionStarted(tx, proposal.id));
   if (proposal.status !== 'pending_approval' && !overrulable) {
-    throw refuse(409, 'already_decided', `${alreadyWords(proposal.status)}; nothing was changed.`);
+    throw new Refusal('already_decided', `${alreadyWords(proposal.status)}; nothing was changed.`);
   }
   if (proposal.status === 'pending_approval' && proposal.expiresAt.getTime() <= now.getTime()) return 'expired';
   if (request.payloadHash !== proposal.payloadHash || payloadHash(proposal.payload) !== proposal.payloadHash) {
-    throw refuse(
-      409,
+    throw new Refusal(
       'hash_mismatch',
       'The payload hash you approved is not the one stored; reload the proposal and review it again.',
     );
   }
   if (request.decision === 'approve' && (await initiatorsOf(tx, proposal)).has(userId)) {
-    throw refuse(
-      403,
+    throw new Refusal(
       'self_approval',
       'You initiated this proposal or edited it (or a revision before it), so someone else must approve it.',
     );
@@ -182,14 +178,13 @@ async function checkDecider(
     .where(and(eq(decisions.proposalId, proposal.id), eq(decisions.userId, userId)))
     .limit(1);
   if (previous?.withdrawnAt)
-    throw refuse(
-      409,
+    throw new Refusal(
       'already_decided',
       'Your approval of this proposal was withdrawn when your role changed; it does not count again, and another ' +
         'approver must add theirs.',
     );
   if (previous)
-    throw refuse(409, 'already_decided', 'You already decided this proposal; another approver must add theirs.');
+    throw new Refusal('already_decided', 'You already decided this proposal; another approver must add theirs.');
   return undefined;
 }
 

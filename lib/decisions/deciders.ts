@@ -2,11 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { memberships, type Proposal, type Role } from '@/db/schema';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
-
-/** A decision refused: by the proposal's state (409) or because this approver may not make it (403). */
-export const refuse = (status: 403 | 409, code: string, message: string) =>
-  new DomainError(status === 403 ? 'decision_forbidden' : 'decision_conflict', code, message);
+import { notFound, Refusal } from '@/lib/errors/refusal';
 
 /**
  * The person's role in the proposal's tenant, read now, when it is enough to act on the
@@ -25,9 +21,8 @@ export async function requireDecider(
     .limit(1);
   if (!membership) throw notFound();
   if (!roleAtLeast(membership.role, proposal.routing.role)) {
-    throw refuse(
-      403,
-      'forbidden_role',
+    throw new Refusal(
+      'decision_forbidden_role',
       `${doing} this proposal needs the ${proposal.routing.role} role; you are ${membership.role}.`,
     );
   }

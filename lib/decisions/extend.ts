@@ -2,8 +2,8 @@ import 'server-only';
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type Proposal, proposals } from '@/db/schema';
-import { refuse, requireDecider } from '@/lib/decisions/deciders';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { requireDecider } from '@/lib/decisions/deciders';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { alreadyWords } from '@/lib/proposals/words';
 import { EXPIRY_ACTOR, endProposal, expiryReason } from './transitions';
@@ -22,7 +22,7 @@ export async function extendExpiry(
   input: { userId: string; proposalId: string },
   now = new Date(),
 ): Promise<Proposal> {
-  const result = await db.transaction(async (tx): Promise<Proposal | DomainError> => {
+  const result = await db.transaction(async (tx): Promise<Proposal | Refusal> => {
     const [proposal] = await tx
       .select()
       .from(proposals)
@@ -33,7 +33,7 @@ export async function extendExpiry(
     // Whoever may decide it (an approver, or an admin when the rule asks for one) may extend it.
     await requireDecider(tx, proposal, input.userId, 'Extending');
     if (proposal.status !== 'pending_approval') {
-      throw refuse(409, 'already_decided', `${alreadyWords(proposal.status)}; it cannot be extended.`);
+      throw new Refusal('already_decided', `${alreadyWords(proposal.status)}; it cannot be extended.`);
     }
     if (proposal.expiresAt.getTime() <= now.getTime()) {
       await endProposal(
@@ -42,10 +42,10 @@ export async function extendExpiry(
         { status: 'expired', reason: expiryReason(proposal), actor: EXPIRY_ACTOR, reasonCode: 'expired' },
         now,
       );
-      return refuse(409, 'expired', 'This proposal expired before it was extended; a timeout never approves.');
+      return new Refusal('expired', 'This proposal expired before it was extended; a timeout never approves.');
     }
     if (proposal.extendedAt) {
-      throw refuse(409, 'already_extended', 'This proposal was already extended once; it cannot be extended again.');
+      throw new Refusal('already_extended', 'This proposal was already extended once; it cannot be extended again.');
     }
     const expiresAt = new Date(proposal.expiresAt.getTime() + grantedDuration(proposal));
     const [updated] = await tx
@@ -65,6 +65,6 @@ export async function extendExpiry(
     });
     return updated;
   });
-  if (result instanceof DomainError) throw result;
+  if (result instanceof Refusal) throw result;
   return result;
 }

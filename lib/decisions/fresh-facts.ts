@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type Proposal, proposals } from '@/db/schema';
 import { BoundedLru } from '@/lib/cache/lru';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import type { FactsSnapshot, FreshFacts } from '@/lib/proposals/fresh-facts';
 import { getProposal, tenantOfProposal } from '@/lib/proposals/lookup';
 import { type SystemsClient, SystemsUnavailableError } from '@/lib/systems/client';

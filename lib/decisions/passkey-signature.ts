@@ -2,7 +2,7 @@ import { generateAuthenticationOptions, verifyAuthenticationResponse } from '@si
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type Proposal, passkeyChallenges, passkeys, proposals, tenants } from '@/db/schema';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { newId } from '@/lib/ids';
 import { ensureRegisteredIn, requireHostName } from '@/lib/passkeys/registration';
 import type { RelyingParty } from '@/lib/passkeys/relying-party';
@@ -14,7 +14,7 @@ import {
   statementMismatches,
 } from '@/lib/passkeys/statement';
 import { canonicalJson } from '@/lib/payload-hash';
-import { refuse, requireDecider } from './deciders';
+import { requireDecider } from './deciders';
 
 /**
  * What a signed decision adds to its audit event (docs/passkeys.md), flat, so the tenant's hash
@@ -54,11 +54,7 @@ export async function decisionChallenge(
     .from(passkeys)
     .where(eq(passkeys.userId, input.userId));
   if (owned.length === 0)
-    throw new DomainError(
-      'conflict',
-      'no_passkey',
-      'You have no passkey yet; add one in Settings → Security, then sign.',
-    );
+    throw new Refusal('no_passkey', 'You have no passkey yet; add one in Settings → Security, then sign.');
   const statement = buildStatement(proposal, input.userId, input.decision, now);
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
@@ -109,8 +105,7 @@ export async function passkeyStateFor(
 }
 
 export const passkeyRequiredError = () =>
-  refuse(
-    403,
+  new Refusal(
     'passkey_required',
     'This approval must be signed with your passkey. Sign it, or add a passkey in Settings → Security first.',
   );
@@ -151,8 +146,7 @@ export async function verifySignedDecision(
     userId,
   });
   if (wrong.length > 0)
-    throw refuse(
-      409,
+    throw new Refusal(
       'passkey_statement_mismatch',
       `The signed statement is not this decision (${wrong.join(', ')} differ); nothing was recorded.`,
     );
@@ -169,26 +163,23 @@ export async function verifySignedDecision(
     )
     .returning();
   if (!issued || canonicalJson(issued.statement) !== canonicalJson(statement)) {
-    throw refuse(
-      409,
-      'passkey_challenge_unknown',
+    throw new Refusal(
+      'decision_passkey_challenge_unknown',
       'This statement was not issued to you or was already used; ask for a new one and sign again.',
     );
   }
   if (issued.expiresAt.getTime() <= now.getTime())
-    throw refuse(
-      409,
+    throw new Refusal(
       'passkey_challenge_expired',
       'The statement expired (2 minutes); ask for a new one and sign again.',
     );
 
   const [credential] = await tx.select().from(passkeys).where(eq(passkeys.credentialId, response.id)).for('update');
   if (!credential || credential.userId !== userId)
-    throw refuse(403, 'passkey_not_yours', 'That passkey is not one of yours.');
+    throw new Refusal('passkey_not_yours', 'That passkey is not one of yours.');
   const counter = signCount(response.response.authenticatorData);
   if ((counter > 0 || credential.counter > 0) && counter <= credential.counter) {
-    throw refuse(
-      409,
+    throw new Refusal(
       'passkey_counter',
       'The passkey’s signature counter did not move forward: the assertion may be a copy. Nothing was recorded.',
     );
@@ -209,13 +200,12 @@ export async function verifySignedDecision(
       requireUserVerification: true,
     });
   } catch (error) {
-    throw refuse(
-      403,
-      'passkey_invalid',
+    throw new Refusal(
+      'decision_passkey_invalid',
       `The passkey signature does not verify: ${error instanceof Error ? error.message : 'unknown reason'}.`,
     );
   }
-  if (!verified.verified) throw refuse(403, 'passkey_invalid', 'The passkey signature does not verify.');
+  if (!verified.verified) throw new Refusal('decision_passkey_invalid', 'The passkey signature does not verify.');
   await tx
     .update(passkeys)
     .set({ counter: verified.authenticationInfo.newCounter, lastUsedAt: now })

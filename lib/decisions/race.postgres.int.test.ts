@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, decisions, intakeAttempts, outbox, type Proposal, proposals } from '@/db/schema';
 import { createUser, grantRole } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { GENESIS_HASH } from '@/lib/events/append';
 import { submitProposal } from '@/lib/intake/intake';
 import { setupTestDatabase } from '@/test/db';
@@ -47,7 +47,7 @@ async function propose(requestId: string): Promise<Proposal> {
 
 function codeOf(result: PromiseSettledResult<unknown>): string {
   if (result.status === 'fulfilled') return 'ok';
-  return result.reason instanceof DomainError ? result.reason.code : `unexpected: ${String(result.reason)}`;
+  return result.reason instanceof Refusal ? result.reason.code : `unexpected: ${String(result.reason)}`;
 }
 
 async function countWhere(table: typeof decisions | typeof outbox, proposalId: string) {

@@ -4,6 +4,7 @@ import { GET as proposalRoute } from '@/app/api/v1/proposals/[id]/route';
 import { outbox, type Proposal, proposals } from '@/db/schema';
 import { reproposeRequest } from '@/lib/decisions/requests';
 import { readJsonRequest } from '@/lib/http/body';
+import { errorBody } from '@/lib/http/errors';
 import { setupTestDatabase } from '@/test/db';
 import { expectApiError } from '@/test/errors';
 import { submitAs } from '@/test/intake';
@@ -89,7 +90,7 @@ describe('asking the agent to re-propose', () => {
       code: 'not_found',
     });
     const foreign = await expectApiError(ask('erin', await staleHold()), { status: 404, code: 'not_found' });
-    expect(foreign.toBody()).toEqual(unknown.toBody());
+    expect(errorBody(foreign)).toEqual(errorBody(unknown));
   });
 
   it('records one audited event with an outbox row, refuses a second ask, and the agent reads it on its proposal', async () => {

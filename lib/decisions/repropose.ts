@@ -2,11 +2,11 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type Proposal, proposals } from '@/db/schema';
 import type { ReproposeRequest } from '@/lib/decisions/requests';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import type { AuditEventType, OutboxTopic } from '@/lib/events/registry';
 import { proposalEventsOfType } from '@/lib/events/trail';
-import { refuse, requireDecider } from './deciders';
+import { requireDecider } from './deciders';
 
 const REQUESTED = 'proposal.repropose_requested' satisfies AuditEventType & OutboxTopic;
 
@@ -64,15 +64,14 @@ export async function requestReproposal(
     if (!proposal) throw notFound();
     await requireDecider(tx, proposal, input.userId, 'Asking to re-propose');
     if (!reproposable(proposal)) {
-      throw refuse(
-        409,
+      throw new Refusal(
         'not_changed',
         'Only a stale proposal, or a pending one whose resource changed since it was proposed, can be sent back ' +
           'to its agent.',
       );
     }
     if (await reproposalOf(tx, proposal))
-      throw refuse(409, 'already_requested', 'The agent was already asked to propose this again.');
+      throw new Refusal('already_requested', 'The agent was already asked to propose this again.');
     const reason = reasonOf(proposal);
     const note = input.request.note ?? null;
     await recordStateChange(tx, {

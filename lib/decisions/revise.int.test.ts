@@ -112,7 +112,7 @@ describe('reviseProposal', () => {
       revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: '1000', currency: 'USD', reason: 'x' }),
       { status: 422, code: 'contract_violation' },
     );
-    expect((shape.extra.issues as { field: string }[]).map((issue) => issue.field)).toEqual(['amountMinor']);
+    expect((shape.details.issues as { field: string }[]).map((issue) => issue.field)).toEqual(['amountMinor']);
     await expectApiError(
       revise('alice', parent.id, { orderId: 'ord_1842', amountMinor: 5000, currency: 'USD', reason: 'x' }),
       { status: 422, code: 'exceeds_refundable_balance' },
@@ -138,7 +138,7 @@ describe('reviseProposal', () => {
       );
       expect(error.message).toContain(`${fields.join(' and ')} cannot be changed by an edit`);
       expect(
-        (error.extra.issues as { field: string; code: string }[]).map((issue) => [issue.field, issue.code]),
+        (error.details.issues as { field: string; code: string }[]).map((issue) => [issue.field, issue.code]),
       ).toEqual(fields.map((field) => [field, 'locked']));
       expect(await rowCounts(t.db)).toEqual(before);
       expect((await proposalRow(t.db, parent.id)).status).toBe('pending_approval');
@@ -158,7 +158,7 @@ describe('reviseProposal', () => {
       status: 422,
       code: 'locked_field',
     });
-    expect((error.extra.issues as { field: string }[]).map((issue) => issue.field)).toEqual(['sku']);
+    expect((error.details.issues as { field: string }[]).map((issue) => issue.field)).toEqual(['sku']);
     const revision = await revise('alice', parent.id, { sku: 'filter-blue', quantity: 3 });
     expect(await revisionOrigin(t.db, revision)).toMatchObject({
       changes: [{ field: 'quantity', label: 'quantity', before: '1', after: '3' }],
@@ -269,7 +269,7 @@ describe('a revision carries a reason', () => {
       code: 'invalid_revision',
       kind: 'schema',
     });
-    const issues = error.extra.issues as Record<string, unknown>[];
+    const issues = error.details.issues as Record<string, unknown>[];
     expect(issues).toEqual([
       expect.objectContaining({
         field: 'editor' in body ? 'editor' : 'reason',

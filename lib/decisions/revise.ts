@@ -5,18 +5,18 @@ import { agentKeys, type Proposal, proposals, users } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import { tenantActions } from '@/lib/contracts/catalog';
 import { type RevisionChange, revisionChanges } from '@/lib/decisions/revision-view';
-import { notAuthorized, notFound } from '@/lib/errors/domain-error';
+import { notAuthorized, notFound, Refusal } from '@/lib/errors/refusal';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { adjustClaims, besides } from '@/lib/gates/claims';
 import { pass, type Verdict } from '@/lib/gates/types';
 import { CHECKS, FINISH, hashed, JUDGED, LOCKED_READS, type ShapedProposal, WRITES } from '@/lib/intake/admit';
 import { type Output, Pipeline, Stop } from '@/lib/intake/pipeline';
-import { answerOf, type IntakeRefusal, refused } from '@/lib/intake/refusal';
+import { refused } from '@/lib/intake/refusal';
 import { shapeGate } from '@/lib/intake/shape';
 import { canonicalJson } from '@/lib/payload-hash';
 import { alreadyWords } from '@/lib/proposals/words';
 import type { SystemsClient } from '@/lib/systems/client';
-import { refuse, requireDecider } from './deciders';
+import { requireDecider } from './deciders';
 
 /**
  * An approver's edit: never a change in place, but a new revision of the proposal that goes
@@ -66,7 +66,7 @@ export async function reviseProposal(
     rawText: JSON.stringify(input.args),
     revision: { userId: input.userId, parentId: parent.id, reason: input.reason },
   });
-  if (ran instanceof Stop) throw answerOf(ran.result);
+  if (ran instanceof Stop) throw ran.result;
   return ran.proposal;
 }
 
@@ -105,7 +105,7 @@ const REVISION = Pipeline.start<RevisionInput>()
     'change',
     ({ hash, parent }) =>
       hash === parent.payloadHash
-        ? refused('invalid', 'no_change', 'The edited arguments are the same as the current ones; nothing to revise.')
+        ? refused('no_change', 'The edited arguments are the same as the current ones; nothing to revise.')
         : pass(undefined),
     () => ({}),
   )
@@ -153,7 +153,7 @@ function unlocked(
   action: ActionModule,
   before: Record<string, unknown>,
   after: Record<string, unknown>,
-): Verdict<undefined, IntakeRefusal> {
+): Verdict<undefined, Refusal> {
   const changed = (action.editing?.locked ?? []).filter(
     (field) => canonicalJson(before[field] ?? null) !== canonicalJson(after[field] ?? null),
   );
@@ -161,7 +161,7 @@ function unlocked(
   const message = (field: string) =>
     `${field} cannot be changed by an edit: it names what this proposal acts on. Reject the proposal and ask ` +
     `for a new one instead.`;
-  return refused('invalid', 'locked_field', message(changed.join(' and ')), {
+  return refused('locked_field', message(changed.join(' and ')), {
     issues: changed.map((field) => ({
       field,
       code: 'locked',
@@ -174,10 +174,10 @@ function unlocked(
 
 function assertRevisable(proposal: Proposal, now: Date): void {
   if (proposal.status !== 'pending_approval') {
-    throw refuse(409, 'already_decided', `${alreadyWords(proposal.status)}; it can no longer be edited.`);
+    throw new Refusal('already_decided', `${alreadyWords(proposal.status)}; it can no longer be edited.`);
   }
   if (proposal.expiresAt.getTime() <= now.getTime())
-    throw refuse(409, 'expired', 'This proposal has expired; it can no longer be edited.');
+    throw new Refusal('expired', 'This proposal has expired; it can no longer be edited.');
 }
 
 /**

@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { type Proposal, type ProposalStatus, proposals, resourceClaims } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
 import { reviseProposal } from '@/lib/decisions/revise';
-import { DomainError } from '@/lib/errors/domain-error';
-import { ApiError } from '@/lib/http/errors';
+import { Refusal } from '@/lib/errors/refusal';
 import { expireOverdue } from '@/lib/jobs/expire-proposals';
 import { recheckOpen } from '@/lib/jobs/recheck-open';
 import { claimsDrift, reconcileClaims } from '@/lib/jobs/reconcile-claims';
@@ -110,7 +109,7 @@ async function refusable(run: () => Promise<unknown>): Promise<void> {
   try {
     await run();
   } catch (error) {
-    if (!(error instanceof DomainError || error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     seen.add('refused');
   }
 }

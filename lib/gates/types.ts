@@ -1,4 +1,5 @@
 import type { ActionModule } from '@/lib/actions/types';
+import type { ErrorKey } from '@/lib/errors/codes';
 
 /** The automatic checks after Shape, in the order they run (docs/design.md §1). */
 export type GateName = 'meaning' | 'authority' | 'rules' | 'routing';
@@ -11,13 +12,14 @@ export type GateSubject = {
 };
 
 /**
- * Why a gate said no. Each caller words it for its own audience: intake answers Meaning and
- * Authority with one byte-identical not_authorized, the decision-time check names what moved.
+ * Why a gate said no, as data (a code of the closed table, lib/errors/codes.ts). Each caller words
+ * it for its own audience: intake answers Meaning and Authority with one byte-identical
+ * not_authorized and throws the rest as a Refusal; the decision-time check names what moved.
  */
-export type Refusal = { gate: GateName; code: string; message: string };
+export type GateRefusal = { gate: GateName; code: ErrorKey; message: string };
 
-/** A gate's answer: passed with what it found, or refused with why (a gate's `Refusal`, or the caller's own). */
-export type Verdict<T, Why = Refusal> = { ok: true; value: T } | { ok: false; refusal: Why };
+/** A gate's answer: passed with what it found, or refused with why (a `GateRefusal`, or the caller's own). */
+export type Verdict<T, Why = GateRefusal> = { ok: true; value: T } | { ok: false; refusal: Why };
 
 /**
  * One gate: the subject, what this gate needs besides it (clients, the transaction, what earlier
@@ -28,7 +30,7 @@ export type Gate<Input, Value> = (subject: GateSubject, input: Input) => Promise
 
 export const pass = <T>(value: T): Verdict<T, never> => ({ ok: true, value });
 
-export const refuse = (gate: GateName, code: string, message: string): Verdict<never> => ({
+export const refuse = (gate: GateName, code: ErrorKey, message: string): Verdict<never> => ({
   ok: false,
   refusal: { gate, code, message },
 });

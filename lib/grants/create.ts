@@ -4,13 +4,14 @@ import { decisions, type Grant, grants, memberships, policies, proposals, tenant
 import { findAction } from '@/lib/actions/registry';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { changeTransaction } from '@/lib/cache/read-cache';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import type { ErrorKey } from '@/lib/errors/codes';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import type { GrantRequest } from './requests';
 import { amountOf, moneyOf, outsideGrants } from './terms';
 
-const conflict = (code: string, message: string) => new DomainError('conflict', code, message);
+const conflict = (key: ErrorKey, message: string) => new Refusal(key, message);
 
 /**
  * A standing grant made from a proposal the person approved (docs/grants.md): further proposals of
@@ -38,8 +39,7 @@ export async function createGrant(
     if (!found) throw notFound();
     const { proposal, role } = found;
     if (!roleAtLeast(role, proposal.routing.role)) {
-      throw new DomainError(
-        'forbidden',
+      throw new Refusal(
         'forbidden_role',
         `Granting needs the ${proposal.routing.role} role this proposal asked for; you are ${role}.`,
       );
@@ -87,7 +87,7 @@ export async function createGrant(
     const money = moneyOf(action);
     const sourceAmount = money ? amountOf(money, proposal.payload.args) : undefined;
     if (request.maxTotalMinor !== undefined && !sourceAmount) {
-      throw new DomainError('invalid', 'invalid_grant', `${proposal.action} moves no money: send no maxTotalMinor.`, {
+      throw new Refusal('invalid_grant', `${proposal.action} moves no money: send no maxTotalMinor.`, {
         issues: [{ path: 'maxTotalMinor', message: 'this action moves no money' }],
       });
     }

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, isNull, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type Grant, grants, memberships, users } from '@/db/schema';
 import { roleAtLeast } from '@/lib/auth/roles';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { isGrantId } from '@/lib/ids';
 import { type GrantView, grantView } from './list';
@@ -86,16 +86,11 @@ export async function revokeGrant(
     if (!found || (by.type === 'user' && !found.role)) throw notFound('grant');
     const { grant, role } = found;
     if (by.type === 'user' && grant.grantedBy !== by.id && !(role && roleAtLeast(role, 'admin'))) {
-      throw new DomainError(
-        'forbidden',
-        'forbidden_role',
-        'Only the person who granted it or an admin may revoke a grant.',
-      );
+      throw new Refusal('forbidden_role', 'Only the person who granted it or an admin may revoke a grant.');
     }
     const state = grantState(grant, now);
     if (state !== 'active')
-      throw new DomainError(
-        'conflict',
+      throw new Refusal(
         'grant_ended',
         `This grant no longer covers anything (${state.replace('_', ' ')}); nothing was changed.`,
       );

@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type Grant, grants, users } from '@/db/schema';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { decodeInstantCursor, encodeInstantCursor, type InstantCursor } from '@/lib/paging/instant-cursor';
 import { cursorInstant } from '@/lib/paging/sql';
 import { type GrantState, grantState } from './terms';
@@ -61,7 +61,7 @@ export function grantView(grant: Grant, granterName: string | null, now: Date): 
 
 export type GrantsQuery = { state: 'all' | 'active'; cursor?: InstantCursor };
 
-const invalidQuery = (message: string) => new DomainError('malformed', 'invalid_query', message);
+const invalidQuery = (message: string) => new Refusal('invalid_query', message);
 
 /** `?state=all|active&cursor=…`: anything else is a 400 in words. */
 export function grantsQuery(params: URLSearchParams): GrantsQuery {

@@ -1,7 +1,7 @@
 import { parse, type ValueNode } from '@humanwhocodes/momoa';
+import { Refusal } from '@/lib/errors/refusal';
 import { toFieldIssues } from '@/lib/input/field-issues';
 import type { RequestBody } from '@/lib/input/request-body';
-import { ApiError } from './errors';
 
 /**
  * The one way a route reads a request body: as a stream, counted, and abandoned the moment it
@@ -45,8 +45,6 @@ export const MAX_DEPTH = 8;
 /** Keys that mean something to JavaScript objects; no contract uses them, so they are refused outright. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-const malformed = (status: number, code: string, message: string) => new ApiError(status, 'malformed', code, message);
-
 /**
  * The one JSON body reader of every JSON route. Checked before any schema, each with its own
  * code: the content type (415), the size (413, without buffering more than MAX_BODY_BYTES), UTF-8,
@@ -61,7 +59,7 @@ export async function readJsonBody(request: Request): Promise<{ text: string; va
 function assertJsonType(request: Request): void {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type.trim())) {
-    throw malformed(415, 'unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
+    throw new Refusal('unsupported_media_type', 'Send the body as JSON with "Content-Type: application/json".');
   }
 }
 
@@ -71,13 +69,13 @@ function parseJsonBytes(bytes: Uint8Array<ArrayBuffer>): { text: string; value: 
     // ignoreBOM keeps a byte order mark in the text, so the raw candidate stays byte-exact (and JSON.parse refuses it).
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    throw malformed(400, 'invalid_utf8', 'The body is not valid UTF-8.');
+    throw new Refusal('invalid_utf8', 'The body is not valid UTF-8.');
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw malformed(400, 'invalid_json', 'The body is not valid JSON.');
+    throw new Refusal('invalid_json', 'The body is not valid JSON.');
   }
   checkStructure(text);
   return { text, value };
@@ -98,7 +96,7 @@ export async function readJsonRequest<T>(request: Request, spec: RequestBody<T>)
       : await readOptionalJson(request, spec.whenAbsent);
   const parsed = spec.schema.safeParse(value);
   if (!parsed.success) {
-    throw new ApiError(422, 'schema', spec.code, spec.message, {
+    throw new Refusal(spec.code, spec.message, {
       issues: toFieldIssues(parsed.error, value, spec.schema),
     });
   }
@@ -120,7 +118,7 @@ async function readOptionalJson<T>(request: Request, whenAbsent: T): Promise<unk
 }
 
 function tooLarge() {
-  return malformed(413, 'too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+  return new Refusal('too_large', `The body is larger than ${MAX_BODY_BYTES} bytes.`);
 }
 
 /** Duplicate keys, depth (the envelope is level 1) and strings RFC 8785 cannot canonicalize. */
@@ -146,9 +144,9 @@ function checkStructure(text: string): void {
     for (const member of node.members) {
       const key = member.name.type === 'String' ? member.name.value : member.name.name;
       checkString(key);
-      if (seen.has(key)) throw malformed(400, 'duplicate_key', 'An object in the body names the same key twice.');
+      if (seen.has(key)) throw new Refusal('duplicate_key', 'An object in the body names the same key twice.');
       if (FORBIDDEN_KEYS.has(key))
-        throw malformed(400, 'forbidden_key', `The key "${key}" is not allowed anywhere in the body.`);
+        throw new Refusal('forbidden_key', `The key "${key}" is not allowed anywhere in the body.`);
       seen.add(key);
       stack.push({ node: member.value, depth: depth + 1 });
     }
@@ -174,19 +172,18 @@ function maxNesting(text: string): number {
 }
 
 function tooDeep() {
-  return malformed(400, 'too_deep', `The body nests more than ${MAX_DEPTH} objects or arrays.`);
+  return new Refusal('too_deep', `The body nests more than ${MAX_DEPTH} objects or arrays.`);
 }
 
 /** RFC 8785 cannot canonicalize a lone surrogate, and PostgreSQL cannot store U+0000. */
 function checkString(value: string): void {
   if (!value.isWellFormed()) throw loneSurrogate();
   if (value.includes('\u0000'))
-    throw malformed(400, 'nul_character', 'A string holds U+0000, which cannot be stored; remove it.');
+    throw new Refusal('nul_character', 'A string holds U+0000, which cannot be stored; remove it.');
 }
 
 function loneSurrogate() {
-  return malformed(
-    400,
+  return new Refusal(
     'lone_surrogate',
     'A string holds a lone UTF-16 surrogate, which cannot be canonicalized (RFC 8785).',
   );

@@ -69,7 +69,7 @@ describe.each(MUTATIONS)('readJsonRequest: the %s body', (_verb, spec, valid) =>
       code: spec.code,
       kind: 'schema',
     });
-    const issues = error.extra.issues as unknown[] | undefined;
+    const issues = error.details.issues as unknown[] | undefined;
     expect(issues).toContainEqual({ ...issue, message: expect.any(String) });
     for (const each of issues ?? [])
       expect(Object.keys(each as object).sort()).toEqual(['code', 'expected', 'field', 'message', 'received']);
@@ -107,7 +107,7 @@ describe('readJsonRequest: wrong types name their field', () => {
       code: spec.code,
       kind: 'schema',
     });
-    expect(error.extra.issues).toContainEqual(expect.objectContaining({ field, code }));
+    expect(error.details.issues).toContainEqual(expect.objectContaining({ field, code }));
   });
 });
 

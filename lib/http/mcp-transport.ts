@@ -2,8 +2,10 @@ import 'server-only';
 import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import type { WireCode } from '@/lib/errors/codes';
+import { Refusal } from '@/lib/errors/refusal';
 import { readJsonBody } from './body';
-import { ApiError, errorResponse } from './errors';
+import { errorResponse } from './errors';
 import { requireAgent } from './principal';
 
 /**
@@ -18,7 +20,7 @@ export class JsonRpcRefusal extends Error {
     readonly status: number,
     readonly code: number,
     message: string,
-    readonly data?: { code: string },
+    readonly data?: { code: WireCode },
   ) {
     super(message);
     this.name = 'JsonRpcRefusal';
@@ -41,14 +43,11 @@ export async function requireMcpAgent(db: Database, request: Request): Promise<A
   try {
     return await requireAgent(db, request);
   } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 401) throw error;
+    if (!(error instanceof Refusal) || error.status !== 401) throw error;
     const challenge = request.headers.has('authorization')
       ? 'Bearer realm="countersign", error="invalid_token"'
       : 'Bearer realm="countersign"';
-    throw new ApiError(error.status, error.kind, error.code, error.message, error.extra, {
-      ...error.headers,
-      'WWW-Authenticate': challenge,
-    });
+    throw error.with({}, { 'WWW-Authenticate': challenge });
   }
 }
 
@@ -62,7 +61,7 @@ export async function readMcpMessage(request: Request): Promise<unknown> {
   try {
     ({ value } = await readJsonBody(request));
   } catch (error) {
-    if (!(error instanceof ApiError) || error.kind !== 'malformed') throw error;
+    if (!(error instanceof Refusal) || error.kind !== 'malformed') throw error;
     throw new JsonRpcRefusal(
       error.status,
       error.status === 400 ? ErrorCode.ParseError : TRANSPORT_ERROR,

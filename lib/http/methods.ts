@@ -1,4 +1,5 @@
-import { ApiError } from './errors';
+import { Refusal } from '@/lib/errors/refusal';
+import { errorResponse } from './errors';
 
 /** The methods an API route may implement; OPTIONS is answered for every route (with `Allow`). */
 export const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -27,14 +28,14 @@ export function otherMethods<D extends Declared>(declared: D): Record<Undeclared
   const names = Object.keys(declared).filter((name) => declared[name as RouteMethod] !== undefined);
   const allow = allowHeader(names);
   const refusal: Handler = (request) =>
-    new ApiError(
-      405,
-      'malformed',
-      'method_not_allowed',
-      `${request.method} is not allowed here; this path takes ${allow}.`,
-      {},
-      { Allow: allow },
-    ).toResponse();
+    errorResponse(
+      new Refusal(
+        'method_not_allowed',
+        `${request.method} is not allowed here; this path takes ${allow}.`,
+        {},
+        { headers: { Allow: allow } },
+      ),
+    );
   const undeclared = ROUTE_METHODS.filter(
     (method) => !names.includes(method) && !(method === 'HEAD' && names.includes('GET')),
   );
@@ -48,12 +49,9 @@ export function otherMethods<D extends Declared>(declared: D): Record<Undeclared
 /** Every method of a path no route serves: a 404 in the API's error body (Next alone answers its HTML page). */
 export function noSuchPath(): Record<RouteMethod | 'OPTIONS', Handler> {
   const handler: Handler = (request) =>
-    new ApiError(
-      404,
-      'not_found',
-      'not_found',
-      `There is no ${new URL(request.url).pathname} in this API; see /api/v1/openapi.json.`,
-    ).toResponse();
+    errorResponse(
+      new Refusal('not_found', `There is no ${new URL(request.url).pathname} in this API; see /api/v1/openapi.json.`),
+    );
   return Object.fromEntries([...ROUTE_METHODS, 'OPTIONS'].map((method) => [method, handler])) as Record<
     RouteMethod | 'OPTIONS',
     Handler

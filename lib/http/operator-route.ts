@@ -29,7 +29,7 @@ type RouteContext<P> = { params: Promise<P> };
 const NO_PARAMS: RouteContext<never> = { params: Promise.resolve({} as never) };
 type NoParams = Record<string, never>;
 
-/** A route handler whose thrown errors (domain errors, ApiError or anything) are answered as the API's JSON. */
+/** A route handler whose thrown errors (domain errors, Refusal or anything) are answered as the API's JSON. */
 export function apiRoute<P = NoParams>(work: (request: Request, params: P) => Promise<Response>) {
   return async (request: Request, { params }: RouteContext<P> = NO_PARAMS): Promise<Response> => {
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from './errors';
+import { Refusal } from '@/lib/errors/refusal';
 import { assertNoForeignOrigin, assertSameOrigin, publicOrigin, targetedOrigin } from './origin';
 
 // Next reports request.url as localhost whatever address the browser used: the Host header decides.
@@ -15,7 +15,7 @@ function refusal(request: Request, settings: Settings, check = assertSameOrigin)
     check(request, settings);
     return undefined;
   } catch (error) {
-    return error instanceof ApiError ? error.code : 'unexpected';
+    return error instanceof Refusal ? error.code : 'unexpected';
   }
 }
 

@@ -1,5 +1,5 @@
 import { env, type Settings } from '@/lib/env';
-import { ApiError } from './errors';
+import { Refusal } from '@/lib/errors/refusal';
 
 type ProxySettings = Pick<Settings, 'APP_URL' | 'TRUST_PROXY'>;
 
@@ -41,9 +41,7 @@ export function assertSameOrigin(request: Request, settings: ProxySettings = env
   const configured = settings.APP_URL;
   if (configured) allowed.add(new URL(configured).origin);
   if (!origin || !allowed.has(origin)) {
-    throw new ApiError(
-      403,
-      'forbidden',
+    throw new Refusal(
       'cross_origin',
       'This request must come from the Countersign dashboard (same-origin Origin header).',
     );

@@ -4,8 +4,9 @@ import type { Role } from '@/db/schema';
 import { type AgentPrincipal, authenticateAgent } from '@/lib/agents/authenticate';
 import { currentOperator, type Operator } from '@/lib/auth/operator';
 import { currentViewer, type Viewer } from '@/lib/auth/viewer';
+import { Refusal } from '@/lib/errors/refusal';
 import { tenantOfProposal } from '@/lib/proposals/lookup';
-import { ApiError, unauthenticated } from './errors';
+import { unauthenticated } from './errors';
 
 /** Who calls a route open to both: an agent (its key), or a person with the tenant they are looking at. */
 export type Principal = { kind: 'agent'; agent: AgentPrincipal } | ({ kind: 'operator' } & Viewer);
@@ -53,7 +54,7 @@ export type Member = { operator: Operator; tenantId: string; tenantName: string;
  */
 export async function requireMember(request: Request): Promise<Member> {
   const { operator, membership } = await requireViewerWithoutKey(request);
-  if (!membership) throw new ApiError(403, 'forbidden', 'forbidden', 'You are not a member of any tenant.');
+  if (!membership) throw new Refusal('forbidden', 'You are not a member of any tenant.');
   return { operator, ...membership };
 }
 
@@ -67,8 +68,7 @@ export type Admin = { operator: Operator; tenantId: string; tenantName: string }
  */
 export async function requireAdmin(): Promise<Admin> {
   const { operator, membership } = await requireViewer();
-  if (membership?.role !== 'admin')
-    throw new ApiError(403, 'forbidden', 'forbidden', 'Only an admin of this tenant may do this.');
+  if (membership?.role !== 'admin') throw new Refusal('forbidden', 'Only an admin of this tenant may do this.');
   return { operator, tenantId: membership.tenantId, tenantName: membership.tenantName };
 }
 

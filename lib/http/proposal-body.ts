@@ -1,9 +1,9 @@
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { Refusal } from '@/lib/errors/refusal';
 import type { IntakeBody } from '@/lib/intake/intake';
 import { recordRejection } from '@/lib/intake/record-rejection';
 import { readJsonBody } from './body';
-import { ApiError } from './errors';
 
 /**
  * An agent's proposal body through the one JSON reader. A body that cannot be read never reaches
@@ -18,7 +18,7 @@ export async function readProposalBody(
   try {
     return await readJsonBody(request);
   } catch (error) {
-    if (error instanceof ApiError) await recordRejection(db, { agent, body: undefined, error, startedAt });
+    if (error instanceof Refusal) await recordRejection(db, { agent, body: undefined, error, startedAt });
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 
 /**
  * A `days` query parameter: absent is `fallback`; otherwise digits for 1–`max`, else 422
@@ -17,7 +17,7 @@ export function daysParam(
 }
 
 function invalidDays(about: string, expected: string, received: string): never {
-  throw new DomainError('invalid', 'invalid_days', `${about} is not valid: days must be ${expected}.`, {
+  throw new Refusal('invalid_days', `${about} is not valid: days must be ${expected}.`, {
     issues: [
       {
         field: 'days',

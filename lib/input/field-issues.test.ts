@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Database } from '@/db/client';
 import { holdStockArgsV1 } from '@/lib/actions/hold_stock/contract';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { DomainError } from '@/lib/errors/domain-error';
-import { apiErrorOf } from '@/lib/http/errors';
+import { Refusal } from '@/lib/errors/refusal';
+import { errorBody, refusalOf } from '@/lib/http/errors';
 import { submitProposal } from '@/lib/intake/intake';
 import { expectApiError, rejectionRecordingDatabase } from '@/test/errors';
 import { untouchableSystems } from '@/test/systems';
@@ -61,9 +61,9 @@ async function refusal(body: unknown, expected: Parameters<typeof expectApiError
 /** Runs a body through intake up to the contract; schema refusals happen before any read of live state. */
 async function schemaIssues(body: unknown): Promise<FieldIssue[]> {
   const { error, attempt } = await refusal(body, { status: 422, kind: 'schema', code: 'contract_violation' });
-  const issues = error.extra.issues as FieldIssue[];
+  const issues = error.details.issues as FieldIssue[];
   expect(Array.isArray(issues)).toBe(true);
-  expect(error.extra.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
+  expect(error.details.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
   // The attempt keeps field names and codes only.
   expect(attempt.issues).toEqual(issues.map(({ field, code }) => ({ field, code })));
   return issues;
@@ -174,8 +174,8 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
         { text: JSON.stringify(body), value: body },
         untouchableSystems(),
       ).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(DomainError);
-      expect(JSON.stringify(apiErrorOf(error).toBody())).not.toContain(SENTINEL);
+      expect(error).toBeInstanceOf(Refusal);
+      expect(JSON.stringify(errorBody(refusalOf(error)))).not.toContain(SENTINEL);
       // Nor do the recorded issues and message (the raw candidate keeps the body as received, for tenant members only).
       const recorded = attempts[0] ?? {};
       expect(recorded.rawCandidate).toBe(JSON.stringify(body));
@@ -230,7 +230,7 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
   it('refuses an unknown action as a schema error without echoing it in the issue', async () => {
     const body = { ...valid(), action: 'drop_tables' };
     const { error } = await refusal(body, { status: 422, kind: 'schema', code: 'contract_violation' });
-    const issues = error.extra.issues as FieldIssue[];
+    const issues = error.details.issues as FieldIssue[];
     expect(issues).toHaveLength(1);
     expect(issues[0]).toMatchObject({ field: 'action', code: 'unknown_action' });
     expect(issues[0]?.message).not.toContain('drop_tables');
@@ -241,13 +241,13 @@ describe('intake schema refusals (envelope and hold_stock v1)', () => {
     const body = withArgs({ quantity: 99 });
     const { error } = await refusal(body, { status: 403, kind: 'authorization', code: 'action_not_allowed' }, agent);
     // Not a repairable schema error: no issues, no repair advice, nothing about the contract.
-    expect(error.extra).toEqual({});
+    expect(error.details).toEqual({});
   });
 
   it('refuses an unsupported contract version with 422 unsupported_contract_version', async () => {
     const body = { ...valid(), contractVersion: 2 };
     const { error } = await refusal(body, { status: 422, kind: 'schema', code: 'unsupported_contract_version' });
-    expect(error.extra.supportedVersions).toEqual([1]);
+    expect(error.details.supportedVersions).toEqual([1]);
   });
 });
 

@@ -3,14 +3,14 @@ import { type GateResult, type NormalizedPayload, type Proposal, proposals, type
 import type { ActionModule, ContractVersion, OpenClaims } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { mintCommand } from '@/lib/commands/mint';
-import { notAuthorized } from '@/lib/errors/domain-error';
+import { notAuthorized, Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { authorityGate } from '@/lib/gates/authority';
 import { lockClaims, openingClaim } from '@/lib/gates/claims';
 import { meaningGate } from '@/lib/gates/meaning';
 import { routingGate } from '@/lib/gates/routing';
 import { rulesGate } from '@/lib/gates/rules';
-import type { GateName, Refusal as GateRefusal, GateSubject, Verdict } from '@/lib/gates/types';
+import type { GateName, GateRefusal, GateSubject, Verdict } from '@/lib/gates/types';
 import { recordGrantApproval } from '@/lib/grants/approval';
 import { coveringGrant, tenantMayHaveGrants } from '@/lib/grants/cover';
 import { newId } from '@/lib/ids';
@@ -22,7 +22,6 @@ import type { SystemsClient } from '@/lib/systems/client';
 import { SPAN } from '@/lib/telemetry/attributes';
 import { withSpan } from '@/lib/telemetry/trace';
 import { type Output, Pipeline, Stop } from './pipeline';
-import { answerOf, type IntakeRefusal, refusal, refusalOf } from './refusal';
 
 /** A candidate that passed Shape, about to meet Meaning, Authority and Routing. */
 export type ShapedProposal = {
@@ -71,11 +70,11 @@ function traced<T>(id: GateName, subject: GateSubject, run: () => Promise<Verdic
 }
 
 /** A gate's verdict with its refusal in the words intake answers it with. */
-const worded = <T>(verdict: Verdict<T>, word: (refusal: GateRefusal) => IntakeRefusal): Verdict<T, IntakeRefusal> =>
+const worded = <T>(verdict: Verdict<T>, word: (refusal: GateRefusal) => Refusal): Verdict<T, Refusal> =>
   verdict.ok ? verdict : { ok: false, refusal: word(verdict.refusal) };
 
 /** Missing and foreign resources, and ones out of the key's scope, get one byte-identical answer. */
-const NOT_AUTHORIZED = refusalOf(notAuthorized());
+const NOT_AUTHORIZED = notAuthorized();
 
 /**
  * Before any lock: Meaning and Authority read the system of record. Missing, another tenant's and
@@ -154,13 +153,13 @@ export const JUDGED = Pipeline.start<Locked>()
     async (c) =>
       worded(
         await traced('rules', c.subject, () => rulesGate(c.subject, { resolution: c.resolution, open: c.open })),
-        ({ code, message }) => refusal('refused', code, message),
+        ({ code, message }) => new Refusal(code, message),
       ),
     (open) => ({ open }),
   )
   .gate(
     'routing',
-    (c) => worded(c.routed, ({ code, message }) => refusal('not_permitted', code, message)),
+    (c) => worded(c.routed, ({ code, message }) => new Refusal(code, message)),
     (routed) => routed,
   )
   // The text flags read before the lock, near a bound and first use from what the gates read under it.
@@ -329,6 +328,6 @@ export async function admitShaped(
   now: Date,
 ): Promise<{ created: boolean; proposal: Proposal }> {
   const ran = await ADMISSION.run({ ...candidate, db, systems, now, ...hashed(candidate) });
-  if (ran instanceof Stop) throw answerOf(ran.result);
+  if (ran instanceof Stop) throw ran.result;
   return { created: true, proposal: ran.proposal };
 }

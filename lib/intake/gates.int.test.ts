@@ -8,9 +8,9 @@ import { auditEvents, intakeAttempts, outbox, type ProposalStatus, policies, pro
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { decide } from '@/lib/decisions/decide';
-import { notAuthorized } from '@/lib/errors/domain-error';
+import { notAuthorized } from '@/lib/errors/refusal';
 import { chainAllPending } from '@/lib/events/chainer';
-import { apiErrorOf } from '@/lib/http/errors';
+import { errorBody, refusalOf } from '@/lib/http/errors';
 import { newId } from '@/lib/ids';
 import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 import { payloadHash } from '@/lib/payload-hash';
@@ -99,7 +99,7 @@ async function closeOpenOn(resourceKey: string) {
   await reconcileClaims(t.db);
 }
 
-const NOT_AUTHORIZED = JSON.stringify(apiErrorOf(notAuthorized()).toBody());
+const NOT_AUTHORIZED = JSON.stringify(errorBody(refusalOf(notAuthorized())));
 
 describe('Meaning and Authority: a missing, foreign or out-of-scope resource is one answer', () => {
   const cases: [string, () => AgentPrincipal, () => Body][] = [
@@ -163,7 +163,7 @@ describe('Meaning and Authority: a missing, foreign or out-of-scope resource is 
       kind: 'authorization',
       code: 'not_authorized',
     });
-    const text = JSON.stringify(error.toBody());
+    const text = JSON.stringify(errorBody(error));
     bodies.set(label, text);
     expect(text).toBe(NOT_AUTHORIZED);
     expect(error.headers).toEqual({});
@@ -231,7 +231,7 @@ describe('hold_stock: Meaning, Authority and the hold limit', () => {
       code: 'hold_limit',
     });
     expect(error.message).toContain(String(maxHold));
-    expect(error.extra.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
+    expect(error.details.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
     expect(attempt).toMatchObject({
       requestId: body.requestId,
       rootRequestId: body.requestId,
@@ -286,7 +286,7 @@ describe('issue_refund: Meaning and the refundable balance', () => {
       },
     );
     expect(error.message).toContain('EUR');
-    expect(error.extra.repair).toMatchObject({ allowed: true });
+    expect(error.details.repair).toMatchObject({ allowed: true });
   });
 
   it.each([
@@ -539,7 +539,7 @@ describe('the system of record unavailable: intake fails closed', () => {
         code: 'systems_unavailable',
       });
       expect(Number(error.headers['Retry-After'])).toBeGreaterThanOrEqual(1);
-      expect(error.extra).toEqual({});
+      expect(error.details).toEqual({});
       expect(attempt.requestId).toBe(body.requestId);
       // The refusal did not use up the requestId: the same request succeeds once the system is back.
       const { proposal, created } = await submit(acme, body);

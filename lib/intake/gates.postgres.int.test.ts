@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { auditEvents, outbox, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { chainAllPending } from '@/lib/events/chainer';
 import { reconcileClaims } from '@/lib/jobs/reconcile-claims';
 import { setupTestDatabase } from '@/test/db';
@@ -34,7 +34,7 @@ const submit = (agent: AgentPrincipal, body: object) => submitAs(t.db, systems.c
 
 function codeOf(result: PromiseSettledResult<unknown>): string {
   if (result.status === 'fulfilled') return 'ok';
-  return result.reason instanceof DomainError ? result.reason.code : `unexpected: ${String(result.reason)}`;
+  return result.reason instanceof Refusal ? result.reason.code : `unexpected: ${String(result.reason)}`;
 }
 
 async function openOn(resourceKey: string) {

@@ -186,7 +186,7 @@ describe('submitProposal', () => {
       kind: 'schema',
       code: 'contract_violation',
     });
-    const issues = error.extra.issues as FieldIssue[];
+    const issues = error.details.issues as FieldIssue[];
     expect(issues.map(({ field, code }) => ({ field, code }))).toEqual([{ field: 'tenantId', code: 'unknown_field' }]);
     expect(attempt).toMatchObject({
       tenantId: 'acme',
@@ -270,8 +270,8 @@ describe('submitProposal', () => {
       kind: 'schema',
       code: 'unsupported_contract_version',
     });
-    expect(error.extra.supportedVersions).toEqual([1]);
-    expect(error.extra.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
+    expect(error.details.supportedVersions).toEqual([1]);
+    expect(error.details.repair).toEqual({ allowed: true, attemptsLeft: 3, maxRepairs: 3 });
     expect(attempt).toMatchObject({
       contractVersion: 2,
       issues: [{ field: 'contractVersion', code: 'unsupported_contract_version' }],

@@ -3,7 +3,7 @@ import type { Proposal } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { deprecationHeadersIn, tenantActions } from '@/lib/contracts/catalog';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { pass, type Verdict } from '@/lib/gates/types';
 import { isRequestId } from '@/lib/ids';
 import { proposalByRequestId } from '@/lib/proposals/lookup';
@@ -14,7 +14,7 @@ import { type SpanNote, withSpan, withSpanSync } from '@/lib/telemetry/trace';
 import { CHECKS, FINISH, hashed, JUDGED, LOCKED_READS, WRITES } from './admit';
 import { type Output, Pipeline, type Reached, Stop, stop } from './pipeline';
 import { recordRejection } from './record-rejection';
-import { answerOf, type IntakeRefusal, refused } from './refusal';
+import { refused } from './refusal';
 import { newChain, type RepairState, repairAdvice, repairLimit, repairState } from './repair';
 import { type ShadowVerdict, shadowVerdicts, shapeGate } from './shape';
 import { writeIntakeAttempt } from './write-attempt';
@@ -53,7 +53,7 @@ type IntakeChecked = Output<typeof CHECKS> & {
   shadow: ShadowVerdict[];
 };
 
-const isVersionRefusal = (refusal: IntakeRefusal) => refusal.code === 'unsupported_contract_version';
+const isVersionRefusal = (refusal: Refusal) => refusal.code === 'unsupported_contract_version';
 
 /**
  * Intake, step by step: the repair chain, Shape, the idempotency look-up, the repair limit, then the
@@ -70,7 +70,7 @@ const INTAKE = Pipeline.start<IntakeInput>()
   })
   .gate(
     'repair chain',
-    async ({ db, agent, sent }): Promise<Verdict<RepairState | undefined, IntakeRefusal>> =>
+    async ({ db, agent, sent }): Promise<Verdict<RepairState | undefined, Refusal>> =>
       sent.requestId ? repairState(db, agent, sent.requestId, sent.repairOf) : pass(undefined),
     (chain) => ({ chain }),
   )
@@ -156,7 +156,7 @@ type IntakeState = Reached<typeof INTAKE>;
 /**
  * The gates of docs/design.md §1 — Shape, Meaning, Authority, Routing — then the proposal, stored in
  * one transaction with its intake attempt, audit event and outbox row. Every rejection is recorded
- * as an intake attempt and thrown as a DomainError (the system of record's unavailability among
+ * as an intake attempt and thrown as a Refusal (the system of record's unavailability among
  * them); a repairable one says how many repairs are left.
  */
 export async function submitProposal(
@@ -179,7 +179,7 @@ export async function submitProposal(
       countProposal(result, outcome.proposal.action);
       return outcome;
     } catch (error) {
-      const result = error instanceof DomainError ? error.category : 'error';
+      const result = error instanceof Refusal ? error.category : 'error';
       span.note({ outcome: result });
       countProposal(result, context.shape?.ok ? context.shape.value.action.name : undefined);
       throw error;
@@ -189,17 +189,17 @@ export async function submitProposal(
 
 /** Runs INTAKE; a refusal, or an error of the domain thrown on the way, is recorded and thrown as the answer. */
 async function intake(context: IntakeState): Promise<IntakeOutcome> {
-  let answer: Verdict<{ created: boolean; proposal: Proposal }, IntakeRefusal>;
+  let answer: Verdict<{ created: boolean; proposal: Proposal }, Refusal>;
   try {
     const ran = await INTAKE.run(context);
     if (!(ran instanceof Stop)) answer = pass({ created: true, proposal: ran.proposal });
     else if ('replay' in ran.result) answer = await replay(context, ran.result);
     else answer = { ok: false, refusal: ran.result };
   } catch (caught) {
-    if (!(caught instanceof DomainError)) throw caught;
+    if (!(caught instanceof Refusal)) throw caught;
     throw await rejected(context, caught);
   }
-  if (!answer.ok) throw await rejected(context, answerOf(answer.refusal));
+  if (!answer.ok) throw await rejected(context, answer.refusal);
   const { proposal } = answer.value;
   return {
     ...answer.value,
@@ -208,7 +208,7 @@ async function intake(context: IntakeState): Promise<IntakeOutcome> {
 }
 
 /** Records the rejection; the answer, with repair advice when what was sent may be sent corrected. */
-async function rejected(context: IntakeState, refusal: DomainError): Promise<DomainError> {
+async function rejected(context: IntakeState, refusal: Refusal): Promise<Refusal> {
   const { chain } = context;
   // What was sent was refused (422: its shape or a rule): the agent may send it corrected, while its chain allows.
   const advice =
@@ -255,10 +255,9 @@ function retryHash(
 async function replay(
   context: IntakeState,
   { replay: existing, hash }: Replay,
-): Promise<Verdict<{ created: boolean; proposal: Proposal }, IntakeRefusal>> {
+): Promise<Verdict<{ created: boolean; proposal: Proposal }, Refusal>> {
   if (existing.payloadHash !== hash) {
     return refused(
-      'idempotency_conflict',
       'idempotency_conflict',
       'This requestId was already used for a different payload; use a new requestId.',
     );

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import type { Refusal } from '@/lib/errors/domain-error';
+import type { Refusal } from '@/lib/errors/refusal';
 import { recordNotice } from '@/lib/events/record';
 import { isRequestId } from '@/lib/ids';
 import type { ShadowVerdict } from './shape';

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { proposals } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { errorBody } from '@/lib/http/errors';
 import { setupTestDatabase } from '@/test/db';
 import { attemptsOf, expectRejection, submitAs } from '@/test/intake';
 import { rowCounts } from '@/test/queries';
@@ -45,14 +46,14 @@ describe('a repair chain over its limit', () => {
       kind: 'schema',
       code: 'contract_violation',
     });
-    expect(r0.error.extra.repair).toEqual(advice(3));
+    expect(r0.error.details.repair).toEqual(advice(3));
     expect(r0.attempt).toMatchObject({ requestId: 'chain_a0', repairOf: null, rootRequestId: 'chain_a0' });
 
     const r1 = await refused(() => submit(agents.acme, hold('chain_a1', 6, 'chain_a0')), {
       status: 422,
       code: 'contract_violation',
     });
-    expect(r1.error.extra.repair).toEqual(advice(2));
+    expect(r1.error.details.repair).toEqual(advice(2));
     expect(r1.attempt).toMatchObject({ requestId: 'chain_a1', repairOf: 'chain_a0', rootRequestId: 'chain_a0' });
 
     // A business-rule refusal (filter-gray holds at most 2) is repairable as well and counts the same.
@@ -61,7 +62,7 @@ describe('a repair chain over its limit', () => {
       kind: 'business_rule',
       code: 'hold_limit',
     });
-    expect(r2.error.extra.repair).toEqual(advice(1));
+    expect(r2.error.details.repair).toEqual(advice(1));
     expect(r2.attempt).toMatchObject({ repairOf: 'chain_a1', rootRequestId: 'chain_a0' });
 
     // The last repair refused: the chain ran out, and admins are told in the same transaction.
@@ -70,7 +71,7 @@ describe('a repair chain over its limit', () => {
       { status: 422, code: 'contract_violation' },
       { notices: 1 },
     );
-    expect(r3.error.extra.repair).toEqual(advice(0));
+    expect(r3.error.details.repair).toEqual(advice(0));
     expect(r3.attempt).toMatchObject({ repairOf: 'chain_a2', rootRequestId: 'chain_a0' });
   });
 
@@ -80,8 +81,8 @@ describe('a repair chain over its limit', () => {
       kind: 'schema',
       code: 'repair_limit_reached',
     });
-    expect(error.extra.repair).toEqual(advice(0));
-    expect(error.extra.repair).toMatchObject({ allowed: false });
+    expect(error.details.repair).toEqual(advice(0));
+    expect(error.details.repair).toMatchObject({ allowed: false });
     expect(attempt).toMatchObject({ requestId: 'chain_a4', repairOf: 'chain_a3' });
     expect(await t.db.select().from(proposals).where(eq(proposals.requestId, 'chain_a4'))).toEqual([]);
   });
@@ -91,7 +92,7 @@ describe('a repair chain over its limit', () => {
       status: 422,
       code: 'repair_limit_reached',
     });
-    expect(error.extra.repair).toMatchObject({ allowed: false, attemptsLeft: 0 });
+    expect(error.details.repair).toMatchObject({ allowed: false, attemptsLeft: 0 });
   });
 
   it('keeps the chain exhausted when the refused 4th repair is itself named as repairOf', async () => {
@@ -100,7 +101,7 @@ describe('a repair chain over its limit', () => {
       status: 422,
       code: 'repair_limit_reached',
     });
-    expect(error.extra.repair).toMatchObject({ allowed: false, attemptsLeft: 0 });
+    expect(error.details.repair).toMatchObject({ allowed: false, attemptsLeft: 0 });
     expect(await t.db.select().from(proposals).where(eq(proposals.requestId, 'chain_a6'))).toEqual([]);
   });
 
@@ -121,7 +122,7 @@ describe('a valid repair within the limit', () => {
       status: 422,
       code: 'contract_violation',
     });
-    expect(b1.error.extra.repair).toEqual(advice(2));
+    expect(b1.error.details.repair).toEqual(advice(2));
 
     const { proposal, created } = await submit(agents.acme, hold('chain_b2', 2, 'chain_b1', 'filter-gray'));
     expect(created).toBe(true);
@@ -149,11 +150,11 @@ describe('repairOf must name a rejected request of the same key', () => {
       code: 'unknown_repair_target',
     });
     expect(
-      (error.extra.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code })),
+      (error.details.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code })),
     ).toEqual([{ field: 'repairOf', code: 'unknown_repair_target' }]);
     expect(attempt.issues).toEqual([{ field: 'repairOf', code: 'unknown_repair_target' }]);
     // The target is named back only because the agent sent it; nothing else of the key's history leaks.
-    expect(JSON.stringify(error.toBody())).not.toContain('rootRequestId');
+    expect(JSON.stringify(errorBody(error))).not.toContain('rootRequestId');
   });
 
   it("refuses another key's rejected request with 422 unknown_repair_target", async () => {

@@ -2,8 +2,8 @@ import { and, countDistinct, desc, eq, isNotNull, ne } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { Refusal } from '@/lib/errors/refusal';
 import { pass, type Verdict } from '@/lib/gates/types';
-import { type IntakeRefusal, refusal } from './refusal';
 
 export const MAX_REPAIRS = 3;
 
@@ -29,7 +29,7 @@ export async function repairState(
   agent: AgentPrincipal,
   requestId: string,
   repairOf: string | undefined,
-): Promise<Verdict<RepairState, IntakeRefusal>> {
+): Promise<Verdict<RepairState, Refusal>> {
   if (!repairOf) return pass(newChain(requestId));
   const [target] = await db
     .select({ requestId: intakeAttempts.requestId, rootRequestId: intakeAttempts.rootRequestId })
@@ -46,8 +46,7 @@ export async function repairState(
   if (!target) {
     return {
       ok: false,
-      refusal: refusal(
-        'invalid',
+      refusal: new Refusal(
         'unknown_repair_target',
         `"repairOf" must name a rejected request of this key; "${repairOf}" is not one.`,
         {
@@ -86,11 +85,10 @@ export async function repairState(
  * A repair past the chain's limit, whatever the candidate (it is not even checked); its answer's
  * repair advice, like every 422's, is the chain's (lib/intake/intake.ts).
  */
-export function repairLimit(state: RepairState): IntakeRefusal | undefined {
+export function repairLimit(state: RepairState): Refusal | undefined {
   const { rootRequestId, used } = state;
   if (!state.isRepair || used < MAX_REPAIRS) return undefined;
-  return refusal(
-    'invalid',
+  return new Refusal(
     'repair_limit_reached',
     `The request "${rootRequestId}" was already repaired ${MAX_REPAIRS} times; an operator can see the ` +
       `chain. Start a new request only if the task really changed.`,

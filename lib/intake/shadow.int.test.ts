@@ -49,6 +49,6 @@ describe('shadow contract versions', () => {
         code: 'unsupported_contract_version',
       },
     );
-    expect(error.error.extra.supportedVersions).toEqual([1]);
+    expect(error.error.details.supportedVersions).toEqual([1]);
   });
 });

@@ -2,10 +2,11 @@ import type { NormalizedPayload } from '@/db/schema';
 import { acceptedVersions, allActions, findContract } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import type { ErrorKey } from '@/lib/errors/codes';
+import { Refusal } from '@/lib/errors/refusal';
 import type { Verdict } from '@/lib/gates/types';
 import { type Envelope, envelopeSchema } from '@/lib/input/envelope';
 import { type FieldIssue, toFieldIssues } from '@/lib/input/field-issues';
-import { type IntakeRefusal, refusal } from './refusal';
 
 export type ShadowVerdict = { version: number; accepted: boolean; codes: string[] };
 export type ShapedCandidate = {
@@ -18,11 +19,11 @@ export type ShapedCandidate = {
 const schemaRefusal = (
   message: string,
   issues: FieldIssue[],
-  code = 'contract_violation',
+  code: ErrorKey = 'contract_violation',
   extra: Record<string, unknown> = {},
-): Verdict<never, IntakeRefusal> => ({
+): Verdict<never, Refusal> => ({
   ok: false,
-  refusal: refusal('invalid', code, message, { issues, ...extra, repair: { allowed: true } }),
+  refusal: new Refusal(code, message, { issues, ...extra, repair: { allowed: true } }),
 });
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -39,7 +40,7 @@ export function shapeGate(
   value: unknown,
   agent: AgentPrincipal,
   actions: readonly ActionModule[] = allActions(),
-): Verdict<ShapedCandidate, IntakeRefusal> {
+): Verdict<ShapedCandidate, Refusal> {
   if (!isObject(value)) {
     return schemaRefusal('The body must be a JSON object (the proposal envelope).', [
       {
@@ -69,7 +70,7 @@ export function shapeGate(
   if (action && !agent.allowedActions.includes(action.name)) {
     return {
       ok: false,
-      refusal: refusal('not_permitted', 'action_not_allowed', `This agent key may not propose ${action.name}.`),
+      refusal: new Refusal('action_not_allowed', `This agent key may not propose ${action.name}.`),
     };
   }
 

@@ -1,6 +1,7 @@
 import type { Database } from '@/db';
 import { intakeAttempts } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import type { Refusal } from '@/lib/errors/refusal';
 import { newId } from '@/lib/ids';
 import type { ShadowVerdict } from './shape';
 
@@ -15,14 +16,8 @@ export type AttemptCandidate = {
   shadow?: ShadowVerdict[];
 };
 
-/** The answer a rejected agent got: status, kind, code, words, and `extra.issues` (field names and codes). */
-export type AttemptRefusal = {
-  status: number;
-  kind: string;
-  code: string;
-  message: string;
-  extra: Record<string, unknown>;
-};
+/** The answer a rejected agent got: status, kind, code, words, and `details.issues` (field names and codes). */
+export type AttemptRefusal = Pick<Refusal, 'status' | 'kind' | 'code' | 'message' | 'details'>;
 
 /** How the attempt ended: a proposal (new or replayed) or a rejection with the answer the agent got. */
 export type AttemptResult =
@@ -65,8 +60,8 @@ export async function writeIntakeAttempt(
     return;
   }
   const { error } = result;
-  const issues = Array.isArray(error.extra.issues)
-    ? (error.extra.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code }))
+  const issues = Array.isArray(error.details.issues)
+    ? (error.details.issues as { field: string; code: string }[]).map(({ field, code }) => ({ field, code }))
     : null;
   await db.insert(intakeAttempts).values({
     ...common,

@@ -47,7 +47,10 @@ afterAll(async () => {
   await server.close();
 });
 
-function startWorkerProcess(): ChildProcess {
+type WorkerProcess = { child: ChildProcess; running: Promise<void> };
+
+/** A worker process, and its "worker running" line: printed once its signal handlers are in place. */
+function startWorkerProcess(): WorkerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/worker.ts'], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -55,10 +58,18 @@ function startWorkerProcess(): ChildProcess {
       DATABASE_URL: testDatabaseUrl(t.handle),
       APP_URL: server.url,
     },
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   workers.push(child);
-  return child;
+  const running = new Promise<void>((resolve, reject) => {
+    let printed = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      printed += chunk.toString('utf8');
+      if (printed.includes('worker running')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the worker exited (${code}) before it was running`)));
+  });
+  return { child, running };
 }
 
 async function delivered(): Promise<number> {
@@ -77,9 +88,12 @@ describe('worker processes (PostgreSQL)', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     expect(await delivered()).toBe(minted.length);
     expect([...executor.received].sort()).toEqual(minted.map((m) => m.commandId).sort());
-    for (const worker of [first, second]) {
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.kill('SIGTERM');
+    // One worker may have delivered everything before the other finished starting: a SIGTERM
+    // before its handlers are in place would end it by the signal, not by its clean shutdown.
+    for (const { child, running } of [first, second]) {
+      await running;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
       expect(await exited).toBe(0);
     }
   }, 90_000);

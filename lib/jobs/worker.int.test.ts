@@ -3,7 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executions, outbox } from '@/db/schema';
 import { executeCommand } from '@/lib/commands/execute';
-import { CommandRefusal } from '@/lib/commands/verify';
+import { Refusal } from '@/lib/errors/refusal';
+import { errorBody } from '@/lib/http/errors';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';
 import { manualClock } from '@/test/manual-clock';
@@ -35,8 +36,8 @@ beforeAll(async () => {
       executeCommand(t.db, { scope, jws, systems: systems.client, writeClient: clients(scope) })
         .then((execution) => ({ status: 200, body: { execution } }))
         .catch((error: unknown) =>
-          error instanceof CommandRefusal
-            ? { status: error.status, body: error.toBody() }
+          error instanceof Refusal
+            ? { status: error.status, body: errorBody(error) }
             : { status: 500, body: { error: 'internal' } },
         )
         .then(({ status, body }) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Proposal } from '@/db/schema';
-import type { Refusal } from '@/lib/errors/domain-error';
+import type { Refusal } from '@/lib/errors/refusal';
 import type { FieldIssue } from '@/lib/input/field-issues';
 
 /** What a proposal tool returns: enough to follow the proposal, nothing of its payload. */
@@ -71,11 +71,11 @@ function issueLine(issue: FieldIssue): string {
  * expected and what came (intake's issues, which never echo argument text), and the repair advice.
  */
 export function refusalResult(error: Refusal, requestId?: string): ToolResult {
-  const issues = (error.extra.issues as FieldIssue[] | undefined) ?? [];
+  const issues = (error.details.issues as FieldIssue[] | undefined) ?? [];
   const lines = [
     `Refused: ${error.code} (${error.kind}). ${error.message}`,
     ...issues.map(issueLine),
-    repairLine(error.extra.repair as RepairAdvice | undefined, requestId),
+    repairLine(error.details.repair as RepairAdvice | undefined, requestId),
   ];
   return errorResult(lines.filter((line) => line !== undefined).join('\n'));
 }

@@ -4,7 +4,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { tenantActions } from '@/lib/contracts/catalog';
-import { DomainError } from '@/lib/errors/domain-error';
+import { wireCode } from '@/lib/errors/codes';
+import { Refusal } from '@/lib/errors/refusal';
 import { isRequestId } from '@/lib/ids';
 import { submitProposal } from '@/lib/intake/intake';
 import type { SystemsClient } from '@/lib/systems/client';
@@ -54,7 +55,9 @@ async function propose(ctx: McpContext, name: string, input: Record<string, unkn
     ? proposalTools(await tenantActions(ctx.db, ctx.agent.tenantId), ctx.agent).find((t) => t.action === action)
     : undefined;
   if (!tool)
-    return errorResult('Refused: unknown_tool. This key has no such tool; list the tools to see the ones it may use.');
+    return errorResult(
+      `Refused: ${wireCode('unknown_tool')}. This key has no such tool; list the tools to see the ones it may use.`,
+    );
   const envelope = envelopeOf(tool, input);
   try {
     // The same intake as POST /api/v1/proposals: gates, attempts, repair budget and idempotency.
@@ -66,7 +69,7 @@ async function propose(ctx: McpContext, name: string, input: Record<string, unkn
     );
     return proposalResult(proposal, ctx.origin);
   } catch (error) {
-    if (error instanceof DomainError)
+    if (error instanceof Refusal)
       return refusalResult(error, isRequestId(input.requestId) ? input.requestId : undefined);
     throw error;
   }
@@ -86,7 +89,7 @@ async function proposalStatus(
     );
     return await statusResult(ctx.db, proposal, ctx.origin);
   } catch (error) {
-    if (error instanceof DomainError) return refusalResult(error);
+    if (error instanceof Refusal) return refusalResult(error);
     throw error;
   }
 }
@@ -103,7 +106,7 @@ async function callTool(
     // Unknown failures never leak their text to the model.
     console.error('[countersign] MCP tool failed', error instanceof Error ? error.name : typeof error);
     return errorResult(
-      'Refused: internal_error. Something went wrong on the server; nothing was changed. Retry later.',
+      `Refused: ${wireCode('internal_error')}. Something went wrong on the server; nothing was changed. Retry later.`,
     );
   }
 }

@@ -5,7 +5,7 @@ import { type Proposal, proposalStatusEnum } from '@/db/schema';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { proposalViewJson } from '@/lib/api/responses/proposal-json';
 import { readProposalView } from '@/lib/decisions/proposal-view';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { toFieldIssues } from '@/lib/input/field-issues';
 import { getProposal } from '@/lib/proposals/lookup';
 import { toolSchema } from './json-schema';
@@ -72,7 +72,7 @@ export type StatusInput = z.infer<typeof statusInputSchema>;
 export function parseStatusInput(input: unknown): StatusInput {
   const parsed = statusInputSchema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw new DomainError('invalid', 'invalid_arguments', `The arguments do not match ${STATUS_TOOL}.`, {
+  throw new Refusal('invalid_arguments', `The arguments do not match ${STATUS_TOOL}.`, {
     issues: toFieldIssues(parsed.error, input, statusInputSchema),
   });
 }

@@ -2,7 +2,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '@/db';
 import { type NotificationChannel, notificationChannels, notificationDeliveries, tenants } from '@/db/schema';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { NOTIFICATION_EVENT_NAMES } from '@/lib/events/registry';
 import { newId } from '@/lib/ids';
@@ -112,11 +112,7 @@ async function refuseUnlessAllowed(
   if (!channelKind(kind).targetIsOutbound) return;
   const checked = await checkTarget(target, policy);
   if (checked.ok || checked.code !== TARGET_NOT_ALLOWED) return;
-  throw new DomainError(
-    'refused',
-    TARGET_NOT_ALLOWED,
-    `The target of a ${kind} channel is not allowed: ${checked.message}`,
-  );
+  throw new Refusal(TARGET_NOT_ALLOWED, `The target of a ${kind} channel is not allowed: ${checked.message}`);
 }
 
 /** Adds a channel (audited). A secret the kind makes (a webhook's signing secret) is returned here and never again. */
@@ -163,7 +159,7 @@ async function checkNewTarget(kind: NotificationChannel['kind'], target: string,
   const checked = channelInput.safeParse({ kind, target });
   if (!checked.success) {
     const message = checked.error.issues[0]?.message ?? 'is not valid';
-    throw new DomainError('invalid', 'invalid_target', `The target of a ${kind} channel ${message}.`, {
+    throw new Refusal('invalid_target', `The target of a ${kind} channel ${message}.`, {
       issues: toFieldIssues(checked.error, { kind, target }),
     });
   }

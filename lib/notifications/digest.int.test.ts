@@ -215,7 +215,7 @@ describe('the digest threshold setting', () => {
       const refusal = {
         status: 422,
         code: 'invalid_channel',
-        extra: { issues: [expect.objectContaining({ field: 'digestThreshold' })] },
+        details: { issues: [expect.objectContaining({ field: 'digestThreshold' })] },
       };
       await expect(readJsonRequest(request({ digestThreshold: bad }), channelChangeRequest)).rejects.toMatchObject(
         refusal,

@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-o
 import { type PgSelect, QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Database } from '@/db';
 import { decisions, memberships, proposals, proposalViews, tenants, users, type ViewChannel } from '@/db/schema';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { daysParam } from '@/lib/input/days';
 
 /** The window of the figures: the last `days` days (query parameter, 1–90, default 7). */
@@ -200,7 +200,7 @@ export async function oversightFigures(
     .from(memberships)
     .where(and(eq(memberships.tenantId, viewer.tenantId), eq(memberships.userId, viewer.userId)));
   const figures = member ? await tenantOversight(db, viewer.tenantId, days, now) : undefined;
-  if (!figures) throw new DomainError('not_found', 'not_found', 'No tenant with that id.');
+  if (!figures) throw new Refusal('not_found', 'No tenant with that id.');
   return figures;
 }
 

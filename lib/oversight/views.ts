@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { memberships, type Proposal, proposals, proposalViews, type ViewChannel } from '@/db/schema';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 
 /**
  * The query parameter a notification link carries (`/proposals/<id>?via=notification`), so the view it leads to is

@@ -4,7 +4,7 @@ import type { Database } from '@/db';
 import { auditEvents, auditPending, type Passkey, passkeyChallenges, passkeys, users } from '@/db/schema';
 import { recordAccountEvent } from '@/lib/auth/account-events';
 import { awaitsItsOwner, OWNER_MUST_PROVE } from '@/lib/auth/email-codes';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { hostProblem, type RelyingParty } from './relying-party';
@@ -34,8 +34,7 @@ export const passkeyView = (row: typeof passkeys.$inferSelect): PasskeyView => (
 export function requireHostName(rp: RelyingParty | undefined): RelyingParty {
   const problem = hostProblem(rp);
   if (problem || !rp)
-    throw new DomainError(
-      'refused',
+    throw new Refusal(
       'passkey_host',
       problem?.message ?? 'Passkeys need a host name.',
       problem?.useInstead ? { useInstead: problem.useInstead } : {},
@@ -59,7 +58,7 @@ export async function listPasskeys(db: Database, userId: string): Promise<Passke
  */
 export async function registrationOptions(db: Database, userId: string, rp: RelyingParty, now = new Date()) {
   const [user] = await db.select().from(users).where(eq(users.id, userId));
-  if (!user) throw new DomainError('not_found', 'not_found', 'No such person.');
+  if (!user) throw new Refusal('not_found', 'No such person.');
   if (awaitsItsOwner(user)) throw OWNER_MUST_PROVE;
   const existing = await db
     .select({ credentialId: passkeys.credentialId, transports: passkeys.transports })
@@ -88,7 +87,7 @@ export async function registrationOptions(db: Database, userId: string, rp: Rely
   return options;
 }
 
-const invalidPasskey = (message: string) => new DomainError('refused', 'passkey_invalid', message);
+const invalidPasskey = (message: string) => new Refusal('passkey_invalid', message);
 
 /** The challenge a WebAuthn response answers, read from its client data (checked again by the library). */
 export function answeredChallenge(clientDataJSON: string): string {
@@ -130,8 +129,7 @@ export async function registerPasskey(
       )
       .returning();
     if (!issued)
-      throw new DomainError(
-        'gone',
+      throw new Refusal(
         'passkey_challenge_unknown',
         'This registration was not asked for, was already used, or took longer than 5 minutes; start again.',
       );
@@ -153,7 +151,7 @@ export async function registerPasskey(
     if (!verified.verified || !verified.registrationInfo) throw invalidPasskey('The passkey could not be verified.');
     const { credential } = verified.registrationInfo;
     const [taken] = await tx.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.credentialId, credential.id));
-    if (taken) throw new DomainError('conflict', 'passkey_exists', 'This passkey is already registered.');
+    if (taken) throw new Refusal('passkey_exists', 'This passkey is already registered.');
     const [row] = await tx
       .insert(passkeys)
       .values({

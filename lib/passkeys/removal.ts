@@ -2,7 +2,7 @@ import { and, count, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { memberships, type Passkey, passkeys, tenants } from '@/db/schema';
 import { recordAccountEvent } from '@/lib/auth/account-events';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { listPasskeys, type PasskeyView, passkeyView } from './registration';
 
 /** Who removes a passkey: its owner, or an admin of a tenant the owner belongs to (a lost passkey, a reset). */
@@ -30,8 +30,7 @@ async function tenantsRequiring(db: Database, userId: string): Promise<string[]>
 async function refuseBeyondTenant(tx: Database, userId: string, tenantId: string): Promise<void> {
   const elsewhere = (await tenantsRequiring(tx, userId)).filter((id) => id !== tenantId);
   if (elsewhere.length > 0) {
-    throw new DomainError(
-      'conflict',
+    throw new Refusal(
       'passkey_required_elsewhere',
       'This person also belongs to another team that requires a passkey for every approval, so an admin here ' +
         "cannot remove their passkeys; they can remove it themselves, or that team's admin can. Nothing was " +
@@ -62,8 +61,7 @@ export async function removePasskey(
       const [owned] = await tx.select({ n: count() }).from(passkeys).where(eq(passkeys.userId, row.userId));
       const requiring = await tenantsRequiring(tx, row.userId);
       if ((owned?.n ?? 0) <= 1 && requiring.length > 0) {
-        throw new DomainError(
-          'conflict',
+        throw new Refusal(
           'last_passkey',
           `This is your last passkey and ${requiring.join(', ')} requires one for every approval; add ` +
             `another first, or ask an admin to reset it.`,

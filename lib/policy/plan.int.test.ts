@@ -232,14 +232,14 @@ describe('plan: the change in words and the backtest', () => {
       code: 'invalid_policy',
       kind: 'schema',
     });
-    expect(error.extra.issues).toContainEqual(
+    expect(error.details.issues).toContainEqual(
       expect.objectContaining({ field: 'policies.0.rules.0.when.above', code: 'too_small' }),
     );
     const blank = await expectApiError(planPolicies(t.db, 'acme', { ...(await refundDraft(5000)), note: ' ' }, 30), {
       status: 422,
       code: 'invalid_policy',
     });
-    expect(blank.extra.issues).toEqual([expect.objectContaining({ field: 'note' })]);
+    expect(blank.details.issues).toEqual([expect.objectContaining({ field: 'note' })]);
     const stale = await refundDraft(5000);
     stale.policies[0]!.version = 1;
     await expectApiError(planPolicies(t.db, 'acme', stale, 30), { status: 409, code: 'stale_policy' });
@@ -251,7 +251,7 @@ describe('plan: the change in words and the backtest', () => {
         Promise.resolve().then(() => backtestDays(days)),
         { status: 422, code: 'invalid_days' },
       );
-      expect(refused.extra.issues).toEqual([expect.objectContaining({ field: 'days' })]);
+      expect(refused.details.issues).toEqual([expect.objectContaining({ field: 'days' })]);
     }
   });
 });

@@ -193,7 +193,7 @@ describe('PUT: validated by the router’s own rule schema', () => {
       code: 'invalid_policy',
       kind: 'schema',
     });
-    expect(error.extra.issues).toContainEqual(expect.objectContaining({ field, code }));
+    expect(error.details.issues).toContainEqual(expect.objectContaining({ field, code }));
     expect(await policyRows()).toEqual(before);
   });
 
@@ -215,7 +215,7 @@ describe('PUT: validated by the router’s own rule schema', () => {
       code: 'invalid_policy',
       kind: 'schema',
     });
-    expect(error.extra.issues).toEqual([expect.objectContaining({ field: 'note', code })]);
+    expect(error.details.issues).toEqual([expect.objectContaining({ field: 'note', code })]);
     expect(await policyRows()).toEqual(before);
   });
 
@@ -231,7 +231,7 @@ describe('PUT: validated by the router’s own rule schema', () => {
       status: 422,
       code: 'invalid_policy',
     });
-    expect(error.extra.issues).toContainEqual(expect.objectContaining({ field: 'policies.1.action' }));
+    expect(error.details.issues).toContainEqual(expect.objectContaining({ field: 'policies.1.action' }));
   });
 });
 
@@ -301,7 +301,7 @@ describe('PUT: new immutable versions', () => {
       status: 409,
       code: 'stale_policy',
     });
-    expect(error.extra).toEqual({ action: 'hold_stock', currentVersion: 2, yourVersion: 1 });
+    expect(error.details).toEqual({ action: 'hold_stock', currentVersion: 2, yourVersion: 1 });
     expect(error.message).toContain('v2');
     expect(await policyRows()).toEqual(before);
   });
@@ -394,7 +394,7 @@ describe('preview: the router on a draft, then intake agrees', () => {
       previewPolicy(t.db, systems.client, 'acme', { ...base, sample: { args: { sku: 'filter-blue', quantity: '2' } } }),
       { status: 422, code: 'invalid_sample' },
     );
-    expect(bad.extra.issues).toContainEqual(
+    expect(bad.details.issues).toContainEqual(
       expect.objectContaining({ field: 'sample.args.quantity', code: 'invalid_type' }),
     );
     await expectApiError(
@@ -409,7 +409,7 @@ describe('preview: the router on a draft, then intake agrees', () => {
       }),
       { status: 422, code: 'invalid_preview' },
     );
-    expect(rules.extra.issues).toContainEqual(expect.objectContaining({ field: 'rules.0.approvals' }));
+    expect(rules.details.issues).toContainEqual(expect.objectContaining({ field: 'rules.0.approvals' }));
   });
 });
 

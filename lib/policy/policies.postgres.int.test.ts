@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, policies } from '@/db/schema';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { chainAllPending } from '@/lib/events/chainer';
 import { setupTestDatabase } from '@/test/db';
 import { seededWorld } from '@/test/world';
@@ -33,11 +33,11 @@ describe('two admins saving the same version at once (PostgreSQL)', () => {
       const lost = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
       expect(won).toHaveLength(1);
       expect(lost).toHaveLength(1);
-      expect(lost[0]).toBeInstanceOf(DomainError);
+      expect(lost[0]).toBeInstanceOf(Refusal);
       expect(lost[0]).toMatchObject({
         status: 409,
         code: 'stale_policy',
-        extra: { action: 'hold_stock', yourVersion: hold.version },
+        details: { action: 'hold_stock', yourVersion: hold.version },
       });
       const next = hold.version + 1;
       const rows = await t.db

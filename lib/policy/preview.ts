@@ -1,5 +1,5 @@
 import type { Database } from '@/db';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { toFieldIssues } from '@/lib/input/field-issues';
 import type { SystemsClient } from '@/lib/systems/client';
 import { newestPolicy, samePolicy } from './current';
@@ -49,8 +49,7 @@ export async function previewPolicy(
   }
   const resolution = await action.resolve(systems, tenantId, args.data);
   if (!resolution)
-    throw new DomainError(
-      'refused',
+    throw new Refusal(
       'sample_not_found',
       `The sample's resource does not exist in this tenant; name one that does, as an agent's proposal would have to.`,
     );

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Database } from '@/db';
 import { allActions, findAction } from '@/lib/actions/registry';
 import { changeTransaction } from '@/lib/cache/read-cache';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { currentPolicies, newestPolicy, samePolicy, storedRules } from './current';
 import { type Publisher, publishPolicy } from './publish';
 import {
@@ -14,9 +14,8 @@ import {
 } from './requests';
 import { actionAt, boundIssues, invalid, policyIssues } from './validate';
 
-export function stalePolicy(action: string, currentVersion: number, yourVersion: number): DomainError {
-  return new DomainError(
-    'conflict',
+export function stalePolicy(action: string, currentVersion: number, yourVersion: number): Refusal {
+  return new Refusal(
     'stale_policy',
     `The ${action} policy is at v${currentVersion} now; you edited v${yourVersion}. Reload it, make your ` +
       `change again and save.`,

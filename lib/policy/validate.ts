@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { acceptedVersions, findAction, findContract } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
-import { DomainError } from '@/lib/errors/domain-error';
+import type { ErrorKey } from '@/lib/errors/codes';
+import { Refusal } from '@/lib/errors/refusal';
 import { type FieldIssue, toFieldIssues } from '@/lib/input/field-issues';
 import type { RoutingRule } from '@/lib/routing-rules';
 
@@ -77,6 +78,6 @@ export function policyIssues(error: z.ZodError, input: unknown, schema: z.ZodTyp
   });
 }
 
-export function invalid(code: string, message: string, issues: FieldIssue[]): DomainError {
-  return new DomainError('invalid', code, message, { issues });
+export function invalid(code: ErrorKey, message: string, issues: FieldIssue[]): Refusal {
+  return new Refusal(code, message, { issues });
 }

@@ -10,7 +10,7 @@ import { commands, decisions, type Proposal, type Role } from '@/db/schema';
 import { QUEUE_FIFTY_ORDERS } from '@/demo/systems/world';
 import { changeRole, grantMembership, removeMembership } from '@/lib/admin/members';
 import { decide } from '@/lib/decisions/decide';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { auditRowsFor, proposalRow } from '@/test/queries';
 import type { PersonName } from '@/test/world';
@@ -52,7 +52,7 @@ const decisionOf = async (person: PersonName, proposalId: string) =>
 
 function codeOf(result: PromiseSettledResult<unknown>): string {
   if (result.status === 'fulfilled') return 'ok';
-  return result.reason instanceof DomainError ? result.reason.code : `unexpected: ${String(result.reason)}`;
+  return result.reason instanceof Refusal ? result.reason.code : `unexpected: ${String(result.reason)}`;
 }
 
 describe('a role change racing the completing approval (PostgreSQL)', () => {

@@ -16,7 +16,7 @@ import { decisionsPage } from '@/lib/audit/history';
 import { commandKeys } from '@/lib/commands/keys';
 import { mintCommand, QuorumLapsed } from '@/lib/commands/mint';
 import { decide } from '@/lib/decisions/decide';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { standingApprovers } from '@/lib/quorum/quorum';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { HOLDS_ONE_APPROVER, publishNextRules } from '@/test/fixtures/policies';
@@ -252,7 +252,7 @@ async function run(proposal: Proposal, s: Step) {
       });
   } catch (error) {
     // A refused decision (forbidden role, not a member, already decided) is part of the story.
-    if (!(error instanceof DomainError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
   }
 }
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { env, systemsOfRecordUrl } from '@/lib/env';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { createSystemsTransport, type SystemsAnswer, type SystemsTransport } from './transport';
 
 /**
@@ -8,14 +8,13 @@ import { createSystemsTransport, type SystemsAnswer, type SystemsTransport } fro
  * error from the start (503 `systems_unavailable`, retry in 5 s), so no caller translates it; the
  * `reason` is for logs and execution records, never for the client.
  */
-export class SystemsUnavailableError extends DomainError {
+export class SystemsUnavailableError extends Refusal {
   constructor(readonly reason: string) {
     super(
-      'unavailable',
       'systems_unavailable',
       'The system of record could not be reached; nothing was changed. Retry later.',
       {},
-      5,
+      { retryAfterSeconds: 5 },
     );
     this.name = 'SystemsUnavailableError';
   }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { POST as executorRoute } from '@/app/api/executor/[scope]/route';
 import { policies } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { newId } from '@/lib/ids';
 import { dispatchCommands } from '@/lib/jobs/dispatch-commands';
 import { createChannel } from '@/lib/notifications/channels';
@@ -115,7 +115,7 @@ describe('OpenTelemetry export', () => {
     const pending = await submitAs(t.db, systems, acme, refund('req_otel_pending', 1500));
     expect(pending.proposal.status).toBe('pending_approval');
     await expect(submitAs(t.db, systems, acme, refund('req_otel_unknown', 100, 'ord_404404'))).rejects.toBeInstanceOf(
-      DomainError,
+      Refusal,
     );
     const decided = await decide(t.db, systems, {
       userId: world.userId('alice'),

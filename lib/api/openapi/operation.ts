@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { type WireCode, wireCode } from '@/lib/errors/codes';
 import type { RequestBody } from '@/lib/input/request-body';
 import { component } from './components';
 
@@ -59,7 +60,8 @@ export type Success = {
  */
 export type ErrorCase = {
   status: number;
-  codes: readonly string[];
+  /** Codes of lib/errors/codes.ts only: a code the table lacks is a type error here. */
+  codes: readonly WireCode[];
   headers?: readonly HeaderName[];
   body?: { json: z.ZodType; description: string };
 };
@@ -80,7 +82,7 @@ export type Operation = {
   body?: {
     schema: z.ZodType;
     /** The 422 code of a body that fails the schema (lib/input/request-body.ts `RequestBody.code`). */
-    invalidCode: string;
+    invalidCode: WireCode;
     /** An absent body stands for an empty one. */
     optional?: boolean;
     /** A same-origin `Origin` is required (the dashboard's mutations, docs/design.md §11). */
@@ -108,8 +110,8 @@ export function bodyOf(
   {
     sameOrigin = true,
     schema = spec.schema,
-    invalidCode = spec.code,
-  }: { sameOrigin?: boolean; schema?: z.ZodType; invalidCode?: string } = {},
+    invalidCode = wireCode(spec.code),
+  }: { sameOrigin?: boolean; schema?: z.ZodType; invalidCode?: WireCode } = {},
 ): NonNullable<Operation['body']> {
   return { schema: component(schema, id, 'input'), invalidCode, optional: spec.whenAbsent !== undefined, sameOrigin };
 }

@@ -1,3 +1,4 @@
+import type { WireCode } from '@/lib/errors/codes';
 import type { ErrorCase, Operation } from './operation';
 
 /** The codes of lib/http/body.ts's reader, checked before any schema. */
@@ -9,7 +10,7 @@ export const MALFORMED_BODY_CODES = [
   'too_deep',
   'lone_surrogate',
   'nul_character',
-] as const;
+] as const satisfies readonly WireCode[];
 
 /** The errors an operation answers because of who may call it and whether it reads a body. */
 function standardErrors(operation: Operation): ErrorCase[] {

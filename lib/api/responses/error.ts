@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_KINDS } from '@/lib/errors/domain-error';
+import { ERROR_KINDS, WIRE_CODES } from '@/lib/errors/codes';
 import type { FieldIssue } from '@/lib/input/field-issues';
 
 /**
@@ -29,7 +29,9 @@ export const repairAdviceSchema = z.object({
 export const errorBodySchema = z.object({
   error: z.looseObject({
     kind: errorKindSchema,
-    code: z.string().describe('The specific reason, stable for programs (`idempotency_conflict`, `hash_mismatch`, …).'),
+    code: z
+      .enum(WIRE_CODES)
+      .describe('The specific reason, stable for programs (`idempotency_conflict`, `hash_mismatch`, …).'),
     message: z.string().describe('What went wrong and what to do, in words for a person.'),
     issues: z.array(fieldIssueSchema).optional().describe('Every problem with the body (422 of kind `schema`).'),
     repair: repairAdviceSchema.optional().describe('Intake only: whether a repair (`repairOf`) may follow.'),

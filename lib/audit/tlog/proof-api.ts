@@ -1,8 +1,8 @@
 import type { Database } from '@/db';
-import { invalidQuery } from '@/lib/errors/domain-error';
+import { invalidQuery } from '@/lib/errors/refusal';
 import { parseSequence } from '@/lib/paging/fields';
 import type { ConsistencyProofFile, InclusionProofFile } from './proofs';
-import { consistencyProof, inclusionProof, TreeRangeError } from './store';
+import { consistencyProof, inclusionProof } from './store';
 
 /** The proofs the auditor API answers (app/api/v1/audit/proofs/*), and its query. */
 
@@ -49,14 +49,4 @@ export function proofQuery<Name extends string>(params: URLSearchParams, names: 
   }
   if (messages.length > 0) throw invalidQuery(messages);
   return values;
-}
-
-/** A request the tree cannot answer (a size past the log, a seq past the size) as the API's 400. */
-export async function asQueryError<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof TreeRangeError) throw invalidQuery([`${error.message}.`]);
-    throw error;
-  }
 }

@@ -1,13 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditTreeNodes, tenants } from '@/db/schema';
+import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { setupTestDatabase } from '@/test/db';
 import { numberedChange } from '@/test/fixtures/events';
 import { auditChain, databaseErrorText } from '@/test/queries';
 import { eventLeafHash } from './leaf';
 import { lookUp, rootOf, subtreesOf, verifyConsistency, verifyInclusion } from './merkle';
-import { consistencyProof, extendTree, inclusionProof, storedTreeSize, TreeRangeError, treeRoot } from './store';
+import { consistencyProof, extendTree, inclusionProof, storedTreeSize, treeRoot } from './store';
 
 /**
  * The stored tree of a tenant's audit events (audit_tree_nodes), on PGlite and PostgreSQL: it is
@@ -138,7 +139,8 @@ describe('proofs from the stored tree', () => {
     ],
   ])('refuses %s', async (_, run, message) => {
     const error = await run().catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(TreeRangeError);
+    expect(error).toBeInstanceOf(Refusal);
+    expect((error as Refusal).code).toBe('invalid_query');
     expect((error as Error).message).toContain(message);
   });
 });

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditEvents, auditTreeNodes } from '@/db/schema';
+import { invalidQuery } from '@/lib/errors/refusal';
 import { eventLeafHash } from './leaf';
 import {
   appendLeaf,
@@ -21,13 +22,8 @@ import {
  */
 export const TREE_PAGE = 1_000;
 
-/** A request the stored tree cannot answer: a size beyond the log, a seq outside the tree. */
-export class TreeRangeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TreeRangeError';
-  }
-}
+/** A request the stored tree cannot answer (a size beyond the log, a seq outside the tree): the API's 400. */
+const outOfRange = (reason: string) => invalidQuery([`${reason}.`]);
 
 const hex = (hash: Hash) => Buffer.from(hash).toString('hex');
 
@@ -143,7 +139,7 @@ async function nodesFor(
   let found = await subtrees(db, tenantId, ids);
   if (found.size < ids.length) {
     const extended = await extendTree(db, tenantId);
-    if (extended < size) throw new TreeRangeError(`the log has ${extended} event(s), fewer than ${size}`);
+    if (extended < size) throw outOfRange(`the log has ${extended} event(s), fewer than ${size}`);
     found = await subtrees(db, tenantId, ids);
   }
   return (id) => {
@@ -154,8 +150,7 @@ async function nodesFor(
 }
 
 function checkSize(size: number, what: string): void {
-  if (!Number.isSafeInteger(size) || size < 0)
-    throw new TreeRangeError(`${what} must be a whole number of events, 0 or more`);
+  if (!Number.isSafeInteger(size) || size < 0) throw outOfRange(`${what} must be a whole number of events, 0 or more`);
 }
 
 /**
@@ -182,7 +177,7 @@ export async function inclusionProof(
 ): Promise<InclusionProof> {
   checkSize(treeSize, 'the tree size');
   if (!Number.isSafeInteger(seq) || seq < 1 || seq > treeSize)
-    throw new TreeRangeError(`event #${seq} is not in a tree of ${treeSize} event(s)`);
+    throw outOfRange(`event #${seq} is not in a tree of ${treeSize} event(s)`);
   const ranges = inclusionRanges(seq - 1, treeSize);
   const node = await nodesFor(db, tenantId, nodesOf(ranges), treeSize);
   return { seq, index: seq - 1, treeSize, hashes: proofHashes(ranges, node) };
@@ -198,11 +193,8 @@ export async function consistencyProof(
   checkSize(fromSize, 'the earlier size');
   checkSize(toSize, 'the later size');
   if (fromSize === 0)
-    throw new TreeRangeError(
-      'the earlier size must be 1 or more: every tree extends the empty one, so no proof is needed',
-    );
-  if (fromSize > toSize)
-    throw new TreeRangeError(`the earlier size (${fromSize}) is larger than the later one (${toSize})`);
+    throw outOfRange('the earlier size must be 1 or more: every tree extends the empty one, so no proof is needed');
+  if (fromSize > toSize) throw outOfRange(`the earlier size (${fromSize}) is larger than the later one (${toSize})`);
   const ranges = consistencyRanges(fromSize, toSize);
   const node = await nodesFor(db, tenantId, nodesOf(ranges), toSize);
   return { fromSize, toSize, hashes: proofHashes(ranges, node) };

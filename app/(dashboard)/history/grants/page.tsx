@@ -6,7 +6,7 @@ import { ViewerZone } from '@/components/viewer-time';
 import { actorResolver } from '@/lib/audit/actors';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getDb } from '@/lib/database';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { type ActorShown, actorLabel } from '@/lib/events/actor-label';
 import { type GrantsQuery, grantsQuery, listGrants } from '@/lib/grants/list';
 
@@ -20,7 +20,7 @@ function queryOf(search: Record<string, string | string[] | undefined>): { query
   try {
     return { query: grantsQuery(params) };
   } catch (error) {
-    if (error instanceof DomainError) return { query: { state: 'all' }, problem: error.message };
+    if (error instanceof Refusal) return { query: { state: 'all' }, problem: error.message };
     throw error;
   }
 }

@@ -7,7 +7,7 @@ import { ActionTable, ApproverTable, ChannelTable } from '@/components/oversight
 import { ViewerTime } from '@/components/viewer-time';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getDb } from '@/lib/database';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { OVERSIGHT_DEFAULT_DAYS, oversightDays, oversightFigures } from '@/lib/oversight/figures';
 
 export const metadata: Metadata = { title: 'Oversight · History' };
@@ -18,7 +18,7 @@ function daysOf(value: string | string[] | undefined): number | undefined {
   try {
     return oversightDays(typeof value === 'string' ? value : null);
   } catch (error) {
-    if (error instanceof DomainError) return undefined;
+    if (error instanceof Refusal) return undefined;
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { allActions } from '@/lib/actions/registry';
 import { executeCommand } from '@/lib/commands/execute';
-import { CommandRefusal } from '@/lib/commands/verify';
 import { getDb } from '@/lib/database';
+import { Refusal } from '@/lib/errors/refusal';
 import { readCappedBody } from '@/lib/http/body';
 import { errorResponse } from '@/lib/http/errors';
 import { otherMethods } from '@/lib/http/methods';
@@ -17,26 +17,24 @@ export async function POST(request: Request, context: { params: Promise<{ scope:
   const { scope } = await context.params;
   try {
     if (!allActions().some((action) => action.scope === scope)) {
-      throw new CommandRefusal('unknown_scope', 'There is no executor for this scope.', 404);
+      throw new Refusal('unknown_scope', 'There is no executor for this scope.');
     }
     const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/jose')
-      throw new CommandRefusal(
-        'unsupported_media_type',
+      throw new Refusal(
+        'command_unsupported_media_type',
         'Send the compact JWS with "Content-Type: application/jose".',
-        415,
       );
     const bytes = await readCappedBody(
       request,
       MAX_BYTES,
-      () => new CommandRefusal('too_large', 'A command is at most 64 KiB.', 413),
+      () => new Refusal('command_too_large', 'A command is at most 64 KiB.'),
     );
     const jws = new TextDecoder().decode(bytes).trim();
     // The dispatcher's traceparent, when telemetry is on: this execution continues its trace.
     const execution = await continuingTrace(request.headers, async () => executeCommand(await getDb(), { scope, jws }));
     return Response.json({ execution });
   } catch (error) {
-    if (error instanceof CommandRefusal) return error.toResponse();
     return errorResponse(error);
   }
 }

@@ -1,5 +1,5 @@
 import type { QueuePage } from '@/lib/api/responses/reads';
-import { invalidQuery, notFound } from '@/lib/errors/domain-error';
+import { invalidQuery, notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { viewerRead } from '@/lib/http/operator-route';
 import { parseQueueParams, pendingQueue } from '@/lib/proposals/queue';

@@ -14,10 +14,10 @@ import {
   passkeySettingsRequest,
 } from '@/lib/passkeys/requests';
 import { component } from '../components';
-import { bodyOf, type Operation } from '../operation';
+import { bodyOf, type ErrorCase, type Operation } from '../operation';
 
 const passkey = component(passkeyAnswerSchema, 'PasskeyAnswer');
-const HOST = { status: 422, codes: ['passkey_host'] };
+const HOST: ErrorCase = { status: 422, codes: ['passkey_host'] };
 
 /**
  * Passkeys (docs/passkeys.md): a person's own, an admin's reset and tenant setting, and the challenge of a signed

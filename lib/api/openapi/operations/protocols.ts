@@ -1,5 +1,6 @@
 import { executionAnswerSchema, signedCommandSchema } from '@/lib/api/responses/executor';
 import { mcpErrorSchema, mcpMessageSchema, mcpResponseSchema } from '@/lib/api/responses/mcp';
+import type { WireCode } from '@/lib/errors/codes';
 import { component } from '../components';
 import type { ErrorCase, Operation } from '../operation';
 import { MALFORMED_BODY_CODES } from '../standard-errors';
@@ -10,7 +11,7 @@ import { MALFORMED_BODY_CODES } from '../standard-errors';
  * A refusal of the message itself, answered in JSON-RPC as MCP clients expect; `codes` are its `error.data.code`
  * values.
  */
-const jsonRpcError = (status: number, what: string, codes: readonly string[] = []): ErrorCase => ({
+const jsonRpcError = (status: number, what: string, codes: readonly WireCode[] = []): ErrorCase => ({
   status,
   codes,
   body: { json: component(mcpErrorSchema, 'McpError'), description: `A JSON-RPC error without an id: ${what}.` },

@@ -1,7 +1,7 @@
 import { agentKeyCreateRequest } from '@/lib/admin/agent-key-requests';
 import { issueAgentKey, listTenantAgentKeys } from '@/lib/admin/agent-keys';
 import type { AgentKeyList, IssuedAgentKey } from '@/lib/api/responses/admin';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation, adminRoute } from '@/lib/http/operator-route';
 

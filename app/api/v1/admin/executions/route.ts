@@ -1,6 +1,6 @@
 import type { ExecutionsStateAnswer } from '@/lib/api/responses/admin';
 import { executionsState } from '@/lib/commands/executions-pause';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminRoute } from '@/lib/http/operator-route';
 

@@ -1,7 +1,7 @@
 import { auditExportResponse } from '@/lib/audit/export';
 import { parseHistoryParams } from '@/lib/audit/history-filters';
 import { commandKeys } from '@/lib/commands/keys';
-import { invalidQuery } from '@/lib/errors/domain-error';
+import { invalidQuery } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { memberRead } from '@/lib/http/operator-route';
 

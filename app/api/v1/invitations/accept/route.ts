@@ -6,7 +6,7 @@ import { auth } from '@/lib/auth';
 import { clientAddress } from '@/lib/auth/client-address';
 import { getDb } from '@/lib/database';
 import { oidcEnabled } from '@/lib/env';
-import { DomainError } from '@/lib/errors/domain-error';
+import { Refusal } from '@/lib/errors/refusal';
 import { readJsonRequest } from '@/lib/http/body';
 import { otherMethods } from '@/lib/http/methods';
 import { apiRoute } from '@/lib/http/operator-route';
@@ -23,7 +23,7 @@ export const POST = apiRoute(async (request) => {
   assertSameOrigin(request);
   const body = await readJsonRequest(request, acceptRequest);
   if (body.sso && !oidcEnabled())
-    throw new DomainError('invalid', 'sso_unavailable', 'Single sign-on is not configured here; choose a password.');
+    throw new Refusal('sso_unavailable', 'Single sign-on is not configured here; choose a password.');
   const userId = (await auth())?.operatorId || undefined;
   const acceptor = { userId, address: clientAddress(request.headers) };
   const accepted = await asMemberApi(async () => acceptInvitation(await getDb(), body, acceptor));

@@ -1,7 +1,7 @@
 import { proposalViewJson } from '@/lib/api/responses/proposal-json';
 import { deprecationHeadersFor } from '@/lib/contracts/catalog';
 import { readProposalView } from '@/lib/decisions/proposal-view';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { principalRead } from '@/lib/http/operator-route';
 import { publicOrigin } from '@/lib/http/origin';

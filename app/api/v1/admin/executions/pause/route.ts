@@ -1,7 +1,7 @@
 import type { ExecutionsChanged } from '@/lib/api/responses/admin';
 import { pauseExecutions } from '@/lib/commands/executions-pause';
 import { executionsPauseRequest } from '@/lib/commands/executions-requests';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 

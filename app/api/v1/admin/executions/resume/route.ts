@@ -1,7 +1,7 @@
 import type { ExecutionsChanged } from '@/lib/api/responses/admin';
 import { resumeExecutions } from '@/lib/commands/executions-pause';
 import { executionsResumeRequest } from '@/lib/commands/executions-requests';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 import type { EmptyRequest } from '@/lib/input/request-body';

@@ -1,5 +1,5 @@
 import type { ChannelCreated } from '@/lib/api/responses/admin';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 import { createChannel } from '@/lib/notifications/channels';

@@ -1,4 +1,4 @@
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 import { oversightSettingsRequest, updateOversightSettings } from '@/lib/oversight/settings';

@@ -1,5 +1,5 @@
 import type { PasskeySettingsAnswer } from '@/lib/api/responses/passkeys';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 import { passkeySettingsRequest } from '@/lib/passkeys/requests';

@@ -1,4 +1,4 @@
-import { asQueryError, consistencyProofFile, proofQuery } from '@/lib/audit/tlog/proof-api';
+import { consistencyProofFile, proofQuery } from '@/lib/audit/tlog/proof-api';
 import { otherMethods } from '@/lib/http/methods';
 import { memberRead } from '@/lib/http/operator-route';
 
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
  */
 export const GET = memberRead(async ({ db, request, member }) => {
   const { from, to } = proofQuery(new URL(request.url).searchParams, ['from', 'to']);
-  const proof = await asQueryError(() => consistencyProofFile(db, member.tenantId, from, to));
+  const proof = await consistencyProofFile(db, member.tenantId, from, to);
   return Response.json(proof, { headers: { 'cache-control': 'no-store' } });
 });
 

@@ -1,4 +1,4 @@
-import { asQueryError, inclusionProofFile, proofQuery } from '@/lib/audit/tlog/proof-api';
+import { inclusionProofFile, proofQuery } from '@/lib/audit/tlog/proof-api';
 import { otherMethods } from '@/lib/http/methods';
 import { memberRead } from '@/lib/http/operator-route';
 
@@ -11,7 +11,7 @@ export const dynamic = 'force-dynamic';
  */
 export const GET = memberRead(async ({ db, request, member }) => {
   const { seq, size } = proofQuery(new URL(request.url).searchParams, ['seq', 'size']);
-  const proof = await asQueryError(() => inclusionProofFile(db, member.tenantId, seq, size));
+  const proof = await inclusionProofFile(db, member.tenantId, seq, size);
   return Response.json(proof, { headers: { 'cache-control': 'no-store' } });
 });
 

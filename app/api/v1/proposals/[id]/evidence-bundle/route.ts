@@ -1,6 +1,6 @@
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { commandKeys } from '@/lib/commands/keys';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { viewerRead } from '@/lib/http/operator-route';
 import { readableTenant } from '@/lib/http/principal';

@@ -1,7 +1,7 @@
 import { agentKeyRevokeRequest } from '@/lib/admin/agent-key-requests';
 import { type RevocationInput, revokeAgentKeys } from '@/lib/admin/agent-keys';
 import type { RevokedAgentKey } from '@/lib/api/responses/admin';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 

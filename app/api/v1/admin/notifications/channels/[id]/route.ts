@@ -1,5 +1,5 @@
 import type { ChannelChanged } from '@/lib/api/responses/admin';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 import { type ChannelPatch, updateChannel } from '@/lib/notifications/channels';

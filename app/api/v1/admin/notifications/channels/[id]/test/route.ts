@@ -1,6 +1,6 @@
 import type { DeliveryAnswer } from '@/lib/api/responses/admin';
 import { env } from '@/lib/env';
-import { notFound } from '@/lib/errors/domain-error';
+import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 import type { EmptyRequest } from '@/lib/input/request-body';

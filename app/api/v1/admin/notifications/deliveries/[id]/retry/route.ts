@@ -1,5 +1,5 @@
 import type { DeliveryAnswer } from '@/lib/api/responses/admin';
-import { DomainError, notFound } from '@/lib/errors/domain-error';
+import { notFound, Refusal } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';
 import type { EmptyRequest } from '@/lib/input/request-body';
@@ -13,12 +13,7 @@ export const POST = adminMutation<EmptyRequest, { id: string }>(deliveryRetryReq
   const retried = await retryDelivery(db, admin.tenantId, params.id, { type: 'user', id: admin.operator.userId });
   const delivery = await deliveryOf(db, admin.tenantId, params.id);
   if (!delivery) throw notFound('delivery');
-  if (!retried)
-    throw new DomainError(
-      'conflict',
-      'not_dead',
-      `Only a dead delivery can be retried; this one is ${delivery.status}.`,
-    );
+  if (!retried) throw new Refusal('not_dead', `Only a dead delivery can be retried; this one is ${delivery.status}.`);
   return Response.json({ delivery } satisfies DeliveryAnswer);
 });
 
