@@ -73,7 +73,7 @@ async function propose(
   return ((await response.json()) as { proposal: Proposed }).proposal;
 }
 
-/** Proposes a stock hold as the tenant's seeded agent (or the spec's own) would, over real HTTP; returns the created proposal. */
+/** Proposes a stock hold as the tenant's seeded agent (or the spec's own) would, over real HTTP. */
 export function proposeHold(
   api: APIRequestContext,
   by: string | OwnAgent,
@@ -82,7 +82,7 @@ export function proposeHold(
   return propose(api, typeof by === 'string' ? agentKey(by) : by.key, 'hold_stock', args, []);
 }
 
-/** Proposes a refund as acme's seeded agent (or the spec's own) would; evidence refs are resolved by the gates inside the tenant. */
+/** Proposes a refund as acme's seeded agent (or the spec's own) would; the gates resolve evidence in the tenant. */
 export function proposeRefund(
   api: APIRequestContext,
   args: Record<string, unknown>,
