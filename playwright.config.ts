@@ -2,6 +2,39 @@ import { defineConfig } from '@playwright/test';
 
 // scripts/e2e.ts prepares a fresh data folder (and a fresh PostgreSQL database when DATABASE_URL
 // is set) and passes them here; the server is the production build, started by the demo command.
+// Two workers share the one server. Specs that need no browser (API_SPECS) run as their own project
+// beside the browser ones, and a spec of either reads only what it made (its proposals by id, its
+// own agent's queue, an order's numbers read back), so the other worker's work never shows in it.
+// EXCLUSIVE_SPECS run afterwards, one file at a time.
+const WORKERS = 2;
+const spec = (names: string[]) => names.map((name) => `${name}.spec.ts`);
+const API_SPECS = spec(['access', 'cli', 'examples', 'lifecycle', 'mcp', 'mcp-conformance', 'operator-bodies']);
+// Specs that change what every other spec meets (contract rollout, routing policies, the emergency
+// stop, required passkeys, standing grants, notification settings, the sign-in throttle, a fault
+// injected into the payments system); that read a whole tenant (its queue's order or its newest
+// proposals, every message the notification receivers got, its audit chain's head, globex's
+// ord_9001 as nobody else touches it); or that take the README's pictures.
+const EXCLUSIVE_SPECS = spec([
+  'admin-contracts',
+  'admin-policies',
+  'evidence',
+  'execution',
+  'executions-pause',
+  'grants',
+  'hardening',
+  'notifications-demo',
+  'notifications-settings',
+  'oidc',
+  'openapi',
+  'passkeys',
+  'passkeys-setting',
+  'proposal-page',
+  'proposals-list',
+  'queue',
+  'screenshots',
+  'stale',
+]);
+
 const port = Number(process.env.E2E_PORT ?? 3210);
 const dataDir = process.env.E2E_DATA_DIR ?? '.data/e2e';
 // A real OpenID Connect provider (e2e/oidc-provider.ts) for the single sign-on tests. The issuer
@@ -33,8 +66,15 @@ const serverEnv: Record<string, string> = {
 
 export default defineConfig({
   testDir: './e2e',
+  // A spec file runs in one worker, its tests in order; files are spread over the workers.
   fullyParallel: false,
-  workers: 1,
+  workers: WORKERS,
+  projects: [
+    { name: 'api', testMatch: API_SPECS },
+    { name: 'browser', testIgnore: [...API_SPECS, ...EXCLUSIVE_SPECS] },
+    // After the other two, one file at a time: nothing else runs while these change what every spec sees.
+    { name: 'exclusive', testMatch: EXCLUSIVE_SPECS, dependencies: ['api', 'browser'], workers: 1 },
+  ],
   forbidOnly: true,
   retries: 0,
   // Two cores shared by the server, the workers and the browser: generous per-test time, so a busy

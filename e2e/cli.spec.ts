@@ -351,6 +351,7 @@ test.describe("the auditor's commands", () => {
   let dataDir = '';
   let head = { seq: 0, hash: '' };
   test.beforeAll(async () => {
+    test.setTimeout(240_000); // four CLI processes, the first migrating a fresh database, beside the other worker
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'countersign-cli-audit-'));
     // Each of these writes an event to the tenant's chain: tenant.created, membership.granted, agent_key.created.
     for (const args of [

@@ -42,7 +42,8 @@ test('a notification’s link, opened after someone else decided, signs in and s
   const carol = await apiSession(baseURL!, 'carol@acme.test');
   const created = await carol.post('/api/v1/admin/notifications/channels', {
     headers: { origin: baseURL! },
-    data: { kind: 'webhook', target: `${sink.url}/deep-link`, events: ['proposal.waiting'] },
+    // Every message on its own: another worker's proposals in acme must not fold this one into a digest.
+    data: { kind: 'webhook', target: `${sink.url}/deep-link`, events: ['proposal.waiting'], digestThreshold: 0 },
   });
   expect(created.status()).toBe(201);
   const { channel, secret } = (await created.json()) as { channel: { id: string }; secret: string };

@@ -1,5 +1,5 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
-import { apiSession, proposeHold, signInWithForm, uniqueRequestId } from './support';
+import { apiSession, ownAgent, proposeHold, signInWithForm } from './support';
 
 /**
  * Issue 24's density: at 1440×900 the queue shows at least 12 whole rows above the fold; on a
@@ -18,31 +18,11 @@ async function seed(
   request: APIRequestContext,
   count: number,
 ): Promise<{ agent: string; ids: string[]; made: Made[] }> {
-  const carol = await apiSession(baseURL, 'carol@acme.test');
-  const agent = `density-support-bot-${Date.now()}`;
-  const created = await carol.post('/api/v1/admin/agent-keys', {
-    headers: { origin: baseURL },
-    data: { name: agent, actions: ['hold_stock'], grants: { warehouses: ['north'] } },
-  });
-  expect(created.status()).toBe(201);
-  const { key } = (await created.json()) as { key: string };
-  await carol.dispose();
+  const agent = await ownAgent(baseURL, 'density-support-bot', { actions: ['hold_stock'] });
   const made: Made[] = [];
-  for (let i = 0; i < count; i++) {
-    const response = await request.post('/api/v1/proposals', {
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      data: {
-        requestId: uniqueRequestId('density'),
-        action: 'hold_stock',
-        contractVersion: 1,
-        args: { sku: 'filter-gray', quantity: 1 + (i % 2) },
-        evidenceRefs: [],
-      },
-    });
-    expect(response.status()).toBe(201);
-    made.push(((await response.json()) as { proposal: Made }).proposal);
-  }
-  return { agent, ids: made.map((p) => p.id), made };
+  for (let i = 0; i < count; i++)
+    made.push(await proposeHold(request, agent, { sku: 'filter-gray', quantity: 1 + (i % 2) }));
+  return { agent: agent.name, ids: made.map((p) => p.id), made };
 }
 
 type Made = { id: string; payloadHash: string };

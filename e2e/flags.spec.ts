@@ -1,6 +1,6 @@
 import { type APIRequestContext, expect, test } from '@playwright/test';
 import { SUSPICIOUS_EVIDENCE_PRESET } from '@/lib/decisions/requests';
-import { agentKey, apiSession, proposeHold, proposeRefund, signInWithForm } from './support';
+import { agentKey, apiSession, ownAgent, proposeHold, proposeRefund, signInWithForm } from './support';
 
 // Risk flags come from the gates and travel with the proposal: its page names what was noticed
 // (the evidence id, the code point), and the app's own "×" is never taken for a look-alike. Each
@@ -95,13 +95,17 @@ test('a hold, "Hold 2 × filter-blue", shows no look-alike chip and no non-ASCII
 test('in the queue a flagged refund reads high risk, and its reject dialog leads with what it does and a suspicious-evidence reason', async ({
   page,
   request,
+  baseURL,
 }) => {
+  // Its own agent, and the queue filtered by it: the refund is the newest whatever another worker proposes.
+  const agent = await ownAgent(baseURL!, 'flags');
   const proposal = await proposeRefund(
     request,
     { orderId: 'ord_1843', amountMinor: 300, currency: 'EUR', reason: 'Customer requested a refund' },
     ['ticket_message_74'],
+    agent,
   );
-  await page.goto('/?sort=newest&action=issue_refund');
+  await page.goto(`/?sort=newest&action=issue_refund&agent=${agent.name}`);
   await signInWithForm(page, 'alice@acme.test');
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
   const row = page.locator(`[data-testid="queue-item"][data-proposal-id="${proposal.id}"]`);

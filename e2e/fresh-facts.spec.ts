@@ -1,11 +1,14 @@
 import { expect, type Page, test } from '@playwright/test';
 import { FRESH_FACTS_ORDER } from '@/demo/systems/world';
-import { apiSession, proposeHold, proposeRefund, refundDirectly, signInWithForm } from './support';
+import { apiSession, ownAgent, proposeHold, proposeRefund, refundDirectly, signInWithForm } from './support';
 
 /**
  * Issue 24, deliverable 4: previewing or opening a proposal re-checks its facts live; the page and
  * the preview show one "at proposal → now" view; `a` approves in one key only when that check is
  * fresh and clear, and otherwise stops at the dialog, which shows why.
+ *
+ * Isolation: each test proposes with an agent key of its own and filters the queue by it, so the
+ * row it expects first is first whatever another worker proposes in acme meanwhile.
  */
 
 const row = (page: Page, id: string) => page.locator(`[data-testid="queue-item"][data-proposal-id="${id}"]`);
@@ -30,8 +33,9 @@ test('a refund whose order moved outside Countersign: the page shows at proposal
   request,
   baseURL,
 }) => {
+  const agent = await ownAgent(baseURL!, 'fresh-facts');
   const refund = (reason: string) =>
-    proposeRefund(request, { orderId: FRESH_FACTS_ORDER, amountMinor: 1000, currency: 'EUR', reason });
+    proposeRefund(request, { orderId: FRESH_FACTS_ORDER, amountMinor: 1000, currency: 'EUR', reason }, [], agent);
   // A first proposal on the order, rejected, so the one under test is not flagged "first use".
   await rejectAs(baseURL!, 'bob@acme.test', await refund('Fresh facts e2e: first'), 'Fresh facts e2e clean-up');
   const proposal = await refund('Fresh facts e2e: under test');
@@ -56,7 +60,7 @@ test('a refund whose order moved outside Countersign: the page shows at proposal
   await expect(page.getByTestId('payload-title')).toHaveText('What will run');
 
   // In the queue the preview checks it too, and `a` stops at the dialog, which shows the change.
-  await page.goto('/?sort=newest&action=issue_refund');
+  await page.goto(`/?sort=newest&action=issue_refund&agent=${agent.name}`);
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
   await expect(row(page, proposal.id)).toHaveAttribute('data-focused', 'true');
   await expect(page.getByTestId('queue-preview-facts')).toHaveAttribute('data-state', 'changed');
@@ -81,9 +85,10 @@ test('a refund whose order moved outside Countersign: the page shows at proposal
 
 test('a clear hold whose facts were just checked fresh approves with one key', async ({ page, request, baseURL }) => {
   // Clear means no flags: not the SKU's first use (the earlier one is), far from its hold limit (4).
-  const earlier = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
-  const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
-  await signIn(page, 'alice@acme.test', '/?sort=newest&action=hold_stock');
+  const agent = await ownAgent(baseURL!, 'fresh-facts');
+  const earlier = await proposeHold(request, agent, { sku: 'filter-blue', quantity: 1 });
+  const hold = await proposeHold(request, agent, { sku: 'filter-blue', quantity: 1 });
+  await signIn(page, 'alice@acme.test', `/?sort=newest&action=hold_stock&agent=${agent.name}`);
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
   await expect(row(page, hold.id)).toHaveAttribute('data-focused', 'true');
   await expect(row(page, hold.id).getByTestId('flag')).toHaveCount(0);
@@ -104,8 +109,9 @@ test('when the system of record does not answer, the preview says "unavailable" 
   request,
   baseURL,
 }) => {
-  const earlier = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
-  const hold = await proposeHold(request, 'acme', { sku: 'filter-blue', quantity: 1 });
+  const agent = await ownAgent(baseURL!, 'fresh-facts');
+  const earlier = await proposeHold(request, agent, { sku: 'filter-blue', quantity: 1 });
+  const hold = await proposeHold(request, agent, { sku: 'filter-blue', quantity: 1 });
   // The demo systems cannot be slowed for reads: the server's own answer is turned into the one it gives on a timeout.
   await page.route('**/api/v1/proposals/*/recheck', async (route) => {
     const real = await route.fetch();
@@ -115,7 +121,7 @@ test('when the system of record does not answer, the preview says "unavailable" 
       json: { ...body, state: 'unavailable', now: null, note: 'no answer in time' },
     });
   });
-  await signIn(page, 'alice@acme.test', '/?sort=newest&action=hold_stock');
+  await signIn(page, 'alice@acme.test', `/?sort=newest&action=hold_stock&agent=${agent.name}`);
   await expect(page.getByTestId('queue')).toHaveAttribute('data-keys-ready', 'true');
   await expect(row(page, hold.id)).toHaveAttribute('data-focused', 'true');
   const preview = page.getByTestId('queue-preview-facts');

@@ -1,7 +1,7 @@
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { QUEUE_FIFTY_ORDERS, QUEUE_FIFTY_SKU } from '@/demo/systems/world';
 import { itemSeverity, needsLook, type QueueItem, type QueuePage } from '@/lib/shared/queue-view';
-import { apiSession, signInWithForm, uniqueRequestId } from './support';
+import { apiSession, ownAgent, signInWithForm, uniqueRequestId } from './support';
 
 /**
  * Issue 13's acceptance: an approver clears a 50-item mixed queue with the keyboard alone. Every
@@ -86,15 +86,7 @@ test('an approver clears a 50-item mixed queue with the keyboard: risky items st
 }) => {
   test.setTimeout(300_000);
 
-  const carol = await apiSession(baseURL!, 'carol@acme.test');
-  const agentName = `queue-fifty-${Date.now()}`;
-  const created = await carol.post('/api/v1/admin/agent-keys', {
-    headers: { origin: baseURL! },
-    data: { name: agentName, actions: ['hold_stock', 'issue_refund'], grants: { warehouses: ['east'] } },
-  });
-  expect(created.status()).toBe(201);
-  const { key } = (await created.json()) as { key: string };
-  await carol.dispose();
+  const { name: agentName, key } = await ownAgent(baseURL!, 'queue-fifty', { warehouses: ['east'] });
 
   const planned = plan();
   expect(planned).toHaveLength(50);

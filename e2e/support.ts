@@ -31,32 +31,65 @@ export function uniqueRequestId(label: string): string {
   return `e2e-${label}-${Date.now()}-${counter}`;
 }
 
-/** Proposes a stock hold as an agent would, over real HTTP; returns the created proposal. */
-export async function proposeHold(
-  api: APIRequestContext,
-  tenant: string,
-  args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 },
-) {
-  const response = await api.post('/api/v1/proposals', {
-    headers: { authorization: `Bearer ${agentKey(tenant)}`, 'content-type': 'application/json' },
-    data: { requestId: uniqueRequestId('hold'), action: 'hold_stock', contractVersion: 1, args, evidenceRefs: [] },
+export type Proposed = { id: string; payloadHash: string; status: string };
+
+/** An agent of acme made for one spec: its key, and its name to filter the queue or the Proposals list by. */
+export type OwnAgent = { name: string; key: string };
+
+/**
+ * Carol (acme's admin) issues a key to a new agent over the admin API. The queue and the Proposals
+ * list filtered by its name hold only what the spec proposed with it, whatever the other worker
+ * proposes in acme meanwhile.
+ */
+export async function ownAgent(
+  baseURL: string,
+  label: string,
+  { actions = ['hold_stock', 'issue_refund'], warehouses = ['north'] } = {},
+): Promise<OwnAgent> {
+  const carol = await apiSession(baseURL, 'carol@acme.test');
+  const name = `${label}-${Date.now()}`;
+  const created = await carol.post('/api/v1/admin/agent-keys', {
+    headers: { origin: baseURL },
+    data: { name, actions, grants: { warehouses } },
   });
-  expect(response.status()).toBe(201);
-  return ((await response.json()) as { proposal: { id: string; payloadHash: string; status: string } }).proposal;
+  expect(created.status()).toBe(201);
+  const { key } = (await created.json()) as { key: string };
+  await carol.dispose();
+  return { name, key };
 }
 
-/** Proposes a refund as an agent would; evidence refs are resolved by the gates inside the tenant. */
-export async function proposeRefund(
+async function propose(
+  api: APIRequestContext,
+  key: string,
+  action: string,
+  args: Record<string, unknown>,
+  evidenceRefs: string[],
+): Promise<Proposed> {
+  const response = await api.post('/api/v1/proposals', {
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    data: { requestId: uniqueRequestId(action), action, contractVersion: 1, args, evidenceRefs },
+  });
+  expect(response.status()).toBe(201);
+  return ((await response.json()) as { proposal: Proposed }).proposal;
+}
+
+/** Proposes a stock hold as the tenant's seeded agent (or the spec's own) would, over real HTTP. */
+export function proposeHold(
+  api: APIRequestContext,
+  by: string | OwnAgent,
+  args: Record<string, unknown> = { sku: 'filter-blue', quantity: 2 },
+): Promise<Proposed> {
+  return propose(api, typeof by === 'string' ? agentKey(by) : by.key, 'hold_stock', args, []);
+}
+
+/** Proposes a refund as acme's seeded agent (or the spec's own) would; the gates resolve evidence in the tenant. */
+export function proposeRefund(
   api: APIRequestContext,
   args: Record<string, unknown>,
   evidenceRefs: string[] = [],
-) {
-  const response = await api.post('/api/v1/proposals', {
-    headers: { authorization: `Bearer ${agentKey('acme')}`, 'content-type': 'application/json' },
-    data: { requestId: uniqueRequestId('refund'), action: 'issue_refund', contractVersion: 1, args, evidenceRefs },
-  });
-  expect(response.status()).toBe(201);
-  return ((await response.json()) as { proposal: { id: string; payloadHash: string; status: string } }).proposal;
+  by?: OwnAgent,
+): Promise<Proposed> {
+  return propose(api, by?.key ?? agentKey('acme'), 'issue_refund', args, evidenceRefs);
 }
 
 /** Signs in through the form, as a person would. */

@@ -23,11 +23,15 @@ async function main(): Promise<number> {
     url.pathname = `/${dbName}`;
     databaseUrl = url.toString();
   }
+  const args = process.argv.slice(2);
+  // Specs named (or a title filtered) on the command line run alone, in one worker, without the
+  // projects the config runs first: no other spec shares the server with them, whichever project they are in.
+  const named = args.some((arg) => !arg.startsWith('-'));
   console.log(`e2e: server on ${databaseUrl ? `PostgreSQL (database ${dbName})` : 'PGlite'}, data in ${dataDir}`);
   try {
     const result = spawnSync(
       process.execPath,
-      ['node_modules/@playwright/test/cli.js', 'test', ...process.argv.slice(2)],
+      ['node_modules/@playwright/test/cli.js', 'test', ...(named ? ['--workers=1', '--no-deps'] : []), ...args],
       {
         stdio: 'inherit',
         env: childEnvironment({ E2E_DATA_DIR: dataDir, ...(databaseUrl ? { E2E_DATABASE_URL: databaseUrl } : {}) }),
