@@ -249,7 +249,8 @@ export const ERROR_CODES = {
   invalid_tenant_id: cliOnly(schema),
   invalid_email: cliOnly(schema),
   invalid_password: cliOnly(schema),
-  invalid_agent_key: cliOnly(schema),
+  // Also the admin API's answer to a bad agent key body (lib/admin/agent-key-requests.ts).
+  invalid_agent_key: schema,
   tenant_exists: cliOnly(conflict),
   user_exists: cliOnly(conflict),
 
@@ -274,6 +275,11 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, ErrorRow>;
 
 export type ErrorKey = keyof typeof ERROR_CODES;
+
+type CliOnlyKey = { [K in ErrorKey]: (typeof ERROR_CODES)[K] extends { cliOnly: true } ? K : never }[ErrorKey];
+
+/** A key the API may answer with: every key but the command line's own (left out of the OpenAPI enum). */
+export type ApiErrorKey = Exclude<ErrorKey, CliOnlyKey>;
 
 type AnswersAs<K extends ErrorKey> = (typeof ERROR_CODES)[K] extends { answersAs: infer A extends string } ? A : K;
 

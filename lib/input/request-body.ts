@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorKey } from '@/lib/errors/codes';
+import type { ApiErrorKey } from '@/lib/errors/codes';
 
 /**
  * How a route declares its JSON body: each folder's request bodies (lib/decisions/requests.ts,
@@ -11,7 +11,7 @@ import type { ErrorKey } from '@/lib/errors/codes';
 export type RequestBody<T> = {
   schema: z.ZodType<T>;
   /** The specific code of the 422 (`invalid_decision`). */
-  code: ErrorKey;
+  code: ApiErrorKey;
   message: string;
   /** What an absent body (no bytes at all) stands for; without it, a body is required. */
   whenAbsent?: T;
@@ -23,11 +23,11 @@ export const emptyRequestSchema = z.strictObject({});
 export type EmptyRequest = z.infer<typeof emptyRequestSchema>;
 
 /** The spec of a body parsed with `schema`; one that fails it is a 422 with `code` and `message`. */
-export function requestBody<T>(schema: z.ZodType<T>, code: ErrorKey, message: string): RequestBody<T> {
+export function requestBody<T>(schema: z.ZodType<T>, code: ApiErrorKey, message: string): RequestBody<T> {
   return { schema, code, message };
 }
 
 /** The spec of a verb that takes no fields; anything else is a 422 with `code`. */
-export function noFields(code: ErrorKey, message: string): RequestBody<EmptyRequest> {
+export function noFields(code: ApiErrorKey, message: string): RequestBody<EmptyRequest> {
   return { schema: emptyRequestSchema, code, message, whenAbsent: {} };
 }
