@@ -21,7 +21,7 @@ const LAYERS = [
   ['errors', 'ids', 'money', 'payload-hash', 'routing-rules', 'env-files', 'node-version', 'text', 'telemetry'],
   ['records', 'shared', 'input', 'paging', 'events', 'cache'],
   ['env', 'agents', 'oversight'],
-  ['database', 'systems'],
+  ['database', 'systems', 'signing'],
   ['actions'],
   ['contracts', 'notifications'],
   ['auth', 'definitions'],

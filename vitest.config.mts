@@ -25,6 +25,11 @@ const FOLDERS = '{lib,demo,corpus,test}';
 const UNIT = `${FOLDERS}/**/*.test.ts`;
 const INTEGRATION = `${FOLDERS}/**/*.int.test.ts`;
 const POSTGRES_ONLY = `${FOLDERS}/**/*.postgres.int.test.ts`;
+/**
+ * The origins integration tests' definitions may name (ACTION_ALLOWED_ORIGINS): the demo's systems
+ * and the team services lib/definitions/chain.postgres.int.test.ts runs.
+ */
+const TEST_SERVICE_ORIGINS = 'http://127.0.0.1:4010,http://127.0.0.1:4790';
 
 // Where the embedded driver behaves differently from PostgreSQL: migrations and triggers, the
 // LISTEN/NOTIFY stand-in, the chainer, idempotency, the read cache, the embedded demo path. The rest
@@ -107,7 +112,7 @@ export default defineConfig({
           name: 'integration-pglite',
           include: pgliteInclude,
           exclude: [...configDefaults.exclude, POSTGRES_ONLY],
-          env: { COUNTERSIGN_TEST_DRIVER: 'pglite' },
+          env: { COUNTERSIGN_TEST_DRIVER: 'pglite', ACTION_ALLOWED_ORIGINS: TEST_SERVICE_ORIGINS },
           globalSetup: ['test/pglite-global-setup.ts'],
         },
       },
@@ -117,7 +122,7 @@ export default defineConfig({
           ...integration,
           name: 'integration-postgres',
           exclude: [...configDefaults.exclude],
-          env: { COUNTERSIGN_TEST_DRIVER: 'postgres' },
+          env: { COUNTERSIGN_TEST_DRIVER: 'postgres', ACTION_ALLOWED_ORIGINS: TEST_SERVICE_ORIGINS },
           globalSetup: ['test/postgres-global-setup.ts'],
         },
       },

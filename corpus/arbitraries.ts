@@ -39,7 +39,7 @@ type ArgsSchema = { properties: Record<string, PropertySchema>; required: string
 /** The current contract's arguments, as its published JSON Schema describes them. */
 export function argsSchema(action: ActionName): ArgsSchema {
   const contract = findAction(action)!.contracts.find((c) => c.status === 'current')!;
-  return z.toJSONSchema(contract.args) as unknown as ArgsSchema;
+  return contract.inputSchema as unknown as ArgsSchema;
 }
 
 const HOLD = argsSchema('hold_stock');

@@ -36,7 +36,7 @@ const described = new WeakMap<ContractVersion, LooseSchema>();
 function looseSchema(contract: ContractVersion): LooseSchema {
   let schema = described.get(contract);
   if (!schema) {
-    schema = z.toJSONSchema(contract.args) as LooseSchema;
+    schema = contract.inputSchema as LooseSchema;
     described.set(contract, schema);
   }
   return schema;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type APIRequestContext, expect, request as playwrightRequest, test } from '@playwright/test';
 import postgres from 'postgres';
 import { verifyCheckpoint } from '../lib/audit/checkpoint';
-import type { PublicJwk } from '../lib/commands/keys';
+import type { PublicJwk } from '../lib/signing/keys';
 import { cli } from './cli-runner';
 import { agentKey, apiSession, checkpointOf, postCredentials, proposeRefund, signInWithForm } from './support';
 

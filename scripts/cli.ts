@@ -33,7 +33,7 @@ import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { ROLES } from '@/lib/auth/roles';
 import { pauseExecutions, pauseInput, resumeExecutions } from '@/lib/commands/executions-pause';
 import { publishableKeyFile, redirectedStdout } from '@/lib/commands/key-file';
-import { type PublicJwk, retireKey, rotateKeySet } from '@/lib/commands/keys';
+import { type PublicJwk, retireKey, rotateKeySet } from '@/lib/signing/keys';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
 import { migrateDatabase } from '@/lib/database';

@@ -5,18 +5,15 @@ import { holdStockArgsV1, holdStockArgsV2 } from './hold_stock/contract';
 import { issueRefund } from './issue_refund';
 import { issueRefundArgsV1 } from './issue_refund/contract';
 import { acceptedVersions, allActions, findContract } from './registry';
-import type { ActionModule, ArgsOfContracts } from './types';
+import type { ActionModule, ArgsOfContracts, ContractStatus } from './types';
+import { zodContract } from './zod-contract';
 
 const args = z.strictObject({});
+const versions = (statuses: ContractStatus[]) => statuses.map((status, index) => zodContract(index + 1, status, args));
 
 describe('contract version statuses', () => {
   const action = {
-    contracts: [
-      { version: 1, status: 'retired', args },
-      { version: 2, status: 'supported', args },
-      { version: 3, status: 'current', args },
-      { version: 4, status: 'shadow', args },
-    ],
+    contracts: versions(['retired', 'supported', 'current', 'shadow']),
   } as Pick<ActionModule, 'contracts'> as ActionModule;
 
   it('accepts current and supported versions only: retired and shadow are refused', () => {
@@ -50,11 +47,13 @@ describe('an action is typed by its contract versions', () => {
     expectTypeOf<Parameters<typeof holdStock.summarize>[0]>().toEqualTypeOf<
       z.output<typeof holdStockArgsV1> | z.output<typeof holdStockArgsV2>
     >();
-    expectTypeOf<Parameters<typeof issueRefund.execute>[1]>().toEqualTypeOf<z.output<typeof issueRefundArgsV1>>();
-    expectTypeOf<ArgsOfContracts<[{ version: 1; status: 'current'; args: typeof holdStockArgsV1 }]>>().toEqualTypeOf<{
+    expectTypeOf<Parameters<typeof issueRefund.execute>[0]['args']>().toEqualTypeOf<
+      z.output<typeof issueRefundArgsV1>
+    >();
+    expectTypeOf<ArgsOfContracts<[ReturnType<typeof zodContract<z.output<typeof holdStockArgsV1>>>]>>().toEqualTypeOf<{
       sku: string;
       quantity: number;
     }>();
-    expect(holdStock.contracts.map((contract) => contract.args)).toEqual([holdStockArgsV1, holdStockArgsV2]);
+    expect(holdStock.contracts.map((contract) => contract.zod)).toEqual([holdStockArgsV1, holdStockArgsV2]);
   });
 });

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { RoutingAggregate } from '@/db/schema';
 import type { ErrorKey } from '@/lib/errors/codes';
 import type { RoutingRule } from '@/lib/routing-rules';
+import type { FieldIssue } from '@/lib/input/field-issues';
 import type { SystemsClient, SystemsWriteClient, WriteResponse } from '@/lib/systems/client';
 
 export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
@@ -9,11 +10,21 @@ export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
 /** An action's arguments, as a contract version's schema outputs them. */
 export type ActionArgs = Record<string, unknown>;
 
+/** A contract's answer to an agent's arguments: the normalized arguments, or every issue with them. */
+export type ArgsCheck<Args extends ActionArgs = ActionArgs> = { ok: true; args: Args } | { ok: false; issues: FieldIssue[] };
+
 export type ContractVersion<Args extends ActionArgs = ActionArgs> = {
   version: number;
   status: ContractStatus;
-  /** Closed at every depth; defaults applied here become part of the normalized payload. */
-  args: z.ZodType<Args>;
+  /**
+   * The arguments against the contract, closed at every depth: never coerced or trimmed; defaults a
+   * contract applies become part of the normalized payload (and so of its hash).
+   */
+  check(args: unknown): ArgsCheck<Args>;
+  /** The arguments' JSON Schema (2020-12) as agents are shown it. */
+  inputSchema: Record<string, unknown>;
+  /** A module's contract written in zod: the static OpenAPI document names it as a component. */
+  zod?: z.ZodType<Args>;
   /** A tenant's rollout (lib/contracts/rollout.ts): when this version entered its status, if known. */
   since?: Date | null;
   /** A supported version's announced end (RFC 8594 `Sunset`), set by the tenant's admin. */
@@ -32,8 +43,14 @@ export type Resolution = {
   detail: string;
 };
 
-/** A rule's refusal: its code is a row of lib/errors/codes.ts like any other. */
-export type Violation = { code: ErrorKey; message: string };
+/**
+ * A rule's refusal: its code is a row of lib/errors/codes.ts like any other; a definition's rule is
+ * `rule_not_met` with the rule's own code beside it.
+ */
+export type Violation = { code: ErrorKey; message: string; ruleCode?: string };
+
+/** The proposing agent key as rules read it. */
+export type RuleAgent = { id: string; grants: Record<string, string[]> };
 
 /**
  * What the open proposals (pending, approved, executing) on a resource hold of it: how many, and
@@ -52,7 +69,8 @@ export type GrantSpec = { name: string; label: string; values?: string[] };
 export const GRANT_VALUE = /^[A-Za-z0-9_.-]{1,40}$/;
 
 /** The arguments any of an action's contract versions accepts: the union of their schemas' outputs. */
-export type ArgsOfContracts<Contracts extends readonly ContractVersion[]> = z.output<Contracts[number]['args']>;
+export type ArgsOfContracts<Contracts extends readonly ContractVersion[]> =
+  Contracts[number] extends ContractVersion<infer Args> ? Args : never;
 
 /**
  * One action: everything the generic pipeline, executor and UI need to know about it, typed by the
@@ -67,8 +85,10 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
   scope: string;
   title: string;
   contracts: readonly ContractVersion<Args>[];
-  /** JSON Schema source for the executor's receipt (validated on every execution). */
-  output: z.ZodType<Record<string, unknown>>;
+  /** The executor's receipt as JSON Schema (2020-12): validated on every execution. */
+  outputSchema: Record<string, unknown>;
+  /** A module's receipt written in zod: the static OpenAPI document names it as a component. */
+  output?: z.ZodType<Record<string, unknown>>;
   /** A one-line sentence naming the effect, shown first everywhere. */
   summarize(args: Args, facts?: Record<string, string | number>): string;
   /** Words beside raw argument values in the review ("4999" → "49.99 USD"). */
@@ -86,14 +106,14 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
    */
   receiptNoun?(args: Args): string;
   /** Meaning: find the resource inside the tenant; undefined when missing or another tenant's. */
-  resolve(systems: SystemsClient, tenantId: string, args: Args): Promise<Resolution | undefined>;
+  resolve(systems: SystemsClient, tenantId: string, args: Args, contractVersion?: number): Promise<Resolution | undefined>;
   /**
    * The integer argument open proposals on a resource claim of it together (a refund's `amountMinor`): summed for
    * `checkRules`.
    */
   claimField?: string;
   /** Business rules against live state, including what this resource's open proposals claim. */
-  checkRules(args: Args, resolution: Resolution, open: OpenClaims): Violation | undefined;
+  checkRules(args: Args, resolution: Resolution, open: OpenClaims, agent?: RuleAgent): Violation | undefined;
   /**
    * Given what checkRules was given, how close the arguments come to the action's own limit, in
    * words with the values ("49.00 of 50.00 USD still refundable"), or nothing when not close. Shown
@@ -113,18 +133,9 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
    * The effect: one write to the system of record, keyed by the command's idempotency key. `facts`
    * are the live ones read just before (e.g. a hold's warehouse comes from the catalog).
    */
-  execute(
-    client: SystemsWriteClient,
-    args: Args,
-    facts: Record<string, string | number>,
-    idempotencyKey: string,
-    signal: AbortSignal,
-  ): Promise<WriteResponse>;
-  /** Reconciliation: did this key commit? Throws SystemsUnavailableError when the system can't answer. */
-  lookupReceipt(
-    client: SystemsWriteClient,
-    idempotencyKey: string,
-  ): Promise<{ found: true; receipt: unknown } | { found: false }>;
+  execute(request: EffectRequest<Args>): Promise<WriteResponse>;
+  /** Reconciliation: did this command commit? Throws SystemsUnavailableError when the system can't answer. */
+  lookupReceipt(request: ReceiptLookup): Promise<{ found: true; receipt: unknown } | { found: false }>;
   /** The receipt against the output schema AND the request (same operation, resource, amount, key). */
   validateReceipt(
     receipt: unknown,
@@ -143,6 +154,21 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
    */
   resourceKeyFor?(term: string): string | undefined;
 };
+
+/** What an action's one effect is given: the command as signed, and what was read just before. */
+export type EffectRequest<Args extends ActionArgs = ActionArgs> = {
+  /** The scope's write client (a module writing to the demo's systems of record). */
+  client: SystemsWriteClient;
+  args: Args;
+  facts: Record<string, string | number>;
+  idempotencyKey: string;
+  /** The compact JWS of the command being executed, and its id. */
+  command: { id: string; jws: string };
+  signal: AbortSignal;
+};
+
+/** What reconciliation asks by: the command that may have committed, and its idempotency key. */
+export type ReceiptLookup = { client: SystemsWriteClient; idempotencyKey: string; commandId: string };
 
 /** The most a numeric argument may be now (from live facts minus the resource's other open proposals), and why. */
 export type EditLimit = { field: string; max: number; why: string };

@@ -1,7 +1,7 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { z } from 'zod';
 import { findAction } from '@/lib/actions/registry';
-import { type PublicJwk, verificationKeys } from '@/lib/commands/keys';
+import { type PublicJwk, verificationKeys } from '@/lib/signing/keys';
 import { audienceFor, COMMAND_LIFETIME_SECONDS, COMMAND_TYP } from '@/lib/commands/mint';
 import { receiptHash } from '@/lib/commands/receipt-hash';
 import { CLOCK_SKEW_SECONDS } from '@/lib/commands/verify';

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type AuditEvent, auditEvents, commands, decisions, executions, proposals, users } from '@/db/schema';
-import type { CommandKeys } from '@/lib/commands/keys';
+import type { CommandKeys } from '@/lib/signing/keys';
 import { canonicalJson } from '@/lib/payload-hash';
 import { DECISION_TYPES, storyOf } from './bundle-story';
 import { BUNDLE_FORMAT, type EvidenceBundle } from './bundle-verify';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditHeads } from '@/db/schema';
-import type { CommandKeys } from '@/lib/commands/keys';
+import type { CommandKeys } from '@/lib/signing/keys';
 import { chainPending } from '@/lib/events/chainer';
 import { signCheckpoint } from './checkpoint';
 import { signCheckpointNote } from './tlog/note';

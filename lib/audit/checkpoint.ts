@@ -1,7 +1,7 @@
 import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
-import type { PublicJwk, SigningKey } from '@/lib/commands/keys';
-import { verificationKeys } from '@/lib/commands/keys';
+import type { PublicJwk, SigningKey } from '@/lib/signing/keys';
+import { verificationKeys } from '@/lib/signing/keys';
 import type { CheckpointClaim } from './verify';
 
 /** The JWS `typ` of a checkpoint: never accepted where a command is expected, nor the reverse. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { executeCommand } from '@/lib/commands/execute';
-import { type CommandKeys, commandKeys } from '@/lib/commands/keys';
+import { type CommandKeys, commandKeys } from '@/lib/signing/keys';
 import { decide } from '@/lib/decisions/decide';
 import { A_YEAR_MS } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';

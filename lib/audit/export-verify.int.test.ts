@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type CommandKeys, commandKeys } from '@/lib/commands/keys';
+import { type CommandKeys, commandKeys } from '@/lib/signing/keys';
 import { decide } from '@/lib/decisions/decide';
 import { A_YEAR_MS, runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';

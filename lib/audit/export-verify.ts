@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PublicJwk } from '@/lib/commands/keys';
+import type { PublicJwk } from '@/lib/signing/keys';
 import { jwksFileSchema } from './checkpoint';
 import { eventLeafHash } from './tlog/leaf';
 import { appendLeaf, type Hash, lookUp, nodeKey, rootOf, type SubtreeHash, sameHash } from './tlog/merkle';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CommandKeys, commandKeys } from '@/lib/commands/keys';
+import { type CommandKeys, commandKeys } from '@/lib/signing/keys';
 import { setupCountingDatabase, setupTestDatabase } from '@/test/db';
 import { insertBulkAuditEvents } from '@/test/fixtures/audit';
 import { auditExportResponse, EXPORT_PAGE_SIZE } from './export';

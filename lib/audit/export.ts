@@ -1,7 +1,7 @@
 import 'server-only';
 import type { Database } from '@/db';
 import type { AuditEvent } from '@/db/schema';
-import type { CommandKeys } from '@/lib/commands/keys';
+import type { CommandKeys } from '@/lib/signing/keys';
 import { chainPending } from '@/lib/events/chainer';
 import { actorResolver } from './actors';
 import { currentCheckpoint } from './checkpoint-store';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, auditHeads } from '@/db/schema';
-import { commandKeys } from '@/lib/commands/keys';
+import { commandKeys } from '@/lib/signing/keys';
 import { decide } from '@/lib/decisions/decide';
 import { appendAudit } from '@/lib/events/append';
 import { setupTestDatabase } from '@/test/db';

@@ -13,7 +13,7 @@ import { findAction } from '@/lib/actions/registry';
 import { createAgentKey } from '@/lib/admin/accounts';
 import { revokeKey } from '@/lib/admin/agent-keys';
 import { authenticateAgent } from '@/lib/agents/authenticate';
-import { tenantActions } from '@/lib/contracts/catalog';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { setContractStatus } from '@/lib/contracts/set-status';
 import { publishPolicy } from '@/lib/policy/publish';
 import { loadPolicy } from '@/lib/policy/routing';

@@ -11,7 +11,7 @@ import { payloadHash } from '@/lib/payload-hash';
 import type { SystemsWriteClient } from '@/lib/systems/client';
 import { type CommandRow, setupCommandWorld } from '@/test/fixtures/commands';
 import { auditRowsFor, proposalRow } from '@/test/queries';
-import { commandKeys, generateSigningJwk, loadCommandKeys, retireKey, rotateKeySet } from './keys';
+import { commandKeys, generateSigningJwk, loadCommandKeys, retireKey, rotateKeySet } from '@/lib/signing/keys';
 import { COMMAND_TYP, type CommandClaims, commandIssuer, mintCommand } from './mint';
 
 const w = setupCommandWorld();
@@ -242,7 +242,11 @@ describe('faults in the system of record', () => {
     });
 
     // What reconciliation will see: the look-up by idempotency key, and the receipt check.
-    const lookup = await issueRefund.lookupReceipt(w.writeClient('payments'), `cs.${proposal.id}`);
+    const lookup = await issueRefund.lookupReceipt({
+      client: w.writeClient('payments'),
+      idempotencyKey: `cs.${proposal.id}`,
+      commandId: 'cmd_unused',
+    });
     expect(lookup.found).toBe(committed);
     if (lookup.found) {
       const args = issueRefundArgsV1.parse(proposal.payload.args);

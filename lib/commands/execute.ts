@@ -22,7 +22,7 @@ import {
 import { SPAN } from '@/lib/telemetry/attributes';
 import { countExecution } from '@/lib/telemetry/metrics';
 import { type SpanNote, withSpan } from '@/lib/telemetry/trace';
-import { commandKeys, type VerificationKeys } from './keys';
+import { commandKeys, type VerificationKeys } from '@/lib/signing/keys';
 import { commandIssuer } from './mint';
 import { receiptHash } from './receipt-hash';
 import { type VerifiedCommand, verifyCommand } from './verify';
@@ -191,7 +191,8 @@ async function executeTraced(db: Database, options: ExecuteOptions, span: SpanNo
   }
 
   const args = claims.args;
-  const outcome = await run(db, action, start.proposal, args, claims.idempotencyKey, options, scope);
+  const command = { id: claims.jti, jws: options.jws };
+  const outcome = await run(db, action, start.proposal, args, claims.idempotencyKey, command, options);
   await db.transaction(async (tx) => {
     const now = clock();
     const updated = await tx
@@ -229,10 +230,11 @@ async function run(
   proposal: Proposal,
   args: Record<string, unknown>,
   idempotencyKey: string,
+  command: { id: string; jws: string },
   options: ExecuteOptions,
-  scope: string,
 ): Promise<Outcome> {
-  const subject = { tenantId: proposal.tenantId, action, args };
+  const { scope } = options;
+  const subject = { tenantId: proposal.tenantId, action, args, contractVersion: proposal.contractVersion };
   let resolution: Resolution | undefined;
   try {
     // Evidence is not read again: it is a snapshot kept with the proposal.
@@ -269,13 +271,14 @@ async function run(
   let response: WriteResponse;
   try {
     const client = options.writeClient ?? systemsWriteClient(scope);
-    response = await action.execute(
+    response = await action.execute({
       client,
       args,
-      resolution.facts,
+      facts: resolution.facts,
       idempotencyKey,
-      AbortSignal.timeout(options.deadlineMs ?? WRITE_DEADLINE_MS),
-    );
+      command,
+      signal: AbortSignal.timeout(options.deadlineMs ?? WRITE_DEADLINE_MS),
+    });
   } catch (error) {
     if (error instanceof SystemsUnavailableError) {
       return { status: 'failed', errorCode: 'systems_unavailable', reason: `${error.reason}; nothing was written.` };

@@ -1,12 +1,12 @@
 import { SignJWT } from 'jose';
 import type { Database } from '@/db';
 import { commands, type NormalizedPayload, type Proposal } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
+import { tenantAction } from '@/lib/definitions/catalog';
 import { env } from '@/lib/env';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { quorumShortfall } from '@/lib/quorum/quorum';
-import { commandKeys, type SigningKey } from './keys';
+import { commandKeys, type SigningKey, signingIssuer } from '@/lib/signing/keys';
 import { wakeDispatchOnCommit } from './wake';
 
 export const COMMAND_TYP = 'countersign-command+jwt';
@@ -15,7 +15,7 @@ export const COMMAND_LIFETIME_SECONDS = 300;
 
 export const audienceFor = (scope: string) => `executor:${scope}`;
 export const idempotencyKeyFor = (proposalId: string) => `cs.${proposalId}`;
-export const commandIssuer = () => env().APP_URL ?? 'countersign';
+export const commandIssuer = signingIssuer;
 
 /** The claims of a command (the JWS payload): the normalized payload's fields, signed. */
 export type CommandClaims = Pick<NormalizedPayload, 'action' | 'contractVersion' | 'args' | 'evidenceRefs'> & {
@@ -61,7 +61,7 @@ export async function mintCommand(
   now: Date,
   key?: SigningKey,
 ): Promise<MintedCommand> {
-  const action = findAction(proposal.action);
+  const action = await tenantAction(tx, proposal.tenantId, proposal.action);
   if (!action) throw new Error(`cannot mint a command for unknown action ${proposal.action}`);
   // Never a command without the approvers the rule needs, each holding its role now (docs/design.md §6).
   const short = await quorumShortfall(tx, proposal);

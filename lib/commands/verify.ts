@@ -3,11 +3,11 @@ import { compactVerify, decodeProtectedHeader, type ProtectedHeaderParameters } 
 import { z } from 'zod';
 import type { Database } from '@/db';
 import { commands, type Proposal, proposals } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
+import { tenantAction } from '@/lib/definitions/catalog';
 import type { ActionModule } from '@/lib/actions/types';
 import { Refusal } from '@/lib/errors/refusal';
 import { payloadHash } from '@/lib/payload-hash';
-import type { VerificationKeys } from './keys';
+import type { VerificationKeys } from '@/lib/signing/keys';
 import { audienceFor, COMMAND_LIFETIME_SECONDS, COMMAND_TYP, type CommandClaims } from './mint';
 
 /** Allowed clock difference between the signer and the executor, each way. */
@@ -95,7 +95,8 @@ export async function verifyCommand(db: Database, jws: string, options: VerifyOp
   if (claims.iss !== options.issuer) throw new Refusal('wrong_issuer', 'The command was issued by someone else.');
   if (claims.aud !== audienceFor(scope))
     throw new Refusal('wrong_audience', `The command is not addressed to executor:${scope}.`);
-  const action = findAction(claims.action);
+  // A signed tenant (the signature held), so its own definitions may be read.
+  const action = await tenantAction(db, claims.tenant, claims.action);
   if (!action || action.scope !== scope)
     throw new Refusal('action_not_in_scope', `The action does not belong to the ${scope} executor.`);
 

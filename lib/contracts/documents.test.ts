@@ -167,11 +167,11 @@ describe('the zod sources behind the documents', () => {
       const action = findAction(name)!;
       const { args, receipt } = samples[name]!;
       for (const contract of action.contracts) {
-        expect(contract.args.parse(args)).toEqual(args);
-        expect(contract.args.safeParse({ ...args, extra: 1 }).success).toBe(false);
+        expect(contract.check(args)).toEqual({ ok: true, args });
+        expect(contract.check({ ...args, extra: 1 }).ok).toBe(false);
       }
-      expect(action.output.parse(receipt)).toEqual(receipt);
-      expect(action.output.safeParse({ ...receipt, extra: 1 }).success).toBe(false);
+      expect(action.output!.parse(receipt)).toEqual(receipt);
+      expect(action.output!.safeParse({ ...receipt, extra: 1 }).success).toBe(false);
     },
   );
 });

@@ -12,8 +12,9 @@ export const versionStatus = (contract: ContractVersion) => ({
 });
 
 /** A zod schema as JSON Schema (draft 2020-12): the contracts' documents and the MCP tools' schemas. */
-export const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
-  z.toJSONSchema(schema, { target: 'draft-2020-12', io });
+import { zodJsonSchema } from '@/lib/actions/zod-contract';
+
+export const jsonSchema = zodJsonSchema;
 
 /**
  * Every action's contract versions as JSON Schema (draft 2020-12), generated from the zod source:
@@ -29,8 +30,8 @@ export function contractDocuments(actions: readonly ActionModule[] = allActions(
       scope: action.scope,
       versions: action.contracts.map((contract) => ({
         ...versionStatus(contract),
-        input: jsonSchema(contract.args, 'input'),
-        output: jsonSchema(action.output, 'output'),
+        input: contract.inputSchema,
+        output: action.outputSchema,
       })),
     })),
   };

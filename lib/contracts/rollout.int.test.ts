@@ -16,7 +16,7 @@ import { expectApiError } from '@/test/errors';
 import { attemptsOf, expectRejection, submitAs } from '@/test/intake';
 import { setupRouteSystems } from '@/test/systems';
 import { agentRequest, type SeededWorld, seedWorld } from '@/test/world';
-import { tenantActions } from './catalog';
+import { tenantActions } from '@/lib/definitions/catalog';
 import type { TransitionRequest } from './rollout';
 import { setContractStatus } from './set-status';
 

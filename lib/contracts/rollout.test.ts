@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ActionModule, ContractStatus } from '@/lib/actions/types';
+import { zodContract } from '@/lib/actions/zod-contract';
 import { CONTRACT_STATUSES, exactlyOneCurrent, planTransition, withRollout } from './rollout';
 
 const args = z.strictObject({});
@@ -12,12 +13,12 @@ function actionWith(status: ContractStatus, sunsetAt: Date | null = null): Actio
   const contracts =
     status === 'current'
       ? [
-          { version: 1, status: 'supported' as const, args },
-          { version: 2, status: 'current' as const, args },
+          zodContract(1, 'supported', args),
+          zodContract(2, 'current', args),
         ]
       : [
-          { version: 1, status: 'current' as const, args },
-          { version: 2, status, args, sunsetAt },
+          zodContract(1, 'current', args),
+          { ...zodContract(2, status, args), sunsetAt },
         ];
   return { name: 'probe', contracts } as Pick<ActionModule, 'name' | 'contracts'> as ActionModule;
 }

@@ -84,7 +84,7 @@ async function decideOnce(db: Database, systems: SystemsClient, input: DecisionI
     if (!peek) throw notFound();
     await checkDecider(db, peek, userId, request, now);
     if (peek.status === 'pending_approval' && peek.expiresAt.getTime() > now.getTime())
-      live = await readLive(systems, peek);
+      live = await readLive(db, systems, peek);
   }
 
   const result = await db.transaction(async (tx): Promise<Proposal | Ended> => {

@@ -87,7 +87,7 @@ async function check(
 
   let live: LiveRead;
   try {
-    live = await within(readLive(systems, proposal), options.timeoutMs ?? FRESH_FACTS_TIMEOUT_MS);
+    live = await within(readLive(db, systems, proposal), options.timeoutMs ?? FRESH_FACTS_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof SystemsUnavailableError)) throw error;
     return answer(

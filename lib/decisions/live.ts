@@ -1,6 +1,7 @@
 import type { Database } from '@/db';
 import type { GateResult, Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
+import { tenantAction } from '@/lib/definitions/catalog';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
 import { openClaimsBesides } from '@/lib/gates/claims';
 import { keyAuthorityLapse } from '@/lib/gates/key-authority';
@@ -48,6 +49,7 @@ const subjectOf = (proposal: Proposal, action: ActionModule): GateSubject => ({
   tenantId: proposal.tenantId,
   action,
   args: proposal.payload.args,
+  contractVersion: proposal.contractVersion,
 });
 
 /**
@@ -55,8 +57,8 @@ const subjectOf = (proposal: Proposal, action: ActionModule): GateSubject => ({
  * again: it is a snapshot kept with the proposal); an unavailable system of record throws its SystemsUnavailableError
  * (503) and changes nothing.
  */
-export async function readLive(systems: SystemsClient, proposal: Proposal): Promise<LiveRead> {
-  const action = findAction(proposal.action);
+export async function readLive(db: Database, systems: SystemsClient, proposal: Proposal): Promise<LiveRead> {
+  const action = await tenantAction(db, proposal.tenantId, proposal.action);
   if (!action) return { resolution: undefined };
   const meant = await meaningGate(subjectOf(proposal, action), { systems, evidenceRefs: [] });
   return { resolution: meant.ok ? meant.value.resolution : undefined };
@@ -75,7 +77,7 @@ const sentence = (text: string) => text.replace(/\.$/, '');
  * with the proposal row locked.
  */
 export async function staleReason(tx: Database, proposal: Proposal, live: LiveRead): Promise<StaleVerdict | undefined> {
-  const action = findAction(proposal.action);
+  const action = await tenantAction(tx, proposal.tenantId, proposal.action);
   if (!action)
     return { code: 'action_unknown', gate: 'meaning', reason: `the action ${proposal.action} is no longer known` };
   const moved = describeResourceChange(proposal.resourceKey, live.resolution);

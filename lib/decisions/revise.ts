@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, type Proposal, proposals, users } from '@/db/schema';
 import type { ActionModule } from '@/lib/actions/types';
-import { tenantActions } from '@/lib/contracts/catalog';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { type RevisionChange, revisionChanges } from '@/lib/decisions/revision-view';
 import { notAuthorized, notFound, Refusal } from '@/lib/errors/refusal';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';

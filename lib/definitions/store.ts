@@ -1,14 +1,17 @@
 import { and, desc, eq, max, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type ActionDefinitionRow, actionDefinitions } from '@/db/schema';
+import { announceCacheChange } from '@/lib/cache/changes';
+import { env } from '@/lib/env';
 import { appendAudit } from '@/lib/events/append';
 import { payloadHash } from '@/lib/payload-hash';
 import type { Definition } from './document';
 import { checkDefinition, type DefinitionProblem } from './parse';
+import { originAllowed } from './services';
 
 /**
  * A tenant's action definitions, versioned: publishing adds a version (never changes one), and the
- * newest version of each name is the current one. Not yet read by intake, mint or dispatch.
+ * newest version of each name is the current one, read by lib/definitions/catalog.ts.
  */
 
 export const NOTE_MAX = 500;
@@ -43,6 +46,8 @@ export async function publishDefinition(db: Database, input: PublishInput): Prom
       name,
       problems: [{ path: 'note', message: `The note says why it is published: 1 to ${NOTE_MAX} characters.` }],
     };
+  const refused = publishProblems(document);
+  if (refused.length > 0) return { published: false, reason: 'invalid', name, problems: refused };
   const documentHash = payloadHash(checked.definition.document);
   return db.transaction(async (tx) => {
     const [current] = await tx
@@ -69,6 +74,8 @@ export async function publishDefinition(db: Database, input: PublishInput): Prom
       .onConflictDoNothing()
       .returning({ version: actionDefinitions.version });
     if (!row) return { published: false, reason: 'conflict', name, version } as const;
+    // Every process reads the tenant's actions again (lib/definitions/catalog.ts).
+    await announceCacheChange(tx, { kind: 'contracts', tenantId, action: name });
     await appendAudit(tx, {
       tenantId,
       type: 'action.published',
@@ -78,6 +85,24 @@ export async function publishDefinition(db: Database, input: PublishInput): Prom
     });
     return { published: true, name, version, documentHash } as const;
   });
+}
+
+/**
+ * What a document may say only where it is published: the services it names must be at origins the
+ * operator allows (ACTION_ALLOWED_ORIGINS), and `claims`
+ * is not enforced for a declared action yet, so a definition that relies on it is refused.
+ */
+export function publishProblems(document: Definition, allowed: readonly string[] = env().ACTION_ALLOWED_ORIGINS) {
+  const problems: DefinitionProblem[] = [];
+  for (const key of ['resolve', 'executor'] as const)
+    if (!originAllowed(document[key], allowed))
+      problems.push({
+        path: key,
+        message: `"${key}" names an origin the operator does not allow; ACTION_ALLOWED_ORIGINS lists the allowed ones.`,
+      });
+  if (document.claims !== undefined)
+    problems.push({ path: 'claims', message: '"claims" is not enforced for a declared action yet; remove it.' });
+  return problems;
 }
 
 export type StoredDefinition = Omit<ActionDefinitionRow, 'document'> & { document: Definition };

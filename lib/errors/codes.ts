@@ -212,6 +212,8 @@ export const ERROR_CODES = {
   passkey_invalid: refused,
   target_not_allowed: refused,
   // The actions' own rules (lib/actions/<action>: rules).
+  /** A rule of a tenant's action definition did not hold: answered with the rule's own code (docs/actions.md). */
+  rule_not_met: refused,
   hold_limit: refused,
   currency_mismatch: refused,
   order_not_refundable: refused,

@@ -5,6 +5,8 @@ export type RefusalOptions = {
   retryAfterSeconds?: number;
   /** Headers the answer carries besides (a bearer challenge). */
   headers?: Record<string, string>;
+  /** A `rule_not_met` refusal's code: the tenant's rule's own (lower snake case, from its definition). */
+  ruleCode?: string;
 };
 
 /**
@@ -15,6 +17,7 @@ export type RefusalOptions = {
  */
 export class Refusal extends Error {
   readonly retryAfterSeconds: number | undefined;
+  readonly ruleCode: string | undefined;
   readonly #headers: Record<string, string>;
 
   constructor(
@@ -26,6 +29,7 @@ export class Refusal extends Error {
     super(message);
     this.name = 'Refusal';
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.ruleCode = key === 'rule_not_met' ? options.ruleCode : undefined;
     this.#headers = options.headers ?? {};
   }
 
@@ -36,8 +40,9 @@ export class Refusal extends Error {
     return { ...retryAfter, ...this.#headers };
   }
 
-  get code(): WireCode {
-    return wireCode(this.key);
+  /** The code the answer carries: the table's, or a tenant's rule's own for `rule_not_met`. */
+  get code(): WireCode | (string & {}) {
+    return this.ruleCode ?? wireCode(this.key);
   }
 
   get status(): number {
@@ -59,7 +64,7 @@ export class Refusal extends Error {
       this.key,
       this.message,
       { ...this.details, ...details },
-      { retryAfterSeconds: this.retryAfterSeconds, headers: { ...this.#headers, ...headers } },
+      { retryAfterSeconds: this.retryAfterSeconds, headers: { ...this.#headers, ...headers }, ruleCode: this.ruleCode },
     );
   }
 }

@@ -14,7 +14,9 @@ export type RulesInput = {
  * The action's business rules against live state and the resource's open proposals. Passes on what
  * the open proposals claim, so later steps under the same lock need not read it again.
  */
-export const rulesGate: Gate<RulesInput, OpenClaims> = async ({ action, args }, { resolution, open }) => {
-  const violation = action.checkRules(args, resolution, open);
-  return violation ? refuse('rules', violation.code, violation.message) : pass(open);
+export const rulesGate: Gate<RulesInput, OpenClaims> = async ({ action, args, agent }, { resolution, open }) => {
+  const violation = action.checkRules(args, resolution, open, agent);
+  if (!violation) return pass(open);
+  const { code, message, ruleCode } = violation;
+  return ruleCode ? { ok: false, refusal: { gate: 'rules', code, message, ruleCode } } : refuse('rules', code, message);
 };

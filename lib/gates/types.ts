@@ -1,4 +1,4 @@
-import type { ActionModule } from '@/lib/actions/types';
+import type { ActionModule, RuleAgent } from '@/lib/actions/types';
 import type { ErrorKey } from '@/lib/errors/codes';
 
 /** The automatic checks after Shape, in the order they run (docs/design.md §1). */
@@ -9,6 +9,10 @@ export type GateSubject = {
   tenantId: string;
   action: ActionModule;
   args: Record<string, unknown>;
+  /** The contract version the arguments were checked against, when known (a resolver is told it). */
+  contractVersion?: number;
+  /** The proposing agent key, when a rule may read it (intake and execution). */
+  agent?: RuleAgent;
 };
 
 /**
@@ -16,7 +20,7 @@ export type GateSubject = {
  * it for its own audience: intake answers Meaning and Authority with one byte-identical
  * not_authorized and throws the rest as a Refusal; the decision-time check names what moved.
  */
-export type GateRefusal = { gate: GateName; code: ErrorKey; message: string };
+export type GateRefusal = { gate: GateName; code: ErrorKey; message: string; ruleCode?: string };
 
 /** A gate's answer: passed with what it found, or refused with why (a `GateRefusal`, or the caller's own). */
 export type Verdict<T, Why = GateRefusal> = { ok: true; value: T } | { ok: false; refusal: Why };

@@ -8,7 +8,7 @@ import { proposalDetail } from '@/lib/api/responses/proposal-json';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { decisionsPage } from '@/lib/audit/history';
-import { commandKeys } from '@/lib/commands/keys';
+import { commandKeys } from '@/lib/signing/keys';
 import { decide } from '@/lib/decisions/decide';
 import { chainAllPending } from '@/lib/events/chainer';
 import { submitProposal } from '@/lib/intake/intake';

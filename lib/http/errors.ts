@@ -17,7 +17,8 @@ export function refusalOf(error: unknown): Refusal {
 
 /** The one error body, as every route, the MCP endpoint and the executor answer it. */
 export function errorBody(refusal: Refusal): ErrorBody {
-  return { error: { kind: refusal.kind, code: refusal.code, message: refusal.message, ...refusal.details } };
+  const rule = refusal.ruleCode === undefined ? {} : { rule: refusal.ruleCode };
+  return { error: { kind: refusal.kind, code: refusal.code, message: refusal.message, ...rule, ...refusal.details } };
 }
 
 /**

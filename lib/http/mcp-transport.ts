@@ -2,7 +2,7 @@ import 'server-only';
 import { ErrorCode, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import type { WireCode } from '@/lib/errors/codes';
+import { type WireCode, wireCode } from '@/lib/errors/codes';
 import { Refusal } from '@/lib/errors/refusal';
 import { readJsonBody } from './body';
 import { errorResponse } from './errors';
@@ -66,7 +66,7 @@ export async function readMcpMessage(request: Request): Promise<unknown> {
       error.status,
       error.status === 400 ? ErrorCode.ParseError : TRANSPORT_ERROR,
       `Parse error: ${error.message}`,
-      { code: error.code },
+      { code: wireCode(error.key) },
     );
   }
   // Current MCP has no batches (removed in 2025-06-18); one would run many calls on one rate-limit unit.

@@ -83,7 +83,15 @@ const NOT_AUTHORIZED = notAuthorized();
  * bounded (SCAN_BUDGET_CHARS), but never time another intake on the same resource waits for (issue 35).
  */
 export const CHECKS = Pipeline.start<AdmissionInput>()
-  .step('subject', (c) => ({ subject: { tenantId: c.agent.tenantId, action: c.action, args: c.args } as GateSubject }))
+  .step('subject', (c) => ({
+    subject: {
+      tenantId: c.agent.tenantId,
+      action: c.action,
+      args: c.args,
+      contractVersion: c.contract.version,
+      agent: { id: c.agent.keyId, grants: c.agent.grants },
+    } as GateSubject,
+  }))
   .gate(
     'meaning',
     async (c) =>
@@ -153,7 +161,7 @@ export const JUDGED = Pipeline.start<Locked>()
     async (c) =>
       worded(
         await traced('rules', c.subject, () => rulesGate(c.subject, { resolution: c.resolution, open: c.open })),
-        ({ code, message }) => new Refusal(code, message),
+        ({ code, message, ruleCode }) => new Refusal(code, message, {}, { ruleCode }),
       ),
     (open) => ({ open }),
   )

@@ -98,9 +98,9 @@ export function shapeGate(
 
   let args: Record<string, unknown> | undefined;
   if (contract && isObject(value.args)) {
-    const parsed = contract.args.safeParse(value.args);
-    if (parsed.success) args = parsed.data;
-    else issues.push(...toFieldIssues(parsed.error, value.args, contract.args));
+    const checked = contract.check(value.args);
+    if (checked.ok) args = checked.args;
+    else issues.push(...checked.issues);
   }
 
   if (issues.length > 0 || !envelope.success || !action || !contract || !args) {
@@ -123,17 +123,11 @@ export function shadowVerdicts(value: unknown, actions: readonly ActionModule[] 
   return action.contracts
     .filter((contract) => contract.status === 'shadow')
     .map((contract) => {
-      const parsed = contract.args.safeParse(args);
+      const checked = contract.check(args);
       return {
         version: contract.version,
-        accepted: parsed.success,
-        codes: parsed.success
-          ? []
-          : [
-              ...new Set(
-                toFieldIssues(parsed.error, args, contract.args).map((issue) => `${issue.field}:${issue.code}`),
-              ),
-            ],
+        accepted: checked.ok,
+        codes: checked.ok ? [] : [...new Set(checked.issues.map((issue) => `${issue.field}:${issue.code}`))],
       };
     });
 }

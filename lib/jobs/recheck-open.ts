@@ -145,7 +145,7 @@ export async function recheckOpen(
     for (const proposal of claimed) {
       let live: LiveRead;
       try {
-        live = await readLive(systems, proposal);
+        live = await readLive(db, systems, proposal);
       } catch (error) {
         await release(db, proposal, now);
         if (!(error instanceof SystemsUnavailableError)) throw error;

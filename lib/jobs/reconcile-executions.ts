@@ -1,7 +1,7 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, type NormalizedPayload, proposals } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
+import { tenantAction } from '@/lib/definitions/catalog';
 import { receiptHash } from '@/lib/commands/receipt-hash';
 import { recordStateChange } from '@/lib/events/record';
 import type { AuditEventType } from '@/lib/events/registry';
@@ -49,6 +49,7 @@ type Claim = {
   proposalId: string;
   tenantId: string;
   attempts: number;
+  commandId: string;
   action: string;
   payload: NormalizedPayload;
   facts: Record<string, string | number>;
@@ -66,12 +67,18 @@ function shortReason(text: string): string {
   return text.replace(/\s+/g, ' ').slice(0, 200);
 }
 
-async function ask(claim: Claim, systems: (scope: string) => SystemsWriteClient, now: Date): Promise<Verdict> {
-  const action = findAction(claim.action);
+async function ask(
+  db: Database,
+  claim: Claim,
+  systems: (scope: string) => SystemsWriteClient,
+  now: Date,
+): Promise<Verdict> {
+  const action = await tenantAction(db, claim.tenantId, claim.action);
   if (!action) return { outcome: 'unavailable', reason: `no action module named ${claim.action}` };
   let found: Awaited<ReturnType<typeof action.lookupReceipt>>;
   try {
-    found = await action.lookupReceipt(systems(claim.scope), claim.idempotencyKey);
+    const { idempotencyKey, commandId } = claim;
+    found = await action.lookupReceipt({ client: systems(claim.scope), idempotencyKey, commandId });
   } catch (error) {
     if (error instanceof SystemsUnavailableError)
       return { outcome: 'unavailable', reason: `the system of record did not answer (${error.reason})` };
@@ -153,7 +160,7 @@ export async function reconcileExecutions(db: Database, options: ReconcileOption
   });
 
   for (const claim of claims) {
-    const verdict = await ask(claim, systems, now);
+    const verdict = await ask(db, claim, systems, now);
     const at = options.now ? now : new Date();
     const settled = await record(db, claim, verdict, at);
     if (!settled) continue;

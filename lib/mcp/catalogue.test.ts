@@ -2,19 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { allActions } from '@/lib/actions/registry';
 import type { ActionModule, ContractStatus } from '@/lib/actions/types';
+import { zodContract } from '@/lib/actions/zod-contract';
 import { actionOfTool, envelopeOf, proposalTool, proposalTools } from './catalogue';
 
 const withContracts = (
   name: string,
   contracts: { version: number; status: ContractStatus; args: z.ZodType<Record<string, unknown>> }[],
-) => ({ ...allActions()[0]!, name, title: name, contracts }) as ActionModule;
+) =>
+  ({
+    ...allActions()[0]!,
+    name,
+    title: name,
+    contracts: contracts.map(({ version, status, args }) => zodContract(version, status, args)),
+  }) as ActionModule;
 
 describe('proposal tools', () => {
   it('every built-in action has a tool at its current version whose input is the contract plus the envelope fields, closed', () => {
     for (const action of allActions()) {
       const tool = proposalTool(action)!;
       const current = action.contracts.find((c) => c.status === 'current')!;
-      const contract = z.toJSONSchema(current.args, { io: 'input' }) as {
+      const contract = current.inputSchema as {
         properties: Record<string, unknown>;
         required: string[];
       };

@@ -1,7 +1,7 @@
 import type { ActionModule } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { envelopeSchema } from '@/lib/input/envelope';
-import { type ObjectSchema, toolSchema } from './json-schema';
+import { type ObjectSchema, toolSchema, withoutDialect } from './json-schema';
 import { proposalResultSchema } from './results';
 
 /** A tool that proposes one action at its tenant's current contract version. */
@@ -54,7 +54,7 @@ function describe(action: ActionModule, version: number): string {
 export function proposalTool(action: ActionModule): ProposalTool | undefined {
   const contract = action.contracts.find((c) => c.status === 'current');
   if (!contract) return undefined;
-  const args = toolSchema(contract.args, 'input');
+  const args = withoutDialect(contract.inputSchema);
   const argNames = Object.keys(args.properties ?? {});
   const clash = argNames.find((name) => (ENVELOPE_FIELDS as readonly string[]).includes(name));
   // Fail closed: a flattened argument shadowing an envelope field would make the mapping ambiguous.

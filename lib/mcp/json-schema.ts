@@ -12,7 +12,12 @@ export type ObjectSchema = Record<string, unknown> & {
  * 2020-12), without the `$schema` line, since MCP reads tool schemas in that dialect already.
  */
 export function toolSchema(schema: z.ZodType, io: 'input' | 'output'): ObjectSchema {
-  const document = { ...(jsonSchema(schema, io) as Record<string, unknown>) };
+  return withoutDialect(jsonSchema(schema, io) as Record<string, unknown>);
+}
+
+/** A JSON Schema document without its `$schema` line. */
+export function withoutDialect(schema: Record<string, unknown>): ObjectSchema {
+  const document = { ...schema };
   delete document.$schema;
   return document as ObjectSchema;
 }

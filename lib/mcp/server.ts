@@ -3,7 +3,7 @@ import * as streamableHttp from '@modelcontextprotocol/sdk/server/webStandardStr
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Database } from '@/db';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
-import { tenantActions } from '@/lib/contracts/catalog';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { wireCode } from '@/lib/errors/codes';
 import { Refusal } from '@/lib/errors/refusal';
 import { isRequestId } from '@/lib/ids';

@@ -22,7 +22,7 @@ import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { type EvidenceBundle, verifyBundle } from '@/lib/audit/bundle-verify';
 import { verifyCheckpoint } from '@/lib/audit/tlog/note';
 import { rowHash } from '@/lib/audit/verify';
-import { commandKeys } from '@/lib/commands/keys';
+import { commandKeys } from '@/lib/signing/keys';
 import { decide } from '@/lib/decisions/decide';
 import { verifySignedDecision } from '@/lib/decisions/passkey-signature';
 import type { DecisionRequest } from '@/lib/decisions/requests';

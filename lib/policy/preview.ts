@@ -35,9 +35,9 @@ export async function previewPolicy(
 
   const contract = action.contracts.find((each) => each.status === 'current');
   if (!contract) throw new Error(`${action.name} has no current contract`);
-  const args = contract.args.safeParse(sample.args);
-  if (!args.success) {
-    const issues = toFieldIssues(args.error, sample.args, contract.args).map((each) => ({
+  const args = contract.check(sample.args);
+  if (!args.ok) {
+    const issues = args.issues.map((each) => ({
       ...each,
       field: `sample.args.${each.field}`,
     }));
@@ -47,7 +47,7 @@ export async function previewPolicy(
       issues,
     );
   }
-  const resolution = await action.resolve(systems, tenantId, args.data);
+  const resolution = await action.resolve(systems, tenantId, args.args);
   if (!resolution)
     throw new Refusal(
       'sample_not_found',
@@ -65,7 +65,7 @@ export async function previewPolicy(
     db,
     { tenantId, action: action.name, resourceKey: resolution.resourceKey, now },
     draft,
-    args.data,
+    args.args,
   );
   const index = rules.findIndex((rule) => rule.id === routing.rule);
   return {

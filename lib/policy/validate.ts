@@ -17,9 +17,7 @@ export function numericFields(action: ActionModule): string[] {
   for (const version of acceptedVersions(action)) {
     const contract = findContract(action, version);
     if (!contract) continue;
-    const schema = z.toJSONSchema(contract.args, { io: 'input' }) as {
-      properties?: Record<string, { type?: unknown }>;
-    };
+    const schema = contract.inputSchema as { properties?: Record<string, { type?: unknown }> };
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
       if (property.type === 'integer' || property.type === 'number') fields.add(name);
     }

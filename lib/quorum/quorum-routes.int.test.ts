@@ -20,7 +20,7 @@ import { grantMembership } from '@/lib/admin/members';
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { eventText } from '@/lib/audit/history';
-import { commandKeys } from '@/lib/commands/keys';
+import { commandKeys } from '@/lib/signing/keys';
 import { notificationOf } from '@/lib/notifications/message';
 import { SoftwareAuthenticator } from '@/test/passkey-authenticator';
 import { auditRowsFor, proposalRow } from '@/test/queries';

@@ -13,7 +13,7 @@ import { changeRole, grantMembership, removeMembership } from '@/lib/admin/membe
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { decisionsPage } from '@/lib/audit/history';
-import { commandKeys } from '@/lib/commands/keys';
+import { commandKeys } from '@/lib/signing/keys';
 import { mintCommand, QuorumLapsed } from '@/lib/commands/mint';
 import { decide } from '@/lib/decisions/decide';
 import { Refusal } from '@/lib/errors/refusal';

@@ -25,7 +25,7 @@ export type SystemsClient = {
   read<T>(path: string, schema: z.ZodType<T>, scope: string): Promise<T | undefined>;
 };
 
-const isTimeout = (error: unknown) =>
+export const isTimeout = (error: unknown) =>
   error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
 
 /** Both clients' default: the pool of the settings' systems of record, one per process. */

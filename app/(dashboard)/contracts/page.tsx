@@ -6,7 +6,7 @@ import { ContractRolloutControls } from '@/components/contract-rollout-controls'
 import { PayloadText } from '@/components/payload-text';
 import { ContractStatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
-import { tenantActions } from '@/lib/contracts/catalog';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { lastCorpusFigures } from '@/lib/contracts/corpus-figures';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, RUNTIMES, type RuntimeName } from '@/lib/contracts/lint';

@@ -1,5 +1,5 @@
 import type { Jwks } from '@/lib/api/responses/reads';
-import { commandKeys } from '@/lib/commands/keys';
+import { commandKeys } from '@/lib/signing/keys';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,11 +1,9 @@
-import type { ActionModule, ArgsOfContracts, ContractVersion } from '../types';
+import { zodContract, zodJsonSchema } from '../zod-contract';
+import type { ActionModule, ArgsOfContracts } from '../types';
 import { lookupHold, readSku, writeHold } from './adapter';
 import { holdReceipt, holdStockArgsV1, holdStockArgsV2 } from './contract';
 
-const CONTRACTS = [
-  { version: 1, status: 'current', args: holdStockArgsV1 },
-  { version: 2, status: 'shadow', args: holdStockArgsV2 },
-] satisfies ContractVersion[];
+const CONTRACTS = [zodContract(1, 'current', holdStockArgsV1), zodContract(2, 'shadow', holdStockArgsV2)];
 
 export const holdStock: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   name: 'hold_stock',
@@ -13,6 +11,7 @@ export const holdStock: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   title: 'Hold stock',
   contracts: CONTRACTS,
   output: holdReceipt,
+  outputSchema: zodJsonSchema(holdReceipt, 'output'),
   summarize: (args, facts) => {
     const { sku, quantity } = args;
     return `Hold ${quantity} × ${sku}${facts?.warehouse ? ` (warehouse ${facts.warehouse})` : ''}`;
@@ -68,11 +67,11 @@ export const holdStock: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   ],
   defaultExpiryHours: 24,
 
-  execute(client, args, facts, idempotencyKey, signal) {
+  execute({ client, args, facts, idempotencyKey, signal }) {
     const { sku, quantity } = args;
     return writeHold(client, { sku, quantity, warehouse: String(facts.warehouse), idempotencyKey }, signal);
   },
-  lookupReceipt: lookupHold,
+  lookupReceipt: ({ client, idempotencyKey }) => lookupHold(client, idempotencyKey),
   validateReceipt(receipt, args, facts, idempotencyKey) {
     const parsed = holdReceipt.safeParse(receipt);
     if (!parsed.success) return { ok: false, reason: 'receipt does not match the hold receipt schema' };

@@ -1,9 +1,10 @@
 import { formatMoney } from '@/lib/money';
-import type { ActionModule, ArgsOfContracts, ContractVersion, OpenClaims, Resolution } from '../types';
+import { zodContract, zodJsonSchema } from '../zod-contract';
+import type { ActionModule, ArgsOfContracts, OpenClaims, Resolution } from '../types';
 import { lookupRefund, readOrder, writeRefund } from './adapter';
 import { issueRefundArgsV1, refundReceipt } from './contract';
 
-const CONTRACTS = [{ version: 1, status: 'current', args: issueRefundArgsV1 }] satisfies ContractVersion[];
+const CONTRACTS = [zodContract(1, 'current', issueRefundArgsV1)];
 
 /** What is left to refund on the order: charged, minus refunded, minus what open proposals claim. */
 function balanceOf(resolution: Resolution, open: OpenClaims) {
@@ -19,6 +20,7 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   title: 'Issue refund',
   contracts: CONTRACTS,
   output: refundReceipt,
+  outputSchema: zodJsonSchema(refundReceipt, 'output'),
   summarize: (args) => {
     const { amountMinor, currency, orderId } = args;
     return `Refund ${formatMoney(amountMinor, currency)} on order ${orderId}`;
@@ -127,11 +129,11 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
   ],
   defaultExpiryHours: 24,
 
-  execute(client, args, _facts, idempotencyKey, signal) {
+  execute({ client, args, idempotencyKey, signal }) {
     const { orderId, amountMinor, currency } = args;
     return writeRefund(client, { orderId, amountMinor, currency, idempotencyKey }, signal);
   },
-  lookupReceipt: lookupRefund,
+  lookupReceipt: ({ client, idempotencyKey }) => lookupRefund(client, idempotencyKey),
   validateReceipt(receipt, args, _facts, idempotencyKey) {
     const parsed = refundReceipt.safeParse(receipt);
     if (!parsed.success) return { ok: false, reason: 'receipt does not match the refund receipt schema' };

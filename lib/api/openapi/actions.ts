@@ -12,11 +12,9 @@ import { addJsonSchema, component, refOf } from './components';
  */
 
 const contracts = allActions().flatMap((action) =>
-  action.contracts.map((contract) => ({
-    action: action.name,
-    version: contract.version,
-    args: component(contract.args, `${action.name}.v${contract.version}.args`, 'input'),
-  })),
+  action.contracts.flatMap(({ version, zod }) =>
+    zod ? [{ action: action.name, version, args: component(zod, `${action.name}.v${version}.args`, 'input') }] : [],
+  ),
 );
 
 /**
@@ -32,7 +30,7 @@ export function contractBranches() {
   };
 }
 
-const receipts = allActions().map((action) => component(action.output, `${action.name}.receipt`));
+const receipts = allActions().flatMap(({ name, output }) => (output ? [component(output, `${name}.receipt`)] : []));
 
 /** An execution's receipt: what the system of record answered, one of the actions' receipts. */
 export const receiptSchema = component(

@@ -30,8 +30,18 @@ export const errorBodySchema = z.object({
   error: z.looseObject({
     kind: errorKindSchema,
     code: z
-      .enum(WIRE_CODES)
+      .union([
+        z.enum(WIRE_CODES),
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/)
+          .describe("A rule of the tenant's own action definition (`rule_not_met` says which, in `rule`)."),
+      ])
       .describe('The specific reason, stable for programs (`idempotency_conflict`, `hash_mismatch`, …).'),
+    rule: z
+      .string()
+      .optional()
+      .describe("A declared action's rule that did not hold: its code, as `code` carries it too."),
     message: z.string().describe('What went wrong and what to do, in words for a person.'),
     issues: z.array(fieldIssueSchema).optional().describe('Every problem with the body (422 of kind `schema`).'),
     repair: repairAdviceSchema.optional().describe('Intake only: whether a repair (`repairOf`) may follow.'),

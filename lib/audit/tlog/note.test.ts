@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { generateSigningJwk, loadCommandKeys, publicJwk } from '@/lib/commands/keys';
+import { generateSigningJwk, loadCommandKeys, publicJwk } from '@/lib/signing/keys';
 import { leafHash } from './merkle';
 import {
   checkpointText,

@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, verify, webcrypto } from 'node:crypto';
-import type { PublicJwk, SigningKey } from '@/lib/commands/keys';
+import type { PublicJwk, SigningKey } from '@/lib/signing/keys';
 import { HASH_SIZE, type Hash } from './merkle';
 
 /**

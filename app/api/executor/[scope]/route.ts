@@ -1,5 +1,5 @@
-import { allActions } from '@/lib/actions/registry';
 import { executeCommand } from '@/lib/commands/execute';
+import { scopeExists } from '@/lib/definitions/catalog';
 import { getDb } from '@/lib/database';
 import { Refusal } from '@/lib/errors/refusal';
 import { readCappedBody } from '@/lib/http/body';
@@ -16,9 +16,7 @@ const MAX_BYTES = 64 * 1024;
 export async function POST(request: Request, context: { params: Promise<{ scope: string }> }) {
   const { scope } = await context.params;
   try {
-    if (!allActions().some((action) => action.scope === scope)) {
-      throw new Refusal('unknown_scope', 'There is no executor for this scope.');
-    }
+    if (!(await scopeExists(await getDb(), scope))) throw new Refusal('unknown_scope', 'There is no executor for this scope.');
     const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/jose')
       throw new Refusal(

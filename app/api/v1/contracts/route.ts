@@ -1,5 +1,5 @@
 import type { ContractDocuments } from '@/lib/api/responses/reads';
-import { tenantActions } from '@/lib/contracts/catalog';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { otherMethods } from '@/lib/http/methods';
 import { principalRead } from '@/lib/http/operator-route';

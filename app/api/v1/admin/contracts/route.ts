@@ -1,5 +1,5 @@
 import type { ContractRolloutList } from '@/lib/api/responses/admin';
-import { tenantActions } from '@/lib/contracts/catalog';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { contractRollout } from '@/lib/contracts/senders';
 import { otherMethods } from '@/lib/http/methods';
 import { adminRoute } from '@/lib/http/operator-route';

@@ -1,5 +1,5 @@
 import { proposalViewJson } from '@/lib/api/responses/proposal-json';
-import { deprecationHeadersFor } from '@/lib/contracts/catalog';
+import { deprecationHeadersFor } from '@/lib/definitions/catalog';
 import { readProposalView } from '@/lib/decisions/proposal-view';
 import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';

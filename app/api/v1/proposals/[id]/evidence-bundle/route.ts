@@ -1,5 +1,5 @@
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
-import { commandKeys } from '@/lib/commands/keys';
+import { commandKeys } from '@/lib/signing/keys';
 import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { viewerRead } from '@/lib/http/operator-route';

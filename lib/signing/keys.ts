@@ -3,6 +3,9 @@ import { type CryptoKey, exportJWK, generateKeyPair, importJWK } from 'jose';
 import { z } from 'zod';
 import { env, signingKeySchema } from '@/lib/env';
 
+/** Who signs, as `iss` names it in commands and request proofs: APP_URL, else `countersign`. */
+export const signingIssuer = () => env().APP_URL ?? 'countersign';
+
 /** One Ed25519 private JWK as SIGNING_KEYS holds it. */
 export type SigningJwk = { kty: 'OKP'; crv: 'Ed25519'; x: string; d: string; kid: string };
 
