@@ -10,7 +10,6 @@ import { ZodError } from 'zod';
 import { type Database, type DatabaseHandle, openDatabase } from '@/db/client';
 import { rolesSql } from '@/db/roles';
 import { type Role, tenants, users } from '@/db/schema';
-import { allActions } from '@/lib/actions/registry';
 import {
   changePassword,
   createAgentKey,
@@ -37,6 +36,7 @@ import { type PublicJwk, retireKey, rotateKeySet } from '@/lib/signing/keys';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
 import { migrateDatabase } from '@/lib/database';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { definitionListLines, definitionPlanLines, planDefinition } from '@/lib/definitions/plan';
 import { publishDefinition } from '@/lib/definitions/store';
 import { env, SettingsError } from '@/lib/env';
@@ -559,12 +559,13 @@ async function run(argv: string[]): Promise<void> {
     case 'create-agent-key': {
       const [tenantId, agentName] = [need(rest[0], 'tenant'), need(rest[1], 'agent name')];
       const actions = need(values.actions, '--actions').split(',').filter(Boolean);
-      const known = allActions().map((a) => a.name);
-      const unknown = actions.filter((a) => !known.includes(a));
-      if (unknown.length > 0)
-        throw new UsageError(`unknown action(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
       const grants = parseGrants(values.grant ?? []);
       await withDatabase(async ({ db }) => {
+        // The tenant's actions: the shipped ones and its own definitions.
+        const known = (await tenantActions(db, tenantId)).map((a) => a.name);
+        const unknown = actions.filter((a) => !known.includes(a));
+        if (unknown.length > 0)
+          throw new UsageError(`unknown action(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
         const created = await createAgentKey(db, { tenantId, agentName, actions, grants });
         console.log(`Created agent key ${created.id} for ${agentName} in ${tenantId}.`);
         console.log(`Key (shown once, store it now): ${created.key}`);
