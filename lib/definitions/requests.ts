@@ -8,15 +8,11 @@ import { definitionSchema } from './document';
  * parse.ts, as the CLI checks a file: its problems are named by their path in the document.
  */
 
-/** As many characters as a stored note may have (store.ts `NOTE_MAX`, the table's check). */
-export const DEFINITION_NOTE_MAX = 500;
-
-/** Why it is published: 1–500 characters, not blank. One issue per note: an empty one is too short, not also blank. */
-const note = z
-  .string()
-  .min(1, { abort: true })
-  .max(DEFINITION_NOTE_MAX)
-  .regex(/\S/, { message: 'the note must not be blank' });
+/**
+ * Why it is published: 1–500 characters (store.ts `NOTE_MAX`, the table's check), not blank. One
+ * issue per note: an empty one is too short, not also blank.
+ */
+const note = z.string().min(1, { abort: true }).max(500).regex(/\S/, { message: 'the note must not be blank' });
 
 /** The version the plan was made against (0: the action had none); when given and not the newest, 409. */
 const baseVersion = z.int().min(0).max(1_000_000);
