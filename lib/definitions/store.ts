@@ -33,7 +33,7 @@ export type PublishResult =
   | { published: true; name: string; version: number; documentHash: string }
   /** The document is the current version's, byte for byte in canonical form: nothing was written. */
   | { published: false; reason: 'unchanged'; name: string; version: number }
-  /** Another publish of the same name took the next version first, or the base version is not the newest: plan again. */
+  /** Another publish of the name took the next version first, or the base version is not the newest: plan again. */
   | { published: false; reason: 'conflict'; name: string; version: number }
   | { published: false; reason: 'invalid'; name: string; problems: DefinitionProblem[] };
 
