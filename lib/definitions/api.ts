@@ -9,7 +9,7 @@ import type {
   DefinitionPublished,
   StoredDefinitionView,
 } from './answers';
-import { checkDefinition } from './parse';
+import { checkDefinition, type DefinitionProblem } from './parse';
 import { definitionPlanLines, planDefinition } from './plan';
 import type { DefinitionPublishRequest } from './requests';
 import {
@@ -59,7 +59,7 @@ export async function definitionPlan(db: Database, tenantId: string, document: u
   };
 }
 
-const invalid = (problems: { path: string; message: string }[]) =>
+const invalid = (problems: DefinitionProblem[]) =>
   new Refusal(
     'invalid_definition',
     'The definition is not valid: see the problems, each named by its path in the document.',
