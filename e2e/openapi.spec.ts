@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { type APIRequestContext, type APIResponse, expect, request as playwrightRequest, test } from '@playwright/test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -681,6 +682,47 @@ test('every documented status of every operation is produced live and matches it
     });
     await check('previewPolicy', await as(carol, 'previewPolicy', undefined, { data: preview('filter-blue') }), 200);
     await check('previewPolicy', await as(carol, 'previewPolicy', undefined, { data: preview('no-such-sku') }), 422);
+  });
+
+  await test.step('action definitions', async () => {
+    // A name of the walk's own, a new title each run: every run publishes a version, and no other spec's action changes.
+    const document = {
+      ...(JSON.parse(fs.readFileSync('demo/actions/hold_stock.json', 'utf8')) as Json),
+      name: 'openapi_walk',
+      title: `OpenAPI walk ${Date.now()}`,
+    };
+    const note = 'OpenAPI walk';
+    await check('listActionDefinitions', await as(carol, 'listActionDefinitions'), 200);
+    await check(
+      'planActionDefinition',
+      await as(carol, 'planActionDefinition', undefined, { data: { document } }),
+      200,
+    );
+    const published = await as(carol, 'publishActionDefinition', undefined, { data: { document, note } });
+    await check('publishActionDefinition', published, 201);
+    const { version } = (await published.json()) as { version: number };
+    await check(
+      'publishActionDefinition',
+      await as(carol, 'publishActionDefinition', undefined, { data: { document, note } }),
+      200,
+    );
+    // Planned against the version before this one: someone (this walk) published since.
+    await check(
+      'publishActionDefinition',
+      await as(carol, 'publishActionDefinition', undefined, {
+        data: { document: { ...document, title: 'OpenAPI walk, stale' }, note, baseVersion: version - 1 },
+      }),
+      409,
+    );
+    await check(
+      'publishActionDefinition',
+      await as(carol, 'publishActionDefinition', undefined, {
+        data: { document: { ...document, colour: 'red' }, note },
+      }),
+      422,
+    );
+    await check('getActionDefinition', await as(carol, 'getActionDefinition', 'openapi_walk'), 200);
+    await check('getActionDefinition', await as(carol, 'getActionDefinition', 'never_published'), 404);
   });
 
   // The newcomer, removed above, still has an account: signed in, a member of no tenant.

@@ -14,7 +14,9 @@ export type CacheChange =
   /** An agent key created, revoked, rotated (its expiry set) or otherwise changed. */
   | { kind: 'agent_key'; tenantId: string; keyId: string }
   /** A standing grant made in a tenant (one ending needs no word: a kept "there may be one" only costs a look). */
-  | { kind: 'grants'; tenantId: string };
+  | { kind: 'grants'; tenantId: string }
+  /** A new version of one of a tenant's action definitions (lib/definitions/store.ts). */
+  | { kind: 'actions'; tenantId: string };
 
 const id = z.string().min(1).max(200);
 const cacheChange = z.discriminatedUnion('kind', [
@@ -22,6 +24,7 @@ const cacheChange = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('contracts'), tenantId: id, action: id }),
   z.strictObject({ kind: z.literal('agent_key'), tenantId: id, keyId: id }),
   z.strictObject({ kind: z.literal('grants'), tenantId: id }),
+  z.strictObject({ kind: z.literal('actions'), tenantId: id }),
 ]);
 
 /** A notification's payload as a change; undefined when it is not one (the reader then forgets everything). */

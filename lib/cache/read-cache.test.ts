@@ -60,6 +60,16 @@ describe('ReadCache', () => {
     expect(contracts).not.toHaveBeenCalled();
   });
 
+  it("drops a tenant's definitions on its actions change, and no other tenant's", async () => {
+    const cache = liveCache();
+    await cache.read('acme', loader('a'), () => [cacheTag.actions('acme')]);
+    await cache.read('globex', loader('g'), () => [cacheTag.actions('globex')]);
+    cache.notified(JSON.stringify({ kind: 'actions', tenantId: 'acme' }));
+    expect(cache.stats()).toMatchObject({ entries: 1, dropped: 1, resets: 1 });
+    const globex = loader('g2');
+    expect(await cache.read('globex', globex, () => [cacheTag.actions('globex')])).toBe('g');
+  });
+
   it('does not keep a value read while a change arrived: it may be what the change replaced', async () => {
     const cache = liveCache();
     let answer!: (value: string) => void;

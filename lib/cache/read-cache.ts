@@ -54,6 +54,7 @@ export const cacheTag = {
   contracts: (tenantId: string) => JSON.stringify(['contracts', tenantId]),
   agentKey: (keyId: string) => JSON.stringify(['agent_key', keyId]),
   grants: (tenantId: string) => JSON.stringify(['grants', tenantId]),
+  actions: (tenantId: string) => JSON.stringify(['actions', tenantId]),
 };
 
 function tagOf(change: CacheChange): string {
@@ -66,6 +67,8 @@ function tagOf(change: CacheChange): string {
       return cacheTag.agentKey(change.keyId);
     case 'grants':
       return cacheTag.grants(change.tenantId);
+    case 'actions':
+      return cacheTag.actions(change.tenantId);
   }
 }
 

@@ -16,10 +16,11 @@ import { currentDefinitions, type StoredDefinition } from './store';
  * definitions (docs/actions.md; one named as a shipped module is not read), each with
  * the tenant's rollout of its contract versions. Intake, the executor, reconciliation,
  * `GET /api/v1/contracts`, MCP and the dashboard read this. The process's read cache keeps it
- * until a change to the tenant's rollout or definitions is announced (`contracts` changes).
+ * until a change to the tenant's rollout or definitions is announced (`contracts`, `actions`).
  */
 export function tenantActions(db: Database, tenantId: string): Promise<readonly ActionModule[]> {
   const tag = cacheTag.contracts(tenantId);
+  const tags = [tag, cacheTag.actions(tenantId)];
   return cachedRead(
     db,
     tag,
@@ -29,7 +30,7 @@ export function tenantActions(db: Database, tenantId: string): Promise<readonly 
       const declared = definitions.flatMap((stored) => (findAction(stored.name) ? [] : (moduleOf(stored) ?? [])));
       return [...allActions(), ...declared].map((action) => withRollout(action, rows));
     },
-    () => [tag],
+    () => tags,
   );
 }
 

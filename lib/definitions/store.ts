@@ -1,7 +1,7 @@
 import { and, desc, eq, max, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type ActionDefinitionRow, actionDefinitions } from '@/db/schema';
-import { announceCacheChange } from '@/lib/cache/changes';
+import { changeTransaction } from '@/lib/cache/read-cache';
 import { env } from '@/lib/env';
 import { appendAudit } from '@/lib/events/append';
 import { payloadHash } from '@/lib/payload-hash';
@@ -19,13 +19,23 @@ export const NOTE_MAX = 500;
 /** Who published: a person, or a system actor (the CLI). */
 export type Publisher = { type: 'user' | 'system'; id: string };
 
-export type PublishInput = { tenantId: string; document: Definition; note: string; by: Publisher };
+export type PublishInput = {
+  tenantId: string;
+  document: Definition;
+  note: string;
+  by: Publisher;
+  /**
+   * The version the document was planned against (0: none yet). When given and no longer the
+   * newest, nothing is published (`conflict`): publishing would undo a change the plan never showed.
+   */
+  baseVersion?: number;
+};
 
 export type PublishResult =
   | { published: true; name: string; version: number; documentHash: string }
   /** The document is the current version's, byte for byte in canonical form: nothing was written. */
   | { published: false; reason: 'unchanged'; name: string; version: number }
-  /** Another publish of the same name took the next version first: plan again. */
+  /** Another publish of the name took the next version first, or the base version is not the newest: plan again. */
   | { published: false; reason: 'conflict'; name: string; version: number }
   | { published: false; reason: 'invalid'; name: string; problems: DefinitionProblem[] };
 
@@ -35,7 +45,7 @@ export type PublishResult =
  * it is invalid, when the note is not 1–500 characters, or when it is the current version unchanged.
  */
 export async function publishDefinition(db: Database, input: PublishInput): Promise<PublishResult> {
-  const { tenantId, document, note, by } = input;
+  const { tenantId, document, note, by, baseVersion } = input;
   const { name } = document;
   const checked = checkDefinition(document);
   if (!checked.ok) return { published: false, reason: 'invalid', name, problems: checked.problems };
@@ -49,7 +59,7 @@ export async function publishDefinition(db: Database, input: PublishInput): Prom
   const refused = publishProblems(document);
   if (refused.length > 0) return { published: false, reason: 'invalid', name, problems: refused };
   const documentHash = payloadHash(checked.definition.document);
-  return db.transaction(async (tx) => {
+  return changeTransaction(db, async (tx, announce) => {
     const [current] = await tx
       .select({ version: actionDefinitions.version, documentHash: actionDefinitions.documentHash })
       .from(actionDefinitions)
@@ -58,6 +68,8 @@ export async function publishDefinition(db: Database, input: PublishInput): Prom
       .limit(1);
     if (current?.documentHash === documentHash)
       return { published: false, reason: 'unchanged', name, version: current.version } as const;
+    if (baseVersion !== undefined && baseVersion !== (current?.version ?? 0))
+      return { published: false, reason: 'conflict', name, version: current?.version ?? 0 } as const;
     const version = (current?.version ?? 0) + 1;
     // Two publishes of one name race for the same version: the primary key lets one in.
     const [row] = await tx
@@ -74,8 +86,8 @@ export async function publishDefinition(db: Database, input: PublishInput): Prom
       .onConflictDoNothing()
       .returning({ version: actionDefinitions.version });
     if (!row) return { published: false, reason: 'conflict', name, version } as const;
-    // Every process reads the tenant's actions again (lib/definitions/catalog.ts).
-    await announceCacheChange(tx, { kind: 'contracts', tenantId, action: name });
+    // Every process reads the tenant's actions again when this commits (lib/definitions/catalog.ts).
+    await announce({ kind: 'actions', tenantId });
     await appendAudit(tx, {
       tenantId,
       type: 'action.published',

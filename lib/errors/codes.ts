@@ -142,6 +142,8 @@ export const ERROR_CODES = {
   invalid_grant: schema,
   invalid_revocation: schema,
   invalid_policy: schema,
+  /** An action definition's body or document (lib/definitions/api.ts): `problems` name each by its path. */
+  invalid_definition: schema,
   invalid_preview: schema,
   invalid_sample: schema,
   invalid_decision: schema,
@@ -190,6 +192,8 @@ export const ERROR_CODES = {
   policy_changed: conflict,
   already_granted: conflict,
   stale_policy: conflict,
+  /** Another publish of the action's definition came first: plan again (lib/definitions/api.ts). */
+  stale_definition: conflict,
   passkey_required_elsewhere: conflict,
   last_passkey: conflict,
   passkey_exists: conflict,

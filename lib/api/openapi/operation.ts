@@ -35,7 +35,7 @@ export const TAGS = {
     'export the audit trail, prove an email address. Mutations need a same-origin `Origin`.',
   'Admin API':
     "For a tenant's admins, with a dashboard session in the tenant the dashboard shows: agent keys, members, " +
-    'contract rollout, notifications, passkeys, the emergency stop and routing policies.',
+    'contract rollout, action definitions, notifications, passkeys, the emergency stop and routing policies.',
   Public: 'No credentials: the public keys, health, this document, and accepting an invitation.',
   Executor:
     'Called by the worker with signed commands, not by clients; an executor of your own verifies the same ' +

@@ -1,6 +1,7 @@
 import type { Operation } from '../operation';
 import { adminOperations } from './admin';
 import { agentOperations } from './agent';
+import { definitionOperations } from './definitions';
 import { grantOperations } from './grants';
 import { passkeyOperations } from './passkeys';
 import { proposalOperations } from './proposals';
@@ -13,6 +14,7 @@ export const allOperations: readonly Operation[] = [
   ...readOperations,
   ...grantOperations,
   ...adminOperations,
+  ...definitionOperations,
   ...passkeyOperations,
   ...protocolOperations,
 ];
