@@ -63,7 +63,7 @@ export function executorHandler(options: ExecutorOptions): WebHandler {
     outcomes.set(claims.idempotencyKey, outcome);
     // Nothing was done on a refusal or a failure: a later delivery may try again.
     const forget = () => outcomes.get(claims.idempotencyKey) === outcome && outcomes.delete(claims.idempotencyKey);
-    outcome.then((result) => 'receipt' in result || forget(), forget);
+    outcome.then((result) => isReceipt((result as Partial<{ receipt: unknown }>)?.receipt) || forget(), forget);
     return outcome;
   }
 

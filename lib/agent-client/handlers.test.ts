@@ -254,6 +254,20 @@ describe('executorHandler', () => {
       }),
     );
     expect([response.status, await response.json()]).toEqual([200, { receipt: { ok: true } }]);
+    // A streamed body with no Content-Length is cut at the cap, before any verification.
+    const chunk = new Uint8Array(64 * 1024);
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const flood = await handler(
+      new Request('https://svc.example/execute', { method: 'POST', body: endless, duplex: 'half' } as RequestInit),
+    );
+    expect(flood.status).toBe(413);
+    expect(sent).toBeLessThan(2 * 1024 * 1024);
   });
 });
 
