@@ -3,9 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { base64url, type CryptoKey, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CommandKeys, generateSigningJwk, loadCommandKeys, type PublicJwk } from '@/lib/commands/keys';
+import * as server from '@/lib/commands/mint';
 import { type CommandClaims, signCommand } from '@/lib/commands/mint';
+import * as serverProof from '@/lib/commands/request-proof';
 import { signRequest } from '@/lib/commands/request-proof';
+import { CLOCK_SKEW_SECONDS as SERVER_SKEW } from '@/lib/commands/verify';
 import { payloadHash } from '@/lib/payload-hash';
+import * as client from './index';
 import { remoteKeySet, verifyCommand } from './index';
 
 // The executor's own check of a command, against commands signed exactly as Countersign mints them.
@@ -59,6 +63,21 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => jwksServer.close(() => resolve())));
 
 const options = () => ({ jwks: { keys: keys.jwks }, scope: 'deployments', issuer: ISSUER, now: NOW });
+
+describe("the client's own copy of the protocol's constants", () => {
+  it("is the server's", () => {
+    expect([client.COMMAND_TYP, client.COMMAND_LIFETIME_SECONDS, client.CLOCK_SKEW_SECONDS]).toEqual([
+      server.COMMAND_TYP,
+      server.COMMAND_LIFETIME_SECONDS,
+      SERVER_SKEW,
+    ]);
+    expect([client.REQUEST_PROOF_TYP, client.REQUEST_PROOF_HEADER, client.REQUEST_PROOF_LIFETIME_SECONDS]).toEqual([
+      serverProof.REQUEST_PROOF_TYP,
+      serverProof.REQUEST_PROOF_HEADER,
+      serverProof.REQUEST_PROOF_LIFETIME_SECONDS,
+    ]);
+  });
+});
 
 describe('verifyCommand', () => {
   it('answers the claims of a command Countersign signed', async () => {
