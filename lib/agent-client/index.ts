@@ -2,6 +2,9 @@
  * A typed client for Countersign's agent API (docs/design.md §4): propose, read, and wait for a decision
  * with backoff and a deadline. Errors are values, never exceptions: every call answers a `Result`.
  * It depends on nothing but `fetch`, so it runs in Node 20+, Deno, Bun and edge runtimes.
+ *
+ * Beside it, the helpers for a team's own services (docs/executors.md): `verifyCommand`,
+ * `verifyRequest`, and the resolver and executor handlers. They use `jose` and `canonicalize`.
  */
 
 export type ProposalStatus =
@@ -283,3 +286,32 @@ export function createAgentClient(options: AgentClientOptions) {
 }
 
 export type AgentClient = ReturnType<typeof createAgentClient>;
+
+export {
+  CLOCK_SKEW_SECONDS,
+  COMMAND_LIFETIME_SECONDS,
+  COMMAND_TYP,
+  type CommandClaims,
+  CommandRejected,
+  type CommandRejectedCode,
+  type VerifyCommandOptions,
+  verifyCommand,
+} from './command';
+export { type ExecuteResult, type ExecutorOptions, executorHandler, type Receipt } from './executor';
+export { MAX_BODY_BYTES, nodeHandler, type WebHandler } from './http';
+export { type Jwks, type KeySet, type KeySource, localKeySet, type RemoteKeySetOptions, remoteKeySet } from './key-set';
+export {
+  jtiSet,
+  REQUEST_PROOF_HEADER,
+  REQUEST_PROOF_LIFETIME_SECONDS,
+  REQUEST_PROOF_TYP,
+  type ReplayGuard,
+  type RequestParts,
+  type RequestProofClaims,
+  RequestRejected,
+  type RequestRejectedCode,
+  type VerifyRequestOptions,
+  verifyRequest,
+} from './request-proof';
+export { type Resolution, type ResolveRequest, type ResolverOptions, resolverHandler } from './resolver';
+export type { ServiceOptions } from './service';
