@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GET as jwksRoute } from '@/app/.well-known/jwks.json/route';
 import { commandIssuer } from '@/lib/commands/mint';
-import { REQUEST_PROOF_HEADER, signRequest } from '@/lib/commands/request-proof';
+import { REQUEST_PROOF_HEADER, signRequest } from '@/lib/signing/request-proof';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { type CommandClaims, executorHandler, nodeHandler, verifyCommand } from './index';
 

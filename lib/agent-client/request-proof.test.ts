@@ -1,8 +1,8 @@
 import { base64url, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CommandKeys, generateSigningJwk, loadCommandKeys } from '@/lib/commands/keys';
+import { type CommandKeys, generateSigningJwk, loadCommandKeys } from '@/lib/signing/keys';
 import { signCommand } from '@/lib/commands/mint';
-import { bodySha256, signRequest } from '@/lib/commands/request-proof';
+import { bodySha256, signRequest } from '@/lib/signing/request-proof';
 import { jtiSet, type RequestParts, verifyRequest } from './index';
 
 // A team's check that a request comes from Countersign, against proofs signed as Countersign signs them.

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { commandKeys, type SigningKey, signingIssuer } from './keys';
 
@@ -37,6 +37,6 @@ export async function signRequest(
     .setAudience(request.url)
     .setIssuedAt(iat)
     .setExpirationTime(iat + REQUEST_PROOF_LIFETIME_SECONDS)
-    .setJti(randomUUID())
+    .setJti(randomBytes(16).toString('base64url'))
     .sign(signing.key);
 }

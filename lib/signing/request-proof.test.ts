@@ -1,7 +1,7 @@
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { commandKeys, generateSigningJwk, loadCommandKeys } from './keys';
-import { commandIssuer } from './mint';
+import { commandKeys, generateSigningJwk, loadCommandKeys, signingIssuer } from './keys';
+
 import { bodySha256, REQUEST_PROOF_HEADER, REQUEST_PROOF_TYP, signRequest } from './request-proof';
 
 const url = 'https://svc.example/actions/refund/execute';
@@ -39,6 +39,6 @@ describe('request proofs', () => {
     const keys = await commandKeys();
     const proof = await signRequest({ url: `${url}/cmd_1`, method: 'GET', body: '' });
     expect(decodeProtectedHeader(proof).kid).toBe(keys.signing.kid);
-    expect(decodeJwt(proof)).toMatchObject({ iss: commandIssuer(), aud: `${url}/cmd_1`, htm: 'GET' });
+    expect(decodeJwt(proof)).toMatchObject({ iss: signingIssuer(), aud: `${url}/cmd_1`, htm: 'GET' });
   });
 });
