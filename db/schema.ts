@@ -207,6 +207,13 @@ export const proposals = pgTable(
     risk: text('risk').notNull().default('low'),
     /** The resource the proposal acts on (`order:ord_1842`); open proposals on it are serialized. */
     resourceKey: text('resource_key'),
+    /**
+     * What it claims of its resource while open: its action's claim argument at intake (a refund's
+     * amount), summed over the resource's open proposals; null when the action claims nothing.
+     */
+    claimAmount: numeric('claim_amount'),
+    /** The version of the tenant's action definition it was gated by; null for a shipped action. */
+    definitionVersion: integer('definition_version'),
     /** Facts Meaning read from the system of record at intake (shown, never hashed). */
     facts: jsonb('facts').$type<Record<string, string | number>>().notNull().default({}),
     /** The cited evidence as the system of record returned it: untrusted text, shown inertly. */

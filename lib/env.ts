@@ -212,7 +212,8 @@ const HOW_TO_FIX: Record<string, string> = {
   DEMO_SCALE: 'set it to a whole number from 0 to 1000000, or unset it for the plain demo world',
   NOTIFY_ALLOWED_PRIVATE_ORIGINS:
     'set it to comma-separated origins like http://127.0.0.1:4030,smtp://127.0.0.1:4025, or unset it',
-  ACTION_ALLOWED_ORIGINS: 'set it to comma-separated origins like https://actions.example.com,http://127.0.0.1:4010, or unset it',
+  ACTION_ALLOWED_ORIGINS:
+    'set it to comma-separated origins like https://actions.example.com,http://127.0.0.1:4010, or unset it',
   SMTP_URL: 'set it like smtp://user:password@mail.example.com:587, or unset it to send no email',
   OIDC_ISSUER: 'set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET together, or none of them',
   OTEL_EXPORTER_OTLP_ENDPOINT:

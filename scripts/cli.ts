@@ -32,7 +32,6 @@ import { verifyStoredChains } from '@/lib/audit/verify-database';
 import { ROLES } from '@/lib/auth/roles';
 import { pauseExecutions, pauseInput, resumeExecutions } from '@/lib/commands/executions-pause';
 import { publishableKeyFile, redirectedStdout } from '@/lib/commands/key-file';
-import { type PublicJwk, retireKey, rotateKeySet } from '@/lib/signing/keys';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, type VersionLint } from '@/lib/contracts/lint';
 import { migrateDatabase } from '@/lib/database';
@@ -62,6 +61,7 @@ import { setPasskeysRequired } from '@/lib/passkeys/tenant-setting';
 import { backtestDays, type PolicyPlan, planPolicies } from '@/lib/policy/plan';
 import { durationWords, percentWords } from '@/lib/shared/oversight-words';
 import { flipCounts, flipInWords } from '@/lib/shared/policy-words';
+import { type PublicJwk, retireKey, rotateKeySet } from '@/lib/signing/keys';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { RoutingAggregate } from '@/db/schema';
 import type { ErrorKey } from '@/lib/errors/codes';
-import type { RoutingRule } from '@/lib/routing-rules';
 import type { FieldIssue } from '@/lib/input/field-issues';
+import type { RoutingRule } from '@/lib/routing-rules';
 import type { SystemsClient, SystemsWriteClient, WriteResponse } from '@/lib/systems/client';
 
 export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
@@ -11,7 +11,9 @@ export type ContractStatus = 'current' | 'supported' | 'shadow' | 'retired';
 export type ActionArgs = Record<string, unknown>;
 
 /** A contract's answer to an agent's arguments: the normalized arguments, or every issue with them. */
-export type ArgsCheck<Args extends ActionArgs = ActionArgs> = { ok: true; args: Args } | { ok: false; issues: FieldIssue[] };
+export type ArgsCheck<Args extends ActionArgs = ActionArgs> =
+  | { ok: true; args: Args }
+  | { ok: false; issues: FieldIssue[] };
 
 export type ContractVersion<Args extends ActionArgs = ActionArgs> = {
   version: number;
@@ -81,6 +83,8 @@ export type ArgsOfContracts<Contracts extends readonly ContractVersion[]> =
  */
 export type ActionModule<Args extends ActionArgs = ActionArgs> = {
   name: string;
+  /** A tenant's declared action: the version of its definition (docs/actions.md); none for a shipped module. */
+  definitionVersion?: number;
   /** The executor family that runs it (`inventory`, `payments`). */
   scope: string;
   title: string;
@@ -106,7 +110,12 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
    */
   receiptNoun?(args: Args): string;
   /** Meaning: find the resource inside the tenant; undefined when missing or another tenant's. */
-  resolve(systems: SystemsClient, tenantId: string, args: Args, contractVersion?: number): Promise<Resolution | undefined>;
+  resolve(
+    systems: SystemsClient,
+    tenantId: string,
+    args: Args,
+    contractVersion?: number,
+  ): Promise<Resolution | undefined>;
   /**
    * The integer argument open proposals on a resource claim of it together (a refund's `amountMinor`): summed for
    * `checkRules`.
@@ -157,8 +166,8 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
 
 /** What an action's one effect is given: the command as signed, and what was read just before. */
 export type EffectRequest<Args extends ActionArgs = ActionArgs> = {
-  /** The scope's write client (a module writing to the demo's systems of record). */
-  client: SystemsWriteClient;
+  /** The scope's write client, for a module writing to a system of record (made on first use). */
+  client: () => SystemsWriteClient;
   args: Args;
   facts: Record<string, string | number>;
   idempotencyKey: string;
@@ -168,7 +177,7 @@ export type EffectRequest<Args extends ActionArgs = ActionArgs> = {
 };
 
 /** What reconciliation asks by: the command that may have committed, and its idempotency key. */
-export type ReceiptLookup = { client: SystemsWriteClient; idempotencyKey: string; commandId: string };
+export type ReceiptLookup = { client: () => SystemsWriteClient; idempotencyKey: string; commandId: string };
 
 /** The most a numeric argument may be now (from live facts minus the resource's other open proposals), and why. */
 export type EditLimit = { field: string; max: number; why: string };

@@ -2,13 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { base64url, type CryptoKey, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CommandKeys, generateSigningJwk, loadCommandKeys, type PublicJwk } from '@/lib/signing/keys';
 import * as server from '@/lib/commands/mint';
 import { type CommandClaims, signCommand } from '@/lib/commands/mint';
-import * as serverProof from '@/lib/signing/request-proof';
-import { signRequest } from '@/lib/signing/request-proof';
 import { CLOCK_SKEW_SECONDS as SERVER_SKEW } from '@/lib/commands/verify';
 import { payloadHash } from '@/lib/payload-hash';
+import { type CommandKeys, generateSigningJwk, loadCommandKeys, type PublicJwk } from '@/lib/signing/keys';
+import * as serverProof from '@/lib/signing/request-proof';
+import { signRequest } from '@/lib/signing/request-proof';
 import * as client from './index';
 import { remoteKeySet, verifyCommand } from './index';
 

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CommandKeys, generateSigningJwk, loadCommandKeys } from '@/lib/signing/keys';
 import { type CommandClaims, signCommand } from '@/lib/commands/mint';
-import { REQUEST_PROOF_HEADER, signRequest } from '@/lib/signing/request-proof';
 import { payloadHash } from '@/lib/payload-hash';
+import { type CommandKeys, generateSigningJwk, loadCommandKeys } from '@/lib/signing/keys';
+import { REQUEST_PROOF_HEADER, signRequest } from '@/lib/signing/request-proof';
 import {
   type ExecuteResult,
   executorHandler,

@@ -1,7 +1,7 @@
 import { base64url, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CommandKeys, generateSigningJwk, loadCommandKeys } from '@/lib/signing/keys';
 import { signCommand } from '@/lib/commands/mint';
+import { type CommandKeys, generateSigningJwk, loadCommandKeys } from '@/lib/signing/keys';
 import { bodySha256, signRequest } from '@/lib/signing/request-proof';
 import { jtiSet, type RequestParts, verifyRequest } from './index';
 

@@ -1,11 +1,11 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { z } from 'zod';
 import { findAction } from '@/lib/actions/registry';
-import { type PublicJwk, verificationKeys } from '@/lib/signing/keys';
 import { audienceFor, COMMAND_LIFETIME_SECONDS, COMMAND_TYP } from '@/lib/commands/mint';
 import { receiptHash } from '@/lib/commands/receipt-hash';
 import { CLOCK_SKEW_SECONDS } from '@/lib/commands/verify';
 import { canonicalJson, payloadHash } from '@/lib/payload-hash';
+import { type PublicJwk, verificationKeys } from '@/lib/signing/keys';
 import { checkPasskeyDecisions, isSigned, type PasskeyCheck, type PinnedPeople } from './bundle-passkeys';
 import { actorLabel, countedApprovals, decisionWords, type Story, storyOf, UNVERIFIED_FIELDS } from './bundle-story';
 import { type VerifiedCheckpoint, verifyCheckpoint } from './tlog/note';

@@ -6,9 +6,9 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT }
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { auditEvents } from '@/db/schema';
 import { executeCommand } from '@/lib/commands/execute';
-import { type CommandKeys, commandKeys, type PublicJwk } from '@/lib/signing/keys';
 import { decide } from '@/lib/decisions/decide';
 import { payloadHash } from '@/lib/payload-hash';
+import { type CommandKeys, commandKeys, type PublicJwk } from '@/lib/signing/keys';
 import { A_YEAR_MS, runCli } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';

@@ -1,8 +1,8 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type AuditEvent, auditEvents, commands, decisions, executions, proposals, users } from '@/db/schema';
-import type { CommandKeys } from '@/lib/signing/keys';
 import { canonicalJson } from '@/lib/payload-hash';
+import type { CommandKeys } from '@/lib/signing/keys';
 import { DECISION_TYPES, storyOf } from './bundle-story';
 import { BUNDLE_FORMAT, type EvidenceBundle } from './bundle-verify';
 import { currentCheckpoint } from './checkpoint-store';

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { auditHeads } from '@/db/schema';
-import type { CommandKeys } from '@/lib/signing/keys';
 import { chainPending } from '@/lib/events/chainer';
+import type { CommandKeys } from '@/lib/signing/keys';
 import { signCheckpoint } from './checkpoint';
 import { signCheckpointNote } from './tlog/note';
 import { logOrigin } from './tlog/origin';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { executeCommand } from '@/lib/commands/execute';
-import { type CommandKeys, commandKeys } from '@/lib/signing/keys';
 import { decide } from '@/lib/decisions/decide';
+import { type CommandKeys, commandKeys } from '@/lib/signing/keys';
 import { A_YEAR_MS } from '@/test/cli';
 import { setupTestDatabase } from '@/test/db';
 import { approvedCommand, writeClients } from '@/test/fixtures/jobs';

@@ -1,8 +1,8 @@
 import 'server-only';
 import type { Database } from '@/db';
 import type { AuditEvent } from '@/db/schema';
-import type { CommandKeys } from '@/lib/signing/keys';
 import { chainPending } from '@/lib/events/chainer';
+import type { CommandKeys } from '@/lib/signing/keys';
 import { actorResolver } from './actors';
 import { currentCheckpoint } from './checkpoint-store';
 import { EXPORT_END_FORMAT, type ExportEnd } from './export-verify';

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { agentKeys, auditHeads } from '@/db/schema';
-import { commandKeys } from '@/lib/signing/keys';
 import { decide } from '@/lib/decisions/decide';
 import { appendAudit } from '@/lib/events/append';
+import { commandKeys } from '@/lib/signing/keys';
 import { setupTestDatabase } from '@/test/db';
 import { BULK_PERSON, insertBulkAuditEvents } from '@/test/fixtures/audit';
 import { submitAs } from '@/test/intake';

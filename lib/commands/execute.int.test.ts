@@ -8,10 +8,10 @@ import { decide } from '@/lib/decisions/decide';
 import { Refusal } from '@/lib/errors/refusal';
 import { newId } from '@/lib/ids';
 import { payloadHash } from '@/lib/payload-hash';
+import { commandKeys, generateSigningJwk, loadCommandKeys, retireKey, rotateKeySet } from '@/lib/signing/keys';
 import type { SystemsWriteClient } from '@/lib/systems/client';
 import { type CommandRow, setupCommandWorld } from '@/test/fixtures/commands';
 import { auditRowsFor, proposalRow } from '@/test/queries';
-import { commandKeys, generateSigningJwk, loadCommandKeys, retireKey, rotateKeySet } from '@/lib/signing/keys';
 import { COMMAND_TYP, type CommandClaims, commandIssuer, mintCommand } from './mint';
 
 const w = setupCommandWorld();
@@ -243,7 +243,7 @@ describe('faults in the system of record', () => {
 
     // What reconciliation will see: the look-up by idempotency key, and the receipt check.
     const lookup = await issueRefund.lookupReceipt({
-      client: w.writeClient('payments'),
+      client: () => w.writeClient('payments'),
       idempotencyKey: `cs.${proposal.id}`,
       commandId: 'cmd_unused',
     });

@@ -11,6 +11,7 @@ import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
 import { newId } from '@/lib/ids';
 import { quorumShortfall } from '@/lib/quorum/quorum';
+import { commandKeys, type VerificationKeys } from '@/lib/signing/keys';
 import {
   type SystemsClient,
   SystemsUnavailableError,
@@ -22,7 +23,6 @@ import {
 import { SPAN } from '@/lib/telemetry/attributes';
 import { countExecution } from '@/lib/telemetry/metrics';
 import { type SpanNote, withSpan } from '@/lib/telemetry/trace';
-import { commandKeys, type VerificationKeys } from '@/lib/signing/keys';
 import { commandIssuer } from './mint';
 import { receiptHash } from './receipt-hash';
 import { type VerifiedCommand, verifyCommand } from './verify';
@@ -270,9 +270,9 @@ async function run(
 
   let response: WriteResponse;
   try {
-    const client = options.writeClient ?? systemsWriteClient(scope);
+    const { writeClient } = options;
     response = await action.execute({
-      client,
+      client: () => writeClient ?? systemsWriteClient(scope),
       args,
       facts: resolution.facts,
       idempotencyKey,

@@ -2,7 +2,6 @@ import { SignJWT } from 'jose';
 import type { Database } from '@/db';
 import { commands, type NormalizedPayload, type Proposal } from '@/db/schema';
 import { tenantAction } from '@/lib/definitions/catalog';
-import { env } from '@/lib/env';
 import { recordStateChange } from '@/lib/events/record';
 import { newId } from '@/lib/ids';
 import { quorumShortfall } from '@/lib/quorum/quorum';

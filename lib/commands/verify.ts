@@ -3,8 +3,8 @@ import { compactVerify, decodeProtectedHeader, type ProtectedHeaderParameters } 
 import { z } from 'zod';
 import type { Database } from '@/db';
 import { commands, type Proposal, proposals } from '@/db/schema';
-import { tenantAction } from '@/lib/definitions/catalog';
 import type { ActionModule } from '@/lib/actions/types';
+import { tenantAction } from '@/lib/definitions/catalog';
 import { Refusal } from '@/lib/errors/refusal';
 import { payloadHash } from '@/lib/payload-hash';
 import type { VerificationKeys } from '@/lib/signing/keys';

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { allActions } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 import { envelopeSchema } from '@/lib/input/envelope';

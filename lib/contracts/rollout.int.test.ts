@@ -9,6 +9,7 @@ import { GET as contractsRoute } from '@/app/api/v1/contracts/route';
 import { GET as proposalRoute } from '@/app/api/v1/proposals/[id]/route';
 import { POST as proposalsRoute } from '@/app/api/v1/proposals/route';
 import { auditEvents, contractRollouts } from '@/db/schema';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { chainAllPending } from '@/lib/events/chainer';
 import type { SystemsClient } from '@/lib/systems/client';
 import { setupTestDatabase } from '@/test/db';
@@ -16,7 +17,6 @@ import { expectApiError } from '@/test/errors';
 import { attemptsOf, expectRejection, submitAs } from '@/test/intake';
 import { setupRouteSystems } from '@/test/systems';
 import { agentRequest, type SeededWorld, seedWorld } from '@/test/world';
-import { tenantActions } from '@/lib/definitions/catalog';
 import type { TransitionRequest } from './rollout';
 import { setContractStatus } from './set-status';
 

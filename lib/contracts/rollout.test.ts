@@ -12,14 +12,8 @@ const LATER = new Date('2031-02-01T00:00:00Z');
 function actionWith(status: ContractStatus, sunsetAt: Date | null = null): ActionModule {
   const contracts =
     status === 'current'
-      ? [
-          zodContract(1, 'supported', args),
-          zodContract(2, 'current', args),
-        ]
-      : [
-          zodContract(1, 'current', args),
-          { ...zodContract(2, status, args), sunsetAt },
-        ];
+      ? [zodContract(1, 'supported', args), zodContract(2, 'current', args)]
+      : [zodContract(1, 'current', args), { ...zodContract(2, status, args), sunsetAt }];
   return { name: 'probe', contracts } as Pick<ActionModule, 'name' | 'contracts'> as ActionModule;
 }
 

@@ -1,8 +1,8 @@
 import type { Database } from '@/db';
 import type { GateResult, Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
-import { tenantAction } from '@/lib/definitions/catalog';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
+import { tenantAction } from '@/lib/definitions/catalog';
 import { openClaimsBesides } from '@/lib/gates/claims';
 import { keyAuthorityLapse } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';

@@ -61,7 +61,7 @@ function moduleOf(stored: StoredDefinition): ActionModule | undefined {
   const kept = compiled.get(stored.documentHash);
   if (kept !== undefined) return kept ?? undefined;
   const checked = checkDefinition(stored.document);
-  const action = checked.ok ? definedAction(checked.definition) : null;
+  const action = checked.ok ? definedAction(checked.definition, stored.version) : null;
   if (!checked.ok)
     console.error(JSON.stringify({ event: 'definition.unparsable', name: stored.name, version: stored.version }));
   compiled.set(stored.documentHash, action);

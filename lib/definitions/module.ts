@@ -115,12 +115,17 @@ async function executeRemotely(executor: string, jws: string, signal: AbortSigna
   if (answer.status === 422) {
     const parsed = refusedBody.safeParse(body);
     if (parsed.success)
-      return { kind: 'refused', status: 422, code: parsed.data.error.code, message: parsed.data.error.message.slice(0, 500) };
+      return {
+        kind: 'refused',
+        status: 422,
+        code: parsed.data.error.code,
+        message: parsed.data.error.message.slice(0, 500),
+      };
   }
   return { kind: 'unknown', reason: answer.status >= 500 ? 'system_error' : 'malformed_response' };
 }
 
-export function definedAction(definition: ParsedDefinition): ActionModule {
+export function definedAction(definition: ParsedDefinition, version: number): ActionModule {
   const { document } = definition;
   const contracts = definition.contracts.map(contractOf);
   const current = definition.contracts.find((each) => each.status === 'current') ?? definition.contracts[0]!;
@@ -129,6 +134,7 @@ export function definedAction(definition: ParsedDefinition): ActionModule {
   const editing = editingOf(definition);
   return {
     name: document.name,
+    definitionVersion: version,
     scope: document.scope,
     title: document.title,
     contracts,
@@ -174,8 +180,7 @@ export function definedAction(definition: ParsedDefinition): ActionModule {
       return breach ? { code: 'rule_not_met', message: breach.message, ruleCode: breach.code } : undefined;
     },
     grants: document.authority.grants,
-    authorize: (grants, resolution) =>
-      holds(definition.authority, { agent: { grants }, facts: resolution.facts }),
+    authorize: (grants, resolution) => holds(definition.authority, { agent: { grants }, facts: resolution.facts }),
     risk(args) {
       const { high, medium } = definition.risk;
       if (high && holds(high, { args, facts: {} })) return 'high';

@@ -28,7 +28,9 @@ export function originAllowed(url: string, allowed: readonly string[] = env().AC
     return false;
   }
   const origin = originOf(parsed);
-  return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && origin !== undefined && allowed.includes(origin);
+  return (
+    (parsed.protocol === 'http:' || parsed.protocol === 'https:') && origin !== undefined && allowed.includes(origin)
+  );
 }
 
 export type ServiceRequest = {

@@ -12,12 +12,8 @@ import { currentDefinitions, definitionHistory, publishDefinition } from './stor
 
 /** Publishing, reading and planning definitions on both drivers; the CLI around them: cli.postgres.int.test.ts. */
 const t = setupTestDatabase();
-/** A demo document as a tenant may publish it today: `claims` is not enforced for declared actions yet. */
-const documentOf = (name: string) => {
-  const { claims: _, ...document } = JSON.parse(fs.readFileSync(`demo/actions/${name}.json`, 'utf8')) as Definition;
-  return document as Definition;
-};
-const read = (name: string) => JSON.stringify(documentOf(name));
+const read = (name: string) => fs.readFileSync(`demo/actions/${name}.json`, 'utf8');
+const documentOf = (name: string) => JSON.parse(read(name)) as Definition;
 const by = { type: 'system' as const, id: 'cli' };
 
 beforeAll(async () => {

@@ -101,8 +101,7 @@ export async function publishDefinition(db: Database, input: PublishInput): Prom
 
 /**
  * What a document may say only where it is published: the services it names must be at origins the
- * operator allows (ACTION_ALLOWED_ORIGINS), and `claims`
- * is not enforced for a declared action yet, so a definition that relies on it is refused.
+ * operator allows (ACTION_ALLOWED_ORIGINS), a list read when the server starts.
  */
 export function publishProblems(document: Definition, allowed: readonly string[] = env().ACTION_ALLOWED_ORIGINS) {
   const problems: DefinitionProblem[] = [];
@@ -112,8 +111,6 @@ export function publishProblems(document: Definition, allowed: readonly string[]
         path: key,
         message: `"${key}" names an origin the operator does not allow; ACTION_ALLOWED_ORIGINS lists the allowed ones.`,
       });
-  if (document.claims !== undefined)
-    problems.push({ path: 'claims', message: '"claims" is not enforced for a declared action yet; remove it.' });
   return problems;
 }
 

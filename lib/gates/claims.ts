@@ -9,27 +9,37 @@ export const OPEN_STATUSES = ['pending_approval', 'approved', 'executing'] as co
 
 export const isOpen = (status: ProposalStatus) => (OPEN_STATUSES as readonly ProposalStatus[]).includes(status);
 
-/** The fields of a proposal its claim is read from. */
-export type Claimant = Pick<Proposal, 'tenantId' | 'resourceKey' | 'action' | 'payload'>;
+/** The fields of a proposal its claim is read from (`claimAmount` once it is stored). */
+export type Claimant = Pick<Proposal, 'tenantId' | 'resourceKey' | 'action' | 'payload'> &
+  Partial<Pick<Proposal, 'claimAmount'>>;
 
-/** What one proposal claims on its resource: its action's claim field (0 when the action has none). */
-export function claimOf(
-  proposal: Pick<Proposal, 'action' | 'payload'>,
-  action: Pick<ActionModule, 'claimField'> | undefined = findAction(proposal.action),
-): number {
-  const field = action?.claimField;
-  const value = field ? Number(proposal.payload.args[field]) : 0;
-  return Number.isFinite(value) ? value : 0;
+/** What an action's arguments claim of their resource, as stored with the proposal: null when it claims nothing. */
+export function claimAmountOf(action: Pick<ActionModule, 'claimField'>, args: Record<string, unknown>): string | null {
+  const value = action.claimField ? Number(args[action.claimField]) : Number.NaN;
+  return Number.isFinite(value) ? String(value) : null;
 }
 
-/** The same, in SQL, per row of `proposals`: one CASE over the actions that have a claim field. */
+/**
+ * What one proposal claims on its resource: the amount stored with it at intake, or (a proposal
+ * from before it was stored, or one not written yet) its action's claim field; 0 when none.
+ */
+export function claimOf(
+  proposal: Pick<Proposal, 'action' | 'payload'> & Partial<Pick<Proposal, 'claimAmount'>>,
+  action: Pick<ActionModule, 'claimField'> | undefined = findAction(proposal.action),
+): number {
+  if (proposal.claimAmount !== undefined && proposal.claimAmount !== null) return Number(proposal.claimAmount);
+  const amount = action ? claimAmountOf(action, proposal.payload.args) : null;
+  return amount === null ? 0 : Number(amount);
+}
+
+/** The same, in SQL, per row of `proposals`: the stored amount, else one CASE over the shipped actions that claim. */
 function claimExpression(): SQL {
   const claiming = allActions().filter((action) => action.claimField);
-  if (claiming.length === 0) return sql`0`;
   const cases = claiming.map(
     (action) => sql`when ${action.name} then (${proposals.payload} -> 'args' ->> ${action.claimField})::numeric`,
   );
-  return sql`case ${proposals.action} ${sql.join(cases, sql` `)} else 0 end`;
+  const shipped = claiming.length === 0 ? sql`0` : sql`case ${proposals.action} ${sql.join(cases, sql` `)} else 0 end`;
+  return sql`coalesce(${proposals.claimAmount}, ${shipped})`;
 }
 
 const toClaims = (row: { count: number | string; total: number | string } | undefined): OpenClaims => ({

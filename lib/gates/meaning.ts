@@ -16,7 +16,10 @@ export type Meant = { resolution: Resolution; evidence: EvidenceSnapshot[] };
  * Meaning: the resource and every evidence ref, read from the system of record inside the tenant
  * (docs/design.md §3). Missing and another tenant's are one refusal each, never told apart.
  */
-export const meaningGate: Gate<MeaningInput, Meant> = async ({ tenantId, action, args, contractVersion }, { systems, evidenceRefs }) => {
+export const meaningGate: Gate<MeaningInput, Meant> = async (
+  { tenantId, action, args, contractVersion },
+  { systems, evidenceRefs },
+) => {
   const [resolution, evidence] = await Promise.all([
     action.resolve(systems, tenantId, args, contractVersion),
     resolveEvidence(systems, tenantId, evidenceRefs, action.scope),

@@ -6,7 +6,7 @@ import { mintCommand } from '@/lib/commands/mint';
 import { notAuthorized, Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { authorityGate } from '@/lib/gates/authority';
-import { lockClaims, openingClaim } from '@/lib/gates/claims';
+import { claimAmountOf, lockClaims, openingClaim } from '@/lib/gates/claims';
 import { meaningGate } from '@/lib/gates/meaning';
 import { routingGate } from '@/lib/gates/routing';
 import { rulesGate } from '@/lib/gates/rules';
@@ -255,6 +255,8 @@ export const WRITES = {
         routing,
         risk: action.risk(args),
         resourceKey: resolution.resourceKey,
+        claimAmount: claimAmountOf(action, args),
+        definitionVersion: action.definitionVersion ?? null,
         facts: resolution.facts,
         evidence: c.evidence,
         flags: c.flags,

@@ -1,8 +1,8 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { commands, executions, type NormalizedPayload, proposals } from '@/db/schema';
-import { tenantAction } from '@/lib/definitions/catalog';
 import { receiptHash } from '@/lib/commands/receipt-hash';
+import { tenantAction } from '@/lib/definitions/catalog';
 import { recordStateChange } from '@/lib/events/record';
 import type { AuditEventType } from '@/lib/events/registry';
 import { adjustClaims } from '@/lib/gates/claims';
@@ -78,7 +78,7 @@ async function ask(
   let found: Awaited<ReturnType<typeof action.lookupReceipt>>;
   try {
     const { idempotencyKey, commandId } = claim;
-    found = await action.lookupReceipt({ client: systems(claim.scope), idempotencyKey, commandId });
+    found = await action.lookupReceipt({ client: () => systems(claim.scope), idempotencyKey, commandId });
   } catch (error) {
     if (error instanceof SystemsUnavailableError)
       return { outcome: 'unavailable', reason: `the system of record did not answer (${error.reason})` };

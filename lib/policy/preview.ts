@@ -1,6 +1,5 @@
 import type { Database } from '@/db';
 import { Refusal } from '@/lib/errors/refusal';
-import { toFieldIssues } from '@/lib/input/field-issues';
 import type { SystemsClient } from '@/lib/systems/client';
 import { newestPolicy, samePolicy } from './current';
 import { type PolicyPreview, policyPreviewSchema } from './requests';

@@ -13,11 +13,11 @@ import { changeRole, grantMembership, removeMembership } from '@/lib/admin/membe
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
 import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { decisionsPage } from '@/lib/audit/history';
-import { commandKeys } from '@/lib/signing/keys';
 import { mintCommand, QuorumLapsed } from '@/lib/commands/mint';
 import { decide } from '@/lib/decisions/decide';
 import { Refusal } from '@/lib/errors/refusal';
 import { standingApprovers } from '@/lib/quorum/quorum';
+import { commandKeys } from '@/lib/signing/keys';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { HOLDS_ONE_APPROVER, publishNextRules } from '@/test/fixtures/policies';
 import { auditRowsFor, proposalRow } from '@/test/queries';

@@ -6,7 +6,6 @@ import { ContractRolloutControls } from '@/components/contract-rollout-controls'
 import { PayloadText } from '@/components/payload-text';
 import { ContractStatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
-import { tenantActions } from '@/lib/definitions/catalog';
 import { lastCorpusFigures } from '@/lib/contracts/corpus-figures';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, RUNTIMES, type RuntimeName } from '@/lib/contracts/lint';
@@ -15,6 +14,7 @@ import { contractRollout, SENDERS_WINDOW_DAYS } from '@/lib/contracts/senders';
 import { MEASUREMENT_WINDOWS, type MeasurementWindow, measurementWindow } from '@/lib/contracts/windows';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getDb } from '@/lib/database';
+import { tenantActions } from '@/lib/definitions/catalog';
 
 export const metadata: Metadata = { title: 'Contracts' };
 

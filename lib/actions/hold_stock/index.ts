@@ -1,5 +1,5 @@
-import { zodContract, zodJsonSchema } from '../zod-contract';
 import type { ActionModule, ArgsOfContracts } from '../types';
+import { zodContract, zodJsonSchema } from '../zod-contract';
 import { lookupHold, readSku, writeHold } from './adapter';
 import { holdReceipt, holdStockArgsV1, holdStockArgsV2 } from './contract';
 
@@ -69,9 +69,9 @@ export const holdStock: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
 
   execute({ client, args, facts, idempotencyKey, signal }) {
     const { sku, quantity } = args;
-    return writeHold(client, { sku, quantity, warehouse: String(facts.warehouse), idempotencyKey }, signal);
+    return writeHold(client(), { sku, quantity, warehouse: String(facts.warehouse), idempotencyKey }, signal);
   },
-  lookupReceipt: ({ client, idempotencyKey }) => lookupHold(client, idempotencyKey),
+  lookupReceipt: ({ client, idempotencyKey }) => lookupHold(client(), idempotencyKey),
   validateReceipt(receipt, args, facts, idempotencyKey) {
     const parsed = holdReceipt.safeParse(receipt);
     if (!parsed.success) return { ok: false, reason: 'receipt does not match the hold receipt schema' };

@@ -1,6 +1,6 @@
 import { formatMoney } from '@/lib/money';
-import { zodContract, zodJsonSchema } from '../zod-contract';
 import type { ActionModule, ArgsOfContracts, OpenClaims, Resolution } from '../types';
+import { zodContract, zodJsonSchema } from '../zod-contract';
 import { lookupRefund, readOrder, writeRefund } from './adapter';
 import { issueRefundArgsV1, refundReceipt } from './contract';
 
@@ -131,9 +131,9 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
 
   execute({ client, args, idempotencyKey, signal }) {
     const { orderId, amountMinor, currency } = args;
-    return writeRefund(client, { orderId, amountMinor, currency, idempotencyKey }, signal);
+    return writeRefund(client(), { orderId, amountMinor, currency, idempotencyKey }, signal);
   },
-  lookupReceipt: ({ client, idempotencyKey }) => lookupRefund(client, idempotencyKey),
+  lookupReceipt: ({ client, idempotencyKey }) => lookupRefund(client(), idempotencyKey),
   validateReceipt(receipt, args, _facts, idempotencyKey) {
     const parsed = refundReceipt.safeParse(receipt);
     if (!parsed.success) return { ok: false, reason: 'receipt does not match the refund receipt schema' };

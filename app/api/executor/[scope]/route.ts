@@ -1,6 +1,6 @@
 import { executeCommand } from '@/lib/commands/execute';
-import { scopeExists } from '@/lib/definitions/catalog';
 import { getDb } from '@/lib/database';
+import { scopeExists } from '@/lib/definitions/catalog';
 import { Refusal } from '@/lib/errors/refusal';
 import { readCappedBody } from '@/lib/http/body';
 import { errorResponse } from '@/lib/http/errors';
@@ -16,7 +16,8 @@ const MAX_BYTES = 64 * 1024;
 export async function POST(request: Request, context: { params: Promise<{ scope: string }> }) {
   const { scope } = await context.params;
   try {
-    if (!(await scopeExists(await getDb(), scope))) throw new Refusal('unknown_scope', 'There is no executor for this scope.');
+    if (!(await scopeExists(await getDb(), scope)))
+      throw new Refusal('unknown_scope', 'There is no executor for this scope.');
     const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/jose')
       throw new Refusal(

@@ -1,6 +1,6 @@
 import type { ContractDocuments } from '@/lib/api/responses/reads';
-import { tenantActions } from '@/lib/definitions/catalog';
 import { contractDocuments } from '@/lib/contracts/documents';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { otherMethods } from '@/lib/http/methods';
 import { principalRead } from '@/lib/http/operator-route';
 

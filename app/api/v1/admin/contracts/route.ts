@@ -1,6 +1,6 @@
 import type { ContractRolloutList } from '@/lib/api/responses/admin';
-import { tenantActions } from '@/lib/definitions/catalog';
 import { contractRollout } from '@/lib/contracts/senders';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { otherMethods } from '@/lib/http/methods';
 import { adminRoute } from '@/lib/http/operator-route';
 

@@ -1,8 +1,8 @@
 import type { Checkpoint } from '@/lib/api/responses/reads';
 import { currentCheckpoint } from '@/lib/audit/checkpoint-store';
-import { commandKeys } from '@/lib/signing/keys';
 import { otherMethods } from '@/lib/http/methods';
 import { memberRead } from '@/lib/http/operator-route';
+import { commandKeys } from '@/lib/signing/keys';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,9 +1,9 @@
 import { auditExportResponse } from '@/lib/audit/export';
 import { parseHistoryParams } from '@/lib/audit/history-filters';
-import { commandKeys } from '@/lib/signing/keys';
 import { invalidQuery } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { memberRead } from '@/lib/http/operator-route';
+import { commandKeys } from '@/lib/signing/keys';
 
 export const dynamic = 'force-dynamic';
 

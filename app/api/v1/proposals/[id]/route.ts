@@ -1,6 +1,6 @@
 import { proposalViewJson } from '@/lib/api/responses/proposal-json';
-import { deprecationHeadersFor } from '@/lib/definitions/catalog';
 import { readProposalView } from '@/lib/decisions/proposal-view';
+import { deprecationHeadersFor } from '@/lib/definitions/catalog';
 import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { principalRead } from '@/lib/http/operator-route';

@@ -1,9 +1,9 @@
 import { buildEvidenceBundle } from '@/lib/audit/bundle';
-import { commandKeys } from '@/lib/signing/keys';
 import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { viewerRead } from '@/lib/http/operator-route';
 import { readableTenant } from '@/lib/http/principal';
+import { commandKeys } from '@/lib/signing/keys';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,0 +1,262 @@
+import http from 'node:http';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { commands, executions } from '@/db/schema';
+import { createAgentKey } from '@/lib/admin/accounts';
+import {
+  type CommandClaims,
+  executorHandler,
+  nodeHandler,
+  type Receipt,
+  resolverHandler,
+} from '@/lib/agent-client/index';
+import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { executeCommand } from '@/lib/commands/execute';
+import { commandIssuer } from '@/lib/commands/mint';
+import { decide } from '@/lib/decisions/decide';
+import { Refusal } from '@/lib/errors/refusal';
+import { reconcileExecutions } from '@/lib/jobs/reconcile-executions';
+import { commandKeys } from '@/lib/signing/keys';
+import { setupCommandWorld } from '@/test/fixtures/commands';
+import { submitAs } from '@/test/intake';
+import type { Definition } from './document';
+import { publishDefinition } from './store';
+
+/**
+ * A team's own action from end to end (issue 37's acceptance): a definition published in a tenant,
+ * a resolver and an executor of the team's written with the TypeScript helpers on the origin the
+ * tests allow (ACTION_ALLOWED_ORIGINS, vitest.config.mts), an agent key given the action, and then
+ * propose → approve → a command the executor verifies against the published keys → a receipt
+ * Countersign checks. Refusals: an unknown field, a rule's own code, a foreign resource; an executor
+ * that does not answer in time is reconciled by `GET <executor>/<commandId>`.
+ */
+const w = setupCommandWorld();
+const BASE = 'http://127.0.0.1:4790';
+const RESOLVE = `${BASE}/deployments/resolve`;
+const EXECUTE = `${BASE}/deployments/execute`;
+
+/** The team's system of record: services by name, each in a tenant, some frozen. */
+const SERVICES: Record<string, { tenant: string; environment: string; frozen: number }> = {
+  'svc-web': { tenant: 'acme', environment: 'staging', frozen: 0 },
+  'svc-db': { tenant: 'acme', environment: 'production', frozen: 0 },
+  'svc-frozen': { tenant: 'acme', environment: 'staging', frozen: 1 },
+  'svc-globex': { tenant: 'globex', environment: 'staging', frozen: 0 },
+};
+
+const closed = (properties: Record<string, unknown>) => ({
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties,
+  required: Object.keys(properties),
+  additionalProperties: false,
+});
+
+const definition: Definition = {
+  name: 'create_deployment',
+  title: 'Create deployment',
+  scope: 'deploys',
+  contracts: [
+    {
+      version: 1,
+      status: 'current',
+      args: closed({
+        service: { type: 'string', pattern: '^svc-[a-z]{1,20}$' },
+        version: { type: 'string', pattern: '^[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}$' },
+      }),
+      receipt: closed({
+        deploymentId: { type: 'string', pattern: '^dep_[0-9]{1,6}$' },
+        service: { type: 'string', minLength: 1, maxLength: 40 },
+        version: { type: 'string', minLength: 1, maxLength: 20 },
+      }),
+    },
+  ],
+  resolve: RESOLVE,
+  rules: [{ code: 'service_frozen', require: 'facts.frozen == 0', message: 'The service is frozen for deploys.' }],
+  authority: {
+    grants: [{ name: 'environments', label: 'Environments it may deploy to' }],
+    require: "'environments' in agent.grants && facts.environment in agent.grants.environments",
+  },
+  summary: { template: 'Deploy {service} at {version}' },
+  executor: EXECUTE,
+  receiptMatches: ['receipt.service == args.service', 'receipt.version == args.version'],
+};
+
+let agent: AgentPrincipal;
+const server = http.createServer();
+const performed: CommandClaims[] = [];
+const receipts = new Map<string, Receipt>();
+/** While set, the executor holds each command until it is released (a slow executor). */
+let hold: Promise<void> | undefined;
+
+beforeAll(async () => {
+  const { jwks } = await commandKeys();
+  const service = { jwks: { keys: jwks }, issuer: commandIssuer() };
+  const resolver = resolverHandler({
+    ...service,
+    url: RESOLVE,
+    resolve: ({ tenant, args }) => {
+      const name = String(args.service);
+      const known = SERVICES[name];
+      if (!known) return undefined;
+      // The resolver says whose the resource is; Countersign refuses another tenant's.
+      return {
+        tenant: known.tenant,
+        resourceKey: `service:${name}`,
+        facts: { environment: known.environment, frozen: known.frozen },
+        detail: `${name} in ${tenant}, ${known.environment}`,
+      };
+    },
+  });
+  const executor = executorHandler({
+    ...service,
+    url: EXECUTE,
+    scope: 'deploys',
+    async execute(claims) {
+      await hold;
+      performed.push(claims);
+      const receipt = {
+        deploymentId: `dep_${performed.length}`,
+        service: String(claims.args.service),
+        version: String(claims.args.version),
+      };
+      receipts.set(claims.jti, receipt);
+      return { receipt };
+    },
+    lookup: (commandId) => receipts.get(commandId),
+  });
+  const resolve = nodeHandler(resolver);
+  const execute = nodeHandler(executor);
+  server.on('request', (request, response) =>
+    (request.url ?? '').startsWith('/deployments/resolve') ? resolve(request, response) : execute(request, response),
+  );
+  await new Promise<void>((done) => server.listen(4790, '127.0.0.1', done));
+
+  const published = await publishDefinition(w.t.db, {
+    tenantId: 'acme',
+    document: definition,
+    note: 'Deploys go through Countersign',
+    by: { type: 'system', id: 'test' },
+  });
+  expect(published).toMatchObject({ published: true, version: 1 });
+  const key = await createAgentKey(w.t.db, {
+    tenantId: 'acme',
+    agentName: 'deployer',
+    actions: ['create_deployment'],
+    grants: { environments: ['staging'] },
+  });
+  agent = {
+    keyId: key.id,
+    tenantId: 'acme',
+    agentName: 'deployer',
+    allowedActions: ['create_deployment'],
+    grants: { environments: ['staging'] },
+    onBehalfOfUserId: null,
+  };
+});
+afterAll(() => new Promise<void>((done) => server.close(() => done())));
+
+let sequence = 0;
+const propose = (args: Record<string, unknown>) =>
+  submitAs(w.t.db, w.systems.client, agent, {
+    requestId: `req_deploy_${++sequence}`,
+    action: 'create_deployment',
+    contractVersion: 1,
+    args,
+  });
+
+async function refusalOf(args: Record<string, unknown>): Promise<Refusal> {
+  const caught = await propose(args).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  expect(caught).toBeInstanceOf(Refusal);
+  return caught as Refusal;
+}
+
+async function approved(args: Record<string, unknown>) {
+  const { proposal } = await propose(args);
+  expect(proposal.status).toBe('pending_approval');
+  const decided = await decide(w.t.db, w.systems.client, {
+    userId: w.world.userId('alice'),
+    proposalId: proposal.id,
+    request: { decision: 'approve', payloadHash: proposal.payloadHash },
+  });
+  expect(decided.status).toBe('approved');
+  const [command] = await w.t.db.select().from(commands).where(eq(commands.proposalId, proposal.id));
+  return { proposal, command: command! };
+}
+
+describe("a team's own action, declared", () => {
+  it('is proposed, approved, executed by the team executor with a verified command, and its receipt checked', async () => {
+    const { proposal, command } = await approved({ service: 'svc-web', version: '1.2.3' });
+    expect(proposal.resourceKey).toBe('service:svc-web');
+    expect(proposal.facts).toEqual({ environment: 'staging', frozen: 0 });
+    expect(command.scope).toBe('deploys');
+
+    const answer = await executeCommand(w.t.db, { scope: 'deploys', jws: command.jws });
+    expect(answer).toMatchObject({
+      status: 'succeeded',
+      receipt: { deploymentId: 'dep_1', service: 'svc-web', version: '1.2.3' },
+    });
+    // The executor verified the command itself: the claims are what was approved.
+    expect(performed.at(-1)).toMatchObject({
+      jti: command.id,
+      tenant: 'acme',
+      action: 'create_deployment',
+      args: { service: 'svc-web', version: '1.2.3' },
+      payloadHash: proposal.payloadHash,
+      idempotencyKey: `cs.${proposal.id}`,
+    });
+    // A replay records nothing new and causes no second effect.
+    expect(await executeCommand(w.t.db, { scope: 'deploys', jws: command.jws })).toMatchObject({
+      status: 'succeeded',
+    });
+    expect(performed.filter((claims) => claims.jti === command.id)).toHaveLength(1);
+  });
+
+  it('refuses an unknown field by its name, a rule by its own code and a foreign resource as not_authorized', async () => {
+    const unknown = await refusalOf({ service: 'svc-web', version: '1.0.0', force: true });
+    expect([unknown.code, unknown.details.issues]).toEqual([
+      'contract_violation',
+      [expect.objectContaining({ field: 'force', code: 'unknown_field' })],
+    ]);
+
+    const frozen = await refusalOf({ service: 'svc-frozen', version: '1.0.0' });
+    expect([frozen.status, frozen.code, frozen.message]).toEqual([
+      422,
+      'service_frozen',
+      'The service is frozen for deploys.',
+    ]);
+
+    const foreign = await refusalOf({ service: 'svc-globex', version: '1.0.0' });
+    const missing = await refusalOf({ service: 'svc-nothing', version: '1.0.0' });
+    // Ungranted: production is not among the key's environments.
+    const ungranted = await refusalOf({ service: 'svc-db', version: '1.0.0' });
+    for (const refusal of [foreign, missing, ungranted]) {
+      expect([refusal.status, refusal.code]).toEqual([403, 'not_authorized']);
+      expect(refusal.message).toBe(foreign.message);
+    }
+  });
+
+  it('an executor that does not answer in time is outcome_unknown, then reconciled through GET', async () => {
+    const { proposal, command } = await approved({ service: 'svc-web', version: '2.0.0' });
+    let release = () => {};
+    hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const answer = await executeCommand(w.t.db, { scope: 'deploys', jws: command.jws, deadlineMs: 200 });
+    expect(answer).toMatchObject({ status: 'outcome_unknown', errorCode: 'timeout' });
+    hold = undefined;
+    release();
+    await expect.poll(() => receipts.has(command.id)).toBe(true);
+
+    const later = new Date(Date.now() + 60_000);
+    const reconciled = await reconcileExecutions(w.t.db, { now: later });
+    expect(reconciled).toMatchObject({ succeeded: 1 });
+    const [execution] = await w.t.db.select().from(executions).where(eq(executions.proposalId, proposal.id));
+    expect(execution).toMatchObject({
+      status: 'succeeded',
+      receipt: { service: 'svc-web', version: '2.0.0' },
+    });
+  });
+});
