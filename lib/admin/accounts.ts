@@ -8,10 +8,11 @@ import { hashPassword } from '@/lib/auth/password';
 import { MAX_PASSWORD, MIN_PASSWORD } from '@/lib/auth/password-rules';
 import { endAllSessions } from '@/lib/auth/sessions';
 import { changeTransaction } from '@/lib/cache/read-cache';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { isTenantId, newId } from '@/lib/ids';
-import { insertAgentKey, revokeKey } from './agent-keys';
+import { insertAgentKey, keyRefusal, revokeKey } from './agent-keys';
 import { grantMembership, removeMembership } from './members';
 
 /** Account administration shared by the CLI, the demo seed and the settings pages. */
@@ -123,6 +124,11 @@ export async function createAgentKey(
   }
   if (input.actions.length === 0)
     throw new Refusal('invalid_agent_key', 'An agent key needs at least one allowed action.');
+  const refused = keyRefusal(await tenantActions(db, input.tenantId), {
+    actions: input.actions,
+    grants: input.grants ?? {},
+  });
+  if (refused) throw refused;
   return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx.select().from(tenants).where(eq(tenants.id, input.tenantId)).limit(1);
     if (!tenant) throw new Refusal('not_found', `No tenant "${input.tenantId}".`);

@@ -1,15 +1,10 @@
 import { type RequestBody, requestBody } from '@/lib/input/request-body';
-import { agentKeyInput, type RevocationInput, revocationInput, rotationInput } from './agent-keys';
+import { agentKeyInput, KEY_INVALID, type RevocationInput, revocationInput, rotationInput } from './agent-keys';
 
 /** The request bodies of the agent key admin API (`/api/v1/admin/agent-keys/…`). */
 
 /** `POST /api/v1/admin/agent-keys`: `{name, actions, grants?}`. */
-export const agentKeyCreateRequest = requestBody(
-  agentKeyInput,
-  'invalid_agent_key',
-  'The agent key is not valid: send {"name": …, "actions": [...], "grants": {"<grant>": [...]}} with grants the ' +
-    'chosen actions read.',
-);
+export const agentKeyCreateRequest = requestBody(agentKeyInput, 'invalid_agent_key', KEY_INVALID);
 
 /** `POST …/:id/rotate`: `{overlapMinutes}`. */
 export const agentKeyRotateRequest = requestBody(

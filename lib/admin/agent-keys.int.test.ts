@@ -229,7 +229,7 @@ describe('the create and rotate bodies', () => {
   });
 
   it.each([
-    ['an unknown action', { name: 'bot', actions: ['delete_everything'] }, 'actions.0'],
+    ['an action that is no name', { name: 'bot', actions: ['Delete Everything'] }, 'actions.0'],
     ['no actions', { name: 'bot', actions: [] }, 'actions'],
     ['a repeated action', { name: 'bot', actions: ['hold_stock', 'hold_stock'] }, 'actions'],
     ['no name', { actions: ['hold_stock'] }, 'name'],
@@ -265,6 +265,24 @@ describe('the create and rotate bodies', () => {
       code: 'invalid_agent_key',
     });
     expect((error.details.issues as { field: string }[]).map((issue) => issue.field)).toContain(field);
+  });
+
+  it.each([
+    ['an action the tenant does not have', { actions: ['delete_everything'], grants: {} }, 'actions.0'],
+    [
+      'a grant of a shipped action beside an undeclared one',
+      { actions: ['hold_stock', 'nope'], grants: { regions: ['eu'] } },
+      'grants.regions',
+    ],
+  ])('refuses %s when the key is issued, naming the field, and issues nothing', async (_case, input, field) => {
+    const before = await listTenantAgentKeys(t.db, 'acme');
+    const error = await expectApiError(issueAgentKey(t.db, 'acme', carol(), { name: 'bot', ...input }), {
+      status: 422,
+      kind: 'schema',
+      code: 'invalid_agent_key',
+    });
+    expect((error.details.issues as { field: string }[]).map((issue) => issue.field)).toContain(field);
+    expect(await listTenantAgentKeys(t.db, 'acme')).toEqual(before);
   });
 
   it.each([

@@ -3,10 +3,11 @@ import { z } from 'zod';
 import type { Database } from '@/db';
 import { type AgentKey, agentKeys, tenants } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
-import { GRANT_VALUE } from '@/lib/actions/types';
+import { type ActionModule, GRANT_VALUE } from '@/lib/actions/types';
 import { generateAgentKey } from '@/lib/agents/authenticate';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { changeTransaction } from '@/lib/cache/read-cache';
+import { tenantActions } from '@/lib/definitions/catalog';
 import type { ErrorKey } from '@/lib/errors/codes';
 import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
@@ -25,7 +26,38 @@ export type Actor = { type: 'user' | 'system'; id: string };
 /** The longest overlap a rotation allows: one week, in minutes. */
 export const MAX_OVERLAP_MINUTES = 7 * 24 * 60;
 
-const actionNames = allActions().map((action) => action.name);
+const shippedNames = allActions().map((action) => action.name);
+/** A declared action's name (lower snake case): whether the tenant has it is checked when the key is issued. */
+const DECLARED_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+
+/** The issues of a key's grants against the actions it names: each grant must be one of theirs, each value allowed. */
+function grantIssues(
+  actions: readonly Pick<ActionModule, 'grants'>[],
+  grants: Record<string, string[]>,
+): { path: (string | number)[]; message: string }[] {
+  const declared = new Map(actions.flatMap((action) => action.grants ?? []).map((grant) => [grant.name, grant]));
+  return Object.entries(grants).flatMap(([name, values]) => {
+    const grant = declared.get(name);
+    if (!grant) {
+      const known = [...declared.keys()];
+      return [
+        {
+          path: ['grants', name],
+          message: known.length
+            ? `is not a grant of the chosen actions (${known.join(', ')})`
+            : 'is not a grant of the chosen actions; they read none',
+        },
+      ];
+    }
+    return values.flatMap((entry, index) => {
+      if (grant.values ? grant.values.includes(entry) : GRANT_VALUE.test(entry)) return [];
+      const expected = grant.values
+        ? `one of ${grant.values.join(', ')}`
+        : '1–40 characters of letters, digits, ".", "_" and "-"';
+      return [{ path: ['grants', name, index], message: `must be ${expected}` }];
+    });
+  });
+}
 
 /** A new key's fields: an agent name, the actions it may propose, and the grants those actions read. */
 export const agentKeyInput = z
@@ -37,9 +69,12 @@ export const agentKeyInput = z
         'must be 1–64 characters of letters, digits, ".", "_" and "-", starting with a letter or digit',
       ),
     actions: z
-      .array(z.enum(actionNames as [string, ...string[]], { error: `must be one of ${actionNames.join(', ')}` }), {
-        error: 'must be a list of action names',
-      })
+      .array(
+        z.string({ error: 'must be an action name' }).regex(DECLARED_NAME, {
+          error: `must be one of ${shippedNames.join(', ')} or one of the tenant's declared actions`,
+        }),
+        { error: 'must be a list of action names' },
+      )
       .min(1, 'must name at least one action')
       .refine((actions) => new Set(actions).size === actions.length, 'must not repeat an action'),
     grants: z
@@ -55,33 +90,45 @@ export const agentKeyInput = z
   })
   .superRefine((value, ctx) => {
     if (!Array.isArray(value.actions)) return;
-    const declared = new Map(
-      value.actions.flatMap((name) => findAction(name)?.grants ?? []).map((grant) => [grant.name, grant]),
-    );
-    for (const [name, values] of Object.entries(value.grants)) {
-      const grant = declared.get(name);
-      if (!grant) {
-        const known = [...declared.keys()];
-        ctx.addIssue({
-          code: 'custom',
-          path: ['grants', name],
-          message: known.length
-            ? `is not a grant of the chosen actions (${known.join(', ')})`
-            : 'is not a grant of the chosen actions; they read none',
-        });
-        continue;
-      }
-      values.forEach((entry, index) => {
-        const allowed = grant.values ? grant.values.includes(entry) : GRANT_VALUE.test(entry);
-        if (!allowed) {
-          const expected = grant.values
-            ? `one of ${grant.values.join(', ')}`
-            : '1–40 characters of letters, digits, ".", "_" and "-"';
-          ctx.addIssue({ code: 'custom', path: ['grants', name, index], message: `must be ${expected}` });
-        }
-      });
-    }
+    const shipped = value.actions.map((name) => findAction(name));
+    // A declared action's grants are the tenant's to say: checked when the key is issued (keyRefusal).
+    if (shipped.some((action) => action === undefined)) return;
+    for (const issue of grantIssues(shipped as ActionModule[], value.grants))
+      ctx.addIssue({ code: 'custom', ...issue });
   });
+
+/**
+ * A key's actions and grants against the tenant's actions (the shipped ones and its own
+ * definitions), as the request body's refusal words them; none when they hold.
+ */
+export function keyRefusal(
+  actions: readonly ActionModule[],
+  input: Pick<z.infer<typeof agentKeyInput>, 'actions' | 'grants'>,
+): Refusal | undefined {
+  const chosen = input.actions.map((name) => actions.find((action) => action.name === name));
+  const known = actions.map((action) => action.name).join(', ');
+  const issues = [
+    ...chosen.flatMap((action, index) =>
+      action ? [] : [{ path: ['actions', index], message: `must be one of ${known}` }],
+    ),
+    ...grantIssues(
+      chosen.flatMap((action) => action ?? []),
+      input.grants,
+    ),
+  ].map(({ path, message }) => ({
+    field: path.join('.'),
+    code: 'invalid_value',
+    expected: message.replace(/^must be /, ''),
+    received: 'a value this tenant does not have',
+    message: `"${path.join('.')}" ${message}.`,
+  }));
+  return issues.length === 0 ? undefined : new Refusal('invalid_agent_key', KEY_INVALID, { issues });
+}
+
+/** The refusal's words, as the request body's (lib/admin/agent-key-requests.ts). */
+export const KEY_INVALID =
+  'The agent key is not valid: send {"name": …, "actions": [...], "grants": {"<grant>": [...]}} with grants the ' +
+  'chosen actions read.';
 
 export type AgentKeyInput = z.input<typeof agentKeyInput>;
 
@@ -156,6 +203,8 @@ export async function issueAgentKey(
   input: z.infer<typeof agentKeyInput>,
   now = new Date(),
 ) {
+  const refused = keyRefusal(await tenantActions(db, tenantId), input);
+  if (refused) throw refused;
   return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, tenantId));
     if (!tenant) return undefined;
