@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { z } from 'zod';
 import { SEEDED_EVIDENCE, SEEDED_ORDERS, SEEDED_REFUNDS, SEEDED_SKUS } from '@/demo/systems/world';
 import { DEMO_AGENTS } from '@/demo/world';
 import { findAction } from '@/lib/actions/registry';

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { findAction, findContract } from '@/lib/actions/registry';
 import type { ActionModule, ContractVersion } from '@/lib/actions/types';
 

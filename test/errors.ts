@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { contractRollouts, intakeAttempts, proposals } from '@/db/schema';
+import { actionDefinitions, contractRollouts, intakeAttempts, proposals } from '@/db/schema';
 import { Refusal } from '@/lib/errors/refusal';
 
 export type ExpectedApiError = { status: number; code: string; kind?: Refusal['kind'] };
@@ -39,13 +39,23 @@ export function untouchableDatabase<T extends object>(): T {
 /**
  * A database stand-in for paths that may only record a rejected intake attempt: the allowed uses
  * are `insert(intakeAttempts).values(row)`, whose rows are collected, and reading the tenant's
- * contract rollout (it has none: the module defaults apply); anything else fails the test.
+ * contract rollout and action definitions (it has none: the module defaults apply); anything else fails the test.
  */
 export function rejectionRecordingDatabase<T extends object>(): { db: T; attempts: Record<string, unknown>[] } {
   const attempts: Record<string, unknown>[] = [];
   const db = new Proxy({} as T, {
     get(_target, property) {
       if (property === 'then') return undefined;
+      // The tenant's action definitions (it has none).
+      if (property === 'selectDistinctOn') {
+        return () => ({
+          from: (table: unknown) => {
+            if (table !== actionDefinitions)
+              throw new Error('The database was read from a table other than action_definitions.');
+            return { where: () => ({ orderBy: () => Promise.resolve([]) }) };
+          },
+        });
+      }
       if (property === 'select') {
         return () => ({
           from: (table: unknown) => {

@@ -10,7 +10,7 @@ export type KeySet = { get(kid: string): Promise<CryptoKey | undefined> };
 export type KeySource = Jwks | string | KeySet;
 
 export type RemoteKeySetOptions = {
-  /** Least time between two fetches caused by an unknown kid (default 10 s), so junk kids cannot make us hammer the JWKS. */
+  /** Least time between two fetches an unknown kid causes (default 10 s): junk kids cannot make us hammer the JWKS. */
   cooldownMs?: number;
   /** Per fetch (default 5 s). */
   timeoutMs?: number;

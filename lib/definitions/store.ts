@@ -1,4 +1,4 @@
-import { and, desc, eq, max, sql } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type ActionDefinitionRow, actionDefinitions } from '@/db/schema';
 import { changeTransaction } from '@/lib/cache/read-cache';
@@ -118,22 +118,12 @@ export type StoredDefinition = Omit<ActionDefinitionRow, 'document'> & { documen
 
 /** The newest version of each of the tenant's definitions, by name. */
 export async function currentDefinitions(db: Database, tenantId: string): Promise<StoredDefinition[]> {
-  const newest = db
-    .select({ name: actionDefinitions.name, version: max(actionDefinitions.version).as('newest') })
-    .from(actionDefinitions)
-    .where(eq(actionDefinitions.tenantId, tenantId))
-    .groupBy(actionDefinitions.name)
-    .as('newest');
   const rows = await db
-    .select({ row: actionDefinitions })
+    .selectDistinctOn([actionDefinitions.name])
     .from(actionDefinitions)
-    .innerJoin(
-      newest,
-      and(eq(actionDefinitions.name, newest.name), eq(actionDefinitions.version, sql`${newest.version}`)),
-    )
     .where(eq(actionDefinitions.tenantId, tenantId))
-    .orderBy(actionDefinitions.name);
-  return rows.map(({ row }) => row as StoredDefinition);
+    .orderBy(actionDefinitions.name, desc(actionDefinitions.version));
+  return rows as StoredDefinition[];
 }
 
 /** Every version of one of the tenant's definitions, newest first. */

@@ -33,9 +33,12 @@ describe('the closed table of error codes', () => {
 
   it("is exactly the OpenAPI document's Error.code enum", () => {
     const error = openApiDocument('0.0.0-test').components.schemas.Error as {
-      properties: { error: { properties: { code: { enum: string[] } } } };
+      properties: { error: { properties: { code: { anyOf: [{ enum: string[] }, { pattern: string }] } } } };
     };
-    expect([...error.properties.error.properties.code.enum].sort()).toEqual([...WIRE_CODES].sort());
+    const [table, declared] = error.properties.error.properties.code.anyOf;
+    expect([...table.enum].sort()).toEqual([...WIRE_CODES].sort());
+    // Besides: a tenant's own rule code (`rule_not_met` says which), lower snake case.
+    expect(declared.pattern).toBe('^[a-z][a-z0-9]*(_[a-z0-9]+)*$');
   });
 });
 

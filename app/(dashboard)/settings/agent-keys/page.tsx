@@ -2,15 +2,17 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { AgentKeysAdmin } from '@/components/agent-keys-admin';
 import { SettingsHeader } from '@/components/settings-header';
-import { allActions } from '@/lib/actions/registry';
 import { dashboardContext } from '@/lib/dashboard/context';
+import { getDb } from '@/lib/database';
+import { tenantActions } from '@/lib/definitions/catalog';
 
 export const metadata: Metadata = { title: 'Agent keys · Settings' };
 
 export default async function AgentKeysSettingsPage() {
   const context = await dashboardContext('/settings/agent-keys');
   if (!context.tenantId) return null;
-  const actions = allActions().map((action) => ({
+  // The shipped actions and the tenant's own definitions.
+  const actions = (await tenantActions(await getDb(), context.tenantId)).map((action) => ({
     name: action.name,
     title: action.title,
     grants: action.grants ?? [],
