@@ -9,7 +9,6 @@ import threading
 import unittest
 import urllib.error
 import urllib.request
-import warnings
 from socketserver import ThreadingMixIn
 from typing import Any, Dict, List, Optional, Tuple
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -17,7 +16,6 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from countersign import ActionService, Refusal
 from executor_fixtures import NOW, command, sign_proof, signed
 
-warnings.filterwarnings("ignore", module="joserfc")
 
 
 class _ThreadingServer(ThreadingMixIn, WSGIServer):

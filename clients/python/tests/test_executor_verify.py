@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import unittest
-import warnings
 from pathlib import Path
 
 from joserfc.jwk import OKPKey
@@ -15,7 +14,6 @@ from countersign._jose import canonical_json
 from executor_fixtures import NOW, REPO, command, sign_proof, signed
 
 URL = "https://svc.test/actions/refund/execute"
-warnings.filterwarnings("ignore", module="joserfc")
 
 
 class VerifyCommandTest(unittest.TestCase):
