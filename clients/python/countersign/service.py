@@ -3,12 +3,14 @@ is verified, the executor verifies the command, runs the effect once per idempot
 answers the same receipt to a replay, and answers reconciliation (``GET <executor>/<commandId>``).
 
 Framework-free: :meth:`ActionService.handle` takes a method, a path, headers and the body and
-answers ``(status, headers, body)``; :attr:`ActionService.wsgi` is a WSGI app (Flask's
-``app.wsgi_app``, gunicorn, wsgiref); a FastAPI or Starlette route calls ``handle``.
+answers ``(status, headers, body)``; :meth:`ActionService.wsgi` is a WSGI app (Flask's
+``app.wsgi_app``, gunicorn, wsgiref) and :meth:`ActionService.asgi` an ASGI app (FastAPI's or
+Starlette's ``app.mount``, uvicorn).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import urllib.parse
@@ -199,6 +201,11 @@ class ActionService:
             return _error(404, "not_found", "No such resource for this tenant.")
         return _json(200, {"tenant": request["tenant"], **found})
 
+    async def asgi(self, scope: Dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+        """An ASGI app: ``app.mount("/actions", service.asgi)`` with FastAPI or Starlette, or any
+        ASGI server. Routes by the full path (``root_path`` + ``path``)."""
+        await _asgi(self, scope, receive, send)
+
     def wsgi(self, environ: Dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         """A WSGI app: ``app.wsgi_app = DispatcherMiddleware(app.wsgi_app, {"/actions": service.wsgi})``
         with Flask, or any WSGI server. Routes by SCRIPT_NAME + PATH_INFO."""
@@ -217,6 +224,40 @@ class ActionService:
             status, headers, body = self.handle(environ.get("REQUEST_METHOD", "GET"), path, request_headers, body_in)
         start_response(f"{status} {_REASONS.get(status, 'Unknown')}", headers)
         return [body]
+
+
+async def _asgi(service: "ActionService", scope: Dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+    if scope["type"] != "http":
+        return  # lifespan and websockets: nothing to set up
+    chunks: List[bytes] = []
+    size, more = 0, True
+    while more:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size <= MAX_BODY_BYTES:
+            chunks.append(chunk)
+        more = message.get("more_body", False)
+    # Starlette's Mount keeps the full path in "path" (root_path is its prefix); a bare server may not.
+    root, path = scope.get("root_path", ""), scope["path"]
+    full = path if path.startswith(root) else root + path
+    headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope.get("headers", [])]
+    if size > MAX_BODY_BYTES:
+        status, answer_headers, body = _error(413, "too_large", "The body is too large.")
+    else:
+        loop = asyncio.get_running_loop()
+        # handle() blocks (the JWKS fetch, the team's own execute): off the event loop.
+        status, answer_headers, body = await loop.run_in_executor(
+            None, service.handle, scope["method"], full, headers, b"".join(chunks)
+        )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in answer_headers],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def _path_of(url: Optional[str]) -> str:

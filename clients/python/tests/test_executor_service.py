@@ -4,6 +4,7 @@ refusals (422), answers reconciliation, and the resolver answers facts or 404.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import unittest
@@ -178,6 +179,51 @@ class ServiceOverHttpTest(unittest.TestCase):
         self.assertEqual(self.send("GET", f"{self.base}/elsewhere")[0], 404)
         self.assertEqual(self.send("GET", self.executor_url)[0], 405)
         self.assertEqual(self.send("GET", self.resolver_url)[0], 405)
+
+
+class AsgiTest(unittest.TestCase):
+    """ActionService.asgi as FastAPI's or Starlette's ``app.mount("/actions", service.asgi)`` calls it."""
+
+    URL = "https://payments.test/actions/refund/execute"
+
+    def call(self, path: str, root_path: str, body: bytes, proof: str) -> Tuple[int, Any]:
+        fixture = signed()
+        effects: List[str] = []
+
+        def execute(claims: Dict[str, Any]) -> Dict[str, Any]:
+            effects.append(claims["jti"])
+            return {"id": "re_1"}
+
+        service = ActionService(jwks=fixture["jwks"], issuer=fixture["issuer"], scope="payments",
+                                executor_url=self.URL, execute=execute, clock=lambda: NOW)
+        incoming = [{"type": "http.request", "body": body[:10], "more_body": True},
+                    {"type": "http.request", "body": body[10:], "more_body": False}]
+        sent: List[Dict[str, Any]] = []
+
+        async def receive() -> Dict[str, Any]:
+            return incoming.pop(0)
+
+        async def send(message: Dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": path, "root_path": root_path,
+                 "headers": [(b"content-type", b"application/jose"), (b"countersign-signature", proof.encode())]}
+        asyncio.run(service.asgi(scope, receive, send))
+        start, answer = sent
+        self.assertIn((b"content-type", b"application/json"), start["headers"])
+        return start["status"], json.loads(answer["body"])
+
+    def test_a_mounted_app_sees_its_full_path_either_way(self) -> None:
+        jws = command("valid payments command")["jws"].encode()
+        for path, root_path in (("/actions/refund/execute", "/actions"), ("/refund/execute", "/actions")):
+            with self.subTest(path=path):
+                status, body = self.call(path, root_path, jws, sign_proof(self.URL, "POST", jws))
+                self.assertEqual((status, body), (200, {"receipt": {"id": "re_1"}}))
+
+    def test_a_refusal_comes_back_through_asgi(self) -> None:
+        jws = command("another executor")["jws"].encode()
+        status, body = self.call("/actions/refund/execute", "", jws, sign_proof(self.URL, "POST", jws))
+        self.assertEqual((status, body["error"]["code"]), (422, "wrong_audience"))
 
 
 def _claims_of(jws: str) -> str:
