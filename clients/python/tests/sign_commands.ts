@@ -8,7 +8,7 @@
  * The keys are fresh on every run; `signingJwk` is printed so the Python tests can sign request
  * proofs with the same key the JWKS lists.
  */
-import { CompactSign, type JWSHeaderParameters } from 'jose';
+import { type CompactJWSHeaderParameters, CompactSign } from 'jose';
 import { generateSigningJwk, loadCommandKeys, publicJwk, type SigningKey } from '@/lib/commands/keys';
 import { type CommandClaims, idempotencyKeyFor, signCommand } from '@/lib/commands/mint';
 import { payloadHash } from '@/lib/payload-hash';
@@ -63,7 +63,7 @@ function claimsFor(scope: string, overrides: Partial<CommandClaims> = {}): Comma
 }
 
 /** Signs arbitrary claims under an arbitrary protected header (for the tampered variants). */
-function signRaw(claims: object, key: SigningKey, header: JWSHeaderParameters): Promise<string> {
+function signRaw(claims: object, key: SigningKey, header: CompactJWSHeaderParameters): Promise<string> {
   return new CompactSign(new TextEncoder().encode(JSON.stringify(claims))).setProtectedHeader(header).sign(key.key);
 }
 
@@ -84,7 +84,8 @@ async function main(): Promise<void> {
     .setProtectedHeader({ alg: 'HS256', kid: signer.kid, typ: 'countersign-command+jwt' })
     .sign(new TextEncoder().encode('a shared secret of thirty-two bytes!'));
   const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const { idempotencyKey: _dropped, ...withoutKey } = claimsFor('payments');
+  const withoutKey: Partial<CommandClaims> = claimsFor('payments');
+  delete withoutKey.idempotencyKey;
 
   const commands = [
     { name: 'valid payments command', scope: 'payments', jws: validJws, claims: valid, code: null },
@@ -164,7 +165,7 @@ async function main(): Promise<void> {
     },
   ];
   for (const command of commands as Array<Record<string, unknown>>) {
-    if (command.header) command.jws = await signRaw(valid, signer, command.header as JWSHeaderParameters);
+    if (command.header) command.jws = await signRaw(valid, signer, command.header as CompactJWSHeaderParameters);
     if (command.rawPayload) {
       command.jws = await new CompactSign(new TextEncoder().encode(command.rawPayload as string))
         .setProtectedHeader(header)
