@@ -133,7 +133,8 @@ def verify_command(
     ``jwks`` is ``{"keys": [...]}``, the URL of Countersign's ``/.well-known/jwks.json`` or a
     :class:`~countersign.jwks.Jwks`. ``scope`` is this executor's scope (the audience must be
     ``executor:<scope>``). ``issuer`` is Countersign's issuer (its ``APP_URL``); ``None`` skips
-    that check, so pass it. ``now`` (epoch seconds or a datetime) defaults to the clock.
+    that check, so pass it. ``now`` (epoch seconds or a datetime) defaults to the clock. A key set
+    that cannot be fetched raises ``OSError`` or ``ValueError``, not a rejection: nothing was judged.
     """
     claims = _verified_payload(jws, jwks, COMMAND_TYP, CommandRejected)
     for name, valid in _COMMAND_CLAIMS.items():

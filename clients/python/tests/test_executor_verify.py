@@ -4,8 +4,9 @@ refusal code; verify_request against request proofs; the payload hash is RFC 878
 from __future__ import annotations
 
 import json
+import threading
 import unittest
-from pathlib import Path
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from joserfc.jwk import OKPKey
 
@@ -150,6 +151,60 @@ class VerifyRequestTest(unittest.TestCase):
         self.assertTrue(seen.first_use("a", NOW + 60, NOW))
         self.assertFalse(seen.first_use("a", NOW + 60, NOW + 90))
         self.assertTrue(seen.first_use("a", NOW + 200, NOW + 91))
+
+
+class JwksUrlTest(unittest.TestCase):
+    """A key set from a URL (a real HTTP server on 127.0.0.1): kept, and fetched again for a rotation."""
+
+    def setUp(self) -> None:
+        fixture = signed()
+        self.first, self.second = fixture["jwks"]["keys"]
+        self.published = {"keys": [self.first]}
+        self.fetches = 0
+        case = self
+
+        class Keys(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                case.fetches += 1
+                body = json.dumps(case.published).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Keys)
+        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        self.addCleanup(thread.join)
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        self.url = f"http://127.0.0.1:{server.server_address[1]}/.well-known/jwks.json"
+        self.now = 0.0
+
+    def test_fetches_once_then_again_for_an_unknown_kid_at_most_every_30_seconds(self) -> None:
+        keys = Jwks(self.url, clock=lambda: self.now)
+        self.assertIsNotNone(keys.get(self.first["kid"]))
+        self.published = {"keys": [self.second, self.first]}  # rotated
+        steps = [
+            (10.0, self.first["kid"], True, 1),
+            (20.0, self.second["kid"], False, 1),  # too soon after the last fetch
+            (31.0, self.second["kid"], True, 2),
+            (40.0, "key-nobody", False, 2),
+            (331.0, self.first["kid"], True, 3),  # older than five minutes
+        ]
+        for now, kid, found, fetches in steps:
+            with self.subTest(now=now, kid=kid):
+                self.now = now
+                self.assertEqual(keys.get(kid) is not None, found)
+                self.assertEqual(self.fetches, fetches)
+
+    def test_a_command_verifies_against_the_url(self) -> None:
+        fixture = signed()
+        valid = command("valid payments command")
+        self.assertEqual(verify_command(valid["jws"], self.url, "payments", fixture["issuer"], NOW)["jti"], valid["claims"]["jti"])
 
 
 def _secret():  # type: ignore[no-untyped-def]
