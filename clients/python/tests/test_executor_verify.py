@@ -63,6 +63,12 @@ class VerifyCommandTest(unittest.TestCase):
         other = command("another issuer")
         self.assertEqual(verify_command(other["jws"], fixture["jwks"], "payments", None, NOW)["iss"], "https://elsewhere.test")
 
+    def test_a_trailing_newline_is_not_compact(self) -> None:
+        fixture = signed()
+        with self.assertRaises(CommandRejected) as raised:
+            verify_command(command("valid payments command")["jws"] + "\n", fixture["jwks"], "payments", fixture["issuer"], NOW)
+        self.assertEqual(raised.exception.code, "malformed")
+
     def test_a_jwks_with_a_private_key_is_refused(self) -> None:
         fixture = signed()
         with self.assertRaises(ValueError):
