@@ -27,11 +27,17 @@ def _keys_of(document: Any) -> Dict[str, OKPKey]:
     for jwk in document["keys"]:
         if not isinstance(jwk, Mapping) or not isinstance(jwk.get("kid"), str):
             continue
-        if jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519" or jwk.get("alg", "EdDSA") != "EdDSA":
+        # The same keys as lib/agent-client/key-set.ts keeps, so both helpers know the same kids.
+        if jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519" or not isinstance(jwk.get("x"), str):
+            continue
+        if jwk.get("use", "sig") != "sig":
             continue
         if "d" in jwk:
             raise ValueError(f"the JWKS holds a private key ({jwk['kid']}): publish public keys only")
-        keys[jwk["kid"]] = import_public_key(jwk)
+        try:
+            keys[jwk["kid"]] = import_public_key(jwk)
+        except (ValueError, TypeError):
+            continue  # a key that does not import verifies nothing: its kid stays unknown
     return keys
 
 

@@ -144,7 +144,7 @@ class ActionService:
 
     def _guarded(self, method: str, url: str, headers: Any, body: bytes, then: Callable[[bytes], Answer]) -> Answer:
         if len(body) > MAX_BODY_BYTES:
-            return _error(413, "too_large", "The body is too large.")
+            return _error(413, "body_too_large", "The body is too large.")
         try:
             verify_request(method, url, body, headers, self.jwks, self.issuer, url, now=self._now(), seen=self._seen)
         except RequestRejected as rejected:
@@ -190,9 +190,9 @@ class ActionService:
         try:
             request = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            return _error(400, "invalid_json", "The body is not JSON.")
+            return _error(400, "malformed_request", "The body is not JSON.")
         if not isinstance(request, dict) or not isinstance(request.get("tenant"), str):
-            return _error(400, "invalid_request", "The body must be {tenant, action, contractVersion, args}.")
+            return _error(400, "malformed_request", "The body must be {tenant, action, contractVersion, args}.")
         try:
             found = self._resolve(request)
         except Refusal as refusal:
@@ -214,7 +214,7 @@ class ActionService:
         except ValueError:
             length = 0
         if length > MAX_BODY_BYTES:
-            status, headers, body = _error(413, "too_large", "The body is too large.")
+            status, headers, body = _error(413, "body_too_large", "The body is too large.")
         else:
             body_in = environ["wsgi.input"].read(length) if length > 0 else b""
             path = environ.get("SCRIPT_NAME", "") + environ.get("PATH_INFO", "")
@@ -243,7 +243,7 @@ async def _asgi(service: "ActionService", scope: Dict[str, Any], receive: Callab
     full = path if path.startswith(root) else root + path
     headers = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in scope.get("headers", [])]
     if size > MAX_BODY_BYTES:
-        status, answer_headers, body = _error(413, "too_large", "The body is too large.")
+        status, answer_headers, body = _error(413, "body_too_large", "The body is too large.")
     else:
         loop = asyncio.get_running_loop()
         # handle() blocks (the JWKS fetch, the team's own execute): off the event loop.

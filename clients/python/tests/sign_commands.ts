@@ -1,17 +1,20 @@
 /**
  * Test fixture for the Python executor helpers (clients/python/tests/test_executor*.py): signs
- * commands with Countersign's own code (lib/commands/keys.ts, lib/commands/mint.ts,
- * lib/payload-hash.ts), valid ones and tampered ones, and prints them as JSON on stdout:
- * {now, issuer, jwks, signingJwk, commands: [{name, scope, jws, claims?, code}]} where `code` is the
- * refusal an executor must answer (null: it verifies). Run from the repo root:
+ * commands with Countersign's own code (lib/signing/keys.ts, lib/commands/mint.ts,
+ * lib/payload-hash.ts), valid ones and tampered ones, and request proofs with the server's own
+ * signer (lib/signing/request-proof.ts), and prints them as JSON on stdout:
+ * {now, issuer, jwks, signingJwk, commands: [{name, scope, jws, claims?, code}],
+ * proofs: [{url, method, body, signature}]} where `code` is the refusal an executor must answer
+ * (null: it verifies). Run from the repo root:
  * `node_modules/.bin/tsx clients/python/tests/sign_commands.ts <now-seconds>`.
  * The keys are fresh on every run; `signingJwk` is printed so the Python tests can sign request
  * proofs with the same key the JWKS lists.
  */
 import { type CompactJWSHeaderParameters, CompactSign } from 'jose';
-import { generateSigningJwk, loadCommandKeys, publicJwk, type SigningKey } from '@/lib/commands/keys';
 import { type CommandClaims, idempotencyKeyFor, signCommand } from '@/lib/commands/mint';
 import { payloadHash } from '@/lib/payload-hash';
+import { generateSigningJwk, loadCommandKeys, publicJwk, type SigningKey } from '@/lib/signing/keys';
+import { type SignedRequest, signRequest } from '@/lib/signing/request-proof';
 
 const ISSUER = 'https://countersign.test';
 const now = Number(process.argv[2]);
@@ -174,7 +177,18 @@ async function main(): Promise<void> {
     delete command.header;
     delete command.rawPayload;
   }
-  process.stdout.write(JSON.stringify({ now, issuer: ISSUER, jwks, signingJwk, commands }));
+  // What Countersign sends an executor: the command, then reconciliation's GET.
+  const requests: SignedRequest[] = [
+    { url: 'https://svc.test/actions/refund/execute', method: 'POST', body: validJws },
+    { url: 'https://svc.test/actions/refund/execute/cmd_python_fixture', method: 'GET', body: '' },
+  ];
+  const proofs = await Promise.all(
+    requests.map(async (request) => ({
+      ...request,
+      signature: await signRequest(request, signer, ISSUER, new Date(now * 1000)),
+    })),
+  );
+  process.stdout.write(JSON.stringify({ now, issuer: ISSUER, jwks, signingJwk, commands, proofs }));
 }
 
 main().catch((error: unknown) => {
