@@ -1,0 +1,1 @@
+"""Third-party code shipped inside the package; see README.md beside this file."""
