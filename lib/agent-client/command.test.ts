@@ -165,6 +165,16 @@ describe('verifyCommand', () => {
         sign({ ...claims(), args: [1] }, { kid: keys.signing.kid, typ: 'countersign-command+jwt' }, keys.signing.key),
       'malformed',
     ],
+    [
+      'a lone surrogate in the arguments (no payload RFC 8785 can write)',
+      async () =>
+        sign(
+          { ...claims(), args: { note: '\ud800' } },
+          { kid: keys.signing.kid, typ: 'countersign-command+jwt' },
+          keys.signing.key,
+        ),
+      'malformed',
+    ],
     ['another issuer', async () => signCommand(claims({ iss: 'https://evil.example' }), keys.signing), 'wrong_issuer'],
     ['another scope', async () => signCommand(claims({ aud: 'executor:payments' }), keys.signing), 'wrong_audience'],
     [

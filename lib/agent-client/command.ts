@@ -69,7 +69,13 @@ function isCommand(claims: Record<string, unknown>): claims is CommandClaims {
 /** Exactly Countersign's payload hash: "sha256:" + hex(SHA-256(JCS of the normalized payload)). */
 async function payloadHashOf(claims: CommandClaims): Promise<string> {
   const { action, contractVersion, tenant, args, evidenceRefs } = claims;
-  const text = canonicalize({ action, contractVersion, tenantId: tenant, args, evidenceRefs });
+  let text: string | undefined;
+  try {
+    text = canonicalize({ action, contractVersion, tenantId: tenant, args, evidenceRefs });
+  } catch {
+    // A value RFC 8785 cannot write (a lone surrogate): no payload Countersign could have hashed.
+    text = undefined;
+  }
   if (text === undefined) throw new CommandRejected('malformed', 'The command payload cannot be canonicalized.');
   return `sha256:${await sha256Hex(text)}`;
 }
