@@ -15,7 +15,11 @@ describe('parseHistoryParams', () => {
     ['unknown outcome', 'outcome=won', /outcome must be one of approved, rejected/],
     ['unknown event type', 'tab=events&type=proposal.forged', /type must be one of/],
     ['type on the Decisions view', 'type=proposal.created', /type filters the Events view/],
-    ['unknown action', 'action=launch_missiles', /action must be one of hold_stock, issue_refund/],
+    [
+      'an action that is no name',
+      'action=launch%20missiles',
+      /action must be an action's name, lower snake case like hold_stock or issue_refund/,
+    ],
     ['a person that is no id', 'person=alice@acme.test', /person must be a member's id/],
     ['an agent name with a space', 'agent=bad%20bot', /agent must be an agent name/],
     ['overlong q', `q=${'x'.repeat(201)}`, /q must be at most 200 characters/],

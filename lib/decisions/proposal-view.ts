@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Database } from '@/db';
 import type { Proposal } from '@/db/schema';
+import { actionFinder } from '@/lib/definitions/catalog';
 import { type DecisionRow, decisionsFor } from '@/lib/proposals/decision-rows';
 import { type ExecutionState, executionStateFor } from '@/lib/proposals/execution-state';
 import { getProposal } from '@/lib/proposals/lookup';
@@ -53,7 +54,7 @@ async function viewOf(db: Database, proposal: Proposal, viewer: Viewer | undefin
     proposal,
     decisions,
     state,
-    wording: wordingOf(proposal),
+    wording: wordingOf(proposal, (await actionFinder(db, proposal.tenantId, [proposal.action]))(proposal.action)),
     viewer: viewer ? viewerRights(proposal, decisions, viewer, initiators, now) : null,
     reproposal,
   };

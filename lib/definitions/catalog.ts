@@ -42,6 +42,19 @@ export async function tenantAction(db: Database, tenantId: string, name: string)
   return findAction(name) ?? (await tenantActions(db, tenantId)).find((action) => action.name === name);
 }
 
+/** A look-up of actions by name, as `actionFinder` gives it. */
+export type ActionFinder = (name: string) => ActionModule | undefined;
+
+/**
+ * A look-up for the actions `names` (a page of proposals, say): the shipped modules without a read;
+ * the tenant's actions are read only when one of the names is none of them.
+ */
+export async function actionFinder(db: Database, tenantId: string, names: readonly string[]): Promise<ActionFinder> {
+  if (names.every((name) => findAction(name))) return findAction;
+  const actions = await tenantActions(db, tenantId);
+  return (name) => actions.find((action) => action.name === name);
+}
+
 /** Whether a shipped module or any tenant's definition names this executor scope. */
 export async function scopeExists(db: Database, scope: string): Promise<boolean> {
   if (allActions().some((action) => action.scope === scope)) return true;

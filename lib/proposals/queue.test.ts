@@ -26,7 +26,7 @@ describe('queue parameters', () => {
       ['sort=cheapest', /sort must be one of expiring, newest, oldest; got "cheapest"/],
       ['group=mine', /group must be one of needs-you, waiting, all; got "mine"/],
       ['risk=extreme', /risk must be one of low, medium, high; got "extreme"/],
-      ['action=delete_everything', /action must be one of .*hold_stock.*; got "delete_everything"/],
+      ['action=Delete-Everything', /action must be an action's name, lower snake case .*; got "Delete-Everything"/],
       ['agent=', /agent must not be empty/],
       ['page=2', /Unknown query parameter: page/],
       ['risk=low&risk=high', /risk is given more than once/],
@@ -86,7 +86,7 @@ describe('queue parameters', () => {
 
   it('gives pages the valid part of the URL and defaults for the rest', () => {
     expect(
-      queueViewFromSearch({ sort: 'bogus', risk: 'high', action: 'nope', agent: ['a', 'b'], group: 'mine' }),
+      queueViewFromSearch({ sort: 'bogus', risk: 'high', action: 'No Pe', agent: ['a', 'b'], group: 'mine' }),
     ).toEqual({ group: 'needs-you', sort: 'expiring', risk: 'high' });
     expect(
       queueViewFromSearch({ sort: 'oldest', action: 'hold_stock', agent: 'acme-support-bot', group: 'waiting' }),

@@ -6,6 +6,8 @@ import type { EvidenceSnapshot, Proposal } from '@/db/schema';
 import { allActions, findAction } from '@/lib/actions/registry';
 import { AGENT_NAME } from '@/lib/agents/name';
 import { roleAtLeast } from '@/lib/auth/roles';
+import { type ActionFinder, actionFinder, tenantActions } from '@/lib/definitions/catalog';
+import { SNAKE_CASE } from '@/lib/definitions/document';
 import { parseSearch } from '@/lib/input/search';
 import {
   DEFAULT_GROUP,
@@ -37,7 +39,10 @@ export type { QueueViewer } from './viewer-relation';
 
 export const QUEUE_PAGE_SIZE = 50;
 
-const actionNames = () => allActions().map((action) => action.name);
+const shippedNames = () =>
+  allActions()
+    .map((action) => action.name)
+    .join(' or ');
 
 const queueParamsSchema = z.strictObject({
   tenant: z.string().min(1).max(100).optional(),
@@ -48,8 +53,10 @@ const queueParamsSchema = z.strictObject({
     .default(DEFAULT_GROUP),
   action: z
     .string()
-    .refine((value) => actionNames().includes(value), {
-      error: (issue) => `action must be one of ${actionNames().join(', ')}; got ${describe(issue.input)}.`,
+    // A shipped action or one of the tenant's own: a name no action has filters to nothing.
+    .regex(SNAKE_CASE, {
+      error: (issue) =>
+        `action must be an action's name, lower snake case like ${shippedNames()}; got ${describe(issue.input)}.`,
     })
     .optional(),
   agent: z
@@ -148,9 +155,15 @@ function argText(value: unknown): string {
 }
 
 /** One proposal as a queue row and its preview. */
-export function queueItem(p: Proposal, facts: ViewerFacts, viewer: QueueViewer, asOf: Date): QueueItem {
+export function queueItem(
+  p: Proposal,
+  facts: ViewerFacts,
+  viewer: QueueViewer,
+  asOf: Date,
+  actionOf: ActionFinder = findAction,
+): QueueItem {
   const { args } = p.payload;
-  const actionModule = findAction(p.action);
+  const actionModule = actionOf(p.action);
   const hints = actionModule?.argHints?.(args) ?? {};
   const queueArgs: QueueArg[] = Object.entries(args).map(([name, value]) => ({
     name,
@@ -219,20 +232,26 @@ export async function pendingQueue(
     asOf,
   );
   const counts = { 'needs-you': counted.matching, waiting: counted.rest, all: counted.all };
+  const actionOf = await actionFinder(
+    db,
+    tenantId,
+    page.items.map((p) => p.action),
+  );
   return {
     nextCursor: page.nextCursor,
     total: counts[view.group],
     counts,
     countsExact: counted.exact,
     asOf: asOf.toISOString(),
-    items: page.items.map((p) => queueItem(p, facts.get(p.id) ?? NO_FACTS, viewer, asOf)),
+    items: page.items.map((p) => queueItem(p, facts.get(p.id) ?? NO_FACTS, viewer, asOf, actionOf)),
   };
 }
 
-/** The choices of the queue's filters: every action, and the agents with something pending. */
+/** The choices of the queue's filters: every action the tenant has, and the agents with something pending. */
 export async function queueFilterChoices(
   db: Database,
   tenantId: string,
 ): Promise<{ actions: string[]; agents: string[] }> {
-  return { actions: actionNames(), agents: await agentsWithPending(db, tenantId) };
+  const [actions, agents] = await Promise.all([tenantActions(db, tenantId), agentsWithPending(db, tenantId)]);
+  return { actions: actions.map((action) => action.name), agents };
 }

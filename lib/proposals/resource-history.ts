@@ -2,6 +2,7 @@ import 'server-only';
 import { and, desc, eq, ne } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { type ProposalStatus, proposals } from '@/db/schema';
+import { actionFinder } from '@/lib/definitions/catalog';
 import { wordingOf } from './wording';
 
 /** How many other proposals on the same resource the proposal page lists. */
@@ -53,10 +54,15 @@ export async function resourceHistory(
   excludeId: string,
 ): Promise<ResourceProposal[]> {
   const rows = await resourceHistoryQuery(db, tenantId, resourceKey, excludeId);
+  const actionOf = await actionFinder(
+    db,
+    tenantId,
+    rows.map((row) => row.action),
+  );
   return rows.map((row) => ({
     id: row.id,
     status: row.status,
-    summary: wordingOf(row).summary,
+    summary: wordingOf(row, actionOf(row.action)).summary,
     agent: row.agent,
     createdAt: row.createdAt,
   }));

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
+import type { ActionModule } from '@/lib/actions/types';
 
 /** A proposal in its action's words (lib/actions/<action>); a generic fallback for an unknown action. */
 export type ProposalWording = {
@@ -14,8 +15,11 @@ export type ProposalWording = {
   receiptNoun: string;
 };
 
-export function wordingOf(proposal: Pick<Proposal, 'action' | 'payload' | 'facts'>): ProposalWording {
-  const action = findAction(proposal.action);
+/** `action`: the proposal's action as its tenant has it (a declared one is none of the shipped modules). */
+export function wordingOf(
+  proposal: Pick<Proposal, 'action' | 'payload' | 'facts'>,
+  action: ActionModule | undefined = findAction(proposal.action),
+): ProposalWording {
   const { args } = proposal.payload;
   return {
     summary: action?.summarize(args, proposal.facts) ?? proposal.action,
