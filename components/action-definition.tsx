@@ -18,6 +18,16 @@ export type ActionDefinitionView = { name: string; document: Definition; version
 const CODE = 'font-mono text-xs break-all';
 const BLOCK = 'rounded bg-zinc-100 px-2 py-1 font-mono text-xs break-all whitespace-pre-wrap dark:bg-zinc-800';
 
+/** A CEL expression that must hold, as written. */
+function Cel({ source }: { source: string }) {
+  return (
+    <pre className={BLOCK}>
+      <span className="sr-only">requires </span>
+      <PayloadText value={source} multiline />
+    </pre>
+  );
+}
+
 /** "sha256:9f2c1a0b…" with the whole hash on hover. */
 function HashPrefix({ value }: { value: string }) {
   return (
@@ -50,7 +60,7 @@ function Note({ note }: { note: string }) {
 
 function Services({ document }: { document: Definition }) {
   return (
-    <dl className="grid gap-x-3 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+    <dl className="grid items-baseline gap-x-3 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
       <dt className="text-zinc-600 dark:text-zinc-400">Resolver (Meaning)</dt>
       <dd className={CODE} data-testid="definition-resolve">
         {document.resolve}
@@ -78,10 +88,7 @@ function Rules({ rules }: { rules: Definition['rules'] }) {
             <code className="font-mono text-xs font-medium">{rule.code}</code>:{' '}
             <PayloadText value={rule.message} mono={false} />
           </p>
-          <pre className={BLOCK}>
-            <span className="sr-only">requires </span>
-            <PayloadText value={rule.require} multiline />
-          </pre>
+          <Cel source={rule.require} />
         </li>
       ))}
     </ol>
@@ -108,10 +115,7 @@ function Authority({ authority }: { authority: Definition['authority'] }) {
           ))}
         </ul>
       )}
-      <pre className={BLOCK}>
-        <span className="sr-only">requires </span>
-        <PayloadText value={authority.require} multiline />
-      </pre>
+      <Cel source={authority.require} />
     </div>
   );
 }

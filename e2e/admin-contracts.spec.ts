@@ -160,6 +160,24 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
   expect((await hold(request, { sku: 'filter-blue', quantity: 1 }, 2)).status()).toBe(422);
 });
 
+/** The page as each look shows it: light and dark, at desktop and phone widths (`-phone-dark`: the file name's part). */
+async function eachLook(page: Page, body: (look: string) => Promise<void>) {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [name, width] of [
+      ['', 1440],
+      ['-phone', 390],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await body(`${name}-${scheme}`);
+    }
+  }
+}
+
+/** How far the page is wider than the viewport (0 or less: no sideways scrolling). */
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
 /** A declared action whose services sit at the origin the e2e server allows (playwright.config.ts). */
 const SERVICES = 'http://127.0.0.1:4795';
 const DECLARED = 'e2e_restart_service';
@@ -254,20 +272,10 @@ test('an admin plans a definition (its problem by path), publishes it with a not
   // A new required argument refuses what agents sent before: called out apart.
   await expect(next.getByTestId('definition-plan-breaking')).toContainText('reason');
   expect(await violations(page)).toEqual([]);
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const [name, width] of [
-      ['', 1440],
-      ['-phone', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      const overflow = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      );
-      expect(overflow).toBeLessThanOrEqual(0);
-      await article.screenshot({ path: path.join(dir, `contracts-definition${name}-${scheme}.png`) });
-    }
-  }
+  await eachLook(page, async (look) => {
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await article.screenshot({ path: path.join(dir, `contracts-definition${look}.png`) });
+  });
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1280, height: 720 });
   await next.getByTestId('definition-note').fill('Clearer refusal');
@@ -296,24 +304,12 @@ test('the Contracts page, light and dark, at desktop and phone widths, its chart
   await page.goto('/contracts?window=24h');
   await signInWithForm(page, 'carol@acme.test');
   await expect(page.getByTestId('contract-hold_stock')).toBeVisible();
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const [name, width] of [
-      ['', 1440],
-      ['-phone', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.reload();
-      await expect(page.getByTestId('measurements-hold_stock')).toBeVisible();
-      const overflow = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      );
-      expect(overflow).toBeLessThanOrEqual(0);
-      await expect(
-        page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first(),
-      ).toBeVisible();
-      await page.screenshot({ path: path.join(dir, `contracts${name}-${scheme}.png`), fullPage: true });
-    }
-  }
+  await eachLook(page, async (look) => {
+    await page.reload();
+    await expect(page.getByTestId('measurements-hold_stock')).toBeVisible();
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await expect(page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first()).toBeVisible();
+    await page.screenshot({ path: path.join(dir, `contracts${look}.png`), fullPage: true });
+  });
   expect(violations).toEqual([]);
 });
