@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { violations } from './axe';
 import { agentKey, apiSession, signInWithForm, uniqueRequestId } from './support';
 
 /**
@@ -159,6 +160,135 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
   expect((await hold(request, { sku: 'filter-blue', quantity: 1 }, 2)).status()).toBe(422);
 });
 
+/** The page as each look shows it: light and dark, at desktop and phone widths (`-phone-dark`: the file name's part). */
+async function eachLook(page: Page, body: (look: string) => Promise<void>) {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [name, width] of [
+      ['', 1440],
+      ['-phone', 390],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await body(`${name}-${scheme}`);
+    }
+  }
+}
+
+/** How far the page is wider than the viewport (0 or less: no sideways scrolling). */
+const overflow = (page: Page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+/** A declared action whose services sit at the origin the e2e server allows (playwright.config.ts). */
+const SERVICES = 'http://127.0.0.1:4795';
+const DECLARED = 'e2e_restart_service';
+
+function declared(require: string, message = 'Only a running service can be restarted.', reason = false) {
+  const properties = {
+    service: { type: 'string', minLength: 1, maxLength: 64 },
+    ...(reason ? { reason: { type: 'string', minLength: 1, maxLength: 200 } } : {}),
+  };
+  return {
+    name: DECLARED,
+    title: 'Restart service (e2e)',
+    scope: 'e2e_deployments',
+    contracts: [
+      {
+        version: 1,
+        status: 'current',
+        args: {
+          type: 'object',
+          properties,
+          required: Object.keys(properties),
+          additionalProperties: false,
+        },
+        receipt: {
+          type: 'object',
+          properties: { id: { type: 'string', minLength: 1, maxLength: 64 } },
+          required: ['id'],
+          additionalProperties: false,
+        },
+      },
+    ],
+    resolve: `${SERVICES}/actions/${DECLARED}/resolve`,
+    rules: [{ code: 'service_not_running', require, message }],
+    authority: { grants: [], require: 'true' },
+    summary: { template: 'Restart {service}' },
+    executor: `${SERVICES}/actions/${DECLARED}/execute`,
+  };
+}
+
+test('an admin plans a definition (its problem by path), publishes it with a note, then its next version', async ({
+  page,
+}) => {
+  await page.goto('/contracts');
+  await signInWithForm(page, 'carol@acme.test');
+  const adding = page.getByTestId('definition-new');
+  await adding.locator('summary').click();
+  const draft = adding.getByTestId('definition-text');
+  await expect(draft).toHaveValue(/"name": "restart_service"/);
+
+  // Not JSON: said here, nothing sent.
+  await draft.fill('{"name": ');
+  await adding.getByTestId('definition-plan-run').click();
+  await expect(adding.getByTestId('definition-local-error')).toContainText('The draft is not JSON');
+
+  // A rule that does not parse: the plan names it by its path, and there is nothing to publish.
+  await draft.fill(JSON.stringify(declared('facts.state == ')));
+  await draft.press('Control+Enter');
+  const plan = adding.getByTestId('definition-plan');
+  await expect(plan).toHaveAttribute('data-valid', 'false');
+  await expect(plan.getByTestId('definition-problem').first()).toContainText('rules.0.require');
+  await expect(adding.getByTestId('definition-publish')).toHaveCount(0);
+  expect(await violations(page)).toEqual([]);
+
+  // Valid: new, v1; publishing needs a note.
+  await draft.fill(JSON.stringify(declared("facts.state == 'running'"), null, 2));
+  await adding.getByTestId('definition-plan-run').click();
+  await expect(plan).toHaveAttribute('data-valid', 'true');
+  await expect(plan.getByTestId('definition-plan-head')).toHaveText(`${DECLARED} is new: publishing makes v1.`);
+  await expect(adding.getByTestId('definition-publish')).toBeDisabled();
+  await adding.getByTestId('definition-note').fill('Restarts from the support bot');
+  await adding.getByTestId('definition-publish').click();
+  await expect(adding.getByTestId('definition-published')).toHaveText(`Published ${DECLARED} v1.`);
+
+  // The page reads it again: the action, its definition v1 with who, why, its services and rules.
+  const article = page.getByTestId(`contract-${DECLARED}`);
+  const definition = article.getByTestId(`definition-${DECLARED}`);
+  await expect(definition).toHaveAttribute('data-version', '1');
+  await expect(definition.getByTestId('definition-note').first()).toContainText('Restarts from the support bot');
+  await expect(definition.getByTestId('definition-publisher').first()).toHaveText('Carol');
+  await expect(definition.getByTestId('definition-executor')).toHaveText(`${SERVICES}/actions/${DECLARED}/execute`);
+  await expect(definition.getByTestId('definition-rule')).toHaveAttribute('data-code', 'service_not_running');
+  await expect(article.getByTestId(`version-${DECLARED}-v1`).getByTestId('contract-status')).toHaveText('current');
+
+  // Its next version from its own draft, prefilled with the current document.
+  const next = article.getByTestId(`definition-publish-${DECLARED}`);
+  await next.locator('summary').click();
+  const text = next.getByTestId('definition-text');
+  await expect(text).toHaveValue(/"name": "e2e_restart_service"/);
+  await text.fill(JSON.stringify(declared("facts.state == 'running'", 'Start it first, then restart.', true), null, 2));
+  await next.getByTestId('definition-plan-run').click();
+  await expect(next.getByTestId('definition-plan-head')).toHaveText(`${DECLARED} v1 → v2`);
+  // A new required argument refuses what agents sent before: called out apart.
+  await expect(next.getByTestId('definition-plan-breaking')).toContainText('reason');
+  expect(await violations(page)).toEqual([]);
+  await eachLook(page, async (look) => {
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await article.screenshot({ path: path.join(dir, `contracts-definition${look}.png`) });
+  });
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await next.getByTestId('definition-note').fill('Clearer refusal');
+  await next.getByTestId('definition-publish').click();
+  await expect(next.getByTestId('definition-published')).toHaveText(`Published ${DECLARED} v2.`);
+  await expect(definition).toHaveAttribute('data-version', '2');
+  const versions = definition.getByTestId(`definition-versions-${DECLARED}`);
+  await versions.locator('summary').click();
+  await expect(versions.getByTestId('definition-version')).toHaveCount(1);
+  await expect(versions.getByTestId('definition-version')).toHaveAttribute('data-version', '1');
+  await expect(versions.getByTestId('definition-version')).toContainText('Restarts from the support bot');
+});
+
 test('the Contracts page, light and dark, at desktop and phone widths, its charts within the CSP', async ({
   page,
   request,
@@ -174,24 +304,12 @@ test('the Contracts page, light and dark, at desktop and phone widths, its chart
   await page.goto('/contracts?window=24h');
   await signInWithForm(page, 'carol@acme.test');
   await expect(page.getByTestId('contract-hold_stock')).toBeVisible();
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const [name, width] of [
-      ['', 1440],
-      ['-phone', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.reload();
-      await expect(page.getByTestId('measurements-hold_stock')).toBeVisible();
-      const overflow = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      );
-      expect(overflow).toBeLessThanOrEqual(0);
-      await expect(
-        page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first(),
-      ).toBeVisible();
-      await page.screenshot({ path: path.join(dir, `contracts${name}-${scheme}.png`), fullPage: true });
-    }
-  }
+  await eachLook(page, async (look) => {
+    await page.reload();
+    await expect(page.getByTestId('measurements-hold_stock')).toBeVisible();
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await expect(page.getByTestId('fields-chart-hold_stock').locator('.recharts-bar-rectangle').first()).toBeVisible();
+    await page.screenshot({ path: path.join(dir, `contracts${look}.png`), fullPage: true });
+  });
   expect(violations).toEqual([]);
 });

@@ -1,11 +1,16 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { ActionDefinition, type ActionDefinitionView } from '@/components/action-definition';
+import { DefinitionEditor } from '@/components/action-definition-editor';
+import { documentText } from '@/components/action-examples';
+import { NewActionEditor } from '@/components/action-new';
 import { ContractLintView } from '@/components/contract-lint';
 import { ActionMeasurementsView, CorpusFiguresView } from '@/components/contract-measurements';
 import { ContractRolloutControls } from '@/components/contract-rollout-controls';
 import { PayloadText } from '@/components/payload-text';
 import { ContractStatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
+import { ViewerZone } from '@/components/viewer-time';
 import { lastCorpusFigures } from '@/lib/contracts/corpus-figures';
 import { contractDocuments } from '@/lib/contracts/documents';
 import { lintContracts, RUNTIMES, type RuntimeName } from '@/lib/contracts/lint';
@@ -15,8 +20,11 @@ import { MEASUREMENT_WINDOWS, type MeasurementWindow, measurementWindow } from '
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getDb } from '@/lib/database';
 import { tenantActions } from '@/lib/definitions/catalog';
+import { definitionViews } from './definitions';
 
 export const metadata: Metadata = { title: 'Contracts' };
+
+const CARD = 'rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900';
 
 type Search = Record<string, string | string[] | undefined>;
 
@@ -43,17 +51,44 @@ function WindowNav({ current }: { current: MeasurementWindow }) {
   );
 }
 
+/** A declared action's definition, and for admins its next version's draft; a shipped action says it has none. */
+function DefinitionPart({ view, isAdmin }: { view: ActionDefinitionView | undefined; isAdmin: boolean }) {
+  if (!view)
+    return (
+      <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="definition-shipped">
+        Shipped with Countersign: no definition of this tenant&apos;s to show or publish.
+      </p>
+    );
+  return (
+    <>
+      <ActionDefinition view={view} />
+      {isAdmin ? (
+        <details data-testid={`definition-publish-${view.name}`}>
+          <summary className="cursor-pointer text-sm font-medium">Publish a new version</summary>
+          <div className="mt-3">
+            <DefinitionEditor initial={documentText(view.document)} label={`${view.name}: the next version`} />
+          </div>
+        </details>
+      ) : null}
+    </>
+  );
+}
+
 export default async function ContractsPage({ searchParams }: { searchParams: Promise<Search> }) {
   const context = await dashboardContext('/contracts');
   if (!context.tenantId) return null;
   const window = measurementWindow((await searchParams).window);
   const db = await getDb();
   const actions = await tenantActions(db, context.tenantId);
-  const [rollout, measurements, figures] = await Promise.all([
+  const [rollout, measurements, figures, definitions] = await Promise.all([
     contractRollout(db, context.tenantId, actions),
     contractMeasurements(db, context.tenantId, actions, window),
     lastCorpusFigures(),
+    definitionViews(db, context.tenantId),
   ]);
+  // A definition named as a shipped action, or one that no longer parses, is not what intake reads.
+  const declared = (name: string) => actions.some((a) => a.name === name && a.definitionVersion !== undefined);
+  const unused = definitions.filter((view) => !declared(view.name));
   const documents = contractDocuments(actions);
   const lint = lintContracts(documents);
   const runtimeLabels = Object.fromEntries(
@@ -80,6 +115,22 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
         <em> retired</em> is refused. Agents fetch the same documents from{' '}
         <code className="font-mono">GET /api/v1/contracts</code>.
       </p>
+      <p className="text-sm text-zinc-500">
+        A declared action also shows its definition: who published which version and why, the resolver and executor
+        Countersign calls, its rules and authority.{' '}
+        {isAdmin
+          ? 'Publishing a version starts with a plan of what it would change.'
+          : 'Admins publish new versions here.'}
+      </p>
+      {definitions.length > 0 ? <ViewerZone /> : null}
+      {isAdmin ? (
+        <details data-testid="definition-new" className={CARD}>
+          <summary className="cursor-pointer font-semibold">Add an action</summary>
+          <div className="mt-3">
+            <NewActionEditor />
+          </div>
+        </details>
+      ) : null}
       <div className="flex flex-wrap items-center gap-2">
         <span className="text-sm text-zinc-500">Measured over the last</span>
         <WindowNav current={window} />
@@ -88,11 +139,7 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
         const document = documents.actions.find((d) => d.action === action.action);
         const measured = measurements.actions.find((m) => m.action === action.action);
         return (
-          <article
-            key={action.action}
-            className="space-y-4 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900"
-            data-testid={`contract-${action.action}`}
-          >
+          <article key={action.action} className={`space-y-4 ${CARD}`} data-testid={`contract-${action.action}`}>
             <h2 className="font-semibold">
               <span className="font-mono">{action.action}</span> · {action.title}
               {document ? (
@@ -102,6 +149,8 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
                 </>
               ) : null}
             </h2>
+            <DefinitionPart view={definitions.find((view) => view.name === action.action)} isAdmin={isAdmin} />
+            <h3 className="text-sm font-semibold">Contract versions</h3>
             <ul className="space-y-3">
               {action.versions.map((version) => (
                 <li
@@ -177,9 +226,19 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
           </article>
         );
       })}
-      <article
-        className={'space-y-2 rounded-lg border border-zinc-200 bg-white p-4 dark:border-zinc-800 dark:bg-zinc-900'}
-      >
+      {unused.map((view) => (
+        <article key={view.name} className={`space-y-3 ${CARD}`} data-testid={`contract-unused-${view.name}`}>
+          <h2 className="font-semibold">
+            <span className="font-mono">{view.name}</span> · {view.document.title} · not in use
+          </h2>
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">
+            Intake does not read this definition: Countersign ships an action of this name (which keeps it), or the
+            stored document no longer parses.
+          </p>
+          <DefinitionPart view={view} isAdmin={isAdmin} />
+        </article>
+      ))}
+      <article className={`space-y-2 ${CARD}`}>
         <h2 className="font-semibold">Corpus: the gates beside a permissive baseline</h2>
         <CorpusFiguresView figures={figures} />
       </article>
