@@ -45,7 +45,8 @@ function Refused({ refusal }: { refusal: PublishRefusal }) {
     >
       <p className="font-medium">
         {stale
-          ? `Not published: someone published v${refusal.currentVersion ?? '?'} meanwhile. Plan again to see the change against it.`
+          ? `Not published: someone published v${refusal.currentVersion ?? '?'} meanwhile. ` +
+            'Plan again to see the change against it.'
           : `Not published: ${refusal.message}`}
       </p>
       {refusal.problems.length > 0 || refusal.issues.length > 0 ? (

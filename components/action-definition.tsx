@@ -137,9 +137,15 @@ function EarlierVersions({ name, versions }: { name: string; versions: Definitio
             key={view.version}
             data-testid="definition-version"
             data-version={view.version}
-            className="border-t border-zinc-100 pt-2 text-xs text-zinc-700 first:border-t-0 first:pt-0 dark:border-zinc-800 dark:text-zinc-300"
+            className={
+              'border-t border-zinc-100 pt-2 text-xs text-zinc-700 first:border-t-0 first:pt-0 ' +
+              'dark:border-zinc-800 dark:text-zinc-300'
+            }
           >
-            <span className="font-mono font-medium">v{view.version}</span> · <HashPrefix value={view.documentHash} /> ·{' '}
+            <span className="font-mono font-medium">v{view.version}</span>
+            {' · '}
+            <HashPrefix value={view.documentHash} />
+            {' · '}
             <Published view={view} />
             <Note note={view.note} />
           </li>
@@ -159,8 +165,11 @@ export function ActionDefinition({ view }: { view: ActionDefinitionView }) {
   return (
     <div className="space-y-3" data-testid={`definition-${view.name}`} data-version={current.version}>
       <p className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="definition-current">
-        <span className="font-medium">Definition v{current.version}</span> · <HashPrefix value={current.documentHash} />{' '}
-        · published <Published view={current} />
+        <span className="font-medium">Definition v{current.version}</span>
+        {' · '}
+        <HashPrefix value={current.documentHash} />
+        {' · published '}
+        <Published view={current} />
         <Note note={current.note} />
       </p>
       <Services document={view.document} />

@@ -77,7 +77,10 @@ export function DefinitionPlanView({ plan }: { plan: DefinitionPlanAnswer }) {
       {plan.breaking.length > 0 ? (
         <div
           data-testid="definition-plan-breaking"
-          className="space-y-1 rounded border border-red-400 bg-red-50 p-2 text-red-950 dark:border-red-700 dark:bg-red-950 dark:text-red-100"
+          className={
+            'space-y-1 rounded border border-red-400 bg-red-50 p-2 text-red-950 dark:border-red-700 ' +
+            'dark:bg-red-950 dark:text-red-100'
+          }
         >
           <p className="font-semibold">
             Breaking for agents ({plan.breaking.length}): arguments they sent validly before will be refused.

@@ -121,7 +121,7 @@ test('the evidence bundle downloads from the proposal page and verifies offline;
     events: { type: string; proposalId: string; inclusion: { treeSize: number } }[];
     checkpoint: string;
   };
-  expect(bundle.format).toBe('countersign.evidence-bundle/3');
+  expect(bundle.format).toBe('countersign.evidence-bundle/4');
   expect(bundle.payloadHash).toBe(proposal.payloadHash);
   expect(bundle.events.map((event) => event.type)).toEqual([
     'proposal.created',

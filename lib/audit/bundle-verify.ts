@@ -1,9 +1,12 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { z } from 'zod';
 import { findAction } from '@/lib/actions/registry';
+import type { ActionModule } from '@/lib/actions/types';
 import { audienceFor, COMMAND_LIFETIME_SECONDS, COMMAND_TYP } from '@/lib/commands/mint';
 import { receiptHash } from '@/lib/commands/receipt-hash';
 import { CLOCK_SKEW_SECONDS } from '@/lib/commands/verify';
+import { definedAction } from '@/lib/definitions/module';
+import { checkDefinition } from '@/lib/definitions/parse';
 import { canonicalJson, payloadHash } from '@/lib/payload-hash';
 import { type PublicJwk, verificationKeys } from '@/lib/signing/keys';
 import { checkPasskeyDecisions, isSigned, type PasskeyCheck, type PinnedPeople } from './bundle-passkeys';
@@ -14,7 +17,7 @@ import { inclusionProofSchema, ProofError, verifyEventInclusion } from './tlog/p
 import { type ChainRow, chainRowSchema, rowHashMatches } from './verify';
 
 /** The evidence bundle's format name and version: a verifier refuses any other. */
-export const BUNDLE_FORMAT = 'countersign.evidence-bundle/3';
+export const BUNDLE_FORMAT = 'countersign.evidence-bundle/4';
 
 const jwk = z.object({
   kty: z.literal('OKP'),
@@ -95,6 +98,11 @@ export const bundleSchema = z.object({
    * its inclusion proof: each binds the credential and its public key to a person (docs/passkeys.md).
    */
   passkeyRegistrations: z.array(provenRowSchema),
+  /**
+   * A tenant's declared action (docs/actions.md): the definition the proposal was gated by, and its
+   * `action.published` event with its inclusion proof, which binds the document by its hash.
+   */
+  definition: z.object({ document: z.record(z.string(), z.unknown()), published: provenRowSchema }).nullable(),
 });
 
 export type EvidenceBundle = z.infer<typeof bundleSchema>;
@@ -151,18 +159,22 @@ export async function verifyBundle(
   const story = storyOf(bundle.events);
   const signed = signedHead(bundle, keys);
   const inclusion = includedRows(bundle, signed.head);
+  // A declared action is checked by the definition the bundle proves; a shipped one by its module.
+  const declared = definitionOf(bundle, story, inclusion.includes);
+  const action = findAction(bundle.payload.action) ?? declared?.action;
 
   check('payload_hash', checkPayload(bundle));
   check('approvals_bind_hash', checkApprovalHashes(bundle));
   check('command', await checkCommand(bundle, keys));
-  if (bundle.execution) check('receipt', checkReceipt(bundle, story));
+  if (bundle.execution) check('receipt', checkReceipt(bundle, story, action));
   check('events', checkEvents(bundle));
   check('checkpoint', signed.result);
   check('inclusion', inclusion.result);
   check('decisions', checkDecisions(bundle, story));
   check('status', checkStatus(bundle, story));
   check('execution', checkExecution(bundle, story));
-  check('proposal', checkProposal(bundle, story));
+  if (declared) check('definition', declared.result);
+  check('proposal', checkProposal(bundle, story, action));
 
   // Each passkey-signed decision: the WebAuthn signature over its statement, offline, and what binds the key.
   const created = story.created;
@@ -285,7 +297,11 @@ function includedRows(
 ): { result: [boolean, string]; includes: (row: ChainRow) => boolean } {
   const none = { includes: () => false };
   if (!head) return { ...none, result: [false, 'no verified checkpoint to prove the events against'] };
-  const rows = [...bundle.events, ...bundle.passkeyRegistrations];
+  const rows = [
+    ...bundle.events,
+    ...bundle.passkeyRegistrations,
+    ...(bundle.definition ? [bundle.definition.published] : []),
+  ];
   for (const row of rows) {
     if (!rowHashMatches(row)) return { ...none, result: [false, `event #${row.seq} does not re-hash from its fields`] };
     try {
@@ -319,7 +335,7 @@ function includedRows(
  * event's data), and, for a success, is for this operation, resource, amount and idempotency key.
  * An outcome event written before receipts were hashed leaves the receipt listed as not verified.
  */
-function checkReceipt(bundle: EvidenceBundle, story: Story): [boolean, string] {
+function checkReceipt(bundle: EvidenceBundle, story: Story, action: ActionModule | undefined): [boolean, string] {
   const receipt = bundle.execution?.receipt ?? null;
   const outcome = story.execution && bundle.events.find((row) => row.seq === story.execution!.seq);
   if (!outcome)
@@ -331,7 +347,6 @@ function checkReceipt(bundle: EvidenceBundle, story: Story): [boolean, string] {
   if (recorded && outcome.data.receiptHash !== receiptHash(receipt))
     return [false, `the receipt does not hash to what event #${outcome.seq} recorded`];
   if (bundle.execution?.status === 'succeeded') {
-    const action = findAction(bundle.payload.action);
     const verdict =
       action && bundle.command
         ? action.validateReceipt(receipt, bundle.payload.args, bundle.proposal.facts, bundle.command.idempotencyKey)
@@ -453,13 +468,13 @@ function checkExecution(bundle: EvidenceBundle, story: Story): [boolean, string]
  * Action, version, agent, parent and creation time from the creation event; risk recomputed; routing rule, outcome and
  * approvals from the events.
  */
-function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] {
+function checkProposal(bundle: EvidenceBundle, story: Story, action: ActionModule | undefined): [boolean, string] {
   const { proposal, payload } = bundle;
   const created = story.created;
   if (!created) return [false, 'there is no proposal.created event'];
   let risk: string | undefined;
   try {
-    risk = findAction(payload.action)?.risk(payload.args);
+    risk = action?.risk(payload.args);
   } catch {
     risk = undefined;
   }
@@ -491,6 +506,43 @@ function checkProposal(bundle: EvidenceBundle, story: Story): [boolean, string] 
         `${wrong.join(', ')} ${wrong.length === 1 ? 'differs' : 'differ'} from the events (or, for risk, ` +
           `from the payload)`,
       ];
+}
+
+/**
+ * A declared action's definition: the one the creation event names (its version), published by an
+ * `action.published` event of this tenant that is in the checkpoint's tree and binds the document
+ * by its hash. Undefined for a shipped action; a verdict naming what fails otherwise.
+ */
+function definitionOf(
+  bundle: EvidenceBundle,
+  story: Story,
+  inChain: (row: EvidenceBundle['events'][number]) => boolean,
+): { result: [boolean, string]; action?: ActionModule } | undefined {
+  if (findAction(bundle.payload.action)) return undefined;
+  const fail = (why: string) => ({ result: [false, why] as [boolean, string] });
+  if (!bundle.definition)
+    return fail(`${bundle.payload.action} is a declared action, and the bundle has no definition`);
+  const { document, published } = bundle.definition;
+  const version = story.created?.data.definition;
+  if (published.type !== 'action.published' || published.tenantId !== bundle.tenant)
+    return fail('the definition is not bound by an action.published event of this tenant');
+  if (!inChain(published)) return fail(`action.published event #${published.seq} is not proven in the checkpoint`);
+  if (published.data.action !== bundle.payload.action || published.data.version !== version)
+    return fail(`event #${published.seq} published another action or version than the proposal was gated by`);
+  let hash: string;
+  try {
+    hash = payloadHash(document);
+  } catch {
+    return fail('the definition cannot be canonicalized');
+  }
+  if (hash !== published.data.documentHash)
+    return fail(`the definition does not hash to what event #${published.seq} recorded`);
+  const checked = checkDefinition(document);
+  if (!checked.ok) return fail('the definition no longer parses');
+  return {
+    result: [true, `${bundle.payload.action} v${String(version)}, as event #${published.seq} published it (${hash})`],
+    action: definedAction(checked.definition, Number(version)),
+  };
 }
 
 /** The verified story in words: only what the checks above vouch for. */

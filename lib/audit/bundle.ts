@@ -1,6 +1,15 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { type AuditEvent, auditEvents, commands, decisions, executions, proposals, users } from '@/db/schema';
+import {
+  type AuditEvent,
+  actionDefinitions,
+  auditEvents,
+  commands,
+  decisions,
+  executions,
+  proposals,
+  users,
+} from '@/db/schema';
 import { canonicalJson } from '@/lib/payload-hash';
 import type { CommandKeys } from '@/lib/signing/keys';
 import { DECISION_TYPES, storyOf } from './bundle-story';
@@ -12,7 +21,8 @@ import { inclusionProofFile } from './tlog/proof-api';
  * Everything an auditor needs to check one proposal offline (docs/design.md §8): the canonical payload
  * and its hash, the raw candidate, gates, decisions with the names their events recorded, the signed
  * command and the public keys that verify it, the receipt, the proposal's audit events and the
- * registrations of the passkeys that signed its decisions — only those: no other proposal's events —
+ * registrations of the passkeys that signed its decisions, and for a declared action the definition it
+ * was gated by with the event that published it — only those: no other proposal's events —
  * each with an inclusion proof against the tenant's checkpoint (a C2SP signed note) made now.
  * Evidence text is not included.
  * Undefined when the tenant has no such proposal.
@@ -83,6 +93,36 @@ export async function buildEvidenceBundle(
         )
         .orderBy(asc(auditEvents.seq))
     : [];
+  // A declared action: the definition it was gated by, and the event that published it.
+  const version = proposal.definitionVersion;
+  const [definition] =
+    version === null
+      ? []
+      : await db
+          .select({ document: actionDefinitions.document })
+          .from(actionDefinitions)
+          .where(
+            and(
+              eq(actionDefinitions.tenantId, tenantId),
+              eq(actionDefinitions.name, proposal.action),
+              eq(actionDefinitions.version, version),
+            ),
+          );
+  const [published] =
+    version === null
+      ? []
+      : await db
+          .select()
+          .from(auditEvents)
+          .where(
+            and(
+              eq(auditEvents.tenantId, tenantId),
+              eq(auditEvents.type, 'action.published'),
+              sql`${auditEvents.data}->>'action' = ${proposal.action}`,
+              sql`${auditEvents.data}->>'version' = ${String(version)}`,
+            ),
+          )
+          .limit(1);
   const proven = (rows: readonly AuditEvent[]) =>
     Promise.all(
       rows.map(async (row) => ({
@@ -138,6 +178,8 @@ export async function buildEvidenceBundle(
     events: await proven(events),
     checkpoint: head.note,
     passkeyRegistrations: await proven(registrations),
+    definition:
+      definition && published ? { document: definition.document, published: (await proven([published]))[0]! } : null,
   };
 }
 

@@ -11,6 +11,8 @@ import {
   resolverHandler,
 } from '@/lib/agent-client/index';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
+import { buildEvidenceBundle } from '@/lib/audit/bundle';
+import { verifyBundle } from '@/lib/audit/bundle-verify';
 import { executeCommand } from '@/lib/commands/execute';
 import { commandIssuer } from '@/lib/commands/mint';
 import { decide } from '@/lib/decisions/decide';
@@ -19,6 +21,7 @@ import { reconcileExecutions } from '@/lib/jobs/reconcile-executions';
 import { commandKeys } from '@/lib/signing/keys';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { submitAs } from '@/test/intake';
+import { isUnder, mutations } from '@/test/json-mutations';
 import type { Definition } from './document';
 import { publishDefinition } from './store';
 
@@ -212,6 +215,31 @@ describe("a team's own action, declared", () => {
       status: 'succeeded',
     });
     expect(performed.filter((claims) => claims.jti === command.id)).toHaveLength(1);
+
+    // The evidence bundle proves the definition it was gated by, and the receipt is checked with it offline.
+    const keys = await commandKeys();
+    const bundle = (await buildEvidenceBundle(w.t.db, 'acme', proposal.id, keys))!;
+    const report = await verifyBundle(bundle, keys.jwks);
+    expect(report.checks.filter((check) => !check.ok)).toEqual([]);
+    expect(report.checks.find((check) => check.check === 'definition')?.detail).toContain('create_deployment v1');
+    // Every single change to it fails, or touches only what the report prints as not verified.
+    const unnoticed: string[] = [];
+    for (const mutation of mutations(bundle)) {
+      const mutated = await verifyBundle(mutation.document, keys.jwks);
+      if (mutated.checks.every((check) => check.ok) && !isUnder(mutation.path, mutated.unverified))
+        unnoticed.push(mutation.name);
+    }
+    expect(unnoticed).toEqual([]);
+    const tampered = structuredClone(bundle);
+    tampered.definition!.document.receiptMatches = ['true'];
+    const without = { ...structuredClone(bundle), definition: null };
+    for (const [changed, failing] of [
+      [tampered, 'the definition does not hash'],
+      [without, 'the bundle has no definition'],
+    ] as const) {
+      const checks = (await verifyBundle(changed, keys.jwks)).checks.filter((check) => !check.ok);
+      expect(checks.map((check) => check.detail).join('; ')).toContain(failing);
+    }
   });
 
   it('refuses an unknown field by its name, a rule by its own code and a foreign resource as not_authorized', async () => {

@@ -295,6 +295,8 @@ export const WRITES = {
         parent: revision?.parentId ?? null,
         ...(revision ? { reason: revision.reason } : {}),
         ...(routing.passkey ? { passkey: true } : {}),
+        // The version of the tenant's definition it was gated by: an evidence bundle proves which.
+        ...(action.definitionVersion === undefined ? {} : { definition: action.definitionVersion }),
       },
       occurredAt: c.now,
       outbox: { topic: 'proposal.created', body: { proposalId: c.id, status: c.status, payloadHash: c.hash } },
