@@ -57,6 +57,8 @@ const serverEnv: Record<string, string> = {
   DEMO_SINK_PORT: String(port + 4),
   // The specs' own webhook sink (e2e/support.ts E2E_SINK_PORT); the demo adds its receivers.
   NOTIFY_ALLOWED_PRIVATE_ORIGINS: `http://127.0.0.1:${port + 5}`,
+  // The README's own action (scripts/examples/team-action): its resolver and executor, run by e2e/examples.spec.ts.
+  ACTION_ALLOWED_ORIGINS: 'http://127.0.0.1:4795',
   // Email goes to the demo's mail catcher even when the shell running the tests has an SMTP_URL.
   SMTP_URL: '',
   COUNTERSIGN_DATA_DIR: dataDir,
