@@ -57,7 +57,8 @@ const serverEnv: Record<string, string> = {
   DEMO_SINK_PORT: String(port + 4),
   // The specs' own webhook sink (e2e/support.ts E2E_SINK_PORT); the demo adds its receivers.
   NOTIFY_ALLOWED_PRIVATE_ORIGINS: `http://127.0.0.1:${port + 5}`,
-  // The origin the specs' declared actions name for their resolver and executor (publishing refuses any other).
+  // The origin declared actions name for their resolver and executor (publishing refuses any other): the
+  // README's own action (scripts/examples/team-action, run by e2e/examples.spec.ts) and the Contracts page's.
   ACTION_ALLOWED_ORIGINS: 'http://127.0.0.1:4795',
   // Email goes to the demo's mail catcher even when the shell running the tests has an SMTP_URL.
   SMTP_URL: '',

@@ -31,6 +31,28 @@ const pendingProposal = (output: string) =>
 /** Each marked example's documented outcome, in document order. */
 const DOCUMENTED: Record<string, Documented> = {
   'readme-hold': { approves: false, check: pendingProposal },
+  'team-action-service': {
+    approves: false,
+    check: (output) => expect(output).toContain('resolver and executor at http://127.0.0.1:4795/deployments'),
+  },
+  'team-action-apply': {
+    approves: false,
+    check: (output) => expect(JSON.parse(output)).toMatchObject({ name: 'create_deployment', version: 1 }),
+  },
+  'team-action-key': { approves: false, check: (output) => expect(output).toBe('') },
+  'team-action-deploy': {
+    approves: true,
+    check: (output) => {
+      pendingProposal(output.slice(0, output.indexOf('\n')));
+      const receipt = /^succeeded (\{.*\})$/m.exec(output)?.[1];
+      expect(JSON.parse(receipt ?? 'null')).toEqual({
+        deploymentId: expect.stringMatching(/^dep_\d+$/),
+        service: 'web',
+        version: '1.4.2',
+      });
+      expect(output).toMatch(/^deployed web 1\.4\.2 as dep_\d+$/m);
+    },
+  },
   'api-refund': { approves: false, check: pendingProposal },
   'api-mcp': {
     approves: true,
@@ -110,12 +132,25 @@ const exported = (text: string) =>
 /** The reader's shell: a block runs as if pasted (stopping at the first failing command), and what it exports stays set. */
 class Shell {
   private env: NodeJS.ProcessEnv;
+  /** Each block's process group: what a block left running in the background (a service it started) is in it. */
+  private readonly groups: number[] = [];
   /** `configHome` is the reader's XDG_CONFIG_HOME, where the docs keep private keys (outside the clone). */
   constructor(
     private readonly cwd: string,
     configHome: string,
   ) {
     this.env = { ...withoutCountersignSettings(), XDG_CONFIG_HOME: configHome };
+  }
+
+  /** As the reader closing the terminal: stops what the blocks left running. */
+  close() {
+    for (const group of this.groups) {
+      try {
+        process.kill(-group, 'SIGTERM');
+      } catch {
+        // The group is gone: nothing of that block runs any more.
+      }
+    }
   }
 
   save(example: DocExample) {
@@ -131,6 +166,7 @@ class Shell {
       env: this.env,
       detached: true,
     });
+    if (child.pid) this.groups.push(child.pid);
     let output = '';
     let waiting: (() => void)[] = [];
     const wake = () => {
@@ -204,6 +240,7 @@ test.describe('the README and docs/ examples, run as written in the order shown'
     shell = new Shell(clone, configHome);
   });
   test.afterAll(() => {
+    shell.close();
     // Removes the links, never what they point to.
     fs.rmSync(clone, { recursive: true, force: true });
     fs.rmSync(configHome, { recursive: true, force: true });
