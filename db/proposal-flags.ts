@@ -3,6 +3,10 @@
  * shown wherever it is decided (queue row, confirm dialog, proposal page). The shapes of the
  * proposals.flags and proposals.drift columns; no imports. Components take them from lib/records.ts.
  */
+
+/** What Meaning read of a resource: JSON scalars, shown to people and fed to rules (never hashed). */
+export type Facts = Record<string, string | number | boolean | null>;
+
 export const FLAG_KINDS = [
   'suspicious_evidence',
   'invisible_characters',
@@ -28,7 +32,7 @@ export type ProposalFlag = {
 export type ProposalDrift = {
   checkedAt: string;
   /** The facts read at that check. */
-  facts: Record<string, string | number>;
+  facts: Facts;
   /** In words, old → new ("order balance changed from 100.00 to 60.00 USD since it was proposed"). */
   description: string;
 };

@@ -14,7 +14,9 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { ProposalDrift, ProposalFlag } from './proposal-flags';
+import type { Facts, ProposalDrift, ProposalFlag } from './proposal-flags';
+
+export type { Facts } from './proposal-flags';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -215,7 +217,7 @@ export const proposals = pgTable(
     /** The version of the tenant's action definition it was gated by; null for a shipped action. */
     definitionVersion: integer('definition_version'),
     /** Facts Meaning read from the system of record at intake (shown, never hashed). */
-    facts: jsonb('facts').$type<Record<string, string | number>>().notNull().default({}),
+    facts: jsonb('facts').$type<Facts>().notNull().default({}),
     /** The cited evidence as the system of record returned it: untrusted text, shown inertly. */
     evidence: jsonb('evidence').$type<EvidenceSnapshot[]>().notNull().default([]),
     /** What the gates noticed at intake (suspicious evidence, hidden characters, near a bound, first use). */

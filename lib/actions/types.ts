@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RoutingAggregate } from '@/db/schema';
+import type { Facts, RoutingAggregate } from '@/db/schema';
 import type { ErrorKey } from '@/lib/errors/codes';
 import type { FieldIssue } from '@/lib/input/field-issues';
 import type { RoutingRule } from '@/lib/routing-rules';
@@ -40,7 +40,7 @@ export type Resolution = {
   /** The one resource the proposal acts on (`order:ord_1842`): proposals on it are serialized. */
   resourceKey: string;
   /** Facts read at intake, shown beside the payload (never part of it). */
-  facts: Record<string, string | number>;
+  facts: Facts;
   /** One line for the Meaning check ("ord_1842 in acme, refundable 49.99 USD"). */
   detail: string;
 };
@@ -94,7 +94,7 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
   /** A module's receipt written in zod: the static OpenAPI document names it as a component. */
   output?: z.ZodType<Record<string, unknown>>;
   /** A one-line sentence naming the effect, shown first everywhere. */
-  summarize(args: Args, facts?: Record<string, string | number>): string;
+  summarize(args: Args, facts?: Facts): string;
   /** Words beside raw argument values in the review ("4999" → "49.99 USD"). */
   argHints?(args: Args): Record<string, string>;
   /**
@@ -135,7 +135,7 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
   authorize(grants: Record<string, string[]>, resolution: Resolution): boolean;
   risk(args: Args): 'low' | 'medium' | 'high';
   /** How a change in the resource's facts reads to a person ("order balance changed from … to …"). */
-  describeChange?(before: Record<string, string | number>, after: Record<string, string | number>): string | undefined;
+  describeChange?(before: Facts, after: Facts): string | undefined;
   defaultRules: RoutingRule[];
   defaultExpiryHours: number;
   /**
@@ -146,12 +146,7 @@ export type ActionModule<Args extends ActionArgs = ActionArgs> = {
   /** Reconciliation: did this command commit? Throws SystemsUnavailableError when the system can't answer. */
   lookupReceipt(request: ReceiptLookup): Promise<{ found: true; receipt: unknown } | { found: false }>;
   /** The receipt against the output schema AND the request (same operation, resource, amount, key). */
-  validateReceipt(
-    receipt: unknown,
-    args: Args,
-    facts: Record<string, string | number>,
-    idempotencyKey: string,
-  ): ReceiptCheck;
+  validateReceipt(receipt: unknown, args: Args, facts: Facts, idempotencyKey: string): ReceiptCheck;
   /**
    * How operators edit its arguments (locked identity fields, money, live limits); without it every field is a plain
    * input.
@@ -169,7 +164,7 @@ export type EffectRequest<Args extends ActionArgs = ActionArgs> = {
   /** The scope's write client, for a module writing to a system of record (made on first use). */
   client: () => SystemsWriteClient;
   args: Args;
-  facts: Record<string, string | number>;
+  facts: Facts;
   idempotencyKey: string;
   /** The compact JWS of the command being executed, and its id. */
   command: { id: string; jws: string };

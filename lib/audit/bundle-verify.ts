@@ -51,7 +51,7 @@ export const bundleSchema = z.object({
     routing: z
       .object({ rule: z.string(), policyVersion: z.number(), outcome: z.string(), approvals: z.number() })
       .loose(),
-    facts: z.record(z.string(), z.union([z.string(), z.number()])),
+    facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
     createdAt: z.string(),
     expiresAt: z.string(),
     decidedAt: z.string().nullable(),

@@ -1,5 +1,5 @@
 import type { Database } from '@/db';
-import type { GateResult, Proposal } from '@/db/schema';
+import type { Facts, GateResult, Proposal } from '@/db/schema';
 import { findAction } from '@/lib/actions/registry';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
 import { tenantAction } from '@/lib/definitions/catalog';
@@ -9,8 +9,6 @@ import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
 import type { GateSubject } from '@/lib/gates/types';
 import type { SystemsClient } from '@/lib/systems/client';
-
-type Facts = Record<string, string | number>;
 
 /**
  * What moved between the facts read at intake and the facts read now, in words for a person;

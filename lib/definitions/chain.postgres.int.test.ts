@@ -39,11 +39,11 @@ const RESOLVE = `${BASE}/deployments/resolve`;
 const EXECUTE = `${BASE}/deployments/execute`;
 
 /** The team's system of record: services by name, each in a tenant, some frozen. */
-const SERVICES: Record<string, { tenant: string; environment: string; frozen: number }> = {
-  'svc-web': { tenant: 'acme', environment: 'staging', frozen: 0 },
-  'svc-db': { tenant: 'acme', environment: 'production', frozen: 0 },
-  'svc-frozen': { tenant: 'acme', environment: 'staging', frozen: 1 },
-  'svc-globex': { tenant: 'globex', environment: 'staging', frozen: 0 },
+const SERVICES: Record<string, { tenant: string; environment: string; frozen: boolean }> = {
+  'svc-web': { tenant: 'acme', environment: 'staging', frozen: false },
+  'svc-db': { tenant: 'acme', environment: 'production', frozen: false },
+  'svc-frozen': { tenant: 'acme', environment: 'staging', frozen: true },
+  'svc-globex': { tenant: 'globex', environment: 'staging', frozen: false },
 };
 
 const closed = (properties: Record<string, unknown>) => ({
@@ -74,7 +74,7 @@ const definition: Definition = {
     },
   ],
   resolve: RESOLVE,
-  rules: [{ code: 'service_frozen', require: 'facts.frozen == 0', message: 'The service is frozen for deploys.' }],
+  rules: [{ code: 'service_frozen', require: '!facts.frozen', message: 'The service is frozen for deploys.' }],
   authority: {
     grants: [{ name: 'environments', label: 'Environments it may deploy to' }],
     require: "'environments' in agent.grants && facts.environment in agent.grants.environments",
@@ -193,7 +193,7 @@ describe("a team's own action, declared", () => {
   it('is proposed, approved, executed by the team executor with a verified command, and its receipt checked', async () => {
     const { proposal, command } = await approved({ service: 'svc-web', version: '1.2.3' });
     expect(proposal.resourceKey).toBe('service:svc-web');
-    expect(proposal.facts).toEqual({ environment: 'staging', frozen: 0 });
+    expect(proposal.facts).toEqual({ environment: 'staging', frozen: false });
     expect(command.scope).toBe('deploys');
 
     const answer = await executeCommand(w.t.db, { scope: 'deploys', jws: command.jws });

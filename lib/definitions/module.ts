@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Facts } from '@/db/schema';
 import type {
   ActionModule,
   ContractVersion,
@@ -21,8 +22,8 @@ import { callService, jsonOf } from './services';
  * (docs/executors.md).
  */
 
-const scalar = z.union([z.string(), z.number()]);
-/** A resolver's answer: the resource inside the tenant asked for, and facts that are JSON strings or numbers. */
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+/** A resolver's answer: the resource inside the tenant asked for, and facts that are JSON scalars. */
 const resolved = z.strictObject({
   tenant: z.string(),
   resourceKey: z.string().min(1).max(200),
@@ -84,7 +85,7 @@ function editingOf(definition: ParsedDefinition): EditingSpec | undefined {
 
 /** The receipt against the contract whose arguments these are, then each `receiptMatches` expression. */
 function receiptCheck(definition: ParsedDefinition) {
-  return (receipt: unknown, args: Record<string, unknown>, facts: Record<string, string | number>) => {
+  return (receipt: unknown, args: Record<string, unknown>, facts: Facts) => {
     const contract = definition.contracts.find((each) => each.validateArgs(args).length === 0);
     if (!contract) return { ok: false as const, reason: 'the arguments match no contract version of the action' };
     const issues = contract.validateReceipt(receipt);

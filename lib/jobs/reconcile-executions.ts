@@ -1,5 +1,6 @@
 import { and, asc, eq, lte } from 'drizzle-orm';
 import type { Database } from '@/db';
+import type { Facts } from '@/db/schema';
 import { commands, executions, type NormalizedPayload, proposals } from '@/db/schema';
 import { receiptHash } from '@/lib/commands/receipt-hash';
 import { tenantAction } from '@/lib/definitions/catalog';
@@ -52,7 +53,7 @@ type Claim = {
   commandId: string;
   action: string;
   payload: NormalizedPayload;
-  facts: Record<string, string | number>;
+  facts: Facts;
   scope: string;
   idempotencyKey: string;
   commandExpiresAt: Date;

@@ -1,3 +1,4 @@
+import type { Facts } from '@/db/schema';
 /**
  * A proposal's facts read again when someone looks at it (POST /api/v1/proposals/{id}/recheck):
  * the facts at proposal beside the facts now, and what that check came to. Type imports only:
@@ -15,7 +16,7 @@ export type FreshState = (typeof FRESH_STATES)[number];
 export type FactsSnapshot = {
   /** One line in words ("ord_1842 in acme, charged 49.99 USD, 49.99 USD not yet refunded"), or null when not known. */
   detail: string | null;
-  facts: Record<string, string | number>;
+  facts: Facts;
 };
 
 export type FreshFacts = {

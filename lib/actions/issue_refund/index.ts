@@ -1,3 +1,4 @@
+import type { Facts } from '@/db/schema';
 import { formatMoney } from '@/lib/money';
 import type { ActionModule, ArgsOfContracts, OpenClaims, Resolution } from '../types';
 import { zodContract, zodJsonSchema } from '../zod-contract';
@@ -92,8 +93,7 @@ export const issueRefund: ActionModule<ArgsOfContracts<typeof CONTRACTS>> = {
     const currency = String(after.currency ?? before.currency);
     if (String(before.currency) !== String(after.currency))
       return `order currency changed from ${String(before.currency)} to ${String(after.currency)}`;
-    const balance = (facts: Record<string, string | number>) =>
-      Number(facts.chargedMinor) - Number(facts.refundedMinor);
+    const balance = (facts: Facts) => Number(facts.chargedMinor) - Number(facts.refundedMinor);
     if (balance(before) !== balance(after))
       return (
         `order balance changed ` +

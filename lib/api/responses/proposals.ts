@@ -121,7 +121,7 @@ export const agentProposalDetailSchema = proposalSummarySchema.extend({
   decidedAt: timestamp.nullable(),
   payload: payloadSchema,
   gates: z.array(gateResultSchema),
-  facts: z.record(z.string(), z.union([z.string(), z.number()])),
+  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
   risk: z.string(),
   routing: routingSchema,
   routingContext: z.string().nullable(),
@@ -170,7 +170,7 @@ export const reproposalCreatedSchema = z.object({ reproposal: reproposalSchema }
 
 const factsSnapshotSchema = z.object({
   detail: z.string().nullable().describe('The facts in words, or null when not known.'),
-  facts: z.record(z.string(), z.union([z.string(), z.number()])),
+  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
 });
 
 /** `POST /api/v1/proposals/:id/recheck`: the facts at proposal beside the facts now (lib/proposals/fresh-facts.ts). */
