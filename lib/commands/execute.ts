@@ -6,7 +6,7 @@ import { executionsPaused } from '@/lib/commands/executions-pause';
 import { Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { adjustClaims, openClaimsBesides } from '@/lib/gates/claims';
-import { type KeyAuthorityLapse, keyAuthorityLapse } from '@/lib/gates/key-authority';
+import { type KeyAuthorityLapse, keyAuthority } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
 import { newId } from '@/lib/ids';
@@ -258,9 +258,12 @@ async function run(
     };
   }
   // Authority as it stands now: a revoked key or a removed grant stops what has not run yet.
-  const lapse = await keyAuthorityLapse(db, proposal, subject, resolution);
-  if (lapse) return { status: 'failed', errorCode: 'not_authorized', reason: lapseReason(lapse) };
-  const ruled = await rulesGate(subject, { resolution, open: await openClaimsBesides(db, proposal) });
+  const authority = await keyAuthority(db, proposal, subject, resolution);
+  if (authority.lapse) return { status: 'failed', errorCode: 'not_authorized', reason: lapseReason(authority.lapse) };
+  const ruled = await rulesGate(
+    { ...subject, agent: authority.agent },
+    { resolution, open: await openClaimsBesides(db, proposal) },
+  );
   if (!ruled.ok)
     return {
       status: 'failed',

@@ -4,7 +4,7 @@ import { findAction } from '@/lib/actions/registry';
 import type { ActionModule, Resolution } from '@/lib/actions/types';
 import { tenantAction } from '@/lib/definitions/catalog';
 import { openClaimsBesides } from '@/lib/gates/claims';
-import { keyAuthorityLapse } from '@/lib/gates/key-authority';
+import { keyAuthority } from '@/lib/gates/key-authority';
 import { meaningGate } from '@/lib/gates/meaning';
 import { rulesGate } from '@/lib/gates/rules';
 import type { GateSubject } from '@/lib/gates/types';
@@ -87,7 +87,7 @@ export async function staleReason(tx: Database, proposal: Proposal, live: LiveRe
   const changed = describeFactChanges(action, proposal.facts, resolution.facts);
   const because = (reason: string) => (changed ? `${changed}; ${reason}` : `${reason} since it was proposed`);
 
-  const lapse = await keyAuthorityLapse(tx, proposal, subject, resolution);
+  const { lapse, agent } = await keyAuthority(tx, proposal, subject, resolution);
   if (lapse?.code === 'agent_key_revoked')
     return {
       code: lapse.code,
@@ -101,7 +101,7 @@ export async function staleReason(tx: Database, proposal: Proposal, live: LiveRe
       reason: because(`the grants of ${lapse.agentName} no longer cover ${resolution.resourceKey}`),
     };
 
-  const ruled = await rulesGate(subject, { resolution, open: await openClaimsBesides(tx, proposal) });
+  const ruled = await rulesGate({ ...subject, agent }, { resolution, open: await openClaimsBesides(tx, proposal) });
   if (!ruled.ok) {
     const rule = sentence(ruled.refusal.message);
     return {

@@ -74,7 +74,11 @@ const definition: Definition = {
     },
   ],
   resolve: RESOLVE,
-  rules: [{ code: 'service_frozen', require: '!facts.frozen', message: 'The service is frozen for deploys.' }],
+  rules: [
+    { code: 'service_frozen', require: '!facts.frozen', message: 'The service is frozen for deploys.' },
+    // Read at intake, at approval and at execution alike: the key as it stands each time.
+    { code: 'key_names_no_environment', require: "'environments' in agent.grants", message: 'No environments.' },
+  ],
   authority: {
     grants: [{ name: 'environments', label: 'Environments it may deploy to' }],
     require: "'environments' in agent.grants && facts.environment in agent.grants.environments",

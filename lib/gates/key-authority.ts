@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { agentKeys, type Proposal } from '@/db/schema';
-import type { Resolution } from '@/lib/actions/types';
+import type { Resolution, RuleAgent } from '@/lib/actions/types';
 import { authorityGate } from './authority';
 import type { GateSubject } from './types';
 
@@ -11,16 +11,16 @@ export type KeyAuthorityLapse = { code: 'agent_key_revoked' } | { code: 'grants_
 /**
  * Authority as it stands now for a proposal an agent key made: the key is not revoked, still
  * allows the action, and its grants still cover the resolved resource (the intake's own gate).
- * Rotation is not revocation: a rotated key's proposals keep their authority. Undefined when it
- * still holds (or no key proposed it).
+ * Rotation is not revocation: a rotated key's proposals keep their authority. When it still holds,
+ * the key as the rules read it now (`agent`; none when no key proposed it).
  */
-export async function keyAuthorityLapse(
+export async function keyAuthority(
   db: Database,
   proposal: Pick<Proposal, 'agentKeyId'>,
   subject: GateSubject,
   resolution: Resolution,
-): Promise<KeyAuthorityLapse | undefined> {
-  if (!proposal.agentKeyId) return undefined;
+): Promise<{ lapse: KeyAuthorityLapse; agent?: undefined } | { lapse?: undefined; agent?: RuleAgent }> {
+  if (!proposal.agentKeyId) return {};
   const [key] = await db
     .select({
       agentName: agentKeys.agentName,
@@ -31,9 +31,11 @@ export async function keyAuthorityLapse(
     .from(agentKeys)
     .where(eq(agentKeys.id, proposal.agentKeyId))
     .limit(1);
-  if (!key || key.revokedAt) return { code: 'agent_key_revoked' };
+  if (!key || key.revokedAt) return { lapse: { code: 'agent_key_revoked' } };
   const allowed =
     key.allowedActions.includes(subject.action.name) &&
     (await authorityGate(subject, { grants: key.grants, resolution })).ok;
-  return allowed ? undefined : { code: 'grants_changed', agentName: key.agentName };
+  return allowed
+    ? { agent: { id: proposal.agentKeyId, grants: key.grants } }
+    : { lapse: { code: 'grants_changed', agentName: key.agentName } };
 }
