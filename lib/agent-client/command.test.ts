@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { base64url, type CryptoKey, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import * as server from '@/lib/commands/mint';
 import { type CommandClaims, signCommand } from '@/lib/commands/mint';
 import { CLOCK_SKEW_SECONDS as SERVER_SKEW } from '@/lib/commands/verify';
@@ -236,5 +236,12 @@ describe('keys from a JWKS URL', () => {
     });
     await verifyCommand(await signCommand(claims(), keys.signing), opts);
     expect(jwksFetches - before).toBe(1);
+  });
+});
+
+describe("the client's copy of the command claims", () => {
+  it('is the type the server signs: a claim added, removed or retyped on one side does not compile', () => {
+    type Server = { [K in keyof CommandClaims]: CommandClaims[K] };
+    expectTypeOf<client.CommandClaims>().toEqualTypeOf<Server>();
   });
 });
