@@ -19,6 +19,7 @@ const validPlan = {
   changes: ['Contract v1: argument "reason" added, required.'],
   breaking: ['Contract v1: "reason" is required now.'],
   warnings: ['Contract v1\'s arguments, at reason: "maxLength" is not enforced while the model writes the arguments.'],
+  replay: { proposals: 12, invalid: 1, refused: [{ code: 'service_frozen', count: 2 }] },
   lines: [],
 };
 
@@ -81,6 +82,10 @@ describe('DefinitionEditor', () => {
     expect(screen.getByTestId('definition-plan-head').textContent).toBe('restart_service v3 → v4');
     expect(screen.getByTestId('definition-plan-breaking').textContent).toContain('"reason" is required now.');
     expect(screen.getByTestId('definition-plan-warnings').textContent).toContain('maxLength');
+    // The recent proposals replayed: how many pass, and what refuses the others.
+    const replay = screen.getByTestId('definition-plan-replay').textContent;
+    expect(replay).toContain('The newest 12 proposal(s), replayed with the facts read then: 9 pass.');
+    expect(replay).toContain('2 refused by rule service_frozen.');
     const publish = screen.getByTestId('definition-publish') as HTMLButtonElement;
     expect(publish.textContent).toBe('Publish restart_service v4');
     expect(publish.disabled).toBe(true);

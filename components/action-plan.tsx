@@ -94,7 +94,37 @@ export function DefinitionPlanView({ plan }: { plan: DefinitionPlanAnswer }) {
           </ul>
         </div>
       ) : null}
+      <ReplayWords replay={plan.replay} />
       <Warnings warnings={plan.warnings} />
+    </div>
+  );
+}
+
+type Replay = Extract<DefinitionPlanAnswer, { valid: true }>['replay'];
+
+/** The action's recent proposals through the draft: how many would still pass, and what would refuse the rest. */
+function ReplayWords({ replay }: { replay: Replay }) {
+  const refused = replay.refused.reduce((sum, each) => sum + each.count, 0);
+  return (
+    <div data-testid="definition-plan-replay" data-refused={refused + replay.invalid}>
+      {replay.proposals === 0 ? (
+        <p>No proposals of this action to replay yet.</p>
+      ) : (
+        <>
+          <p>
+            The newest {replay.proposals} proposal(s), replayed with the facts read then:{' '}
+            {replay.proposals - replay.invalid - refused} pass.
+          </p>
+          <ul className="list-disc space-y-0.5 pl-5">
+            {replay.invalid > 0 ? <li>{replay.invalid} no longer match a contract version it accepts.</li> : null}
+            {replay.refused.map((each) => (
+              <li key={each.code}>
+                {each.count} refused by rule <code className="font-mono">{each.code}</code>.
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </div>
   );
 }

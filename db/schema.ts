@@ -253,6 +253,8 @@ export const proposals = pgTable(
     /** The queue sorted newest or oldest first (a B-tree reads both ways). */
     index('proposals_queue_created_idx').on(t.tenantId, t.status, t.createdAt, t.id),
     index('proposals_recent_idx').on(t.tenantId, t.createdAt, t.id),
+    /** A definition's plan replays the action's recent proposals; History filters by action. */
+    index('proposals_action_recent_idx').on(t.tenantId, t.action, t.createdAt, t.id),
     index('proposals_parent_idx').on(t.parentId),
     /** The history's Decisions view: decided or ended proposals, newest decision first. */
     index('proposals_decided_idx').on(t.tenantId, t.decidedAt, t.id).where(sql`${t.decidedAt} is not null`),

@@ -49,6 +49,15 @@ export const definitionPlanSchema = z.discriminatedUnion('valid', [
     unchanged: z.boolean().describe('The document is the current version’s: publishing it makes no version.'),
     changes: z.array(z.string()).describe('What publishing it would change, in words.'),
     breaking: z.array(z.string()).describe('The changes that refuse what an agent sent validly before.'),
+    replay: z
+      .strictObject({
+        proposals: z.int().min(0).describe('How many of the action’s newest proposals were replayed (at most 100).'),
+        invalid: z.int().min(0).describe('Of those, how many its contracts would refuse.'),
+        refused: z
+          .array(z.strictObject({ code: z.string(), count: z.int().min(1) }))
+          .describe('Of those, how many each rule would refuse, most first.'),
+      })
+      .describe('The action’s recent proposals through the new definition: facts as read then, no other open ones.'),
     warnings,
     lines,
   }),

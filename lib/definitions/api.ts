@@ -54,6 +54,7 @@ export async function definitionPlan(db: Database, tenantId: string, document: u
     unchanged: plan.unchanged,
     changes: plan.changes.words,
     breaking: plan.changes.breaking,
+    replay: plan.replay,
     warnings: plan.warnings,
     lines,
   };

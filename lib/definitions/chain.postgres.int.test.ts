@@ -23,6 +23,7 @@ import { setupCommandWorld } from '@/test/fixtures/commands';
 import { submitAs } from '@/test/intake';
 import { isUnder, mutations } from '@/test/json-mutations';
 import type { Definition } from './document';
+import { definitionPlanLines, planDefinition } from './plan';
 import { publishDefinition } from './store';
 
 /**
@@ -289,6 +290,23 @@ describe("a team's own action, declared", () => {
     expect(execution).toMatchObject({
       status: 'succeeded',
       receipt: { service: 'svc-web', version: '2.0.0' },
+    });
+  });
+
+  it("a plan replays the action's recent proposals through a new version, and says what it would refuse", async () => {
+    const stricter = structuredClone(definition);
+    stricter.rules.push({ code: 'no_two_zero', require: "args.version != '2.0.0'", message: 'Not 2.0.0.' });
+    const plan = await planDefinition(w.t.db, 'acme', JSON.stringify(stricter));
+    expect(plan).toMatchObject({ ok: true, current: 1 });
+    if (!plan.ok) return;
+    // Two were proposed above (1.2.3 and 2.0.0); refused intakes are no proposals.
+    expect(plan.replay).toEqual({ proposals: 2, invalid: 0, refused: [{ code: 'no_two_zero', count: 1 }] });
+    expect(definitionPlanLines(plan)).toContain('  1 would be refused by rule no_two_zero.');
+
+    const elsewhere = { ...structuredClone(definition), executor: 'http://127.0.0.1:4999/deployments/execute' };
+    expect(await planDefinition(w.t.db, 'acme', JSON.stringify(elsewhere))).toMatchObject({
+      ok: false,
+      problems: [{ path: 'executor', message: expect.stringContaining('ACTION_ALLOWED_ORIGINS') }],
     });
   });
 });

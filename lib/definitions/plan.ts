@@ -2,7 +2,8 @@ import type { Database } from '@/db';
 import { type DefinitionChanges, definitionChanges } from './changes';
 import type { Definition } from './document';
 import { type DefinitionProblem, parseDefinition } from './parse';
-import { currentDefinitions, definitionHistory, type StoredDefinition } from './store';
+import { type Replay, replayLines, replayRecent } from './replay';
+import { currentDefinitions, definitionHistory, publishProblems, type StoredDefinition } from './store';
 
 /**
  * What `actions:plan` and `actions:apply` say (scripts/cli.ts): a definition file checked, and
@@ -20,6 +21,8 @@ export type DefinitionPlan =
       current?: number;
       unchanged: boolean;
       changes: DefinitionChanges;
+      /** The action's recent proposals through the new definition. */
+      replay: Replay;
       warnings: string[];
     };
 
@@ -27,7 +30,13 @@ export async function planDefinition(db: Database, tenantId: string, text: strin
   const parsed = parseDefinition(text);
   if (!parsed.ok) return parsed;
   const { document } = parsed.definition;
-  const [current] = await definitionHistory(db, tenantId, document.name);
+  // What only publishing checks (the operator's origins): said here first.
+  const refused = publishProblems(document);
+  if (refused.length > 0) return { ok: false, problems: refused, warnings: parsed.warnings };
+  const [[current], replay] = await Promise.all([
+    definitionHistory(db, tenantId, document.name),
+    replayRecent(db, tenantId, parsed.definition),
+  ]);
   const changes = definitionChanges(current?.document, document);
   return {
     ok: true,
@@ -36,6 +45,7 @@ export async function planDefinition(db: Database, tenantId: string, text: strin
     ...(current ? { current: current.version } : {}),
     unchanged: current !== undefined && changes.words.length === 0,
     changes,
+    replay,
     warnings: parsed.warnings,
   };
 }
@@ -64,6 +74,7 @@ export function definitionPlanLines(plan: DefinitionPlan): string[] {
           ...plan.changes.breaking.map((words) => `  ${words}`),
         ]
       : []),
+    ...replayLines(plan.name, plan.replay),
     ...warnings,
   ];
 }

@@ -125,6 +125,7 @@ describe('planning against the current version', () => {
       "  Contract v1's arguments change.",
       'Breaking for agents (1):',
       '  contract v1: the field "channel" was made required',
+      'No proposals of issue_refund to replay yet.',
     ]);
   });
 
