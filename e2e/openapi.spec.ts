@@ -690,6 +690,9 @@ test('every documented status of every operation is produced live and matches it
       ...(JSON.parse(fs.readFileSync('demo/actions/hold_stock.json', 'utf8')) as Json),
       name: 'openapi_walk',
       title: `OpenAPI walk ${Date.now()}`,
+      // At the origin the e2e server allows (ACTION_ALLOWED_ORIGINS, playwright.config.ts).
+      resolve: 'http://127.0.0.1:4795/openapi_walk/resolve',
+      executor: 'http://127.0.0.1:4795/openapi_walk/execute',
     };
     const note = 'OpenAPI walk';
     await check('listActionDefinitions', await as(carol, 'listActionDefinitions'), 200);
