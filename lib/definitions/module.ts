@@ -38,11 +38,17 @@ const refusedBody = z.object({
 const NO_AGENT: RuleAgent = { id: '', grants: {} };
 const DEFAULT_EXPIRY_HOURS = 24;
 
+/** Definitions are JSON Schema 2020-12: the dialect is said in every schema agents are shown. */
+const dialect = (schema: Record<string, unknown>) => ({
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  ...schema,
+});
+
 function contractOf(compiled: CompiledContract): ContractVersion {
   return {
     version: compiled.version,
     status: compiled.status,
-    inputSchema: compiled.args,
+    inputSchema: dialect(compiled.args),
     check(value) {
       const issues = compiled.validateArgs(value);
       return issues.length === 0 ? { ok: true, args: value as Record<string, unknown> } : { ok: false, issues };
@@ -139,7 +145,7 @@ export function definedAction(definition: ParsedDefinition, version: number): Ac
     scope: document.scope,
     title: document.title,
     contracts,
-    outputSchema: current.receipt,
+    outputSchema: dialect(current.receipt),
     summarize,
     argHints: (args) =>
       Object.fromEntries(
