@@ -16,7 +16,9 @@ export type DefinitionVersionView = {
 export type ActionDefinitionView = { name: string; document: Definition; versions: DefinitionVersionView[] };
 
 const CODE = 'font-mono text-xs break-all';
-const BLOCK = 'rounded bg-zinc-100 px-2 py-1 font-mono text-xs break-all whitespace-pre-wrap dark:bg-zinc-800';
+const BLOCK =
+  'max-w-full overflow-x-auto rounded bg-zinc-100 px-2 py-1 font-mono text-xs break-all whitespace-pre-wrap ' +
+  'dark:bg-zinc-800';
 
 /** A CEL expression that must hold, as written. */
 function Cel({ source }: { source: string }) {
@@ -60,7 +62,7 @@ function Note({ note }: { note: string }) {
 
 function Services({ document }: { document: Definition }) {
   return (
-    <dl className="grid items-baseline gap-x-3 gap-y-1 text-sm sm:grid-cols-[max-content_1fr]">
+    <dl className="grid grid-cols-1 items-baseline gap-x-3 gap-y-1 text-sm sm:grid-cols-[max-content_minmax(0,1fr)]">
       <dt className="text-zinc-600 dark:text-zinc-400">Resolver (Meaning)</dt>
       <dd className={CODE} data-testid="definition-resolve">
         {document.resolve}
@@ -163,7 +165,7 @@ export function ActionDefinition({ view }: { view: ActionDefinitionView }) {
   const [current, ...earlier] = view.versions;
   if (!current) return null;
   return (
-    <div className="space-y-3" data-testid={`definition-${view.name}`} data-version={current.version}>
+    <div className="min-w-0 space-y-3" data-testid={`definition-${view.name}`} data-version={current.version}>
       <p className="text-sm text-zinc-700 dark:text-zinc-300" data-testid="definition-current">
         <span className="font-medium">Definition v{current.version}</span>
         {' · '}
@@ -173,12 +175,13 @@ export function ActionDefinition({ view }: { view: ActionDefinitionView }) {
         <Note note={current.note} />
       </p>
       <Services document={view.document} />
-      <div className="grid gap-4 lg:grid-cols-2">
-        <section className="space-y-1" aria-label={`${view.name} rules`}>
+      {/* Grid tracks never grow past the page: a long expression wraps (or scrolls) inside its block. */}
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+        <section className="min-w-0 space-y-1" aria-label={`${view.name} rules`}>
           <h3 className="text-sm font-semibold">Rules</h3>
           <Rules rules={view.document.rules} />
         </section>
-        <section className="space-y-1" aria-label={`${view.name} authority`}>
+        <section className="min-w-0 space-y-1" aria-label={`${view.name} authority`}>
           <h3 className="text-sm font-semibold">Authority</h3>
           <Authority authority={view.document.authority} />
         </section>
