@@ -60,6 +60,34 @@ describe('CEL over a definition context', () => {
     });
   });
 
+  // Every macro inside every macro's body is quadratic in a list an agent sizes; before, beside or
+  // feeding another, a macro stays linear.
+  const MACROS = [
+    (list: string, body: string) => `${list}.all(x, ${body})`,
+    (list: string, body: string) => `${list}.exists(x, ${body})`,
+    (list: string, body: string) => `${list}.exists_one(x, ${body})`,
+    (list: string, body: string) => `${list}.map(x, ${body}).size() > 0`,
+    (list: string, body: string) => `${list}.filter(x, ${body}).size() > 0`,
+  ];
+  const pairs = MACROS.flatMap((outer) => MACROS.map((inner) => [outer, inner] as const));
+
+  it.each(pairs)('refuses a macro inside a macro body (%#)', (outer, inner) => {
+    const nested = outer('args.lines', `${inner('args.lines', 'x.amount > 0')}`);
+    expect(compileExpression(nested, ['args'])).toEqual({
+      problem: expect.stringContaining("inside another's body takes time quadratic"),
+    });
+    expect(compileExpression(`true && (${nested})`, ['args'])).toEqual({
+      problem: expect.stringContaining("inside another's body takes time quadratic"),
+    });
+  });
+
+  it.each(pairs)('accepts a macro beside or feeding another (%#)', (outer, inner) => {
+    const beside = `${outer('args.lines', 'x.amount > 0')} && ${inner('args.lines', 'x.amount > 0')}`;
+    expect(compileExpression(beside, ['args'])).toHaveProperty('expression');
+    const feeding = `args.lines.filter(x, x.amount > 0).all(y, y.amount > 0) && ${inner('args.lines', 'x.amount > 0')}`;
+    expect(compileExpression(feeding, ['args'])).toHaveProperty('expression');
+  });
+
   it('gives numbers for limits, or nothing', () => {
     expect(numberOf(compiled('facts.maxHold - open.total'), context)).toBe(2);
     expect(numberOf(compiled('facts.rate * 2.0'), context)).toBe(1);

@@ -4,8 +4,9 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 /**
  * CEL (cel.dev) for action definitions: a definition's `require`, `receiptMatches`, risk and limit
  * expressions, evaluated by @bufbuild/cel (conformance-tested against cel-spec). Compiling parses
- * the expression and refuses names it could never resolve: a variable the expression's place does
- * not give, or a function CEL's standard library does not have. @bufbuild/cel keeps its type
+ * the expression and refuses names it could never resolve (a variable the expression's place does
+ * not give, a function CEL's standard library does not have) and loops inside loops. `matches`
+ * runs on RE2, linear in the text. @bufbuild/cel keeps its type
  * checker private, so a type error between values (`args.sku + 1`) shows at evaluation, where it
  * fails closed like every other error.
  */
@@ -38,13 +39,20 @@ const PLANNER_CALLS = new Set([
 
 type Expr = ReturnType<typeof parse>['expr'];
 
-/** Names the expression uses that nothing could resolve, each once, in the order they appear. */
-function unresolvedNames(root: Expr, variables: readonly string[]): string[] {
+const NESTED_LOOP =
+  "a macro (all, exists, exists_one, map, filter) inside another's body takes time quadratic in the " +
+  'arguments, which an agent sizes: have the resolver compute it as a fact';
+
+/**
+ * What the expression cannot be run for, each once, in the order it appears: a name nothing could
+ * resolve, or a macro looping inside another's body (each expression stays linear in its input).
+ */
+function compileProblems(root: Expr, variables: readonly string[]): string[] {
   const found: string[] = [];
   const note = (problem: string) => {
     if (!found.includes(problem)) found.push(problem);
   };
-  const visit = (expr: Expr | undefined, bound: readonly string[]): void => {
+  const visit = (expr: Expr | undefined, bound: readonly string[], inLoop: boolean): void => {
     if (!expr) return;
     const kind = expr.exprKind;
     switch (kind.case) {
@@ -53,43 +61,45 @@ function unresolvedNames(root: Expr, variables: readonly string[]): string[] {
           note(`"${kind.value.name}" is not a variable here (${variables.join(', ')} are)`);
         return;
       case 'selectExpr':
-        return visit(kind.value.operand, bound);
+        return visit(kind.value.operand, bound, inLoop);
       case 'callExpr': {
         const { function: name, target, args } = kind.value;
         if (!PLANNER_CALLS.has(name) && !env.funcs.find(name)) note(`"${name}" is not a CEL function`);
-        visit(target, bound);
-        for (const arg of args) visit(arg, bound);
+        visit(target, bound, inLoop);
+        for (const arg of args) visit(arg, bound, inLoop);
         return;
       }
       case 'listExpr':
-        for (const element of kind.value.elements) visit(element, bound);
+        for (const element of kind.value.elements) visit(element, bound, inLoop);
         return;
       case 'structExpr':
         if (kind.value.messageName !== '') note(`"${kind.value.messageName}" is no type here: only maps and lists`);
         for (const entry of kind.value.entries) {
-          if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, bound);
-          visit(entry.value, bound);
+          if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, bound, inLoop);
+          visit(entry.value, bound, inLoop);
         }
         return;
       case 'comprehensionExpr': {
+        if (inLoop) note(NESTED_LOOP);
         const { iterVar, iterVar2, accuVar, iterRange, accuInit, loopCondition, loopStep, result } = kind.value;
-        visit(iterRange, bound);
-        visit(accuInit, bound);
+        visit(iterRange, bound, inLoop);
+        visit(accuInit, bound, inLoop);
         const inner = [...bound, iterVar, accuVar, ...(iterVar2 ? [iterVar2] : [])];
-        for (const part of [loopCondition, loopStep, result]) visit(part, inner);
+        for (const part of [loopCondition, loopStep]) visit(part, inner, true);
+        visit(result, inner, inLoop);
         return;
       }
       default:
         return;
     }
   };
-  visit(root, variables);
+  visit(root, variables, false);
   return found;
 }
 
 /**
  * An expression compiled for a place that gives `variables`, or the reason it cannot be (a syntax
- * error with its position, an unknown variable or function).
+ * error with its position, an unknown variable or function, a loop inside a loop).
  */
 export function compileExpression(
   source: string,
@@ -102,8 +112,8 @@ export function compileExpression(
     // "<input>:1:3: found + but expecting end of input" → "1:3: found + …"
     return { problem: `it does not parse: ${(error as Error).message.replace(/^<input>:/, '')}` };
   }
-  const unresolved = unresolvedNames(parsed.expr, variables);
-  if (unresolved.length > 0) return { problem: unresolved.join('; ') };
+  const problems = compileProblems(parsed.expr, variables);
+  if (problems.length > 0) return { problem: problems.join('; ') };
   const run = plan(env, parsed);
   return {
     expression: {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileSchema, type Validator } from './validate-args';
 
@@ -123,5 +124,66 @@ describe('validating arguments never changes them', () => {
     expect(compileSchema({ type: 'string', format: 'no-such-format' })).toEqual({
       problem: expect.stringContaining('unknown format "no-such-format"'),
     });
+  });
+});
+
+describe("a tenant's patterns run in time linear in the text", () => {
+  // Shapes that backtrack exponentially in a backtracking engine, over atoms each matching "a".
+  const ATOMS = ['a', '[a-z]', '\\w', '.', '(?:a)', '[^\\n]'];
+  const SHAPES = [
+    (atom: string) => `^(${atom}+)+$`,
+    (atom: string) => `^(${atom}*)*$`,
+    (atom: string) => `^(${atom}|${atom})*$`,
+    (atom: string) => `^(${atom}|${atom}${atom})+$`,
+    (atom: string) => `^(${atom}+${atom}+)+$`,
+    (atom: string) => `^(${atom}?){40}${atom}{40}$`,
+  ];
+  const text = (length: number) => `${'a'.repeat(length)}\n`;
+
+  it('a catastrophic pattern answers at once, an issue naming the field', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ATOMS),
+        fc.constantFrom(...SHAPES),
+        fc.integer({ min: 40, max: 20_000 }),
+        (atom, shape, length) => {
+          const pattern = shape(atom);
+          const check = validator({
+            type: 'object',
+            properties: { name: { type: 'string', pattern } },
+            required: ['name'],
+            additionalProperties: false,
+          });
+          expect(check({ name: text(length) })).toEqual([
+            expect.objectContaining({ field: 'name', code: 'invalid_format', expected: `text matching /${pattern}/` }),
+          ]);
+          expect(check({ name: 'a'.repeat(40) })).toEqual([]);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('so does a catastrophic property-name pattern', () => {
+    const check = validator({
+      type: 'object',
+      patternProperties: { '^(a+)+$': { type: 'integer' } },
+      additionalProperties: false,
+    });
+    expect(check({ [text(30_000)]: 1 })).toEqual([
+      expect.objectContaining({ field: text(30_000), code: 'unknown_field' }),
+    ]);
+    expect(check({ aaa: 1 })).toEqual([]);
+  });
+
+  it.each([
+    ['a backreference', '^(a)\\1$', '\\1'],
+    ['a lookahead', '^(?=a)a$', '(?='],
+    ['a negative lookbehind', '(?<!a)b', '(?<'],
+    ['a \\u escape', '^\\u00e9$', '\\u'],
+  ])('refuses %s, naming the pattern and the construct', (_what, pattern, construct) => {
+    const compiled = compileSchema({ type: 'string', pattern });
+    expect(compiled).toEqual({ problem: expect.stringContaining(`the pattern /${pattern}/ cannot run here`) });
+    expect('problem' in compiled && compiled.problem).toContain(construct);
   });
 });

@@ -1,4 +1,6 @@
+import { RE2JS } from '@bufbuild/re2';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type { RegExpEngine } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
 import { counted, type FieldIssue, fieldIssue, unknownFieldIssue, valueAt } from '@/lib/input/field-issues';
 
@@ -8,7 +10,32 @@ import { counted, type FieldIssue, fieldIssue, unknownFieldIssue, valueAt } from
  * a default (it would change what is hashed), never removes an unknown field (it is refused,
  * named). Strict mode refuses a schema with a keyword it does not know or a type it cannot hold,
  * rather than ignoring it.
+ *
+ * A tenant writes the schema, so its `pattern`s run on RE2 (the engine CEL's `matches` uses), in
+ * time linear in the text: a pattern such as `^(a+)+$` cannot hold a request thread for minutes.
+ * RE2 has no backreferences or lookaround; a pattern using them is refused when the definition is
+ * parsed, naming it.
  */
+class PatternRefused extends Error {
+  constructor(
+    readonly pattern: string,
+    readonly reason: string,
+  ) {
+    super(`the pattern /${pattern}/ cannot run here (${reason})`);
+  }
+}
+
+const re2: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    try {
+      return RE2JS.compile(pattern);
+    } catch (error) {
+      throw new PatternRefused(pattern, (error as Error).message.replace(/^error parsing regexp: /, ''));
+    }
+  },
+  { code: 'RE2JS.compile' },
+);
+
 const ajv = new Ajv2020({
   strict: true,
   allErrors: true,
@@ -19,6 +46,7 @@ const ajv = new Ajv2020({
   verbose: true,
   // Tenants' schemas are compiled apart: one's $id never resolves inside another's.
   addUsedSchema: false,
+  code: { regExp: re2 },
 });
 addFormats(ajv);
 
@@ -31,6 +59,12 @@ export function compileSchema(schema: Record<string, unknown>): { validate: Vali
   try {
     check = ajv.compile(schema);
   } catch (error) {
+    if (error instanceof PatternRefused)
+      return {
+        problem:
+          `${error.message}: patterns run on RE2, in time linear in the text, so backreferences and ` +
+          'lookaround are not available (write \\x{e9}, not \\u00e9, for a code point)',
+      };
     return { problem: `it is not a JSON Schema 2020-12 this server can enforce: ${(error as Error).message}` };
   } finally {
     // Ajv keeps every schema it compiled; a long-running server compiles each plan and publish anew.
