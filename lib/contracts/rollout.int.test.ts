@@ -10,6 +10,7 @@ import { GET as proposalRoute } from '@/app/api/v1/proposals/[id]/route';
 import { POST as proposalsRoute } from '@/app/api/v1/proposals/route';
 import { auditEvents, contractRollouts } from '@/db/schema';
 import { tenantActions } from '@/lib/definitions/catalog';
+import { setContractStatus } from '@/lib/definitions/set-status';
 import { chainAllPending } from '@/lib/events/chainer';
 import type { SystemsClient } from '@/lib/systems/client';
 import { setupTestDatabase } from '@/test/db';
@@ -18,7 +19,6 @@ import { attemptsOf, expectRejection, submitAs } from '@/test/intake';
 import { setupRouteSystems } from '@/test/systems';
 import { agentRequest, type SeededWorld, seedWorld } from '@/test/world';
 import type { TransitionRequest } from './rollout';
-import { setContractStatus } from './set-status';
 
 // The agent routes need no session; next-auth itself does not load outside Next.
 vi.mock('@/lib/auth', () => ({ auth: async () => null }));

@@ -5,7 +5,7 @@ import { notFound, Refusal } from '@/lib/errors/refusal';
 /**
  * A tenant's rollout of contract versions (issue 12): its `contract_rollouts` rows override the
  * statuses an action module declares. Pure: the catalog (lib/contracts/catalog.ts) reads the rows,
- * `setContractStatus` (lib/contracts/set-status.ts) writes the plan made here.
+ * `setContractStatus` (lib/definitions/set-status.ts) writes the plan made here.
  *
  * The state machine, per action, with exactly one `current` version at every moment:
  *

@@ -17,13 +17,18 @@ import { executeCommand } from '@/lib/commands/execute';
 import { commandIssuer } from '@/lib/commands/mint';
 import { decide } from '@/lib/decisions/decide';
 import { Refusal } from '@/lib/errors/refusal';
+import { createGrant } from '@/lib/grants/create';
 import { reconcileExecutions } from '@/lib/jobs/reconcile-executions';
+import { currentPolicies } from '@/lib/policy/current';
+import { savePolicies } from '@/lib/policy/save';
 import { commandKeys } from '@/lib/signing/keys';
 import { setupCommandWorld } from '@/test/fixtures/commands';
 import { submitAs } from '@/test/intake';
 import { isUnder, mutations } from '@/test/json-mutations';
+import { tenantActions } from './catalog';
 import type { Definition } from './document';
 import { definitionPlanLines, planDefinition } from './plan';
+import { setContractStatus } from './set-status';
 import { publishDefinition } from './store';
 
 /**
@@ -308,5 +313,95 @@ describe("a team's own action, declared", () => {
       ok: false,
       problems: [{ path: 'executor', message: expect.stringContaining('ACTION_ALLOWED_ORIGINS') }],
     });
+  });
+});
+
+describe('the tenant controls a declared action as it controls a shipped one', () => {
+  const carol = () => ({ type: 'user' as const, id: w.world.userId('carol') });
+
+  it('routes it by the policy an admin saves: listed, versioned, and refused as the new version says', async () => {
+    const view = (await currentPolicies(w.t.db, 'acme')).find((each) => each.action === 'create_deployment');
+    expect(view).toMatchObject({ version: 0, rules: [expect.objectContaining({ outcome: 'needs_approval' })] });
+    const freeze = {
+      id: 'deploy-freeze',
+      description: 'No deploys during the freeze',
+      when: null,
+      outcome: 'deny' as const,
+      approvals: 0,
+      role: 'approver' as const,
+    };
+    const saved = await savePolicies(w.t.db, 'acme', carol(), {
+      policies: [{ ...view!, rules: [freeze] }],
+      note: 'Release freeze',
+    });
+    expect(saved.saved).toEqual([expect.objectContaining({ action: 'create_deployment', version: 1 })]);
+    const refused = await refusalOf({ service: 'svc-web', version: '3.0.0' });
+    expect([refused.code, refused.message]).toEqual([
+      'denied_by_policy',
+      'Policy rule "deploy-freeze" (v1) does not allow this create_deployment.',
+    ]);
+    // A policy naming an action the tenant has neither shipped nor declared is refused, naming the field.
+    const unknown = await savePolicies(w.t.db, 'acme', carol(), {
+      policies: [{ ...view!, action: 'create_deploymnet' }],
+      note: 'Typo',
+    }).catch((error: unknown) => error as Refusal);
+    expect(unknown).toMatchObject({
+      code: 'invalid_policy',
+      details: { issues: [expect.objectContaining({ field: 'policies.0.action', code: 'unknown_action' })] },
+    });
+    await savePolicies(w.t.db, 'acme', carol(), {
+      policies: [{ ...view!, version: 1 }],
+      note: 'Freeze over',
+    });
+    const { proposal } = await propose({ service: 'svc-web', version: '3.0.1' });
+    expect(proposal).toMatchObject({ status: 'pending_approval', routing: { policyVersion: 2 } });
+
+    // A standing grant from the approved proposal approves the next one in alice's name.
+    await decide(w.t.db, w.systems.client, {
+      userId: w.world.userId('alice'),
+      proposalId: proposal.id,
+      request: { decision: 'approve', payloadHash: proposal.payloadHash },
+    });
+    const grant = await createGrant(w.t.db, {
+      tenantId: 'acme',
+      userId: w.world.userId('alice'),
+      request: { proposalId: proposal.id, minutes: 30, maxCount: 1, sameResource: true, reason: 'Release day' },
+    });
+    expect(grant).toMatchObject({ action: 'create_deployment', maxCount: 1 });
+    const covered = await propose({ service: 'svc-web', version: '3.0.2' });
+    expect(covered.proposal.status).toBe('approved');
+  });
+
+  it('moves its versions through the rollout; publishing the document again says it restores what it declares', async () => {
+    const two = structuredClone(definition);
+    two.contracts.push({ ...structuredClone(two.contracts[0]!), version: 2, status: 'shadow' });
+    expect(
+      await publishDefinition(w.t.db, { tenantId: 'acme', document: two, note: 'v2 in shadow', by: carol() }),
+    ).toMatchObject({ published: true, version: 2 });
+    const moved = await setContractStatus(w.t.db, {
+      tenantId: 'acme',
+      userId: w.world.userId('carol'),
+      action: 'create_deployment',
+      version: 2,
+      request: { status: 'current' },
+    });
+    expect(moved.changed).toBe(true);
+    const statuses = async () =>
+      (await tenantActions(w.t.db, 'acme'))
+        .find((action) => action.name === 'create_deployment')!
+        .contracts.map((contract) => `v${contract.version} ${contract.status}`);
+    expect(await statuses()).toEqual(['v1 supported', 'v2 current']);
+
+    const edited = structuredClone(two);
+    edited.title = 'Create a deployment';
+    const plan = await planDefinition(w.t.db, 'acme', JSON.stringify(edited));
+    expect(plan.warnings).toEqual(
+      expect.arrayContaining([
+        'v1 is supported in this tenant (set on the Contracts page); publishing makes it current, as this document says.',
+        'v2 is current in this tenant (set on the Contracts page); publishing makes it shadow, as this document says.',
+      ]),
+    );
+    await publishDefinition(w.t.db, { tenantId: 'acme', document: edited, note: 'Title', by: carol() });
+    expect(await statuses()).toEqual(['v1 current', 'v2 shadow']);
   });
 });

@@ -1,4 +1,5 @@
 import type { Database } from '@/db';
+import { rolloutRows } from '@/lib/contracts/catalog';
 import { type DefinitionChanges, definitionChanges } from './changes';
 import type { Definition } from './document';
 import { type DefinitionProblem, parseDefinition } from './parse';
@@ -33,10 +34,19 @@ export async function planDefinition(db: Database, tenantId: string, text: strin
   // What only publishing checks (the operator's origins): said here first.
   const refused = publishProblems(document);
   if (refused.length > 0) return { ok: false, problems: refused, warnings: parsed.warnings };
-  const [[current], replay] = await Promise.all([
+  const [[current], replay, rollout] = await Promise.all([
     definitionHistory(db, tenantId, document.name),
     replayRecent(db, tenantId, parsed.definition),
+    rolloutRows(db, tenantId, document.name),
   ]);
+  // Publishing replaces the rollout changes made on the Contracts page: each one it undoes is said first.
+  const undone = rollout.flatMap((row) => {
+    const declared = document.contracts.find((contract) => contract.version === row.version)?.status;
+    const where = `v${row.version} is ${row.status} in this tenant (set on the Contracts page)`;
+    if (declared === undefined) return [`${where}; this document has no v${row.version}.`];
+    if (declared !== row.status) return [`${where}; publishing makes it ${declared}, as this document says.`];
+    return row.sunsetAt ? [`v${row.version}'s announced sunset is cleared by publishing; set it again after.`] : [];
+  });
   const changes = definitionChanges(current?.document, document);
   return {
     ok: true,
@@ -46,7 +56,7 @@ export async function planDefinition(db: Database, tenantId: string, text: strin
     unchanged: current !== undefined && changes.words.length === 0,
     changes,
     replay,
-    warnings: parsed.warnings,
+    warnings: [...undone, ...parsed.warnings],
   };
 }
 

@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
-import { type ActionDefinitionRow, actionDefinitions } from '@/db/schema';
+import { type ActionDefinitionRow, actionDefinitions, contractRollouts } from '@/db/schema';
 import { changeTransaction } from '@/lib/cache/read-cache';
 import { env } from '@/lib/env';
 import { appendAudit } from '@/lib/events/append';
@@ -41,7 +41,8 @@ export type PublishResult =
 
 /**
  * Publishes a definition as the next version of its name in the tenant, with its `action.published`
- * event, in one transaction. The document is checked again here (whoever calls), and refused when
+ * event, in one transaction, replacing the tenant's rollout changes to the action's versions (the
+ * document states every version's status). The document is checked again here (whoever calls), and refused when
  * it is invalid, when the note is not 1–500 characters, or when it is the current version unchanged.
  */
 export async function publishDefinition(db: Database, input: PublishInput): Promise<PublishResult> {
@@ -86,6 +87,10 @@ export async function publishDefinition(db: Database, input: PublishInput): Prom
       .onConflictDoNothing()
       .returning({ version: actionDefinitions.version });
     if (!row) return { published: false, reason: 'conflict', name, version } as const;
+    // The document says each version's status: rollout changes made since the last publish give way (the plan said so).
+    await tx
+      .delete(contractRollouts)
+      .where(and(eq(contractRollouts.tenantId, tenantId), eq(contractRollouts.action, name)));
     // Every process reads the tenant's actions again when this commits (lib/definitions/catalog.ts).
     await announce({ kind: 'actions', tenantId });
     await appendAudit(tx, {

@@ -1,9 +1,9 @@
 import { and, eq, max } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { decisions, type Grant, grants, memberships, policies, proposals, tenants } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
 import { roleAtLeast } from '@/lib/auth/roles';
 import { changeTransaction } from '@/lib/cache/read-cache';
+import { tenantAction } from '@/lib/definitions/catalog';
 import type { ErrorKey } from '@/lib/errors/codes';
 import { notFound, Refusal } from '@/lib/errors/refusal';
 import { aboutProposal, recordStateChange } from '@/lib/events/record';
@@ -63,7 +63,7 @@ export async function createGrant(
     if (!proposal.agentKeyId)
       throw conflict('not_grantable', 'No grant can be made from this proposal: no agent key proposed it.');
 
-    const action = findAction(proposal.action);
+    const action = await tenantAction(tx, tenantId, proposal.action);
     if (!action)
       throw conflict(
         'not_grantable',

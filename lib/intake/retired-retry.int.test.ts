@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { POST as proposalsRoute } from '@/app/api/v1/proposals/route';
 import { intakeAttempts, proposals } from '@/db/schema';
 import type { TransitionRequest } from '@/lib/contracts/rollout';
-import { setContractStatus } from '@/lib/contracts/set-status';
+import { setContractStatus } from '@/lib/definitions/set-status';
 import { setupTestDatabase } from '@/test/db';
 import { setupRouteSystems } from '@/test/systems';
 import { agentRequest, type SeededWorld, seedWorld } from '@/test/world';

@@ -2,8 +2,8 @@ import canonicalize from 'canonicalize';
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { policies, proposals, users } from '@/db/schema';
-import { allActions } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { type RoutingRule, routingRulesSchema } from '@/lib/routing-rules';
 import type { PolicyView } from './requests';
 
@@ -69,10 +69,10 @@ export function samePolicy(stored: StoredPolicy, draft: { rules: RoutingRule[]; 
   );
 }
 
-/** The tenant's policy document: every registered action's newest version (or its defaults, version 0). */
+/** The tenant's policy document: each of its actions' newest version (or its defaults, version 0). */
 export async function currentPolicies(db: Database, tenantId: string): Promise<PolicyView[]> {
   const views: PolicyView[] = [];
-  for (const action of allActions()) {
+  for (const action of await tenantActions(db, tenantId)) {
     const stored = await newestPolicy(db, tenantId, action);
     views.push({
       action: action.name,

@@ -1,8 +1,8 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { proposals } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { daysParam } from '@/lib/input/days';
 import { formatMinor, minorDigits } from '@/lib/money';
 import { type BoundFormat, changesInWords, ruleWarnings } from '@/lib/shared/policy-words';
@@ -10,7 +10,7 @@ import { BACKTEST_DEFAULT_DAYS, BACKTEST_MAX_DAYS, type Backtest, backtest } fro
 import { newestPolicy, samePolicy, storedRules } from './current';
 import { policyDraftSchema } from './requests';
 import { type LoadedPolicy, loadPolicy } from './routing';
-import { parseDocument, stalePolicy } from './save';
+import { actionNamed, parseDocument, stalePolicy } from './save';
 
 /** One action the draft changes: the version it replaces, the one it would publish, and the change in sentences. */
 export type PlannedChange = { action: string; version: number; nextVersion: number; words: string[] };
@@ -106,13 +106,14 @@ export async function planPolicies(
   days: number,
   now = new Date(),
 ): Promise<PolicyPlan> {
-  const { entries } = parseDocument(input, policyDraftSchema);
+  const actions = await tenantActions(db, tenantId);
+  const { entries } = parseDocument(input, policyDraftSchema, actions);
   const changes: PlannedChange[] = [];
   const warnings: PlanWarning[] = [];
   const since = new Date(now.getTime() - days * 86_400_000);
   const pairs = new Map<string, { current: LoadedPolicy; draft: LoadedPolicy }>();
   for (const entry of entries) {
-    const action = findAction(entry.action)!;
+    const action = actionNamed(actions, entry.action);
     const stored = await newestPolicy(db, tenantId, action);
     if (stored.version !== entry.version) throw stalePolicy(entry.action, stored.version, entry.version);
     const draft = { rules: entry.rules, expiryHours: entry.expiryHours };

@@ -1,4 +1,5 @@
 import type { Database } from '@/db';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { Refusal } from '@/lib/errors/refusal';
 import type { SystemsClient } from '@/lib/systems/client';
 import { newestPolicy, samePolicy } from './current';
@@ -26,7 +27,7 @@ export async function previewPolicy(
   if (!parsed.success)
     throw invalid('invalid_preview', INVALID, policyIssues(parsed.error, input, policyPreviewSchema));
   const { rules, expiryHours, sample } = parsed.data;
-  const found = actionAt(parsed.data.action, 'action');
+  const found = actionAt(await tenantActions(db, tenantId), parsed.data.action, 'action');
   if ('issue' in found) throw invalid('invalid_preview', INVALID, [found.issue]);
   const { action } = found;
   const ruleIssues = boundIssues(action, rules, 'rules');

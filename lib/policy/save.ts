@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { Database } from '@/db';
-import { allActions, findAction } from '@/lib/actions/registry';
+import type { ActionModule } from '@/lib/actions/types';
 import { changeTransaction } from '@/lib/cache/read-cache';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { Refusal } from '@/lib/errors/refusal';
 import { currentPolicies, newestPolicy, samePolicy, storedRules } from './current';
 import { type Publisher, publishPolicy } from './publish';
@@ -23,10 +24,18 @@ export function stalePolicy(action: string, currentVersion: number, yourVersion:
   );
 }
 
+/** An action `parseDocument` found among the tenant's. */
+export function actionNamed(actions: readonly ActionModule[], name: string): ActionModule {
+  const action = actions.find((each) => each.name === name);
+  if (!action) throw new Error(`parseDocument let through ${name}, no action of the tenant`);
+  return action;
+}
+
 /** The document through the router's own rule schema, then the checks that need each action. */
 export function parseDocument<S extends typeof policyDocumentSchema | typeof policyDraftSchema>(
   input: unknown,
   schema: S,
+  actions: readonly ActionModule[],
 ): { entries: PolicyEntry[]; note: z.infer<S>['note'] } {
   const parsed = schema.safeParse(input);
   if (!parsed.success)
@@ -36,14 +45,13 @@ export function parseDocument<S extends typeof policyDocumentSchema | typeof pol
       policyIssues(parsed.error, input, schema),
     );
   const issues = parsed.data.policies.flatMap((entry, index) => {
-    const found = actionAt(entry.action, `policies.${index}.action`);
+    const found = actionAt(actions, entry.action, `policies.${index}.action`);
     return 'issue' in found ? [found.issue] : boundIssues(found.action, entry.rules, `policies.${index}.rules`);
   });
   if (issues.length > 0)
     throw invalid('invalid_policy', 'The policy is not valid: see the issues, each naming its field.', issues);
-  // Registry order, so two saves touching the same actions take their version locks in one order.
-  const order = allActions().map((action) => action.name);
-  const entries = [...parsed.data.policies].sort((a, b) => order.indexOf(a.action) - order.indexOf(b.action));
+  // Name order, so two saves touching the same actions take their version locks in one order.
+  const entries = [...parsed.data.policies].sort((a, b) => (a.action < b.action ? -1 : a.action > b.action ? 1 : 0));
   return { entries, note: parsed.data.note };
 }
 
@@ -63,11 +71,12 @@ export async function savePolicies(
   by: Publisher,
   input: unknown,
 ): Promise<PolicySaveResult> {
-  const { entries, note } = parseDocument(input, policyDocumentSchema);
+  const actions = await tenantActions(db, tenantId);
+  const { entries, note } = parseDocument(input, policyDocumentSchema, actions);
   const saved = await changeTransaction(db, async (tx, announce) => {
     const changes: PolicyChange[] = [];
     for (const entry of entries) {
-      const current = await newestPolicy(tx, tenantId, findAction(entry.action)!);
+      const current = await newestPolicy(tx, tenantId, actionNamed(actions, entry.action));
       if (current.version !== entry.version) throw stalePolicy(entry.action, current.version, entry.version);
       const before = { rules: storedRules(current.rules), expiryHours: current.expiryHours };
       const after = { rules: entry.rules, expiryHours: entry.expiryHours };

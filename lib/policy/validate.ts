@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { acceptedVersions, findAction, findContract } from '@/lib/actions/registry';
+import { acceptedVersions, findContract } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
 import type { ErrorKey } from '@/lib/errors/codes';
 import { Refusal } from '@/lib/errors/refusal';
@@ -33,17 +33,21 @@ const issue = (field: string, code: string, expected: string, received: string, 
   message,
 });
 
-/** The registered action named at `field`, or an issue saying which ones exist. */
-export function actionAt(name: string, field: string): { action: ActionModule } | { issue: FieldIssue } {
-  const action = findAction(name);
+/** The tenant's action (`actions`, as `tenantActions` reads them) named at `field`, or an issue saying none is. */
+export function actionAt(
+  actions: readonly ActionModule[],
+  name: string,
+  field: string,
+): { action: ActionModule } | { issue: FieldIssue } {
+  const action = actions.find((each) => each.name === name);
   if (action) return { action };
   return {
     issue: issue(
       field,
       'unknown_action',
-      'a registered action',
+      'an action of this tenant',
       `string of ${[...name].length} characters`,
-      `"${field}" names no action Countersign knows.`,
+      `"${field}" names no action this tenant has (shipped or declared).`,
     ),
   };
 }

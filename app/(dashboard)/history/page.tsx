@@ -5,13 +5,13 @@ import { HistoryFilters } from '@/components/history-filters';
 import { DecisionsTable, EventsTable } from '@/components/history-tables';
 import { HistoryHeader } from '@/components/history-tabs';
 import { Button } from '@/components/ui/button';
-import { allActions } from '@/lib/actions/registry';
 import { decisionsPage, eventsPage, historyChoices } from '@/lib/audit/history';
 import { parseHistoryParams, searchParamsOf } from '@/lib/audit/history-filters';
 import { exportHref, type HistoryView, historySearch } from '@/lib/audit/history-view';
 import { type BreakReason, describeBreak } from '@/lib/audit/verify';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getDb } from '@/lib/database';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { chainStatus } from '@/lib/jobs/watch-audit-chain';
 
 export const metadata: Metadata = { title: 'History' };
@@ -32,7 +32,11 @@ export default async function HistoryPage({
   const parsed = parseHistoryParams(searchParamsOf(search), 'page');
   const view: HistoryView = parsed.ok ? parsed.view : { tab: search.tab === 'events' ? 'events' : 'decisions' };
   const db = await getDb();
-  const [choices, chain] = await Promise.all([historyChoices(db, context.tenantId), chainStatus(db, context.tenantId)]);
+  const [choices, chain, actions] = await Promise.all([
+    historyChoices(db, context.tenantId),
+    chainStatus(db, context.tenantId),
+    tenantActions(db, context.tenantId),
+  ]);
   const decisions =
     parsed.ok && view.tab === 'decisions'
       ? await decisionsPage(db, context.tenantId, parsed.filters, parsed.cursor)
@@ -66,7 +70,7 @@ export default async function HistoryPage({
         view={view}
         people={choices.people}
         agents={choices.agents}
-        actions={allActions().map((a) => a.name)}
+        actions={actions.map((a) => a.name)}
       />
       {parsed.ok ? (
         <div className="flex flex-wrap items-center gap-2 text-sm">

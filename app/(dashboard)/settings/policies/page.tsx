@@ -1,9 +1,9 @@
 import type { Metadata } from 'next';
 import { type ActionOption, PolicyAdmin } from '@/components/policy-admin';
 import { SettingsHeader } from '@/components/settings-header';
-import { allActions } from '@/lib/actions/registry';
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getDb } from '@/lib/database';
+import { tenantActions } from '@/lib/definitions/catalog';
 import { CURRENCY_CODES } from '@/lib/money';
 import { recentSampleArgs } from '@/lib/policy/current';
 import { numericFields } from '@/lib/policy/validate';
@@ -16,7 +16,7 @@ export default async function PoliciesSettingsPage() {
   const canEdit = context.role === 'admin';
   const db = await getDb();
   const actions: ActionOption[] = await Promise.all(
-    allActions().map(async (action) => {
+    (await tenantActions(db, context.tenantId)).map(async (action) => {
       const sampleArgs = canEdit ? await recentSampleArgs(db, context.tenantId!, action.name) : {};
       const money = action.editing?.money ?? [];
       // Money bounds are typed in the currency of the newest proposal at first (else USD); the editor can switch.

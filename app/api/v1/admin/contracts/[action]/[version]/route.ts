@@ -1,7 +1,7 @@
 import type { ContractStatusChanged } from '@/lib/api/responses/admin';
 import { type ContractStatusRequest, contractStatusRequest } from '@/lib/contracts/requests';
 import { contractRollout } from '@/lib/contracts/senders';
-import { setContractStatus } from '@/lib/contracts/set-status';
+import { setContractStatus } from '@/lib/definitions/set-status';
 import { notFound } from '@/lib/errors/refusal';
 import { otherMethods } from '@/lib/http/methods';
 import { adminMutation } from '@/lib/http/operator-route';

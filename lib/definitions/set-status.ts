@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db';
 import { contractRollouts, tenants } from '@/db/schema';
-import { findAction } from '@/lib/actions/registry';
 import type { ActionModule } from '@/lib/actions/types';
 import { changeTransaction } from '@/lib/cache/read-cache';
+import { rolloutRows } from '@/lib/contracts/catalog';
+import { planTransition, type TransitionRequest, withRollout } from '@/lib/contracts/rollout';
 import { notFound } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
-import { rolloutRows } from './catalog';
-import { planTransition, type TransitionRequest, withRollout } from './rollout';
+import { tenantAction } from './catalog';
 
 export type StatusChange = {
   tenantId: string;
@@ -31,7 +31,7 @@ export async function setContractStatus(
   change: StatusChange,
   now = new Date(),
 ): Promise<{ action: ActionModule; changed: boolean }> {
-  const declared = findAction(change.action);
+  const declared = await tenantAction(db, change.tenantId, change.action);
   if (!declared) throw notFound('action');
   return changeTransaction(db, async (tx, announce) => {
     const [tenant] = await tx
