@@ -27,9 +27,9 @@ const INTEGRATION = `${FOLDERS}/**/*.int.test.ts`;
 const POSTGRES_ONLY = `${FOLDERS}/**/*.postgres.int.test.ts`;
 /**
  * The origins integration tests' definitions may name (ACTION_ALLOWED_ORIGINS): the demo's systems
- * and the team services lib/definitions/chain.postgres.int.test.ts runs.
+ * and the team services lib/definitions/chain.postgres.int.test.ts and evidence-route.postgres.int.test.ts run.
  */
-const TEST_SERVICE_ORIGINS = 'http://127.0.0.1:4010,http://127.0.0.1:4790';
+const TEST_SERVICE_ORIGINS = 'http://127.0.0.1:4010,http://127.0.0.1:4790,http://127.0.0.1:4791';
 
 // Where the embedded driver behaves differently from PostgreSQL: migrations and triggers, the
 // LISTEN/NOTIFY stand-in, the chainer, idempotency, the read cache, the embedded demo path. The rest

@@ -56,6 +56,11 @@ export const tenants = pgTable('tenants', {
   executionsPauseReason: text('executions_pause_reason'),
   /** Every approval in the tenant must be signed with the approver's passkey (docs/passkeys.md). */
   requirePasskeys: boolean('require_passkeys').notNull().default(false),
+  /**
+   * The team's evidence resolver (docs/actions.md): cited evidence refs are `POST`ed there; none reads them from the
+   * systems of record.
+   */
+  evidenceResolver: text('evidence_resolver'),
   /** The rubber-stamp alarm (lib/oversight/alarm.ts): at least this many decisions in the window; 0 turns it off. */
   oversightMinDecisions: integer('oversight_min_decisions').notNull().default(20),
   /** …an approval rate at or above this percentage; 0 turns it off. */

@@ -313,5 +313,14 @@ export {
   type VerifyRequestOptions,
   verifyRequest,
 } from './request-proof';
-export { type Resolution, type ResolveRequest, type ResolverOptions, resolverHandler } from './resolver';
+export {
+  type EvidenceRecord,
+  type EvidenceRequest,
+  type EvidenceResolverOptions,
+  evidenceResolverHandler,
+  type Resolution,
+  type ResolveRequest,
+  type ResolverOptions,
+  resolverHandler,
+} from './resolver';
 export type { ServiceOptions } from './service';

@@ -1,5 +1,5 @@
 import type { DefinitionPlanAnswer, DefinitionPublished } from '@/lib/definitions/answers';
-import type { DefinitionPublishRequest } from '@/lib/definitions/requests';
+import type { DefinitionPublishRequest, EvidenceSettings } from '@/lib/definitions/requests';
 import { type ApiProblem, type ApiResult, call, type FieldProblem, sendJson } from './operator-api';
 
 /**
@@ -64,4 +64,9 @@ export async function publishDefinition(request: DefinitionPublishRequest): Prom
       currentVersion: typeof error?.currentVersion === 'number' ? error.currentVersion : null,
     },
   };
+}
+
+/** An admin sets (a URL) or clears (null) the tenant's evidence resolver. */
+export function putEvidenceResolver(resolver: string | null): Promise<ApiResult<EvidenceSettings>> {
+  return call('/api/v1/admin/evidence/settings', sendJson({ resolver }, 'PUT'), 'The evidence resolver was not saved');
 }

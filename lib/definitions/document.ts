@@ -23,10 +23,12 @@ const argumentName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, { message:
 const celSource = z.string().min(1).max(2000);
 
 /** A service of the team's (resolver, executor): an absolute http(s) URL with no credentials or fragment. */
-const serviceUrl = z
+export const serviceUrl = z
   .url({ protocol: /^https?$/, hostname: z.regexes.hostname })
   .max(2000)
   .refine((text) => {
+    // Also run when the URL check failed (zod reports every issue): a text that is no URL is not this one's.
+    if (!URL.canParse(text)) return true;
     const url = new URL(text);
     return url.username === '' && url.password === '' && url.hash === '';
   }, 'an http(s) URL without credentials or a fragment');

@@ -50,6 +50,11 @@ const BAD: [string, (document: Definition) => unknown, { path: string; message: 
     { path: 'executor', message: /"executor" must be/ },
   ],
   [
+    'a resolver that is no URL at all',
+    (d) => ({ ...d, resolve: 'resolver' }),
+    { path: 'resolve', message: /"resolve" must be/ },
+  ],
+  [
     'a file: resolver',
     (d) => ({ ...d, resolve: 'file:///etc/passwd' }),
     { path: 'resolve', message: /"resolve" must be/ },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type RequestBody, requestBody } from '@/lib/input/request-body';
-import { definitionSchema } from './document';
+import { definitionSchema, serviceUrl } from './document';
 
 /**
  * The bodies of the action definitions admin API (`/api/v1/admin/actions`). Only zod here, so the
@@ -40,3 +40,23 @@ export const documentedPublishRequest = z.strictObject({
   note,
   baseVersion: baseVersion.optional(),
 });
+
+/** `PUT /api/v1/admin/evidence/settings`: the tenant's evidence resolver, or null for the systems of record. */
+export const evidenceSettingsRequest = requestBody(
+  z.strictObject({ resolver: serviceUrl.nullable() }),
+  'invalid_evidence_settings',
+  'Send {"resolver": "https://…"} (an http(s) URL at an origin the operator allows) or {"resolver": null}.',
+);
+
+export type EvidenceSettingsRequest = z.infer<typeof evidenceSettingsRequest.schema>;
+
+/** What the evidence settings answer. */
+export const evidenceSettingsSchema = z.strictObject({
+  resolver: z
+    .string()
+    .nullable()
+    .describe("The tenant's evidence resolver; null: cited refs are read from the systems of record."),
+  changed: z.boolean().optional().describe('On PUT: false when it already was so (nothing was written or audited).'),
+});
+
+export type EvidenceSettings = z.infer<typeof evidenceSettingsSchema>;

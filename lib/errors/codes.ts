@@ -165,6 +165,7 @@ export const ERROR_CODES = {
   invalid_decision_challenge: schema,
   invalid_passkey_removal: schema,
   invalid_passkey_settings: schema,
+  invalid_evidence_settings: schema,
   invalid_pause: schema,
   invalid_days: schema,
   sunset_requires_supported: schema,

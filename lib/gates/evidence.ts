@@ -1,31 +1,31 @@
-import { z } from 'zod';
 import type { EvidenceSnapshot } from '@/db/schema';
 import { BoundedLru } from '@/lib/cache/lru';
+import { askEvidenceResolver, evidenceRecordSchema } from '@/lib/definitions/evidence-resolver';
 import { type SystemsClient, segment } from '@/lib/systems/client';
 
-/** The longest evidence text read (characters): a longer record is an unexpected answer (fail closed). */
-export const MAX_EVIDENCE_TEXT_CHARS = 20_000;
+export { MAX_EVIDENCE_TEXT_CHARS } from '@/lib/definitions/evidence-resolver';
 
-const evidenceRecord = z.object({
-  id: z.string(),
-  tenant: z.string(),
-  kind: z.string().max(64),
-  text: z.string().max(MAX_EVIDENCE_TEXT_CHARS),
-});
+/**
+ * Where a tenant's evidence is read: its own resolver (docs/actions.md), or the systems of record
+ * with the credential of the action's scope.
+ */
+export type EvidenceSource = { resolver: string } | { systems: SystemsClient; scope: string };
 
 /** Records kept: a few thousand tickets, at most ~16 MB of text. */
 const CACHE_LIMITS = { maxEntries: 5_000, maxWeight: 8_000_000 };
 
 /**
  * Evidence records never change once written, so a found record is kept and not read again. The
- * key holds the tenant (a record resolves in its own tenant only) and the scope whose credential
- * read it. A missing record is never kept: it may be written later.
+ * key holds the tenant (a record resolves in its own tenant only) and where it was read (the
+ * resolver, or the scope whose credential read it). A missing record is never kept: it may be
+ * written later.
  */
 const cache = new BoundedLru<string, EvidenceSnapshot>({
   ...CACHE_LIMITS,
   weigh: (record) => record.text.length + record.kind.length + record.id.length,
 });
-const cacheKey = (tenantId: string, scope: string, ref: string) => JSON.stringify([tenantId, scope, ref]);
+const cacheKey = (tenantId: string, source: EvidenceSource, ref: string) =>
+  JSON.stringify([tenantId, 'resolver' in source ? source.resolver : `scope:${source.scope}`, ref]);
 
 /**
  * Forgets every kept record. Only for the demo systems' test-mode reset, which removes records added
@@ -36,15 +36,17 @@ export function forgetCachedEvidence(): void {
 }
 
 async function readEvidence(
-  systems: SystemsClient,
+  source: EvidenceSource,
   tenantId: string,
   ref: string,
-  scope: string,
 ): Promise<EvidenceSnapshot | undefined> {
-  const key = cacheKey(tenantId, scope, ref);
+  const key = cacheKey(tenantId, source, ref);
   const kept = cache.get(key);
   if (kept) return { ...kept };
-  const record = await systems.read(`/evidence/${segment(ref)}`, evidenceRecord, scope);
+  const record =
+    'resolver' in source
+      ? await askEvidenceResolver(source.resolver, tenantId, ref)
+      : await source.systems.read(`/evidence/${segment(ref)}`, evidenceRecordSchema, source.scope);
   if (!record || record.tenant !== tenantId) return undefined;
   const snapshot = { id: record.id, kind: record.kind, text: record.text };
   cache.set(key, snapshot);
@@ -58,11 +60,10 @@ async function readEvidence(
  * read and one scan, not twenty.
  */
 export async function resolveEvidence(
-  systems: SystemsClient,
+  source: EvidenceSource,
   tenantId: string,
   refs: string[],
-  scope: string,
 ): Promise<EvidenceSnapshot[] | undefined> {
-  const records = await Promise.all([...new Set(refs)].map((ref) => readEvidence(systems, tenantId, ref, scope)));
+  const records = await Promise.all([...new Set(refs)].map((ref) => readEvidence(source, tenantId, ref)));
   return records.every((record) => record !== undefined) ? records : undefined;
 }

@@ -8,6 +8,8 @@ export type MeaningInput = {
   systems: SystemsClient;
   /** The refs to resolve; none when checking again, as the evidence is a snapshot kept with the proposal. */
   evidenceRefs: string[];
+  /** The tenant's evidence resolver, when it has one (else the refs are read from the systems of record). */
+  evidenceResolver?: string | null;
 };
 
 export type Meant = { resolution: Resolution; evidence: EvidenceSnapshot[] };
@@ -18,11 +20,12 @@ export type Meant = { resolution: Resolution; evidence: EvidenceSnapshot[] };
  */
 export const meaningGate: Gate<MeaningInput, Meant> = async (
   { tenantId, action, args, contractVersion },
-  { systems, evidenceRefs },
+  { systems, evidenceRefs, evidenceResolver },
 ) => {
+  const source = evidenceResolver ? { resolver: evidenceResolver } : { systems, scope: action.scope };
   const [resolution, evidence] = await Promise.all([
     action.resolve(systems, tenantId, args, contractVersion),
-    resolveEvidence(systems, tenantId, evidenceRefs, action.scope),
+    resolveEvidence(source, tenantId, evidenceRefs),
   ]);
   if (!resolution) return refuse('meaning', 'resource_not_found', 'The resource does not exist in this tenant.');
   if (!evidence)

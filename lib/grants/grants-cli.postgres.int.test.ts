@@ -52,7 +52,8 @@ describe('grants', () => {
     const again = await cli('grants:revoke', grant.id);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('no longer covers anything');
-  });
+    // Five CLI processes, each starting tsx: on a loaded 2-core runner that alone can pass 30 s.
+  }, 120_000);
 
   it.each([
     [['grants'], 2, '--tenant'],

@@ -3,6 +3,7 @@ import { type GateResult, type NormalizedPayload, type Proposal, proposals, type
 import type { ActionModule, ContractVersion, OpenClaims } from '@/lib/actions/types';
 import type { AgentPrincipal } from '@/lib/agents/authenticate';
 import { mintCommand } from '@/lib/commands/mint';
+import { tenantEvidenceResolver } from '@/lib/definitions/evidence-resolver';
 import { notAuthorized, Refusal } from '@/lib/errors/refusal';
 import { recordStateChange } from '@/lib/events/record';
 import { authorityGate } from '@/lib/gates/authority';
@@ -96,8 +97,14 @@ export const CHECKS = Pipeline.start<AdmissionInput>()
     'meaning',
     async (c) =>
       worded(
-        await traced('meaning', c.subject, () =>
-          meaningGate(c.subject, { systems: c.systems, evidenceRefs: c.evidenceRefs }),
+        await traced('meaning', c.subject, async () =>
+          meaningGate(c.subject, {
+            systems: c.systems,
+            evidenceRefs: c.evidenceRefs,
+            // Read (once per process, until it changes) only when the proposal cites evidence.
+            evidenceResolver:
+              c.evidenceRefs.length > 0 ? await tenantEvidenceResolver(c.db, c.agent.tenantId) : undefined,
+          }),
         ),
         () => NOT_AUTHORIZED,
       ),

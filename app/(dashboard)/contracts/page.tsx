@@ -7,6 +7,7 @@ import { NewActionEditor } from '@/components/action-new';
 import { ContractLintView } from '@/components/contract-lint';
 import { ActionMeasurementsView, CorpusFiguresView } from '@/components/contract-measurements';
 import { ContractRolloutControls } from '@/components/contract-rollout-controls';
+import { EvidenceResolverSetting } from '@/components/evidence-resolver-setting';
 import { PayloadText } from '@/components/payload-text';
 import { ContractStatusChip } from '@/components/status-chip';
 import { Time } from '@/components/time';
@@ -20,6 +21,7 @@ import { MEASUREMENT_WINDOWS, type MeasurementWindow, measurementWindow } from '
 import { dashboardContext } from '@/lib/dashboard/context';
 import { getDb } from '@/lib/database';
 import { tenantActions } from '@/lib/definitions/catalog';
+import { tenantEvidenceResolver } from '@/lib/definitions/evidence-resolver';
 import { definitionViews } from './definitions';
 
 export const metadata: Metadata = { title: 'Contracts' };
@@ -80,11 +82,12 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
   const window = measurementWindow((await searchParams).window);
   const db = await getDb();
   const actions = await tenantActions(db, context.tenantId);
-  const [rollout, measurements, figures, definitions] = await Promise.all([
+  const [rollout, measurements, figures, definitions, evidenceResolver] = await Promise.all([
     contractRollout(db, context.tenantId, actions),
     contractMeasurements(db, context.tenantId, actions, window),
     lastCorpusFigures(),
     definitionViews(db, context.tenantId),
+    tenantEvidenceResolver(db, context.tenantId),
   ]);
   // A definition named as a shipped action, or one that no longer parses, is not what intake reads.
   const declared = (name: string) => actions.some((a) => a.name === name && a.definitionVersion !== undefined);
@@ -123,6 +126,12 @@ export default async function ContractsPage({ searchParams }: { searchParams: Pr
           : 'Admins publish new versions here.'}
       </p>
       {definitions.length > 0 ? <ViewerZone /> : null}
+      <section aria-labelledby="evidence-heading" className={`space-y-2 ${CARD}`}>
+        <h2 id="evidence-heading" className="font-semibold">
+          Evidence
+        </h2>
+        <EvidenceResolverSetting resolver={evidenceResolver} canEdit={isAdmin} />
+      </section>
       {isAdmin ? (
         <details data-testid="definition-new" className={CARD}>
           <summary className="cursor-pointer font-semibold">Add an action</summary>

@@ -12,6 +12,8 @@ import {
   definitionPublishRequest,
   documentedPlanRequest,
   documentedPublishRequest,
+  evidenceSettingsRequest,
+  evidenceSettingsSchema,
 } from '@/lib/definitions/requests';
 import { component } from '../components';
 import { bodyOf, type Operation } from '../operation';
@@ -100,5 +102,39 @@ export const definitionOperations: Operation[] = [
       { status: 201, description: 'The version published.', body: published },
     ],
     errors: [{ status: 409, codes: ['stale_definition'] }],
+  }),
+  admin({
+    operationId: 'getEvidenceSettings',
+    method: 'get',
+    path: '/api/v1/admin/evidence/settings',
+    summary: "The tenant's evidence resolver",
+    description: 'null: the evidence refs agents cite are read from the systems of record.',
+    success: [
+      {
+        status: 200,
+        description: 'The resolver.',
+        body: answer(evidenceSettingsSchema, 'EvidenceSettings'),
+      },
+    ],
+  }),
+  admin({
+    operationId: 'putEvidenceSettings',
+    method: 'put',
+    path: '/api/v1/admin/evidence/settings',
+    summary: "Set (or clear) the tenant's evidence resolver",
+    description:
+      "New proposals' evidence refs are `POST`ed there as `{tenant, ref}` with a request proof, answered " +
+      '`200 {tenant, id, kind, text}` or `404` (a record of another tenant reads as a missing one); null ' +
+      'reads them from the systems of record again. The URL must be http(s) at an origin the operator allows ' +
+      '(`ACTION_ALLOWED_ORIGINS`), else 422 `invalid_evidence_settings`. Audited as `tenant.settings_changed` ' +
+      'when it changes; every process reads it again when it commits.',
+    body: bodyOf(evidenceSettingsRequest, 'EvidenceSettingsRequest'),
+    success: [
+      {
+        status: 200,
+        description: 'The resolver now; `changed` is false when it already was so.',
+        body: answer(evidenceSettingsSchema, 'EvidenceSettings'),
+      },
+    ],
   }),
 ];
