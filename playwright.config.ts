@@ -18,6 +18,7 @@ const EXCLUSIVE_SPECS = spec([
   'admin-contracts',
   'admin-policies',
   'evidence',
+  'evidence-resolver',
   'execution',
   'executions-pause',
   'grants',

@@ -90,6 +90,10 @@ class ActionService:
     ``claims["idempotencyKey"]`` and answers the receipt (a JSON object), or raises
     :class:`Refusal`. ``lookup(command_id)`` answers the receipt of an executed command or
     ``None``; by default the receipts this process remembers.
+
+    ``evidence_url`` with ``find_evidence(request)`` is the tenant's evidence resolver:
+    ``request`` is ``{tenant, ref}``, the answer ``{id, kind, text}`` (``tenant`` is added when
+    missing) or ``None`` (404: missing or another tenant's). ``scope`` is needed with an executor only.
     """
 
     def __init__(
@@ -97,16 +101,24 @@ class ActionService:
         *,
         jwks: JwksLike,
         issuer: str,
-        scope: str,
+        scope: Optional[str] = None,
         executor_url: Optional[str] = None,
         execute: Optional[Callable[[Dict[str, Any]], Any]] = None,
         resolver_url: Optional[str] = None,
         resolve: Optional[Callable[[Dict[str, Any]], Optional[Mapping[str, Any]]]] = None,
         lookup: Optional[Callable[[str], Any]] = None,
+        evidence_url: Optional[str] = None,
+        find_evidence: Optional[Callable[[Dict[str, Any]], Optional[Mapping[str, Any]]]] = None,
         clock: Optional[Callable[[], float]] = None,
     ) -> None:
-        if (executor_url is None) != (execute is None) or (resolver_url is None) != (resolve is None):
-            raise ValueError("give executor_url with execute, and resolver_url with resolve")
+        if (
+            (executor_url is None) != (execute is None)
+            or (resolver_url is None) != (resolve is None)
+            or (evidence_url is None) != (find_evidence is None)
+        ):
+            raise ValueError("give executor_url with execute, resolver_url with resolve, evidence_url with find_evidence")
+        if executor_url is not None and not scope:
+            raise ValueError("an executor needs the scope its commands name")
         self.jwks = as_jwks(jwks)
         self.issuer = issuer
         self.scope = scope
@@ -114,6 +126,8 @@ class ActionService:
         self.resolver_url = resolver_url
         self._execute = execute
         self._resolve = resolve
+        self.evidence_url = evidence_url
+        self._find_evidence = find_evidence
         self._receipts = _Receipts()
         self._lookup = lookup or self._receipts.by_command
         self._seen = SeenJti()
@@ -130,6 +144,10 @@ class ActionService:
             if method != "POST":
                 return _error(405, "method_not_allowed", "The resolver answers POST only.")
             return self._guarded(method, self.resolver_url, headers, body, self._resolve_request)
+        if self.evidence_url is not None and path == _path_of(self.evidence_url):
+            if method != "POST":
+                return _error(405, "method_not_allowed", "The evidence resolver answers POST only.")
+            return self._guarded(method, self.evidence_url, headers, body, self._evidence_request)
         if self.executor_url is not None and path == executor_path:
             if method != "POST":
                 return _error(405, "method_not_allowed", "The executor answers POST only.")
@@ -156,6 +174,7 @@ class ActionService:
     def _execute_command(self, body: bytes) -> Answer:
         assert self._execute is not None
         try:
+            assert self.scope is not None
             claims = verify_command(body.decode("ascii"), self.jwks, self.scope, self.issuer, self._now())
         except UnicodeDecodeError:
             return _error(422, "malformed", "The body is not a compact JWS.")
@@ -199,6 +218,19 @@ class ActionService:
             return _error(422, refusal.code, refusal.message)
         if found is None:
             return _error(404, "not_found", "No such resource for this tenant.")
+        return _json(200, {"tenant": request["tenant"], **found})
+
+    def _evidence_request(self, body: bytes) -> Answer:
+        assert self._find_evidence is not None
+        try:
+            request = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return _error(400, "malformed_request", "The body is not JSON.")
+        if not isinstance(request, dict) or not isinstance(request.get("tenant"), str) or not isinstance(request.get("ref"), str):
+            return _error(400, "malformed_request", "The body must be {tenant, ref}.")
+        found = self._find_evidence({"tenant": request["tenant"], "ref": request["ref"]})
+        if found is None:
+            return _error(404, "not_found", "No such evidence for this tenant.")
         return _json(200, {"tenant": request["tenant"], **found})
 
     async def asgi(self, scope: Dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:

@@ -38,6 +38,7 @@ class ServiceOverHttpTest(unittest.TestCase):
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.executor_url = f"{self.base}/actions/refund/execute"
         self.resolver_url = f"{self.base}/actions/refund/resolve"
+        self.evidence_url = f"{self.base}/evidence"
         fixture = signed()
         self.service = holder["service"] = ActionService(
             jwks=fixture["jwks"],
@@ -47,6 +48,8 @@ class ServiceOverHttpTest(unittest.TestCase):
             execute=self.execute,
             resolver_url=self.resolver_url,
             resolve=self.resolve,
+            evidence_url=self.evidence_url,
+            find_evidence=self.find_evidence,
             clock=lambda: NOW,
         )
         thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -65,6 +68,11 @@ class ServiceOverHttpTest(unittest.TestCase):
         if request["tenant"] != "acme" or request["args"].get("orderId") != "ord_1842":
             return None
         return {"resourceKey": "order:ord_1842", "facts": {"refundableMinor": 5000, "currency": "EUR"}, "detail": "Order ord_1842"}
+
+    def find_evidence(self, request: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        if request != {"tenant": "acme", "ref": "tkt_1"}:
+            return None
+        return {"id": "tkt_1", "kind": "ticket", "text": "Please refund."}
 
     def send(self, method: str, url: str, body: bytes = b"", proof: Optional[str] = "sign", content_type: str = "application/jose") -> Tuple[int, Any]:
         headers = {"Content-Type": content_type}
@@ -174,6 +182,19 @@ class ServiceOverHttpTest(unittest.TestCase):
         self.assertEqual(self.send("POST", self.resolver_url, foreign, content_type="application/json")[0], 404)
         status, body = self.send("POST", self.resolver_url, asked, proof=None, content_type="application/json")
         self.assertEqual((status, body["error"]["code"]), (401, "missing_signature"))
+
+    def test_the_evidence_resolver_answers_the_record_or_404(self) -> None:
+        asked = json.dumps({"tenant": "acme", "ref": "tkt_1"}).encode()
+        status, body = self.send("POST", self.evidence_url, asked, content_type="application/json")
+        self.assertEqual((status, body), (200, {"tenant": "acme", "id": "tkt_1", "kind": "ticket", "text": "Please refund."}))
+        foreign = json.dumps({"tenant": "globex", "ref": "tkt_1"}).encode()
+        self.assertEqual(self.send("POST", self.evidence_url, foreign, content_type="application/json")[0], 404)
+        status, body = self.send("POST", self.evidence_url, b'{"tenant": "acme"}', content_type="application/json")
+        self.assertEqual((status, body["error"]["code"]), (400, "malformed_request"))
+        status, body = self.send("POST", self.evidence_url, asked, proof=sign_proof(self.resolver_url, "POST", asked),
+                                 content_type="application/json")
+        self.assertEqual((status, body["error"]["code"]), (401, "wrong_audience"))
+        self.assertEqual(self.send("GET", self.evidence_url)[0], 405)
 
     def test_other_routes_and_methods(self) -> None:
         self.assertEqual(self.send("GET", f"{self.base}/elsewhere")[0], 404)
