@@ -29,6 +29,8 @@ const IMAGE = 'countersign:container-test';
 const PORT = Number(process.env.CONTAINER_TEST_PORT ?? 3420);
 const SYSTEMS_PORT = PORT + 1;
 const APP = `http://127.0.0.1:${PORT}`;
+/** The README's team action (scripts/examples/team-action): its resolver and executor listen here. */
+const TEAM_SERVICE = 'http://127.0.0.1:4795';
 const run = randomBytes(3).toString('hex');
 const names = { web: `countersign-test-web-${run}`, worker: `countersign-test-worker-${run}` };
 
@@ -217,6 +219,74 @@ ${Object.entries(settings)
   }
 }
 
+/**
+ * The README's "Your own action" against the image as built: the definition file applied with the
+ * image's CLI, the team's resolver and executor started on the host, an agent key for the action,
+ * then propose → approve → the worker container `POST`s the command to the team's executor.
+ * Answers the receipt's deployment id.
+ */
+async function teamAction(envFile: string, password: string, start: () => ChildProcess): Promise<string> {
+  const service = start();
+  await until('the team service to listen', 60_000, async () => {
+    if (service.exitCode !== null) throw new Error(`the team service exited ${service.exitCode}`);
+    // Unsigned: it answers 401, which says it listens.
+    const answer = await fetch(`${TEAM_SERVICE}/deployments/resolve`, { method: 'POST' }).catch(() => undefined);
+    return answer?.status === 401;
+  });
+  const folder = path.resolve('scripts/examples/team-action');
+  must(
+    'actions:apply in the image',
+    docker(
+      ...['run', '--rm', '--network', 'host', '--env-file', envFile, '--volume', `${folder}:/team:ro`, IMAGE],
+      ...['cli', 'actions:apply', '/team/deployment.json', '--tenant', 'acme', '--note', 'Deploys through Countersign'],
+    ),
+  );
+  const key = shownOnce(
+    oneShot(
+      envFile,
+      ...['cli', 'create-agent-key', 'acme', 'deploy-bot', '--actions', 'create_deployment'],
+      ...['--grant', 'environments=staging'],
+    ),
+    'Key',
+  );
+  const proposed = await fetch(`${APP}/api/v1/proposals`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      requestId: `container-deploy-${randomBytes(4).toString('hex')}`,
+      action: 'create_deployment',
+      contractVersion: 1,
+      args: { service: 'web', version: '1.4.2' },
+      evidenceRefs: [],
+    }),
+  });
+  const { proposal } = (await proposed.json()) as { proposal?: { id: string; status: string; payloadHash: string } };
+  if (proposed.status !== 201 || proposal?.status !== 'pending_approval')
+    throw new Error(
+      `proposing create_deployment was answered ${proposed.status} (${proposal?.status ?? 'no proposal'})`,
+    );
+  const cookie = await sessionCookie(APP, 'ops@acme.test', password);
+  if (!cookie) throw new Error('the operator could not sign in');
+  const decided = await fetch(`${APP}/api/v1/proposals/${proposal.id}/decisions`, {
+    method: 'POST',
+    headers: { cookie, origin: APP, 'content-type': 'application/json' },
+    body: JSON.stringify({ decision: 'approve', payloadHash: proposal.payloadHash }),
+  });
+  if (decided.status !== 200) throw new Error(`approving was answered ${decided.status}: ${await decided.text()}`);
+  let view: AgentProposalView | undefined;
+  await until(`proposal ${proposal.id} to succeed`, 60_000, async () => {
+    const read = await fetch(`${APP}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${key}` } });
+    view = (await read.json()) as AgentProposalView;
+    if (!['pending_approval', 'approved', 'executing', 'succeeded'].includes(view.status))
+      throw new Error(`proposal ${proposal.id} ended ${view.status}`);
+    return view.status === 'succeeded';
+  });
+  const receipt = view?.execution?.receipt as { deploymentId?: unknown } | null | undefined;
+  if (typeof receipt?.deploymentId !== 'string' || !/^dep_\d+$/.test(receipt.deploymentId))
+    throw new Error(`the receipt is not the team executor's: ${JSON.stringify(receipt)}`);
+  return receipt.deploymentId;
+}
+
 async function main(): Promise<number> {
   const started = Date.now();
   const found = await engine();
@@ -235,6 +305,7 @@ async function main(): Promise<number> {
   const envFile = path.join(work, 'settings.env');
   const database = scratchDatabase(baseUrl, 'container');
   let systems: ChildProcess | undefined;
+  let team: ChildProcess | undefined;
   try {
     let phase = Date.now();
     must('scripts/ci/base-images.sh', sh('bash', ['scripts/ci/base-images.sh']));
@@ -311,6 +382,9 @@ async function main(): Promise<number> {
       SYSTEMS_OF_RECORD_URL: `http://127.0.0.1:${SYSTEMS_PORT}`,
       PORT: String(PORT),
       WORKER_IN_PROCESS: '0',
+      // The issuer of commands and request proofs, as the team's service checks it.
+      APP_URL: APP,
+      ACTION_ALLOWED_ORIGINS: TEAM_SERVICE,
     };
     fs.writeFileSync(
       envFile,
@@ -422,6 +496,19 @@ async function main(): Promise<number> {
     if (!dispatched)
       throw new Error(`the worker's log does not show the dispatch:\n${docker('logs', names.worker).out}`);
     console.log(`the worker container ${dispatched[0]}`);
+
+    phase = Date.now();
+    const deployed = await teamAction(envFile, password, () => {
+      team = spawn(process.execPath, ['--import', 'tsx', 'scripts/examples/team-action/service.ts'], {
+        stdio: 'ignore',
+        env: childEnvironment({ COUNTERSIGN_URL: APP }),
+      });
+      return team;
+    });
+    console.log(
+      `a team's own action with no rebuild: actions:apply in the image, create_deployment proposed, approved and ` +
+        `executed by the team's executor (${deployed}) in ${seconds(phase)} s`,
+    );
     phase = Date.now();
     const tool = await composeUp(signingKeys);
     console.log(
@@ -433,6 +520,7 @@ async function main(): Promise<number> {
   } finally {
     for (const name of Object.values(names)) docker('rm', '--force', name);
     systems?.kill('SIGTERM');
+    team?.kill('SIGTERM');
     await database
       .drop()
       .catch((error: unknown) => console.error(`dropping ${database.name} failed: ${String(error)}`));
