@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createSystemsClient, createSystemsWriteClient, SystemsUnavailableError } from './client';
-import { createSystemsTransport, type SystemsTransport } from './transport';
+import { createSystemsTransport, MAX_ANSWER_BYTES, type SystemsTransport } from './transport';
 
 /**
  * The systems-of-record clients over their own keep-alive pool, against a loopback server that
@@ -31,6 +31,7 @@ const server = http.createServer((request, response) => {
   }
   socket.answered = (socket.answered ?? 0) + 1;
   const answer = () => {
+    if (request.url?.startsWith('/endless/')) return endless(response);
     if (request.url?.startsWith('/missing/'))
       return response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"not_found"}}');
     if (request.method === 'POST')
@@ -43,6 +44,19 @@ const server = http.createServer((request, response) => {
   held.push(answer);
   onHeld?.();
 });
+/** An answer that never ends: 64 KiB chunks for as long as the client reads them. */
+let endlessClosed: Promise<number> | undefined;
+function endless(response: http.ServerResponse) {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  let sent = 0;
+  endlessClosed = new Promise((resolve) => response.on('close', () => resolve(sent)));
+  const chunk = Buffer.alloc(64 * 1024, 0x61);
+  const more = () => {
+    while (!response.destroyed && response.write(chunk)) sent += chunk.length;
+    if (!response.destroyed) response.once('drain', more);
+  };
+  more();
+}
 server.on('connection', () => {
   seen.connections += 1;
 });
@@ -189,6 +203,17 @@ describe('the systems-of-record pool', () => {
       reason: 'unreachable',
     });
     expect(seen.requests).toHaveLength(1);
+  });
+
+  it('an answer over MAX_ANSWER_BYTES is cut off: unavailable, the connection closed, the pool still serving', async () => {
+    const client = createSystemsClient({ baseUrl, credentials, transport: pool(1) });
+    await expect(client.read('/endless/ord_1', record, 'payments')).rejects.toMatchObject({
+      name: 'SystemsUnavailableError',
+      reason: 'unexpected response shape',
+    });
+    // The server saw the client hang up: it wrote a bounded amount, not until a deadline.
+    expect(await endlessClosed).toBeLessThan(MAX_ANSWER_BYTES * 64);
+    expect(await client.read('/orders/ord_2', record, 'payments')).toEqual({ id: 'ord_2' });
   });
 
   it('a deadline ends a held read as a timeout and frees its place in the pool', async () => {

@@ -29,6 +29,20 @@ export type SystemsTransport = {
   close(): void;
 };
 
+/**
+ * The most an answer's body may hold: records, receipts, a resolver's facts and evidence text (at
+ * most 20,000 characters) are far smaller. A service streaming more (a tenant's own resolver, say)
+ * is cut off, its answer a failed read, rather than held in memory until the deadline.
+ */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+export class AnswerTooLargeError extends Error {
+  constructor() {
+    super(`the answer's body is over ${MAX_ANSWER_BYTES} bytes`);
+    this.name = 'AnswerTooLargeError';
+  }
+}
+
 /** Free sockets are closed after this long idle, or 1 s before the server's `Keep-Alive: timeout`. */
 const IDLE_SOCKET_MS = 4_000;
 
@@ -46,7 +60,10 @@ const isReset = (error: unknown) => {
 
 const unwrapped = (error: unknown) => (error instanceof StaleSocketError ? error.original : error);
 
-export function createSystemsTransport(options: { maxSockets?: number } = {}): SystemsTransport {
+export function createSystemsTransport(
+  options: { maxSockets?: number; maxAnswerBytes?: number } = {},
+): SystemsTransport {
+  const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
   const agentOptions = {
     keepAlive: true,
     maxSockets: options.maxSockets ?? 64,
@@ -98,7 +115,13 @@ export function createSystemsTransport(options: { maxSockets?: number } = {}): S
         const body = new Promise<string>((resolveBody, rejectBody) => {
           fail = rejectBody;
           const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let received = 0;
+          response.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received <= maxAnswerBytes) return void chunks.push(chunk);
+            failOnce(new AnswerTooLargeError());
+            request.destroy();
+          });
           response.on('error', failOnce);
           response.on('aborted', () => failOnce(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
           response.on('end', () => {
