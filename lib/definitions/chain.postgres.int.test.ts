@@ -27,6 +27,7 @@ import { submitAs } from '@/test/intake';
 import { isUnder, mutations } from '@/test/json-mutations';
 import { tenantActions } from './catalog';
 import type { Definition } from './document';
+import { MAX_FACTS } from './module';
 import { definitionPlanLines, planDefinition } from './plan';
 import { setContractStatus } from './set-status';
 import { publishDefinition } from './store';
@@ -109,6 +110,14 @@ beforeAll(async () => {
     url: RESOLVE,
     resolve: ({ tenant, args }) => {
       const name = String(args.service);
+      // A resolver answering more facts than anyone reads (MAX_FACTS + 1).
+      if (name === 'svc-many')
+        return {
+          tenant,
+          resourceKey: 'service:svc-many',
+          facts: Object.fromEntries(Array.from({ length: MAX_FACTS + 1 }, (_, index) => [`fact${index}`, index])),
+          detail: 'svc-many',
+        };
       const known = SERVICES[name];
       if (!known) return undefined;
       // The resolver says whose the resource is; Countersign refuses another tenant's.
@@ -274,6 +283,9 @@ describe("a team's own action, declared", () => {
       expect([refusal.status, refusal.code]).toEqual([403, 'not_authorized']);
       expect(refusal.message).toBe(foreign.message);
     }
+    // An answer out of bounds is no answer: unavailable, nothing accepted.
+    const many = await refusalOf({ service: 'svc-many', version: '1.0.0' });
+    expect([many.status, many.code]).toEqual([503, 'systems_unavailable']);
   });
 
   it('an executor that does not answer in time is outcome_unknown, then reconciled through GET', async () => {

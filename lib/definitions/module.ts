@@ -22,12 +22,14 @@ import { callService, jsonOf } from './services';
  * (docs/executors.md).
  */
 
-const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
-/** A resolver's answer: the resource inside the tenant asked for, and facts that are JSON scalars. */
+/** The most facts a resolver may answer, each kept with every proposal and shown to people. */
+export const MAX_FACTS = 64;
+const scalar = z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]);
+/** A resolver's answer: the resource inside the tenant asked for, and a few facts that are JSON scalars. */
 const resolved = z.strictObject({
   tenant: z.string(),
   resourceKey: z.string().min(1).max(200),
-  facts: z.record(z.string().max(64), scalar),
+  facts: z.record(z.string().min(1).max(64), scalar).refine((facts) => Object.keys(facts).length <= MAX_FACTS),
   detail: z.string().max(500),
 });
 const executed = z.strictObject({ receipt: z.record(z.string(), z.unknown()) });
