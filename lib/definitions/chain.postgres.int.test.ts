@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commands, executions } from '@/db/schema';
+import { commands, executions, proposals } from '@/db/schema';
 import { createAgentKey } from '@/lib/admin/accounts';
 import {
   type CommandClaims,
@@ -18,6 +18,7 @@ import { commandIssuer } from '@/lib/commands/mint';
 import { decide } from '@/lib/decisions/decide';
 import { Refusal } from '@/lib/errors/refusal';
 import { createGrant } from '@/lib/grants/create';
+import { expireOverdue } from '@/lib/jobs/expire-proposals';
 import { reconcileExecutions } from '@/lib/jobs/reconcile-executions';
 import { currentPolicies } from '@/lib/policy/current';
 import { savePolicies } from '@/lib/policy/save';
@@ -415,5 +416,55 @@ describe('the tenant controls a declared action as it controls a shipped one', (
     );
     await publishDefinition(w.t.db, { tenantId: 'acme', document: edited, note: 'Title', by: carol() });
     expect(await statuses()).toEqual(['v1 current', 'v2 shadow']);
+  });
+});
+
+describe('every earlier guarantee holds for a declared action', () => {
+  const carol = () => ({ type: 'user' as const, id: w.world.userId('carol') });
+  const approveAs = (person: 'alice' | 'bob', proposal: { id: string; payloadHash: string }) =>
+    decide(w.t.db, w.systems.client, {
+      userId: w.world.userId(person),
+      proposalId: proposal.id,
+      request: { decision: 'approve', payloadHash: proposal.payloadHash },
+    });
+  const refusalOfDecision = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => (error instanceof Refusal ? error.code : error),
+    );
+
+  it('staleness: the resource its resolver answers for moved against a rule, so approving ends it stale', async () => {
+    const { proposal } = await propose({ service: 'svc-web', version: '4.0.0' });
+    expect(proposal.status).toBe('pending_approval');
+    SERVICES['svc-web']!.frozen = true;
+    try {
+      expect(await refusalOfDecision(approveAs('alice', proposal))).toBe('stale');
+    } finally {
+      SERVICES['svc-web']!.frozen = false;
+    }
+    const [after] = await w.t.db.select().from(proposals).where(eq(proposals.id, proposal.id));
+    expect(after?.status).toBe('stale');
+  });
+
+  it('expiry: a proposal nobody decides expires after the policy’s hours', async () => {
+    const { proposal } = await propose({ service: 'svc-web', version: '4.0.1' });
+    expect(await expireOverdue(w.t.db, new Date(Date.now() + 25 * 3_600_000))).toBeGreaterThanOrEqual(1);
+    const [after] = await w.t.db.select().from(proposals).where(eq(proposals.id, proposal.id));
+    expect(after?.status).toBe('expired');
+  });
+
+  it('quorum: two approvers, distinct; the first alone approves nothing and cannot count twice', async () => {
+    const view = (await currentPolicies(w.t.db, 'acme')).find((each) => each.action === 'create_deployment')!;
+    await savePolicies(w.t.db, 'acme', carol(), {
+      policies: [{ ...view, rules: [{ ...view.rules[0]!, approvals: 2 }] }],
+      note: 'Two people for every deploy',
+    });
+    const { proposal } = await propose({ service: 'svc-web', version: '4.0.2' });
+    expect(proposal).toMatchObject({ status: 'pending_approval', routing: { approvals: 2 } });
+    expect((await approveAs('alice', proposal)).status).toBe('pending_approval');
+    expect(await refusalOfDecision(approveAs('alice', proposal))).toBe('already_decided');
+    expect((await approveAs('bob', proposal)).status).toBe('approved');
+    const minted = await w.t.db.select().from(commands).where(eq(commands.proposalId, proposal.id));
+    expect(minted).toHaveLength(1);
   });
 });
