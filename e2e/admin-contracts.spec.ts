@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { violations } from './axe';
-import { agentKey, apiSession, signInWithForm, uniqueRequestId } from './support';
+import { agentKey, apiSession, eachLook, signInWithForm, uniqueRequestId } from './support';
 
 /**
  * Contract rollout in the dashboard against the production server: carol (admin) promotes
@@ -159,20 +159,6 @@ test('an admin promotes, sunsets and retires a contract version in the dashboard
   expect((await hold(request, { sku: 'filter-blue', quantity: 1 })).headers()['deprecation']).toBeUndefined();
   expect((await hold(request, { sku: 'filter-blue', quantity: 1 }, 2)).status()).toBe(422);
 });
-
-/** The page as each look shows it: light and dark, at desktop and phone widths (`-phone-dark`: the file name's part). */
-async function eachLook(page: Page, body: (look: string) => Promise<void>) {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const [name, width] of [
-      ['', 1440],
-      ['-phone', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      await body(`${name}-${scheme}`);
-    }
-  }
-}
 
 /** How far the page is wider than the viewport (0 or less: no sideways scrolling). */
 const overflow = (page: Page) =>

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import path from 'node:path';
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
+import { type APIRequestContext, expect, test } from '@playwright/test';
 import { type EvidenceRequest, evidenceResolverHandler, nodeHandler } from '../lib/agent-client';
 import { violations } from './axe';
-import { agentKey, signInWithForm, uniqueRequestId } from './support';
+import { agentKey, eachLook, signInWithForm, uniqueRequestId } from './support';
 
 /**
  * A tenant's evidence resolver (docs/executors.md) against the production server: carol (admin)
@@ -45,19 +45,6 @@ const cite = (request: APIRequestContext, evidenceRefs: string[]) =>
       evidenceRefs,
     },
   });
-
-async function eachLook(page: Page, body: (look: string) => Promise<void>) {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const [name, width] of [
-      ['', 1440],
-      ['-phone', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: 900 });
-      await body(`${name}-${scheme}`);
-    }
-  }
-}
 
 test("an admin points acme's evidence at the team's resolver; an agent's cited ticket is read there", async ({
   page,

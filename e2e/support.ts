@@ -183,3 +183,17 @@ export async function codeEmailedTo(api: APIRequestContext, email: string): Prom
     .toBeDefined();
   return code!;
 }
+
+/** Runs `body` in each look the UI is checked in: light and dark, at 1440 and 390 px (`-phone`). */
+export async function eachLook(page: Page, body: (look: string) => Promise<void>) {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const [name, width] of [
+      ['', 1440],
+      ['-phone', 390],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      await body(`${name}-${scheme}`);
+    }
+  }
+}

@@ -219,6 +219,46 @@ ${Object.entries(settings)
   }
 }
 
+/** Proposes with the agent key, approves as the operator, and awaits `succeeded`: the proposal as the agent reads it. */
+async function throughTheContainers(
+  key: string,
+  password: string,
+  body: { requestId: string; action: string; contractVersion: number; args: object; evidenceRefs: string[] },
+): Promise<AgentProposalView> {
+  const proposed = await fetch(`${APP}/api/v1/proposals`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await proposed.json()) as {
+    proposal?: { id: string; status: string; payloadHash: string };
+    error?: { code: string };
+  };
+  const { proposal } = answer;
+  if (proposed.status !== 201 || proposal?.status !== 'pending_approval')
+    throw new Error(
+      `proposing ${body.action} was answered ${proposed.status} ` +
+        `(${proposal?.status ?? answer.error?.code ?? 'no proposal'})`,
+    );
+  const cookie = await sessionCookie(APP, 'ops@acme.test', password);
+  if (!cookie) throw new Error('the operator could not sign in');
+  const decided = await fetch(`${APP}/api/v1/proposals/${proposal.id}/decisions`, {
+    method: 'POST',
+    headers: { cookie, origin: APP, 'content-type': 'application/json' },
+    body: JSON.stringify({ decision: 'approve', payloadHash: proposal.payloadHash }),
+  });
+  if (decided.status !== 200) throw new Error(`approving was answered ${decided.status}: ${await decided.text()}`);
+  let view: AgentProposalView | undefined;
+  await until(`proposal ${proposal.id} to succeed`, 60_000, async () => {
+    const read = await fetch(`${APP}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${key}` } });
+    view = (await read.json()) as AgentProposalView;
+    if (!['pending_approval', 'approved', 'executing', 'succeeded'].includes(view.status))
+      throw new Error(`proposal ${proposal.id} ended ${view.status}`);
+    return view.status === 'succeeded';
+  });
+  return view!;
+}
+
 /**
  * The README's "Your own action" against the image as built: the definition file applied with the
  * image's CLI, the team's resolver and executor started on the host, an agent key for the action,
@@ -249,39 +289,14 @@ async function teamAction(envFile: string, password: string, start: () => ChildP
     ),
     'Key',
   );
-  const proposed = await fetch(`${APP}/api/v1/proposals`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      requestId: `container-deploy-${randomBytes(4).toString('hex')}`,
-      action: 'create_deployment',
-      contractVersion: 1,
-      args: { service: 'web', version: '1.4.2' },
-      evidenceRefs: [],
-    }),
+  const view = await throughTheContainers(key, password, {
+    requestId: `container-deploy-${randomBytes(4).toString('hex')}`,
+    action: 'create_deployment',
+    contractVersion: 1,
+    args: { service: 'web', version: '1.4.2' },
+    evidenceRefs: [],
   });
-  const { proposal } = (await proposed.json()) as { proposal?: { id: string; status: string; payloadHash: string } };
-  if (proposed.status !== 201 || proposal?.status !== 'pending_approval')
-    throw new Error(
-      `proposing create_deployment was answered ${proposed.status} (${proposal?.status ?? 'no proposal'})`,
-    );
-  const cookie = await sessionCookie(APP, 'ops@acme.test', password);
-  if (!cookie) throw new Error('the operator could not sign in');
-  const decided = await fetch(`${APP}/api/v1/proposals/${proposal.id}/decisions`, {
-    method: 'POST',
-    headers: { cookie, origin: APP, 'content-type': 'application/json' },
-    body: JSON.stringify({ decision: 'approve', payloadHash: proposal.payloadHash }),
-  });
-  if (decided.status !== 200) throw new Error(`approving was answered ${decided.status}: ${await decided.text()}`);
-  let view: AgentProposalView | undefined;
-  await until(`proposal ${proposal.id} to succeed`, 60_000, async () => {
-    const read = await fetch(`${APP}/api/v1/proposals/${proposal.id}`, { headers: { authorization: `Bearer ${key}` } });
-    view = (await read.json()) as AgentProposalView;
-    if (!['pending_approval', 'approved', 'executing', 'succeeded'].includes(view.status))
-      throw new Error(`proposal ${proposal.id} ended ${view.status}`);
-    return view.status === 'succeeded';
-  });
-  const receipt = view?.execution?.receipt as { deploymentId?: unknown } | null | undefined;
+  const receipt = view.execution?.receipt as { deploymentId?: unknown } | null | undefined;
   if (typeof receipt?.deploymentId !== 'string' || !/^dep_\d+$/.test(receipt.deploymentId))
     throw new Error(`the receipt is not the team executor's: ${JSON.stringify(receipt)}`);
   return receipt.deploymentId;
@@ -447,43 +462,12 @@ async function main(): Promise<number> {
     await until('the worker to run', 60_000, () => docker('logs', names.worker).out.includes('worker running'));
 
     phase = Date.now();
-    const proposed = await fetch(`${APP}/api/v1/proposals`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        requestId: `container-${run}`,
-        action: 'hold_stock',
-        contractVersion: 1,
-        args: { sku: 'filter-blue', quantity: 1 },
-        evidenceRefs: ['ticket_message_73'],
-      }),
-    });
-    const answer = (await proposed.json()) as {
-      proposal?: { id: string; status: string; payloadHash: string };
-      error?: { code: string };
-    };
-    const { proposal } = answer;
-    if (proposed.status !== 201 || proposal?.status !== 'pending_approval')
-      throw new Error(
-        `proposing was answered ${proposed.status} (${proposal?.status ?? answer.error?.code ?? 'no proposal'})`,
-      );
-    const cookie = await sessionCookie(APP, 'ops@acme.test', password);
-    if (!cookie) throw new Error('the operator could not sign in');
-    const decided = await fetch(`${APP}/api/v1/proposals/${proposal.id}/decisions`, {
-      method: 'POST',
-      headers: { cookie, origin: APP, 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: 'approve', payloadHash: proposal.payloadHash }),
-    });
-    if (decided.status !== 200) throw new Error(`approving was answered ${decided.status}: ${await decided.text()}`);
-    let status = 'approved';
-    await until(`proposal ${proposal.id} to succeed`, 60_000, async () => {
-      const read = await fetch(`${APP}/api/v1/proposals/${proposal.id}`, {
-        headers: { authorization: `Bearer ${agentKey}` },
-      });
-      status = ((await read.json()) as AgentProposalView).status;
-      if (!['pending_approval', 'approved', 'executing', 'succeeded'].includes(status))
-        throw new Error(`proposal ${proposal.id} ended ${status}`);
-      return status === 'succeeded';
+    await throughTheContainers(agentKey, password, {
+      requestId: `container-${run}`,
+      action: 'hold_stock',
+      contractVersion: 1,
+      args: { sku: 'filter-blue', quantity: 1 },
+      evidenceRefs: ['ticket_message_73'],
     });
     console.log(`propose → approve → succeeded through the containers in ${seconds(phase)} s`);
 

@@ -6,17 +6,17 @@
  * helper, on an origin the tests allow (ACTION_ALLOWED_ORIGINS, vitest.config.mts).
  */
 import http from 'node:http';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GET as getSettings, PUT as putSettings } from '@/app/api/v1/admin/evidence/settings/route';
-import { auditEvents, tenants } from '@/db/schema';
+import { tenants } from '@/db/schema';
 import { type EvidenceRequest, evidenceResolverHandler, nodeHandler } from '@/lib/agent-client/index';
 import { commandIssuer } from '@/lib/commands/mint';
 import { Refusal } from '@/lib/errors/refusal';
-import { chainAllPending } from '@/lib/events/chainer';
 import { commandKeys } from '@/lib/signing/keys';
 import { submitAs } from '@/test/intake';
 import { ROUTE_ORIGIN, setupRouteWorld } from '@/test/route-world';
+import { settingsEvents } from '@/test/settings-events';
 import { setEvidenceResolver } from './evidence-resolver';
 
 vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
@@ -64,13 +64,7 @@ const put = async (body: string) => {
 };
 const stored = async () =>
   (await t.db.select({ resolver: tenants.evidenceResolver }).from(tenants).where(eq(tenants.id, 'acme')))[0]?.resolver;
-const settingEvents = async () => {
-  await chainAllPending(t.db);
-  return t.db
-    .select()
-    .from(auditEvents)
-    .where(and(eq(auditEvents.tenantId, 'acme'), eq(auditEvents.type, 'tenant.settings_changed')));
-};
+const settingEvents = () => settingsEvents(t.db, 'acme');
 
 let sequence = 0;
 const cite = (evidenceRefs: string[]) =>

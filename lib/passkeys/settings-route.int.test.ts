@@ -3,15 +3,15 @@
  * (next-auth and Next's cookies do not load outside Next, so `auth()` and `cookies()` answer what
  * this file names); the database, the route and the checks below it are real.
  */
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PUT as putSettings } from '@/app/api/v1/admin/passkeys/settings/route';
-import { auditEvents, grants, passkeys, tenants } from '@/db/schema';
+import { grants, passkeys, tenants } from '@/db/schema';
 import { decide } from '@/lib/decisions/decide';
-import { chainAllPending } from '@/lib/events/chainer';
 import { createGrant } from '@/lib/grants/create';
 import { submitAs } from '@/test/intake';
 import { ROUTE_ORIGIN, setupRouteWorld } from '@/test/route-world';
+import { settingsEvents } from '@/test/settings-events';
 import { setPasskeysRequired, tenantPasskeys } from './tenant-setting';
 
 vi.mock('@/lib/auth', async () => (await import('@/test/route-session')).mockedAuth);
@@ -44,13 +44,7 @@ const put = async (body: string) => {
 };
 const required = async () =>
   (await t.db.select({ required: tenants.requirePasskeys }).from(tenants).where(eq(tenants.id, 'acme')))[0]?.required;
-const settingEvents = async () => {
-  await chainAllPending(t.db);
-  return t.db
-    .select()
-    .from(auditEvents)
-    .where(and(eq(auditEvents.tenantId, 'acme'), eq(auditEvents.type, 'tenant.settings_changed')));
-};
+const settingEvents = () => settingsEvents(t.db, 'acme');
 
 /** An active grant of alice's in acme, made from a hold she approved. */
 async function activeGrant() {
