@@ -97,6 +97,10 @@ export const definitionSchema = z.strictObject({
     /** Amounts shown in major units beside their currency. */
     money: z.array(money).max(10).optional(),
   }),
+  /** The approve button's label, with the summary's placeholders ("Approve refund of {amountMinor}"); else "Approve: " and the summary. */
+  approveLabel: z.string().min(1).max(120).optional(),
+  /** What one receipt is called ("refund", read as "Executed — refund re_123"); else the name in words. */
+  receiptNoun: z.string().min(1).max(40).optional(),
   /** CEL over args and facts; the first level whose expression holds, else low. */
   risk: z.strictObject({ high: celSource.optional(), medium: celSource.optional() }).optional(),
   editing: z
@@ -108,7 +112,15 @@ export const definitionSchema = z.strictObject({
         .max(10)
         .optional(),
       /** The live bound on one argument: `max` is CEL over args, facts and open giving a number. */
-      limit: z.strictObject({ field: argumentName, max: celSource, why: z.string().min(1).max(200) }).optional(),
+      limit: z
+        .strictObject({
+          field: argumentName,
+          max: celSource,
+          why: z.string().min(1).max(200),
+          /** From this share of `max` on, the proposal is flagged "near a bound" for reviewers (0.8: 80 %). */
+          near: z.number().gt(0).max(1).optional(),
+        })
+        .optional(),
     })
     .optional(),
   /** The routing policy a tenant starts with (lib/routing-rules.ts). */

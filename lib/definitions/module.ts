@@ -58,18 +58,44 @@ function contractOf(compiled: CompiledContract): ContractVersion {
   };
 }
 
-/** Each `{argument}` of the template, money in major units beside its currency. */
-function summaryOf(definition: ParsedDefinition, args: Record<string, unknown>): string {
-  const money = new Map((definition.document.summary.money ?? []).map((each) => [each.amount, each.currency]));
-  return definition.document.summary.template.replace(/\{([A-Za-z][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-    const value = args[name];
-    const currency = money.get(name);
-    if (currency && typeof value === 'number' && typeof args[currency] === 'string')
-      return formatMoney(value, args[currency]);
-    return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
-      ? String(value)
-      : JSON.stringify(value ?? null);
-  });
+/** The currency argument beside each money amount the definition names (summary and editing). */
+function currencies(definition: ParsedDefinition): Map<string, string> {
+  const { summary, editing } = definition.document;
+  return new Map([
+    ...(summary.money ?? []).map((each) => [each.amount, each.currency] as const),
+    ...(editing?.money ?? []).map((each) => [each.amount, each.currency] as const),
+  ]);
+}
+
+/** An argument's value for a person: money in major units beside its currency. */
+function shown(money: Map<string, string>, args: Record<string, unknown>, name: string, value = args[name]): string {
+  const currency = money.get(name);
+  if (currency && typeof value === 'number' && typeof args[currency] === 'string')
+    return formatMoney(value, args[currency]);
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : JSON.stringify(value ?? null);
+}
+
+/** Each `{argument}` of a template (the summary, the approve label) as `shown` gives it. */
+function filled(definition: ParsedDefinition, template: string, args: Record<string, unknown>): string {
+  const money = currencies(definition);
+  return template.replace(/\{([A-Za-z][A-Za-z0-9_]*)\}/g, (_, name: string) => shown(money, args, name));
+}
+
+/** "49.00 USD of 50.00 USD: still refundable" once an argument reaches `near` of its live limit; else nothing. */
+function nearLimitOf(definition: ParsedDefinition): ActionModule['nearLimit'] {
+  const limit = definition.document.editing?.limit;
+  const max = definition.limit;
+  if (!limit?.near || !max) return undefined;
+  const { field, why, near } = limit;
+  const money = currencies(definition);
+  return (args, resolution, open) => {
+    const bound = numberOf(max, { args, facts: resolution.facts, open });
+    const value = args[field];
+    if (bound === undefined || !(bound > 0) || typeof value !== 'number' || value < bound * near) return undefined;
+    return `${shown(money, args, field)} of ${shown(money, args, field, bound)}: ${why}`;
+  };
 }
 
 function editingOf(definition: ParsedDefinition): EditingSpec | undefined {
@@ -138,8 +164,9 @@ export function definedAction(definition: ParsedDefinition, version: number): Ac
   const { document } = definition;
   const contracts = definition.contracts.map(contractOf);
   const current = definition.contracts.find((each) => each.status === 'current') ?? definition.contracts[0]!;
-  const summarize = (args: Record<string, unknown>) => summaryOf(definition, args);
-  const money = document.summary.money ?? [];
+  const summarize = (args: Record<string, unknown>) => filled(definition, document.summary.template, args);
+  const nearLimit = nearLimitOf(definition);
+  const money = currencies(definition);
   const editing = editingOf(definition);
   return {
     name: document.name,
@@ -151,13 +178,16 @@ export function definedAction(definition: ParsedDefinition, version: number): Ac
     summarize,
     argHints: (args) =>
       Object.fromEntries(
-        money.flatMap(({ amount, currency }) => {
-          const value = args[amount];
-          const code = args[currency];
-          return typeof value === 'number' && typeof code === 'string' ? [[amount, formatMoney(value, code)]] : [];
-        }),
+        [...money].flatMap(([amount, currency]) =>
+          typeof args[amount] === 'number' && typeof args[currency] === 'string'
+            ? [[amount, shown(money, args, amount)]]
+            : [],
+        ),
       ),
-    approveLabel: (args) => `Approve: ${summarize(args)}`,
+    approveLabel: (args) =>
+      document.approveLabel ? filled(definition, document.approveLabel, args) : `Approve: ${summarize(args)}`,
+    ...(document.receiptNoun ? { receiptNoun: () => document.receiptNoun! } : {}),
+    ...(nearLimit ? { nearLimit } : {}),
 
     async resolve(_systems, tenantId, args, contractVersion) {
       const body = JSON.stringify({

@@ -50,6 +50,16 @@ const BAD: [string, (document: Definition) => unknown, { path: string; message: 
     { path: 'executor', message: /"executor" must be/ },
   ],
   [
+    'an approve label naming no argument',
+    (d) => ({ ...d, approveLabel: 'Approve {nope}' }),
+    { path: 'approveLabel', message: /"nope" is no argument of contract v1/ },
+  ],
+  [
+    'a near-limit share over 1',
+    (d) => ({ ...d, editing: { locked: [], limit: { field: 'quantity', max: 'facts.maxHold', why: 'x', near: 1.5 } } }),
+    { path: 'editing.limit.near', message: /near/ },
+  ],
+  [
     'a resolver that is no URL at all',
     (d) => ({ ...d, resolve: 'resolver' }),
     { path: 'resolve', message: /"resolve" must be/ },

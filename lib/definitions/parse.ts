@@ -178,6 +178,8 @@ class Checker {
     if (claims) this.argument('claims', 'Claims', claims, true);
     for (const [, name] of summary.template.matchAll(/\{([^{}]*)\}/g))
       this.argument('summary.template', 'The summary', name!);
+    for (const [, name] of (this.document.approveLabel ?? '').matchAll(/\{([^{}]*)\}/g))
+      this.argument('approveLabel', 'The approve label', name!);
     summary.money?.forEach((money, index) => {
       this.argument(`summary.money.${index}.amount`, "The summary's money", money.amount, true);
       this.argument(`summary.money.${index}.currency`, "The summary's money", money.currency);
