@@ -219,7 +219,10 @@ ${Object.entries(settings)
   }
 }
 
-/** Proposes with the agent key, approves as the operator, and awaits `succeeded`: the proposal as the agent reads it. */
+/**
+ * Proposes with the agent key, approves as the operator, and awaits `succeeded`: the proposal as the
+ * agent reads it.
+ */
 async function throughTheContainers(
   key: string,
   password: string,

@@ -97,7 +97,10 @@ export const definitionSchema = z.strictObject({
     /** Amounts shown in major units beside their currency. */
     money: z.array(money).max(10).optional(),
   }),
-  /** The approve button's label, with the summary's placeholders ("Approve refund of {amountMinor}"); else "Approve: " and the summary. */
+  /**
+   * The approve button's label, with the summary's placeholders ("Approve refund of {amountMinor}");
+   * else "Approve: " and the summary.
+   */
   approveLabel: z.string().min(1).max(120).optional(),
   /** What one receipt is called ("refund", read as "Executed — refund re_123"); else the name in words. */
   receiptNoun: z.string().min(1).max(40).optional(),
