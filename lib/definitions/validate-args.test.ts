@@ -117,6 +117,12 @@ describe('validating arguments never changes them', () => {
     ]);
   });
 
+  it('says a value outside an enum once, with the allowed values, whatever its type', () => {
+    expect(args({ ...valid, currency: 840 }).map(({ field, code }) => ({ field, code }))).toEqual([
+      { field: 'currency', code: 'invalid_value' },
+    ]);
+  });
+
   it('refuses a schema strict mode cannot enforce', () => {
     expect(compileSchema({ type: 'object', properties: {}, additionalProperties: false, minimumm: 1 })).toEqual({
       problem: expect.stringContaining('unknown keyword: "minimumm"'),

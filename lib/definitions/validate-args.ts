@@ -150,7 +150,13 @@ function toIssue(error: ErrorObject, input: unknown): FieldIssue {
 }
 
 function toIssues(errors: readonly ErrorObject[], input: unknown): FieldIssue[] {
-  const issues = errors.map((error) => toIssue(error, input));
+  // A value outside an enum (or const) is said once, with the allowed values: not also as the wrong type.
+  const listed = new Set(
+    errors.filter((error) => error.keyword === 'enum' || error.keyword === 'const').map((error) => error.instancePath),
+  );
+  const issues = errors
+    .filter((error) => !(error.keyword === 'type' && listed.has(error.instancePath)))
+    .map((error) => toIssue(error, input));
   // A union's branches can report the same issue more than once.
   return issues.filter((issue, index) => issues.findIndex((other) => other.message === issue.message) === index);
 }
