@@ -726,6 +726,13 @@ test('every documented status of every operation is produced live and matches it
     );
     await check('getActionDefinition', await as(carol, 'getActionDefinition', 'openapi_walk'), 200);
     await check('getActionDefinition', await as(carol, 'getActionDefinition', 'never_published'), 404);
+    // The evidence resolver: read, then set to what it is (none), which changes nothing.
+    await check('getEvidenceSettings', await as(carol, 'getEvidenceSettings'), 200);
+    await check(
+      'putEvidenceSettings',
+      await as(carol, 'putEvidenceSettings', undefined, { data: { resolver: null } }),
+      200,
+    );
   });
 
   // The newcomer, removed above, still has an account: signed in, a member of no tenant.
