@@ -229,6 +229,7 @@ test.describe('notification channels from the CLI', () => {
   });
 
   test('add-channel creates each kind; a webhook secret is printed once and never listed', async () => {
+    test.setTimeout(240_000); // five CLI processes beside the other worker
     const webhook = await cli(dataDir, [
       'add-channel',
       '--tenant',
