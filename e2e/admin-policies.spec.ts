@@ -187,7 +187,8 @@ test('approvers and viewers read the policy with its version and author, and PUT
   for (const email of ['alice@acme.test', 'dave@acme.test']) {
     const api = await apiSession(baseURL!, email);
     const views = await documentOf(api);
-    expect(views.map((view) => view.action)).toEqual(['hold_stock', 'issue_refund']);
+    // The shipped actions, beside whatever actions other specs declared in acme (each has a policy too).
+    expect(views.map((view) => view.action)).toEqual(expect.arrayContaining(['hold_stock', 'issue_refund']));
     const put = await api.put(API, {
       headers: { origin: baseURL! },
       data: { policies: [holdOf(views)], note: 'Not mine to change' },
